@@ -1,0 +1,97 @@
+package dev.piper.job;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Runs a job on an embedded MiniCluster, reporting progress on stderr while it runs. Inside a test
+ * with a {@code MiniClusterExtension}, the job runs on that shared cluster instead.
+ */
+public final class EmbeddedRunner {
+
+    /** State backends {@code --state-backend} accepts. */
+    public enum StateBackend {
+        hashmap,
+        rocksdb
+    }
+
+    private static final Duration QUIET = Duration.ofSeconds(3);
+    private static final Duration INTERVAL = Duration.ofSeconds(2);
+
+    private EmbeddedRunner() {}
+
+    /**
+     * The configuration every piper job runs with: no Kryo fallback, no restarts (a bounded
+     * preprocess fails fast; streaming jobs set their own strategy), the chosen state backend.
+     */
+    public static Configuration configuration(int parallelism, StateBackend backend) {
+        Configuration conf = new Configuration();
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        conf.set(StateBackendOptions.STATE_BACKEND, backend.name());
+        return conf;
+    }
+
+    /**
+     * Runs the job built by {@code job} and waits for it. While it runs longer than a few seconds,
+     * prints {@code rowsDone} and its rate to {@code progress} every two seconds.
+     */
+    public static JobExecutionResult run(
+            PreprocessJob job,
+            Configuration conf,
+            String name,
+            LongSupplier rowsDone,
+            PrintStream progress)
+            throws Exception {
+        int parallelism = conf.get(CoreOptions.DEFAULT_PARALLELISM);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.configure(conf);
+        env.setParallelism(parallelism);
+        job.build(env);
+        JobClient client = env.executeAsync(name);
+        CompletableFuture<JobExecutionResult> result = client.getJobExecutionResult();
+        long start = System.nanoTime();
+        long lastReport = start;
+        long lastRows = 0;
+        while (true) {
+            try {
+                return result.get(200, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                long now = System.nanoTime();
+                if (now - start >= QUIET.toNanos() && now - lastReport >= INTERVAL.toNanos()) {
+                    long rows = rowsDone.getAsLong();
+                    double rate = (rows - lastRows) / ((now - lastReport) / 1e9);
+                    progress.printf(
+                            "%s: %,d rows written, %,.0f rows/s, %.0f s%n",
+                            name, rows, rate, (now - start) / 1e9);
+                    lastReport = now;
+                    lastRows = rows;
+                }
+            } catch (ExecutionException e) {
+                throw rootCauseAsException(e);
+            }
+        }
+    }
+
+    private static Exception rootCauseAsException(ExecutionException e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t instanceof Exception ? (Exception) t : new RuntimeException(t);
+    }
+}

@@ -1,0 +1,59 @@
+package dev.piper.job;
+
+import dev.piper.operators.decode.DecodeOptions;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
+
+/** Every piper-specific configuration option, with its default and description. */
+public final class PiperOptions {
+
+    public static final ConfigOption<Long> MAX_IND_RANGE =
+            ConfigOptions.key("piper.max-ind-range")
+                    .longType()
+                    .defaultValue(-1L)
+                    .withDescription(
+                            "Modulus applied to categorical ids before the vocabulary (DLRM's"
+                                    + " --max-ind-range). 0 or negative: no modulus.");
+
+    public static final ConfigOption<Boolean> PAD_MISSING_FIELDS =
+            ConfigOptions.key("piper.pad-missing-fields")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Treat absent trailing fields of a short line as missing values"
+                                    + " instead of rejecting the line as wrong_field_count.");
+
+    public static final ConfigOption<Integer> BLOCK_ROWS =
+            ConfigOptions.key("piper.block-rows")
+                    .intType()
+                    .defaultValue(4096)
+                    .withDescription(
+                            "Input lines per block, the unit of work on the data path. Does not"
+                                    + " change the output.");
+
+    public static final ConfigOption<Integer> MAX_LINE_BYTES =
+            ConfigOptions.key("piper.max-line-bytes")
+                    .intType()
+                    .defaultValue(DecodeOptions.DEFAULT_MAX_LINE_BYTES)
+                    .withDescription(
+                            "Longest accepted input line in bytes, without its line break;"
+                                    + " longer lines become line_too_long dead letters.");
+
+    public static final ConfigOption<Integer> MAX_RAW_BYTES =
+            ConfigOptions.key("piper.max-raw-bytes")
+                    .intType()
+                    .defaultValue(DecodeOptions.DEFAULT_MAX_RAW_BYTES)
+                    .withDescription("How many bytes of a rejected line its dead letter keeps.");
+
+    private PiperOptions() {}
+
+    /** The decoder settings held in {@code conf}. */
+    public static DecodeOptions decodeOptions(Configuration conf) {
+        return new DecodeOptions(
+                conf.get(MAX_IND_RANGE),
+                conf.get(PAD_MISSING_FIELDS),
+                conf.get(MAX_LINE_BYTES),
+                conf.get(MAX_RAW_BYTES));
+    }
+}

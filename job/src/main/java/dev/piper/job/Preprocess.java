@@ -1,0 +1,163 @@
+package dev.piper.job;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.sink.DlrmFileSink;
+import dev.piper.job.sink.OutputLayout;
+import dev.piper.job.source.CriteoFileSource;
+import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.decode.DecodeOptions;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * The batch preprocess: one Criteo text file to a DLRM output directory, on an embedded
+ * MiniCluster. Shared by {@code piper preprocess} and {@code piper demo}.
+ */
+public final class Preprocess {
+
+    /** What a finished run wrote, read back from {@code metadata.json}. */
+    public record Summary(
+            long linesRead,
+            long rowsWritten,
+            long deadLetters,
+            Map<String, Long> deadLettersByReason,
+            Map<String, Integer> vocabSizes,
+            double seconds) {
+
+        public double rowsPerSecond() {
+            return seconds > 0 ? linesRead / seconds : 0;
+        }
+    }
+
+    /** The entries a previous run leaves in an output directory; --overwrite removes only these. */
+    static final Set<String> OUTPUT_ENTRIES =
+            Set.of(
+                    OutputLayout.ROWS,
+                    OutputLayout.VOCAB_DIR,
+                    OutputLayout.DEAD_LETTERS,
+                    OutputLayout.METADATA);
+
+    private Preprocess() {}
+
+    /**
+     * Prepares {@code output}: creates it, or checks it is empty; with {@code overwrite}, removes a
+     * previous run's files (and refuses if anything else is there).
+     *
+     * @throws IllegalArgumentException naming the problem, if the directory cannot be used
+     */
+    public static void prepareOutput(Path output, boolean overwrite) throws IOException {
+        if (Files.exists(output) && !Files.isDirectory(output)) {
+            throw new IllegalArgumentException(output + " exists and is not a directory");
+        }
+        if (Files.isDirectory(output)) {
+            try (Stream<Path> entries = Files.list(output)) {
+                var present = entries.map(p -> p.getFileName().toString()).sorted().toList();
+                if (!present.isEmpty() && !overwrite) {
+                    throw new IllegalArgumentException(
+                            output + " is not empty (use --overwrite to replace a previous run)");
+                }
+                for (String name : present) {
+                    if (!OUTPUT_ENTRIES.contains(name)) {
+                        throw new IllegalArgumentException(
+                                output
+                                        + " holds "
+                                        + name
+                                        + ", which is not a piper output file; refusing to"
+                                        + " overwrite");
+                    }
+                }
+                for (String name : present) {
+                    deleteRecursively(output.resolve(name));
+                }
+            }
+        }
+        Files.createDirectories(output);
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        try (Stream<Path> walk = Files.walk(path)) {
+            walk.sorted(Comparator.reverseOrder())
+                    .forEach(
+                            p -> {
+                                try {
+                                    Files.delete(p);
+                                } catch (IOException e) {
+                                    throw new UncheckedIOException(e);
+                                }
+                            });
+        }
+    }
+
+    /**
+     * Preprocesses {@code input} into {@code output} (which {@link #prepareOutput} has prepared),
+     * with the piper options in {@code conf}.
+     */
+    public static Summary run(
+            Path input,
+            Path output,
+            int parallelism,
+            StateBackend backend,
+            Configuration piperOptions,
+            PrintStream progress)
+            throws Exception {
+        Configuration conf = EmbeddedRunner.configuration(parallelism, backend);
+        conf.addAll(piperOptions);
+        DecodeOptions options = PiperOptions.decodeOptions(conf);
+        PreprocessJob job =
+                new PreprocessJob(
+                        new CriteoFileSource(
+                                input.toAbsolutePath().toString(),
+                                conf.get(PiperOptions.BLOCK_ROWS),
+                                options.maxLineBytes(),
+                                options.maxRawBytes()),
+                        new DlrmFileSink(output.toAbsolutePath().toString(), options),
+                        options);
+        Path rows = output.resolve(OutputLayout.ROWS);
+        long start = System.nanoTime();
+        EmbeddedRunner.run(
+                job,
+                conf,
+                "preprocess",
+                () -> {
+                    try {
+                        return Files.exists(rows) ? Files.size(rows) / CriteoLayout.ROW_BYTES : 0;
+                    } catch (IOException e) {
+                        return 0;
+                    }
+                },
+                progress);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return readSummary(output, seconds);
+    }
+
+    /** Reads the summary of a finished run from its {@code metadata.json}. */
+    public static Summary readSummary(Path output, double seconds) throws IOException {
+        JsonNode meta = new ObjectMapper().readTree(output.resolve(OutputLayout.METADATA).toFile());
+        Map<String, Long> reasons = new LinkedHashMap<>();
+        meta.get("dead_letters_by_reason")
+                .fields()
+                .forEachRemaining(e -> reasons.put(e.getKey(), e.getValue().asLong()));
+        Map<String, Integer> vocab = new LinkedHashMap<>();
+        meta.get("vocab_size")
+                .fields()
+                .forEachRemaining(e -> vocab.put(e.getKey(), e.getValue().asInt()));
+        return new Summary(
+                meta.get("lines_read").asLong(),
+                meta.get("rows_written").asLong(),
+                meta.get("dead_letters").asLong(),
+                reasons,
+                vocab,
+                seconds);
+    }
+}

@@ -1,0 +1,124 @@
+package dev.piper.job;
+
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.BlockTypes;
+import dev.piper.operators.block.DenseChunk;
+import dev.piper.operators.block.IndexChunk;
+import dev.piper.operators.block.KeyChunk;
+import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.concat.ConcatenateFunction;
+import dev.piper.operators.decode.DecodeFunction;
+import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.order.SequenceFunction;
+import dev.piper.operators.vocab.VocabularyFunction;
+import java.util.Objects;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The column-wise preprocessing dataflow (PIPER's, on Flink):
+ *
+ * <pre>
+ * source (numbered line-aligned chunks, parallelism 1)
+ *   -> rebalance -> decode + stateless column ops, fused   (parallel)
+ *        main output: one KeyChunk per categorical column
+ *        side output: DenseChunk (labels, dense values, dead letters)
+ *   KeyChunks -> keyBy(column) -> vocabulary (keyed state, blocks applied in sequence)
+ *   DenseChunk + IndexChunks -> keyBy(block) -> concatenate into DLRM rows
+ *   -> sequence (parallelism 1) -> sink
+ * </pre>
+ *
+ * It is assembled from its connectors: tests pass a finite source and a collecting sink; {@code
+ * bin/piper preprocess} passes {@code CriteoFileSource} and {@code DlrmFileSink}.
+ */
+public final class PreprocessJob {
+
+    private final Source<RawChunk, ?, ?> source;
+    private final Sink<AssembledBlock> sink;
+    private final DecodeOptions options;
+
+    public PreprocessJob(
+            Source<RawChunk, ?, ?> source, Sink<AssembledBlock> sink, DecodeOptions options) {
+        this.source = Objects.requireNonNull(source);
+        this.sink = Objects.requireNonNull(sink);
+        this.options = Objects.requireNonNull(options);
+    }
+
+    /** Adds the dataflow to {@code env}. */
+    public void build(StreamExecutionEnvironment env) {
+        DataStream<RawChunk> raw =
+                env.fromSource(
+                                source,
+                                WatermarkStrategy.noWatermarks(),
+                                "criteo-input",
+                                BlockTypes.RAW_CHUNK)
+                        .setParallelism(1)
+                        .uid("criteo-input");
+
+        SingleOutputStreamOperator<KeyChunk> keys =
+                raw.rebalance()
+                        .process(new DecodeFunction(options), BlockTypes.KEY_CHUNK)
+                        .name("decode")
+                        .uid("decode");
+        DataStream<DenseChunk> dense = keys.getSideOutput(DecodeFunction.DENSE);
+
+        DataStream<IndexChunk> indices =
+                keys.keyBy(new ByColumn(), Types.INT)
+                        .process(new VocabularyFunction(), BlockTypes.INDEX_CHUNK)
+                        .name("vocabulary")
+                        .uid("vocabulary");
+
+        DataStream<AssembledBlock> assembled =
+                dense.connect(indices)
+                        .keyBy(new DenseBySeq(), new IndexBySeq())
+                        .process(new ConcatenateFunction(), BlockTypes.ASSEMBLED_BLOCK)
+                        .name("concatenate")
+                        .uid("concatenate");
+
+        assembled
+                .process(new SequenceFunction(), BlockTypes.ASSEMBLED_BLOCK)
+                .setParallelism(1)
+                .name("sequence")
+                .uid("sequence")
+                .sinkTo(sink)
+                .setParallelism(1)
+                .name("output")
+                .uid("output");
+    }
+
+    /** Keys a categorical column's blocks by the column. */
+    static final class ByColumn implements KeySelector<KeyChunk, Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Integer getKey(KeyChunk chunk) {
+            return chunk.column();
+        }
+    }
+
+    /** Keys a block's dense part by its sequence number. */
+    static final class DenseBySeq implements KeySelector<DenseChunk, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(DenseChunk chunk) {
+            return chunk.seq();
+        }
+    }
+
+    /** Keys a block's categorical index chunk by its sequence number. */
+    static final class IndexBySeq implements KeySelector<IndexChunk, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(IndexChunk chunk) {
+            return chunk.seq();
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package dev.piper.job.cli;
+
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.PiperOptions;
+import dev.piper.job.Preprocess;
+import dev.piper.operators.decode.DecodeOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.apache.flink.configuration.Configuration;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code piper preprocess}: the batch contract of docs/SEMANTICS.md on an embedded cluster. */
+@Command(
+        name = "preprocess",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Preprocess a Criteo text file into a DLRM output directory:",
+            "rows.bin, vocab/C1.tsv..C26.tsv, dead-letters.jsonl, metadata.json.",
+            "Runs on an embedded Flink MiniCluster."
+        })
+final class PreprocessCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(
+            names = "--input",
+            required = true,
+            paramLabel = "PATH",
+            description = "Criteo text file: label, I1..I13, C1..C26, tab-separated.")
+    Path input;
+
+    @Option(
+            names = "--output",
+            required = true,
+            paramLabel = "DIR",
+            description = "Output directory; must be empty or absent unless --overwrite.")
+    Path output;
+
+    @Option(names = "--overwrite", description = "Replace the files of a previous run in --output.")
+    boolean overwrite;
+
+    @Option(
+            names = "--parallelism",
+            paramLabel = "N",
+            defaultValue = "2",
+            description =
+                    "Parallelism of decoding, vocabularies and concatenation (default: ${DEFAULT-VALUE}).")
+    int parallelism;
+
+    @Option(
+            names = "--max-ind-range",
+            paramLabel = "M",
+            defaultValue = "-1",
+            description =
+                    "Categorical key = id mod M when M > 0; -1 keeps the id (default: ${DEFAULT-VALUE}).")
+    long maxIndRange;
+
+    @Option(
+            names = "--block-rows",
+            paramLabel = "R",
+            defaultValue = "4096",
+            description =
+                    "Input lines per block; does not change the output (default: ${DEFAULT-VALUE}).")
+    int blockRows;
+
+    @Option(
+            names = "--state-backend",
+            paramLabel = "B",
+            defaultValue = "hashmap",
+            description =
+                    "Where vocabularies live: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    StateBackend stateBackend;
+
+    @Option(
+            names = "--pad-missing-fields",
+            description =
+                    "Treat absent trailing fields as missing values instead of rejecting the line.")
+    boolean padMissingFields;
+
+    @Option(
+            names = "--max-line-bytes",
+            paramLabel = "B",
+            defaultValue = "" + DecodeOptions.DEFAULT_MAX_LINE_BYTES,
+            description =
+                    "Longest accepted line in bytes; longer ones are dead letters (default: ${DEFAULT-VALUE}).")
+    int maxLineBytes;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!Files.isRegularFile(input)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--input: " + input + " is not a readable file");
+        }
+        if (parallelism < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--parallelism: must be at least 1, not " + parallelism);
+        }
+        if (blockRows < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--block-rows: must be at least 1, not " + blockRows);
+        }
+        if (maxLineBytes < 1) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--max-line-bytes: must be at least 1, not " + maxLineBytes);
+        }
+        try {
+            Preprocess.prepareOutput(output, overwrite);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--output: " + e.getMessage());
+        }
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.MAX_IND_RANGE, maxIndRange);
+        conf.set(PiperOptions.BLOCK_ROWS, blockRows);
+        conf.set(PiperOptions.PAD_MISSING_FIELDS, padMissingFields);
+        conf.set(PiperOptions.MAX_LINE_BYTES, maxLineBytes);
+        Preprocess.Summary s =
+                Preprocess.run(input, output, parallelism, stateBackend, conf, System.err);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "preprocess: %,d lines read, %,d rows written, %,d dead letters in %.1f s"
+                                + " (%,.0f lines/s) -> %s%n",
+                        s.linesRead(),
+                        s.rowsWritten(),
+                        s.deadLetters(),
+                        s.seconds(),
+                        s.rowsPerSecond(),
+                        output);
+        return 0;
+    }
+}

@@ -1,0 +1,196 @@
+package dev.piper.job.generate;
+
+import dev.piper.operators.decode.CriteoLayout;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Arrays;
+import org.apache.commons.rng.UniformRandomProvider;
+import org.apache.commons.rng.sampling.distribution.RejectionInversionZipfSampler;
+import org.apache.commons.rng.sampling.distribution.SharedStateDiscreteSampler;
+import org.apache.commons.rng.simple.RandomSource;
+
+/**
+ * Seeded synthetic Criteo-like text: a label, 13 dense integer columns and 26 categorical columns
+ * of hex ids, tab-separated, one row per line.
+ *
+ * <p>Shape, after the Criteo Kaggle (Display Advertising Challenge) training set:
+ *
+ * <ul>
+ *   <li>per-column categorical cardinalities are Kaggle's ({@link #KAGGLE_CARDINALITY}) times
+ *       {@code scale} (at least 1); ids are drawn Zipf-skewed (exponent {@value #ZIPF_EXPONENT}),
+ *       so a few ids are hot and the tail is long;
+ *   <li>missing-value rates per column are close to Kaggle's;
+ *   <li>dense values are heavy-tailed non-negative counts; I2 is negative (-1, -2 or -3) in about 1
+ *       row in 10, as in Kaggle;
+ *   <li>ids are 8 hex digits (32-bit) except in {@link #WIDE_COLUMNS}, which carry 16-digit 64-bit
+ *       ids (half of them at or above 2^63), so unsigned 64-bit parsing is exercised.
+ * </ul>
+ *
+ * <p>With {@code badRate > 0}, that fraction of lines is replaced by a malformed line of one of the
+ * kinds in {@link BadLine}, so every dead-letter reason occurs.
+ *
+ * <p>The same seed, row count, scale and bad rate give the same bytes.
+ */
+public final class CriteoGenerator {
+
+    /** Categorical cardinalities of the Criteo Kaggle training set, C1..C26. */
+    public static final int[] KAGGLE_CARDINALITY = {
+        1460, 583, 10131227, 2202608, 305, 24, 12517, 633, 3, 93145, 5683, 8351593, 3194, 27, 14992,
+        5461306, 10, 5652, 2173, 4, 7046547, 18, 15, 286181, 105, 142572
+    };
+
+    /** Approximate missing rates of Kaggle's dense columns I1..I13. */
+    private static final double[] DENSE_MISSING = {
+        0.45, 0.0, 0.21, 0.22, 0.03, 0.22, 0.04, 0.0005, 0.04, 0.45, 0.04, 0.77, 0.22
+    };
+
+    /** Largest typical value per dense column (the tail is drawn log-uniformly below it). */
+    private static final int[] DENSE_MAX = {
+        100, 3000, 10000, 100, 500000, 10000, 1000, 100, 2000, 5, 50, 100, 500
+    };
+
+    /** Approximate missing rates of Kaggle's categorical columns C1..C26. */
+    private static final double[] SPARSE_MISSING = {
+        0, 0, 0.034, 0.034, 0, 0.12, 0, 0, 0, 0, 0, 0.034, 0, 0, 0, 0.034, 0, 0, 0.44, 0.44, 0.034,
+        0.76, 0, 0.034, 0.44, 0.44
+    };
+
+    /** Categorical columns (0-based) with 64-bit ids: C3 and C16. */
+    public static final int[] WIDE_COLUMNS = {2, 15};
+
+    public static final double ZIPF_EXPONENT = 1.05;
+
+    private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes();
+
+    private final UniformRandomProvider rng;
+    private final SharedStateDiscreteSampler[] zipf =
+            new SharedStateDiscreteSampler[CriteoLayout.SPARSE];
+    private final boolean[] wide = new boolean[CriteoLayout.SPARSE];
+    private final long[] salt = new long[CriteoLayout.SPARSE];
+    private final double badRate;
+    private final byte[] line = new byte[1024];
+    private long bad;
+
+    public CriteoGenerator(long seed, double scale, double badRate) {
+        if (!(scale > 0)) {
+            throw new IllegalArgumentException("scale must be positive: " + scale);
+        }
+        if (!(badRate >= 0 && badRate <= 1)) {
+            throw new IllegalArgumentException("bad rate must be in [0, 1]: " + badRate);
+        }
+        this.rng = RandomSource.XO_RO_SHI_RO_128_PP.create(seed);
+        this.badRate = badRate;
+        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+            zipf[c] = RejectionInversionZipfSampler.of(rng, cardinality(c, scale), ZIPF_EXPONENT);
+            salt[c] = mix64(seed * 31 + c + 1);
+        }
+        for (int c : WIDE_COLUMNS) {
+            wide[c] = true;
+        }
+    }
+
+    /** Column {@code c}'s cardinality at {@code scale}. */
+    public static int cardinality(int c, double scale) {
+        return (int) Math.max(1, Math.round(KAGGLE_CARDINALITY[c] * scale));
+    }
+
+    /** Number of malformed lines written so far. */
+    public long badLines() {
+        return bad;
+    }
+
+    /** Writes {@code rows} lines, each ending in {@code \n}. */
+    public void write(OutputStream out, long rows) throws IOException {
+        for (long i = 0; i < rows; i++) {
+            if (badRate > 0 && rng.nextDouble() < badRate) {
+                bad++;
+                BadLine.pick(rng).write(this, out);
+            } else {
+                int n = formatRow(line);
+                out.write(line, 0, n);
+            }
+            out.write('\n');
+        }
+    }
+
+    /** Formats one valid row, without line break, into {@code b}; returns its length. */
+    int formatRow(byte[] b) {
+        int p = 0;
+        p = writeInt(b, p, rng.nextDouble() < 0.256 ? 1 : 0);
+        for (int j = 0; j < CriteoLayout.DENSE; j++) {
+            b[p++] = '\t';
+            if (rng.nextDouble() < DENSE_MISSING[j]) {
+                continue;
+            }
+            int v;
+            if (j == 1 && rng.nextDouble() < 0.1) {
+                v = -1 - rng.nextInt(3);
+            } else {
+                v = (int) Math.floor(Math.expm1(rng.nextDouble() * Math.log1p(DENSE_MAX[j])));
+            }
+            p = writeInt(b, p, v);
+        }
+        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+            b[p++] = '\t';
+            if (rng.nextDouble() < SPARSE_MISSING[c]) {
+                continue;
+            }
+            long rank = zipf[c].sample();
+            if (wide[c]) {
+                p = writeHex(b, p, mix64(rank ^ salt[c]), 16);
+            } else {
+                p = writeHex(b, p, mix32((int) (rank ^ salt[c])) & 0xffffffffL, 8);
+            }
+        }
+        return p;
+    }
+
+    UniformRandomProvider rng() {
+        return rng;
+    }
+
+    static int writeInt(byte[] b, int p, int v) {
+        byte[] digits = Integer.toString(v).getBytes();
+        System.arraycopy(digits, 0, b, p, digits.length);
+        return p + digits.length;
+    }
+
+    static int writeHex(byte[] b, int p, long v, int digits) {
+        for (int i = digits - 1; i >= 0; i--) {
+            b[p + i] = HEX_DIGITS[(int) (v & 0xf)];
+            v >>>= 4;
+        }
+        return p + digits;
+    }
+
+    /** A bijection on 64-bit values (Stafford's variant 13 finalizer). */
+    static long mix64(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    /** A bijection on 32-bit values (MurmurHash3's finalizer). */
+    static int mix32(int h) {
+        h ^= h >>> 16;
+        h *= 0x85ebca6b;
+        h ^= h >>> 13;
+        h *= 0xc2b2ae35;
+        return h ^ (h >>> 16);
+    }
+
+    /** Splits a valid row into its 40 fields (for the malformed-line makers). */
+    byte[][] rowFields() {
+        int n = formatRow(line);
+        byte[][] fields = new byte[CriteoLayout.FIELDS][];
+        int start = 0;
+        int f = 0;
+        for (int i = 0; i <= n; i++) {
+            if (i == n || line[i] == '\t') {
+                fields[f++] = Arrays.copyOfRange(line, start, i);
+                start = i + 1;
+            }
+        }
+        return fields;
+    }
+}

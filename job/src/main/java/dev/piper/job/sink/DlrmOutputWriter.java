@@ -1,0 +1,261 @@
+package dev.piper.job.sink;
+
+import static dev.piper.operators.decode.CriteoLayout.SPARSE;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.DeadLetter;
+import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.decode.Reason;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Writes the batch output directory from assembled blocks that arrive in input order: {@code
+ * rows.bin}, {@code vocab/C1.tsv}..{@code C26.tsv}, {@code dead-letters.jsonl} and, on {@link
+ * #finish()}, {@code metadata.json}.
+ *
+ * <p>It checks the invariants as it goes, so that a bug can never produce a plausible but wrong
+ * output: blocks come in sequence, every line of a block is a row or a dead letter, and vocabulary
+ * additions continue exactly where the column's file ends.
+ */
+public final class DlrmOutputWriter implements Closeable {
+
+    private static final int BUFFER = 1 << 20;
+
+    private final Path dir;
+    private final DecodeOptions options;
+    private final OutputStream rows;
+    private final OutputStream[] vocab = new OutputStream[SPARSE];
+    private final OutputStream deadOut;
+    private final JsonGenerator dead;
+
+    private final int[] vocabSize = new int[SPARSE];
+    private final Map<String, Long> deadByReason = new LinkedHashMap<>();
+    private long nextSeq;
+    private long nextLine = 1;
+    private long linesRead;
+    private long rowsWritten;
+    private long deadLetters;
+    private boolean finished;
+
+    public DlrmOutputWriter(Path dir, DecodeOptions options) throws IOException {
+        this.dir = dir;
+        this.options = options;
+        Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
+        rows = open(dir.resolve(OutputLayout.ROWS));
+        for (int c = 0; c < SPARSE; c++) {
+            vocab[c] = open(dir.resolve(OutputLayout.vocabFile(c)));
+        }
+        deadOut = open(dir.resolve(OutputLayout.DEAD_LETTERS));
+        dead = new JsonFactory().createGenerator(deadOut, JsonEncoding.UTF8);
+        dead.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+        dead.setRootValueSeparator(null);
+        for (Reason r : Reason.values()) {
+            deadByReason.put(r.code(), 0L);
+        }
+    }
+
+    private static OutputStream open(Path file) throws IOException {
+        return new BufferedOutputStream(Files.newOutputStream(file), BUFFER);
+    }
+
+    /** Appends one block; blocks must come in sequence order. */
+    public void write(AssembledBlock block) throws IOException {
+        if (finished) {
+            throw new IllegalStateException("writer already finished");
+        }
+        if (block.seq() != nextSeq) {
+            throw new IllegalStateException(
+                    "block " + block.seq() + " arrived, expected " + nextSeq);
+        }
+        if (block.firstLine() != nextLine) {
+            throw new IllegalStateException(
+                    "block "
+                            + block.seq()
+                            + " starts at line "
+                            + block.firstLine()
+                            + ", expected "
+                            + nextLine);
+        }
+        if (block.rows() + block.deadLetters().length != block.lines()) {
+            throw new IllegalStateException(
+                    "block "
+                            + block.seq()
+                            + ": "
+                            + block.lines()
+                            + " lines but "
+                            + block.rows()
+                            + " rows and "
+                            + block.deadLetters().length
+                            + " dead letters");
+        }
+        rows.write(block.rowBytes(), 0, block.rows() * CriteoLayout.ROW_BYTES);
+        for (DeadLetter d : block.deadLetters()) {
+            writeDeadLetter(d);
+        }
+        for (int c = 0; c < SPARSE; c++) {
+            appendVocab(c, block.firstNewIndex()[c], block.newKeys()[c]);
+        }
+        nextSeq++;
+        nextLine += block.lines();
+        linesRead += block.lines();
+        rowsWritten += block.rows();
+    }
+
+    private void writeDeadLetter(DeadLetter d) throws IOException {
+        dead.writeStartObject();
+        dead.writeNumberField("line", d.line());
+        dead.writeNumberField("offset", d.offset());
+        dead.writeStringField("reason", d.reason());
+        dead.writeStringField("detail", d.detail());
+        dead.writeStringField("raw", RawText.escape(d.raw()));
+        dead.writeBooleanField("raw_truncated", d.rawTruncated());
+        dead.writeEndObject();
+        dead.writeRaw('\n');
+        deadLetters++;
+        deadByReason.merge(d.reason(), 1L, Long::sum);
+    }
+
+    private void appendVocab(int c, int firstNew, long[] keys) throws IOException {
+        if (firstNew != vocabSize[c]) {
+            throw new IllegalStateException(
+                    CriteoLayout.sparseName(c)
+                            + ": new entries start at index "
+                            + firstNew
+                            + " but the vocabulary has "
+                            + vocabSize[c]);
+        }
+        OutputStream out = vocab[c];
+        int index = firstNew;
+        for (long key : keys) {
+            out.write(Integer.toString(index).getBytes(StandardCharsets.US_ASCII));
+            out.write('\t');
+            out.write(Long.toUnsignedString(key).getBytes(StandardCharsets.US_ASCII));
+            out.write('\n');
+            index++;
+        }
+        vocabSize[c] = index;
+    }
+
+    public long linesRead() {
+        return linesRead;
+    }
+
+    public long rowsWritten() {
+        return rowsWritten;
+    }
+
+    public long deadLetters() {
+        return deadLetters;
+    }
+
+    /** Flushes every file and writes {@code metadata.json}. */
+    public void finish() throws IOException {
+        if (finished) {
+            return;
+        }
+        if (linesRead != rowsWritten + deadLetters) {
+            throw new IllegalStateException(
+                    linesRead
+                            + " lines read but "
+                            + rowsWritten
+                            + " rows and "
+                            + deadLetters
+                            + " dead letters");
+        }
+        dead.flush();
+        flushAll();
+        writeMetadata();
+        finished = true;
+    }
+
+    private void flushAll() throws IOException {
+        rows.flush();
+        deadOut.flush();
+        for (OutputStream out : vocab) {
+            out.flush();
+        }
+    }
+
+    private void writeMetadata() throws IOException {
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode root = json.createObjectNode();
+        root.put("format", OutputLayout.FORMAT);
+        root.put("format_version", OutputLayout.FORMAT_VERSION);
+        root.put("lines_read", linesRead);
+        root.put("rows_written", rowsWritten);
+        root.put("dead_letters", deadLetters);
+        ObjectNode reasons = root.putObject("dead_letters_by_reason");
+        deadByReason.forEach(reasons::put);
+        root.put("row_bytes", CriteoLayout.ROW_BYTES);
+        root.put(
+                "row_layout",
+                "40 little-endian int32 per row: label, I1..I13, C1..C26 vocabulary indices");
+        ObjectNode sizes = root.putObject("vocab_size");
+        for (int c = 0; c < SPARSE; c++) {
+            sizes.put(CriteoLayout.sparseName(c), vocabSize[c]);
+        }
+        root.put("vocab_indices", "dense, first appearance order, from 0");
+        ObjectNode pipeline = root.putObject("pipeline");
+        pipeline.put("name", "dlrm-criteo");
+        pipeline.put("max_ind_range", options.maxIndRange());
+        pipeline.put("pad_missing_fields", options.padMissingFields());
+        pipeline.put("max_line_bytes", options.maxLineBytes());
+        pipeline.put("max_raw_bytes", options.maxRawBytes());
+        ObjectNode ops = pipeline.putObject("ops");
+        ops.putArray("label").add("decode").add("fill_missing");
+        ops.putArray("dense").add("decode").add("fill_missing").add("neg2zero");
+        var sparse = ops.putArray("sparse").add("decode").add("fill_missing").add("hex2int");
+        if (options.maxIndRange() > 0) {
+            sparse.add("modulus(" + options.maxIndRange() + ")");
+        }
+        sparse.add("genvocab").add("applyvocab");
+        byte[] bytes = json.writeValueAsBytes(root);
+        try (OutputStream out = Files.newOutputStream(dir.resolve(OutputLayout.METADATA))) {
+            out.write(bytes);
+            out.write('\n');
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        IOException first = null;
+        for (Closeable c : closeables()) {
+            try {
+                c.close();
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private Closeable[] closeables() {
+        Closeable[] all = new Closeable[SPARSE + 3];
+        all[0] = dead;
+        all[1] = deadOut;
+        all[2] = rows;
+        System.arraycopy(vocab, 0, all, 3, SPARSE);
+        return all;
+    }
+}

@@ -1,0 +1,85 @@
+package dev.piper.operators.block;
+
+import java.io.IOException;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Common ground of the stateless block serializers: blocks are never reused or mutated after they
+ * are emitted, so {@code copy} shares arrays and {@code reuse} is ignored.
+ */
+abstract class BlockSerializer<T> extends TypeSerializer<T> {
+
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public final boolean isImmutableType() {
+        return false;
+    }
+
+    @Override
+    public final TypeSerializer<T> duplicate() {
+        return this;
+    }
+
+    @Override
+    public final T copy(T from, T reuse) {
+        return copy(from);
+    }
+
+    @Override
+    public final int getLength() {
+        return -1;
+    }
+
+    @Override
+    public final T deserialize(T reuse, DataInputView source) throws IOException {
+        return deserialize(source);
+    }
+
+    @Override
+    public void copy(DataInputView source, DataOutputView target) throws IOException {
+        serialize(deserialize(source), target);
+    }
+
+    @Override
+    public final boolean equals(Object obj) {
+        return obj != null && obj.getClass() == getClass();
+    }
+
+    @Override
+    public final int hashCode() {
+        return getClass().hashCode();
+    }
+
+    static void writeDeadLetters(DeadLetter[] letters, DataOutputView out) throws IOException {
+        out.writeInt(letters.length);
+        for (DeadLetter d : letters) {
+            out.writeLong(d.line());
+            out.writeLong(d.offset());
+            out.writeUTF(d.reason());
+            out.writeUTF(d.detail());
+            ArrayIO.writeBytes(out, d.raw(), d.raw().length);
+            out.writeBoolean(d.rawTruncated());
+        }
+    }
+
+    static DeadLetter[] readDeadLetters(DataInputView in) throws IOException {
+        int n = in.readInt();
+        if (n < 0) {
+            throw new IOException("corrupt block: negative dead-letter count " + n);
+        }
+        DeadLetter[] letters = new DeadLetter[n];
+        for (int i = 0; i < n; i++) {
+            long line = in.readLong();
+            long offset = in.readLong();
+            String reason = in.readUTF();
+            String detail = in.readUTF();
+            byte[] raw = ArrayIO.readBytes(in);
+            boolean truncated = in.readBoolean();
+            letters[i] = new DeadLetter(line, offset, reason, detail, raw, truncated);
+        }
+        return letters;
+    }
+}

@@ -1,0 +1,20 @@
+package dev.piper.operators.block;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+
+/** Type information of every record type on the data path. */
+public final class BlockTypes {
+
+    public static final TypeInformation<RawChunk> RAW_CHUNK =
+            new SerializerTypeInfo<>(RawChunk.class, RawChunkSerializer.INSTANCE);
+    public static final TypeInformation<KeyChunk> KEY_CHUNK =
+            new SerializerTypeInfo<>(KeyChunk.class, KeyChunkSerializer.INSTANCE);
+    public static final TypeInformation<DenseChunk> DENSE_CHUNK =
+            new SerializerTypeInfo<>(DenseChunk.class, DenseChunkSerializer.INSTANCE);
+    public static final TypeInformation<IndexChunk> INDEX_CHUNK =
+            new SerializerTypeInfo<>(IndexChunk.class, IndexChunkSerializer.INSTANCE);
+    public static final TypeInformation<AssembledBlock> ASSEMBLED_BLOCK =
+            new SerializerTypeInfo<>(AssembledBlock.class, AssembledBlockSerializer.INSTANCE);
+
+    private BlockTypes() {}
+}

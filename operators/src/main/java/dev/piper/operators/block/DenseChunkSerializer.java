@@ -1,0 +1,66 @@
+package dev.piper.operators.block;
+
+import java.io.IOException;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Serializer of {@link DenseChunk}. Format 1: {@code seq, firstLine} (int64), {@code lines, rows}
+ * (int32), the label/dense values as int32 count and little-endian int32 values, then the dead
+ * letters (int32 count; each: line, offset as int64, reason and detail as modified UTF-8, raw as
+ * int32 length and bytes, truncated flag).
+ */
+public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final DenseChunkSerializer INSTANCE = new DenseChunkSerializer();
+
+    /** Values per row: the label and 13 dense columns. */
+    private static final int ROW_WIDTH = 14;
+
+    @Override
+    public DenseChunk createInstance() {
+        return new DenseChunk(0, 1, 0, 0, new int[0], new DeadLetter[0]);
+    }
+
+    @Override
+    public DenseChunk copy(DenseChunk from) {
+        return from;
+    }
+
+    @Override
+    public void serialize(DenseChunk r, DataOutputView out) throws IOException {
+        out.writeLong(r.seq());
+        out.writeLong(r.firstLine());
+        out.writeInt(r.lines());
+        out.writeInt(r.rows());
+        ArrayIO.writeInts(out, r.labelDense(), r.rows() * ROW_WIDTH);
+        writeDeadLetters(r.deadLetters(), out);
+    }
+
+    @Override
+    public DenseChunk deserialize(DataInputView in) throws IOException {
+        long seq = in.readLong();
+        long firstLine = in.readLong();
+        int lines = in.readInt();
+        int rows = in.readInt();
+        int[] values = ArrayIO.readInts(in);
+        DeadLetter[] letters = readDeadLetters(in);
+        return new DenseChunk(seq, firstLine, lines, rows, values, letters);
+    }
+
+    @Override
+    public TypeSerializerSnapshot<DenseChunk> snapshotConfiguration() {
+        return new Snapshot();
+    }
+
+    /** Snapshot of {@link DenseChunkSerializer}. */
+    public static final class Snapshot extends SimpleTypeSerializerSnapshot<DenseChunk> {
+        public Snapshot() {
+            super(() -> INSTANCE);
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package dev.piper.operators.block;
+
+/**
+ * One categorical column of a block after its vocabulary: the dense index of every row, and the
+ * keys that this block added to the vocabulary (at indices {@code firstNewIndex, firstNewIndex + 1,
+ * ...}).
+ *
+ * @param column categorical column index, 0 for C1
+ * @param seq the block's sequence number
+ * @param indices the indices; only {@code [0, size)} is meaningful
+ * @param size number of rows
+ * @param firstNewIndex the vocabulary size before this block
+ * @param newKeys keys first seen in this block, in index order
+ */
+public record IndexChunk(
+        int column, long seq, int[] indices, int size, int firstNewIndex, long[] newKeys) {}

@@ -1,0 +1,69 @@
+package dev.piper.operators.block;
+
+import java.io.IOException;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Serializer of {@link IndexChunk}. Format 1: {@code column} (int32), {@code seq} (int64), the
+ * indices (int32 count, little-endian int32 values), {@code firstNewIndex} (int32), the new keys
+ * (int32 count, little-endian int64 values).
+ */
+public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final IndexChunkSerializer INSTANCE = new IndexChunkSerializer();
+
+    @Override
+    public IndexChunk createInstance() {
+        return new IndexChunk(0, 0, new int[0], 0, 0, new long[0]);
+    }
+
+    @Override
+    public IndexChunk copy(IndexChunk from) {
+        return from;
+    }
+
+    @Override
+    public void serialize(IndexChunk r, DataOutputView out) throws IOException {
+        out.writeInt(r.column());
+        out.writeLong(r.seq());
+        ArrayIO.writeInts(out, r.indices(), r.size());
+        out.writeInt(r.firstNewIndex());
+        ArrayIO.writeLongs(out, r.newKeys(), r.newKeys().length);
+    }
+
+    @Override
+    public IndexChunk deserialize(DataInputView in) throws IOException {
+        int column = in.readInt();
+        long seq = in.readLong();
+        int[] indices = ArrayIO.readInts(in);
+        int firstNew = in.readInt();
+        long[] newKeys = ArrayIO.readLongs(in);
+        return new IndexChunk(column, seq, indices, indices.length, firstNew, newKeys);
+    }
+
+    @Override
+    public void copy(DataInputView in, DataOutputView out) throws IOException {
+        out.writeInt(in.readInt());
+        out.writeLong(in.readLong());
+        ArrayIO.copyArray(in, out, Integer.BYTES);
+        out.writeInt(in.readInt());
+        ArrayIO.copyArray(in, out, Long.BYTES);
+    }
+
+    @Override
+    public TypeSerializerSnapshot<IndexChunk> snapshotConfiguration() {
+        return new Snapshot();
+    }
+
+    /** Snapshot of {@link IndexChunkSerializer}. */
+    public static final class Snapshot extends SimpleTypeSerializerSnapshot<IndexChunk> {
+        public Snapshot() {
+            super(() -> INSTANCE);
+        }
+    }
+}

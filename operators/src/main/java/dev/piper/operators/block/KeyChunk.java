@@ -1,0 +1,12 @@
+package dev.piper.operators.block;
+
+/**
+ * One categorical column of a decoded block: the keys (after hex parsing and modulus) of the
+ * block's valid rows, in row order. It travels to the column's vocabulary operator.
+ *
+ * @param column categorical column index, 0 for C1
+ * @param seq the block's sequence number
+ * @param keys the keys; only {@code [0, size)} is meaningful
+ * @param size number of rows
+ */
+public record KeyChunk(int column, long seq, long[] keys, int size) {}

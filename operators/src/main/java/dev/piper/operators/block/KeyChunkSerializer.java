@@ -1,0 +1,62 @@
+package dev.piper.operators.block;
+
+import java.io.IOException;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Serializer of {@link KeyChunk}. Format 1: {@code column} (int32), {@code seq} (int64), then the
+ * keys as int32 count and little-endian int64 values.
+ */
+public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final KeyChunkSerializer INSTANCE = new KeyChunkSerializer();
+
+    @Override
+    public KeyChunk createInstance() {
+        return new KeyChunk(0, 0, new long[0], 0);
+    }
+
+    @Override
+    public KeyChunk copy(KeyChunk from) {
+        return from;
+    }
+
+    @Override
+    public void serialize(KeyChunk r, DataOutputView out) throws IOException {
+        out.writeInt(r.column());
+        out.writeLong(r.seq());
+        ArrayIO.writeLongs(out, r.keys(), r.size());
+    }
+
+    @Override
+    public KeyChunk deserialize(DataInputView in) throws IOException {
+        int column = in.readInt();
+        long seq = in.readLong();
+        long[] keys = ArrayIO.readLongs(in);
+        return new KeyChunk(column, seq, keys, keys.length);
+    }
+
+    @Override
+    public void copy(DataInputView in, DataOutputView out) throws IOException {
+        out.writeInt(in.readInt());
+        out.writeLong(in.readLong());
+        ArrayIO.copyArray(in, out, Long.BYTES);
+    }
+
+    @Override
+    public TypeSerializerSnapshot<KeyChunk> snapshotConfiguration() {
+        return new Snapshot();
+    }
+
+    /** Snapshot of {@link KeyChunkSerializer}. */
+    public static final class Snapshot extends SimpleTypeSerializerSnapshot<KeyChunk> {
+        public Snapshot() {
+            super(() -> INSTANCE);
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package dev.piper.operators.concat;
+
+import static dev.piper.operators.decode.CriteoLayout.FIELDS;
+import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
+import static dev.piper.operators.decode.CriteoLayout.ROW_BYTES;
+import static dev.piper.operators.decode.CriteoLayout.SPARSE;
+
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.DenseChunk;
+import dev.piper.operators.block.DenseChunkSerializer;
+import dev.piper.operators.block.IndexChunk;
+import dev.piper.operators.block.IndexChunkSerializer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * PIPER's Concatenate: keyed by block sequence number, it waits for the block's dense part and its
+ * 26 categorical index chunks, then writes the rows in the DLRM layout (40 little-endian int32 per
+ * row: label, I1..I13, C1..C26).
+ */
+public final class ConcatenateFunction
+        extends KeyedCoProcessFunction<Long, DenseChunk, IndexChunk, AssembledBlock> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final ValueStateDescriptor<DenseChunk> DENSE =
+            new ValueStateDescriptor<>("dense", DenseChunkSerializer.INSTANCE);
+    public static final MapStateDescriptor<Integer, IndexChunk> SPARSE_PARTS =
+            new MapStateDescriptor<>(
+                    "sparse", IntSerializer.INSTANCE, IndexChunkSerializer.INSTANCE);
+    public static final ValueStateDescriptor<Integer> SPARSE_COUNT =
+            new ValueStateDescriptor<>("sparse-count", IntSerializer.INSTANCE);
+
+    private transient ValueState<DenseChunk> dense;
+    private transient MapState<Integer, IndexChunk> sparse;
+    private transient ValueState<Integer> sparseCount;
+
+    @Override
+    public void open(OpenContext openContext) {
+        dense = getRuntimeContext().getState(DENSE);
+        sparse = getRuntimeContext().getMapState(SPARSE_PARTS);
+        sparseCount = getRuntimeContext().getState(SPARSE_COUNT);
+    }
+
+    @Override
+    public void processElement1(DenseChunk chunk, Context ctx, Collector<AssembledBlock> out)
+            throws Exception {
+        dense.update(chunk);
+        emitIfComplete(out);
+    }
+
+    @Override
+    public void processElement2(IndexChunk chunk, Context ctx, Collector<AssembledBlock> out)
+            throws Exception {
+        sparse.put(chunk.column(), chunk);
+        Integer count = sparseCount.value();
+        sparseCount.update(count == null ? 1 : count + 1);
+        emitIfComplete(out);
+    }
+
+    private void emitIfComplete(Collector<AssembledBlock> out) throws Exception {
+        Integer count = sparseCount.value();
+        DenseChunk d = dense.value();
+        if (d == null || count == null || count < SPARSE) {
+            return;
+        }
+        IndexChunk[] columns = new IndexChunk[SPARSE];
+        for (int c = 0; c < SPARSE; c++) {
+            columns[c] = sparse.get(c);
+        }
+        out.collect(assemble(d, columns));
+        dense.clear();
+        sparse.clear();
+        sparseCount.clear();
+    }
+
+    /** Interleaves the block's columns into rows. */
+    public static AssembledBlock assemble(DenseChunk d, IndexChunk[] columns) {
+        int rows = d.rows();
+        byte[] bytes = new byte[rows * ROW_BYTES];
+        ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int[] labelDense = d.labelDense();
+        int[][] indices = new int[SPARSE][];
+        int[] firstNew = new int[SPARSE];
+        long[][] newKeys = new long[SPARSE][];
+        for (int c = 0; c < SPARSE; c++) {
+            IndexChunk chunk = columns[c];
+            if (chunk.size() != rows || chunk.seq() != d.seq()) {
+                throw new IllegalStateException(
+                        "block "
+                                + d.seq()
+                                + ": column C"
+                                + (c + 1)
+                                + " has "
+                                + chunk.size()
+                                + " rows of block "
+                                + chunk.seq()
+                                + ", expected "
+                                + rows);
+            }
+            indices[c] = chunk.indices();
+            firstNew[c] = chunk.firstNewIndex();
+            newKeys[c] = chunk.newKeys();
+        }
+        int pos = 0;
+        for (int r = 0; r < rows; r++) {
+            int base = r * LABEL_DENSE_WIDTH;
+            for (int j = 0; j < LABEL_DENSE_WIDTH; j++) {
+                buf.putInt(pos, labelDense[base + j]);
+                pos += Integer.BYTES;
+            }
+            for (int c = 0; c < SPARSE; c++) {
+                buf.putInt(pos, indices[c][r]);
+                pos += Integer.BYTES;
+            }
+        }
+        assert pos == rows * FIELDS * Integer.BYTES;
+        return new AssembledBlock(
+                d.seq(), d.firstLine(), d.lines(), rows, bytes, d.deadLetters(), firstNew, newKeys);
+    }
+}

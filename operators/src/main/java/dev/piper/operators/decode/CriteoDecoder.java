@@ -1,0 +1,327 @@
+package dev.piper.operators.decode;
+
+import static dev.piper.operators.decode.CriteoLayout.DENSE;
+import static dev.piper.operators.decode.CriteoLayout.FIELDS;
+import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
+import static dev.piper.operators.decode.CriteoLayout.SPARSE;
+
+import dev.piper.operators.block.DeadLetter;
+import dev.piper.operators.block.DenseChunk;
+import dev.piper.operators.block.KeyChunk;
+import dev.piper.operators.block.RawChunk;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Decodes a chunk of Criteo text lines into columnar arrays and applies the stateless column
+ * operators on the way: fill missing (empty field to 0), neg2zero on dense values, hex2int and
+ * modulus on categorical ids (DLRM's {@code data_utils.py} semantics, see {@code
+ * docs/SEMANTICS.md}).
+ *
+ * <p>The parser works on bytes in place: no per-line or per-value objects on the accepted path.
+ * Only a rejected line allocates (its dead letter).
+ *
+ * <p>Not thread-safe; one instance per operator subtask.
+ */
+public final class CriteoDecoder {
+
+    /** Value of a hex digit, or -1. */
+    private static final byte[] HEX = new byte[256];
+
+    static {
+        Arrays.fill(HEX, (byte) -1);
+        for (int c = '0'; c <= '9'; c++) {
+            HEX[c] = (byte) (c - '0');
+        }
+        for (int c = 'a'; c <= 'f'; c++) {
+            HEX[c] = (byte) (c - 'a' + 10);
+            HEX[c - 'a' + 'A'] = (byte) (c - 'a' + 10);
+        }
+    }
+
+    /** Signals a field that is not an int32; outside the int range so it cannot collide. */
+    private static final long NOT_INT32 = Long.MIN_VALUE;
+
+    private static final int HEX_OK = 0;
+    private static final int HEX_NOT_HEX = 1;
+    private static final int HEX_OVERFLOW = 2;
+
+    private final DecodeOptions options;
+
+    /** Set by {@link #parseHex} next to its result. */
+    private int hexStatus;
+
+    /** Set by {@link #decodeLine} when it rejects a line. */
+    private Reason failReason;
+
+    private String failDetail;
+
+    public CriteoDecoder(DecodeOptions options) {
+        this.options = options;
+    }
+
+    /** The result of decoding one chunk. */
+    public record Decoded(DenseChunk dense, KeyChunk[] keys) {}
+
+    /** Decodes every line of {@code chunk}; each becomes a row or a dead letter. */
+    public Decoded decode(RawChunk chunk) {
+        if (chunk.isOversizeLine()) {
+            return decodeOversize(chunk);
+        }
+        int capacity = chunk.lines();
+        int[] labelDense = new int[capacity * LABEL_DENSE_WIDTH];
+        long[][] keys = new long[SPARSE][capacity];
+        List<DeadLetter> dead = null;
+
+        byte[] b = chunk.data();
+        int end = chunk.length();
+        int rows = 0;
+        int lines = 0;
+        int start = 0;
+        while (start < end) {
+            int nl = indexOf(b, (byte) '\n', start, end);
+            int lineEnd = nl < 0 ? end : nl;
+            int contentEnd = lineEnd > start && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
+            if (decodeLine(b, start, contentEnd, labelDense, keys, rows)) {
+                rows++;
+            } else {
+                if (dead == null) {
+                    dead = new ArrayList<>();
+                }
+                dead.add(deadLetter(chunk, lines, b, start, contentEnd, failReason, failDetail));
+            }
+            lines++;
+            start = nl < 0 ? end : nl + 1;
+        }
+        if (lines != chunk.lines()) {
+            throw new IllegalStateException(
+                    "chunk "
+                            + chunk.seq()
+                            + " announced "
+                            + chunk.lines()
+                            + " lines but holds "
+                            + lines);
+        }
+        DeadLetter[] letters = dead == null ? new DeadLetter[0] : dead.toArray(new DeadLetter[0]);
+        DenseChunk dense =
+                new DenseChunk(chunk.seq(), chunk.firstLine(), lines, rows, labelDense, letters);
+        KeyChunk[] out = new KeyChunk[SPARSE];
+        for (int c = 0; c < SPARSE; c++) {
+            out[c] = new KeyChunk(c, chunk.seq(), keys[c], rows);
+        }
+        return new Decoded(dense, out);
+    }
+
+    private Decoded decodeOversize(RawChunk chunk) {
+        DeadLetter letter =
+                new DeadLetter(
+                        chunk.firstLine(),
+                        chunk.firstOffset(),
+                        Reason.LINE_TOO_LONG.code(),
+                        "line has "
+                                + chunk.oversizeLength()
+                                + " bytes; the limit is "
+                                + options.maxLineBytes(),
+                        Arrays.copyOf(
+                                chunk.data(), Math.min(chunk.length(), options.maxRawBytes())),
+                        chunk.oversizeLength() > options.maxRawBytes());
+        DenseChunk dense =
+                new DenseChunk(
+                        chunk.seq(),
+                        chunk.firstLine(),
+                        1,
+                        0,
+                        new int[0],
+                        new DeadLetter[] {letter});
+        KeyChunk[] out = new KeyChunk[SPARSE];
+        for (int c = 0; c < SPARSE; c++) {
+            out[c] = new KeyChunk(c, chunk.seq(), new long[0], 0);
+        }
+        return new Decoded(dense, out);
+    }
+
+    /**
+     * Decodes the line {@code b[s, e)} into row {@code row} of the output arrays. Returns false,
+     * with {@link #failReason} and {@link #failDetail} set, if the line is rejected; then the row's
+     * slots may hold partial values and are overwritten by the next accepted line.
+     */
+    private boolean decodeLine(byte[] b, int s, int e, int[] labelDense, long[][] keys, int row) {
+        if (s == e) {
+            return fail(Reason.EMPTY_LINE, "the line is empty");
+        }
+        if (e - s > options.maxLineBytes()) {
+            return fail(
+                    Reason.LINE_TOO_LONG,
+                    "line has " + (e - s) + " bytes; the limit is " + options.maxLineBytes());
+        }
+        int tabs = 0;
+        int high = 0;
+        for (int i = s; i < e; i++) {
+            byte c = b[i];
+            high |= c;
+            if (c == '\t') {
+                tabs++;
+            }
+        }
+        if (high < 0 && !isUtf8(b, s, e)) {
+            return fail(Reason.INVALID_UTF8, "the line is not valid UTF-8");
+        }
+        int fields = tabs + 1;
+        if (fields > FIELDS || (fields < FIELDS && !options.padMissingFields())) {
+            return fail(
+                    Reason.WRONG_FIELD_COUNT,
+                    "expected " + FIELDS + " tab-separated fields, found " + fields);
+        }
+        int base = row * LABEL_DENSE_WIDTH;
+        int pos = s;
+        for (int f = 0; f < FIELDS; f++) {
+            int fieldEnd;
+            if (f < fields) {
+                fieldEnd = indexOf(b, (byte) '\t', pos, e);
+                if (fieldEnd < 0) {
+                    fieldEnd = e;
+                }
+            } else {
+                fieldEnd = pos; // padded: an absent field is missing
+            }
+            if (f <= DENSE) {
+                long v = parseInt32(b, pos, fieldEnd);
+                if (v == NOT_INT32) {
+                    return fail(
+                            f == 0 ? Reason.LABEL_NOT_INT32 : Reason.DENSE_NOT_INT32,
+                            CriteoLayout.fieldName(f)
+                                    + ": "
+                                    + quote(b, pos, fieldEnd)
+                                    + " is not a 32-bit integer");
+                }
+                labelDense[base + f] = f > 0 && v < 0 ? 0 : (int) v;
+            } else {
+                long id = parseHex(b, pos, fieldEnd);
+                if (hexStatus != HEX_OK) {
+                    return fail(
+                            hexStatus == HEX_NOT_HEX
+                                    ? Reason.CATEGORICAL_NOT_HEX
+                                    : Reason.CATEGORICAL_OVERFLOW,
+                            CriteoLayout.fieldName(f)
+                                    + ": "
+                                    + quote(b, pos, fieldEnd)
+                                    + (hexStatus == HEX_NOT_HEX
+                                            ? " is not hexadecimal"
+                                            : " does not fit in 64 bits"));
+                }
+                long m = options.maxIndRange();
+                keys[f - 1 - DENSE][row] = m > 0 ? Long.remainderUnsigned(id, m) : id;
+            }
+            pos = fieldEnd + 1;
+        }
+        return true;
+    }
+
+    private boolean fail(Reason reason, String detail) {
+        failReason = reason;
+        failDetail = detail;
+        return false;
+    }
+
+    /**
+     * Parses an optionally signed decimal int32; an empty field is missing and gives 0. Returns
+     * {@link #NOT_INT32} for anything else.
+     */
+    static long parseInt32(byte[] b, int s, int e) {
+        if (s == e) {
+            return 0;
+        }
+        boolean negative = false;
+        int i = s;
+        if (b[i] == '-' || b[i] == '+') {
+            negative = b[i] == '-';
+            i++;
+            if (i == e) {
+                return NOT_INT32;
+            }
+        }
+        long v = 0;
+        for (; i < e; i++) {
+            int d = b[i] - '0';
+            if (d < 0 || d > 9) {
+                return NOT_INT32;
+            }
+            v = v * 10 + d;
+            if (v > 1L << 31) {
+                return NOT_INT32;
+            }
+        }
+        if (negative) {
+            v = -v;
+        }
+        return v > Integer.MAX_VALUE ? NOT_INT32 : v;
+    }
+
+    /**
+     * Parses hexadecimal digits as an unsigned 64-bit id; an empty field is missing and gives 0.
+     * Sets {@link #hexStatus}.
+     */
+    long parseHex(byte[] b, int s, int e) {
+        long v = 0;
+        int significant = 0;
+        for (int i = s; i < e; i++) {
+            int d = HEX[b[i] & 0xff];
+            if (d < 0) {
+                hexStatus = HEX_NOT_HEX;
+                return 0;
+            }
+            if (significant > 0 || d != 0) {
+                significant++;
+            }
+            v = (v << 4) | d;
+        }
+        hexStatus = significant > 16 ? HEX_OVERFLOW : HEX_OK;
+        return v;
+    }
+
+    private DeadLetter deadLetter(
+            RawChunk chunk, int lineIndex, byte[] b, int s, int e, Reason reason, String detail) {
+        int keep = Math.min(e - s, options.maxRawBytes());
+        return new DeadLetter(
+                chunk.firstLine() + lineIndex,
+                chunk.firstOffset() + s,
+                reason.code(),
+                detail,
+                Arrays.copyOfRange(b, s, s + keep),
+                keep < e - s);
+    }
+
+    private static int indexOf(byte[] b, byte target, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == target) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean isUtf8(byte[] b, int s, int e) {
+        try {
+            StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(b, s, e - s));
+            return true;
+        } catch (CharacterCodingException ex) {
+            return false;
+        }
+    }
+
+    /** The field's text for an error message, quoted and cut at 40 bytes. */
+    private static String quote(byte[] b, int s, int e) {
+        int keep = Math.min(e - s, 40);
+        String text = new String(b, s, keep, StandardCharsets.UTF_8);
+        return "\"" + text + (keep < e - s ? "...\"" : "\"");
+    }
+}

@@ -1,0 +1,104 @@
+package dev.piper.operators.vocab;
+
+import dev.piper.operators.block.IndexChunk;
+import dev.piper.operators.block.KeyChunk;
+import dev.piper.operators.block.KeyChunkSerializer;
+import dev.piper.state.Vocabulary;
+import dev.piper.state.VocabularySerializer;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * GenVocab and ApplyVocab in one pass, for one categorical column per key.
+ *
+ * <p>Keyed by column, so each vocabulary is owned by exactly one subtask and needs no
+ * synchronisation (PIPER's column-wise dataflow). Blocks of a column arrive from parallel decoders
+ * in any order; they are applied strictly in sequence order, the out-of-order ones waiting in keyed
+ * state. Hence an id's index is the rank of its first appearance in the column's input, the same at
+ * every parallelism and on every run.
+ *
+ * <p>State, all keyed by column:
+ *
+ * <ul>
+ *   <li>{@link #VOCABULARY}: the column's {@link Vocabulary}, written by {@link
+ *       VocabularySerializer}. On the heap backend {@code value()} returns the live object (the
+ *       copy-on-write state table copies it only while a snapshot holds the old version), so the
+ *       per-block cost is the lookups. On RocksDB each block reads and writes the whole vocabulary;
+ *       see {@code docs/DESIGN.md} for that trade-off.
+ *   <li>{@link #NEXT_SEQ}: the sequence number of the next block to apply.
+ *   <li>{@link #PENDING}: blocks that arrived ahead of their turn.
+ * </ul>
+ */
+public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyChunk, IndexChunk> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final ValueStateDescriptor<Vocabulary> VOCABULARY =
+            new ValueStateDescriptor<>("vocabulary", VocabularySerializer.INSTANCE);
+    public static final ValueStateDescriptor<Long> NEXT_SEQ =
+            new ValueStateDescriptor<>("next-seq", LongSerializer.INSTANCE);
+    public static final MapStateDescriptor<Long, KeyChunk> PENDING =
+            new MapStateDescriptor<>(
+                    "pending", LongSerializer.INSTANCE, KeyChunkSerializer.INSTANCE);
+
+    private transient ValueState<Vocabulary> vocabulary;
+    private transient ValueState<Long> nextSeq;
+    private transient MapState<Long, KeyChunk> pending;
+
+    @Override
+    public void open(OpenContext openContext) {
+        vocabulary = getRuntimeContext().getState(VOCABULARY);
+        nextSeq = getRuntimeContext().getState(NEXT_SEQ);
+        pending = getRuntimeContext().getMapState(PENDING);
+    }
+
+    @Override
+    public void processElement(KeyChunk chunk, Context ctx, Collector<IndexChunk> out)
+            throws Exception {
+        Long stored = nextSeq.value();
+        long next = stored == null ? 0 : stored;
+        if (chunk.seq() != next) {
+            if (chunk.seq() < next) {
+                throw new IllegalStateException(
+                        "column "
+                                + chunk.column()
+                                + " received block "
+                                + chunk.seq()
+                                + " twice (next expected "
+                                + next
+                                + ")");
+            }
+            pending.put(chunk.seq(), chunk);
+            return;
+        }
+        Vocabulary vocab = vocabulary.value();
+        if (vocab == null) {
+            vocab = new Vocabulary();
+        }
+        out.collect(apply(vocab, chunk));
+        next++;
+        KeyChunk waiting;
+        while ((waiting = pending.get(next)) != null) {
+            pending.remove(next);
+            out.collect(apply(vocab, waiting));
+            next++;
+        }
+        vocabulary.update(vocab);
+        nextSeq.update(next);
+    }
+
+    /** Maps one block of keys to indices, adding unseen keys; reports the keys it added. */
+    static IndexChunk apply(Vocabulary vocab, KeyChunk chunk) {
+        int before = vocab.size();
+        int[] indices = new int[chunk.size()];
+        vocab.apply(chunk.keys(), chunk.size(), indices);
+        long[] added = vocab.keysBetween(before, vocab.size());
+        return new IndexChunk(chunk.column(), chunk.seq(), indices, chunk.size(), before, added);
+    }
+}

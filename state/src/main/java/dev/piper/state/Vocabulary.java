@@ -1,0 +1,232 @@
+package dev.piper.state;
+
+import java.util.Arrays;
+
+/**
+ * An append-only vocabulary of one column: it maps a 64-bit key to a dense index, the rank of the
+ * key's first appearance (0, 1, 2, ...).
+ *
+ * <p>Layout, chosen for heap cost and for a cheap snapshot:
+ *
+ * <ul>
+ *   <li>{@code keys[i]} is the key of index {@code i} (the reverse map, in index order). It grows
+ *       by 1.5x.
+ *   <li>{@code slots} is an open-addressing table (linear probing, power-of-two capacity, load at
+ *       most 1/2) whose cells hold {@code index + 1}; 0 marks an empty cell. The key of a cell is
+ *       read through {@code keys}, so the table costs 4 bytes a cell.
+ * </ul>
+ *
+ * <p>Heap cost per entry: the table is 8 to 16 bytes (load 1/4 to 1/2 between doublings), the key
+ * array 8 to 12 bytes, so at most 28 bytes plus two array headers; {@code VocabularyTest} measures
+ * it with JOL. Only the key array is snapshotted ({@link VocabularySerializer}): the table is
+ * rebuilt on restore, so the on-disk cost is 8 bytes an entry.
+ *
+ * <p>Not thread-safe; each instance belongs to one keyed-state entry of one operator subtask.
+ */
+public final class Vocabulary {
+
+    private static final int MIN_TABLE = 16;
+    private static final int MIN_KEYS = 8;
+
+    /**
+     * The largest number of entries. Indices are int32 in {@code rows.bin}; the bound keeps the
+     * table (two cells an entry) within one Java array.
+     */
+    public static final int MAX_SIZE = 1 << 29;
+
+    private long[] keys;
+    private int size;
+    private int[] slots;
+    private int shift;
+
+    public Vocabulary() {
+        this(0);
+    }
+
+    /** An empty vocabulary sized for {@code expected} entries without growing. */
+    public Vocabulary(int expected) {
+        if (expected < 0 || expected > MAX_SIZE) {
+            throw new IllegalArgumentException("expected size out of range: " + expected);
+        }
+        keys = new long[Math.max(MIN_KEYS, expected)];
+        allocateTable(tableCapacityFor(expected));
+    }
+
+    /**
+     * A vocabulary holding {@code keys[0..n)} at indices {@code 0..n)}.
+     *
+     * @throws IllegalArgumentException if a key occurs twice
+     */
+    public static Vocabulary ofKeys(long[] keys, int n) {
+        Vocabulary v = new Vocabulary(n);
+        for (int i = 0; i < n; i++) {
+            int before = v.size;
+            int index = v.getOrAdd(keys[i]);
+            if (index != before) {
+                throw new IllegalArgumentException(
+                        "duplicate key "
+                                + Long.toUnsignedString(keys[i])
+                                + " at indices "
+                                + index
+                                + " and "
+                                + i);
+            }
+        }
+        return v;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    /** The key of {@code index}, which must be below {@link #size()}. */
+    public long keyAt(int index) {
+        if (index < 0 || index >= size) {
+            throw new IndexOutOfBoundsException("index " + index + " of " + size);
+        }
+        return keys[index];
+    }
+
+    /** Copies the keys of indices {@code [from, to)} into a new array. */
+    public long[] keysBetween(int from, int to) {
+        if (from < 0 || to > size || from > to) {
+            throw new IndexOutOfBoundsException("[" + from + ", " + to + ") of " + size);
+        }
+        return Arrays.copyOfRange(keys, from, to);
+    }
+
+    /** Copies the keys in index order into {@code dst}, which holds at least {@link #size()}. */
+    public void copyKeysTo(long[] dst) {
+        System.arraycopy(keys, 0, dst, 0, size);
+    }
+
+    /** The index of {@code key}, or -1 if it has none. */
+    public int indexOf(long key) {
+        int mask = slots.length - 1;
+        int slot = slotOf(key);
+        while (true) {
+            int cell = slots[slot];
+            if (cell == 0) {
+                return -1;
+            }
+            if (keys[cell - 1] == key) {
+                return cell - 1;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /** The index of {@code key}; a key seen for the first time gets the next index. */
+    public int getOrAdd(long key) {
+        int mask = slots.length - 1;
+        int slot = slotOf(key);
+        while (true) {
+            int cell = slots[slot];
+            if (cell == 0) {
+                return insertAt(slot, key);
+            }
+            if (keys[cell - 1] == key) {
+                return cell - 1;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /** Maps {@code in[0..n)} to indices in {@code out[0..n)}, adding unseen keys in order. */
+    public void apply(long[] in, int n, int[] out) {
+        for (int i = 0; i < n; i++) {
+            out[i] = getOrAdd(in[i]);
+        }
+    }
+
+    /** A deep, independent copy. */
+    public Vocabulary copy() {
+        Vocabulary c = new Vocabulary(0);
+        c.keys = Arrays.copyOf(keys, keys.length);
+        c.size = size;
+        c.slots = slots.clone();
+        c.shift = shift;
+        return c;
+    }
+
+    private int insertAt(int slot, long key) {
+        if (size == MAX_SIZE) {
+            throw new IllegalStateException("vocabulary is full: " + MAX_SIZE + " entries");
+        }
+        int index = size;
+        if (index == keys.length) {
+            int grown = (int) Math.min(MAX_SIZE, (long) keys.length + (keys.length >> 1) + 1);
+            keys = Arrays.copyOf(keys, grown);
+        }
+        keys[index] = key;
+        size = index + 1;
+        if (size > (slots.length >> 1)) {
+            rehash(slots.length << 1);
+        } else {
+            slots[slot] = index + 1;
+        }
+        return index;
+    }
+
+    private void rehash(int capacity) {
+        allocateTable(capacity);
+        int mask = capacity - 1;
+        for (int i = 0; i < size; i++) {
+            int slot = slotOf(keys[i]);
+            while (slots[slot] != 0) {
+                slot = (slot + 1) & mask;
+            }
+            slots[slot] = i + 1;
+        }
+    }
+
+    private void allocateTable(int capacity) {
+        slots = new int[capacity];
+        shift = 64 - Integer.numberOfTrailingZeros(capacity);
+    }
+
+    private static int tableCapacityFor(int entries) {
+        long needed = Math.max(MIN_TABLE, 2L * entries + 2);
+        return (int) Math.min(1L << 30, Long.highestOneBit(needed - 1) << 1);
+    }
+
+    private int slotOf(long key) {
+        return (int) (mix(key) >>> shift);
+    }
+
+    /**
+     * Stafford's variant 13 of the MurmurHash3 finalizer: every input bit reaches every output bit.
+     */
+    static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    /** Equal when both hold the same keys at the same indices. */
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof Vocabulary)) {
+            return false;
+        }
+        Vocabulary other = (Vocabulary) o;
+        return size == other.size && Arrays.equals(keys, 0, size, other.keys, 0, other.size);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = size;
+        for (int i = 0; i < size; i++) {
+            h = 31 * h + Long.hashCode(keys[i]);
+        }
+        return h;
+    }
+
+    @Override
+    public String toString() {
+        return "Vocabulary{size=" + size + "}";
+    }
+}

@@ -1,0 +1,69 @@
+package dev.piper.state;
+
+import java.io.IOException;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Snapshot of {@link VocabularySerializer}. Its version is the vocabulary byte format version; the
+ * snapshot itself carries no payload.
+ *
+ * <p>Version history:
+ *
+ * <ul>
+ *   <li>1: {@code int32 n} then {@code n} little-endian int64 keys in index order.
+ * </ul>
+ *
+ * A later format must keep a reader for every earlier version, and {@link
+ * #resolveSchemaCompatibility} must answer "compatible after migration" for them.
+ */
+public final class VocabularySerializerSnapshot implements TypeSerializerSnapshot<Vocabulary> {
+
+    private int readVersion = VocabularySerializer.CURRENT_FORMAT;
+
+    @Override
+    public int getCurrentVersion() {
+        return VocabularySerializer.CURRENT_FORMAT;
+    }
+
+    @Override
+    public void writeSnapshot(DataOutputView out) {}
+
+    @Override
+    public void readSnapshot(int readVersion, DataInputView in, ClassLoader userCodeClassLoader)
+            throws IOException {
+        if (readVersion < 1 || readVersion > VocabularySerializer.CURRENT_FORMAT) {
+            throw new IOException(
+                    "unknown vocabulary format version "
+                            + readVersion
+                            + "; this build reads 1.."
+                            + VocabularySerializer.CURRENT_FORMAT);
+        }
+        this.readVersion = readVersion;
+    }
+
+    /** The format version of the state this snapshot describes. */
+    public int formatVersion() {
+        return readVersion;
+    }
+
+    @Override
+    public TypeSerializer<Vocabulary> restoreSerializer() {
+        return VocabularySerializer.INSTANCE;
+    }
+
+    @Override
+    public TypeSerializerSchemaCompatibility<Vocabulary> resolveSchemaCompatibility(
+            TypeSerializerSnapshot<Vocabulary> oldSerializerSnapshot) {
+        if (!(oldSerializerSnapshot instanceof VocabularySerializerSnapshot)) {
+            return TypeSerializerSchemaCompatibility.incompatible();
+        }
+        int old = ((VocabularySerializerSnapshot) oldSerializerSnapshot).readVersion;
+        return old == VocabularySerializer.CURRENT_FORMAT
+                ? TypeSerializerSchemaCompatibility.compatibleAsIs()
+                : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
+    }
+}
