@@ -108,11 +108,11 @@ public final class Preprocess {
             Path output,
             int parallelism,
             StateBackend backend,
-            Configuration piperOptions,
+            Configuration extra,
             PrintStream progress)
             throws Exception {
         Configuration conf = EmbeddedRunner.configuration(parallelism, backend);
-        conf.addAll(piperOptions);
+        conf.addAll(extra);
         DecodeOptions options = PiperOptions.decodeOptions(conf);
         PreprocessJob job =
                 new PreprocessJob(

@@ -116,8 +116,11 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
     public void copy(DataInputView source, DataOutputView target) throws IOException {
         int n = source.readInt();
         target.writeInt(n);
+        byte[] bytes = new byte[Math.min(n, BLOCK_ENTRIES) * Long.BYTES];
         for (int from = 0; from < n; from += BLOCK_ENTRIES) {
-            target.write(source, Math.min(BLOCK_ENTRIES, n - from) * Long.BYTES);
+            int len = Math.min(BLOCK_ENTRIES, n - from) * Long.BYTES;
+            source.readFully(bytes, 0, len);
+            target.write(bytes, 0, len);
         }
     }
 

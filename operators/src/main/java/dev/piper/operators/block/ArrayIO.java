@@ -88,9 +88,11 @@ final class ArrayIO {
         int n = readLength(in);
         out.writeInt(n);
         long total = (long) n * width;
+        byte[] piece = new byte[(int) Math.min(PIECE_BYTES, total)];
         while (total > 0) {
             int len = (int) Math.min(PIECE_BYTES, total);
-            out.write(in, len);
+            in.readFully(piece, 0, len);
+            out.write(piece, 0, len);
             total -= len;
         }
     }

@@ -1,0 +1,291 @@
+package dev.piper.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.generate.CriteoGenerator;
+import dev.piper.job.sink.OutputLayout;
+import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.decode.Reason;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The batch contract end to end on a shared MiniCluster (2 task managers x 2 slots): the job's
+ * output equals {@link ReferencePreprocessor}'s byte for byte, and is the same at every
+ * parallelism, block size and state backend.
+ */
+class PreprocessITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private static final int GENERATED_ROWS = 200_000;
+
+    @TempDir static Path shared;
+    @TempDir Path tmp;
+
+    /** 200k generated lines, 1% malformed of every kind, 64-bit ids in C3 and C16. */
+    private static Path generated;
+
+    @BeforeAll
+    static void generate() throws IOException {
+        generated = shared.resolve("generated.tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(generated))) {
+            new CriteoGenerator(20261122, 0.01, 0.01).write(out, GENERATED_ROWS);
+        }
+    }
+
+    private Path preprocess(Path input, int parallelism, Configuration extra, StateBackend backend)
+            throws Exception {
+        Path out = Files.createTempDirectory(tmp, "out-");
+        Preprocess.prepareOutput(out, false);
+        Preprocess.run(input, out, parallelism, backend, extra, QUIET);
+        return out;
+    }
+
+    private Path preprocess(Path input, int parallelism, Configuration extra) throws Exception {
+        return preprocess(input, parallelism, extra, StateBackend.hashmap);
+    }
+
+    private static Configuration options(long maxIndRange, boolean pad) {
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.MAX_IND_RANGE, maxIndRange);
+        conf.set(PiperOptions.PAD_MISSING_FIELDS, pad);
+        return conf;
+    }
+
+    @ParameterizedTest(name = "max-ind-range {0}")
+    @ValueSource(longs = {-1, 5000})
+    void generatedInputMatchesTheReference(long maxIndRange) throws Exception {
+        Path out = preprocess(generated, 2, options(maxIndRange, false));
+        assertMatchesReference(generated, out, maxIndRange, false);
+    }
+
+    @Test
+    void crlfLineEndingsAndAMissingFinalNewline() throws Exception {
+        String text = Files.readString(generated, StandardCharsets.ISO_8859_1);
+        String firstLines = text.substring(0, nthNewline(text, 20_000));
+        Path crlf = tmp.resolve("crlf.tsv");
+        Files.writeString(crlf, firstLines.replace("\n", "\r\n"), StandardCharsets.ISO_8859_1);
+        Path out = preprocess(crlf, 2, options(-1, false));
+        assertMatchesReference(crlf, out, -1, false);
+        byte[] bytes = Files.readAllBytes(crlf);
+        assertThat(new String(bytes, StandardCharsets.ISO_8859_1)).contains("\r\n");
+        assertThat(bytes[bytes.length - 1])
+                .as("no final line break")
+                .isNotIn((byte) '\n', (byte) '\r');
+    }
+
+    @Test
+    void realPaddleRecTrainSample() throws Exception {
+        Path input = fixture("paddlerec_criteo_sample_train.tsv");
+        Path out = preprocess(input, 2, options(-1, false));
+        assertMatchesReference(input, out, -1, false);
+        JsonNode meta = metadata(out);
+        assertThat(meta.get("rows_written").asLong()).isEqualTo(100);
+        assertThat(meta.get("dead_letters").asLong()).isZero();
+    }
+
+    @ParameterizedTest(name = "pad-missing-fields {0}")
+    @ValueSource(booleans = {false, true})
+    void realPaddleRecTestSampleWithAndWithoutPadding(boolean pad) throws Exception {
+        Path input = fixture("paddlerec_criteo_sample_test.tsv");
+        Path out = preprocess(input, 2, options(-1, pad));
+        assertMatchesReference(input, out, -1, pad);
+        JsonNode meta = metadata(out);
+        assertThat(meta.get("rows_written").asLong()).isEqualTo(pad ? 100 : 61);
+        assertThat(meta.get("dead_letters_by_reason").get("wrong_field_count").asLong())
+                .isEqualTo(pad ? 0 : 39);
+    }
+
+    /** Parallelism 1, 2 and 4, and tiny blocks, give the same bytes in every output file. */
+    @Test
+    void identicalOutputAtEveryParallelismAndBlockSize() throws Exception {
+        Map<String, String> p1 = sha256OfEveryFile(preprocess(generated, 1, options(-1, false)));
+        Map<String, String> p2 = sha256OfEveryFile(preprocess(generated, 2, options(-1, false)));
+        Map<String, String> p4 = sha256OfEveryFile(preprocess(generated, 4, options(-1, false)));
+        Configuration smallBlocks = options(-1, false);
+        smallBlocks.set(PiperOptions.BLOCK_ROWS, 97);
+        Map<String, String> small = sha256OfEveryFile(preprocess(generated, 3, smallBlocks));
+        assertThat(p1).hasSize(3 + 26);
+        assertThat(p2).isEqualTo(p1);
+        assertThat(p4).isEqualTo(p1);
+        assertThat(small).isEqualTo(p1);
+    }
+
+    @Test
+    void rocksDbStateBackendGivesIdenticalOutput() throws Exception {
+        Path rocksDir = tmp.resolve("rocksdb-local");
+        Configuration conf = options(5000, false);
+        conf.setString("state.backend.rocksdb.localdir", rocksDir.toString());
+        Path rocks = preprocess(generated, 2, conf, StateBackend.rocksdb);
+        Path heap = preprocess(generated, 2, options(5000, false));
+        assertThat(sha256OfEveryFile(rocks)).isEqualTo(sha256OfEveryFile(heap));
+        assertThat(rocksDir)
+                .as("RocksDB created its local directory, so it really held the state")
+                .isDirectory();
+    }
+
+    /**
+     * Every malformation kind is reported with its code, the counts add up, and removing the
+     * rejected lines gives the same rows.bin without a single dead letter.
+     */
+    @Test
+    void deadLettersAccountForEveryLineAndRemovingThemChangesNoRow() throws Exception {
+        Path out = preprocess(generated, 2, options(-1, false));
+        JsonNode meta = metadata(out);
+        long lines = meta.get("lines_read").asLong();
+        assertThat(lines).isEqualTo(GENERATED_ROWS);
+        assertThat(meta.get("rows_written").asLong() + meta.get("dead_letters").asLong())
+                .isEqualTo(lines);
+        for (Reason r : Reason.values()) {
+            assertThat(meta.get("dead_letters_by_reason").get(r.code()).asLong())
+                    .as(r.code())
+                    .isPositive();
+        }
+        List<JsonNode> dead = deadLetters(out);
+        assertThat(dead).hasSize((int) meta.get("dead_letters").asLong());
+        assertThat(dead)
+                .allSatisfy(
+                        d -> {
+                            assertThat(d.get("raw").asText().length())
+                                    .isLessThanOrEqualTo(4 * 1024);
+                            assertThat(d.get("detail").asText()).isNotEmpty();
+                        });
+
+        Set<Long> rejected = new HashSet<>();
+        dead.forEach(d -> rejected.add(d.get("line").asLong()));
+        Path clean = tmp.resolve("clean.tsv");
+        try (OutputStream w = new BufferedOutputStream(Files.newOutputStream(clean))) {
+            byte[] all = Files.readAllBytes(generated);
+            long line = 1;
+            int start = 0;
+            for (int i = 0; i < all.length; i++) {
+                if (all[i] == '\n') {
+                    if (!rejected.contains(line)) {
+                        w.write(all, start, i + 1 - start);
+                    }
+                    line++;
+                    start = i + 1;
+                }
+            }
+        }
+        Path again = preprocess(clean, 2, options(-1, false));
+        assertThat(metadata(again).get("dead_letters").asLong()).isZero();
+        assertThat(Files.readAllBytes(again.resolve(OutputLayout.ROWS)))
+                .isEqualTo(Files.readAllBytes(out.resolve(OutputLayout.ROWS)));
+    }
+
+    // ---------------------------------------------------------------------------------------
+
+    private static void assertMatchesReference(Path input, Path out, long maxIndRange, boolean pad)
+            throws IOException {
+        ReferencePreprocessor.Result ref =
+                ReferencePreprocessor.run(
+                        Files.readAllBytes(input),
+                        maxIndRange,
+                        pad,
+                        DecodeOptions.DEFAULT_MAX_LINE_BYTES);
+        byte[] rows = Files.readAllBytes(out.resolve(OutputLayout.ROWS));
+        assertThat(rows.length).isEqualTo(ref.rows().length);
+        assertThat(rows).as("rows.bin").isEqualTo(ref.rows());
+        for (int c = 0; c < 26; c++) {
+            assertThat(Files.readString(out.resolve(OutputLayout.vocabFile(c))))
+                    .as("vocab C" + (c + 1))
+                    .isEqualTo(ref.vocabFiles().get(c));
+        }
+        List<ReferencePreprocessor.Rejected> dead = new ArrayList<>();
+        for (JsonNode d : deadLetters(out)) {
+            dead.add(
+                    new ReferencePreprocessor.Rejected(
+                            d.get("line").asLong(),
+                            d.get("offset").asLong(),
+                            d.get("reason").asText()));
+        }
+        assertThat(dead).isEqualTo(ref.rejected());
+        JsonNode meta = metadata(out);
+        assertThat(meta.get("lines_read").asLong()).isEqualTo(ref.linesRead());
+        assertThat(meta.get("rows_written").asLong()).isEqualTo(ref.rowsWritten());
+        assertThat(meta.get("dead_letters").asLong()).isEqualTo(ref.rejected().size());
+        for (int c = 0; c < 26; c++) {
+            long entries = ref.vocabFiles().get(c).lines().count();
+            assertThat(meta.get("vocab_size").get("C" + (c + 1)).asLong()).isEqualTo(entries);
+        }
+    }
+
+    private static List<JsonNode> deadLetters(Path out) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        List<JsonNode> records = new ArrayList<>();
+        for (String line : Files.readAllLines(out.resolve(OutputLayout.DEAD_LETTERS))) {
+            records.add(json.readTree(line));
+        }
+        return records;
+    }
+
+    private static JsonNode metadata(Path out) throws IOException {
+        return new ObjectMapper().readTree(out.resolve(OutputLayout.METADATA).toFile());
+    }
+
+    private static Map<String, String> sha256OfEveryFile(Path dir) throws Exception {
+        Map<String, String> sums = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                sums.put(
+                        dir.relativize(f).toString(),
+                        HexFormat.of().formatHex(sha.digest(Files.readAllBytes(f))));
+            }
+        }
+        return sums;
+    }
+
+    private Path fixture(String name) throws IOException {
+        Path target = tmp.resolve(name);
+        try (InputStream in = getClass().getResourceAsStream("/real/" + name)) {
+            assertThat(in).as("test fixture " + name).isNotNull();
+            Files.copy(in, target);
+        }
+        return target;
+    }
+
+    private static int nthNewline(String text, int n) {
+        int pos = -1;
+        for (int i = 0; i < n; i++) {
+            pos = text.indexOf('\n', pos + 1);
+        }
+        return pos;
+    }
+}

@@ -1,0 +1,156 @@
+package dev.piper.job;
+
+import java.io.ByteArrayOutputStream;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * An independent, deliberately plain implementation of the batch contract (docs/SEMANTICS.md), row
+ * by row, with strings, regular expressions and BigInteger: slow and obviously right. The job's
+ * output must equal it byte for byte. It shares no code with the job.
+ */
+final class ReferencePreprocessor {
+
+    private static final Pattern INT = Pattern.compile("[+-]?[0-9]+");
+    private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]*");
+    private static final BigInteger INT_MIN = BigInteger.valueOf(Integer.MIN_VALUE);
+    private static final BigInteger INT_MAX = BigInteger.valueOf(Integer.MAX_VALUE);
+
+    /** One rejected line. */
+    record Rejected(long line, long offset, String reason) {}
+
+    /** Everything the contract says the output holds. */
+    record Result(
+            byte[] rows,
+            List<String> vocabFiles,
+            List<Rejected> rejected,
+            long linesRead,
+            long rowsWritten) {}
+
+    static Result run(byte[] input, long maxIndRange, boolean padMissingFields, int maxLineBytes) {
+        ByteArrayOutputStream rows = new ByteArrayOutputStream();
+        List<Map<BigInteger, Integer>> vocab = new ArrayList<>();
+        for (int c = 0; c < 26; c++) {
+            vocab.add(new LinkedHashMap<>());
+        }
+        List<Rejected> rejected = new ArrayList<>();
+        long lineNo = 0;
+        long rowsWritten = 0;
+        int start = 0;
+        while (start < input.length) {
+            int nl = start;
+            while (nl < input.length && input[nl] != '\n') {
+                nl++;
+            }
+            lineNo++;
+            byte[] line = Arrays.copyOfRange(input, start, nl);
+            if (line.length > 0 && line[line.length - 1] == '\r') {
+                line = Arrays.copyOf(line, line.length - 1);
+            }
+            String reason = parse(line, maxIndRange, padMissingFields, maxLineBytes, vocab, rows);
+            if (reason == null) {
+                rowsWritten++;
+            } else {
+                rejected.add(new Rejected(lineNo, start, reason));
+            }
+            start = nl + 1;
+        }
+        List<String> files = new ArrayList<>();
+        for (Map<BigInteger, Integer> v : vocab) {
+            StringBuilder sb = new StringBuilder();
+            v.forEach((key, index) -> sb.append(index).append('\t').append(key).append('\n'));
+            files.add(sb.toString());
+        }
+        return new Result(rows.toByteArray(), files, rejected, lineNo, rowsWritten);
+    }
+
+    /** Appends the row and returns null, or returns the reason the line is rejected. */
+    private static String parse(
+            byte[] line,
+            long maxIndRange,
+            boolean pad,
+            int maxLineBytes,
+            List<Map<BigInteger, Integer>> vocab,
+            ByteArrayOutputStream rows) {
+        if (line.length == 0) {
+            return "empty_line";
+        }
+        if (line.length > maxLineBytes) {
+            return "line_too_long";
+        }
+        String text;
+        try {
+            text =
+                    StandardCharsets.UTF_8
+                            .newDecoder()
+                            .onMalformedInput(CodingErrorAction.REPORT)
+                            .onUnmappableCharacter(CodingErrorAction.REPORT)
+                            .decode(ByteBuffer.wrap(line))
+                            .toString();
+        } catch (CharacterCodingException e) {
+            return "invalid_utf8";
+        }
+        List<String> fields = new ArrayList<>(Arrays.asList(text.split("\t", -1)));
+        if (fields.size() > 40 || (fields.size() < 40 && !pad)) {
+            return "wrong_field_count";
+        }
+        while (fields.size() < 40) {
+            fields.add("");
+        }
+        int[] values = new int[14];
+        for (int j = 0; j < 14; j++) {
+            String f = fields.get(j);
+            if (f.isEmpty()) {
+                values[j] = 0;
+                continue;
+            }
+            if (!INT.matcher(f).matches()) {
+                return j == 0 ? "label_not_int32" : "dense_not_int32";
+            }
+            BigInteger v = new BigInteger(f.startsWith("+") ? f.substring(1) : f);
+            if (v.compareTo(INT_MIN) < 0 || v.compareTo(INT_MAX) > 0) {
+                return j == 0 ? "label_not_int32" : "dense_not_int32";
+            }
+            values[j] = j > 0 && v.signum() < 0 ? 0 : v.intValue();
+        }
+        BigInteger[] keys = new BigInteger[26];
+        for (int c = 0; c < 26; c++) {
+            String f = fields.get(14 + c);
+            if (!HEX.matcher(f).matches()) {
+                return "categorical_not_hex";
+            }
+            BigInteger id = f.isEmpty() ? BigInteger.ZERO : new BigInteger(f, 16);
+            if (id.bitLength() > 64) {
+                return "categorical_overflow";
+            }
+            keys[c] = maxIndRange > 0 ? id.mod(BigInteger.valueOf(maxIndRange)) : id;
+        }
+        ByteBuffer row = ByteBuffer.allocate(160).order(ByteOrder.LITTLE_ENDIAN);
+        for (int v : values) {
+            row.putInt(v);
+        }
+        for (int c = 0; c < 26; c++) {
+            Map<BigInteger, Integer> v = vocab.get(c);
+            Integer index = v.get(keys[c]);
+            if (index == null) {
+                index = v.size();
+                v.put(keys[c], index);
+            }
+            row.putInt(index);
+        }
+        rows.writeBytes(row.array());
+        return null;
+    }
+
+    private ReferencePreprocessor() {}
+}

@@ -1,0 +1,236 @@
+package dev.piper.operators.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.piper.operators.block.DeadLetter;
+import dev.piper.operators.block.RawChunk;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class CriteoDecoderTest {
+
+    private static final DecodeOptions DEFAULTS = DecodeOptions.defaults();
+
+    /** 40 fields: label, I1..I13, C1..C26, with the given overrides by field index. */
+    private static String line(String... overrides) {
+        String[] f = new String[CriteoLayout.FIELDS];
+        f[0] = "1";
+        for (int j = 1; j <= CriteoLayout.DENSE; j++) {
+            f[j] = Integer.toString(j);
+        }
+        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+            f[1 + CriteoLayout.DENSE + c] = String.format("%08x", 0x1000 + c);
+        }
+        for (int i = 0; i + 1 < overrides.length; i += 2) {
+            f[Integer.parseInt(overrides[i])] = overrides[i + 1];
+        }
+        return String.join("\t", f);
+    }
+
+    private static RawChunk chunk(byte[] data, int lines) {
+        return new RawChunk(3, 101, 5000, lines, data, data.length, -1);
+    }
+
+    private static CriteoDecoder.Decoded decodeOne(String text, DecodeOptions options) {
+        byte[] data = (text + "\n").getBytes(StandardCharsets.UTF_8);
+        return new CriteoDecoder(options).decode(chunk(data, 1));
+    }
+
+    @Test
+    void decodesAValidLine() {
+        CriteoDecoder.Decoded d =
+                decodeOne(
+                        line(
+                                "0",
+                                "0",
+                                "2",
+                                "-5",
+                                "13",
+                                "",
+                                "14",
+                                "0000000000000000ff",
+                                "39",
+                                "FFFFFFFFFFFFFFFF"),
+                        DEFAULTS);
+        assertThat(d.dense().rows()).isEqualTo(1);
+        assertThat(d.dense().deadLetters()).isEmpty();
+        int[] expected = {0, 1, 0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+        expected[2] = 0; // I2 = -5: neg2zero
+        expected[13] = 0; // I13 empty: missing
+        assertThat(Arrays.copyOf(d.dense().labelDense(), 14)).containsExactly(expected);
+        assertThat(d.keys()[0].keys()[0]).isEqualTo(0xff); // 18 digits, 2 significant
+        assertThat(d.keys()[25].keys()[0]).isEqualTo(-1L); // 2^64-1, unsigned
+        assertThat(d.keys()[1].keys()[0]).isEqualTo(0x1001);
+        assertThat(d.keys()[0].seq()).isEqualTo(3);
+        assertThat(d.keys()[7].column()).isEqualTo(7);
+    }
+
+    @Test
+    void appliesTheModulusToTheUnsignedId() {
+        CriteoDecoder.Decoded d =
+                decodeOne(line("14", "ffffffffffffffff", "15", ""), DEFAULTS.withMaxIndRange(5000));
+        assertThat(d.keys()[0].keys()[0]).isEqualTo(Long.remainderUnsigned(-1L, 5000));
+        assertThat(d.keys()[0].keys()[0]).isEqualTo(1615);
+        assertThat(d.keys()[1].keys()[0]).isZero(); // missing -> 0, then 0 mod M
+    }
+
+    @Test
+    void missingCategoricalIsKeyZeroLikeAllZeros() {
+        CriteoDecoder.Decoded d = decodeOne(line("14", "", "15", "00000000"), DEFAULTS);
+        assertThat(d.keys()[0].keys()[0]).isZero();
+        assertThat(d.keys()[1].keys()[0]).isZero();
+    }
+
+    @Test
+    void labelIsKeptAsWritten() {
+        CriteoDecoder.Decoded d = decodeOne(line("0", "-7"), DEFAULTS);
+        assertThat(d.dense().labelDense()[0]).isEqualTo(-7);
+    }
+
+    @Test
+    void int32Bounds() {
+        assertThat(CriteoDecoder.parseInt32(bytes("2147483647"), 0, 10))
+                .isEqualTo(Integer.MAX_VALUE);
+        assertThat(CriteoDecoder.parseInt32(bytes("-2147483648"), 0, 11))
+                .isEqualTo(Integer.MIN_VALUE);
+        assertThat(CriteoDecoder.parseInt32(bytes("+0012"), 0, 5)).isEqualTo(12);
+        assertThat(CriteoDecoder.parseInt32(bytes("-0"), 0, 2)).isZero();
+        assertThat(CriteoDecoder.parseInt32(bytes("2147483648"), 0, 10)).isEqualTo(Long.MIN_VALUE);
+        assertThat(CriteoDecoder.parseInt32(bytes("-2147483649"), 0, 11)).isEqualTo(Long.MIN_VALUE);
+        assertThat(CriteoDecoder.parseInt32(bytes("99999999999999999999"), 0, 20))
+                .isEqualTo(Long.MIN_VALUE);
+    }
+
+    static Stream<Arguments> malformed() {
+        return Stream.of(
+                Arguments.of("", Reason.EMPTY_LINE, "the line is empty"),
+                Arguments.of("\r", Reason.EMPTY_LINE, "the line is empty"),
+                Arguments.of(line() + "\textra", Reason.WRONG_FIELD_COUNT, "found 41"),
+                Arguments.of(
+                        line().substring(0, line().lastIndexOf('\t')),
+                        Reason.WRONG_FIELD_COUNT,
+                        "expected 40 tab-separated fields, found 39"),
+                Arguments.of(
+                        line("0", "x"),
+                        Reason.LABEL_NOT_INT32,
+                        "label: \"x\" is not a 32-bit integer"),
+                Arguments.of(line("0", "2147483648"), Reason.LABEL_NOT_INT32, "label:"),
+                Arguments.of(line("5", "1.5"), Reason.DENSE_NOT_INT32, "I5: \"1.5\""),
+                Arguments.of(line("13", "-"), Reason.DENSE_NOT_INT32, "I13:"),
+                Arguments.of(line("3", " 3"), Reason.DENSE_NOT_INT32, "I3:"),
+                Arguments.of(
+                        line("14", "0x12"),
+                        Reason.CATEGORICAL_NOT_HEX,
+                        "C1: \"0x12\" is not hexadecimal"),
+                Arguments.of(line("39", "abc-"), Reason.CATEGORICAL_NOT_HEX, "C26:"),
+                Arguments.of(
+                        line("20", "10000000000000000"),
+                        Reason.CATEGORICAL_OVERFLOW,
+                        "C7: \"10000000000000000\" does not fit in 64 bits"),
+                Arguments.of(
+                        line("14", "caf\u00e9"), Reason.CATEGORICAL_NOT_HEX, "C1: \"caf\u00e9\""));
+    }
+
+    @ParameterizedTest
+    @MethodSource("malformed")
+    void rejectsWithAStableReason(String text, Reason reason, String detail) {
+        CriteoDecoder.Decoded d = decodeOne(text, DEFAULTS);
+        assertThat(d.dense().rows()).isZero();
+        assertThat(d.dense().lines()).isEqualTo(1);
+        DeadLetter letter = d.dense().deadLetters()[0];
+        assertThat(letter.reason()).isEqualTo(reason.code());
+        assertThat(letter.detail()).contains(detail);
+        assertThat(letter.line()).isEqualTo(101);
+        assertThat(letter.offset()).isEqualTo(5000);
+        for (var keys : d.keys()) {
+            assertThat(keys.size()).isZero();
+        }
+    }
+
+    @Test
+    void rejectsInvalidUtf8BeforeLookingAtFields() {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        b.writeBytes(bytes("1\t2\t"));
+        b.write(0xc3); // a lead byte with no continuation
+        b.writeBytes(bytes("\t3\n"));
+        DeadLetter letter =
+                new CriteoDecoder(DEFAULTS)
+                        .decode(chunk(b.toByteArray(), 1))
+                        .dense()
+                        .deadLetters()[0];
+        assertThat(letter.reason()).isEqualTo(Reason.INVALID_UTF8.code());
+        assertThat(letter.raw()).hasSize(7);
+    }
+
+    @Test
+    void rejectsALineOverTheLimitAndBoundsRaw() {
+        DecodeOptions options = new DecodeOptions(-1, false, 100, 16);
+        DeadLetter letter = decodeOne(line(), options).dense().deadLetters()[0];
+        assertThat(letter.reason()).isEqualTo(Reason.LINE_TOO_LONG.code());
+        assertThat(letter.raw()).hasSize(16);
+        assertThat(letter.rawTruncated()).isTrue();
+    }
+
+    @Test
+    void oversizeChunkBecomesOneDeadLetter() {
+        byte[] head = bytes("1\t2\t3");
+        RawChunk oversize = new RawChunk(9, 77, 123456, 1, head, head.length, 70000);
+        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(oversize);
+        DeadLetter letter = d.dense().deadLetters()[0];
+        assertThat(letter.reason()).isEqualTo("line_too_long");
+        assertThat(letter.detail()).isEqualTo("line has 70000 bytes; the limit is 65536");
+        assertThat(letter.line()).isEqualTo(77);
+        assertThat(letter.offset()).isEqualTo(123456);
+        assertThat(d.dense().lines()).isEqualTo(1);
+    }
+
+    @Test
+    void padsAbsentTrailingFieldsWhenAsked() {
+        String shortLine =
+                line().substring(0, line().indexOf("\t" + String.format("%08x", 0x1000 + 24)));
+        CriteoDecoder.Decoded d = decodeOne(shortLine, DEFAULTS.withPadMissingFields(true));
+        assertThat(d.dense().rows()).isEqualTo(1);
+        assertThat(d.keys()[23].keys()[0]).isEqualTo(0x1000 + 23);
+        assertThat(d.keys()[24].keys()[0]).isZero();
+        assertThat(d.keys()[25].keys()[0]).isZero();
+        assertThat(decodeOne(shortLine, DEFAULTS).dense().deadLetters()[0].reason())
+                .isEqualTo("wrong_field_count");
+    }
+
+    @Test
+    void decodesAMixedChunkWithCrlfAndNoFinalNewline() {
+        String text =
+                line("0", "0")
+                        + "\r\n"
+                        + "\n"
+                        + line("0", "1", "14", "ab")
+                        + "\r\n"
+                        + line("0", "bad")
+                        + "\n"
+                        + line("14", "ab");
+        byte[] data = bytes(text);
+        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(chunk(data, 5));
+        assertThat(d.dense().rows()).isEqualTo(3);
+        assertThat(d.dense().deadLetters())
+                .extracting(DeadLetter::line)
+                .containsExactly(102L, 104L);
+        assertThat(d.dense().deadLetters())
+                .extracting(DeadLetter::reason)
+                .containsExactly("empty_line", "label_not_int32");
+        assertThat(d.keys()[0].keys()).startsWith(0x1000L, 0xabL, 0xabL);
+        assertThat(d.dense().labelDense()[0]).isZero();
+        assertThat(d.dense().labelDense()[14]).isEqualTo(1);
+        int secondLineOffset = text.indexOf('\n') + 1;
+        assertThat(d.dense().deadLetters()[0].offset()).isEqualTo(5000 + secondLineOffset);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

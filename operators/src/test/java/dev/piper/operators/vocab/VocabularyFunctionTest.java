@@ -1,0 +1,101 @@
+package dev.piper.operators.vocab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.piper.operators.block.IndexChunk;
+import dev.piper.operators.block.KeyChunk;
+import dev.piper.state.Vocabulary;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+class VocabularyFunctionTest {
+
+    private static KeyedOneInputStreamOperatorTestHarness<Integer, KeyChunk, IndexChunk> harness()
+            throws Exception {
+        return new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new VocabularyFunction()), KeyChunk::column, Types.INT);
+    }
+
+    private static StreamRecord<KeyChunk> chunk(int column, long seq, long... keys) {
+        return new StreamRecord<>(new KeyChunk(column, seq, keys, keys.length));
+    }
+
+    @Test
+    void appliesBlocksInSequenceOrderWhateverTheArrivalOrder() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processElement(chunk(0, 2, 30, 10));
+            h.processElement(chunk(0, 1, 20, 10));
+            assertThat(h.extractOutputValues()).isEmpty();
+            h.processElement(chunk(0, 0, 10, 5));
+            List<IndexChunk> out = h.extractOutputValues();
+            assertThat(out).extracting(IndexChunk::seq).containsExactly(0L, 1L, 2L);
+            assertThat(out.get(0).indices()).containsExactly(0, 1);
+            assertThat(out.get(1).indices()).containsExactly(2, 0);
+            assertThat(out.get(2).indices()).containsExactly(3, 0);
+            assertThat(out.get(2).firstNewIndex()).isEqualTo(3);
+            assertThat(out.get(2).newKeys()).containsExactly(30);
+        }
+    }
+
+    @Test
+    void columnsHaveIndependentVocabularies() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processElement(chunk(0, 0, 7, 8));
+            h.processElement(chunk(1, 0, 8, 7));
+            List<IndexChunk> out = h.extractOutputValues();
+            assertThat(out.get(0).indices()).containsExactly(0, 1);
+            assertThat(out.get(1).indices()).containsExactly(0, 1);
+            assertThat(out.get(1).newKeys()).containsExactly(8, 7);
+        }
+    }
+
+    /**
+     * State survives a snapshot and restore: the vocabulary, the next sequence and the waiting
+     * blocks.
+     */
+    @Test
+    void snapshotAndRestoreKeepIdsAndWaitingBlocks() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.open();
+            h.processElement(chunk(4, 0, 100, 200));
+            h.processElement(chunk(4, 2, 400, 100)); // waits for block 1
+            snapshot = h.snapshot(1, 1);
+            h.getOperator().setCurrentKey(4);
+            Vocabulary v =
+                    h.getOperator()
+                            .getKeyedStateStore()
+                            .getState(VocabularyFunction.VOCABULARY)
+                            .value();
+            assertThat(v.size()).isEqualTo(2);
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(chunk(4, 1, 300, 200));
+            List<IndexChunk> out = h.extractOutputValues();
+            assertThat(out).extracting(IndexChunk::seq).containsExactly(1L, 2L);
+            assertThat(out.get(0).indices()).containsExactly(2, 1);
+            assertThat(out.get(1).indices()).containsExactly(3, 0);
+            assertThat(out.get(1).newKeys()).containsExactly(400);
+        }
+    }
+
+    @Test
+    void aBlockSeenTwiceFailsLoudly() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processElement(chunk(0, 0, 1));
+            assertThatThrownBy(() -> h.processElement(chunk(0, 0, 1)))
+                    .hasMessageContaining("received block 0 twice");
+        }
+    }
+}
