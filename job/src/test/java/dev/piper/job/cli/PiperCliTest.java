@@ -1,0 +1,143 @@
+package dev.piper.job.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The command line's contract: --help everywhere, exit 2 with one line naming a bad argument. */
+class PiperCliTest {
+
+    @TempDir Path tmp;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private PrintStream savedOut;
+    private PrintStream savedErr;
+
+    @BeforeEach
+    void capture() {
+        savedOut = System.out;
+        savedErr = System.err;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void restore() {
+        System.setOut(savedOut);
+        System.setErr(savedErr);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"preprocess", "generate", "demo"})
+    void everySubcommandHasHelp(String command) {
+        assertThat(PiperCli.execute(command, "--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: piper " + command);
+    }
+
+    @Test
+    void badValueExitsTwoWithOneLineNamingIt() {
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                "x",
+                                "--output",
+                                "y",
+                                "--parallelism",
+                                "many"))
+                .isEqualTo(2);
+        assertThat(err().lines()).hasSize(1);
+        assertThat(err()).contains("--parallelism").contains("'many'");
+    }
+
+    @Test
+    void missingRequiredOptionIsNamed() {
+        assertThat(PiperCli.execute("generate", "--rows", "10")).isEqualTo(2);
+        assertThat(err().lines()).hasSize(1);
+        assertThat(err()).contains("--output");
+    }
+
+    @Test
+    void unknownOptionIsNamed() {
+        assertThat(PiperCli.execute("generate", "--rows", "10", "--output", "f", "--colour", "red"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--colour");
+    }
+
+    @Test
+    void missingInputFileIsNamed() {
+        Path missing = tmp.resolve("missing.tsv");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                missing.toString(),
+                                "--output",
+                                tmp.resolve("o").toString()))
+                .isEqualTo(2);
+        assertThat(err()).startsWith("piper preprocess: --input: ").contains("missing.tsv");
+    }
+
+    @Test
+    void refusesANonEmptyOutputDirectoryAndForeignFilesEvenWithOverwrite() throws Exception {
+        Path input = tmp.resolve("in.tsv");
+        Files.writeString(input, "\n");
+        Path output = Files.createDirectories(tmp.resolve("out"));
+        Files.writeString(output.resolve("notes.txt"), "mine");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                output.toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--output:").contains("is not empty");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                output.toString(),
+                                "--overwrite"))
+                .isEqualTo(2);
+        assertThat(err()).contains("notes.txt").contains("refusing");
+        assertThat(output.resolve("notes.txt")).exists();
+    }
+
+    @Test
+    void generateWritesTheRequestedLines() throws Exception {
+        Path file = tmp.resolve("g.tsv");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--rows",
+                                "1234",
+                                "--seed",
+                                "5",
+                                "--scale",
+                                "0.001",
+                                "--output",
+                                file.toString()))
+                .isZero();
+        assertThat(Files.readAllLines(file)).hasSize(1234);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("1,234 lines");
+    }
+}
