@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import java.util.zip.GZIPOutputStream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -107,6 +108,16 @@ class PreprocessITCase {
         assertThat(bytes[bytes.length - 1])
                 .as("no final line break")
                 .isNotIn((byte) '\n', (byte) '\r');
+    }
+
+    @Test
+    void gzipInputGivesTheSameOutputAsThePlainFile() throws Exception {
+        Path gz = tmp.resolve("generated.tsv.gz");
+        try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(gz))) {
+            Files.copy(generated, out);
+        }
+        Path fromGz = preprocess(gz, 2, options(-1, false));
+        assertMatchesReference(generated, fromGz, -1, false);
     }
 
     @Test

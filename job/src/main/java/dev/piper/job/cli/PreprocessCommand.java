@@ -31,7 +31,8 @@ final class PreprocessCommand implements Callable<Integer> {
             names = "--input",
             required = true,
             paramLabel = "PATH",
-            description = "Criteo text file: label, I1..I13, C1..C26, tab-separated.")
+            description =
+                    "Criteo text file: label, I1..I13, C1..C26, tab-separated; a .gz file is decompressed on the fly.")
     Path input;
 
     @Option(

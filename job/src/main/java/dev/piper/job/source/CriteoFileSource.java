@@ -18,6 +18,9 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * cuts the file (cheap: it only looks for line breaks); decoding happens in parallel downstream.
  * The chunk sequence numbers give the column operators the input order.
  *
+ * <p>A file whose name ends in {@code .gz} is decompressed while it is read (Criteo Terabyte days
+ * ship that way); dead-letter offsets then count decompressed bytes.
+ *
  * <p>Run it at parallelism 1: extra readers would receive no split and finish at once.
  */
 public final class CriteoFileSource

@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.zip.GZIPInputStream;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -69,13 +70,10 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
             return false;
         }
         current = queued.remove(0);
-        Path path = new Path(current.path());
-        FSDataInputStream in = path.getFileSystem().open(path);
-        in.seek(current.offset());
-        stream = in;
+        stream = openAt(current.path(), current.offset());
         chunker =
                 new LineChunker(
-                        in,
+                        stream,
                         current.offset(),
                         current.nextLine(),
                         current.nextSeq(),
@@ -83,6 +81,22 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
                         maxLineBytes,
                         maxRawBytes);
         return true;
+    }
+
+    /**
+     * Opens the file positioned at {@code offset}. A {@code .gz} file is decompressed on the fly;
+     * its offsets count decompressed bytes, so resuming re-reads and skips.
+     */
+    static InputStream openAt(String file, long offset) throws IOException {
+        Path path = new Path(file);
+        FSDataInputStream in = path.getFileSystem().open(path);
+        if (file.endsWith(".gz")) {
+            InputStream gz = new GZIPInputStream(in, 1 << 16);
+            gz.skipNBytes(offset);
+            return gz;
+        }
+        in.seek(offset);
+        return in;
     }
 
     private void closeCurrent() throws IOException {
