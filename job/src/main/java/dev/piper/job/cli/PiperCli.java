@@ -1,5 +1,6 @@
 package dev.piper.job.cli;
 
+import dev.piper.job.bench.BenchCommand;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -14,6 +15,7 @@ import picocli.CommandLine.Command;
             PreprocessCommand.class,
             GenerateCommand.class,
             DemoCommand.class,
+            BenchCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class PiperCli implements Runnable {

@@ -1,0 +1,275 @@
+package dev.piper.job.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.PiperOptions;
+import dev.piper.job.Preprocess;
+import dev.piper.job.generate.CriteoGenerator;
+import dev.piper.job.sink.OutputLayout;
+import dev.piper.operators.decode.DecodeOptions;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * {@code piper bench}: marginal throughput of the data path, single-threaded without Flink and as
+ * the full job, for vocabulary regimes of different sizes.
+ *
+ * <p>Method: every measurement runs on two inputs from the same generator, N and N/2 lines (the
+ * second is the first half of the first), and reports (N - N/2) / (t(N) - t(N/2)): start-up, JIT
+ * warm-up and cluster start cancel out. Single-thread loops get one warm-up pass first. Every job
+ * run's {@code rows.bin} must hash to the same sha256 as the single-thread loop's rows, so a fast
+ * wrong answer fails the bench.
+ */
+final class Bench {
+
+    /** A vocabulary regime: the generator scale that gives it. */
+    record Regime(String name, double scale, String largest) {}
+
+    static final List<Regime> REGIMES =
+            List.of(
+                    new Regime("small", 0.0005, "~5K"),
+                    new Regime("medium", 0.01, "~100K"),
+                    new Regime("large", 0.1, "~1M"));
+
+    /** One row of the result table. */
+    record Result(
+            String regime,
+            double scale,
+            String stage,
+            int parallelism,
+            long rows,
+            long inputBytes,
+            double secondsFull,
+            double secondsHalf,
+            double rowsPerSecond,
+            double mbPerSecond,
+            boolean outputVerified) {}
+
+    private final Path dataDir;
+    private final long rows;
+    private final long seed;
+    private final int blockRows;
+    private final List<Integer> parallelisms;
+    private final PrintStream progress;
+
+    Bench(
+            Path dataDir,
+            long rows,
+            long seed,
+            int blockRows,
+            List<Integer> parallelisms,
+            PrintStream progress) {
+        this.dataDir = dataDir;
+        this.rows = rows;
+        this.seed = seed;
+        this.blockRows = blockRows;
+        this.parallelisms = parallelisms;
+        this.progress = progress;
+    }
+
+    List<Result> run(List<Regime> regimes) throws Exception {
+        Files.createDirectories(dataDir);
+        List<Result> results = new ArrayList<>();
+        DecodeOptions options = DecodeOptions.defaults();
+        for (Regime regime : regimes) {
+            Path full = data(regime, rows);
+            Path half = data(regime, rows / 2);
+            long fullBytes = Files.size(full);
+            long halfBytes = Files.size(half);
+
+            progress.printf("bench %s: single-thread loops%n", regime.name());
+            SingleThreadLoops.decodeOnly(half, blockRows, options); // warm-up
+            SingleThreadLoops.Pass dFull = SingleThreadLoops.decodeOnly(full, blockRows, options);
+            SingleThreadLoops.Pass dHalf = SingleThreadLoops.decodeOnly(half, blockRows, options);
+            results.add(
+                    result(
+                            regime,
+                            "decode, 1 thread, no Flink",
+                            1,
+                            fullBytes,
+                            halfBytes,
+                            dFull.seconds(),
+                            dHalf.seconds(),
+                            true));
+
+            SingleThreadLoops.fused(half, blockRows, options); // warm-up
+            SingleThreadLoops.Pass fFull = SingleThreadLoops.fused(full, blockRows, options);
+            SingleThreadLoops.Pass fHalf = SingleThreadLoops.fused(half, blockRows, options);
+            results.add(
+                    result(
+                            regime,
+                            "fused column work, 1 thread, no Flink",
+                            1,
+                            fullBytes,
+                            halfBytes,
+                            fFull.seconds(),
+                            fHalf.seconds(),
+                            true));
+
+            for (int p : parallelisms) {
+                progress.printf("bench %s: Flink job at parallelism %d%n", regime.name(), p);
+                JobRun jFull = job(full, p);
+                JobRun jHalf = job(half, p);
+                boolean verified =
+                        jFull.sha256().equals(fFull.rowsSha256())
+                                && jHalf.sha256().equals(fHalf.rowsSha256());
+                if (!verified) {
+                    throw new IllegalStateException(
+                            "regime "
+                                    + regime.name()
+                                    + ", parallelism "
+                                    + p
+                                    + ": rows.bin differs from the single-thread reference ("
+                                    + jFull.sha256()
+                                    + " vs "
+                                    + fFull.rowsSha256()
+                                    + ")");
+                }
+                results.add(
+                        result(
+                                regime,
+                                "Flink job",
+                                p,
+                                fullBytes,
+                                halfBytes,
+                                jFull.seconds(),
+                                jHalf.seconds(),
+                                verified));
+            }
+        }
+        return results;
+    }
+
+    private Result result(
+            Regime regime,
+            String stage,
+            int parallelism,
+            long fullBytes,
+            long halfBytes,
+            double tFull,
+            double tHalf,
+            boolean verified) {
+        double dt = tFull - tHalf;
+        long dRows = rows - rows / 2;
+        return new Result(
+                regime.name(),
+                regime.scale(),
+                stage,
+                parallelism,
+                rows,
+                fullBytes,
+                tFull,
+                tHalf,
+                dt > 0 ? dRows / dt : Double.NaN,
+                dt > 0 ? (fullBytes - halfBytes) / 1e6 / dt : Double.NaN,
+                verified);
+    }
+
+    private record JobRun(double seconds, String sha256) {}
+
+    private JobRun job(Path input, int parallelism) throws Exception {
+        Path out = dataDir.resolve("run-output");
+        Preprocess.prepareOutput(out, true);
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.BLOCK_ROWS, blockRows);
+        Preprocess.Summary s =
+                Preprocess.run(input, out, parallelism, StateBackend.hashmap, conf, progress);
+        return new JobRun(s.seconds(), sha256(out.resolve(OutputLayout.ROWS)));
+    }
+
+    /** The generated input of {@code n} lines for {@code regime}, generated once and cached. */
+    private Path data(Regime regime, long n) throws IOException {
+        Path file =
+                dataDir.resolve(
+                        String.format("criteo-seed%d-scale%s-rows%d.tsv", seed, regime.scale(), n));
+        if (!Files.exists(file)) {
+            progress.printf(
+                    "bench: generating %,d lines at scale %s into %s%n", n, regime.scale(), file);
+            Path tmp = Files.createTempFile(dataDir, "generating-", ".tsv");
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 20)) {
+                new CriteoGenerator(seed, regime.scale(), 0).write(out, n);
+            }
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        }
+        return file;
+    }
+
+    static String plain(double scale) {
+        return java.math.BigDecimal.valueOf(scale).toPlainString();
+    }
+
+    static String sha256(Path file) throws IOException {
+        MessageDigest sha = SingleThreadLoops.sha256();
+        byte[] buf = new byte[1 << 20];
+        try (InputStream in = Files.newInputStream(file)) {
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                sha.update(buf, 0, n);
+            }
+        }
+        return HexFormat.of().formatHex(sha.digest());
+    }
+
+    static void printTable(List<Result> results, PrintWriter out) {
+        out.printf(
+                "%-7s %-7s %-40s %5s %12s %9s%n",
+                "regime", "scale", "stage", "p", "rows/s", "MB/s");
+        for (Result r : results) {
+            out.printf(
+                    "%-7s %-7s %-40s %5d %,12.0f %9.1f%n",
+                    r.regime(),
+                    r.scale(),
+                    r.stage(),
+                    r.parallelism(),
+                    r.rowsPerSecond(),
+                    r.mbPerSecond());
+        }
+    }
+
+    static void writeJson(List<Result> results, Path file, long rows, long seed, int blockRows)
+            throws IOException {
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode root = json.createObjectNode();
+        ObjectNode machine = root.putObject("machine");
+        machine.put("cores", Runtime.getRuntime().availableProcessors());
+        machine.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
+        machine.put(
+                "java",
+                System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+        machine.put(
+                "os",
+                System.getProperty("os.name")
+                        + " "
+                        + System.getProperty("os.version")
+                        + " "
+                        + System.getProperty("os.arch"));
+        root.put(
+                "method",
+                "marginal: (N - N/2) / (t(N) - t(N/2)) over inputs of N and N/2 generated lines;"
+                        + " single-thread loops after one warm-up pass; every job run's rows.bin"
+                        + " matches the single-thread loop's sha256");
+        root.put("rows", rows);
+        root.put("seed", seed);
+        root.put("block_rows", blockRows);
+        ArrayNode list = root.putArray("results");
+        for (Result r : results) {
+            list.addPOJO(r);
+        }
+        Files.write(file, json.writeValueAsBytes(root));
+    }
+}

@@ -1,0 +1,124 @@
+package dev.piper.job.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code piper bench}: throughput of the data path, measured. */
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Measure marginal throughput (rows/s, MB/s) of decoding, the fused column work and the",
+            "full Flink job, for small, medium and large vocabularies; print a table and write JSON.",
+            "Inputs are generated once and cached in --data-dir."
+        })
+public final class BenchCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(
+            names = "--rows",
+            defaultValue = "2000000",
+            paramLabel = "N",
+            description =
+                    "Lines of the larger input; the smaller has N/2 (default: ${DEFAULT-VALUE}).")
+    long rows;
+
+    @Option(
+            names = "--regimes",
+            defaultValue = "small,medium,large",
+            split = ",",
+            paramLabel = "R",
+            description =
+                    "Vocabulary regimes: small (scale 0.0005, ~5K), medium (0.01, ~100K), large (0.1, ~1M) (default: ${DEFAULT-VALUE}).")
+    List<String> regimes;
+
+    @Option(
+            names = "--parallelism",
+            defaultValue = "1,2",
+            split = ",",
+            paramLabel = "P",
+            description = "Job parallelisms to measure (default: ${DEFAULT-VALUE}).")
+    List<Integer> parallelism;
+
+    @Option(
+            names = "--block-rows",
+            defaultValue = "4096",
+            paramLabel = "R",
+            description = "Lines per block (default: ${DEFAULT-VALUE}).")
+    int blockRows;
+
+    @Option(
+            names = "--seed",
+            defaultValue = "1",
+            paramLabel = "S",
+            description = "Generator seed (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
+            description = "Where generated inputs are cached (default: $TMPDIR/piper-bench).")
+    Path dataDir;
+
+    @Option(
+            names = "--json",
+            defaultValue = "bench-results.json",
+            paramLabel = "FILE",
+            description = "Where to write the results as JSON (default: ${DEFAULT-VALUE}).")
+    Path json;
+
+    @Override
+    public Integer call() throws Exception {
+        if (rows < 2) {
+            throw new ParameterException(
+                    spec.commandLine(), "--rows: must be at least 2, not " + rows);
+        }
+        if (blockRows < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--block-rows: must be at least 1, not " + blockRows);
+        }
+        for (int p : parallelism) {
+            if (p < 1) {
+                throw new ParameterException(
+                        spec.commandLine(), "--parallelism: must be at least 1, not " + p);
+            }
+        }
+        List<Bench.Regime> chosen = new ArrayList<>();
+        for (String name : regimes) {
+            Bench.Regime regime =
+                    Bench.REGIMES.stream()
+                            .filter(r -> r.name().equals(name))
+                            .findFirst()
+                            .orElseThrow(
+                                    () ->
+                                            new ParameterException(
+                                                    spec.commandLine(),
+                                                    "--regimes: unknown regime '"
+                                                            + name
+                                                            + "' (small, medium, large)"));
+            chosen.add(regime);
+        }
+        Path dir =
+                dataDir != null
+                        ? dataDir
+                        : Path.of(System.getProperty("java.io.tmpdir"), "piper-bench");
+        Bench bench = new Bench(dir, rows, seed, blockRows, parallelism, System.err);
+        List<Bench.Result> results = bench.run(chosen);
+        Bench.printTable(results, spec.commandLine().getOut());
+        Bench.writeJson(results, json, rows, seed, blockRows);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "%nMethod: marginal rows/s = (N - N/2) / (t(N) - t(N/2)), N = %,d; results in %s%n",
+                        rows, json);
+        return 0;
+    }
+}

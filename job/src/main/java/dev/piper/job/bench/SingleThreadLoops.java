@@ -1,0 +1,108 @@
+package dev.piper.job.bench;
+
+import dev.piper.job.source.LineChunker;
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.IndexChunk;
+import dev.piper.operators.block.KeyChunk;
+import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.concat.ConcatenateFunction;
+import dev.piper.operators.decode.CriteoDecoder;
+import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.state.Vocabulary;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The job's per-block work run in one thread without Flink, on the same classes the operators use:
+ * the lower bound of what Flink adds.
+ */
+final class SingleThreadLoops {
+
+    private SingleThreadLoops() {}
+
+    /** What one pass did. */
+    record Pass(long lines, long rows, double seconds, String rowsSha256) {}
+
+    /** Reads and decodes every line (with the fused stateless column operators). */
+    static Pass decodeOnly(Path input, int blockRows, DecodeOptions options) throws IOException {
+        CriteoDecoder decoder = new CriteoDecoder(options);
+        long start = System.nanoTime();
+        long lines = 0;
+        long rows = 0;
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(input), 1 << 16)) {
+            LineChunker chunker =
+                    new LineChunker(
+                            in, 0, 1, 0, blockRows, options.maxLineBytes(), options.maxRawBytes());
+            RawChunk chunk;
+            while ((chunk = chunker.next()) != null) {
+                CriteoDecoder.Decoded d = decoder.decode(chunk);
+                lines += d.dense().lines();
+                rows += d.dense().rows();
+            }
+        }
+        return new Pass(lines, rows, (System.nanoTime() - start) / 1e9, null);
+    }
+
+    /**
+     * Decode, the vocabularies (GenVocab + ApplyVocab) and the row assembly: everything the job
+     * does per block except moving blocks between operators. Returns the sha256 of the rows it
+     * produced, which every job run must reproduce.
+     */
+    static Pass fused(Path input, int blockRows, DecodeOptions options) throws IOException {
+        CriteoDecoder decoder = new CriteoDecoder(options);
+        Vocabulary[] vocab = new Vocabulary[CriteoLayout.SPARSE];
+        for (int c = 0; c < vocab.length; c++) {
+            vocab[c] = new Vocabulary();
+        }
+        MessageDigest sha = sha256();
+        long start = System.nanoTime();
+        long lines = 0;
+        long rows = 0;
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(input), 1 << 16)) {
+            LineChunker chunker =
+                    new LineChunker(
+                            in, 0, 1, 0, blockRows, options.maxLineBytes(), options.maxRawBytes());
+            RawChunk chunk;
+            IndexChunk[] indices = new IndexChunk[CriteoLayout.SPARSE];
+            while ((chunk = chunker.next()) != null) {
+                CriteoDecoder.Decoded d = decoder.decode(chunk);
+                for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+                    KeyChunk keys = d.keys()[c];
+                    Vocabulary v = vocab[c];
+                    int before = v.size();
+                    int[] idx = new int[keys.size()];
+                    v.apply(keys.keys(), keys.size(), idx);
+                    indices[c] =
+                            new IndexChunk(
+                                    c,
+                                    keys.seq(),
+                                    idx,
+                                    keys.size(),
+                                    before,
+                                    v.keysBetween(before, v.size()));
+                }
+                AssembledBlock block = ConcatenateFunction.assemble(d.dense(), indices);
+                sha.update(block.rowBytes(), 0, block.rows() * CriteoLayout.ROW_BYTES);
+                lines += block.lines();
+                rows += block.rows();
+            }
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return new Pass(lines, rows, seconds, HexFormat.of().formatHex(sha.digest()));
+    }
+
+    static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JVM", e);
+        }
+    }
+}
