@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
 
 /**
@@ -26,17 +27,22 @@ import org.apache.flink.configuration.Configuration;
  */
 public final class Preprocess {
 
-    /** What a finished run wrote, read back from {@code metadata.json}. */
+    /**
+     * What a finished run wrote, read back from {@code metadata.json}; {@code seconds} is the wall
+     * time including the embedded cluster's start, {@code jobSeconds} the job's own run time.
+     */
     public record Summary(
             long linesRead,
             long rowsWritten,
             long deadLetters,
             Map<String, Long> deadLettersByReason,
             Map<String, Integer> vocabSizes,
-            double seconds) {
+            double seconds,
+            double jobSeconds) {
 
+        /** Lines per second of the job's own run time. */
         public double rowsPerSecond() {
-            return seconds > 0 ? linesRead / seconds : 0;
+            return jobSeconds > 0 ? linesRead / jobSeconds : 0;
         }
     }
 
@@ -125,24 +131,28 @@ public final class Preprocess {
                         options);
         Path rows = output.resolve(OutputLayout.ROWS);
         long start = System.nanoTime();
-        EmbeddedRunner.run(
-                job,
-                conf,
-                "preprocess",
-                () -> {
-                    try {
-                        return Files.exists(rows) ? Files.size(rows) / CriteoLayout.ROW_BYTES : 0;
-                    } catch (IOException e) {
-                        return 0;
-                    }
-                },
-                progress);
+        JobExecutionResult result =
+                EmbeddedRunner.run(
+                        job,
+                        conf,
+                        "preprocess",
+                        () -> {
+                            try {
+                                return Files.exists(rows)
+                                        ? Files.size(rows) / CriteoLayout.ROW_BYTES
+                                        : 0;
+                            } catch (IOException e) {
+                                return 0;
+                            }
+                        },
+                        progress);
         double seconds = (System.nanoTime() - start) / 1e9;
-        return readSummary(output, seconds);
+        return readSummary(output, seconds, result.getNetRuntime() / 1e3);
     }
 
     /** Reads the summary of a finished run from its {@code metadata.json}. */
-    public static Summary readSummary(Path output, double seconds) throws IOException {
+    public static Summary readSummary(Path output, double seconds, double jobSeconds)
+            throws IOException {
         JsonNode meta = new ObjectMapper().readTree(output.resolve(OutputLayout.METADATA).toFile());
         Map<String, Long> reasons = new LinkedHashMap<>();
         meta.get("dead_letters_by_reason")
@@ -158,6 +168,7 @@ public final class Preprocess {
                 meta.get("dead_letters").asLong(),
                 reasons,
                 vocab,
-                seconds);
+                seconds,
+                jobSeconds);
     }
 }

@@ -66,6 +66,7 @@ final class Bench {
     private final int blockRows;
     private final List<Integer> parallelisms;
     private final PrintStream progress;
+    private final int repeat;
 
     Bench(
             Path dataDir,
@@ -73,7 +74,9 @@ final class Bench {
             long seed,
             int blockRows,
             List<Integer> parallelisms,
+            int repeat,
             PrintStream progress) {
+        this.repeat = repeat;
         this.dataDir = dataDir;
         this.rows = rows;
         this.seed = seed;
@@ -94,8 +97,10 @@ final class Bench {
 
             progress.printf("bench %s: single-thread loops%n", regime.name());
             SingleThreadLoops.decodeOnly(half, blockRows, options); // warm-up
-            SingleThreadLoops.Pass dFull = SingleThreadLoops.decodeOnly(full, blockRows, options);
-            SingleThreadLoops.Pass dHalf = SingleThreadLoops.decodeOnly(half, blockRows, options);
+            SingleThreadLoops.Pass dFull =
+                    best(() -> SingleThreadLoops.decodeOnly(full, blockRows, options));
+            SingleThreadLoops.Pass dHalf =
+                    best(() -> SingleThreadLoops.decodeOnly(half, blockRows, options));
             results.add(
                     result(
                             regime,
@@ -108,8 +113,10 @@ final class Bench {
                             true));
 
             SingleThreadLoops.fused(half, blockRows, options); // warm-up
-            SingleThreadLoops.Pass fFull = SingleThreadLoops.fused(full, blockRows, options);
-            SingleThreadLoops.Pass fHalf = SingleThreadLoops.fused(half, blockRows, options);
+            SingleThreadLoops.Pass fFull =
+                    best(() -> SingleThreadLoops.fused(full, blockRows, options));
+            SingleThreadLoops.Pass fHalf =
+                    best(() -> SingleThreadLoops.fused(half, blockRows, options));
             results.add(
                     result(
                             regime,
@@ -155,6 +162,21 @@ final class Bench {
         return results;
     }
 
+    private interface PassRun {
+        SingleThreadLoops.Pass run() throws IOException;
+    }
+
+    private SingleThreadLoops.Pass best(PassRun run) throws IOException {
+        SingleThreadLoops.Pass best = null;
+        for (int i = 0; i < repeat; i++) {
+            SingleThreadLoops.Pass p = run.run();
+            if (best == null || p.seconds() < best.seconds()) {
+                best = p;
+            }
+        }
+        return best;
+    }
+
     private Result result(
             Regime regime,
             String stage,
@@ -184,7 +206,6 @@ final class Bench {
 
     private JobRun job(Path input, int parallelism) throws Exception {
         Path out = dataDir.resolve("run-output");
-        Preprocess.prepareOutput(out, true);
         Configuration conf = new Configuration();
         conf.set(PiperOptions.BLOCK_ROWS, blockRows);
         Preprocess.Summary s =
@@ -233,7 +254,7 @@ final class Bench {
             out.printf(
                     "%-7s %-7s %-40s %5d %,12.0f %9.1f%n",
                     r.regime(),
-                    r.scale(),
+                    plain(r.scale()),
                     r.stage(),
                     r.parallelism(),
                     r.rowsPerSecond(),
@@ -261,8 +282,10 @@ final class Bench {
         root.put(
                 "method",
                 "marginal: (N - N/2) / (t(N) - t(N/2)) over inputs of N and N/2 generated lines;"
-                        + " single-thread loops after one warm-up pass; every job run's rows.bin"
-                        + " matches the single-thread loop's sha256");
+                        + " single-thread loops: best of the repeats after one warm-up pass; job:"
+                        + " best of the repeats of Flink's net job run time (cluster start-up"
+                        + " excluded); every job run's rows.bin matches the single-thread loop's"
+                        + " sha256");
         root.put("rows", rows);
         root.put("seed", seed);
         root.put("block_rows", blockRows);

@@ -75,8 +75,8 @@ final class DemoCommand implements Callable<Integer> {
                         new Configuration(),
                         System.err);
         out.printf(
-                "Preprocessed at parallelism %d in %.1f s (%,.0f lines/s, including cluster start-up)%n%n",
-                parallelism, s.seconds(), s.rowsPerSecond());
+                "Preprocessed at parallelism %d in %.1f s (the job itself %.1f s, %,.0f lines/s)%n%n",
+                parallelism, s.seconds(), s.jobSeconds(), s.rowsPerSecond());
         out.printf("  lines read     %,12d%n", s.linesRead());
         out.printf("  rows written   %,12d%n", s.rowsWritten());
         out.printf("  dead letters   %,12d%n", s.deadLetters());

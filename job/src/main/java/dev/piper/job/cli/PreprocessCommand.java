@@ -6,6 +6,8 @@ import dev.piper.job.Preprocess;
 import dev.piper.operators.decode.DecodeOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
@@ -91,6 +93,13 @@ final class PreprocessCommand implements Callable<Integer> {
                     "Longest accepted line in bytes; longer ones are dead letters (default: ${DEFAULT-VALUE}).")
     int maxLineBytes;
 
+    @Option(
+            names = "--flink-conf",
+            paramLabel = "KEY=VALUE",
+            description =
+                    "A Flink configuration option for the embedded cluster and the job, e.g. taskmanager.memory.network.max=256mb (repeatable).")
+    Map<String, String> flinkConf = new LinkedHashMap<>();
+
     @Override
     public Integer call() throws Exception {
         if (!Files.isRegularFile(input)) {
@@ -115,7 +124,7 @@ final class PreprocessCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--output: " + e.getMessage());
         }
-        Configuration conf = new Configuration();
+        Configuration conf = Configuration.fromMap(flinkConf);
         conf.set(PiperOptions.MAX_IND_RANGE, maxIndRange);
         conf.set(PiperOptions.BLOCK_ROWS, blockRows);
         conf.set(PiperOptions.PAD_MISSING_FIELDS, padMissingFields);
@@ -126,12 +135,13 @@ final class PreprocessCommand implements Callable<Integer> {
                 .getOut()
                 .printf(
                         "preprocess: %,d lines read, %,d rows written, %,d dead letters in %.1f s"
-                                + " (%,.0f lines/s) -> %s%n",
+                                + " (job %.1f s, %,.0f lines/s) -> %s%n",
                         s.linesRead(),
                         s.rowsWritten(),
                         s.deadLetters(),
                         s.seconds(),
-                        s.rowsPerSecond(),
+                        s.jobSeconds(),
+                        s.linesRead() / Math.max(s.jobSeconds(), 1e-9),
                         output);
         return 0;
     }

@@ -84,6 +84,13 @@ public final class CriteoDecoder {
         int lines = 0;
         int start = 0;
         while (start < end) {
+            int next = decodeWellFormed(b, start, end, labelDense, keys, rows);
+            if (next >= 0) {
+                rows++;
+                lines++;
+                start = next;
+                continue;
+            }
             int nl = indexOf(b, (byte) '\n', start, end);
             int lineEnd = nl < 0 ? end : nl;
             int contentEnd = lineEnd > start && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
@@ -143,6 +150,86 @@ public final class CriteoDecoder {
             out[c] = new KeyChunk(c, chunk.seq(), new long[0], 0);
         }
         return new Decoded(dense, out);
+    }
+
+    /**
+     * The fast path: parses the line starting at {@code s} in a single pass, assuming it is well
+     * formed: 40 fields, ASCII digits, a plain sign at most, at most 10 decimal or 16 hex digits,
+     * and a line break (or the chunk's end) right after C26. On success it fills row {@code row}
+     * and returns the position after the line's break. At the first surprise it returns -1 without
+     * side effects that matter (the row's slots are overwritten later), and {@link #decodeLine}
+     * classifies the line with the full rules, so reasons and their precedence are the same
+     * whichever path a line takes.
+     */
+    private int decodeWellFormed(
+            byte[] b, int s, int end, int[] labelDense, long[][] keys, int row) {
+        int p = s;
+        int base = row * LABEL_DENSE_WIDTH;
+        for (int f = 0; f <= DENSE; f++) {
+            boolean negative = false;
+            if (p < end && b[p] == '-') {
+                negative = true;
+                p++;
+            }
+            long v = 0;
+            int digits = 0;
+            while (p < end) {
+                int d = b[p] - '0';
+                if (d < 0 || d > 9) {
+                    break;
+                }
+                v = v * 10 + d;
+                digits++;
+                p++;
+            }
+            if (p >= end || b[p] != '\t' || digits > 10 || (negative && digits == 0)) {
+                return -1;
+            }
+            if (negative) {
+                v = -v;
+            }
+            if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
+                return -1;
+            }
+            labelDense[base + f] = f > 0 && v < 0 ? 0 : (int) v;
+            p++;
+        }
+        long m = options.maxIndRange();
+        for (int c = 0; c < SPARSE; c++) {
+            long v = 0;
+            int digits = 0;
+            while (p < end) {
+                int d = HEX[b[p] & 0xff];
+                if (d < 0) {
+                    break;
+                }
+                v = (v << 4) | d;
+                digits++;
+                p++;
+            }
+            if (digits > 16) {
+                return -1;
+            }
+            if (c < SPARSE - 1) {
+                if (p >= end || b[p] != '\t') {
+                    return -1;
+                }
+                p++;
+            } else if (p < end) {
+                if (b[p] == '\n') {
+                    p++;
+                } else if (b[p] == '\r' && (p + 1 == end || b[p + 1] == '\n')) {
+                    p += p + 1 == end ? 1 : 2;
+                } else {
+                    return -1;
+                }
+            }
+            keys[c][row] = m > 0 ? Long.remainderUnsigned(v, m) : v;
+        }
+        if (p - s > options.maxLineBytes()) {
+            return -1; // the full rules decide whether the line itself is over the limit
+        }
+        return p;
     }
 
     /**

@@ -230,6 +230,65 @@ class CriteoDecoderTest {
         assertThat(d.dense().deadLetters()[0].offset()).isEqualTo(5000 + secondLineOffset);
     }
 
+    /**
+     * Values at the edges of the single-pass fast path, which must hand these to the full rules and
+     * still accept them: a plus sign, leading zeros beyond 10 decimal or 16 hex digits, a lone
+     * carriage return at the end of the chunk.
+     */
+    @Test
+    void edgeValuesTakeTheFullPathAndAreStillAccepted() {
+        String text =
+                line("0", "+1", "1", "00000000012", "14", "0000ffffffffffffffff", "39", "ABCDEF")
+                        + "\r";
+        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(chunk(bytes(text), 1));
+        assertThat(d.dense().deadLetters()).isEmpty();
+        assertThat(d.dense().labelDense()[0]).isEqualTo(1);
+        assertThat(d.dense().labelDense()[1]).isEqualTo(12);
+        assertThat(d.keys()[0].keys()[0]).isEqualTo(-1L);
+        assertThat(d.keys()[25].keys()[0]).isEqualTo(0xabcdefL);
+    }
+
+    @Test
+    void fastAndFullPathsAgreeOnAMixOfLines() {
+        String[] lines = {
+            line(),
+            line("1", "-0", "2", "2147483647", "3", "-2147483648"),
+            line("0", "+7"),
+            line("14", "0000000000000000000001"),
+            line("2", "-"),
+            line("39", "fffffffffffffffff"),
+            line("13", "1e3"),
+            line()
+        };
+        StringBuilder all = new StringBuilder();
+        for (String l : lines) {
+            all.append(l).append('\n');
+        }
+        CriteoDecoder.Decoded together =
+                new CriteoDecoder(DEFAULTS).decode(chunk(bytes(all.toString()), lines.length));
+        int row = 0;
+        int dead = 0;
+        for (String l : lines) {
+            CriteoDecoder.Decoded alone = decodeOne(l, DEFAULTS);
+            if (alone.dense().rows() == 1) {
+                assertThat(
+                                Arrays.copyOfRange(
+                                        together.dense().labelDense(), row * 14, row * 14 + 14))
+                        .containsExactly(Arrays.copyOf(alone.dense().labelDense(), 14));
+                for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+                    assertThat(together.keys()[c].keys()[row]).isEqualTo(alone.keys()[c].keys()[0]);
+                }
+                row++;
+            } else {
+                assertThat(together.dense().deadLetters()[dead].reason())
+                        .isEqualTo(alone.dense().deadLetters()[0].reason());
+                dead++;
+            }
+        }
+        assertThat(row).isEqualTo(5);
+        assertThat(dead).isEqualTo(3);
+    }
+
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
