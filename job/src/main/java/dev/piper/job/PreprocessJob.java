@@ -7,9 +7,11 @@ import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.concat.ConcatenateFunction;
+import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeFunction;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.order.SequenceFunction;
+import dev.piper.operators.vocab.ColumnPlacement;
 import dev.piper.operators.vocab.VocabularyFunction;
 import java.util.Objects;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -29,7 +31,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *   -> rebalance -> decode + stateless column ops, fused   (parallel)
  *        main output: one KeyChunk per categorical column
  *        side output: DenseChunk (labels, dense values, dead letters)
- *   KeyChunks -> keyBy(column) -> vocabulary (keyed state, blocks applied in sequence)
+ *   KeyChunks -> keyBy(column's placement key) -> vocabulary (keyed state, blocks in sequence)
  *   DenseChunk + IndexChunks -> keyBy(block) -> concatenate into DLRM rows
  *   -> sequence (parallelism 1) -> sink
  * </pre>
@@ -50,8 +52,17 @@ public final class PreprocessJob {
         this.options = Objects.requireNonNull(options);
     }
 
+    /** Maximum parallelism when the environment sets none: Flink's default for small jobs. */
+    static final int DEFAULT_MAX_PARALLELISM = 128;
+
     /** Adds the dataflow to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
+        // Fixed, so that vocabulary keys (chosen from it) survive a rescaled restore.
+        if (env.getMaxParallelism() <= 0) {
+            env.setMaxParallelism(DEFAULT_MAX_PARALLELISM);
+        }
+        ColumnPlacement placement =
+                ColumnPlacement.balanced(CriteoLayout.vocabularyCosts(), env.getMaxParallelism());
         DataStream<RawChunk> raw =
                 env.fromSource(
                                 source,
@@ -69,7 +80,7 @@ public final class PreprocessJob {
         DataStream<DenseChunk> dense = keys.getSideOutput(DecodeFunction.DENSE);
 
         DataStream<IndexChunk> indices =
-                keys.keyBy(new ByColumn(), Types.INT)
+                keys.keyBy(new ByColumn(placement), Types.INT)
                         .process(new VocabularyFunction(), BlockTypes.INDEX_CHUNK)
                         .name("vocabulary")
                         .uid("vocabulary");
@@ -92,13 +103,19 @@ public final class PreprocessJob {
                 .uid("output");
     }
 
-    /** Keys a categorical column's blocks by the column. */
+    /** Keys a categorical column's blocks by the column's placement key. */
     static final class ByColumn implements KeySelector<KeyChunk, Integer> {
         private static final long serialVersionUID = 1L;
 
+        private final ColumnPlacement placement;
+
+        ByColumn(ColumnPlacement placement) {
+            this.placement = placement;
+        }
+
         @Override
         public Integer getKey(KeyChunk chunk) {
-            return chunk.column();
+            return placement.keyOf(chunk.column());
         }
     }
 

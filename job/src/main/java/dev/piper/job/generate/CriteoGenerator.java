@@ -16,9 +16,9 @@ import org.apache.commons.rng.simple.RandomSource;
  * <p>Shape, after the Criteo Kaggle (Display Advertising Challenge) training set:
  *
  * <ul>
- *   <li>per-column categorical cardinalities are Kaggle's ({@link #KAGGLE_CARDINALITY}) times
- *       {@code scale} (at least 1); ids are drawn Zipf-skewed (exponent {@value #ZIPF_EXPONENT}),
- *       so a few ids are hot and the tail is long;
+ *   <li>per-column categorical cardinalities are Kaggle's ({@link CriteoLayout#KAGGLE_CARDINALITY})
+ *       times {@code scale} (at least 1); ids are drawn Zipf-skewed (exponent {@value
+ *       #ZIPF_EXPONENT}), so a few ids are hot and the tail is long;
  *   <li>missing-value rates per column are close to Kaggle's;
  *   <li>dense values are heavy-tailed non-negative counts; I2 is negative (-1, -2 or -3) in about 1
  *       row in 10, as in Kaggle;
@@ -32,12 +32,6 @@ import org.apache.commons.rng.simple.RandomSource;
  * <p>The same seed, row count, scale and bad rate give the same bytes.
  */
 public final class CriteoGenerator {
-
-    /** Categorical cardinalities of the Criteo Kaggle training set, C1..C26. */
-    public static final int[] KAGGLE_CARDINALITY = {
-        1460, 583, 10131227, 2202608, 305, 24, 12517, 633, 3, 93145, 5683, 8351593, 3194, 27, 14992,
-        5461306, 10, 5652, 2173, 4, 7046547, 18, 15, 286181, 105, 142572
-    };
 
     /** Approximate missing rates of Kaggle's dense columns I1..I13. */
     private static final double[] DENSE_MISSING = {
@@ -91,7 +85,7 @@ public final class CriteoGenerator {
 
     /** Column {@code c}'s cardinality at {@code scale}. */
     public static int cardinality(int c, double scale) {
-        return (int) Math.max(1, Math.round(KAGGLE_CARDINALITY[c] * scale));
+        return (int) Math.max(1, Math.round(CriteoLayout.KAGGLE_CARDINALITY[c] * scale));
     }
 
     /** Number of malformed lines written so far. */
