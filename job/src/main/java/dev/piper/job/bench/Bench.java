@@ -217,10 +217,13 @@ final class Bench {
     private Path data(Regime regime, long n) throws IOException {
         Path file =
                 dataDir.resolve(
-                        String.format("criteo-seed%d-scale%s-rows%d.tsv", seed, regime.scale(), n));
+                        String.format(
+                                "criteo-seed%d-scale%s-rows%d.tsv",
+                                seed, plain(regime.scale()), n));
         if (!Files.exists(file)) {
             progress.printf(
-                    "bench: generating %,d lines at scale %s into %s%n", n, regime.scale(), file);
+                    "bench: generating %,d lines at scale %s into %s%n",
+                    n, plain(regime.scale()), file);
             Path tmp = Files.createTempFile(dataDir, "generating-", ".tsv");
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 20)) {
                 new CriteoGenerator(seed, regime.scale(), 0).write(out, n);

@@ -1,0 +1,86 @@
+package dev.piper.job.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.job.cli.PiperCli;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code piper bench} end to end on a tiny input: it runs every stage, verifies every job output
+ * against the single-thread loop's sha256, and writes its table and JSON. It asserts what was
+ * measured and checked, never how fast: speed is for the bench itself to report.
+ */
+class BenchCommandITCase {
+
+    @TempDir Path tmp;
+
+    @Test
+    void measuresEveryStageAndVerifiesTheJobOutput() throws Exception {
+        Path json = tmp.resolve("bench.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        PrintStream savedErr = System.err;
+        int code;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(
+                    new PrintStream(
+                            java.io.OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+            code =
+                    PiperCli.execute(
+                            "bench",
+                            "--rows",
+                            "4000",
+                            "--regimes",
+                            "small",
+                            "--parallelism",
+                            "1,2",
+                            "--repeat",
+                            "1",
+                            "--data-dir",
+                            tmp.resolve("data").toString(),
+                            "--json",
+                            json.toString());
+        } finally {
+            System.setOut(saved);
+            System.setErr(savedErr);
+        }
+        assertThat(code).isZero();
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertThat(table)
+                .contains("decode, 1 thread, no Flink")
+                .contains("Flink job")
+                .contains("Method: marginal");
+
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        assertThat(root.get("rows").asLong()).isEqualTo(4000);
+        assertThat(root.get("machine").get("cores").asInt()).isPositive();
+        JsonNode results = root.get("results");
+        assertThat(results).hasSize(4);
+        for (JsonNode r : results) {
+            assertThat(r.get("regime").asText()).isEqualTo("small");
+            assertThat(r.get("outputVerified").asBoolean()).isTrue();
+            assertThat(r.get("inputBytes").asLong()).isPositive();
+        }
+        assertThat(results.get(3).get("parallelism").asInt()).isEqualTo(2);
+        // the generated inputs are cached for the next run
+        try (var files = Files.list(tmp.resolve("data"))) {
+            assertThat(
+                            files.filter(
+                                            f ->
+                                                    f.getFileName()
+                                                            .toString()
+                                                            .startsWith("criteo-seed1-scale0.0005"))
+                                    .count())
+                    .isEqualTo(2);
+        }
+    }
+}
