@@ -1,0 +1,78 @@
+package dev.piper.benchmarks;
+
+import dev.piper.state.Vocabulary;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/** Vocabulary lookups that hit and that miss, at 5K and 10M entries; per lookup. */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = "-Xmx4g")
+public class VocabularyBenchmark {
+
+    static final int BATCH = 4096;
+
+    @Param({"5000", "10000000"})
+    int entries;
+
+    private Vocabulary vocabulary;
+    private long[] present;
+    private long[] absent;
+    private int[] out;
+
+    @Setup
+    public void setUp() {
+        SplittableRandom random = new SplittableRandom(entries);
+        vocabulary = new Vocabulary();
+        long[] keys = new long[entries];
+        for (int i = 0; i < entries; i++) {
+            keys[i] = random.nextLong();
+            vocabulary.getOrAdd(keys[i]);
+        }
+        present = new long[BATCH];
+        absent = new long[BATCH];
+        for (int i = 0; i < BATCH; i++) {
+            present[i] = keys[random.nextInt(entries)];
+            long k;
+            do {
+                k = random.nextLong();
+            } while (vocabulary.indexOf(k) >= 0);
+            absent[i] = k;
+        }
+        out = new int[BATCH];
+    }
+
+    /** ApplyVocab on keys that are all in the vocabulary (the common case once it is warm). */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int[] hit() {
+        vocabulary.apply(present, BATCH, out);
+        return out;
+    }
+
+    /** Lookups of keys the vocabulary does not hold (the probe to an empty cell). */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int miss() {
+        int sum = 0;
+        for (int i = 0; i < BATCH; i++) {
+            sum += vocabulary.indexOf(absent[i]);
+        }
+        return sum;
+    }
+}
