@@ -88,7 +88,6 @@ final class Bench {
     List<Result> run(List<Regime> regimes) throws Exception {
         Files.createDirectories(dataDir);
         List<Result> results = new ArrayList<>();
-        DecodeOptions options = DecodeOptions.defaults();
         for (Regime regime : regimes) {
             Path full = data(regime, rows);
             Path half = data(regime, rows / 2);
@@ -96,37 +95,24 @@ final class Bench {
             long halfBytes = Files.size(half);
 
             progress.printf("bench %s: single-thread loops%n", regime.name());
-            SingleThreadLoops.decodeOnly(half, blockRows, options); // warm-up
-            SingleThreadLoops.Pass dFull =
-                    best(() -> SingleThreadLoops.decodeOnly(full, blockRows, options));
-            SingleThreadLoops.Pass dHalf =
-                    best(() -> SingleThreadLoops.decodeOnly(half, blockRows, options));
             results.add(
-                    result(
-                            regime,
-                            "decode, 1 thread, no Flink",
-                            1,
-                            fullBytes,
-                            halfBytes,
-                            dFull.seconds(),
-                            dHalf.seconds(),
-                            true));
-
-            SingleThreadLoops.fused(half, blockRows, options); // warm-up
-            SingleThreadLoops.Pass fFull =
-                    best(() -> SingleThreadLoops.fused(full, blockRows, options));
-            SingleThreadLoops.Pass fHalf =
-                    best(() -> SingleThreadLoops.fused(half, blockRows, options));
-            results.add(
-                    result(
+                    loop(
+                                    regime,
+                                    "decode, 1 thread, no Flink",
+                                    full,
+                                    half,
+                                    SingleThreadLoops::decodeOnly)
+                            .result());
+            LoopResult fused =
+                    loop(
                             regime,
                             "fused column work, 1 thread, no Flink",
-                            1,
-                            fullBytes,
-                            halfBytes,
-                            fFull.seconds(),
-                            fHalf.seconds(),
-                            true));
+                            full,
+                            half,
+                            SingleThreadLoops::fused);
+            results.add(fused.result());
+            SingleThreadLoops.Pass fFull = fused.full();
+            SingleThreadLoops.Pass fHalf = fused.half();
 
             for (int p : parallelisms) {
                 progress.printf("bench %s: Flink job at parallelism %d%n", regime.name(), p);
@@ -162,14 +148,40 @@ final class Bench {
         return results;
     }
 
-    private interface PassRun {
-        SingleThreadLoops.Pass run() throws IOException;
+    /** A single-thread loop over one input file. */
+    private interface Loop {
+        SingleThreadLoops.Pass run(Path input, int blockRows, DecodeOptions options)
+                throws IOException;
     }
 
-    private SingleThreadLoops.Pass best(PassRun run) throws IOException {
+    private record LoopResult(
+            Result result, SingleThreadLoops.Pass full, SingleThreadLoops.Pass half) {}
+
+    /** One warm-up pass, then the best of the repeats on each input. */
+    private LoopResult loop(Regime regime, String stage, Path full, Path half, Loop loop)
+            throws IOException {
+        DecodeOptions options = DecodeOptions.defaults();
+        loop.run(half, blockRows, options);
+        SingleThreadLoops.Pass bestFull = best(loop, full, options);
+        SingleThreadLoops.Pass bestHalf = best(loop, half, options);
+        Result r =
+                result(
+                        regime,
+                        stage,
+                        1,
+                        Files.size(full),
+                        Files.size(half),
+                        bestFull.seconds(),
+                        bestHalf.seconds(),
+                        true);
+        return new LoopResult(r, bestFull, bestHalf);
+    }
+
+    private SingleThreadLoops.Pass best(Loop loop, Path input, DecodeOptions options)
+            throws IOException {
         SingleThreadLoops.Pass best = null;
         for (int i = 0; i < repeat; i++) {
-            SingleThreadLoops.Pass p = run.run();
+            SingleThreadLoops.Pass p = loop.run(input, blockRows, options);
             if (best == null || p.seconds() < best.seconds()) {
                 best = p;
             }

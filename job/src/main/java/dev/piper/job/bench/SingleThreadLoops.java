@@ -3,12 +3,12 @@ package dev.piper.job.bench;
 import dev.piper.job.source.LineChunker;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.IndexChunk;
-import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.concat.ConcatenateFunction;
 import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.vocab.VocabularyFunction;
 import dev.piper.state.Vocabulary;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -36,10 +36,8 @@ final class SingleThreadLoops {
         long start = System.nanoTime();
         long lines = 0;
         long rows = 0;
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(input), 1 << 16)) {
-            LineChunker chunker =
-                    new LineChunker(
-                            in, 0, 1, 0, blockRows, options.maxLineBytes(), options.maxRawBytes());
+        try (InputStream in = open(input)) {
+            LineChunker chunker = chunker(in, blockRows, options);
             RawChunk chunk;
             while ((chunk = chunker.next()) != null) {
                 CriteoDecoder.Decoded d = decoder.decode(chunk);
@@ -65,28 +63,14 @@ final class SingleThreadLoops {
         long start = System.nanoTime();
         long lines = 0;
         long rows = 0;
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(input), 1 << 16)) {
-            LineChunker chunker =
-                    new LineChunker(
-                            in, 0, 1, 0, blockRows, options.maxLineBytes(), options.maxRawBytes());
+        try (InputStream in = open(input)) {
+            LineChunker chunker = chunker(in, blockRows, options);
             RawChunk chunk;
             IndexChunk[] indices = new IndexChunk[CriteoLayout.SPARSE];
             while ((chunk = chunker.next()) != null) {
                 CriteoDecoder.Decoded d = decoder.decode(chunk);
                 for (int c = 0; c < CriteoLayout.SPARSE; c++) {
-                    KeyChunk keys = d.keys()[c];
-                    Vocabulary v = vocab[c];
-                    int before = v.size();
-                    int[] idx = new int[keys.size()];
-                    v.apply(keys.keys(), keys.size(), idx);
-                    indices[c] =
-                            new IndexChunk(
-                                    c,
-                                    keys.seq(),
-                                    idx,
-                                    keys.size(),
-                                    before,
-                                    v.keysBetween(before, v.size()));
+                    indices[c] = VocabularyFunction.apply(vocab[c], d.keys()[c]);
                 }
                 AssembledBlock block = ConcatenateFunction.assemble(d.dense(), indices);
                 sha.update(block.rowBytes(), 0, block.rows() * CriteoLayout.ROW_BYTES);
@@ -96,6 +80,15 @@ final class SingleThreadLoops {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         return new Pass(lines, rows, seconds, HexFormat.of().formatHex(sha.digest()));
+    }
+
+    private static InputStream open(Path input) throws IOException {
+        return new BufferedInputStream(Files.newInputStream(input), 1 << 16);
+    }
+
+    private static LineChunker chunker(InputStream in, int blockRows, DecodeOptions options) {
+        return new LineChunker(
+                in, 0, 1, 0, blockRows, options.maxLineBytes(), options.maxRawBytes());
     }
 
     static MessageDigest sha256() {

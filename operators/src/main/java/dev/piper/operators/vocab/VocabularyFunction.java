@@ -93,8 +93,11 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         nextSeq.update(next);
     }
 
-    /** Maps one block of keys to indices, adding unseen keys; reports the keys it added. */
-    static IndexChunk apply(Vocabulary vocab, KeyChunk chunk) {
+    /**
+     * GenVocab + ApplyVocab for one block: maps its keys to indices, adding unseen keys, and
+     * reports the keys it added. Shared with the single-thread loop of {@code piper bench}.
+     */
+    public static IndexChunk apply(Vocabulary vocab, KeyChunk chunk) {
         int before = vocab.size();
         int[] indices = new int[chunk.size()];
         vocab.apply(chunk.keys(), chunk.size(), indices);
