@@ -1,5 +1,6 @@
 package dev.piper.job.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -246,7 +247,7 @@ final class Bench {
     }
 
     static String plain(double scale) {
-        return java.math.BigDecimal.valueOf(scale).toPlainString();
+        return java.math.BigDecimal.valueOf(scale).stripTrailingZeros().toPlainString();
     }
 
     static String sha256(Path file) throws IOException {
@@ -275,6 +276,17 @@ final class Bench {
                     r.rowsPerSecond(),
                     r.mbPerSecond());
         }
+    }
+
+    /** Reads the results of an earlier run from its JSON file. */
+    static List<Result> readJson(Path file) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        JsonNode root = json.readTree(file.toFile());
+        List<Result> results = new ArrayList<>();
+        for (JsonNode r : root.get("results")) {
+            results.add(json.treeToValue(r, Result.class));
+        }
+        return results;
     }
 
     static void writeJson(List<Result> results, Path file, long rows, long seed, int blockRows)

@@ -82,8 +82,34 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Where to write the results as JSON (default: ${DEFAULT-VALUE}).")
     Path json;
 
+    @Option(
+            names = "--chart-from",
+            paramLabel = "JSON",
+            description =
+                    "Do not measure: draw the chart (--json with .svg) of an earlier run's JSON file.")
+    Path chartFrom;
+
+    private String title() {
+        return "piper bench: marginal rows/s by vocabulary regime ("
+                + Runtime.getRuntime().availableProcessors()
+                + " cores)";
+    }
+
     @Override
     public Integer call() throws Exception {
+        Path svg =
+                json.resolveSibling(
+                        json.getFileName().toString().replaceFirst("\\.json$", "") + ".svg");
+        if (chartFrom != null) {
+            if (!java.nio.file.Files.isRegularFile(chartFrom)) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--chart-from: " + chartFrom + " is not a readable file");
+            }
+            BenchChart.write(Bench.readJson(chartFrom), title(), svg);
+            spec.commandLine().getOut().printf("chart of %s written to %s%n", chartFrom, svg);
+            return 0;
+        }
         if (rows < 2) {
             throw new ParameterException(
                     spec.commandLine(), "--rows: must be at least 2, not " + rows);
@@ -125,6 +151,7 @@ public final class BenchCommand implements Callable<Integer> {
         List<Bench.Result> results = bench.run(chosen);
         Bench.printTable(results, spec.commandLine().getOut());
         Bench.writeJson(results, json, rows, seed, blockRows);
+        BenchChart.write(results, title(), svg);
         spec.commandLine()
                 .getOut()
                 .printf(

@@ -71,6 +71,13 @@ class BenchCommandITCase {
             assertThat(r.get("inputBytes").asLong()).isPositive();
         }
         assertThat(results.get(3).get("parallelism").asInt()).isEqualTo(2);
+        String svg = Files.readString(tmp.resolve("bench.svg"));
+        assertThat(svg)
+                .startsWith("<svg")
+                .contains("Flink job, p = 2")
+                .contains("small (scale 0.0005)");
+        assertThat(svg.split("<rect ", -1))
+                .hasSize(1 + 1 + 4 + 4); // background, 4 bars, 4 legend keys
         // the generated inputs are cached for the next run
         try (var files = Files.list(tmp.resolve("data"))) {
             assertThat(
