@@ -198,7 +198,20 @@ public final class CriteoDecoder {
         for (int c = 0; c < SPARSE; c++) {
             long v = 0;
             int digits = 0;
-            while (p < end) {
+            boolean parsedAsWord = false;
+            if (p + 8 < end) { // Criteo ids are 8 hex digits: parse them as one word
+                byte after = b[p + 8];
+                if (after == '\t' || after == '\n' || after == '\r') {
+                    long word = Swar.load(b, p);
+                    if (Swar.isHex8(word)) {
+                        v = Swar.hex8(word);
+                        digits = 8;
+                        p += 8;
+                        parsedAsWord = true;
+                    }
+                }
+            }
+            while (!parsedAsWord && p < end) {
                 int d = HEX[b[p] & 0xff];
                 if (d < 0) {
                     break;

@@ -1,0 +1,56 @@
+package dev.piper.operators.decode;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * Eight ASCII bytes at a time in one {@code long} (SWAR), little-endian: the first byte in memory
+ * is the lowest byte of the word. Every byte-wise trick here is exact only when all eight bytes are
+ * below 0x80, which {@link #isHex8} checks first; then no addition carries across bytes.
+ */
+final class Swar {
+
+    private static final VarHandle LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+
+    private Swar() {}
+
+    /** The eight bytes at {@code b[p, p + 8)}. */
+    static long load(byte[] b, int p) {
+        return (long) LONGS.get(b, p);
+    }
+
+    /** Bytes of {@code w} in {@code [lo, hi]} get 0x80, others 0; needs all bytes below 0x80. */
+    private static long inRange(long w, int lo, int hi) {
+        long atLeastLo = w + (0x80 - lo) * ONES;
+        long aboveHi = w + (0x7F - hi) * ONES;
+        return atLeastLo & ~aboveHi & HIGHS;
+    }
+
+    /** 0x80 in each byte that is a hex letter ({@code a-f} or {@code A-F}). */
+    private static long letters(long w) {
+        return inRange(w | 0x2020202020202020L, 'a', 'f');
+    }
+
+    /** Whether all eight bytes are hex digits {@code 0-9 a-f A-F}. */
+    static boolean isHex8(long w) {
+        if ((w & HIGHS) != 0) {
+            return false;
+        }
+        return (inRange(w, '0', '9') | letters(w)) == HIGHS;
+    }
+
+    /**
+     * The value of eight hex digits ({@link #isHex8} must hold), the first byte most significant.
+     */
+    static long hex8(long w) {
+        long nibbles = (w & 0x0F0F0F0F0F0F0F0FL) + (letters(w) >>> 7) * 9;
+        long pairs = ((nibbles << 4) | (nibbles >>> 8)) & 0x00FF00FF00FF00FFL;
+        long quads = ((pairs << 8) | (pairs >>> 16)) & 0x0000FFFF0000FFFFL;
+        return ((quads << 16) | (quads >>> 32)) & 0xFFFFFFFFL;
+    }
+}

@@ -1,0 +1,81 @@
+package dev.piper.operators.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class SwarTest {
+
+    @ParameterizedTest
+    @CsvSource({
+        "00000000, 0",
+        "0000000f, 15",
+        "deadbeef, 3735928559",
+        "DEADBEEF, 3735928559",
+        "ffffffff, 4294967295",
+        "12345678, 305419896",
+        "aBcDeF09, 2882400009"
+    })
+    void parsesEightHexDigits(String text, long expected) {
+        long w = Swar.load(text.getBytes(StandardCharsets.US_ASCII), 0);
+        assertThat(Swar.isHex8(w)).isTrue();
+        assertThat(Swar.hex8(w)).isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "0000000g",
+        "g0000000",
+        "1234 678",
+        "/0000000",
+        ":0000000",
+        "@ABCDEFG",
+        "`abcdefg",
+        "'1234567\t'"
+    })
+    void rejectsANonHexByteAnywhere(String text) {
+        assertThat(Swar.isHex8(Swar.load(text.getBytes(StandardCharsets.US_ASCII), 0))).isFalse();
+    }
+
+    /**
+     * Against the scalar definition on random words: bytes drawn mostly from near the hex ranges
+     * (and their case-folded and control-character twins, which a careless fold would accept).
+     */
+    @Test
+    void agreesWithTheScalarRulesOnRandomWords() {
+        SplittableRandom random = new SplittableRandom(42);
+        byte[] tricky =
+                "0123456789abcdefABCDEF/:@G`g\u0010\u0011\u0019\u001aPpYy"
+                        .getBytes(StandardCharsets.ISO_8859_1);
+        byte[] b = new byte[8];
+        for (int n = 0; n < 200_000; n++) {
+            for (int i = 0; i < 8; i++) {
+                b[i] =
+                        random.nextInt(4) == 0
+                                ? (byte) random.nextInt(256)
+                                : tricky[random.nextInt(tricky.length)];
+            }
+            boolean scalarHex = true;
+            long scalar = 0;
+            for (int i = 0; i < 8; i++) {
+                int d = Character.digit((char) (b[i] & 0xff), 16);
+                if (d < 0 || (b[i] & 0xff) > 0x7f) {
+                    scalarHex = false;
+                    break;
+                }
+                scalar = (scalar << 4) | d;
+            }
+            long w = Swar.load(b, 0);
+            assertThat(Swar.isHex8(w))
+                    .as(new String(b, StandardCharsets.ISO_8859_1))
+                    .isEqualTo(scalarHex);
+            if (scalarHex) {
+                assertThat(Swar.hex8(w)).isEqualTo(scalar);
+            }
+        }
+    }
+}
