@@ -95,11 +95,6 @@ public final class Vocabulary {
         return Arrays.copyOfRange(keys, from, to);
     }
 
-    /** Copies the keys in index order into {@code dst}, which holds at least {@link #size()}. */
-    public void copyKeysTo(long[] dst) {
-        System.arraycopy(keys, 0, dst, 0, size);
-    }
-
     /** The index of {@code key}, or -1 if it has none. */
     public int indexOf(long key) {
         int mask = slots.length - 1;

@@ -3,7 +3,6 @@ package dev.piper.job.sink;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.decode.DecodeOptions;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -59,10 +58,5 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
         public void close() throws IOException {
             out.close();
         }
-    }
-
-    /** The directory this sink writes. */
-    public Path directory() {
-        return Paths.get(directory);
     }
 }

@@ -151,18 +151,6 @@ public final class DlrmOutputWriter implements Closeable {
         vocabSize[c] = index;
     }
 
-    public long linesRead() {
-        return linesRead;
-    }
-
-    public long rowsWritten() {
-        return rowsWritten;
-    }
-
-    public long deadLetters() {
-        return deadLetters;
-    }
-
     /** Flushes every file and writes {@code metadata.json}. */
     public void finish() throws IOException {
         if (finished) {

@@ -40,8 +40,4 @@ public record DecodeOptions(
     public DecodeOptions withPadMissingFields(boolean pad) {
         return new DecodeOptions(maxIndRange, pad, maxLineBytes, maxRawBytes);
     }
-
-    public DecodeOptions withMaxLineBytes(int max) {
-        return new DecodeOptions(maxIndRange, padMissingFields, max, maxRawBytes);
-    }
 }

@@ -64,11 +64,6 @@ public final class SequenceFunction extends ProcessFunction<AssembledBlock, Asse
         }
     }
 
-    /** Number of blocks waiting for an earlier one. */
-    public int waitingBlocks() {
-        return waiting.size();
-    }
-
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
         pendingState.update(new ArrayList<>(waiting.values()));

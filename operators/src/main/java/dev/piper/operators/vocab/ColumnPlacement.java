@@ -81,15 +81,4 @@ public final class ColumnPlacement implements Serializable {
     public int keyOf(int column) {
         return keys[column];
     }
-
-    /** Number of columns per subtask at {@code parallelism}, for diagnostics and tests. */
-    public int[] columnsPerSubtask(int maxParallelism, int parallelism) {
-        int[] count = new int[parallelism];
-        for (int key : keys) {
-            count[
-                    KeyGroupRangeAssignment.assignKeyToParallelOperator(
-                            key, maxParallelism, parallelism)]++;
-        }
-        return count;
-    }
 }
