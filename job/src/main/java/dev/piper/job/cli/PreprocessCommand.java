@@ -141,7 +141,7 @@ final class PreprocessCommand implements Callable<Integer> {
                         s.deadLetters(),
                         s.seconds(),
                         s.jobSeconds(),
-                        s.linesRead() / Math.max(s.jobSeconds(), 1e-9),
+                        s.rowsPerSecond(),
                         output);
         return 0;
     }

@@ -12,10 +12,12 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
  * <p>Flink sends a key to key group {@code murmur(hash(key)) mod maxParallelism} and gives each
  * subtask a contiguous range of key groups. Keyed by the bare column index, the 26 Criteo columns
  * land unevenly: at parallelism 2, one subtask gets 16 columns including all five with the largest
- * vocabularies. Here each column gets its own key group, laid out along the key-group range in
- * proportion to its expected cost (heavy and light columns interleaved), so every contiguous split,
- * whatever the parallelism, carries a similar share; the key is the smallest integer that hashes to
- * that key group.
+ * vocabularies. Here each column gets its own key group: the column of cost rank {@code r} (0 for
+ * the most expensive) goes to position {@code v(r)} of the key-group range, where {@code v} is the
+ * base-2 van der Corput sequence (0, 1/2, 1/4, 3/4, 1/8, ...). The 2^k most expensive columns thus
+ * fall into 2^k different parts of the range, so at a power-of-two parallelism no two of them share
+ * a subtask, and the low-discrepancy sequence keeps other parallelisms near-even too. The key is
+ * the smallest integer that hashes to that key group.
  *
  * <p>Keys depend only on the costs and the maximum parallelism, never on the parallelism, so a
  * vocabulary keeps its key when a savepoint is restored at another parallelism (the maximum
