@@ -1,11 +1,9 @@
 package dev.piper.job.source;
 
 import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.decode.Swar;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -24,10 +22,6 @@ import java.util.Arrays;
 public final class LineChunker {
 
     private static final int MIN_BUFFER = 8 << 20;
-
-    private static final VarHandle LONGS =
-            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final long NEWLINES = 0x0a0a0a0a0a0a0a0aL;
 
     private final InputStream in;
     private final int blockRows;
@@ -184,27 +178,8 @@ public final class LineChunker {
         return e > s && buf[e - 1] == '\r' ? e - s - 1 : e - s;
     }
 
-    /**
-     * Position of the first {@code \n} in {@code buf[from, to)}, or -1. Looks at eight bytes a step
-     * (SWAR): {@code (w - 0x01..01) & ~w & 0x80..80} is non-zero exactly when a byte of {@code w}
-     * is zero, and its lowest set bit marks the first such byte.
-     */
     private int indexOfNewline(int from, int to) {
-        byte[] b = buf;
-        int i = from;
-        for (; i + Long.BYTES <= to; i += Long.BYTES) {
-            long w = (long) LONGS.get(b, i) ^ NEWLINES;
-            long zero = (w - 0x0101010101010101L) & ~w & 0x8080808080808080L;
-            if (zero != 0) {
-                return i + (Long.numberOfTrailingZeros(zero) >>> 3);
-            }
-        }
-        for (; i < to; i++) {
-            if (b[i] == '\n') {
-                return i;
-            }
-        }
-        return -1;
+        return Swar.indexOf(buf, (byte) '\n', from, to);
     }
 
     /** Moves the unconsumed bytes to the buffer's start; returns how far they moved. */

@@ -397,12 +397,7 @@ public final class CriteoDecoder {
     }
 
     private static int indexOf(byte[] b, byte target, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (b[i] == target) {
-                return i;
-            }
-        }
-        return -1;
+        return Swar.indexOf(b, target, from, to);
     }
 
     private static boolean isUtf8(byte[] b, int s, int e) {

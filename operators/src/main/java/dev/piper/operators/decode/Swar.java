@@ -9,7 +9,7 @@ import java.nio.ByteOrder;
  * is the lowest byte of the word. Every byte-wise trick here is exact only when all eight bytes are
  * below 0x80, which {@link #isHex8} checks first; then no addition carries across bytes.
  */
-final class Swar {
+public final class Swar {
 
     private static final VarHandle LONGS =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -18,6 +18,30 @@ final class Swar {
     private static final long HIGHS = 0x8080808080808080L;
 
     private Swar() {}
+
+    /**
+     * Position of the first {@code target} byte in {@code b[from, to)}, or -1. Eight bytes a step:
+     * after {@code w ^= target * 0x01..01} the matching bytes are zero, and {@code (w - 0x01..01) &
+     * ~w & 0x80..80} is non-zero exactly when a byte of {@code w} is zero, its lowest set bit
+     * marking the first such byte (exact for the lowest one, whatever the byte values).
+     */
+    public static int indexOf(byte[] b, byte target, int from, int to) {
+        long pattern = (target & 0xffL) * ONES;
+        int i = from;
+        for (; i + Long.BYTES <= to; i += Long.BYTES) {
+            long w = load(b, i) ^ pattern;
+            long zero = (w - ONES) & ~w & HIGHS;
+            if (zero != 0) {
+                return i + (Long.numberOfTrailingZeros(zero) >>> 3);
+            }
+        }
+        for (; i < to; i++) {
+            if (b[i] == target) {
+                return i;
+            }
+        }
+        return -1;
+    }
 
     /** The eight bytes at {@code b[p, p + 8)}. */
     static long load(byte[] b, int p) {

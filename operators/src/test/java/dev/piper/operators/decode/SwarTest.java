@@ -78,4 +78,31 @@ class SwarTest {
             }
         }
     }
+
+    /** Against a plain loop: every target byte, every alignment, matches near word boundaries. */
+    @Test
+    void indexOfAgreesWithAPlainLoop() {
+        SplittableRandom random = new SplittableRandom(7);
+        for (int n = 0; n < 20_000; n++) {
+            byte[] b = new byte[random.nextInt(40)];
+            for (int i = 0; i < b.length; i++) {
+                b[i] =
+                        (byte)
+                                (random.nextInt(3) == 0
+                                        ? random.nextInt(256)
+                                        : "\t\n\r\u0080\u00ff\u000b".charAt(random.nextInt(6)));
+            }
+            byte target = (byte) "\t\n\u00ff\u0000".charAt(random.nextInt(4));
+            int from = b.length == 0 ? 0 : random.nextInt(b.length + 1);
+            int to = from + random.nextInt(b.length - from + 1);
+            int expected = -1;
+            for (int i = from; i < to; i++) {
+                if (b[i] == target) {
+                    expected = i;
+                    break;
+                }
+            }
+            assertThat(Swar.indexOf(b, target, from, to)).isEqualTo(expected);
+        }
+    }
 }
