@@ -165,6 +165,8 @@ final class Bench {
         loop.run(half, blockRows, options);
         SingleThreadLoops.Pass bestFull = best(loop, full, options);
         SingleThreadLoops.Pass bestHalf = best(loop, half, options);
+        checkRead(bestFull, rows, full);
+        checkRead(bestHalf, rows / 2, half);
         Result r =
                 result(
                         regime,
@@ -176,6 +178,21 @@ final class Bench {
                         bestHalf.seconds(),
                         true);
         return new LoopResult(r, bestFull, bestHalf);
+    }
+
+    /** A pass that did not see every generated line (a truncated cached input) measures nothing. */
+    private static void checkRead(SingleThreadLoops.Pass pass, long expected, Path input) {
+        if (pass.lines() != expected || pass.rows() != expected) {
+            throw new IllegalStateException(
+                    input
+                            + ": a pass read "
+                            + pass.lines()
+                            + " lines and "
+                            + pass.rows()
+                            + " rows, expected "
+                            + expected
+                            + " of each; delete it to regenerate");
+        }
     }
 
     private SingleThreadLoops.Pass best(Loop loop, Path input, DecodeOptions options)
