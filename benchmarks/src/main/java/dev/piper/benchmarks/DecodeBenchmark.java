@@ -41,9 +41,9 @@ public class DecodeBenchmark {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         new CriteoGenerator(1, 0.01, 0).write(out, LINES);
         byte[] text = out.toByteArray();
-        chunk = new RawChunk(0, 1, 0, LINES, text, text.length, -1);
+        chunk = new RawChunk(0, 0, text, text.length, -1);
         decoder = new CriteoDecoder(DecodeOptions.defaults());
-        endless = new LineChunker(new Repeating(text), 0, 1, 0, LINES, 65536, 1024);
+        endless = new LineChunker(new Repeating(text), 0, 0, text.length, 65536, 1024);
     }
 
     @Benchmark

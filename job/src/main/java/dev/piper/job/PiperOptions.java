@@ -24,13 +24,15 @@ public final class PiperOptions {
                             "Treat absent trailing fields of a short line as missing values"
                                     + " instead of rejecting the line as wrong_field_count.");
 
-    public static final ConfigOption<Integer> BLOCK_ROWS =
-            ConfigOptions.key("piper.block-rows")
+    public static final ConfigOption<Integer> BLOCK_BYTES =
+            ConfigOptions.key("piper.block-bytes")
                     .intType()
-                    .defaultValue(4096)
+                    .defaultValue(1 << 20)
                     .withDescription(
-                            "Input lines per block, the unit of work on the data path. Does not"
-                                    + " change the output.");
+                            "Input bytes per block, the unit of work on the data path (about"
+                                    + " 4,000 Criteo lines at the default 1 MiB). A plain file is"
+                                    + " read as byte ranges of this size, one block each. Does"
+                                    + " not change the output.");
 
     public static final ConfigOption<Integer> MAX_LINE_BYTES =
             ConfigOptions.key("piper.max-line-bytes")

@@ -120,13 +120,16 @@ public final class Preprocess {
         Configuration conf = EmbeddedRunner.configuration(parallelism, backend);
         conf.addAll(extra);
         DecodeOptions options = PiperOptions.decodeOptions(conf);
+        CriteoFileSource source =
+                new CriteoFileSource(
+                        input.toAbsolutePath().toString(),
+                        conf.get(PiperOptions.BLOCK_BYTES),
+                        options.maxLineBytes(),
+                        options.maxRawBytes());
         PreprocessJob job =
                 new PreprocessJob(
-                        new CriteoFileSource(
-                                input.toAbsolutePath().toString(),
-                                conf.get(PiperOptions.BLOCK_ROWS),
-                                options.maxLineBytes(),
-                                options.maxRawBytes()),
+                        source,
+                        source.isSplittable(),
                         new DlrmFileSink(output.toAbsolutePath().toString(), options),
                         options);
         Path rows = output.resolve(OutputLayout.ROWS);

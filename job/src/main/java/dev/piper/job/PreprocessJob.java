@@ -27,8 +27,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * The column-wise preprocessing dataflow (PIPER's, on Flink):
  *
  * <pre>
- * source (numbered line-aligned chunks, parallelism 1)
- *   -> rebalance -> decode + stateless column ops, fused   (parallel)
+ * source (numbered line-aligned chunks)
+ *   -> decode + stateless column ops, fused   (parallel)
+ *        a splittable source runs at the job's parallelism with the decoder chained to it;
+ *        any other runs at parallelism 1 and spreads its chunks over the decoders
  *        main output: one KeyChunk per categorical column
  *        side output: DenseChunk (labels, dense values, dead letters)
  *   KeyChunks -> keyBy(column's placement key) -> vocabulary (keyed state, blocks in sequence)
@@ -46,12 +48,21 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 public final class PreprocessJob {
 
     private final Source<RawChunk, ?, ?> source;
+    private final boolean parallelSource;
     private final Sink<AssembledBlock> sink;
     private final DecodeOptions options;
 
+    /**
+     * @param parallelSource whether the source's readers can share the input (each chunk goes to
+     *     the decoder chained to its reader); otherwise one reader feeds every decoder
+     */
     public PreprocessJob(
-            Source<RawChunk, ?, ?> source, Sink<AssembledBlock> sink, DecodeOptions options) {
+            Source<RawChunk, ?, ?> source,
+            boolean parallelSource,
+            Sink<AssembledBlock> sink,
+            DecodeOptions options) {
         this.source = Objects.requireNonNull(source);
+        this.parallelSource = parallelSource;
         this.sink = Objects.requireNonNull(sink);
         this.options = Objects.requireNonNull(options);
     }
@@ -67,18 +78,20 @@ public final class PreprocessJob {
         }
         ColumnPlacement placement =
                 ColumnPlacement.balanced(CriteoLayout.vocabularyCosts(), env.getMaxParallelism());
-        DataStream<RawChunk> raw =
+        SingleOutputStreamOperator<RawChunk> input =
                 env.fromSource(
                                 source,
                                 WatermarkStrategy.noWatermarks(),
                                 "criteo-input",
                                 BlockTypes.RAW_CHUNK)
-                        .setParallelism(1)
                         .uid("criteo-input");
+        DataStream<RawChunk> raw = input;
+        if (!parallelSource) {
+            raw = input.setParallelism(1).rebalance();
+        }
 
         SingleOutputStreamOperator<KeyChunk> keys =
-                raw.rebalance()
-                        .process(new DecodeFunction(options), BlockTypes.KEY_CHUNK)
+                raw.process(new DecodeFunction(options), BlockTypes.KEY_CHUNK)
                         .name("decode")
                         .uid("decode");
         DataStream<DenseChunk> dense = keys.getSideOutput(DecodeFunction.DENSE);

@@ -149,7 +149,7 @@ class PreprocessITCase {
         Map<String, String> p2 = sha256OfEveryFile(preprocess(generated, 2, options(-1, false)));
         Map<String, String> p4 = sha256OfEveryFile(preprocess(generated, 4, options(-1, false)));
         Configuration smallBlocks = options(-1, false);
-        smallBlocks.set(PiperOptions.BLOCK_ROWS, 97);
+        smallBlocks.set(PiperOptions.BLOCK_BYTES, 9_973); // ~38 lines; ranges end mid-line
         Map<String, String> small = sha256OfEveryFile(preprocess(generated, 3, smallBlocks));
         assertThat(p1).hasSize(3 + 26);
         assertThat(p2).isEqualTo(p1);

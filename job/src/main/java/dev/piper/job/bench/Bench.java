@@ -64,7 +64,7 @@ final class Bench {
     private final Path dataDir;
     private final long rows;
     private final long seed;
-    private final int blockRows;
+    private final int blockBytes;
     private final List<Integer> parallelisms;
     private final PrintStream progress;
     private final int repeat;
@@ -73,7 +73,7 @@ final class Bench {
             Path dataDir,
             long rows,
             long seed,
-            int blockRows,
+            int blockBytes,
             List<Integer> parallelisms,
             int repeat,
             PrintStream progress) {
@@ -81,7 +81,7 @@ final class Bench {
         this.dataDir = dataDir;
         this.rows = rows;
         this.seed = seed;
-        this.blockRows = blockRows;
+        this.blockBytes = blockBytes;
         this.parallelisms = parallelisms;
         this.progress = progress;
     }
@@ -151,7 +151,7 @@ final class Bench {
 
     /** A single-thread loop over one input file. */
     private interface Loop {
-        SingleThreadLoops.Pass run(Path input, int blockRows, DecodeOptions options)
+        SingleThreadLoops.Pass run(Path input, int blockBytes, DecodeOptions options)
                 throws IOException;
     }
 
@@ -162,7 +162,7 @@ final class Bench {
     private LoopResult loop(Regime regime, String stage, Path full, Path half, Loop loop)
             throws IOException {
         DecodeOptions options = DecodeOptions.defaults();
-        loop.run(half, blockRows, options);
+        loop.run(half, blockBytes, options);
         SingleThreadLoops.Pass bestFull = best(loop, full, options);
         SingleThreadLoops.Pass bestHalf = best(loop, half, options);
         checkRead(bestFull, rows, full);
@@ -199,7 +199,7 @@ final class Bench {
             throws IOException {
         SingleThreadLoops.Pass best = null;
         for (int i = 0; i < repeat; i++) {
-            SingleThreadLoops.Pass p = loop.run(input, blockRows, options);
+            SingleThreadLoops.Pass p = loop.run(input, blockBytes, options);
             if (best == null || p.seconds() < best.seconds()) {
                 best = p;
             }
@@ -237,7 +237,7 @@ final class Bench {
     private JobRun job(Path input, int parallelism) throws Exception {
         Path out = dataDir.resolve("run-output");
         Configuration conf = new Configuration();
-        conf.set(PiperOptions.BLOCK_ROWS, blockRows);
+        conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
         Preprocess.Summary s =
                 Preprocess.run(input, out, parallelism, StateBackend.hashmap, conf, progress);
         return new JobRun(s.seconds(), sha256(out.resolve(OutputLayout.ROWS)));
@@ -306,7 +306,7 @@ final class Bench {
         return results;
     }
 
-    static void writeJson(List<Result> results, Path file, long rows, long seed, int blockRows)
+    static void writeJson(List<Result> results, Path file, long rows, long seed, int blockBytes)
             throws IOException {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode root = json.createObjectNode();
@@ -332,7 +332,7 @@ final class Bench {
                         + " sha256");
         root.put("rows", rows);
         root.put("seed", seed);
-        root.put("block_rows", blockRows);
+        root.put("block_bytes", blockBytes);
         ArrayNode list = root.putArray("results");
         for (Result r : results) {
             list.addPOJO(r);

@@ -15,8 +15,9 @@ import picocli.CommandLine.Spec;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = {
-            "Measure marginal throughput (rows/s, MB/s) of decoding, the fused column work and the",
-            "full Flink job, for small, medium and large vocabularies; print a table and write JSON.",
+            "Measure marginal throughput (rows/s, MB/s) of decoding, the fused column work and the"
+                    + " full Flink job, for small, medium and large vocabularies; print a table and"
+                    + " write JSON.",
             "Inputs are generated once and cached in --data-dir."
         })
 public final class BenchCommand implements Callable<Integer> {
@@ -49,11 +50,11 @@ public final class BenchCommand implements Callable<Integer> {
     List<Integer> parallelism;
 
     @Option(
-            names = "--block-rows",
-            defaultValue = "4096",
-            paramLabel = "R",
-            description = "Lines per block (default: ${DEFAULT-VALUE}).")
-    int blockRows;
+            names = "--block-bytes",
+            defaultValue = "1048576",
+            paramLabel = "B",
+            description = "Input bytes per block (default: ${DEFAULT-VALUE}).")
+    int blockBytes;
 
     @Option(
             names = "--repeat",
@@ -114,9 +115,9 @@ public final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--rows: must be at least 2, not " + rows);
         }
-        if (blockRows < 1) {
+        if (blockBytes < 1) {
             throw new ParameterException(
-                    spec.commandLine(), "--block-rows: must be at least 1, not " + blockRows);
+                    spec.commandLine(), "--block-bytes: must be at least 1, not " + blockBytes);
         }
         for (int p : parallelism) {
             if (p < 1) {
@@ -147,10 +148,10 @@ public final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--repeat: must be at least 1, not " + repeat);
         }
-        Bench bench = new Bench(dir, rows, seed, blockRows, parallelism, repeat, System.err);
+        Bench bench = new Bench(dir, rows, seed, blockBytes, parallelism, repeat, System.err);
         List<Bench.Result> results = bench.run(chosen);
         Bench.printTable(results, spec.commandLine().getOut());
-        Bench.writeJson(results, json, rows, seed, blockRows);
+        Bench.writeJson(results, json, rows, seed, blockBytes);
         BenchChart.write(results, title(), svg);
         spec.commandLine()
                 .getOut()

@@ -31,13 +31,13 @@ final class SingleThreadLoops {
     record Pass(long lines, long rows, double seconds, String rowsSha256) {}
 
     /** Reads and decodes every line (with the fused stateless column operators). */
-    static Pass decodeOnly(Path input, int blockRows, DecodeOptions options) throws IOException {
+    static Pass decodeOnly(Path input, int blockBytes, DecodeOptions options) throws IOException {
         CriteoDecoder decoder = new CriteoDecoder(options);
         long start = System.nanoTime();
         long lines = 0;
         long rows = 0;
         try (InputStream in = open(input)) {
-            LineChunker chunker = chunker(in, blockRows, options);
+            LineChunker chunker = chunker(in, blockBytes, options);
             RawChunk chunk;
             while ((chunk = chunker.next()) != null) {
                 CriteoDecoder.Decoded d = decoder.decode(chunk);
@@ -53,7 +53,7 @@ final class SingleThreadLoops {
      * does per block except moving blocks between operators. Returns the sha256 of the rows it
      * produced, which every job run must reproduce.
      */
-    static Pass fused(Path input, int blockRows, DecodeOptions options) throws IOException {
+    static Pass fused(Path input, int blockBytes, DecodeOptions options) throws IOException {
         CriteoDecoder decoder = new CriteoDecoder(options);
         Vocabulary[] vocab = new Vocabulary[CriteoLayout.SPARSE];
         for (int c = 0; c < vocab.length; c++) {
@@ -64,7 +64,7 @@ final class SingleThreadLoops {
         long lines = 0;
         long rows = 0;
         try (InputStream in = open(input)) {
-            LineChunker chunker = chunker(in, blockRows, options);
+            LineChunker chunker = chunker(in, blockBytes, options);
             RawChunk chunk;
             IndexChunk[] indices = new IndexChunk[CriteoLayout.SPARSE];
             while ((chunk = chunker.next()) != null) {
@@ -86,9 +86,8 @@ final class SingleThreadLoops {
         return new BufferedInputStream(Files.newInputStream(input), 1 << 16);
     }
 
-    private static LineChunker chunker(InputStream in, int blockRows, DecodeOptions options) {
-        return new LineChunker(
-                in, 0, 1, 0, blockRows, options.maxLineBytes(), options.maxRawBytes());
+    private static LineChunker chunker(InputStream in, int blockBytes, DecodeOptions options) {
+        return new LineChunker(in, 0, 0, blockBytes, options.maxLineBytes(), options.maxRawBytes());
     }
 
     static MessageDigest sha256() {

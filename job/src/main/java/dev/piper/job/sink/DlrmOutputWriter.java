@@ -82,15 +82,6 @@ public final class DlrmOutputWriter implements Closeable {
             throw new IllegalStateException(
                     "block " + block.seq() + " arrived, expected " + nextSeq);
         }
-        if (block.firstLine() != nextLine) {
-            throw new IllegalStateException(
-                    "block "
-                            + block.seq()
-                            + " starts at line "
-                            + block.firstLine()
-                            + ", expected "
-                            + nextLine);
-        }
         if (block.rows() + block.deadLetters().length != block.lines()) {
             throw new IllegalStateException(
                     "block "
@@ -105,7 +96,7 @@ public final class DlrmOutputWriter implements Closeable {
         }
         rows.write(block.rowBytes(), 0, block.rows() * CriteoLayout.ROW_BYTES);
         for (DeadLetter d : block.deadLetters()) {
-            writeDeadLetter(d);
+            writeDeadLetter(d, nextLine + d.lineInBlock());
         }
         for (int c = 0; c < SPARSE; c++) {
             appendVocab(c, block.firstNewIndex()[c], block.newKeys()[c]);
@@ -116,9 +107,10 @@ public final class DlrmOutputWriter implements Closeable {
         rowsWritten += block.rows();
     }
 
-    private void writeDeadLetter(DeadLetter d) throws IOException {
+    /** Writes one dead letter; {@code line} is its 1-based line number in the input. */
+    private void writeDeadLetter(DeadLetter d, long line) throws IOException {
         dead.writeStartObject();
-        dead.writeNumberField("line", d.line());
+        dead.writeNumberField("line", line);
         dead.writeNumberField("offset", d.offset());
         dead.writeStringField("reason", d.reason());
         dead.writeStringField("detail", d.detail());

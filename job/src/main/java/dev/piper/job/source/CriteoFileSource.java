@@ -2,7 +2,7 @@ package dev.piper.job.source;
 
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.RawChunk;
-import java.util.List;
+import java.io.IOException;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
@@ -11,37 +11,45 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * A bounded source of one Criteo text file as numbered, line-aligned {@link RawChunk}s. One reader
- * cuts the file (cheap: it only looks for line breaks); decoding happens in parallel downstream.
- * The chunk sequence numbers give the column operators the input order.
+ * A bounded source of one Criteo text file as numbered, line-aligned {@link RawChunk}s, read in
+ * parallel: each reader takes the file's byte ranges of {@code blockBytes} one at a time from the
+ * enumerator, in order, and turns each into one chunk whose sequence number is the range's index
+ * ({@link LineRange}). Run it at the job's parallelism with the decoder chained to it: a chunk then
+ * goes from the read buffer to the parser without being serialized.
  *
- * <p>A file whose name ends in {@code .gz} is decompressed while it is read (Criteo Terabyte days
- * ship that way); dead-letter offsets then count decompressed bytes.
- *
- * <p>Run it at parallelism 1: extra readers would receive no split and finish at once.
+ * <p>A file whose name ends in {@code .gz} (Criteo Terabyte days ship that way) cannot be split: it
+ * is one split, decompressed and cut into chunks of at most {@code blockBytes} by one reader
+ * ({@link LineChunker}), and dead-letter offsets count decompressed bytes. {@link #isSplittable()}
+ * tells the job to read it at parallelism 1 and spread the chunks over the decoders instead.
  */
 public final class CriteoFileSource
-        implements Source<RawChunk, FileChunkSplit, List<FileChunkSplit>>,
+        implements Source<RawChunk, FileChunkSplit, FileChunkEnumerator.State>,
                 ResultTypeQueryable<RawChunk> {
 
     private static final long serialVersionUID = 1L;
 
     private final String path;
-    private final int blockRows;
+    private final int blockBytes;
     private final int maxLineBytes;
     private final int maxRawBytes;
 
-    public CriteoFileSource(String path, int blockRows, int maxLineBytes, int maxRawBytes) {
-        if (blockRows < 1) {
-            throw new IllegalArgumentException("blockRows must be positive: " + blockRows);
+    public CriteoFileSource(String path, int blockBytes, int maxLineBytes, int maxRawBytes) {
+        if (blockBytes < 1) {
+            throw new IllegalArgumentException("blockBytes must be positive: " + blockBytes);
         }
         this.path = path;
-        this.blockRows = blockRows;
+        this.blockBytes = blockBytes;
         this.maxLineBytes = maxLineBytes;
         this.maxRawBytes = maxRawBytes;
+    }
+
+    /** Whether parallel readers can share the file (false for a compressed stream). */
+    public boolean isSplittable() {
+        return !path.endsWith(".gz");
     }
 
     @Override
@@ -51,18 +59,26 @@ public final class CriteoFileSource
 
     @Override
     public SourceReader<RawChunk, FileChunkSplit> createReader(SourceReaderContext context) {
-        return new FileChunkReader(context, blockRows, maxLineBytes, maxRawBytes);
+        return new FileChunkReader(context, blockBytes, maxLineBytes, maxRawBytes);
     }
 
     @Override
-    public SplitEnumerator<FileChunkSplit, List<FileChunkSplit>> createEnumerator(
-            SplitEnumeratorContext<FileChunkSplit> context) {
-        return new FileChunkEnumerator(context, List.of(new FileChunkSplit(path, 0, 1, 0)));
+    public SplitEnumerator<FileChunkSplit, FileChunkEnumerator.State> createEnumerator(
+            SplitEnumeratorContext<FileChunkSplit> context) throws IOException {
+        FileChunkEnumerator.State state;
+        if (isSplittable()) {
+            Path file = new Path(path);
+            long length = file.getFileSystem().getFileStatus(file).getLen();
+            state = FileChunkEnumerator.State.ranges(path, length, blockBytes);
+        } else {
+            state = FileChunkEnumerator.State.stream(path);
+        }
+        return new FileChunkEnumerator(context, state);
     }
 
     @Override
-    public SplitEnumerator<FileChunkSplit, List<FileChunkSplit>> restoreEnumerator(
-            SplitEnumeratorContext<FileChunkSplit> context, List<FileChunkSplit> checkpoint) {
+    public SplitEnumerator<FileChunkSplit, FileChunkEnumerator.State> restoreEnumerator(
+            SplitEnumeratorContext<FileChunkSplit> context, FileChunkEnumerator.State checkpoint) {
         return new FileChunkEnumerator(context, checkpoint);
     }
 
@@ -72,8 +88,9 @@ public final class CriteoFileSource
     }
 
     @Override
-    public SimpleVersionedSerializer<List<FileChunkSplit>> getEnumeratorCheckpointSerializer() {
-        return new FileChunkSplitSerializer.Many();
+    public SimpleVersionedSerializer<FileChunkEnumerator.State>
+            getEnumeratorCheckpointSerializer() {
+        return new FileChunkSplitSerializer.EnumeratorState();
     }
 
     @Override

@@ -8,18 +8,55 @@ import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 
 /**
- * Hands the file's single split to the first reader that asks, and "no more splits" to every other
- * request. A split returned by a failed reader is handed out again.
+ * Hands out splits in input order, one per request: first any split returned by a failed reader,
+ * then the file's byte ranges from the lowest (ranges are made on demand, so a terabyte file costs
+ * no more state than a small one), or the single stream split of a file that cannot be split.
+ * Readers ask for a split when they finish one, so the ranges in progress are always the lowest
+ * ones not yet done: the reorder buffers of the order-sensitive operators stay bounded by the
+ * number of readers, not by the input.
  */
-final class FileChunkEnumerator implements SplitEnumerator<FileChunkSplit, List<FileChunkSplit>> {
+final class FileChunkEnumerator
+        implements SplitEnumerator<FileChunkSplit, FileChunkEnumerator.State> {
+
+    /**
+     * What the enumerator checkpoints.
+     *
+     * @param path the file
+     * @param fileLength its length in bytes; unused for a stream
+     * @param rangeBytes bytes per range; 0 when the file is read as one stream
+     * @param nextRange the index of the next range to hand out
+     * @param pending splits to hand out before any new range
+     */
+    record State(
+            String path,
+            long fileLength,
+            long rangeBytes,
+            long nextRange,
+            List<FileChunkSplit> pending) {
+
+        static State ranges(String path, long fileLength, long rangeBytes) {
+            return new State(path, fileLength, rangeBytes, 0, List.of());
+        }
+
+        static State stream(String path) {
+            return new State(path, 0, 0, 0, List.of(FileChunkSplit.stream(path, 0, 0)));
+        }
+
+        long rangeCount() {
+            return rangeBytes == 0 ? 0 : (fileLength + rangeBytes - 1) / rangeBytes;
+        }
+    }
 
     private final SplitEnumeratorContext<FileChunkSplit> context;
-    private final Deque<FileChunkSplit> unassigned;
+    private final State initial;
+    private final Deque<FileChunkSplit> pending;
+    private long nextRange;
 
-    FileChunkEnumerator(
-            SplitEnumeratorContext<FileChunkSplit> context, List<FileChunkSplit> unassigned) {
+    FileChunkEnumerator(SplitEnumeratorContext<FileChunkSplit> context, State state) {
         this.context = context;
-        this.unassigned = new ArrayDeque<>(unassigned);
+        this.initial = state;
+        this.pending = new ArrayDeque<>(state.pending());
+        this.nextRange = state.nextRange();
     }
 
     @Override
@@ -27,7 +64,13 @@ final class FileChunkEnumerator implements SplitEnumerator<FileChunkSplit, List<
 
     @Override
     public void handleSplitRequest(int subtaskId, String requesterHostname) {
-        FileChunkSplit split = unassigned.poll();
+        FileChunkSplit split = pending.poll();
+        if (split == null && nextRange < initial.rangeCount()) {
+            long start = nextRange * initial.rangeBytes();
+            long end = Math.min(start + initial.rangeBytes(), initial.fileLength());
+            split = FileChunkSplit.range(initial.path(), nextRange, start, end);
+            nextRange++;
+        }
         if (split != null) {
             context.assignSplit(split, subtaskId);
         } else {
@@ -37,15 +80,22 @@ final class FileChunkEnumerator implements SplitEnumerator<FileChunkSplit, List<
 
     @Override
     public void addSplitsBack(List<FileChunkSplit> splits, int subtaskId) {
-        splits.forEach(unassigned::addFirst);
+        List<FileChunkSplit> back = new ArrayList<>(splits);
+        back.sort((a, b) -> Long.compare(b.seq(), a.seq()));
+        back.forEach(pending::addFirst); // lowest first
     }
 
     @Override
     public void addReader(int subtaskId) {}
 
     @Override
-    public List<FileChunkSplit> snapshotState(long checkpointId) {
-        return new ArrayList<>(unassigned);
+    public State snapshotState(long checkpointId) {
+        return new State(
+                initial.path(),
+                initial.fileLength(),
+                initial.rangeBytes(),
+                nextRange,
+                new ArrayList<>(pending));
     }
 
     @Override

@@ -3,7 +3,9 @@ package dev.piper.job.source;
 import dev.piper.operators.block.RawChunk;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.zip.GZIPInputStream;
@@ -15,79 +17,115 @@ import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.io.InputStatus;
 
 /**
- * Reads its split chunk by chunk on the task thread: local and distributed file reads are short
- * compared with decoding the chunk downstream. Its checkpointed state is the split advanced to the
- * first line not yet emitted.
+ * Reads its splits on the task thread, where the decoder is chained: a byte range becomes one
+ * chunk, a stream split a chunk per call. It keeps one split in hand and one request on its way to
+ * the enumerator, so it rarely waits for work. Its checkpointed state is the splits it holds, a
+ * stream split advanced to the first line not yet emitted (a range is emitted whole or not at all).
  */
 final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
 
     private final SourceReaderContext context;
-    private final int blockRows;
+    private final int blockBytes;
     private final int maxLineBytes;
     private final int maxRawBytes;
+    private final LineRange lineRange;
 
-    private final List<FileChunkSplit> queued = new ArrayList<>();
-    private FileChunkSplit current;
-    private InputStream stream;
-    private LineChunker chunker;
+    private final Deque<FileChunkSplit> queued = new ArrayDeque<>();
     private boolean noMoreSplits;
     private CompletableFuture<Void> available = new CompletableFuture<>();
 
-    FileChunkReader(SourceReaderContext context, int blockRows, int maxLineBytes, int maxRawBytes) {
+    /** The open file of range splits, kept across ranges of the same file. */
+    private FSDataInputStream rangeFile;
+
+    private String rangePath;
+    private long rangeFileLength;
+
+    /** The stream split being read, its stream and cutter. */
+    private FileChunkSplit current;
+
+    private InputStream stream;
+    private LineChunker chunker;
+
+    FileChunkReader(
+            SourceReaderContext context, int blockBytes, int maxLineBytes, int maxRawBytes) {
         this.context = context;
-        this.blockRows = blockRows;
+        this.blockBytes = blockBytes;
         this.maxLineBytes = maxLineBytes;
         this.maxRawBytes = maxRawBytes;
+        this.lineRange = new LineRange(maxLineBytes);
     }
 
     @Override
     public void start() {
         context.sendSplitRequest();
+        context.sendSplitRequest();
     }
 
     @Override
     public InputStatus pollNext(ReaderOutput<RawChunk> output) throws Exception {
-        if (chunker == null && !openNext()) {
-            return noMoreSplits ? InputStatus.END_OF_INPUT : InputStatus.NOTHING_AVAILABLE;
+        if (chunker != null) {
+            RawChunk chunk = chunker.next();
+            if (chunk != null) {
+                output.collect(chunk);
+                return InputStatus.MORE_AVAILABLE;
+            }
+            closeStream();
+            context.sendSplitRequest();
         }
-        RawChunk chunk = chunker.next();
-        if (chunk != null) {
-            output.collect(chunk);
-            return InputStatus.MORE_AVAILABLE;
-        }
-        closeCurrent();
-        context.sendSplitRequest();
-        return queued.isEmpty() && noMoreSplits
-                ? InputStatus.END_OF_INPUT
-                : InputStatus.MORE_AVAILABLE;
-    }
-
-    private boolean openNext() throws IOException {
-        if (queued.isEmpty()) {
-            if (!noMoreSplits && available.isDone()) {
+        FileChunkSplit split = queued.poll();
+        if (split == null) {
+            if (noMoreSplits) {
+                return InputStatus.END_OF_INPUT;
+            }
+            if (available.isDone()) {
                 available = new CompletableFuture<>();
             }
-            return false;
+            return InputStatus.NOTHING_AVAILABLE;
         }
-        current = queued.remove(0);
-        stream = openAt(current.path(), current.offset());
-        chunker =
-                new LineChunker(
-                        stream,
-                        current.offset(),
-                        current.nextLine(),
-                        current.nextSeq(),
-                        blockRows,
-                        maxLineBytes,
-                        maxRawBytes);
-        return true;
+        if (split.isRange()) {
+            output.collect(readRange(split));
+            context.sendSplitRequest();
+        } else {
+            current = split;
+            stream = openStream(split.path(), split.start());
+            chunker =
+                    new LineChunker(
+                            stream,
+                            split.start(),
+                            split.seq(),
+                            blockBytes,
+                            maxLineBytes,
+                            maxRawBytes);
+        }
+        return InputStatus.MORE_AVAILABLE;
+    }
+
+    private RawChunk readRange(FileChunkSplit split) throws IOException {
+        if (rangeFile == null || !split.path().equals(rangePath)) {
+            if (rangeFile != null) {
+                rangeFile.close();
+            }
+            Path path = new Path(split.path());
+            rangeFile = path.getFileSystem().open(path);
+            rangePath = split.path();
+            rangeFileLength = path.getFileSystem().getFileStatus(path).getLen();
+        }
+        if (split.end() > rangeFileLength) {
+            throw new IOException(
+                    split.path()
+                            + " is "
+                            + rangeFileLength
+                            + " bytes now, shorter than when the job started: the input must"
+                            + " not change while it is read");
+        }
+        return lineRange.read(rangeFile, rangeFileLength, split.seq(), split.start(), split.end());
     }
 
     /**
-     * Opens the file positioned at {@code offset}. A {@code .gz} file is decompressed on the fly;
-     * its offsets count decompressed bytes, so resuming re-reads and skips.
+     * Opens a stream split's file positioned at {@code offset}. A {@code .gz} file is decompressed
+     * on the fly; its offsets count decompressed bytes, so resuming re-reads and skips.
      */
-    static InputStream openAt(String file, long offset) throws IOException {
+    static InputStream openStream(String file, long offset) throws IOException {
         Path path = new Path(file);
         FSDataInputStream in = path.getFileSystem().open(path);
         if (file.endsWith(".gz")) {
@@ -99,7 +137,7 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
         return in;
     }
 
-    private void closeCurrent() throws IOException {
+    private void closeStream() throws IOException {
         stream.close();
         stream = null;
         chunker = null;
@@ -110,7 +148,7 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
     public List<FileChunkSplit> snapshotState(long checkpointId) {
         List<FileChunkSplit> state = new ArrayList<>();
         if (current != null) {
-            state.add(current.advancedTo(chunker.offset(), chunker.nextLine(), chunker.nextSeq()));
+            state.add(current.advancedTo(chunker.offset(), chunker.nextSeq()));
         }
         state.addAll(queued);
         return state;
@@ -137,6 +175,9 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
     public void close() throws Exception {
         if (stream != null) {
             stream.close();
+        }
+        if (rangeFile != null) {
+            rangeFile.close();
         }
     }
 }

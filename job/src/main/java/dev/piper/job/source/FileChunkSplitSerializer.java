@@ -10,21 +10,25 @@ import java.util.List;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * Serializes {@link FileChunkSplit}s, and lists of them for the enumerator's checkpoint. Version 1:
- * path (modified UTF-8), offset, next line, next sequence number (int64 each); a list is an int32
- * count followed by its splits.
+ * Serializes {@link FileChunkSplit}s, and the enumerator's {@link FileChunkEnumerator.State}.
+ *
+ * <p>Version 2 (the byte ranges of parallel readers). A split: path (modified UTF-8), then {@code
+ * seq, start, end} (int64 each). The state: path, then {@code fileLength, rangeBytes, nextRange}
+ * (int64 each), then an int32 count of pending splits and the splits. Version 1 (one whole-file
+ * split with a line number) is refused with a message: it came from a bounded job that cannot be
+ * resumed by this version.
  */
 final class FileChunkSplitSerializer {
 
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     private FileChunkSplitSerializer() {}
 
     static void write(FileChunkSplit split, DataOutputStream out) throws IOException {
         out.writeUTF(split.path());
-        out.writeLong(split.offset());
-        out.writeLong(split.nextLine());
-        out.writeLong(split.nextSeq());
+        out.writeLong(split.seq());
+        out.writeLong(split.start());
+        out.writeLong(split.end());
     }
 
     static FileChunkSplit read(DataInputStream in) throws IOException {
@@ -33,7 +37,12 @@ final class FileChunkSplitSerializer {
 
     private static void checkVersion(int version) throws IOException {
         if (version != VERSION) {
-            throw new IOException("unknown file split format version " + version);
+            throw new IOException(
+                    "file split format version "
+                            + version
+                            + " is not readable by this version of piper (it reads "
+                            + VERSION
+                            + "); rerun the job from the start");
         }
     }
 
@@ -62,19 +71,24 @@ final class FileChunkSplitSerializer {
         }
     }
 
-    /** The enumerator's unassigned splits. */
-    static final class Many implements SimpleVersionedSerializer<List<FileChunkSplit>> {
+    /** The enumerator's checkpoint. */
+    static final class EnumeratorState
+            implements SimpleVersionedSerializer<FileChunkEnumerator.State> {
         @Override
         public int getVersion() {
             return VERSION;
         }
 
         @Override
-        public byte[] serialize(List<FileChunkSplit> splits) throws IOException {
+        public byte[] serialize(FileChunkEnumerator.State state) throws IOException {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             try (DataOutputStream out = new DataOutputStream(bytes)) {
-                out.writeInt(splits.size());
-                for (FileChunkSplit s : splits) {
+                out.writeUTF(state.path());
+                out.writeLong(state.fileLength());
+                out.writeLong(state.rangeBytes());
+                out.writeLong(state.nextRange());
+                out.writeInt(state.pending().size());
+                for (FileChunkSplit s : state.pending()) {
                     write(s, out);
                 }
             }
@@ -82,15 +96,21 @@ final class FileChunkSplitSerializer {
         }
 
         @Override
-        public List<FileChunkSplit> deserialize(int version, byte[] serialized) throws IOException {
+        public FileChunkEnumerator.State deserialize(int version, byte[] serialized)
+                throws IOException {
             checkVersion(version);
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
+                String path = in.readUTF();
+                long fileLength = in.readLong();
+                long rangeBytes = in.readLong();
+                long nextRange = in.readLong();
                 int n = in.readInt();
-                List<FileChunkSplit> splits = new ArrayList<>(n);
+                List<FileChunkSplit> pending = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
-                    splits.add(read(in));
+                    pending.add(read(in));
                 }
-                return splits;
+                return new FileChunkEnumerator.State(
+                        path, fileLength, rangeBytes, nextRange, pending);
             }
         }
     }

@@ -8,23 +8,25 @@ import java.util.Arrays;
 
 /**
  * Cuts a byte stream of text lines into numbered, line-aligned {@link RawChunk}s of at most {@code
- * blockRows} lines. Lines end in {@code \n} (a preceding {@code \r} belongs to the line break); the
- * last line may lack one.
+ * blockBytes} bytes (a single longer line makes a chunk of its own). Lines end in {@code \n} (a
+ * preceding {@code \r} belongs to the line break); the last line may lack one. This is how a stream
+ * that cannot be split into byte ranges ({@code .gz}) is read; a plain file is read range by range
+ * ({@link LineRange}).
  *
  * <p>A line longer than {@code maxLineBytes} (not counting its line break) is never buffered whole:
  * it becomes a chunk of its own holding only its first {@code maxRawBytes} bytes and its true
- * length, and the rest of it is skipped. Memory is therefore bounded by the buffer, whatever the
- * input.
+ * length ({@link RawChunk#lastLineLength()}), and the rest of it is skipped. Memory is therefore
+ * bounded by the buffer, whatever the input.
  *
- * <p>Chunk boundaries depend on buffer fill and do not affect the job's output; only the order of
- * chunks ({@link RawChunk#seq()}) does.
+ * <p>Chunk boundaries depend on the input's bytes and do not affect the job's output; only the
+ * order of chunks ({@link RawChunk#seq()}) does.
  */
 public final class LineChunker {
 
     private static final int MIN_BUFFER = 8 << 20;
 
     private final InputStream in;
-    private final int blockRows;
+    private final int blockBytes;
     private final int maxLineBytes;
     private final int maxRawBytes;
 
@@ -34,44 +36,36 @@ public final class LineChunker {
     private boolean eof;
 
     private long offset;
-    private long nextLine;
     private long nextSeq;
 
     /**
      * @param in the stream, positioned at {@code offset}
-     * @param offset byte offset of the stream's position in the input
-     * @param nextLine 1-based number of the line starting at {@code offset}
+     * @param offset byte offset of the stream's position in the input, at the start of a line
      * @param nextSeq sequence number of the next chunk
+     * @param blockBytes the most bytes a chunk of several lines holds
      */
     public LineChunker(
             InputStream in,
             long offset,
-            long nextLine,
             long nextSeq,
-            int blockRows,
+            int blockBytes,
             int maxLineBytes,
             int maxRawBytes) {
-        if (blockRows < 1) {
-            throw new IllegalArgumentException("blockRows must be positive: " + blockRows);
+        if (blockBytes < 1) {
+            throw new IllegalArgumentException("blockBytes must be positive: " + blockBytes);
         }
         this.in = in;
         this.offset = offset;
-        this.nextLine = nextLine;
         this.nextSeq = nextSeq;
-        this.blockRows = blockRows;
+        this.blockBytes = blockBytes;
         this.maxLineBytes = maxLineBytes;
         this.maxRawBytes = Math.min(maxRawBytes, maxLineBytes);
-        this.buf = new byte[Math.max(MIN_BUFFER, 2 * maxLineBytes + 2)];
+        this.buf = new byte[Math.max(MIN_BUFFER, blockBytes + maxLineBytes + 2)];
     }
 
     /** Byte offset of the first line not yet returned. */
     public long offset() {
         return offset;
-    }
-
-    /** 1-based number of the first line not yet returned. */
-    public long nextLine() {
-        return nextLine;
     }
 
     /** Sequence number of the next chunk. */
@@ -84,23 +78,24 @@ public final class LineChunker {
         if (pos == lim && !fill()) {
             return null;
         }
-        int lines = 0;
         int scan = pos;
-        while (lines < blockRows) {
+        while (true) {
             int nl = indexOfNewline(scan, lim);
             if (nl >= 0) {
                 if (contentLength(scan, nl) > maxLineBytes) {
-                    if (lines > 0) {
+                    if (scan > pos) {
                         break;
                     }
                     return oversize();
                 }
-                lines++;
+                if (nl + 1 - pos > blockBytes && scan > pos) {
+                    break;
+                }
                 scan = nl + 1;
                 continue;
             }
             if (lim - scan > maxLineBytes + 1) {
-                if (lines > 0) {
+                if (scan > pos) {
                     break;
                 }
                 return oversize();
@@ -108,13 +103,14 @@ public final class LineChunker {
             if (eof) {
                 if (scan < lim) {
                     if (contentLength(scan, lim) > maxLineBytes) {
-                        if (lines > 0) {
+                        if (scan > pos) {
                             break;
                         }
                         return oversize();
                     }
-                    lines++;
-                    scan = lim;
+                    if (lim - pos <= blockBytes || scan == pos) {
+                        scan = lim;
+                    }
                 }
                 break;
             }
@@ -126,16 +122,8 @@ public final class LineChunker {
         }
         int length = scan - pos;
         RawChunk chunk =
-                new RawChunk(
-                        nextSeq,
-                        nextLine,
-                        offset,
-                        lines,
-                        Arrays.copyOfRange(buf, pos, scan),
-                        length,
-                        -1);
+                new RawChunk(nextSeq, offset, Arrays.copyOfRange(buf, pos, scan), length, -1);
         nextSeq++;
-        nextLine += lines;
         offset += length;
         pos = scan;
         return chunk;
@@ -167,9 +155,8 @@ public final class LineChunker {
         }
         long content = length - (lastWasCr ? 1 : 0);
         long consumed = length + (terminated ? 1 : 0);
-        RawChunk chunk = new RawChunk(nextSeq, nextLine, offset, 1, head, head.length, content);
+        RawChunk chunk = new RawChunk(nextSeq, offset, head, head.length, content);
         nextSeq++;
-        nextLine++;
         offset += consumed;
         return chunk;
     }

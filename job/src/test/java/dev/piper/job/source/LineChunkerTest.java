@@ -27,9 +27,9 @@ class LineChunkerTest {
         };
     }
 
-    private static List<RawChunk> chunks(InputStream in, int blockRows, int maxLine, int maxRaw)
+    private static List<RawChunk> chunks(InputStream in, int blockBytes, int maxLine, int maxRaw)
             throws IOException {
-        LineChunker chunker = new LineChunker(in, 0, 1, 0, blockRows, maxLine, maxRaw);
+        LineChunker chunker = new LineChunker(in, 0, 0, blockBytes, maxLine, maxRaw);
         List<RawChunk> out = new ArrayList<>();
         RawChunk c;
         while ((c = chunker.next()) != null) {
@@ -43,24 +43,31 @@ class LineChunkerTest {
     }
 
     @Test
-    void cutsLineAlignedNumberedChunks() throws IOException {
+    void cutsLineAlignedNumberedChunksOfAtMostBlockBytes() throws IOException {
         byte[] data = "a\nbb\r\n\nccc\nd".getBytes(StandardCharsets.US_ASCII);
-        List<RawChunk> out = chunks(new ByteArrayInputStream(data), 2, 100, 100);
+        List<RawChunk> out = chunks(new ByteArrayInputStream(data), 5, 100, 100);
         assertThat(out)
                 .extracting(LineChunkerTest::text)
-                .containsExactly("a\nbb\r\n", "\nccc\n", "d");
+                .containsExactly("a\n", "bb\r\n\n", "ccc\nd");
         assertThat(out).extracting(RawChunk::seq).containsExactly(0L, 1L, 2L);
-        assertThat(out).extracting(RawChunk::firstLine).containsExactly(1L, 3L, 5L);
-        assertThat(out).extracting(RawChunk::firstOffset).containsExactly(0L, 6L, 11L);
-        assertThat(out).extracting(RawChunk::lines).containsExactly(2, 2, 1);
+        assertThat(out).extracting(RawChunk::firstOffset).containsExactly(0L, 2L, 7L);
+        assertThat(out).allSatisfy(c -> assertThat(c.lastLineCut()).isFalse());
+    }
+
+    @Test
+    void aLineLongerThanABlockMakesAChunkOfItsOwn() throws IOException {
+        byte[] data = "a\n0123456789\nb\n".getBytes(StandardCharsets.US_ASCII);
+        List<RawChunk> out = chunks(new ByteArrayInputStream(data), 4, 100, 100);
+        assertThat(out)
+                .extracting(LineChunkerTest::text)
+                .containsExactly("a\n", "0123456789\n", "b\n");
     }
 
     @Test
     void emptyInputHasNoChunksAndAFinalNewlineAddsNoLine() throws IOException {
         assertThat(chunks(new ByteArrayInputStream(new byte[0]), 10, 100, 100)).isEmpty();
         List<RawChunk> out = chunks(new ByteArrayInputStream("x\n".getBytes()), 10, 100, 100);
-        assertThat(out).hasSize(1);
-        assertThat(out.get(0).lines()).isEqualTo(1);
+        assertThat(out).extracting(LineChunkerTest::text).containsExactly("x\n");
     }
 
     @Test
@@ -71,16 +78,14 @@ class LineChunkerTest {
         List<RawChunk> out = chunks(trickle(text.getBytes(), 7), 10, 20, 8);
         assertThat(out).hasSize(4);
         assertThat(text(out.get(0))).isEqualTo("ok\n");
-        assertThat(out.get(1).isOversizeLine()).isTrue();
-        assertThat(out.get(1).oversizeLength()).isEqualTo(50);
+        assertThat(out.get(1).lastLineCut()).isTrue();
+        assertThat(out.get(1).lastLineLength()).isEqualTo(50);
         assertThat(text(out.get(1))).isEqualTo("zzzzzzzz");
-        assertThat(out.get(1).firstLine()).isEqualTo(2);
         assertThat(out.get(1).firstOffset()).isEqualTo(3);
         assertThat(text(out.get(2))).isEqualTo("after\n");
         assertThat(out.get(2).firstOffset()).isEqualTo(3 + 52);
-        assertThat(out.get(2).firstLine()).isEqualTo(3);
-        assertThat(out.get(3).oversizeLength()).isEqualTo(50);
-        assertThat(out.get(3).firstLine()).isEqualTo(4);
+        assertThat(out.get(3).lastLineLength()).isEqualTo(50);
+        assertThat(out.get(3).seq()).isEqualTo(3);
     }
 
     @Test
@@ -89,7 +94,7 @@ class LineChunkerTest {
         List<RawChunk> out = chunks(new ByteArrayInputStream(text.getBytes()), 10, 10, 4);
         assertThat(out).hasSize(2);
         assertThat(text(out.get(0))).isEqualTo("0123456789\r\n");
-        assertThat(out.get(1).oversizeLength()).isEqualTo(11);
+        assertThat(out.get(1).lastLineLength()).isEqualTo(11);
     }
 
     /** Whatever the read sizes and block sizes, the chunks concatenate back to the input. */
@@ -107,20 +112,21 @@ class LineChunkerTest {
             sb.append(random.nextBoolean() ? "\n" : "\r\n");
         }
         byte[] data = sb.toString().getBytes(StandardCharsets.US_ASCII);
-        List<RawChunk> out = chunks(trickle(data, readSize), 1 + random.nextInt(50), 1000, 100);
+        int blockBytes = 1 + random.nextInt(1500);
+        List<RawChunk> out = chunks(trickle(data, readSize), blockBytes, 1000, 100);
         StringBuilder back = new StringBuilder();
-        long expectedLine = 1;
         long expectedOffset = 0;
         for (int i = 0; i < out.size(); i++) {
             RawChunk c = out.get(i);
             assertThat(c.seq()).isEqualTo(i);
-            assertThat(c.firstLine()).isEqualTo(expectedLine);
             assertThat(c.firstOffset()).isEqualTo(expectedOffset);
-            back.append(text(c));
-            expectedLine += c.lines();
+            String t = text(c);
+            assertThat(t.length() <= blockBytes || t.indexOf('\n') == t.length() - 1)
+                    .as("chunk %d holds at most %d bytes unless it is one line", i, blockBytes)
+                    .isTrue();
+            back.append(t);
             expectedOffset += c.length();
         }
         assertThat(back.toString()).isEqualTo(sb.toString());
-        assertThat(expectedLine - 1).isEqualTo(lines);
     }
 }

@@ -4,7 +4,6 @@ package dev.piper.operators.block;
  * A block concatenated back into rows, ready for a sink.
  *
  * @param seq the block's sequence number
- * @param firstLine 1-based number of the block's first input line
  * @param lines number of input lines in the block
  * @param rows number of rows in {@code rowBytes}
  * @param rowBytes rows in the DLRM layout: per row, label, dense and categorical indices as
@@ -15,7 +14,6 @@ package dev.piper.operators.block;
  */
 public record AssembledBlock(
         long seq,
-        long firstLine,
         int lines,
         int rows,
         byte[] rowBytes,

@@ -7,10 +7,10 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link AssembledBlock}. Format 1: {@code seq, firstLine} (int64), {@code lines,
- * rows} (int32), the row bytes (int32 length, bytes), the dead letters as in {@link
- * DenseChunkSerializer}, then the number of categorical columns (int32) and per column {@code
- * firstNewIndex} (int32) and the new keys (int32 count, little-endian int64 values).
+ * Serializer of {@link AssembledBlock}. Format 2: {@code seq} (int64), {@code lines, rows} (int32),
+ * the row bytes (int32 length, bytes), the dead letters as in {@link DenseChunkSerializer}, then
+ * the number of categorical columns (int32) and per column {@code firstNewIndex} (int32) and the
+ * new keys (int32 count, little-endian int64 values).
  */
 public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlock> {
 
@@ -21,7 +21,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
     @Override
     public AssembledBlock createInstance() {
         return new AssembledBlock(
-                0, 1, 0, 0, new byte[0], new DeadLetter[0], new int[0], new long[0][]);
+                0, 0, 0, new byte[0], new DeadLetter[0], new int[0], new long[0][]);
     }
 
     @Override
@@ -32,7 +32,6 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
     @Override
     public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
         out.writeLong(r.seq());
-        out.writeLong(r.firstLine());
         out.writeInt(r.lines());
         out.writeInt(r.rows());
         ArrayIO.writeBytes(out, r.rowBytes(), r.rowBytes().length);
@@ -48,7 +47,6 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
     @Override
     public AssembledBlock deserialize(DataInputView in) throws IOException {
         long seq = in.readLong();
-        long firstLine = in.readLong();
         int lines = in.readInt();
         int rows = in.readInt();
         byte[] rowBytes = ArrayIO.readBytes(in);
@@ -63,8 +61,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             firstNew[c] = in.readInt();
             newKeys[c] = ArrayIO.readLongs(in);
         }
-        return new AssembledBlock(
-                seq, firstLine, lines, rows, rowBytes, letters, firstNew, newKeys);
+        return new AssembledBlock(seq, lines, rows, rowBytes, letters, firstNew, newKeys);
     }
 
     @Override

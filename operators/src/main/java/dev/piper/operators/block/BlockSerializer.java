@@ -56,7 +56,7 @@ abstract class BlockSerializer<T> extends TypeSerializer<T> {
     static void writeDeadLetters(DeadLetter[] letters, DataOutputView out) throws IOException {
         out.writeInt(letters.length);
         for (DeadLetter d : letters) {
-            out.writeLong(d.line());
+            out.writeInt(d.lineInBlock());
             out.writeLong(d.offset());
             out.writeUTF(d.reason());
             out.writeUTF(d.detail());
@@ -72,7 +72,7 @@ abstract class BlockSerializer<T> extends TypeSerializer<T> {
         }
         DeadLetter[] letters = new DeadLetter[n];
         for (int i = 0; i < n; i++) {
-            long line = in.readLong();
+            int line = in.readInt();
             long offset = in.readLong();
             String reason = in.readUTF();
             String detail = in.readUTF();

@@ -6,7 +6,8 @@ import java.util.Objects;
 /**
  * One rejected input line: where it was, why it was rejected, and its first bytes.
  *
- * @param line 1-based line number in the input
+ * @param lineInBlock 0-based number of the line within its block; the in-order sink turns it into
+ *     the line number in the input (a parallel reader of a byte range cannot know it)
  * @param offset byte offset of the line's first byte in the input
  * @param reason a stable reason code, see {@code dev.piper.operators.decode.Reason}
  * @param detail a human-readable explanation naming the offending field
@@ -14,7 +15,12 @@ import java.util.Objects;
  * @param rawTruncated whether {@code raw} was cut short
  */
 public record DeadLetter(
-        long line, long offset, String reason, String detail, byte[] raw, boolean rawTruncated) {
+        int lineInBlock,
+        long offset,
+        String reason,
+        String detail,
+        byte[] raw,
+        boolean rawTruncated) {
 
     public DeadLetter {
         Objects.requireNonNull(reason, "reason");
@@ -25,7 +31,7 @@ public record DeadLetter(
     @Override
     public boolean equals(Object o) {
         return o instanceof DeadLetter d
-                && line == d.line
+                && lineInBlock == d.lineInBlock
                 && offset == d.offset
                 && rawTruncated == d.rawTruncated
                 && reason.equals(d.reason)
@@ -35,11 +41,18 @@ public record DeadLetter(
 
     @Override
     public int hashCode() {
-        return Objects.hash(line, offset, reason, detail, Arrays.hashCode(raw), rawTruncated);
+        return Objects.hash(
+                lineInBlock, offset, reason, detail, Arrays.hashCode(raw), rawTruncated);
     }
 
     @Override
     public String toString() {
-        return "DeadLetter{line=" + line + ", reason=" + reason + ", detail=" + detail + "}";
+        return "DeadLetter{lineInBlock="
+                + lineInBlock
+                + ", reason="
+                + reason
+                + ", detail="
+                + detail
+                + "}";
     }
 }

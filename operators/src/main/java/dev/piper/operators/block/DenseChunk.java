@@ -6,16 +6,10 @@ package dev.piper.operators.block;
  * + deadLetters.length}.
  *
  * @param seq the block's sequence number
- * @param firstLine 1-based number of the block's first line
  * @param lines number of input lines in the block
  * @param rows number of valid rows
  * @param labelDense row-major label then dense values, {@code rows * (1 + dense columns)} ints
  * @param deadLetters the rejected lines, in line order
  */
 public record DenseChunk(
-        long seq,
-        long firstLine,
-        int lines,
-        int rows,
-        int[] labelDense,
-        DeadLetter[] deadLetters) {}
+        long seq, int lines, int rows, int[] labelDense, DeadLetter[] deadLetters) {}

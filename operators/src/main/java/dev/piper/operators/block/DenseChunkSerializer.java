@@ -7,9 +7,9 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link DenseChunk}. Format 1: {@code seq, firstLine} (int64), {@code lines, rows}
- * (int32), the label/dense values as int32 count and little-endian int32 values, then the dead
- * letters (int32 count; each: line, offset as int64, reason and detail as modified UTF-8, raw as
+ * Serializer of {@link DenseChunk}. Format 2: {@code seq} (int64), {@code lines, rows} (int32), the
+ * label/dense values as int32 count and little-endian int32 values, then the dead letters (int32
+ * count; each: line in block as int32, offset as int64, reason and detail as modified UTF-8, raw as
  * int32 length and bytes, truncated flag).
  */
 public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
@@ -23,7 +23,7 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
     @Override
     public DenseChunk createInstance() {
-        return new DenseChunk(0, 1, 0, 0, new int[0], new DeadLetter[0]);
+        return new DenseChunk(0, 0, 0, new int[0], new DeadLetter[0]);
     }
 
     @Override
@@ -34,7 +34,6 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
     @Override
     public void serialize(DenseChunk r, DataOutputView out) throws IOException {
         out.writeLong(r.seq());
-        out.writeLong(r.firstLine());
         out.writeInt(r.lines());
         out.writeInt(r.rows());
         ArrayIO.writeInts(out, r.labelDense(), r.rows() * ROW_WIDTH);
@@ -44,12 +43,11 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
     @Override
     public DenseChunk deserialize(DataInputView in) throws IOException {
         long seq = in.readLong();
-        long firstLine = in.readLong();
         int lines = in.readInt();
         int rows = in.readInt();
         int[] values = ArrayIO.readInts(in);
         DeadLetter[] letters = readDeadLetters(in);
-        return new DenseChunk(seq, firstLine, lines, rows, values, letters);
+        return new DenseChunk(seq, lines, rows, values, letters);
     }
 
     @Override

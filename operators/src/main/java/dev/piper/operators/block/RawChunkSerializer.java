@@ -7,8 +7,8 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link RawChunk}. Format 1: {@code seq, firstLine, firstOffset} (int64), {@code
- * lines} (int32), {@code oversizeLength} (int64), then the bytes as int32 length and raw bytes.
+ * Serializer of {@link RawChunk}. Format 2: {@code seq, firstOffset, lastLineLength} (int64), then
+ * the bytes as int32 length and raw bytes.
  */
 public final class RawChunkSerializer extends BlockSerializer<RawChunk> {
 
@@ -18,7 +18,7 @@ public final class RawChunkSerializer extends BlockSerializer<RawChunk> {
 
     @Override
     public RawChunk createInstance() {
-        return new RawChunk(0, 1, 0, 0, new byte[0], 0, -1);
+        return new RawChunk(0, 0, new byte[0], 0, -1);
     }
 
     @Override
@@ -29,22 +29,18 @@ public final class RawChunkSerializer extends BlockSerializer<RawChunk> {
     @Override
     public void serialize(RawChunk r, DataOutputView out) throws IOException {
         out.writeLong(r.seq());
-        out.writeLong(r.firstLine());
         out.writeLong(r.firstOffset());
-        out.writeInt(r.lines());
-        out.writeLong(r.oversizeLength());
+        out.writeLong(r.lastLineLength());
         ArrayIO.writeBytes(out, r.data(), r.length());
     }
 
     @Override
     public RawChunk deserialize(DataInputView in) throws IOException {
         long seq = in.readLong();
-        long firstLine = in.readLong();
         long firstOffset = in.readLong();
-        int lines = in.readInt();
-        long oversize = in.readLong();
+        long lastLineLength = in.readLong();
         byte[] data = ArrayIO.readBytes(in);
-        return new RawChunk(seq, firstLine, firstOffset, lines, data, data.length, oversize);
+        return new RawChunk(seq, firstOffset, data, data.length, lastLineLength);
     }
 
     @Override

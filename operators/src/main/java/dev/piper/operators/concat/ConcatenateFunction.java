@@ -124,6 +124,6 @@ public final class ConcatenateFunction
         }
         assert pos == rows * FIELDS * Integer.BYTES;
         return new AssembledBlock(
-                d.seq(), d.firstLine(), d.lines(), rows, bytes, d.deadLetters(), firstNew, newKeys);
+                d.seq(), d.lines(), rows, bytes, d.deadLetters(), firstNew, newKeys);
     }
 }

@@ -70,7 +70,7 @@ class BlockSerializersTest {
     @Test
     void rawChunkKeepsOnlyItsMeaningfulBytes() throws IOException {
         byte[] data = "abc\ndef\nJUNK".getBytes();
-        RawChunk in = new RawChunk(4, 9, 100, 2, data, 8, -1);
+        RawChunk in = new RawChunk(4, 100, data, 8, -1);
         RawChunk out = roundTrip(RawChunkSerializer.INSTANCE, in);
         assertThat(out.data()).containsExactly("abc\ndef\n".getBytes());
         assertThat(out).usingRecursiveComparison().ignoringFields("data").isEqualTo(in);
@@ -90,7 +90,7 @@ class BlockSerializersTest {
     @Test
     void denseChunkWithDeadLetters() throws IOException {
         int[] values = ints(14 * 3 + 14);
-        DenseChunk in = new DenseChunk(8, 1001, 5, 3, values, new DeadLetter[] {LETTER, LETTER});
+        DenseChunk in = new DenseChunk(8, 5, 3, values, new DeadLetter[] {LETTER, LETTER});
         DenseChunk out = roundTrip(DenseChunkSerializer.INSTANCE, in);
         assertThat(out.labelDense()).containsExactly(java.util.Arrays.copyOf(values, 42));
         assertThat(out).usingRecursiveComparison().ignoringFields("labelDense").isEqualTo(in);
@@ -115,7 +115,7 @@ class BlockSerializersTest {
         byte[] rows = new byte[160 * 7];
         RANDOM.nextBytes(rows);
         AssembledBlock in =
-                new AssembledBlock(2, 50, 8, 7, rows, new DeadLetter[] {LETTER}, firstNew, newKeys);
+                new AssembledBlock(2, 8, 7, rows, new DeadLetter[] {LETTER}, firstNew, newKeys);
         assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, in))
                 .usingRecursiveComparison()
                 .isEqualTo(in);

@@ -34,7 +34,7 @@ class ConcatenateFunctionTest {
             values[i] = 1000 * (int) seq + i;
         }
         DeadLetter d = new DeadLetter(2, 10, "empty_line", "the line is empty", new byte[0], false);
-        return new DenseChunk(seq, 1, 3, 2, values, new DeadLetter[] {d});
+        return new DenseChunk(seq, 3, 2, values, new DeadLetter[] {d});
     }
 
     private static IndexChunk index(long seq, int column) {

@@ -33,13 +33,13 @@ class CriteoDecoderTest {
         return String.join("\t", f);
     }
 
-    private static RawChunk chunk(byte[] data, int lines) {
-        return new RawChunk(3, 101, 5000, lines, data, data.length, -1);
+    private static RawChunk chunk(byte[] data) {
+        return new RawChunk(3, 5000, data, data.length, -1);
     }
 
     private static CriteoDecoder.Decoded decodeOne(String text, DecodeOptions options) {
         byte[] data = (text + "\n").getBytes(StandardCharsets.UTF_8);
-        return new CriteoDecoder(options).decode(chunk(data, 1));
+        return new CriteoDecoder(options).decode(chunk(data));
     }
 
     @Test
@@ -146,7 +146,7 @@ class CriteoDecoderTest {
         DeadLetter letter = d.dense().deadLetters()[0];
         assertThat(letter.reason()).isEqualTo(reason.code());
         assertThat(letter.detail()).contains(detail);
-        assertThat(letter.line()).isEqualTo(101);
+        assertThat(letter.lineInBlock()).isZero();
         assertThat(letter.offset()).isEqualTo(5000);
         for (var keys : d.keys()) {
             assertThat(keys.size()).isZero();
@@ -160,10 +160,7 @@ class CriteoDecoderTest {
         b.write(0xc3); // a lead byte with no continuation
         b.writeBytes(bytes("\t3\n"));
         DeadLetter letter =
-                new CriteoDecoder(DEFAULTS)
-                        .decode(chunk(b.toByteArray(), 1))
-                        .dense()
-                        .deadLetters()[0];
+                new CriteoDecoder(DEFAULTS).decode(chunk(b.toByteArray())).dense().deadLetters()[0];
         assertThat(letter.reason()).isEqualTo(Reason.INVALID_UTF8.code());
         assertThat(letter.raw()).hasSize(7);
     }
@@ -178,16 +175,56 @@ class CriteoDecoderTest {
     }
 
     @Test
-    void oversizeChunkBecomesOneDeadLetter() {
+    void cutShortLineAloneBecomesOneDeadLetter() {
         byte[] head = bytes("1\t2\t3");
-        RawChunk oversize = new RawChunk(9, 77, 123456, 1, head, head.length, 70000);
+        RawChunk oversize = new RawChunk(9, 123456, head, head.length, 70000);
         CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(oversize);
         DeadLetter letter = d.dense().deadLetters()[0];
         assertThat(letter.reason()).isEqualTo("line_too_long");
         assertThat(letter.detail()).isEqualTo("line has 70000 bytes; the limit is 65536");
-        assertThat(letter.line()).isEqualTo(77);
+        assertThat(letter.lineInBlock()).isZero();
         assertThat(letter.offset()).isEqualTo(123456);
+        assertThat(letter.raw()).containsExactly(head);
         assertThat(d.dense().lines()).isEqualTo(1);
+    }
+
+    @Test
+    void cutShortLastLineFollowsTheChunksOtherLines() {
+        String text = line() + "\n" + line("0", "x") + "\n" + "1\t2\t3";
+        byte[] data = bytes(text);
+        RawChunk chunk = new RawChunk(9, 1000, data, data.length, 70000);
+        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(chunk);
+        assertThat(d.dense().lines()).isEqualTo(3);
+        assertThat(d.dense().rows()).isEqualTo(1);
+        assertThat(d.dense().deadLetters())
+                .extracting(DeadLetter::reason)
+                .containsExactly("label_not_int32", "line_too_long");
+        DeadLetter cut = d.dense().deadLetters()[1];
+        assertThat(cut.lineInBlock()).isEqualTo(2);
+        assertThat(cut.offset()).isEqualTo(1000 + text.lastIndexOf('\n') + 1);
+        assertThat(cut.raw()).containsExactly(bytes("1\t2\t3"));
+    }
+
+    @Test
+    void emptyChunkHasNoLines() {
+        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(chunk(new byte[0]));
+        assertThat(d.dense().lines()).isZero();
+        assertThat(d.keys()).hasSize(26).allSatisfy(k -> assertThat(k.size()).isZero());
+    }
+
+    @Test
+    void growsItsArraysForABlockOfShortLines() {
+        StringBuilder text = new StringBuilder();
+        int n = 5000; // padded lines of 2 bytes: far more rows than the byte-based estimate
+        for (int i = 0; i < n; i++) {
+            text.append(i % 2).append('\n');
+        }
+        CriteoDecoder.Decoded d =
+                new CriteoDecoder(DEFAULTS.withPadMissingFields(true))
+                        .decode(chunk(bytes(text.toString())));
+        assertThat(d.dense().rows()).isEqualTo(n);
+        assertThat(d.dense().labelDense()[14 * (n - 1)]).isEqualTo(1);
+        assertThat(d.keys()[25].size()).isEqualTo(n);
     }
 
     @Test
@@ -215,11 +252,11 @@ class CriteoDecoderTest {
                         + "\n"
                         + line("14", "ab");
         byte[] data = bytes(text);
-        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(chunk(data, 5));
+        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(chunk(data));
         assertThat(d.dense().rows()).isEqualTo(3);
         assertThat(d.dense().deadLetters())
-                .extracting(DeadLetter::line)
-                .containsExactly(102L, 104L);
+                .extracting(DeadLetter::lineInBlock)
+                .containsExactly(1, 3);
         assertThat(d.dense().deadLetters())
                 .extracting(DeadLetter::reason)
                 .containsExactly("empty_line", "label_not_int32");
@@ -240,7 +277,7 @@ class CriteoDecoderTest {
         String text =
                 line("0", "+1", "1", "00000000012", "14", "0000ffffffffffffffff", "39", "ABCDEF")
                         + "\r";
-        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(chunk(bytes(text), 1));
+        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(chunk(bytes(text)));
         assertThat(d.dense().deadLetters()).isEmpty();
         assertThat(d.dense().labelDense()[0]).isEqualTo(1);
         assertThat(d.dense().labelDense()[1]).isEqualTo(12);
@@ -265,7 +302,7 @@ class CriteoDecoderTest {
             all.append(l).append('\n');
         }
         CriteoDecoder.Decoded together =
-                new CriteoDecoder(DEFAULTS).decode(chunk(bytes(all.toString()), lines.length));
+                new CriteoDecoder(DEFAULTS).decode(chunk(bytes(all.toString())));
         int row = 0;
         int dead = 0;
         for (String l : lines) {

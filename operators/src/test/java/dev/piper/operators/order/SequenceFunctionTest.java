@@ -22,14 +22,7 @@ class SequenceFunctionTest {
     private static StreamRecord<AssembledBlock> block(long seq) {
         return new StreamRecord<>(
                 new AssembledBlock(
-                        seq,
-                        1,
-                        0,
-                        0,
-                        new byte[0],
-                        new DeadLetter[0],
-                        new int[26],
-                        new long[26][0]));
+                        seq, 0, 0, new byte[0], new DeadLetter[0], new int[26], new long[26][0]));
     }
 
     @Test
