@@ -24,6 +24,9 @@ public final class PiperOptions {
                             "Treat absent trailing fields of a short line as missing values"
                                     + " instead of rejecting the line as wrong_field_count.");
 
+    /** The largest block: a block and its arrays must fit Java arrays with room to spare. */
+    public static final int MAX_BLOCK_BYTES = 1 << 28;
+
     public static final ConfigOption<Integer> BLOCK_BYTES =
             ConfigOptions.key("piper.block-bytes")
                     .intType()

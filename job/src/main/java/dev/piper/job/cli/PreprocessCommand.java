@@ -111,9 +111,13 @@ final class PreprocessCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--parallelism: must be at least 1, not " + parallelism);
         }
-        if (blockBytes < 1) {
+        if (blockBytes < 1 || blockBytes > PiperOptions.MAX_BLOCK_BYTES) {
             throw new ParameterException(
-                    spec.commandLine(), "--block-bytes: must be at least 1, not " + blockBytes);
+                    spec.commandLine(),
+                    "--block-bytes: must be between 1 and "
+                            + PiperOptions.MAX_BLOCK_BYTES
+                            + ", not "
+                            + blockBytes);
         }
         if (maxLineBytes < 1) {
             throw new ParameterException(

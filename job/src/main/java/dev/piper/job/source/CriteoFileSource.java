@@ -1,5 +1,6 @@
 package dev.piper.job.source;
 
+import dev.piper.job.PiperOptions;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.RawChunk;
 import java.io.IOException;
@@ -38,8 +39,13 @@ public final class CriteoFileSource
     private final int maxRawBytes;
 
     public CriteoFileSource(String path, int blockBytes, int maxLineBytes, int maxRawBytes) {
-        if (blockBytes < 1) {
-            throw new IllegalArgumentException("blockBytes must be positive: " + blockBytes);
+        if (blockBytes < 1 || blockBytes > PiperOptions.MAX_BLOCK_BYTES) {
+            throw new IllegalArgumentException(
+                    PiperOptions.BLOCK_BYTES.key()
+                            + " must be between 1 and "
+                            + PiperOptions.MAX_BLOCK_BYTES
+                            + ", not "
+                            + blockBytes);
         }
         this.path = path;
         this.blockBytes = blockBytes;

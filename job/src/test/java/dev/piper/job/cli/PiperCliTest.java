@@ -66,6 +66,25 @@ class PiperCliTest {
     }
 
     @Test
+    void blockBytesOutOfRangeIsNamed() throws Exception {
+        Path input = Files.writeString(tmp.resolve("in.tsv"), "");
+        for (String bad : new String[] {"0", "1073741824"}) {
+            assertThat(
+                            PiperCli.execute(
+                                    "preprocess",
+                                    "--input",
+                                    input.toString(),
+                                    "--output",
+                                    tmp.resolve("o").toString(),
+                                    "--block-bytes",
+                                    bad))
+                    .isEqualTo(2);
+            assertThat(err().lines().reduce((a, b) -> b).orElseThrow())
+                    .contains("--block-bytes: must be between 1 and 268435456, not " + bad);
+        }
+    }
+
+    @Test
     void missingRequiredOptionIsNamed() {
         assertThat(PiperCli.execute("generate", "--rows", "10")).isEqualTo(2);
         assertThat(err().lines()).hasSize(1);

@@ -70,9 +70,9 @@ public final class CriteoDecoder {
 
     /**
      * Bytes per row assumed when sizing a block's arrays: Criteo lines average 240 (Kaggle) to 260
-     * bytes; a block of shorter lines grows its arrays by half as often as needed. Sizing for the
-     * shortest possible line instead would make every block zero and ship arrays several times
-     * larger than its rows.
+     * bytes; a block of shorter lines grows its arrays by half whenever they fill. Sizing for the
+     * shortest possible line instead would make every block zero arrays many times larger than its
+     * rows.
      */
     static final int ASSUMED_LINE_BYTES = 200;
 
