@@ -38,7 +38,7 @@ public final class DlrmOutputWriter implements Closeable {
 
     private final Path dir;
     private final DecodeOptions options;
-    private final OutputStream rows;
+    private final DirectFileOutput rows;
     private final OutputStream[] vocab = new OutputStream[SPARSE];
     private final OutputStream deadOut;
     private final JsonGenerator dead;
@@ -56,7 +56,7 @@ public final class DlrmOutputWriter implements Closeable {
         this.dir = dir;
         this.options = options;
         Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
-        rows = open(dir.resolve(OutputLayout.ROWS));
+        rows = new DirectFileOutput(dir.resolve(OutputLayout.ROWS), true);
         for (int c = 0; c < SPARSE; c++) {
             vocab[c] = open(dir.resolve(OutputLayout.vocabFile(c)));
         }
@@ -158,13 +158,13 @@ public final class DlrmOutputWriter implements Closeable {
                             + " dead letters");
         }
         dead.flush();
+        rows.close(); // complete, last partial block included, before the metadata says so
         flushAll();
         writeMetadata();
         finished = true;
     }
 
     private void flushAll() throws IOException {
-        rows.flush();
         deadOut.flush();
         for (OutputStream out : vocab) {
             out.flush();
