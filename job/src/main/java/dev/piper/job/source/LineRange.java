@@ -68,7 +68,7 @@ final class LineRange {
             return new RawChunk(seq, first, data, filled, -1); // the file ends mid-line
         }
         // Longer than any line the decoder accepts: keep its start, measure the rest.
-        int lastStart = lastLineStart(data, body);
+        int lastStart = Swar.lastLineStart(data, body);
         long length = (filled - lastStart) + skipLine(in, data[filled - 1] == '\r');
         return new RawChunk(seq, first, data, filled, length);
     }
@@ -120,15 +120,6 @@ final class LineRange {
                 return cr ? skipped - 1 : skipped;
             }
         }
-    }
-
-    private static int lastLineStart(byte[] b, int end) {
-        for (int i = end - 1; i >= 0; i--) {
-            if (b[i] == '\n') {
-                return i + 1;
-            }
-        }
-        return 0;
     }
 
     private static void readFully(FSDataInputStream in, byte[] b, int off, int len)

@@ -80,7 +80,7 @@ public final class CriteoDecoder {
     public Decoded decode(RawChunk chunk) {
         byte[] b = chunk.data();
         // A cut-short last line is rejected whole; the loop below only sees the lines before it.
-        int end = chunk.lastLineCut() ? lastLineStart(b, chunk.length()) : chunk.length();
+        int end = chunk.lastLineCut() ? Swar.lastLineStart(b, chunk.length()) : chunk.length();
         int capacity = end / ASSUMED_LINE_BYTES + 16;
         int[] labelDense = new int[capacity * LABEL_DENSE_WIDTH];
         long[][] keys = new long[SPARSE][capacity];
@@ -132,16 +132,6 @@ public final class CriteoDecoder {
             out[c] = new KeyChunk(c, chunk.seq(), keys[c], rows);
         }
         return new Decoded(dense, out);
-    }
-
-    /** Where the chunk's last line starts: after the last line break before {@code length}. */
-    private static int lastLineStart(byte[] b, int length) {
-        for (int i = length - 1; i >= 0; i--) {
-            if (b[i] == '\n') {
-                return i + 1;
-            }
-        }
-        return 0;
     }
 
     /** The dead letter of a cut-short last line starting at {@code s}. */

@@ -20,6 +20,19 @@ public final class Swar {
     private Swar() {}
 
     /**
+     * Where the last line of {@code b[0, end)} starts: after its last {@code \n}, or 0. A plain
+     * backward loop: it runs once per block, over the length of one line.
+     */
+    public static int lastLineStart(byte[] b, int end) {
+        for (int i = end - 1; i >= 0; i--) {
+            if (b[i] == '\n') {
+                return i + 1;
+            }
+        }
+        return 0;
+    }
+
+    /**
      * Position of the first {@code target} byte in {@code b[from, to)}, or -1. Eight bytes a step:
      * after {@code w ^= target * 0x01..01} the matching bytes are zero, and {@code (w - 0x01..01) &
      * ~w & 0x80..80} is non-zero exactly when a byte of {@code w} is zero, its lowest set bit
