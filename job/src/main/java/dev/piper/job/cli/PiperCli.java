@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
             GenerateCommand.class,
             DemoCommand.class,
             BenchCommand.class,
+            KafkaCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class PiperCli implements Runnable {

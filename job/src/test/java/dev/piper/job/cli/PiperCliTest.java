@@ -7,6 +7,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,10 +45,45 @@ class PiperCliTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"preprocess", "generate", "demo"})
+    @ValueSource(
+            strings = {
+                "preprocess",
+                "generate",
+                "demo",
+                "bench",
+                "kafka",
+                "kafka start",
+                "kafka stop",
+                "kafka status"
+            })
     void everySubcommandHasHelp(String command) {
-        assertThat(PiperCli.execute(command, "--help")).isZero();
+        List<String> args = new ArrayList<>(List.of(command.split(" ")));
+        args.add("--help");
+        assertThat(PiperCli.execute(args.toArray(new String[0]))).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: piper " + command);
+    }
+
+    @Test
+    void kafkaStatusOfADirectoryWithoutABrokerExitsThree() {
+        assertThat(PiperCli.execute("kafka", "status", "--dir", tmp.resolve("none").toString()))
+                .isEqualTo(3);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("not running");
+    }
+
+    @Test
+    void kafkaStartRefusesEqualPorts() {
+        assertThat(
+                        PiperCli.execute(
+                                "kafka",
+                                "start",
+                                "--dir",
+                                tmp.resolve("k").toString(),
+                                "--port",
+                                "9400",
+                                "--controller-port",
+                                "9400"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--controller-port must differ from --port");
     }
 
     @Test
