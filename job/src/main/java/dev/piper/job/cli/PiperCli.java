@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             DemoCommand.class,
             BenchCommand.class,
             KafkaCommand.class,
+            ProduceCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class PiperCli implements Runnable {

@@ -54,7 +54,8 @@ class PiperCliTest {
                 "kafka",
                 "kafka start",
                 "kafka stop",
-                "kafka status"
+                "kafka status",
+                "produce"
             })
     void everySubcommandHasHelp(String command) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));

@@ -141,6 +141,45 @@ class LocalKafkaITCase {
         assertThat(readCommitted(again.bootstrap(), "clicks", 3)).containsExactly("a", "b", "c");
     }
 
+    /** {@code piper produce}: every line one record, in order, without its line break. */
+    @Test
+    void produceSendsEveryLineInOrder() throws Exception {
+        broker = broker();
+        LocalKafka.Running running =
+                broker.start(
+                        freePort(),
+                        freePort(),
+                        "512m",
+                        TIMEOUT,
+                        new PrintStream(new ByteArrayOutputStream()));
+        StringBuilder text = new StringBuilder();
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            String line = i % 7 == 0 ? "" : "1\t" + i + "\t\t68fd1e64";
+            lines.add(line);
+            text.append(line).append(i % 3 == 0 ? "\r\n" : "\n");
+        }
+        text.append("last line without a break");
+        lines.add("last line without a break");
+        Path input = tmp.resolve("lines.tsv");
+        Files.writeString(input, text, StandardCharsets.UTF_8);
+
+        int exit =
+                dev.piper.job.cli.PiperCli.execute(
+                        "produce",
+                        "--bootstrap-servers",
+                        running.bootstrap(),
+                        "--topic",
+                        "input",
+                        "--input",
+                        input.toString(),
+                        "--kafka-property",
+                        "client.id=produce-test");
+        assertThat(exit).isZero();
+        assertThat(readCommitted(running.bootstrap(), "input", lines.size()))
+                .containsExactlyElementsOf(lines);
+    }
+
     @Test
     void aTakenPortIsNamed() throws Exception {
         broker = broker();
