@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -33,13 +34,23 @@ final class KafkaCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
-    static LocalKafka broker(Path dir) {
-        String home = System.getProperty("piper.home");
-        if (home == null) {
-            throw new IllegalStateException(
-                    "piper.home is not set: run this through bin/piper, which sets it");
+    /** The {@code --dir} of every broker subcommand, and the broker it names. */
+    static final class BrokerDir {
+        @Option(
+                names = "--dir",
+                required = true,
+                paramLabel = "D",
+                description = "Directory of the broker's config, data, logs and PID.")
+        Path dir;
+
+        LocalKafka open() {
+            String home = System.getProperty("piper.home");
+            if (home == null) {
+                throw new IllegalStateException(
+                        "piper.home is not set: run this through bin/piper, which sets it");
+            }
+            return new LocalKafka(dir, LocalKafka.classpathFile(Path.of(home)));
         }
-        return new LocalKafka(dir, LocalKafka.classpathFile(Path.of(home)));
     }
 
     /** {@code piper kafka start}. */
@@ -54,12 +65,7 @@ final class KafkaCommand implements Runnable {
 
         @Spec CommandSpec spec;
 
-        @Option(
-                names = "--dir",
-                required = true,
-                paramLabel = "D",
-                description = "Directory for the broker's config, data, logs and PID.")
-        Path dir;
+        @Mixin BrokerDir broker;
 
         @Option(
                 names = "--port",
@@ -110,7 +116,7 @@ final class KafkaCommand implements Runnable {
             LocalKafka.Running running;
             try {
                 running =
-                        broker(dir)
+                        broker.open()
                                 .start(
                                         port,
                                         controller,
@@ -125,7 +131,7 @@ final class KafkaCommand implements Runnable {
                     .printf(
                             "kafka: running, pid %d, logs in %s%n%s%n",
                             running.pid(),
-                            dir.toAbsolutePath().resolve("logs"),
+                            broker.dir.toAbsolutePath().resolve("logs"),
                             running.bootstrap());
             spec.commandLine().getOut().flush();
             return 0;
@@ -142,12 +148,7 @@ final class KafkaCommand implements Runnable {
 
         @Spec CommandSpec spec;
 
-        @Option(
-                names = "--dir",
-                required = true,
-                paramLabel = "D",
-                description = "The broker's directory.")
-        Path dir;
+        @Mixin BrokerDir broker;
 
         @Option(
                 names = "--timeout",
@@ -158,13 +159,13 @@ final class KafkaCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            boolean stopped = broker(dir).stop(Duration.ofSeconds(timeoutSeconds));
+            boolean stopped = broker.open().stop(Duration.ofSeconds(timeoutSeconds));
             spec.commandLine()
                     .getOut()
                     .println(
                             stopped
                                     ? "kafka: stopped"
-                                    : "kafka: no broker was running from " + dir);
+                                    : "kafka: no broker was running from " + broker.dir);
             return 0;
         }
     }
@@ -178,18 +179,13 @@ final class KafkaCommand implements Runnable {
 
         @Spec CommandSpec spec;
 
-        @Option(
-                names = "--dir",
-                required = true,
-                paramLabel = "D",
-                description = "The broker's directory.")
-        Path dir;
+        @Mixin BrokerDir broker;
 
         @Override
         public Integer call() throws Exception {
-            Optional<LocalKafka.Running> running = broker(dir).status();
+            Optional<LocalKafka.Running> running = broker.open().status();
             if (running.isEmpty()) {
-                spec.commandLine().getOut().println("kafka: not running from " + dir);
+                spec.commandLine().getOut().println("kafka: not running from " + broker.dir);
                 return 3;
             }
             spec.commandLine()
