@@ -57,7 +57,15 @@ public final class LocalKafka {
             return Optional.empty();
         }
         long pid = Long.parseLong(Files.readString(pidFile).trim());
-        boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        // A stale PID file may name a process that reused the number: check that it is the
+        // broker of this directory (its first JVM argument says so; the JDK may see only the
+        // start of a long command line, so the mark comes before the classpath).
+        String mark = ownerMark();
+        boolean alive =
+                ProcessHandle.of(pid)
+                        .filter(ProcessHandle::isAlive)
+                        .map(h -> h.info().commandLine().map(c -> c.contains(mark)).orElse(true))
+                        .orElse(false);
         if (!alive) {
             return Optional.empty();
         }
@@ -122,6 +130,7 @@ public final class LocalKafka {
         command.addAll(
                 List.of(
                         java(),
+                        ownerMark(),
                         "-Xmx" + heap,
                         "-Xms" + heap,
                         "-cp",
@@ -212,6 +221,11 @@ public final class LocalKafka {
                 Thread.sleep(200); // polling a remote process; there is no event to wait on
             }
         }
+    }
+
+    /** The broker's first JVM argument, naming the directory it belongs to. */
+    private String ownerMark() {
+        return "-Dpiper.kafka.dir=" + dir;
     }
 
     private String classpath() throws IOException {

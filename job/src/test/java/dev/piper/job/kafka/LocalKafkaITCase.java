@@ -181,6 +181,14 @@ class LocalKafkaITCase {
     }
 
     @Test
+    void aStalePidFileNamingAnotherProcessIsNotARunningBroker() throws Exception {
+        broker = broker();
+        Files.createDirectories(tmp.resolve("kafka"));
+        Files.writeString(tmp.resolve("kafka/kafka.pid"), ProcessHandle.current().pid() + "\n");
+        assertThat(broker.status()).isEmpty();
+    }
+
+    @Test
     void aTakenPortIsNamed() throws Exception {
         broker = broker();
         try (ServerSocket taken =
