@@ -105,7 +105,7 @@ public final class PreprocessJob {
         DataStream<AssembledBlock> assembled =
                 dense.connect(indices)
                         .keyBy(new DenseBySeq(), new IndexBySeq())
-                        .process(new ConcatenateFunction(), BlockTypes.ASSEMBLED_BLOCK)
+                        .process(new ConcatenateFunction<Long>(), BlockTypes.ASSEMBLED_BLOCK)
                         .setParallelism(1)
                         .name("concatenate")
                         .uid("concatenate");

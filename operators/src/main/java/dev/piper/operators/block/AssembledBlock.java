@@ -3,7 +3,8 @@ package dev.piper.operators.block;
 /**
  * A block concatenated back into rows, ready for a sink.
  *
- * @param seq the block's sequence number
+ * @param lane the block's input lane (see {@link RawChunk})
+ * @param seq the block's sequence number in its lane
  * @param lines number of input lines in the block
  * @param rows number of rows in {@code rowBytes}
  * @param rowBytes rows in the DLRM layout: per row, label, dense and categorical indices as
@@ -11,12 +12,28 @@ package dev.piper.operators.block;
  * @param deadLetters the rejected lines, in line order
  * @param firstNewIndex per categorical column, the vocabulary size before this block
  * @param newKeys per categorical column, the keys this block added, in index order
+ * @param origin the log records the block's lines came from, or {@link Origin#NONE}
  */
 public record AssembledBlock(
+        int lane,
         long seq,
         int lines,
         int rows,
         byte[] rowBytes,
         DeadLetter[] deadLetters,
         int[] firstNewIndex,
-        long[][] newKeys) {}
+        long[][] newKeys,
+        Origin origin) {
+
+    /** A block of lane 0 (file input). */
+    public AssembledBlock(
+            long seq,
+            int lines,
+            int rows,
+            byte[] rowBytes,
+            DeadLetter[] deadLetters,
+            int[] firstNewIndex,
+            long[][] newKeys) {
+        this(0, seq, lines, rows, rowBytes, deadLetters, firstNewIndex, newKeys, Origin.NONE);
+    }
+}

@@ -1,22 +1,25 @@
 package dev.piper.operators.block;
 
 import java.io.IOException;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link AssembledBlock}. Format 2: {@code seq} (int64), {@code lines, rows} (int32),
- * the row bytes (int32 length, bytes), the dead letters as in {@link DenseChunkSerializer}, then
- * the number of categorical columns (int32) and per column {@code firstNewIndex} (int32) and the
- * new keys (int32 count, little-endian int64 values).
+ * Serializer of {@link AssembledBlock}. Format 3: {@code lane} (int32), {@code seq} (int64), {@code
+ * lines, rows} (int32), the row bytes (int32 length, bytes), the dead letters as in {@link
+ * DenseChunkSerializer}, the number of categorical columns (int32) and per column {@code
+ * firstNewIndex} (int32) and the new keys (int32 count, little-endian int64 values), then the
+ * origin (see {@link BlockSerializer#writeOrigin}). Format 2 had no lane and no origin.
  */
 public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlock> {
 
     private static final long serialVersionUID = 1L;
 
     public static final AssembledBlockSerializer INSTANCE = new AssembledBlockSerializer();
+
+    /** The byte format this class writes and reads. */
+    static final int FORMAT = 3;
 
     @Override
     public AssembledBlock createInstance() {
@@ -31,6 +34,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
+        out.writeInt(r.lane());
         out.writeLong(r.seq());
         out.writeInt(r.lines());
         out.writeInt(r.rows());
@@ -42,10 +46,12 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             out.writeInt(r.firstNewIndex()[c]);
             ArrayIO.writeLongs(out, r.newKeys()[c], r.newKeys()[c].length);
         }
+        writeOrigin(r.origin(), out);
     }
 
     @Override
     public AssembledBlock deserialize(DataInputView in) throws IOException {
+        int lane = in.readInt();
         long seq = in.readLong();
         int lines = in.readInt();
         int rows = in.readInt();
@@ -61,7 +67,9 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             firstNew[c] = in.readInt();
             newKeys[c] = ArrayIO.readLongs(in);
         }
-        return new AssembledBlock(seq, lines, rows, rowBytes, letters, firstNew, newKeys);
+        Origin origin = readOrigin(in);
+        return new AssembledBlock(
+                lane, seq, lines, rows, rowBytes, letters, firstNew, newKeys, origin);
     }
 
     @Override
@@ -69,10 +77,10 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
         return new Snapshot();
     }
 
-    /** Snapshot of {@link AssembledBlockSerializer}. */
-    public static final class Snapshot extends SimpleTypeSerializerSnapshot<AssembledBlock> {
+    /** Snapshot of {@link AssembledBlockSerializer}; its version is the byte format. */
+    public static final class Snapshot extends BlockSerializerSnapshot<AssembledBlock> {
         public Snapshot() {
-            super(() -> INSTANCE);
+            super("assembled block", FORMAT, () -> INSTANCE);
         }
     }
 }

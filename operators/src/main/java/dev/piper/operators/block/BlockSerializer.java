@@ -65,6 +65,37 @@ abstract class BlockSerializer<T> extends TypeSerializer<T> {
         }
     }
 
+    /**
+     * Writes an {@link Origin}: the record offsets (int32 count, little-endian int64 values), the
+     * records' first lines (int32 count, little-endian int32 values), then the first and last
+     * timestamps (int64). {@link Origin#NONE} takes 24 bytes.
+     */
+    static void writeOrigin(Origin origin, DataOutputView out) throws IOException {
+        ArrayIO.writeLongs(out, origin.offsets(), origin.records());
+        ArrayIO.writeInts(out, origin.firstLines(), origin.records());
+        out.writeLong(origin.firstTimestamp());
+        out.writeLong(origin.lastTimestamp());
+    }
+
+    static Origin readOrigin(DataInputView in) throws IOException {
+        long[] offsets = ArrayIO.readLongs(in);
+        int[] firstLines = ArrayIO.readInts(in);
+        long first = in.readLong();
+        long last = in.readLong();
+        if (offsets.length == 0 && firstLines.length == 0 && first == -1 && last == -1) {
+            return Origin.NONE;
+        }
+        if (offsets.length != firstLines.length) {
+            throw new IOException(
+                    "corrupt block origin: "
+                            + offsets.length
+                            + " offsets but "
+                            + firstLines.length
+                            + " first lines");
+        }
+        return new Origin(offsets, firstLines, first, last);
+    }
+
     static DeadLetter[] readDeadLetters(DataInputView in) throws IOException {
         int n = in.readInt();
         if (n < 0) {

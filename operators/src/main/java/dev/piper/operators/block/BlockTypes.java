@@ -5,6 +5,8 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 /** Type information of every record type on the data path. */
 public final class BlockTypes {
 
+    public static final TypeInformation<LogRecord> LOG_RECORD =
+            new SerializerTypeInfo<>(LogRecord.class, LogRecordSerializer.INSTANCE);
     public static final TypeInformation<RawChunk> RAW_CHUNK =
             new SerializerTypeInfo<>(RawChunk.class, RawChunkSerializer.INSTANCE);
     public static final TypeInformation<KeyChunk> KEY_CHUNK =

@@ -5,11 +5,25 @@ package dev.piper.operators.block;
  * letters of its rejected lines. Every line of the block is one or the other: {@code lines == rows
  * + deadLetters.length}.
  *
- * @param seq the block's sequence number
+ * @param lane the block's input lane (see {@link RawChunk})
+ * @param seq the block's sequence number in its lane
  * @param lines number of input lines in the block
  * @param rows number of valid rows
  * @param labelDense row-major label then dense values, {@code rows * (1 + dense columns)} ints
  * @param deadLetters the rejected lines, in line order
+ * @param origin the log records the block's lines came from, or {@link Origin#NONE}
  */
 public record DenseChunk(
-        long seq, int lines, int rows, int[] labelDense, DeadLetter[] deadLetters) {}
+        int lane,
+        long seq,
+        int lines,
+        int rows,
+        int[] labelDense,
+        DeadLetter[] deadLetters,
+        Origin origin) {
+
+    /** A chunk of lane 0 (file input). */
+    public DenseChunk(long seq, int lines, int rows, int[] labelDense, DeadLetter[] deadLetters) {
+        this(0, seq, lines, rows, labelDense, deadLetters, Origin.NONE);
+    }
+}

@@ -1,22 +1,25 @@
 package dev.piper.operators.block;
 
 import java.io.IOException;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link DenseChunk}. Format 2: {@code seq} (int64), {@code lines, rows} (int32), the
- * label/dense values as int32 count and little-endian int32 values, then the dead letters (int32
- * count; each: line in block as int32, offset as int64, reason and detail as modified UTF-8, raw as
- * int32 length and bytes, truncated flag).
+ * Serializer of {@link DenseChunk}. Format 3: {@code lane} (int32), {@code seq} (int64), {@code
+ * lines, rows} (int32), the label/dense values as int32 count and little-endian int32 values, the
+ * dead letters (int32 count; each: line in block as int32, offset as int64, reason and detail as
+ * modified UTF-8, raw as int32 length and bytes, truncated flag), then the origin (see {@link
+ * BlockSerializer#writeOrigin}). Format 2 had no lane and no origin.
  */
 public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
     private static final long serialVersionUID = 1L;
 
     public static final DenseChunkSerializer INSTANCE = new DenseChunkSerializer();
+
+    /** The byte format this class writes and reads. */
+    static final int FORMAT = 3;
 
     /** Values per row: the label and 13 dense columns. */
     private static final int ROW_WIDTH = 14;
@@ -33,21 +36,25 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
     @Override
     public void serialize(DenseChunk r, DataOutputView out) throws IOException {
+        out.writeInt(r.lane());
         out.writeLong(r.seq());
         out.writeInt(r.lines());
         out.writeInt(r.rows());
         ArrayIO.writeInts(out, r.labelDense(), r.rows() * ROW_WIDTH);
         writeDeadLetters(r.deadLetters(), out);
+        writeOrigin(r.origin(), out);
     }
 
     @Override
     public DenseChunk deserialize(DataInputView in) throws IOException {
+        int lane = in.readInt();
         long seq = in.readLong();
         int lines = in.readInt();
         int rows = in.readInt();
         int[] values = ArrayIO.readInts(in);
         DeadLetter[] letters = readDeadLetters(in);
-        return new DenseChunk(seq, lines, rows, values, letters);
+        Origin origin = readOrigin(in);
+        return new DenseChunk(lane, seq, lines, rows, values, letters, origin);
     }
 
     @Override
@@ -55,10 +62,10 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         return new Snapshot();
     }
 
-    /** Snapshot of {@link DenseChunkSerializer}. */
-    public static final class Snapshot extends SimpleTypeSerializerSnapshot<DenseChunk> {
+    /** Snapshot of {@link DenseChunkSerializer}; its version is the byte format. */
+    public static final class Snapshot extends BlockSerializerSnapshot<DenseChunk> {
         public Snapshot() {
-            super(() -> INSTANCE);
+            super("dense chunk", FORMAT, () -> INSTANCE);
         }
     }
 }

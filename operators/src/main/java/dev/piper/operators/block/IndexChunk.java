@@ -5,12 +5,26 @@ package dev.piper.operators.block;
  * keys that this block added to the vocabulary (at indices {@code firstNewIndex, firstNewIndex + 1,
  * ...}).
  *
+ * @param lane the block's input lane (see {@link RawChunk})
  * @param column categorical column index, 0 for C1
- * @param seq the block's sequence number
+ * @param seq the block's sequence number in its lane
  * @param indices the indices; only {@code [0, size)} is meaningful
  * @param size number of rows
  * @param firstNewIndex the vocabulary size before this block
  * @param newKeys keys first seen in this block, in index order
  */
 public record IndexChunk(
-        int column, long seq, int[] indices, int size, int firstNewIndex, long[] newKeys) {}
+        int lane,
+        int column,
+        long seq,
+        int[] indices,
+        int size,
+        int firstNewIndex,
+        long[] newKeys) {
+
+    /** A chunk of lane 0 (file input). */
+    public IndexChunk(
+            int column, long seq, int[] indices, int size, int firstNewIndex, long[] newKeys) {
+        this(0, column, seq, indices, size, firstNewIndex, newKeys);
+    }
+}

@@ -1,21 +1,23 @@
 package dev.piper.operators.block;
 
 import java.io.IOException;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link IndexChunk}. Format 1: {@code column} (int32), {@code seq} (int64), the
- * indices (int32 count, little-endian int32 values), {@code firstNewIndex} (int32), the new keys
- * (int32 count, little-endian int64 values).
+ * Serializer of {@link IndexChunk}. Format 2: {@code lane, column} (int32), {@code seq} (int64),
+ * the indices (int32 count, little-endian int32 values), {@code firstNewIndex} (int32), the new
+ * keys (int32 count, little-endian int64 values). Format 1 had no lane.
  */
 public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
 
     private static final long serialVersionUID = 1L;
 
     public static final IndexChunkSerializer INSTANCE = new IndexChunkSerializer();
+
+    /** The byte format this class writes and reads. */
+    static final int FORMAT = 2;
 
     @Override
     public IndexChunk createInstance() {
@@ -29,6 +31,7 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
 
     @Override
     public void serialize(IndexChunk r, DataOutputView out) throws IOException {
+        out.writeInt(r.lane());
         out.writeInt(r.column());
         out.writeLong(r.seq());
         ArrayIO.writeInts(out, r.indices(), r.size());
@@ -38,16 +41,18 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
 
     @Override
     public IndexChunk deserialize(DataInputView in) throws IOException {
+        int lane = in.readInt();
         int column = in.readInt();
         long seq = in.readLong();
         int[] indices = ArrayIO.readInts(in);
         int firstNew = in.readInt();
         long[] newKeys = ArrayIO.readLongs(in);
-        return new IndexChunk(column, seq, indices, indices.length, firstNew, newKeys);
+        return new IndexChunk(lane, column, seq, indices, indices.length, firstNew, newKeys);
     }
 
     @Override
     public void copy(DataInputView in, DataOutputView out) throws IOException {
+        out.writeInt(in.readInt());
         out.writeInt(in.readInt());
         out.writeLong(in.readLong());
         ArrayIO.copyArray(in, out, Integer.BYTES);
@@ -60,10 +65,10 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
         return new Snapshot();
     }
 
-    /** Snapshot of {@link IndexChunkSerializer}. */
-    public static final class Snapshot extends SimpleTypeSerializerSnapshot<IndexChunk> {
+    /** Snapshot of {@link IndexChunkSerializer}; its version is the byte format. */
+    public static final class Snapshot extends BlockSerializerSnapshot<IndexChunk> {
         public Snapshot() {
-            super(() -> INSTANCE);
+            super("index chunk", FORMAT, () -> INSTANCE);
         }
     }
 }

@@ -4,9 +4,16 @@ package dev.piper.operators.block;
  * One categorical column of a decoded block: the keys (after hex parsing and modulus) of the
  * block's valid rows, in row order. It travels to the column's vocabulary operator.
  *
+ * @param lane the block's input lane (see {@link RawChunk})
  * @param column categorical column index, 0 for C1
- * @param seq the block's sequence number
+ * @param seq the block's sequence number in its lane
  * @param keys the keys; only {@code [0, size)} is meaningful
  * @param size number of rows
  */
-public record KeyChunk(int column, long seq, long[] keys, int size) {}
+public record KeyChunk(int lane, int column, long seq, long[] keys, int size) {
+
+    /** A chunk of lane 0 (file input). */
+    public KeyChunk(int column, long seq, long[] keys, int size) {
+        this(0, column, seq, keys, size);
+    }
+}

@@ -1,20 +1,22 @@
 package dev.piper.operators.block;
 
 import java.io.IOException;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link KeyChunk}. Format 1: {@code column} (int32), {@code seq} (int64), then the
- * keys as int32 count and little-endian int64 values.
+ * Serializer of {@link KeyChunk}. Format 2: {@code lane, column} (int32), {@code seq} (int64), then
+ * the keys as int32 count and little-endian int64 values. Format 1 had no lane.
  */
 public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
     private static final long serialVersionUID = 1L;
 
     public static final KeyChunkSerializer INSTANCE = new KeyChunkSerializer();
+
+    /** The byte format this class writes and reads. */
+    static final int FORMAT = 2;
 
     @Override
     public KeyChunk createInstance() {
@@ -28,6 +30,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
     @Override
     public void serialize(KeyChunk r, DataOutputView out) throws IOException {
+        out.writeInt(r.lane());
         out.writeInt(r.column());
         out.writeLong(r.seq());
         ArrayIO.writeLongs(out, r.keys(), r.size());
@@ -35,14 +38,16 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
     @Override
     public KeyChunk deserialize(DataInputView in) throws IOException {
+        int lane = in.readInt();
         int column = in.readInt();
         long seq = in.readLong();
         long[] keys = ArrayIO.readLongs(in);
-        return new KeyChunk(column, seq, keys, keys.length);
+        return new KeyChunk(lane, column, seq, keys, keys.length);
     }
 
     @Override
     public void copy(DataInputView in, DataOutputView out) throws IOException {
+        out.writeInt(in.readInt());
         out.writeInt(in.readInt());
         out.writeLong(in.readLong());
         ArrayIO.copyArray(in, out, Long.BYTES);
@@ -53,10 +58,10 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         return new Snapshot();
     }
 
-    /** Snapshot of {@link KeyChunkSerializer}. */
-    public static final class Snapshot extends SimpleTypeSerializerSnapshot<KeyChunk> {
+    /** Snapshot of {@link KeyChunkSerializer}; its version is the byte format. */
+    public static final class Snapshot extends BlockSerializerSnapshot<KeyChunk> {
         public Snapshot() {
-            super(() -> INSTANCE);
+            super("key chunk", FORMAT, () -> INSTANCE);
         }
     }
 }

@@ -22,12 +22,12 @@ import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * PIPER's Concatenate: keyed by block sequence number, it waits for the block's dense part and its
- * 26 categorical index chunks, then writes the rows in the DLRM layout (40 little-endian int32 per
- * row: label, I1..I13, C1..C26).
+ * PIPER's Concatenate: keyed by block (its sequence number, or lane and sequence number), it waits
+ * for the block's dense part and its 26 categorical index chunks, then writes the rows in the DLRM
+ * layout (40 little-endian int32 per row: label, I1..I13, C1..C26).
  */
-public final class ConcatenateFunction
-        extends KeyedCoProcessFunction<Long, DenseChunk, IndexChunk, AssembledBlock> {
+public final class ConcatenateFunction<K>
+        extends KeyedCoProcessFunction<K, DenseChunk, IndexChunk, AssembledBlock> {
 
     private static final long serialVersionUID = 1L;
 
@@ -93,15 +93,19 @@ public final class ConcatenateFunction
         long[][] newKeys = new long[SPARSE][];
         for (int c = 0; c < SPARSE; c++) {
             IndexChunk chunk = columns[c];
-            if (chunk.size() != rows || chunk.seq() != d.seq()) {
+            if (chunk.size() != rows || chunk.seq() != d.seq() || chunk.lane() != d.lane()) {
                 throw new IllegalStateException(
                         "block "
+                                + d.lane()
+                                + "/"
                                 + d.seq()
                                 + ": column C"
                                 + (c + 1)
                                 + " has "
                                 + chunk.size()
                                 + " rows of block "
+                                + chunk.lane()
+                                + "/"
                                 + chunk.seq()
                                 + ", expected "
                                 + rows);
@@ -124,6 +128,14 @@ public final class ConcatenateFunction
         }
         assert pos == rows * FIELDS * Integer.BYTES;
         return new AssembledBlock(
-                d.seq(), d.lines(), rows, bytes, d.deadLetters(), firstNew, newKeys);
+                d.lane(),
+                d.seq(),
+                d.lines(),
+                rows,
+                bytes,
+                d.deadLetters(),
+                firstNew,
+                newKeys,
+                d.origin());
     }
 }

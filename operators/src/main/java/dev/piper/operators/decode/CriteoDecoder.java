@@ -126,10 +126,18 @@ public final class CriteoDecoder {
             lines++;
         }
         DeadLetter[] letters = dead == null ? new DeadLetter[0] : dead.toArray(new DeadLetter[0]);
-        DenseChunk dense = new DenseChunk(chunk.seq(), lines, rows, labelDense, letters);
+        DenseChunk dense =
+                new DenseChunk(
+                        chunk.lane(),
+                        chunk.seq(),
+                        lines,
+                        rows,
+                        labelDense,
+                        letters,
+                        chunk.origin());
         KeyChunk[] out = new KeyChunk[SPARSE];
         for (int c = 0; c < SPARSE; c++) {
-            out[c] = new KeyChunk(c, chunk.seq(), keys[c], rows);
+            out[c] = new KeyChunk(chunk.lane(), c, chunk.seq(), keys[c], rows);
         }
         return new Decoded(dense, out);
     }

@@ -19,9 +19,15 @@ import org.apache.flink.util.Collector;
  *
  * <p>Keyed by column, so each vocabulary is owned by exactly one subtask and needs no
  * synchronisation (PIPER's column-wise dataflow). Blocks of a column arrive from parallel decoders
- * in any order; they are applied strictly in sequence order, the out-of-order ones waiting in keyed
- * state. Hence an id's index is the rank of its first appearance in the column's input, the same at
- * every parallelism and on every run.
+ * in any order. For a file (one lane, sequence numbers without gaps) they are applied strictly in
+ * sequence order, the out-of-order ones waiting in keyed state. Hence an id's index is the rank of
+ * its first appearance in the column's input, the same at every parallelism and on every run.
+ *
+ * <p>For a partitioned log ({@link #asArrived()}), each lane's blocks arrive in order over one
+ * channel (from its reader's decoder) while lanes interleave. Blocks are applied in arrival order:
+ * an index is the rank of the key's first appearance in the column's merged input (with one
+ * partition, again the input order), and a checkpoint fixes it together with the output that used
+ * it.
  *
  * <p>State, all keyed by column:
  *
@@ -47,9 +53,25 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
             new MapStateDescriptor<>(
                     "pending", LongSerializer.INSTANCE, KeyChunkSerializer.INSTANCE);
 
+    private final boolean inSequence;
+
     private transient ValueState<Vocabulary> vocabulary;
     private transient ValueState<Long> nextSeq;
     private transient MapState<Long, KeyChunk> pending;
+
+    /** Applies one lane's blocks in sequence order (file input). */
+    public VocabularyFunction() {
+        this(true);
+    }
+
+    private VocabularyFunction(boolean inSequence) {
+        this.inSequence = inSequence;
+    }
+
+    /** Applies blocks in the order they arrive (partitioned-log input). */
+    public static VocabularyFunction asArrived() {
+        return new VocabularyFunction(false);
+    }
 
     @Override
     public void open(OpenContext openContext) {
@@ -61,6 +83,15 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     @Override
     public void processElement(KeyChunk chunk, Context ctx, Collector<IndexChunk> out)
             throws Exception {
+        if (!inSequence) {
+            Vocabulary vocab = vocabulary.value();
+            if (vocab == null) {
+                vocab = new Vocabulary();
+            }
+            out.collect(apply(vocab, chunk));
+            vocabulary.update(vocab);
+            return;
+        }
         Long stored = nextSeq.value();
         long next = stored == null ? 0 : stored;
         if (chunk.seq() != next) {
@@ -102,6 +133,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         int[] indices = new int[chunk.size()];
         vocab.apply(chunk.keys(), chunk.size(), indices);
         long[] added = vocab.keysBetween(before, vocab.size());
-        return new IndexChunk(chunk.column(), chunk.seq(), indices, chunk.size(), before, added);
+        return new IndexChunk(
+                chunk.lane(), chunk.column(), chunk.seq(), indices, chunk.size(), before, added);
     }
 }

@@ -121,6 +121,168 @@ class BlockSerializersTest {
                 .isEqualTo(in);
     }
 
+    private static final Origin ORIGIN =
+            new Origin(
+                    new long[] {900, 902, 907},
+                    new int[] {0, 1, 3},
+                    1_700_000_000_000L,
+                    1_700_000_000_250L);
+
+    @Test
+    void logChunksKeepTheirLaneAndOrigin() throws IOException {
+        byte[] data = "a\nb\nc\nd\n".getBytes();
+        RawChunk raw = new RawChunk(7, 900, 0, data, data.length, -1, ORIGIN);
+        assertThat(roundTrip(RawChunkSerializer.INSTANCE, raw))
+                .usingRecursiveComparison()
+                .isEqualTo(raw);
+        DenseChunk dense =
+                new DenseChunk(7, 900, 4, 3, ints(42), new DeadLetter[] {LETTER}, ORIGIN);
+        assertThat(roundTrip(DenseChunkSerializer.INSTANCE, dense))
+                .usingRecursiveComparison()
+                .isEqualTo(dense);
+        KeyChunk keys = new KeyChunk(7, 2, 900, longs(3), 3);
+        assertThat(roundTrip(KeyChunkSerializer.INSTANCE, keys))
+                .usingRecursiveComparison()
+                .isEqualTo(keys);
+        IndexChunk indices = new IndexChunk(7, 2, 900, ints(3), 3, 0, longs(2));
+        assertThat(roundTrip(IndexChunkSerializer.INSTANCE, indices))
+                .usingRecursiveComparison()
+                .isEqualTo(indices);
+        long[][] newKeys = new long[26][];
+        java.util.Arrays.setAll(newKeys, c -> longs(1));
+        AssembledBlock block =
+                new AssembledBlock(
+                        7,
+                        900,
+                        4,
+                        3,
+                        new byte[480],
+                        new DeadLetter[] {LETTER},
+                        new int[26],
+                        newKeys,
+                        ORIGIN);
+        assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block))
+                .usingRecursiveComparison()
+                .isEqualTo(block);
+    }
+
+    @Test
+    void logRecord() throws IOException {
+        LogRecord in = new LogRecord(3, 1L << 40, 1_700_000_000_123L, "1\t2\n".getBytes());
+        assertThat(roundTrip(LogRecordSerializer.INSTANCE, in))
+                .usingRecursiveComparison()
+                .isEqualTo(in);
+        assertThat(LogRecordSerializer.FORMAT).isEqualTo(1);
+        assertThat(bytes(LogRecordSerializer.INSTANCE, new LogRecord(1, 2, 3, new byte[] {'a'})))
+                .isEqualTo("00000001000000000000000200000000000000030000000161");
+    }
+
+    @Test
+    void fileChunksReadBackWithTheSharedNoneOrigin() throws IOException {
+        RawChunk raw = new RawChunk(1, 2, new byte[1], 1, -1);
+        assertThat(roundTrip(RawChunkSerializer.INSTANCE, raw).origin()).isSameAs(Origin.NONE);
+    }
+
+    /**
+     * Frozen bytes: the formats are written down in the serializers' class comments; a change that
+     * alters these bytes must raise the format version (and this test's expectations).
+     */
+    @Test
+    void formatsAreFrozen() throws IOException {
+        assertThat(RawChunkSerializer.FORMAT).isEqualTo(3);
+        assertThat(
+                        bytes(
+                                RawChunkSerializer.INSTANCE,
+                                new RawChunk(
+                                        1,
+                                        2,
+                                        3,
+                                        "x\n".getBytes(),
+                                        2,
+                                        -1,
+                                        new Origin(new long[] {2}, new int[] {0}, 5, 6))))
+                .isEqualTo(RAW_FROZEN);
+        assertThat(KeyChunkSerializer.FORMAT).isEqualTo(2);
+        assertThat(bytes(KeyChunkSerializer.INSTANCE, new KeyChunk(1, 2, 3, new long[] {4}, 1)))
+                .isEqualTo(KEY_FROZEN);
+        assertThat(IndexChunkSerializer.FORMAT).isEqualTo(2);
+        assertThat(
+                        bytes(
+                                IndexChunkSerializer.INSTANCE,
+                                new IndexChunk(1, 2, 3, new int[] {4}, 1, 5, new long[] {6})))
+                .isEqualTo(INDEX_FROZEN);
+        assertThat(DenseChunkSerializer.FORMAT).isEqualTo(3);
+        int[] dense = new int[14];
+        dense[0] = 1;
+        dense[13] = -1;
+        assertThat(
+                        bytes(
+                                DenseChunkSerializer.INSTANCE,
+                                new DenseChunk(
+                                        1,
+                                        2,
+                                        2,
+                                        1,
+                                        dense,
+                                        new DeadLetter[] {
+                                            new DeadLetter(1, 9, "r", "d", new byte[] {'z'}, false)
+                                        },
+                                        Origin.NONE)))
+                .isEqualTo(DENSE_FROZEN);
+        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(3);
+        assertThat(
+                        bytes(
+                                AssembledBlockSerializer.INSTANCE,
+                                new AssembledBlock(
+                                        1,
+                                        2,
+                                        1,
+                                        1,
+                                        new byte[] {7, 8},
+                                        new DeadLetter[0],
+                                        new int[] {3},
+                                        new long[][] {{4}},
+                                        Origin.NONE)))
+                .isEqualTo(ASSEMBLED_FROZEN);
+    }
+
+    private static <T> String bytes(TypeSerializer<T> serializer, T value) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(16);
+        serializer.serialize(value, out);
+        return java.util.HexFormat.of().formatHex(out.getCopyOfBuffer());
+    }
+
+    private static final String RAW_FROZEN =
+            "0000000100000000000000020000000000000003ffffffffffffffff00000002780a000000010200000000000000000000010000000000000000000000050000000000000006";
+    private static final String KEY_FROZEN =
+            "00000001000000020000000000000003000000010400000000000000";
+    private static final String INDEX_FROZEN =
+            "00000001000000020000000000000003000000010400000000000005000000010600000000000000";
+    private static final String DENSE_FROZEN =
+            "00000001000000000000000200000002000000010000000e01000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000ffffffff00000001000000010000000000000009000172000164000000017a000000000000000000ffffffffffffffffffffffffffffffff";
+    private static final String ASSEMBLED_FROZEN =
+            "00000001000000000000000200000001000000010000000207080000000000000001000000030000000104000000000000000000000000000000ffffffffffffffffffffffffffffffff";
+
+    @Test
+    void stateOfAnotherFormatIsIncompatibleAndNamesBothFormats() throws IOException {
+        DataOutputSerializer old = new DataOutputSerializer(64);
+        old.writeUTF(RawChunkSerializer.Snapshot.class.getName());
+        old.writeInt(2);
+        TypeSerializerSnapshot<RawChunk> restored =
+                TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(old.getCopyOfBuffer()),
+                        BlockSerializersTest.class.getClassLoader());
+        assertThat(
+                        RawChunkSerializer.INSTANCE
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(restored)
+                                .isIncompatible())
+                .isTrue();
+        org.assertj.core.api.Assertions.assertThatThrownBy(restored::restoreSerializer)
+                .hasMessageContaining("format 2")
+                .hasMessageContaining("only format 3");
+    }
+
     @Test
     void typeInfoCreatesTheDedicatedSerializer() {
         assertThat(

@@ -22,7 +22,7 @@ class ConcatenateFunctionTest {
                     Long, DenseChunk, IndexChunk, AssembledBlock>
             harness() throws Exception {
         return new KeyedTwoInputStreamOperatorTestHarness<>(
-                new KeyedCoProcessOperator<>(new ConcatenateFunction()),
+                new KeyedCoProcessOperator<>(new ConcatenateFunction<Long>()),
                 DenseChunk::seq,
                 IndexChunk::seq,
                 Types.LONG);

@@ -44,6 +44,32 @@ class VocabularyFunctionTest {
         }
     }
 
+    /**
+     * Log input: lanes 3 and 5 interleave, and their sequence numbers (log offsets) have gaps; the
+     * blocks are applied as they arrive and keep their lanes.
+     */
+    @Test
+    void asArrivedAppliesLogBlocksInArrivalOrder() throws Exception {
+        try (var h =
+                new KeyedOneInputStreamOperatorTestHarness<Integer, KeyChunk, IndexChunk>(
+                        new KeyedProcessOperator<>(VocabularyFunction.asArrived()),
+                        KeyChunk::column,
+                        Types.INT)) {
+            h.open();
+            h.processElement(new StreamRecord<>(new KeyChunk(5, 0, 1000, new long[] {9, 8}, 2)));
+            h.processElement(new StreamRecord<>(new KeyChunk(3, 0, 40, new long[] {8, 7}, 2)));
+            h.processElement(new StreamRecord<>(new KeyChunk(5, 0, 1007, new long[] {7, 6}, 2)));
+            List<IndexChunk> out = h.extractOutputValues();
+            assertThat(out).extracting(IndexChunk::lane).containsExactly(5, 3, 5);
+            assertThat(out).extracting(IndexChunk::seq).containsExactly(1000L, 40L, 1007L);
+            assertThat(out.get(0).indices()).containsExactly(0, 1);
+            assertThat(out.get(1).indices()).containsExactly(1, 2);
+            assertThat(out.get(1).newKeys()).containsExactly(7);
+            assertThat(out.get(2).indices()).containsExactly(2, 3);
+            assertThat(out.get(2).firstNewIndex()).isEqualTo(3);
+        }
+    }
+
     @Test
     void columnsHaveIndependentVocabularies() throws Exception {
         try (var h = harness()) {

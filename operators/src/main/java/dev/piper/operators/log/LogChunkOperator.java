@@ -1,0 +1,301 @@
+package dev.piper.operators.log;
+
+import dev.piper.operators.block.LogRecord;
+import dev.piper.operators.block.Origin;
+import dev.piper.operators.block.RawChunk;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * Gathers the records of a partitioned log into line-aligned blocks, one lane per partition, for
+ * the decoder chained after it.
+ *
+ * <p>A lane's block is cut when it reaches {@code maxBlockLines} lines or {@code maxBlockBytes}
+ * bytes, when its first record has waited {@code lingerMillis} (processing time), before every
+ * checkpoint barrier and at the end of the input. Cutting before the barrier means no partial block
+ * is ever part of a checkpoint: the state is only each lane's next sequence number, and a restore
+ * re-reads exactly the records after the source's checkpointed offsets.
+ *
+ * <p>Lines: a record's value is split at {@code \n}; a final {@code \n} ends the last line rather
+ * than starting an empty one, and an empty value is one empty line (which the decoder turns into a
+ * dead letter, so that every record is accounted for). A record with more lines than a block holds
+ * is continued in the next block.
+ *
+ * <p>Sequence numbers count each lane's blocks from 0 without gaps, the order {@code
+ * LaneSequenceFunction} restores after the column operators. They live in union list state, so that
+ * after a rescale a partition's counter reaches whichever subtask now reads it; a subtask also
+ * keeps counters of partitions it no longer reads, and a restore takes the largest value found for
+ * each partition (counters only grow).
+ */
+public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
+        implements OneInputStreamOperator<LogRecord, RawChunk> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final ListStateDescriptor<Tuple2<Integer, Long>> NEXT_SEQ =
+            new ListStateDescriptor<>("log-lane-next-seq", Types.TUPLE(Types.INT, Types.LONG));
+
+    private final int maxBlockBytes;
+    private final int maxBlockLines;
+    private final long lingerMillis;
+
+    private transient Map<Integer, Lane> lanes;
+    private transient ListState<Tuple2<Integer, Long>> nextSeqState;
+    private transient long timerAt;
+
+    /**
+     * @param maxBlockBytes a block is cut once it holds this many bytes (a single larger record
+     *     still forms one block)
+     * @param maxBlockLines a block never holds more lines (rows) than this
+     * @param lingerMillis a block is cut at the latest this long after its first record arrived
+     */
+    public LogChunkOperator(int maxBlockBytes, int maxBlockLines, long lingerMillis) {
+        if (maxBlockBytes < 1 || maxBlockLines < 1 || lingerMillis < 1) {
+            throw new IllegalArgumentException(
+                    "block bytes, block lines and linger must be positive: "
+                            + maxBlockBytes
+                            + ", "
+                            + maxBlockLines
+                            + ", "
+                            + lingerMillis);
+        }
+        this.maxBlockBytes = maxBlockBytes;
+        this.maxBlockLines = maxBlockLines;
+        this.lingerMillis = lingerMillis;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        lanes = new HashMap<>();
+        timerAt = Long.MAX_VALUE;
+        nextSeqState = context.getOperatorStateStore().getUnionListState(NEXT_SEQ);
+        if (context.isRestored()) {
+            for (Tuple2<Integer, Long> entry : nextSeqState.get()) {
+                Lane lane = lane(entry.f0);
+                lane.nextSeq = Math.max(lane.nextSeq, entry.f1);
+            }
+        }
+    }
+
+    private Lane lane(int partition) {
+        return lanes.computeIfAbsent(partition, Lane::new);
+    }
+
+    @Override
+    public void processElement(StreamRecord<LogRecord> element) {
+        LogRecord r = element.getValue();
+        Lane lane = lane(r.partition());
+        byte[] v = r.value();
+        int n = v.length;
+        int newlines = 0;
+        for (int i = 0; i < n; i++) {
+            if (v[i] == '\n') {
+                newlines++;
+            }
+        }
+        boolean terminated = n > 0 && v[n - 1] == '\n';
+        int lines = terminated ? newlines : newlines + 1;
+        int bytes = terminated ? n : n + 1;
+        if (lines <= maxBlockLines) {
+            if (lane.records > 0
+                    && (lane.lines + lines > maxBlockLines
+                            || lane.length + bytes > maxBlockBytes)) {
+                emit(lane);
+            }
+            open(lane);
+            lane.add(r.offset(), r.timestamp(), v, 0, n, lines, !terminated);
+        } else {
+            int start = 0;
+            while (start < bytes) {
+                int end = start;
+                int piece = 0;
+                int room = maxBlockLines - lane.lines;
+                if (room == 0) {
+                    emit(lane);
+                    room = maxBlockLines;
+                }
+                while (end < n && piece < room) {
+                    int nl = indexOf(v, end, n);
+                    end = nl < 0 ? n : nl + 1;
+                    piece++;
+                }
+                open(lane);
+                boolean lastPiece = end >= n;
+                lane.add(r.offset(), r.timestamp(), v, start, end, piece, lastPiece && !terminated);
+                start = lastPiece ? bytes : end;
+            }
+        }
+        if (lane.lines >= maxBlockLines || lane.length >= maxBlockBytes) {
+            emit(lane);
+        }
+    }
+
+    private static int indexOf(byte[] v, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (v[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Notes the arrival time of a lane's first record and makes sure a timer will cut it. */
+    private void open(Lane lane) {
+        if (lane.records > 0) {
+            return;
+        }
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        lane.openedAt = now;
+        scheduleAt(now + lingerMillis);
+    }
+
+    private void scheduleAt(long time) {
+        if (time < timerAt) {
+            timerAt = time;
+            getProcessingTimeService().registerTimer(time, this::onLinger);
+        }
+    }
+
+    private void onLinger(long time) {
+        if (time != timerAt) {
+            return; // superseded by an earlier timer that already ran
+        }
+        timerAt = Long.MAX_VALUE;
+        long earliest = Long.MAX_VALUE;
+        for (Lane lane : lanes.values()) {
+            if (lane.records == 0) {
+                continue;
+            }
+            if (lane.openedAt + lingerMillis <= time) {
+                emit(lane);
+            } else {
+                earliest = Math.min(earliest, lane.openedAt + lingerMillis);
+            }
+        }
+        if (earliest != Long.MAX_VALUE) {
+            scheduleAt(earliest);
+        }
+    }
+
+    private void emit(Lane lane) {
+        if (lane.records == 0) {
+            return;
+        }
+        output.collect(new StreamRecord<>(lane.cut()));
+    }
+
+    private void emitAll() {
+        for (Lane lane : lanes.values()) {
+            emit(lane);
+        }
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        emitAll();
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        List<Tuple2<Integer, Long>> entries = new ArrayList<>(lanes.size());
+        for (Lane lane : lanes.values()) {
+            if (lane.records != 0) {
+                throw new IllegalStateException(
+                        "partition " + lane.partition + " has an uncut block at a snapshot");
+            }
+            entries.add(Tuple2.of(lane.partition, lane.nextSeq));
+        }
+        nextSeqState.update(entries);
+    }
+
+    @Override
+    public void finish() throws Exception {
+        emitAll();
+        super.finish();
+    }
+
+    /** One partition's block under construction. */
+    private static final class Lane {
+        final int partition;
+        long nextSeq;
+        byte[] data = new byte[4096];
+        int length;
+        int lines;
+        long[] offsets = new long[64];
+        int[] firstLines = new int[64];
+        int records;
+        long firstTimestamp;
+        long lastTimestamp;
+        long openedAt;
+
+        Lane(int partition) {
+            this.partition = partition;
+        }
+
+        /**
+         * Appends {@code v[from, to)} holding {@code lineCount} lines, and a line break when the
+         * piece does not end in one.
+         */
+        void add(
+                long offset,
+                long timestamp,
+                byte[] v,
+                int from,
+                int to,
+                int lineCount,
+                boolean addBreak) {
+            int need = length + (to - from) + 1;
+            if (need > data.length) {
+                data = Arrays.copyOf(data, Math.max(need, data.length + (data.length >> 1)));
+            }
+            if (records == offsets.length) {
+                offsets = Arrays.copyOf(offsets, records * 2);
+                firstLines = Arrays.copyOf(firstLines, records * 2);
+            }
+            System.arraycopy(v, from, data, length, to - from);
+            length += to - from;
+            if (addBreak) {
+                data[length++] = '\n';
+            }
+            if (records == 0) {
+                firstTimestamp = timestamp;
+            }
+            lastTimestamp = timestamp;
+            offsets[records] = offset;
+            firstLines[records] = lines;
+            records++;
+            lines += lineCount;
+        }
+
+        RawChunk cut() {
+            Origin origin =
+                    new Origin(
+                            Arrays.copyOf(offsets, records),
+                            Arrays.copyOf(firstLines, records),
+                            firstTimestamp,
+                            lastTimestamp);
+            RawChunk chunk = new RawChunk(partition, nextSeq, 0, data, length, -1, origin);
+            nextSeq++;
+            data = new byte[Math.max(4096, length)];
+            length = 0;
+            lines = 0;
+            records = 0;
+            return chunk;
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package dev.piper.operators.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.piper.operators.block.LogRecord;
+import dev.piper.operators.block.RawChunk;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+class LogChunkOperatorTest {
+
+    private static OneInputStreamOperatorTestHarness<LogRecord, RawChunk> harness(
+            int maxBytes, int maxLines) throws Exception {
+        return new OneInputStreamOperatorTestHarness<>(
+                new LogChunkOperator(maxBytes, maxLines, 100));
+    }
+
+    private static StreamRecord<LogRecord> record(int partition, long offset, String value) {
+        return new StreamRecord<>(
+                new LogRecord(
+                        partition, offset, 1000 + offset, value.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static String text(RawChunk c) {
+        return new String(c.data(), 0, c.length(), StandardCharsets.UTF_8);
+    }
+
+    private static List<RawChunk> chunks(OneInputStreamOperatorTestHarness<LogRecord, RawChunk> h) {
+        return h.extractOutputValues();
+    }
+
+    @Test
+    void cutsAtTheLineLimitAndAfterTheLinger() throws Exception {
+        try (var h = harness(1 << 20, 3)) {
+            h.open();
+            h.setProcessingTime(0);
+            for (int i = 0; i < 7; i++) {
+                h.processElement(record(0, 10 + i, "l" + i));
+            }
+            assertThat(chunks(h))
+                    .extracting(LogChunkOperatorTest::text)
+                    .containsExactly("l0\nl1\nl2\n", "l3\nl4\nl5\n");
+            h.setProcessingTime(99);
+            assertThat(chunks(h)).hasSize(2);
+            h.setProcessingTime(100); // the lingering block with l6
+            List<RawChunk> out = chunks(h);
+            assertThat(out).extracting(RawChunk::seq).containsExactly(0L, 1L, 2L);
+            assertThat(text(out.get(2))).isEqualTo("l6\n");
+            assertThat(out.get(1).origin().offsets()).containsExactly(13, 14, 15);
+            assertThat(out.get(1).origin().firstTimestamp()).isEqualTo(1013);
+            assertThat(out.get(1).origin().lastTimestamp()).isEqualTo(1015);
+            assertThat(out).allSatisfy(c -> assertThat(c.lastLineCut()).isFalse());
+        }
+    }
+
+    @Test
+    void cutsBeforeABlockWouldExceedItsBytes() throws Exception {
+        try (var h = harness(10, 100)) {
+            h.open();
+            h.processElement(record(0, 0, "aaaa")); // 5 bytes with its break
+            h.processElement(record(0, 1, "bbbb")); // 10: full
+            h.processElement(record(0, 2, "cc"));
+            h.processElement(record(0, 3, "dddddddddddddddd")); // alone, larger than a block
+            assertThat(chunks(h))
+                    .extracting(LogChunkOperatorTest::text)
+                    .containsExactly("aaaa\nbbbb\n", "cc\n", "dddddddddddddddd\n");
+        }
+    }
+
+    @Test
+    void multiLineAndEmptyValuesAreLines() throws Exception {
+        try (var h = harness(1 << 20, 100)) {
+            h.open();
+            h.processElement(record(0, 5, "a\nb\n"));
+            h.processElement(record(0, 6, ""));
+            h.processElement(record(0, 9, "c\r\nd"));
+            h.processElement(record(0, 10, "\n"));
+            h.prepareSnapshotPreBarrier(1);
+            RawChunk c = chunks(h).get(0);
+            assertThat(text(c)).isEqualTo("a\nb\n\nc\r\nd\n\n");
+            assertThat(c.origin().offsets()).containsExactly(5, 6, 9, 10);
+            assertThat(c.origin().firstLines()).containsExactly(0, 2, 3, 5);
+            assertThat(c.origin().offsetOfLine(4)).isEqualTo(9);
+        }
+    }
+
+    @Test
+    void aRecordWithMoreLinesThanABlockContinuesInTheNext() throws Exception {
+        try (var h = harness(1 << 20, 2)) {
+            h.open();
+            h.processElement(record(1, 0, "x"));
+            h.processElement(record(1, 1, "1\n2\n3\n4\n5"));
+            h.processElement(record(1, 2, "y"));
+            h.prepareSnapshotPreBarrier(1);
+            List<RawChunk> out = chunks(h);
+            assertThat(out)
+                    .extracting(LogChunkOperatorTest::text)
+                    .containsExactly("x\n1\n", "2\n3\n", "4\n5\n", "y\n");
+            assertThat(out.get(0).origin().offsets()).containsExactly(0, 1);
+            assertThat(out.get(1).origin().offsets()).containsExactly(1);
+            assertThat(out.get(2).origin().offsets()).containsExactly(1);
+            assertThat(out.get(3).origin().offsets()).containsExactly(2);
+            assertThat(out).extracting(RawChunk::lane).containsOnly(1);
+            assertThat(out).extracting(RawChunk::seq).containsExactly(0L, 1L, 2L, 3L);
+        }
+    }
+
+    @Test
+    void theBarrierCutsEveryLaneAndEachLaneCountsItsOwnBlocks() throws Exception {
+        try (var h = harness(1 << 20, 2)) {
+            h.open();
+            h.processElement(record(0, 0, "p0a"));
+            h.processElement(record(3, 0, "p3a"));
+            h.processElement(record(0, 1, "p0b")); // full: block 0/0
+            h.processElement(record(3, 1, "p3b")); // full: block 3/0
+            h.processElement(record(0, 2, "p0c"));
+            h.prepareSnapshotPreBarrier(1); // block 0/1
+            h.snapshot(1, 1);
+            assertThat(chunks(h))
+                    .extracting(c -> c.lane() + "/" + c.seq() + ":" + text(c).trim())
+                    .containsExactly("0/0:p0a\np0b", "3/0:p3a\np3b", "0/1:p0c");
+        }
+    }
+
+    /**
+     * Union state: after a restore (here at another parallelism) each partition continues its
+     * numbering wherever it is read, and a stale counter kept by a subtask that no longer reads the
+     * partition loses to the larger one.
+     */
+    @Test
+    void countersFollowTheirPartitionsAcrossARescale() throws Exception {
+        OperatorSubtaskState a;
+        OperatorSubtaskState b;
+        try (var h = harness(1 << 20, 1)) {
+            h.open();
+            h.processElement(record(0, 0, "x"));
+            h.processElement(record(0, 1, "x"));
+            h.processElement(record(1, 0, "x")); // later moves to the other subtask
+            a = h.snapshot(1, 1);
+        }
+        try (var h = harness(1 << 20, 1)) {
+            h.open();
+            for (int i = 1; i <= 4; i++) {
+                h.processElement(record(1, i, "x"));
+            }
+            b = h.snapshot(1, 1);
+        }
+        OperatorSubtaskState merged = AbstractStreamOperatorTestHarness.repackageState(a, b);
+        try (var h = harness(1 << 20, 1)) {
+            h.initializeState(merged);
+            h.open();
+            h.processElement(record(1, 5, "x"));
+            h.processElement(record(0, 2, "x"));
+            h.processElement(record(2, 0, "x"));
+            assertThat(chunks(h))
+                    .extracting(c -> c.lane() + "/" + c.seq())
+                    .containsExactly("1/4", "0/2", "2/0");
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.piper.operators.order;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.DeadLetter;
+import dev.piper.operators.block.Origin;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+class LaneSequenceFunctionTest {
+
+    private static KeyedOneInputStreamOperatorTestHarness<Integer, AssembledBlock, AssembledBlock>
+            harness() throws Exception {
+        return new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(new LaneSequenceFunction()),
+                AssembledBlock::lane,
+                Types.INT);
+    }
+
+    private static StreamRecord<AssembledBlock> block(int lane, long seq) {
+        return new StreamRecord<>(
+                new AssembledBlock(
+                        lane,
+                        seq,
+                        0,
+                        0,
+                        new byte[0],
+                        new DeadLetter[0],
+                        new int[26],
+                        new long[26][0],
+                        Origin.NONE));
+    }
+
+    private static List<String> emitted(
+            KeyedOneInputStreamOperatorTestHarness<Integer, AssembledBlock, AssembledBlock> h) {
+        return h.extractOutputValues().stream().map(b -> b.lane() + "/" + b.seq()).toList();
+    }
+
+    @Test
+    void eachLaneIsReleasedInOrderIndependentlyOfTheOthers() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processElement(block(2, 1));
+            h.processElement(block(5, 0)); // lane 5 is not held back by lane 2's gap
+            h.processElement(block(5, 2));
+            h.processElement(block(2, 0));
+            h.processElement(block(5, 1));
+            assertThat(emitted(h)).containsExactly("5/0", "2/0", "2/1", "5/1", "5/2");
+        }
+    }
+
+    @Test
+    void waitingBlocksSurviveARestore() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.open();
+            h.processElement(block(1, 0));
+            h.processElement(block(1, 2));
+            snapshot = h.snapshot(1, 1);
+            assertThat(emitted(h)).containsExactly("1/0");
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(block(1, 1));
+            assertThat(emitted(h)).containsExactly("1/1", "1/2");
+            assertThatThrownBy(() -> h.processElement(block(1, 2)))
+                    .hasMessageContaining("lane 1: block 2 arrived twice");
+        }
+    }
+}
