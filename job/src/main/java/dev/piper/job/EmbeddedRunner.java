@@ -92,12 +92,13 @@ public final class EmbeddedRunner {
                     lastRows = rows;
                 }
             } catch (ExecutionException e) {
-                throw rootCauseAsException(e);
+                throw rootCause(e);
             }
         }
     }
 
-    private static Exception rootCauseAsException(ExecutionException e) {
+    /** The innermost cause of a failed job, as an exception to rethrow. */
+    static Exception rootCause(ExecutionException e) {
         Throwable t = e;
         while (t.getCause() != null && t.getCause() != t) {
             t = t.getCause();

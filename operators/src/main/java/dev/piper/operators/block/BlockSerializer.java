@@ -9,7 +9,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * Common ground of the stateless block serializers: blocks are never reused or mutated after they
  * are emitted, so {@code copy} shares arrays and {@code reuse} is ignored.
  */
-abstract class BlockSerializer<T> extends TypeSerializer<T> {
+public abstract class BlockSerializer<T> extends TypeSerializer<T> {
 
     private static final long serialVersionUID = 1L;
 

@@ -17,14 +17,14 @@ import org.apache.flink.core.memory.DataOutputView;
  * reported as incompatible, naming both formats; such a savepoint restores with the build that
  * wrote it, after which a run with {@code --until-idle} drains the in-flight blocks.
  */
-abstract class BlockSerializerSnapshot<T> implements TypeSerializerSnapshot<T> {
+public abstract class BlockSerializerSnapshot<T> implements TypeSerializerSnapshot<T> {
 
     private final String name;
     private final int currentFormat;
     private final Supplier<TypeSerializer<T>> serializer;
     private int readFormat;
 
-    BlockSerializerSnapshot(
+    protected BlockSerializerSnapshot(
             String name, int currentFormat, Supplier<TypeSerializer<T>> serializer) {
         this.name = name;
         this.currentFormat = currentFormat;

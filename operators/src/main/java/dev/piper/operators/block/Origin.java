@@ -37,8 +37,8 @@ public record Origin(long[] offsets, int[] firstLines, long firstTimestamp, long
         return offsets.length > 0;
     }
 
-    /** The log offset of the record holding line {@code line} of the block. */
-    public long offsetOfLine(int line) {
+    /** The index of the record holding line {@code line} of the block. */
+    public int recordOfLine(int line) {
         int i = Arrays.binarySearch(firstLines, line);
         if (i < 0) {
             i = -i - 2; // the record whose first line is the last one before {@code line}
@@ -46,7 +46,12 @@ public record Origin(long[] offsets, int[] firstLines, long firstTimestamp, long
         if (i < 0) {
             throw new IllegalArgumentException("line " + line + " precedes the block's records");
         }
-        return offsets[i];
+        return i;
+    }
+
+    /** The log offset of the record holding line {@code line} of the block. */
+    public long offsetOfLine(int line) {
+        return offsets[recordOfLine(line)];
     }
 
     @Override

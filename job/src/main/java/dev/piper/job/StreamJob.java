@@ -1,0 +1,186 @@
+package dev.piper.job;
+
+import dev.piper.job.kafka.KafkaOut;
+import dev.piper.job.kafka.OutputEncoder;
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.BlockTypes;
+import dev.piper.operators.block.DenseChunk;
+import dev.piper.operators.block.IndexChunk;
+import dev.piper.operators.block.KeyChunk;
+import dev.piper.operators.block.LogRecord;
+import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.concat.ConcatenateFunction;
+import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.decode.DecodeFunction;
+import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.log.LogChunkOperator;
+import dev.piper.operators.order.LaneSequenceFunction;
+import dev.piper.operators.vocab.ColumnPlacement;
+import dev.piper.operators.vocab.VocabularyFunction;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The same column-wise dataflow as {@link PreprocessJob}, fed by a partitioned log and writing to
+ * one, with every input partition its own lane:
+ *
+ * <pre>
+ * log source (records)  -> chunk: per-partition line-aligned blocks, numbered per partition,
+ *                          cut by size, by linger time and before every checkpoint barrier
+ *                       -> decode + stateless column ops                  (all chained, parallel)
+ *   KeyChunks -> keyBy(column's placement key) -> vocabulary, blocks applied as they arrive
+ *   DenseChunk + IndexChunks -> keyBy(lane, block) -> concatenate
+ *                       -> keyBy(lane) -> each lane's blocks back in input order
+ *                       -> encode into output records -> transactional sink   (chained)
+ * </pre>
+ *
+ * <p>A lane's blocks travel from one reader through one decoder, so each column's vocabulary
+ * receives them in input order; only the join of a block's 27 parts reorders, which the per-lane
+ * sequence undoes. Exactly-once comes from the checkpoint: the source's offsets, the vocabularies
+ * and the sink's transactions are all part of it.
+ */
+public final class StreamJob {
+
+    /** Settings of the log chunker. */
+    public record Chunking(int maxBlockBytes, int maxBlockLines, long lingerMillis)
+            implements java.io.Serializable {}
+
+    private final Source<LogRecord, ?, ?> source;
+    private final Sink<KafkaOut> sink;
+    private final DecodeOptions options;
+    private final Chunking chunking;
+    private final String inputTopic;
+    private final boolean vocabRecords;
+    private UnaryOperator<DataStream<AssembledBlock>> beforeOutput = UnaryOperator.identity();
+
+    /**
+     * @param inputTopic the topic named in the output headers and dead letters
+     * @param vocabRecords whether to emit the vocabulary records
+     */
+    public StreamJob(
+            Source<LogRecord, ?, ?> source,
+            Sink<KafkaOut> sink,
+            DecodeOptions options,
+            Chunking chunking,
+            String inputTopic,
+            boolean vocabRecords) {
+        this.source = Objects.requireNonNull(source);
+        this.sink = Objects.requireNonNull(sink);
+        this.options = Objects.requireNonNull(options);
+        this.chunking = Objects.requireNonNull(chunking);
+        this.inputTopic = Objects.requireNonNull(inputTopic);
+        this.vocabRecords = vocabRecords;
+    }
+
+    /**
+     * Inserts {@code stage} between the per-lane sequence and the encoder (tests use it to inject
+     * failures at chosen points of a run).
+     */
+    public StreamJob beforeOutput(UnaryOperator<DataStream<AssembledBlock>> stage) {
+        this.beforeOutput = Objects.requireNonNull(stage);
+        return this;
+    }
+
+    /** Adds the dataflow to {@code env}. */
+    public void build(StreamExecutionEnvironment env) {
+        if (env.getMaxParallelism() <= 0) {
+            env.setMaxParallelism(PreprocessJob.DEFAULT_MAX_PARALLELISM);
+        }
+        ColumnPlacement placement =
+                ColumnPlacement.balanced(CriteoLayout.vocabularyCosts(), env.getMaxParallelism());
+        DataStream<LogRecord> records =
+                env.fromSource(
+                                source,
+                                WatermarkStrategy.noWatermarks(),
+                                "kafka-input",
+                                BlockTypes.LOG_RECORD)
+                        .uid("kafka-input");
+        DataStream<RawChunk> raw =
+                records.transform(
+                                "chunk",
+                                BlockTypes.RAW_CHUNK,
+                                new LogChunkOperator(
+                                        chunking.maxBlockBytes(),
+                                        chunking.maxBlockLines(),
+                                        chunking.lingerMillis()))
+                        .uid("chunk");
+
+        SingleOutputStreamOperator<KeyChunk> keys =
+                raw.process(new DecodeFunction(options), BlockTypes.KEY_CHUNK)
+                        .name("decode")
+                        .uid("decode");
+        DataStream<DenseChunk> dense = keys.getSideOutput(DecodeFunction.DENSE);
+
+        DataStream<IndexChunk> indices =
+                keys.keyBy(new PreprocessJob.ByColumn(placement), Types.INT)
+                        .process(VocabularyFunction.asArrived(), BlockTypes.INDEX_CHUNK)
+                        .name("vocabulary")
+                        .uid("vocabulary");
+
+        TypeInformation<Tuple2<Integer, Long>> blockKey = Types.TUPLE(Types.INT, Types.LONG);
+        DataStream<AssembledBlock> assembled =
+                dense.connect(indices)
+                        .keyBy(new DenseByBlock(), new IndexByBlock(), blockKey)
+                        .process(
+                                new ConcatenateFunction<Tuple2<Integer, Long>>(),
+                                BlockTypes.ASSEMBLED_BLOCK)
+                        .name("concatenate")
+                        .uid("concatenate");
+
+        DataStream<AssembledBlock> ordered =
+                assembled
+                        .keyBy(new ByLane(), Types.INT)
+                        .process(new LaneSequenceFunction(), BlockTypes.ASSEMBLED_BLOCK)
+                        .name("sequence")
+                        .uid("sequence");
+
+        beforeOutput
+                .apply(ordered)
+                .flatMap(new OutputEncoder(inputTopic, vocabRecords, options), KafkaOut.TYPE)
+                .name("encode")
+                .uid("encode")
+                .sinkTo(sink)
+                .name("kafka-output")
+                .uid("kafka-output");
+    }
+
+    /** Keys a block's dense part by (lane, sequence number). */
+    static final class DenseByBlock implements KeySelector<DenseChunk, Tuple2<Integer, Long>> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Tuple2<Integer, Long> getKey(DenseChunk chunk) {
+            return Tuple2.of(chunk.lane(), chunk.seq());
+        }
+    }
+
+    /** Keys a block's index chunk by (lane, sequence number). */
+    static final class IndexByBlock implements KeySelector<IndexChunk, Tuple2<Integer, Long>> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Tuple2<Integer, Long> getKey(IndexChunk chunk) {
+            return Tuple2.of(chunk.lane(), chunk.seq());
+        }
+    }
+
+    /** Keys an assembled block by its lane. */
+    static final class ByLane implements KeySelector<AssembledBlock, Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Integer getKey(AssembledBlock block) {
+            return block.lane();
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package dev.piper.job;
+
+import dev.piper.job.kafka.KafkaConnectors.StartFrom;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * Configuration of the Kafka stream job ({@code bin/piper stream}, and the cluster job of the
+ * deployment docs). The decoder's options are the batch job's ({@link PiperOptions}).
+ */
+public final class StreamOptions {
+
+    public static final ConfigOption<String> BOOTSTRAP_SERVERS =
+            ConfigOptions.key("piper.kafka.bootstrap-servers")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Kafka bootstrap servers, host:port[,host:port...].");
+
+    public static final ConfigOption<String> INPUT_TOPIC =
+            ConfigOptions.key("piper.kafka.input-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Topic of Criteo lines: one line per record value (several"
+                                    + " \\n-separated lines are accepted too).");
+
+    public static final ConfigOption<String> OUTPUT_TOPIC =
+            ConfigOptions.key("piper.kafka.output-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Topic of the row blocks (rows.bin layout per record).");
+
+    public static final ConfigOption<String> DEAD_LETTER_TOPIC =
+            ConfigOptions.key("piper.kafka.dead-letter-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Topic of the dead letters (JSON). Default: the output topic's"
+                                    + " name followed by -dead-letters.");
+
+    public static final ConfigOption<String> VOCAB_TOPIC =
+            ConfigOptions.key("piper.kafka.vocab-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Topic of the new vocabulary entries (column, index, key). Default:"
+                                    + " none are published.");
+
+    public static final ConfigOption<String> TRANSACTIONAL_ID_PREFIX =
+            ConfigOptions.key("piper.kafka.transactional-id-prefix")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Prefix of the sink's transactional ids; must be unique among the"
+                                    + " jobs writing to the cluster and the same across restarts"
+                                    + " of one job. Default: piper- and the output topic.");
+
+    public static final ConfigOption<String> GROUP_ID =
+            ConfigOptions.key("piper.kafka.group-id")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Consumer group of the source: offsets are committed to it at each"
+                                    + " checkpoint for monitoring (the job itself resumes from its"
+                                    + " checkpoints). Default: piper- and the output topic.");
+
+    public static final ConfigOption<StartFrom> START_FROM =
+            ConfigOptions.key("piper.kafka.start-from")
+                    .enumType(StartFrom.class)
+                    .defaultValue(StartFrom.earliest)
+                    .withDescription(
+                            "Where a run without restored state starts reading: earliest,"
+                                    + " latest, or the group's committed offsets.");
+
+    public static final String KAFKA_PROPERTY_PREFIX = "piper.kafka.property.";
+
+    public static final ConfigOption<Integer> BLOCK_LINES =
+            ConfigOptions.key("piper.stream.block-lines")
+                    .intType()
+                    .defaultValue(4096)
+                    .withDescription(
+                            "Most lines (rows) in one block, hence in one output record:"
+                                    + " 4096 rows are 640 KiB, within Kafka's default 1 MiB"
+                                    + " record limit.");
+
+    public static final ConfigOption<Duration> LINGER =
+            ConfigOptions.key("piper.stream.linger")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(200))
+                    .withDescription(
+                            "Longest time a block waits for more lines before it is cut. Blocks"
+                                    + " are also cut before every checkpoint.");
+
+    private StreamOptions() {}
+
+    /** The Kafka client properties set with the {@link #KAFKA_PROPERTY_PREFIX} prefix. */
+    public static Map<String, String> kafkaProperties(Configuration conf) {
+        Map<String, String> props = new LinkedHashMap<>();
+        conf.toMap()
+                .forEach(
+                        (k, v) -> {
+                            if (k.startsWith(KAFKA_PROPERTY_PREFIX)) {
+                                props.put(k.substring(KAFKA_PROPERTY_PREFIX.length()), v);
+                            }
+                        });
+        return props;
+    }
+
+    /** The value of a required option, or an error naming it. */
+    public static String required(Configuration conf, ConfigOption<String> option) {
+        return conf.getOptional(option)
+                .orElseThrow(() -> new IllegalArgumentException(option.key() + " is not set"));
+    }
+
+    public static String deadLetterTopic(Configuration conf) {
+        return conf.getOptional(DEAD_LETTER_TOPIC)
+                .orElse(required(conf, OUTPUT_TOPIC) + "-dead-letters");
+    }
+
+    public static String transactionalIdPrefix(Configuration conf) {
+        return conf.getOptional(TRANSACTIONAL_ID_PREFIX)
+                .orElse("piper-" + required(conf, OUTPUT_TOPIC));
+    }
+
+    public static String groupId(Configuration conf) {
+        return conf.getOptional(GROUP_ID).orElse("piper-" + required(conf, OUTPUT_TOPIC));
+    }
+}

@@ -1,0 +1,299 @@
+package dev.piper.job;
+
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.kafka.InputProbe;
+import dev.piper.job.kafka.KafkaConnectors;
+import dev.piper.operators.decode.DecodeOptions;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.RecoveryClaimMode;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * The Kafka stream run of {@code bin/piper stream}: configuration, topics, where to resume, and a
+ * runner that reports progress and, with {@code --until-idle}, stops the job with a savepoint once
+ * the input has been idle and fully consumed.
+ */
+public final class Streaming {
+
+    /** Subdirectories of the checkpoint directory. */
+    static final String CHECKPOINTS = "checkpoints";
+
+    static final String SAVEPOINTS = "savepoints";
+
+    private static final String METADATA = "_metadata";
+    private static final Duration POLL = Duration.ofSeconds(1);
+    private static final Duration REPORT = Duration.ofSeconds(5);
+
+    /** How a run ended: the savepoint it left (with {@code --until-idle}) and its duration. */
+    public record Result(Optional<String> savepoint, long inputRecords, double seconds) {}
+
+    private Streaming() {}
+
+    /**
+     * The runtime configuration of a stream run: the batch settings plus exactly-once checkpoints
+     * every {@code interval} into {@code checkpointDir}/checkpoints (the latest one retained when
+     * the job stops or dies), savepoints into {@code checkpointDir}/savepoints, and restarts with
+     * exponential delay.
+     */
+    public static Configuration configuration(
+            int parallelism, StateBackend backend, Path checkpointDir, Duration interval) {
+        Configuration conf = EmbeddedRunner.configuration(parallelism, backend);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+        conf.set(
+                RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF,
+                Duration.ofMillis(500));
+        conf.set(
+                RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF,
+                Duration.ofSeconds(30));
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, interval);
+        conf.set(
+                CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
+                CheckpointingMode.EXACTLY_ONCE);
+        conf.set(
+                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                checkpointDir.resolve(CHECKPOINTS).toUri().toString());
+        conf.set(
+                CheckpointingOptions.SAVEPOINT_DIRECTORY,
+                checkpointDir.resolve(SAVEPOINTS).toUri().toString());
+        conf.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1);
+        return conf;
+    }
+
+    /**
+     * Restores the run from {@code snapshot} (a checkpoint or savepoint directory). A snapshot of
+     * the run's own checkpoint directory is claimed (Flink may delete it once a newer one exists);
+     * a savepoint given by the user is left alone.
+     */
+    public static void restoreFrom(Configuration conf, Path snapshot, boolean claim) {
+        conf.set(StateRecoveryOptions.SAVEPOINT_PATH, snapshot.toUri().toString());
+        conf.set(
+                StateRecoveryOptions.RESTORE_MODE,
+                claim ? RecoveryClaimMode.CLAIM : RecoveryClaimMode.NO_CLAIM);
+    }
+
+    /**
+     * The most recent complete snapshot in {@code checkpointDir}: the newest {@code _metadata} of a
+     * retained checkpoint ({@code checkpoints/<job>/chk-<n>}) or savepoint ({@code
+     * savepoints/savepoint-...}). A checkpoint being written when the process died has no {@code
+     * _metadata} and is skipped.
+     */
+    public static Optional<Path> latestSnapshot(Path checkpointDir) throws IOException {
+        List<Path> found = new ArrayList<>();
+        for (String sub : List.of(CHECKPOINTS, SAVEPOINTS)) {
+            Path root = checkpointDir.resolve(sub);
+            if (!Files.isDirectory(root)) {
+                continue;
+            }
+            try (Stream<Path> walk = Files.walk(root, 3)) {
+                walk.filter(p -> p.getFileName().toString().equals(METADATA))
+                        .filter(Files::isRegularFile)
+                        .forEach(found::add);
+            }
+        }
+        Comparator<Path> newest =
+                Comparator.comparing(
+                        p -> {
+                            try {
+                                return Files.getLastModifiedTime(p);
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                        });
+        return found.stream().max(newest).map(Path::getParent);
+    }
+
+    /** The stream job described by {@code conf} ({@link StreamOptions}, {@link PiperOptions}). */
+    public static StreamJob job(Configuration conf) {
+        DecodeOptions options = PiperOptions.decodeOptions(conf);
+        String bootstrap = StreamOptions.required(conf, StreamOptions.BOOTSTRAP_SERVERS);
+        String input = StreamOptions.required(conf, StreamOptions.INPUT_TOPIC);
+        Map<String, String> props = StreamOptions.kafkaProperties(conf);
+        var source =
+                KafkaConnectors.source(
+                        bootstrap,
+                        input,
+                        StreamOptions.groupId(conf),
+                        conf.get(StreamOptions.START_FROM),
+                        props);
+        var sink =
+                KafkaConnectors.sink(
+                        bootstrap,
+                        StreamOptions.required(conf, StreamOptions.OUTPUT_TOPIC),
+                        StreamOptions.deadLetterTopic(conf),
+                        conf.getOptional(StreamOptions.VOCAB_TOPIC).orElse(null),
+                        StreamOptions.transactionalIdPrefix(conf),
+                        props);
+        StreamJob.Chunking chunking =
+                new StreamJob.Chunking(
+                        conf.get(PiperOptions.BLOCK_BYTES),
+                        conf.get(StreamOptions.BLOCK_LINES),
+                        Math.max(1, conf.get(StreamOptions.LINGER).toMillis()));
+        return new StreamJob(
+                source,
+                sink,
+                options,
+                chunking,
+                input,
+                conf.getOptional(StreamOptions.VOCAB_TOPIC).isPresent());
+    }
+
+    /**
+     * Checks that the input topic exists and creates missing output topics: rows and dead letters
+     * with as many partitions as the input, the vocabulary topic with one (so each column's entries
+     * keep their order), all with the broker's default replication.
+     *
+     * @throws IllegalArgumentException naming the input topic if it does not exist
+     */
+    public static void prepareTopics(Configuration conf, PrintStream progress) throws Exception {
+        String input = StreamOptions.required(conf, StreamOptions.INPUT_TOPIC);
+        try (InputProbe probe = probe(conf)) {
+            Set<String> existing = probe.admin().listTopics().names().get(30, TimeUnit.SECONDS);
+            if (!existing.contains(input)) {
+                throw new IllegalArgumentException(
+                        "input topic "
+                                + input
+                                + " does not exist on "
+                                + conf.get(StreamOptions.BOOTSTRAP_SERVERS));
+            }
+            int partitions = probe.partitions().size();
+            List<NewTopic> missing = new ArrayList<>();
+            for (String topic :
+                    List.of(
+                            StreamOptions.required(conf, StreamOptions.OUTPUT_TOPIC),
+                            StreamOptions.deadLetterTopic(conf))) {
+                if (!existing.contains(topic)) {
+                    missing.add(new NewTopic(topic, Optional.of(partitions), Optional.empty()));
+                }
+            }
+            conf.getOptional(StreamOptions.VOCAB_TOPIC)
+                    .filter(t -> !existing.contains(t))
+                    .ifPresent(t -> missing.add(new NewTopic(t, Optional.of(1), Optional.empty())));
+            if (!missing.isEmpty()) {
+                probe.admin().createTopics(missing).all().get(30, TimeUnit.SECONDS);
+                for (NewTopic t : missing) {
+                    progress.printf(
+                            "stream: created topic %s (%d partitions)%n",
+                            t.name(), t.numPartitions());
+                }
+            }
+        }
+    }
+
+    static InputProbe probe(Configuration conf) {
+        return new InputProbe(
+                StreamOptions.required(conf, StreamOptions.BOOTSTRAP_SERVERS),
+                StreamOptions.kafkaProperties(conf),
+                StreamOptions.required(conf, StreamOptions.INPUT_TOPIC),
+                StreamOptions.groupId(conf));
+    }
+
+    /**
+     * Runs {@code job} with {@code conf} until it ends: never for an endless stream, or, with
+     * {@code untilIdle}, once no input record has arrived for that long and the job has consumed
+     * every record (as of a completed checkpoint); it then stops with a savepoint, which commits
+     * all output, and returns.
+     */
+    public static Result run(
+            StreamJob job, Configuration conf, Duration untilIdle, PrintStream progress)
+            throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.configure(conf);
+        env.setParallelism(conf.get(CoreOptions.DEFAULT_PARALLELISM));
+        job.build(env);
+        long start = System.nanoTime();
+        try (InputProbe probe = probe(conf)) {
+            InputProbe.Position first = probe.poll();
+            JobClient client = env.executeAsync("stream");
+            progress.printf("stream: job %s running%n", client.getJobID());
+            CompletableFuture<JobExecutionResult> result = client.getJobExecutionResult();
+            long lastEnd = first.end();
+            long lastChange = System.nanoTime();
+            long lastReport = System.nanoTime();
+            long lastCommitted = first.committed();
+            long startCommitted = first.committed();
+            while (true) {
+                try {
+                    result.get(POLL.toMillis(), TimeUnit.MILLISECONDS);
+                    InputProbe.Position at = probe.poll();
+                    return new Result(
+                            Optional.empty(),
+                            at.committed() - startCommitted,
+                            (System.nanoTime() - start) / 1e9);
+                } catch (TimeoutException e) {
+                    // still running
+                } catch (ExecutionException e) {
+                    throw EmbeddedRunner.rootCause(e);
+                }
+                InputProbe.Position at = probe.poll();
+                long now = System.nanoTime();
+                if (at.end() != lastEnd) {
+                    lastEnd = at.end();
+                    lastChange = now;
+                }
+                if (now - lastReport >= REPORT.toNanos()) {
+                    double rate = (at.committed() - lastCommitted) / ((now - lastReport) / 1e9);
+                    progress.printf(
+                            "stream: %,d input records consumed (as of the last checkpoint),"
+                                    + " lag %,d, %,.0f records/s%n",
+                            at.committed(), at.lag(), rate);
+                    lastReport = now;
+                    lastCommitted = at.committed();
+                }
+                if (untilIdle != null
+                        && now - lastChange >= untilIdle.toNanos()
+                        && (at.caughtUp() || probe.nothingToReadFrom(at.behind()))) {
+                    progress.printf(
+                            "stream: no input for %d s and all of it consumed; stopping with a"
+                                    + " savepoint%n",
+                            untilIdle.toSeconds());
+                    String savepoint =
+                            client.stopWithSavepoint(
+                                            false,
+                                            conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY),
+                                            SavepointFormatType.CANONICAL)
+                                    .get(10, TimeUnit.MINUTES);
+                    try {
+                        result.get(2, TimeUnit.MINUTES);
+                    } catch (ExecutionException e) {
+                        throw EmbeddedRunner.rootCause(e);
+                    }
+                    progress.printf("stream: savepoint %s%n", savepoint);
+                    return new Result(
+                            Optional.of(savepoint),
+                            probe.poll().committed() - startCommitted,
+                            (System.nanoTime() - start) / 1e9);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.piper.job.kafka;
+
+import dev.piper.operators.block.LogRecord;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/**
+ * The Kafka source and the exactly-once Kafka sink of {@code bin/piper stream}, with the client
+ * defaults the job relies on. User properties ({@code --kafka-property}, {@code
+ * --kafka-properties}) are applied last and win, except where exactly-once needs a value.
+ */
+public final class KafkaConnectors {
+
+    /**
+     * Producer transaction timeout: Kafka brokers accept at most 15 minutes by default ({@code
+     * transaction.max.timeout.ms}). A transaction stays open from one checkpoint to the next, and
+     * after a crash until the restarted job aborts it, so this bounds how long a crash without
+     * restart can hold back {@code read_committed} consumers.
+     */
+    public static final String TRANSACTION_TIMEOUT_MS = "900000";
+
+    /** Where a run without restored state starts reading. */
+    public enum StartFrom {
+        earliest,
+        latest,
+        committed
+    }
+
+    private KafkaConnectors() {}
+
+    /** Reads {@code topic} from its partitions, committed input only. */
+    public static KafkaSource<LogRecord> source(
+            String bootstrapServers,
+            String topic,
+            String groupId,
+            StartFrom start,
+            Map<String, String> userProperties) {
+        Properties props = new Properties();
+        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.setProperty("partition.discovery.interval.ms", "30000");
+        props.putAll(userProperties);
+        OffsetsInitializer offsets =
+                switch (start) {
+                    case earliest -> OffsetsInitializer.earliest();
+                    case latest -> OffsetsInitializer.latest();
+                    case committed ->
+                            OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+                };
+        return KafkaSource.<LogRecord>builder()
+                .setBootstrapServers(bootstrapServers)
+                .setTopics(topic)
+                .setGroupId(groupId)
+                .setStartingOffsets(offsets)
+                .setDeserializer(new LogRecordDeserializer())
+                .setProperties(props)
+                .build();
+    }
+
+    /**
+     * Writes {@link KafkaOut} records to their topics in transactions committed with each
+     * checkpoint.
+     *
+     * @param deadLetterTopic topic of the dead letters
+     * @param vocabTopic topic of the vocabulary records, or null for none
+     */
+    public static KafkaSink<KafkaOut> sink(
+            String bootstrapServers,
+            String outputTopic,
+            String deadLetterTopic,
+            String vocabTopic,
+            String transactionalIdPrefix,
+            Map<String, String> userProperties) {
+        Properties props = new Properties();
+        props.setProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        props.setProperty(ProducerConfig.LINGER_MS_CONFIG, "10");
+        props.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(1 << 20));
+        props.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
+        props.putAll(userProperties);
+        String[] topics = new String[3];
+        topics[KafkaOut.ROWS] = outputTopic;
+        topics[KafkaOut.DEAD_LETTERS] = deadLetterTopic;
+        topics[KafkaOut.VOCAB] = vocabTopic;
+        return KafkaSink.<KafkaOut>builder()
+                .setBootstrapServers(bootstrapServers)
+                .setKafkaProducerConfig(props)
+                .setRecordSerializer(new KafkaOutSchema(topics))
+                .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                .setTransactionalIdPrefix(transactionalIdPrefix)
+                .build();
+    }
+}

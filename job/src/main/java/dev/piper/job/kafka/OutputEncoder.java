@@ -1,0 +1,165 @@
+package dev.piper.job.kafka;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.piper.job.sink.OutputLayout;
+import dev.piper.job.sink.RawText;
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.DeadLetter;
+import dev.piper.operators.block.Origin;
+import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.decode.DecodeOptions;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Turns an assembled block into its Kafka output records: one rows record (always, even when every
+ * line was rejected, so that the offset ranges of a partition's rows records are contiguous), one
+ * dead-letter record per rejected line, and, when a vocabulary topic is configured, one record per
+ * column whose vocabulary the block grew. The format is documented in {@code docs/SEMANTICS.md}.
+ */
+public final class OutputEncoder implements FlatMapFunction<AssembledBlock, KafkaOut> {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final String[] NO_NAMES = new String[0];
+    private static final byte[][] NO_VALUES = new byte[0][];
+    private static final JsonFactory JSON = new JsonFactory();
+
+    private final String inputTopic;
+    private final boolean vocab;
+    private final String pipelineParams;
+
+    /**
+     * @param inputTopic the topic the blocks were read from, named in the headers
+     * @param vocab whether to emit vocabulary records
+     */
+    public OutputEncoder(String inputTopic, boolean vocab, DecodeOptions options) {
+        this.inputTopic = inputTopic;
+        this.vocab = vocab;
+        this.pipelineParams =
+                "max_ind_range="
+                        + options.maxIndRange()
+                        + ";pad_missing_fields="
+                        + options.padMissingFields()
+                        + ";max_line_bytes="
+                        + options.maxLineBytes();
+    }
+
+    @Override
+    public void flatMap(AssembledBlock block, Collector<KafkaOut> out) {
+        byte[] key = laneKey(block.lane());
+        out.collect(rows(block, key));
+        for (DeadLetter d : block.deadLetters()) {
+            out.collect(deadLetter(block, d, key));
+        }
+        if (vocab) {
+            for (int c = 0; c < block.newKeys().length; c++) {
+                long[] keys = block.newKeys()[c];
+                if (keys.length > 0) {
+                    out.collect(vocabulary(c, block.firstNewIndex()[c], keys));
+                }
+            }
+        }
+    }
+
+    /** Records of one input partition share this key, hence an output partition and its order. */
+    static byte[] laneKey(int lane) {
+        return ByteBuffer.allocate(Integer.BYTES).putInt(lane).array();
+    }
+
+    private KafkaOut rows(AssembledBlock b, byte[] key) {
+        Origin o = b.origin();
+        List<String> names = new ArrayList<>(12);
+        List<byte[]> values = new ArrayList<>(12);
+        header(names, values, StreamFormat.FORMAT, OutputLayout.FORMAT);
+        header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
+        header(names, values, StreamFormat.PIPELINE, StreamFormat.BUILTIN_PIPELINE);
+        header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams);
+        header(names, values, StreamFormat.ROWS, b.rows());
+        header(names, values, StreamFormat.LINES, b.lines());
+        header(names, values, StreamFormat.DEAD_LETTERS, b.deadLetters().length);
+        header(names, values, StreamFormat.BLOCK, b.seq());
+        header(names, values, StreamFormat.INPUT_TOPIC, inputTopic);
+        header(names, values, StreamFormat.INPUT_PARTITION, b.lane());
+        if (o.isLog()) {
+            header(
+                    names,
+                    values,
+                    StreamFormat.INPUT_OFFSETS,
+                    o.offsets()[0] + "-" + o.offsets()[o.records() - 1]);
+            header(
+                    names,
+                    values,
+                    StreamFormat.INPUT_TIMESTAMPS,
+                    o.firstTimestamp() + "-" + o.lastTimestamp());
+        }
+        byte[] rowBytes = b.rowBytes();
+        int length = b.rows() * CriteoLayout.ROW_BYTES;
+        byte[] value = rowBytes.length == length ? rowBytes : Arrays.copyOf(rowBytes, length);
+        return new KafkaOut(
+                KafkaOut.ROWS,
+                key,
+                value,
+                names.toArray(String[]::new),
+                values.toArray(byte[][]::new));
+    }
+
+    private KafkaOut deadLetter(AssembledBlock b, DeadLetter d, byte[] key) {
+        Origin o = b.origin();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(256 + d.raw().length);
+        try (JsonGenerator g = JSON.createGenerator(bytes, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeStringField("topic", inputTopic);
+            g.writeNumberField("partition", b.lane());
+            if (o.isLog()) {
+                int record = o.recordOfLine(d.lineInBlock());
+                g.writeNumberField("offset", o.offsets()[record]);
+                // Counted within the block: a record longer than a block continues in the next
+                // one, whose part starts again at 0 (docs/SEMANTICS.md).
+                g.writeNumberField("line_in_record", d.lineInBlock() - o.firstLines()[record]);
+            }
+            g.writeStringField("reason", d.reason());
+            g.writeStringField("detail", d.detail());
+            g.writeStringField("raw", RawText.escape(d.raw()));
+            g.writeBooleanField("raw_truncated", d.rawTruncated());
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new KafkaOut(KafkaOut.DEAD_LETTERS, key, bytes.toByteArray(), NO_NAMES, NO_VALUES);
+    }
+
+    private static KafkaOut vocabulary(int column, int firstIndex, long[] keys) {
+        StringBuilder text = new StringBuilder(keys.length * 16);
+        int index = firstIndex;
+        for (long k : keys) {
+            text.append(index++).append('\t').append(Long.toUnsignedString(k)).append('\n');
+        }
+        String name = CriteoLayout.sparseName(column);
+        return new KafkaOut(
+                KafkaOut.VOCAB,
+                name.getBytes(StandardCharsets.US_ASCII),
+                text.toString().getBytes(StandardCharsets.US_ASCII),
+                new String[] {StreamFormat.COLUMN, StreamFormat.FIRST_INDEX, StreamFormat.COUNT},
+                new byte[][] {ascii(name), ascii(firstIndex), ascii(keys.length)});
+    }
+
+    private static void header(List<String> names, List<byte[]> values, String name, Object v) {
+        names.add(name);
+        values.add(ascii(v));
+    }
+
+    private static byte[] ascii(Object v) {
+        return String.valueOf(v).getBytes(StandardCharsets.US_ASCII);
+    }
+}
