@@ -2,26 +2,41 @@ package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.generate.CriteoGenerator;
 import dev.piper.job.kafka.LineProducer;
 import dev.piper.job.kafka.OutputConsumer;
+import dev.piper.job.kafka.StreamFormat;
 import dev.piper.job.kafka.TestKafka;
 import dev.piper.job.sink.OutputLayout;
 import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.decode.DecodeOptions;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -134,6 +149,111 @@ class StreamITCase {
         assertThat(run.savepoint()).isPresent();
         assertThat(run.inputRecords()).isEqualTo(LINES);
         assertSameAsBatch(consume(conf, batchSummary.rowsWritten()));
+    }
+
+    /**
+     * Three input partitions read by two readers: lanes interleave, so ids follow the arrival
+     * order, but every output row still maps back, through the vocabulary topic, to exactly the
+     * keys of its input line; each (column, key) has one index; each partition's blocks come in
+     * input order; rows and dead letters add up to the input.
+     */
+    @Test
+    void threePartitionsMapBackToTheirInputLines() throws Exception {
+        Configuration conf = streamConf("three", Duration.ofSeconds(1));
+        kafka.createTopic("three-in", 3);
+        LineProducer.produce(
+                generated, kafka.bootstrapServers(), "three-in", null, Map.of(), QUIET);
+        Streaming.prepareTopics(conf, QUIET);
+        Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+
+        Map<String, byte[]> input = new HashMap<>();
+        Set<Integer> partitions = new TreeSet<>();
+        for (var r : kafka.readCommitted("three-in")) {
+            input.put(r.partition() + "@" + r.offset(), r.value());
+            partitions.add(r.partition());
+        }
+        assertThat(partitions).containsExactly(0, 1, 2);
+        assertThat(input).hasSize(LINES);
+
+        ObjectMapper json = new ObjectMapper();
+        Map<String, String> deadReason = new HashMap<>();
+        for (var r : kafka.readCommitted(StreamOptions.deadLetterTopic(conf))) {
+            JsonNode d = json.readTree(r.value());
+            assertThat(d.get("topic").asText()).isEqualTo("three-in");
+            assertThat(d.get("line_in_record").asInt()).isZero();
+            deadReason.put(
+                    d.get("partition").asInt() + "@" + d.get("offset").asLong(),
+                    d.get("reason").asText());
+        }
+
+        Path vocabDir = tmp.resolve("vocab-read");
+        new OutputConsumer(kafka.bootstrapServers(), Map.of(), "three-rows", "three-vocab", null)
+                .consume(vocabDir, 0, Duration.ofSeconds(2), QUIET);
+        List<List<String>> vocab = new ArrayList<>();
+        for (int c = 0; c < 26; c++) {
+            List<String> keys = new ArrayList<>();
+            for (String line : Files.readAllLines(vocabDir.resolve(OutputLayout.vocabFile(c)))) {
+                String[] f = line.split("\t");
+                assertThat(Integer.parseInt(f[0])).isEqualTo(keys.size());
+                keys.add(f[1]);
+            }
+            assertThat(new HashSet<>(keys)).as("C%d keys are unique", c + 1).hasSize(keys.size());
+            vocab.add(keys);
+        }
+
+        Map<Integer, Long> nextBlock = new HashMap<>();
+        Map<Integer, Long> nextOffset = new HashMap<>();
+        long rows = 0;
+        long lines = 0;
+        for (var r : kafka.readCommitted("three-rows")) {
+            int p = Integer.parseInt(header(r, StreamFormat.INPUT_PARTITION));
+            String[] range = header(r, StreamFormat.INPUT_OFFSETS).split("-");
+            long first = Long.parseLong(range[0]);
+            long last = Long.parseLong(range[1]);
+            assertThat(Long.parseLong(header(r, StreamFormat.BLOCK)))
+                    .as("partition %d's blocks in order", p)
+                    .isEqualTo(nextBlock.getOrDefault(p, 0L));
+            assertThat(first)
+                    .as("partition %d's offsets contiguous", p)
+                    .isEqualTo(nextOffset.getOrDefault(p, 0L));
+            nextBlock.merge(p, 1L, Long::sum);
+            nextOffset.put(p, last + 1);
+            ByteBuffer out = ByteBuffer.wrap(r.value()).order(ByteOrder.LITTLE_ENDIAN);
+            int row = 0;
+            for (long o = first; o <= last; o++) {
+                byte[] value = input.get(p + "@" + o);
+                byte[] line = Arrays.copyOf(value, value.length + 1);
+                line[value.length] = '\n';
+                ReferencePreprocessor.Result ref =
+                        ReferencePreprocessor.run(
+                                line, -1, false, DecodeOptions.DEFAULT_MAX_LINE_BYTES);
+                lines++;
+                String dead = deadReason.get(p + "@" + o);
+                if (!ref.rejected().isEmpty()) {
+                    assertThat(dead).as("%d@%d", p, o).isEqualTo(ref.rejected().get(0).reason());
+                    continue;
+                }
+                assertThat(dead).as("%d@%d", p, o).isNull();
+                int base = row * 160;
+                assertThat(Arrays.copyOfRange(r.value(), base, base + 56))
+                        .isEqualTo(Arrays.copyOfRange(ref.rows(), 0, 56));
+                for (int c = 0; c < 26; c++) {
+                    String key = ref.vocabFiles().get(c).split("[\t\n]")[1];
+                    int index = out.getInt(base + 56 + 4 * c);
+                    assertThat(vocab.get(c).get(index)).as("%d@%d C%d", p, o, c + 1).isEqualTo(key);
+                }
+                row++;
+            }
+            assertThat(row * 160).isEqualTo(r.value().length);
+            rows += row;
+        }
+        assertThat(lines).isEqualTo(LINES);
+        assertThat(rows + deadReason.size()).isEqualTo(LINES);
+        assertThat(rows).isEqualTo(batchSummary.rowsWritten());
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+        return new String(r.headers().lastHeader(name).value(), StandardCharsets.US_ASCII);
     }
 
     /**
