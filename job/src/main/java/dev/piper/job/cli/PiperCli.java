@@ -18,6 +18,8 @@ import picocli.CommandLine.Command;
             BenchCommand.class,
             KafkaCommand.class,
             ProduceCommand.class,
+            StreamCommand.class,
+            ConsumeCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class PiperCli implements Runnable {

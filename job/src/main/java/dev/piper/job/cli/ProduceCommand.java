@@ -4,10 +4,9 @@ import dev.piper.job.kafka.LineProducer;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -25,12 +24,7 @@ final class ProduceCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Option(
-            names = "--bootstrap-servers",
-            required = true,
-            paramLabel = "B",
-            description = "Kafka bootstrap servers, host:port[,host:port...].")
-    String bootstrapServers;
+    @Mixin KafkaClientOptions kafka;
 
     @Option(names = "--topic", required = true, paramLabel = "T", description = "Topic to write.")
     String topic;
@@ -43,13 +37,6 @@ final class ProduceCommand implements Callable<Integer> {
             paramLabel = "R",
             description = "Lines per second at most (default: as fast as the broker takes them).")
     Double rate;
-
-    @Option(
-            names = "--kafka-property",
-            paramLabel = "K=V",
-            description =
-                    "Any Kafka producer property, e.g. security.protocol=SASL_SSL (repeatable).")
-    Map<String, String> kafkaProperties = new LinkedHashMap<>();
 
     @Override
     public Integer call() throws Exception {
@@ -64,7 +51,12 @@ final class ProduceCommand implements Callable<Integer> {
         PrintStream progress = System.err;
         LineProducer.Result r =
                 LineProducer.produce(
-                        input, bootstrapServers, topic, rate, kafkaProperties, progress);
+                        input,
+                        kafka.bootstrapServers,
+                        topic,
+                        rate,
+                        kafka.clientProperties(spec.commandLine()),
+                        progress);
         spec.commandLine()
                 .getOut()
                 .printf(

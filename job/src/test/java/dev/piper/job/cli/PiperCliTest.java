@@ -55,7 +55,9 @@ class PiperCliTest {
                 "kafka start",
                 "kafka stop",
                 "kafka status",
-                "produce"
+                "produce",
+                "stream",
+                "consume"
             })
     void everySubcommandHasHelp(String command) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
@@ -85,6 +87,61 @@ class PiperCliTest {
                                 "9400"))
                 .isEqualTo(2);
         assertThat(err()).contains("--controller-port must differ from --port");
+    }
+
+    private static final String[] STREAM = {
+        "stream",
+        "--bootstrap-servers",
+        "127.0.0.1:1",
+        "--input-topic",
+        "in",
+        "--output-topic",
+        "out"
+    };
+
+    private int stream(String... more) {
+        List<String> args = new ArrayList<>(List.of(STREAM));
+        args.addAll(List.of("--checkpoint-dir", tmp.resolve("ckpt").toString()));
+        args.addAll(List.of(more));
+        return PiperCli.execute(args.toArray(new String[0]));
+    }
+
+    @Test
+    void streamNamesABadDurationOrCount() {
+        assertThat(stream("--checkpoint-interval", "soon")).isEqualTo(2);
+        assertThat(err()).contains("--checkpoint-interval: 'soon' is not a positive duration");
+        assertThat(stream("--linger", "0ms")).isEqualTo(2);
+        assertThat(err()).contains("--linger: '0ms'");
+        assertThat(stream("--until-idle", "0")).isEqualTo(2);
+        assertThat(err()).contains("--until-idle: must be at least 1 second");
+        assertThat(stream("--block-lines", "0")).isEqualTo(2);
+        assertThat(err()).contains("--block-lines: must be at least 1");
+        assertThat(stream("--from-savepoint", tmp.toString())).isEqualTo(2);
+        assertThat(err()).contains("--from-savepoint: " + tmp + " holds no _metadata file");
+    }
+
+    @Test
+    void anUnreadableKafkaPropertiesFileIsNamed() {
+        Path missing = tmp.resolve("client.properties");
+        assertThat(stream("--kafka-properties", missing.toString())).isEqualTo(2);
+        assertThat(err()).contains("--kafka-properties: cannot read " + missing);
+    }
+
+    @Test
+    void consumeRefusesANegativeRowCount() {
+        assertThat(
+                        PiperCli.execute(
+                                "consume",
+                                "--bootstrap-servers",
+                                "127.0.0.1:1",
+                                "--topic",
+                                "out",
+                                "--output",
+                                tmp.resolve("c").toString(),
+                                "--rows",
+                                "-1"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--rows: must not be negative");
     }
 
     @Test

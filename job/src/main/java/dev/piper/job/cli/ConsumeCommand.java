@@ -1,0 +1,106 @@
+package dev.piper.job.cli;
+
+import dev.piper.job.Preprocess;
+import dev.piper.job.kafka.OutputConsumer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code piper consume}: the committed output of {@code piper stream} into the batch layout. */
+@Command(
+        name = "consume",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Read the committed output of 'piper stream' (isolation.level=read_committed, from"
+                    + " the beginning) into a directory in the batch layout: rows.bin, and"
+                    + " vocab/C1.tsv..C26.tsv with --vocab-topic, dead-letters.jsonl with"
+                    + " --dead-letter-topic. Checks every record it reads."
+        })
+final class ConsumeCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin KafkaClientOptions kafka;
+
+    @Option(names = "--topic", required = true, paramLabel = "O", description = "Rows topic.")
+    String topic;
+
+    @Option(names = "--vocab-topic", paramLabel = "V", description = "Vocabulary topic.")
+    String vocabTopic;
+
+    @Option(names = "--dead-letter-topic", paramLabel = "D", description = "Dead-letter topic.")
+    String deadLetterTopic;
+
+    @Option(
+            names = "--output",
+            required = true,
+            paramLabel = "DIR",
+            description = "Output directory; must be empty or absent unless --overwrite.")
+    Path output;
+
+    @Option(names = "--overwrite", description = "Replace the files of a previous run in --output.")
+    boolean overwrite;
+
+    @Option(
+            names = "--rows",
+            paramLabel = "N",
+            defaultValue = "0",
+            description = "Stop once N rows (and the vocabulary they use) are read; 0: no limit.")
+    long rows;
+
+    @Option(
+            names = "--timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "10",
+            description =
+                    "Stop once no record has arrived for this long (default: ${DEFAULT-VALUE}).")
+    int timeout;
+
+    @Override
+    public Integer call() throws Exception {
+        if (rows < 0) {
+            throw new ParameterException(
+                    spec.commandLine(), "--rows: must not be negative, not " + rows);
+        }
+        if (timeout < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--timeout: must be at least 1 second, not " + timeout);
+        }
+        try {
+            Preprocess.prepareOutput(output, overwrite);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--output: " + e.getMessage());
+        }
+        OutputConsumer.Result r =
+                new OutputConsumer(
+                                kafka.bootstrapServers,
+                                kafka.clientProperties(spec.commandLine()),
+                                topic,
+                                vocabTopic,
+                                deadLetterTopic)
+                        .consume(output, rows, Duration.ofSeconds(timeout), System.err);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "consume: %,d rows in %,d records, %,d dead letters%s in %.1f s -> %s%n",
+                        r.rows(),
+                        r.rowRecords(),
+                        r.deadLetters(),
+                        r.vocabSizes().isEmpty()
+                                ? ""
+                                : ", "
+                                        + r.vocabSizes().values().stream()
+                                                .mapToLong(Integer::longValue)
+                                                .sum()
+                                        + " vocabulary entries",
+                        r.seconds(),
+                        output);
+        return 0;
+    }
+}

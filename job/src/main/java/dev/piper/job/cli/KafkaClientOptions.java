@@ -1,0 +1,67 @@
+package dev.piper.job.cli;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * The Kafka connection options every Kafka subcommand shares: bootstrap servers and any client
+ * property (security, timeouts, ...), from a properties file and from the command line.
+ */
+final class KafkaClientOptions {
+
+    @Option(
+            names = "--bootstrap-servers",
+            required = true,
+            paramLabel = "B",
+            description = "Kafka bootstrap servers, host:port[,host:port...].")
+    String bootstrapServers;
+
+    @Option(
+            names = "--kafka-properties",
+            paramLabel = "FILE",
+            description =
+                    "A Java properties file of Kafka client properties, e.g. the"
+                            + " security.protocol, sasl.* and ssl.* settings of a secured"
+                            + " cluster.")
+    Path propertiesFile;
+
+    @Option(
+            names = "--kafka-property",
+            paramLabel = "K=V",
+            description =
+                    "A Kafka client property, e.g. security.protocol=SASL_SSL (repeatable; wins"
+                            + " over --kafka-properties).")
+    Map<String, String> properties = new LinkedHashMap<>();
+
+    /** The file's properties, then the command line's. */
+    Map<String, String> clientProperties(CommandLine cmd) {
+        Map<String, String> all = new LinkedHashMap<>();
+        if (propertiesFile != null) {
+            Properties file = new Properties();
+            try (Reader in = Files.newBufferedReader(propertiesFile, StandardCharsets.UTF_8)) {
+                file.load(in);
+            } catch (IOException | IllegalArgumentException e) {
+                throw new ParameterException(
+                        cmd,
+                        "--kafka-properties: cannot read "
+                                + propertiesFile
+                                + ": "
+                                + e.getMessage());
+            }
+            for (String name : file.stringPropertyNames()) {
+                all.put(name, file.getProperty(name));
+            }
+        }
+        all.putAll(properties);
+        return all;
+    }
+}

@@ -1,0 +1,288 @@
+package dev.piper.job.cli;
+
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.PiperOptions;
+import dev.piper.job.StreamOptions;
+import dev.piper.job.Streaming;
+import dev.piper.job.kafka.KafkaConnectors.StartFrom;
+import dev.piper.operators.decode.DecodeOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.util.TimeUtils;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code piper stream}: the exactly-once Kafka preprocessing feed on an embedded cluster. */
+@Command(
+        name = "stream",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Preprocess Criteo lines from a Kafka topic into DLRM row blocks on another, exactly"
+                    + " once: output, dead letters and vocabulary records are written in"
+                    + " transactions committed with each checkpoint (read them with"
+                    + " isolation.level=read_committed, or with 'piper consume').",
+            "Restarting with the same --checkpoint-dir resumes from the latest retained checkpoint"
+                    + " or savepoint in it. Output record format: docs/SEMANTICS.md."
+        })
+final class StreamCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin KafkaClientOptions kafka;
+
+    @Option(
+            names = "--input-topic",
+            required = true,
+            paramLabel = "T",
+            description = "Topic of Criteo lines, one line per record (or several, \\n-separated).")
+    String inputTopic;
+
+    @Option(
+            names = "--output-topic",
+            required = true,
+            paramLabel = "O",
+            description =
+                    "Topic of the row blocks; created with the input's partition count if absent.")
+    String outputTopic;
+
+    @Option(
+            names = "--dead-letter-topic",
+            paramLabel = "D",
+            description = "Topic of the dead letters (default: the output topic + -dead-letters).")
+    String deadLetterTopic;
+
+    @Option(
+            names = "--vocab-topic",
+            paramLabel = "V",
+            description =
+                    "Topic to publish every new vocabulary entry to (column, index, key);"
+                            + " default: none.")
+    String vocabTopic;
+
+    @Option(
+            names = "--checkpoint-dir",
+            required = true,
+            paramLabel = "DIR",
+            description = "Checkpoints and savepoints of this stream; reuse it to resume.")
+    Path checkpointDir;
+
+    @Option(
+            names = "--checkpoint-interval",
+            paramLabel = "DURATION",
+            defaultValue = "5s",
+            description =
+                    "Time between checkpoints, which is also when output becomes visible to"
+                            + " read_committed consumers (default: ${DEFAULT-VALUE}).")
+    String checkpointInterval;
+
+    @Option(
+            names = "--parallelism",
+            paramLabel = "N",
+            defaultValue = "2",
+            description = "Parallelism of every operator (default: ${DEFAULT-VALUE}).")
+    int parallelism;
+
+    @Option(
+            names = "--from-savepoint",
+            paramLabel = "PATH",
+            description =
+                    "Restore this savepoint or retained checkpoint instead of the latest in"
+                            + " --checkpoint-dir; the parallelism may differ from its run's.")
+    Path fromSavepoint;
+
+    @Option(
+            names = "--until-idle",
+            paramLabel = "SECONDS",
+            description =
+                    "Stop cleanly, with a savepoint and all output committed, once no input"
+                            + " record has arrived for this many seconds and all input is"
+                            + " consumed. Default: run until killed.")
+    Integer untilIdle;
+
+    @Option(
+            names = "--max-ind-range",
+            paramLabel = "M",
+            defaultValue = "-1",
+            description =
+                    "Categorical key = id mod M when M > 0; -1 keeps the id (default: ${DEFAULT-VALUE}).")
+    long maxIndRange;
+
+    @Option(
+            names = "--pad-missing-fields",
+            description =
+                    "Treat absent trailing fields as missing values instead of rejecting the line.")
+    boolean padMissingFields;
+
+    @Option(
+            names = "--max-line-bytes",
+            paramLabel = "B",
+            defaultValue = "" + DecodeOptions.DEFAULT_MAX_LINE_BYTES,
+            description =
+                    "Longest accepted line in bytes; longer ones are dead letters (default: ${DEFAULT-VALUE}).")
+    int maxLineBytes;
+
+    @Option(
+            names = "--block-lines",
+            paramLabel = "N",
+            defaultValue = "4096",
+            description =
+                    "Most rows per output record (160 bytes each; default ${DEFAULT-VALUE} fits"
+                            + " Kafka's default 1 MiB record limit).")
+    int blockLines;
+
+    @Option(
+            names = "--linger",
+            paramLabel = "DURATION",
+            defaultValue = "200ms",
+            description =
+                    "Longest wait for more lines before a block is cut (default: ${DEFAULT-VALUE}).")
+    String linger;
+
+    @Option(
+            names = "--transactional-id-prefix",
+            paramLabel = "P",
+            description =
+                    "Prefix of the sink's transactional ids: unique per job, stable across its"
+                            + " restarts (default: piper- + the output topic).")
+    String transactionalIdPrefix;
+
+    @Option(
+            names = "--group-id",
+            paramLabel = "G",
+            description =
+                    "Consumer group the consumed offsets are committed to at each checkpoint, for"
+                            + " monitoring (default: piper- + the output topic).")
+    String groupId;
+
+    @Option(
+            names = "--start-from",
+            paramLabel = "WHERE",
+            defaultValue = "earliest",
+            description =
+                    "Where a run without restored state starts: ${COMPLETION-CANDIDATES}"
+                            + " (default: ${DEFAULT-VALUE}).")
+    StartFrom startFrom;
+
+    @Option(
+            names = "--state-backend",
+            paramLabel = "B",
+            defaultValue = "hashmap",
+            description =
+                    "Where vocabularies live: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    StateBackend stateBackend;
+
+    @Option(
+            names = "--flink-conf",
+            paramLabel = "KEY=VALUE",
+            description = "A Flink configuration option for the embedded cluster (repeatable).")
+    Map<String, String> flinkConf = new LinkedHashMap<>();
+
+    private Duration duration(String option, String value) {
+        try {
+            Duration d = TimeUtils.parseDuration(value);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("must be positive");
+            }
+            return d;
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    option + ": '" + value + "' is not a positive duration such as 5s or 500ms");
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Duration interval = duration("--checkpoint-interval", checkpointInterval);
+        Duration lingerTime = duration("--linger", linger);
+        if (parallelism < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--parallelism: must be at least 1, not " + parallelism);
+        }
+        if (blockLines < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--block-lines: must be at least 1, not " + blockLines);
+        }
+        if (maxLineBytes < 1) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--max-line-bytes: must be at least 1, not " + maxLineBytes);
+        }
+        if (untilIdle != null && untilIdle < 1) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--until-idle: must be at least 1 second, not " + untilIdle);
+        }
+        if (fromSavepoint != null && !Files.isRegularFile(fromSavepoint.resolve("_metadata"))) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--from-savepoint: " + fromSavepoint + " holds no _metadata file");
+        }
+        if (Files.exists(checkpointDir) && !Files.isDirectory(checkpointDir)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--checkpoint-dir: " + checkpointDir + " is not a directory");
+        }
+        Path dir = checkpointDir.toAbsolutePath();
+        Files.createDirectories(dir);
+
+        Configuration conf = Streaming.configuration(parallelism, stateBackend, dir, interval);
+        conf.addAll(Configuration.fromMap(flinkConf));
+        conf.set(PiperOptions.MAX_IND_RANGE, maxIndRange);
+        conf.set(PiperOptions.PAD_MISSING_FIELDS, padMissingFields);
+        conf.set(PiperOptions.MAX_LINE_BYTES, maxLineBytes);
+        conf.set(StreamOptions.BLOCK_LINES, blockLines);
+        conf.set(StreamOptions.LINGER, lingerTime);
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers);
+        conf.set(StreamOptions.INPUT_TOPIC, inputTopic);
+        conf.set(StreamOptions.OUTPUT_TOPIC, outputTopic);
+        conf.set(StreamOptions.START_FROM, startFrom);
+        Optional.ofNullable(deadLetterTopic)
+                .ifPresent(t -> conf.set(StreamOptions.DEAD_LETTER_TOPIC, t));
+        Optional.ofNullable(vocabTopic).ifPresent(t -> conf.set(StreamOptions.VOCAB_TOPIC, t));
+        Optional.ofNullable(transactionalIdPrefix)
+                .ifPresent(p -> conf.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, p));
+        Optional.ofNullable(groupId).ifPresent(g -> conf.set(StreamOptions.GROUP_ID, g));
+        kafka.clientProperties(spec.commandLine())
+                .forEach((k, v) -> conf.setString(StreamOptions.KAFKA_PROPERTY_PREFIX + k, v));
+
+        var err = System.err;
+        if (fromSavepoint != null) {
+            Streaming.restoreFrom(conf, fromSavepoint.toAbsolutePath(), false);
+            err.printf("stream: restoring %s%n", fromSavepoint);
+        } else {
+            Optional<Path> latest = Streaming.latestSnapshot(dir);
+            if (latest.isPresent()) {
+                Streaming.restoreFrom(conf, latest.get(), true);
+                err.printf("stream: resuming from %s%n", latest.get());
+            } else {
+                err.printf("stream: no snapshot in %s; starting from %s%n", dir, startFrom);
+            }
+        }
+        Streaming.prepareTopics(conf, err);
+        Streaming.Result r =
+                Streaming.run(
+                        Streaming.job(conf),
+                        conf,
+                        untilIdle == null ? null : Duration.ofSeconds(untilIdle),
+                        err);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "stream: %,d input records consumed in %.1f s%s%n",
+                        r.inputRecords(),
+                        r.seconds(),
+                        r.savepoint().map(p -> "; savepoint " + p).orElse(""));
+        return 0;
+    }
+}
