@@ -252,6 +252,101 @@ class StreamITCase {
         assertThat(rows).isEqualTo(batchSummary.rowsWritten());
     }
 
+    /**
+     * A savepoint taken at parallelism 2 after the first half of the input, restored at parallelism
+     * 1 and, separately, at 3 for the second half: each continuation, appended to the first run's
+     * output, is the batch output of the whole input (ids preserved across the rescale, no row lost
+     * or repeated).
+     */
+    @Test
+    void aSavepointRestoresAtParallelismOneAndThree() throws Exception {
+        byte[] all = Files.readAllBytes(generated);
+        int half = nthNewline(all, LINES / 2) + 1;
+        Path first = tmp.resolve("first.tsv");
+        Path second = tmp.resolve("second.tsv");
+        Files.write(first, Arrays.copyOfRange(all, 0, half));
+        Files.write(second, Arrays.copyOfRange(all, half, all.length));
+
+        Configuration conf = streamConf("rescale", Duration.ofSeconds(1));
+        kafka.createTopic("rescale-in", 1);
+        LineProducer.produce(first, kafka.bootstrapServers(), "rescale-in", null, Map.of(), QUIET);
+        Streaming.prepareTopics(conf, QUIET);
+        String savepoint =
+                Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET)
+                        .savepoint()
+                        .orElseThrow();
+        LineProducer.produce(second, kafka.bootstrapServers(), "rescale-in", null, Map.of(), QUIET);
+
+        for (int parallelism : new int[] {1, 3}) {
+            Configuration next =
+                    Streaming.configuration(
+                            parallelism,
+                            StateBackend.hashmap,
+                            tmp.resolve("checkpoints-p" + parallelism),
+                            Duration.ofSeconds(1));
+            conf.toMap()
+                    .forEach(
+                            (k, v) -> {
+                                if (k.startsWith("piper.")) {
+                                    next.setString(k, v);
+                                }
+                            });
+            next.set(StreamOptions.OUTPUT_TOPIC, "rescale-rows-p" + parallelism);
+            next.set(StreamOptions.DEAD_LETTER_TOPIC, "rescale-dead-p" + parallelism);
+            next.set(StreamOptions.VOCAB_TOPIC, "rescale-vocab-p" + parallelism);
+            next.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, "rescale-p" + parallelism);
+            next.set(StreamOptions.GROUP_ID, "rescale-p" + parallelism);
+            Streaming.restoreFrom(next, Path.of(java.net.URI.create(savepoint)), false);
+            Streaming.prepareTopics(next, QUIET);
+            Streaming.Result r =
+                    Streaming.run(Streaming.job(next), next, Duration.ofSeconds(2), QUIET);
+            assertThat(r.savepoint()).isPresent();
+
+            java.io.ByteArrayOutputStream rows = new java.io.ByteArrayOutputStream();
+            List<Map<Integer, String>> vocab = new ArrayList<>();
+            for (int c = 0; c < 26; c++) {
+                vocab.add(new java.util.TreeMap<>());
+            }
+            for (String topic : List.of("rescale-rows", "rescale-rows-p" + parallelism)) {
+                for (var rec : kafka.readCommitted(topic)) {
+                    rows.write(rec.value());
+                }
+            }
+            for (String topic : List.of("rescale-vocab", "rescale-vocab-p" + parallelism)) {
+                for (var rec : kafka.readCommitted(topic)) {
+                    int c = Integer.parseInt(header(rec, StreamFormat.COLUMN).substring(1)) - 1;
+                    for (String line :
+                            new String(rec.value(), StandardCharsets.US_ASCII).split("\n")) {
+                        String[] f = line.split("\t");
+                        assertThat(vocab.get(c).put(Integer.parseInt(f[0]), f[1]))
+                                .as("C%d index %s assigned once", c + 1, f[0])
+                                .isNull();
+                    }
+                }
+            }
+            assertThat(rows.toByteArray())
+                    .as("parallelism %d", parallelism)
+                    .isEqualTo(Files.readAllBytes(batch.resolve(OutputLayout.ROWS)));
+            for (int c = 0; c < 26; c++) {
+                StringBuilder file = new StringBuilder();
+                vocab.get(c).forEach((i, k) -> file.append(i).append('\t').append(k).append('\n'));
+                assertThat(file.toString())
+                        .as("C%d at parallelism %d", c + 1, parallelism)
+                        .isEqualTo(Files.readString(batch.resolve(OutputLayout.vocabFile(c))));
+            }
+        }
+    }
+
+    private static int nthNewline(byte[] text, int n) {
+        int seen = 0;
+        for (int i = 0; i < text.length; i++) {
+            if (text[i] == '\n' && ++seen == n) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("fewer than " + n + " lines");
+    }
+
     private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
         return new String(r.headers().lastHeader(name).value(), StandardCharsets.US_ASCII);
     }
