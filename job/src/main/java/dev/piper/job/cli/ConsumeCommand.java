@@ -1,6 +1,7 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.Preprocess;
+import dev.piper.job.kafka.DeliveryStats;
 import dev.piper.job.kafka.OutputConsumer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,6 +63,14 @@ final class ConsumeCommand implements Callable<Integer> {
                     "Stop once no record has arrived for this long (default: ${DEFAULT-VALUE}).")
     int timeout;
 
+    @Option(
+            names = "--stats",
+            description =
+                    "Also report the end-to-end latency of the rows (input record timestamp to"
+                            + " read committed) and the output rate; start it before the input"
+                            + " is produced.")
+    boolean stats;
+
     @Override
     public Integer call() throws Exception {
         if (rows < 0) {
@@ -77,6 +86,7 @@ final class ConsumeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--output: " + e.getMessage());
         }
+        DeliveryStats delivery = stats ? new DeliveryStats() : null;
         OutputConsumer.Result r =
                 new OutputConsumer(
                                 kafka.bootstrapServers,
@@ -84,7 +94,7 @@ final class ConsumeCommand implements Callable<Integer> {
                                 topic,
                                 vocabTopic,
                                 deadLetterTopic)
-                        .consume(output, rows, Duration.ofSeconds(timeout), System.err);
+                        .consume(output, rows, Duration.ofSeconds(timeout), delivery, System.err);
         spec.commandLine()
                 .getOut()
                 .printf(
@@ -101,6 +111,9 @@ final class ConsumeCommand implements Callable<Integer> {
                                         + " vocabulary entries",
                         r.seconds(),
                         output);
+        if (delivery != null) {
+            spec.commandLine().getOut().println(delivery.report(r.rows()));
+        }
         return 0;
     }
 }

@@ -81,6 +81,13 @@ public final class OutputConsumer {
      */
     public Result consume(Path dir, long maxRows, Duration idle, PrintStream progress)
             throws IOException {
+        return consume(dir, maxRows, idle, null, progress);
+    }
+
+    /** As {@link #consume(Path, long, Duration, PrintStream)}, also filling {@code stats}. */
+    public Result consume(
+            Path dir, long maxRows, Duration idle, DeliveryStats stats, PrintStream progress)
+            throws IOException {
         Files.createDirectories(dir);
         long start = System.nanoTime();
         Properties props = new Properties();
@@ -126,6 +133,7 @@ public final class OutputConsumer {
             while (true) {
                 var records = consumer.poll(Duration.ofMillis(200));
                 long now = System.nanoTime();
+                long readMillis = System.currentTimeMillis();
                 if (!records.isEmpty()) {
                     lastRecord = now;
                 }
@@ -134,6 +142,9 @@ public final class OutputConsumer {
                         int n = rowCount(r);
                         rowsOut.write(r.value());
                         trackIndices(r.value(), n, maxIndex);
+                        if (stats != null) {
+                            stats.add(r, n, readMillis);
+                        }
                         rows += n;
                         rowRecords++;
                     } else if (r.topic().equals(vocabTopic)) {

@@ -97,11 +97,13 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                     values,
                     StreamFormat.INPUT_OFFSETS,
                     o.offsets()[0] + "-" + o.offsets()[o.records() - 1]);
-            header(
-                    names,
-                    values,
-                    StreamFormat.INPUT_TIMESTAMPS,
-                    o.firstTimestamp() + "-" + o.lastTimestamp());
+            if (o.firstTimestamp() >= 0 && o.lastTimestamp() >= 0) {
+                header(
+                        names,
+                        values,
+                        StreamFormat.INPUT_TIMESTAMPS,
+                        o.firstTimestamp() + "-" + o.lastTimestamp());
+            }
         }
         byte[] rowBytes = b.rowBytes();
         int length = b.rows() * CriteoLayout.ROW_BYTES;
