@@ -1,9 +1,11 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.kafka.LineProducer;
+import dev.piper.job.kafka.TopicCreation;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -38,6 +40,14 @@ final class ProduceCommand implements Callable<Integer> {
             description = "Lines per second at most (default: as fast as the broker takes them).")
     Double rate;
 
+    @Option(
+            names = "--partitions",
+            paramLabel = "N",
+            description =
+                    "Create the topic with N partitions if it does not exist (default: the"
+                            + " broker's automatic creation, if enabled).")
+    Integer partitions;
+
     @Override
     public Integer call() throws Exception {
         if (!Files.isRegularFile(input)) {
@@ -48,15 +58,18 @@ final class ProduceCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--rate: must be positive, not " + rate);
         }
+        if (partitions != null && partitions < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--partitions: must be at least 1, not " + partitions);
+        }
         PrintStream progress = System.err;
+        Map<String, String> client = kafka.clientProperties(spec.commandLine());
+        if (partitions != null) {
+            TopicCreation.createIfAbsent(
+                    kafka.bootstrapServers, client, topic, partitions, progress);
+        }
         LineProducer.Result r =
-                LineProducer.produce(
-                        input,
-                        kafka.bootstrapServers,
-                        topic,
-                        rate,
-                        kafka.clientProperties(spec.commandLine()),
-                        progress);
+                LineProducer.produce(input, kafka.bootstrapServers, topic, rate, client, progress);
         spec.commandLine()
                 .getOut()
                 .printf(
