@@ -177,7 +177,8 @@ public final class Streaming {
     public static void prepareTopics(Configuration conf, PrintStream progress) throws Exception {
         String input = StreamOptions.required(conf, StreamOptions.INPUT_TOPIC);
         try (InputProbe probe = probe(conf)) {
-            Set<String> existing = probe.admin().listTopics().names().get(30, TimeUnit.SECONDS);
+            Set<String> existing =
+                    probe.await("listing topics", probe.admin().listTopics().names());
             if (!existing.contains(input)) {
                 throw new IllegalArgumentException(
                         "input topic "
@@ -199,7 +200,7 @@ public final class Streaming {
                     .filter(t -> !existing.contains(t))
                     .ifPresent(t -> missing.add(new NewTopic(t, Optional.of(1), Optional.empty())));
             if (!missing.isEmpty()) {
-                probe.admin().createTopics(missing).all().get(30, TimeUnit.SECONDS);
+                probe.await("creating topics", probe.admin().createTopics(missing).all());
                 for (NewTopic t : missing) {
                     progress.printf(
                             "stream: created topic %s (%d partitions)%n",
@@ -244,17 +245,28 @@ public final class Streaming {
             while (true) {
                 try {
                     result.get(POLL.toMillis(), TimeUnit.MILLISECONDS);
-                    InputProbe.Position at = probe.poll();
                     return new Result(
                             Optional.empty(),
-                            at.committed() - startCommitted,
+                            probe.poll().committed() - startCommitted,
                             (System.nanoTime() - start) / 1e9);
                 } catch (TimeoutException e) {
                     // still running
                 } catch (ExecutionException e) {
                     throw EmbeddedRunner.rootCause(e);
                 }
-                InputProbe.Position at = probe.poll();
+                InputProbe.Position at;
+                try {
+                    at = probe.poll();
+                } catch (IllegalStateException e) {
+                    // The job retries on its own; the watcher only reports and tries again.
+                    long now = System.nanoTime();
+                    if (now - lastReport >= REPORT.toNanos()) {
+                        progress.printf("stream: cannot watch the input: %s%n", e.getMessage());
+                        lastReport = now;
+                    }
+                    lastChange = now;
+                    continue;
+                }
                 long now = System.nanoTime();
                 if (at.end() != lastEnd) {
                     lastEnd = at.end();

@@ -5,7 +5,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
@@ -14,6 +16,8 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -46,6 +50,7 @@ public final class InputProbe implements AutoCloseable {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
+    private final String bootstrapServers;
     private final Properties clientProperties;
     private final Admin admin;
     private final String topic;
@@ -56,33 +61,62 @@ public final class InputProbe implements AutoCloseable {
         Properties props = new Properties();
         props.putAll(properties);
         props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        this.bootstrapServers = bootstrapServers;
         this.clientProperties = props;
         this.admin = Admin.create(props);
         this.topic = topic;
         this.groupId = groupId;
     }
 
+    /**
+     * Waits for an admin call, turning a timeout or a Kafka error into an exception whose message
+     * says what was asked of which cluster.
+     */
+    public <T> T await(String what, KafkaFuture<T> future) {
+        try {
+            return future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(
+                    "no answer from Kafka at "
+                            + bootstrapServers
+                            + " within "
+                            + TIMEOUT.toSeconds()
+                            + " s ("
+                            + what
+                            + ")",
+                    e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new IllegalStateException(
+                    "Kafka at " + bootstrapServers + ": " + what + ": " + cause.getMessage(),
+                    cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while " + what, e);
+        }
+    }
+
     /** The topic's partitions, or an error naming the topic if it does not exist. */
-    public List<TopicPartition> partitions() throws Exception {
+    public List<TopicPartition> partitions() {
         TopicDescription d =
-                admin.describeTopics(List.of(topic))
-                        .allTopicNames()
-                        .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                await(
+                                "describing topic " + topic,
+                                admin.describeTopics(List.of(topic)).allTopicNames())
                         .get(topic);
         return d.partitions().stream().map(p -> new TopicPartition(topic, p.partition())).toList();
     }
 
-    public Position poll() throws Exception {
+    public Position poll() {
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
         for (TopicPartition tp : partitions()) {
             request.put(tp, OffsetSpec.latest());
         }
         Map<TopicPartition, ListOffsetsResultInfo> ends =
-                admin.listOffsets(request).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                await("listing end offsets of " + topic, admin.listOffsets(request).all());
         Map<TopicPartition, OffsetAndMetadata> committed =
-                admin.listConsumerGroupOffsets(groupId)
-                        .partitionsToOffsetAndMetadata()
-                        .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                await(
+                        "listing offsets of group " + groupId,
+                        admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
         long end = 0;
         long done = 0;
         Map<TopicPartition, Long> behind = new HashMap<>();
@@ -130,6 +164,8 @@ public final class InputProbe implements AutoCloseable {
                 }
             }
             return false;
+        } catch (KafkaException e) {
+            return false; // cannot tell now; the caller asks again
         }
     }
 

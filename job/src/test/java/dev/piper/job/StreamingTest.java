@@ -1,0 +1,41 @@
+package dev.piper.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StreamingTest {
+
+    @TempDir Path dir;
+
+    private Path snapshot(String relative, long epochSecond) throws Exception {
+        Path d = Files.createDirectories(dir.resolve(relative));
+        Path metadata = Files.writeString(d.resolve("_metadata"), "x");
+        Files.setLastModifiedTime(metadata, FileTime.from(Instant.ofEpochSecond(epochSecond)));
+        return d;
+    }
+
+    @Test
+    void anEmptyDirectoryHasNoSnapshot() throws Exception {
+        assertThat(Streaming.latestSnapshot(dir)).isEmpty();
+        assertThat(Streaming.latestSnapshot(dir.resolve("absent"))).isEmpty();
+    }
+
+    @Test
+    void theNewestCompleteCheckpointOrSavepointWins() throws Exception {
+        snapshot("checkpoints/aaaa/chk-3", 1000);
+        Path savepoint = snapshot("savepoints/savepoint-aaaa-1", 2000);
+        assertThat(Streaming.latestSnapshot(dir)).contains(savepoint);
+
+        Path newer = snapshot("checkpoints/bbbb/chk-7", 3000);
+        // A checkpoint interrupted before its metadata was written does not count.
+        Files.createDirectories(dir.resolve("checkpoints/bbbb/chk-8"));
+        Files.writeString(dir.resolve("checkpoints/bbbb/chk-8/some-state"), "x");
+        assertThat(Streaming.latestSnapshot(dir)).contains(newer);
+    }
+}
