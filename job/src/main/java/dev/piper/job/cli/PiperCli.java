@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
             ProduceCommand.class,
             StreamCommand.class,
             ConsumeCommand.class,
+            SpecCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class PiperCli implements Runnable {

@@ -57,7 +57,10 @@ class PiperCliTest {
                 "kafka status",
                 "produce",
                 "stream",
-                "consume"
+                "consume",
+                "spec",
+                "spec validate",
+                "spec show"
             })
     void everySubcommandHasHelp(String command) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
@@ -142,6 +145,37 @@ class PiperCliTest {
                                 "-1"))
                 .isEqualTo(2);
         assertThat(err()).contains("--rows: must not be negative");
+    }
+
+    @Test
+    void specValidateAcceptsTheBuiltinAndRejectsABadSpecNamingEveryField() throws Exception {
+        assertThat(PiperCli.execute("spec", "show", "--json")).isZero();
+        Path good =
+                Files.writeString(tmp.resolve("good.json"), out.toString(StandardCharsets.UTF_8));
+        out.reset();
+        assertThat(PiperCli.execute("spec", "validate", good.toString())).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("valid: pipeline dlrm-criteo version 1, 40 columns");
+
+        Path bad =
+                Files.writeString(
+                        tmp.resolve("bad.json"),
+                        Files.readString(good)
+                                .replace("\"version\": 1", "\"version\": 0")
+                                .replace("\"neg2zero\"", "\"neg2one\""));
+        assertThat(PiperCli.execute("spec", "validate", bad.toString())).isEqualTo(1);
+        assertThat(err())
+                .contains("invalid, 2 problem(s)")
+                .contains("version: must be a positive integer, not 0")
+                .contains("columns.I1..I13[2]: unknown operator \"neg2one\"");
+    }
+
+    @Test
+    void specShowListsEveryColumnsChain() {
+        assertThat(PiperCli.execute("spec", "show")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("pipeline dlrm-criteo version 1")
+                .contains("C26    sparse decode fill_missing hex2int vocab");
     }
 
     @Test

@@ -1,0 +1,135 @@
+package dev.piper.job.cli;
+
+import dev.piper.job.spec.PipelineSpec;
+import dev.piper.job.spec.SpecException;
+import dev.piper.job.spec.SpecParser;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code piper spec}: check and show pipeline specs. */
+@Command(
+        name = "spec",
+        mixinStandardHelpOptions = true,
+        description = "Pipeline specs: per column operator chains as data (docs/SPECS.md).",
+        subcommands = {SpecCommand.Validate.class, SpecCommand.Show.class})
+final class SpecCommand implements Runnable {
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    private static PipelineSpec read(CommandLine cmd, Path file) throws Exception {
+        if (!Files.isRegularFile(file)) {
+            throw new ParameterException(cmd, file + " is not a readable file");
+        }
+        return SpecParser.parse(file);
+    }
+
+    /** {@code piper spec validate FILE}. */
+    @Command(
+            name = "validate",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Check a spec. Prints a summary and exits 0 if it is valid; otherwise prints every"
+                        + " problem, each naming its field, and exits 1."
+            })
+    static final class Validate implements Callable<Integer> {
+
+        @Spec CommandSpec spec;
+
+        @Parameters(paramLabel = "FILE", description = "The spec (JSON).")
+        Path file;
+
+        @Override
+        public Integer call() throws Exception {
+            try {
+                PipelineSpec p = read(spec.commandLine(), file);
+                spec.commandLine()
+                        .getOut()
+                        .printf(
+                                "%s: valid: pipeline %s version %d, %d columns%n",
+                                file, p.name(), p.version(), p.columns().size());
+                return 0;
+            } catch (SpecException e) {
+                PrintWriter err = spec.commandLine().getErr();
+                err.printf("%s: invalid, %d problem(s):%n", file, e.problems().size());
+                e.problems().forEach(p -> err.println("  " + p));
+                return 1;
+            }
+        }
+    }
+
+    /** {@code piper spec show [FILE]}. */
+    @Command(
+            name = "show",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Show a spec's pipeline: each column's operator chain. Without FILE, the built-in"
+                        + " DLRM Criteo spec."
+            })
+    static final class Show implements Callable<Integer> {
+
+        @Spec CommandSpec spec;
+
+        @Parameters(arity = "0..1", paramLabel = "FILE", description = "The spec (JSON).")
+        Path file;
+
+        @Option(names = "--json", description = "Print the built-in spec's JSON text instead.")
+        boolean json;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter out = spec.commandLine().getOut();
+            if (json) {
+                if (file != null) {
+                    throw new ParameterException(
+                            spec.commandLine(), "--json shows the built-in spec; give no FILE");
+                }
+                out.print(new String(SpecParser.builtinText(), StandardCharsets.UTF_8));
+                out.flush();
+                return 0;
+            }
+            PipelineSpec p;
+            try {
+                p = file == null ? SpecParser.builtin() : read(spec.commandLine(), file);
+            } catch (SpecException e) {
+                throw new IllegalArgumentException(
+                        e.problems().size() + " problem(s): " + String.join("; ", e.problems()));
+            }
+            out.printf("pipeline %s version %d%n", p.name(), p.version());
+            out.printf(
+                    "input    %s%s%s%n",
+                    p.input().format(),
+                    p.input().topic().map(t -> ", topic " + t).orElse(""),
+                    p.input()
+                            .routeField()
+                            .map(
+                                    f ->
+                                            ", lines whose "
+                                                    + f
+                                                    + " is "
+                                                    + p.input().routeValue().orElse(""))
+                            .orElse(""));
+            out.printf(
+                    "output   %s, pad_missing_fields %s, max_line_bytes %d%n",
+                    p.output().format(), p.output().padMissingFields(), p.output().maxLineBytes());
+            for (PipelineSpec.Column c : p.columns()) {
+                out.printf("%-6s %-6s %s%n", c.name(), c.kind(), c.chain());
+            }
+            return 0;
+        }
+    }
+}

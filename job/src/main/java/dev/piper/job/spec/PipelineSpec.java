@@ -1,0 +1,72 @@
+package dev.piper.job.spec;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A preprocessing pipeline as data (PIPER's MiniPipe configuration): which input it applies to,
+ * each column's operator chain, and the output. Built by {@link SpecParser}, which validates it;
+ * the JSON form is documented in {@code docs/SPECS.md}.
+ *
+ * @param name the pipeline's name, {@code [a-z0-9][a-z0-9_-]*}
+ * @param version the spec's version, from 1; a changed spec gets a higher one
+ * @param input where its lines come from
+ * @param columns every column of the input layout, in layout order, with its chain
+ * @param output the output's options
+ */
+public record PipelineSpec(
+        String name, int version, Input input, List<Column> columns, Output output) {
+
+    /** Kinds of column in the Criteo layout. */
+    public enum Kind {
+        label,
+        dense,
+        sparse
+    }
+
+    /**
+     * @param format the input format ({@code criteo-tsv})
+     * @param topic the Kafka topic the pipeline reads, if it is given one
+     * @param routeField with {@code routeValue}: the pipeline takes the lines whose field has that
+     *     value, if routing is used
+     */
+    public record Input(
+            String format,
+            Optional<String> topic,
+            Optional<String> routeField,
+            Optional<String> routeValue) {}
+
+    /** One input column and its chain. */
+    public record Column(String name, Kind kind, List<Op> ops) {
+
+        /**
+         * The chain as written in specs, e.g. {@code decode fill_missing hex2int modulus(1000)}.
+         */
+        public String chain() {
+            StringBuilder sb = new StringBuilder();
+            for (Op op : ops) {
+                if (sb.length() > 0) {
+                    sb.append(' ');
+                }
+                sb.append(op.name());
+                if (op instanceof Op.Modulus m) {
+                    sb.append('(').append(m.m()).append(')');
+                }
+            }
+            return sb.toString();
+        }
+    }
+
+    /**
+     * @param format the output format ({@code dlrm-rows}: the rows of all columns concatenated,
+     *     PIPER's concatenate)
+     * @param padMissingFields accept lines whose trailing fields are absent
+     * @param maxLineBytes longest accepted line
+     */
+    public record Output(String format, boolean padMissingFields, int maxLineBytes) {}
+
+    /** The column named {@code name}, if the layout has it. */
+    public Optional<Column> column(String name) {
+        return columns.stream().filter(c -> c.name().equals(name)).findFirst();
+    }
+}

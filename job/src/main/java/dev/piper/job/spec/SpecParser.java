@@ -1,0 +1,507 @@
+package dev.piper.job.spec;
+
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.job.spec.PipelineSpec.Column;
+import dev.piper.job.spec.PipelineSpec.Kind;
+import dev.piper.operators.decode.CriteoLayout;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads and validates a pipeline spec (JSON, documented in {@code docs/SPECS.md}). It reports every
+ * problem it finds, each with the path of the offending field, and accepts a spec only when there
+ * is none.
+ */
+public final class SpecParser {
+
+    /** Resource path of the built-in DLRM Criteo spec. */
+    public static final String BUILTIN_RESOURCE = "/specs/dlrm-criteo.json";
+
+    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,63}");
+    private static final Pattern RANGE =
+            Pattern.compile("([A-Za-z]+)([0-9]+)\\.\\.([A-Za-z]+)([0-9]+)");
+    private static final Set<String> TOP =
+            Set.of("name", "version", "description", "input", "columns", "output");
+    private static final Set<String> INPUT = Set.of("format", "topic", "route");
+    private static final Set<String> ROUTE = Set.of("field", "value");
+    private static final Set<String> OUTPUT =
+            Set.of("format", "pad_missing_fields", "max_line_bytes");
+
+    /** Each kind's operators, in the only order they may appear; required ones marked. */
+    private static final Map<Kind, List<String>> ORDER =
+            Map.of(
+                    Kind.label, List.of("decode", "fill_missing"),
+                    Kind.dense, List.of("decode", "fill_missing", "neg2zero", "log"),
+                    Kind.sparse, List.of("decode", "fill_missing", "hex2int", "modulus", "vocab"));
+
+    private static final Set<String> OPTIONAL = Set.of("neg2zero", "log", "modulus");
+
+    private final ObjectMapper json =
+            new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    private final List<String> problems = new ArrayList<>();
+
+    private SpecParser() {}
+
+    /** Reads the spec in {@code file}. */
+    public static PipelineSpec parse(Path file) throws SpecException, IOException {
+        return parse(Files.readAllBytes(file), file.toString());
+    }
+
+    /** Reads a spec from its bytes; {@code source} names it in messages. */
+    public static PipelineSpec parse(byte[] bytes, String source) throws SpecException {
+        return new SpecParser().read(bytes, source);
+    }
+
+    /** The built-in spec: Meta's DLRM Criteo preprocessing, the batch contract's pipeline. */
+    public static PipelineSpec builtin() {
+        return parseBuiltin(builtinText());
+    }
+
+    /** The built-in spec's JSON text. */
+    public static byte[] builtinText() {
+        try (InputStream in = SpecParser.class.getResourceAsStream(BUILTIN_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(BUILTIN_RESOURCE + " is missing from the jar");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static PipelineSpec parseBuiltin(byte[] text) {
+        try {
+            return parse(text, "built-in spec");
+        } catch (SpecException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    private PipelineSpec read(byte[] bytes, String source) throws SpecException {
+        JsonNode root;
+        try {
+            root = json.readTree(bytes);
+        } catch (JsonParseException e) {
+            throw new SpecException(
+                    source,
+                    List.of(
+                            "line "
+                                    + e.getLocation().getLineNr()
+                                    + ", column "
+                                    + e.getLocation().getColumnNr()
+                                    + ": "
+                                    + e.getOriginalMessage()));
+        } catch (IOException e) {
+            throw new SpecException(source, List.of("not JSON: " + e.getMessage()));
+        }
+        if (root == null || !root.isObject()) {
+            throw new SpecException(source, List.of("(top): must be a JSON object"));
+        }
+        unknownFields(root, TOP, "");
+        String name = text(root, "name", "name");
+        if (name != null && !NAME.matcher(name).matches()) {
+            problem(
+                    "name",
+                    "\"" + name + "\" is not a pipeline name ([a-z0-9][a-z0-9_-]*, at most 64)");
+        }
+        int version = 0;
+        JsonNode v = root.get("version");
+        if (v == null) {
+            problem("version", "missing");
+        } else if (!v.canConvertToInt() || !v.isIntegralNumber() || v.intValue() < 1) {
+            problem("version", "must be a positive integer, not " + v);
+        } else {
+            version = v.intValue();
+        }
+        PipelineSpec.Input input = input(root.get("input"));
+        List<Column> columns = columns(root.get("columns"));
+        PipelineSpec.Output output = output(root.get("output"));
+        if (!problems.isEmpty()) {
+            throw new SpecException(source, problems);
+        }
+        return new PipelineSpec(name, version, input, columns, output);
+    }
+
+    private void problem(String path, String message) {
+        problems.add((path.isEmpty() ? "(top)" : path) + ": " + message);
+    }
+
+    private void unknownFields(JsonNode node, Set<String> known, String path) {
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!known.contains(f)) {
+                problem(
+                        path.isEmpty() ? f : path + "." + f,
+                        "unknown field (known: " + String.join(", ", sorted(known)) + ")");
+            }
+        }
+    }
+
+    private static List<String> sorted(Set<String> s) {
+        return s.stream().sorted().toList();
+    }
+
+    private String text(JsonNode parent, String field, String path) {
+        JsonNode n = parent.get(field);
+        if (n == null) {
+            problem(path, "missing");
+            return null;
+        }
+        if (!n.isTextual() || n.asText().isEmpty()) {
+            problem(path, "must be a non-empty string, not " + n);
+            return null;
+        }
+        return n.asText();
+    }
+
+    private PipelineSpec.Input input(JsonNode node) {
+        if (node == null) {
+            problem("input", "missing");
+            return null;
+        }
+        if (!node.isObject()) {
+            problem("input", "must be an object");
+            return null;
+        }
+        unknownFields(node, INPUT, "input");
+        String format = text(node, "format", "input.format");
+        if (format != null && !format.equals("criteo-tsv")) {
+            problem("input.format", "unknown format \"" + format + "\" (known: criteo-tsv)");
+        }
+        Optional<String> topic = Optional.empty();
+        if (node.has("topic")) {
+            topic = Optional.ofNullable(text(node, "topic", "input.topic"));
+        }
+        Optional<String> field = Optional.empty();
+        Optional<String> value = Optional.empty();
+        JsonNode route = node.get("route");
+        if (route != null) {
+            if (!route.isObject()) {
+                problem("input.route", "must be an object with field and value");
+            } else {
+                unknownFields(route, ROUTE, "input.route");
+                field = Optional.ofNullable(text(route, "field", "input.route.field"));
+                value = Optional.ofNullable(text(route, "value", "input.route.value"));
+                field.filter(f -> layoutIndex(f) < 0)
+                        .ifPresent(
+                                f ->
+                                        problem(
+                                                "input.route.field",
+                                                "\"" + f + "\" is not a column of criteo-tsv"));
+            }
+        }
+        return new PipelineSpec.Input(format, topic, field, value);
+    }
+
+    /** Index of a column name in the Criteo layout, or -1. */
+    private static int layoutIndex(String name) {
+        for (int f = 0; f < CriteoLayout.FIELDS; f++) {
+            if (CriteoLayout.fieldName(f).equals(name)) {
+                return f;
+            }
+        }
+        return -1;
+    }
+
+    private static Kind kindOf(int field) {
+        return field == 0 ? Kind.label : field <= CriteoLayout.DENSE ? Kind.dense : Kind.sparse;
+    }
+
+    private List<Column> columns(JsonNode node) {
+        if (node == null) {
+            problem("columns", "missing");
+            return List.of();
+        }
+        if (!node.isObject()) {
+            problem(
+                    "columns",
+                    "must be an object from column names (or ranges such as C1..C26) to operator chains");
+            return List.of();
+        }
+        @SuppressWarnings("unchecked")
+        List<Op>[] chains = new List[CriteoLayout.FIELDS];
+        String[] definedBy = new String[CriteoLayout.FIELDS];
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String key = e.getKey();
+            String path = "columns." + key;
+            int[] fields = fieldsOf(key, path);
+            if (fields == null) {
+                continue;
+            }
+            for (int f : fields) {
+                if (definedBy[f] != null) {
+                    problem(
+                            path,
+                            "duplicate column "
+                                    + CriteoLayout.fieldName(f)
+                                    + " (also in "
+                                    + definedBy[f]
+                                    + ")");
+                    continue;
+                }
+                definedBy[f] = key;
+            }
+            Kind kind = kindOf(fields[0]);
+            for (int f : fields) {
+                if (kindOf(f) != kind) {
+                    problem(path, "a range must not mix column kinds");
+                    break;
+                }
+            }
+            List<Op> chain = chain(e.getValue(), kind, path);
+            for (int f : fields) {
+                if (chains[f] == null) {
+                    chains[f] = chain;
+                }
+            }
+        }
+        List<Column> out = new ArrayList<>(CriteoLayout.FIELDS);
+        List<String> absent = new ArrayList<>();
+        for (int f = 0; f < CriteoLayout.FIELDS; f++) {
+            if (definedBy[f] == null) {
+                absent.add(CriteoLayout.fieldName(f));
+            } else if (chains[f] != null) {
+                out.add(new Column(CriteoLayout.fieldName(f), kindOf(f), chains[f]));
+            }
+        }
+        if (!absent.isEmpty()) {
+            problem(
+                    "columns",
+                    "criteo-tsv has 40 columns (label, I1..I13, C1..C26); no chain for "
+                            + String.join(", ", absent));
+        }
+        return out;
+    }
+
+    /** The layout fields a key names: one column or a range such as {@code I1..I13}. */
+    private int[] fieldsOf(String key, String path) {
+        int single = layoutIndex(key);
+        if (single >= 0) {
+            return new int[] {single};
+        }
+        Matcher m = RANGE.matcher(key);
+        if (!m.matches()) {
+            problem(
+                    path,
+                    "\""
+                            + key
+                            + "\" is not a column of criteo-tsv (label, I1..I13, C1..C26) nor a range such as C1..C26");
+            return null;
+        }
+        int from = layoutIndex(m.group(1) + m.group(2));
+        int to = layoutIndex(m.group(3) + m.group(4));
+        if (!m.group(1).equals(m.group(3))) {
+            problem(path, "a range must stay within one prefix, as in C1..C26");
+            return null;
+        }
+        if (from < 0 || to < 0) {
+            problem(
+                    path,
+                    (from < 0 ? m.group(1) + m.group(2) : m.group(3) + m.group(4))
+                            + " is not a column of criteo-tsv (label, I1..I13, C1..C26)");
+            return null;
+        }
+        if (from > to) {
+            problem(path, "an empty range");
+            return null;
+        }
+        int[] fields = new int[to - from + 1];
+        for (int i = 0; i < fields.length; i++) {
+            fields[i] = from + i;
+        }
+        return fields;
+    }
+
+    private List<Op> chain(JsonNode node, Kind kind, String path) {
+        if (!node.isArray() || node.isEmpty()) {
+            problem(path, "must be a non-empty array of operators");
+            return null;
+        }
+        List<Op> ops = new ArrayList<>();
+        boolean ok = true;
+        for (int i = 0; i < node.size(); i++) {
+            Op op = op(node.get(i), path + "[" + i + "]");
+            if (op == null) {
+                ok = false;
+            } else {
+                ops.add(op);
+            }
+        }
+        if (!ok) {
+            return null;
+        }
+        List<String> order = ORDER.get(kind);
+        int last = -1;
+        for (int i = 0; i < ops.size(); i++) {
+            String name = ops.get(i).name();
+            int at = order.indexOf(name);
+            if (at < 0) {
+                problem(
+                        path + "[" + i + "]",
+                        name
+                                + " does not apply to "
+                                + kind
+                                + " columns ("
+                                + kind
+                                + ": "
+                                + String.join(", ", order)
+                                + ")");
+                return null;
+            }
+            if (at <= last) {
+                problem(
+                        path + "[" + i + "]",
+                        at == last
+                                ? name + " appears twice"
+                                : name + " must come before " + order.get(last));
+                return null;
+            }
+            last = at;
+        }
+        for (String required : order) {
+            if (!OPTIONAL.contains(required)
+                    && ops.stream().noneMatch(o -> o.name().equals(required))) {
+                problem(
+                        path,
+                        "missing "
+                                + required
+                                + " ("
+                                + kind
+                                + " chains: "
+                                + String.join(", ", order)
+                                + "; optional: "
+                                + String.join(
+                                        ", ", order.stream().filter(OPTIONAL::contains).toList())
+                                + ")");
+                return null;
+            }
+        }
+        boolean log = ops.stream().anyMatch(o -> o instanceof Op.Log);
+        boolean neg2zero = ops.stream().anyMatch(o -> o instanceof Op.Neg2Zero);
+        if (log && !neg2zero) {
+            problem(path, "log needs neg2zero before it (log(x + 1) is undefined below -1)");
+            return null;
+        }
+        return List.copyOf(ops);
+    }
+
+    private Op op(JsonNode node, String path) {
+        String name;
+        Map<String, JsonNode> params = new LinkedHashMap<>();
+        if (node.isTextual()) {
+            name = node.asText();
+        } else if (node.isObject()) {
+            JsonNode n = node.get("op");
+            if (n == null || !n.isTextual()) {
+                problem(path, "an operator object needs \"op\": the operator's name");
+                return null;
+            }
+            name = n.asText();
+            node.fields()
+                    .forEachRemaining(
+                            e -> {
+                                if (!e.getKey().equals("op")) {
+                                    params.put(e.getKey(), e.getValue());
+                                }
+                            });
+        } else {
+            problem(path, "an operator is a name or an object with \"op\", not " + node);
+            return null;
+        }
+        if (!Op.NAMES.contains(name)) {
+            problem(
+                    path,
+                    "unknown operator \""
+                            + name
+                            + "\" (known: "
+                            + String.join(", ", Op.NAMES)
+                            + ")");
+            return null;
+        }
+        if (name.equals("modulus")) {
+            JsonNode m = params.remove("m");
+            for (String extra : params.keySet()) {
+                problem(path, "modulus has no parameter \"" + extra + "\" (it takes m)");
+                return null;
+            }
+            if (m == null) {
+                problem(
+                        path,
+                        "modulus needs its parameter \"m\", as in {\"op\": \"modulus\", \"m\": 40000000}");
+                return null;
+            }
+            if (!m.isIntegralNumber() || !m.canConvertToLong() || m.longValue() <= 0) {
+                problem(path, "modulus \"m\" must be a positive integer, not " + m);
+                return null;
+            }
+            return new Op.Modulus(m.longValue());
+        }
+        if (!params.isEmpty()) {
+            problem(path, name + " takes no parameters, got " + String.join(", ", params.keySet()));
+            return null;
+        }
+        return switch (name) {
+            case "decode" -> new Op.Decode();
+            case "fill_missing" -> new Op.FillMissing();
+            case "neg2zero" -> new Op.Neg2Zero();
+            case "log" -> new Op.Log();
+            case "hex2int" -> new Op.Hex2Int();
+            case "vocab" -> new Op.Vocab();
+            default -> throw new IllegalStateException(name);
+        };
+    }
+
+    private PipelineSpec.Output output(JsonNode node) {
+        if (node == null) {
+            return new PipelineSpec.Output("dlrm-rows", false, 65536);
+        }
+        if (!node.isObject()) {
+            problem("output", "must be an object");
+            return null;
+        }
+        unknownFields(node, OUTPUT, "output");
+        String format = "dlrm-rows";
+        if (node.has("format")) {
+            format = text(node, "format", "output.format");
+            if (format != null && !format.equals("dlrm-rows")) {
+                problem("output.format", "unknown format \"" + format + "\" (known: dlrm-rows)");
+            }
+        }
+        boolean pad = false;
+        JsonNode p = node.get("pad_missing_fields");
+        if (p != null) {
+            if (!p.isBoolean()) {
+                problem("output.pad_missing_fields", "must be true or false, not " + p);
+            } else {
+                pad = p.booleanValue();
+            }
+        }
+        int maxLine = 65536;
+        JsonNode l = node.get("max_line_bytes");
+        if (l != null) {
+            if (!l.isIntegralNumber() || !l.canConvertToInt() || l.intValue() < 1) {
+                problem("output.max_line_bytes", "must be a positive integer, not " + l);
+            } else {
+                maxLine = l.intValue();
+            }
+        }
+        return new PipelineSpec.Output(format, pad, maxLine);
+    }
+}
