@@ -1,6 +1,11 @@
 package dev.piper.job;
 
+import dev.piper.job.spec.SpecCompiler;
+import dev.piper.job.spec.SpecException;
+import dev.piper.job.spec.SpecParser;
 import dev.piper.operators.decode.DecodeOptions;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
@@ -53,12 +58,44 @@ public final class PiperOptions {
 
     private PiperOptions() {}
 
-    /** The decoder settings held in {@code conf}. */
+    public static final ConfigOption<String> SPEC =
+            ConfigOptions.key("piper.spec")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "A pipeline spec's JSON text (docs/SPECS.md). When set, it defines"
+                                    + " the column operators, padding and the line limit, and"
+                                    + " piper.max-ind-range, piper.pad-missing-fields and"
+                                    + " piper.max-line-bytes must not be set.");
+
+    /**
+     * The decoder settings held in {@code conf}: from its spec if it has one, otherwise the
+     * built-in DLRM pipeline with the individual options.
+     *
+     * @throws IllegalArgumentException if the spec is invalid, naming every problem, or if
+     *     individual options are set next to it
+     */
     public static DecodeOptions decodeOptions(Configuration conf) {
-        return new DecodeOptions(
-                conf.get(MAX_IND_RANGE),
-                conf.get(PAD_MISSING_FIELDS),
-                conf.get(MAX_LINE_BYTES),
-                conf.get(MAX_RAW_BYTES));
+        String spec = conf.get(SPEC);
+        if (spec == null) {
+            return new DecodeOptions(
+                    conf.get(MAX_IND_RANGE),
+                    conf.get(PAD_MISSING_FIELDS),
+                    conf.get(MAX_LINE_BYTES),
+                    conf.get(MAX_RAW_BYTES));
+        }
+        for (ConfigOption<?> o : List.of(MAX_IND_RANGE, PAD_MISSING_FIELDS, MAX_LINE_BYTES)) {
+            if (conf.contains(o)) {
+                throw new IllegalArgumentException(
+                        o.key() + " is set next to " + SPEC.key() + ", which defines it");
+            }
+        }
+        try {
+            return SpecCompiler.decodeOptions(
+                    SpecParser.parse(spec.getBytes(StandardCharsets.UTF_8), SPEC.key()),
+                    conf.get(MAX_RAW_BYTES));
+        } catch (SpecException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
     }
 }

@@ -38,6 +38,25 @@ final class ReferencePreprocessor {
             long rowsWritten) {}
 
     static Result run(byte[] input, long maxIndRange, boolean padMissingFields, int maxLineBytes) {
+        long[] modulus = new long[26];
+        Arrays.fill(modulus, maxIndRange);
+        boolean[] neg2zero = new boolean[14];
+        Arrays.fill(neg2zero, 1, 14, true);
+        return run(input, modulus, neg2zero, new boolean[14], padMissingFields, maxLineBytes);
+    }
+
+    /**
+     * A pipeline with per-column operators: {@code modulus[c]} for Cc+1 (0 or less: none), and for
+     * field j (1..13 dense) {@code neg2zero[j]} and {@code log[j]}: log(x + 1) as float32 bits,
+     * float32(x) + 1 in float32 and its logarithm rounded to float32 (docs/SPECS.md).
+     */
+    static Result run(
+            byte[] input,
+            long[] modulus,
+            boolean[] neg2zero,
+            boolean[] log,
+            boolean padMissingFields,
+            int maxLineBytes) {
         ByteArrayOutputStream rows = new ByteArrayOutputStream();
         List<Map<BigInteger, Integer>> vocab = new ArrayList<>();
         for (int c = 0; c < 26; c++) {
@@ -57,7 +76,16 @@ final class ReferencePreprocessor {
             if (line.length > 0 && line[line.length - 1] == '\r') {
                 line = Arrays.copyOf(line, line.length - 1);
             }
-            String reason = parse(line, maxIndRange, padMissingFields, maxLineBytes, vocab, rows);
+            String reason =
+                    parse(
+                            line,
+                            modulus,
+                            neg2zero,
+                            log,
+                            padMissingFields,
+                            maxLineBytes,
+                            vocab,
+                            rows);
             if (reason == null) {
                 rowsWritten++;
             } else {
@@ -77,7 +105,9 @@ final class ReferencePreprocessor {
     /** Appends the row and returns null, or returns the reason the line is rejected. */
     private static String parse(
             byte[] line,
-            long maxIndRange,
+            long[] modulus,
+            boolean[] neg2zero,
+            boolean[] log,
             boolean pad,
             int maxLineBytes,
             List<Map<BigInteger, Integer>> vocab,
@@ -121,7 +151,12 @@ final class ReferencePreprocessor {
             if (v.compareTo(INT_MIN) < 0 || v.compareTo(INT_MAX) > 0) {
                 return j == 0 ? "label_not_int32" : "dense_not_int32";
             }
-            values[j] = j > 0 && v.signum() < 0 ? 0 : v.intValue();
+            values[j] = j > 0 && neg2zero[j] && v.signum() < 0 ? 0 : v.intValue();
+        }
+        for (int j = 1; j < 14; j++) {
+            if (log[j]) {
+                values[j] = Float.floatToRawIntBits((float) Math.log((float) values[j] + 1f));
+            }
         }
         BigInteger[] keys = new BigInteger[26];
         for (int c = 0; c < 26; c++) {
@@ -133,7 +168,7 @@ final class ReferencePreprocessor {
             if (id.bitLength() > 64) {
                 return "categorical_overflow";
             }
-            keys[c] = maxIndRange > 0 ? id.mod(BigInteger.valueOf(maxIndRange)) : id;
+            keys[c] = modulus[c] > 0 ? id.mod(BigInteger.valueOf(modulus[c])) : id;
         }
         ByteBuffer row = ByteBuffer.allocate(160).order(ByteOrder.LITTLE_ENDIAN);
         for (int v : values) {

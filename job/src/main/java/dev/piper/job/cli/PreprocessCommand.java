@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -28,6 +29,8 @@ import picocli.CommandLine.Spec;
 final class PreprocessCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
+
+    @Mixin SpecOption pipelineSpec;
 
     @Option(
             names = "--input",
@@ -124,16 +127,18 @@ final class PreprocessCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "--max-line-bytes: must be at least 1, not " + maxLineBytes);
         }
+        Configuration conf = Configuration.fromMap(flinkConf);
+        conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
+        if (!pipelineSpec.apply(spec.commandLine(), conf)) {
+            conf.set(PiperOptions.MAX_IND_RANGE, maxIndRange);
+            conf.set(PiperOptions.PAD_MISSING_FIELDS, padMissingFields);
+            conf.set(PiperOptions.MAX_LINE_BYTES, maxLineBytes);
+        }
         try {
             Preprocess.prepareOutput(output, overwrite);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--output: " + e.getMessage());
         }
-        Configuration conf = Configuration.fromMap(flinkConf);
-        conf.set(PiperOptions.MAX_IND_RANGE, maxIndRange);
-        conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
-        conf.set(PiperOptions.PAD_MISSING_FIELDS, padMissingFields);
-        conf.set(PiperOptions.MAX_LINE_BYTES, maxLineBytes);
         Preprocess.Summary s =
                 Preprocess.run(input, output, parallelism, stateBackend, conf, System.err);
         spec.commandLine()

@@ -38,6 +38,8 @@ final class StreamCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
+    @Mixin SpecOption pipelineSpec;
+
     @Mixin KafkaClientOptions kafka;
 
     @Option(
@@ -238,9 +240,11 @@ final class StreamCommand implements Callable<Integer> {
 
         Configuration conf = Streaming.configuration(parallelism, stateBackend, dir, interval);
         conf.addAll(Configuration.fromMap(flinkConf));
-        conf.set(PiperOptions.MAX_IND_RANGE, maxIndRange);
-        conf.set(PiperOptions.PAD_MISSING_FIELDS, padMissingFields);
-        conf.set(PiperOptions.MAX_LINE_BYTES, maxLineBytes);
+        if (!pipelineSpec.apply(spec.commandLine(), conf)) {
+            conf.set(PiperOptions.MAX_IND_RANGE, maxIndRange);
+            conf.set(PiperOptions.PAD_MISSING_FIELDS, padMissingFields);
+            conf.set(PiperOptions.MAX_LINE_BYTES, maxLineBytes);
+        }
         conf.set(StreamOptions.BLOCK_LINES, blockLines);
         conf.set(StreamOptions.LINGER, lingerTime);
         conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers);

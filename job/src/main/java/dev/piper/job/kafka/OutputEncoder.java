@@ -8,6 +8,7 @@ import dev.piper.job.sink.RawText;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.block.Origin;
+import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import java.io.ByteArrayOutputStream;
@@ -37,6 +38,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
 
     private final String inputTopic;
     private final boolean vocab;
+    private final String pipeline;
     private final String pipelineParams;
 
     /**
@@ -46,13 +48,16 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
     public OutputEncoder(String inputTopic, boolean vocab, DecodeOptions options) {
         this.inputTopic = inputTopic;
         this.vocab = vocab;
-        this.pipelineParams =
-                "max_ind_range="
-                        + options.maxIndRange()
-                        + ";pad_missing_fields="
-                        + options.padMissingFields()
-                        + ";max_line_bytes="
-                        + options.maxLineBytes();
+        ColumnProgram program = options.program();
+        this.pipeline = program.name() + "/" + program.version();
+        StringBuilder params = new StringBuilder();
+        program.dlrmMaxIndRange()
+                .ifPresent(m -> params.append("max_ind_range=").append(m).append(';'));
+        params.append("pad_missing_fields=")
+                .append(options.padMissingFields())
+                .append(";max_line_bytes=")
+                .append(options.maxLineBytes());
+        this.pipelineParams = params.toString();
     }
 
     @Override
@@ -83,7 +88,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         List<byte[]> values = new ArrayList<>(12);
         header(names, values, StreamFormat.FORMAT, OutputLayout.FORMAT);
         header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
-        header(names, values, StreamFormat.PIPELINE, StreamFormat.BUILTIN_PIPELINE);
+        header(names, values, StreamFormat.PIPELINE, pipeline);
         header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams);
         header(names, values, StreamFormat.ROWS, b.rows());
         header(names, values, StreamFormat.LINES, b.lines());

@@ -51,8 +51,5 @@ public final class StreamFormat {
     /** Vocabulary records: the number of entries in the record. */
     public static final String COUNT = "piper.count";
 
-    /** The built-in pipeline's name and version (the DLRM Criteo preprocessing). */
-    public static final String BUILTIN_PIPELINE = "dlrm-criteo/1";
-
     private StreamFormat() {}
 }

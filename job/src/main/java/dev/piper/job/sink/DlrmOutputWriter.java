@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.DeadLetter;
+import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.decode.Reason;
@@ -22,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * Writes the batch output directory from assembled blocks that arrive in input order: {@code
@@ -191,19 +193,32 @@ public final class DlrmOutputWriter implements Closeable {
         }
         root.put("vocab_indices", "dense, first appearance order, from 0");
         ObjectNode pipeline = root.putObject("pipeline");
-        pipeline.put("name", "dlrm-criteo");
-        pipeline.put("max_ind_range", options.maxIndRange());
+        ColumnProgram program = options.program();
+        pipeline.put("name", program.name());
+        pipeline.put("version", program.version());
+        OptionalLong dlrm = program.dlrmMaxIndRange();
+        if (dlrm.isPresent()) {
+            pipeline.put("max_ind_range", dlrm.getAsLong());
+        }
         pipeline.put("pad_missing_fields", options.padMissingFields());
         pipeline.put("max_line_bytes", options.maxLineBytes());
         pipeline.put("max_raw_bytes", options.maxRawBytes());
-        ObjectNode ops = pipeline.putObject("ops");
-        ops.putArray("label").add("decode").add("fill_missing");
-        ops.putArray("dense").add("decode").add("fill_missing").add("neg2zero");
-        var sparse = ops.putArray("sparse").add("decode").add("fill_missing").add("hex2int");
-        if (options.maxIndRange() > 0) {
-            sparse.add("modulus(" + options.maxIndRange() + ")");
+        if (dlrm.isPresent()) {
+            // DLRM's shape: one chain per kind of column.
+            ObjectNode ops = pipeline.putObject("ops");
+            ops.putArray("label").add("decode").add("fill_missing");
+            ops.putArray("dense").add("decode").add("fill_missing").add("neg2zero");
+            var sparse = ops.putArray("sparse").add("decode").add("fill_missing").add("hex2int");
+            if (dlrm.getAsLong() > 0) {
+                sparse.add("modulus(" + dlrm.getAsLong() + ")");
+            }
+            sparse.add("genvocab").add("applyvocab");
+        } else {
+            ObjectNode columns = pipeline.putObject("columns");
+            for (int f = 0; f < CriteoLayout.FIELDS; f++) {
+                columns.put(CriteoLayout.fieldName(f), program.chainOf(f));
+            }
         }
-        sparse.add("genvocab").add("applyvocab");
         byte[] bytes = json.writeValueAsBytes(root);
         try (OutputStream out = Files.newOutputStream(dir.resolve(OutputLayout.METADATA))) {
             out.write(bytes);

@@ -171,6 +171,41 @@ class PiperCliTest {
     }
 
     @Test
+    void preprocessRefusesABadSpecAndOptionsTheSpecDefines() throws Exception {
+        Path input = Files.writeString(tmp.resolve("in.tsv"), "");
+        Path bad = Files.writeString(tmp.resolve("bad.json"), "{\"name\": \"x\"}");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("o1").toString(),
+                                "--spec",
+                                bad.toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--spec: " + bad + ": version: missing");
+        assertThat(Files.exists(tmp.resolve("o1"))).as("no output directory made").isFalse();
+
+        assertThat(PiperCli.execute("spec", "show", "--json")).isZero();
+        Path good =
+                Files.writeString(tmp.resolve("good.json"), out.toString(StandardCharsets.UTF_8));
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("o2").toString(),
+                                "--spec",
+                                good.toString(),
+                                "--max-ind-range",
+                                "10"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--max-ind-range cannot be combined with --spec");
+    }
+
+    @Test
     void specShowListsEveryColumnsChain() {
         assertThat(PiperCli.execute("spec", "show")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8))

@@ -53,6 +53,12 @@ public final class CriteoDecoder {
 
     private final DecodeOptions options;
 
+    /** The program's per-column operators, as plain arrays for the inner loops. */
+    private final long[] modulus = new long[SPARSE];
+
+    private final boolean[] neg2zero = new boolean[LABEL_DENSE_WIDTH];
+    private final int[] logFields;
+
     /** Set by {@link #parseHex} next to its result. */
     private int hexStatus;
 
@@ -63,6 +69,34 @@ public final class CriteoDecoder {
 
     public CriteoDecoder(DecodeOptions options) {
         this.options = options;
+        ColumnProgram program = options.program();
+        for (int c = 0; c < SPARSE; c++) {
+            modulus[c] = program.modulus(c);
+        }
+        int logs = 0;
+        for (int f = 0; f < LABEL_DENSE_WIDTH; f++) {
+            neg2zero[f] = program.neg2zero(f);
+            logs += program.log(f) ? 1 : 0;
+        }
+        logFields = new int[logs];
+        for (int f = 0, i = 0; f < LABEL_DENSE_WIDTH; f++) {
+            if (program.log(f)) {
+                logFields[i++] = f;
+            }
+        }
+    }
+
+    /**
+     * {@code log(x + 1)} of the block's log columns, in place, as float32 bits (see {@link
+     * ColumnProgram}); runs over each column's values once the block is decoded.
+     */
+    private void applyLog(int[] labelDense, int rows) {
+        for (int f : logFields) {
+            for (int r = 0, i = f; r < rows; r++, i += LABEL_DENSE_WIDTH) {
+                float x = labelDense[i];
+                labelDense[i] = Float.floatToRawIntBits((float) Math.log(x + 1f));
+            }
+        }
     }
 
     /** The result of decoding one chunk. */
@@ -125,6 +159,7 @@ public final class CriteoDecoder {
             dead.add(cutLine(chunk, lines, end));
             lines++;
         }
+        applyLog(labelDense, rows);
         DeadLetter[] letters = dead == null ? new DeadLetter[0] : dead.toArray(new DeadLetter[0]);
         DenseChunk dense =
                 new DenseChunk(
@@ -196,10 +231,9 @@ public final class CriteoDecoder {
             if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
                 return -1;
             }
-            labelDense[base + f] = f > 0 && v < 0 ? 0 : (int) v;
+            labelDense[base + f] = v < 0 && neg2zero[f] ? 0 : (int) v;
             p++;
         }
-        long m = options.maxIndRange();
         for (int c = 0; c < SPARSE; c++) {
             long v = 0;
             int digits = 0;
@@ -242,6 +276,7 @@ public final class CriteoDecoder {
                     return -1;
                 }
             }
+            long m = modulus[c];
             keys[c][row] = m > 0 ? Long.remainderUnsigned(v, m) : v;
         }
         if (p - s > options.maxLineBytes()) {
@@ -304,7 +339,7 @@ public final class CriteoDecoder {
                                     + quote(b, pos, fieldEnd)
                                     + " is not a 32-bit integer");
                 }
-                labelDense[base + f] = f > 0 && v < 0 ? 0 : (int) v;
+                labelDense[base + f] = v < 0 && neg2zero[f] ? 0 : (int) v;
             } else {
                 long id = parseHex(b, pos, fieldEnd);
                 if (hexStatus != HEX_OK) {
@@ -319,7 +354,7 @@ public final class CriteoDecoder {
                                             ? " is not hexadecimal"
                                             : " does not fit in 64 bits"));
                 }
-                long m = options.maxIndRange();
+                long m = modulus[f - 1 - DENSE];
                 keys[f - 1 - DENSE][row] = m > 0 ? Long.remainderUnsigned(id, m) : id;
             }
             pos = fieldEnd + 1;
