@@ -1,0 +1,295 @@
+package dev.piper.job.spec;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.Serializer;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import dev.piper.job.spec.PipelineSpec.Column;
+import dev.piper.job.spec.PipelineSpec.Kind;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Serializer of {@link PipelineSpec} for Flink state (the specs held in broadcast state and in
+ * savepoints). It writes through Kryo with registration required: every class has a fixed
+ * registration id and an explicit Kryo serializer that writes its fields one by one, so nothing
+ * falls back to reflection or to class names, and the bytes do not depend on the classes' field
+ * layout.
+ *
+ * <p>Format 1, per value: int32 byte length, then the Kryo bytes: the format version (varint), then
+ * the spec as a registered object: name (string), version (varint), input (format, topic, route
+ * field, route value as nullable strings), columns (varint count; each: name, kind ordinal, varint
+ * op count, each op as a registered object, modulus with its {@code m} as varlong), output (format,
+ * pad flag, max line bytes). A later format keeps a reader for this one; {@code
+ * PipelineSpecSerializerTest} holds its frozen bytes.
+ */
+public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The byte format this class writes; it reads 1..FORMAT. */
+    static final int FORMAT = 1;
+
+    /** Kryo registration ids: fixed forever, new classes take new ids. */
+    static final int ID_SPEC = 100;
+
+    static final int ID_OP_DECODE = 110;
+    static final int ID_OP_FILL_MISSING = 111;
+    static final int ID_OP_NEG2ZERO = 112;
+    static final int ID_OP_LOG = 113;
+    static final int ID_OP_HEX2INT = 114;
+    static final int ID_OP_MODULUS = 115;
+    static final int ID_OP_VOCAB = 116;
+
+    private transient Kryo kryo;
+
+    /** The configured Kryo: registration required, explicit serializers only. */
+    static Kryo newKryo() {
+        Kryo k = new Kryo();
+        k.setRegistrationRequired(true);
+        k.setReferences(false);
+        k.register(PipelineSpec.class, new SpecWriter(), ID_SPEC);
+        k.register(Op.Decode.class, new Constant<>(new Op.Decode()), ID_OP_DECODE);
+        k.register(Op.FillMissing.class, new Constant<>(new Op.FillMissing()), ID_OP_FILL_MISSING);
+        k.register(Op.Neg2Zero.class, new Constant<>(new Op.Neg2Zero()), ID_OP_NEG2ZERO);
+        k.register(Op.Log.class, new Constant<>(new Op.Log()), ID_OP_LOG);
+        k.register(Op.Hex2Int.class, new Constant<>(new Op.Hex2Int()), ID_OP_HEX2INT);
+        k.register(Op.Modulus.class, new ModulusWriter(), ID_OP_MODULUS);
+        k.register(Op.Vocab.class, new Constant<>(new Op.Vocab()), ID_OP_VOCAB);
+        return k;
+    }
+
+    private Kryo kryo() {
+        if (kryo == null) {
+            kryo = newKryo();
+        }
+        return kryo;
+    }
+
+    @Override
+    public boolean isImmutableType() {
+        return true;
+    }
+
+    @Override
+    public TypeSerializer<PipelineSpec> duplicate() {
+        return new PipelineSpecSerializer(); // Kryo instances are not thread-safe
+    }
+
+    @Override
+    public PipelineSpec createInstance() {
+        return SpecParser.builtin();
+    }
+
+    @Override
+    public PipelineSpec copy(PipelineSpec from) {
+        return from;
+    }
+
+    @Override
+    public PipelineSpec copy(PipelineSpec from, PipelineSpec reuse) {
+        return from;
+    }
+
+    @Override
+    public int getLength() {
+        return -1;
+    }
+
+    /** The value's bytes, without the length prefix. */
+    byte[] toBytes(PipelineSpec spec) {
+        Output out = new Output(256, -1);
+        out.writeVarInt(FORMAT, true);
+        kryo().writeObject(out, spec);
+        return out.toBytes();
+    }
+
+    /** Reads a value's bytes, without the length prefix. */
+    PipelineSpec fromBytes(byte[] bytes) throws IOException {
+        Input in = new Input(bytes);
+        int format = in.readVarInt(true);
+        if (format < 1 || format > FORMAT) {
+            throw new IOException(
+                    "pipeline spec in format " + format + "; this build reads 1.." + FORMAT);
+        }
+        return kryo().readObject(in, PipelineSpec.class);
+    }
+
+    @Override
+    public void serialize(PipelineSpec spec, DataOutputView target) throws IOException {
+        byte[] bytes = toBytes(spec);
+        target.writeInt(bytes.length);
+        target.write(bytes);
+    }
+
+    @Override
+    public PipelineSpec deserialize(DataInputView source) throws IOException {
+        int n = source.readInt();
+        if (n < 0) {
+            throw new IOException("corrupt pipeline spec: negative length " + n);
+        }
+        byte[] bytes = new byte[n];
+        source.readFully(bytes);
+        return fromBytes(bytes);
+    }
+
+    @Override
+    public PipelineSpec deserialize(PipelineSpec reuse, DataInputView source) throws IOException {
+        return deserialize(source);
+    }
+
+    @Override
+    public void copy(DataInputView source, DataOutputView target) throws IOException {
+        int n = source.readInt();
+        byte[] bytes = new byte[n];
+        source.readFully(bytes);
+        target.writeInt(n);
+        target.write(bytes);
+    }
+
+    @Override
+    public boolean equals(Object obj) {
+        return obj instanceof PipelineSpecSerializer;
+    }
+
+    @Override
+    public int hashCode() {
+        return PipelineSpecSerializer.class.hashCode();
+    }
+
+    @Override
+    public TypeSerializerSnapshot<PipelineSpec> snapshotConfiguration() {
+        return new Snapshot();
+    }
+
+    /** Snapshot: its version is the byte format of the state it describes. */
+    public static final class Snapshot implements TypeSerializerSnapshot<PipelineSpec> {
+
+        private int readFormat = FORMAT;
+
+        @Override
+        public int getCurrentVersion() {
+            return FORMAT;
+        }
+
+        @Override
+        public void writeSnapshot(DataOutputView out) {}
+
+        @Override
+        public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader)
+                throws IOException {
+            if (readVersion < 1 || readVersion > FORMAT) {
+                throw new IOException(
+                        "pipeline spec state in format "
+                                + readVersion
+                                + "; this build reads 1.."
+                                + FORMAT);
+            }
+            readFormat = readVersion;
+        }
+
+        @Override
+        public TypeSerializer<PipelineSpec> restoreSerializer() {
+            return new PipelineSpecSerializer();
+        }
+
+        @Override
+        public TypeSerializerSchemaCompatibility<PipelineSpec> resolveSchemaCompatibility(
+                TypeSerializerSnapshot<PipelineSpec> old) {
+            if (!(old instanceof Snapshot s)) {
+                return TypeSerializerSchemaCompatibility.incompatible();
+            }
+            // Every value names its own format, and this build reads all earlier ones.
+            return s.readFormat == FORMAT
+                    ? TypeSerializerSchemaCompatibility.compatibleAsIs()
+                    : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
+        }
+    }
+
+    /** A parameterless operator: nothing to write. */
+    private static final class Constant<T> extends Serializer<T> {
+        private final T value;
+
+        Constant(T value) {
+            this.value = value;
+        }
+
+        @Override
+        public void write(Kryo kryo, Output output, T object) {}
+
+        @Override
+        public T read(Kryo kryo, Input input, Class<? extends T> type) {
+            return value;
+        }
+    }
+
+    private static final class ModulusWriter extends Serializer<Op.Modulus> {
+        @Override
+        public void write(Kryo kryo, Output output, Op.Modulus m) {
+            output.writeVarLong(m.m(), true);
+        }
+
+        @Override
+        public Op.Modulus read(Kryo kryo, Input input, Class<? extends Op.Modulus> type) {
+            return new Op.Modulus(input.readVarLong(true));
+        }
+    }
+
+    private static final class SpecWriter extends Serializer<PipelineSpec> {
+        @Override
+        public void write(Kryo kryo, Output out, PipelineSpec s) {
+            out.writeString(s.name());
+            out.writeVarInt(s.version(), true);
+            out.writeString(s.input().format());
+            out.writeString(s.input().topic().orElse(null));
+            out.writeString(s.input().routeField().orElse(null));
+            out.writeString(s.input().routeValue().orElse(null));
+            out.writeVarInt(s.columns().size(), true);
+            for (Column c : s.columns()) {
+                out.writeString(c.name());
+                out.writeVarInt(c.kind().ordinal(), true);
+                out.writeVarInt(c.ops().size(), true);
+                for (Op op : c.ops()) {
+                    kryo.writeClassAndObject(out, op);
+                }
+            }
+            out.writeString(s.output().format());
+            out.writeBoolean(s.output().padMissingFields());
+            out.writeVarInt(s.output().maxLineBytes(), true);
+        }
+
+        @Override
+        public PipelineSpec read(Kryo kryo, Input in, Class<? extends PipelineSpec> type) {
+            String name = in.readString();
+            int version = in.readVarInt(true);
+            PipelineSpec.Input input =
+                    new PipelineSpec.Input(
+                            in.readString(),
+                            Optional.ofNullable(in.readString()),
+                            Optional.ofNullable(in.readString()),
+                            Optional.ofNullable(in.readString()));
+            int n = in.readVarInt(true);
+            List<Column> columns = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                String column = in.readString();
+                Kind kind = Kind.values()[in.readVarInt(true)];
+                int ops = in.readVarInt(true);
+                List<Op> chain = new ArrayList<>(ops);
+                for (int j = 0; j < ops; j++) {
+                    chain.add((Op) kryo.readClassAndObject(in));
+                }
+                columns.add(new Column(column, kind, List.copyOf(chain)));
+            }
+            PipelineSpec.Output output =
+                    new PipelineSpec.Output(in.readString(), in.readBoolean(), in.readVarInt(true));
+            return new PipelineSpec(name, version, input, List.copyOf(columns), output);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package dev.piper.job.spec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.esotericsoftware.kryo.io.Output;
+import dev.piper.job.spec.PipelineSpec.Column;
+import dev.piper.job.spec.PipelineSpec.Kind;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+class PipelineSpecSerializerTest {
+
+    private final PipelineSpecSerializer serializer = new PipelineSpecSerializer();
+
+    /** A small spec (not a valid Criteo one: the serializer does not validate) for frozen bytes. */
+    private static PipelineSpec small() {
+        return new PipelineSpec(
+                "p",
+                2,
+                new PipelineSpec.Input(
+                        "criteo-tsv", Optional.of("t"), Optional.empty(), Optional.empty()),
+                List.of(
+                        new Column(
+                                "I5",
+                                Kind.dense,
+                                List.of(
+                                        new Op.Decode(),
+                                        new Op.FillMissing(),
+                                        new Op.Neg2Zero(),
+                                        new Op.Log())),
+                        new Column(
+                                "C3",
+                                Kind.sparse,
+                                List.of(
+                                        new Op.Decode(),
+                                        new Op.FillMissing(),
+                                        new Op.Hex2Int(),
+                                        new Op.Modulus(1000),
+                                        new Op.Vocab()))),
+                new PipelineSpec.Output("dlrm-rows", true, 65536));
+    }
+
+    /**
+     * Format 1, frozen: a change of these bytes is a new format (and needs a reader for this one).
+     */
+    private static final String SMALL_FORMAT_1 =
+            "0182700263726974656f2d7473f6827480800249b501047071727343b3020570"
+                    + "717475e80776646c726d2d726f77f301808004";
+
+    private PipelineSpec roundTrip(PipelineSpec spec) throws Exception {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        serializer.serialize(spec, out);
+        DataOutputSerializer copied = new DataOutputSerializer(64);
+        serializer.copy(new DataInputDeserializer(out.getCopyOfBuffer()), copied);
+        assertThat(copied.getCopyOfBuffer()).isEqualTo(out.getCopyOfBuffer());
+        return serializer.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+    }
+
+    @Test
+    void specsSurviveTheRoundTrip() throws Exception {
+        assertThat(roundTrip(SpecParser.builtin())).isEqualTo(SpecParser.builtin());
+        assertThat(roundTrip(small())).isEqualTo(small());
+    }
+
+    @Test
+    void formatOneIsFrozen() throws Exception {
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(small()))).isEqualTo(SMALL_FORMAT_1);
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(SMALL_FORMAT_1)))
+                .isEqualTo(small());
+    }
+
+    @Test
+    void kryoRefusesUnregisteredClasses() {
+        assertThatThrownBy(
+                        () ->
+                                PipelineSpecSerializer.newKryo()
+                                        .writeClassAndObject(new Output(16), new java.util.Date()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Class is not registered");
+    }
+
+    @Test
+    void aLaterFormatIsRefusedByName() {
+        byte[] bytes = serializer.toBytes(small());
+        bytes[0] = 9; // the format varint
+        assertThatThrownBy(() -> serializer.fromBytes(bytes))
+                .hasMessageContaining("pipeline spec in format 9; this build reads 1..1");
+    }
+
+    @Test
+    void snapshotRestoresAndIsCompatible() throws Exception {
+        DataOutputSerializer snap = new DataOutputSerializer(64);
+        TypeSerializerSnapshot.writeVersionedSnapshot(snap, serializer.snapshotConfiguration());
+        TypeSerializerSnapshot<PipelineSpec> restored =
+                TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(snap.getCopyOfBuffer()),
+                        getClass().getClassLoader());
+        assertThat(restored.restoreSerializer()).isEqualTo(serializer);
+        assertThat(
+                        serializer
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(restored)
+                                .isCompatibleAsIs())
+                .isTrue();
+        assertThat(serializer.duplicate()).isNotSameAs(serializer).isEqualTo(serializer);
+    }
+}
