@@ -7,8 +7,12 @@ import dev.piper.operators.decode.DecodeOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -131,6 +135,79 @@ public final class Streaming {
                         });
         return found.stream().max(newest).map(Path::getParent);
     }
+
+    /**
+     * Removes the snapshots in {@code checkpointDir} that {@code keep} supersedes: the directories
+     * of earlier jobs' checkpoints (a job's directory goes whole, with its shared state, unless it
+     * holds {@code keep}) and savepoints older than {@code keep}. Restoring any of them would
+     * replay input whose output is already committed; removing them keeps the directory from
+     * growing by one retained checkpoint per restart.
+     *
+     * @return the removed directories
+     */
+    public static List<Path> pruneSuperseded(Path checkpointDir, Path keep) throws IOException {
+        FileTime kept = Files.getLastModifiedTime(keep.resolve(METADATA));
+        List<Path> removed = new ArrayList<>();
+        for (String sub : List.of(CHECKPOINTS, SAVEPOINTS)) {
+            Path root = checkpointDir.resolve(sub);
+            if (!Files.isDirectory(root)) {
+                continue;
+            }
+            try (Stream<Path> entries = Files.list(root)) {
+                for (Path entry : entries.sorted().toList()) {
+                    if (keep.startsWith(entry) || !newestMetadataBefore(entry, kept)) {
+                        continue;
+                    }
+                    deleteRecursively(entry);
+                    removed.add(entry);
+                }
+            }
+        }
+        return removed;
+    }
+
+    /** Whether every {@code _metadata} under {@code dir} (there may be none) is older than t. */
+    private static boolean newestMetadataBefore(Path dir, FileTime t) throws IOException {
+        try (Stream<Path> walk = Files.walk(dir, 2)) {
+            for (Path p : walk.filter(p -> p.getFileName().toString().equals(METADATA)).toList()) {
+                if (Files.getLastModifiedTime(p).compareTo(t) >= 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    /**
+     * Takes {@code checkpointDir}'s lock for the life of this process, so that two streams never
+     * share a checkpoint directory (their snapshots would overwrite each other's history).
+     *
+     * @throws IllegalStateException if another process holds it
+     */
+    public static void lock(Path checkpointDir) throws IOException {
+        FileChannel channel =
+                FileChannel.open(
+                        checkpointDir.resolve(".lock"),
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE);
+        FileLock lock = channel.tryLock();
+        if (lock == null) {
+            channel.close();
+            throw new IllegalStateException(
+                    checkpointDir + " is in use by another piper stream (its .lock is held)");
+        }
+        LOCKS.add(lock); // held until the process exits
+    }
+
+    private static final List<FileLock> LOCKS = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** The stream job described by {@code conf} ({@link StreamOptions}, {@link PiperOptions}). */
     public static StreamJob job(Configuration conf) {

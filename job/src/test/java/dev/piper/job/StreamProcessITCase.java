@@ -129,6 +129,13 @@ class StreamProcessITCase {
             Thread.sleep(50); // polling a directory, not waiting for time to pass
         }
         assertThat(producing).as("killed while input still arrives").isNotDone();
+        Path rivalLog = tmp.resolve("rival.log");
+        Process rival = piper(rivalLog, args);
+        assertThat(rival.waitFor(60, TimeUnit.SECONDS))
+                .as("a second stream on the dir ends")
+                .isTrue();
+        assertThat(rival.exitValue()).isEqualTo(2);
+        assertThat(Files.readString(rivalLog)).contains("is in use by another piper stream");
         first.destroyForcibly(); // SIGKILL
         assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(first.exitValue()).isEqualTo(137);

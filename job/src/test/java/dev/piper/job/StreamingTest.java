@@ -1,6 +1,7 @@
 package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,35 @@ class StreamingTest {
         Path metadata = Files.writeString(d.resolve("_metadata"), "x");
         Files.setLastModifiedTime(metadata, FileTime.from(Instant.ofEpochSecond(epochSecond)));
         return d;
+    }
+
+    @Test
+    void snapshotsSupersededByTheOneRestoredAreRemoved() throws Exception {
+        snapshot("checkpoints/aaaa/chk-3", 1000);
+        Files.createDirectories(dir.resolve("checkpoints/aaaa/shared"));
+        snapshot("savepoints/savepoint-aaaa-1", 2000);
+        Path keep = snapshot("checkpoints/bbbb/chk-7", 3000);
+        Files.createDirectories(
+                dir.resolve("checkpoints/cccc/shared")); // a job that never completed one
+        Path newer = snapshot("savepoints/savepoint-dddd-2", 4000); // newer: never removed
+
+        assertThat(Streaming.pruneSuperseded(dir, keep))
+                .containsExactlyInAnyOrder(
+                        dir.resolve("checkpoints/aaaa"),
+                        dir.resolve("checkpoints/cccc"),
+                        dir.resolve("savepoints/savepoint-aaaa-1"));
+        assertThat(keep.resolve("_metadata")).exists();
+        assertThat(newer.resolve("_metadata")).exists();
+        assertThat(dir.resolve("checkpoints/aaaa")).doesNotExist();
+    }
+
+    @Test
+    void aCheckpointDirectoryServesOneStreamAtATime() throws Exception {
+        Streaming.lock(dir);
+        // A second lock from this JVM overlaps the first: the file lock refuses it as it would
+        // refuse another process.
+        assertThatThrownBy(() -> Streaming.lock(dir))
+                .isInstanceOf(java.nio.channels.OverlappingFileLockException.class);
     }
 
     @Test

@@ -237,6 +237,11 @@ final class StreamCommand implements Callable<Integer> {
         }
         Path dir = checkpointDir.toAbsolutePath();
         Files.createDirectories(dir);
+        try {
+            Streaming.lock(dir);
+        } catch (IllegalStateException e) {
+            throw new ParameterException(spec.commandLine(), "--checkpoint-dir: " + e.getMessage());
+        }
 
         Configuration conf = Streaming.configuration(parallelism, stateBackend, dir, interval);
         conf.addAll(Configuration.fromMap(flinkConf));
@@ -269,6 +274,9 @@ final class StreamCommand implements Callable<Integer> {
             if (latest.isPresent()) {
                 Streaming.restoreFrom(conf, latest.get(), true);
                 err.printf("stream: resuming from %s%n", latest.get());
+                for (Path old : Streaming.pruneSuperseded(dir, latest.get())) {
+                    err.printf("stream: removed superseded snapshot %s%n", old);
+                }
             } else {
                 err.printf("stream: no snapshot in %s; starting from %s%n", dir, startFrom);
             }
