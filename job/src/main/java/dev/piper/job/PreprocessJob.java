@@ -70,14 +70,39 @@ public final class PreprocessJob {
     /** Maximum parallelism when the environment sets none: Flink's default for small jobs. */
     static final int DEFAULT_MAX_PARALLELISM = 128;
 
-    /** Adds the dataflow to {@code env}. */
-    public void build(StreamExecutionEnvironment env) {
+    /** A block's two halves after the column operators. */
+    record Columns(DataStream<DenseChunk> dense, DataStream<IndexChunk> indices) {}
+
+    /**
+     * The column-wise core that the file and the Kafka jobs share: the decoder with the stateless
+     * column operators, chained to {@code raw}, and each categorical column's vocabulary, keyed by
+     * the column's placement key.
+     */
+    static Columns columns(
+            StreamExecutionEnvironment env,
+            DataStream<RawChunk> raw,
+            DecodeOptions options,
+            VocabularyFunction vocabulary) {
         // Fixed, so that vocabulary keys (chosen from it) survive a rescaled restore.
         if (env.getMaxParallelism() <= 0) {
             env.setMaxParallelism(DEFAULT_MAX_PARALLELISM);
         }
         ColumnPlacement placement =
                 ColumnPlacement.balanced(CriteoLayout.vocabularyCosts(), env.getMaxParallelism());
+        SingleOutputStreamOperator<KeyChunk> keys =
+                raw.process(new DecodeFunction(options), BlockTypes.KEY_CHUNK)
+                        .name("decode")
+                        .uid("decode");
+        DataStream<IndexChunk> indices =
+                keys.keyBy(new ByColumn(placement), Types.INT)
+                        .process(vocabulary, BlockTypes.INDEX_CHUNK)
+                        .name("vocabulary")
+                        .uid("vocabulary");
+        return new Columns(keys.getSideOutput(DecodeFunction.DENSE), indices);
+    }
+
+    /** Adds the dataflow to {@code env}. */
+    public void build(StreamExecutionEnvironment env) {
         SingleOutputStreamOperator<RawChunk> input =
                 env.fromSource(
                                 source,
@@ -90,20 +115,11 @@ public final class PreprocessJob {
             raw = input.setParallelism(1).rebalance();
         }
 
-        SingleOutputStreamOperator<KeyChunk> keys =
-                raw.process(new DecodeFunction(options), BlockTypes.KEY_CHUNK)
-                        .name("decode")
-                        .uid("decode");
-        DataStream<DenseChunk> dense = keys.getSideOutput(DecodeFunction.DENSE);
-
-        DataStream<IndexChunk> indices =
-                keys.keyBy(new ByColumn(placement), Types.INT)
-                        .process(new VocabularyFunction(), BlockTypes.INDEX_CHUNK)
-                        .name("vocabulary")
-                        .uid("vocabulary");
+        Columns columns = columns(env, raw, options, new VocabularyFunction());
 
         DataStream<AssembledBlock> assembled =
-                dense.connect(indices)
+                columns.dense()
+                        .connect(columns.indices())
                         .keyBy(new DenseBySeq(), new IndexBySeq())
                         .process(new ConcatenateFunction<Long>(), BlockTypes.ASSEMBLED_BLOCK)
                         .setParallelism(1)

@@ -6,16 +6,12 @@ import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.IndexChunk;
-import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.LogRecord;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.concat.ConcatenateFunction;
-import dev.piper.operators.decode.CriteoLayout;
-import dev.piper.operators.decode.DecodeFunction;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.log.LogChunkOperator;
 import dev.piper.operators.order.LaneSequenceFunction;
-import dev.piper.operators.vocab.ColumnPlacement;
 import dev.piper.operators.vocab.VocabularyFunction;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
@@ -27,7 +23,6 @@ import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -93,11 +88,6 @@ public final class StreamJob {
 
     /** Adds the dataflow to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
-        if (env.getMaxParallelism() <= 0) {
-            env.setMaxParallelism(PreprocessJob.DEFAULT_MAX_PARALLELISM);
-        }
-        ColumnPlacement placement =
-                ColumnPlacement.balanced(CriteoLayout.vocabularyCosts(), env.getMaxParallelism());
         DataStream<LogRecord> records =
                 env.fromSource(
                                 source,
@@ -115,21 +105,13 @@ public final class StreamJob {
                                         chunking.lingerMillis()))
                         .uid("chunk");
 
-        SingleOutputStreamOperator<KeyChunk> keys =
-                raw.process(new DecodeFunction(options), BlockTypes.KEY_CHUNK)
-                        .name("decode")
-                        .uid("decode");
-        DataStream<DenseChunk> dense = keys.getSideOutput(DecodeFunction.DENSE);
-
-        DataStream<IndexChunk> indices =
-                keys.keyBy(new PreprocessJob.ByColumn(placement), Types.INT)
-                        .process(VocabularyFunction.asArrived(), BlockTypes.INDEX_CHUNK)
-                        .name("vocabulary")
-                        .uid("vocabulary");
+        PreprocessJob.Columns columns =
+                PreprocessJob.columns(env, raw, options, VocabularyFunction.asArrived());
 
         TypeInformation<Tuple2<Integer, Long>> blockKey = Types.TUPLE(Types.INT, Types.LONG);
         DataStream<AssembledBlock> assembled =
-                dense.connect(indices)
+                columns.dense()
+                        .connect(columns.indices())
                         .keyBy(new DenseByBlock(), new IndexByBlock(), blockKey)
                         .process(
                                 new ConcatenateFunction<Tuple2<Integer, Long>>(),

@@ -3,7 +3,6 @@ package dev.piper.job.cli;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
-import dev.piper.operators.decode.DecodeOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -30,7 +29,7 @@ final class PreprocessCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Mixin SpecOption pipelineSpec;
+    @Mixin PipelineOptions pipeline;
 
     @Option(
             names = "--input",
@@ -59,14 +58,6 @@ final class PreprocessCommand implements Callable<Integer> {
     int parallelism;
 
     @Option(
-            names = "--max-ind-range",
-            paramLabel = "M",
-            defaultValue = "-1",
-            description =
-                    "Categorical key = id mod M when M > 0; -1 keeps the id (default: ${DEFAULT-VALUE}).")
-    long maxIndRange;
-
-    @Option(
             names = "--block-bytes",
             paramLabel = "B",
             defaultValue = "1048576",
@@ -82,20 +73,6 @@ final class PreprocessCommand implements Callable<Integer> {
             description =
                     "Where vocabularies live: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     StateBackend stateBackend;
-
-    @Option(
-            names = "--pad-missing-fields",
-            description =
-                    "Treat absent trailing fields as missing values instead of rejecting the line.")
-    boolean padMissingFields;
-
-    @Option(
-            names = "--max-line-bytes",
-            paramLabel = "B",
-            defaultValue = "" + DecodeOptions.DEFAULT_MAX_LINE_BYTES,
-            description =
-                    "Longest accepted line in bytes; longer ones are dead letters (default: ${DEFAULT-VALUE}).")
-    int maxLineBytes;
 
     @Option(
             names = "--flink-conf",
@@ -122,18 +99,9 @@ final class PreprocessCommand implements Callable<Integer> {
                             + ", not "
                             + blockBytes);
         }
-        if (maxLineBytes < 1) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--max-line-bytes: must be at least 1, not " + maxLineBytes);
-        }
         Configuration conf = Configuration.fromMap(flinkConf);
         conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
-        if (!pipelineSpec.apply(spec.commandLine(), conf)) {
-            conf.set(PiperOptions.MAX_IND_RANGE, maxIndRange);
-            conf.set(PiperOptions.PAD_MISSING_FIELDS, padMissingFields);
-            conf.set(PiperOptions.MAX_LINE_BYTES, maxLineBytes);
-        }
+        pipeline.apply(spec.commandLine(), conf);
         try {
             Preprocess.prepareOutput(output, overwrite);
         } catch (IllegalArgumentException e) {

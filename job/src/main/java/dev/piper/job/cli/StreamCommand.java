@@ -1,11 +1,9 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.job.PiperOptions;
 import dev.piper.job.StreamOptions;
 import dev.piper.job.Streaming;
 import dev.piper.job.kafka.KafkaConnectors.StartFrom;
-import dev.piper.operators.decode.DecodeOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,7 +36,7 @@ final class StreamCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Mixin SpecOption pipelineSpec;
+    @Mixin PipelineOptions pipeline;
 
     @Mixin KafkaClientOptions kafka;
 
@@ -110,28 +108,6 @@ final class StreamCommand implements Callable<Integer> {
                             + " record has arrived for this many seconds and all input is"
                             + " consumed. Default: run until killed.")
     Integer untilIdle;
-
-    @Option(
-            names = "--max-ind-range",
-            paramLabel = "M",
-            defaultValue = "-1",
-            description =
-                    "Categorical key = id mod M when M > 0; -1 keeps the id (default: ${DEFAULT-VALUE}).")
-    long maxIndRange;
-
-    @Option(
-            names = "--pad-missing-fields",
-            description =
-                    "Treat absent trailing fields as missing values instead of rejecting the line.")
-    boolean padMissingFields;
-
-    @Option(
-            names = "--max-line-bytes",
-            paramLabel = "B",
-            defaultValue = "" + DecodeOptions.DEFAULT_MAX_LINE_BYTES,
-            description =
-                    "Longest accepted line in bytes; longer ones are dead letters (default: ${DEFAULT-VALUE}).")
-    int maxLineBytes;
 
     @Option(
             names = "--block-lines",
@@ -215,11 +191,6 @@ final class StreamCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--block-lines: must be at least 1, not " + blockLines);
         }
-        if (maxLineBytes < 1) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--max-line-bytes: must be at least 1, not " + maxLineBytes);
-        }
         if (untilIdle != null && untilIdle < 1) {
             throw new ParameterException(
                     spec.commandLine(),
@@ -245,11 +216,7 @@ final class StreamCommand implements Callable<Integer> {
 
         Configuration conf = Streaming.configuration(parallelism, stateBackend, dir, interval);
         conf.addAll(Configuration.fromMap(flinkConf));
-        if (!pipelineSpec.apply(spec.commandLine(), conf)) {
-            conf.set(PiperOptions.MAX_IND_RANGE, maxIndRange);
-            conf.set(PiperOptions.PAD_MISSING_FIELDS, padMissingFields);
-            conf.set(PiperOptions.MAX_LINE_BYTES, maxLineBytes);
-        }
+        pipeline.apply(spec.commandLine(), conf);
         conf.set(StreamOptions.BLOCK_LINES, blockLines);
         conf.set(StreamOptions.LINGER, lingerTime);
         conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers);

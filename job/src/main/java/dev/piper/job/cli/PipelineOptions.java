@@ -1,0 +1,95 @@
+package dev.piper.job.cli;
+
+import dev.piper.job.PiperOptions;
+import dev.piper.job.spec.SpecException;
+import dev.piper.job.spec.SpecParser;
+import dev.piper.operators.decode.DecodeOptions;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * The options that choose the pipeline of {@code preprocess} and {@code stream}: a spec file, or
+ * the built-in DLRM spec with its three settings.
+ */
+final class PipelineOptions {
+
+    /** The options a spec defines, which therefore must not be given next to it. */
+    static final List<String> DEFINED_BY_SPEC =
+            List.of("--max-ind-range", "--pad-missing-fields", "--max-line-bytes");
+
+    @Option(
+            names = "--max-ind-range",
+            paramLabel = "M",
+            defaultValue = "-1",
+            description =
+                    "Categorical key = id mod M when M > 0; -1 keeps the id (default: ${DEFAULT-VALUE}).")
+    long maxIndRange;
+
+    @Option(
+            names = "--pad-missing-fields",
+            description =
+                    "Treat absent trailing fields as missing values instead of rejecting the line.")
+    boolean padMissingFields;
+
+    @Option(
+            names = "--max-line-bytes",
+            paramLabel = "B",
+            defaultValue = "" + DecodeOptions.DEFAULT_MAX_LINE_BYTES,
+            description =
+                    "Longest accepted line in bytes; longer ones are dead letters (default: ${DEFAULT-VALUE}).")
+    int maxLineBytes;
+
+    @Option(
+            names = "--spec",
+            paramLabel = "FILE",
+            description =
+                    "A pipeline spec (docs/SPECS.md) defining each column's operators; default:"
+                            + " the built-in DLRM Criteo spec with --max-ind-range,"
+                            + " --pad-missing-fields and --max-line-bytes.")
+    Path file;
+
+    /**
+     * Puts the pipeline into {@code conf}: the validated spec, or the built-in spec's settings.
+     *
+     * @throws ParameterException naming every problem of the spec, an option it conflicts with, or
+     *     a bad value
+     */
+    void apply(CommandLine cmd, Configuration conf) {
+        if (file == null) {
+            if (maxLineBytes < 1) {
+                throw new ParameterException(
+                        cmd, "--max-line-bytes: must be at least 1, not " + maxLineBytes);
+            }
+            conf.set(PiperOptions.MAX_IND_RANGE, maxIndRange);
+            conf.set(PiperOptions.PAD_MISSING_FIELDS, padMissingFields);
+            conf.set(PiperOptions.MAX_LINE_BYTES, maxLineBytes);
+            return;
+        }
+        for (String option : DEFINED_BY_SPEC) {
+            if (cmd.getParseResult().hasMatchedOption(option)) {
+                throw new ParameterException(
+                        cmd, option + " cannot be combined with --spec, which defines it");
+            }
+        }
+        byte[] text;
+        try {
+            text = Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new ParameterException(
+                    cmd, "--spec: cannot read " + file + ": " + e.getMessage());
+        }
+        try {
+            SpecParser.parse(text, file.toString());
+        } catch (SpecException e) {
+            throw new ParameterException(cmd, "--spec: " + e.getMessage());
+        }
+        conf.set(PiperOptions.SPEC, new String(text, StandardCharsets.UTF_8));
+    }
+}
