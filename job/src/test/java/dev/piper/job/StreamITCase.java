@@ -358,7 +358,7 @@ class StreamITCase {
      */
     @Test
     void failuresBeforeAndAfterCheckpointsLoseAndDuplicateNothing() throws Exception {
-        for (long seed : new long[] {7, 8}) {
+        for (long seed : new long[] {7, 8, 9}) {
             String name = "fail" + seed;
             Configuration conf = streamConf(name, Duration.ofSeconds(1));
             kafka.createTopic(name + "-in", 1);
