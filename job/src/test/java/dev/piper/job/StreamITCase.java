@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
@@ -37,9 +38,14 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,6 +53,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The Kafka stream job end to end, against a real broker in the test JVM and a shared MiniCluster
  * (2 task managers x 2 slots), at parallelism 2.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES) // a stream that never goes idle fails, not hangs
 class StreamITCase {
 
     @RegisterExtension
@@ -335,6 +342,148 @@ class StreamITCase {
                         .isEqualTo(Files.readString(batch.resolve(OutputLayout.vocabFile(c))));
             }
         }
+    }
+
+    /**
+     * Input written by a transactional producer: an aborted transaction between two committed ones,
+     * and a commit marker as the partition's last offset. The stream reads committed input only,
+     * and --until-idle still ends the run although the source's committed offset stays one short of
+     * the end (FLINK-33484).
+     */
+    @Test
+    void transactionalInputSkipsAbortedRecordsAndStillEndsWhenIdle() throws Exception {
+        List<byte[]> lines = new ArrayList<>();
+        byte[] all = Files.readAllBytes(generated);
+        for (int start = 0, i = 0; i < 2500; i++) {
+            int nl = start;
+            while (all[nl] != '\n') {
+                nl++;
+            }
+            lines.add(Arrays.copyOfRange(all, start, nl));
+            start = nl + 1;
+        }
+        kafka.createTopic("txn-in", 1);
+        Map<String, Object> producerConf =
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        kafka.bootstrapServers(),
+                        ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                        "stream-itcase-input",
+                        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                        ByteArraySerializer.class,
+                        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                        ByteArraySerializer.class);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConf)) {
+            producer.initTransactions();
+            int[][] batches = {{0, 1000}, {1000, 1500}, {1500, 2500}};
+            for (int b = 0; b < batches.length; b++) {
+                producer.beginTransaction();
+                for (int i = batches[b][0]; i < batches[b][1]; i++) {
+                    producer.send(new ProducerRecord<>("txn-in", lines.get(i)));
+                }
+                if (b == 1) {
+                    producer.abortTransaction();
+                } else {
+                    producer.commitTransaction();
+                }
+            }
+        }
+        Path committed = tmp.resolve("committed.tsv");
+        try (OutputStream out = Files.newOutputStream(committed)) {
+            for (int i = 0; i < 2500; i++) {
+                if (i < 1000 || i >= 1500) {
+                    out.write(lines.get(i));
+                    out.write('\n');
+                }
+            }
+        }
+        Path expected = tmp.resolve("expected");
+        Preprocess.prepareOutput(expected, false);
+        Preprocess.Summary summary =
+                Preprocess.run(
+                        committed, expected, 2, StateBackend.hashmap, new Configuration(), QUIET);
+
+        Configuration conf = streamConf("txn", Duration.ofSeconds(1));
+        Streaming.prepareTopics(conf, QUIET);
+        Streaming.Result run =
+                Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+        assertThat(run.savepoint()).as("stopped by --until-idle").isPresent();
+
+        Path out = tmp.resolve("txn-out");
+        new OutputConsumer(kafka.bootstrapServers(), Map.of(), "txn-rows", "txn-vocab", null)
+                .consume(out, summary.rowsWritten(), Duration.ofSeconds(20), QUIET);
+        assertThat(Files.readAllBytes(out.resolve(OutputLayout.ROWS)))
+                .isEqualTo(Files.readAllBytes(expected.resolve(OutputLayout.ROWS)));
+    }
+
+    /**
+     * What consume reads is checked: a rows record whose length disagrees with its header, a gap in
+     * a column's vocabulary, a topic that does not exist.
+     */
+    @Test
+    void consumeRefusesInconsistentOutput() throws Exception {
+        kafka.createTopic("forged-rows", 1);
+        kafka.createTopic("forged-vocab", 1);
+        Map<String, Object> producerConf =
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
+                        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConf)) {
+            ProducerRecord<byte[], byte[]> rows =
+                    new ProducerRecord<>("forged-rows", new byte[4], new byte[100]);
+            rows.headers().add(StreamFormat.ROWS, "2".getBytes(StandardCharsets.US_ASCII));
+            producer.send(rows).get();
+            for (int first : new int[] {0, 5}) {
+                ProducerRecord<byte[], byte[]> v =
+                        new ProducerRecord<>(
+                                "forged-vocab",
+                                "C1".getBytes(StandardCharsets.US_ASCII),
+                                (first + "\t7\n").getBytes(StandardCharsets.US_ASCII));
+                v.headers().add(StreamFormat.COLUMN, "C1".getBytes(StandardCharsets.US_ASCII));
+                v.headers()
+                        .add(
+                                StreamFormat.FIRST_INDEX,
+                                Integer.toString(first).getBytes(StandardCharsets.US_ASCII));
+                v.headers().add(StreamFormat.COUNT, "1".getBytes(StandardCharsets.US_ASCII));
+                producer.send(v).get();
+            }
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () ->
+                                new OutputConsumer(
+                                                kafka.bootstrapServers(),
+                                                Map.of(),
+                                                "forged-rows",
+                                                null,
+                                                null)
+                                        .consume(
+                                                tmp.resolve("f1"), 0, Duration.ofSeconds(2), QUIET))
+                .hasMessageContaining("forged-rows/0@0: 2 rows but 100 bytes");
+        kafka.createTopic("forged-empty-rows", 1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () ->
+                                new OutputConsumer(
+                                                kafka.bootstrapServers(),
+                                                Map.of(),
+                                                "forged-empty-rows",
+                                                "forged-vocab",
+                                                null)
+                                        .consume(
+                                                tmp.resolve("f2"), 0, Duration.ofSeconds(2), QUIET))
+                .hasMessageContaining(
+                        "C1: vocabulary entries from index 1 never arrived (next present: 5)");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () ->
+                                new OutputConsumer(
+                                                kafka.bootstrapServers(),
+                                                Map.of(),
+                                                "no-such-topic",
+                                                null,
+                                                null)
+                                        .consume(
+                                                tmp.resolve("f3"), 0, Duration.ofSeconds(2), QUIET))
+                .hasMessageContaining("topic no-such-topic does not exist");
     }
 
     private static int nthNewline(byte[] text, int n) {

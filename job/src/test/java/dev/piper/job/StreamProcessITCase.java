@@ -24,6 +24,7 @@ import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * still arriving, then started again with the same checkpoint directory, it resumes and its
  * committed output is exactly the batch output.
  */
+@Timeout(value = 5, unit = TimeUnit.MINUTES) // a stream that never goes idle fails, not hangs
 class StreamProcessITCase {
 
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
