@@ -124,11 +124,13 @@ class StreamProcessITCase {
         Process first = piper(tmp.resolve("first.log"), args);
         long deadline = System.nanoTime() + DEADLINE.toNanos();
         while (Streaming.latestSnapshot(checkpoints).isEmpty()) {
-            assertThat(first.isAlive()).as("first run alive; see first.log").isTrue();
             assertThat(System.nanoTime())
                     .as("a checkpoint within the deadline")
                     .isLessThan(deadline);
-            Thread.sleep(50); // polling a directory, not waiting for time to pass
+            // Waits for the process to end, at most 50 ms between looks at the directory.
+            assertThat(first.waitFor(50, TimeUnit.MILLISECONDS))
+                    .as("first run ended early; see first.log")
+                    .isFalse();
         }
         assertThat(producing).as("killed while input still arrives").isNotDone();
         Path rivalLog = tmp.resolve("rival.log");

@@ -1,6 +1,5 @@
 package dev.piper.job.cli;
 
-import dev.piper.job.Preprocess;
 import dev.piper.job.kafka.DeliveryStats;
 import dev.piper.job.kafka.OutputConsumer;
 import java.nio.file.Path;
@@ -29,6 +28,8 @@ final class ConsumeCommand implements Callable<Integer> {
 
     @Mixin KafkaClientOptions kafka;
 
+    @Mixin OutputDirOptions out;
+
     @Option(names = "--topic", required = true, paramLabel = "O", description = "Rows topic.")
     String topic;
 
@@ -37,16 +38,6 @@ final class ConsumeCommand implements Callable<Integer> {
 
     @Option(names = "--dead-letter-topic", paramLabel = "D", description = "Dead-letter topic.")
     String deadLetterTopic;
-
-    @Option(
-            names = "--output",
-            required = true,
-            paramLabel = "DIR",
-            description = "Output directory; must be empty or absent unless --overwrite.")
-    Path output;
-
-    @Option(names = "--overwrite", description = "Replace the files of a previous run in --output.")
-    boolean overwrite;
 
     @Option(
             names = "--rows",
@@ -81,11 +72,7 @@ final class ConsumeCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--timeout: must be at least 1 second, not " + timeout);
         }
-        try {
-            Preprocess.prepareOutput(output, overwrite);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--output: " + e.getMessage());
-        }
+        Path output = out.prepare(spec.commandLine());
         DeliveryStats delivery = stats ? new DeliveryStats() : null;
         OutputConsumer.Result r =
                 new OutputConsumer(

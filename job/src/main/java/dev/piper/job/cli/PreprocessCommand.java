@@ -1,12 +1,9 @@
 package dev.piper.job.cli;
 
-import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
@@ -31,6 +28,10 @@ final class PreprocessCommand implements Callable<Integer> {
 
     @Mixin PipelineOptions pipeline;
 
+    @Mixin OutputDirOptions out;
+
+    @Mixin ClusterOptions cluster;
+
     @Option(
             names = "--input",
             required = true,
@@ -38,16 +39,6 @@ final class PreprocessCommand implements Callable<Integer> {
             description =
                     "Criteo text file: label, I1..I13, C1..C26, tab-separated; a .gz file is decompressed on the fly.")
     Path input;
-
-    @Option(
-            names = "--output",
-            required = true,
-            paramLabel = "DIR",
-            description = "Output directory; must be empty or absent unless --overwrite.")
-    Path output;
-
-    @Option(names = "--overwrite", description = "Replace the files of a previous run in --output.")
-    boolean overwrite;
 
     @Option(
             names = "--parallelism",
@@ -65,21 +56,6 @@ final class PreprocessCommand implements Callable<Integer> {
                     "Input bytes per block (about 4,000 Criteo lines at the default); does not"
                             + " change the output (default: ${DEFAULT-VALUE}).")
     int blockBytes;
-
-    @Option(
-            names = "--state-backend",
-            paramLabel = "B",
-            defaultValue = "hashmap",
-            description =
-                    "Where vocabularies live: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
-    StateBackend stateBackend;
-
-    @Option(
-            names = "--flink-conf",
-            paramLabel = "KEY=VALUE",
-            description =
-                    "A Flink configuration option for the embedded cluster and the job, e.g. taskmanager.memory.network.max=256mb (repeatable).")
-    Map<String, String> flinkConf = new LinkedHashMap<>();
 
     @Override
     public Integer call() throws Exception {
@@ -99,16 +75,12 @@ final class PreprocessCommand implements Callable<Integer> {
                             + ", not "
                             + blockBytes);
         }
-        Configuration conf = Configuration.fromMap(flinkConf);
+        Configuration conf = Configuration.fromMap(cluster.flinkConf);
         conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
         pipeline.apply(spec.commandLine(), conf);
-        try {
-            Preprocess.prepareOutput(output, overwrite);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--output: " + e.getMessage());
-        }
+        Path output = out.prepare(spec.commandLine());
         Preprocess.Summary s =
-                Preprocess.run(input, output, parallelism, stateBackend, conf, System.err);
+                Preprocess.run(input, output, parallelism, cluster.stateBackend, conf, System.err);
         spec.commandLine()
                 .getOut()
                 .printf(

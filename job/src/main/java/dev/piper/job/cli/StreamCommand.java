@@ -1,14 +1,11 @@
 package dev.piper.job.cli;
 
-import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.StreamOptions;
 import dev.piper.job.Streaming;
 import dev.piper.job.kafka.KafkaConnectors.StartFrom;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
@@ -37,6 +34,8 @@ final class StreamCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Mixin PipelineOptions pipeline;
+
+    @Mixin ClusterOptions cluster;
 
     @Mixin KafkaClientOptions kafka;
 
@@ -151,20 +150,6 @@ final class StreamCommand implements Callable<Integer> {
                             + " (default: ${DEFAULT-VALUE}).")
     StartFrom startFrom;
 
-    @Option(
-            names = "--state-backend",
-            paramLabel = "B",
-            defaultValue = "hashmap",
-            description =
-                    "Where vocabularies live: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
-    StateBackend stateBackend;
-
-    @Option(
-            names = "--flink-conf",
-            paramLabel = "KEY=VALUE",
-            description = "A Flink configuration option for the embedded cluster (repeatable).")
-    Map<String, String> flinkConf = new LinkedHashMap<>();
-
     private Duration duration(String option, String value) {
         try {
             Duration d = TimeUtils.parseDuration(value);
@@ -214,8 +199,9 @@ final class StreamCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--checkpoint-dir: " + e.getMessage());
         }
 
-        Configuration conf = Streaming.configuration(parallelism, stateBackend, dir, interval);
-        conf.addAll(Configuration.fromMap(flinkConf));
+        Configuration conf =
+                Streaming.configuration(parallelism, cluster.stateBackend, dir, interval);
+        conf.addAll(Configuration.fromMap(cluster.flinkConf));
         pipeline.apply(spec.commandLine(), conf);
         conf.set(StreamOptions.BLOCK_LINES, blockLines);
         conf.set(StreamOptions.LINGER, lingerTime);
