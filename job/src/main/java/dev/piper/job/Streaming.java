@@ -158,7 +158,7 @@ public final class Streaming {
                     if (keep.startsWith(entry) || !newestMetadataBefore(entry, kept)) {
                         continue;
                     }
-                    deleteRecursively(entry);
+                    Preprocess.deleteRecursively(entry);
                     removed.add(entry);
                 }
             }
@@ -176,14 +176,6 @@ public final class Streaming {
             }
         }
         return true;
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 
     /**

@@ -58,35 +58,20 @@ public record KafkaOut(
         @Override
         public void serialize(KafkaOut r, DataOutputView out) throws IOException {
             out.writeInt(r.target());
-            writeBytes(r.key(), out);
-            writeBytes(r.value(), out);
+            writeByteArray(out, r.key());
+            writeByteArray(out, r.value());
             out.writeInt(r.headerNames().length);
             for (int i = 0; i < r.headerNames().length; i++) {
                 out.writeUTF(r.headerNames()[i]);
-                writeBytes(r.headerValues()[i], out);
+                writeByteArray(out, r.headerValues()[i]);
             }
-        }
-
-        private static void writeBytes(byte[] b, DataOutputView out) throws IOException {
-            out.writeInt(b.length);
-            out.write(b);
-        }
-
-        private static byte[] readBytes(DataInputView in) throws IOException {
-            int n = in.readInt();
-            if (n < 0) {
-                throw new IOException("corrupt Kafka output record: negative length " + n);
-            }
-            byte[] b = new byte[n];
-            in.readFully(b);
-            return b;
         }
 
         @Override
         public KafkaOut deserialize(DataInputView in) throws IOException {
             int target = in.readInt();
-            byte[] key = readBytes(in);
-            byte[] value = readBytes(in);
+            byte[] key = readByteArray(in);
+            byte[] value = readByteArray(in);
             int n = in.readInt();
             if (n < 0) {
                 throw new IOException("corrupt Kafka output record: negative header count " + n);
@@ -95,7 +80,7 @@ public record KafkaOut(
             byte[][] values = new byte[n][];
             for (int i = 0; i < n; i++) {
                 names[i] = in.readUTF();
-                values[i] = readBytes(in);
+                values[i] = readByteArray(in);
             }
             return new KafkaOut(target, key, value, names, values);
         }

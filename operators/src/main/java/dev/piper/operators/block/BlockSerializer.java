@@ -53,6 +53,16 @@ public abstract class BlockSerializer<T> extends TypeSerializer<T> {
         return getClass().hashCode();
     }
 
+    /** Writes a byte array as int32 length and bytes. */
+    protected static void writeByteArray(DataOutputView out, byte[] a) throws IOException {
+        ArrayIO.writeBytes(out, a, a.length);
+    }
+
+    /** Reads a byte array written by {@link #writeByteArray}, refusing a negative length. */
+    protected static byte[] readByteArray(DataInputView in) throws IOException {
+        return ArrayIO.readBytes(in);
+    }
+
     static void writeDeadLetters(DeadLetter[] letters, DataOutputView out) throws IOException {
         out.writeInt(letters.length);
         for (DeadLetter d : letters) {
