@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -507,16 +508,25 @@ class StreamITCase {
      */
     @Test
     void failuresBeforeAndAfterCheckpointsLoseAndDuplicateNothing() throws Exception {
+        // The second half of the input is produced only once a checkpoint has completed, so
+        // blocks always flow after one (where the second failure waits), however fast the
+        // first half went through.
+        byte[] all = Files.readAllBytes(generated);
+        int half = nthNewline(all, LINES / 2) + 1;
+        Path first = tmp.resolve("fail-first.tsv");
+        Path second = tmp.resolve("fail-second.tsv");
+        Files.write(first, Arrays.copyOfRange(all, 0, half));
+        Files.write(second, Arrays.copyOfRange(all, half, all.length));
         for (long seed : new long[] {7, 8, 9}) {
             String name = "fail" + seed;
-            Configuration conf = streamConf(name, Duration.ofSeconds(1));
+            Configuration conf = streamConf(name, Duration.ofSeconds(2));
             kafka.createTopic(name + "-in", 1);
             LineProducer.produce(
-                    generated, kafka.bootstrapServers(), name + "-in", null, Map.of(), QUIET);
+                    first, kafka.bootstrapServers(), name + "-in", null, Map.of(), QUIET);
             Streaming.prepareTopics(conf, QUIET);
             FailureInjector.arm(seed);
 
-            Streaming.run(
+            StreamJob job =
                     Streaming.job(conf)
                             .beforeOutput(
                                     s ->
@@ -524,10 +534,32 @@ class StreamITCase {
                                                     .returns(
                                                             dev.piper.operators.block.BlockTypes
                                                                     .ASSEMBLED_BLOCK)
-                                                    .name("inject-failures")),
-                    conf,
-                    Duration.ofSeconds(2),
-                    QUIET);
+                                                    .name("inject-failures"));
+            CompletableFuture<Streaming.Result> run =
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    // Idle long enough to outlast the wait for the checkpoint.
+                                    return Streaming.run(job, conf, Duration.ofSeconds(10), QUIET);
+                                } catch (Exception e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            });
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (!FailureInjector.checkpointed) {
+                assertThat(System.nanoTime())
+                        .as("a checkpoint within 2 minutes")
+                        .isLessThan(deadline);
+                try {
+                    run.get(50, TimeUnit.MILLISECONDS);
+                    org.assertj.core.api.Assertions.fail("the run ended before any checkpoint");
+                } catch (java.util.concurrent.TimeoutException stillRunning) {
+                    // waiting for the checkpoint
+                }
+            }
+            LineProducer.produce(
+                    second, kafka.bootstrapServers(), name + "-in", null, Map.of(), QUIET);
+            run.get(4, TimeUnit.MINUTES);
 
             assertThat(FailureInjector.failures()).as("seed %d", seed).isEqualTo(2);
             Path out = consume(conf, batchSummary.rowsWritten());
