@@ -13,6 +13,8 @@ package dev.piper.operators.block;
  * @param firstNewIndex per categorical column, the vocabulary size before this block
  * @param newKeys per categorical column, the keys this block added, in index order
  * @param origin the log records the block's lines came from, or {@link Origin#NONE}
+ * @param version the version of the pipeline spec the whole block was decoded with
+ * @param epochs per categorical column, the vocabulary epoch its indices belong to
  */
 public record AssembledBlock(
         int lane,
@@ -23,7 +25,9 @@ public record AssembledBlock(
         DeadLetter[] deadLetters,
         int[] firstNewIndex,
         long[][] newKeys,
-        Origin origin) {
+        Origin origin,
+        int version,
+        int[] epochs) {
 
     /** A block of lane 0 (file input). */
     public AssembledBlock(
@@ -34,6 +38,17 @@ public record AssembledBlock(
             DeadLetter[] deadLetters,
             int[] firstNewIndex,
             long[][] newKeys) {
-        this(0, seq, lines, rows, rowBytes, deadLetters, firstNewIndex, newKeys, Origin.NONE);
+        this(
+                0,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                Origin.NONE,
+                1,
+                new int[newKeys.length]);
     }
 }

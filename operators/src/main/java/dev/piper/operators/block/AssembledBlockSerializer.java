@@ -6,11 +6,13 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link AssembledBlock}. Format 3: {@code lane} (int32), {@code seq} (int64), {@code
+ * Serializer of {@link AssembledBlock}. Format 4: {@code lane} (int32), {@code seq} (int64), {@code
  * lines, rows} (int32), the row bytes (int32 length, bytes), the dead letters as in {@link
  * DenseChunkSerializer}, the number of categorical columns (int32) and per column {@code
  * firstNewIndex} (int32) and the new keys (int32 count, little-endian int64 values), then the
- * origin (see {@link BlockSerializer#writeOrigin}). Format 2 had no lane and no origin.
+ * origin (see {@link BlockSerializer#writeOrigin}), the spec {@code version} (int32) and the
+ * per-column epochs (int32 count, little-endian int32 values). Format 3 had neither version nor
+ * epochs, format 2 no lane and no origin.
  */
 public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlock> {
 
@@ -19,7 +21,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
     public static final AssembledBlockSerializer INSTANCE = new AssembledBlockSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 3;
+    static final int FORMAT = 4;
 
     @Override
     public AssembledBlock createInstance() {
@@ -47,6 +49,8 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             ArrayIO.writeLongs(out, r.newKeys()[c], r.newKeys()[c].length);
         }
         writeOrigin(r.origin(), out);
+        out.writeInt(r.version());
+        ArrayIO.writeInts(out, r.epochs(), r.epochs().length);
     }
 
     @Override
@@ -68,8 +72,11 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             newKeys[c] = ArrayIO.readLongs(in);
         }
         Origin origin = readOrigin(in);
+        int version = in.readInt();
+        int[] epochs = ArrayIO.readInts(in);
         return new AssembledBlock(
-                lane, seq, lines, rows, rowBytes, letters, firstNew, newKeys, origin);
+                lane, seq, lines, rows, rowBytes, letters, firstNew, newKeys, origin, version,
+                epochs);
     }
 
     @Override

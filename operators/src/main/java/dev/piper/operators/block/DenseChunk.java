@@ -12,6 +12,7 @@ package dev.piper.operators.block;
  * @param labelDense row-major label then dense values, {@code rows * (1 + dense columns)} ints
  * @param deadLetters the rejected lines, in line order
  * @param origin the log records the block's lines came from, or {@link Origin#NONE}
+ * @param version the version of the pipeline spec the whole block was decoded with
  */
 public record DenseChunk(
         int lane,
@@ -20,10 +21,11 @@ public record DenseChunk(
         int rows,
         int[] labelDense,
         DeadLetter[] deadLetters,
-        Origin origin) {
+        Origin origin,
+        int version) {
 
-    /** A chunk of lane 0 (file input). */
+    /** A chunk of lane 0 (file input) decoded with spec version 1. */
     public DenseChunk(long seq, int lines, int rows, int[] labelDense, DeadLetter[] deadLetters) {
-        this(0, seq, lines, rows, labelDense, deadLetters, Origin.NONE);
+        this(0, seq, lines, rows, labelDense, deadLetters, Origin.NONE, 1);
     }
 }

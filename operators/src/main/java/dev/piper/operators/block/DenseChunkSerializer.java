@@ -6,11 +6,12 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link DenseChunk}. Format 3: {@code lane} (int32), {@code seq} (int64), {@code
+ * Serializer of {@link DenseChunk}. Format 4: {@code lane} (int32), {@code seq} (int64), {@code
  * lines, rows} (int32), the label/dense values as int32 count and little-endian int32 values, the
  * dead letters (int32 count; each: line in block as int32, offset as int64, reason and detail as
  * modified UTF-8, raw as int32 length and bytes, truncated flag), then the origin (see {@link
- * BlockSerializer#writeOrigin}). Format 2 had no lane and no origin.
+ * BlockSerializer#writeOrigin}), the spec {@code version} (int32). Format 3 had no version, format
+ * 2 no lane and no origin.
  */
 public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
@@ -19,7 +20,7 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
     public static final DenseChunkSerializer INSTANCE = new DenseChunkSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 3;
+    static final int FORMAT = 4;
 
     /** Values per row: the label and 13 dense columns. */
     private static final int ROW_WIDTH = 14;
@@ -43,6 +44,7 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         ArrayIO.writeInts(out, r.labelDense(), r.rows() * ROW_WIDTH);
         writeDeadLetters(r.deadLetters(), out);
         writeOrigin(r.origin(), out);
+        out.writeInt(r.version());
     }
 
     @Override
@@ -54,7 +56,8 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         int[] values = ArrayIO.readInts(in);
         DeadLetter[] letters = readDeadLetters(in);
         Origin origin = readOrigin(in);
-        return new DenseChunk(lane, seq, lines, rows, values, letters, origin);
+        int version = in.readInt();
+        return new DenseChunk(lane, seq, lines, rows, values, letters, origin, version);
     }
 
     @Override

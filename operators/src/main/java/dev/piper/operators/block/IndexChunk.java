@@ -12,6 +12,7 @@ package dev.piper.operators.block;
  * @param size number of rows
  * @param firstNewIndex the vocabulary size before this block
  * @param newKeys keys first seen in this block, in index order
+ * @param epoch the vocabulary epoch the indices belong to (see {@link KeyChunk#epoch()})
  */
 public record IndexChunk(
         int lane,
@@ -20,11 +21,24 @@ public record IndexChunk(
         int[] indices,
         int size,
         int firstNewIndex,
-        long[] newKeys) {
+        long[] newKeys,
+        int epoch) {
+
+    /** A chunk in the first vocabulary epoch. */
+    public IndexChunk(
+            int lane,
+            int column,
+            long seq,
+            int[] indices,
+            int size,
+            int firstNewIndex,
+            long[] newKeys) {
+        this(lane, column, seq, indices, size, firstNewIndex, newKeys, 0);
+    }
 
     /** A chunk of lane 0 (file input). */
     public IndexChunk(
             int column, long seq, int[] indices, int size, int firstNewIndex, long[] newKeys) {
-        this(0, column, seq, indices, size, firstNewIndex, newKeys);
+        this(0, column, seq, indices, size, firstNewIndex, newKeys, 0);
     }
 }

@@ -6,9 +6,10 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link IndexChunk}. Format 2: {@code lane, column} (int32), {@code seq} (int64),
+ * Serializer of {@link IndexChunk}. Format 3: {@code lane, column} (int32), {@code seq} (int64),
  * the indices (int32 count, little-endian int32 values), {@code firstNewIndex} (int32), the new
- * keys (int32 count, little-endian int64 values). Format 1 had no lane.
+ * keys (int32 count, little-endian int64 values), the {@code epoch} (int32). Format 2 had no epoch,
+ * format 1 no lane.
  */
 public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
 
@@ -17,7 +18,7 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
     public static final IndexChunkSerializer INSTANCE = new IndexChunkSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 2;
+    static final int FORMAT = 3;
 
     @Override
     public IndexChunk createInstance() {
@@ -37,6 +38,7 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
         ArrayIO.writeInts(out, r.indices(), r.size());
         out.writeInt(r.firstNewIndex());
         ArrayIO.writeLongs(out, r.newKeys(), r.newKeys().length);
+        out.writeInt(r.epoch());
     }
 
     @Override
@@ -47,7 +49,8 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
         int[] indices = ArrayIO.readInts(in);
         int firstNew = in.readInt();
         long[] newKeys = ArrayIO.readLongs(in);
-        return new IndexChunk(lane, column, seq, indices, indices.length, firstNew, newKeys);
+        int epoch = in.readInt();
+        return new IndexChunk(lane, column, seq, indices, indices.length, firstNew, newKeys, epoch);
     }
 
     @Override
@@ -58,6 +61,7 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
         ArrayIO.copyArray(in, out, Integer.BYTES);
         out.writeInt(in.readInt());
         ArrayIO.copyArray(in, out, Long.BYTES);
+        out.writeInt(in.readInt());
     }
 
     @Override

@@ -9,11 +9,18 @@ package dev.piper.operators.block;
  * @param seq the block's sequence number in its lane
  * @param keys the keys; only {@code [0, size)} is meaningful
  * @param size number of rows
+ * @param epoch the column's vocabulary epoch under the spec the block was decoded with: a spec
+ *     change that alters the column's id space starts a new epoch, a vocabulary of its own
  */
-public record KeyChunk(int lane, int column, long seq, long[] keys, int size) {
+public record KeyChunk(int lane, int column, long seq, long[] keys, int size, int epoch) {
+
+    /** A chunk in the first vocabulary epoch. */
+    public KeyChunk(int lane, int column, long seq, long[] keys, int size) {
+        this(lane, column, seq, keys, size, 0);
+    }
 
     /** A chunk of lane 0 (file input). */
     public KeyChunk(int column, long seq, long[] keys, int size) {
-        this(0, column, seq, keys, size);
+        this(0, column, seq, keys, size, 0);
     }
 }

@@ -6,8 +6,9 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link KeyChunk}. Format 2: {@code lane, column} (int32), {@code seq} (int64), then
- * the keys as int32 count and little-endian int64 values. Format 1 had no lane.
+ * Serializer of {@link KeyChunk}. Format 3: {@code lane, column} (int32), {@code seq} (int64), the
+ * keys as int32 count and little-endian int64 values, then the {@code epoch} (int32). Format 2 had
+ * no epoch, format 1 no lane.
  */
 public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
@@ -16,7 +17,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
     public static final KeyChunkSerializer INSTANCE = new KeyChunkSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 2;
+    static final int FORMAT = 3;
 
     @Override
     public KeyChunk createInstance() {
@@ -34,6 +35,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         out.writeInt(r.column());
         out.writeLong(r.seq());
         ArrayIO.writeLongs(out, r.keys(), r.size());
+        out.writeInt(r.epoch());
     }
 
     @Override
@@ -42,7 +44,8 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         int column = in.readInt();
         long seq = in.readLong();
         long[] keys = ArrayIO.readLongs(in);
-        return new KeyChunk(lane, column, seq, keys, keys.length);
+        int epoch = in.readInt();
+        return new KeyChunk(lane, column, seq, keys, keys.length, epoch);
     }
 
     @Override
@@ -51,6 +54,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         out.writeInt(in.readInt());
         out.writeLong(in.readLong());
         ArrayIO.copyArray(in, out, Long.BYTES);
+        out.writeInt(in.readInt());
     }
 
     @Override

@@ -91,6 +91,7 @@ public final class ConcatenateFunction<K>
         int[][] indices = new int[SPARSE][];
         int[] firstNew = new int[SPARSE];
         long[][] newKeys = new long[SPARSE][];
+        int[] epochs = new int[SPARSE];
         for (int c = 0; c < SPARSE; c++) {
             IndexChunk chunk = columns[c];
             if (chunk.size() != rows || chunk.seq() != d.seq() || chunk.lane() != d.lane()) {
@@ -113,6 +114,7 @@ public final class ConcatenateFunction<K>
             indices[c] = chunk.indices();
             firstNew[c] = chunk.firstNewIndex();
             newKeys[c] = chunk.newKeys();
+            epochs[c] = chunk.epoch();
         }
         int pos = 0;
         for (int r = 0; r < rows; r++) {
@@ -136,6 +138,8 @@ public final class ConcatenateFunction<K>
                 d.deadLetters(),
                 firstNew,
                 newKeys,
-                d.origin());
+                d.origin(),
+                d.version(),
+                epochs);
     }
 }

@@ -13,6 +13,10 @@ import java.util.OptionalLong;
  * <p>{@code log} writes {@code log(x + 1)} as float32, computed as DLRM's loader does on its
  * float32 tensors: {@code float32(x) + 1} in float32, its logarithm rounded to float32; the row
  * holds the float's IEEE bits in the column's int32 slot.
+ *
+ * <p>Each sparse column also has a vocabulary epoch, stamped on its key chunks: 0 for the spec a
+ * job starts with; a spec switch that changes the column's chain before the vocabulary gives it the
+ * next epoch, a vocabulary of its own with indices from 0.
  */
 public final class ColumnProgram implements Serializable {
 
@@ -23,6 +27,7 @@ public final class ColumnProgram implements Serializable {
     private final long[] modulus;
     private final boolean[] neg2zero;
     private final boolean[] log;
+    private final int[] epochs;
 
     /**
      * @param name the pipeline's name
@@ -33,6 +38,27 @@ public final class ColumnProgram implements Serializable {
      */
     public ColumnProgram(
             String name, int version, long[] modulus, boolean[] neg2zero, boolean[] log) {
+        this(name, version, modulus, neg2zero, log, new int[CriteoLayout.SPARSE]);
+    }
+
+    /**
+     * @param epochs per sparse column (26), the vocabulary epoch its keys go to, from 0
+     */
+    public ColumnProgram(
+            String name,
+            int version,
+            long[] modulus,
+            boolean[] neg2zero,
+            boolean[] log,
+            int[] epochs) {
+        if (epochs.length != CriteoLayout.SPARSE) {
+            throw new IllegalArgumentException("one epoch per sparse column expected");
+        }
+        for (int e : epochs) {
+            if (e < 0) {
+                throw new IllegalArgumentException("negative vocabulary epoch " + e);
+            }
+        }
         if (modulus.length != CriteoLayout.SPARSE
                 || neg2zero.length != CriteoLayout.LABEL_DENSE_WIDTH
                 || log.length != CriteoLayout.LABEL_DENSE_WIDTH) {
@@ -52,6 +78,7 @@ public final class ColumnProgram implements Serializable {
         this.modulus = modulus.clone();
         this.neg2zero = neg2zero.clone();
         this.log = log.clone();
+        this.epochs = epochs.clone();
     }
 
     /** DLRM's Criteo pipeline: neg2zero on every dense column, one modulus (if M > 0) for all. */
@@ -75,6 +102,11 @@ public final class ColumnProgram implements Serializable {
     /** The modulus of sparse column {@code c} (0 for C1), or 0 or less for none. */
     public long modulus(int c) {
         return modulus[c];
+    }
+
+    /** The vocabulary epoch of sparse column {@code c} (0 for C1). */
+    public int epoch(int c) {
+        return epochs[c];
     }
 
     /** Whether field {@code f} (0 the label, 1..13 dense) has neg2zero. */
@@ -145,7 +177,8 @@ public final class ColumnProgram implements Serializable {
                 && name.equals(p.name)
                 && Arrays.equals(modulus, p.modulus)
                 && Arrays.equals(neg2zero, p.neg2zero)
-                && Arrays.equals(log, p.log);
+                && Arrays.equals(log, p.log)
+                && Arrays.equals(epochs, p.epochs);
     }
 
     @Override

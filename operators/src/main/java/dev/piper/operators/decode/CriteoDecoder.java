@@ -52,6 +52,7 @@ public final class CriteoDecoder {
     private static final int HEX_OVERFLOW = 2;
 
     private final DecodeOptions options;
+    private final ColumnProgram program;
 
     /** The program's per-column operators, as plain arrays for the inner loops. */
     private final long[] modulus = new long[SPARSE];
@@ -69,7 +70,7 @@ public final class CriteoDecoder {
 
     public CriteoDecoder(DecodeOptions options) {
         this.options = options;
-        ColumnProgram program = options.program();
+        this.program = options.program();
         for (int c = 0; c < SPARSE; c++) {
             modulus[c] = program.modulus(c);
         }
@@ -169,10 +170,11 @@ public final class CriteoDecoder {
                         rows,
                         labelDense,
                         letters,
-                        chunk.origin());
+                        chunk.origin(),
+                        program.version());
         KeyChunk[] out = new KeyChunk[SPARSE];
         for (int c = 0; c < SPARSE; c++) {
-            out[c] = new KeyChunk(chunk.lane(), c, chunk.seq(), keys[c], rows);
+            out[c] = new KeyChunk(chunk.lane(), c, chunk.seq(), keys[c], rows, program.epoch(c));
         }
         return new Decoded(dense, out);
     }

@@ -5,11 +5,14 @@ import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.KeyChunkSerializer;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularySerializer;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -29,14 +32,22 @@ import org.apache.flink.util.Collector;
  * partition, again the input order), and a checkpoint fixes it together with the output that used
  * it.
  *
+ * <p>A column's vocabulary has epochs ({@link KeyChunk#epoch()}): a spec switch that changes the
+ * column's chain before the vocabulary starts a new one, with indices from 0, while blocks decoded
+ * under the old spec (from lanes that have not switched yet) still go to theirs. Epochs only grow:
+ * the newest is the current vocabulary, older ones are retired but kept, so a late block of an old
+ * epoch is applied to the vocabulary it was decoded for.
+ *
  * <p>State, all keyed by column:
  *
  * <ul>
- *   <li>{@link #VOCABULARY}: the column's {@link Vocabulary}, written by {@link
+ *   <li>{@link #VOCABULARY}: the column's {@link Vocabulary} in its newest epoch, written by {@link
  *       VocabularySerializer}. On the heap backend {@code value()} returns the live object (the
  *       copy-on-write state table copies it only while a snapshot holds the old version), so the
  *       per-block cost is the lookups. On RocksDB each block reads and writes the whole vocabulary;
  *       see {@code docs/DESIGN.md} for that trade-off.
+ *   <li>{@link #EPOCH}: the newest epoch (absent: 0).
+ *   <li>{@link #RETIRED}: the vocabularies of older epochs, by epoch.
  *   <li>{@link #NEXT_SEQ}: the sequence number of the next block to apply.
  *   <li>{@link #PENDING}: blocks that arrived ahead of their turn.
  * </ul>
@@ -47,6 +58,11 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
 
     public static final ValueStateDescriptor<Vocabulary> VOCABULARY =
             new ValueStateDescriptor<>("vocabulary", VocabularySerializer.INSTANCE);
+    public static final ValueStateDescriptor<Integer> EPOCH =
+            new ValueStateDescriptor<>("epoch", IntSerializer.INSTANCE);
+    public static final MapStateDescriptor<Integer, Vocabulary> RETIRED =
+            new MapStateDescriptor<>(
+                    "retired-epochs", IntSerializer.INSTANCE, VocabularySerializer.INSTANCE);
     public static final ValueStateDescriptor<Long> NEXT_SEQ =
             new ValueStateDescriptor<>("next-seq", LongSerializer.INSTANCE);
     public static final MapStateDescriptor<Long, KeyChunk> PENDING =
@@ -56,6 +72,8 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     private final boolean inSequence;
 
     private transient ValueState<Vocabulary> vocabulary;
+    private transient ValueState<Integer> epoch;
+    private transient MapState<Integer, Vocabulary> retired;
     private transient ValueState<Long> nextSeq;
     private transient MapState<Long, KeyChunk> pending;
 
@@ -76,6 +94,8 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     @Override
     public void open(OpenContext openContext) {
         vocabulary = getRuntimeContext().getState(VOCABULARY);
+        epoch = getRuntimeContext().getState(EPOCH);
+        retired = getRuntimeContext().getMapState(RETIRED);
         nextSeq = getRuntimeContext().getState(NEXT_SEQ);
         pending = getRuntimeContext().getMapState(PENDING);
     }
@@ -84,12 +104,9 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     public void processElement(KeyChunk chunk, Context ctx, Collector<IndexChunk> out)
             throws Exception {
         if (!inSequence) {
-            Vocabulary vocab = vocabulary.value();
-            if (vocab == null) {
-                vocab = new Vocabulary();
-            }
-            out.collect(apply(vocab, chunk));
-            vocabulary.update(vocab);
+            Epochs epochs = new Epochs();
+            out.collect(apply(epochs.of(chunk.epoch()), chunk));
+            epochs.store();
             return;
         }
         Long stored = nextSeq.value();
@@ -108,20 +125,94 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
             pending.put(chunk.seq(), chunk);
             return;
         }
-        Vocabulary vocab = vocabulary.value();
-        if (vocab == null) {
-            vocab = new Vocabulary();
-        }
-        out.collect(apply(vocab, chunk));
+        Epochs epochs = new Epochs();
+        out.collect(apply(epochs.of(chunk.epoch()), chunk));
         next++;
         KeyChunk waiting;
         while ((waiting = pending.get(next)) != null) {
             pending.remove(next);
-            out.collect(apply(vocab, waiting));
+            out.collect(apply(epochs.of(waiting.epoch()), waiting));
             next++;
         }
-        vocabulary.update(vocab);
+        epochs.store();
         nextSeq.update(next);
+    }
+
+    /**
+     * The vocabularies one call touches, read from state when first needed and written back once by
+     * {@link #store()} (on RocksDB every write serializes a whole vocabulary).
+     */
+    private final class Epochs {
+        private final int stored;
+        private int newest;
+        private Vocabulary current;
+        private Map<Integer, Vocabulary> older;
+
+        Epochs() throws Exception {
+            Integer e = epoch.value();
+            stored = e == null ? 0 : e;
+            newest = stored;
+        }
+
+        /** The vocabulary of epoch {@code e}, created empty if it has none yet. */
+        Vocabulary of(int e) throws Exception {
+            if (e > newest) {
+                // current is only ever unset while newest is the stored epoch
+                Vocabulary old = current != null ? current : vocabulary.value();
+                if (old != null) {
+                    retire(newest, old);
+                }
+                newest = e;
+                current = new Vocabulary();
+                return current;
+            }
+            if (e == newest) {
+                return current();
+            }
+            if (older == null) {
+                older = new HashMap<>(4);
+            }
+            Vocabulary v = older.get(e);
+            if (v == null) {
+                v = retired.get(e);
+                if (v == null) {
+                    v = new Vocabulary();
+                }
+                older.put(e, v);
+            }
+            return v;
+        }
+
+        private Vocabulary current() throws Exception {
+            if (current == null) {
+                current = newest == stored ? vocabulary.value() : null;
+                if (current == null) {
+                    current = new Vocabulary();
+                }
+            }
+            return current;
+        }
+
+        private void retire(int e, Vocabulary v) {
+            if (older == null) {
+                older = new HashMap<>(4);
+            }
+            older.put(e, v);
+        }
+
+        void store() throws Exception {
+            if (current != null) {
+                vocabulary.update(current);
+            }
+            if (newest != stored) {
+                epoch.update(newest);
+            }
+            if (older != null) {
+                for (Map.Entry<Integer, Vocabulary> v : older.entrySet()) {
+                    retired.put(v.getKey(), v.getValue());
+                }
+            }
+        }
     }
 
     /**
@@ -134,6 +225,13 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         vocab.apply(chunk.keys(), chunk.size(), indices);
         long[] added = vocab.keysBetween(before, vocab.size());
         return new IndexChunk(
-                chunk.lane(), chunk.column(), chunk.seq(), indices, chunk.size(), before, added);
+                chunk.lane(),
+                chunk.column(),
+                chunk.seq(),
+                indices,
+                chunk.size(),
+                before,
+                added,
+                chunk.epoch());
     }
 }

@@ -136,15 +136,15 @@ class BlockSerializersTest {
                 .usingRecursiveComparison()
                 .isEqualTo(raw);
         DenseChunk dense =
-                new DenseChunk(7, 900, 4, 3, ints(42), new DeadLetter[] {LETTER}, ORIGIN);
+                new DenseChunk(7, 900, 4, 3, ints(42), new DeadLetter[] {LETTER}, ORIGIN, 5);
         assertThat(roundTrip(DenseChunkSerializer.INSTANCE, dense))
                 .usingRecursiveComparison()
                 .isEqualTo(dense);
-        KeyChunk keys = new KeyChunk(7, 2, 900, longs(3), 3);
+        KeyChunk keys = new KeyChunk(7, 2, 900, longs(3), 3, 4);
         assertThat(roundTrip(KeyChunkSerializer.INSTANCE, keys))
                 .usingRecursiveComparison()
                 .isEqualTo(keys);
-        IndexChunk indices = new IndexChunk(7, 2, 900, ints(3), 3, 0, longs(2));
+        IndexChunk indices = new IndexChunk(7, 2, 900, ints(3), 3, 0, longs(2), 4);
         assertThat(roundTrip(IndexChunkSerializer.INSTANCE, indices))
                 .usingRecursiveComparison()
                 .isEqualTo(indices);
@@ -160,7 +160,9 @@ class BlockSerializersTest {
                         new DeadLetter[] {LETTER},
                         new int[26],
                         newKeys,
-                        ORIGIN);
+                        ORIGIN,
+                        5,
+                        ints(26));
         assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block))
                 .usingRecursiveComparison()
                 .isEqualTo(block);
@@ -202,16 +204,16 @@ class BlockSerializersTest {
                                         -1,
                                         new Origin(new long[] {2}, new int[] {0}, 5, 6))))
                 .isEqualTo(RAW_FROZEN);
-        assertThat(KeyChunkSerializer.FORMAT).isEqualTo(2);
-        assertThat(bytes(KeyChunkSerializer.INSTANCE, new KeyChunk(1, 2, 3, new long[] {4}, 1)))
+        assertThat(KeyChunkSerializer.FORMAT).isEqualTo(3);
+        assertThat(bytes(KeyChunkSerializer.INSTANCE, new KeyChunk(1, 2, 3, new long[] {4}, 1, 5)))
                 .isEqualTo(KEY_FROZEN);
-        assertThat(IndexChunkSerializer.FORMAT).isEqualTo(2);
+        assertThat(IndexChunkSerializer.FORMAT).isEqualTo(3);
         assertThat(
                         bytes(
                                 IndexChunkSerializer.INSTANCE,
-                                new IndexChunk(1, 2, 3, new int[] {4}, 1, 5, new long[] {6})))
+                                new IndexChunk(1, 2, 3, new int[] {4}, 1, 5, new long[] {6}, 7)))
                 .isEqualTo(INDEX_FROZEN);
-        assertThat(DenseChunkSerializer.FORMAT).isEqualTo(3);
+        assertThat(DenseChunkSerializer.FORMAT).isEqualTo(4);
         int[] dense = new int[14];
         dense[0] = 1;
         dense[13] = -1;
@@ -227,9 +229,10 @@ class BlockSerializersTest {
                                         new DeadLetter[] {
                                             new DeadLetter(1, 9, "r", "d", new byte[] {'z'}, false)
                                         },
-                                        Origin.NONE)))
+                                        Origin.NONE,
+                                        6)))
                 .isEqualTo(DENSE_FROZEN);
-        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(3);
+        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(4);
         assertThat(
                         bytes(
                                 AssembledBlockSerializer.INSTANCE,
@@ -242,7 +245,9 @@ class BlockSerializersTest {
                                         new DeadLetter[0],
                                         new int[] {3},
                                         new long[][] {{4}},
-                                        Origin.NONE)))
+                                        Origin.NONE,
+                                        5,
+                                        new int[] {6})))
                 .isEqualTo(ASSEMBLED_FROZEN);
     }
 
@@ -255,13 +260,13 @@ class BlockSerializersTest {
     private static final String RAW_FROZEN =
             "0000000100000000000000020000000000000003ffffffffffffffff00000002780a000000010200000000000000000000010000000000000000000000050000000000000006";
     private static final String KEY_FROZEN =
-            "00000001000000020000000000000003000000010400000000000000";
+            "0000000100000002000000000000000300000001040000000000000000000005";
     private static final String INDEX_FROZEN =
-            "00000001000000020000000000000003000000010400000000000005000000010600000000000000";
+            "0000000100000002000000000000000300000001040000000000000500000001060000000000000000000007";
     private static final String DENSE_FROZEN =
-            "00000001000000000000000200000002000000010000000e01000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000ffffffff00000001000000010000000000000009000172000164000000017a000000000000000000ffffffffffffffffffffffffffffffff";
+            "00000001000000000000000200000002000000010000000e01000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000ffffffff00000001000000010000000000000009000172000164000000017a000000000000000000ffffffffffffffffffffffffffffffff00000006";
     private static final String ASSEMBLED_FROZEN =
-            "00000001000000000000000200000001000000010000000207080000000000000001000000030000000104000000000000000000000000000000ffffffffffffffffffffffffffffffff";
+            "00000001000000000000000200000001000000010000000207080000000000000001000000030000000104000000000000000000000000000000ffffffffffffffffffffffffffffffff000000050000000106000000";
 
     @Test
     void stateOfAnotherFormatIsIncompatibleAndNamesBothFormats() throws IOException {

@@ -35,7 +35,9 @@ class LaneSequenceFunctionTest {
                         new DeadLetter[0],
                         new int[26],
                         new long[26][0],
-                        Origin.NONE));
+                        Origin.NONE,
+                        1,
+                        new int[26]));
     }
 
     private static List<String> emitted(

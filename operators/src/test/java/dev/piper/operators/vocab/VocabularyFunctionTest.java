@@ -70,6 +70,59 @@ class VocabularyFunctionTest {
         }
     }
 
+    private static KeyedOneInputStreamOperatorTestHarness<Integer, KeyChunk, IndexChunk>
+            asArrivedHarness() throws Exception {
+        return new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(VocabularyFunction.asArrived()),
+                KeyChunk::column,
+                Types.INT);
+    }
+
+    private static StreamRecord<KeyChunk> inEpoch(int epoch, int lane, long seq, long... keys) {
+        return new StreamRecord<>(new KeyChunk(lane, 0, seq, keys, keys.length, epoch));
+    }
+
+    /**
+     * A spec switch: lane 1 moves to epoch 1 (indices from 0 again) while lane 2 still sends epoch
+     * 0 blocks, which keep growing the old vocabulary; both survive a snapshot, and the next epoch
+     * retires epoch 1 in turn.
+     */
+    @Test
+    void epochsHaveTheirOwnIdsAndOldEpochsStayUsable() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = asArrivedHarness()) {
+            h.open();
+            h.processElement(inEpoch(0, 1, 0, 10, 11));
+            h.processElement(inEpoch(1, 1, 2, 11, 12));
+            h.processElement(inEpoch(0, 2, 0, 12, 10));
+            snapshot = h.snapshot(1, 1);
+            List<IndexChunk> out = h.extractOutputValues();
+            assertThat(out).extracting(IndexChunk::epoch).containsExactly(0, 1, 0);
+            assertThat(out.get(0).indices()).containsExactly(0, 1);
+            assertThat(out.get(1).indices()).containsExactly(0, 1);
+            assertThat(out.get(1).firstNewIndex()).isZero();
+            assertThat(out.get(1).newKeys()).containsExactly(11, 12);
+            assertThat(out.get(2).indices()).containsExactly(2, 0);
+            assertThat(out.get(2).firstNewIndex()).isEqualTo(2);
+            assertThat(out.get(2).newKeys()).containsExactly(12);
+        }
+        try (var h = asArrivedHarness()) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(inEpoch(1, 1, 4, 12, 13));
+            h.processElement(inEpoch(0, 2, 2, 13));
+            h.processElement(inEpoch(3, 1, 6, 13, 10));
+            h.processElement(inEpoch(1, 2, 4, 14, 11));
+            List<IndexChunk> out = h.extractOutputValues();
+            assertThat(out).extracting(IndexChunk::epoch).containsExactly(1, 0, 3, 1);
+            assertThat(out.get(0).indices()).containsExactly(1, 2);
+            assertThat(out.get(1).indices()).containsExactly(3);
+            assertThat(out.get(2).indices()).containsExactly(0, 1);
+            assertThat(out.get(3).indices()).containsExactly(3, 0);
+            assertThat(out.get(3).firstNewIndex()).isEqualTo(3);
+        }
+    }
+
     @Test
     void columnsHaveIndependentVocabularies() throws Exception {
         try (var h = harness()) {
