@@ -1,5 +1,6 @@
 package dev.piper.job;
 
+import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.SpecCompiler;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
@@ -67,6 +68,34 @@ public final class PiperOptions {
                                     + " the column operators, padding and the line limit, and"
                                     + " piper.max-ind-range, piper.pad-missing-fields and"
                                     + " piper.max-line-bytes must not be set.");
+
+    /**
+     * The pipeline spec held in {@code conf}: its spec if it has one, otherwise the built-in DLRM
+     * pipeline with the individual options.
+     *
+     * @throws IllegalArgumentException if the spec is invalid, naming every problem, or if
+     *     individual options are set next to it
+     */
+    public static PipelineSpec spec(Configuration conf) {
+        String spec = conf.get(SPEC);
+        if (spec == null) {
+            return SpecCompiler.dlrm(
+                    conf.get(MAX_IND_RANGE),
+                    conf.get(PAD_MISSING_FIELDS),
+                    conf.get(MAX_LINE_BYTES));
+        }
+        for (ConfigOption<?> o : List.of(MAX_IND_RANGE, PAD_MISSING_FIELDS, MAX_LINE_BYTES)) {
+            if (conf.contains(o)) {
+                throw new IllegalArgumentException(
+                        o.key() + " is set next to " + SPEC.key() + ", which defines it");
+            }
+        }
+        try {
+            return SpecParser.parse(spec.getBytes(StandardCharsets.UTF_8), SPEC.key());
+        } catch (SpecException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
 
     /**
      * The decoder settings held in {@code conf}: from its spec if it has one, otherwise the

@@ -73,15 +73,21 @@ public final class PreprocessJob {
     /** A block's two halves after the column operators. */
     record Columns(DataStream<DenseChunk> dense, DataStream<IndexChunk> indices) {}
 
+    /** The decoder with the stateless column operators, chained to {@code raw}. */
+    static SingleOutputStreamOperator<KeyChunk> decode(
+            DataStream<RawChunk> raw, DecodeOptions options) {
+        return raw.process(new DecodeFunction(options), BlockTypes.KEY_CHUNK)
+                .name("decode")
+                .uid("decode");
+    }
+
     /**
-     * The column-wise core that the file and the Kafka jobs share: the decoder with the stateless
-     * column operators, chained to {@code raw}, and each categorical column's vocabulary, keyed by
-     * the column's placement key.
+     * The column-wise core that the file and the Kafka jobs share: the decoder's output and each
+     * categorical column's vocabulary, keyed by the column's placement key.
      */
     static Columns columns(
             StreamExecutionEnvironment env,
-            DataStream<RawChunk> raw,
-            DecodeOptions options,
+            SingleOutputStreamOperator<KeyChunk> keys,
             VocabularyFunction vocabulary) {
         // Fixed, so that vocabulary keys (chosen from it) survive a rescaled restore.
         if (env.getMaxParallelism() <= 0) {
@@ -89,10 +95,6 @@ public final class PreprocessJob {
         }
         ColumnPlacement placement =
                 ColumnPlacement.balanced(CriteoLayout.vocabularyCosts(), env.getMaxParallelism());
-        SingleOutputStreamOperator<KeyChunk> keys =
-                raw.process(new DecodeFunction(options), BlockTypes.KEY_CHUNK)
-                        .name("decode")
-                        .uid("decode");
         DataStream<IndexChunk> indices =
                 keys.keyBy(new ByColumn(placement), Types.INT)
                         .process(vocabulary, BlockTypes.INDEX_CHUNK)
@@ -115,7 +117,7 @@ public final class PreprocessJob {
             raw = input.setParallelism(1).rebalance();
         }
 
-        Columns columns = columns(env, raw, options, new VocabularyFunction());
+        Columns columns = columns(env, decode(raw, options), new VocabularyFunction());
 
         DataStream<AssembledBlock> assembled =
                 columns.dense()

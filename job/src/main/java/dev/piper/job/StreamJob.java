@@ -1,13 +1,21 @@
 package dev.piper.job;
 
+import dev.piper.job.control.ActiveSpec;
+import dev.piper.job.control.ActiveSpecSerializer;
+import dev.piper.job.control.ControlFunction;
+import dev.piper.job.control.ControlMessage;
+import dev.piper.job.control.SpecDecodeFunction;
+import dev.piper.job.control.SwitchTracker;
 import dev.piper.job.kafka.KafkaOut;
 import dev.piper.job.kafka.OutputEncoder;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.IndexChunk;
+import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.LogRecord;
 import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.block.SerializerTypeInfo;
 import dev.piper.operators.concat.ConcatenateFunction;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.log.LogChunkOperator;
@@ -23,6 +31,8 @@ import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -43,8 +53,32 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * receives them in input order; only the join of a block's 27 parts reorders, which the per-lane
  * sequence undoes. Exactly-once comes from the checkpoint: the source's offsets, the vocabularies
  * and the sink's transactions are all part of it.
+ *
+ * <p>With a {@link Control control stream} (MiniPipe's run-time reconfiguration), specs arrive on
+ * it, a control operator (parallelism 1) validates them, and the accepted ones are broadcast to the
+ * decoders, which hold them in broadcast state and decode each block whole under the active one:
+ *
+ * <pre>
+ * control source -> control (validate, epochs) --broadcast--> decode (as above, not chained)
+ *                     \-> status                  sequence -> switch tracker -> status
+ *                                                   status -> transactional status sink
+ * </pre>
  */
 public final class StreamJob {
+
+    /**
+     * The control stream of a reconfigurable job.
+     *
+     * @param source the specs, as published
+     * @param statusSink where the control status records go
+     * @param start the spec the job starts with
+     * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
+     */
+    public record Control(
+            Source<ControlMessage, ?, ?> source,
+            Sink<KafkaOut> statusSink,
+            ActiveSpec start,
+            int maxRawBytes) {}
 
     /** Settings of the log chunker. */
     public record Chunking(int maxBlockBytes, int maxBlockLines, long lingerMillis)
@@ -57,6 +91,7 @@ public final class StreamJob {
     private final String inputTopic;
     private final boolean vocabRecords;
     private UnaryOperator<DataStream<AssembledBlock>> beforeOutput = UnaryOperator.identity();
+    private Control control;
 
     /**
      * @param inputTopic the topic named in the output headers and dead letters
@@ -86,6 +121,12 @@ public final class StreamJob {
         return this;
     }
 
+    /** Makes the job reconfigurable through {@code control}'s specs. */
+    public StreamJob withControl(Control control) {
+        this.control = Objects.requireNonNull(control);
+        return this;
+    }
+
     /** Adds the dataflow to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
         DataStream<LogRecord> records =
@@ -105,8 +146,34 @@ public final class StreamJob {
                                         chunking.lingerMillis()))
                         .uid("chunk");
 
+        SingleOutputStreamOperator<KeyChunk> keys;
+        DataStream<KafkaOut> status = null;
+        if (control == null) {
+            keys = PreprocessJob.decode(raw, options);
+        } else {
+            SingleOutputStreamOperator<ActiveSpec> accepted =
+                    env.fromSource(
+                                    control.source(),
+                                    WatermarkStrategy.noWatermarks(),
+                                    "control-input",
+                                    ControlMessage.TYPE)
+                            .setParallelism(1)
+                            .uid("control-input")
+                            .process(new ControlFunction(control.start(), inputTopic), ACTIVE_SPEC)
+                            .setParallelism(1)
+                            .name("control")
+                            .uid("control");
+            status = accepted.getSideOutput(ControlFunction.STATUS);
+            keys =
+                    raw.connect(accepted.broadcast(SpecDecodeFunction.SPECS))
+                            .process(
+                                    new SpecDecodeFunction(control.start(), control.maxRawBytes()),
+                                    BlockTypes.KEY_CHUNK)
+                            .name("decode")
+                            .uid("decode");
+        }
         PreprocessJob.Columns columns =
-                PreprocessJob.columns(env, raw, options, VocabularyFunction.asArrived());
+                PreprocessJob.columns(env, keys, VocabularyFunction.asArrived());
 
         TypeInformation<Tuple2<Integer, Long>> blockKey = Types.TUPLE(Types.INT, Types.LONG);
         DataStream<AssembledBlock> assembled =
@@ -126,6 +193,25 @@ public final class StreamJob {
                         .name("sequence")
                         .uid("sequence");
 
+        if (control != null) {
+            SingleOutputStreamOperator<AssembledBlock> tracked =
+                    DataStreamUtils.reinterpretAsKeyedStream(ordered, new ByLane(), Types.INT)
+                            .process(
+                                    new SwitchTracker(
+                                            control.start().name(),
+                                            control.start().version(),
+                                            inputTopic),
+                                    BlockTypes.ASSEMBLED_BLOCK)
+                            .name("switch-tracker")
+                            .uid("switch-tracker");
+            status.union(tracked.getSideOutput(SwitchTracker.STATUS))
+                    .sinkTo(control.statusSink())
+                    .setParallelism(1)
+                    .name("control-status")
+                    .uid("control-status");
+            ordered = tracked;
+        }
+
         beforeOutput
                 .apply(ordered)
                 .flatMap(new OutputEncoder(inputTopic, vocabRecords, options), KafkaOut.TYPE)
@@ -135,6 +221,9 @@ public final class StreamJob {
                 .name("kafka-output")
                 .uid("kafka-output");
     }
+
+    private static final TypeInformation<ActiveSpec> ACTIVE_SPEC =
+            new SerializerTypeInfo<>(ActiveSpec.class, new ActiveSpecSerializer());
 
     /** Keys a block's dense part by (lane, sequence number). */
     static final class DenseByBlock implements KeySelector<DenseChunk, Tuple2<Integer, Long>> {

@@ -4,6 +4,7 @@ import dev.piper.job.kafka.KafkaConnectors.StartFrom;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
@@ -49,6 +50,24 @@ public final class StreamOptions {
                     .withDescription(
                             "Topic of the new vocabulary entries (column, index, key). Default:"
                                     + " none are published.");
+
+    public static final ConfigOption<String> CONTROL_TOPIC =
+            ConfigOptions.key("piper.kafka.control-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Topic of pipeline specs (JSON, one per record) that reconfigure the"
+                                    + " running job (docs/SPECS.md). Default: none; the job runs"
+                                    + " its starting spec.");
+
+    public static final ConfigOption<String> STATUS_TOPIC =
+            ConfigOptions.key("piper.kafka.status-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Topic of the control status records: each spec's acceptance or"
+                                    + " rejection, and where it took effect. Default: the control"
+                                    + " topic's name followed by -status.");
 
     public static final ConfigOption<String> TRANSACTIONAL_ID_PREFIX =
             ConfigOptions.key("piper.kafka.transactional-id-prefix")
@@ -119,6 +138,12 @@ public final class StreamOptions {
     public static String deadLetterTopic(Configuration conf) {
         return conf.getOptional(DEAD_LETTER_TOPIC)
                 .orElse(required(conf, OUTPUT_TOPIC) + "-dead-letters");
+    }
+
+    /** The status topic of the control stream, if there is one. */
+    public static Optional<String> statusTopic(Configuration conf) {
+        return conf.getOptional(CONTROL_TOPIC)
+                .map(c -> conf.getOptional(STATUS_TOPIC).orElse(c + "-status"));
     }
 
     public static String transactionalIdPrefix(Configuration conf) {

@@ -1,6 +1,7 @@
 package dev.piper.job;
 
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.control.ActiveSpec;
 import dev.piper.job.kafka.InputProbe;
 import dev.piper.job.kafka.KafkaConnectors;
 import dev.piper.operators.decode.DecodeOptions;
@@ -227,13 +228,32 @@ public final class Streaming {
                         conf.get(PiperOptions.BLOCK_BYTES),
                         conf.get(StreamOptions.BLOCK_LINES),
                         Math.max(1, conf.get(StreamOptions.LINGER).toMillis()));
-        return new StreamJob(
-                source,
-                sink,
-                options,
-                chunking,
-                input,
-                conf.getOptional(StreamOptions.VOCAB_TOPIC).isPresent());
+        StreamJob job =
+                new StreamJob(
+                        source,
+                        sink,
+                        options,
+                        chunking,
+                        input,
+                        conf.getOptional(StreamOptions.VOCAB_TOPIC).isPresent());
+        Optional<String> control = conf.getOptional(StreamOptions.CONTROL_TOPIC);
+        if (control.isPresent()) {
+            job.withControl(
+                    new StreamJob.Control(
+                            KafkaConnectors.controlSource(
+                                    bootstrap,
+                                    control.get(),
+                                    StreamOptions.groupId(conf) + "-control",
+                                    props),
+                            KafkaConnectors.statusSink(
+                                    bootstrap,
+                                    StreamOptions.statusTopic(conf).orElseThrow(),
+                                    StreamOptions.transactionalIdPrefix(conf) + "-status",
+                                    props),
+                            ActiveSpec.initial(PiperOptions.spec(conf)),
+                            conf.get(PiperOptions.MAX_RAW_BYTES)));
+        }
+        return job;
     }
 
     /**
@@ -265,9 +285,18 @@ public final class Streaming {
                     missing.add(new NewTopic(topic, Optional.of(partitions), Optional.empty()));
                 }
             }
-            conf.getOptional(StreamOptions.VOCAB_TOPIC)
-                    .filter(t -> !existing.contains(t))
-                    .ifPresent(t -> missing.add(new NewTopic(t, Optional.of(1), Optional.empty())));
+            // One partition each: a column's vocabulary entries, and specs, keep their order.
+            for (Optional<String> single :
+                    List.of(
+                            conf.getOptional(StreamOptions.VOCAB_TOPIC),
+                            conf.getOptional(StreamOptions.CONTROL_TOPIC),
+                            StreamOptions.statusTopic(conf))) {
+                single.filter(t -> !existing.contains(t))
+                        .ifPresent(
+                                t ->
+                                        missing.add(
+                                                new NewTopic(t, Optional.of(1), Optional.empty())));
+            }
             if (!missing.isEmpty()) {
                 probe.await("creating topics", probe.admin().createTopics(missing).all());
                 for (NewTopic t : missing) {

@@ -7,9 +7,17 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -21,7 +29,11 @@ import picocli.CommandLine.Spec;
         name = "spec",
         mixinStandardHelpOptions = true,
         description = "Pipeline specs: per column operator chains as data (docs/SPECS.md).",
-        subcommands = {SpecCommand.Validate.class, SpecCommand.Show.class})
+        subcommands = {
+            SpecCommand.Validate.class,
+            SpecCommand.Show.class,
+            SpecCommand.Publish.class
+        })
 final class SpecCommand implements Runnable {
 
     @Spec CommandSpec spec;
@@ -69,6 +81,79 @@ final class SpecCommand implements Runnable {
                 e.problems().forEach(p -> err.println("  " + p));
                 return 1;
             }
+        }
+    }
+
+    /** {@code piper spec publish --bootstrap-servers B --topic C FILE}. */
+    @Command(
+            name = "publish",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Publish a spec to a running stream's control topic (stream --control-topic C)."
+                        + " The spec is validated here first; the stream validates it again"
+                        + " against its active spec and reports acceptance or rejection, and"
+                        + " where it took effect, on its status topic."
+            })
+    static final class Publish implements Callable<Integer> {
+
+        @Spec CommandSpec spec;
+
+        @Mixin KafkaClientOptions kafka;
+
+        @Option(
+                names = "--topic",
+                required = true,
+                paramLabel = "C",
+                description = "The control topic.")
+        String topic;
+
+        @Option(
+                names = "--unchecked",
+                description =
+                        "Publish even if the spec is invalid here (to see the stream reject it).")
+        boolean unchecked;
+
+        @Parameters(paramLabel = "FILE", description = "The spec (JSON).")
+        Path file;
+
+        @Override
+        public Integer call() throws Exception {
+            String key = "unchecked";
+            try {
+                PipelineSpec p = read(spec.commandLine(), file);
+                key = p.name();
+            } catch (SpecException e) {
+                if (!unchecked) {
+                    PrintWriter err = spec.commandLine().getErr();
+                    err.printf(
+                            "%s: invalid, %d problem(s), not published:%n",
+                            file, e.problems().size());
+                    e.problems().forEach(p -> err.println("  " + p));
+                    return 1;
+                }
+            }
+            Properties props = new Properties();
+            props.putAll(kafka.clientProperties(spec.commandLine()));
+            props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers);
+            props.setProperty(ProducerConfig.ACKS_CONFIG, "all");
+            props.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+            try (KafkaProducer<byte[], byte[]> producer =
+                    new KafkaProducer<>(
+                            props, new ByteArraySerializer(), new ByteArraySerializer())) {
+                RecordMetadata m =
+                        producer.send(
+                                        new ProducerRecord<>(
+                                                topic,
+                                                key.getBytes(StandardCharsets.UTF_8),
+                                                Files.readAllBytes(file)))
+                                .get(60, TimeUnit.SECONDS);
+                spec.commandLine()
+                        .getOut()
+                        .printf(
+                                "published %s to %s/%d@%d%n",
+                                file, m.topic(), m.partition(), m.offset());
+            }
+            return 0;
         }
     }
 

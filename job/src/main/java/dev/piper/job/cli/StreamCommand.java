@@ -69,6 +69,24 @@ final class StreamCommand implements Callable<Integer> {
     String vocabTopic;
 
     @Option(
+            names = "--control-topic",
+            paramLabel = "C",
+            description =
+                    "Topic of pipeline specs that reconfigure the running job (spec publish);"
+                            + " each is validated, and accepted specs take effect with the next"
+                            + " block of each input partition (docs/SPECS.md). Default: none.")
+    String controlTopic;
+
+    @Option(
+            names = "--status-topic",
+            paramLabel = "S",
+            description =
+                    "Topic of the control status: each spec accepted or rejected (with its"
+                            + " problems) and the input offset where it took effect; default:"
+                            + " the control topic + -status.")
+    String statusTopic;
+
+    @Option(
             names = "--checkpoint-dir",
             required = true,
             paramLabel = "DIR",
@@ -191,6 +209,10 @@ final class StreamCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "--checkpoint-dir: " + checkpointDir + " is not a directory");
         }
+        if (statusTopic != null && controlTopic == null) {
+            throw new ParameterException(
+                    spec.commandLine(), "--status-topic: needs --control-topic");
+        }
         Path dir = checkpointDir.toAbsolutePath();
         Files.createDirectories(dir);
         try {
@@ -212,6 +234,8 @@ final class StreamCommand implements Callable<Integer> {
         Optional.ofNullable(deadLetterTopic)
                 .ifPresent(t -> conf.set(StreamOptions.DEAD_LETTER_TOPIC, t));
         Optional.ofNullable(vocabTopic).ifPresent(t -> conf.set(StreamOptions.VOCAB_TOPIC, t));
+        Optional.ofNullable(controlTopic).ifPresent(t -> conf.set(StreamOptions.CONTROL_TOPIC, t));
+        Optional.ofNullable(statusTopic).ifPresent(t -> conf.set(StreamOptions.STATUS_TOPIC, t));
         Optional.ofNullable(transactionalIdPrefix)
                 .ifPresent(p -> conf.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, p));
         Optional.ofNullable(groupId).ifPresent(g -> conf.set(StreamOptions.GROUP_ID, g));

@@ -1,5 +1,7 @@
 package dev.piper.job.kafka;
 
+import dev.piper.job.control.ControlMessage;
+import dev.piper.job.control.ControlRecordDeserializer;
 import dev.piper.operators.block.LogRecord;
 import java.util.Map;
 import java.util.Properties;
@@ -83,10 +85,55 @@ public final class KafkaConnectors {
         props.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(1 << 20));
         props.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
         props.putAll(userProperties);
-        String[] topics = new String[3];
+        String[] topics = new String[4];
         topics[KafkaOut.ROWS] = outputTopic;
         topics[KafkaOut.DEAD_LETTERS] = deadLetterTopic;
         topics[KafkaOut.VOCAB] = vocabTopic;
+        return KafkaSink.<KafkaOut>builder()
+                .setBootstrapServers(bootstrapServers)
+                .setKafkaProducerConfig(props)
+                .setRecordSerializer(new KafkaOutSchema(topics))
+                .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                .setTransactionalIdPrefix(transactionalIdPrefix)
+                .build();
+    }
+
+    /**
+     * Reads the control topic (pipeline specs, one per record) from its beginning when the job has
+     * no restored state, committed records only.
+     */
+    public static KafkaSource<ControlMessage> controlSource(
+            String bootstrapServers,
+            String topic,
+            String groupId,
+            Map<String, String> userProperties) {
+        Properties props = new Properties();
+        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.putAll(userProperties);
+        return KafkaSource.<ControlMessage>builder()
+                .setBootstrapServers(bootstrapServers)
+                .setTopics(topic)
+                .setGroupId(groupId)
+                .setStartingOffsets(OffsetsInitializer.earliest())
+                .setDeserializer(new ControlRecordDeserializer())
+                .setProperties(props)
+                .build();
+    }
+
+    /**
+     * Writes the control-status records ({@link KafkaOut#STATUS}) to {@code topic} in transactions
+     * committed with each checkpoint.
+     */
+    public static KafkaSink<KafkaOut> statusSink(
+            String bootstrapServers,
+            String topic,
+            String transactionalIdPrefix,
+            Map<String, String> userProperties) {
+        Properties props = new Properties();
+        props.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
+        props.putAll(userProperties);
+        String[] topics = new String[4];
+        topics[KafkaOut.STATUS] = topic;
         return KafkaSink.<KafkaOut>builder()
                 .setBootstrapServers(bootstrapServers)
                 .setKafkaProducerConfig(props)

@@ -13,7 +13,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * One record for the Kafka sink: which of the job's output topics it goes to, its key, value and
  * headers (names and values in parallel arrays).
  *
- * @param target {@link #ROWS}, {@link #DEAD_LETTERS} or {@link #VOCAB}
+ * @param target {@link #ROWS}, {@link #DEAD_LETTERS}, {@link #VOCAB} or {@link #STATUS}
  */
 public record KafkaOut(
         int target, byte[] key, byte[] value, String[] headerNames, byte[][] headerValues) {
@@ -21,6 +21,7 @@ public record KafkaOut(
     public static final int ROWS = 0;
     public static final int DEAD_LETTERS = 1;
     public static final int VOCAB = 2;
+    public static final int STATUS = 3;
 
     public static final TypeInformation<KafkaOut> TYPE =
             new SerializerTypeInfo<>(KafkaOut.class, Serializer.INSTANCE);

@@ -32,7 +32,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * Reads the committed output of {@code bin/piper stream} ({@code read_committed}, every partition
  * from the beginning) into the batch layout: {@code rows.bin} from the rows topic, {@code
  * vocab/C1.tsv..C26.tsv} from the vocabulary topic (entries put in index order, whatever order
- * their records arrive in), {@code dead-letters.jsonl} from the dead-letter topic.
+ * their records arrive in; a later vocabulary epoch of a column in {@code vocab/C3.epoch1.tsv}),
+ * {@code dead-letters.jsonl} from the dead-letter topic, and {@code versions.tsv}: the runs of rows
+ * in {@code rows.bin} with the pipeline version and vocabulary epochs they were produced under.
  *
  * <p>It checks what it reads: every rows record's length against its row count header, every
  * vocabulary record against the index the column has reached, and every index in the rows against
@@ -101,8 +103,8 @@ public final class OutputConsumer {
         long rows = 0;
         long rowRecords = 0;
         long deadLetters = 0;
-        int[] maxIndex = new int[CriteoLayout.SPARSE];
-        Arrays.fill(maxIndex, -1);
+        Map<Long, Integer> maxIndex = new HashMap<>();
+        Versions versions = new Versions();
         try (KafkaConsumer<byte[], byte[]> consumer =
                         new KafkaConsumer<>(
                                 props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -141,7 +143,9 @@ public final class OutputConsumer {
                     if (r.topic().equals(rowsTopic)) {
                         int n = rowCount(r);
                         rowsOut.write(r.value());
-                        trackIndices(r.value(), n, maxIndex);
+                        int[] epochs = epochs(r);
+                        trackIndices(r.value(), n, epochs, maxIndex);
+                        versions.add(rows, n, optionalHeader(r, StreamFormat.PIPELINE), epochs);
                         if (stats != null) {
                             stats.add(r, n, readMillis);
                         }
@@ -168,19 +172,21 @@ public final class OutputConsumer {
                 }
             }
         }
+        versions.write(dir.resolve(OutputLayout.VERSIONS), rows);
         Map<String, Integer> sizes = new LinkedHashMap<>();
         if (vocab != null) {
             vocab.finish();
-            for (int c = 0; c < CriteoLayout.SPARSE; c++) {
-                String name = CriteoLayout.sparseName(c);
-                sizes.put(name, vocab.size(c));
-                if (maxIndex[c] >= vocab.size(c)) {
+            sizes.putAll(vocab.sizes());
+            for (Map.Entry<Long, Integer> used : new TreeMap<>(maxIndex).entrySet()) {
+                String name = columnEpoch(used.getKey());
+                int size = sizes.getOrDefault(name, 0);
+                if (used.getValue() >= size) {
                     throw new IllegalStateException(
                             name
                                     + ": the rows use index "
-                                    + maxIndex[c]
+                                    + used.getValue()
                                     + " but the vocabulary topic holds "
-                                    + vocab.size(c)
+                                    + size
                                     + " entries");
                 }
             }
@@ -207,59 +213,167 @@ public final class OutputConsumer {
         return n;
     }
 
-    private static void trackIndices(byte[] value, int rows, int[] maxIndex) {
+    /** A (column, epoch) pair as one map key. */
+    private static long columnEpochKey(int c, int epoch) {
+        return ((long) c << 32) | epoch;
+    }
+
+    /** {@code C3} for epoch 0, {@code C3.epoch1} for later epochs. */
+    private static String columnEpoch(long key) {
+        String name = CriteoLayout.sparseName((int) (key >>> 32));
+        int epoch = (int) key;
+        return epoch == 0 ? name : name + ".epoch" + epoch;
+    }
+
+    private static String optionalHeader(ConsumerRecord<byte[], byte[]> r, String key) {
+        Header h = r.headers().lastHeader(key);
+        return h == null ? "" : new String(h.value(), StandardCharsets.US_ASCII);
+    }
+
+    /** The rows record's per-column epochs (all 0 when it has no epochs header). */
+    private static int[] epochs(ConsumerRecord<byte[], byte[]> r) {
+        int[] epochs = new int[CriteoLayout.SPARSE];
+        String text = optionalHeader(r, StreamFormat.EPOCHS);
+        if (text.isEmpty()) {
+            return epochs;
+        }
+        String[] parts = text.split(",", -1);
+        if (parts.length != CriteoLayout.SPARSE) {
+            throw new IllegalStateException(
+                    r.topic()
+                            + "/"
+                            + r.partition()
+                            + "@"
+                            + r.offset()
+                            + ": "
+                            + StreamFormat.EPOCHS
+                            + " has "
+                            + parts.length
+                            + " entries, expected "
+                            + CriteoLayout.SPARSE);
+        }
+        for (int c = 0; c < parts.length; c++) {
+            epochs[c] = Integer.parseInt(parts[c]);
+        }
+        return epochs;
+    }
+
+    private static void trackIndices(
+            byte[] value, int rows, int[] epochs, Map<Long, Integer> maxIndex) {
         ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
         int first = CriteoLayout.LABEL_DENSE_WIDTH * Integer.BYTES;
-        for (int r = 0; r < rows; r++) {
-            int base = r * CriteoLayout.ROW_BYTES + first;
-            for (int c = 0; c < CriteoLayout.SPARSE; c++) {
-                int index = b.getInt(base + c * Integer.BYTES);
-                if (index > maxIndex[c]) {
-                    maxIndex[c] = index;
-                }
+        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+            int max = -1;
+            for (int r = 0; r < rows; r++) {
+                max = Math.max(max, b.getInt(r * CriteoLayout.ROW_BYTES + first + c * 4));
+            }
+            if (max >= 0) {
+                maxIndex.merge(columnEpochKey(c, epochs[c]), max, Math::max);
             }
         }
     }
 
-    /** The vocabulary files, written in index order from records that may come in any order. */
+    /** Runs of consecutive rows read under one pipeline version and set of epochs. */
+    private static final class Versions {
+        private final StringBuilder lines =
+                new StringBuilder("first_row\trows\tpipeline\tepochs\n");
+        private long runStart;
+        private String run;
+
+        void add(long firstRow, int rows, String pipeline, int[] epochs) {
+            String key = pipeline + "\t" + Arrays.toString(epochs).replace(" ", "");
+            if (!key.equals(run)) {
+                close(firstRow);
+                run = key;
+                runStart = firstRow;
+            }
+        }
+
+        private void close(long end) {
+            if (run != null && end > runStart) {
+                lines.append(runStart).append('\t').append(end - runStart).append('\t');
+                lines.append(run).append('\n');
+            }
+        }
+
+        void write(Path file, long totalRows) throws IOException {
+            close(totalRows);
+            run = null;
+            Files.writeString(file, lines, StandardCharsets.US_ASCII);
+        }
+    }
+
+    /**
+     * The vocabulary files, per column and epoch, written in index order from records that may come
+     * in any order.
+     */
     private static final class Vocab {
-        private final OutputStream[] files = new OutputStream[CriteoLayout.SPARSE];
-        private final int[] next = new int[CriteoLayout.SPARSE];
-        private final List<TreeMap<Integer, Entry>> waiting = new ArrayList<>();
-        private final Map<String, Integer> columns = new HashMap<>();
+        private final Path dir;
+        private final Map<Long, Column> columns = new TreeMap<>();
+        private final Map<String, Integer> names = new HashMap<>();
 
         private record Entry(int count, byte[] text) {}
 
+        /** One column's vocabulary in one epoch. */
+        private static final class Column {
+            final OutputStream file;
+            final TreeMap<Integer, Entry> waiting = new TreeMap<>();
+            int next;
+
+            Column(Path file) throws IOException {
+                this.file = new BufferedOutputStream(Files.newOutputStream(file));
+            }
+        }
+
         Vocab(Path dir) throws IOException {
+            this.dir = dir;
             Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
             for (int c = 0; c < CriteoLayout.SPARSE; c++) {
-                files[c] =
-                        new BufferedOutputStream(
-                                Files.newOutputStream(dir.resolve(OutputLayout.vocabFile(c))));
-                waiting.add(new TreeMap<>());
-                columns.put(CriteoLayout.sparseName(c), c);
+                column(c, 0);
+                names.put(CriteoLayout.sparseName(c), c);
             }
+        }
+
+        private Column column(int c, int epoch) throws IOException {
+            long key = columnEpochKey(c, epoch);
+            Column col = columns.get(key);
+            if (col == null) {
+                col = new Column(dir.resolve(OutputLayout.vocabFile(c, epoch)));
+                columns.put(key, col);
+            }
+            return col;
         }
 
         void add(ConsumerRecord<byte[], byte[]> r) throws IOException {
             String where = r.topic() + "/" + r.partition() + "@" + r.offset();
             String name = header(r, StreamFormat.COLUMN, where);
-            Integer c = columns.get(name);
+            Integer c = names.get(name);
             if (c == null) {
                 throw new IllegalStateException(where + ": unknown column " + name);
             }
+            String epochText = optionalHeader(r, StreamFormat.EPOCH);
+            int epoch = epochText.isEmpty() ? 0 : Integer.parseInt(epochText);
+            if (epoch < 0) {
+                throw new IllegalStateException(where + ": negative epoch " + epoch);
+            }
+            Column col = column(c, epoch);
             int first = Integer.parseInt(header(r, StreamFormat.FIRST_INDEX, where));
             int count = Integer.parseInt(header(r, StreamFormat.COUNT, where));
-            if (first < next[c] || waiting.get(c).containsKey(first)) {
+            if (first < col.next || col.waiting.containsKey(first)) {
                 throw new IllegalStateException(
-                        where + ": " + name + " entries from index " + first + " seen twice");
+                        where
+                                + ": "
+                                + columnEpoch(columnEpochKey(c, epoch))
+                                + " entries from index "
+                                + first
+                                + " seen twice");
             }
-            waiting.get(c).put(first, new Entry(count, r.value()));
+            col.waiting.put(first, new Entry(count, r.value()));
             Map.Entry<Integer, Entry> head;
-            while ((head = waiting.get(c).firstEntry()) != null && head.getKey() == next[c]) {
-                waiting.get(c).pollFirstEntry();
-                files[c].write(head.getValue().text());
-                next[c] += head.getValue().count();
+            while ((head = col.waiting.firstEntry()) != null && head.getKey() == col.next) {
+                col.waiting.pollFirstEntry();
+                col.file.write(head.getValue().text());
+                col.next += head.getValue().count();
             }
         }
 
@@ -272,30 +386,34 @@ public final class OutputConsumer {
         }
 
         boolean complete() {
-            for (TreeMap<Integer, Entry> w : waiting) {
-                if (!w.isEmpty()) {
+            for (Column col : columns.values()) {
+                if (!col.waiting.isEmpty()) {
                     return false;
                 }
             }
             return true;
         }
 
-        int size(int c) {
-            return next[c];
+        /** Entries per column and epoch: {@code C3}, {@code C3.epoch1}, ... */
+        Map<String, Integer> sizes() {
+            Map<String, Integer> sizes = new LinkedHashMap<>();
+            columns.forEach((key, col) -> sizes.put(columnEpoch(key), col.next));
+            return sizes;
         }
 
         void finish() throws IOException {
-            for (OutputStream f : files) {
-                f.close();
+            for (Column col : columns.values()) {
+                col.file.close();
             }
-            for (int c = 0; c < CriteoLayout.SPARSE; c++) {
-                if (!waiting.get(c).isEmpty()) {
+            for (Map.Entry<Long, Column> e : columns.entrySet()) {
+                Column col = e.getValue();
+                if (!col.waiting.isEmpty()) {
                     throw new IllegalStateException(
-                            CriteoLayout.sparseName(c)
+                            columnEpoch(e.getKey())
                                     + ": vocabulary entries from index "
-                                    + next[c]
+                                    + col.next
                                     + " never arrived (next present: "
-                                    + waiting.get(c).firstKey()
+                                    + col.waiting.firstKey()
                                     + ")");
                 }
             }

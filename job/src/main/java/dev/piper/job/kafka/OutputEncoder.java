@@ -39,6 +39,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
     private final String inputTopic;
     private final boolean vocab;
     private final String pipeline;
+    private final int startVersion;
     private final String pipelineParams;
 
     /**
@@ -49,7 +50,8 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         this.inputTopic = inputTopic;
         this.vocab = vocab;
         ColumnProgram program = options.program();
-        this.pipeline = program.name() + "/" + program.version();
+        this.pipeline = program.name() + "/";
+        this.startVersion = program.version();
         StringBuilder params = new StringBuilder();
         program.dlrmMaxIndRange()
                 .ifPresent(m -> params.append("max_ind_range=").append(m).append(';'));
@@ -71,7 +73,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             for (int c = 0; c < block.newKeys().length; c++) {
                 long[] keys = block.newKeys()[c];
                 if (keys.length > 0) {
-                    out.collect(vocabulary(c, block.firstNewIndex()[c], keys));
+                    out.collect(vocabulary(c, block.epochs()[c], block.firstNewIndex()[c], keys));
                 }
             }
         }
@@ -88,8 +90,11 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         List<byte[]> values = new ArrayList<>(12);
         header(names, values, StreamFormat.FORMAT, OutputLayout.FORMAT);
         header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
-        header(names, values, StreamFormat.PIPELINE, pipeline);
-        header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams);
+        header(names, values, StreamFormat.PIPELINE, pipeline + b.version());
+        if (b.version() == startVersion) {
+            header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams);
+        }
+        header(names, values, StreamFormat.EPOCHS, epochs(b.epochs()));
         header(names, values, StreamFormat.ROWS, b.rows());
         header(names, values, StreamFormat.LINES, b.lines());
         header(names, values, StreamFormat.DEAD_LETTERS, b.deadLetters().length);
@@ -146,7 +151,18 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         return new KafkaOut(KafkaOut.DEAD_LETTERS, key, bytes.toByteArray(), NO_NAMES, NO_VALUES);
     }
 
-    private static KafkaOut vocabulary(int column, int firstIndex, long[] keys) {
+    private static String epochs(int[] epochs) {
+        StringBuilder sb = new StringBuilder(2 * epochs.length);
+        for (int e : epochs) {
+            if (sb.length() > 0) {
+                sb.append(',');
+            }
+            sb.append(e);
+        }
+        return sb.toString();
+    }
+
+    private static KafkaOut vocabulary(int column, int epoch, int firstIndex, long[] keys) {
         StringBuilder text = new StringBuilder(keys.length * 16);
         int index = firstIndex;
         for (long k : keys) {
@@ -157,8 +173,13 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                 KafkaOut.VOCAB,
                 name.getBytes(StandardCharsets.US_ASCII),
                 text.toString().getBytes(StandardCharsets.US_ASCII),
-                new String[] {StreamFormat.COLUMN, StreamFormat.FIRST_INDEX, StreamFormat.COUNT},
-                new byte[][] {ascii(name), ascii(firstIndex), ascii(keys.length)});
+                new String[] {
+                    StreamFormat.COLUMN,
+                    StreamFormat.EPOCH,
+                    StreamFormat.FIRST_INDEX,
+                    StreamFormat.COUNT
+                },
+                new byte[][] {ascii(name), ascii(epoch), ascii(firstIndex), ascii(keys.length)});
     }
 
     private static void header(List<String> names, List<byte[]> values, String name, Object v) {

@@ -15,8 +15,18 @@ public final class StreamFormat {
     /** Rows records: the pipeline that produced the rows, {@code name/version}. */
     public static final String PIPELINE = "piper.pipeline";
 
-    /** Rows records: the pipeline's parameters, {@code key=value} joined by {@code ;}. */
+    /**
+     * Rows records: the pipeline's parameters, {@code key=value} joined by {@code ;}; only on rows
+     * of the spec the job started with (a spec received on the control topic is on the status
+     * topic, with its acceptance).
+     */
     public static final String PIPELINE_PARAMS = "piper.pipeline.params";
+
+    /**
+     * Rows records: per sparse column C1..C26, the vocabulary epoch its indices belong to, joined
+     * by {@code ,}.
+     */
+    public static final String EPOCHS = "piper.epochs";
 
     /** Rows records: number of rows in the value (value length / 160). */
     public static final String ROWS = "piper.rows";
@@ -47,6 +57,9 @@ public final class StreamFormat {
 
     /** Vocabulary records: the index of the record's first entry. */
     public static final String FIRST_INDEX = "piper.first.index";
+
+    /** Vocabulary records: the vocabulary epoch the entries belong to. */
+    public static final String EPOCH = "piper.epoch";
 
     /** Vocabulary records: the number of entries in the record. */
     public static final String COUNT = "piper.count";

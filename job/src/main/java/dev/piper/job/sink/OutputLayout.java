@@ -22,4 +22,17 @@ public final class OutputLayout {
     public static String vocabFile(int c) {
         return VOCAB_DIR + "/" + CriteoLayout.sparseName(c) + ".tsv";
     }
+
+    /**
+     * The vocabulary file of sparse column {@code c} (0 for C1) in vocabulary epoch {@code epoch}:
+     * {@link #vocabFile(int)} for epoch 0, {@code vocab/C3.epoch1.tsv} for later ones.
+     */
+    public static String vocabFile(int c, int epoch) {
+        return epoch == 0
+                ? vocabFile(c)
+                : VOCAB_DIR + "/" + CriteoLayout.sparseName(c) + ".epoch" + epoch + ".tsv";
+    }
+
+    /** {@code piper consume}'s list of the row ranges and the spec version each came from. */
+    public static final String VERSIONS = "versions.tsv";
 }

@@ -3,14 +3,24 @@ package dev.piper.job.spec;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Turns a validated spec into what the operators run. */
 public final class SpecCompiler {
 
     private SpecCompiler() {}
 
-    /** The per-column stateless operators of {@code spec}. */
+    /** The per-column stateless operators of {@code spec}, every vocabulary in epoch 0. */
     public static ColumnProgram program(PipelineSpec spec) {
+        return program(spec, new int[CriteoLayout.SPARSE]);
+    }
+
+    /**
+     * The per-column stateless operators of {@code spec}, with each sparse column's vocabulary
+     * epoch.
+     */
+    public static ColumnProgram program(PipelineSpec spec, int[] epochs) {
         long[] modulus = new long[CriteoLayout.SPARSE];
         boolean[] neg2zero = new boolean[CriteoLayout.LABEL_DENSE_WIDTH];
         boolean[] log = new boolean[CriteoLayout.LABEL_DENSE_WIDTH];
@@ -31,13 +41,47 @@ public final class SpecCompiler {
             }
             f++;
         }
-        return new ColumnProgram(spec.name(), spec.version(), modulus, neg2zero, log);
+        return new ColumnProgram(spec.name(), spec.version(), modulus, neg2zero, log, epochs);
+    }
+
+    /**
+     * The built-in DLRM spec with the command line's settings: {@code maxIndRange} (if positive) as
+     * every sparse column's modulus, padding and the line limit.
+     */
+    public static PipelineSpec dlrm(long maxIndRange, boolean padMissingFields, int maxLineBytes) {
+        PipelineSpec builtin = SpecParser.builtin();
+        List<PipelineSpec.Column> columns = new ArrayList<>();
+        for (PipelineSpec.Column c : builtin.columns()) {
+            if (c.kind() != PipelineSpec.Kind.sparse || maxIndRange <= 0) {
+                columns.add(c);
+                continue;
+            }
+            List<Op> ops = new ArrayList<>();
+            for (Op op : c.ops()) {
+                if (op instanceof Op.Vocab) {
+                    ops.add(new Op.Modulus(maxIndRange));
+                }
+                ops.add(op);
+            }
+            columns.add(new PipelineSpec.Column(c.name(), c.kind(), List.copyOf(ops)));
+        }
+        return new PipelineSpec(
+                builtin.name(),
+                builtin.version(),
+                builtin.input(),
+                List.copyOf(columns),
+                new PipelineSpec.Output(builtin.output().format(), padMissingFields, maxLineBytes));
     }
 
     /** The decoder settings of {@code spec}. */
     public static DecodeOptions decodeOptions(PipelineSpec spec, int maxRawBytes) {
+        return decodeOptions(spec, new int[CriteoLayout.SPARSE], maxRawBytes);
+    }
+
+    /** The decoder settings of {@code spec}, with each sparse column's vocabulary epoch. */
+    public static DecodeOptions decodeOptions(PipelineSpec spec, int[] epochs, int maxRawBytes) {
         return new DecodeOptions(
-                program(spec),
+                program(spec, epochs),
                 spec.output().padMissingFields(),
                 spec.output().maxLineBytes(),
                 maxRawBytes);

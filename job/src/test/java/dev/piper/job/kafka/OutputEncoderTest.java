@@ -23,6 +23,10 @@ class OutputEncoderTest {
      * line, rejected): 5 lines, 3 rows, 2 dead letters; C2 grew by two keys, C26 by one.
      */
     private static AssembledBlock block() {
+        return block(1, new int[26]);
+    }
+
+    private static AssembledBlock block(int version, int[] epochs) {
         long[][] newKeys = new long[26][0];
         int[] firstNew = new int[26];
         newKeys[1] = new long[] {7, -1L};
@@ -33,14 +37,19 @@ class OutputEncoderTest {
             new DeadLetter(4, 0, "empty_line", "the line is empty", new byte[0], false)
         };
         Origin origin = new Origin(new long[] {40, 41, 44}, new int[] {0, 1, 4}, 1000, 1002);
-        return new AssembledBlock(3, 12, 5, 3, new byte[480], dead, firstNew, newKeys, origin);
+        return new AssembledBlock(
+                3, 12, 5, 3, new byte[480], dead, firstNew, newKeys, origin, version, epochs);
     }
 
     private static List<KafkaOut> encode(boolean vocab) {
+        return encode(vocab, block());
+    }
+
+    private static List<KafkaOut> encode(boolean vocab, AssembledBlock block) {
         List<KafkaOut> out = new ArrayList<>();
         new OutputEncoder("clicks", vocab, DecodeOptions.defaults())
                 .flatMap(
-                        block(),
+                        block,
                         new Collector<>() {
                             @Override
                             public void collect(KafkaOut record) {
@@ -74,6 +83,8 @@ class OutputEncoderTest {
                 .containsEntry(
                         "piper.pipeline.params",
                         "max_ind_range=-1;pad_missing_fields=false;max_line_bytes=65536")
+                .containsEntry(
+                        "piper.epochs", "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
                 .containsEntry("piper.rows", "3")
                 .containsEntry("piper.lines", "5")
                 .containsEntry("piper.dead.letters", "2")
@@ -111,9 +122,29 @@ class OutputEncoderTest {
                 .isEqualTo("10\t7\n11\t18446744073709551615\n");
         assertThat(headers(vocab.get(0)))
                 .containsEntry("piper.column", "C2")
+                .containsEntry("piper.epoch", "0")
                 .containsEntry("piper.first.index", "10")
                 .containsEntry("piper.count", "2");
         assertThat(new String(vocab.get(1).value(), StandardCharsets.US_ASCII))
                 .isEqualTo("0\t255\n");
+    }
+
+    /**
+     * A block decoded under a spec received at run time: its version and epochs are in the headers,
+     * the starting spec's parameters are not, and vocabulary records name their epoch.
+     */
+    @Test
+    void aSwitchedBlockNamesItsVersionAndEpochs() {
+        int[] epochs = new int[26];
+        epochs[1] = 2;
+        List<KafkaOut> out = encode(true, block(3, epochs));
+        assertThat(headers(out.get(0)))
+                .containsEntry("piper.pipeline", "dlrm-criteo/3")
+                .containsEntry(
+                        "piper.epochs", "0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
+                .doesNotContainKey("piper.pipeline.params");
+        List<KafkaOut> vocab = out.stream().filter(r -> r.target() == KafkaOut.VOCAB).toList();
+        assertThat(headers(vocab.get(0))).containsEntry("piper.epoch", "2");
+        assertThat(headers(vocab.get(1))).containsEntry("piper.epoch", "0");
     }
 }

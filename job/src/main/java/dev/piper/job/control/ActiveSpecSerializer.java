@@ -1,0 +1,160 @@
+package dev.piper.job.control;
+
+import dev.piper.job.spec.PipelineSpec;
+import dev.piper.job.spec.PipelineSpecSerializer;
+import dev.piper.operators.decode.CriteoLayout;
+import java.io.IOException;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Serializer of {@link ActiveSpec} for the broadcast state and the control operator's state.
+ *
+ * <p>Format 1: the spec as {@link PipelineSpecSerializer} writes it (int32 length, then Kryo bytes
+ * with registration required, which start with their own format), then the epochs as int32 count
+ * and int32 values. {@code ActiveSpecSerializerTest} holds the frozen bytes; a later format keeps a
+ * reader for this one.
+ */
+public final class ActiveSpecSerializer extends TypeSerializer<ActiveSpec> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The byte format this class writes. */
+    static final int FORMAT = 1;
+
+    private final PipelineSpecSerializer specs = new PipelineSpecSerializer();
+
+    @Override
+    public boolean isImmutableType() {
+        return true;
+    }
+
+    @Override
+    public TypeSerializer<ActiveSpec> duplicate() {
+        return new ActiveSpecSerializer(); // its Kryo is not thread-safe
+    }
+
+    @Override
+    public ActiveSpec createInstance() {
+        return ActiveSpec.initial(specs.createInstance());
+    }
+
+    @Override
+    public ActiveSpec copy(ActiveSpec from) {
+        return from;
+    }
+
+    @Override
+    public ActiveSpec copy(ActiveSpec from, ActiveSpec reuse) {
+        return from;
+    }
+
+    @Override
+    public int getLength() {
+        return -1;
+    }
+
+    @Override
+    public void serialize(ActiveSpec value, DataOutputView target) throws IOException {
+        specs.serialize(value.spec(), target);
+        int[] epochs = value.epochs();
+        target.writeInt(epochs.length);
+        for (int e : epochs) {
+            target.writeInt(e);
+        }
+    }
+
+    @Override
+    public ActiveSpec deserialize(DataInputView source) throws IOException {
+        PipelineSpec spec = specs.deserialize(source);
+        int n = source.readInt();
+        if (n != CriteoLayout.SPARSE) {
+            throw new IOException(
+                    "corrupt active spec: "
+                            + n
+                            + " epochs, expected "
+                            + CriteoLayout.SPARSE
+                            + " (spec "
+                            + spec.name()
+                            + "/"
+                            + spec.version()
+                            + ")");
+        }
+        int[] epochs = new int[n];
+        for (int i = 0; i < n; i++) {
+            epochs[i] = source.readInt();
+        }
+        return new ActiveSpec(spec, epochs);
+    }
+
+    @Override
+    public ActiveSpec deserialize(ActiveSpec reuse, DataInputView source) throws IOException {
+        return deserialize(source);
+    }
+
+    @Override
+    public void copy(DataInputView source, DataOutputView target) throws IOException {
+        serialize(deserialize(source), target);
+    }
+
+    @Override
+    public boolean equals(Object obj) {
+        return obj instanceof ActiveSpecSerializer;
+    }
+
+    @Override
+    public int hashCode() {
+        return ActiveSpecSerializer.class.hashCode();
+    }
+
+    @Override
+    public TypeSerializerSnapshot<ActiveSpec> snapshotConfiguration() {
+        return new Snapshot();
+    }
+
+    /** Snapshot of {@link ActiveSpecSerializer}; its version is the byte format. */
+    public static final class Snapshot implements TypeSerializerSnapshot<ActiveSpec> {
+
+        private int readFormat = FORMAT;
+
+        @Override
+        public int getCurrentVersion() {
+            return FORMAT;
+        }
+
+        @Override
+        public void writeSnapshot(DataOutputView out) {}
+
+        @Override
+        public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader)
+                throws IOException {
+            if (readVersion < 1 || readVersion > FORMAT) {
+                throw new IOException(
+                        "active spec state in format "
+                                + readVersion
+                                + "; this build reads 1.."
+                                + FORMAT);
+            }
+            readFormat = readVersion;
+        }
+
+        @Override
+        public TypeSerializer<ActiveSpec> restoreSerializer() {
+            return new ActiveSpecSerializer();
+        }
+
+        @Override
+        public TypeSerializerSchemaCompatibility<ActiveSpec> resolveSchemaCompatibility(
+                TypeSerializerSnapshot<ActiveSpec> old) {
+            if (!(old instanceof Snapshot s)) {
+                return TypeSerializerSchemaCompatibility.incompatible();
+            }
+            return s.readFormat == FORMAT
+                    ? TypeSerializerSchemaCompatibility.compatibleAsIs()
+                    : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
+        }
+    }
+}

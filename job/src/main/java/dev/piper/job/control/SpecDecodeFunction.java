@@ -1,0 +1,87 @@
+package dev.piper.job.control;
+
+import dev.piper.operators.block.KeyChunk;
+import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.decode.CriteoDecoder;
+import dev.piper.operators.decode.DecodeFunction;
+import java.util.Objects;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.BroadcastState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.streaming.api.functions.co.BroadcastProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * The decoder of a reconfigurable pipeline: decodes each raw block with the pipeline's active spec
+ * as held in broadcast state ({@link #SPECS}, pipeline name to spec), or the job's starting spec
+ * while none has been accepted. Outputs as {@link DecodeFunction}: a key chunk per sparse column,
+ * the dense chunk on {@link DecodeFunction#DENSE}; each stamped with the spec's version and the
+ * columns' vocabulary epochs.
+ *
+ * <p>A block is decoded whole under one spec, so a switch falls between blocks: a spec takes
+ * effect, in each input partition, with the first block this subtask decodes after the spec reached
+ * it (a lane's blocks are decoded by one subtask, in order). The broadcast state is part of every
+ * checkpoint, so a restored job decodes the blocks after the checkpoint with the spec that was
+ * active at it.
+ */
+public final class SpecDecodeFunction
+        extends BroadcastProcessFunction<RawChunk, ActiveSpec, KeyChunk> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The broadcast state: each pipeline's active spec. */
+    public static final MapStateDescriptor<String, ActiveSpec> SPECS =
+            new MapStateDescriptor<>(
+                    "pipeline-specs", StringSerializer.INSTANCE, new ActiveSpecSerializer());
+
+    private final ActiveSpec start;
+    private final int maxRawBytes;
+
+    private transient ActiveSpec decoding;
+    private transient CriteoDecoder decoder;
+
+    /**
+     * @param start the spec the job starts with
+     * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
+     */
+    public SpecDecodeFunction(ActiveSpec start, int maxRawBytes) {
+        this.start = Objects.requireNonNull(start);
+        this.maxRawBytes = maxRawBytes;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        use(start);
+    }
+
+    private void use(ActiveSpec spec) {
+        decoding = spec;
+        decoder = new CriteoDecoder(spec.options(maxRawBytes));
+    }
+
+    @Override
+    public void processElement(RawChunk chunk, ReadOnlyContext ctx, Collector<KeyChunk> out)
+            throws Exception {
+        ActiveSpec active = ctx.getBroadcastState(SPECS).get(start.name());
+        if (active != null && active.version() != decoding.version()) {
+            use(active);
+        }
+        CriteoDecoder.Decoded decoded = decoder.decode(chunk);
+        ctx.output(DecodeFunction.DENSE, decoded.dense());
+        for (KeyChunk keys : decoded.keys()) {
+            out.collect(keys);
+        }
+    }
+
+    @Override
+    public void processBroadcastElement(ActiveSpec spec, Context ctx, Collector<KeyChunk> out)
+            throws Exception {
+        BroadcastState<String, ActiveSpec> specs = ctx.getBroadcastState(SPECS);
+        ActiveSpec current = specs.get(spec.name());
+        // Versions only grow; a replayed older message changes nothing.
+        if (current == null || spec.version() > current.version()) {
+            specs.put(spec.name(), spec);
+        }
+    }
+}
