@@ -4,10 +4,13 @@ import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.PipelineSpecSerializer;
 import dev.piper.operators.decode.CriteoLayout;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
@@ -26,6 +29,29 @@ public final class ActiveSpecSerializer extends TypeSerializer<ActiveSpec> {
     static final int FORMAT = 1;
 
     private final PipelineSpecSerializer specs = new PipelineSpecSerializer();
+
+    /**
+     * {@code spec}'s bytes, for functions that carry a spec into the cluster (a spec is not {@code
+     * java.io.Serializable}, and Java serialization would tie the job graph to its class layout).
+     */
+    public static byte[] toBytes(ActiveSpec spec) {
+        DataOutputSerializer out = new DataOutputSerializer(1024);
+        try {
+            new ActiveSpecSerializer().serialize(spec, out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.getCopyOfBuffer();
+    }
+
+    /** The spec written by {@link #toBytes}. */
+    public static ActiveSpec fromBytes(byte[] bytes) {
+        try {
+            return new ActiveSpecSerializer().deserialize(new DataInputDeserializer(bytes));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     @Override
     public boolean isImmutableType() {

@@ -37,7 +37,7 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
     public static final OutputTag<KafkaOut> STATUS =
             new OutputTag<>("control-status", KafkaOut.TYPE);
 
-    private final ActiveSpec start;
+    private final byte[] start;
     private final String inputTopic;
 
     private transient ListState<ActiveSpec> state;
@@ -48,7 +48,8 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
      * @param inputTopic the topic the pipeline reads
      */
     public ControlFunction(ActiveSpec start, String inputTopic) {
-        this.start = Objects.requireNonNull(start);
+        Objects.requireNonNull(start);
+        this.start = ActiveSpecSerializer.toBytes(start);
         this.inputTopic = Objects.requireNonNull(inputTopic);
     }
 
@@ -59,9 +60,9 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
                         .getUnionListState(
                                 new ListStateDescriptor<>(
                                         "active-spec", new ActiveSpecSerializer()));
-        active = start;
+        active = ActiveSpecSerializer.fromBytes(start);
         for (ActiveSpec restored : state.get()) {
-            if (restored.name().equals(start.name()) && restored.version() > active.version()) {
+            if (restored.name().equals(active.name()) && restored.version() > active.version()) {
                 active = restored;
             }
         }

@@ -35,9 +35,10 @@ public final class SpecDecodeFunction
             new MapStateDescriptor<>(
                     "pipeline-specs", StringSerializer.INSTANCE, new ActiveSpecSerializer());
 
-    private final ActiveSpec start;
+    private final byte[] startBytes;
     private final int maxRawBytes;
 
+    private transient ActiveSpec start;
     private transient ActiveSpec decoding;
     private transient CriteoDecoder decoder;
 
@@ -46,12 +47,13 @@ public final class SpecDecodeFunction
      * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
      */
     public SpecDecodeFunction(ActiveSpec start, int maxRawBytes) {
-        this.start = Objects.requireNonNull(start);
+        this.startBytes = ActiveSpecSerializer.toBytes(Objects.requireNonNull(start));
         this.maxRawBytes = maxRawBytes;
     }
 
     @Override
     public void open(OpenContext openContext) {
+        start = ActiveSpecSerializer.fromBytes(startBytes);
         use(start);
     }
 

@@ -1,0 +1,441 @@
+package dev.piper.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.generate.CriteoGenerator;
+import dev.piper.job.kafka.LineProducer;
+import dev.piper.job.kafka.OutputConsumer;
+import dev.piper.job.kafka.StreamFormat;
+import dev.piper.job.kafka.TestKafka;
+import dev.piper.job.sink.OutputLayout;
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.BlockTypes;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * MiniPipe's run-time reconfiguration against a real broker: a spec published on the control topic
+ * mid-stream changes C3's modulus and adds log to I5. The input has one partition and the second
+ * half is produced only once the new spec is acknowledged, so the switch point is known: every row
+ * of the first 100,000 lines must be the old pipeline's batch output, every later row the new
+ * one's, with C3 in a new vocabulary epoch (ids from 0) and the other columns continuing theirs.
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class SpecSwitchITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int LINES = 200_000;
+    private static final int HALF = LINES / 2;
+    private static final Duration WAIT = Duration.ofMinutes(2);
+
+    /** The new spec: the built-in one, version 2, with C3 modulo 1000 and log on I5. */
+    private static final String V2 =
+            """
+            {"name": "dlrm-criteo", "version": 2, "input": {"format": "criteo-tsv"},
+             "columns": {
+               "label": ["decode", "fill_missing"],
+               "I1..I4": ["decode", "fill_missing", "neg2zero"],
+               "I5": ["decode", "fill_missing", "neg2zero", "log"],
+               "I6..I13": ["decode", "fill_missing", "neg2zero"],
+               "C1..C2": ["decode", "fill_missing", "hex2int", "vocab"],
+               "C3": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 1000}, "vocab"],
+               "C4..C26": ["decode", "fill_missing", "hex2int", "vocab"]
+             }}
+            """;
+
+    @TempDir static Path shared;
+    @TempDir Path tmp;
+
+    private static TestKafka kafka;
+    private static Path firstHalf;
+    private static Path secondHalf;
+
+    /** The old pipeline over all lines: rows, and the vocabularies of unchanged columns. */
+    private static ReferencePreprocessor.Result oldAll;
+
+    /** The old pipeline over the first half: C3's epoch 0 vocabulary, the switch row. */
+    private static ReferencePreprocessor.Result oldFirst;
+
+    /** The new pipeline over the second half alone: I5's values, C3's epoch 1. */
+    private static ReferencePreprocessor.Result newSecond;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        kafka = TestKafka.start();
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        new CriteoGenerator(20261123, 0.01, 0.01).write(text, LINES);
+        byte[] all = text.toByteArray();
+        int half = 0;
+        for (int n = 0; n < HALF; n++) {
+            half = indexOf(all, (byte) '\n', half) + 1;
+        }
+        byte[] first = Arrays.copyOfRange(all, 0, half);
+        byte[] second = Arrays.copyOfRange(all, half, all.length);
+        firstHalf = Files.write(shared.resolve("first.tsv"), first);
+        secondHalf = Files.write(shared.resolve("second.tsv"), second);
+
+        oldAll = ReferencePreprocessor.run(all, -1, false, 65536);
+        oldFirst = ReferencePreprocessor.run(first, -1, false, 65536);
+        long[] modulus = new long[26];
+        Arrays.fill(modulus, -1);
+        modulus[2] = 1000;
+        boolean[] neg2zero = new boolean[14];
+        Arrays.fill(neg2zero, 1, 14, true);
+        boolean[] log = new boolean[14];
+        log[5] = true;
+        newSecond = ReferencePreprocessor.run(second, modulus, neg2zero, log, false, 65536);
+        assertThat(oldFirst.rowsWritten() + newSecond.rowsWritten())
+                .as("the spec change rejects no other line")
+                .isEqualTo(oldAll.rowsWritten());
+    }
+
+    @AfterAll
+    static void tearDown() throws Exception {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    private static int indexOf(byte[] a, byte b, int from) {
+        for (int i = from; i < a.length; i++) {
+            if (a[i] == b) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("no more lines");
+    }
+
+    private Configuration streamConf(String name) {
+        Configuration conf =
+                Streaming.configuration(
+                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), Duration.ofSeconds(1));
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, name + "-in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, name + "-rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, name + "-vocab");
+        conf.set(StreamOptions.CONTROL_TOPIC, name + "-control");
+        return conf;
+    }
+
+    private static JobClient start(StreamJob job, Configuration conf) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.configure(conf);
+        env.setParallelism(2);
+        job.build(env);
+        return env.executeAsync("spec-switch");
+    }
+
+    private static String stop(JobClient client, Configuration conf) throws Exception {
+        String savepoint =
+                client.stopWithSavepoint(
+                                false,
+                                conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY),
+                                SavepointFormatType.CANONICAL)
+                        .get(2, TimeUnit.MINUTES);
+        client.getJobExecutionResult().get(2, TimeUnit.MINUTES);
+        return savepoint;
+    }
+
+    private static void publish(Configuration conf, String spec) throws Exception {
+        Properties props = new Properties();
+        props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.setProperty(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.send(
+                            new ProducerRecord<>(
+                                    conf.get(StreamOptions.CONTROL_TOPIC),
+                                    spec.getBytes(StandardCharsets.UTF_8)))
+                    .get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Reads {@code topic}'s committed records from the beginning until {@code done} holds for what
+     * was read (the job keeps a transaction open, so reading "to the end" never ends).
+     */
+    private static List<ConsumerRecord<byte[], byte[]>> awaitCommitted(
+            String topic, Predicate<List<ConsumerRecord<byte[], byte[]>>> done, String what) {
+        Properties props = new Properties();
+        props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "8388608");
+        List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(
+                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions =
+                    consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!done.test(read)) {
+                assertThat(System.nanoTime()).as(what + " within " + WAIT).isLessThan(deadline);
+                consumer.poll(Duration.ofMillis(200)).forEach(read::add);
+            }
+        }
+        return read;
+    }
+
+    private static long rows(List<ConsumerRecord<byte[], byte[]>> records) {
+        long n = 0;
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            n += Integer.parseInt(header(r, StreamFormat.ROWS));
+        }
+        return n;
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+        Header h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.US_ASCII);
+    }
+
+    private static List<JsonNode> statuses(Configuration conf, Predicate<List<JsonNode>> done) {
+        List<JsonNode> parsed = new ArrayList<>();
+        awaitCommitted(
+                StreamOptions.statusTopic(conf).orElseThrow(),
+                records -> {
+                    parsed.clear();
+                    for (ConsumerRecord<byte[], byte[]> r : records) {
+                        try {
+                            parsed.add(JSON.readTree(r.value()));
+                        } catch (java.io.IOException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                    return done.test(parsed);
+                },
+                "status records");
+        return parsed;
+    }
+
+    private static long count(List<JsonNode> statuses, String status) {
+        return statuses.stream().filter(s -> s.get("status").asText().equals(status)).count();
+    }
+
+    /**
+     * The acceptance scenario: 100k lines, v2 published and acknowledged, then a bad spec and a
+     * stale one, both rejected with the field at fault, then 100k more lines. The output splits
+     * exactly at input offset 100,000, and the status topic says so.
+     */
+    @Test
+    void aSpecPublishedMidStreamSwitchesExactlyAtTheAcknowledgedPoint() throws Exception {
+        Configuration conf = streamConf("switch");
+        kafka.createTopic("switch-in", 1);
+        LineProducer.produce(
+                firstHalf, kafka.bootstrapServers(), "switch-in", null, Map.of(), QUIET);
+        Streaming.prepareTopics(conf, QUIET);
+        JobClient client = start(Streaming.job(conf), conf);
+
+        awaitCommitted(
+                "switch-rows", r -> rows(r) >= oldFirst.rowsWritten(), "the first half's rows");
+        publish(conf, V2);
+        statuses(conf, s -> count(s, "accepted") == 1);
+        publish(conf, V2.replace("\"version\": 2", "\"version\": 3").replace("1000", "0"));
+        publish(conf, V2);
+        publish(conf, "{\"name\": \"dlrm-criteo\", ");
+        statuses(conf, s -> count(s, "rejected") == 3);
+        LineProducer.produce(
+                secondHalf, kafka.bootstrapServers(), "switch-in", null, Map.of(), QUIET);
+        awaitCommitted("switch-rows", r -> rows(r) >= oldAll.rowsWritten(), "every row");
+        stop(client, conf);
+
+        assertSwitchedOutput(conf);
+        List<JsonNode> status = statuses(conf, s -> count(s, "effective") >= 1);
+        assertThat(status)
+                .extracting(s -> s.get("status").asText())
+                .containsExactly("accepted", "rejected", "rejected", "rejected", "effective");
+        JsonNode accepted = status.get(0);
+        assertThat(accepted.get("version").asInt()).isEqualTo(2);
+        assertThat(accepted.get("previous_version").asInt()).isEqualTo(1);
+        assertThat(accepted.get("changed").toString()).isEqualTo("[\"I5\",\"C3\"]");
+        assertThat(accepted.get("new_epochs").toString()).isEqualTo("{\"C3\":1}");
+        assertThat(accepted.get("source").asText()).isEqualTo("switch-control/0@0");
+        assertThat(status.get(1).get("problems").toString())
+                .contains("columns.C3[3]: modulus")
+                .contains("not 0");
+        assertThat(status.get(1).get("active_version").asInt()).isEqualTo(2);
+        assertThat(status.get(2).get("problems").toString())
+                .contains("version: 2 is not above the active version 2");
+        assertThat(status.get(3).get("pipeline").isNull()).isTrue();
+        assertThat(status.get(3).get("problems").size()).isPositive();
+        JsonNode effective = status.get(4);
+        assertThat(effective.get("version").asInt()).isEqualTo(2);
+        assertThat(effective.get("partition").asInt()).isZero();
+        assertThat(effective.get("offset").asLong()).isEqualTo(HALF);
+    }
+
+    /**
+     * The switch across a savepoint and a failure: the job stops with a savepoint right after v2
+     * was accepted (before any block used it), restarts from it, and fails once at the first block
+     * decoded under v2. The restored broadcast state still holds v2, and the output is exactly the
+     * same as without either.
+     */
+    @Test
+    void aSwitchSurvivesASavepointAndAFailureAtTheFirstSwitchedBlock() throws Exception {
+        Configuration conf = streamConf("restore");
+        kafka.createTopic("restore-in", 1);
+        LineProducer.produce(
+                firstHalf, kafka.bootstrapServers(), "restore-in", null, Map.of(), QUIET);
+        Streaming.prepareTopics(conf, QUIET);
+        JobClient client = start(Streaming.job(conf), conf);
+        awaitCommitted(
+                "restore-rows", r -> rows(r) >= oldFirst.rowsWritten(), "the first half's rows");
+        publish(conf, V2);
+        statuses(conf, s -> count(s, "accepted") == 1);
+        String savepoint = stop(client, conf);
+
+        LineProducer.produce(
+                secondHalf, kafka.bootstrapServers(), "restore-in", null, Map.of(), QUIET);
+        Configuration restored = new Configuration(conf);
+        Streaming.restoreFrom(
+                restored,
+                savepoint.startsWith("file:") ? Path.of(URI.create(savepoint)) : Path.of(savepoint),
+                false);
+        FailAtFirstSwitchedBlock.FAILED.set(false);
+        StreamJob job =
+                Streaming.job(restored)
+                        .beforeOutput(
+                                s ->
+                                        s.map(new FailAtFirstSwitchedBlock())
+                                                .returns(BlockTypes.ASSEMBLED_BLOCK)
+                                                .name("inject-failure"));
+        Streaming.run(job, restored, Duration.ofSeconds(3), QUIET);
+
+        assertThat(FailAtFirstSwitchedBlock.FAILED).as("the failure was injected").isTrue();
+        assertSwitchedOutput(conf);
+        List<JsonNode> status = statuses(conf, s -> count(s, "effective") >= 1);
+        assertThat(status)
+                .extracting(s -> s.get("status").asText())
+                .containsExactly("accepted", "effective");
+        assertThat(status.get(1).get("offset").asLong()).isEqualTo(HALF);
+    }
+
+    /** Fails the job once, at the first block decoded under spec version 2. */
+    static final class FailAtFirstSwitchedBlock
+            implements MapFunction<AssembledBlock, AssembledBlock> {
+        private static final long serialVersionUID = 1L;
+        static final AtomicBoolean FAILED = new AtomicBoolean();
+
+        @Override
+        public AssembledBlock map(AssembledBlock block) {
+            if (block.version() == 2 && FAILED.compareAndSet(false, true)) {
+                throw new IllegalStateException("injected failure at the first switched block");
+            }
+            return block;
+        }
+    }
+
+    /**
+     * The committed output against the references: rows of the first half as the old pipeline's,
+     * later rows with I5 and C3 from the new pipeline over the second half alone, every other
+     * column continuing the old ids; C3's vocabulary split into epochs 0 and 1; the rows records
+     * stamped with their version and epochs.
+     */
+    private void assertSwitchedOutput(Configuration conf) throws Exception {
+        Path out = tmp.resolve("consumed");
+        OutputConsumer.Result r =
+                new OutputConsumer(
+                                kafka.bootstrapServers(),
+                                Map.of(),
+                                conf.get(StreamOptions.OUTPUT_TOPIC),
+                                conf.get(StreamOptions.VOCAB_TOPIC),
+                                StreamOptions.deadLetterTopic(conf))
+                        .consume(out, oldAll.rowsWritten(), Duration.ofSeconds(10), QUIET);
+        assertThat(r.rows()).isEqualTo(oldAll.rowsWritten());
+        assertThat(r.deadLetters()).isEqualTo(oldAll.rejected().size());
+
+        byte[] expected = oldAll.rows().clone();
+        ByteBuffer exp = ByteBuffer.wrap(expected).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer next = ByteBuffer.wrap(newSecond.rows()).order(ByteOrder.LITTLE_ENDIAN);
+        int rowBytes = 40 * Integer.BYTES;
+        long switchRow = oldFirst.rowsWritten();
+        for (long row = switchRow; row < oldAll.rowsWritten(); row++) {
+            int at = (int) (row * rowBytes);
+            int from = (int) ((row - switchRow) * rowBytes);
+            for (int field : new int[] {5, 14 + 2}) {
+                exp.putInt(at + field * 4, next.getInt(from + field * 4));
+            }
+        }
+        byte[] actual = Files.readAllBytes(out.resolve(OutputLayout.ROWS));
+        assertThat(actual.length).isEqualTo(expected.length);
+        assertThat(Arrays.mismatch(actual, expected)).as("first differing byte").isEqualTo(-1);
+
+        for (int c = 0; c < 26; c++) {
+            String want = c == 2 ? oldFirst.vocabFiles().get(c) : oldAll.vocabFiles().get(c);
+            assertThat(Files.readString(out.resolve(OutputLayout.vocabFile(c))))
+                    .as(OutputLayout.vocabFile(c))
+                    .isEqualTo(want);
+        }
+        assertThat(Files.readString(out.resolve(OutputLayout.vocabFile(2, 1))))
+                .as("C3 epoch 1")
+                .isEqualTo(newSecond.vocabFiles().get(2));
+        assertThat(r.vocabSizes()).containsKey("C3.epoch1").doesNotContainKey("C4.epoch1");
+
+        List<String> versions = Files.readAllLines(out.resolve(OutputLayout.VERSIONS));
+        String zeros = "[" + String.join(",", java.util.Collections.nCopies(26, "0")) + "]";
+        assertThat(versions)
+                .containsExactly(
+                        "first_row\trows\tpipeline\tepochs",
+                        "0\t" + switchRow + "\tdlrm-criteo/1\t" + zeros,
+                        switchRow
+                                + "\t"
+                                + newSecond.rowsWritten()
+                                + "\tdlrm-criteo/2\t"
+                                + zeros.replaceFirst("0,0,0", "0,0,1"));
+    }
+}
