@@ -1,0 +1,164 @@
+package dev.piper.job.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.piper.job.spec.Op;
+import dev.piper.job.spec.PipelineSpec;
+import dev.piper.job.spec.SpecCompiler;
+import dev.piper.job.spec.SpecParser;
+import dev.piper.operators.decode.ColumnProgram;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+class ActiveSpecTest {
+
+    private static PipelineSpec parse(String json) throws Exception {
+        return SpecParser.parse(json.getBytes(StandardCharsets.UTF_8), "test");
+    }
+
+    /** The built-in spec at {@code version} with C3's chain replaced by {@code c3}. */
+    private static PipelineSpec withC3(int version, String c3, String i5) throws Exception {
+        return parse(
+                """
+                {"name": "dlrm-criteo", "version": %d, "input": {"format": "criteo-tsv"},
+                 "columns": {
+                   "label": ["decode", "fill_missing"],
+                   "I1..I4": ["decode", "fill_missing", "neg2zero"],
+                   "I5": %s,
+                   "I6..I13": ["decode", "fill_missing", "neg2zero"],
+                   "C1..C2": ["decode", "fill_missing", "hex2int", "vocab"],
+                   "C3": %s,
+                   "C4..C26": ["decode", "fill_missing", "hex2int", "vocab"]
+                 }}
+                """
+                        .formatted(version, i5, c3));
+    }
+
+    private static final String PLAIN_C3 = "[\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+    private static final String PLAIN_I5 = "[\"decode\", \"fill_missing\", \"neg2zero\"]";
+    private static final String LOG_I5 = "[\"decode\", \"fill_missing\", \"neg2zero\", \"log\"]";
+
+    private static String modC3(long m) {
+        return "[\"decode\", \"fill_missing\", \"hex2int\", {\"op\": \"modulus\", \"m\": "
+                + m
+                + "}, \"vocab\"]";
+    }
+
+    @Test
+    void onlyColumnsWhoseChainBeforeTheVocabularyChangesStartANewEpoch() throws Exception {
+        ActiveSpec v1 = ActiveSpec.initial(SpecParser.builtin());
+        ActiveSpec v2 = v1.next(withC3(2, modC3(1000), LOG_I5));
+        assertThat(v2.epochs()[2]).isEqualTo(1);
+        assertThat(v2.epochs()).containsOnly(0, 1);
+        assertThat(v1.changedFields(v2)).containsExactly("I5", "C3");
+        // A dense change alone keeps every vocabulary.
+        ActiveSpec v3 = v2.next(withC3(3, modC3(1000), PLAIN_I5));
+        assertThat(v3.epochs()).isEqualTo(v2.epochs());
+        // Another modulus is another id space; going back to the first chain is one too.
+        ActiveSpec v4 = v3.next(withC3(4, modC3(999), PLAIN_I5));
+        ActiveSpec v5 = v4.next(withC3(5, PLAIN_C3, PLAIN_I5));
+        assertThat(v4.epochs()[2]).isEqualTo(2);
+        assertThat(v5.epochs()[2]).isEqualTo(3);
+        assertThat(v5.program().epoch(2)).isEqualTo(3);
+        assertThat(v5.program().epoch(3)).isZero();
+        assertThat(v5.options(100).program().modulus(2)).isLessThanOrEqualTo(0);
+    }
+
+    @Test
+    void theCommandLinesDlrmSpecIsTheBuiltInPipeline() {
+        assertThat(SpecCompiler.program(SpecCompiler.dlrm(40_000_000, false, 65536)))
+                .isEqualTo(ColumnProgram.dlrm(40_000_000));
+        assertThat(SpecCompiler.program(SpecCompiler.dlrm(-1, false, 65536)))
+                .isEqualTo(ColumnProgram.dlrm(-1));
+        assertThat(SpecCompiler.dlrm(-1, false, 65536)).isEqualTo(SpecParser.builtin());
+        PipelineSpec padded = SpecCompiler.dlrm(7, true, 1000);
+        assertThat(padded.output().padMissingFields()).isTrue();
+        assertThat(padded.output().maxLineBytes()).isEqualTo(1000);
+        assertThat(padded.column("C26").orElseThrow().chain())
+                .isEqualTo("decode fill_missing hex2int modulus(7) vocab");
+    }
+
+    @Test
+    void epochsAreOnePerSparseColumn() {
+        assertThatThrownBy(() -> new ActiveSpec(SpecParser.builtin(), new int[3]))
+                .hasMessageContaining("one per sparse column");
+    }
+
+    /** The small spec of PipelineSpecSerializerTest (whose Kryo bytes are frozen there). */
+    private static PipelineSpec small() {
+        return new PipelineSpec(
+                "p",
+                2,
+                new PipelineSpec.Input(
+                        "criteo-tsv", Optional.of("t"), Optional.empty(), Optional.empty()),
+                List.of(
+                        new PipelineSpec.Column(
+                                "I5",
+                                PipelineSpec.Kind.dense,
+                                List.of(
+                                        new Op.Decode(),
+                                        new Op.FillMissing(),
+                                        new Op.Neg2Zero(),
+                                        new Op.Log())),
+                        new PipelineSpec.Column(
+                                "C3",
+                                PipelineSpec.Kind.sparse,
+                                List.of(
+                                        new Op.Decode(),
+                                        new Op.FillMissing(),
+                                        new Op.Hex2Int(),
+                                        new Op.Modulus(1000),
+                                        new Op.Vocab()))),
+                new PipelineSpec.Output("dlrm-rows", true, 65536));
+    }
+
+    /**
+     * Format 1, frozen: the spec as PipelineSpecSerializer writes it (int32 length 0x33, its frozen
+     * Kryo bytes), then 26 epochs as int32 (C3 in epoch 1).
+     */
+    private static final String SMALL_FORMAT_1 =
+            "00000033"
+                    + "0182700263726974656f2d7473f6827480800249b501047071727343b3020570"
+                    + "717475e80776646c726d2d726f77f301808004"
+                    + "0000001a"
+                    + "00000000".repeat(2)
+                    + "00000001"
+                    + "00000000".repeat(23);
+
+    @Test
+    void formatOneIsFrozen() throws Exception {
+        int[] epochs = new int[26];
+        epochs[2] = 1;
+        ActiveSpec spec = new ActiveSpec(small(), epochs);
+        ActiveSpecSerializer serializer = new ActiveSpecSerializer();
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        serializer.serialize(spec, out);
+        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(SMALL_FORMAT_1);
+        assertThat(
+                        serializer.deserialize(
+                                new DataInputDeserializer(HexFormat.of().parseHex(SMALL_FORMAT_1))))
+                .isEqualTo(spec);
+        assertThat(ActiveSpecSerializer.fromBytes(ActiveSpecSerializer.toBytes(spec)))
+                .isEqualTo(spec);
+        DataOutputSerializer copied = new DataOutputSerializer(64);
+        serializer.copy(new DataInputDeserializer(out.getCopyOfBuffer()), copied);
+        assertThat(copied.getCopyOfBuffer()).isEqualTo(out.getCopyOfBuffer());
+    }
+
+    @Test
+    void aCorruptEpochCountIsReportedWithTheSpec() {
+        byte[] bytes = HexFormat.of().parseHex(SMALL_FORMAT_1.replace("0000001a", "00000003"));
+        assertThatThrownBy(
+                        () ->
+                                new ActiveSpecSerializer()
+                                        .deserialize(new DataInputDeserializer(bytes)))
+                .hasMessageContaining("3 epochs")
+                .hasMessageContaining("p/2");
+    }
+}

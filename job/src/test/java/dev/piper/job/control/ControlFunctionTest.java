@@ -1,0 +1,120 @@
+package dev.piper.job.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.job.kafka.KafkaOut;
+import dev.piper.job.spec.SpecParser;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.ProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+class ControlFunctionTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static OneInputStreamOperatorTestHarness<ControlMessage, ActiveSpec> harness() {
+        try {
+            return new OneInputStreamOperatorTestHarness<>(
+                    new ProcessOperator<>(
+                            new ControlFunction(
+                                    ActiveSpec.initial(SpecParser.builtin()), "clicks")));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The built-in spec's text with {@code from} replaced by {@code to}. */
+    private static ControlMessage builtinWith(String from, String to, long offset) {
+        return builtinWith(offset, from, to);
+    }
+
+    /** The built-in spec's text with each pair's first string replaced by its second. */
+    private static ControlMessage builtinWith(long offset, String... pairs) {
+        String text = new String(SpecParser.builtinText(), StandardCharsets.UTF_8);
+        for (int i = 0; i < pairs.length; i += 2) {
+            if (!text.contains(pairs[i])) {
+                throw new IllegalArgumentException(pairs[i] + " is not in the built-in spec");
+            }
+            text = text.replace(pairs[i], pairs[i + 1]);
+        }
+        return new ControlMessage("control/0@" + offset, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static List<JsonNode> statuses(
+            OneInputStreamOperatorTestHarness<ControlMessage, ActiveSpec> h) throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        for (StreamRecord<KafkaOut> r : h.getSideOutput(ControlFunction.STATUS)) {
+            assertThat(r.getValue().target()).isEqualTo(KafkaOut.STATUS);
+            out.add(JSON.readTree(r.getValue().value()));
+        }
+        return out;
+    }
+
+    @Test
+    void acceptsAHigherVersionAndRejectsEveryKindOfMisfitNamingTheField() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processElement(builtinWith("\"version\": 1", "\"version\": 2", 0), 0);
+            h.processElement(builtinWith("\"version\": 1", "\"version\": 2", 1), 0);
+            h.processElement(builtinWith("\"name\": \"dlrm-criteo\"", "\"name\": \"other\"", 2), 0);
+            h.processElement(
+                    builtinWith(
+                            3,
+                            "\"version\": 1",
+                            "\"version\": 7",
+                            "\"input\": {\"format\": \"criteo-tsv\"}",
+                            "\"input\": {\"format\": \"criteo-tsv\", \"topic\": \"elsewhere\"}"),
+                    0);
+            h.processElement(new ControlMessage("control/0@4", new byte[0]), 0);
+            h.processElement(builtinWith("\"neg2zero\"", "\"nonsense\"", 5), 0);
+
+            assertThat(h.extractOutputValues()).extracting(ActiveSpec::version).containsExactly(2);
+            List<JsonNode> s = statuses(h);
+            assertThat(s)
+                    .extracting(n -> n.get("status").asText())
+                    .containsExactly(
+                            "accepted", "rejected", "rejected", "rejected", "rejected", "rejected");
+            assertThat(s.get(0).get("source").asText()).isEqualTo("control/0@0");
+            assertThat(s.get(0).get("changed").size()).isZero();
+            assertThat(s.get(1).get("problems").get(0).asText())
+                    .isEqualTo("version: 2 is not above the active version 2");
+            assertThat(s.get(2).get("problems").toString())
+                    .contains("name: this job runs pipeline \\\"dlrm-criteo\\\"");
+            assertThat(s.get(3).get("problems").toString())
+                    .contains("input.topic: this job reads clicks")
+                    .doesNotContain("version");
+            assertThat(s.get(4).get("pipeline").isNull()).isTrue();
+            assertThat(s.get(5).get("problems").toString()).contains("nonsense");
+            for (JsonNode rejected : s.subList(1, 6)) {
+                assertThat(rejected.get("active_version").asInt()).isEqualTo(2);
+            }
+        }
+    }
+
+    @Test
+    void theActiveSpecSurvivesASnapshot() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.open();
+            h.processElement(builtinWith("\"version\": 1", "\"version\": 3", 0), 0);
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(builtinWith("\"version\": 1", "\"version\": 3", 1), 0);
+            h.processElement(builtinWith("\"version\": 1", "\"version\": 4", 2), 0);
+            assertThat(h.extractOutputValues()).extracting(ActiveSpec::version).containsExactly(4);
+            assertThat(statuses(h).get(0).get("problems").get(0).asText())
+                    .isEqualTo("version: 3 is not above the active version 3");
+            assertThat(statuses(h).get(1).get("previous_version").asInt()).isEqualTo(3);
+        }
+    }
+}
