@@ -5,6 +5,7 @@ import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.KeyChunk;
+import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.concat.ConcatenateFunction;
 import dev.piper.operators.decode.CriteoLayout;
@@ -89,12 +90,30 @@ public final class PreprocessJob {
             StreamExecutionEnvironment env,
             SingleOutputStreamOperator<KeyChunk> keys,
             VocabularyFunction vocabulary) {
-        // Fixed, so that vocabulary keys (chosen from it) survive a rescaled restore.
+        return columns(env, keys, vocabulary, 1);
+    }
+
+    /**
+     * As {@link #columns(StreamExecutionEnvironment, SingleOutputStreamOperator,
+     * VocabularyFunction)} for blocks of {@code pipelines} pipelines (their lanes name them), keyed
+     * by (pipeline, column): every pipeline has its own vocabularies.
+     */
+    static Columns columns(
+            StreamExecutionEnvironment env,
+            SingleOutputStreamOperator<KeyChunk> keys,
+            VocabularyFunction vocabulary,
+            int pipelines) {
+        // Fixed, so that vocabulary keys (chosen from it) survive a rescaled restore: one key
+        // group per vocabulary at least.
         if (env.getMaxParallelism() <= 0) {
-            env.setMaxParallelism(DEFAULT_MAX_PARALLELISM);
+            env.setMaxParallelism(defaultMaxParallelism(pipelines));
         }
-        ColumnPlacement placement =
-                ColumnPlacement.balanced(CriteoLayout.vocabularyCosts(), env.getMaxParallelism());
+        double[] costs = new double[pipelines * CriteoLayout.SPARSE];
+        double[] perColumn = CriteoLayout.vocabularyCosts();
+        for (int i = 0; i < costs.length; i++) {
+            costs[i] = perColumn[i % CriteoLayout.SPARSE];
+        }
+        ColumnPlacement placement = ColumnPlacement.balanced(costs, env.getMaxParallelism());
         DataStream<IndexChunk> indices =
                 keys.keyBy(new ByColumn(placement), Types.INT)
                         .process(vocabulary, BlockTypes.INDEX_CHUNK)
@@ -139,7 +158,20 @@ public final class PreprocessJob {
                 .uid("output");
     }
 
-    /** Keys a categorical column's blocks by the column's placement key. */
+    /**
+     * The maximum parallelism of a job with {@code pipelines} pipelines when the environment sets
+     * none: {@link #DEFAULT_MAX_PARALLELISM}, or the power of two that gives every vocabulary its
+     * own key group.
+     */
+    static int defaultMaxParallelism(int pipelines) {
+        int vocabularies = pipelines * CriteoLayout.SPARSE;
+        return Math.max(DEFAULT_MAX_PARALLELISM, Integer.highestOneBit(vocabularies - 1) << 1);
+    }
+
+    /**
+     * Keys a categorical column's blocks by the placement key of (its lane's pipeline, column):
+     * vocabulary {@code pipeline * 26 + column}.
+     */
     static final class ByColumn implements KeySelector<KeyChunk, Integer> {
         private static final long serialVersionUID = 1L;
 
@@ -151,7 +183,8 @@ public final class PreprocessJob {
 
         @Override
         public Integer getKey(KeyChunk chunk) {
-            return placement.keyOf(chunk.column());
+            return placement.keyOf(
+                    Lanes.pipeline(chunk.lane()) * CriteoLayout.SPARSE + chunk.column());
         }
     }
 

@@ -4,6 +4,7 @@ import dev.piper.job.control.ActiveSpec;
 import dev.piper.job.control.ActiveSpecSerializer;
 import dev.piper.job.control.ControlFunction;
 import dev.piper.job.control.ControlMessage;
+import dev.piper.job.control.PipelinesDecodeFunction;
 import dev.piper.job.control.SpecDecodeFunction;
 import dev.piper.job.control.SwitchTracker;
 import dev.piper.job.kafka.KafkaOut;
@@ -71,14 +72,8 @@ public final class StreamJob {
      *
      * @param source the specs, as published
      * @param statusSink where the control status records go
-     * @param start the spec the job starts with
-     * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
      */
-    public record Control(
-            Source<ControlMessage, ?, ?> source,
-            Sink<KafkaOut> statusSink,
-            ActiveSpec start,
-            int maxRawBytes) {}
+    public record Control(Source<ControlMessage, ?, ?> source, Sink<KafkaOut> statusSink) {}
 
     /** Settings of the log chunker. */
     public record Chunking(int maxBlockBytes, int maxBlockLines, long lingerMillis)
@@ -86,30 +81,29 @@ public final class StreamJob {
 
     private final Source<LogRecord, ?, ?> source;
     private final Sink<KafkaOut> sink;
-    private final DecodeOptions options;
+    private final StreamPipelines pipelines;
+    private final int maxRawBytes;
     private final Chunking chunking;
-    private final String inputTopic;
-    private final boolean vocabRecords;
     private UnaryOperator<DataStream<AssembledBlock>> beforeOutput = UnaryOperator.identity();
     private Control control;
 
     /**
-     * @param inputTopic the topic named in the output headers and dead letters
-     * @param vocabRecords whether to emit the vocabulary records
+     * @param source every pipeline's input, each record in its pipeline's lanes
+     * @param sink every pipeline's outputs, by {@link KafkaOut#target(int, int)}
+     * @param pipelines the pipelines, their specs and topics
+     * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
      */
     public StreamJob(
             Source<LogRecord, ?, ?> source,
             Sink<KafkaOut> sink,
-            DecodeOptions options,
-            Chunking chunking,
-            String inputTopic,
-            boolean vocabRecords) {
+            StreamPipelines pipelines,
+            int maxRawBytes,
+            Chunking chunking) {
         this.source = Objects.requireNonNull(source);
         this.sink = Objects.requireNonNull(sink);
-        this.options = Objects.requireNonNull(options);
+        this.pipelines = Objects.requireNonNull(pipelines);
+        this.maxRawBytes = maxRawBytes;
         this.chunking = Objects.requireNonNull(chunking);
-        this.inputTopic = Objects.requireNonNull(inputTopic);
-        this.vocabRecords = vocabRecords;
     }
 
     /**
@@ -146,10 +140,34 @@ public final class StreamJob {
                                         chunking.lingerMillis()))
                         .uid("chunk");
 
+        int n = pipelines.size();
+        ActiveSpec[] starts = new ActiveSpec[n];
+        String[] names = new String[n];
+        int[] startVersions = new int[n];
+        String[] inputTopics = new String[n];
+        boolean[] vocab = new boolean[n];
+        DecodeOptions[] options = new DecodeOptions[n];
+        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+            int i = p.index();
+            starts[i] = p.start();
+            names[i] = p.name();
+            startVersions[i] = p.start().version();
+            inputTopics[i] = p.inputTopic();
+            vocab[i] = p.vocabTopic() != null;
+            options[i] = p.start().options(maxRawBytes);
+        }
+
         SingleOutputStreamOperator<KeyChunk> keys;
         DataStream<KafkaOut> status = null;
-        if (control == null) {
-            keys = PreprocessJob.decode(raw, options);
+        if (control == null && n == 1) {
+            keys = PreprocessJob.decode(raw, options[0]);
+        } else if (control == null) {
+            keys =
+                    raw.process(
+                                    new PipelinesDecodeFunction(starts, maxRawBytes),
+                                    BlockTypes.KEY_CHUNK)
+                            .name("decode")
+                            .uid("decode");
         } else {
             SingleOutputStreamOperator<ActiveSpec> accepted =
                     env.fromSource(
@@ -159,7 +177,7 @@ public final class StreamJob {
                                     ControlMessage.TYPE)
                             .setParallelism(1)
                             .uid("control-input")
-                            .process(new ControlFunction(control.start(), inputTopic), ACTIVE_SPEC)
+                            .process(new ControlFunction(starts, inputTopics), ACTIVE_SPEC)
                             .setParallelism(1)
                             .name("control")
                             .uid("control");
@@ -167,13 +185,13 @@ public final class StreamJob {
             keys =
                     raw.connect(accepted.broadcast(SpecDecodeFunction.SPECS))
                             .process(
-                                    new SpecDecodeFunction(control.start(), control.maxRawBytes()),
+                                    new SpecDecodeFunction(starts, maxRawBytes),
                                     BlockTypes.KEY_CHUNK)
                             .name("decode")
                             .uid("decode");
         }
         PreprocessJob.Columns columns =
-                PreprocessJob.columns(env, keys, VocabularyFunction.asArrived());
+                PreprocessJob.columns(env, keys, VocabularyFunction.asArrived(), n);
 
         TypeInformation<Tuple2<Integer, Long>> blockKey = Types.TUPLE(Types.INT, Types.LONG);
         DataStream<AssembledBlock> assembled =
@@ -197,10 +215,7 @@ public final class StreamJob {
             SingleOutputStreamOperator<AssembledBlock> tracked =
                     DataStreamUtils.reinterpretAsKeyedStream(ordered, new ByLane(), Types.INT)
                             .process(
-                                    new SwitchTracker(
-                                            control.start().name(),
-                                            control.start().version(),
-                                            inputTopic),
+                                    new SwitchTracker(names, startVersions, inputTopics),
                                     BlockTypes.ASSEMBLED_BLOCK)
                             .name("switch-tracker")
                             .uid("switch-tracker");
@@ -214,7 +229,7 @@ public final class StreamJob {
 
         beforeOutput
                 .apply(ordered)
-                .flatMap(new OutputEncoder(inputTopic, vocabRecords, options), KafkaOut.TYPE)
+                .flatMap(new OutputEncoder(inputTopics, vocab, options), KafkaOut.TYPE)
                 .name("encode")
                 .uid("encode")
                 .sinkTo(sink)

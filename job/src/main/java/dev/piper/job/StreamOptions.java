@@ -51,6 +51,18 @@ public final class StreamOptions {
                             "Topic of the new vocabulary entries (column, index, key). Default:"
                                     + " none are published.");
 
+    public static final ConfigOption<String> PIPELINES =
+            ConfigOptions.key("piper.stream.pipelines")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Several pipelines in one job: a JSON array of specs, each naming its"
+                                    + " input.topic; piper.kafka.output-topic (default"
+                                    + " {pipeline}-rows) and piper.kafka.vocab-topic are then"
+                                    + " templates in which {pipeline} stands for the spec's name."
+                                    + " Default: one pipeline, piper.spec on"
+                                    + " piper.kafka.input-topic.");
+
     public static final ConfigOption<String> CONTROL_TOPIC =
             ConfigOptions.key("piper.kafka.control-topic")
                     .stringType()
@@ -146,12 +158,24 @@ public final class StreamOptions {
                 .map(c -> conf.getOptional(STATUS_TOPIC).orElse(c + "-status"));
     }
 
+    /**
+     * What default names of a job's other resources derive from: the output topic, or for several
+     * pipelines the output topic template with {@code pipelines} for the name.
+     */
+    private static String outputBase(Configuration conf) {
+        if (conf.contains(PIPELINES)) {
+            return conf.getOptional(OUTPUT_TOPIC)
+                    .orElse(StreamPipelines.NAME + "-rows")
+                    .replace(StreamPipelines.NAME, "pipelines");
+        }
+        return required(conf, OUTPUT_TOPIC);
+    }
+
     public static String transactionalIdPrefix(Configuration conf) {
-        return conf.getOptional(TRANSACTIONAL_ID_PREFIX)
-                .orElse("piper-" + required(conf, OUTPUT_TOPIC));
+        return conf.getOptional(TRANSACTIONAL_ID_PREFIX).orElse("piper-" + outputBase(conf));
     }
 
     public static String groupId(Configuration conf) {
-        return conf.getOptional(GROUP_ID).orElse("piper-" + required(conf, OUTPUT_TOPIC));
+        return conf.getOptional(GROUP_ID).orElse("piper-" + outputBase(conf));
     }
 }

@@ -1,10 +1,8 @@
 package dev.piper.job;
 
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.job.control.ActiveSpec;
 import dev.piper.job.kafka.InputProbe;
 import dev.piper.job.kafka.KafkaConnectors;
-import dev.piper.operators.decode.DecodeOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -202,25 +200,62 @@ public final class Streaming {
 
     private static final List<FileLock> LOCKS = new java.util.concurrent.CopyOnWriteArrayList<>();
 
+    /** The file in a checkpoint directory naming the pipelines its snapshots hold. */
+    static final String PIPELINES_FILE = "pipelines.txt";
+
+    /**
+     * Checks that {@code pipelines} can use the snapshots in {@code checkpointDir}, recording them
+     * there on first use: lanes and vocabulary keys come from the pipelines' indices, so a
+     * directory serves one set of pipelines for its life.
+     *
+     * @throws IllegalArgumentException if its snapshots were taken with other pipelines
+     */
+    public static void checkPipelines(Path checkpointDir, StreamPipelines pipelines)
+            throws IOException {
+        Path file = checkpointDir.resolve(PIPELINES_FILE);
+        List<String> names = pipelines.names();
+        if (!Files.exists(file)) {
+            Files.write(file, names);
+            return;
+        }
+        List<String> recorded = Files.readAllLines(file);
+        // One pipeline is always index 0, whatever its name.
+        if (recorded.size() == 1 && names.size() == 1) {
+            if (!recorded.equals(names)) {
+                Files.write(file, names);
+            }
+            return;
+        }
+        if (!recorded.equals(names)) {
+            throw new IllegalArgumentException(
+                    "--checkpoint-dir "
+                            + checkpointDir
+                            + " holds the state of pipelines "
+                            + recorded
+                            + ", not "
+                            + names
+                            + "; a job's pipelines are fixed for the life of its checkpoint"
+                            + " directory (their state is keyed by position): use a new one");
+        }
+    }
+
     /** The stream job described by {@code conf} ({@link StreamOptions}, {@link PiperOptions}). */
     public static StreamJob job(Configuration conf) {
-        DecodeOptions options = PiperOptions.decodeOptions(conf);
+        StreamPipelines pipelines = StreamPipelines.of(conf);
         String bootstrap = StreamOptions.required(conf, StreamOptions.BOOTSTRAP_SERVERS);
-        String input = StreamOptions.required(conf, StreamOptions.INPUT_TOPIC);
         Map<String, String> props = StreamOptions.kafkaProperties(conf);
         var source =
                 KafkaConnectors.source(
                         bootstrap,
-                        input,
+                        pipelines.inputTopics(),
+                        pipelines.pipelineOfTopic(),
                         StreamOptions.groupId(conf),
                         conf.get(StreamOptions.START_FROM),
                         props);
         var sink =
                 KafkaConnectors.sink(
                         bootstrap,
-                        StreamOptions.required(conf, StreamOptions.OUTPUT_TOPIC),
-                        StreamOptions.deadLetterTopic(conf),
-                        conf.getOptional(StreamOptions.VOCAB_TOPIC).orElse(null),
+                        pipelines.sinkTopics(),
                         StreamOptions.transactionalIdPrefix(conf),
                         props);
         StreamJob.Chunking chunking =
@@ -230,12 +265,7 @@ public final class Streaming {
                         Math.max(1, conf.get(StreamOptions.LINGER).toMillis()));
         StreamJob job =
                 new StreamJob(
-                        source,
-                        sink,
-                        options,
-                        chunking,
-                        input,
-                        conf.getOptional(StreamOptions.VOCAB_TOPIC).isPresent());
+                        source, sink, pipelines, conf.get(PiperOptions.MAX_RAW_BYTES), chunking);
         Optional<String> control = conf.getOptional(StreamOptions.CONTROL_TOPIC);
         if (control.isPresent()) {
             job.withControl(
@@ -249,49 +279,53 @@ public final class Streaming {
                                     bootstrap,
                                     StreamOptions.statusTopic(conf).orElseThrow(),
                                     StreamOptions.transactionalIdPrefix(conf) + "-status",
-                                    props),
-                            ActiveSpec.initial(PiperOptions.spec(conf)),
-                            conf.get(PiperOptions.MAX_RAW_BYTES)));
+                                    props)));
         }
         return job;
     }
 
     /**
-     * Checks that the input topic exists and creates missing output topics: rows and dead letters
-     * with as many partitions as the input, the vocabulary topic with one (so each column's entries
-     * keep their order), all with the broker's default replication.
+     * Checks that the input topics exist and creates missing output topics: each pipeline's rows
+     * and dead letters with as many partitions as its input, vocabulary, control and status topics
+     * with one (so each column's entries, and specs, keep their order), all with the broker's
+     * default replication.
      *
-     * @throws IllegalArgumentException naming the input topic if it does not exist
+     * @throws IllegalArgumentException naming an input topic that does not exist
      */
     public static void prepareTopics(Configuration conf, PrintStream progress) throws Exception {
-        String input = StreamOptions.required(conf, StreamOptions.INPUT_TOPIC);
+        StreamPipelines pipelines = StreamPipelines.of(conf);
         try (InputProbe probe = probe(conf)) {
             Set<String> existing =
                     probe.await("listing topics", probe.admin().listTopics().names());
-            if (!existing.contains(input)) {
-                throw new IllegalArgumentException(
-                        "input topic "
-                                + input
-                                + " does not exist on "
-                                + conf.get(StreamOptions.BOOTSTRAP_SERVERS));
-            }
-            int partitions = probe.partitions().size();
-            List<NewTopic> missing = new ArrayList<>();
-            for (String topic :
-                    List.of(
-                            StreamOptions.required(conf, StreamOptions.OUTPUT_TOPIC),
-                            StreamOptions.deadLetterTopic(conf))) {
-                if (!existing.contains(topic)) {
-                    missing.add(new NewTopic(topic, Optional.of(partitions), Optional.empty()));
+            for (String input : pipelines.inputTopics()) {
+                if (!existing.contains(input)) {
+                    throw new IllegalArgumentException(
+                            "input topic "
+                                    + input
+                                    + " does not exist on "
+                                    + conf.get(StreamOptions.BOOTSTRAP_SERVERS));
                 }
             }
-            // One partition each: a column's vocabulary entries, and specs, keep their order.
+            List<NewTopic> missing = new ArrayList<>();
+            Set<String> planned = new java.util.HashSet<>();
+            for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+                int partitions = probe.partitions(p.inputTopic());
+                for (String topic : List.of(p.outputTopic(), p.deadLetterTopic())) {
+                    if (!existing.contains(topic) && planned.add(topic)) {
+                        missing.add(new NewTopic(topic, Optional.of(partitions), Optional.empty()));
+                    }
+                }
+                if (p.vocabTopic() != null
+                        && !existing.contains(p.vocabTopic())
+                        && planned.add(p.vocabTopic())) {
+                    missing.add(new NewTopic(p.vocabTopic(), Optional.of(1), Optional.empty()));
+                }
+            }
             for (Optional<String> single :
                     List.of(
-                            conf.getOptional(StreamOptions.VOCAB_TOPIC),
                             conf.getOptional(StreamOptions.CONTROL_TOPIC),
                             StreamOptions.statusTopic(conf))) {
-                single.filter(t -> !existing.contains(t))
+                single.filter(t -> !existing.contains(t) && planned.add(t))
                         .ifPresent(
                                 t ->
                                         missing.add(
@@ -312,7 +346,7 @@ public final class Streaming {
         return new InputProbe(
                 StreamOptions.required(conf, StreamOptions.BOOTSTRAP_SERVERS),
                 StreamOptions.kafkaProperties(conf),
-                StreamOptions.required(conf, StreamOptions.INPUT_TOPIC),
+                StreamPipelines.of(conf).inputTopics(),
                 StreamOptions.groupId(conf));
     }
 

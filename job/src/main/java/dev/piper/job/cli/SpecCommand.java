@@ -1,5 +1,7 @@
 package dev.piper.job.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.piper.job.control.StatusWatcher;
 import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
@@ -7,6 +9,8 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -113,11 +117,40 @@ final class SpecCommand implements Runnable {
                         "Publish even if the spec is invalid here (to see the stream reject it).")
         boolean unchecked;
 
+        @Option(
+                names = "--wait",
+                description =
+                        "Wait for the stream's verdict on its status topic and, once accepted,"
+                                + " for the first rows under the new spec; prints each with the"
+                                + " time since publishing. Exit code 2 if the stream rejects the"
+                                + " spec, 1 on timeout.")
+        boolean wait;
+
+        @Option(
+                names = "--status-topic",
+                paramLabel = "S",
+                description = "The stream's status topic (default: the control topic + -status).")
+        String statusTopic;
+
+        @Option(
+                names = "--timeout",
+                paramLabel = "SECONDS",
+                defaultValue = "120",
+                description = "How long --wait waits for each answer (default: ${DEFAULT-VALUE}).")
+        int timeoutSeconds;
+
         @Parameters(paramLabel = "FILE", description = "The spec (JSON).")
         Path file;
 
         @Override
         public Integer call() throws Exception {
+            if (timeoutSeconds < 1) {
+                throw new ParameterException(
+                        spec.commandLine(), "--timeout: at least 1 second, not " + timeoutSeconds);
+            }
+            if (statusTopic != null && !wait) {
+                throw new ParameterException(spec.commandLine(), "--status-topic: needs --wait");
+            }
             String key = "unchecked";
             try {
                 PipelineSpec p = read(spec.commandLine(), file);
@@ -132,8 +165,28 @@ final class SpecCommand implements Runnable {
                     return 1;
                 }
             }
+            Map<String, String> client = kafka.clientProperties(spec.commandLine());
+            // Opened before publishing, so that no answer can be missed.
+            StatusWatcher watcher =
+                    wait
+                            ? new StatusWatcher(
+                                    kafka.bootstrapServers,
+                                    client,
+                                    statusTopic != null ? statusTopic : topic + "-status")
+                            : null;
+            try {
+                return publish(key, client, watcher);
+            } finally {
+                if (watcher != null) {
+                    watcher.close();
+                }
+            }
+        }
+
+        private int publish(String key, Map<String, String> client, StatusWatcher watcher)
+                throws Exception {
             Properties props = new Properties();
-            props.putAll(kafka.clientProperties(spec.commandLine()));
+            props.putAll(client);
             props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers);
             props.setProperty(ProducerConfig.ACKS_CONFIG, "all");
             props.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
@@ -152,7 +205,69 @@ final class SpecCommand implements Runnable {
                         .printf(
                                 "published %s to %s/%d@%d%n",
                                 file, m.topic(), m.partition(), m.offset());
+                if (watcher == null) {
+                    return 0;
+                }
+                return follow(
+                        watcher,
+                        m.topic() + "/" + m.partition() + "@" + m.offset(),
+                        System.nanoTime());
             }
+        }
+
+        /** Waits for the verdict on the message at {@code source}, then for its first rows. */
+        private int follow(StatusWatcher watcher, String source, long published) {
+            PrintWriter out = spec.commandLine().getOut();
+            Duration timeout = Duration.ofSeconds(timeoutSeconds);
+            var verdict = watcher.await(s -> source.equals(s.path("source").asText()), timeout);
+            if (verdict.isEmpty()) {
+                out.printf(
+                        "no verdict on %s within %d s: is a stream reading the control topic?%n",
+                        source, timeoutSeconds);
+                return 1;
+            }
+            JsonNode v = verdict.get();
+            long ms = (System.nanoTime() - published) / 1_000_000;
+            if (!"accepted".equals(v.path("status").asText())) {
+                out.printf("rejected after %,d ms:%n", ms);
+                v.path("problems").forEach(p -> out.println("  " + p.asText()));
+                return 2;
+            }
+            String pipeline = v.path("pipeline").asText();
+            int version = v.path("version").asInt();
+            out.printf(
+                    "accepted after %,d ms: %s/%d replaces version %d; changed %s, new"
+                            + " vocabulary epochs %s%n",
+                    ms,
+                    pipeline,
+                    version,
+                    v.path("previous_version").asInt(),
+                    v.path("changed"),
+                    v.path("new_epochs"));
+            out.flush();
+            var first =
+                    watcher.await(
+                            s ->
+                                    "effective".equals(s.path("status").asText())
+                                            && pipeline.equals(s.path("pipeline").asText())
+                                            && s.path("version").asInt() == version,
+                            timeout);
+            if (first.isEmpty()) {
+                out.printf(
+                        "no rows under %s/%d committed within %d s (no input?)%n",
+                        pipeline, version, timeoutSeconds);
+                return 1;
+            }
+            JsonNode e = first.get();
+            out.printf(
+                    "first rows under %s/%d committed after %,d ms: %s partition %d from offset"
+                            + " %d%n",
+                    pipeline,
+                    version,
+                    (System.nanoTime() - published) / 1_000_000,
+                    e.path("topic").asText(),
+                    e.path("partition").asInt(),
+                    e.path("offset").asLong());
             return 0;
         }
     }

@@ -1,11 +1,18 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.StreamOptions;
+import dev.piper.job.StreamPipelines;
 import dev.piper.job.Streaming;
 import dev.piper.job.kafka.KafkaConnectors.StartFrom;
+import dev.piper.job.spec.SpecException;
+import dev.piper.job.spec.SpecParser;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
@@ -41,18 +48,31 @@ final class StreamCommand implements Callable<Integer> {
 
     @Option(
             names = "--input-topic",
-            required = true,
             paramLabel = "T",
-            description = "Topic of Criteo lines, one line per record (or several, \\n-separated).")
+            description =
+                    "Topic of Criteo lines, one line per record (or several, \\n-separated)."
+                            + " Required unless --pipeline is given.")
     String inputTopic;
 
     @Option(
             names = "--output-topic",
-            required = true,
             paramLabel = "O",
             description =
-                    "Topic of the row blocks; created with the input's partition count if absent.")
+                    "Topic of the row blocks; created with the input's partition count if absent."
+                            + " Required unless --pipeline is given; then a name in which"
+                            + " {pipeline} stands for each pipeline's (default: {pipeline}-rows).")
     String outputTopic;
+
+    @Option(
+            names = "--pipeline",
+            paramLabel = "FILE",
+            description =
+                    "Run this spec as one of several pipelines in the job (repeat the option;"
+                            + " MiniPipe): each spec names its input.topic, has its own"
+                            + " vocabularies and writes to the output, dead-letter and vocab"
+                            + " topics named after it (--output-topic, --vocab-topic with"
+                            + " {pipeline}). Not with --input-topic or --spec.")
+    List<Path> pipelineFiles = new ArrayList<>();
 
     @Option(
             names = "--dead-letter-topic",
@@ -224,12 +244,21 @@ final class StreamCommand implements Callable<Integer> {
         Configuration conf =
                 Streaming.configuration(parallelism, cluster.stateBackend, dir, interval);
         conf.addAll(Configuration.fromMap(cluster.flinkConf));
-        pipeline.apply(spec.commandLine(), conf);
+        if (pipelineFiles.isEmpty()) {
+            if (inputTopic == null || outputTopic == null) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--input-topic and --output-topic are required (or --pipeline files)");
+            }
+            pipeline.apply(spec.commandLine(), conf);
+            conf.set(StreamOptions.INPUT_TOPIC, inputTopic);
+        } else {
+            applyPipelines(conf);
+        }
         conf.set(StreamOptions.BLOCK_LINES, blockLines);
         conf.set(StreamOptions.LINGER, lingerTime);
         conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers);
-        conf.set(StreamOptions.INPUT_TOPIC, inputTopic);
-        conf.set(StreamOptions.OUTPUT_TOPIC, outputTopic);
+        Optional.ofNullable(outputTopic).ifPresent(t -> conf.set(StreamOptions.OUTPUT_TOPIC, t));
         conf.set(StreamOptions.START_FROM, startFrom);
         Optional.ofNullable(deadLetterTopic)
                 .ifPresent(t -> conf.set(StreamOptions.DEAD_LETTER_TOPIC, t));
@@ -258,6 +287,20 @@ final class StreamCommand implements Callable<Integer> {
                 err.printf("stream: no snapshot in %s; starting from %s%n", dir, startFrom);
             }
         }
+        StreamPipelines pipelines;
+        try {
+            pipelines = StreamPipelines.of(conf);
+            Streaming.checkPipelines(dir, pipelines);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (pipelines.size() > 1) {
+            for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+                err.printf(
+                        "stream: pipeline %s/%d: %s -> %s%n",
+                        p.name(), p.start().version(), p.inputTopic(), p.outputTopic());
+            }
+        }
         Streaming.prepareTopics(conf, err);
         Streaming.Result r =
                 Streaming.run(
@@ -273,5 +316,44 @@ final class StreamCommand implements Callable<Integer> {
                         r.seconds(),
                         r.savepoint().map(p -> "; savepoint " + p).orElse(""));
         return 0;
+    }
+
+    /** Puts the --pipeline specs into {@code conf}, refusing options they replace. */
+    private void applyPipelines(Configuration conf) {
+        var parsed = spec.commandLine().getParseResult();
+        for (String option :
+                List.of(
+                        "--input-topic",
+                        "--dead-letter-topic",
+                        "--spec",
+                        "--max-ind-range",
+                        "--pad-missing-fields",
+                        "--max-line-bytes")) {
+            if (parsed.hasMatchedOption(option)) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        option
+                                + " cannot be combined with --pipeline: each pipeline's spec"
+                                + " defines its input and operators");
+            }
+        }
+        List<byte[]> texts = new ArrayList<>();
+        for (Path file : pipelineFiles) {
+            try {
+                byte[] text = Files.readAllBytes(file);
+                SpecParser.parse(text, file.toString());
+                texts.add(text);
+            } catch (IOException e) {
+                throw new ParameterException(
+                        spec.commandLine(), "--pipeline: cannot read " + file + ": " + e);
+            } catch (SpecException e) {
+                throw new ParameterException(spec.commandLine(), "--pipeline: " + e.getMessage());
+            }
+        }
+        try {
+            conf.set(StreamOptions.PIPELINES, StreamPipelines.toOption(texts));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

@@ -5,8 +5,10 @@ import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Objects;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
@@ -37,20 +39,37 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
     public static final OutputTag<KafkaOut> STATUS =
             new OutputTag<>("control-status", KafkaOut.TYPE);
 
-    private final byte[] start;
-    private final String inputTopic;
+    private final byte[][] starts;
+    private final String[] inputTopics;
 
     private transient ListState<ActiveSpec> state;
-    private transient ActiveSpec active;
+
+    /** Each pipeline's active spec, by name. */
+    private transient Map<String, ActiveSpec> active;
+
+    /** Each pipeline's input topic, by name. */
+    private transient Map<String, String> topics;
 
     /**
+     * A job running one pipeline.
+     *
      * @param start the spec the job started with
      * @param inputTopic the topic the pipeline reads
      */
     public ControlFunction(ActiveSpec start, String inputTopic) {
-        Objects.requireNonNull(start);
-        this.start = ActiveSpecSerializer.toBytes(start);
-        this.inputTopic = Objects.requireNonNull(inputTopic);
+        this(new ActiveSpec[] {start}, new String[] {inputTopic});
+    }
+
+    /**
+     * @param starts each pipeline's starting spec, by index
+     * @param inputTopics each pipeline's input topic, by index
+     */
+    public ControlFunction(ActiveSpec[] starts, String[] inputTopics) {
+        if (starts.length != inputTopics.length || starts.length == 0) {
+            throw new IllegalArgumentException("one input topic per pipeline expected");
+        }
+        this.starts = Decoders.bytes(starts);
+        this.inputTopics = inputTopics.clone();
     }
 
     @Override
@@ -60,60 +79,75 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
                         .getUnionListState(
                                 new ListStateDescriptor<>(
                                         "active-spec", new ActiveSpecSerializer()));
-        active = ActiveSpecSerializer.fromBytes(start);
+        active = new TreeMap<>();
+        topics = new HashMap<>();
+        for (int i = 0; i < starts.length; i++) {
+            ActiveSpec start = ActiveSpecSerializer.fromBytes(starts[i]);
+            active.put(start.name(), start);
+            topics.put(start.name(), inputTopics[i]);
+        }
         for (ActiveSpec restored : state.get()) {
-            if (restored.name().equals(active.name()) && restored.version() > active.version()) {
-                active = restored;
+            ActiveSpec current = active.get(restored.name());
+            // A pipeline no longer run keeps no state; versions only grow.
+            if (current != null && restored.version() > current.version()) {
+                active.put(restored.name(), restored);
             }
         }
     }
 
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
-        state.update(List.of(active));
+        state.update(new ArrayList<>(active.values()));
     }
 
-    /** The pipeline's active spec (for tests). */
-    ActiveSpec active() {
-        return active;
+    /** Pipeline {@code name}'s active spec (for tests). */
+    ActiveSpec active(String name) {
+        return active.get(name);
     }
 
     @Override
     public void processElement(ControlMessage message, Context ctx, Collector<ActiveSpec> out) {
+        // What a message that names no pipeline of this job is reported against.
+        ActiveSpec reference = active.size() == 1 ? active.values().iterator().next() : null;
         PipelineSpec spec;
         try {
             spec = SpecParser.parse(message.text(), message.source());
         } catch (SpecException e) {
             ctx.output(
                     STATUS,
-                    ControlStatus.rejected(message.source(), null, 0, active, e.problems()));
+                    ControlStatus.rejected(message.source(), null, 0, reference, e.problems()));
             return;
         }
-        List<String> problems = fit(spec);
+        ActiveSpec previous = active.get(spec.name());
+        List<String> problems = fit(spec, previous);
         if (!problems.isEmpty()) {
             ctx.output(
                     STATUS,
                     ControlStatus.rejected(
-                            message.source(), spec.name(), spec.version(), active, problems));
+                            message.source(), spec.name(), spec.version(), previous, problems));
             return;
         }
-        ActiveSpec previous = active;
-        active = previous.next(spec);
-        out.collect(active);
-        ctx.output(STATUS, ControlStatus.accepted(message.source(), previous, active));
+        ActiveSpec next = previous.next(spec);
+        active.put(next.name(), next);
+        out.collect(next);
+        ctx.output(STATUS, ControlStatus.accepted(message.source(), previous, next));
     }
 
-    /** What keeps a valid spec from replacing the active one in this job. */
-    private List<String> fit(PipelineSpec spec) {
+    /** What keeps a valid spec from replacing pipeline's active one ({@code active}, or null). */
+    private List<String> fit(PipelineSpec spec, ActiveSpec active) {
         List<String> problems = new ArrayList<>();
-        if (!spec.name().equals(active.name())) {
+        if (active == null) {
             problems.add(
-                    "name: this job runs pipeline \""
-                            + active.name()
-                            + "\", not \""
+                    "name: this job runs "
+                            + (this.active.size() == 1
+                                    ? "pipeline \"" + this.active.keySet().iterator().next() + "\""
+                                    : "pipelines " + this.active.keySet())
+                            + ", not \""
                             + spec.name()
                             + "\"");
+            return problems;
         }
+        String inputTopic = topics.get(spec.name());
         if (spec.version() <= active.version()) {
             problems.add(
                     "version: "

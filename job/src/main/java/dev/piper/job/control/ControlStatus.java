@@ -64,11 +64,12 @@ public final class ControlStatus {
      *
      * @param pipeline the spec's pipeline if it could be read, else null
      * @param version the spec's version if it could be read, else 0
+     * @param active the active spec of the pipeline concerned, or null if none is
      */
     public static KafkaOut rejected(
             String source, String pipeline, int version, ActiveSpec active, List<String> problems) {
         return record(
-                active.name(),
+                active != null ? active.name() : pipeline != null ? pipeline : "",
                 g -> {
                     g.writeStringField("status", "rejected");
                     if (pipeline == null) {
@@ -79,7 +80,11 @@ public final class ControlStatus {
                         g.writeNumberField("version", version);
                     }
                     g.writeStringField("source", source);
-                    g.writeNumberField("active_version", active.version());
+                    if (active == null) {
+                        g.writeNullField("active_version");
+                    } else {
+                        g.writeNumberField("active_version", active.version());
+                    }
                     g.writeArrayFieldStart("problems");
                     for (String p : problems) {
                         g.writeString(p);

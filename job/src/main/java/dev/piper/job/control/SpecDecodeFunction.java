@@ -4,7 +4,6 @@ import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
-import java.util.Objects;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -13,11 +12,11 @@ import org.apache.flink.streaming.api.functions.co.BroadcastProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * The decoder of a reconfigurable pipeline: decodes each raw block with the pipeline's active spec
- * as held in broadcast state ({@link #SPECS}, pipeline name to spec), or the job's starting spec
- * while none has been accepted. Outputs as {@link DecodeFunction}: a key chunk per sparse column,
- * the dense chunk on {@link DecodeFunction#DENSE}; each stamped with the spec's version and the
- * columns' vocabulary epochs.
+ * The decoder of reconfigurable pipelines: decodes each raw block with the active spec of its
+ * lane's pipeline as held in broadcast state ({@link #SPECS}, pipeline name to spec), or the
+ * pipeline's starting spec while none has been accepted. Outputs as {@link DecodeFunction}: a key
+ * chunk per sparse column, the dense chunk on {@link DecodeFunction#DENSE}; each stamped with the
+ * spec's version and the columns' vocabulary epochs.
  *
  * <p>A block is decoded whole under one spec, so a switch falls between blocks: a spec takes
  * effect, in each input partition, with the first block this subtask decodes after the spec reached
@@ -35,41 +34,31 @@ public final class SpecDecodeFunction
             new MapStateDescriptor<>(
                     "pipeline-specs", StringSerializer.INSTANCE, new ActiveSpecSerializer());
 
-    private final byte[] startBytes;
+    private final byte[][] starts;
     private final int maxRawBytes;
 
-    private transient ActiveSpec start;
-    private transient ActiveSpec decoding;
-    private transient CriteoDecoder decoder;
+    private transient Decoders decoders;
 
     /**
-     * @param start the spec the job starts with
+     * @param starts each pipeline's starting spec, by index
      * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
      */
-    public SpecDecodeFunction(ActiveSpec start, int maxRawBytes) {
-        this.startBytes = ActiveSpecSerializer.toBytes(Objects.requireNonNull(start));
+    public SpecDecodeFunction(ActiveSpec[] starts, int maxRawBytes) {
+        this.starts = Decoders.bytes(starts);
         this.maxRawBytes = maxRawBytes;
     }
 
     @Override
     public void open(OpenContext openContext) {
-        start = ActiveSpecSerializer.fromBytes(startBytes);
-        use(start);
-    }
-
-    private void use(ActiveSpec spec) {
-        decoding = spec;
-        decoder = new CriteoDecoder(spec.options(maxRawBytes));
+        decoders = new Decoders(starts, maxRawBytes);
     }
 
     @Override
     public void processElement(RawChunk chunk, ReadOnlyContext ctx, Collector<KeyChunk> out)
             throws Exception {
-        ActiveSpec active = ctx.getBroadcastState(SPECS).get(start.name());
-        if (active != null && active.version() != decoding.version()) {
-            use(active);
-        }
-        CriteoDecoder.Decoded decoded = decoder.decode(chunk);
+        int p = decoders.pipeline(chunk.lane());
+        ActiveSpec active = ctx.getBroadcastState(SPECS).get(decoders.name(p));
+        CriteoDecoder.Decoded decoded = decoders.decoder(p, active).decode(chunk);
         ctx.output(DecodeFunction.DENSE, decoded.dense());
         for (KeyChunk keys : decoded.keys()) {
             out.collect(keys);

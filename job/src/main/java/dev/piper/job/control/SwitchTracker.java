@@ -2,7 +2,7 @@ package dev.piper.job.control;
 
 import dev.piper.job.kafka.KafkaOut;
 import dev.piper.operators.block.AssembledBlock;
-import java.util.Objects;
+import dev.piper.operators.block.Lanes;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -29,16 +29,24 @@ public final class SwitchTracker
     private static final ValueStateDescriptor<Integer> LAST_VERSION =
             new ValueStateDescriptor<>("last-version", IntSerializer.INSTANCE);
 
-    private final String pipeline;
-    private final int startVersion;
-    private final String inputTopic;
+    private final String[] names;
+    private final int[] startVersions;
+    private final String[] inputTopics;
 
     private transient ValueState<Integer> lastVersion;
 
-    public SwitchTracker(String pipeline, int startVersion, String inputTopic) {
-        this.pipeline = Objects.requireNonNull(pipeline);
-        this.startVersion = startVersion;
-        this.inputTopic = Objects.requireNonNull(inputTopic);
+    /**
+     * @param names each pipeline's name, by index
+     * @param startVersions each pipeline's starting spec version
+     * @param inputTopics each pipeline's input topic
+     */
+    public SwitchTracker(String[] names, int[] startVersions, String[] inputTopics) {
+        if (names.length != startVersions.length || names.length != inputTopics.length) {
+            throw new IllegalArgumentException("one name, version and topic per pipeline");
+        }
+        this.names = names.clone();
+        this.startVersions = startVersions.clone();
+        this.inputTopics = inputTopics.clone();
     }
 
     @Override
@@ -49,14 +57,20 @@ public final class SwitchTracker
     @Override
     public void processElement(AssembledBlock block, Context ctx, Collector<AssembledBlock> out)
             throws Exception {
+        int p = Lanes.pipeline(block.lane());
         Integer stored = lastVersion.value();
-        int last = stored == null ? startVersion : stored;
+        int last = stored == null ? startVersions[p] : stored;
         if (block.version() != last) {
             long offset = block.origin().isLog() ? block.origin().offsets()[0] : block.seq();
             ctx.output(
                     STATUS,
                     ControlStatus.effective(
-                            pipeline, block.version(), last, inputTopic, block.lane(), offset));
+                            names[p],
+                            block.version(),
+                            last,
+                            inputTopics[p],
+                            Lanes.partition(block.lane()),
+                            offset));
         }
         if (stored == null || stored != block.version()) {
             lastVersion.update(block.version());

@@ -1,6 +1,7 @@
 package dev.piper.job.kafka;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +23,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Watches the input topic from outside the job: its end offsets (what producers have written) and
+ * Watches the input topics from outside the job: its end offsets (what producers have written) and
  * the consumer group's committed offsets (what the job has consumed as of its last completed
  * checkpoint). {@code bin/piper stream} uses it for progress lines and for {@code --until-idle}.
  */
@@ -53,18 +54,21 @@ public final class InputProbe implements AutoCloseable {
     private final String bootstrapServers;
     private final Properties clientProperties;
     private final Admin admin;
-    private final String topic;
+    private final List<String> topics;
     private final String groupId;
 
     public InputProbe(
-            String bootstrapServers, Map<String, String> properties, String topic, String groupId) {
+            String bootstrapServers,
+            Map<String, String> properties,
+            List<String> topics,
+            String groupId) {
         Properties props = new Properties();
         props.putAll(properties);
         props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         this.bootstrapServers = bootstrapServers;
         this.clientProperties = props;
         this.admin = Admin.create(props);
-        this.topic = topic;
+        this.topics = List.copyOf(topics);
         this.groupId = groupId;
     }
 
@@ -96,14 +100,22 @@ public final class InputProbe implements AutoCloseable {
         }
     }
 
-    /** The topic's partitions, or an error naming the topic if it does not exist. */
+    /** The topics' partitions, or an error naming the topics if one does not exist. */
     public List<TopicPartition> partitions() {
-        TopicDescription d =
-                await(
-                                "describing topic " + topic,
-                                admin.describeTopics(List.of(topic)).allTopicNames())
-                        .get(topic);
-        return d.partitions().stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+        Map<String, TopicDescription> d =
+                await("describing topics " + topics, admin.describeTopics(topics).allTopicNames());
+        List<TopicPartition> all = new ArrayList<>();
+        for (String topic : topics) {
+            d.get(topic)
+                    .partitions()
+                    .forEach(p -> all.add(new TopicPartition(topic, p.partition())));
+        }
+        return all;
+    }
+
+    /** The number of partitions of {@code topic}, one of the watched topics. */
+    public int partitions(String topic) {
+        return (int) partitions().stream().filter(tp -> tp.topic().equals(topic)).count();
     }
 
     public Position poll() {
@@ -112,7 +124,7 @@ public final class InputProbe implements AutoCloseable {
             request.put(tp, OffsetSpec.latest());
         }
         Map<TopicPartition, ListOffsetsResultInfo> ends =
-                await("listing end offsets of " + topic, admin.listOffsets(request).all());
+                await("listing end offsets of " + topics, admin.listOffsets(request).all());
         Map<TopicPartition, OffsetAndMetadata> committed =
                 await(
                         "listing offsets of group " + groupId,

@@ -3,6 +3,7 @@ package dev.piper.job.kafka;
 import dev.piper.job.control.ControlMessage;
 import dev.piper.job.control.ControlRecordDeserializer;
 import dev.piper.operators.block.LogRecord;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -37,10 +38,14 @@ public final class KafkaConnectors {
 
     private KafkaConnectors() {}
 
-    /** Reads {@code topic} from its partitions, committed input only. */
+    /**
+     * Reads {@code topics} from their partitions, committed input only, each record in the lane of
+     * its topic's pipeline and its partition.
+     */
     public static KafkaSource<LogRecord> source(
             String bootstrapServers,
-            String topic,
+            List<String> topics,
+            Map<String, Integer> pipelineOfTopic,
             String groupId,
             StartFrom start,
             Map<String, String> userProperties) {
@@ -57,10 +62,10 @@ public final class KafkaConnectors {
                 };
         return KafkaSource.<LogRecord>builder()
                 .setBootstrapServers(bootstrapServers)
-                .setTopics(topic)
+                .setTopics(topics)
                 .setGroupId(groupId)
                 .setStartingOffsets(offsets)
-                .setDeserializer(new LogRecordDeserializer())
+                .setDeserializer(new LogRecordDeserializer(pipelineOfTopic))
                 .setProperties(props)
                 .build();
     }
@@ -69,14 +74,11 @@ public final class KafkaConnectors {
      * Writes {@link KafkaOut} records to their topics in transactions committed with each
      * checkpoint.
      *
-     * @param deadLetterTopic topic of the dead letters
-     * @param vocabTopic topic of the vocabulary records, or null for none
+     * @param topics the topic of each {@link KafkaOut#target() target}; null where none
      */
     public static KafkaSink<KafkaOut> sink(
             String bootstrapServers,
-            String outputTopic,
-            String deadLetterTopic,
-            String vocabTopic,
+            String[] topics,
             String transactionalIdPrefix,
             Map<String, String> userProperties) {
         Properties props = new Properties();
@@ -85,10 +87,6 @@ public final class KafkaConnectors {
         props.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(1 << 20));
         props.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
         props.putAll(userProperties);
-        String[] topics = new String[4];
-        topics[KafkaOut.ROWS] = outputTopic;
-        topics[KafkaOut.DEAD_LETTERS] = deadLetterTopic;
-        topics[KafkaOut.VOCAB] = vocabTopic;
         return KafkaSink.<KafkaOut>builder()
                 .setBootstrapServers(bootstrapServers)
                 .setKafkaProducerConfig(props)

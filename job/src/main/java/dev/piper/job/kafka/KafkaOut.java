@@ -13,7 +13,8 @@ import org.apache.flink.core.memory.DataOutputView;
  * One record for the Kafka sink: which of the job's output topics it goes to, its key, value and
  * headers (names and values in parallel arrays).
  *
- * @param target {@link #ROWS}, {@link #DEAD_LETTERS}, {@link #VOCAB} or {@link #STATUS}
+ * @param target which topic: {@code pipeline * KINDS + kind}, the kind being {@link #ROWS}, {@link
+ *     #DEAD_LETTERS}, {@link #VOCAB} or {@link #STATUS}
  */
 public record KafkaOut(
         int target, byte[] key, byte[] value, String[] headerNames, byte[][] headerValues) {
@@ -22,6 +23,14 @@ public record KafkaOut(
     public static final int DEAD_LETTERS = 1;
     public static final int VOCAB = 2;
     public static final int STATUS = 3;
+
+    /** Kinds of output per pipeline. */
+    public static final int KINDS = 4;
+
+    /** The target of pipeline {@code pipeline}'s output of kind {@code kind}. */
+    public static int target(int pipeline, int kind) {
+        return pipeline * KINDS + kind;
+    }
 
     public static final TypeInformation<KafkaOut> TYPE =
             new SerializerTypeInfo<>(KafkaOut.class, Serializer.INSTANCE);

@@ -7,6 +7,7 @@ import dev.piper.job.sink.OutputLayout;
 import dev.piper.job.sink.RawText;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.DeadLetter;
+import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.Origin;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
@@ -36,71 +37,105 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
     private static final byte[][] NO_VALUES = new byte[0][];
     private static final JsonFactory JSON = new JsonFactory();
 
-    private final String inputTopic;
-    private final boolean vocab;
-    private final String pipeline;
-    private final int startVersion;
-    private final String pipelineParams;
+    /** Per pipeline (by index): its input topic, named in the headers and dead letters. */
+    private final String[] inputTopics;
+
+    /** Per pipeline: whether it has a vocabulary topic. */
+    private final boolean[] vocab;
+
+    /** Per pipeline: its name and a slash, the header's prefix. */
+    private final String[] pipeline;
+
+    private final int[] startVersions;
+    private final String[] pipelineParams;
 
     /**
+     * A job running one pipeline.
+     *
      * @param inputTopic the topic the blocks were read from, named in the headers
      * @param vocab whether to emit vocabulary records
+     * @param options the pipeline's starting decoder settings
      */
     public OutputEncoder(String inputTopic, boolean vocab, DecodeOptions options) {
-        this.inputTopic = inputTopic;
-        this.vocab = vocab;
-        ColumnProgram program = options.program();
-        this.pipeline = program.name() + "/";
-        this.startVersion = program.version();
-        StringBuilder params = new StringBuilder();
-        program.dlrmMaxIndRange()
-                .ifPresent(m -> params.append("max_ind_range=").append(m).append(';'));
-        params.append("pad_missing_fields=")
-                .append(options.padMissingFields())
-                .append(";max_line_bytes=")
-                .append(options.maxLineBytes());
-        this.pipelineParams = params.toString();
+        this(new String[] {inputTopic}, new boolean[] {vocab}, new DecodeOptions[] {options});
+    }
+
+    /**
+     * A job running several pipelines; arrays by pipeline index.
+     *
+     * @param inputTopics each pipeline's input topic
+     * @param vocab whether each pipeline emits vocabulary records
+     * @param options each pipeline's starting decoder settings
+     */
+    public OutputEncoder(String[] inputTopics, boolean[] vocab, DecodeOptions[] options) {
+        int n = inputTopics.length;
+        if (vocab.length != n || options.length != n) {
+            throw new IllegalArgumentException("one topic, flag and options per pipeline");
+        }
+        this.inputTopics = inputTopics.clone();
+        this.vocab = vocab.clone();
+        this.pipeline = new String[n];
+        this.startVersions = new int[n];
+        this.pipelineParams = new String[n];
+        for (int p = 0; p < n; p++) {
+            ColumnProgram program = options[p].program();
+            pipeline[p] = program.name() + "/";
+            startVersions[p] = program.version();
+            StringBuilder params = new StringBuilder();
+            program.dlrmMaxIndRange()
+                    .ifPresent(m -> params.append("max_ind_range=").append(m).append(';'));
+            params.append("pad_missing_fields=")
+                    .append(options[p].padMissingFields())
+                    .append(";max_line_bytes=")
+                    .append(options[p].maxLineBytes());
+            pipelineParams[p] = params.toString();
+        }
     }
 
     @Override
     public void flatMap(AssembledBlock block, Collector<KafkaOut> out) {
-        byte[] key = laneKey(block.lane());
-        out.collect(rows(block, key));
+        int p = Lanes.pipeline(block.lane());
+        byte[] key = laneKey(Lanes.partition(block.lane()));
+        out.collect(rows(p, block, key));
         for (DeadLetter d : block.deadLetters()) {
-            out.collect(deadLetter(block, d, key));
+            out.collect(deadLetter(p, block, d, key));
         }
-        if (vocab) {
+        if (vocab[p]) {
             for (int c = 0; c < block.newKeys().length; c++) {
                 long[] keys = block.newKeys()[c];
                 if (keys.length > 0) {
-                    out.collect(vocabulary(c, block.epochs()[c], block.firstNewIndex()[c], keys));
+                    out.collect(
+                            vocabulary(p, c, block.epochs()[c], block.firstNewIndex()[c], keys));
                 }
             }
         }
     }
 
-    /** Records of one input partition share this key, hence an output partition and its order. */
-    static byte[] laneKey(int lane) {
-        return ByteBuffer.allocate(Integer.BYTES).putInt(lane).array();
+    /**
+     * Records of one input partition share this key (the partition, int32 big-endian), hence an
+     * output partition and its order.
+     */
+    static byte[] laneKey(int partition) {
+        return ByteBuffer.allocate(Integer.BYTES).putInt(partition).array();
     }
 
-    private KafkaOut rows(AssembledBlock b, byte[] key) {
+    private KafkaOut rows(int p, AssembledBlock b, byte[] key) {
         Origin o = b.origin();
         List<String> names = new ArrayList<>(12);
         List<byte[]> values = new ArrayList<>(12);
         header(names, values, StreamFormat.FORMAT, OutputLayout.FORMAT);
         header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
-        header(names, values, StreamFormat.PIPELINE, pipeline + b.version());
-        if (b.version() == startVersion) {
-            header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams);
+        header(names, values, StreamFormat.PIPELINE, pipeline[p] + b.version());
+        if (b.version() == startVersions[p]) {
+            header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams[p]);
         }
         header(names, values, StreamFormat.EPOCHS, epochs(b.epochs()));
         header(names, values, StreamFormat.ROWS, b.rows());
         header(names, values, StreamFormat.LINES, b.lines());
         header(names, values, StreamFormat.DEAD_LETTERS, b.deadLetters().length);
         header(names, values, StreamFormat.BLOCK, b.seq());
-        header(names, values, StreamFormat.INPUT_TOPIC, inputTopic);
-        header(names, values, StreamFormat.INPUT_PARTITION, b.lane());
+        header(names, values, StreamFormat.INPUT_TOPIC, inputTopics[p]);
+        header(names, values, StreamFormat.INPUT_PARTITION, Lanes.partition(b.lane()));
         if (o.isLog()) {
             header(
                     names,
@@ -119,20 +154,20 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         int length = b.rows() * CriteoLayout.ROW_BYTES;
         byte[] value = rowBytes.length == length ? rowBytes : Arrays.copyOf(rowBytes, length);
         return new KafkaOut(
-                KafkaOut.ROWS,
+                KafkaOut.target(p, KafkaOut.ROWS),
                 key,
                 value,
                 names.toArray(String[]::new),
                 values.toArray(byte[][]::new));
     }
 
-    private KafkaOut deadLetter(AssembledBlock b, DeadLetter d, byte[] key) {
+    private KafkaOut deadLetter(int p, AssembledBlock b, DeadLetter d, byte[] key) {
         Origin o = b.origin();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(256 + d.raw().length);
         try (JsonGenerator g = JSON.createGenerator(bytes, JsonEncoding.UTF8)) {
             g.writeStartObject();
-            g.writeStringField("topic", inputTopic);
-            g.writeNumberField("partition", b.lane());
+            g.writeStringField("topic", inputTopics[p]);
+            g.writeNumberField("partition", Lanes.partition(b.lane()));
             if (o.isLog()) {
                 int record = o.recordOfLine(d.lineInBlock());
                 g.writeNumberField("offset", o.offsets()[record]);
@@ -148,7 +183,12 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new KafkaOut(KafkaOut.DEAD_LETTERS, key, bytes.toByteArray(), NO_NAMES, NO_VALUES);
+        return new KafkaOut(
+                KafkaOut.target(p, KafkaOut.DEAD_LETTERS),
+                key,
+                bytes.toByteArray(),
+                NO_NAMES,
+                NO_VALUES);
     }
 
     private static String epochs(int[] epochs) {
@@ -162,7 +202,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         return sb.toString();
     }
 
-    private static KafkaOut vocabulary(int column, int epoch, int firstIndex, long[] keys) {
+    private static KafkaOut vocabulary(int p, int column, int epoch, int firstIndex, long[] keys) {
         StringBuilder text = new StringBuilder(keys.length * 16);
         int index = firstIndex;
         for (long k : keys) {
@@ -170,7 +210,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         }
         String name = CriteoLayout.sparseName(column);
         return new KafkaOut(
-                KafkaOut.VOCAB,
+                KafkaOut.target(p, KafkaOut.VOCAB),
                 name.getBytes(StandardCharsets.US_ASCII),
                 text.toString().getBytes(StandardCharsets.US_ASCII),
                 new String[] {

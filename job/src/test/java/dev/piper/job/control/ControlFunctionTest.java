@@ -92,9 +92,11 @@ class ControlFunctionTest {
                     .doesNotContain("version");
             assertThat(s.get(4).get("pipeline").isNull()).isTrue();
             assertThat(s.get(5).get("problems").toString()).contains("nonsense");
-            for (JsonNode rejected : s.subList(1, 6)) {
-                assertThat(rejected.get("active_version").asInt()).isEqualTo(2);
+            // Rejections concerning the pipeline name its active version; "other" has none.
+            for (int i : new int[] {1, 3, 4, 5}) {
+                assertThat(s.get(i).get("active_version").asInt()).isEqualTo(2);
             }
+            assertThat(s.get(2).get("active_version").isNull()).isTrue();
         }
     }
 
@@ -115,6 +117,47 @@ class ControlFunctionTest {
             assertThat(statuses(h).get(0).get("problems").get(0).asText())
                     .isEqualTo("version: 3 is not above the active version 3");
             assertThat(statuses(h).get(1).get("previous_version").asInt()).isEqualTo(3);
+        }
+    }
+
+    /** Several pipelines: each spec goes to its own pipeline, checked against its own topic. */
+    @Test
+    void severalPipelinesAreSwitchedOneByOne() throws Exception {
+        ActiveSpec a = ActiveSpec.initial(SpecParser.builtin());
+        String textB =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"name\": \"dlrm-criteo\"", "\"name\": \"b\"");
+        ActiveSpec b = ActiveSpec.initial(SpecParser.parse(textB.getBytes(), "b"));
+        try (var h =
+                new OneInputStreamOperatorTestHarness<>(
+                        new ProcessOperator<>(
+                                new ControlFunction(
+                                        new ActiveSpec[] {a, b}, new String[] {"ta", "tb"})))) {
+            h.open();
+            h.processElement(
+                    new ControlMessage(
+                            "c/0@0", textB.replace("\"version\": 1", "\"version\": 2").getBytes()),
+                    0);
+            h.processElement(
+                    new ControlMessage(
+                            "c/0@1",
+                            textB.replace("\"version\": 1", "\"version\": 3")
+                                    .replace(
+                                            "\"format\": \"criteo-tsv\"",
+                                            "\"format\": \"criteo-tsv\", \"topic\": \"ta\"")
+                                    .getBytes()),
+                    0);
+            h.processElement(builtinWith("\"name\": \"dlrm-criteo\"", "\"name\": \"c\"", 2), 0);
+            h.processElement(new ControlMessage("c/0@3", "[]".getBytes()), 0);
+            assertThat(h.extractOutputValues())
+                    .extracting(s -> s.name() + "/" + s.version())
+                    .containsExactly("b/2");
+            List<JsonNode> s = statuses(h);
+            assertThat(s.get(1).get("problems").toString())
+                    .contains("input.topic: this job reads tb");
+            assertThat(s.get(2).get("problems").toString()).contains("pipelines [b, dlrm-criteo]");
+            assertThat(s.get(2).get("active_version").isNull()).isTrue();
+            assertThat(s.get(3).get("active_version").isNull()).isTrue();
         }
     }
 }

@@ -6,7 +6,7 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link LogRecord}. Format 1: {@code partition} (int32), {@code offset, timestamp}
+ * Serializer of {@link LogRecord}. Format 1: {@code lane} (int32), {@code offset, timestamp}
  * (int64), then the value as int32 length and bytes.
  */
 public final class LogRecordSerializer extends BlockSerializer<LogRecord> {
@@ -30,7 +30,7 @@ public final class LogRecordSerializer extends BlockSerializer<LogRecord> {
 
     @Override
     public void serialize(LogRecord r, DataOutputView out) throws IOException {
-        out.writeInt(r.partition());
+        out.writeInt(r.lane());
         out.writeLong(r.offset());
         out.writeLong(r.timestamp());
         ArrayIO.writeBytes(out, r.value(), r.value().length);
@@ -38,11 +38,11 @@ public final class LogRecordSerializer extends BlockSerializer<LogRecord> {
 
     @Override
     public LogRecord deserialize(DataInputView in) throws IOException {
-        int partition = in.readInt();
+        int lane = in.readInt();
         long offset = in.readLong();
         long timestamp = in.readLong();
         byte[] value = ArrayIO.readBytes(in);
-        return new LogRecord(partition, offset, timestamp, value);
+        return new LogRecord(lane, offset, timestamp, value);
     }
 
     @Override

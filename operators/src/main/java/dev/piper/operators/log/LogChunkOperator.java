@@ -97,7 +97,7 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
     @Override
     public void processElement(StreamRecord<LogRecord> element) {
         LogRecord r = element.getValue();
-        Lane lane = lane(r.partition());
+        Lane lane = lane(r.lane());
         byte[] v = r.value();
         int n = v.length;
         int newlines = 0;

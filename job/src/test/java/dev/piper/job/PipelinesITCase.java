@@ -1,0 +1,168 @@
+package dev.piper.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.generate.CriteoGenerator;
+import dev.piper.job.kafka.LineProducer;
+import dev.piper.job.kafka.OutputConsumer;
+import dev.piper.job.kafka.TestKafka;
+import dev.piper.job.sink.OutputLayout;
+import java.io.BufferedOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * MiniPipe's several pipelines in one job: eight specs with different operator chains, each on its
+ * own topic, run together at parallelism 2; each pipeline's committed output equals the batch
+ * output of its spec over its own input, byte for byte, vocabularies included.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class PipelinesITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(2)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private static final int PIPELINES = 8;
+    private static final int LINES = 20_000;
+
+    @TempDir static Path shared;
+
+    private static TestKafka kafka;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        kafka = TestKafka.start();
+    }
+
+    @AfterAll
+    static void tearDown() throws Exception {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    /**
+     * Pipeline {@code i}'s spec: every third has log on the dense columns, every third keeps their
+     * negative values; every other has a modulus of its own on the sparse columns.
+     */
+    static String spec(int i) {
+        String dense =
+                switch (i % 3) {
+                    case 0 -> "[\"decode\", \"fill_missing\", \"neg2zero\", \"log\"]";
+                    case 1 -> "[\"decode\", \"fill_missing\", \"neg2zero\"]";
+                    default -> "[\"decode\", \"fill_missing\"]";
+                };
+        String sparse =
+                i % 2 == 0
+                        ? "[\"decode\", \"fill_missing\", \"hex2int\", {\"op\": \"modulus\", \"m\": "
+                                + 500 * (i + 1)
+                                + "}, \"vocab\"]"
+                        : "[\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        return """
+               {"name": "p%d", "version": 1,
+                "input": {"format": "criteo-tsv", "topic": "multi-in-%d"},
+                "columns": {"label": ["decode", "fill_missing"], "I1..I13": %s, "C1..C26": %s}}
+               """
+                .formatted(i, i, dense, sparse);
+    }
+
+    @Test
+    void eightPipelinesEachGiveTheBatchOutputOfTheirSpec() throws Exception {
+        List<byte[]> specs = new ArrayList<>();
+        List<Path> batches = new ArrayList<>();
+        List<Preprocess.Summary> summaries = new ArrayList<>();
+        for (int i = 0; i < PIPELINES; i++) {
+            Path input = shared.resolve("input-" + i + ".tsv");
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+                new CriteoGenerator(100 + i, 0.01, 0.01).write(out, LINES);
+            }
+            kafka.createTopic("multi-in-" + i, 1);
+            LineProducer.produce(
+                    input, kafka.bootstrapServers(), "multi-in-" + i, null, Map.of(), QUIET);
+            specs.add(spec(i).getBytes(StandardCharsets.UTF_8));
+
+            Path batch = shared.resolve("batch-" + i);
+            Preprocess.prepareOutput(batch, false);
+            Configuration batchConf = new Configuration();
+            batchConf.set(PiperOptions.SPEC, spec(i));
+            summaries.add(Preprocess.run(input, batch, 2, StateBackend.hashmap, batchConf, QUIET));
+            batches.add(batch);
+        }
+
+        Configuration conf =
+                Streaming.configuration(
+                        2,
+                        StateBackend.hashmap,
+                        shared.resolve("checkpoints"),
+                        Duration.ofSeconds(1));
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.PIPELINES, StreamPipelines.toOption(specs));
+        conf.set(StreamOptions.VOCAB_TOPIC, "{pipeline}-vocab");
+        StreamPipelines pipelines = StreamPipelines.of(conf);
+        assertThat(pipelines.names())
+                .containsExactly("p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7");
+        Streaming.prepareTopics(conf, QUIET);
+
+        Streaming.Result run =
+                Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(3), QUIET);
+        assertThat(run.inputRecords()).isEqualTo((long) PIPELINES * LINES);
+
+        for (int i = 0; i < PIPELINES; i++) {
+            StreamPipelines.Pipeline p = pipelines.get(i);
+            assertThat(p.outputTopic()).isEqualTo("p" + i + "-rows");
+            Path out = shared.resolve("consumed-" + i);
+            OutputConsumer.Result r =
+                    new OutputConsumer(
+                                    kafka.bootstrapServers(),
+                                    Map.of(),
+                                    p.outputTopic(),
+                                    p.vocabTopic(),
+                                    p.deadLetterTopic())
+                            .consume(
+                                    out,
+                                    summaries.get(i).rowsWritten(),
+                                    Duration.ofSeconds(5),
+                                    QUIET);
+            assertThat(r.rows()).as("p%d rows", i).isEqualTo(summaries.get(i).rowsWritten());
+            assertThat(r.deadLetters())
+                    .as("p%d dead letters", i)
+                    .isEqualTo(summaries.get(i).deadLetters());
+            assertThat(
+                            Files.mismatch(
+                                    out.resolve(OutputLayout.ROWS),
+                                    batches.get(i).resolve(OutputLayout.ROWS)))
+                    .as("p%d rows.bin", i)
+                    .isEqualTo(-1);
+            for (int c = 0; c < 26; c++) {
+                String file = OutputLayout.vocabFile(c);
+                assertThat(Files.mismatch(out.resolve(file), batches.get(i).resolve(file)))
+                        .as("p%d %s", i, file)
+                        .isEqualTo(-1);
+            }
+        }
+    }
+}
