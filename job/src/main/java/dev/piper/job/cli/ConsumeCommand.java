@@ -62,6 +62,14 @@ final class ConsumeCommand implements Callable<Integer> {
                             + " is produced.")
     boolean stats;
 
+    @Option(
+            names = "--timeline",
+            paramLabel = "FILE",
+            description =
+                    "With --stats: write the output rate over time to FILE (TSV: second of the"
+                            + " output records' timestamps, pipeline version, rows).")
+    Path timeline;
+
     @Override
     public Integer call() throws Exception {
         if (rows < 0) {
@@ -71,6 +79,9 @@ final class ConsumeCommand implements Callable<Integer> {
         if (timeout < 1) {
             throw new ParameterException(
                     spec.commandLine(), "--timeout: must be at least 1 second, not " + timeout);
+        }
+        if (timeline != null && !stats) {
+            throw new ParameterException(spec.commandLine(), "--timeline: needs --stats");
         }
         Path output = out.prepare(spec.commandLine());
         DeliveryStats delivery = stats ? new DeliveryStats() : null;
@@ -100,6 +111,9 @@ final class ConsumeCommand implements Callable<Integer> {
                         output);
         if (delivery != null) {
             spec.commandLine().getOut().println(delivery.report(r.rows()));
+            if (timeline != null) {
+                delivery.writeTimeline(timeline);
+            }
         }
         return 0;
     }

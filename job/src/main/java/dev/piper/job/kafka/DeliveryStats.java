@@ -1,6 +1,11 @@
 package dev.piper.job.kafka;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -26,10 +31,22 @@ public final class DeliveryStats {
     private long firstOutputTimestamp = Long.MAX_VALUE;
     private long lastOutputTimestamp = Long.MIN_VALUE;
 
+    /** Rows per second of output record timestamp and pipeline version ({@code piper.pipeline}). */
+    private final TreeMap<Long, TreeMap<String, Long>> perSecond = new TreeMap<>();
+
     /** Records the rows of one rows record, read at {@code readMillis}. */
     void add(ConsumerRecord<byte[], byte[]> r, int rowCount, long readMillis) {
         firstOutputTimestamp = Math.min(firstOutputTimestamp, r.timestamp());
         lastOutputTimestamp = Math.max(lastOutputTimestamp, r.timestamp());
+        Header pipeline = r.headers().lastHeader(StreamFormat.PIPELINE);
+        perSecond
+                .computeIfAbsent(Math.floorDiv(r.timestamp(), 1000), s -> new TreeMap<>())
+                .merge(
+                        pipeline == null
+                                ? "?"
+                                : new String(pipeline.value(), StandardCharsets.US_ASCII),
+                        (long) rowCount,
+                        Long::sum);
         Header h = r.headers().lastHeader(StreamFormat.INPUT_TIMESTAMPS);
         if (h == null || rowCount == 0) {
             return;
@@ -74,6 +91,28 @@ public final class DeliveryStats {
         return lastOutputTimestamp > firstOutputTimestamp
                 ? (lastOutputTimestamp - firstOutputTimestamp) / 1e3
                 : 0;
+    }
+
+    /**
+     * Writes the output rate over time: per second of output record timestamps (the sink's write
+     * time) and pipeline version, the rows, as TSV with a header line ({@code second} is seconds
+     * since the epoch; seconds without rows are listed with 0).
+     */
+    public void writeTimeline(Path file) throws IOException {
+        StringBuilder sb = new StringBuilder("second\tpipeline\trows\n");
+        if (!perSecond.isEmpty()) {
+            for (long s = perSecond.firstKey(); s <= perSecond.lastKey(); s++) {
+                Map<String, Long> bySpec = perSecond.getOrDefault(s, new TreeMap<>());
+                if (bySpec.isEmpty()) {
+                    sb.append(s).append("\t-\t0\n");
+                }
+                for (Map.Entry<String, Long> e : bySpec.entrySet()) {
+                    sb.append(s).append('\t').append(e.getKey()).append('\t');
+                    sb.append(e.getValue()).append('\n');
+                }
+            }
+        }
+        Files.writeString(file, sb, StandardCharsets.US_ASCII);
     }
 
     /** A one-paragraph report. */

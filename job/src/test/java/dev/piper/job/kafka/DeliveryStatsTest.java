@@ -61,4 +61,28 @@ class DeliveryStatsTest {
         assertThat(stats.rows()).isZero();
         assertThat(stats.percentile(0.5)).isEqualTo(-1);
     }
+
+    @Test
+    void theTimelineCountsRowsPerSecondAndVersionWithGapsAsZero(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        DeliveryStats stats = new DeliveryStats();
+        ConsumerRecord<byte[], byte[]> a = rows(10_100, "10000-10050");
+        a.headers().add(StreamFormat.PIPELINE, "p/1".getBytes(StandardCharsets.US_ASCII));
+        ConsumerRecord<byte[], byte[]> b = rows(10_900, "10000-10050");
+        b.headers().add(StreamFormat.PIPELINE, "p/2".getBytes(StandardCharsets.US_ASCII));
+        ConsumerRecord<byte[], byte[]> c = rows(12_000, "10000-10050");
+        c.headers().add(StreamFormat.PIPELINE, "p/2".getBytes(StandardCharsets.US_ASCII));
+        stats.add(a, 5, 13_000);
+        stats.add(b, 7, 13_000);
+        stats.add(c, 3, 13_000);
+        java.nio.file.Path file = dir.resolve("timeline.tsv");
+        stats.writeTimeline(file);
+        assertThat(java.nio.file.Files.readAllLines(file))
+                .containsExactly(
+                        "second\tpipeline\trows",
+                        "10\tp/1\t5",
+                        "10\tp/2\t7",
+                        "11\t-\t0",
+                        "12\tp/2\t3");
+    }
 }
