@@ -60,7 +60,8 @@ class PiperCliTest {
                 "consume",
                 "spec",
                 "spec validate",
-                "spec show"
+                "spec show",
+                "spec publish"
             })
     void everySubcommandHasHelp(String command) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
@@ -121,6 +122,56 @@ class PiperCliTest {
         assertThat(err()).contains("--block-lines: must be at least 1");
         assertThat(stream("--from-savepoint", tmp.toString())).isEqualTo(2);
         assertThat(err()).contains("--from-savepoint: " + tmp + " holds no _metadata file");
+    }
+
+    @Test
+    void streamRefusesPipelineOptionsThatContradictEachOther() throws Exception {
+        Path eu = tmp.resolve("eu.json");
+        Files.writeString(
+                eu,
+                new String(dev.piper.job.spec.SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"name\": \"dlrm-criteo\"", "\"name\": \"eu\""));
+        assertThat(stream("--status-topic", "s")).isEqualTo(2);
+        assertThat(err()).contains("--status-topic: needs --control-topic");
+        assertThat(stream("--pipeline", eu.toString())).isEqualTo(2);
+        assertThat(err()).contains("--input-topic cannot be combined with --pipeline");
+        assertThat(
+                        PiperCli.execute(
+                                "stream",
+                                "--bootstrap-servers",
+                                "127.0.0.1:1",
+                                "--checkpoint-dir",
+                                tmp.resolve("ckpt2").toString(),
+                                "--pipeline",
+                                eu.toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("pipeline eu: input.topic is required");
+        assertThat(
+                        PiperCli.execute(
+                                "stream",
+                                "--bootstrap-servers",
+                                "127.0.0.1:1",
+                                "--checkpoint-dir",
+                                tmp.resolve("ckpt3").toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--input-topic and --output-topic are required");
+    }
+
+    @Test
+    void specPublishRefusesAnInvalidSpecBeforeConnecting() throws Exception {
+        Path bad = tmp.resolve("bad.json");
+        Files.writeString(bad, "{\"name\": \"x\"}");
+        assertThat(
+                        PiperCli.execute(
+                                "spec",
+                                "publish",
+                                "--bootstrap-servers",
+                                "127.0.0.1:1",
+                                "--topic",
+                                "ctl",
+                                bad.toString()))
+                .isEqualTo(1);
+        assertThat(err()).contains("invalid").contains("not published").contains("version");
     }
 
     @Test

@@ -1,0 +1,112 @@
+package dev.piper.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.piper.job.kafka.KafkaOut;
+import dev.piper.job.spec.SpecParser;
+import dev.piper.operators.block.Lanes;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StreamPipelinesTest {
+
+    @TempDir Path tmp;
+
+    private static byte[] spec(String name, String topic) {
+        String text = new String(SpecParser.builtinText(), StandardCharsets.UTF_8);
+        text = text.replace("\"name\": \"dlrm-criteo\"", "\"name\": \"" + name + "\"");
+        if (topic != null) {
+            text =
+                    text.replace(
+                            "\"format\": \"criteo-tsv\"",
+                            "\"format\": \"criteo-tsv\", \"topic\": \"" + topic + "\"");
+        }
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Configuration several(byte[]... specs) throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(StreamOptions.PIPELINES, StreamPipelines.toOption(List.of(specs)));
+        return conf;
+    }
+
+    @Test
+    void onePipelineIsIndexZeroOnTheCommandLinesTopics() {
+        Configuration conf = new Configuration();
+        conf.set(StreamOptions.INPUT_TOPIC, "in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, "out");
+        StreamPipelines p = StreamPipelines.of(conf);
+        assertThat(p.size()).isEqualTo(1);
+        assertThat(p.get(0).name()).isEqualTo("dlrm-criteo");
+        assertThat(p.get(0).deadLetterTopic()).isEqualTo("out-dead-letters");
+        assertThat(p.get(0).vocabTopic()).isNull();
+        assertThat(p.sinkTopics()).containsExactly("out", "out-dead-letters", null, null);
+        assertThat(p.pipelineOfTopic()).containsEntry("in", 0);
+    }
+
+    @Test
+    void severalPipelinesAreOrderedByNameWithTopicsFromTheTemplates() throws Exception {
+        Configuration conf = several(spec("us", "clicks-us"), spec("eu", "clicks-eu"));
+        conf.set(StreamOptions.VOCAB_TOPIC, "v-{pipeline}");
+        StreamPipelines p = StreamPipelines.of(conf);
+        assertThat(p.names()).containsExactly("eu", "us");
+        assertThat(p.inputTopics()).containsExactly("clicks-eu", "clicks-us");
+        assertThat(p.get(1).outputTopic()).isEqualTo("us-rows");
+        assertThat(p.get(1).deadLetterTopic()).isEqualTo("us-rows-dead-letters");
+        assertThat(p.get(1).vocabTopic()).isEqualTo("v-us");
+        String[] topics = p.sinkTopics();
+        assertThat(topics[KafkaOut.target(1, KafkaOut.ROWS)]).isEqualTo("us-rows");
+        assertThat(topics[KafkaOut.target(0, KafkaOut.VOCAB)]).isEqualTo("v-eu");
+        assertThat(StreamOptions.groupId(conf)).isEqualTo("piper-pipelines-rows");
+        assertThat(Lanes.pipeline(Lanes.of(1, 7))).isEqualTo(1);
+        assertThat(Lanes.partition(Lanes.of(1, 7))).isEqualTo(7);
+    }
+
+    @Test
+    void contradictionsAreNamed() throws Exception {
+        assertThatThrownBy(() -> StreamPipelines.of(several(spec("eu", null))))
+                .hasMessageContaining("pipeline eu: input.topic is required");
+        assertThatThrownBy(() -> StreamPipelines.of(several(spec("eu", "t"), spec("us", "t"))))
+                .hasMessageContaining("topic t is read by another");
+        assertThatThrownBy(() -> StreamPipelines.of(several(spec("eu", "a"), spec("eu", "b"))))
+                .hasMessageContaining("pipeline eu is defined twice");
+        Configuration fixedOutput = several(spec("eu", "a"));
+        fixedOutput.set(StreamOptions.OUTPUT_TOPIC, "rows");
+        assertThatThrownBy(() -> StreamPipelines.of(fixedOutput))
+                .hasMessageContaining("need {pipeline} in their names");
+        Configuration withInput = several(spec("eu", "a"));
+        withInput.set(StreamOptions.INPUT_TOPIC, "x");
+        assertThatThrownBy(() -> StreamPipelines.of(withInput))
+                .hasMessageContaining("piper.kafka.input-topic is set next to");
+    }
+
+    @Test
+    void aCheckpointDirectoryKeepsItsPipelines() throws Exception {
+        StreamPipelines two = StreamPipelines.of(several(spec("a", "ta"), spec("b", "tb")));
+        Streaming.checkPipelines(tmp, two);
+        assertThat(Files.readAllLines(tmp.resolve(Streaming.PIPELINES_FILE)))
+                .containsExactly("a", "b");
+        Streaming.checkPipelines(tmp, two);
+        StreamPipelines three =
+                StreamPipelines.of(several(spec("a", "ta"), spec("b", "tb"), spec("c", "tc")));
+        assertThatThrownBy(() -> Streaming.checkPipelines(tmp, three))
+                .hasMessageContaining("holds the state of pipelines [a, b], not [a, b, c]");
+
+        Path single = tmp.resolve("single");
+        Files.createDirectories(single);
+        Configuration conf = new Configuration();
+        conf.set(StreamOptions.INPUT_TOPIC, "in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, "out");
+        Streaming.checkPipelines(single, StreamPipelines.of(conf));
+        // One pipeline is index 0 whatever its name: a renamed spec is fine.
+        Streaming.checkPipelines(single, StreamPipelines.of(several(spec("x", "in"))));
+        assertThat(Files.readAllLines(single.resolve(Streaming.PIPELINES_FILE)))
+                .containsExactly("x");
+    }
+}
