@@ -81,6 +81,25 @@ public final class StreamOptions {
                                     + " rejection, and where it took effect. Default: the control"
                                     + " topic's name followed by -status.");
 
+    public static final ConfigOption<String> CONTROL_DIR =
+            ConfigOptions.key("piper.stream.control-dir")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "A directory watched for pipeline specs instead of a control topic:"
+                                    + " each *.json file that appears in it (write it elsewhere"
+                                    + " and move it in) is one spec, read once. Not with"
+                                    + " piper.kafka.control-topic.");
+
+    public static final ConfigOption<String> STATUS_DIR =
+            ConfigOptions.key("piper.stream.status-dir")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Where the control status of a control directory goes, as JSON-lines"
+                                    + " files committed with each checkpoint. Default: the"
+                                    + " control directory's status/ subdirectory.");
+
     public static final ConfigOption<String> TRANSACTIONAL_ID_PREFIX =
             ConfigOptions.key("piper.kafka.transactional-id-prefix")
                     .stringType()
@@ -150,6 +169,16 @@ public final class StreamOptions {
     public static String deadLetterTopic(Configuration conf) {
         return conf.getOptional(DEAD_LETTER_TOPIC)
                 .orElse(required(conf, OUTPUT_TOPIC) + "-dead-letters");
+    }
+
+    /** The status directory of the control directory, if there is one. */
+    public static Optional<java.nio.file.Path> statusDir(Configuration conf) {
+        return conf.getOptional(CONTROL_DIR)
+                .map(
+                        d ->
+                                conf.getOptional(STATUS_DIR)
+                                        .map(java.nio.file.Path::of)
+                                        .orElse(java.nio.file.Path.of(d).resolve("status")));
     }
 
     /** The status topic of the control stream, if there is one. */

@@ -1,6 +1,7 @@
 package dev.piper.job;
 
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.control.ControlFiles;
 import dev.piper.job.kafka.InputProbe;
 import dev.piper.job.kafka.KafkaConnectors;
 import java.io.IOException;
@@ -267,6 +268,21 @@ public final class Streaming {
                 new StreamJob(
                         source, sink, pipelines, conf.get(PiperOptions.MAX_RAW_BYTES), chunking);
         Optional<String> control = conf.getOptional(StreamOptions.CONTROL_TOPIC);
+        Optional<String> controlDir = conf.getOptional(StreamOptions.CONTROL_DIR);
+        if (control.isPresent() && controlDir.isPresent()) {
+            throw new IllegalArgumentException(
+                    StreamOptions.CONTROL_DIR.key()
+                            + " and "
+                            + StreamOptions.CONTROL_TOPIC.key()
+                            + " are both set; a job has one control stream");
+        }
+        if (controlDir.isPresent()) {
+            job.withControl(
+                    new StreamJob.Control(
+                            ControlFiles.source(
+                                    java.nio.file.Path.of(controlDir.get()), Duration.ofSeconds(1)),
+                            ControlFiles.statusSink(StreamOptions.statusDir(conf).orElseThrow())));
+        }
         if (control.isPresent()) {
             job.withControl(
                     new StreamJob.Control(

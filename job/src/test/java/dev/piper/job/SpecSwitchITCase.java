@@ -365,6 +365,99 @@ class SpecSwitchITCase {
         assertThat(status.get(1).get("offset").asLong()).isEqualTo(HALF);
     }
 
+    /** The committed status lines of a control directory's status files. */
+    private static List<JsonNode> statusFiles(Path dir) throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return out;
+        }
+        try (var files = Files.list(dir)) {
+            for (Path f :
+                    files.filter(f -> !f.getFileName().toString().startsWith("."))
+                            .sorted()
+                            .toList()) {
+                for (String line : Files.readAllLines(f)) {
+                    out.add(JSON.readTree(line));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static List<JsonNode> awaitStatusFiles(Path dir, Predicate<List<JsonNode>> done)
+            throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            List<JsonNode> s = statusFiles(dir);
+            if (done.test(s)) {
+                return s;
+            }
+            if (System.nanoTime() > deadline) {
+                List<String> listing;
+                try (var walk = Files.walk(dir.getParent())) {
+                    listing = walk.map(Path::toString).toList();
+                }
+                org.assertj.core.api.Assertions.fail(
+                        "status files within " + WAIT + "; read " + s + "; files " + listing);
+            }
+        }
+    }
+
+    /** Writes {@code text} as {@code name} into {@code dir} the safe way: elsewhere, then moved. */
+    private void drop(Path dir, String name, String text) throws Exception {
+        Path staged = Files.writeString(tmp.resolve(name + ".staged"), text);
+        Files.move(staged, dir.resolve(name), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * The same switch through a control directory ({@code --control-dir}): a spec file moved into
+     * it switches the stream, a bad one (and a file that is not JSON) is rejected, and the status
+     * lands in committed JSON-lines files.
+     */
+    @Test
+    void aSpecFileMovedIntoTheControlDirectorySwitchesToo() throws Exception {
+        Configuration conf = streamConf("dir");
+        conf.removeConfig(StreamOptions.CONTROL_TOPIC);
+        Path control = Files.createDirectories(tmp.resolve("control"));
+        Path status = control.resolve("status");
+        conf.set(StreamOptions.CONTROL_DIR, control.toString());
+        kafka.createTopic("dir-in", 1);
+        LineProducer.produce(firstHalf, kafka.bootstrapServers(), "dir-in", null, Map.of(), QUIET);
+        Streaming.prepareTopics(conf, QUIET);
+        JobClient client = start(Streaming.job(conf), conf);
+        awaitCommitted("dir-rows", r -> rows(r) >= oldFirst.rowsWritten(), "the first half's rows");
+
+        drop(control, "v2.json", V2);
+        awaitStatusFiles(status, s -> count(s, "accepted") == 1);
+        drop(
+                control,
+                "v3.json",
+                V2.replace("\"version\": 2", "\"version\": 3").replace("1000", "0"));
+        drop(control, "notes.json", "not json at all");
+        awaitStatusFiles(status, s -> count(s, "rejected") == 2);
+        LineProducer.produce(secondHalf, kafka.bootstrapServers(), "dir-in", null, Map.of(), QUIET);
+        awaitCommitted("dir-rows", r -> rows(r) >= oldAll.rowsWritten(), "every row");
+        stop(client, conf);
+
+        assertSwitchedOutput(conf);
+        List<JsonNode> s = awaitStatusFiles(status, l -> count(l, "effective") == 1);
+        assertThat(s).hasSize(4);
+        JsonNode accepted =
+                s.stream()
+                        .filter(n -> n.get("status").asText().equals("accepted"))
+                        .findFirst()
+                        .get();
+        assertThat(accepted.get("source").asText()).endsWith("/control/v2.json");
+        assertThat(accepted.get("new_epochs").toString()).isEqualTo("{\"C3\":1}");
+        assertThat(s.toString()).contains("columns.C3[3]: modulus").contains("notes.json");
+        JsonNode effective =
+                s.stream()
+                        .filter(n -> n.get("status").asText().equals("effective"))
+                        .findFirst()
+                        .get();
+        assertThat(effective.get("offset").asLong()).isEqualTo(HALF);
+    }
+
     /** Fails the job once, at the first block decoded under spec version 2. */
     static final class FailAtFirstSwitchedBlock
             implements MapFunction<AssembledBlock, AssembledBlock> {

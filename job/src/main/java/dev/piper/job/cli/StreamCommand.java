@@ -107,6 +107,23 @@ final class StreamCommand implements Callable<Integer> {
     String statusTopic;
 
     @Option(
+            names = "--control-dir",
+            paramLabel = "D",
+            description =
+                    "Instead of --control-topic: a directory watched for specs; each *.json file"
+                            + " moved into it is one spec (write it elsewhere first), read once."
+                            + " Status: JSON-lines files in --status-dir.")
+    Path controlDir;
+
+    @Option(
+            names = "--status-dir",
+            paramLabel = "S",
+            description =
+                    "Where the control directory's status files go, committed with each"
+                            + " checkpoint (default: D/status).")
+    Path statusDir;
+
+    @Option(
             names = "--checkpoint-dir",
             required = true,
             paramLabel = "DIR",
@@ -233,6 +250,17 @@ final class StreamCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--status-topic: needs --control-topic");
         }
+        if (controlDir != null && controlTopic != null) {
+            throw new ParameterException(
+                    spec.commandLine(), "--control-dir: not with --control-topic; choose one");
+        }
+        if (statusDir != null && controlDir == null) {
+            throw new ParameterException(spec.commandLine(), "--status-dir: needs --control-dir");
+        }
+        if (controlDir != null && !Files.isDirectory(controlDir)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--control-dir: " + controlDir + " is not a directory");
+        }
         Path dir = checkpointDir.toAbsolutePath();
         Files.createDirectories(dir);
         try {
@@ -265,6 +293,13 @@ final class StreamCommand implements Callable<Integer> {
         Optional.ofNullable(vocabTopic).ifPresent(t -> conf.set(StreamOptions.VOCAB_TOPIC, t));
         Optional.ofNullable(controlTopic).ifPresent(t -> conf.set(StreamOptions.CONTROL_TOPIC, t));
         Optional.ofNullable(statusTopic).ifPresent(t -> conf.set(StreamOptions.STATUS_TOPIC, t));
+        if (controlDir != null) {
+            Path status =
+                    (statusDir != null ? statusDir : controlDir.resolve("status")).toAbsolutePath();
+            Files.createDirectories(status);
+            conf.set(StreamOptions.CONTROL_DIR, controlDir.toAbsolutePath().toString());
+            conf.set(StreamOptions.STATUS_DIR, status.toString());
+        }
         Optional.ofNullable(transactionalIdPrefix)
                 .ifPresent(p -> conf.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, p));
         Optional.ofNullable(groupId).ifPresent(g -> conf.set(StreamOptions.GROUP_ID, g));

@@ -109,6 +109,13 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
     public void processElement(ControlMessage message, Context ctx, Collector<ActiveSpec> out) {
         // What a message that names no pipeline of this job is reported against.
         ActiveSpec reference = active.size() == 1 ? active.values().iterator().next() : null;
+        if (!message.problem().isEmpty()) {
+            ctx.output(
+                    STATUS,
+                    ControlStatus.rejected(
+                            message.source(), null, 0, reference, List.of(message.problem())));
+            return;
+        }
         PipelineSpec spec;
         try {
             spec = SpecParser.parse(message.text(), message.source());

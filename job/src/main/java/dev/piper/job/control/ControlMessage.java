@@ -15,13 +15,27 @@ import org.apache.flink.core.memory.DataOutputView;
  * @param source where the message came from, for the status output: {@code topic/partition@offset}
  *     for the control topic, the file's path for a control directory
  * @param text the spec's JSON text as published
+ * @param problem why the message could not be read (then {@code text} is empty), or empty
  */
-public record ControlMessage(String source, byte[] text) {
+public record ControlMessage(String source, byte[] text, String problem) {
+
+    /** A message read without a problem. */
+    public ControlMessage(String source, byte[] text) {
+        this(source, text, "");
+    }
+
+    /** A message that could not be read, for the status. */
+    public static ControlMessage unreadable(String source, String problem) {
+        return new ControlMessage(source, new byte[0], problem);
+    }
 
     public static final TypeInformation<ControlMessage> TYPE =
             new SerializerTypeInfo<>(ControlMessage.class, Serializer.INSTANCE);
 
-    /** Serializer of {@link ControlMessage}. Format 1: the source as modified UTF-8, the text. */
+    /**
+     * Serializer of {@link ControlMessage}. Format 1: the source as modified UTF-8, the text (int32
+     * length, bytes), the problem as modified UTF-8.
+     */
     public static final class Serializer extends BlockSerializer<ControlMessage> {
 
         private static final long serialVersionUID = 1L;
@@ -44,12 +58,14 @@ public record ControlMessage(String source, byte[] text) {
         public void serialize(ControlMessage r, DataOutputView out) throws IOException {
             out.writeUTF(r.source());
             writeByteArray(out, r.text());
+            out.writeUTF(r.problem());
         }
 
         @Override
         public ControlMessage deserialize(DataInputView in) throws IOException {
             String source = in.readUTF();
-            return new ControlMessage(source, readByteArray(in));
+            byte[] text = readByteArray(in);
+            return new ControlMessage(source, text, in.readUTF());
         }
 
         @Override

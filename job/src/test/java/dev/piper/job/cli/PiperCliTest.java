@@ -133,6 +133,12 @@ class PiperCliTest {
                         .replace("\"name\": \"dlrm-criteo\"", "\"name\": \"eu\""));
         assertThat(stream("--status-topic", "s")).isEqualTo(2);
         assertThat(err()).contains("--status-topic: needs --control-topic");
+        assertThat(stream("--status-dir", "s")).isEqualTo(2);
+        assertThat(err()).contains("--status-dir: needs --control-dir");
+        assertThat(stream("--control-dir", tmp.toString(), "--control-topic", "c")).isEqualTo(2);
+        assertThat(err()).contains("--control-dir: not with --control-topic");
+        assertThat(stream("--control-dir", tmp.resolve("none").toString())).isEqualTo(2);
+        assertThat(err()).contains("--control-dir: " + tmp.resolve("none") + " is not a directory");
         assertThat(stream("--pipeline", eu.toString())).isEqualTo(2);
         assertThat(err()).contains("--input-topic cannot be combined with --pipeline");
         assertThat(
