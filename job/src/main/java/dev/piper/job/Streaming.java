@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -206,37 +207,83 @@ public final class Streaming {
 
     /**
      * Checks that {@code pipelines} can use the snapshots in {@code checkpointDir}, recording them
-     * there on first use: lanes and vocabulary keys come from the pipelines' indices, so a
-     * directory serves one set of pipelines for its life.
+     * there on first use ({@code pipelines.txt}: per pipeline its name, starting version and a
+     * fingerprint of its column chains). Lanes and vocabulary keys come from the pipelines'
+     * indices, and each vocabulary's ids from its column's chain, so a directory serves one set of
+     * pipelines with the same chains for its life. A new starting spec whose chains are unchanged
+     * (another version, other padding or line limit) is accepted.
      *
-     * @throws IllegalArgumentException if its snapshots were taken with other pipelines
+     * @throws IllegalArgumentException if its snapshots were taken with other pipelines, or with
+     *     other column chains
      */
     public static void checkPipelines(Path checkpointDir, StreamPipelines pipelines)
             throws IOException {
         Path file = checkpointDir.resolve(PIPELINES_FILE);
-        List<String> names = pipelines.names();
-        if (!Files.exists(file)) {
-            Files.write(file, names);
-            return;
+        List<String> lines = new ArrayList<>();
+        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+            lines.add(p.name() + "\t" + p.start().version() + "\t" + chainsFingerprint(p));
         }
-        List<String> recorded = Files.readAllLines(file);
-        // One pipeline is always index 0, whatever its name.
-        if (recorded.size() == 1 && names.size() == 1) {
-            if (!recorded.equals(names)) {
-                Files.write(file, names);
+        if (Files.exists(file)) {
+            List<String> recorded = Files.readAllLines(file);
+            boolean single = recorded.size() == 1 && lines.size() == 1;
+            boolean sameNames = recorded.size() == lines.size();
+            for (int i = 0; sameNames && i < lines.size(); i++) {
+                sameNames = field(recorded.get(i), 0).equals(field(lines.get(i), 0));
             }
-            return;
+            // One pipeline is always index 0, whatever its name.
+            if (!single && !sameNames) {
+                throw new IllegalArgumentException(
+                        "--checkpoint-dir "
+                                + checkpointDir
+                                + " holds the state of pipelines "
+                                + recorded.stream().map(l -> field(l, 0)).toList()
+                                + ", not "
+                                + pipelines.names()
+                                + "; a job's pipelines are fixed for the life of its checkpoint"
+                                + " directory (their state is keyed by position): use a new one");
+            }
+            for (int i = 0; i < lines.size(); i++) {
+                String was = field(recorded.get(i), 2);
+                if (!was.isEmpty() && !was.equals(field(lines.get(i), 2))) {
+                    throw new IllegalArgumentException(
+                            "--checkpoint-dir "
+                                    + checkpointDir
+                                    + " holds the state of pipeline "
+                                    + field(recorded.get(i), 0)
+                                    + "/"
+                                    + field(recorded.get(i), 1)
+                                    + ", whose column chains differ from "
+                                    + pipelines.get(i).name()
+                                    + "/"
+                                    + pipelines.get(i).start().version()
+                                    + "'s: its vocabularies would mix two id spaces. Switch a"
+                                    + " running stream with --control-topic (docs/SPECS.md), or"
+                                    + " start this spec with a new checkpoint directory");
+                }
+            }
         }
-        if (!recorded.equals(names)) {
-            throw new IllegalArgumentException(
-                    "--checkpoint-dir "
-                            + checkpointDir
-                            + " holds the state of pipelines "
-                            + recorded
-                            + ", not "
-                            + names
-                            + "; a job's pipelines are fixed for the life of its checkpoint"
-                            + " directory (their state is keyed by position): use a new one");
+        Files.write(file, lines);
+    }
+
+    private static String field(String line, int i) {
+        String[] parts = line.split("\t", -1);
+        return i < parts.length ? parts[i] : "";
+    }
+
+    /** A short hash of every column's chain, the part of a spec that defines its ids. */
+    static String chainsFingerprint(StreamPipelines.Pipeline p) {
+        var program = dev.piper.job.spec.SpecCompiler.program(p.start().spec());
+        StringBuilder chains = new StringBuilder();
+        for (int f = 0; f < dev.piper.operators.decode.CriteoLayout.FIELDS; f++) {
+            chains.append(program.chainOf(f)).append(';');
+        }
+        try {
+            byte[] digest =
+                    java.security.MessageDigest.getInstance("SHA-256")
+                            .digest(chains.toString().getBytes(StandardCharsets.UTF_8));
+            return "chains-sha256:" + java.util.HexFormat.of().formatHex(digest, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -91,7 +91,8 @@ class StreamPipelinesTest {
         StreamPipelines two = StreamPipelines.of(several(spec("a", "ta"), spec("b", "tb")));
         Streaming.checkPipelines(tmp, two);
         assertThat(Files.readAllLines(tmp.resolve(Streaming.PIPELINES_FILE)))
-                .containsExactly("a", "b");
+                .hasSize(2)
+                .allMatch(l -> l.matches("[ab]\\t1\\tchains-sha256:[0-9a-f]{16}"));
         Streaming.checkPipelines(tmp, two);
         StreamPipelines three =
                 StreamPipelines.of(several(spec("a", "ta"), spec("b", "tb"), spec("c", "tc")));
@@ -104,9 +105,22 @@ class StreamPipelinesTest {
         conf.set(StreamOptions.INPUT_TOPIC, "in");
         conf.set(StreamOptions.OUTPUT_TOPIC, "out");
         Streaming.checkPipelines(single, StreamPipelines.of(conf));
-        // One pipeline is index 0 whatever its name: a renamed spec is fine.
+        // One pipeline is index 0 whatever its name: a renamed spec is fine, and so are another
+        // version and other padding, as long as the columns' chains (their ids) stay.
         Streaming.checkPipelines(single, StreamPipelines.of(several(spec("x", "in"))));
-        assertThat(Files.readAllLines(single.resolve(Streaming.PIPELINES_FILE)))
-                .containsExactly("x");
+        assertThat(Files.readAllLines(single.resolve(Streaming.PIPELINES_FILE)).get(0))
+                .startsWith("x\t1\t");
+        Configuration padded = new Configuration();
+        padded.set(StreamOptions.INPUT_TOPIC, "in");
+        padded.set(StreamOptions.OUTPUT_TOPIC, "out");
+        padded.set(PiperOptions.PAD_MISSING_FIELDS, true);
+        Streaming.checkPipelines(single, StreamPipelines.of(padded));
+        Configuration modulus = new Configuration();
+        modulus.set(StreamOptions.INPUT_TOPIC, "in");
+        modulus.set(StreamOptions.OUTPUT_TOPIC, "out");
+        modulus.set(PiperOptions.MAX_IND_RANGE, 1000L);
+        assertThatThrownBy(() -> Streaming.checkPipelines(single, StreamPipelines.of(modulus)))
+                .hasMessageContaining("column chains differ")
+                .hasMessageContaining("--control-topic");
     }
 }

@@ -86,13 +86,17 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
             active.put(start.name(), start);
             topics.put(start.name(), inputTopics[i]);
         }
-        for (ActiveSpec restored : state.get()) {
-            ActiveSpec current = active.get(restored.name());
-            // A pipeline no longer run keeps no state; versions only grow.
-            if (current != null && restored.version() > current.version()) {
-                active.put(restored.name(), restored);
+        // The restored spec wins over the starting one: its epochs are those of the restored
+        // vocabularies (stream checks that a restart keeps the columns' chains). A pipeline no
+        // longer run keeps no state.
+        Map<String, ActiveSpec> restored = new HashMap<>();
+        for (ActiveSpec r : state.get()) {
+            ActiveSpec seen = restored.get(r.name());
+            if (seen == null || r.version() > seen.version()) {
+                restored.put(r.name(), r);
             }
         }
+        restored.forEach((name, spec) -> active.computeIfPresent(name, (n, start) -> spec));
     }
 
     @Override

@@ -120,6 +120,47 @@ class ControlFunctionTest {
         }
     }
 
+    /**
+     * A restart whose starting spec has a higher version but the original chains: the restored
+     * active spec, with its epochs, still wins, so the next switch counts epochs on from it.
+     */
+    @Test
+    void theRestoredSpecWinsOverANewerStartingSpec() throws Exception {
+        String c3 = "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        String c3mod =
+                "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"],"
+                        + " \"C3\": [\"decode\", \"fill_missing\", \"hex2int\", {\"op\": \"modulus\","
+                        + " \"m\": M}, \"vocab\"], \"C4..C26\": [\"decode\", \"fill_missing\","
+                        + " \"hex2int\", \"vocab\"]";
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.open();
+            h.processElement(
+                    builtinWith(
+                            0, "\"version\": 1", "\"version\": 2", c3, c3mod.replace("M", "10")),
+                    0);
+            snapshot = h.snapshot(1, 1);
+        }
+        String v5 =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"version\": 1", "\"version\": 5");
+        try (var h =
+                new OneInputStreamOperatorTestHarness<>(
+                        new ProcessOperator<>(
+                                new ControlFunction(
+                                        ActiveSpec.initial(SpecParser.parse(v5.getBytes(), "v5")),
+                                        "clicks")))) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(
+                    builtinWith(1, "\"version\": 1", "\"version\": 3", c3, c3mod.replace("M", "7")),
+                    0);
+            List<JsonNode> s = statuses(h);
+            assertThat(s.get(0).get("previous_version").asInt()).isEqualTo(2);
+            assertThat(s.get(0).get("new_epochs").toString()).isEqualTo("{\"C3\":2}");
+        }
+    }
+
     /** Several pipelines: each spec goes to its own pipeline, checked against its own topic. */
     @Test
     void severalPipelinesAreSwitchedOneByOne() throws Exception {
