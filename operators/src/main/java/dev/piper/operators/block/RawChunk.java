@@ -12,7 +12,7 @@ package dev.piper.operators.block;
  * <p>Blocks travel in lanes: a file is one lane (0), and every Kafka partition is its own lane.
  * Within a lane the sequence numbers ascend in input order.
  *
- * @param lane the input lane: 0 for a file, the partition for a Kafka topic
+ * @param lane the input lane: 0 for a file, the partition (and pipeline) for Kafka ({@link Lanes})
  * @param seq the chunk's position in its lane: for a file from 0 without gaps; for Kafka the log
  *     offset of its first record
  * @param firstOffset byte offset of the first line in the input (a file), or 0 (a log, whose lines
