@@ -1,12 +1,12 @@
 package dev.piper.job.control;
 
+import dev.piper.job.spec.FormatSnapshot;
 import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.PipelineSpecSerializer;
 import dev.piper.operators.decode.CriteoLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
@@ -142,45 +142,9 @@ public final class ActiveSpecSerializer extends TypeSerializer<ActiveSpec> {
     }
 
     /** Snapshot of {@link ActiveSpecSerializer}; its version is the byte format. */
-    public static final class Snapshot implements TypeSerializerSnapshot<ActiveSpec> {
-
-        private int readFormat = FORMAT;
-
-        @Override
-        public int getCurrentVersion() {
-            return FORMAT;
-        }
-
-        @Override
-        public void writeSnapshot(DataOutputView out) {}
-
-        @Override
-        public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader)
-                throws IOException {
-            if (readVersion < 1 || readVersion > FORMAT) {
-                throw new IOException(
-                        "active spec state in format "
-                                + readVersion
-                                + "; this build reads 1.."
-                                + FORMAT);
-            }
-            readFormat = readVersion;
-        }
-
-        @Override
-        public TypeSerializer<ActiveSpec> restoreSerializer() {
-            return new ActiveSpecSerializer();
-        }
-
-        @Override
-        public TypeSerializerSchemaCompatibility<ActiveSpec> resolveSchemaCompatibility(
-                TypeSerializerSnapshot<ActiveSpec> old) {
-            if (!(old instanceof Snapshot s)) {
-                return TypeSerializerSchemaCompatibility.incompatible();
-            }
-            return s.readFormat == FORMAT
-                    ? TypeSerializerSchemaCompatibility.compatibleAsIs()
-                    : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
+    public static final class Snapshot extends FormatSnapshot<ActiveSpec> {
+        public Snapshot() {
+            super("active spec", FORMAT, ActiveSpecSerializer::new);
         }
     }
 }

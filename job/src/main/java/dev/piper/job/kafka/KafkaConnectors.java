@@ -127,17 +127,8 @@ public final class KafkaConnectors {
             String topic,
             String transactionalIdPrefix,
             Map<String, String> userProperties) {
-        Properties props = new Properties();
-        props.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
-        props.putAll(userProperties);
-        String[] topics = new String[4];
+        String[] topics = new String[KafkaOut.KINDS];
         topics[KafkaOut.STATUS] = topic;
-        return KafkaSink.<KafkaOut>builder()
-                .setBootstrapServers(bootstrapServers)
-                .setKafkaProducerConfig(props)
-                .setRecordSerializer(new KafkaOutSchema(topics))
-                .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-                .setTransactionalIdPrefix(transactionalIdPrefix)
-                .build();
+        return sink(bootstrapServers, topics, transactionalIdPrefix, userProperties);
     }
 }

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -170,46 +169,9 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
     }
 
     /** Snapshot: its version is the byte format of the state it describes. */
-    public static final class Snapshot implements TypeSerializerSnapshot<PipelineSpec> {
-
-        private int readFormat = FORMAT;
-
-        @Override
-        public int getCurrentVersion() {
-            return FORMAT;
-        }
-
-        @Override
-        public void writeSnapshot(DataOutputView out) {}
-
-        @Override
-        public void readSnapshot(int readVersion, DataInputView in, ClassLoader classLoader)
-                throws IOException {
-            if (readVersion < 1 || readVersion > FORMAT) {
-                throw new IOException(
-                        "pipeline spec state in format "
-                                + readVersion
-                                + "; this build reads 1.."
-                                + FORMAT);
-            }
-            readFormat = readVersion;
-        }
-
-        @Override
-        public TypeSerializer<PipelineSpec> restoreSerializer() {
-            return new PipelineSpecSerializer();
-        }
-
-        @Override
-        public TypeSerializerSchemaCompatibility<PipelineSpec> resolveSchemaCompatibility(
-                TypeSerializerSnapshot<PipelineSpec> old) {
-            if (!(old instanceof Snapshot s)) {
-                return TypeSerializerSchemaCompatibility.incompatible();
-            }
-            // Every value names its own format, and this build reads all earlier ones.
-            return s.readFormat == FORMAT
-                    ? TypeSerializerSchemaCompatibility.compatibleAsIs()
-                    : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
+    public static final class Snapshot extends FormatSnapshot<PipelineSpec> {
+        public Snapshot() {
+            super("pipeline spec", FORMAT, PipelineSpecSerializer::new);
         }
     }
 

@@ -161,4 +161,25 @@ class ActiveSpecTest {
                 .hasMessageContaining("3 epochs")
                 .hasMessageContaining("p/2");
     }
+
+    @Test
+    void theSnapshotNamesItsFormatAndRefusesLaterOnes() throws Exception {
+        var snapshot = new ActiveSpecSerializer().snapshotConfiguration();
+        assertThat(snapshot.getCurrentVersion()).isEqualTo(1);
+        var restored = new ActiveSpecSerializer.Snapshot();
+        restored.readSnapshot(1, new DataInputDeserializer(new byte[0]), null);
+        assertThat(snapshot.resolveSchemaCompatibility(restored).isCompatibleAsIs()).isTrue();
+        assertThat(restored.restoreSerializer()).isEqualTo(new ActiveSpecSerializer());
+        assertThatThrownBy(
+                        () ->
+                                new ActiveSpecSerializer.Snapshot()
+                                        .readSnapshot(
+                                                2, new DataInputDeserializer(new byte[0]), null))
+                .hasMessageContaining("active spec state in format 2; this build reads 1..1");
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        org.apache.flink.api.common.typeutils.TypeSerializerSnapshot<ActiveSpec> other =
+                (org.apache.flink.api.common.typeutils.TypeSerializerSnapshot)
+                        new dev.piper.job.spec.PipelineSpecSerializer.Snapshot();
+        assertThat(snapshot.resolveSchemaCompatibility(other).isIncompatible()).isTrue();
+    }
 }
