@@ -341,7 +341,9 @@ public final class Streaming {
                             KafkaConnectors.statusSink(
                                     bootstrap,
                                     StreamOptions.statusTopic(conf).orElseThrow(),
-                                    StreamOptions.transactionalIdPrefix(conf) + "-status",
+                                    // Not an extension of the output's prefix, which a
+                                    // prefix-listing abort of that sink would match.
+                                    "status-" + StreamOptions.transactionalIdPrefix(conf),
                                     props)));
         }
         return job;
