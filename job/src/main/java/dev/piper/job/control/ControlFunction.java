@@ -138,7 +138,22 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
                             message.source(), spec.name(), spec.version(), previous, problems));
             return;
         }
-        ActiveSpec next = previous.next(spec);
+        ActiveSpec next;
+        try {
+            next = previous.next(spec);
+        } catch (RuntimeException e) {
+            // The parser validates everything the compiler needs; a spec that still fails to
+            // compile is reported rather than allowed to fail the job.
+            ctx.output(
+                    STATUS,
+                    ControlStatus.rejected(
+                            message.source(),
+                            spec.name(),
+                            spec.version(),
+                            previous,
+                            List.of("spec: cannot be compiled: " + e.getMessage())));
+            return;
+        }
         active.put(next.name(), next);
         out.collect(next);
         ctx.output(STATUS, ControlStatus.accepted(message.source(), previous, next));
