@@ -34,7 +34,9 @@ import picocli.CommandLine.Spec;
                     + " transactions committed with each checkpoint (read them with"
                     + " isolation.level=read_committed, or with 'piper consume').",
             "Restarting with the same --checkpoint-dir resumes from the latest retained checkpoint"
-                    + " or savepoint in it. Output record format: docs/SEMANTICS.md."
+                    + " or savepoint in it. Output record format: docs/SEMANTICS.md.",
+            "With --control-topic (or --control-dir) the pipeline's spec can be changed while it"
+                    + " runs; --pipeline runs several pipelines in one job (docs/SPECS.md)."
         })
 final class StreamCommand implements Callable<Integer> {
 
