@@ -1,8 +1,8 @@
 package dev.piper.job.control;
 
-import dev.piper.job.spec.FormatSnapshot;
 import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.PipelineSpecSerializer;
+import dev.piper.operators.block.FormatSnapshot;
 import dev.piper.operators.decode.CriteoLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -144,7 +144,7 @@ public final class ActiveSpecSerializer extends TypeSerializer<ActiveSpec> {
     /** Snapshot of {@link ActiveSpecSerializer}; its version is the byte format. */
     public static final class Snapshot extends FormatSnapshot<ActiveSpec> {
         public Snapshot() {
-            super("active spec", FORMAT, ActiveSpecSerializer::new);
+            super("active spec", FORMAT, 1, ActiveSpecSerializer::new);
         }
     }
 }

@@ -6,6 +6,7 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import dev.piper.job.spec.PipelineSpec.Column;
 import dev.piper.job.spec.PipelineSpec.Kind;
+import dev.piper.operators.block.FormatSnapshot;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -171,7 +172,7 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
     /** Snapshot: its version is the byte format of the state it describes. */
     public static final class Snapshot extends FormatSnapshot<PipelineSpec> {
         public Snapshot() {
-            super("pipeline spec", FORMAT, PipelineSpecSerializer::new);
+            super("pipeline spec", FORMAT, 1, PipelineSpecSerializer::new);
         }
     }
 

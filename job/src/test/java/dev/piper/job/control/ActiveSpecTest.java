@@ -170,12 +170,12 @@ class ActiveSpecTest {
         restored.readSnapshot(1, new DataInputDeserializer(new byte[0]), null);
         assertThat(snapshot.resolveSchemaCompatibility(restored).isCompatibleAsIs()).isTrue();
         assertThat(restored.restoreSerializer()).isEqualTo(new ActiveSpecSerializer());
-        assertThatThrownBy(
-                        () ->
-                                new ActiveSpecSerializer.Snapshot()
-                                        .readSnapshot(
-                                                2, new DataInputDeserializer(new byte[0]), null))
-                .hasMessageContaining("active spec state in format 2; this build reads 1..1");
+        var later = new ActiveSpecSerializer.Snapshot();
+        later.readSnapshot(2, new DataInputDeserializer(new byte[0]), null);
+        assertThat(snapshot.resolveSchemaCompatibility(later).isIncompatible()).isTrue();
+        assertThatThrownBy(later::restoreSerializer)
+                .hasMessageContaining("active spec state was written in format 2")
+                .hasMessageContaining("only format 1");
         @SuppressWarnings({"unchecked", "rawtypes"})
         org.apache.flink.api.common.typeutils.TypeSerializerSnapshot<ActiveSpec> other =
                 (org.apache.flink.api.common.typeutils.TypeSerializerSnapshot)
