@@ -68,7 +68,10 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
         if (starts.length != inputTopics.length || starts.length == 0) {
             throw new IllegalArgumentException("one input topic per pipeline expected");
         }
-        this.starts = Decoders.bytes(starts);
+        this.starts = new byte[starts.length][];
+        for (int i = 0; i < starts.length; i++) {
+            this.starts[i] = ActiveSpecSerializer.toBytes(starts[i]);
+        }
         this.inputTopics = inputTopics.clone();
     }
 

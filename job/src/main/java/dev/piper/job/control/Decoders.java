@@ -1,67 +1,91 @@
 package dev.piper.job.control;
 
+import dev.piper.operators.block.DenseChunk;
+import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.Lanes;
+import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.decode.CriteoDecoder;
+import java.io.Serializable;
+import java.util.function.Consumer;
+import org.apache.flink.util.Collector;
 
 /**
- * One decoder per pipeline of a job, each built for the spec its pipeline decodes with and rebuilt
- * when that spec changes. Not thread-safe: one per subtask.
+ * The decoders of a job's pipelines, for the decode functions: shipped into the cluster as the
+ * starting specs' bytes ({@link ActiveSpecSerializer#toBytes}), they keep one decoder per pipeline
+ * there, built for the spec its pipeline decodes with and rebuilt when that spec changes. Not
+ * thread-safe: one per subtask.
  */
-final class Decoders {
+final class Decoders implements Serializable {
 
-    private final ActiveSpec[] starts;
+    private static final long serialVersionUID = 1L;
+
+    private final byte[][] startBytes;
     private final int maxRawBytes;
-    private final ActiveSpec[] using;
-    private final CriteoDecoder[] decoders;
+
+    private transient ActiveSpec[] starts;
+    private transient ActiveSpec[] using;
+    private transient CriteoDecoder[] decoders;
 
     /**
-     * @param starts each pipeline's starting spec, by index, as {@link
-     *     ActiveSpecSerializer#toBytes} wrote them
+     * @param starts each pipeline's starting spec, by index
+     * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
      */
-    Decoders(byte[][] starts, int maxRawBytes) {
-        this.starts = new ActiveSpec[starts.length];
+    Decoders(ActiveSpec[] starts, int maxRawBytes) {
+        this.startBytes = new byte[starts.length][];
         for (int i = 0; i < starts.length; i++) {
-            this.starts[i] = ActiveSpecSerializer.fromBytes(starts[i]);
+            startBytes[i] = ActiveSpecSerializer.toBytes(starts[i]);
         }
         this.maxRawBytes = maxRawBytes;
-        this.using = new ActiveSpec[starts.length];
-        this.decoders = new CriteoDecoder[starts.length];
     }
 
-    /** The starting specs as shipped into the cluster. */
-    static byte[][] bytes(ActiveSpec[] starts) {
-        byte[][] b = new byte[starts.length][];
-        for (int i = 0; i < starts.length; i++) {
-            b[i] = ActiveSpecSerializer.toBytes(starts[i]);
+    private void init() {
+        if (starts == null) {
+            starts = new ActiveSpec[startBytes.length];
+            for (int i = 0; i < startBytes.length; i++) {
+                starts[i] = ActiveSpecSerializer.fromBytes(startBytes[i]);
+            }
+            using = new ActiveSpec[starts.length];
+            decoders = new CriteoDecoder[starts.length];
         }
-        return b;
     }
 
     /** The index of {@code lane}'s pipeline, checked. */
     int pipeline(int lane) {
         int p = Lanes.pipeline(lane);
-        if (p >= starts.length) {
+        if (p >= startBytes.length) {
             throw new IllegalStateException(
-                    "lane " + lane + " belongs to pipeline " + p + " of " + starts.length);
+                    "lane " + lane + " belongs to pipeline " + p + " of " + startBytes.length);
         }
         return p;
     }
 
     /** The name of pipeline {@code p}. */
     String name(int p) {
+        init();
         return starts[p].name();
     }
 
     /**
-     * The decoder of pipeline {@code p} for {@code active}, or for its starting spec if {@code
-     * active} is null.
+     * Decodes {@code chunk} with {@code active}, or with its pipeline's starting spec if {@code
+     * active} is null: the dense part to {@code dense}, a key chunk per sparse column to {@code
+     * keys}.
      */
-    CriteoDecoder decoder(int p, ActiveSpec active) {
+    void decode(
+            int p,
+            ActiveSpec active,
+            RawChunk chunk,
+            Consumer<DenseChunk> dense,
+            Collector<KeyChunk> keys) {
+        init();
         ActiveSpec spec = active == null ? starts[p] : active;
         if (using[p] == null || using[p].version() != spec.version()) {
             using[p] = spec;
             decoders[p] = new CriteoDecoder(spec.options(maxRawBytes));
         }
-        return decoders[p];
+        CriteoDecoder.Decoded decoded = decoders[p].decode(chunk);
+        dense.accept(decoded.dense());
+        for (KeyChunk k : decoded.keys()) {
+            keys.collect(k);
+        }
     }
 }

@@ -2,9 +2,7 @@ package dev.piper.job.control;
 
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
-import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
-import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -16,32 +14,23 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
 
     private static final long serialVersionUID = 1L;
 
-    private final byte[][] starts;
-    private final int maxRawBytes;
-
-    private transient Decoders decoders;
+    private final Decoders decoders;
 
     /**
      * @param starts each pipeline's spec, by index
      * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
      */
     public PipelinesDecodeFunction(ActiveSpec[] starts, int maxRawBytes) {
-        this.starts = Decoders.bytes(starts);
-        this.maxRawBytes = maxRawBytes;
-    }
-
-    @Override
-    public void open(OpenContext openContext) {
-        decoders = new Decoders(starts, maxRawBytes);
+        this.decoders = new Decoders(starts, maxRawBytes);
     }
 
     @Override
     public void processElement(RawChunk chunk, Context ctx, Collector<KeyChunk> out) {
-        CriteoDecoder decoder = decoders.decoder(decoders.pipeline(chunk.lane()), null);
-        CriteoDecoder.Decoded decoded = decoder.decode(chunk);
-        ctx.output(DecodeFunction.DENSE, decoded.dense());
-        for (KeyChunk keys : decoded.keys()) {
-            out.collect(keys);
-        }
+        decoders.decode(
+                decoders.pipeline(chunk.lane()),
+                null,
+                chunk,
+                dense -> ctx.output(DecodeFunction.DENSE, dense),
+                out);
     }
 }

@@ -2,9 +2,7 @@ package dev.piper.job.control;
 
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
-import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
-import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
@@ -34,35 +32,26 @@ public final class SpecDecodeFunction
             new MapStateDescriptor<>(
                     "pipeline-specs", StringSerializer.INSTANCE, new ActiveSpecSerializer());
 
-    private final byte[][] starts;
-    private final int maxRawBytes;
-
-    private transient Decoders decoders;
+    private final Decoders decoders;
 
     /**
      * @param starts each pipeline's starting spec, by index
      * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
      */
     public SpecDecodeFunction(ActiveSpec[] starts, int maxRawBytes) {
-        this.starts = Decoders.bytes(starts);
-        this.maxRawBytes = maxRawBytes;
-    }
-
-    @Override
-    public void open(OpenContext openContext) {
-        decoders = new Decoders(starts, maxRawBytes);
+        this.decoders = new Decoders(starts, maxRawBytes);
     }
 
     @Override
     public void processElement(RawChunk chunk, ReadOnlyContext ctx, Collector<KeyChunk> out)
             throws Exception {
         int p = decoders.pipeline(chunk.lane());
-        ActiveSpec active = ctx.getBroadcastState(SPECS).get(decoders.name(p));
-        CriteoDecoder.Decoded decoded = decoders.decoder(p, active).decode(chunk);
-        ctx.output(DecodeFunction.DENSE, decoded.dense());
-        for (KeyChunk keys : decoded.keys()) {
-            out.collect(keys);
-        }
+        decoders.decode(
+                p,
+                ctx.getBroadcastState(SPECS).get(decoders.name(p)),
+                chunk,
+                dense -> ctx.output(DecodeFunction.DENSE, dense),
+                out);
     }
 
     @Override
