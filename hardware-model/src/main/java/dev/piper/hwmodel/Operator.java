@@ -1,0 +1,43 @@
+package dev.piper.hwmodel;
+
+import java.util.Locale;
+
+/**
+ * The preprocessing operators the model prices, by their model names ({@code
+ * shared/hwmodel/COMBINING.md}); the job reports each column's chain in these names.
+ */
+public enum Operator {
+    FILL_MISSING,
+    NEG2ZERO,
+    LOG,
+    BUCKETIZE,
+    HEX2INT,
+    MODULUS,
+    GENVOCAB,
+    APPLYVOCAB,
+    SIGRIDHASH;
+
+    /** The model name, e.g. {@code genvocab}. */
+    public String modelName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The operator of model name {@code name}. */
+    public static Operator byModelName(String name) {
+        for (Operator op : values()) {
+            if (op.modelName().equals(name)) {
+                return op;
+            }
+        }
+        throw new IllegalArgumentException(
+                "unknown operator \""
+                        + name
+                        + "\"; the model knows "
+                        + java.util.List.of(values()));
+    }
+
+    /** Whether the operator reads or writes a vocabulary table (whose tier sets its cost). */
+    public boolean usesVocabulary() {
+        return this == GENVOCAB || this == APPLYVOCAB;
+    }
+}
