@@ -166,6 +166,13 @@ class PaperReproductionTest {
                         false,
                         () -> P1_1M.utf8RowsPerSecond(40, UTF8_BYTES_PER_ROW, 2)),
                 row(
+                        "PS",
+                        "§VI-B 367 CPU cores are 12 nodes of 32 cores (§V-B)",
+                        12,
+                        0,
+                        false,
+                        () -> Sizing.devices(367, 32)),
+                row(
                         "P1",
                         "Table 3 Local 5K Config I (rows/s)",
                         1.87e6,
