@@ -8,7 +8,11 @@
  * MiniPipe design of P2 ({@link dev.piper.hwmodel.MiniPipeDesign}: clock per MiniPipe count,
  * initiation intervals per operator and vocabulary tier, beats per column or row packing) and the
  * 32-bit stream design of P1 ({@link dev.piper.hwmodel.StreamDesign}), checked against the papers'
- * figures in {@code PaperReproductionTest}. Every parameter and formula comes from {@code
- * shared/hwmodel/PARAMS.md} and {@code COMBINING.md}.
+ * figures in {@code PaperReproductionTest}; a column's isolated FPGA time and a device's time bound
+ * by its slowest shared resource ({@link dev.piper.hwmodel.FpgaModel}), vocabulary tiers ({@link
+ * dev.piper.hwmodel.VocabularyTiers}), PreSto's SmartSSD ({@link dev.piper.hwmodel.SmartSsdModel}),
+ * sizing, energy and RAP's exposed latency ({@link dev.piper.hwmodel.Sizing}). Every parameter and
+ * formula comes from {@code shared/hwmodel/PARAMS.md} and {@code COMBINING.md}. Not yet: the job's
+ * per-column measurement, the Flink operator and its reports.
  */
 package dev.piper.hwmodel;
