@@ -40,15 +40,6 @@ public record FpgaModel(
         }
     }
 
-    /**
-     * A device's time for a set of columns.
-     *
-     * @param seconds the time: the largest of the resources' times
-     * @param bound the resource that sets it
-     * @param byResource each resource's time
-     */
-    public record DeviceTime(double seconds, Resource bound, Map<Resource, Double> byResource) {}
-
     public FpgaModel {
         if (vocabularyPasses != 1 && vocabularyPasses != 2) {
             throw new IllegalArgumentException(
@@ -156,7 +147,8 @@ public record FpgaModel(
      * @param tiers each column's vocabulary tier, as {@link #tiers} gives them
      * @param utf8 whether the input is UTF-8 (then the decoder is a shared resource)
      */
-    public DeviceTime deviceSeconds(List<ColumnWork> columns, List<Tier> tiers, boolean utf8) {
+    public BoundTime<Resource> deviceSeconds(
+            List<ColumnWork> columns, List<Tier> tiers, boolean utf8) {
         Map<String, Double> engines = new LinkedHashMap<>();
         double bytes = 0;
         int passes = 1;
@@ -175,7 +167,7 @@ public record FpgaModel(
                 engines.merge(engine, runs * design.seconds(op, tier, beats(op, c)), Double::sum);
             }
         }
-        Map<Resource, Double> byResource = new EnumMap<>(Resource.class);
+        EnumMap<Resource, Double> byResource = new EnumMap<>(Resource.class);
         byResource.put(
                 Resource.COMPUTE,
                 engines.values().stream().mapToDouble(Double::doubleValue).max().orElse(0));
@@ -183,12 +175,6 @@ public record FpgaModel(
         byResource.put(Resource.DATAPATH, passes * bytes / design.datapathBytesPerSecond());
         boolean restream = passes == 2 && bytes > deviceMemoryBytes.value();
         byResource.put(Resource.LINK, (restream ? 2 : 1) * bytes / linkBytesPerSecond.value());
-        Resource bound = Resource.COMPUTE;
-        for (Map.Entry<Resource, Double> e : byResource.entrySet()) {
-            if (e.getValue() > byResource.get(bound)) {
-                bound = e.getKey();
-            }
-        }
-        return new DeviceTime(byResource.get(bound), bound, byResource);
+        return BoundTime.of(byResource);
     }
 }

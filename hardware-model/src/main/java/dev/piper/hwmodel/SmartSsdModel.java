@@ -42,15 +42,6 @@ public record SmartSsdModel(
         }
     }
 
-    /**
-     * A SmartSSD's time.
-     *
-     * @param seconds the largest resource time
-     * @param bound the resource that sets it
-     * @param byResource each resource's time
-     */
-    public record Time(double seconds, Resource bound, Map<Resource, Double> byResource) {}
-
     /** PreSto's SmartSSD. */
     public static SmartSsdModel presto() {
         return new SmartSsdModel(
@@ -100,7 +91,7 @@ public record SmartSsdModel(
     }
 
     /** The time of {@code columns} on one SmartSSD (one column alone: its isolated time). */
-    public Time seconds(List<ColumnWork> columns, List<Tier> tiers) {
+    public BoundTime<Resource> seconds(List<ColumnWork> columns, List<Tier> tiers) {
         double f = clock.value();
         double read = 0;
         double decode = 0;
@@ -116,18 +107,12 @@ public record SmartSsdModel(
                 engines.merge(engine, c.values() * initiationInterval(op, tier) / f, Double::sum);
             }
         }
-        Map<Resource, Double> byResource = new java.util.EnumMap<>(Resource.class);
+        java.util.EnumMap<Resource, Double> byResource = new java.util.EnumMap<>(Resource.class);
         byResource.put(Resource.P2P, read);
         byResource.put(Resource.DECODE, decode);
         byResource.put(
                 Resource.TRANSFORM,
                 engines.values().stream().mapToDouble(Double::doubleValue).max().orElse(0));
-        Resource bound = Resource.P2P;
-        for (Map.Entry<Resource, Double> e : byResource.entrySet()) {
-            if (e.getValue() > byResource.get(bound)) {
-                bound = e.getKey();
-            }
-        }
-        return new Time(byResource.get(bound), bound, byResource);
+        return BoundTime.of(byResource);
     }
 }

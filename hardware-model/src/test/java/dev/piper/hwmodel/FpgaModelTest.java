@@ -57,12 +57,12 @@ class FpgaModelTest {
         List<Tier> tiers = ONE.tiers(columns);
         assertThat(tiers).containsOnly(Tier.ONCHIP);
 
-        FpgaModel.DeviceTime utf8 = ONE.deviceSeconds(columns, tiers, true);
+        BoundTime<FpgaModel.Resource> utf8 = ONE.deviceSeconds(columns, tiers, true);
         assertThat(utf8.bound()).isEqualTo(FpgaModel.Resource.DECODE);
         // two passes over 234 MB at 4 B/cycle and 200 MHz
         assertThat(utf8.seconds()).isCloseTo(2 * 234e6 / 4 / 200e6, within(1e-9));
 
-        FpgaModel.DeviceTime binary = ONE.deviceSeconds(columns, tiers, false);
+        BoundTime<FpgaModel.Resource> binary = ONE.deviceSeconds(columns, tiers, false);
         assertThat(binary.bound()).isEqualTo(FpgaModel.Resource.DATAPATH);
         assertThat(binary.seconds()).isCloseTo(2 * 234e6 / (64 * 200e6), within(1e-9));
         // the hex2int engine serves 26 columns in both passes: 26 x 2 x 0.625 ms
@@ -84,7 +84,8 @@ class FpgaModelTest {
                         1_000_000_000L,
                         20_000_000_000L,
                         new ColumnWork.Vocabulary(1000, 0));
-        FpgaModel.DeviceTime t = ONE.deviceSeconds(List.of(big), List.of(Tier.ONCHIP), false);
+        BoundTime<FpgaModel.Resource> t =
+                ONE.deviceSeconds(List.of(big), List.of(Tier.ONCHIP), false);
         assertThat(t.byResource().get(FpgaModel.Resource.LINK))
                 .isCloseTo(2 * 20e9 / 11e9, within(1e-9));
         assertThat(t.bound()).isEqualTo(FpgaModel.Resource.LINK);

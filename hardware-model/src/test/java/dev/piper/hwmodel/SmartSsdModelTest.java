@@ -15,7 +15,7 @@ class SmartSsdModelTest {
     @Test
     void aColumnsTimeIsTheLargestOfReadDecodeAndTransform() {
         ColumnWork i5 = new ColumnWork("I5", List.of(Operator.LOG), 1_000_000, 4_000_000, null);
-        SmartSsdModel.Time t = SSD.seconds(List.of(i5), Arrays.asList((Tier) null));
+        BoundTime<SmartSsdModel.Resource> t = SSD.seconds(List.of(i5), Arrays.asList((Tier) null));
         // read 4 MB at 2.36 GB/s = 1.69 ms; decode 4 MB / 4 B / 223 MHz = 4.48 ms; log 4.48 ms
         assertThat(t.byResource().get(SmartSsdModel.Resource.P2P))
                 .isCloseTo(4e6 / 2.36e9, within(1e-12));
@@ -35,8 +35,8 @@ class SmartSsdModelTest {
                         new ColumnWork.Vocabulary(5_000_000, 0));
         assertThat(SmartSsdModel.extrapolated(c3))
                 .containsExactly(Operator.HEX2INT, Operator.GENVOCAB, Operator.APPLYVOCAB);
-        SmartSsdModel.Time on = SSD.seconds(List.of(c3), List.of(Tier.ONCHIP));
-        SmartSsdModel.Time off = SSD.seconds(List.of(c3), List.of(Tier.OFFCHIP));
+        BoundTime<SmartSsdModel.Resource> on = SSD.seconds(List.of(c3), List.of(Tier.ONCHIP));
+        BoundTime<SmartSsdModel.Resource> off = SSD.seconds(List.of(c3), List.of(Tier.OFFCHIP));
         // two passes of decoding: 2 x 9 MB / 4 B / 223 MHz
         assertThat(on.seconds()).isCloseTo(2 * 9e6 / 4 / 223e6, within(1e-12));
         // off chip, each vocabulary access about 15 cycles (P1 §3.2)
