@@ -6,8 +6,12 @@ package dev.piper.hwmodel;
  * cycle, vocabularies generated and applied in two passes over the data.
  *
  * @param clock the kernel clock
+ * @param binaryCyclesPerRow cycles per row of the whole pipeline on binary input (P1 Table 3 Config
+ *     III), which the paper does not break down: fitted per design (PARAMS.md §15)
  */
-public record StreamDesign(Parameter clock) {
+public record StreamDesign(Parameter clock, Parameter binaryCyclesPerRow) {
+
+    private static final String BINARY_FIT = "fitted to P1 Table 3 Config III (binary), ";
 
     /**
      * UTF-8 bytes the decoder takes per cycle: P1 §3.3 "the four-byte version in the final design".
@@ -17,13 +21,15 @@ public record StreamDesign(Parameter clock) {
     /** U55C, network-attached, 5K vocabularies: P1 Table 4 caption "FPGA 250MHz for vocab 5K". */
     public static StreamDesign u55cSmallVocabulary() {
         return new StreamDesign(
-                Parameter.quoted(250e6, "Hz", "P1 Table 4 caption: \"250MHz for vocab 5K\""));
+                Parameter.quoted(250e6, "Hz", "P1 Table 4 caption: \"250MHz for vocab 5K\""),
+                Parameter.fit(10.59, "cycles/row", BINARY_FIT + "U55c network 5K"));
     }
 
     /** U55C, network-attached, 1M vocabularies: P1 Table 4 caption "135MHz for vocab 1M". */
     public static StreamDesign u55cLargeVocabulary() {
         return new StreamDesign(
-                Parameter.quoted(135e6, "Hz", "P1 Table 4 caption: \"135MHz for vocab 1M\""));
+                Parameter.quoted(135e6, "Hz", "P1 Table 4 caption: \"135MHz for vocab 1M\""),
+                Parameter.fit(27.05, "cycles/row", BINARY_FIT + "U55c network 1M"));
     }
 
     /** U250, local: 300 MHz, the DDR lane clock, fitted to P1 Table 3 Local 1.87E+6 rows/s. */
@@ -32,7 +38,8 @@ public record StreamDesign(Parameter clock) {
                 Parameter.fit(
                         300e6,
                         "Hz",
-                        "P1 §3.3 \"512-bit wide memory lane, 300MHz\"; reproduces Table 3 Local"));
+                        "P1 §3.3 \"512-bit wide memory lane, 300MHz\"; reproduces Table 3 Local"),
+                Parameter.fit(16.95, "cycles/row", BINARY_FIT + "U250 local 5K"));
     }
 
     /**
@@ -51,6 +58,11 @@ public record StreamDesign(Parameter clock) {
     /** Seconds to decode {@code utf8Bytes} of UTF-8 input. */
     public double decodeSeconds(double utf8Bytes) {
         return utf8Bytes / DECODE_BYTES_PER_CYCLE / clock.value();
+    }
+
+    /** Rows per second of the whole pipeline on binary input. */
+    public double binaryRowsPerSecond() {
+        return clock.value() / binaryCyclesPerRow.value();
     }
 
     /**
