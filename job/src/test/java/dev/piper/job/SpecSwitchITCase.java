@@ -177,6 +177,22 @@ class SpecSwitchITCase {
         return env.executeAsync("spec-switch");
     }
 
+    /**
+     * Creates {@code name}-in with one partition, produces the first half into it, starts the
+     * stream of {@code conf} and waits until the first half's rows are committed, so that a spec
+     * published next takes effect exactly at the second half.
+     */
+    private static JobClient startOnFirstHalf(String name, Configuration conf) throws Exception {
+        kafka.createTopic(name + "-in", 1);
+        LineProducer.produce(
+                firstHalf, kafka.bootstrapServers(), name + "-in", null, Map.of(), QUIET);
+        Streaming.prepareTopics(conf, QUIET);
+        JobClient client = start(Streaming.job(conf), conf);
+        awaitCommitted(
+                name + "-rows", r -> rows(r) >= oldFirst.rowsWritten(), "the first half's rows");
+        return client;
+    }
+
     private static String stop(JobClient client, Configuration conf) throws Exception {
         String savepoint =
                 client.stopWithSavepoint(
@@ -275,14 +291,7 @@ class SpecSwitchITCase {
     @Test
     void aSpecPublishedMidStreamSwitchesExactlyAtTheAcknowledgedPoint() throws Exception {
         Configuration conf = streamConf("switch");
-        kafka.createTopic("switch-in", 1);
-        LineProducer.produce(
-                firstHalf, kafka.bootstrapServers(), "switch-in", null, Map.of(), QUIET);
-        Streaming.prepareTopics(conf, QUIET);
-        JobClient client = start(Streaming.job(conf), conf);
-
-        awaitCommitted(
-                "switch-rows", r -> rows(r) >= oldFirst.rowsWritten(), "the first half's rows");
+        JobClient client = startOnFirstHalf("switch", conf);
         publish(conf, V2);
         statuses(conf, s -> count(s, "accepted") == 1);
         publish(conf, V2.replace("\"version\": 2", "\"version\": 3").replace("1000", "0"));
@@ -328,13 +337,7 @@ class SpecSwitchITCase {
     @Test
     void aSwitchSurvivesASavepointAndAFailureAtTheFirstSwitchedBlock() throws Exception {
         Configuration conf = streamConf("restore");
-        kafka.createTopic("restore-in", 1);
-        LineProducer.produce(
-                firstHalf, kafka.bootstrapServers(), "restore-in", null, Map.of(), QUIET);
-        Streaming.prepareTopics(conf, QUIET);
-        JobClient client = start(Streaming.job(conf), conf);
-        awaitCommitted(
-                "restore-rows", r -> rows(r) >= oldFirst.rowsWritten(), "the first half's rows");
+        JobClient client = startOnFirstHalf("restore", conf);
         publish(conf, V2);
         statuses(conf, s -> count(s, "accepted") == 1);
         String savepoint = stop(client, conf);
@@ -421,11 +424,7 @@ class SpecSwitchITCase {
         Path control = Files.createDirectories(tmp.resolve("control"));
         Path status = control.resolve("status");
         conf.set(StreamOptions.CONTROL_DIR, control.toString());
-        kafka.createTopic("dir-in", 1);
-        LineProducer.produce(firstHalf, kafka.bootstrapServers(), "dir-in", null, Map.of(), QUIET);
-        Streaming.prepareTopics(conf, QUIET);
-        JobClient client = start(Streaming.job(conf), conf);
-        awaitCommitted("dir-rows", r -> rows(r) >= oldFirst.rowsWritten(), "the first half's rows");
+        JobClient client = startOnFirstHalf("dir", conf);
 
         drop(control, "v2.json", V2);
         awaitStatusFiles(status, s -> count(s, "accepted") == 1);

@@ -3,15 +3,13 @@ package dev.piper.job.control;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.job.spec.Op;
 import dev.piper.job.spec.PipelineSpec;
+import dev.piper.job.spec.PipelineSpecSerializerTest;
 import dev.piper.job.spec.SpecCompiler;
 import dev.piper.job.spec.SpecParser;
 import dev.piper.operators.decode.ColumnProgram;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
-import java.util.List;
-import java.util.Optional;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
@@ -90,34 +88,6 @@ class ActiveSpecTest {
                 .hasMessageContaining("one per sparse column");
     }
 
-    /** The small spec of PipelineSpecSerializerTest (whose Kryo bytes are frozen there). */
-    private static PipelineSpec small() {
-        return new PipelineSpec(
-                "p",
-                2,
-                new PipelineSpec.Input(
-                        "criteo-tsv", Optional.of("t"), Optional.empty(), Optional.empty()),
-                List.of(
-                        new PipelineSpec.Column(
-                                "I5",
-                                PipelineSpec.Kind.dense,
-                                List.of(
-                                        new Op.Decode(),
-                                        new Op.FillMissing(),
-                                        new Op.Neg2Zero(),
-                                        new Op.Log())),
-                        new PipelineSpec.Column(
-                                "C3",
-                                PipelineSpec.Kind.sparse,
-                                List.of(
-                                        new Op.Decode(),
-                                        new Op.FillMissing(),
-                                        new Op.Hex2Int(),
-                                        new Op.Modulus(1000),
-                                        new Op.Vocab()))),
-                new PipelineSpec.Output("dlrm-rows", true, 65536));
-    }
-
     /**
      * Format 1, frozen: the spec as PipelineSpecSerializer writes it (int32 length 0x33, its frozen
      * Kryo bytes), then 26 epochs as int32 (C3 in epoch 1).
@@ -135,7 +105,7 @@ class ActiveSpecTest {
     void formatOneIsFrozen() throws Exception {
         int[] epochs = new int[26];
         epochs[2] = 1;
-        ActiveSpec spec = new ActiveSpec(small(), epochs);
+        ActiveSpec spec = new ActiveSpec(PipelineSpecSerializerTest.small(), epochs);
         ActiveSpecSerializer serializer = new ActiveSpecSerializer();
         DataOutputSerializer out = new DataOutputSerializer(64);
         serializer.serialize(spec, out);

@@ -14,12 +14,15 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
-class PipelineSpecSerializerTest {
+public class PipelineSpecSerializerTest {
 
     private final PipelineSpecSerializer serializer = new PipelineSpecSerializer();
 
-    /** A small spec (not a valid Criteo one: the serializer does not validate) for frozen bytes. */
-    private static PipelineSpec small() {
+    /**
+     * A small spec (not a valid Criteo one: the serializer does not validate) for frozen bytes;
+     * also the spec inside {@code ActiveSpecTest}'s frozen bytes.
+     */
+    public static PipelineSpec small() {
         return new PipelineSpec(
                 "p",
                 2,
