@@ -62,6 +62,14 @@ public record FpgaModel(
                 2);
     }
 
+    /**
+     * The device's power while it runs: P2 Table 5 measures 24, 25 and 26 W for its three pipelines
+     * (17 W static); the middle value.
+     */
+    public Parameter power() {
+        return Parameter.quoted(25, "W", "P2 Table 5: 24-26 W (P-I..P-III), 17 W static");
+    }
+
     private double clockHz() {
         return design.clock().value();
     }

@@ -3,9 +3,14 @@ package dev.piper.job;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.report.ReportFileSink;
+import dev.piper.job.report.ReportFiles;
+import dev.piper.job.report.ReportOptions;
+import dev.piper.job.report.ReportSettings;
 import dev.piper.job.sink.DlrmFileSink;
 import dev.piper.job.sink.OutputLayout;
 import dev.piper.job.source.CriteoFileSource;
+import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import java.io.IOException;
@@ -28,7 +33,10 @@ public final class Preprocess {
 
     /**
      * What a finished run wrote, read back from {@code metadata.json}; {@code seconds} is the wall
-     * time including the embedded cluster's start, {@code jobSeconds} the job's own run time.
+     * time including the embedded cluster's start, {@code jobSeconds} the job's own run time; with
+     * {@code --report}, {@code taskCpuSeconds} is the CPU time of the measured tasks' threads
+     * (decoding, vocabularies, concatenation and output) from their start to their end, otherwise
+     * 0.
      */
     public record Summary(
             long linesRead,
@@ -37,7 +45,8 @@ public final class Preprocess {
             Map<String, Long> deadLettersByReason,
             Map<String, Integer> vocabSizes,
             double seconds,
-            double jobSeconds) {
+            double jobSeconds,
+            double taskCpuSeconds) {
 
         /** Lines per second of the job's own run time. */
         public double rowsPerSecond() {
@@ -51,7 +60,10 @@ public final class Preprocess {
                     OutputLayout.ROWS,
                     OutputLayout.VOCAB_DIR,
                     OutputLayout.DEAD_LETTERS,
-                    OutputLayout.METADATA);
+                    OutputLayout.METADATA,
+                    ReportFiles.REPORT,
+                    ReportFiles.INTERVALS,
+                    ReportFiles.HTML);
 
     private Preprocess() {}
 
@@ -91,7 +103,7 @@ public final class Preprocess {
     }
 
     /** Deletes {@code path} and everything below it. */
-    static void deleteRecursively(Path path) throws IOException {
+    public static void deleteRecursively(Path path) throws IOException {
         try (Stream<Path> walk = Files.walk(path)) {
             for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
@@ -126,6 +138,10 @@ public final class Preprocess {
                         source.isSplittable(),
                         new DlrmFileSink(output.toAbsolutePath().toString(), options),
                         options);
+        ReportSettings report = ReportOptions.settings(conf);
+        if (report != null) {
+            job.withReport(report, new ReportFileSink(output.toAbsolutePath().toString()));
+        }
         Path rows = output.resolve(OutputLayout.ROWS);
         long start = System.nanoTime();
         JobExecutionResult result =
@@ -144,11 +160,17 @@ public final class Preprocess {
                         },
                         progress);
         double seconds = (System.nanoTime() - start) / 1e9;
-        return readSummary(output, seconds, result.getNetRuntime() / 1e3);
+        Object taskCpu = result.getAccumulatorResult(CostSample.TASK_CPU_ACCUMULATOR);
+        return readSummary(
+                output,
+                seconds,
+                result.getNetRuntime() / 1e3,
+                taskCpu instanceof Long nanos ? nanos / 1e9 : 0);
     }
 
     /** Reads the summary of a finished run from its {@code metadata.json}. */
-    public static Summary readSummary(Path output, double seconds, double jobSeconds)
+    public static Summary readSummary(
+            Path output, double seconds, double jobSeconds, double taskCpuSeconds)
             throws IOException {
         JsonNode meta = new ObjectMapper().readTree(output.resolve(OutputLayout.METADATA).toFile());
         Map<String, Long> reasons = new LinkedHashMap<>();
@@ -166,6 +188,7 @@ public final class Preprocess {
                 reasons,
                 vocab,
                 seconds,
-                jobSeconds);
+                jobSeconds,
+                taskCpuSeconds);
     }
 }

@@ -1,5 +1,7 @@
 package dev.piper.job;
 
+import dev.piper.job.report.CostModelOperator;
+import dev.piper.job.report.ReportSettings;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.DenseChunk;
@@ -8,6 +10,8 @@ import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.concat.ConcatenateFunction;
+import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeFunction;
 import dev.piper.operators.decode.DecodeOptions;
@@ -52,6 +56,8 @@ public final class PreprocessJob {
     private final boolean parallelSource;
     private final Sink<AssembledBlock> sink;
     private final DecodeOptions options;
+    private ReportSettings report;
+    private Sink<String> reportSink;
 
     /**
      * @param parallelSource whether the source's readers can share the input (each chunk goes to
@@ -68,16 +74,37 @@ public final class PreprocessJob {
         this.options = Objects.requireNonNull(options);
     }
 
+    /**
+     * Also measures every column's work and runs the hardware cost model over it, writing its
+     * reports to {@code sink} ({@code docs/HARDWARE_MODEL.md}).
+     */
+    public PreprocessJob withReport(ReportSettings settings, Sink<String> sink) {
+        this.report = Objects.requireNonNull(settings);
+        this.reportSink = Objects.requireNonNull(sink);
+        return this;
+    }
+
     /** Maximum parallelism when the environment sets none: Flink's default for small jobs. */
     static final int DEFAULT_MAX_PARALLELISM = 128;
 
     /** A block's two halves after the column operators. */
-    record Columns(DataStream<DenseChunk> dense, DataStream<IndexChunk> indices) {}
+    record Columns(DataStream<DenseChunk> dense, SingleOutputStreamOperator<IndexChunk> indices) {}
 
     /** The decoder with the stateless column operators, chained to {@code raw}. */
     static SingleOutputStreamOperator<KeyChunk> decode(
             DataStream<RawChunk> raw, DecodeOptions options) {
-        return raw.process(new DecodeFunction(options), BlockTypes.KEY_CHUNK)
+        return decode(raw, options, false);
+    }
+
+    /**
+     * The decoder with the stateless column operators, chained to {@code raw}; if {@code measure},
+     * it emits a {@link CostSample} per block on {@link CostSample#TAG}.
+     */
+    static SingleOutputStreamOperator<KeyChunk> decode(
+            DataStream<RawChunk> raw, DecodeOptions options, boolean measure) {
+        return raw.process(
+                        measure ? DecodeFunction.measured(options) : new DecodeFunction(options),
+                        BlockTypes.KEY_CHUNK)
                 .name("decode")
                 .uid("decode");
     }
@@ -114,7 +141,7 @@ public final class PreprocessJob {
             costs[i] = perColumn[i % CriteoLayout.SPARSE];
         }
         ColumnPlacement placement = ColumnPlacement.balanced(costs, env.getMaxParallelism());
-        DataStream<IndexChunk> indices =
+        SingleOutputStreamOperator<IndexChunk> indices =
                 keys.keyBy(new ByColumn(placement), Types.INT)
                         .process(vocabulary, BlockTypes.INDEX_CHUNK)
                         .name("vocabulary")
@@ -136,16 +163,39 @@ public final class PreprocessJob {
             raw = input.setParallelism(1).rebalance();
         }
 
-        Columns columns = columns(env, decode(raw, options), new VocabularyFunction());
+        boolean measure = report != null;
+        SingleOutputStreamOperator<KeyChunk> keys = decode(raw, options, measure);
+        VocabularyFunction vocabulary = new VocabularyFunction();
+        Columns columns = columns(env, keys, measure ? vocabulary.measured() : vocabulary);
 
-        DataStream<AssembledBlock> assembled =
+        SingleOutputStreamOperator<AssembledBlock> assembled =
                 columns.dense()
                         .connect(columns.indices())
                         .keyBy(new DenseBySeq(), new IndexBySeq())
-                        .process(new ConcatenateFunction<Long>(), BlockTypes.ASSEMBLED_BLOCK)
+                        .process(
+                                measure
+                                        ? ConcatenateFunction.<Long>measured()
+                                        : new ConcatenateFunction<Long>(),
+                                BlockTypes.ASSEMBLED_BLOCK)
                         .setParallelism(1)
                         .name("concatenate")
                         .uid("concatenate");
+        if (measure) {
+            keys.getSideOutput(CostSample.TAG)
+                    .union(
+                            columns.indices().getSideOutput(CostSample.TAG),
+                            assembled.getSideOutput(CostSample.TAG))
+                    .transform(
+                            "cost-model",
+                            Types.STRING,
+                            new CostModelOperator(new ColumnProgram[] {options.program()}, report))
+                    .setParallelism(1)
+                    .uid("cost-model")
+                    .sinkTo(reportSink)
+                    .setParallelism(1)
+                    .name("report")
+                    .uid("report");
+        }
 
         assembled
                 .process(new SequenceFunction(), BlockTypes.ASSEMBLED_BLOCK)

@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
         description = "Online preprocessing for recommendation-model training, on Apache Flink.",
         subcommands = {
             PreprocessCommand.class,
+            ReportCommand.class,
             GenerateCommand.class,
             DemoCommand.class,
             BenchCommand.class,

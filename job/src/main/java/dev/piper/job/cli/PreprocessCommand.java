@@ -32,6 +32,17 @@ final class PreprocessCommand implements Callable<Integer> {
 
     @Mixin ClusterOptions cluster;
 
+    @Mixin ReportCliOptions reportOptions;
+
+    @Option(
+            names = "--report",
+            description =
+                    "Measure each column's work and write the hardware cost report into the"
+                            + " output directory: report.json (the whole run), reports.jsonl"
+                            + " (every interval, then the run) and report.html"
+                            + " (docs/HARDWARE_MODEL.md).")
+    boolean report;
+
     @Option(
             names = "--input",
             required = true,
@@ -78,6 +89,9 @@ final class PreprocessCommand implements Callable<Integer> {
         Configuration conf = Configuration.fromMap(cluster.flinkConf);
         conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
         pipeline.apply(spec.commandLine(), conf);
+        if (report) {
+            reportOptions.apply(spec.commandLine(), conf);
+        }
         Path output = out.prepare(spec.commandLine());
         Preprocess.Summary s =
                 Preprocess.run(input, output, parallelism, cluster.stateBackend, conf, System.err);
@@ -93,6 +107,9 @@ final class PreprocessCommand implements Callable<Integer> {
                         s.jobSeconds(),
                         s.rowsPerSecond(),
                         output);
+        if (report) {
+            spec.commandLine().getOut().println(ReportTable.summary(output, s.taskCpuSeconds()));
+        }
         return 0;
     }
 }

@@ -10,6 +10,9 @@ import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.DenseChunkSerializer;
 import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.IndexChunkSerializer;
+import dev.piper.operators.block.Lanes;
+import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.ThreadCpu;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -43,34 +46,87 @@ public final class ConcatenateFunction<K>
     private transient MapState<Integer, IndexChunk> sparse;
     private transient ValueState<Integer> sparseCount;
 
+    private final boolean measure;
+
+    /** Measuring: the thread's CPU clock when the function opened. */
+    private transient long openedAt;
+
+    /** Measuring: the thread's CPU clock at the end of the previous sample. */
+    private transient long lastSample;
+
+    public ConcatenateFunction() {
+        this(false);
+    }
+
+    private ConcatenateFunction(boolean measure) {
+        this.measure = measure;
+    }
+
+    /**
+     * A concatenation that also emits a {@link CostSample} per input chunk on {@link
+     * CostSample#TAG}: the rows it assembled and the CPU time it took, including the operators
+     * chained behind it (sequencing and the sink's write).
+     */
+    public static <K> ConcatenateFunction<K> measured() {
+        return new ConcatenateFunction<>(true);
+    }
+
     @Override
     public void open(OpenContext openContext) {
         dense = getRuntimeContext().getState(DENSE);
         sparse = getRuntimeContext().getMapState(SPARSE_PARTS);
         sparseCount = getRuntimeContext().getState(SPARSE_COUNT);
+        lastSample = measure ? ThreadCpu.now() : 0;
+        openedAt = lastSample;
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (measure) {
+            getRuntimeContext()
+                    .getLongCounter(CostSample.TASK_CPU_ACCUMULATOR)
+                    .add(ThreadCpu.now() - openedAt);
+        }
+        super.close();
     }
 
     @Override
     public void processElement1(DenseChunk chunk, Context ctx, Collector<AssembledBlock> out)
             throws Exception {
+        long start = measure ? ThreadCpu.now() : 0;
         dense.update(chunk);
-        emitIfComplete(out);
+        int rows = emitIfComplete(out);
+        if (measure) {
+            sample(ctx, Lanes.pipeline(chunk.lane()), rows, start);
+        }
     }
 
     @Override
     public void processElement2(IndexChunk chunk, Context ctx, Collector<AssembledBlock> out)
             throws Exception {
+        long start = measure ? ThreadCpu.now() : 0;
         sparse.put(chunk.column(), chunk);
         Integer count = sparseCount.value();
         sparseCount.update(count == null ? 1 : count + 1);
-        emitIfComplete(out);
+        int rows = emitIfComplete(out);
+        if (measure) {
+            sample(ctx, Lanes.pipeline(chunk.lane()), rows, start);
+        }
     }
 
-    private void emitIfComplete(Collector<AssembledBlock> out) throws Exception {
+    private void sample(Context ctx, int pipeline, int rows, long start) {
+        long end = ThreadCpu.now();
+        ctx.output(
+                CostSample.TAG, CostSample.output(pipeline, rows, end - start, end - lastSample));
+        lastSample = end;
+    }
+
+    /** Emits the block if all its parts are here; returns its rows, or 0. */
+    private int emitIfComplete(Collector<AssembledBlock> out) throws Exception {
         Integer count = sparseCount.value();
         DenseChunk d = dense.value();
         if (d == null || count == null || count < SPARSE) {
-            return;
+            return 0;
         }
         IndexChunk[] columns = new IndexChunk[SPARSE];
         for (int c = 0; c < SPARSE; c++) {
@@ -80,6 +136,7 @@ public final class ConcatenateFunction<K>
         dense.clear();
         sparse.clear();
         sparseCount.clear();
+        return d.rows();
     }
 
     /** Interleaves the block's columns into rows. */

@@ -9,6 +9,7 @@ import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.cost.ThreadCpu;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -60,6 +61,15 @@ public final class CriteoDecoder {
     private final boolean[] neg2zero = new boolean[LABEL_DENSE_WIDTH];
     private final int[] logFields;
 
+    /** Whether {@link #decode} reads the thread's CPU clock around the log pass. */
+    private final boolean timeLog;
+
+    /**
+     * Encoded bytes of each field of the line being parsed, delimiter included; added to the
+     * block's totals only when the line is accepted.
+     */
+    private final int[] lineBytes = new int[FIELDS];
+
     /** Set by {@link #parseHex} next to its result. */
     private int hexStatus;
 
@@ -69,7 +79,16 @@ public final class CriteoDecoder {
     private String failDetail;
 
     public CriteoDecoder(DecodeOptions options) {
+        this(options, false);
+    }
+
+    /**
+     * @param timeLog whether to read the thread's CPU clock around the log pass, for {@link
+     *     Decoded#logNanos()}
+     */
+    public CriteoDecoder(DecodeOptions options, boolean timeLog) {
         this.options = options;
+        this.timeLog = timeLog;
         this.program = options.program();
         for (int c = 0; c < SPARSE; c++) {
             modulus[c] = program.modulus(c);
@@ -100,8 +119,14 @@ public final class CriteoDecoder {
         }
     }
 
-    /** The result of decoding one chunk. */
-    public record Decoded(DenseChunk dense, KeyChunk[] keys) {}
+    /**
+     * The result of decoding one chunk.
+     *
+     * @param fieldBytes encoded bytes of each field (label, I1..I13, C1..C26) in the accepted
+     *     lines, delimiters included: what each column cost to decode
+     * @param logNanos thread CPU time of the log pass, if the decoder times it; otherwise 0
+     */
+    public record Decoded(DenseChunk dense, KeyChunk[] keys, int[] fieldBytes, long logNanos) {}
 
     /**
      * Bytes per row assumed when sizing a block's arrays: Criteo lines average 240 (Kaggle) to 260
@@ -120,6 +145,7 @@ public final class CriteoDecoder {
         int[] labelDense = new int[capacity * LABEL_DENSE_WIDTH];
         long[][] keys = new long[SPARSE][capacity];
         List<DeadLetter> dead = null;
+        int[] fieldBytes = new int[FIELDS];
 
         int rows = 0;
         int lines = 0;
@@ -134,6 +160,7 @@ public final class CriteoDecoder {
             }
             int next = decodeWellFormed(b, start, end, labelDense, keys, rows);
             if (next >= 0) {
+                addLineBytes(fieldBytes);
                 rows++;
                 lines++;
                 start = next;
@@ -143,6 +170,7 @@ public final class CriteoDecoder {
             int lineEnd = nl < 0 ? end : nl;
             int contentEnd = lineEnd > start && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
             if (decodeLine(b, start, contentEnd, labelDense, keys, rows)) {
+                addLineBytes(fieldBytes);
                 rows++;
             } else {
                 if (dead == null) {
@@ -160,7 +188,14 @@ public final class CriteoDecoder {
             dead.add(cutLine(chunk, lines, end));
             lines++;
         }
-        applyLog(labelDense, rows);
+        long logNanos = 0;
+        if (timeLog && logFields.length > 0) {
+            long before = ThreadCpu.now();
+            applyLog(labelDense, rows);
+            logNanos = ThreadCpu.now() - before;
+        } else {
+            applyLog(labelDense, rows);
+        }
         DeadLetter[] letters = dead == null ? new DeadLetter[0] : dead.toArray(new DeadLetter[0]);
         DenseChunk dense =
                 new DenseChunk(
@@ -176,7 +211,13 @@ public final class CriteoDecoder {
         for (int c = 0; c < SPARSE; c++) {
             out[c] = new KeyChunk(chunk.lane(), c, chunk.seq(), keys[c], rows, program.epoch(c));
         }
-        return new Decoded(dense, out);
+        return new Decoded(dense, out, fieldBytes, logNanos);
+    }
+
+    private void addLineBytes(int[] fieldBytes) {
+        for (int f = 0; f < FIELDS; f++) {
+            fieldBytes[f] += lineBytes[f];
+        }
     }
 
     /** The dead letter of a cut-short last line starting at {@code s}. */
@@ -208,6 +249,7 @@ public final class CriteoDecoder {
         int p = s;
         int base = row * LABEL_DENSE_WIDTH;
         for (int f = 0; f <= DENSE; f++) {
+            int fieldStart = p;
             boolean negative = false;
             if (p < end && b[p] == '-') {
                 negative = true;
@@ -235,8 +277,10 @@ public final class CriteoDecoder {
             }
             labelDense[base + f] = v < 0 && neg2zero[f] ? 0 : (int) v;
             p++;
+            lineBytes[f] = p - fieldStart;
         }
         for (int c = 0; c < SPARSE; c++) {
+            int fieldStart = p;
             long v = 0;
             int digits = 0;
             boolean parsedAsWord = false;
@@ -280,6 +324,7 @@ public final class CriteoDecoder {
             }
             long m = modulus[c];
             keys[c][row] = m > 0 ? Long.remainderUnsigned(v, m) : v;
+            lineBytes[DENSE + 1 + c] = p - fieldStart;
         }
         if (p - s > options.maxLineBytes()) {
             return -1; // the full rules decide whether the line itself is over the limit
@@ -328,8 +373,10 @@ public final class CriteoDecoder {
                 if (fieldEnd < 0) {
                     fieldEnd = e;
                 }
+                lineBytes[f] = fieldEnd - pos + 1; // its tab, or the line break
             } else {
                 fieldEnd = pos; // padded: an absent field is missing
+                lineBytes[f] = 0;
             }
             if (f <= DENSE) {
                 long v = parseInt32(b, pos, fieldEnd);

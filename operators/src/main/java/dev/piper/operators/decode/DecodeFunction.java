@@ -3,7 +3,10 @@ package dev.piper.operators.decode;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.KeyChunk;
+import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.ThreadCpu;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -12,7 +15,8 @@ import org.apache.flink.util.OutputTag;
 /**
  * Decodes raw chunks in parallel. Emits one {@link KeyChunk} per categorical column (to the
  * vocabulary operators) and the block's {@link DenseChunk} (labels, dense values, dead letters) on
- * {@link #DENSE}, which goes straight to the concatenation.
+ * {@link #DENSE}, which goes straight to the concatenation. When it {@link #measured measures}, it
+ * also emits one {@link CostSample} per block on {@link CostSample#TAG}.
  */
 public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
 
@@ -22,23 +26,67 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
             new OutputTag<>("dense", BlockTypes.DENSE_CHUNK);
 
     private final DecodeOptions options;
+    private final boolean measure;
     private transient CriteoDecoder decoder;
 
+    /** Measuring: the thread's CPU clock when the function opened. */
+    private transient long openedAt;
+
+    /** The thread's CPU clock at the end of the previous sample. */
+    private transient long lastSample;
+
     public DecodeFunction(DecodeOptions options) {
+        this(options, false);
+    }
+
+    private DecodeFunction(DecodeOptions options, boolean measure) {
         this.options = options;
+        this.measure = measure;
+    }
+
+    /** A decoder that also emits a {@link CostSample} per block on {@link CostSample#TAG}. */
+    public static DecodeFunction measured(DecodeOptions options) {
+        return new DecodeFunction(options, true);
     }
 
     @Override
     public void open(OpenContext openContext) {
-        decoder = new CriteoDecoder(options);
+        decoder = new CriteoDecoder(options, measure);
+        lastSample = measure ? ThreadCpu.now() : 0;
+        openedAt = lastSample;
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (measure) {
+            getRuntimeContext()
+                    .getLongCounter(CostSample.TASK_CPU_ACCUMULATOR)
+                    .add(ThreadCpu.now() - openedAt);
+        }
+        super.close();
     }
 
     @Override
     public void processElement(RawChunk chunk, Context ctx, Collector<KeyChunk> out) {
+        long start = measure ? ThreadCpu.now() : 0;
         CriteoDecoder.Decoded decoded = decoder.decode(chunk);
         ctx.output(DENSE, decoded.dense());
         for (KeyChunk keys : decoded.keys()) {
             out.collect(keys);
+        }
+        if (measure) {
+            long end = ThreadCpu.now();
+            ctx.output(
+                    CostSample.TAG,
+                    CostSample.decode(
+                            Lanes.pipeline(chunk.lane()),
+                            decoded.dense().lines(),
+                            decoded.dense().rows(),
+                            decoded.fieldBytes(),
+                            end - start - decoded.logNanos(),
+                            decoded.logNanos(),
+                            end - lastSample));
+            lastSample = end;
         }
     }
 }

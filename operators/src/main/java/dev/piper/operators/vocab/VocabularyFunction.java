@@ -3,6 +3,9 @@ package dev.piper.operators.vocab;
 import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.KeyChunkSerializer;
+import dev.piper.operators.block.Lanes;
+import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularySerializer;
 import java.util.HashMap;
@@ -70,6 +73,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
                     "pending", LongSerializer.INSTANCE, KeyChunkSerializer.INSTANCE);
 
     private final boolean inSequence;
+    private final boolean measure;
 
     private transient ValueState<Vocabulary> vocabulary;
     private transient ValueState<Integer> epoch;
@@ -77,18 +81,43 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     private transient ValueState<Long> nextSeq;
     private transient MapState<Long, KeyChunk> pending;
 
+    /** Measuring: the thread's CPU clock when the function opened. */
+    private transient long openedAt;
+
+    /** Measuring: the thread's CPU clock at the end of the previous sample. */
+    private transient long lastSample;
+
+    /** Measuring: keys the current call applied, and the newest vocabulary it touched. */
+    private transient long sampleKeys;
+
+    private transient int sampleEpoch;
+    private transient long sampleEntries;
+
     /** Applies one lane's blocks in sequence order (file input). */
     public VocabularyFunction() {
         this(true);
     }
 
     private VocabularyFunction(boolean inSequence) {
+        this(inSequence, false);
+    }
+
+    private VocabularyFunction(boolean inSequence, boolean measure) {
         this.inSequence = inSequence;
+        this.measure = measure;
     }
 
     /** Applies blocks in the order they arrive (partitioned-log input). */
     public static VocabularyFunction asArrived() {
         return new VocabularyFunction(false);
+    }
+
+    /**
+     * This function, also emitting a {@link CostSample} per input block on {@link CostSample#TAG}:
+     * the keys it applied, the column's vocabulary entries and the CPU time it took.
+     */
+    public VocabularyFunction measured() {
+        return new VocabularyFunction(inSequence, true);
     }
 
     @Override
@@ -98,14 +127,49 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         retired = getRuntimeContext().getMapState(RETIRED);
         nextSeq = getRuntimeContext().getState(NEXT_SEQ);
         pending = getRuntimeContext().getMapState(PENDING);
+        lastSample = measure ? ThreadCpu.now() : 0;
+        openedAt = lastSample;
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (measure) {
+            getRuntimeContext()
+                    .getLongCounter(CostSample.TASK_CPU_ACCUMULATOR)
+                    .add(ThreadCpu.now() - openedAt);
+        }
+        super.close();
     }
 
     @Override
     public void processElement(KeyChunk chunk, Context ctx, Collector<IndexChunk> out)
             throws Exception {
+        if (!measure) {
+            process(chunk, out);
+            return;
+        }
+        long start = ThreadCpu.now();
+        sampleKeys = 0;
+        sampleEpoch = -1;
+        sampleEntries = -1;
+        process(chunk, out);
+        long end = ThreadCpu.now();
+        ctx.output(
+                CostSample.TAG,
+                CostSample.vocabulary(
+                        Lanes.pipeline(chunk.lane()),
+                        chunk.column(),
+                        sampleKeys,
+                        sampleEntries,
+                        end - start,
+                        end - lastSample));
+        lastSample = end;
+    }
+
+    private void process(KeyChunk chunk, Collector<IndexChunk> out) throws Exception {
         if (!inSequence) {
             Epochs epochs = new Epochs();
-            out.collect(apply(epochs.of(chunk.epoch()), chunk));
+            out.collect(applyCounted(epochs.of(chunk.epoch()), chunk));
             epochs.store();
             return;
         }
@@ -126,12 +190,12 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
             return;
         }
         Epochs epochs = new Epochs();
-        out.collect(apply(epochs.of(chunk.epoch()), chunk));
+        out.collect(applyCounted(epochs.of(chunk.epoch()), chunk));
         next++;
         KeyChunk waiting;
         while ((waiting = pending.get(next)) != null) {
             pending.remove(next);
-            out.collect(apply(epochs.of(waiting.epoch()), waiting));
+            out.collect(applyCounted(epochs.of(waiting.epoch()), waiting));
             next++;
         }
         epochs.store();
@@ -213,6 +277,19 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
                 }
             }
         }
+    }
+
+    /** {@link #apply}, counting what it did for the call's cost sample when measuring. */
+    private IndexChunk applyCounted(Vocabulary vocab, KeyChunk chunk) {
+        IndexChunk result = apply(vocab, chunk);
+        if (measure) {
+            sampleKeys += chunk.size();
+            if (chunk.epoch() >= sampleEpoch) {
+                sampleEpoch = chunk.epoch();
+                sampleEntries = vocab.size();
+            }
+        }
+        return result;
     }
 
     /**

@@ -1,0 +1,131 @@
+package dev.piper.hwmodel;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The report of issue 7: per column of the data that flowed, the CPU core-seconds the job spent on
+ * it against the time the model gives a PIPER FPGA and a PreSto SmartSSD for the same work, and the
+ * whole device's time with its binding resource (COMBINING.md).
+ *
+ * <p>Speedups are {@code cpu_core_seconds / device seconds}: "vs one core" of the measuring
+ * machine. A column's device time is its isolated time (the column has the device to itself); the
+ * device time of all columns together is not their sum but the largest shared resource (pitfall 3),
+ * and its speedup divides the job's whole CPU time by it.
+ *
+ * @param utf8 whether the input is UTF-8 text (the decoder is then a processing element and a
+ *     shared resource)
+ * @param columns each column's figures, in input order
+ * @param fpga the FPGA's time for all columns together
+ * @param smartSsd one SmartSSD's time for all columns together
+ * @param jobCpuSeconds the CPU core-seconds of the whole job the device times are compared with
+ */
+public record CostReport(
+        boolean utf8,
+        List<ColumnCost> columns,
+        BoundTime<FpgaModel.Resource> fpga,
+        BoundTime<SmartSsdModel.Resource> smartSsd,
+        double jobCpuSeconds) {
+
+    /** Whether a column holds numbers or categorical ids. */
+    public enum Kind {
+        DENSE,
+        SPARSE;
+
+        public String modelName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * What the job measured for one column.
+     *
+     * @param kind dense or sparse
+     * @param work the values, bytes, chain and vocabulary
+     * @param cpuCoreSeconds the CPU core-seconds attributed to the column
+     */
+    public record Measured(Kind kind, ColumnWork work, double cpuCoreSeconds) {
+        public Measured {
+            Objects.requireNonNull(kind);
+            Objects.requireNonNull(work);
+        }
+    }
+
+    /**
+     * One column's figures.
+     *
+     * @param measured what the job measured
+     * @param tier the vocabulary's tier on the FPGA (null without a vocabulary)
+     * @param fpgaSeconds the column's isolated time on the FPGA
+     * @param smartSsdSeconds its isolated time on one SmartSSD
+     * @param smartSsdExtrapolated the operators of its chain PreSto never built
+     */
+    public record ColumnCost(
+            Measured measured,
+            Tier tier,
+            double fpgaSeconds,
+            double smartSsdSeconds,
+            List<Operator> smartSsdExtrapolated) {
+
+        /** CPU core-seconds over FPGA seconds (0 when the column did no work). */
+        public double fpgaSpeedup() {
+            return ratio(measured.cpuCoreSeconds(), fpgaSeconds);
+        }
+
+        /** CPU core-seconds over SmartSSD seconds (0 when the column did no work). */
+        public double smartSsdSpeedup() {
+            return ratio(measured.cpuCoreSeconds(), smartSsdSeconds);
+        }
+    }
+
+    /**
+     * Prices {@code columns} on {@code fpga} and {@code ssd}. The SmartSSD's vocabulary tiers are
+     * the FPGA's: PreSto publishes no SRAM size (PARAMS.md §6).
+     */
+    public static CostReport of(
+            List<Measured> columns,
+            boolean utf8,
+            double jobCpuSeconds,
+            FpgaModel fpga,
+            SmartSsdModel ssd) {
+        List<ColumnWork> work = columns.stream().map(Measured::work).toList();
+        List<Tier> tiers = fpga.tiers(work);
+        List<ColumnCost> out = new ArrayList<>(columns.size());
+        for (int i = 0; i < columns.size(); i++) {
+            ColumnWork w = work.get(i);
+            Tier tier = tiers.get(i);
+            double fpgaSeconds = fpga.columnSeconds(w, tier == null ? Tier.ONCHIP : tier, utf8);
+            List<Tier> one = new ArrayList<>(1);
+            one.add(tier);
+            double ssdSeconds = ssd.seconds(List.of(w), one).seconds();
+            out.add(
+                    new ColumnCost(
+                            columns.get(i),
+                            tier,
+                            fpgaSeconds,
+                            ssdSeconds,
+                            SmartSsdModel.extrapolated(w)));
+        }
+        return new CostReport(
+                utf8,
+                List.copyOf(out),
+                fpga.deviceSeconds(work, tiers, utf8),
+                ssd.seconds(work, tiers),
+                jobCpuSeconds);
+    }
+
+    /** The job's CPU core-seconds over the FPGA's time for all columns. */
+    public double fpgaSpeedup() {
+        return ratio(jobCpuSeconds, fpga.seconds());
+    }
+
+    /** The job's CPU core-seconds over one SmartSSD's time for all columns. */
+    public double smartSsdSpeedup() {
+        return ratio(jobCpuSeconds, smartSsd.seconds());
+    }
+
+    private static double ratio(double cpu, double device) {
+        return device > 0 ? cpu / device : 0;
+    }
+}

@@ -1,0 +1,134 @@
+package dev.piper.job.report;
+
+import static dev.piper.operators.decode.CriteoLayout.DENSE;
+import static dev.piper.operators.decode.CriteoLayout.FIELDS;
+import static dev.piper.operators.decode.CriteoLayout.SPARSE;
+
+import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.decode.ColumnProgram;
+
+/**
+ * One pipeline's measurements added up per field (label, I1..I13, C1..C26), with the CPU time of
+ * each sample attributed to fields (COMBINING.md pitfall 4, consistently with the model's side). A
+ * sample's time is its thread's CPU time since the previous sample: the element's own work and what
+ * the task did to get it (reading the source, receiving and deserializing the input), so the
+ * attributed time adds up to the tasks' busy CPU time:
+ *
+ * <ul>
+ *   <li>reading and decoding a block with the fused stateless operators: by each field's share of
+ *       the block's encoded bytes (the model's link and decoder are priced by the same bytes);
+ *   <li>the log pass: evenly over the block's log columns (each did the same number of values);
+ *   <li>a vocabulary call: to its column;
+ *   <li>concatenating and writing rows: evenly over the 40 fields (4 bytes each per row).
+ * </ul>
+ *
+ * <p>Decoding time of a block without one accepted line (all dead letters) stays unattributed; the
+ * label's share is reported apart from the 39 columns.
+ */
+final class ColumnAccounts {
+
+    final long[] values = new long[FIELDS];
+    final long[] bytes = new long[FIELDS];
+    final double[] decodeNanos = new double[FIELDS];
+    final double[] logNanos = new double[FIELDS];
+    final double[] vocabularyNanos = new double[FIELDS];
+    final double[] outputNanos = new double[FIELDS];
+
+    /** Per {@link CostSample.Stage}: the work's and the threads' CPU nanoseconds. */
+    final long[] stageWorkNanos = new long[CostSample.Stage.values().length];
+
+    final long[] stageThreadNanos = new long[CostSample.Stage.values().length];
+
+    long lines;
+    long rows;
+    long blocks;
+    long threadNanos;
+    long workNanos;
+    double unattributedNanos;
+
+    private final int[] logFields;
+
+    ColumnAccounts(ColumnProgram program) {
+        int n = 0;
+        for (int f = 1; f <= DENSE; f++) {
+            n += program.log(f) ? 1 : 0;
+        }
+        logFields = new int[n];
+        for (int f = 1, i = 0; f <= DENSE; f++) {
+            if (program.log(f)) {
+                logFields[i++] = f;
+            }
+        }
+    }
+
+    void add(CostSample s) {
+        threadNanos += s.threadNanos();
+        workNanos += s.workNanos() + s.logNanos();
+        stageWorkNanos[s.stage().ordinal()] += s.workNanos() + s.logNanos();
+        stageThreadNanos[s.stage().ordinal()] += s.threadNanos();
+        switch (s.stage()) {
+            case DECODE -> addDecode(s);
+            case VOCABULARY -> vocabularyNanos[DENSE + 1 + s.column()] += s.threadNanos();
+            case OUTPUT -> {
+                for (int f = 0; f < FIELDS; f++) {
+                    outputNanos[f] += s.threadNanos() / (double) FIELDS;
+                }
+            }
+        }
+    }
+
+    private void addDecode(CostSample s) {
+        blocks++;
+        lines += s.lines();
+        rows += s.values();
+        long total = 0;
+        for (int b : s.fieldBytes()) {
+            total += b;
+        }
+        // reading and decoding the block, with the fused operators and the hand-over of its output
+        double decode = Math.max(0, s.threadNanos() - s.logNanos());
+        for (int f = 0; f < FIELDS; f++) {
+            values[f] += s.values();
+            bytes[f] += s.fieldBytes()[f];
+            if (total > 0) {
+                decodeNanos[f] += decode * s.fieldBytes()[f] / total;
+            }
+        }
+        if (total == 0) {
+            unattributedNanos += decode;
+        }
+        if (logFields.length > 0) {
+            for (int f : logFields) {
+                logNanos[f] += s.logNanos() / (double) logFields.length;
+            }
+        } else {
+            unattributedNanos += s.logNanos();
+        }
+    }
+
+    /** CPU nanoseconds attributed to field {@code f}. */
+    double nanos(int f) {
+        return decodeNanos[f] + logNanos[f] + vocabularyNanos[f] + outputNanos[f];
+    }
+
+    /** CPU nanoseconds attributed to the 39 feature columns. */
+    double columnNanos() {
+        double sum = 0;
+        for (int f = 1; f < FIELDS; f++) {
+            sum += nanos(f);
+        }
+        return sum;
+    }
+
+    /** Whether any sample arrived. */
+    boolean isEmpty() {
+        return threadNanos == 0 && workNanos == 0 && blocks == 0;
+    }
+
+    static int sparseField(int c) {
+        if (c < 0 || c >= SPARSE) {
+            throw new IllegalArgumentException("sparse column " + c);
+        }
+        return DENSE + 1 + c;
+    }
+}

@@ -1,0 +1,37 @@
+package dev.piper.job.report;
+
+import dev.piper.hwmodel.FpgaModel;
+import dev.piper.hwmodel.Parameter;
+import dev.piper.hwmodel.Provenance;
+import java.io.Serializable;
+
+/**
+ * How the cost model reports.
+ *
+ * @param intervalMillis processing time between interval reports
+ * @param intervalLines also report after this many more decoded lines (0: never)
+ * @param fpgaVocabularyBytes on-chip bytes for vocabularies on the FPGA, or -1 for the model's
+ *     default
+ */
+public record ReportSettings(long intervalMillis, long intervalLines, long fpgaVocabularyBytes)
+        implements Serializable {
+
+    /** The FPGA model for {@code pipelines} pipelines (one MiniPipe each) with these settings. */
+    public FpgaModel fpga(int pipelines) {
+        FpgaModel m = FpgaModel.piperNetwork(pipelines);
+        if (fpgaVocabularyBytes < 0) {
+            return m;
+        }
+        return new FpgaModel(
+                m.design(),
+                m.sramBytes(),
+                new Parameter(
+                        fpgaVocabularyBytes / m.sramBytes().value(),
+                        "",
+                        Provenance.ASSUME,
+                        "set by " + ReportOptions.FPGA_VOCABULARY_BYTES.key()),
+                m.linkBytesPerSecond(),
+                m.deviceMemoryBytes(),
+                m.vocabularyPasses());
+    }
+}

@@ -1,0 +1,94 @@
+package dev.piper.operators.cost;
+
+import dev.piper.operators.block.BlockSerializer;
+import dev.piper.operators.block.BlockSerializerSnapshot;
+import java.io.IOException;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Serializer of {@link CostSample}. Format 1: {@code stage} (int8 ordinal), {@code pipeline},
+ * {@code column} (int32), {@code lines}, {@code values} (int64), the field bytes (int32 count,
+ * int32 values), {@code workNanos}, {@code logNanos}, {@code threadNanos}, {@code entries} (int64).
+ */
+public final class CostSampleSerializer extends BlockSerializer<CostSample> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final CostSampleSerializer INSTANCE = new CostSampleSerializer();
+
+    static final int FORMAT = 1;
+
+    private static final CostSample.Stage[] STAGES = CostSample.Stage.values();
+
+    @Override
+    public CostSample createInstance() {
+        return CostSample.output(0, 0, 0, 0);
+    }
+
+    @Override
+    public CostSample copy(CostSample from) {
+        return from;
+    }
+
+    @Override
+    public void serialize(CostSample s, DataOutputView out) throws IOException {
+        out.writeByte(s.stage().ordinal());
+        out.writeInt(s.pipeline());
+        out.writeInt(s.column());
+        out.writeLong(s.lines());
+        out.writeLong(s.values());
+        out.writeInt(s.fieldBytes().length);
+        for (int b : s.fieldBytes()) {
+            out.writeInt(b);
+        }
+        out.writeLong(s.workNanos());
+        out.writeLong(s.logNanos());
+        out.writeLong(s.threadNanos());
+        out.writeLong(s.entries());
+    }
+
+    @Override
+    public CostSample deserialize(DataInputView in) throws IOException {
+        int stage = in.readByte();
+        if (stage < 0 || stage >= STAGES.length) {
+            throw new IOException("cost sample: unknown stage " + stage);
+        }
+        int pipeline = in.readInt();
+        int column = in.readInt();
+        long lines = in.readLong();
+        long values = in.readLong();
+        int n = in.readInt();
+        if (n < 0 || n > 1024) {
+            throw new IOException("cost sample: bad field count " + n);
+        }
+        int[] bytes = new int[n];
+        for (int i = 0; i < n; i++) {
+            bytes[i] = in.readInt();
+        }
+        return new CostSample(
+                STAGES[stage],
+                pipeline,
+                column,
+                lines,
+                values,
+                bytes,
+                in.readLong(),
+                in.readLong(),
+                in.readLong(),
+                in.readLong());
+    }
+
+    @Override
+    public TypeSerializerSnapshot<CostSample> snapshotConfiguration() {
+        return new Snapshot();
+    }
+
+    /** Snapshot of {@link CostSampleSerializer}; its version is the byte format. */
+    public static final class Snapshot extends BlockSerializerSnapshot<CostSample> {
+        public Snapshot() {
+            super("cost sample", FORMAT, () -> INSTANCE);
+        }
+    }
+}
