@@ -42,6 +42,38 @@ class CriteoDecoderTest {
         return new CriteoDecoder(options).decode(chunk(data));
     }
 
+    /**
+     * Each field's encoded bytes with its delimiter, summed over the accepted lines only, whichever
+     * path decodes them (the fast path, the full rules for a "+5" or a 17-digit id); a rejected
+     * line adds nothing. The cost report prices each column's decoding by these bytes.
+     */
+    @Test
+    void countsEachFieldsBytesOfTheAcceptedLines() {
+        String fast = line("2", "123", "14", "");
+        String slow = line("1", "+5", "15", "00000000000000001"); // 17 digits: the full rules
+        String bad = line("16", "xyz");
+        byte[] data =
+                (fast + "\n" + slow + "\r\n" + bad + "\n").getBytes(StandardCharsets.US_ASCII);
+        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(chunk(data));
+        assertThat(d.dense().rows()).isEqualTo(2);
+        assertThat(d.dense().deadLetters()).hasSize(1);
+        int[] expected = new int[CriteoLayout.FIELDS];
+        for (String accepted : new String[] {fast, slow}) {
+            String[] fields = accepted.split("\\t", -1);
+            for (int f = 0; f < CriteoLayout.FIELDS; f++) {
+                expected[f] += fields[f].length() + 1; // its tab or the line break
+            }
+        }
+        // the full rules count a line break as one byte: the CR of the second line is not counted
+        assertThat(d.fieldBytes()).containsExactly(expected);
+        long total = 0;
+        for (int b : d.fieldBytes()) {
+            total += b;
+        }
+        assertThat(total).isEqualTo(fast.length() + 1 + slow.length() + 1);
+        assertThat(d.logNanos()).isZero();
+    }
+
     @Test
     void decodesAValidLine() {
         CriteoDecoder.Decoded d =

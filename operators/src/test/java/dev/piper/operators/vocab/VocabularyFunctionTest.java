@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.KeyChunk;
+import dev.piper.operators.cost.CostSample;
 import dev.piper.state.Vocabulary;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -41,6 +43,40 @@ class VocabularyFunctionTest {
             assertThat(out.get(2).indices()).containsExactly(3, 0);
             assertThat(out.get(2).firstNewIndex()).isEqualTo(3);
             assertThat(out.get(2).newKeys()).containsExactly(30);
+        }
+    }
+
+    /**
+     * Measured, every call emits one cost sample: the keys it applied (none for a block that waits
+     * for its turn, all the waiting ones when it comes), the newest vocabulary's entries, and CPU
+     * times of which the thread's is never below the work's.
+     */
+    @Test
+    void aMeasuredVocabularyEmitsACostSamplePerCall() throws Exception {
+        try (var h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(new VocabularyFunction().measured()),
+                        KeyChunk::column,
+                        Types.INT)) {
+            h.open();
+            h.processElement(chunk(4, 1, 20, 10, 30));
+            h.processElement(chunk(4, 0, 10, 5));
+            assertThat(h.extractOutputValues()).hasSize(2);
+            List<CostSample> samples = new ArrayList<>();
+            h.getSideOutput(CostSample.TAG).forEach(r -> samples.add(r.getValue()));
+            assertThat(samples).hasSize(2);
+            assertThat(samples)
+                    .allSatisfy(
+                            s -> {
+                                assertThat(s.stage()).isEqualTo(CostSample.Stage.VOCABULARY);
+                                assertThat(s.column()).isEqualTo(4);
+                                assertThat(s.threadNanos()).isGreaterThanOrEqualTo(s.workNanos());
+                                assertThat(s.workNanos()).isNotNegative();
+                            });
+            assertThat(samples.get(0).values()).isZero();
+            assertThat(samples.get(0).entries()).isEqualTo(-1);
+            assertThat(samples.get(1).values()).isEqualTo(5);
+            assertThat(samples.get(1).entries()).isEqualTo(4);
         }
     }
 

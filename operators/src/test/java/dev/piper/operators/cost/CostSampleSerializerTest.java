@@ -1,0 +1,80 @@
+package dev.piper.operators.cost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.piper.operators.decode.CriteoLayout;
+import java.io.IOException;
+import java.util.HexFormat;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+class CostSampleSerializerTest {
+
+    private static final CostSampleSerializer S = CostSampleSerializer.INSTANCE;
+
+    private static byte[] write(CostSample s) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        S.serialize(s, out);
+        return out.getCopyOfBuffer();
+    }
+
+    private static CostSample read(byte[] bytes) throws IOException {
+        return S.deserialize(new DataInputDeserializer(bytes));
+    }
+
+    @Test
+    void roundTripsEveryStage() throws IOException {
+        int[] bytes = new int[CriteoLayout.FIELDS];
+        for (int f = 0; f < bytes.length; f++) {
+            bytes[f] = 1000 + f;
+        }
+        CostSample decode = CostSample.decode(2, 4000, 3990, bytes, 5_000_000, 70_000, 6_000_000);
+        CostSample back = read(write(decode));
+        assertThat(back.fieldBytes()).containsExactly(bytes);
+        assertThat(back).usingRecursiveComparison().isEqualTo(decode);
+        CostSample vocab = CostSample.vocabulary(1, 25, 3990, 12345, 800_000, 900_000);
+        assertThat(read(write(vocab))).usingRecursiveComparison().isEqualTo(vocab);
+        CostSample output = CostSample.output(0, 3990, 300_000, 350_000);
+        assertThat(read(write(output))).usingRecursiveComparison().isEqualTo(output);
+    }
+
+    /** Format 1 as its class comment writes it down. */
+    @Test
+    void formatIsFrozen() throws IOException {
+        assertThat(HexFormat.of().formatHex(write(CostSample.vocabulary(1, 2, 3, 4, 5, 6))))
+                .isEqualTo(
+                        "01" // stage VOCABULARY
+                                + "00000001" // pipeline
+                                + "00000002" // column
+                                + "0000000000000000" // lines
+                                + "0000000000000003" // values
+                                + "00000000" // no field bytes
+                                + "0000000000000005" // work
+                                + "0000000000000000" // log
+                                + "0000000000000006" // thread
+                                + "0000000000000004"); // entries
+    }
+
+    @Test
+    void refusesAnUnknownStageOrABadFieldCount() throws IOException {
+        byte[] bytes = write(CostSample.output(0, 1, 2, 3));
+        bytes[0] = 9;
+        assertThatThrownBy(() -> read(bytes)).hasMessageContaining("unknown stage 9");
+        assertThatThrownBy(
+                        () ->
+                                new CostSample(
+                                        CostSample.Stage.DECODE,
+                                        0,
+                                        -1,
+                                        0,
+                                        0,
+                                        new int[3],
+                                        0,
+                                        0,
+                                        0,
+                                        -1))
+                .hasMessageContaining("one per field");
+    }
+}
