@@ -9,6 +9,7 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.job.generate.CriteoGenerator;
+import dev.piper.job.report.ReportOptions;
 import dev.piper.job.sink.OutputLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import java.io.BufferedOutputStream;
@@ -68,6 +69,7 @@ final class Bench {
     private final List<Integer> parallelisms;
     private final PrintStream progress;
     private final int repeat;
+    private boolean withReport;
 
     Bench(
             Path dataDir,
@@ -84,6 +86,15 @@ final class Bench {
         this.blockBytes = blockBytes;
         this.parallelisms = parallelisms;
         this.progress = progress;
+    }
+
+    /**
+     * Also measures every job with the cost report on ({@code --report}), its runs alternating with
+     * the plain job's, so that the measurement's overhead can be read off.
+     */
+    Bench withReport() {
+        this.withReport = true;
+        return this;
     }
 
     List<Result> run(List<Regime> regimes) throws Exception {
@@ -119,9 +130,40 @@ final class Bench {
                 progress.printf("bench %s: Flink job at parallelism %d%n", regime.name(), p);
                 JobRun jFull = null;
                 JobRun jHalf = null;
+                JobRun rFull = null;
+                JobRun rHalf = null;
                 for (int i = 0; i < repeat; i++) { // alternating, so JIT warm-up favours neither
-                    jFull = faster(jFull, job(full, p));
-                    jHalf = faster(jHalf, job(half, p));
+                    jFull = faster(jFull, job(full, p, false));
+                    if (withReport) {
+                        rFull = faster(rFull, job(full, p, true));
+                    }
+                    jHalf = faster(jHalf, job(half, p, false));
+                    if (withReport) {
+                        rHalf = faster(rHalf, job(half, p, true));
+                    }
+                }
+                if (withReport) {
+                    boolean same =
+                            rFull.sha256().equals(jFull.sha256())
+                                    && rHalf.sha256().equals(jHalf.sha256());
+                    if (!same) {
+                        throw new IllegalStateException(
+                                "regime "
+                                        + regime.name()
+                                        + ", parallelism "
+                                        + p
+                                        + ": the job with --report wrote other rows");
+                    }
+                    results.add(
+                            result(
+                                    regime,
+                                    "Flink job with --report",
+                                    p,
+                                    fullBytes,
+                                    halfBytes,
+                                    rFull.seconds(),
+                                    rHalf.seconds(),
+                                    true));
                 }
                 boolean verified =
                         jFull.sha256().equals(fFull.rowsSha256())
@@ -253,10 +295,12 @@ final class Bench {
         return run.seconds() < best.seconds() ? run : best;
     }
 
-    private JobRun job(Path input, int parallelism) throws Exception {
+    private JobRun job(Path input, int parallelism, boolean report) throws Exception {
         Path out = dataDir.resolve("run-output");
+        Preprocess.prepareOutput(out, true);
         Configuration conf = new Configuration();
         conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
+        conf.set(ReportOptions.ENABLED, report);
         Preprocess.Summary s =
                 Preprocess.run(input, out, parallelism, StateBackend.hashmap, conf, progress);
         return new JobRun(s.jobSeconds(), sha256(out.resolve(OutputLayout.ROWS)));

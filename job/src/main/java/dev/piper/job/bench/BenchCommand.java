@@ -84,6 +84,13 @@ public final class BenchCommand implements Callable<Integer> {
     Path json;
 
     @Option(
+            names = "--with-report",
+            description =
+                    "Also run every job with the cost report on (preprocess --report), alternating"
+                            + " with the plain job, to measure the measurement's overhead.")
+    boolean withReport;
+
+    @Option(
             names = "--chart-from",
             paramLabel = "JSON",
             description =
@@ -149,6 +156,9 @@ public final class BenchCommand implements Callable<Integer> {
                     spec.commandLine(), "--repeat: must be at least 1, not " + repeat);
         }
         Bench bench = new Bench(dir, rows, seed, blockBytes, parallelism, repeat, System.err);
+        if (withReport) {
+            bench.withReport();
+        }
         List<Bench.Result> results = bench.run(chosen);
         Bench.printTable(results, spec.commandLine().getOut());
         Bench.writeJson(results, json, rows, seed, blockBytes);

@@ -48,6 +48,7 @@ class PiperCliTest {
     @ValueSource(
             strings = {
                 "preprocess",
+                "report",
                 "generate",
                 "demo",
                 "bench",
@@ -68,6 +69,41 @@ class PiperCliTest {
         args.add("--help");
         assertThat(PiperCli.execute(args.toArray(new String[0]))).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: piper " + command);
+    }
+
+    @Test
+    void reportNamesABadOption() throws Exception {
+        Path input = tmp.resolve("in.tsv");
+        Files.writeString(input, "");
+        assertThat(PiperCli.execute("report", "--input", tmp.resolve("none").toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--input: " + tmp.resolve("none") + " is not a readable file");
+        assertThat(
+                        PiperCli.execute(
+                                "report", "--input", input.toString(), "--report-interval", "soon"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--report-interval: \"soon\" is not a duration");
+        assertThat(
+                        PiperCli.execute(
+                                "report",
+                                "--input",
+                                input.toString(),
+                                "--target-rows-per-second",
+                                "-1"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--target-rows-per-second: must not be negative");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("out").toString(),
+                                "--report",
+                                "--fpga-vocabulary-bytes",
+                                "-5"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--fpga-vocabulary-bytes: must not be negative, not -5");
     }
 
     @Test

@@ -61,14 +61,29 @@ public final class CriteoDecoder {
     private final boolean[] neg2zero = new boolean[LABEL_DENSE_WIDTH];
     private final int[] logFields;
 
-    /** Whether {@link #decode} reads the thread's CPU clock around the log pass. */
-    private final boolean timeLog;
+    /**
+     * Whether {@link #decode} counts each field's bytes and reads the thread's CPU clock around the
+     * log pass, for the cost report. Off, decoding does neither: counting costs about a tenth of
+     * the single-thread decoding rate (docs/PERFORMANCE.md, "The cost report").
+     */
+    private final boolean measure;
 
     /**
-     * Encoded bytes of each field of the line being parsed, delimiter included; added to the
-     * block's totals only when the line is accepted.
+     * Measuring: encoded bytes of each field of the line being parsed, delimiter included; added to
+     * the block's totals only when the line is accepted. The fast path fills only the label and
+     * dense fields here: a categorical field almost always takes {@link #TYPICAL_ID_BYTES}, so it
+     * only notes the exceptions ({@link #exceptionColumns}).
      */
     private final int[] lineBytes = new int[FIELDS];
+
+    /** Bytes of a categorical field of 8 hex digits and its tab. */
+    private static final int TYPICAL_ID_BYTES = 9;
+
+    /** The fast path's categorical fields of the current line not of {@link #TYPICAL_ID_BYTES}. */
+    private final int[] exceptionColumns = new int[SPARSE];
+
+    private final int[] exceptionBytes = new int[SPARSE];
+    private int exceptions;
 
     /** Set by {@link #parseHex} next to its result. */
     private int hexStatus;
@@ -83,12 +98,12 @@ public final class CriteoDecoder {
     }
 
     /**
-     * @param timeLog whether to read the thread's CPU clock around the log pass, for {@link
-     *     Decoded#logNanos()}
+     * @param measure whether to count each field's bytes ({@link Decoded#fieldBytes()}) and time
+     *     the log pass ({@link Decoded#logNanos()})
      */
-    public CriteoDecoder(DecodeOptions options, boolean timeLog) {
+    public CriteoDecoder(DecodeOptions options, boolean measure) {
         this.options = options;
-        this.timeLog = timeLog;
+        this.measure = measure;
         this.program = options.program();
         for (int c = 0; c < SPARSE; c++) {
             modulus[c] = program.modulus(c);
@@ -122,9 +137,10 @@ public final class CriteoDecoder {
     /**
      * The result of decoding one chunk.
      *
-     * @param fieldBytes encoded bytes of each field (label, I1..I13, C1..C26) in the accepted
-     *     lines, delimiters included: what each column cost to decode
-     * @param logNanos thread CPU time of the log pass, if the decoder times it; otherwise 0
+     * @param fieldBytes if the decoder measures, the encoded bytes of each field (label, I1..I13,
+     *     C1..C26) in the accepted lines, delimiters included: what each column cost to decode;
+     *     otherwise zeros
+     * @param logNanos if the decoder measures, the thread CPU time of the log pass; otherwise 0
      */
     public record Decoded(DenseChunk dense, KeyChunk[] keys, int[] fieldBytes, long logNanos) {}
 
@@ -148,6 +164,7 @@ public final class CriteoDecoder {
         int[] fieldBytes = new int[FIELDS];
 
         int rows = 0;
+        int fastRows = 0;
         int lines = 0;
         int start = 0;
         while (start < end) {
@@ -160,7 +177,10 @@ public final class CriteoDecoder {
             }
             int next = decodeWellFormed(b, start, end, labelDense, keys, rows);
             if (next >= 0) {
-                addLineBytes(fieldBytes);
+                if (measure) {
+                    addFastLineBytes(fieldBytes);
+                }
+                fastRows++;
                 rows++;
                 lines++;
                 start = next;
@@ -170,7 +190,9 @@ public final class CriteoDecoder {
             int lineEnd = nl < 0 ? end : nl;
             int contentEnd = lineEnd > start && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
             if (decodeLine(b, start, contentEnd, labelDense, keys, rows)) {
-                addLineBytes(fieldBytes);
+                if (measure) {
+                    addLineBytes(fieldBytes);
+                }
                 rows++;
             } else {
                 if (dead == null) {
@@ -189,7 +211,12 @@ public final class CriteoDecoder {
             lines++;
         }
         long logNanos = 0;
-        if (timeLog && logFields.length > 0) {
+        if (measure) {
+            for (int c = 0; c < SPARSE; c++) {
+                fieldBytes[DENSE + 1 + c] += fastRows * TYPICAL_ID_BYTES;
+            }
+        }
+        if (measure && logFields.length > 0) {
             long before = ThreadCpu.now();
             applyLog(labelDense, rows);
             logNanos = ThreadCpu.now() - before;
@@ -214,9 +241,24 @@ public final class CriteoDecoder {
         return new Decoded(dense, out, fieldBytes, logNanos);
     }
 
+    /** Adds a line of the full rules: every field's bytes are in {@link #lineBytes}. */
     private void addLineBytes(int[] fieldBytes) {
         for (int f = 0; f < FIELDS; f++) {
             fieldBytes[f] += lineBytes[f];
+        }
+    }
+
+    /**
+     * Adds a line of the fast path: the label and dense fields from {@link #lineBytes}, the
+     * categorical fields' difference from {@link #TYPICAL_ID_BYTES} (which {@link #decode} adds per
+     * fast row).
+     */
+    private void addFastLineBytes(int[] fieldBytes) {
+        for (int f = 0; f <= DENSE; f++) {
+            fieldBytes[f] += lineBytes[f];
+        }
+        for (int i = 0; i < exceptions; i++) {
+            fieldBytes[DENSE + 1 + exceptionColumns[i]] += exceptionBytes[i] - TYPICAL_ID_BYTES;
         }
     }
 
@@ -248,6 +290,7 @@ public final class CriteoDecoder {
             byte[] b, int s, int end, int[] labelDense, long[][] keys, int row) {
         int p = s;
         int base = row * LABEL_DENSE_WIDTH;
+        int exception = 0;
         for (int f = 0; f <= DENSE; f++) {
             int fieldStart = p;
             boolean negative = false;
@@ -277,7 +320,9 @@ public final class CriteoDecoder {
             }
             labelDense[base + f] = v < 0 && neg2zero[f] ? 0 : (int) v;
             p++;
-            lineBytes[f] = p - fieldStart;
+            if (measure) {
+                lineBytes[f] = p - fieldStart;
+            }
         }
         for (int c = 0; c < SPARSE; c++) {
             int fieldStart = p;
@@ -324,11 +369,18 @@ public final class CriteoDecoder {
             }
             long m = modulus[c];
             keys[c][row] = m > 0 ? Long.remainderUnsigned(v, m) : v;
-            lineBytes[DENSE + 1 + c] = p - fieldStart;
+            // an 8-digit id parsed as one word takes 9 bytes, but for the line break after C26
+            if (measure
+                    && (!parsedAsWord || c == SPARSE - 1)
+                    && p - fieldStart != TYPICAL_ID_BYTES) {
+                exceptionColumns[exception] = c;
+                exceptionBytes[exception++] = p - fieldStart;
+            }
         }
         if (p - s > options.maxLineBytes()) {
             return -1; // the full rules decide whether the line itself is over the limit
         }
+        exceptions = exception;
         return p;
     }
 

@@ -52,13 +52,19 @@ class CriteoDecoderTest {
         String fast = line("2", "123", "14", "");
         String slow = line("1", "+5", "15", "00000000000000001"); // 17 digits: the full rules
         String bad = line("16", "xyz");
+        String crlf = line("20", "abc", "39", ""); // fast path; its last field ends in CR LF
         byte[] data =
-                (fast + "\n" + slow + "\r\n" + bad + "\n").getBytes(StandardCharsets.US_ASCII);
-        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(chunk(data));
-        assertThat(d.dense().rows()).isEqualTo(2);
+                (fast + "\n" + slow + "\r\n" + bad + "\n" + crlf + "\r\n")
+                        .getBytes(StandardCharsets.US_ASCII);
+        assertThat(new CriteoDecoder(DEFAULTS).decode(chunk(data)).fieldBytes())
+                .as("counted only when measuring")
+                .containsOnly(0);
+        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS, true).decode(chunk(data));
+        assertThat(d.dense().rows()).isEqualTo(3);
         assertThat(d.dense().deadLetters()).hasSize(1);
         int[] expected = new int[CriteoLayout.FIELDS];
-        for (String accepted : new String[] {fast, slow}) {
+        expected[CriteoLayout.FIELDS - 1] = 1; // the CR the fast path consumes with C26
+        for (String accepted : new String[] {fast, slow, crlf}) {
             String[] fields = accepted.split("\\t", -1);
             for (int f = 0; f < CriteoLayout.FIELDS; f++) {
                 expected[f] += fields[f].length() + 1; // its tab or the line break
@@ -70,7 +76,7 @@ class CriteoDecoderTest {
         for (int b : d.fieldBytes()) {
             total += b;
         }
-        assertThat(total).isEqualTo(fast.length() + 1 + slow.length() + 1);
+        assertThat(total).isEqualTo(fast.length() + 1 + slow.length() + 1 + crlf.length() + 2);
         assertThat(d.logNanos()).isZero();
     }
 
@@ -284,7 +290,10 @@ class CriteoDecoderTest {
                         + "\n"
                         + line("14", "ab");
         byte[] data = bytes(text);
-        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS).decode(chunk(data));
+        assertThat(new CriteoDecoder(DEFAULTS).decode(chunk(data)).fieldBytes())
+                .as("counted only when measuring")
+                .containsOnly(0);
+        CriteoDecoder.Decoded d = new CriteoDecoder(DEFAULTS, true).decode(chunk(data));
         assertThat(d.dense().rows()).isEqualTo(3);
         assertThat(d.dense().deadLetters())
                 .extracting(DeadLetter::lineInBlock)
