@@ -93,17 +93,20 @@ public final class PreprocessJob {
     /** The decoder with the stateless column operators, chained to {@code raw}. */
     static SingleOutputStreamOperator<KeyChunk> decode(
             DataStream<RawChunk> raw, DecodeOptions options) {
-        return decode(raw, options, false);
+        return decode(raw, options, 0);
     }
 
     /**
-     * The decoder with the stateless column operators, chained to {@code raw}; if {@code measure},
-     * it emits a {@link CostSample} per block on {@link CostSample#TAG}.
+     * The decoder with the stateless column operators, chained to {@code raw}; if {@code
+     * countEvery} is positive, it emits a {@link CostSample} per block on {@link CostSample#TAG},
+     * counting the fields' bytes in every {@code countEvery}-th block.
      */
     static SingleOutputStreamOperator<KeyChunk> decode(
-            DataStream<RawChunk> raw, DecodeOptions options, boolean measure) {
+            DataStream<RawChunk> raw, DecodeOptions options, int countEvery) {
         return raw.process(
-                        measure ? DecodeFunction.measured(options) : new DecodeFunction(options),
+                        countEvery > 0
+                                ? DecodeFunction.measured(options, countEvery)
+                                : new DecodeFunction(options),
                         BlockTypes.KEY_CHUNK)
                 .name("decode")
                 .uid("decode");
@@ -164,7 +167,8 @@ public final class PreprocessJob {
         }
 
         boolean measure = report != null;
-        SingleOutputStreamOperator<KeyChunk> keys = decode(raw, options, measure);
+        SingleOutputStreamOperator<KeyChunk> keys =
+                decode(raw, options, measure ? report.fieldBytesEvery() : 0);
         VocabularyFunction vocabulary = new VocabularyFunction();
         Columns columns = columns(env, keys, measure ? vocabulary.measured() : vocabulary);
 

@@ -184,6 +184,7 @@ class ReportITCase {
         conf.set(ReportOptions.INTERVAL_LINES, 20_000L);
         conf.set(ReportOptions.INTERVAL, Duration.ofHours(1));
         conf.set(ReportOptions.FPGA_VOCABULARY_BYTES, budget);
+        conf.set(ReportOptions.FIELD_BYTES_EVERY, 1); // exact bytes
         Path out = tmp.resolve("out");
         preprocess(input, out, conf);
 
@@ -211,6 +212,19 @@ class ReportITCase {
         assertThat(tiers.get(tiers.size() - 1)).isEqualTo("offchip");
         int firstOff = tiers.indexOf("offchip");
         assertThat(Set.copyOf(tiers.subList(firstOff, tiers.size()))).containsExactly("offchip");
+        // the tier sets the vocabulary operators' initiation intervals (P2 §3.4.2)
+        JsonNode firstIi =
+                all.get(0).get("columns").get(CriteoLayout.DENSE).get("fpga_ii_cycles_per_beat");
+        JsonNode lastIi =
+                all.get(all.size() - 1)
+                        .get("columns")
+                        .get(CriteoLayout.DENSE)
+                        .get("fpga_ii_cycles_per_beat");
+        assertThat(firstIi.get("genvocab").asDouble()).isEqualTo(2);
+        assertThat(firstIi.get("applyvocab").asDouble()).isEqualTo(1);
+        assertThat(lastIi.get("genvocab").asDouble()).isEqualTo(4.69);
+        assertThat(lastIi.get("applyvocab").asDouble()).isEqualTo(6.46);
+        assertThat(lastIi.get("hex2int").asDouble()).isEqualTo(1);
         for (int i = 0; i < tiers.size(); i++) {
             assertThat(tiers.get(i))
                     .isEqualTo(entries.get(i) * 16 > 50_000 * 16 ? "offchip" : "onchip");

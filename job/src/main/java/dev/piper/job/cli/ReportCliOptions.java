@@ -31,6 +31,16 @@ final class ReportCliOptions {
     long intervalLines;
 
     @Option(
+            names = "--report-field-bytes-every",
+            paramLabel = "N",
+            defaultValue = "8",
+            description =
+                    "Count each field's bytes in every N-th block of a decoder; the others are"
+                            + " split by the shares counted so far; 1 counts all, slower"
+                            + " (default: ${DEFAULT-VALUE}).")
+    int fieldBytesEvery;
+
+    @Option(
             names = "--fpga-vocabulary-bytes",
             paramLabel = "B",
             description =
@@ -60,7 +70,12 @@ final class ReportCliOptions {
                     cmd,
                     "--fpga-vocabulary-bytes: must not be negative, not " + fpgaVocabularyBytes);
         }
+        if (fieldBytesEvery < 1) {
+            throw new ParameterException(
+                    cmd, "--report-field-bytes-every: must be at least 1, not " + fieldBytesEvery);
+        }
         conf.set(ReportOptions.ENABLED, true);
+        conf.set(ReportOptions.FIELD_BYTES_EVERY, fieldBytesEvery);
         conf.set(ReportOptions.INTERVAL, d);
         conf.set(ReportOptions.INTERVAL_LINES, intervalLines);
         if (fpgaVocabularyBytes != null) {

@@ -22,13 +22,18 @@ import dev.piper.operators.decode.ColumnProgram;
  *   <li>concatenating and writing rows: evenly over the 40 fields (4 bytes each per row).
  * </ul>
  *
- * <p>Decoding time of a block without one accepted line (all dead letters) stays unattributed; the
- * label's share is reported apart from the 39 columns.
+ * <p>A decoder counts each field's bytes only in a sample of its blocks (its first, then every
+ * {@link ReportSettings#fieldBytesEvery()}-th): the other blocks' accepted bytes, exact, are split
+ * by the shares counted so far. Decoding time of a block without one accepted line (all dead
+ * letters) stays unattributed; the label's share is reported apart from the 39 columns.
  */
 final class ColumnAccounts {
 
     final long[] values = new long[FIELDS];
-    final long[] bytes = new long[FIELDS];
+
+    /** Encoded bytes per field: counted in the sampled blocks, split by shares in the others. */
+    final double[] bytes = new double[FIELDS];
+
     final double[] decodeNanos = new double[FIELDS];
     final double[] logNanos = new double[FIELDS];
     final double[] vocabularyNanos = new double[FIELDS];
@@ -61,13 +66,17 @@ final class ColumnAccounts {
         }
     }
 
-    void add(CostSample s) {
+    /**
+     * Adds {@code s}; a decoded block whose fields were not counted is split by {@code shares},
+     * each field's share of the bytes counted so far (null if none were).
+     */
+    void add(CostSample s, double[] shares) {
         threadNanos += s.threadNanos();
         workNanos += s.workNanos() + s.logNanos();
         stageWorkNanos[s.stage().ordinal()] += s.workNanos() + s.logNanos();
         stageThreadNanos[s.stage().ordinal()] += s.threadNanos();
         switch (s.stage()) {
-            case DECODE -> addDecode(s);
+            case DECODE -> addDecode(s, s.fieldBytes().length > 0 ? null : shares);
             case VOCABULARY -> vocabularyNanos[DENSE + 1 + s.column()] += s.threadNanos();
             case OUTPUT -> {
                 for (int f = 0; f < FIELDS; f++) {
@@ -77,24 +86,32 @@ final class ColumnAccounts {
         }
     }
 
-    private void addDecode(CostSample s) {
+    private void addDecode(CostSample s, double[] shares) {
         blocks++;
         lines += s.lines();
         rows += s.values();
-        long total = 0;
-        for (int b : s.fieldBytes()) {
-            total += b;
+        double[] share = shares;
+        if (s.fieldBytes().length > 0) {
+            long total = 0;
+            for (int b : s.fieldBytes()) {
+                total += b;
+            }
+            share = new double[FIELDS];
+            for (int f = 0; f < FIELDS && total > 0; f++) {
+                share[f] = s.fieldBytes()[f] / (double) total;
+            }
         }
         // reading and decoding the block, with the fused operators and the hand-over of its output
         double decode = Math.max(0, s.threadNanos() - s.logNanos());
+        boolean split = share != null && s.acceptedBytes() > 0;
         for (int f = 0; f < FIELDS; f++) {
             values[f] += s.values();
-            bytes[f] += s.fieldBytes()[f];
-            if (total > 0) {
-                decodeNanos[f] += decode * s.fieldBytes()[f] / total;
+            if (split) {
+                bytes[f] += s.acceptedBytes() * share[f];
+                decodeNanos[f] += decode * share[f];
             }
         }
-        if (total == 0) {
+        if (!split) {
             unattributedNanos += decode;
         }
         if (logFields.length > 0) {

@@ -41,6 +41,9 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
     private transient ColumnAccounts[] total;
     private transient long[][] entries;
 
+    /** Per pipeline, each field's bytes summed over the blocks whose fields were counted. */
+    private transient long[][] countedBytes;
+
     /** The whole run's report per pipeline as of the last interval, for the gauges' thread. */
     private transient AtomicReferenceArray<ObjectNode> published;
 
@@ -63,6 +66,7 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
         interval = new ColumnAccounts[programs.length];
         total = new ColumnAccounts[programs.length];
         entries = new long[programs.length][CriteoLayout.SPARSE];
+        countedBytes = new long[programs.length][CriteoLayout.FIELDS];
         published = new AtomicReferenceArray<>(programs.length);
         for (int p = 0; p < programs.length; p++) {
             interval[p] = new ColumnAccounts(programs[p]);
@@ -92,8 +96,15 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
             throw new IllegalStateException(
                     "cost sample of pipeline " + p + "; the job has " + programs.length);
         }
-        interval[p].add(s);
-        total[p].add(s);
+        double[] shares = null;
+        if (s.stage() == CostSample.Stage.DECODE) {
+            for (int f = 0; f < s.fieldBytes().length; f++) {
+                countedBytes[p][f] += s.fieldBytes()[f];
+            }
+            shares = shares(countedBytes[p]);
+        }
+        interval[p].add(s, shares);
+        total[p].add(s, shares);
         if (s.stage() == CostSample.Stage.VOCABULARY && s.entries() >= 0) {
             entries[p][s.column()] = s.entries();
         }
@@ -103,6 +114,22 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
                 emitIntervals();
             }
         }
+    }
+
+    /** Each field's share of {@code counted}, or null if nothing was counted yet. */
+    private static double[] shares(long[] counted) {
+        long total = 0;
+        for (long b : counted) {
+            total += b;
+        }
+        if (total == 0) {
+            return null;
+        }
+        double[] shares = new double[counted.length];
+        for (int f = 0; f < counted.length; f++) {
+            shares[f] = counted[f] / (double) total;
+        }
+        return shares;
     }
 
     /** Emits each pipeline's interval report, if its interval saw any work, and starts anew. */

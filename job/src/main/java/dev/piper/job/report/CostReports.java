@@ -83,7 +83,7 @@ final class CostReports {
                             CriteoLayout.fieldName(f),
                             ops,
                             accounts.values[f],
-                            accounts.bytes[f],
+                            Math.round(accounts.bytes[f]),
                             vocab);
             measured.add(
                     new CostReport.Measured(
@@ -129,6 +129,15 @@ final class CostReports {
                 o.putNull("vocab_entries");
                 o.putNull("vocab_tier");
             }
+            ObjectNode ii = o.putObject("fpga_ii_cycles_per_beat");
+            Tier t = c.tier() == null ? Tier.ONCHIP : c.tier();
+            for (Operator op : w.ops()) {
+                ii.put(op.modelName(), fpga.design().initiationInterval(op, t).value());
+            }
+            o.put("fpga_clock_mhz", fpga.design().clock().value() / 1e6);
+            o.put(
+                    "cpu_ns_per_value",
+                    w.values() > 0 ? c.measured().cpuCoreSeconds() * 1e9 / w.values() : 0);
             o.put("cpu_core_seconds", c.measured().cpuCoreSeconds());
             o.put("fpga_seconds", c.fpgaSeconds());
             o.put("fpga_speedup", c.fpgaSpeedup());
@@ -201,6 +210,11 @@ final class CostReports {
                                 .initiationInterval(Operator.APPLYVOCAB, Tier.OFFCHIP)
                                 .value()));
         d.put("fpga_vocabulary_bytes", Math.round(fpga.vocabularyBudgetBytes()));
+        d.put(
+                "input_bytes",
+                "counted per field in a sample of the blocks (each decoder's first and every"
+                        + " n-th, piper.report.field-bytes-every); the other blocks' exact bytes"
+                        + " are split by the shares counted so far");
         d.put("fpga_watts", fpga.power().value());
         d.put(
                 "smartssd",

@@ -68,6 +68,7 @@ public final class ReportHtml {
         chart(h, report.get("columns"));
         h.append("<h2>Columns</h2>\n<table><tr><th>column</th><th>ops</th><th>values</th>")
                 .append("<th>input bytes</th><th>vocab entries</th><th>tier</th>")
+                .append("<th>FPGA II gen/apply</th>")
                 .append("<th>CPU core-s</th><th>FPGA s</th><th>FPGA speedup</th>")
                 .append("<th>SmartSSD s</th><th>SmartSSD speedup</th>")
                 .append("<th>SmartSSD extrapolated</th></tr>\n");
@@ -88,6 +89,8 @@ public final class ReportHtml {
                                             Locale.ROOT, "%,d", c.path("vocab_entries").asLong()))
                     .append("</td><td>")
                     .append(c.path("vocab_tier").isNull() ? "" : esc(c.path("vocab_tier").asText()))
+                    .append("</td><td>")
+                    .append(vocabIi(c.path("fpga_ii_cycles_per_beat")))
                     .append("</td><td>")
                     .append(num(c.path("cpu_core_seconds").asDouble()))
                     .append("</td><td>")
@@ -232,6 +235,14 @@ public final class ReportHtml {
         return v >= 1
                 ? String.format(Locale.ROOT, "%,.0f", v)
                 : String.format(Locale.ROOT, "%s", v);
+    }
+
+    /** The vocabulary operators' initiation intervals, e.g. {@code 2 / 1}, or empty. */
+    private static String vocabIi(JsonNode ii) {
+        if (!ii.has("genvocab")) {
+            return "";
+        }
+        return num(ii.get("genvocab").asDouble()) + " / " + num(ii.get("applyvocab").asDouble());
     }
 
     private static String join(JsonNode array) {

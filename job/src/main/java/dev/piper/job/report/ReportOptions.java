@@ -32,6 +32,16 @@ public final class ReportOptions {
                             "Also report whenever this many more input lines were decoded (0:"
                                     + " by time only).");
 
+    public static final ConfigOption<Integer> FIELD_BYTES_EVERY =
+            ConfigOptions.key("piper.report.field-bytes-every")
+                    .intType()
+                    .defaultValue(8)
+                    .withDescription(
+                            "Count each field's encoded bytes in every N-th block of a decoder"
+                                    + " (and its first); the other blocks' bytes are split by the"
+                                    + " shares counted so far. 1 counts every block, at about an"
+                                    + " eighth of the decoding rate.");
+
     public static final ConfigOption<Long> FPGA_VOCABULARY_BYTES =
             ConfigOptions.key("piper.report.fpga.vocabulary-bytes")
                     .longType()
@@ -61,6 +71,11 @@ public final class ReportOptions {
             throw new IllegalArgumentException(
                     FPGA_VOCABULARY_BYTES.key() + ": must not be negative, not " + budget);
         }
-        return new ReportSettings(interval.toMillis(), lines, budget);
+        int every = conf.get(FIELD_BYTES_EVERY);
+        if (every < 1) {
+            throw new IllegalArgumentException(
+                    FIELD_BYTES_EVERY.key() + ": must be at least 1, not " + every);
+        }
+        return new ReportSettings(interval.toMillis(), lines, budget, every);
     }
 }

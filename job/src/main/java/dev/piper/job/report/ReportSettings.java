@@ -12,8 +12,11 @@ import java.io.Serializable;
  * @param intervalLines also report after this many more decoded lines (0: never)
  * @param fpgaVocabularyBytes on-chip bytes for vocabularies on the FPGA, or -1 for the model's
  *     default
+ * @param fieldBytesEvery a decoder counts each field's bytes in its first block and every this many
+ *     after it
  */
-public record ReportSettings(long intervalMillis, long intervalLines, long fpgaVocabularyBytes)
+public record ReportSettings(
+        long intervalMillis, long intervalLines, long fpgaVocabularyBytes, int fieldBytesEvery)
         implements Serializable {
 
     /** The FPGA model for {@code pipelines} pipelines (one MiniPipe each) with these settings. */

@@ -34,9 +34,9 @@ class ColumnAccountsTest {
         bytes[1] = 300; // I1
         bytes[14] = 600; // C1
         // thread 1,400 ns of which log 400: 1,000 ns over 1,000 bytes
-        a.add(CostSample.decode(0, 12, 10, bytes, 900, 400, 1_400));
-        a.add(CostSample.vocabulary(0, 0, 10, 7, 250, 300));
-        a.add(CostSample.output(0, 10, 300, 400));
+        a.add(CostSample.decode(0, 12, 10, bytes, 1000, 900, 400, 1_400), null);
+        a.add(CostSample.vocabulary(0, 0, 10, 7, 250, 300), null);
+        a.add(CostSample.output(0, 10, 300, 400), null);
         assertThat(a.decodeNanos[0]).isCloseTo(100, within(1e-9));
         assertThat(a.decodeNanos[1]).isCloseTo(300, within(1e-9));
         assertThat(a.decodeNanos[14]).isCloseTo(600, within(1e-9));
@@ -55,9 +55,25 @@ class ColumnAccountsTest {
     }
 
     @Test
+    void aBlockWhoseFieldsWereNotCountedIsSplitByTheSharesCountedSoFar() {
+        ColumnAccounts a = new ColumnAccounts(program());
+        double[] shares = new double[CriteoLayout.FIELDS];
+        shares[1] = 0.25;
+        shares[20] = 0.75;
+        a.add(CostSample.decode(0, 10, 10, new int[0], 2_000, 500, 0, 1_000), shares);
+        assertThat(a.bytes[1]).isCloseTo(500, within(1e-9));
+        assertThat(a.bytes[20]).isCloseTo(1_500, within(1e-9));
+        assertThat(a.decodeNanos[20]).isCloseTo(750, within(1e-9));
+        // nothing counted yet: the block's time stays unattributed
+        ColumnAccounts b = new ColumnAccounts(program());
+        b.add(CostSample.decode(0, 10, 10, new int[0], 2_000, 500, 0, 1_000), null);
+        assertThat(b.unattributedNanos).isEqualTo(1_000);
+    }
+
+    @Test
     void aBlockOfDeadLettersOnlyStaysUnattributed() {
         ColumnAccounts a = new ColumnAccounts(program());
-        a.add(CostSample.decode(0, 5, 0, new int[CriteoLayout.FIELDS], 700, 0, 800));
+        a.add(CostSample.decode(0, 5, 0, new int[CriteoLayout.FIELDS], 0, 700, 0, 800), null);
         assertThat(a.unattributedNanos).isEqualTo(800);
         assertThat(a.columnNanos()).isZero();
     }
@@ -67,7 +83,7 @@ class ColumnAccountsTest {
         ColumnAccounts a = new ColumnAccounts(program());
         int[] bytes = new int[CriteoLayout.FIELDS];
         Arrays.fill(bytes, 9);
-        a.add(CostSample.decode(0, 10, 10, bytes, 900, 100, 1_000));
+        a.add(CostSample.decode(0, 10, 10, bytes, 360, 900, 100, 1_000), null);
         long[] entries = new long[CriteoLayout.SPARSE];
         Arrays.fill(entries, -1);
         entries[1] = 42;
@@ -76,7 +92,7 @@ class ColumnAccountsTest {
                         program(),
                         a,
                         entries,
-                        new ReportSettings(1000, 0, -1).fpga(1),
+                        new ReportSettings(1000, 0, -1, 1).fpga(1),
                         SmartSsdModel.presto(),
                         0,
                         true);

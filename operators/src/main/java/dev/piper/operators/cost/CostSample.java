@@ -23,8 +23,10 @@ import org.apache.flink.util.OutputTag;
  * @param column {@link Stage#VOCABULARY}: the categorical column (0 for C1); otherwise -1
  * @param lines {@link Stage#DECODE}: input lines of the block (rows and dead letters)
  * @param values values processed: rows decoded, keys looked up, rows assembled
- * @param fieldBytes {@link Stage#DECODE}: encoded bytes of each field (label, I1..I13, C1..C26) in
- *     the block's accepted lines, delimiters included; empty otherwise
+ * @param fieldBytes {@link Stage#DECODE}, if the block's fields were counted (a sample of the
+ *     blocks is): encoded bytes of each field (label, I1..I13, C1..C26) in its accepted lines,
+ *     delimiters included; empty otherwise
+ * @param acceptedBytes {@link Stage#DECODE}: the bytes of the block's accepted lines; 0 otherwise
  * @param workNanos CPU time of the element's work, log excluded
  * @param logNanos {@link Stage#DECODE}: CPU time of the log pass over the block's log columns
  * @param threadNanos the thread's CPU time since its previous sample (or since the operator opened)
@@ -38,6 +40,7 @@ public record CostSample(
         long lines,
         long values,
         int[] fieldBytes,
+        long acceptedBytes,
         long workNanos,
         long logNanos,
         long threadNanos,
@@ -82,6 +85,7 @@ public record CostSample(
             long lines,
             long rows,
             int[] fieldBytes,
+            long acceptedBytes,
             long workNanos,
             long logNanos,
             long threadNanos) {
@@ -92,6 +96,7 @@ public record CostSample(
                 lines,
                 rows,
                 fieldBytes,
+                acceptedBytes,
                 workNanos,
                 logNanos,
                 threadNanos,
@@ -108,6 +113,7 @@ public record CostSample(
                 0,
                 keys,
                 NO_BYTES,
+                0,
                 workNanos,
                 0,
                 threadNanos,
@@ -117,6 +123,6 @@ public record CostSample(
     /** A concatenation call's sample. */
     public static CostSample output(int pipeline, long rows, long workNanos, long threadNanos) {
         return new CostSample(
-                Stage.OUTPUT, pipeline, -1, 0, rows, NO_BYTES, workNanos, 0, threadNanos, -1);
+                Stage.OUTPUT, pipeline, -1, 0, rows, NO_BYTES, 0, workNanos, 0, threadNanos, -1);
     }
 }

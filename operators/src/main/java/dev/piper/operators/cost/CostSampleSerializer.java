@@ -43,6 +43,7 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
         for (int b : s.fieldBytes()) {
             out.writeInt(b);
         }
+        out.writeLong(s.acceptedBytes());
         out.writeLong(s.workNanos());
         out.writeLong(s.logNanos());
         out.writeLong(s.threadNanos());
@@ -74,6 +75,7 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
                 lines,
                 values,
                 bytes,
+                in.readLong(),
                 in.readLong(),
                 in.readLong(),
                 in.readLong(),

@@ -61,12 +61,15 @@ public final class CriteoDecoder {
     private final boolean[] neg2zero = new boolean[LABEL_DENSE_WIDTH];
     private final int[] logFields;
 
-    /**
-     * Whether {@link #decode} counts each field's bytes and reads the thread's CPU clock around the
-     * log pass, for the cost report. Off, decoding does neither: counting costs about a tenth of
-     * the single-thread decoding rate (docs/PERFORMANCE.md, "The cost report").
-     */
+    /** Whether {@link #decode} reads the thread's CPU clock around the log pass. */
     private final boolean measure;
+
+    /**
+     * Whether the current {@link #decode(RawChunk, boolean)} counts each field's bytes: it costs
+     * about an eighth of the single-thread decoding rate, so the cost report counts only a sample
+     * of the blocks (docs/HARDWARE_MODEL.md).
+     */
+    private boolean counting;
 
     /**
      * Measuring: encoded bytes of each field of the line being parsed, delimiter included; added to
@@ -98,8 +101,7 @@ public final class CriteoDecoder {
     }
 
     /**
-     * @param measure whether to count each field's bytes ({@link Decoded#fieldBytes()}) and time
-     *     the log pass ({@link Decoded#logNanos()})
+     * @param measure whether to time the log pass ({@link Decoded#logNanos()})
      */
     public CriteoDecoder(DecodeOptions options, boolean measure) {
         this.options = options;
@@ -137,12 +139,18 @@ public final class CriteoDecoder {
     /**
      * The result of decoding one chunk.
      *
-     * @param fieldBytes if the decoder measures, the encoded bytes of each field (label, I1..I13,
-     *     C1..C26) in the accepted lines, delimiters included: what each column cost to decode;
-     *     otherwise zeros
+     * @param fieldBytes if the fields were counted, the encoded bytes of each field (label,
+     *     I1..I13, C1..C26) in the accepted lines, delimiters included: what each column cost to
+     *     decode; otherwise empty
+     * @param acceptedBytes the bytes of the accepted lines, line breaks included
      * @param logNanos if the decoder measures, the thread CPU time of the log pass; otherwise 0
      */
-    public record Decoded(DenseChunk dense, KeyChunk[] keys, int[] fieldBytes, long logNanos) {}
+    public record Decoded(
+            DenseChunk dense,
+            KeyChunk[] keys,
+            int[] fieldBytes,
+            int acceptedBytes,
+            long logNanos) {}
 
     /**
      * Bytes per row assumed when sizing a block's arrays: Criteo lines average 240 (Kaggle) to 260
@@ -152,8 +160,19 @@ public final class CriteoDecoder {
      */
     static final int ASSUMED_LINE_BYTES = 200;
 
+    private static final int[] NOT_COUNTED = new int[0];
+
     /** Decodes every line of {@code chunk}; each becomes a row or a dead letter. */
     public Decoded decode(RawChunk chunk) {
+        return decode(chunk, false);
+    }
+
+    /**
+     * Decodes every line of {@code chunk}; each becomes a row or a dead letter. With {@code
+     * countFields}, also counts each field's bytes ({@link Decoded#fieldBytes()}).
+     */
+    public Decoded decode(RawChunk chunk, boolean countFields) {
+        counting = countFields;
         byte[] b = chunk.data();
         // A cut-short last line is rejected whole; the loop below only sees the lines before it.
         int end = chunk.lastLineCut() ? Swar.lastLineStart(b, chunk.length()) : chunk.length();
@@ -161,7 +180,8 @@ public final class CriteoDecoder {
         int[] labelDense = new int[capacity * LABEL_DENSE_WIDTH];
         long[][] keys = new long[SPARSE][capacity];
         List<DeadLetter> dead = null;
-        int[] fieldBytes = new int[FIELDS];
+        int[] fieldBytes = countFields ? new int[FIELDS] : NOT_COUNTED;
+        int acceptedBytes = 0;
 
         int rows = 0;
         int fastRows = 0;
@@ -177,9 +197,10 @@ public final class CriteoDecoder {
             }
             int next = decodeWellFormed(b, start, end, labelDense, keys, rows);
             if (next >= 0) {
-                if (measure) {
+                if (countFields) {
                     addFastLineBytes(fieldBytes);
                 }
+                acceptedBytes += next - start;
                 fastRows++;
                 rows++;
                 lines++;
@@ -190,9 +211,10 @@ public final class CriteoDecoder {
             int lineEnd = nl < 0 ? end : nl;
             int contentEnd = lineEnd > start && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
             if (decodeLine(b, start, contentEnd, labelDense, keys, rows)) {
-                if (measure) {
+                if (countFields) {
                     addLineBytes(fieldBytes);
                 }
+                acceptedBytes += (nl < 0 ? end : nl + 1) - start;
                 rows++;
             } else {
                 if (dead == null) {
@@ -211,7 +233,7 @@ public final class CriteoDecoder {
             lines++;
         }
         long logNanos = 0;
-        if (measure) {
+        if (countFields) {
             for (int c = 0; c < SPARSE; c++) {
                 fieldBytes[DENSE + 1 + c] += fastRows * TYPICAL_ID_BYTES;
             }
@@ -238,7 +260,7 @@ public final class CriteoDecoder {
         for (int c = 0; c < SPARSE; c++) {
             out[c] = new KeyChunk(chunk.lane(), c, chunk.seq(), keys[c], rows, program.epoch(c));
         }
-        return new Decoded(dense, out, fieldBytes, logNanos);
+        return new Decoded(dense, out, fieldBytes, acceptedBytes, logNanos);
     }
 
     /** Adds a line of the full rules: every field's bytes are in {@link #lineBytes}. */
@@ -320,7 +342,7 @@ public final class CriteoDecoder {
             }
             labelDense[base + f] = v < 0 && neg2zero[f] ? 0 : (int) v;
             p++;
-            if (measure) {
+            if (counting) {
                 lineBytes[f] = p - fieldStart;
             }
         }
@@ -370,7 +392,7 @@ public final class CriteoDecoder {
             long m = modulus[c];
             keys[c][row] = m > 0 ? Long.remainderUnsigned(v, m) : v;
             // an 8-digit id parsed as one word takes 9 bytes, but for the line break after C26
-            if (measure
+            if (counting
                     && (!parsedAsWord || c == SPARSE - 1)
                     && p - fieldStart != TYPICAL_ID_BYTES) {
                 exceptionColumns[exception] = c;

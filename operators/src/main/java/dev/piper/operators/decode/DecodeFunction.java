@@ -27,7 +27,11 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
 
     private final DecodeOptions options;
     private final boolean measure;
+    private final int countEvery;
     private transient CriteoDecoder decoder;
+
+    /** Measuring: blocks this subtask decoded. */
+    private transient long blocks;
 
     /** Measuring: the thread's CPU clock when the function opened. */
     private transient long openedAt;
@@ -36,17 +40,24 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
     private transient long lastSample;
 
     public DecodeFunction(DecodeOptions options) {
-        this(options, false);
+        this(options, false, 1);
     }
 
-    private DecodeFunction(DecodeOptions options, boolean measure) {
+    private DecodeFunction(DecodeOptions options, boolean measure, int countEvery) {
+        if (countEvery < 1) {
+            throw new IllegalArgumentException("countEvery must be positive: " + countEvery);
+        }
         this.options = options;
         this.measure = measure;
+        this.countEvery = countEvery;
     }
 
-    /** A decoder that also emits a {@link CostSample} per block on {@link CostSample#TAG}. */
-    public static DecodeFunction measured(DecodeOptions options) {
-        return new DecodeFunction(options, true);
+    /**
+     * A decoder that also emits a {@link CostSample} per block on {@link CostSample#TAG}, with each
+     * field's bytes counted in its first block and every {@code countEvery}-th after it.
+     */
+    public static DecodeFunction measured(DecodeOptions options, int countEvery) {
+        return new DecodeFunction(options, true, countEvery);
     }
 
     @Override
@@ -69,7 +80,8 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
     @Override
     public void processElement(RawChunk chunk, Context ctx, Collector<KeyChunk> out) {
         long start = measure ? ThreadCpu.now() : 0;
-        CriteoDecoder.Decoded decoded = decoder.decode(chunk);
+        CriteoDecoder.Decoded decoded =
+                decoder.decode(chunk, measure && blocks++ % countEvery == 0);
         ctx.output(DENSE, decoded.dense());
         for (KeyChunk keys : decoded.keys()) {
             out.collect(keys);
@@ -83,6 +95,7 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
                             decoded.dense().lines(),
                             decoded.dense().rows(),
                             decoded.fieldBytes(),
+                            decoded.acceptedBytes(),
                             end - start - decoded.logNanos(),
                             decoded.logNanos(),
                             end - lastSample));

@@ -30,7 +30,8 @@ class CostSampleSerializerTest {
         for (int f = 0; f < bytes.length; f++) {
             bytes[f] = 1000 + f;
         }
-        CostSample decode = CostSample.decode(2, 4000, 3990, bytes, 5_000_000, 70_000, 6_000_000);
+        CostSample decode =
+                CostSample.decode(2, 4000, 3990, bytes, 1_000_000, 5_000_000, 70_000, 6_000_000);
         CostSample back = read(write(decode));
         assertThat(back.fieldBytes()).containsExactly(bytes);
         assertThat(back).usingRecursiveComparison().isEqualTo(decode);
@@ -51,6 +52,7 @@ class CostSampleSerializerTest {
                                 + "0000000000000000" // lines
                                 + "0000000000000003" // values
                                 + "00000000" // no field bytes
+                                + "0000000000000000" // accepted bytes
                                 + "0000000000000005" // work
                                 + "0000000000000000" // log
                                 + "0000000000000006" // thread
@@ -71,6 +73,7 @@ class CostSampleSerializerTest {
                                         0,
                                         0,
                                         new int[3],
+                                        0,
                                         0,
                                         0,
                                         0,
