@@ -9,6 +9,8 @@ import dev.piper.job.control.SpecDecodeFunction;
 import dev.piper.job.control.SwitchTracker;
 import dev.piper.job.kafka.KafkaOut;
 import dev.piper.job.kafka.OutputEncoder;
+import dev.piper.job.report.CostModelOperator;
+import dev.piper.job.report.ReportSettings;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.DenseChunk;
@@ -18,6 +20,8 @@ import dev.piper.operators.block.LogRecord;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.block.SerializerTypeInfo;
 import dev.piper.operators.concat.ConcatenateFunction;
+import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.log.LogChunkOperator;
 import dev.piper.operators.order.LaneSequenceFunction;
@@ -86,6 +90,8 @@ public final class StreamJob {
     private final Chunking chunking;
     private UnaryOperator<DataStream<AssembledBlock>> beforeOutput = UnaryOperator.identity();
     private Control control;
+    private ReportSettings report;
+    private Sink<String> reportSink;
 
     /**
      * @param source every pipeline's input, each record in its pipeline's lanes
@@ -118,6 +124,17 @@ public final class StreamJob {
     /** Makes the job reconfigurable through {@code control}'s specs. */
     public StreamJob withControl(Control control) {
         this.control = Objects.requireNonNull(control);
+        return this;
+    }
+
+    /**
+     * Also measures every column's work and runs the hardware cost model over it, writing a JSON
+     * report per pipeline and interval to {@code sink} ({@code docs/HARDWARE_MODEL.md}). Not with a
+     * control stream: a spec switch would change the chains the reports price.
+     */
+    public StreamJob withReport(ReportSettings settings, Sink<String> sink) {
+        this.report = Objects.requireNonNull(settings);
+        this.reportSink = Objects.requireNonNull(sink);
         return this;
     }
 
@@ -157,14 +174,24 @@ public final class StreamJob {
             options[i] = p.start().options(maxRawBytes);
         }
 
+        if (report != null && control != null) {
+            throw new IllegalArgumentException(
+                    "the cost report cannot follow a control stream yet: a spec switch would change"
+                            + " the operator chains it prices; run the report without"
+                            + " --control-topic/--control-dir");
+        }
+        boolean measure = report != null;
         SingleOutputStreamOperator<KeyChunk> keys;
         DataStream<KafkaOut> status = null;
         if (control == null && n == 1) {
-            keys = PreprocessJob.decode(raw, options[0]);
+            keys = PreprocessJob.decode(raw, options[0], measure ? report.fieldBytesEvery() : 0);
         } else if (control == null) {
             keys =
                     raw.process(
-                                    new PipelinesDecodeFunction(starts, maxRawBytes),
+                                    measure
+                                            ? PipelinesDecodeFunction.measured(
+                                                    starts, maxRawBytes, report.fieldBytesEvery())
+                                            : new PipelinesDecodeFunction(starts, maxRawBytes),
                                     BlockTypes.KEY_CHUNK)
                             .name("decode")
                             .uid("decode");
@@ -190,19 +217,39 @@ public final class StreamJob {
                             .name("decode")
                             .uid("decode");
         }
+        VocabularyFunction vocabulary = VocabularyFunction.asArrived();
         PreprocessJob.Columns columns =
-                PreprocessJob.columns(env, keys, VocabularyFunction.asArrived(), n);
+                PreprocessJob.columns(env, keys, measure ? vocabulary.measured() : vocabulary, n);
 
         TypeInformation<Tuple2<Integer, Long>> blockKey = Types.TUPLE(Types.INT, Types.LONG);
-        DataStream<AssembledBlock> assembled =
+        SingleOutputStreamOperator<AssembledBlock> assembled =
                 columns.dense()
                         .connect(columns.indices())
                         .keyBy(new DenseByBlock(), new IndexByBlock(), blockKey)
                         .process(
-                                new ConcatenateFunction<Tuple2<Integer, Long>>(),
+                                measure
+                                        ? ConcatenateFunction.<Tuple2<Integer, Long>>measured()
+                                        : new ConcatenateFunction<Tuple2<Integer, Long>>(),
                                 BlockTypes.ASSEMBLED_BLOCK)
                         .name("concatenate")
                         .uid("concatenate");
+        if (measure) {
+            ColumnProgram[] programs = new ColumnProgram[n];
+            for (int i = 0; i < n; i++) {
+                programs[i] = options[i].program();
+            }
+            keys.getSideOutput(CostSample.TAG)
+                    .union(
+                            columns.indices().getSideOutput(CostSample.TAG),
+                            assembled.getSideOutput(CostSample.TAG))
+                    .transform("cost-model", Types.STRING, new CostModelOperator(programs, report))
+                    .setParallelism(1)
+                    .uid("cost-model")
+                    .sinkTo(reportSink)
+                    .setParallelism(1)
+                    .name("report")
+                    .uid("report");
+        }
 
         DataStream<AssembledBlock> ordered =
                 assembled

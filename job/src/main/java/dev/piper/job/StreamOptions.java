@@ -63,6 +63,15 @@ public final class StreamOptions {
                                     + " Default: one pipeline, piper.spec on"
                                     + " piper.kafka.input-topic.");
 
+    public static final ConfigOption<String> REPORT_TOPIC =
+            ConfigOptions.key("piper.kafka.report-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Topic of the hardware cost reports (JSON, one per pipeline and"
+                                    + " interval, keyed by pipeline name; at least once). Needs"
+                                    + " piper.report.enabled. Default: none.");
+
     public static final ConfigOption<String> CONTROL_TOPIC =
             ConfigOptions.key("piper.kafka.control-topic")
                     .stringType()

@@ -4,6 +4,8 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.control.ControlFiles;
 import dev.piper.job.kafka.InputProbe;
 import dev.piper.job.kafka.KafkaConnectors;
+import dev.piper.job.report.ReportOptions;
+import dev.piper.job.report.ReportSettings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -346,6 +348,19 @@ public final class Streaming {
                                     "status-" + StreamOptions.transactionalIdPrefix(conf),
                                     props)));
         }
+        Optional<String> reportTopic = conf.getOptional(StreamOptions.REPORT_TOPIC);
+        if (reportTopic.isPresent()) {
+            ReportSettings settings = ReportOptions.settings(conf);
+            if (settings == null) {
+                throw new IllegalArgumentException(
+                        StreamOptions.REPORT_TOPIC.key()
+                                + " is set but "
+                                + ReportOptions.ENABLED.key()
+                                + " is false");
+            }
+            job.withReport(
+                    settings, KafkaConnectors.reportSink(bootstrap, reportTopic.get(), props));
+        }
         return job;
     }
 
@@ -389,7 +404,8 @@ public final class Streaming {
             for (Optional<String> single :
                     List.of(
                             conf.getOptional(StreamOptions.CONTROL_TOPIC),
-                            StreamOptions.statusTopic(conf))) {
+                            StreamOptions.statusTopic(conf),
+                            conf.getOptional(StreamOptions.REPORT_TOPIC))) {
                 single.filter(t -> !existing.contains(t) && planned.add(t))
                         .ifPresent(
                                 t ->

@@ -10,6 +10,7 @@ import dev.piper.job.kafka.LineProducer;
 import dev.piper.job.kafka.OutputConsumer;
 import dev.piper.job.kafka.StreamFormat;
 import dev.piper.job.kafka.TestKafka;
+import dev.piper.job.report.ReportOptions;
 import dev.piper.job.sink.OutputLayout;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.decode.DecodeOptions;
@@ -165,6 +166,44 @@ class StreamITCase {
      * keys of its input line; each (column, key) has one index; each partition's blocks come in
      * input order; rows and dead letters add up to the input.
      */
+    /**
+     * {@code --report-topic}: the stream's output is unchanged, and the report topic receives a
+     * report per interval (here every 50,000 decoded lines) in the batch report's schema, keyed by
+     * the pipeline, whose intervals never count more rows than were written.
+     */
+    @Test
+    void aReportTopicReceivesTheCostReportsAndTheOutputIsUnchanged() throws Exception {
+        Configuration conf = streamConf("rep", Duration.ofSeconds(1));
+        conf.set(ReportOptions.ENABLED, true);
+        conf.set(ReportOptions.INTERVAL_LINES, 50_000L);
+        conf.set(StreamOptions.REPORT_TOPIC, "rep-report");
+        kafka.createTopic("rep-in", 1);
+        LineProducer.produce(generated, kafka.bootstrapServers(), "rep-in", null, Map.of(), QUIET);
+        Streaming.prepareTopics(conf, QUIET);
+
+        Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+
+        assertSameAsBatch(consume(conf, batchSummary.rowsWritten()));
+        var records = kafka.readCommitted("rep-report");
+        assertThat(records.size()).isGreaterThanOrEqualTo(3);
+        ObjectMapper json = new ObjectMapper();
+        long rows = 0;
+        int index = 0;
+        for (var r : records) {
+            assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo("dlrm-criteo");
+            JsonNode report = json.readTree(r.value());
+            assertThat(report.get("report").get("index").asInt()).isEqualTo(index++);
+            assertThat(report.get("report").get("final").asBoolean()).isFalse();
+            assertThat(report.get("columns")).hasSize(39);
+            assertThat(report.get("columns").get(0).get("values").asLong())
+                    .isEqualTo(report.get("report").get("rows").asLong());
+            assertThat(report.get("device").get("fpga_bound").asText())
+                    .isIn("decode", "compute", "datapath", "link");
+            rows += report.get("report").get("rows").asLong();
+        }
+        assertThat(rows).isPositive().isLessThanOrEqualTo(batchSummary.rowsWritten());
+    }
+
     @Test
     void threePartitionsMapBackToTheirInputLines() throws Exception {
         Configuration conf = streamConf("three", Duration.ofSeconds(1));

@@ -48,6 +48,18 @@ final class StreamCommand implements Callable<Integer> {
 
     @Mixin KafkaClientOptions kafka;
 
+    @Mixin ReportCliOptions reportOptions;
+
+    @Option(
+            names = "--report-topic",
+            paramLabel = "R",
+            description =
+                    "Measure each column's work and write a hardware cost report per pipeline and"
+                            + " --report-interval to this topic (JSON, keyed by pipeline; at least"
+                            + " once; docs/HARDWARE_MODEL.md). Not with --control-topic or"
+                            + " --control-dir.")
+    String reportTopic;
+
     @Option(
             names = "--input-topic",
             paramLabel = "T",
@@ -256,6 +268,12 @@ final class StreamCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--control-dir: not with --control-topic; choose one");
         }
+        if (reportTopic != null && (controlTopic != null || controlDir != null)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--report-topic: not with --control-topic or --control-dir yet (a spec switch"
+                            + " changes the operator chains the report prices)");
+        }
         if (statusDir != null && controlDir == null) {
             throw new ParameterException(spec.commandLine(), "--status-dir: needs --control-dir");
         }
@@ -294,6 +312,10 @@ final class StreamCommand implements Callable<Integer> {
                 .ifPresent(t -> conf.set(StreamOptions.DEAD_LETTER_TOPIC, t));
         Optional.ofNullable(vocabTopic).ifPresent(t -> conf.set(StreamOptions.VOCAB_TOPIC, t));
         Optional.ofNullable(controlTopic).ifPresent(t -> conf.set(StreamOptions.CONTROL_TOPIC, t));
+        if (reportTopic != null) {
+            reportOptions.apply(spec.commandLine(), conf);
+            conf.set(StreamOptions.REPORT_TOPIC, reportTopic);
+        }
         Optional.ofNullable(statusTopic).ifPresent(t -> conf.set(StreamOptions.STATUS_TOPIC, t));
         if (controlDir != null) {
             Path status =

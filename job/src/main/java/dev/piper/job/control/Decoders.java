@@ -21,6 +21,7 @@ final class Decoders implements Serializable {
 
     private final byte[][] startBytes;
     private final int maxRawBytes;
+    private final boolean measure;
 
     private transient ActiveSpec[] starts;
     private transient ActiveSpec[] using;
@@ -31,6 +32,14 @@ final class Decoders implements Serializable {
      * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
      */
     Decoders(ActiveSpec[] starts, int maxRawBytes) {
+        this(starts, maxRawBytes, false);
+    }
+
+    /**
+     * @param measure whether the decoders time their log pass (for the cost report)
+     */
+    Decoders(ActiveSpec[] starts, int maxRawBytes, boolean measure) {
+        this.measure = measure;
         this.startBytes = new byte[starts.length][];
         for (int i = 0; i < starts.length; i++) {
             startBytes[i] = ActiveSpecSerializer.toBytes(starts[i]);
@@ -68,24 +77,26 @@ final class Decoders implements Serializable {
     /**
      * Decodes {@code chunk} with {@code active}, or with its pipeline's starting spec if {@code
      * active} is null: the dense part to {@code dense}, a key chunk per sparse column to {@code
-     * keys}.
+     * keys}; with {@code countFields}, each field's bytes are counted. Returns what was decoded.
      */
-    void decode(
+    CriteoDecoder.Decoded decode(
             int p,
             ActiveSpec active,
             RawChunk chunk,
+            boolean countFields,
             Consumer<DenseChunk> dense,
             Collector<KeyChunk> keys) {
         init();
         ActiveSpec spec = active == null ? starts[p] : active;
         if (using[p] == null || using[p].version() != spec.version()) {
             using[p] = spec;
-            decoders[p] = new CriteoDecoder(spec.options(maxRawBytes));
+            decoders[p] = new CriteoDecoder(spec.options(maxRawBytes), measure);
         }
-        CriteoDecoder.Decoded decoded = decoders[p].decode(chunk);
+        CriteoDecoder.Decoded decoded = decoders[p].decode(chunk, countFields);
         dense.accept(decoded.dense());
         for (KeyChunk k : decoded.keys()) {
             keys.collect(k);
         }
+        return decoded;
     }
 }

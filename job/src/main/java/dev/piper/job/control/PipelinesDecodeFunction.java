@@ -2,7 +2,11 @@ package dev.piper.job.control;
 
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.ThreadCpu;
+import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -15,22 +19,83 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
     private static final long serialVersionUID = 1L;
 
     private final Decoders decoders;
+    private final int countEvery;
+
+    /** Measuring: blocks decoded, and the thread's CPU clock at the end of the previous sample. */
+    private transient long blocks;
+
+    private transient long lastSample;
+    private transient long openedAt;
 
     /**
      * @param starts each pipeline's spec, by index
      * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
      */
     public PipelinesDecodeFunction(ActiveSpec[] starts, int maxRawBytes) {
-        this.decoders = new Decoders(starts, maxRawBytes);
+        this(starts, maxRawBytes, 0);
+    }
+
+    private PipelinesDecodeFunction(ActiveSpec[] starts, int maxRawBytes, int countEvery) {
+        this.decoders = new Decoders(starts, maxRawBytes, countEvery > 0);
+        this.countEvery = countEvery;
+    }
+
+    /**
+     * A decoder that also emits a {@link CostSample} per block on {@link CostSample#TAG}, counting
+     * each field's bytes in its first block and every {@code countEvery}-th after it (as {@link
+     * DecodeFunction#measured}).
+     */
+    public static PipelinesDecodeFunction measured(
+            ActiveSpec[] starts, int maxRawBytes, int countEvery) {
+        if (countEvery < 1) {
+            throw new IllegalArgumentException("countEvery must be positive: " + countEvery);
+        }
+        return new PipelinesDecodeFunction(starts, maxRawBytes, countEvery);
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        lastSample = countEvery > 0 ? ThreadCpu.now() : 0;
+        openedAt = lastSample;
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (countEvery > 0) {
+            getRuntimeContext()
+                    .getLongCounter(CostSample.TASK_CPU_ACCUMULATOR)
+                    .add(ThreadCpu.now() - openedAt);
+        }
+        super.close();
     }
 
     @Override
     public void processElement(RawChunk chunk, Context ctx, Collector<KeyChunk> out) {
-        decoders.decode(
-                decoders.pipeline(chunk.lane()),
-                null,
-                chunk,
-                dense -> ctx.output(DecodeFunction.DENSE, dense),
-                out);
+        boolean measure = countEvery > 0;
+        long start = measure ? ThreadCpu.now() : 0;
+        int p = decoders.pipeline(chunk.lane());
+        CriteoDecoder.Decoded decoded =
+                decoders.decode(
+                        p,
+                        null,
+                        chunk,
+                        measure && blocks++ % countEvery == 0,
+                        dense -> ctx.output(DecodeFunction.DENSE, dense),
+                        out);
+        if (measure) {
+            long end = ThreadCpu.now();
+            ctx.output(
+                    CostSample.TAG,
+                    CostSample.decode(
+                            p,
+                            decoded.dense().lines(),
+                            decoded.dense().rows(),
+                            decoded.fieldBytes(),
+                            decoded.acceptedBytes(),
+                            end - start - decoded.logNanos(),
+                            decoded.logNanos(),
+                            end - lastSample));
+            lastSample = end;
+        }
     }
 }

@@ -50,6 +50,7 @@ public final class SpecDecodeFunction
                 p,
                 ctx.getBroadcastState(SPECS).get(decoders.name(p)),
                 chunk,
+                false,
                 dense -> ctx.output(DecodeFunction.DENSE, dense),
                 out);
     }

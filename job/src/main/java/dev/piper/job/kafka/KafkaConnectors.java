@@ -119,6 +119,54 @@ public final class KafkaConnectors {
     }
 
     /**
+     * Writes the cost reports (JSON strings, each keyed by its pipeline's name) to {@code topic},
+     * at least once: a report is a measurement, and after a restore the cost model's totals start
+     * again anyway.
+     */
+    public static KafkaSink<String> reportSink(
+            String bootstrapServers, String topic, Map<String, String> userProperties) {
+        Properties props = new Properties();
+        props.putAll(userProperties);
+        return KafkaSink.<String>builder()
+                .setBootstrapServers(bootstrapServers)
+                .setKafkaProducerConfig(props)
+                .setRecordSerializer(new ReportSchema(topic))
+                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                .build();
+    }
+
+    /** A report as a record of {@code topic}, keyed by its pipeline's name. */
+    private static final class ReportSchema
+            implements org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema<
+                    String> {
+        private static final long serialVersionUID = 1L;
+
+        private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+                new com.fasterxml.jackson.databind.ObjectMapper();
+
+        private final String topic;
+
+        ReportSchema(String topic) {
+            this.topic = topic;
+        }
+
+        @Override
+        public org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]> serialize(
+                String report, KafkaSinkContext context, Long timestamp) {
+            String pipeline;
+            try {
+                pipeline = JSON.readTree(report).path("pipeline").asText();
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("a cost report is not JSON: " + e.getMessage(), e);
+            }
+            return new org.apache.kafka.clients.producer.ProducerRecord<>(
+                    topic,
+                    pipeline.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    report.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+    }
+
+    /**
      * Writes the control-status records ({@link KafkaOut#STATUS}) to {@code topic} in transactions
      * committed with each checkpoint.
      */
