@@ -90,9 +90,11 @@ final class ColumnAccounts {
         blocks++;
         lines += s.lines();
         rows += s.values();
+        boolean counted = s.fieldBytes().length > 0;
         double[] share = shares;
-        if (s.fieldBytes().length > 0) {
-            long total = 0;
+        long total = s.acceptedBytes();
+        if (counted) {
+            total = 0;
             for (int b : s.fieldBytes()) {
                 total += b;
             }
@@ -103,11 +105,11 @@ final class ColumnAccounts {
         }
         // reading and decoding the block, with the fused operators and the hand-over of its output
         double decode = Math.max(0, s.threadNanos() - s.logNanos());
-        boolean split = share != null && s.acceptedBytes() > 0;
+        boolean split = share != null && total > 0;
         for (int f = 0; f < FIELDS; f++) {
             values[f] += s.values();
             if (split) {
-                bytes[f] += s.acceptedBytes() * share[f];
+                bytes[f] += counted ? s.fieldBytes()[f] : total * share[f];
                 decodeNanos[f] += decode * share[f];
             }
         }

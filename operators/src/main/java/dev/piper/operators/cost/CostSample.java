@@ -12,11 +12,10 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Two CPU figures, both from the thread's CPU clock ({@link ThreadCpu}): {@code workNanos} is
  * the element's own work (decoding and the fused column operators, a vocabulary's lookups, the
- * concatenation with the sink chained behind it, each including the hand-over of its output), the
- * part that is attributed to columns; {@code threadNanos} is everything the thread spent since the
- * previous element's sample (so also reading the source, deserializing input, checkpointing), which
- * adds up to the task's busy CPU time and lets the report say how much of it the columns account
- * for.
+ * concatenation with the operators chained behind it, each including the hand-over of its output);
+ * {@code threadNanos} is everything the thread spent since the previous element's sample (so also
+ * reading the source and receiving and deserializing the input), which adds up to the task's busy
+ * CPU time. The cost model attributes {@code threadNanos} to columns and reports both.
  *
  * @param stage which operator measured it
  * @param pipeline the pipeline's index (the lane's pipeline; 0 for a file)
