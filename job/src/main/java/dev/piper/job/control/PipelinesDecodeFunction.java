@@ -3,6 +3,7 @@ package dev.piper.job.control;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
@@ -24,8 +25,8 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
     /** Measuring: blocks decoded, and the thread's CPU clock at the end of the previous sample. */
     private transient long blocks;
 
-    private transient long lastSample;
-    private transient long openedAt;
+    /** Measuring: the thread CPU bookkeeping; null otherwise. */
+    private transient CpuMeter meter;
 
     /**
      * @param starts each pipeline's spec, by index
@@ -55,16 +56,13 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
 
     @Override
     public void open(OpenContext openContext) {
-        lastSample = countEvery > 0 ? ThreadCpu.now() : 0;
-        openedAt = lastSample;
+        meter = countEvery > 0 ? CpuMeter.start() : null;
     }
 
     @Override
     public void close() throws Exception {
         if (countEvery > 0) {
-            getRuntimeContext()
-                    .getLongCounter(CostSample.TASK_CPU_ACCUMULATOR)
-                    .add(ThreadCpu.now() - openedAt);
+            meter.close(getRuntimeContext());
         }
         super.close();
     }
@@ -86,16 +84,7 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
             long end = ThreadCpu.now();
             ctx.output(
                     CostSample.TAG,
-                    CostSample.decode(
-                            p,
-                            decoded.dense().lines(),
-                            decoded.dense().rows(),
-                            decoded.fieldBytes(),
-                            decoded.acceptedBytes(),
-                            end - start - decoded.logNanos(),
-                            decoded.logNanos(),
-                            end - lastSample));
-            lastSample = end;
+                    CostSample.decoded(p, decoded, start, end, meter.sinceLastSample(end)));
         }
     }
 }

@@ -12,6 +12,7 @@ import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.IndexChunkSerializer;
 import dev.piper.operators.block.Lanes;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -48,11 +49,8 @@ public final class ConcatenateFunction<K>
 
     private final boolean measure;
 
-    /** Measuring: the thread's CPU clock when the function opened. */
-    private transient long openedAt;
-
-    /** Measuring: the thread's CPU clock at the end of the previous sample. */
-    private transient long lastSample;
+    /** Measuring: the thread CPU bookkeeping; null otherwise. */
+    private transient CpuMeter meter;
 
     public ConcatenateFunction() {
         this(false);
@@ -76,16 +74,13 @@ public final class ConcatenateFunction<K>
         dense = getRuntimeContext().getState(DENSE);
         sparse = getRuntimeContext().getMapState(SPARSE_PARTS);
         sparseCount = getRuntimeContext().getState(SPARSE_COUNT);
-        lastSample = measure ? ThreadCpu.now() : 0;
-        openedAt = lastSample;
+        meter = measure ? CpuMeter.start() : null;
     }
 
     @Override
     public void close() throws Exception {
         if (measure) {
-            getRuntimeContext()
-                    .getLongCounter(CostSample.TASK_CPU_ACCUMULATOR)
-                    .add(ThreadCpu.now() - openedAt);
+            meter.close(getRuntimeContext());
         }
         super.close();
     }
@@ -117,8 +112,8 @@ public final class ConcatenateFunction<K>
     private void sample(Context ctx, int pipeline, int rows, long start) {
         long end = ThreadCpu.now();
         ctx.output(
-                CostSample.TAG, CostSample.output(pipeline, rows, end - start, end - lastSample));
-        lastSample = end;
+                CostSample.TAG,
+                CostSample.output(pipeline, rows, end - start, meter.sinceLastSample(end)));
     }
 
     /** Emits the block if all its parts are here; returns its rows, or 0. */

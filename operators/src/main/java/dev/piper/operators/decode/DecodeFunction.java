@@ -6,6 +6,7 @@ import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
@@ -33,11 +34,8 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
     /** Measuring: blocks this subtask decoded. */
     private transient long blocks;
 
-    /** Measuring: the thread's CPU clock when the function opened. */
-    private transient long openedAt;
-
-    /** The thread's CPU clock at the end of the previous sample. */
-    private transient long lastSample;
+    /** Measuring: the thread CPU bookkeeping; null otherwise. */
+    private transient CpuMeter meter;
 
     public DecodeFunction(DecodeOptions options) {
         this(options, false, 1);
@@ -63,16 +61,13 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
     @Override
     public void open(OpenContext openContext) {
         decoder = new CriteoDecoder(options, measure);
-        lastSample = measure ? ThreadCpu.now() : 0;
-        openedAt = lastSample;
+        meter = measure ? CpuMeter.start() : null;
     }
 
     @Override
     public void close() throws Exception {
         if (measure) {
-            getRuntimeContext()
-                    .getLongCounter(CostSample.TASK_CPU_ACCUMULATOR)
-                    .add(ThreadCpu.now() - openedAt);
+            meter.close(getRuntimeContext());
         }
         super.close();
     }
@@ -90,16 +85,12 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
             long end = ThreadCpu.now();
             ctx.output(
                     CostSample.TAG,
-                    CostSample.decode(
+                    CostSample.decoded(
                             Lanes.pipeline(chunk.lane()),
-                            decoded.dense().lines(),
-                            decoded.dense().rows(),
-                            decoded.fieldBytes(),
-                            decoded.acceptedBytes(),
-                            end - start - decoded.logNanos(),
-                            decoded.logNanos(),
-                            end - lastSample));
-            lastSample = end;
+                            decoded,
+                            start,
+                            end,
+                            meter.sinceLastSample(end)));
         }
     }
 }

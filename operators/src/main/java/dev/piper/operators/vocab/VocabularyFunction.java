@@ -5,6 +5,7 @@ import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.KeyChunkSerializer;
 import dev.piper.operators.block.Lanes;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularySerializer;
@@ -81,11 +82,8 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     private transient ValueState<Long> nextSeq;
     private transient MapState<Long, KeyChunk> pending;
 
-    /** Measuring: the thread's CPU clock when the function opened. */
-    private transient long openedAt;
-
-    /** Measuring: the thread's CPU clock at the end of the previous sample. */
-    private transient long lastSample;
+    /** Measuring: the thread CPU bookkeeping; null otherwise. */
+    private transient CpuMeter meter;
 
     /** Measuring: keys the current call applied, and the newest vocabulary it touched. */
     private transient long sampleKeys;
@@ -127,16 +125,13 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         retired = getRuntimeContext().getMapState(RETIRED);
         nextSeq = getRuntimeContext().getState(NEXT_SEQ);
         pending = getRuntimeContext().getMapState(PENDING);
-        lastSample = measure ? ThreadCpu.now() : 0;
-        openedAt = lastSample;
+        meter = measure ? CpuMeter.start() : null;
     }
 
     @Override
     public void close() throws Exception {
         if (measure) {
-            getRuntimeContext()
-                    .getLongCounter(CostSample.TASK_CPU_ACCUMULATOR)
-                    .add(ThreadCpu.now() - openedAt);
+            meter.close(getRuntimeContext());
         }
         super.close();
     }
@@ -162,8 +157,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
                         sampleKeys,
                         sampleEntries,
                         end - start,
-                        end - lastSample));
-        lastSample = end;
+                        meter.sinceLastSample(end)));
     }
 
     private void process(KeyChunk chunk, Collector<IndexChunk> out) throws Exception {
