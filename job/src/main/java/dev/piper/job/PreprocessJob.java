@@ -185,20 +185,13 @@ public final class PreprocessJob {
                         .name("concatenate")
                         .uid("concatenate");
         if (measure) {
-            keys.getSideOutput(CostSample.TAG)
-                    .union(
-                            columns.indices().getSideOutput(CostSample.TAG),
-                            assembled.getSideOutput(CostSample.TAG))
-                    .transform(
-                            "cost-model",
-                            Types.STRING,
-                            new CostModelOperator(new ColumnProgram[] {options.program()}, report))
-                    .setParallelism(1)
-                    .uid("cost-model")
-                    .sinkTo(reportSink)
-                    .setParallelism(1)
-                    .name("report")
-                    .uid("report");
+            costModel(
+                    keys,
+                    columns,
+                    assembled,
+                    new ColumnProgram[] {options.program()},
+                    report,
+                    reportSink);
         }
 
         assembled
@@ -210,6 +203,30 @@ public final class PreprocessJob {
                 .setParallelism(1)
                 .name("output")
                 .uid("output");
+    }
+
+    /**
+     * The cost model (parallelism 1) over the measuring operators' samples, its reports to {@code
+     * sink}.
+     */
+    static void costModel(
+            SingleOutputStreamOperator<KeyChunk> keys,
+            Columns columns,
+            SingleOutputStreamOperator<AssembledBlock> assembled,
+            ColumnProgram[] programs,
+            ReportSettings settings,
+            Sink<String> sink) {
+        keys.getSideOutput(CostSample.TAG)
+                .union(
+                        columns.indices().getSideOutput(CostSample.TAG),
+                        assembled.getSideOutput(CostSample.TAG))
+                .transform("cost-model", Types.STRING, new CostModelOperator(programs, settings))
+                .setParallelism(1)
+                .uid("cost-model")
+                .sinkTo(sink)
+                .setParallelism(1)
+                .name("report")
+                .uid("report");
     }
 
     /**

@@ -9,7 +9,6 @@ import dev.piper.job.control.SpecDecodeFunction;
 import dev.piper.job.control.SwitchTracker;
 import dev.piper.job.kafka.KafkaOut;
 import dev.piper.job.kafka.OutputEncoder;
-import dev.piper.job.report.CostModelOperator;
 import dev.piper.job.report.ReportSettings;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.BlockTypes;
@@ -20,7 +19,6 @@ import dev.piper.operators.block.LogRecord;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.block.SerializerTypeInfo;
 import dev.piper.operators.concat.ConcatenateFunction;
-import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.log.LogChunkOperator;
@@ -238,17 +236,7 @@ public final class StreamJob {
             for (int i = 0; i < n; i++) {
                 programs[i] = options[i].program();
             }
-            keys.getSideOutput(CostSample.TAG)
-                    .union(
-                            columns.indices().getSideOutput(CostSample.TAG),
-                            assembled.getSideOutput(CostSample.TAG))
-                    .transform("cost-model", Types.STRING, new CostModelOperator(programs, report))
-                    .setParallelism(1)
-                    .uid("cost-model")
-                    .sinkTo(reportSink)
-                    .setParallelism(1)
-                    .name("report")
-                    .uid("report");
+            PreprocessJob.costModel(keys, columns, assembled, programs, report, reportSink);
         }
 
         DataStream<AssembledBlock> ordered =
