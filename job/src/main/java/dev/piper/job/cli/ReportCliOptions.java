@@ -33,7 +33,7 @@ final class ReportCliOptions {
     @Option(
             names = "--report-field-bytes-every",
             paramLabel = "N",
-            defaultValue = "8",
+            defaultValue = "16",
             description =
                     "Count each field's bytes in every N-th block of a decoder; the others are"
                             + " split by the shares counted so far; 1 counts all, slower"

@@ -35,7 +35,7 @@ public final class ReportOptions {
     public static final ConfigOption<Integer> FIELD_BYTES_EVERY =
             ConfigOptions.key("piper.report.field-bytes-every")
                     .intType()
-                    .defaultValue(8)
+                    .defaultValue(16)
                     .withDescription(
                             "Count each field's encoded bytes in every N-th block of a decoder"
                                     + " (and its first); the other blocks' bytes are split by the"

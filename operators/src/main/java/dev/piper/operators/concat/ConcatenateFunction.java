@@ -61,7 +61,7 @@ public final class ConcatenateFunction<K>
     }
 
     /**
-     * A concatenation that also emits a {@link CostSample} per input chunk on {@link
+     * A concatenation that also emits a {@link CostSample} per assembled block on {@link
      * CostSample#TAG}: the rows it assembled and the CPU time it took, including the operators
      * chained behind it (sequencing and the sink's write).
      */
@@ -88,41 +88,32 @@ public final class ConcatenateFunction<K>
     @Override
     public void processElement1(DenseChunk chunk, Context ctx, Collector<AssembledBlock> out)
             throws Exception {
-        long start = measure ? ThreadCpu.now() : 0;
         dense.update(chunk);
-        int rows = emitIfComplete(out);
-        if (measure) {
-            sample(ctx, Lanes.pipeline(chunk.lane()), rows, start);
-        }
+        emitIfComplete(ctx, out);
     }
 
     @Override
     public void processElement2(IndexChunk chunk, Context ctx, Collector<AssembledBlock> out)
             throws Exception {
-        long start = measure ? ThreadCpu.now() : 0;
         sparse.put(chunk.column(), chunk);
         Integer count = sparseCount.value();
         sparseCount.update(count == null ? 1 : count + 1);
-        int rows = emitIfComplete(out);
-        if (measure) {
-            sample(ctx, Lanes.pipeline(chunk.lane()), rows, start);
-        }
+        emitIfComplete(ctx, out);
     }
 
-    private void sample(Context ctx, int pipeline, int rows, long start) {
-        long end = ThreadCpu.now();
-        ctx.output(
-                CostSample.TAG,
-                CostSample.output(pipeline, rows, end - start, meter.sinceLastSample(end)));
-    }
-
-    /** Emits the block if all its parts are here; returns its rows, or 0. */
-    private int emitIfComplete(Collector<AssembledBlock> out) throws Exception {
+    /**
+     * Emits the block if all its parts are here. Measuring, it then emits the block's cost sample:
+     * the assembly's and output's CPU time as the work, and as the thread's time everything since
+     * the previous block's sample (receiving and storing the block's 27 parts included), so that a
+     * block costs two clock readings and one sample.
+     */
+    private void emitIfComplete(Context ctx, Collector<AssembledBlock> out) throws Exception {
         Integer count = sparseCount.value();
         DenseChunk d = dense.value();
         if (d == null || count == null || count < SPARSE) {
-            return 0;
+            return;
         }
+        long start = measure ? ThreadCpu.now() : 0;
         IndexChunk[] columns = new IndexChunk[SPARSE];
         for (int c = 0; c < SPARSE; c++) {
             columns[c] = sparse.get(c);
@@ -131,7 +122,16 @@ public final class ConcatenateFunction<K>
         dense.clear();
         sparse.clear();
         sparseCount.clear();
-        return d.rows();
+        if (measure) {
+            long end = ThreadCpu.now();
+            ctx.output(
+                    CostSample.TAG,
+                    CostSample.output(
+                            Lanes.pipeline(d.lane()),
+                            d.rows(),
+                            end - start,
+                            meter.sinceLastSample(end)));
+        }
     }
 
     /** Interleaves the block's columns into rows. */
