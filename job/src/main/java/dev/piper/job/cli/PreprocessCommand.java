@@ -2,7 +2,6 @@ package dev.piper.job.cli;
 
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
@@ -70,14 +69,8 @@ final class PreprocessCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!Files.isRegularFile(input)) {
-            throw new ParameterException(
-                    spec.commandLine(), "--input: " + input + " is not a readable file");
-        }
-        if (parallelism < 1) {
-            throw new ParameterException(
-                    spec.commandLine(), "--parallelism: must be at least 1, not " + parallelism);
-        }
+        CliChecks.inputFile(spec.commandLine(), input);
+        CliChecks.parallelism(spec.commandLine(), parallelism);
         if (blockBytes < 1 || blockBytes > PiperOptions.MAX_BLOCK_BYTES) {
             throw new ParameterException(
                     spec.commandLine(),

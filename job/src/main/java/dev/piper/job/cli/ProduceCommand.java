@@ -3,7 +3,6 @@ package dev.piper.job.cli;
 import dev.piper.job.kafka.LineProducer;
 import dev.piper.job.kafka.TopicCreation;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -50,10 +49,7 @@ final class ProduceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!Files.isRegularFile(input)) {
-            throw new ParameterException(
-                    spec.commandLine(), "--input: " + input + " is not a readable file");
-        }
+        CliChecks.inputFile(spec.commandLine(), input);
         if (rate != null && !(rate > 0)) {
             throw new ParameterException(
                     spec.commandLine(), "--rate: must be positive, not " + rate);

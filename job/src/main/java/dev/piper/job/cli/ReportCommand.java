@@ -85,14 +85,8 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!Files.isRegularFile(input)) {
-            throw new ParameterException(
-                    spec.commandLine(), "--input: " + input + " is not a readable file");
-        }
-        if (parallelism < 1) {
-            throw new ParameterException(
-                    spec.commandLine(), "--parallelism: must be at least 1, not " + parallelism);
-        }
+        CliChecks.inputFile(spec.commandLine(), input);
+        CliChecks.parallelism(spec.commandLine(), parallelism);
         if (target < 0 || Double.isNaN(target)) {
             throw new ParameterException(
                     spec.commandLine(),
