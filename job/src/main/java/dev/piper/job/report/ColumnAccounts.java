@@ -2,7 +2,6 @@ package dev.piper.job.report;
 
 import static dev.piper.operators.decode.CriteoLayout.DENSE;
 import static dev.piper.operators.decode.CriteoLayout.FIELDS;
-import static dev.piper.operators.decode.CriteoLayout.SPARSE;
 
 import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.decode.ColumnProgram;
@@ -47,23 +46,12 @@ final class ColumnAccounts {
     long lines;
     long rows;
     long blocks;
-    long threadNanos;
-    long workNanos;
     double unattributedNanos;
 
     private final int[] logFields;
 
     ColumnAccounts(ColumnProgram program) {
-        int n = 0;
-        for (int f = 1; f <= DENSE; f++) {
-            n += program.log(f) ? 1 : 0;
-        }
-        logFields = new int[n];
-        for (int f = 1, i = 0; f <= DENSE; f++) {
-            if (program.log(f)) {
-                logFields[i++] = f;
-            }
-        }
+        logFields = program.logFields();
     }
 
     /**
@@ -71,8 +59,6 @@ final class ColumnAccounts {
      * each field's share of the bytes counted so far (null if none were).
      */
     void add(CostSample s, double[] shares) {
-        threadNanos += s.threadNanos();
-        workNanos += s.workNanos() + s.logNanos();
         stageWorkNanos[s.stage().ordinal()] += s.workNanos() + s.logNanos();
         stageThreadNanos[s.stage().ordinal()] += s.threadNanos();
         switch (s.stage()) {
@@ -125,6 +111,24 @@ final class ColumnAccounts {
         }
     }
 
+    /** The threads' CPU nanoseconds, all stages. */
+    long threadNanos() {
+        return sum(stageThreadNanos);
+    }
+
+    /** The elements' own work in CPU nanoseconds, all stages. */
+    long workNanos() {
+        return sum(stageWorkNanos);
+    }
+
+    private static long sum(long[] a) {
+        long s = 0;
+        for (long v : a) {
+            s += v;
+        }
+        return s;
+    }
+
     /** CPU nanoseconds attributed to field {@code f}. */
     double nanos(int f) {
         return decodeNanos[f] + logNanos[f] + vocabularyNanos[f] + outputNanos[f];
@@ -141,13 +145,6 @@ final class ColumnAccounts {
 
     /** Whether any sample arrived. */
     boolean isEmpty() {
-        return threadNanos == 0 && workNanos == 0 && blocks == 0;
-    }
-
-    static int sparseField(int c) {
-        if (c < 0 || c >= SPARSE) {
-            throw new IllegalArgumentException("sparse column " + c);
-        }
-        return DENSE + 1 + c;
+        return threadNanos() == 0 && workNanos() == 0 && blocks == 0;
     }
 }

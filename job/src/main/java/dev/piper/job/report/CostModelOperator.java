@@ -101,7 +101,9 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
             for (int f = 0; f < s.fieldBytes().length; f++) {
                 countedBytes[p][f] += s.fieldBytes()[f];
             }
-            shares = shares(countedBytes[p]);
+            if (s.fieldBytes().length == 0) { // split by what was counted so far
+                shares = shares(countedBytes[p]);
+            }
         }
         interval[p].add(s, shares);
         total[p].add(s, shares);

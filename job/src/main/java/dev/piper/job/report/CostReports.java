@@ -91,7 +91,7 @@ final class CostReports {
                             work,
                             accounts.nanos(f) / 1e9));
         }
-        CostReport r = CostReport.of(measured, true, accounts.threadNanos / 1e9, fpga, ssd);
+        CostReport r = CostReport.of(measured, true, accounts.threadNanos() / 1e9, fpga, ssd);
 
         ObjectNode root = JSON.createObjectNode();
         root.put("pipeline", program.name());
@@ -173,8 +173,8 @@ final class CostReports {
 
         ObjectNode job = root.putObject("job");
         job.put("cpu_basis", ThreadCpu.basis());
-        job.put("task_cpu_seconds", accounts.threadNanos / 1e9);
-        job.put("measured_work_cpu_seconds", accounts.workNanos / 1e9);
+        job.put("task_cpu_seconds", accounts.threadNanos() / 1e9);
+        job.put("measured_work_cpu_seconds", accounts.workNanos() / 1e9);
         job.put("column_cpu_seconds", accounts.columnNanos() / 1e9);
         job.put("label_cpu_seconds", accounts.nanos(0) / 1e9);
         job.put("unattributed_cpu_seconds", accounts.unattributedNanos / 1e9);
@@ -189,7 +189,8 @@ final class CostReports {
     }
 
     private static double rowsPerCoreSecond(ColumnAccounts a) {
-        return a.threadNanos > 0 ? a.rows / (a.threadNanos / 1e9) : 0;
+        long nanos = a.threadNanos();
+        return nanos > 0 ? a.rows / (nanos / 1e9) : 0;
     }
 
     private static void defaults(ObjectNode d, FpgaModel fpga, SmartSsdModel ssd) {
@@ -230,15 +231,18 @@ final class CostReports {
                 "speedup_basis",
                 "CPU core-seconds measured in this job (thread CPU time) vs the device: vs one"
                         + " core of "
-                        + cpuName());
+                        + CPU_NAME);
         d.put(
                 "column_time",
                 "isolated: the column has the device to itself; the device time of all columns"
                         + " is the largest shared resource, not the sum");
     }
 
+    /** The measuring machine's CPU, read once. */
+    private static final String CPU_NAME = cpuName();
+
     /** The measuring machine's CPU, as the JVM sees it. */
-    static String cpuName() {
+    private static String cpuName() {
         String model = null;
         try {
             for (String line :

@@ -45,9 +45,9 @@ class ColumnAccountsTest {
         assertThat(a.vocabularyNanos[14]).isEqualTo(300);
         assertThat(a.outputNanos[39]).isCloseTo(10, within(1e-9));
         // everything the threads spent is attributed: to the label or a column
-        assertThat(a.columnNanos() + a.nanos(0)).isCloseTo(a.threadNanos, within(1e-6));
-        assertThat(a.threadNanos).isEqualTo(2_100);
-        assertThat(a.workNanos).isEqualTo(1_850);
+        assertThat(a.columnNanos() + a.nanos(0)).isCloseTo(a.threadNanos(), within(1e-6));
+        assertThat(a.threadNanos()).isEqualTo(2_100);
+        assertThat(a.workNanos()).isEqualTo(1_850);
         assertThat(a.lines).isEqualTo(12);
         assertThat(a.rows).isEqualTo(10);
         assertThat(a.values[5]).isEqualTo(10);

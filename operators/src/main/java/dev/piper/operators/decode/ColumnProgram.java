@@ -119,6 +119,21 @@ public final class ColumnProgram implements Serializable {
         return log[f];
     }
 
+    /** The fields (1..13 for I1..I13) that have log, in order. */
+    public int[] logFields() {
+        int n = 0;
+        for (boolean l : log) {
+            n += l ? 1 : 0;
+        }
+        int[] fields = new int[n];
+        for (int f = 0, i = 0; f < log.length; f++) {
+            if (log[f]) {
+                fields[i++] = f;
+            }
+        }
+        return fields;
+    }
+
     /** Whether any dense column has log. */
     public boolean anyLog() {
         for (boolean l : log) {

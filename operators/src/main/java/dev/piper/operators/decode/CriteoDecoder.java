@@ -110,17 +110,10 @@ public final class CriteoDecoder {
         for (int c = 0; c < SPARSE; c++) {
             modulus[c] = program.modulus(c);
         }
-        int logs = 0;
         for (int f = 0; f < LABEL_DENSE_WIDTH; f++) {
             neg2zero[f] = program.neg2zero(f);
-            logs += program.log(f) ? 1 : 0;
         }
-        logFields = new int[logs];
-        for (int f = 0, i = 0; f < LABEL_DENSE_WIDTH; f++) {
-            if (program.log(f)) {
-                logFields[i++] = f;
-            }
-        }
+        logFields = program.logFields();
     }
 
     /**

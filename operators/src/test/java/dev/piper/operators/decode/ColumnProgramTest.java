@@ -33,6 +33,17 @@ class ColumnProgramTest {
     }
 
     @Test
+    void logFieldsListTheFieldsWithLogInOrder() {
+        assertThat(ColumnProgram.dlrm(-1).logFields()).isEmpty();
+        int[] expected =
+                java.util.stream.IntStream.range(1, CriteoLayout.LABEL_DENSE_WIDTH)
+                        .filter(custom()::log)
+                        .toArray();
+        assertThat(expected).isNotEmpty();
+        assertThat(custom().logFields()).containsExactly(expected);
+    }
+
+    @Test
     void chainsAreSpelledAsInSpecs() {
         ColumnProgram p = custom();
         assertThat(p.chainOf(0)).isEqualTo("decode fill_missing");
