@@ -37,18 +37,42 @@ public final class EmbeddedRunner {
 
     /**
      * The configuration every piper job runs with: no Kryo fallback, no restarts (a bounded
-     * preprocess fails fast; streaming jobs set their own strategy), the chosen state backend.
+     * preprocess fails fast; streaming jobs set their own strategy), the chosen state backend and
+     * parallelism; a null one is left to the cluster's configuration (a job submitted to a Flink
+     * cluster sets only what its arguments name).
      */
-    public static Configuration configuration(int parallelism, StateBackend backend) {
+    public static Configuration jobConfiguration(Integer parallelism, StateBackend backend) {
         Configuration conf = new Configuration();
         conf.set(PipelineOptions.GENERIC_TYPES, false);
-        conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        conf.set(StateBackendOptions.STATE_BACKEND, backend.name());
-        // Blocks are records of up to about a megabyte. With Flink's 32 KiB network buffers a
-        // block spans dozens of buffers and neighbouring tasks take turns instead of overlapping
-        // (measured: 10M rows at parallelism 1, ~400k rows/s); 256 KiB buffers hold most blocks
-        // whole (~630k rows/s). Network memory grows with the channels, about p^2 per edge.
+        if (parallelism != null) {
+            conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        }
+        if (backend != null) {
+            conf.set(StateBackendOptions.STATE_BACKEND, backend.name());
+        }
+        return conf;
+    }
+
+    /**
+     * The configuration of a job on the embedded cluster: {@link #jobConfiguration} plus the task
+     * manager's network settings, which a real cluster sets in its own configuration ({@code piper
+     * cluster start} sets the same).
+     */
+    public static Configuration configuration(int parallelism, StateBackend backend) {
+        Configuration conf = jobConfiguration(parallelism, backend);
+        conf.addAll(networkConfiguration(parallelism));
+        return conf;
+    }
+
+    /**
+     * Network buffers for blocks. Blocks are records of up to about a megabyte. With Flink's 32 KiB
+     * network buffers a block spans dozens of buffers and neighbouring tasks take turns instead of
+     * overlapping (measured: 10M rows at parallelism 1, ~400k rows/s); 256 KiB buffers hold most
+     * blocks whole (~630k rows/s). Network memory grows with the channels, about p^2 per edge.
+     */
+    public static Configuration networkConfiguration(int parallelism) {
+        Configuration conf = new Configuration();
         conf.set(TaskManagerOptions.MEMORY_SEGMENT_SIZE, MemorySize.parse("256kb"));
         MemorySize network = MemorySize.ofMebiBytes(Math.max(128, 8L * parallelism * parallelism));
         conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, network);

@@ -26,8 +26,9 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
 
 /**
- * The batch preprocess: one Criteo text file to a DLRM output directory, on an embedded
- * MiniCluster. Shared by {@code piper preprocess} and {@code piper demo}.
+ * The batch preprocess: one Criteo text file to a DLRM output directory, on an embedded MiniCluster
+ * ({@link #run}) or, as its graph ({@link #job}), on a Flink cluster. Shared by {@code piper
+ * preprocess}, {@code piper demo} and the job jar.
  */
 public final class Preprocess {
 
@@ -113,7 +114,7 @@ public final class Preprocess {
 
     /**
      * Preprocesses {@code input} into {@code output} (which {@link #prepareOutput} has prepared),
-     * with the piper options in {@code conf}.
+     * with the piper options in {@code conf}, on the embedded cluster.
      */
     public static Summary run(
             Path input,
@@ -125,23 +126,7 @@ public final class Preprocess {
             throws Exception {
         Configuration conf = EmbeddedRunner.configuration(parallelism, backend);
         conf.addAll(extra);
-        DecodeOptions options = PiperOptions.decodeOptions(conf);
-        CriteoFileSource source =
-                new CriteoFileSource(
-                        input.toAbsolutePath().toString(),
-                        conf.get(PiperOptions.BLOCK_BYTES),
-                        options.maxLineBytes(),
-                        options.maxRawBytes());
-        PreprocessJob job =
-                new PreprocessJob(
-                        source,
-                        source.isSplittable(),
-                        new DlrmFileSink(output.toAbsolutePath().toString(), options),
-                        options);
-        ReportSettings report = ReportOptions.settings(conf);
-        if (report != null) {
-            job.withReport(report, new ReportFileSink(output.toAbsolutePath().toString()));
-        }
+        PreprocessJob job = job(input, output, conf);
         Path rows = output.resolve(OutputLayout.ROWS);
         long start = System.nanoTime();
         JobExecutionResult result =
@@ -166,6 +151,31 @@ public final class Preprocess {
                 seconds,
                 result.getNetRuntime() / 1e3,
                 taskCpu instanceof Long nanos ? nanos / 1e9 : 0);
+    }
+
+    /**
+     * The preprocess job of {@code input} into {@code output} with the piper options in {@code
+     * conf} ({@link PiperOptions}, {@link ReportOptions}).
+     */
+    public static PreprocessJob job(Path input, Path output, Configuration conf) {
+        DecodeOptions options = PiperOptions.decodeOptions(conf);
+        CriteoFileSource source =
+                new CriteoFileSource(
+                        input.toAbsolutePath().toString(),
+                        conf.get(PiperOptions.BLOCK_BYTES),
+                        options.maxLineBytes(),
+                        options.maxRawBytes());
+        PreprocessJob job =
+                new PreprocessJob(
+                        source,
+                        source.isSplittable(),
+                        new DlrmFileSink(output.toAbsolutePath().toString(), options),
+                        options);
+        ReportSettings report = ReportOptions.settings(conf);
+        if (report != null) {
+            job.withReport(report, new ReportFileSink(output.toAbsolutePath().toString()));
+        }
+        return job;
     }
 
     /** Reads the summary of a finished run from its {@code metadata.json}. */

@@ -64,14 +64,23 @@ public final class Streaming {
     private Streaming() {}
 
     /**
-     * The runtime configuration of a stream run: the batch settings plus exactly-once checkpoints
-     * every {@code interval} into {@code checkpointDir}/checkpoints (the latest one retained when
-     * the job stops or dies), savepoints into {@code checkpointDir}/savepoints, and restarts with
-     * exponential delay.
+     * The runtime configuration of a stream run on the embedded cluster: the batch settings plus
+     * {@link #checkpointing}.
      */
     public static Configuration configuration(
             int parallelism, StateBackend backend, Path checkpointDir, Duration interval) {
         Configuration conf = EmbeddedRunner.configuration(parallelism, backend);
+        conf.addAll(checkpointing(checkpointDir, interval));
+        return conf;
+    }
+
+    /**
+     * The stream's own settings, on any cluster: exactly-once checkpoints every {@code interval}
+     * into {@code checkpointDir}/checkpoints (the latest one retained when the job stops or dies),
+     * savepoints into {@code checkpointDir}/savepoints, restarts with exponential delay.
+     */
+    public static Configuration checkpointing(Path checkpointDir, Duration interval) {
+        Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
         conf.set(
                 RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF,
@@ -137,6 +146,20 @@ public final class Streaming {
                             }
                         });
         return found.stream().max(newest).map(Path::getParent);
+    }
+
+    /**
+     * The savepoint directory of the stream whose checkpoint is at {@code checkpointPath} (a URI
+     * such as {@code file:/data/ckpt/checkpoints/<job>/chk-12}, as Flink reports it): {@code
+     * savepoints} beside {@code checkpoints} in its checkpoint directory, where the next run looks
+     * for the snapshot to resume from. Empty if the path is not laid out that way.
+     */
+    public static Optional<String> savepointDirectoryOf(String checkpointPath) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile(
+                                "(.*)/" + CHECKPOINTS + "/[0-9a-f]{32}/chk-[0-9]+/?")
+                        .matcher(checkpointPath);
+        return m.matches() ? Optional.of(m.group(1) + "/" + SAVEPOINTS) : Optional.empty();
     }
 
     /**

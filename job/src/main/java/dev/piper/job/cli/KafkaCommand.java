@@ -44,12 +44,7 @@ final class KafkaCommand implements Runnable {
         Path dir;
 
         LocalKafka open() {
-            String home = System.getProperty("piper.home");
-            if (home == null) {
-                throw new IllegalStateException(
-                        "piper.home is not set: run this through bin/piper, which sets it");
-            }
-            return new LocalKafka(dir, LocalKafka.classpathFile(Path.of(home)));
+            return new LocalKafka(dir, LocalKafka.classpathFile(PiperHome.get()));
         }
     }
 

@@ -22,6 +22,9 @@ import picocli.CommandLine.Command;
             StreamCommand.class,
             ConsumeCommand.class,
             SpecCommand.class,
+            ClusterCommand.class,
+            SubmitCommand.class,
+            JobCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class PiperCli implements Runnable {
@@ -39,7 +42,11 @@ public final class PiperCli implements Runnable {
 
     /** Runs the command line; returns the exit code (0 ok, 1 failure, 2 bad usage). */
     public static int execute(String... args) {
-        CommandLine cli = new CommandLine(new PiperCli());
+        return configure(new CommandLine(new PiperCli())).execute(args);
+    }
+
+    /** The error handling every piper command line shares. */
+    static CommandLine configure(CommandLine cli) {
         cli.setParameterExceptionHandler(PiperCli::oneLineUsageError);
         cli.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {
@@ -48,7 +55,7 @@ public final class PiperCli implements Runnable {
                             .println(commandLine.getCommandName() + ": error: " + message(e));
                     return CommandLine.ExitCode.SOFTWARE;
                 });
-        return cli.execute(args);
+        return cli;
     }
 
     /** A bad argument: one line naming it, exit code 2. */

@@ -2,14 +2,17 @@ package dev.piper.job.cli;
 
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
+import dev.piper.job.cluster.OnCluster;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code piper preprocess}: the batch contract of docs/SEMANTICS.md on an embedded cluster. */
@@ -19,11 +22,18 @@ import picocli.CommandLine.Spec;
         description = {
             "Preprocess a Criteo text file into a DLRM output directory:",
             "rows.bin, vocab/C1.tsv..C26.tsv, dead-letters.jsonl, metadata.json.",
-            "Runs on an embedded Flink MiniCluster."
+            "Runs on an embedded Flink MiniCluster, or on a Flink cluster through the job jar"
+                    + " (piper submit -- preprocess ...)."
         })
 final class PreprocessCommand implements Callable<Integer> {
 
+    /** The job's name on the cluster. */
+    static final String NAME = "preprocess";
+
     @Spec CommandSpec spec;
+
+    /** {@link PiperCli} on the command line, {@link ClusterJob} in the job jar on a cluster. */
+    @ParentCommand Object parent;
 
     @Mixin PipelineOptions pipeline;
 
@@ -55,7 +65,8 @@ final class PreprocessCommand implements Callable<Integer> {
             paramLabel = "N",
             defaultValue = "2",
             description =
-                    "Parallelism of decoding, vocabularies and concatenation (default: ${DEFAULT-VALUE}).")
+                    "Parallelism of decoding, vocabularies and concatenation (default:"
+                            + " ${DEFAULT-VALUE}; on a cluster: the submission's).")
     int parallelism;
 
     @Option(
@@ -86,6 +97,17 @@ final class PreprocessCommand implements Callable<Integer> {
             reportOptions.apply(spec.commandLine(), conf);
         }
         Path output = out.prepare(spec.commandLine());
+        if (parent instanceof ClusterJob) {
+            Configuration job = cluster.jobConfiguration(spec, parallelism);
+            job.addAll(conf);
+            JobID id = OnCluster.submit(Preprocess.job(input, output, job)::build, job, NAME);
+            spec.commandLine()
+                    .getOut()
+                    .printf(
+                            "preprocess: job %s submitted: %s -> %s%n",
+                            id, input.toAbsolutePath(), output.toAbsolutePath());
+            return 0;
+        }
         Preprocess.Summary s =
                 Preprocess.run(input, output, parallelism, cluster.stateBackend, conf, System.err);
         spec.commandLine()

@@ -3,6 +3,7 @@ package dev.piper.job.cli;
 import dev.piper.job.StreamOptions;
 import dev.piper.job.StreamPipelines;
 import dev.piper.job.Streaming;
+import dev.piper.job.cluster.OnCluster;
 import dev.piper.job.kafka.KafkaConnectors.StartFrom;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
@@ -15,16 +16,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.util.TimeUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
-/** {@code piper stream}: the exactly-once Kafka preprocessing feed on an embedded cluster. */
+/**
+ * {@code piper stream}: the exactly-once Kafka preprocessing feed on an embedded cluster, or, under
+ * {@link ClusterJob}, submitted to the Flink cluster that runs the job jar.
+ */
 @Command(
         name = "stream",
         mixinStandardHelpOptions = true,
@@ -40,7 +47,13 @@ import picocli.CommandLine.Spec;
         })
 final class StreamCommand implements Callable<Integer> {
 
+    /** The job's name on the cluster. */
+    static final String NAME = "stream";
+
     @Spec CommandSpec spec;
+
+    /** {@link PiperCli} on the command line, {@link ClusterJob} in the job jar on a cluster. */
+    @ParentCommand Object parent;
 
     @Mixin PipelineOptions pipeline;
 
@@ -157,7 +170,9 @@ final class StreamCommand implements Callable<Integer> {
             names = "--parallelism",
             paramLabel = "N",
             defaultValue = "2",
-            description = "Parallelism of every operator (default: ${DEFAULT-VALUE}).")
+            description =
+                    "Parallelism of every operator (default: ${DEFAULT-VALUE}; on a cluster: the"
+                            + " submission's).")
     int parallelism;
 
     @Option(
@@ -165,7 +180,10 @@ final class StreamCommand implements Callable<Integer> {
             paramLabel = "PATH",
             description =
                     "Restore this savepoint or retained checkpoint instead of the latest in"
-                            + " --checkpoint-dir; the parallelism may differ from its run's.")
+                            + " --checkpoint-dir; the parallelism may differ from its run's. On a"
+                            + " cluster, a savepoint given with the submission (piper submit"
+                            + " --from-savepoint, the Kubernetes operator's) comes before the"
+                            + " latest in --checkpoint-dir.")
     Path fromSavepoint;
 
     @Option(
@@ -281,16 +299,30 @@ final class StreamCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--control-dir: " + controlDir + " is not a directory");
         }
+        boolean onCluster = parent instanceof ClusterJob;
+        if (onCluster && untilIdle != null) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--until-idle: only on the embedded cluster; stop a job on a Flink cluster with"
+                            + " 'piper job stop' (a savepoint, all output committed)");
+        }
         Path dir = checkpointDir.toAbsolutePath();
         Files.createDirectories(dir);
-        try {
-            Streaming.lock(dir);
-        } catch (IllegalStateException e) {
-            throw new ParameterException(spec.commandLine(), "--checkpoint-dir: " + e.getMessage());
+        Configuration conf;
+        if (onCluster) {
+            // No lock: this program ends once the job is submitted, and the cluster, which may
+            // restart or restore the job at any time, owns the directory from then on.
+            conf = cluster.jobConfiguration(spec, parallelism);
+            conf.addAll(Streaming.checkpointing(dir, interval));
+        } else {
+            try {
+                Streaming.lock(dir);
+            } catch (IllegalStateException e) {
+                throw new ParameterException(
+                        spec.commandLine(), "--checkpoint-dir: " + e.getMessage());
+            }
+            conf = Streaming.configuration(parallelism, cluster.stateBackend, dir, interval);
         }
-
-        Configuration conf =
-                Streaming.configuration(parallelism, cluster.stateBackend, dir, interval);
         conf.addAll(Configuration.fromMap(cluster.flinkConf));
         if (pipelineFiles.isEmpty()) {
             if (inputTopic == null || outputTopic == null) {
@@ -331,7 +363,14 @@ final class StreamCommand implements Callable<Integer> {
                 .forEach((k, v) -> conf.setString(StreamOptions.KAFKA_PROPERTY_PREFIX + k, v));
 
         var err = System.err;
-        if (fromSavepoint != null) {
+        Optional<String> givenByCluster =
+                onCluster
+                        ? OnCluster.clusterConfiguration()
+                                .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
+                        : Optional.empty();
+        if (fromSavepoint == null && givenByCluster.isPresent()) {
+            err.printf("stream: restoring %s (the submission's savepoint)%n", givenByCluster.get());
+        } else if (fromSavepoint != null) {
             Streaming.restoreFrom(conf, fromSavepoint.toAbsolutePath(), false);
             err.printf("stream: restoring %s%n", fromSavepoint);
         } else {
@@ -361,6 +400,11 @@ final class StreamCommand implements Callable<Integer> {
             }
         }
         Streaming.prepareTopics(conf, err);
+        if (onCluster) {
+            JobID id = OnCluster.submit(Streaming.job(conf)::build, conf, NAME);
+            spec.commandLine().getOut().printf("stream: job %s submitted%n", id);
+            return 0;
+        }
         Streaming.Result r =
                 Streaming.run(
                         Streaming.job(conf),

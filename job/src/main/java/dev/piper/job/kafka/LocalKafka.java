@@ -1,14 +1,11 @@
 package dev.piper.job.kafka;
 
+import dev.piper.job.local.LocalProcess;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,19 +53,11 @@ public final class LocalKafka {
         if (!Files.exists(pidFile)) {
             return Optional.empty();
         }
-        long pid = Long.parseLong(Files.readString(pidFile).trim());
-        // A stale PID file may name a process that reused the number: check that it is the
-        // broker of this directory (its first JVM argument says so; the JDK may see only the
-        // start of a long command line, so the mark comes before the classpath).
-        String mark = ownerMark();
-        boolean alive =
-                ProcessHandle.of(pid)
-                        .filter(ProcessHandle::isAlive)
-                        .map(h -> h.info().commandLine().map(c -> c.contains(mark)).orElse(true))
-                        .orElse(false);
-        if (!alive) {
+        Optional<ProcessHandle> process = LocalProcess.running(pidFile, ownerMark());
+        if (process.isEmpty()) {
             return Optional.empty();
         }
+        long pid = process.get().pid();
         Path bootstrap = dir.resolve("bootstrap");
         String address = Files.exists(bootstrap) ? Files.readString(bootstrap).trim() : "?";
         return Optional.of(new Running(pid, address));
@@ -94,9 +83,9 @@ public final class LocalKafka {
                             + running.get().bootstrap()
                             + "); stop it first");
         }
-        checkFree(port, "--port");
-        checkFree(controllerPort, "--controller-port");
-        String classpath = classpath();
+        LocalProcess.checkFree(port, "--port");
+        LocalProcess.checkFree(controllerPort, "--controller-port");
+        String classpath = LocalProcess.classpath(classpathFile, "broker's");
         Path config = Files.createDirectories(dir.resolve("config"));
         Path data = Files.createDirectories(dir.resolve("data"));
         Path logs = Files.createDirectories(dir.resolve("logs"));
@@ -107,9 +96,10 @@ public final class LocalKafka {
 
         if (!Files.exists(data.resolve("meta.properties"))) {
             log.println("kafka: formatting " + data);
-            runToCompletion(
+            LocalProcess.runToCompletion(
+                    "formatting the broker's storage",
                     List.of(
-                            java(),
+                            LocalProcess.java(),
                             "-cp",
                             classpath,
                             "-Dlog4j2.configurationFile=" + log4j,
@@ -123,31 +113,22 @@ public final class LocalKafka {
                     timeout);
         }
 
-        List<String> command = new ArrayList<>();
-        if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
-            command.add("/usr/bin/setsid"); // not killed with the terminal that started it
-        }
-        command.addAll(
-                List.of(
-                        java(),
-                        ownerMark(),
-                        "-Xmx" + heap,
-                        "-Xms" + heap,
-                        "-cp",
-                        classpath,
-                        "-Dlog4j2.configurationFile=" + log4j,
-                        "kafka.Kafka",
-                        server.toString()));
-        Path out = logs.resolve("kafka.out");
         Process process =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
-                        .redirectInput(ProcessBuilder.Redirect.from(nullFile()))
-                        .start();
+                LocalProcess.startDetached(
+                        List.of(
+                                LocalProcess.java(),
+                                ownerMark(),
+                                "-Xmx" + heap,
+                                "-Xms" + heap,
+                                "-cp",
+                                classpath,
+                                "-Dlog4j2.configurationFile=" + log4j,
+                                "kafka.Kafka",
+                                server.toString()),
+                        logs.resolve("kafka.out"),
+                        dir.resolve("kafka.pid"));
         long pid = process.pid();
         String bootstrap = "127.0.0.1:" + port;
-        Files.writeString(dir.resolve("kafka.pid"), pid + "\n");
         log.println("kafka: started pid " + pid + ", waiting for " + bootstrap);
         try {
             awaitReady(process, bootstrap, timeout);
@@ -170,15 +151,9 @@ public final class LocalKafka {
             Files.deleteIfExists(dir.resolve("kafka.pid"));
             return false;
         }
-        ProcessHandle handle = ProcessHandle.of(running.get().pid()).orElseThrow();
-        handle.destroy();
-        try {
-            handle.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            handle.destroyForcibly();
-            handle.onExit().join();
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new IOException("waiting for pid " + running.get().pid() + " to exit", e);
+        Optional<ProcessHandle> handle = ProcessHandle.of(running.get().pid());
+        if (handle.isPresent()) {
+            LocalProcess.stop(handle.get(), timeout);
         }
         Files.deleteIfExists(dir.resolve("kafka.pid"));
         return true;
@@ -199,7 +174,7 @@ public final class LocalKafka {
                             "the broker exited with code "
                                     + process.exitValue()
                                     + "; its log ends with:\n"
-                                    + tail(dir.resolve("logs/server.log"), 15));
+                                    + LocalProcess.tail(dir.resolve("logs/server.log"), 15));
                 }
                 try {
                     if (!admin.describeCluster().nodes().get(3, TimeUnit.SECONDS).isEmpty()) {
@@ -216,7 +191,7 @@ public final class LocalKafka {
                                     + " within "
                                     + timeout.toSeconds()
                                     + " s; its log ends with:\n"
-                                    + tail(dir.resolve("logs/server.log"), 15));
+                                    + LocalProcess.tail(dir.resolve("logs/server.log"), 15));
                 }
                 Thread.sleep(200); // polling a remote process; there is no event to wait on
             }
@@ -226,46 +201,6 @@ public final class LocalKafka {
     /** The broker's first JVM argument, naming the directory it belongs to. */
     private String ownerMark() {
         return "-Dpiper.kafka.dir=" + dir;
-    }
-
-    private String classpath() throws IOException {
-        if (!Files.exists(classpathFile)) {
-            throw new IllegalStateException(
-                    "the broker's classpath file "
-                            + classpathFile
-                            + " is missing: build the project first (mvn -B -DskipTests install)");
-        }
-        return Files.readString(classpathFile).trim();
-    }
-
-    private static void checkFree(int port, String option) {
-        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-        } catch (IOException e) {
-            throw new IllegalArgumentException(
-                    option + ": port " + port + " on 127.0.0.1 is in use (" + e.getMessage() + ")");
-        }
-    }
-
-    private static void runToCompletion(List<String> command, Path out, Duration timeout)
-            throws IOException, InterruptedException {
-        Process p =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(out.toFile())
-                        .start();
-        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException(
-                    "formatting the broker's storage took over " + timeout.toSeconds() + " s");
-        }
-        if (p.exitValue() != 0) {
-            throw new IllegalStateException(
-                    "formatting the broker's storage failed (exit "
-                            + p.exitValue()
-                            + "):\n"
-                            + tail(out, 15));
-        }
     }
 
     static String serverProperties(int port, int controllerPort, Path data) {
@@ -308,22 +243,5 @@ public final class LocalKafka {
                 "rootLogger.level = info",
                 "rootLogger.appenderRef.file.ref = file",
                 "");
-    }
-
-    private static String tail(Path file, int lines) {
-        try {
-            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-        } catch (IOException e) {
-            return "(no log at " + file + ")";
-        }
-    }
-
-    private static String java() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
-    private static java.io.File nullFile() {
-        return new java.io.File("/dev/null");
     }
 }
