@@ -131,8 +131,10 @@ final class JobCommand implements Runnable {
                             target.directoryFor(cluster, job.id),
                             true,
                             Duration.ofSeconds(target.timeoutSeconds));
+            FlinkRest.Job ended =
+                    cluster.awaitEnd(job.id, Duration.ofSeconds(target.timeoutSeconds));
             var out = spec.commandLine().getOut();
-            out.printf("job: %s stopped with savepoint%n%s%n", job.id, location);
+            out.printf("job: %s %s with savepoint%n%s%n", job.id, ended.state(), location);
             return 0;
         }
     }

@@ -246,6 +246,25 @@ public final class FlinkRest {
         }
     }
 
+    /**
+     * Waits until the job has ended (finished, failed or cancelled) and returns its last state.
+     *
+     * @throws IOException if it has not ended within {@code wait}
+     */
+    public Job awaitEnd(String id, Duration wait) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            Job job = job(id);
+            if (job.terminal()) {
+                return job;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("job " + id + " is still " + job.state() + " after " + wait);
+            }
+            Thread.sleep(200); // polling a remote job: the REST API has nothing to wait on
+        }
+    }
+
     /** Where the job's latest completed checkpoint is, if it has one. */
     public Optional<String> latestCheckpoint(String id) throws IOException, InterruptedException {
         JsonNode completed =
