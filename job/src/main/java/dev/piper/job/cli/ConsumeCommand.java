@@ -87,7 +87,7 @@ final class ConsumeCommand implements Callable<Integer> {
         DeliveryStats delivery = stats ? new DeliveryStats() : null;
         OutputConsumer.Result r =
                 new OutputConsumer(
-                                kafka.bootstrapServers,
+                                kafka.bootstrapServers(spec.commandLine()),
                                 kafka.clientProperties(spec.commandLine()),
                                 topic,
                                 vocabTopic,

@@ -5,7 +5,9 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import picocli.CommandLine;
@@ -20,10 +22,11 @@ final class KafkaClientOptions {
 
     @Option(
             names = "--bootstrap-servers",
-            required = true,
             paramLabel = "B",
-            description = "Kafka bootstrap servers, host:port[,host:port...].")
-    String bootstrapServers;
+            description =
+                    "Kafka bootstrap servers, host:port[,host:port...] (default: bootstrap.servers"
+                            + " of --kafka-properties).")
+    String bootstrapOption;
 
     @Option(
             names = "--kafka-properties",
@@ -31,8 +34,9 @@ final class KafkaClientOptions {
             description =
                     "A Java properties file of Kafka client properties, e.g. the"
                             + " security.protocol, sasl.* and ssl.* settings of a secured"
-                            + " cluster.")
-    Path propertiesFile;
+                            + " cluster (repeatable: later files win; a Kubernetes ConfigMap and"
+                            + " Secret can each be one).")
+    List<Path> propertiesFiles = new ArrayList<>();
 
     @Option(
             names = "--kafka-property",
@@ -42,10 +46,29 @@ final class KafkaClientOptions {
                             + " over --kafka-properties).")
     Map<String, String> properties = new LinkedHashMap<>();
 
+    /**
+     * {@code --bootstrap-servers}, or else {@code bootstrap.servers} of the client properties.
+     *
+     * @throws ParameterException if neither gives it
+     */
+    String bootstrapServers(CommandLine cmd) {
+        if (bootstrapOption != null) {
+            return bootstrapOption;
+        }
+        String fromProperties = clientProperties(cmd).get("bootstrap.servers");
+        if (fromProperties == null || fromProperties.isBlank()) {
+            throw new ParameterException(
+                    cmd,
+                    "Missing required option: '--bootstrap-servers=B' (or bootstrap.servers in"
+                            + " --kafka-properties)");
+        }
+        return fromProperties;
+    }
+
     /** The file's properties, then the command line's. */
     Map<String, String> clientProperties(CommandLine cmd) {
         Map<String, String> all = new LinkedHashMap<>();
-        if (propertiesFile != null) {
+        for (Path propertiesFile : propertiesFiles) {
             Properties file = new Properties();
             try (Reader in = Files.newBufferedReader(propertiesFile, StandardCharsets.UTF_8)) {
                 file.load(in);

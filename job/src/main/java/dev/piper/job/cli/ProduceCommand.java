@@ -62,10 +62,20 @@ final class ProduceCommand implements Callable<Integer> {
         Map<String, String> client = kafka.clientProperties(spec.commandLine());
         if (partitions != null) {
             TopicCreation.createIfAbsent(
-                    kafka.bootstrapServers, client, topic, partitions, progress);
+                    kafka.bootstrapServers(spec.commandLine()),
+                    client,
+                    topic,
+                    partitions,
+                    progress);
         }
         LineProducer.Result r =
-                LineProducer.produce(input, kafka.bootstrapServers, topic, rate, client, progress);
+                LineProducer.produce(
+                        input,
+                        kafka.bootstrapServers(spec.commandLine()),
+                        topic,
+                        rate,
+                        client,
+                        progress);
         spec.commandLine()
                 .getOut()
                 .printf(

@@ -170,7 +170,7 @@ final class SpecCommand implements Runnable {
             StatusWatcher watcher =
                     wait
                             ? new StatusWatcher(
-                                    kafka.bootstrapServers,
+                                    kafka.bootstrapServers(spec.commandLine()),
                                     client,
                                     statusTopic != null ? statusTopic : topic + "-status")
                             : null;
@@ -187,7 +187,9 @@ final class SpecCommand implements Runnable {
                 throws Exception {
             Properties props = new Properties();
             props.putAll(client);
-            props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers);
+            props.setProperty(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    kafka.bootstrapServers(spec.commandLine()));
             props.setProperty(ProducerConfig.ACKS_CONFIG, "all");
             props.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
             try (KafkaProducer<byte[], byte[]> producer =

@@ -337,7 +337,7 @@ final class StreamCommand implements Callable<Integer> {
         }
         conf.set(StreamOptions.BLOCK_LINES, blockLines);
         conf.set(StreamOptions.LINGER, lingerTime);
-        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers);
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers(spec.commandLine()));
         Optional.ofNullable(outputTopic).ifPresent(t -> conf.set(StreamOptions.OUTPUT_TOPIC, t));
         conf.set(StreamOptions.START_FROM, startFrom);
         Optional.ofNullable(deadLetterTopic)

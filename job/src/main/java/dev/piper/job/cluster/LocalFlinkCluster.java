@@ -122,9 +122,15 @@ public final class LocalFlinkCluster {
         return c;
     }
 
-    /** The keys of {@link #configuration} that only make sense on this machine. */
+    /**
+     * The keys of {@link #configuration} that only make sense on one machine: its directories, and
+     * the TaskManager's advertised host (containers and pods advertise their own address).
+     */
     public static final List<String> LOCAL_ONLY_KEYS =
-            List.of(CoreOptions.TMP_DIRS.key(), WebOptions.UPLOAD_DIR.key());
+            List.of(
+                    CoreOptions.TMP_DIRS.key(),
+                    WebOptions.UPLOAD_DIR.key(),
+                    TaskManagerOptions.HOST.key());
 
     private static void put(Map<String, String> c, ConfigOption<?> option, String value) {
         c.put(option.key(), value);

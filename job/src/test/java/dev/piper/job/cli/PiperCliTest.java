@@ -62,7 +62,17 @@ class PiperCliTest {
                 "spec",
                 "spec validate",
                 "spec show",
-                "spec publish"
+                "spec publish",
+                "cluster",
+                "cluster start",
+                "cluster stop",
+                "cluster status",
+                "submit",
+                "job",
+                "job list",
+                "job stop",
+                "job savepoint",
+                "job cancel"
             })
     void everySubcommandHasHelp(String command) {
         List<String> args = new ArrayList<>(List.of(command.split(" ")));
@@ -417,5 +427,147 @@ class PiperCliTest {
                 .isZero();
         assertThat(Files.readAllLines(file)).hasSize(1234);
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("1,234 lines");
+    }
+
+    @Test
+    void submitNamesABadArgumentBeforeUploadingAnything() throws Exception {
+        Path jar = Files.writeString(tmp.resolve("job.jar"), "not used");
+        assertThat(PiperCli.execute("submit", "--jar", jar.toString())).isEqualTo(2);
+        assertThat(err()).contains("name the job after --");
+        err.reset();
+        // The job's own options are checked here, as the job jar would check them.
+        assertThat(
+                        PiperCli.execute(
+                                "submit",
+                                "--jar",
+                                jar.toString(),
+                                "--",
+                                "preprocess",
+                                "--input",
+                                "a",
+                                "--output",
+                                "b",
+                                "--inptu",
+                                "x"))
+                .isEqualTo(2);
+        assertThat(err().strip())
+                .startsWith("piper submit: job arguments: Unknown options: '--inptu', 'x'")
+                .doesNotContain("\n");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                "submit", "--jar", jar.toString(), "--", "bench", "--rows", "1"))
+                .isEqualTo(2);
+        assertThat(err()).contains("job arguments: Unmatched arguments");
+        err.reset();
+        String[] preprocess = {"--", "preprocess", "--input", "a", "--output", "b"};
+        assertThat(
+                        PiperCli.execute(
+                                concat(
+                                        new String[] {
+                                            "submit",
+                                            "--jar",
+                                            jar.toString(),
+                                            "--rest",
+                                            "ftp://host"
+                                        },
+                                        preprocess)))
+                .isEqualTo(2);
+        assertThat(err()).contains("--rest: expected a URL like http://127.0.0.1:8081");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                concat(
+                                        new String[] {
+                                            "submit", "--jar", tmp.resolve("none.jar").toString()
+                                        },
+                                        preprocess)))
+                .isEqualTo(2);
+        assertThat(err()).contains("--jar: " + tmp.resolve("none.jar") + " is not a readable file");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                concat(
+                                        new String[] {
+                                            "submit",
+                                            "--jar",
+                                            jar.toString(),
+                                            "--allow-non-restored-state"
+                                        },
+                                        preprocess)))
+                .isEqualTo(2);
+        assertThat(err()).contains("--allow-non-restored-state: needs --from-savepoint");
+    }
+
+    @Test
+    void submitToAnAddressWhereNoClusterAnswersFailsNamingIt() throws Exception {
+        Path jar = Files.writeString(tmp.resolve("job.jar"), "not used");
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        assertThat(
+                        PiperCli.execute(
+                                "submit",
+                                "--rest",
+                                "http://127.0.0.1:" + port,
+                                "--jar",
+                                jar.toString(),
+                                "--",
+                                "preprocess",
+                                "--input",
+                                "a",
+                                "--output",
+                                "b"))
+                .isEqualTo(1);
+        assertThat(err()).contains("GET overview: no answer from http://127.0.0.1:" + port);
+    }
+
+    @Test
+    void clusterStartNamesABadOption() {
+        assertThat(PiperCli.execute("cluster", "start", "--dir", tmp.toString(), "--port", "0"))
+                .isEqualTo(2);
+        assertThat(err()).contains("ports must be between 1 and 65535, not 0");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                "cluster",
+                                "start",
+                                "--dir",
+                                tmp.toString(),
+                                "--taskmanager-memory",
+                                "lots"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--taskmanager-memory: expected a size like 1536m, not 'lots'");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                "cluster", "start", "--dir", tmp.toString(), "--rpc-port", "8081"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--rpc-port must differ from --port");
+    }
+
+    @Test
+    void streamOnTheCommandLineNeedsBootstrapServersFromAnOptionOrAPropertiesFile()
+            throws Exception {
+        String[] stream = {
+            "stream",
+            "--input-topic",
+            "t",
+            "--output-topic",
+            "o",
+            "--checkpoint-dir",
+            tmp.resolve("ck").toString()
+        };
+        assertThat(PiperCli.execute(stream)).isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "Missing required option: '--bootstrap-servers=B' (or bootstrap.servers in --kafka-properties)");
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        return java.util.stream.Stream.concat(
+                        java.util.Arrays.stream(a), java.util.Arrays.stream(b))
+                .toArray(String[]::new);
     }
 }
