@@ -1,12 +1,14 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.cluster.FlinkRest;
+import dev.piper.operators.decode.DecodeMetrics;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -165,9 +167,15 @@ final class SubmitCommand implements Callable<Integer> {
                 err.printf("submit: job %s %s%n", jobId, job.state());
                 last = job.state();
             } else if (System.nanoTime() - lastReport > REPORT_NANOS) {
+                OptionalLong lines = cluster.metricSum(jobId, DecodeMetrics.LINES);
                 err.printf(
-                        "submit: job %s %s for %.0f s%n",
-                        jobId, job.state(), job.durationMillis() / 1e3);
+                        "submit: job %s %s for %.0f s%s%n",
+                        jobId,
+                        job.state(),
+                        job.durationMillis() / 1e3,
+                        lines.isPresent()
+                                ? String.format(", %,d lines decoded", lines.getAsLong())
+                                : "");
                 lastReport = System.nanoTime();
             }
             if (job.terminal()) {

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 
@@ -167,6 +168,32 @@ public final class FlinkRest {
             }
         }
         return true;
+    }
+
+    /**
+     * The sum of a metric over every subtask of a running job that reports it (operator metrics are
+     * named {@code <operator>.<metric>}), or empty if none does yet. The JobManager refreshes the
+     * figures every {@code metrics.fetcher.update-interval} (10 s by default).
+     */
+    public OptionalLong metricSum(String id, String metric)
+            throws IOException, InterruptedException {
+        long sum = 0;
+        boolean found = false;
+        for (JsonNode vertex : call("GET", "jobs/" + id, null).path("vertices")) {
+            String path =
+                    "jobs/" + id + "/vertices/" + vertex.path("id").asText() + "/subtasks/metrics";
+            for (JsonNode available : call("GET", path, null)) {
+                String name = available.path("id").asText();
+                if (!name.equals(metric) && !name.endsWith("." + metric)) {
+                    continue;
+                }
+                for (JsonNode value : call("GET", path + "?agg=sum&get=" + name, null)) {
+                    sum += (long) value.path("sum").asDouble();
+                    found = true;
+                }
+            }
+        }
+        return found ? OptionalLong.of(sum) : OptionalLong.empty();
     }
 
     /** Every job the cluster knows, newest first. */

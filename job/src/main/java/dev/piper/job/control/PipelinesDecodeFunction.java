@@ -7,6 +7,7 @@ import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
+import dev.piper.operators.decode.DecodeMetrics;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -27,6 +28,8 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
 
     /** Measuring: the thread CPU bookkeeping; null otherwise. */
     private transient CpuMeter meter;
+
+    private transient DecodeMetrics metrics;
 
     /**
      * @param starts each pipeline's spec, by index
@@ -57,6 +60,7 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
     @Override
     public void open(OpenContext openContext) {
         meter = countEvery > 0 ? CpuMeter.start() : null;
+        metrics = new DecodeMetrics(getRuntimeContext().getMetricGroup());
     }
 
     @Override
@@ -80,6 +84,7 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
                         measure && blocks++ % countEvery == 0,
                         dense -> ctx.output(DecodeFunction.DENSE, dense),
                         out);
+        metrics.count(decoded.dense());
         if (measure) {
             long end = ThreadCpu.now();
             ctx.output(

@@ -2,7 +2,10 @@ package dev.piper.job.control;
 
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
+import dev.piper.operators.decode.DecodeMetrics;
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
@@ -33,6 +36,7 @@ public final class SpecDecodeFunction
                     "pipeline-specs", StringSerializer.INSTANCE, new ActiveSpecSerializer());
 
     private final Decoders decoders;
+    private transient DecodeMetrics metrics;
 
     /**
      * @param starts each pipeline's starting spec, by index
@@ -46,13 +50,21 @@ public final class SpecDecodeFunction
     public void processElement(RawChunk chunk, ReadOnlyContext ctx, Collector<KeyChunk> out)
             throws Exception {
         int p = decoders.pipeline(chunk.lane());
-        decoders.decode(
-                p,
-                ctx.getBroadcastState(SPECS).get(decoders.name(p)),
-                chunk,
-                false,
-                dense -> ctx.output(DecodeFunction.DENSE, dense),
-                out);
+        CriteoDecoder.Decoded decoded =
+                decoders.decode(
+                        p,
+                        ctx.getBroadcastState(SPECS).get(decoders.name(p)),
+                        chunk,
+                        false,
+                        dense -> ctx.output(DecodeFunction.DENSE, dense),
+                        out);
+        metrics.count(decoded.dense());
+    }
+
+    @Override
+    public void open(OpenContext openContext) throws Exception {
+        super.open(openContext);
+        metrics = new DecodeMetrics(getRuntimeContext().getMetricGroup());
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.piper.job.generate.CriteoGenerator;
 import dev.piper.job.kafka.OutputConsumer;
 import dev.piper.job.kafka.TestKafka;
 import dev.piper.job.sink.OutputLayout;
+import dev.piper.operators.decode.DecodeMetrics;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -287,6 +288,21 @@ class ClusterITCase {
             long rows = Preprocess.readSummary(batch, 0, 0, 0).rowsWritten();
             OutputConsumer.Result r =
                     consumer.consume(tmp.resolve("consumed"), rows, Duration.ofSeconds(60), QUIET);
+
+            // The decoders' counters, through the REST API: the resumed job decoded the second
+            // half, and its rows and dead letters add up to its lines.
+            FlinkRest api = new FlinkRest(java.net.URI.create(rest), Duration.ofSeconds(10));
+            long secondDead =
+                    r.deadLetters() - Preprocess.readSummary(firstBatch, 0, 0, 0).deadLetters();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (api.metricSum(resumed, DecodeMetrics.LINES).orElse(0) < 30_000) {
+                assertThat(System.nanoTime())
+                        .as("the lines counter reaches 30,000")
+                        .isLessThan(deadline);
+            }
+            assertThat(api.metricSum(resumed, DecodeMetrics.LINES)).hasValue(30_000);
+            assertThat(api.metricSum(resumed, DecodeMetrics.DEAD_LETTERS)).hasValue(secondDead);
+            assertThat(api.metricSum(resumed, DecodeMetrics.ROWS)).hasValue(30_000 - secondDead);
             piper(0, "job", "cancel", "--rest", rest, resumed);
 
             assertThat(r.rows()).isEqualTo(rows);

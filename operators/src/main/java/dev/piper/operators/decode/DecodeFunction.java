@@ -30,6 +30,7 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
     private final boolean measure;
     private final int countEvery;
     private transient CriteoDecoder decoder;
+    private transient DecodeMetrics metrics;
 
     /** Measuring: blocks this subtask decoded. */
     private transient long blocks;
@@ -61,6 +62,7 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
     @Override
     public void open(OpenContext openContext) {
         decoder = new CriteoDecoder(options, measure);
+        metrics = new DecodeMetrics(getRuntimeContext().getMetricGroup());
         meter = measure ? CpuMeter.start() : null;
     }
 
@@ -78,6 +80,7 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
         CriteoDecoder.Decoded decoded =
                 decoder.decode(chunk, measure && blocks++ % countEvery == 0);
         ctx.output(DENSE, decoded.dense());
+        metrics.count(decoded.dense());
         for (KeyChunk keys : decoded.keys()) {
             out.collect(keys);
         }
