@@ -29,6 +29,7 @@ class OperationsDocTest {
         if (Boolean.getBoolean("piper.docs.update")) {
             text = text.substring(0, start + START.length()) + generated + text.substring(end);
             Files.writeString(doc, text, StandardCharsets.UTF_8);
+            end = text.indexOf(END);
         }
         assertThat(text.substring(start + START.length(), end))
                 .as("the reference in %s (regenerate: see OperationsDocTest)", doc)
