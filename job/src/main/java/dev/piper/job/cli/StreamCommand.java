@@ -182,8 +182,8 @@ final class StreamCommand implements Callable<Integer> {
                     "Restore this savepoint or retained checkpoint instead of the latest in"
                             + " --checkpoint-dir; the parallelism may differ from its run's. On a"
                             + " cluster, a savepoint given with the submission (piper submit"
-                            + " --from-savepoint, the Kubernetes operator's) comes before the"
-                            + " latest in --checkpoint-dir.")
+                            + " --from-savepoint, the Kubernetes operator's on an upgrade) comes"
+                            + " first.")
     Path fromSavepoint;
 
     @Option(
@@ -368,8 +368,15 @@ final class StreamCommand implements Callable<Integer> {
                         ? OnCluster.clusterConfiguration()
                                 .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
                         : Optional.empty();
-        if (fromSavepoint == null && givenByCluster.isPresent()) {
-            err.printf("stream: restoring %s (the submission's savepoint)%n", givenByCluster.get());
+        if (givenByCluster.isPresent()) {
+            // The operator passes its latest savepoint on every upgrade, while the arguments
+            // stay as written: a --from-savepoint among them would restore an older state.
+            err.printf(
+                    "stream: restoring %s (the submission's savepoint)%s%n",
+                    givenByCluster.get(),
+                    fromSavepoint == null
+                            ? ""
+                            : "; --from-savepoint " + fromSavepoint + " ignored");
         } else if (fromSavepoint != null) {
             Streaming.restoreFrom(conf, fromSavepoint.toAbsolutePath(), false);
             err.printf("stream: restoring %s%n", fromSavepoint);

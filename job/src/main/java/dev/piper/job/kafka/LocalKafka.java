@@ -49,11 +49,8 @@ public final class LocalKafka {
 
     /** The broker running from this directory, if any. */
     public Optional<Running> status() throws IOException {
-        Path pidFile = dir.resolve("kafka.pid");
-        if (!Files.exists(pidFile)) {
-            return Optional.empty();
-        }
-        Optional<ProcessHandle> process = LocalProcess.running(pidFile, ownerMark());
+        Optional<ProcessHandle> process =
+                LocalProcess.running(dir.resolve("kafka.pid"), ownerMark());
         if (process.isEmpty()) {
             return Optional.empty();
         }
