@@ -7,7 +7,6 @@ import dev.piper.job.generate.CriteoGenerator;
 import dev.piper.job.kafka.LineProducer;
 import dev.piper.job.kafka.OutputConsumer;
 import dev.piper.job.kafka.TestKafka;
-import dev.piper.job.sink.OutputLayout;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -151,18 +150,7 @@ class PipelinesITCase {
             assertThat(r.deadLetters())
                     .as("p%d dead letters", i)
                     .isEqualTo(summaries.get(i).deadLetters());
-            assertThat(
-                            Files.mismatch(
-                                    out.resolve(OutputLayout.ROWS),
-                                    batches.get(i).resolve(OutputLayout.ROWS)))
-                    .as("p%d rows.bin", i)
-                    .isEqualTo(-1);
-            for (int c = 0; c < 26; c++) {
-                String file = OutputLayout.vocabFile(c);
-                assertThat(Files.mismatch(out.resolve(file), batches.get(i).resolve(file)))
-                        .as("p%d %s", i, file)
-                        .isEqualTo(-1);
-            }
+            SameOutput.assertRowsAndVocabulariesEqual(out, batches.get(i), "p" + i);
         }
     }
 }

@@ -131,18 +131,7 @@ class StreamITCase {
     }
 
     private static void assertSameAsBatch(Path consumed) throws Exception {
-        assertThat(
-                        Files.mismatch(
-                                consumed.resolve(OutputLayout.ROWS),
-                                batch.resolve(OutputLayout.ROWS)))
-                .as("rows.bin")
-                .isEqualTo(-1);
-        for (int c = 0; c < 26; c++) {
-            String file = OutputLayout.vocabFile(c);
-            assertThat(Files.mismatch(consumed.resolve(file), batch.resolve(file)))
-                    .as(file)
-                    .isEqualTo(-1);
-        }
+        SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "stream");
     }
 
     @Test

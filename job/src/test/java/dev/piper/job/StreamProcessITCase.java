@@ -7,7 +7,6 @@ import dev.piper.job.generate.CriteoGenerator;
 import dev.piper.job.kafka.LineProducer;
 import dev.piper.job.kafka.OutputConsumer;
 import dev.piper.job.kafka.TestKafka;
-import dev.piper.job.sink.OutputLayout;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -165,16 +164,6 @@ class StreamProcessITCase {
                         .consume(consumed, expected.rowsWritten(), Duration.ofSeconds(20), QUIET);
         assertThat(r.rows()).isEqualTo(expected.rowsWritten());
         assertThat(r.deadLetters()).isEqualTo(expected.deadLetters());
-        assertThat(
-                        Files.mismatch(
-                                consumed.resolve(OutputLayout.ROWS),
-                                batch.resolve(OutputLayout.ROWS)))
-                .isEqualTo(-1);
-        for (int c = 0; c < 26; c++) {
-            String file = OutputLayout.vocabFile(c);
-            assertThat(Files.mismatch(consumed.resolve(file), batch.resolve(file)))
-                    .as(file)
-                    .isEqualTo(-1);
-        }
+        SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "killed stream");
     }
 }

@@ -51,14 +51,19 @@ final class JobCommand implements Runnable {
                                 + " execution.checkpointing.savepoint-dir.")
         String directory;
 
-        /** {@code --savepoint-dir}, or the stream's own savepoint directory, or null. */
-        String directoryFor(FlinkRest cluster, String job) throws Exception {
-            if (directory != null) {
-                return directory;
-            }
-            return cluster.latestCheckpoint(job)
-                    .flatMap(Streaming::savepointDirectoryOf)
-                    .orElse(null);
+        /**
+         * Takes a savepoint of {@code job} into {@code --savepoint-dir}, or else the stream's own
+         * savepoint directory, or else the cluster's; with {@code stop}, stops the job with it.
+         * Returns its location.
+         */
+        String take(FlinkRest cluster, String job, boolean stop) throws Exception {
+            String into =
+                    directory != null
+                            ? directory
+                            : cluster.latestCheckpoint(job)
+                                    .flatMap(Streaming::savepointDirectoryOf)
+                                    .orElse(null);
+            return cluster.savepoint(job, into, stop, Duration.ofSeconds(timeoutSeconds));
         }
 
         @Option(
@@ -125,12 +130,7 @@ final class JobCommand implements Runnable {
         public Integer call() throws Exception {
             FlinkRest cluster = rest.client(spec.commandLine());
             System.err.printf("job: stopping %s with a savepoint%n", job.id);
-            String location =
-                    cluster.savepoint(
-                            job.id,
-                            target.directoryFor(cluster, job.id),
-                            true,
-                            Duration.ofSeconds(target.timeoutSeconds));
+            String location = target.take(cluster, job.id, true);
             FlinkRest.Job ended =
                     cluster.awaitEnd(job.id, Duration.ofSeconds(target.timeoutSeconds));
             var out = spec.commandLine().getOut();
@@ -157,13 +157,7 @@ final class JobCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            FlinkRest cluster = rest.client(spec.commandLine());
-            String location =
-                    cluster.savepoint(
-                            job.id,
-                            target.directoryFor(cluster, job.id),
-                            false,
-                            Duration.ofSeconds(target.timeoutSeconds));
+            String location = target.take(rest.client(spec.commandLine()), job.id, false);
             spec.commandLine().getOut().printf("job: savepoint of %s%n%s%n", job.id, location);
             return 0;
         }

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.Preprocess;
+import dev.piper.job.SameOutput;
 import dev.piper.job.cli.PiperCli;
 import dev.piper.job.generate.CriteoGenerator;
 import dev.piper.job.kafka.OutputConsumer;
 import dev.piper.job.kafka.TestKafka;
-import dev.piper.job.sink.OutputLayout;
 import dev.piper.operators.decode.DecodeMetrics;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -129,21 +129,7 @@ class ClusterITCase {
         Path onCluster = tmp.resolve("cluster");
 
         String printed =
-                piper(
-                        0,
-                        "submit",
-                        "--rest",
-                        rest,
-                        "--jar",
-                        jar.toString(),
-                        "--parallelism",
-                        "2",
-                        "--",
-                        "preprocess",
-                        "--input",
-                        input.toString(),
-                        "--output",
-                        onCluster.toString());
+                piper(0, concat(submit(), preprocess(input.toString(), onCluster.toString())));
 
         String job = lastLine(printed);
         assertThat(job).matches("[0-9a-f]{32}");
@@ -166,36 +152,18 @@ class ClusterITCase {
         // Refused by the program on the cluster: one line naming the option, exit 2.
         piper(
                 2,
-                "submit",
-                "--rest",
-                rest,
-                "--jar",
-                jar.toString(),
-                "--",
-                "preprocess",
-                "--input",
-                tmp.resolve("absent.tsv").toString(),
-                "--output",
-                tmp.resolve("out1").toString());
+                concat(
+                        submit(),
+                        preprocess(
+                                tmp.resolve("absent.tsv").toString(),
+                                tmp.resolve("out1").toString())));
         assertThat(err.toString(StandardCharsets.UTF_8).strip())
                 .startsWith("piper preprocess: --input: ")
                 .contains("absent.tsv is not a readable file");
 
         // Failed while running: a .gz file that is not gzip. Exit 1 with the cause.
         Path corrupt = Files.writeString(tmp.resolve("corrupt.tsv.gz"), "not gzip at all\n");
-        piper(
-                1,
-                "submit",
-                "--rest",
-                rest,
-                "--jar",
-                jar.toString(),
-                "--",
-                "preprocess",
-                "--input",
-                corrupt.toString(),
-                "--output",
-                tmp.resolve("out2").toString());
+        piper(1, concat(submit(), preprocess(corrupt.toString(), tmp.resolve("out2").toString())));
         assertThat(out.toString(StandardCharsets.UTF_8)).contains(" FAILED after ");
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("FAILED: ").contains("GZIP");
     }
@@ -307,19 +275,8 @@ class ClusterITCase {
 
             assertThat(r.rows()).isEqualTo(rows);
             assertThat(r.rows() + r.deadLetters()).isEqualTo(60_000);
-            Path consumed = tmp.resolve("consumed");
-            assertThat(
-                            Files.mismatch(
-                                    consumed.resolve(OutputLayout.ROWS),
-                                    batch.resolve(OutputLayout.ROWS)))
-                    .as("rows.bin")
-                    .isEqualTo(-1);
-            for (int c = 0; c < 26; c++) {
-                String file = OutputLayout.vocabFile(c);
-                assertThat(Files.mismatch(consumed.resolve(file), batch.resolve(file)))
-                        .as(file)
-                        .isEqualTo(-1);
-            }
+            SameOutput.assertRowsAndVocabulariesEqual(
+                    tmp.resolve("consumed"), batch, "stream on the cluster");
         }
     }
 
@@ -332,6 +289,10 @@ class ClusterITCase {
                         },
                         options),
                 new String[] {"--"});
+    }
+
+    private static String[] preprocess(String input, String output) {
+        return new String[] {"preprocess", "--input", input, "--output", output};
     }
 
     private static String[] concat(String[] a, String[] b) {
