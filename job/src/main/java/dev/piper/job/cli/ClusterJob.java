@@ -53,9 +53,25 @@ public final class ClusterJob implements Runnable {
      * Parses {@code args} as the job jar would, without running anything, so that a submitter can
      * refuse a mistyped option before uploading the jar.
      *
+     * @return the job's command: {@code preprocess} or {@code stream}
      * @throws CommandLine.ParameterException naming the bad argument
      */
-    static void check(String... args) {
-        new CommandLine(new ClusterJob()).parseArgs(args);
+    static String check(String... args) {
+        CommandLine cli = new CommandLine(new ClusterJob());
+        CommandLine.ParseResult parsed = cli.parseArgs(args);
+        if (!parsed.hasSubcommand()) {
+            throw new CommandLine.ParameterException(
+                    cli, "name the job to run: preprocess or stream");
+        }
+        CommandLine.ParseResult job = parsed.subcommand();
+        String name = job.commandSpec().name();
+        if (parsed.isUsageHelpRequested()
+                || parsed.isVersionHelpRequested()
+                || job.isUsageHelpRequested()
+                || job.isVersionHelpRequested()) {
+            throw new CommandLine.ParameterException(
+                    cli, "--help and --version run no job; see 'piper " + name + " --help'");
+        }
+        return name;
     }
 }

@@ -101,8 +101,9 @@ final class SubmitCommand implements Callable<Integer> {
                     "name the job after --: preprocess ... or stream ... (see 'piper submit"
                             + " --help')");
         }
+        String jobName;
         try {
-            ClusterJob.check(jobArgs.toArray(String[]::new));
+            jobName = ClusterJob.check(jobArgs.toArray(String[]::new));
         } catch (ParameterException e) {
             throw new ParameterException(spec.commandLine(), "job arguments: " + e.getMessage());
         }
@@ -144,7 +145,11 @@ final class SubmitCommand implements Callable<Integer> {
             err.println("submit: the cluster did not start the job: " + e.getMessage());
             return 1;
         } finally {
-            cluster.deleteJar(jarId); // the job keeps its own copy
+            try {
+                cluster.deleteJar(jarId); // the job keeps its own copy
+            } catch (IOException e) {
+                err.println("submit: could not remove the uploaded jar: " + e.getMessage());
+            }
         }
         out.printf("submit: job %s submitted to %s%n", jobId, cluster.base());
         out.flush();
@@ -152,7 +157,7 @@ final class SubmitCommand implements Callable<Integer> {
             out.println(jobId);
             return 0;
         }
-        boolean bounded = jobArgs.get(0).equals(PreprocessCommand.NAME);
+        boolean bounded = jobName.equals(PreprocessCommand.NAME);
         return bounded ? followToEnd(cluster, jobId, err) : awaitRunning(cluster, jobId);
     }
 

@@ -460,6 +460,16 @@ class PiperCliTest {
                 .isEqualTo(2);
         assertThat(err()).contains("job arguments: Unmatched arguments");
         err.reset();
+        assertThat(PiperCli.execute("submit", "--jar", jar.toString(), "--", "stream", "--help"))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "job arguments: --help and --version run no job; see 'piper stream --help'");
+        err.reset();
+        assertThat(PiperCli.execute("submit", "--jar", jar.toString(), "--", "--parallelism", "2"))
+                .isEqualTo(2);
+        assertThat(err()).contains("job arguments: ");
+        err.reset();
         String[] preprocess = {"--", "preprocess", "--input", "a", "--output", "b"};
         assertThat(
                         PiperCli.execute(
