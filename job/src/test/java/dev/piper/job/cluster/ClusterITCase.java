@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.Preprocess;
 import dev.piper.job.SameOutput;
+import dev.piper.job.cli.ClusterJob;
 import dev.piper.job.cli.PiperCli;
 import dev.piper.job.generate.CriteoGenerator;
 import dev.piper.job.kafka.OutputConsumer;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.AfterAll;
@@ -60,6 +62,13 @@ class ClusterITCase {
     static void startCluster() throws Exception {
         jar = Path.of(System.getProperty("piper.job.jar"));
         assertThat(jar).as("the job jar (mvn package builds it)").isRegularFile();
+        try (JarFile j = new JarFile(jar.toFile())) {
+            // What 'flink run job.jar' runs when no entry class is named.
+            assertThat(j.getManifest().getMainAttributes().getValue("Main-Class"))
+                    .isEqualTo(ClusterJob.class.getName());
+            assertThat(j.getEntry(ClusterJob.class.getName().replace('.', '/') + ".class"))
+                    .isNotNull();
+        }
         Path home = Path.of(System.getProperty("piper.home"));
         cluster =
                 new LocalFlinkCluster(
@@ -185,7 +194,8 @@ class ClusterITCase {
         Path firstBatch = embeddedPreprocess(first, tmp.resolve("first-batch"));
         Path checkpoints = tmp.resolve("ckpt");
 
-        try (TestKafka kafka = TestKafka.start()) {
+        TestKafka kafka = TestKafka.start();
+        try {
             String b = kafka.bootstrapServers();
             piper(
                     0,
@@ -277,6 +287,8 @@ class ClusterITCase {
             assertThat(r.rows() + r.deadLetters()).isEqualTo(60_000);
             SameOutput.assertRowsAndVocabulariesEqual(
                     tmp.resolve("consumed"), batch, "stream on the cluster");
+        } finally {
+            kafka.close();
         }
     }
 
