@@ -68,6 +68,17 @@ public final class FlinkRest {
 
     /** A job's state, name and run time so far. */
     public record Job(String id, String name, String state, long startTime, long durationMillis) {
+
+        /** A job as {@code GET /jobs/:id} and {@code GET /jobs/overview} describe it. */
+        static Job of(JsonNode j) {
+            return new Job(
+                    j.path("jid").asText(),
+                    j.path("name").asText(),
+                    j.path("state").asText(),
+                    j.path("start-time").asLong(),
+                    j.path("duration").asLong());
+        }
+
         public boolean terminal() {
             return TERMINAL.contains(state);
         }
@@ -147,12 +158,7 @@ public final class FlinkRest {
     /** One job's state. */
     public Job job(String id) throws IOException, InterruptedException {
         JsonNode j = call("GET", "jobs/" + id, null);
-        return new Job(
-                j.path("jid").asText(id),
-                j.path("name").asText(""),
-                j.path("state").asText(""),
-                j.path("start-time").asLong(),
-                j.path("duration").asLong());
+        return Job.of(j);
     }
 
     /** Whether every task of a running job is running (or already finished). */
@@ -200,13 +206,7 @@ public final class FlinkRest {
     public List<Job> jobs() throws IOException, InterruptedException {
         List<Job> jobs = new ArrayList<>();
         for (JsonNode j : call("GET", "jobs/overview", null).path("jobs")) {
-            jobs.add(
-                    new Job(
-                            j.path("jid").asText(),
-                            j.path("name").asText(),
-                            j.path("state").asText(),
-                            j.path("start-time").asLong(),
-                            j.path("duration").asLong()));
+            jobs.add(Job.of(j));
         }
         jobs.sort((a, b) -> Long.compare(b.startTime(), a.startTime()));
         return jobs;

@@ -188,20 +188,18 @@ public final class LocalFlinkCluster {
         Path log4j = conf.resolve("log4j.properties");
         Files.writeString(log4j, log4jProperties());
 
-        List<String[]> jm = resourceParams("GET_JM_RESOURCE_PARAMS", classpath, conf, logs);
         Process jobManager =
                 startRole(
                         "jobmanager",
-                        jm,
+                        "GET_JM_RESOURCE_PARAMS",
                         "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
                         classpath,
                         conf,
                         logs);
-        List<String[]> tm = resourceParams("GET_TM_RESOURCE_PARAMS", classpath, conf, logs);
         Process taskManager =
                 startRole(
                         "taskmanager",
-                        tm,
+                        "GET_TM_RESOURCE_PARAMS",
                         "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
                         classpath,
                         conf,
@@ -242,14 +240,19 @@ public final class LocalFlinkCluster {
         return any;
     }
 
+    /**
+     * Starts one of the cluster's processes with the memory settings {@code BashJavaUtils} gives
+     * for {@code paramsCommand}.
+     */
     private Process startRole(
             String role,
-            List<String[]> params,
+            String paramsCommand,
             String mainClass,
             String classpath,
             Path conf,
             Path logs)
-            throws IOException {
+            throws IOException, InterruptedException {
+        List<String[]> params = resourceParams(paramsCommand, classpath, conf, logs);
         List<String> command = new ArrayList<>();
         command.add(LocalProcess.java());
         command.add(mark());
