@@ -86,7 +86,7 @@ public record MiniPipeDesign(int miniPipes, Packing packing) {
                                     "cycles/beat",
                                     "P2 §3.4.2 \"approximately six cycles\"; fitted to P2 Table 4"
                                             + " VocabMap-512K 2.96 s");
-            case BUCKETIZE, SIGRIDHASH ->
+            case BUCKETIZE, SIGRIDHASH, CLAMP, BOXCOX, LOGIT, CAST ->
                     Parameter.assumed(
                             1, "cycles/beat", "not built by PIPER; one beat per cycle assumed");
         };

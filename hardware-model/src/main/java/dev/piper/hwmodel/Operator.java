@@ -15,7 +15,11 @@ public enum Operator {
     MODULUS,
     GENVOCAB,
     APPLYVOCAB,
-    SIGRIDHASH;
+    SIGRIDHASH,
+    CLAMP,
+    BOXCOX,
+    LOGIT,
+    CAST;
 
     /** The model name, e.g. {@code genvocab}. */
     public String modelName() {

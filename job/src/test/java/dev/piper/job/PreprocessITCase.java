@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -288,6 +289,135 @@ class PreprocessITCase {
             negativeI2 |= rows.getInt(r * 160 + 2 * 4) < 0;
         }
         assertThat(negativeI2).as("some I2 value stays negative").isTrue();
+    }
+
+    /**
+     * RAP's operators in a spec (fill_null, clamp, bucketize, boxcox, cast, sigrid_hash; issue 9),
+     * on a MiniCluster at parallelism 2: the output equals the reference run whose per-column
+     * functions are written out plainly below (double arithmetic, SigridHash on BigInteger),
+     * sharing no code with the job.
+     */
+    @Test
+    void aSpecWithRapOperatorsMatchesTheReference() throws Exception {
+        String spec =
+                """
+                {"name": "criteo-rap", "version": 1, "input": {"format": "criteo-tsv"},
+                 "columns": {
+                   "label": ["decode", "fill_missing"],
+                   "I1": ["decode", {"op": "fill_null", "value": 5}, "neg2zero", "log"],
+                   "I2": ["decode", "fill_missing", {"op": "clamp", "lo": -2, "hi": 50},
+                          {"op": "bucketize", "borders": [0, 1, 2, 4, 8, 16, 32]}],
+                   "I3": ["decode", "fill_missing", "neg2zero", {"op": "boxcox", "lambda": 0.5}],
+                   "I4": ["decode", "fill_missing", {"op": "cast", "to": "float32"},
+                          {"op": "clamp", "lo": 0, "hi": 1000.5}, "log",
+                          {"op": "cast", "to": "int32"}],
+                   "I5..I13": ["decode", "fill_missing", "neg2zero",
+                               {"op": "bucketize", "borders": [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023]}],
+                   "C1..C2": ["decode", "fill_missing", "hex2int",
+                              {"op": "sigrid_hash", "salt": 7, "max": 100000}, "vocab"],
+                   "C3": ["decode", {"op": "fill_null", "value": 48879}, "hex2int", "vocab"],
+                   "C4..C13": ["decode", "fill_missing", "hex2int",
+                               {"op": "sigrid_hash", "salt": 7, "max": 100000}, "vocab"],
+                   "C14..C26": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 50000},
+                                {"op": "sigrid_hash", "salt": -1, "max": 5000}, "vocab"]
+                 }}
+                """;
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        Path out = preprocess(generated, 2, conf);
+
+        ReferencePreprocessor.Dense[] dense = new ReferencePreprocessor.Dense[14];
+        dense[0] = f -> f.isEmpty() ? 0 : Integer.parseInt(f.replace("+", ""));
+        dense[1] =
+                f -> {
+                    double v = Math.max(0, f.isEmpty() ? 5 : parse(f));
+                    return Float.floatToRawIntBits((float) Math.log((float) v + 1f));
+                };
+        double[] i2Borders = {0, 1, 2, 4, 8, 16, 32};
+        dense[2] = f -> bucketBelow(Math.min(Math.max(parse(f), -2), 50), i2Borders);
+        dense[3] =
+                f -> {
+                    double v = Math.max(0, parse(f));
+                    return Float.floatToRawIntBits((float) ((Math.sqrt(v) - 1) / 0.5));
+                };
+        dense[4] =
+                f -> {
+                    float v = (float) parse(f);
+                    v = v < 0 ? 0f : v > 1000.5 ? 1000.5f : v;
+                    return (int) (float) Math.log(v + 1f);
+                };
+        double[] borders = {0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023};
+        for (int j = 5; j < 14; j++) {
+            dense[j] = f -> bucketBelow(Math.max(0, parse(f)), borders);
+        }
+        ReferencePreprocessor.Key[] keys = new ReferencePreprocessor.Key[26];
+        for (int c = 0; c < 26; c++) {
+            keys[c] = (id, empty) -> sigridHash(id, 7, 100000);
+        }
+        keys[2] = (id, empty) -> empty ? BigInteger.valueOf(48879) : id;
+        for (int c = 13; c < 26; c++) {
+            keys[c] = (id, empty) -> sigridHash(id.mod(BigInteger.valueOf(50000)), -1, 5000);
+        }
+        ReferencePreprocessor.Result ref =
+                ReferencePreprocessor.run(
+                        Files.readAllBytes(generated),
+                        dense,
+                        keys,
+                        false,
+                        DecodeOptions.DEFAULT_MAX_LINE_BYTES);
+        assertThat(Files.readAllBytes(out.resolve(OutputLayout.ROWS)))
+                .as("rows.bin")
+                .isEqualTo(ref.rows());
+        for (int c = 0; c < 26; c++) {
+            assertThat(Files.readString(out.resolve(OutputLayout.vocabFile(c))))
+                    .as("vocab C" + (c + 1))
+                    .isEqualTo(ref.vocabFiles().get(c));
+        }
+        assertThat(ref.vocabFiles().get(20).lines().count()).isLessThanOrEqualTo(5000);
+        JsonNode pipeline = metadata(out).get("pipeline");
+        assertThat(pipeline.get("columns").get("I4").asText())
+                .isEqualTo("decode fill_missing cast(float32) clamp(0,1000.5) log cast(int32)");
+        assertThat(pipeline.get("float32_columns"))
+                .extracting(JsonNode::asText)
+                .containsExactly("I1", "I3");
+    }
+
+    private static double parse(String field) {
+        return field.isEmpty() ? 0 : Integer.parseInt(field.replace("+", ""));
+    }
+
+    /** TorchRec's bucketize: how many borders lie strictly below {@code v}. */
+    private static int bucketBelow(double v, double[] borders) {
+        int n = 0;
+        for (double b : borders) {
+            if (b < v) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static final BigInteger MASK = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
+    private static final BigInteger K_MUL = new BigInteger("9ddfea08eb382d69", 16);
+
+    /** Meta's sigrid_hash on unsigned 64-bit arithmetic spelled out with BigInteger. */
+    private static BigInteger sigridHash(BigInteger x, long salt, long max) {
+        BigInteger k = x;
+        k = k.not().and(MASK).add(k.shiftLeft(21)).and(MASK);
+        k = k.xor(k.shiftRight(24));
+        k = k.add(k.shiftLeft(3)).add(k.shiftLeft(8)).and(MASK);
+        k = k.xor(k.shiftRight(14));
+        k = k.add(k.shiftLeft(2)).add(k.shiftLeft(4)).and(MASK);
+        k = k.xor(k.shiftRight(28));
+        k = k.add(k.shiftLeft(31)).and(MASK);
+        BigInteger upper = BigInteger.valueOf(salt).and(MASK);
+        BigInteger a = k.xor(upper).multiply(K_MUL).and(MASK);
+        a = a.xor(a.shiftRight(47));
+        BigInteger b = upper.xor(a).multiply(K_MUL).and(MASK);
+        b = b.xor(b.shiftRight(47));
+        b = b.multiply(K_MUL).and(MASK);
+        long signed = b.longValue(); // two's complement reading of the 64 bits
+        return BigInteger.valueOf(Math.floorMod(signed, max));
     }
 
     // ---------------------------------------------------------------------------------------

@@ -57,6 +57,43 @@ final class ReferencePreprocessor {
             boolean[] log,
             boolean padMissingFields,
             int maxLineBytes) {
+        Dense[] dense = new Dense[14];
+        for (int j = 0; j < 14; j++) {
+            boolean n2z = j > 0 && neg2zero[j];
+            boolean lg = log[j];
+            dense[j] =
+                    field -> {
+                        int v = field.isEmpty() ? 0 : Integer.parseInt(field.replace("+", ""));
+                        if (n2z && v < 0) {
+                            v = 0;
+                        }
+                        return lg ? Float.floatToRawIntBits((float) Math.log((float) v + 1f)) : v;
+                    };
+        }
+        Key[] keys = new Key[26];
+        for (int c = 0; c < 26; c++) {
+            BigInteger m = BigInteger.valueOf(modulus[c]);
+            keys[c] = modulus[c] > 0 ? (id, empty) -> id.mod(m) : (id, empty) -> id;
+        }
+        return run(input, dense, keys, padMissingFields, maxLineBytes);
+    }
+
+    /** A label or dense column's value: from the field's text (empty, or a valid int32). */
+    interface Dense {
+        int value(String field);
+    }
+
+    /** A categorical column's key: from the field's id (0 when the field is empty). */
+    interface Key {
+        BigInteger key(BigInteger id, boolean empty);
+    }
+
+    /**
+     * A pipeline given as functions: {@code dense[j]} for the label (j = 0) and I1..I13, {@code
+     * keys[c]} for C(c + 1).
+     */
+    static Result run(
+            byte[] input, Dense[] dense, Key[] keyFns, boolean padMissingFields, int maxLineBytes) {
         ByteArrayOutputStream rows = new ByteArrayOutputStream();
         List<Map<BigInteger, Integer>> vocab = new ArrayList<>();
         for (int c = 0; c < 26; c++) {
@@ -76,16 +113,7 @@ final class ReferencePreprocessor {
             if (line.length > 0 && line[line.length - 1] == '\r') {
                 line = Arrays.copyOf(line, line.length - 1);
             }
-            String reason =
-                    parse(
-                            line,
-                            modulus,
-                            neg2zero,
-                            log,
-                            padMissingFields,
-                            maxLineBytes,
-                            vocab,
-                            rows);
+            String reason = parse(line, dense, keyFns, padMissingFields, maxLineBytes, vocab, rows);
             if (reason == null) {
                 rowsWritten++;
             } else {
@@ -105,9 +133,8 @@ final class ReferencePreprocessor {
     /** Appends the row and returns null, or returns the reason the line is rejected. */
     private static String parse(
             byte[] line,
-            long[] modulus,
-            boolean[] neg2zero,
-            boolean[] log,
+            Dense[] dense,
+            Key[] keyFns,
             boolean pad,
             int maxLineBytes,
             List<Map<BigInteger, Integer>> vocab,
@@ -141,7 +168,6 @@ final class ReferencePreprocessor {
         for (int j = 0; j < 14; j++) {
             String f = fields.get(j);
             if (f.isEmpty()) {
-                values[j] = 0;
                 continue;
             }
             if (!INT.matcher(f).matches()) {
@@ -151,12 +177,9 @@ final class ReferencePreprocessor {
             if (v.compareTo(INT_MIN) < 0 || v.compareTo(INT_MAX) > 0) {
                 return j == 0 ? "label_not_int32" : "dense_not_int32";
             }
-            values[j] = j > 0 && neg2zero[j] && v.signum() < 0 ? 0 : v.intValue();
         }
-        for (int j = 1; j < 14; j++) {
-            if (log[j]) {
-                values[j] = Float.floatToRawIntBits((float) Math.log((float) values[j] + 1f));
-            }
+        for (int j = 0; j < 14; j++) {
+            values[j] = dense[j].value(fields.get(j));
         }
         BigInteger[] keys = new BigInteger[26];
         for (int c = 0; c < 26; c++) {
@@ -168,7 +191,7 @@ final class ReferencePreprocessor {
             if (id.bitLength() > 64) {
                 return "categorical_overflow";
             }
-            keys[c] = modulus[c] > 0 ? id.mod(BigInteger.valueOf(modulus[c])) : id;
+            keys[c] = keyFns[c].key(id, f.isEmpty());
         }
         ByteBuffer row = ByteBuffer.allocate(160).order(ByteOrder.LITTLE_ENDIAN);
         for (int v : values) {

@@ -34,7 +34,7 @@ final class ColumnAccounts {
     final double[] bytes = new double[FIELDS];
 
     final double[] decodeNanos = new double[FIELDS];
-    final double[] logNanos = new double[FIELDS];
+    final double[] passNanos = new double[FIELDS];
     final double[] vocabularyNanos = new double[FIELDS];
     final double[] outputNanos = new double[FIELDS];
 
@@ -48,10 +48,20 @@ final class ColumnAccounts {
     long blocks;
     double unattributedNanos;
 
-    private final int[] logFields;
+    /** Each field's share of the column passes' time: its pass operators over all of them. */
+    private final double[] passShare = new double[FIELDS];
+
+    private final boolean anyPasses;
 
     ColumnAccounts(ColumnProgram program) {
-        logFields = program.logFields();
+        int total = 0;
+        for (int f = 0; f < FIELDS; f++) {
+            total += program.passOps(f).size();
+        }
+        for (int f = 0; f < FIELDS && total > 0; f++) {
+            passShare[f] = program.passOps(f).size() / (double) total;
+        }
+        anyPasses = total > 0;
     }
 
     /**
@@ -59,7 +69,7 @@ final class ColumnAccounts {
      * each field's share of the bytes counted so far (null if none were).
      */
     void add(CostSample s, double[] shares) {
-        stageWorkNanos[s.stage().ordinal()] += s.workNanos() + s.logNanos();
+        stageWorkNanos[s.stage().ordinal()] += s.workNanos() + s.passNanos();
         stageThreadNanos[s.stage().ordinal()] += s.threadNanos();
         switch (s.stage()) {
             case DECODE -> addDecode(s, s.fieldBytes().length > 0 ? null : shares);
@@ -90,7 +100,7 @@ final class ColumnAccounts {
             }
         }
         // reading and decoding the block, with the fused operators and the hand-over of its output
-        double decode = Math.max(0, s.threadNanos() - s.logNanos());
+        double decode = Math.max(0, s.threadNanos() - s.passNanos());
         boolean split = share != null && total > 0;
         for (int f = 0; f < FIELDS; f++) {
             values[f] += s.values();
@@ -102,12 +112,12 @@ final class ColumnAccounts {
         if (!split) {
             unattributedNanos += decode;
         }
-        if (logFields.length > 0) {
-            for (int f : logFields) {
-                logNanos[f] += s.logNanos() / (double) logFields.length;
+        if (anyPasses) {
+            for (int f = 0; f < FIELDS; f++) {
+                passNanos[f] += s.passNanos() * passShare[f];
             }
         } else {
-            unattributedNanos += s.logNanos();
+            unattributedNanos += s.passNanos();
         }
     }
 
@@ -131,7 +141,7 @@ final class ColumnAccounts {
 
     /** CPU nanoseconds attributed to field {@code f}. */
     double nanos(int f) {
-        return decodeNanos[f] + logNanos[f] + vocabularyNanos[f] + outputNanos[f];
+        return decodeNanos[f] + passNanos[f] + vocabularyNanos[f] + outputNanos[f];
     }
 
     /** CPU nanoseconds attributed to the 39 feature columns. */

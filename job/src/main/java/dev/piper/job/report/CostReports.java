@@ -17,6 +17,7 @@ import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.ops.Op;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -35,23 +36,53 @@ final class CostReports {
     /** The model names of field {@code f}'s chain under {@code program}. */
     static List<Operator> ops(ColumnProgram program, int f) {
         List<Operator> ops = new ArrayList<>();
-        ops.add(Operator.FILL_MISSING);
-        if (f <= DENSE) {
-            if (program.neg2zero(f)) {
-                ops.add(Operator.NEG2ZERO);
+        for (Op op : program.chain(f)) {
+            if (op instanceof Op.Vocab) {
+                ops.add(Operator.GENVOCAB);
+                ops.add(Operator.APPLYVOCAB);
+            } else if (!(op instanceof Op.Decode)) {
+                ops.add(model(op));
             }
-            if (program.log(f)) {
-                ops.add(Operator.LOG);
-            }
-            return ops;
         }
-        ops.add(Operator.HEX2INT);
-        if (program.modulus(f - 1 - DENSE) > 0) {
-            ops.add(Operator.MODULUS);
-        }
-        ops.add(Operator.GENVOCAB);
-        ops.add(Operator.APPLYVOCAB);
         return ops;
+    }
+
+    /** The model's name for {@code op} (decode and vocab excepted). */
+    static Operator model(Op op) {
+        if (op instanceof Op.FillMissing || op instanceof Op.FillNull) {
+            return Operator.FILL_MISSING; // a default for the empty element, merged into decode
+        }
+        if (op instanceof Op.Neg2Zero) {
+            return Operator.NEG2ZERO;
+        }
+        if (op instanceof Op.Log) {
+            return Operator.LOG;
+        }
+        if (op instanceof Op.Hex2Int) {
+            return Operator.HEX2INT;
+        }
+        if (op instanceof Op.Modulus) {
+            return Operator.MODULUS;
+        }
+        if (op instanceof Op.BucketizeOp) {
+            return Operator.BUCKETIZE;
+        }
+        if (op instanceof Op.SigridHashOp) {
+            return Operator.SIGRIDHASH;
+        }
+        if (op instanceof Op.ClampOp) {
+            return Operator.CLAMP;
+        }
+        if (op instanceof Op.BoxCoxOp) {
+            return Operator.BOXCOX;
+        }
+        if (op instanceof Op.LogitOp) {
+            return Operator.LOGIT;
+        }
+        if (op instanceof Op.Cast) {
+            return Operator.CAST;
+        }
+        throw new IllegalArgumentException(op.name() + " has no model operator");
     }
 
     /**
@@ -75,8 +106,7 @@ final class CostReports {
             ColumnWork.Vocabulary vocab = null;
             if (f > DENSE) {
                 int c = f - 1 - DENSE;
-                long m = program.modulus(c);
-                vocab = new ColumnWork.Vocabulary(Math.max(0, entries[c]), m > 0 ? m : 0);
+                vocab = new ColumnWork.Vocabulary(Math.max(0, entries[c]), program.keyBound(c));
             }
             ColumnWork work =
                     new ColumnWork(
@@ -147,7 +177,7 @@ final class CostReports {
             c.smartSsdExtrapolated().forEach(op -> extrapolated.add(op.modelName()));
             ObjectNode cpu = o.putObject("cpu_breakdown");
             cpu.put("decode", accounts.decodeNanos[f] / 1e9);
-            cpu.put("log", accounts.logNanos[f] / 1e9);
+            cpu.put("column_passes", accounts.passNanos[f] / 1e9);
             cpu.put("vocabulary", accounts.vocabularyNanos[f] / 1e9);
             cpu.put("output", accounts.outputNanos[f] / 1e9);
         }

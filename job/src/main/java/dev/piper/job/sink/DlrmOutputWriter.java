@@ -215,8 +215,12 @@ public final class DlrmOutputWriter implements Closeable {
             sparse.add("genvocab").add("applyvocab");
         } else {
             ObjectNode columns = pipeline.putObject("columns");
+            var floats = pipeline.putArray("float32_columns");
             for (int f = 0; f < CriteoLayout.FIELDS; f++) {
                 columns.put(CriteoLayout.fieldName(f), program.chainOf(f));
+                if (program.type(f) == dev.piper.operators.ops.Op.ValueType.float32) {
+                    floats.add(CriteoLayout.fieldName(f)); // their slots hold IEEE float32 bits
+                }
             }
         }
         byte[] bytes = json.writeValueAsBytes(root);

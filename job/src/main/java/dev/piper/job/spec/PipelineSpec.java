@@ -1,5 +1,7 @@
 package dev.piper.job.spec;
 
+import dev.piper.operators.ops.Chains.Kind;
+import dev.piper.operators.ops.Op;
 import java.util.List;
 import java.util.Optional;
 
@@ -17,13 +19,6 @@ import java.util.Optional;
 public record PipelineSpec(
         String name, int version, Input input, List<Column> columns, Output output) {
 
-    /** Kinds of column in the Criteo layout. */
-    public enum Kind {
-        label,
-        dense,
-        sparse
-    }
-
     /**
      * @param format the input format ({@code criteo-tsv})
      * @param topic the Kafka topic the pipeline reads, if it is given one
@@ -40,7 +35,8 @@ public record PipelineSpec(
     public record Column(String name, Kind kind, List<Op> ops) {
 
         /**
-         * The chain as written in specs, e.g. {@code decode fill_missing hex2int modulus(1000)}.
+         * The chain as written in specs, e.g. {@code decode fill_missing hex2int modulus(1000)}
+         * ({@link Op#label()}).
          */
         public String chain() {
             StringBuilder sb = new StringBuilder();
@@ -48,10 +44,7 @@ public record PipelineSpec(
                 if (sb.length() > 0) {
                     sb.append(' ');
                 }
-                sb.append(op.name());
-                if (op instanceof Op.Modulus m) {
-                    sb.append('(').append(m.m()).append(')');
-                }
+                sb.append(op.label());
             }
             return sb.toString();
         }

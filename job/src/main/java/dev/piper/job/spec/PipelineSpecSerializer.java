@@ -5,8 +5,9 @@ import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import dev.piper.job.spec.PipelineSpec.Column;
-import dev.piper.job.spec.PipelineSpec.Kind;
 import dev.piper.operators.block.FormatSnapshot;
+import dev.piper.operators.ops.Chains.Kind;
+import dev.piper.operators.ops.Op;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,15 +28,22 @@ import org.apache.flink.core.memory.DataOutputView;
  * the spec as a registered object: name (string), version (varint), input (format, topic, route
  * field, route value as nullable strings), columns (varint count; each: name, kind ordinal, varint
  * op count, each op as a registered object, modulus with its {@code m} as varlong), output (format,
- * pad flag, max line bytes). A later format keeps a reader for this one; {@code
- * PipelineSpecSerializerTest} holds its frozen bytes.
+ * pad flag, max line bytes).
+ *
+ * <p>Format 2 has the same layout and more operators, each under a registration id of its own:
+ * fill_null (value as varlong), clamp (lo, hi as doubles), bucketize (right flag, varint count, the
+ * borders as doubles), boxcox (lambda), logit (eps, NaN for none), cast (the type's ordinal as
+ * varint), sigrid_hash (salt, max as varlongs). A spec without them is written with the bytes of
+ * format 1 but for the version; this build reads both, and {@code PipelineSpecSerializerTest} holds
+ * the frozen bytes of each. A build that knows format 1 only refuses format 2 by its version, not
+ * with a Kryo error.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 1;
+    static final int FORMAT = 2;
 
     /** Kryo registration ids: fixed forever, new classes take new ids. */
     static final int ID_SPEC = 100;
@@ -47,6 +55,13 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
     static final int ID_OP_HEX2INT = 114;
     static final int ID_OP_MODULUS = 115;
     static final int ID_OP_VOCAB = 116;
+    static final int ID_OP_FILL_NULL = 117;
+    static final int ID_OP_CLAMP = 118;
+    static final int ID_OP_BUCKETIZE = 119;
+    static final int ID_OP_BOXCOX = 120;
+    static final int ID_OP_LOGIT = 121;
+    static final int ID_OP_CAST = 122;
+    static final int ID_OP_SIGRID_HASH = 123;
 
     private transient Kryo kryo;
 
@@ -63,6 +78,61 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
         k.register(Op.Hex2Int.class, new Constant<>(new Op.Hex2Int()), ID_OP_HEX2INT);
         k.register(Op.Modulus.class, new ModulusWriter(), ID_OP_MODULUS);
         k.register(Op.Vocab.class, new Constant<>(new Op.Vocab()), ID_OP_VOCAB);
+        k.register(
+                Op.FillNull.class,
+                new OpWriter<>(
+                        (o, n) -> o.writeVarLong(n.value(), false),
+                        i -> new Op.FillNull(i.readVarLong(false))),
+                ID_OP_FILL_NULL);
+        k.register(
+                Op.ClampOp.class,
+                new OpWriter<>(
+                        (o, c) -> {
+                            o.writeDouble(c.lo());
+                            o.writeDouble(c.hi());
+                        },
+                        i -> new Op.ClampOp(i.readDouble(), i.readDouble())),
+                ID_OP_CLAMP);
+        k.register(
+                Op.BucketizeOp.class,
+                new OpWriter<>(
+                        (o, b) -> {
+                            o.writeBoolean(b.right());
+                            double[] borders = b.borders();
+                            o.writeVarInt(borders.length, true);
+                            o.writeDoubles(borders, 0, borders.length);
+                        },
+                        i -> {
+                            boolean right = i.readBoolean();
+                            int n = i.readVarInt(true);
+                            return new Op.BucketizeOp(i.readDoubles(n), right);
+                        }),
+                ID_OP_BUCKETIZE);
+        k.register(
+                Op.BoxCoxOp.class,
+                new OpWriter<>(
+                        (o, b) -> o.writeDouble(b.lambda()), i -> new Op.BoxCoxOp(i.readDouble())),
+                ID_OP_BOXCOX);
+        k.register(
+                Op.LogitOp.class,
+                new OpWriter<>(
+                        (o, l) -> o.writeDouble(l.eps()), i -> new Op.LogitOp(i.readDouble())),
+                ID_OP_LOGIT);
+        k.register(
+                Op.Cast.class,
+                new OpWriter<>(
+                        (o, c) -> o.writeVarInt(c.to().ordinal(), true),
+                        i -> new Op.Cast(Op.ValueType.values()[i.readVarInt(true)])),
+                ID_OP_CAST);
+        k.register(
+                Op.SigridHashOp.class,
+                new OpWriter<>(
+                        (o, h) -> {
+                            o.writeVarLong(h.salt(), false);
+                            o.writeVarLong(h.max(), true);
+                        },
+                        i -> new Op.SigridHashOp(i.readVarLong(false), i.readVarLong(true))),
+                ID_OP_SIGRID_HASH);
         return k;
     }
 
@@ -190,6 +260,29 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
         @Override
         public T read(Kryo kryo, Input input, Class<? extends T> type) {
             return value;
+        }
+    }
+
+    /** An operator with parameters, written field by field. */
+    private static final class OpWriter<T extends Op> extends Serializer<T> {
+        private final java.util.function.BiConsumer<Output, T> write;
+        private final java.util.function.Function<Input, T> read;
+
+        OpWriter(
+                java.util.function.BiConsumer<Output, T> write,
+                java.util.function.Function<Input, T> read) {
+            this.write = write;
+            this.read = read;
+        }
+
+        @Override
+        public void write(Kryo kryo, Output output, T op) {
+            write.accept(output, op);
+        }
+
+        @Override
+        public T read(Kryo kryo, Input input, Class<? extends T> type) {
+            return read.apply(input);
         }
     }
 

@@ -3,6 +3,8 @@ package dev.piper.job.spec;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.ops.Chains;
+import dev.piper.operators.ops.Op;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,37 +13,18 @@ public final class SpecCompiler {
 
     private SpecCompiler() {}
 
-    /** The per-column stateless operators of {@code spec}, every vocabulary in epoch 0. */
+    /** The column chains of {@code spec}, every vocabulary in epoch 0. */
     public static ColumnProgram program(PipelineSpec spec) {
         return program(spec, new int[CriteoLayout.SPARSE]);
     }
 
-    /**
-     * The per-column stateless operators of {@code spec}, with each sparse column's vocabulary
-     * epoch.
-     */
+    /** The column chains of {@code spec}, with each sparse column's vocabulary epoch. */
     public static ColumnProgram program(PipelineSpec spec, int[] epochs) {
-        long[] modulus = new long[CriteoLayout.SPARSE];
-        boolean[] neg2zero = new boolean[CriteoLayout.LABEL_DENSE_WIDTH];
-        boolean[] log = new boolean[CriteoLayout.LABEL_DENSE_WIDTH];
-        int f = 0;
+        List<List<Op>> chains = new ArrayList<>(CriteoLayout.FIELDS);
         for (PipelineSpec.Column column : spec.columns()) {
-            long m = -1;
-            for (Op op : column.ops()) {
-                if (op instanceof Op.Modulus mod) {
-                    m = mod.m();
-                } else if (op instanceof Op.Neg2Zero) {
-                    neg2zero[f] = true;
-                } else if (op instanceof Op.Log) {
-                    log[f] = true;
-                }
-            }
-            if (f > CriteoLayout.DENSE) {
-                modulus[f - 1 - CriteoLayout.DENSE] = m;
-            }
-            f++;
+            chains.add(column.ops());
         }
-        return new ColumnProgram(spec.name(), spec.version(), modulus, neg2zero, log, epochs);
+        return new ColumnProgram(spec.name(), spec.version(), chains, epochs);
     }
 
     /**
@@ -52,7 +35,7 @@ public final class SpecCompiler {
         PipelineSpec builtin = SpecParser.builtin();
         List<PipelineSpec.Column> columns = new ArrayList<>();
         for (PipelineSpec.Column c : builtin.columns()) {
-            if (c.kind() != PipelineSpec.Kind.sparse || maxIndRange <= 0) {
+            if (c.kind() != Chains.Kind.sparse || maxIndRange <= 0) {
                 columns.add(c);
                 continue;
             }

@@ -5,8 +5,10 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.job.spec.PipelineSpec.Column;
-import dev.piper.job.spec.PipelineSpec.Kind;
 import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.ops.Chains;
+import dev.piper.operators.ops.Chains.Kind;
+import dev.piper.operators.ops.Op;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -41,15 +43,6 @@ public final class SpecParser {
     private static final Set<String> ROUTE = Set.of("field", "value");
     private static final Set<String> OUTPUT =
             Set.of("format", "pad_missing_fields", "max_line_bytes");
-
-    /** Each kind's operators, in the only order they may appear; required ones marked. */
-    private static final Map<Kind, List<String>> ORDER =
-            Map.of(
-                    Kind.label, List.of("decode", "fill_missing"),
-                    Kind.dense, List.of("decode", "fill_missing", "neg2zero", "log"),
-                    Kind.sparse, List.of("decode", "fill_missing", "hex2int", "modulus", "vocab"));
-
-    private static final Set<String> OPTIONAL = Set.of("neg2zero", "log", "modulus");
 
     private final ObjectMapper json =
             new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
@@ -220,7 +213,7 @@ public final class SpecParser {
     }
 
     private static Kind kindOf(int field) {
-        return field == 0 ? Kind.label : field <= CriteoLayout.DENSE ? Kind.dense : Kind.sparse;
+        return Chains.kindOf(field);
     }
 
     private List<Column> columns(JsonNode node) {
@@ -347,56 +340,10 @@ public final class SpecParser {
         if (!ok) {
             return null;
         }
-        List<String> order = ORDER.get(kind);
-        int last = -1;
-        for (int i = 0; i < ops.size(); i++) {
-            String name = ops.get(i).name();
-            int at = order.indexOf(name);
-            if (at < 0) {
-                problem(
-                        path + "[" + i + "]",
-                        name
-                                + " does not apply to "
-                                + kind
-                                + " columns ("
-                                + kind
-                                + ": "
-                                + String.join(", ", order)
-                                + ")");
-                return null;
-            }
-            if (at <= last) {
-                problem(
-                        path + "[" + i + "]",
-                        at == last
-                                ? name + " appears twice"
-                                : name + " must come before " + order.get(last));
-                return null;
-            }
-            last = at;
-        }
-        for (String required : order) {
-            if (!OPTIONAL.contains(required)
-                    && ops.stream().noneMatch(o -> o.name().equals(required))) {
-                problem(
-                        path,
-                        "missing "
-                                + required
-                                + " ("
-                                + kind
-                                + " chains: "
-                                + String.join(", ", order)
-                                + "; optional: "
-                                + String.join(
-                                        ", ", order.stream().filter(OPTIONAL::contains).toList())
-                                + ")");
-                return null;
-            }
-        }
-        boolean log = ops.stream().anyMatch(o -> o instanceof Op.Log);
-        boolean neg2zero = ops.stream().anyMatch(o -> o instanceof Op.Neg2Zero);
-        if (log && !neg2zero) {
-            problem(path, "log needs neg2zero before it (log(x + 1) is undefined below -1)");
+        var problem = Chains.check(kind, ops);
+        if (problem.isPresent()) {
+            int at = problem.get().at();
+            problem(at < 0 ? path : path + "[" + at + "]", problem.get().message());
             return null;
         }
         return List.copyOf(ops);
@@ -435,37 +382,207 @@ public final class SpecParser {
                             + ")");
             return null;
         }
-        if (name.equals("modulus")) {
-            JsonNode m = params.remove("m");
-            for (String extra : params.keySet()) {
-                problem(path, "modulus has no parameter \"" + extra + "\" (it takes m)");
-                return null;
-            }
-            if (m == null) {
-                problem(
-                        path,
-                        "modulus needs its parameter \"m\", as in {\"op\": \"modulus\", \"m\": 40000000}");
-                return null;
-            }
-            if (!m.isIntegralNumber() || !m.canConvertToLong() || m.longValue() <= 0) {
-                problem(path, "modulus \"m\" must be a positive integer, not " + m);
-                return null;
-            }
-            return new Op.Modulus(m.longValue());
-        }
-        if (!params.isEmpty()) {
-            problem(path, name + " takes no parameters, got " + String.join(", ", params.keySet()));
+        Params p = new Params(name, params, path);
+        Op op =
+                switch (name) {
+                    case "decode" -> new Op.Decode();
+                    case "fill_missing" -> new Op.FillMissing();
+                    case "fill_null" ->
+                            p.integer("value", Long.MIN_VALUE).map(Op.FillNull::new).orElse(null);
+                    case "neg2zero" -> new Op.Neg2Zero();
+                    case "log" -> new Op.Log();
+                    case "clamp" -> p.make(() -> new Op.ClampOp(p.number("lo"), p.number("hi")));
+                    case "bucketize" ->
+                            p.make(
+                                    () ->
+                                            new Op.BucketizeOp(
+                                                    p.numbers("borders"), p.flag("right", true)));
+                    case "boxcox" -> p.make(() -> new Op.BoxCoxOp(p.number("lambda")));
+                    case "logit" ->
+                            p.make(
+                                    () ->
+                                            new Op.LogitOp(
+                                                    p.has("eps") ? p.number("eps") : Double.NaN));
+                    case "cast" -> p.make(() -> new Op.Cast(p.valueType("to")));
+                    case "hex2int" -> new Op.Hex2Int();
+                    case "modulus" -> p.integer("m", 1).map(Op.Modulus::new).orElse(null);
+                    case "sigrid_hash" ->
+                            p.make(
+                                    () ->
+                                            new Op.SigridHashOp(
+                                                    p.has("salt")
+                                                            ? p.longValue("salt", Long.MIN_VALUE)
+                                                            : 0,
+                                                    p.longValue("max", 1)));
+                    case "vocab" -> new Op.Vocab();
+                    default -> throw new IllegalStateException(name);
+                };
+        if (op != null && !p.unused().isEmpty()) {
+            problem(
+                    path,
+                    name
+                            + " has no parameter "
+                            + String.join(
+                                    ", ", p.unused().stream().map(u -> "\"" + u + "\"").toList())
+                            + " ("
+                            + (PARAMS.get(name).isEmpty()
+                                    ? "it takes none"
+                                    : "it takes " + String.join(", ", PARAMS.get(name)))
+                            + ")");
             return null;
         }
-        return switch (name) {
-            case "decode" -> new Op.Decode();
-            case "fill_missing" -> new Op.FillMissing();
-            case "neg2zero" -> new Op.Neg2Zero();
-            case "log" -> new Op.Log();
-            case "hex2int" -> new Op.Hex2Int();
-            case "vocab" -> new Op.Vocab();
-            default -> throw new IllegalStateException(name);
-        };
+        return op;
+    }
+
+    /** Each operator's parameters, for messages. */
+    private static final Map<String, List<String>> PARAMS =
+            Map.ofEntries(
+                    Map.entry("decode", List.of()),
+                    Map.entry("fill_missing", List.of()),
+                    Map.entry("fill_null", List.of("value")),
+                    Map.entry("neg2zero", List.of()),
+                    Map.entry("log", List.of()),
+                    Map.entry("clamp", List.of("lo", "hi")),
+                    Map.entry("bucketize", List.of("borders", "right")),
+                    Map.entry("boxcox", List.of("lambda")),
+                    Map.entry("logit", List.of("eps")),
+                    Map.entry("cast", List.of("to")),
+                    Map.entry("hex2int", List.of()),
+                    Map.entry("modulus", List.of("m")),
+                    Map.entry("sigrid_hash", List.of("salt", "max")),
+                    Map.entry("vocab", List.of()));
+
+    /** Thrown by {@link Params} once it has reported a bad parameter. */
+    private static final class BadParam extends RuntimeException {
+        BadParam() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * An operator's parameters: typed reads that report a missing or mistyped parameter with the
+     * operator's path, and the check the operator's own constructor makes.
+     */
+    private final class Params {
+        private final String op;
+        private final Map<String, JsonNode> values;
+        private final String path;
+        private final java.util.Set<String> read = new java.util.HashSet<>();
+
+        Params(String op, Map<String, JsonNode> values, String path) {
+            this.op = op;
+            this.values = values;
+            this.path = path;
+        }
+
+        boolean has(String name) {
+            return values.containsKey(name);
+        }
+
+        List<String> unused() {
+            return values.keySet().stream().filter(k -> !read.contains(k)).toList();
+        }
+
+        private JsonNode get(String name) {
+            read.add(name);
+            JsonNode n = values.get(name);
+            if (n == null) {
+                problem(
+                        path,
+                        op
+                                + " needs its parameter \""
+                                + name
+                                + "\" ("
+                                + op
+                                + " takes "
+                                + String.join(", ", PARAMS.get(op))
+                                + "; docs/SPECS.md)");
+                throw new BadParam();
+            }
+            return n;
+        }
+
+        private BadParam bad(String name, String what, JsonNode n) {
+            problem(path, op + " \"" + name + "\" must be " + what + ", not " + n);
+            return new BadParam();
+        }
+
+        double number(String name) {
+            JsonNode n = get(name);
+            if (!n.isNumber() || !Double.isFinite(n.doubleValue())) {
+                throw bad(name, "a number", n);
+            }
+            return n.doubleValue();
+        }
+
+        double[] numbers(String name) {
+            JsonNode n = get(name);
+            if (!n.isArray() || n.isEmpty()) {
+                throw bad(name, "a non-empty array of numbers", n);
+            }
+            double[] out = new double[n.size()];
+            for (int i = 0; i < out.length; i++) {
+                if (!n.get(i).isNumber() || !Double.isFinite(n.get(i).doubleValue())) {
+                    throw bad(name + "[" + i + "]", "a number", n.get(i));
+                }
+                out[i] = n.get(i).doubleValue();
+            }
+            return out;
+        }
+
+        boolean flag(String name, boolean fallback) {
+            if (!has(name)) {
+                return fallback;
+            }
+            JsonNode n = get(name);
+            if (!n.isBoolean()) {
+                throw bad(name, "true or false", n);
+            }
+            return n.booleanValue();
+        }
+
+        long longValue(String name, long min) {
+            JsonNode n = get(name);
+            if (!n.isIntegralNumber() || !n.canConvertToLong() || n.longValue() < min) {
+                throw bad(
+                        name,
+                        min == Long.MIN_VALUE
+                                ? "a 64-bit integer"
+                                : min == 1 ? "a positive integer" : "an integer of at least " + min,
+                        n);
+            }
+            return n.longValue();
+        }
+
+        Optional<Long> integer(String name, long min) {
+            try {
+                return Optional.of(longValue(name, min));
+            } catch (BadParam e) {
+                return Optional.empty();
+            }
+        }
+
+        Op.ValueType valueType(String name) {
+            JsonNode n = get(name);
+            for (Op.ValueType t : Op.ValueType.values()) {
+                if (n.isTextual() && n.asText().equals(t.name())) {
+                    return t;
+                }
+            }
+            throw bad(name, "\"int32\" or \"float32\"", n);
+        }
+
+        /** The operator {@code make} builds, or null once a problem is reported. */
+        Op make(java.util.function.Supplier<Op> make) {
+            try {
+                return make.get();
+            } catch (BadParam e) {
+                return null;
+            } catch (IllegalArgumentException e) {
+                problem(path, e.getMessage());
+                return null;
+            }
+        }
     }
 
     private PipelineSpec.Output output(JsonNode node) {

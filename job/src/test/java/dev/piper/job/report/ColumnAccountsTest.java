@@ -40,8 +40,8 @@ class ColumnAccountsTest {
         assertThat(a.decodeNanos[0]).isCloseTo(100, within(1e-9));
         assertThat(a.decodeNanos[1]).isCloseTo(300, within(1e-9));
         assertThat(a.decodeNanos[14]).isCloseTo(600, within(1e-9));
-        assertThat(a.logNanos[2]).isCloseTo(200, within(1e-9));
-        assertThat(a.logNanos[3]).isCloseTo(200, within(1e-9));
+        assertThat(a.passNanos[2]).isCloseTo(200, within(1e-9));
+        assertThat(a.passNanos[3]).isCloseTo(200, within(1e-9));
         assertThat(a.vocabularyNanos[14]).isEqualTo(300);
         assertThat(a.outputNanos[39]).isCloseTo(10, within(1e-9));
         // everything the threads spent is attributed: to the label or a column

@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.esotericsoftware.kryo.io.Output;
 import dev.piper.job.spec.PipelineSpec.Column;
-import dev.piper.job.spec.PipelineSpec.Kind;
+import dev.piper.operators.ops.Chains.Kind;
+import dev.piper.operators.ops.Op;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -49,6 +50,45 @@ public class PipelineSpecSerializerTest {
                 new PipelineSpec.Output("dlrm-rows", true, 65536));
     }
 
+    /** {@link #small()} with format 2's operators (not a valid chain either). */
+    static PipelineSpec withNewOperators() {
+        return new PipelineSpec(
+                "p",
+                3,
+                new PipelineSpec.Input(
+                        "criteo-tsv", Optional.empty(), Optional.of("C1"), Optional.of("x")),
+                List.of(
+                        new Column(
+                                "I1",
+                                Kind.dense,
+                                List.of(
+                                        new Op.Decode(),
+                                        new Op.FillNull(-5),
+                                        new Op.ClampOp(-1.5, 100),
+                                        new Op.BucketizeOp(new double[] {0, 2.5, 1e9}, false),
+                                        new Op.Cast(Op.ValueType.float32),
+                                        new Op.BoxCoxOp(0.25),
+                                        new Op.LogitOp(1e-6),
+                                        Op.LogitOp.unclamped())),
+                        new Column(
+                                "C1",
+                                Kind.sparse,
+                                List.of(
+                                        new Op.Decode(),
+                                        new Op.FillNull(7),
+                                        new Op.Hex2Int(),
+                                        new Op.SigridHashOp(-3, 1L << 40),
+                                        new Op.Vocab()))),
+                new PipelineSpec.Output("dlrm-rows", false, 1024));
+    }
+
+    /** Format 2 of {@link #withNewOperators()}, frozen. */
+    private static final String NEW_OPERATORS_FORMAT_2 =
+            "0282700363726974656f2d7473f68043b182780249b1010870770978000000000000f8bf"
+                    + "0000000000005940790003000000000000000000000000000004400000000065cdcd41"
+                    + "7c017a000000000000d03f7b8dedb5a0f7c6b03e7b000000000000f87f43b1020570770e"
+                    + "747d0580808080802076646c726d2d726f77f3008008";
+
     /**
      * Format 1, frozen: a change of these bytes is a new format (and needs a reader for this one).
      */
@@ -72,10 +112,34 @@ public class PipelineSpecSerializerTest {
     }
 
     @Test
-    void formatOneIsFrozen() throws Exception {
-        assertThat(HexFormat.of().formatHex(serializer.toBytes(small()))).isEqualTo(SMALL_FORMAT_1);
+    void formatOneIsStillRead() throws Exception {
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(SMALL_FORMAT_1)))
                 .isEqualTo(small());
+    }
+
+    @Test
+    void formatTwoIsFrozen() throws Exception {
+        // a spec of format 1's operators: format 1's bytes but for the version
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
+                .isEqualTo("02" + SMALL_FORMAT_1.substring(2));
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(withNewOperators())))
+                .isEqualTo(NEW_OPERATORS_FORMAT_2);
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(NEW_OPERATORS_FORMAT_2)))
+                .isEqualTo(withNewOperators());
+        assertThat(roundTrip(withNewOperators())).isEqualTo(withNewOperators());
+    }
+
+    @Test
+    void stateOfFormatOneIsMigrated() throws Exception {
+        PipelineSpecSerializer.Snapshot one = new PipelineSpecSerializer.Snapshot();
+        one.readSnapshot(1, new DataInputDeserializer(new byte[0]), getClass().getClassLoader());
+        assertThat(one.restoreSerializer()).isEqualTo(serializer);
+        assertThat(
+                        serializer
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(one)
+                                .isCompatibleAfterMigration())
+                .isTrue();
     }
 
     @Test
@@ -93,7 +157,7 @@ public class PipelineSpecSerializerTest {
         byte[] bytes = serializer.toBytes(small());
         bytes[0] = 9; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 9; this build reads 1..1");
+                .hasMessageContaining("pipeline spec in format 9; this build reads 1..2");
     }
 
     @Test

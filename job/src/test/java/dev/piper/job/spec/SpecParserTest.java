@@ -3,7 +3,7 @@ package dev.piper.job.spec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.job.spec.PipelineSpec.Kind;
+import dev.piper.operators.ops.Chains.Kind;
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -66,6 +66,57 @@ class SpecParserTest {
         assertThat(spec.input().topic()).contains("t");
     }
 
+    /** Every operator of RAP's set the spec language has, with its parameters. */
+    @Test
+    void everyOperatorParsesWithItsParameters() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        spec(
+                                OK_COLUMNS
+                                        .replace(
+                                                "\"I1..I4\": [\"decode\", \"fill_missing\", \"neg2zero\"]",
+                                                """
+                                                "I1": ["decode", {"op": "fill_null", "value": -3},
+                                                       {"op": "clamp", "lo": 0, "hi": 100}, "log"],
+                                                "I2": ["decode", "fill_missing",
+                                                       {"op": "bucketize", "borders": [0, 2.5, 10]}],
+                                                "I3": ["decode", "fill_missing",
+                                                       {"op": "bucketize", "borders": [1], "right": false},
+                                                       {"op": "cast", "to": "float32"},
+                                                       {"op": "boxcox", "lambda": 0.5}],
+                                                "I4": ["decode", "fill_missing", {"op": "cast", "to": "float32"},
+                                                       {"op": "logit", "eps": 1e-6}, "logit",
+                                                       {"op": "cast", "to": "int32"}]
+                                                """)
+                                        .replace(
+                                                "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]",
+                                                """
+                                                "C1..C2": ["decode", {"op": "fill_null", "value": 255}, "hex2int",
+                                                           {"op": "sigrid_hash", "salt": -7, "max": 1000000},
+                                                           {"op": "modulus", "m": 1000}, "vocab"]
+                                                """)));
+        assertThat(spec.column("I1").orElseThrow().chain())
+                .isEqualTo("decode fill_null(-3) clamp(0,100) log");
+        assertThat(spec.column("I2").orElseThrow().chain())
+                .isEqualTo("decode fill_missing bucketize(0,2.5,10)");
+        assertThat(spec.column("I3").orElseThrow().chain())
+                .isEqualTo(
+                        "decode fill_missing bucketize(1;right=false) cast(float32) boxcox(0.5)");
+        assertThat(spec.column("I4").orElseThrow().chain())
+                .isEqualTo("decode fill_missing cast(float32) logit(1.0E-6) logit cast(int32)");
+        assertThat(spec.column("C2").orElseThrow().chain())
+                .isEqualTo(
+                        "decode fill_null(255) hex2int sigrid_hash(-7,1000000) modulus(1000) vocab");
+        // and the program the decoder runs agrees
+        var program = SpecCompiler.program(spec);
+        assertThat(program.type(1)).isEqualTo(dev.piper.operators.ops.Op.ValueType.float32);
+        assertThat(program.type(2)).isEqualTo(dev.piper.operators.ops.Op.ValueType.int32);
+        assertThat(program.type(4)).isEqualTo(dev.piper.operators.ops.Op.ValueType.int32);
+        assertThat(program.fill(1)).isEqualTo(-3);
+        assertThat(program.fill(15)).isEqualTo(255);
+        assertThat(program.keyBound(1)).isEqualTo(1000);
+    }
+
     static Stream<Arguments> badSpecs() {
         String c = OK_COLUMNS;
         return Stream.of(
@@ -114,15 +165,136 @@ class SpecParserTest {
                         "columns.I6..I13[2]: hex2int does not apply to dense columns"),
                 Arguments.of(
                         "order",
+                        spec(
+                                c.replace(
+                                        "\"hex2int\", {\"op\": \"modulus\", \"m\": 1000}",
+                                        "{\"op\": \"modulus\", \"m\": 1000}, \"hex2int\"")),
+                        "columns.C3[3]: hex2int must come right after the fill"),
+                Arguments.of(
+                        "log before neg2zero",
                         spec(c.replace("\"neg2zero\", \"log\"", "\"log\", \"neg2zero\"")),
-                        "columns.I5[3]: neg2zero must come before log"),
+                        "columns.I5[2]: log needs neg2zero (or clamp with lo >= 0, or bucketize)"
+                                + " before it"),
                 Arguments.of(
                         "log without neg2zero",
                         spec(
                                 c.replace(
                                         "\"I5\": [\"decode\", \"fill_missing\", \"neg2zero\", \"log\"]",
                                         "\"I5\": [\"decode\", \"fill_missing\", \"log\"]")),
-                        "columns.I5: log needs neg2zero before it"),
+                        "columns.I5[2]: log needs neg2zero"),
+                Arguments.of(
+                        "log after a clamp that lets negatives through",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"clamp\", \"lo\": -1, \"hi\": 5}, \"log\"")),
+                        "columns.I5[3]: log needs neg2zero"),
+                Arguments.of(
+                        "clamp bounds reversed",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"clamp\", \"lo\": 5, \"hi\": 1}")),
+                        "columns.I5[2]: clamp needs lo <= hi, not lo 5.0 > hi 1.0"),
+                Arguments.of(
+                        "clamp of an int32 without an integer inside",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"clamp\", \"lo\": 0.2, \"hi\": 0.8}")),
+                        "columns.I5[2]: clamp(0.2,0.8) holds no integer, and the value is an int32"
+                                + " here (cast it to float32 first)"),
+                Arguments.of(
+                        "clamp without hi",
+                        spec(c.replace("\"neg2zero\", \"log\"", "{\"op\": \"clamp\", \"lo\": 0}")),
+                        "columns.I5[2]: clamp needs its parameter \"hi\" (clamp takes lo, hi"),
+                Arguments.of(
+                        "bucketize borders decreasing",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"bucketize\", \"borders\": [0, 5, 2]}")),
+                        "columns.I5[2]: bucketize borders must not decrease: border 2 (2.0) is"
+                                + " below border 1 (5.0)"),
+                Arguments.of(
+                        "bucketize border not a number",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"bucketize\", \"borders\": [0, \"5\"]}")),
+                        "columns.I5[2]: bucketize \"borders[1]\" must be a number, not \"5\""),
+                Arguments.of(
+                        "bucketize right not a flag",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"bucketize\", \"borders\": [1], \"right\": 0}")),
+                        "columns.I5[2]: bucketize \"right\" must be true or false, not 0"),
+                Arguments.of(
+                        "logit eps out of range",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"logit\", \"eps\": 0.7}")),
+                        "columns.I5[2]: logit eps must be in [0, 0.5], not 0.7"),
+                Arguments.of(
+                        "cast to the same type",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"cast\", \"to\": \"int32\"}")),
+                        "columns.I5[2]: the value is already int32 here"),
+                Arguments.of(
+                        "cast to an unknown type",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"cast\", \"to\": \"float64\"}")),
+                        "columns.I5[2]: cast \"to\" must be \"int32\" or \"float32\", not \"float64\""),
+                Arguments.of(
+                        "sigrid_hash max zero",
+                        spec(
+                                c.replace(
+                                        "{\"op\": \"modulus\", \"m\": 1000}",
+                                        "{\"op\": \"sigrid_hash\", \"max\": 0}")),
+                        "columns.C3[3]: sigrid_hash \"max\" must be a positive integer, not 0"),
+                Arguments.of(
+                        "sigrid_hash on a dense column",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"sigrid_hash\", \"max\": 10}")),
+                        "columns.I5[2]: sigrid_hash does not apply to dense columns"),
+                Arguments.of(
+                        "fill_null of a sparse column below 0",
+                        spec(
+                                c.replace(
+                                        "\"C1..C2\": [\"decode\", \"fill_missing\"",
+                                        "\"C1..C2\": [\"decode\", {\"op\": \"fill_null\", \"value\": -1}")),
+                        "columns.C1..C2[1]: fill_null \"value\" of a sparse column is an id, 0 or"
+                                + " more, not -1"),
+                Arguments.of(
+                        "fill_null of a dense column beyond int32",
+                        spec(
+                                c.replace(
+                                        "\"I6..I13\": [\"decode\", \"fill_missing\"",
+                                        "\"I6..I13\": [\"decode\", {\"op\": \"fill_null\", \"value\": 3000000000}")),
+                        "columns.I6..I13[1]: fill_null \"value\" of a dense column must be a 32-bit"
+                                + " integer, not 3000000000"),
+                Arguments.of(
+                        "two fills",
+                        spec(
+                                c.replace(
+                                        "\"I6..I13\": [\"decode\", \"fill_missing\"",
+                                        "\"I6..I13\": [\"decode\", \"fill_missing\", {\"op\": \"fill_null\", \"value\": 1}")),
+                        "columns.I6..I13[2]: fill_null after fill_missing: one fill per column"),
+                Arguments.of(
+                        "vocab not last",
+                        spec(
+                                c.replace(
+                                        "{\"op\": \"modulus\", \"m\": 1000}, \"vocab\"",
+                                        "\"vocab\", {\"op\": \"modulus\", \"m\": 1000}")),
+                        "columns.C3[3]: vocab must come last"),
                 Arguments.of(
                         "sparse without vocab",
                         spec(

@@ -28,7 +28,8 @@ import org.apache.flink.util.OutputTag;
  *     delimiters included; empty otherwise
  * @param acceptedBytes {@link Stage#DECODE}: the bytes of the block's accepted lines; 0 otherwise
  * @param workNanos CPU time of the element's work, log excluded
- * @param logNanos {@link Stage#DECODE}: CPU time of the log pass over the block's log columns
+ * @param passNanos {@link Stage#DECODE}: CPU time of the column passes (the operators not fused
+ *     into the parser)
  * @param threadNanos the thread's CPU time since its previous sample (or since the operator opened)
  * @param entries {@link Stage#VOCABULARY}: entries of the column's newest vocabulary afterwards;
  *     otherwise -1
@@ -42,7 +43,7 @@ public record CostSample(
         int[] fieldBytes,
         long acceptedBytes,
         long workNanos,
-        long logNanos,
+        long passNanos,
         long threadNanos,
         long entries) {
 
@@ -87,7 +88,7 @@ public record CostSample(
             int[] fieldBytes,
             long acceptedBytes,
             long workNanos,
-            long logNanos,
+            long passNanos,
             long threadNanos) {
         return new CostSample(
                 Stage.DECODE,
@@ -98,7 +99,7 @@ public record CostSample(
                 fieldBytes,
                 acceptedBytes,
                 workNanos,
-                logNanos,
+                passNanos,
                 threadNanos,
                 -1);
     }
@@ -115,8 +116,8 @@ public record CostSample(
                 decoded.dense().rows(),
                 decoded.fieldBytes(),
                 decoded.acceptedBytes(),
-                end - start - decoded.logNanos(),
-                decoded.logNanos(),
+                end - start - decoded.passNanos(),
+                decoded.passNanos(),
                 threadNanos);
     }
 

@@ -10,7 +10,8 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Serializer of {@link CostSample}. Format 1: {@code stage} (int8 ordinal), {@code pipeline},
  * {@code column} (int32), {@code lines}, {@code values} (int64), the field bytes (int32 count,
- * int32 values), {@code workNanos}, {@code logNanos}, {@code threadNanos}, {@code entries} (int64).
+ * int32 values), {@code workNanos}, {@code passNanos}, {@code threadNanos}, {@code entries}
+ * (int64).
  */
 public final class CostSampleSerializer extends BlockSerializer<CostSample> {
 
@@ -45,7 +46,7 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
         }
         out.writeLong(s.acceptedBytes());
         out.writeLong(s.workNanos());
-        out.writeLong(s.logNanos());
+        out.writeLong(s.passNanos());
         out.writeLong(s.threadNanos());
         out.writeLong(s.entries());
     }

@@ -20,9 +20,10 @@ import java.util.List;
 
 /**
  * Decodes a chunk of Criteo text lines into columnar arrays and applies the stateless column
- * operators on the way: fill missing (empty field to 0), neg2zero on dense values, hex2int and
- * modulus on categorical ids (DLRM's {@code data_utils.py} semantics, see {@code
- * docs/SEMANTICS.md}).
+ * operators of its {@link ColumnProgram}: while parsing, the fill (an empty field to 0 or to
+ * fill_null's value), a leading neg2zero on dense values, hex2int and a leading modulus on
+ * categorical ids (DLRM's {@code data_utils.py} semantics, see {@code docs/SEMANTICS.md}); the
+ * other operators afterwards, as the block's {@link ColumnPasses}.
  *
  * <p>The parser works on bytes in place: no per-line or per-value objects on the accepted path.
  * Only a rejected line allocates (its dead letter).
@@ -55,13 +56,18 @@ public final class CriteoDecoder {
     private final DecodeOptions options;
     private final ColumnProgram program;
 
-    /** The program's per-column operators, as plain arrays for the inner loops. */
+    /** The program's operators fused into the parser, as plain arrays for the inner loops. */
     private final long[] modulus = new long[SPARSE];
 
     private final boolean[] neg2zero = new boolean[LABEL_DENSE_WIDTH];
-    private final int[] logFields;
 
-    /** Whether {@link #decode} reads the thread's CPU clock around the log pass. */
+    /** Each field's value when empty (fill_missing's 0 or fill_null's value). */
+    private final long[] fill = new long[FIELDS];
+
+    /** The program's other operators, run over each decoded block. */
+    private final ColumnPasses passes;
+
+    /** Whether {@link #decode} reads the thread's CPU clock around the column passes. */
     private final boolean measure;
 
     /**
@@ -101,9 +107,17 @@ public final class CriteoDecoder {
     }
 
     /**
-     * @param measure whether to time the log pass ({@link Decoded#logNanos()})
+     * @param measure whether to time the column passes ({@link Decoded#passNanos()})
      */
     public CriteoDecoder(DecodeOptions options, boolean measure) {
+        this(options, measure, true);
+    }
+
+    /**
+     * @param fuse whether the column passes run fused (RAP's horizontal fusion, the default) or one
+     *     per column and operator ({@link ColumnPasses}; for the benchmark)
+     */
+    public CriteoDecoder(DecodeOptions options, boolean measure, boolean fuse) {
         this.options = options;
         this.measure = measure;
         this.program = options.program();
@@ -113,20 +127,10 @@ public final class CriteoDecoder {
         for (int f = 0; f < LABEL_DENSE_WIDTH; f++) {
             neg2zero[f] = program.neg2zero(f);
         }
-        logFields = program.logFields();
-    }
-
-    /**
-     * {@code log(x + 1)} of the block's log columns, in place, as float32 bits (see {@link
-     * ColumnProgram}); runs over each column's values once the block is decoded.
-     */
-    private void applyLog(int[] labelDense, int rows) {
-        for (int f : logFields) {
-            for (int r = 0, i = f; r < rows; r++, i += LABEL_DENSE_WIDTH) {
-                float x = labelDense[i];
-                labelDense[i] = Float.floatToRawIntBits((float) Math.log(x + 1f));
-            }
+        for (int f = 0; f < FIELDS; f++) {
+            fill[f] = program.fill(f);
         }
+        passes = ColumnPasses.of(program, fuse);
     }
 
     /**
@@ -136,14 +140,15 @@ public final class CriteoDecoder {
      *     I1..I13, C1..C26) in the accepted lines, delimiters included: what each column cost to
      *     decode; otherwise empty
      * @param acceptedBytes the bytes of the accepted lines, line breaks included
-     * @param logNanos if the decoder measures, the thread CPU time of the log pass; otherwise 0
+     * @param passNanos if the decoder measures, the thread CPU time of the column passes (the
+     *     operators not fused into the parser, {@link ColumnPasses}); otherwise 0
      */
     public record Decoded(
             DenseChunk dense,
             KeyChunk[] keys,
             int[] fieldBytes,
             int acceptedBytes,
-            long logNanos) {}
+            long passNanos) {}
 
     /**
      * Bytes per row assumed when sizing a block's arrays: Criteo lines average 240 (Kaggle) to 260
@@ -225,18 +230,20 @@ public final class CriteoDecoder {
             dead.add(cutLine(chunk, lines, end));
             lines++;
         }
-        long logNanos = 0;
+        long passNanos = 0;
         if (countFields) {
             for (int c = 0; c < SPARSE; c++) {
                 fieldBytes[DENSE + 1 + c] += fastRows * TYPICAL_ID_BYTES;
             }
         }
-        if (measure && logFields.length > 0) {
-            long before = ThreadCpu.now();
-            applyLog(labelDense, rows);
-            logNanos = ThreadCpu.now() - before;
-        } else {
-            applyLog(labelDense, rows);
+        if (!passes.isEmpty()) {
+            if (measure) {
+                long before = ThreadCpu.now();
+                passes.run(labelDense, keys, rows);
+                passNanos = ThreadCpu.now() - before;
+            } else {
+                passes.run(labelDense, keys, rows);
+            }
         }
         DeadLetter[] letters = dead == null ? new DeadLetter[0] : dead.toArray(new DeadLetter[0]);
         DenseChunk dense =
@@ -253,7 +260,7 @@ public final class CriteoDecoder {
         for (int c = 0; c < SPARSE; c++) {
             out[c] = new KeyChunk(chunk.lane(), c, chunk.seq(), keys[c], rows, program.epoch(c));
         }
-        return new Decoded(dense, out, fieldBytes, acceptedBytes, logNanos);
+        return new Decoded(dense, out, fieldBytes, acceptedBytes, passNanos);
     }
 
     /** Adds a line of the full rules: every field's bytes are in {@link #lineBytes}. */
@@ -329,6 +336,8 @@ public final class CriteoDecoder {
             }
             if (negative) {
                 v = -v;
+            } else if (digits == 0) {
+                v = fill[f];
             }
             if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
                 return -1;
@@ -367,6 +376,9 @@ public final class CriteoDecoder {
             }
             if (digits > 16) {
                 return -1;
+            }
+            if (digits == 0) {
+                v = fill[LABEL_DENSE_WIDTH + c];
             }
             if (c < SPARSE - 1) {
                 if (p >= end || b[p] != '\t') {
@@ -446,7 +458,7 @@ public final class CriteoDecoder {
                 lineBytes[f] = 0;
             }
             if (f <= DENSE) {
-                long v = parseInt32(b, pos, fieldEnd);
+                long v = pos == fieldEnd ? fill[f] : parseInt32(b, pos, fieldEnd);
                 if (v == NOT_INT32) {
                     return fail(
                             f == 0 ? Reason.LABEL_NOT_INT32 : Reason.DENSE_NOT_INT32,
@@ -457,8 +469,8 @@ public final class CriteoDecoder {
                 }
                 labelDense[base + f] = v < 0 && neg2zero[f] ? 0 : (int) v;
             } else {
-                long id = parseHex(b, pos, fieldEnd);
-                if (hexStatus != HEX_OK) {
+                long id = pos == fieldEnd ? fill[f] : parseHex(b, pos, fieldEnd);
+                if (pos != fieldEnd && hexStatus != HEX_OK) {
                     return fail(
                             hexStatus == HEX_NOT_HEX
                                     ? Reason.CATEGORICAL_NOT_HEX

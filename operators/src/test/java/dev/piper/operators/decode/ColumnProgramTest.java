@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.ops.Op;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -33,14 +34,20 @@ class ColumnProgramTest {
     }
 
     @Test
-    void logFieldsListTheFieldsWithLogInOrder() {
-        assertThat(ColumnProgram.dlrm(-1).logFields()).isEmpty();
-        int[] expected =
-                java.util.stream.IntStream.range(1, CriteoLayout.LABEL_DENSE_WIDTH)
-                        .filter(custom()::log)
-                        .toArray();
-        assertThat(expected).isNotEmpty();
-        assertThat(custom().logFields()).containsExactly(expected);
+    void theParserTakesTheFirstNeg2ZeroAndModulusAndTheRestRunsAsPasses() {
+        ColumnProgram p = custom();
+        assertThat(p.neg2zero(5)).isTrue();
+        assertThat(p.neg2zero(2)).isFalse();
+        assertThat(p.passOps(5)).containsExactly(new Op.Log());
+        assertThat(p.type(5)).isEqualTo(Op.ValueType.float32);
+        assertThat(p.type(4)).isEqualTo(Op.ValueType.int32);
+        assertThat(p.modulus(2)).isEqualTo(10);
+        assertThat(p.modulus(0)).isEqualTo(-1);
+        assertThat(p.passOps(14 + 2)).isEmpty();
+        assertThat(p.keyBound(2)).isEqualTo(10);
+        assertThat(p.keyBound(0)).isZero();
+        assertThat(ColumnProgram.dlrm(-1).anyPasses()).isFalse();
+        assertThat(p.anyPasses()).isTrue();
     }
 
     @Test
@@ -59,7 +66,7 @@ class ColumnProgramTest {
         boolean[] log = new boolean[14];
         log[3] = true;
         assertThatThrownBy(() -> new ColumnProgram("p", 1, new long[26], new boolean[14], log))
-                .hasMessageContaining("I3: log needs neg2zero");
+                .hasMessageContaining("I3[2]: log needs neg2zero");
         boolean[] labelNeg = new boolean[14];
         labelNeg[0] = true;
         assertThatThrownBy(() -> new ColumnProgram("p", 1, new long[26], labelNeg, new boolean[14]))

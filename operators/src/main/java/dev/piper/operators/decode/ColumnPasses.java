@@ -1,0 +1,387 @@
+package dev.piper.operators.decode;
+
+import static dev.piper.operators.decode.CriteoLayout.DENSE;
+import static dev.piper.operators.decode.CriteoLayout.FIELDS;
+import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
+
+import dev.piper.operators.ops.BoxCox;
+import dev.piper.operators.ops.Bucketize;
+import dev.piper.operators.ops.Logit;
+import dev.piper.operators.ops.Op;
+import dev.piper.operators.ops.Op.ValueType;
+import dev.piper.operators.ops.SigridHash;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The column passes of a {@link ColumnProgram}: the operators of each chain that the parser does
+ * not fuse ({@link ColumnProgram#passOps(int)}), run over a decoded block's column arrays.
+ *
+ * <p><b>Horizontal fusion</b> (RAP): the i-th pass operator of every column is grouped with the
+ * i-th of the other columns by operator and input type, and each group runs as one loop over the
+ * block, each column with its own parameters (a sigrid_hash salt per column, bucket borders per
+ * column). Dense values sit row-major in the block ({@link CriteoLayout#LABEL_DENSE_WIDTH} per
+ * row), so a fused dense pass walks the block once for all its columns where one pass per column
+ * would walk it once per column. Unfused ({@code fuse = false}, for {@code bin/piper bench}), every
+ * column's operator is a pass of its own. Results are identical either way: a column's operators
+ * run in chain order, and a pass touches only its own columns.
+ *
+ * <p>Each pass type has its own loop, so the per-value work is a monomorphic, inlinable body.
+ */
+public final class ColumnPasses {
+
+    private static final int W = LABEL_DENSE_WIDTH;
+
+    private final Pass[] passes;
+
+    private ColumnPasses(Pass[] passes) {
+        this.passes = passes;
+    }
+
+    /** The passes of {@code program}, fused or one per column and operator. */
+    public static ColumnPasses of(ColumnProgram program, boolean fuse) {
+        List<Pass> out = new ArrayList<>();
+        ValueType[] type = new ValueType[FIELDS];
+        int stages = 0;
+        for (int f = 0; f < FIELDS; f++) {
+            type[f] = ValueType.int32; // the parser's fused operators keep int32
+            stages = Math.max(stages, program.passOps(f).size());
+        }
+        for (int s = 0; s < stages; s++) {
+            Map<String, List<Integer>> groups = new LinkedHashMap<>();
+            for (int f = 0; f < FIELDS; f++) {
+                List<Op> ops = program.passOps(f);
+                if (s < ops.size()) {
+                    String key =
+                            fuse
+                                    ? ops.get(s).name() + "/" + type[f]
+                                    : ops.get(s).name() + "/" + type[f] + "/" + f;
+                    groups.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
+                }
+            }
+            for (List<Integer> fields : groups.values()) {
+                int[] fs = fields.stream().mapToInt(Integer::intValue).toArray();
+                Op[] ops = new Op[fs.length];
+                for (int i = 0; i < fs.length; i++) {
+                    ops[i] = program.passOps(fs[i]).get(s);
+                }
+                boolean inFloat = type[fs[0]] == ValueType.float32;
+                out.add(pass(ops, fs, inFloat));
+                for (int i = 0; i < fs.length; i++) {
+                    type[fs[i]] = outType(ops[i], type[fs[i]]);
+                }
+            }
+        }
+        return new ColumnPasses(out.toArray(new Pass[0]));
+    }
+
+    /** Whether there is nothing to run. */
+    public boolean isEmpty() {
+        return passes.length == 0;
+    }
+
+    /** The number of passes (loops over the block). */
+    public int size() {
+        return passes.length;
+    }
+
+    /**
+     * Runs every pass over the first {@code rows} rows: dense values in {@code labelDense} (row
+     * major, {@link CriteoLayout#LABEL_DENSE_WIDTH} per row), keys in {@code keys[c]}.
+     */
+    public void run(int[] labelDense, long[][] keys, int rows) {
+        for (Pass p : passes) {
+            p.run(labelDense, keys, rows);
+        }
+    }
+
+    private static ValueType outType(Op op, ValueType in) {
+        if (op instanceof Op.Log || op instanceof Op.BoxCoxOp || op instanceof Op.LogitOp) {
+            return ValueType.float32;
+        }
+        if (op instanceof Op.BucketizeOp) {
+            return ValueType.int32;
+        }
+        if (op instanceof Op.Cast c) {
+            return c.to();
+        }
+        return in;
+    }
+
+    private static Pass pass(Op[] ops, int[] fields, boolean inFloat) {
+        Op first = ops[0];
+        if (first instanceof Op.Neg2Zero) {
+            return new Neg2Zero(fields, inFloat);
+        }
+        if (first instanceof Op.ClampOp) {
+            double[] lo = new double[ops.length];
+            double[] hi = new double[ops.length];
+            for (int i = 0; i < ops.length; i++) {
+                lo[i] = ((Op.ClampOp) ops[i]).lo();
+                hi[i] = ((Op.ClampOp) ops[i]).hi();
+            }
+            return new Clamp(fields, inFloat, lo, hi);
+        }
+        if (first instanceof Op.Log) {
+            return new Log(fields, inFloat);
+        }
+        if (first instanceof Op.BucketizeOp) {
+            Bucketize[] b = new Bucketize[ops.length];
+            for (int i = 0; i < ops.length; i++) {
+                Op.BucketizeOp o = (Op.BucketizeOp) ops[i];
+                b[i] = new Bucketize(o.borders(), o.right());
+            }
+            return new BucketizePass(fields, inFloat, b);
+        }
+        if (first instanceof Op.BoxCoxOp) {
+            BoxCox[] b = new BoxCox[ops.length];
+            for (int i = 0; i < ops.length; i++) {
+                b[i] = new BoxCox(((Op.BoxCoxOp) ops[i]).lambda());
+            }
+            return new BoxCoxPass(fields, inFloat, b);
+        }
+        if (first instanceof Op.LogitOp) {
+            Logit[] l = new Logit[ops.length];
+            for (int i = 0; i < ops.length; i++) {
+                l[i] = ((Op.LogitOp) ops[i]).logit();
+            }
+            return new LogitPass(fields, inFloat, l);
+        }
+        if (first instanceof Op.Cast) {
+            return new Cast(fields, inFloat);
+        }
+        if (first instanceof Op.Modulus) {
+            long[] m = new long[ops.length];
+            for (int i = 0; i < ops.length; i++) {
+                m[i] = ((Op.Modulus) ops[i]).m();
+            }
+            return new Modulus(fields, m);
+        }
+        if (first instanceof Op.SigridHashOp) {
+            SigridHash[] h = new SigridHash[ops.length];
+            for (int i = 0; i < ops.length; i++) {
+                Op.SigridHashOp o = (Op.SigridHashOp) ops[i];
+                h[i] = new SigridHash(o.salt(), o.max());
+            }
+            return new Sigrid(fields, h);
+        }
+        throw new IllegalArgumentException(first.name() + " does not run as a column pass");
+    }
+
+    /** One loop over a block for a group of columns. */
+    private abstract static class Pass {
+        /** The fields (1..13 dense, 14.. sparse) the pass covers. */
+        final int[] fields;
+
+        /** Whether the dense input values are float32 bits. */
+        final boolean inFloat;
+
+        Pass(int[] fields, boolean inFloat) {
+            this.fields = fields;
+            this.inFloat = inFloat;
+        }
+
+        abstract void run(int[] a, long[][] keys, int rows);
+    }
+
+    private static final class Neg2Zero extends Pass {
+        Neg2Zero(int[] fields, boolean inFloat) {
+            super(fields, inFloat);
+        }
+
+        @Override
+        void run(int[] a, long[][] keys, int rows) {
+            for (int r = 0, base = 0; r < rows; r++, base += W) {
+                for (int f : fields) {
+                    int v = a[base + f];
+                    if (inFloat ? Float.intBitsToFloat(v) < 0 : v < 0) {
+                        a[base + f] = 0; // 0 and 0.0f have the same bits
+                    }
+                }
+            }
+        }
+    }
+
+    private static final class Clamp extends Pass {
+        private final double[] lo;
+        private final double[] hi;
+        private final int[] intLo;
+        private final int[] intHi;
+
+        Clamp(int[] fields, boolean inFloat, double[] lo, double[] hi) {
+            super(fields, inFloat);
+            this.lo = lo;
+            this.hi = hi;
+            intLo = new int[lo.length];
+            intHi = new int[hi.length];
+            for (int i = 0; i < lo.length; i++) {
+                // the integers of [lo, hi], saturated to int32 (Java's cast saturates)
+                intLo[i] = (int) Math.ceil(lo[i]);
+                intHi[i] = (int) Math.floor(hi[i]);
+            }
+        }
+
+        @Override
+        void run(int[] a, long[][] keys, int rows) {
+            int n = fields.length;
+            for (int r = 0, base = 0; r < rows; r++, base += W) {
+                for (int i = 0; i < n; i++) {
+                    int at = base + fields[i];
+                    if (inFloat) {
+                        float v = Float.intBitsToFloat(a[at]);
+                        if (v < lo[i]) {
+                            a[at] = Float.floatToRawIntBits((float) lo[i]);
+                        } else if (v > hi[i]) {
+                            a[at] = Float.floatToRawIntBits((float) hi[i]);
+                        }
+                    } else {
+                        int v = a[at];
+                        a[at] = v < intLo[i] ? intLo[i] : v > intHi[i] ? intHi[i] : v;
+                    }
+                }
+            }
+        }
+    }
+
+    private static final class Log extends Pass {
+        Log(int[] fields, boolean inFloat) {
+            super(fields, inFloat);
+        }
+
+        @Override
+        void run(int[] a, long[][] keys, int rows) {
+            for (int r = 0, base = 0; r < rows; r++, base += W) {
+                for (int f : fields) {
+                    int v = a[base + f];
+                    float x = inFloat ? Float.intBitsToFloat(v) : (float) v;
+                    a[base + f] = Float.floatToRawIntBits((float) Math.log(x + 1f));
+                }
+            }
+        }
+    }
+
+    private static final class BucketizePass extends Pass {
+        private final Bucketize[] buckets;
+
+        BucketizePass(int[] fields, boolean inFloat, Bucketize[] buckets) {
+            super(fields, inFloat);
+            this.buckets = buckets;
+        }
+
+        @Override
+        void run(int[] a, long[][] keys, int rows) {
+            int n = fields.length;
+            for (int r = 0, base = 0; r < rows; r++, base += W) {
+                for (int i = 0; i < n; i++) {
+                    int at = base + fields[i];
+                    double x = inFloat ? Float.intBitsToFloat(a[at]) : a[at];
+                    a[at] = buckets[i].bucket(x);
+                }
+            }
+        }
+    }
+
+    private static final class BoxCoxPass extends Pass {
+        private final BoxCox[] boxcox;
+
+        BoxCoxPass(int[] fields, boolean inFloat, BoxCox[] boxcox) {
+            super(fields, inFloat);
+            this.boxcox = boxcox;
+        }
+
+        @Override
+        void run(int[] a, long[][] keys, int rows) {
+            int n = fields.length;
+            for (int r = 0, base = 0; r < rows; r++, base += W) {
+                for (int i = 0; i < n; i++) {
+                    int at = base + fields[i];
+                    double x = inFloat ? Float.intBitsToFloat(a[at]) : a[at];
+                    a[at] = Float.floatToRawIntBits((float) boxcox[i].transform(x));
+                }
+            }
+        }
+    }
+
+    private static final class LogitPass extends Pass {
+        private final Logit[] logit;
+
+        LogitPass(int[] fields, boolean inFloat, Logit[] logit) {
+            super(fields, inFloat);
+            this.logit = logit;
+        }
+
+        @Override
+        void run(int[] a, long[][] keys, int rows) {
+            int n = fields.length;
+            for (int r = 0, base = 0; r < rows; r++, base += W) {
+                for (int i = 0; i < n; i++) {
+                    int at = base + fields[i];
+                    double x = inFloat ? Float.intBitsToFloat(a[at]) : a[at];
+                    a[at] = Float.floatToRawIntBits((float) logit[i].logit(x));
+                }
+            }
+        }
+    }
+
+    /** int32 to float32 (nearest float) or float32 to int32 (toward zero, saturating, NaN to 0). */
+    private static final class Cast extends Pass {
+        Cast(int[] fields, boolean inFloat) {
+            super(fields, inFloat);
+        }
+
+        @Override
+        void run(int[] a, long[][] keys, int rows) {
+            for (int r = 0, base = 0; r < rows; r++, base += W) {
+                for (int f : fields) {
+                    int v = a[base + f];
+                    a[base + f] =
+                            inFloat
+                                    ? (int) Float.intBitsToFloat(v)
+                                    : Float.floatToRawIntBits((float) v);
+                }
+            }
+        }
+    }
+
+    private static final class Modulus extends Pass {
+        private final long[] m;
+
+        Modulus(int[] fields, long[] m) {
+            super(fields, false);
+            this.m = m;
+        }
+
+        @Override
+        void run(int[] a, long[][] keys, int rows) {
+            for (int i = 0; i < fields.length; i++) {
+                long[] k = keys[fields[i] - 1 - DENSE];
+                long mod = m[i];
+                for (int r = 0; r < rows; r++) {
+                    k[r] = Long.remainderUnsigned(k[r], mod);
+                }
+            }
+        }
+    }
+
+    private static final class Sigrid extends Pass {
+        private final SigridHash[] hash;
+
+        Sigrid(int[] fields, SigridHash[] hash) {
+            super(fields, false);
+            this.hash = hash;
+        }
+
+        @Override
+        void run(int[] a, long[][] keys, int rows) {
+            for (int i = 0; i < fields.length; i++) {
+                long[] k = keys[fields[i] - 1 - DENSE];
+                SigridHash h = hash[i];
+                for (int r = 0; r < rows; r++) {
+                    k[r] = h.hash(k[r]);
+                }
+            }
+        }
+    }
+}
