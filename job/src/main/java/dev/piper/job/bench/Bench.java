@@ -11,6 +11,10 @@ import dev.piper.job.Preprocess;
 import dev.piper.job.generate.CriteoGenerator;
 import dev.piper.job.report.ReportOptions;
 import dev.piper.job.sink.OutputLayout;
+import dev.piper.job.spec.PipelineSpec;
+import dev.piper.job.spec.SpecCompiler;
+import dev.piper.job.spec.SpecException;
+import dev.piper.job.spec.SpecParser;
 import dev.piper.operators.decode.DecodeOptions;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -70,6 +74,7 @@ final class Bench {
     private final PrintStream progress;
     private final int repeat;
     private boolean withReport;
+    private boolean withFusion;
 
     Bench(
             Path dataDir,
@@ -97,6 +102,12 @@ final class Bench {
         return this;
     }
 
+    /** Also measures the column passes of {@link #RAP_SPEC} fused and unfused (first regime). */
+    Bench withFusion() {
+        this.withFusion = true;
+        return this;
+    }
+
     List<Result> run(List<Regime> regimes) throws Exception {
         Files.createDirectories(dataDir);
         List<Result> results = new ArrayList<>();
@@ -115,6 +126,9 @@ final class Bench {
                                     half,
                                     SingleThreadLoops::decodeOnly)
                             .result());
+            if (withFusion && regime == regimes.get(0)) {
+                results.addAll(fusion(regime, full, half));
+            }
             LoopResult fused =
                     loop(
                             regime,
@@ -193,6 +207,69 @@ final class Bench {
             }
         }
         return results;
+    }
+
+    /** Resource of the spec whose column passes the fusion measurement runs. */
+    static final String RAP_SPEC = "/specs/rap-criteo.json";
+
+    /**
+     * RAP's horizontal fusion: decoding under {@link #RAP_SPEC} with its column passes fused and
+     * with one pass per column and operator, alternating; both must decode the same values (sha256
+     * of every decoded value of the smaller input, outside the timing).
+     */
+    private List<Result> fusion(Regime regime, Path full, Path half) throws IOException {
+        progress.printf("bench %s: column passes fused and unfused%n", regime.name());
+        DecodeOptions options;
+        try (InputStream in = Bench.class.getResourceAsStream(RAP_SPEC)) {
+            PipelineSpec spec = SpecParser.parse(in.readAllBytes(), RAP_SPEC);
+            options = SpecCompiler.decodeOptions(spec, DecodeOptions.DEFAULT_MAX_RAW_BYTES);
+        } catch (SpecException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+        Loop fused = (input, b, o) -> SingleThreadLoops.decode(input, b, o, true);
+        Loop unfused = (input, b, o) -> SingleThreadLoops.decode(input, b, o, false);
+        fused.run(half, blockBytes, options);
+        unfused.run(half, blockBytes, options);
+        SingleThreadLoops.Pass[] best = new SingleThreadLoops.Pass[4];
+        for (int i = 0; i < repeat; i++) {
+            best[0] = faster(best[0], fused.run(full, blockBytes, options));
+            best[1] = faster(best[1], unfused.run(full, blockBytes, options));
+            best[2] = faster(best[2], fused.run(half, blockBytes, options));
+            best[3] = faster(best[3], unfused.run(half, blockBytes, options));
+        }
+        long fullBytes = Files.size(full);
+        long halfBytes = Files.size(half);
+        boolean same =
+                SingleThreadLoops.decodedSha256(half, blockBytes, options, true)
+                        .equals(SingleThreadLoops.decodedSha256(half, blockBytes, options, false));
+        if (!same) {
+            throw new IllegalStateException(
+                    "regime " + regime.name() + ": fused and unfused column passes decode apart");
+        }
+        return List.of(
+                result(
+                        regime,
+                        "decode + RAP column ops fused, 1 thread",
+                        1,
+                        fullBytes,
+                        halfBytes,
+                        best[0].seconds(),
+                        best[2].seconds(),
+                        true),
+                result(
+                        regime,
+                        "decode + RAP column ops, a pass per column",
+                        1,
+                        fullBytes,
+                        halfBytes,
+                        best[1].seconds(),
+                        best[3].seconds(),
+                        true));
+    }
+
+    private static SingleThreadLoops.Pass faster(
+            SingleThreadLoops.Pass best, SingleThreadLoops.Pass run) {
+        return best == null || run.seconds() < best.seconds() ? run : best;
     }
 
     /** A single-thread loop over one input file. */

@@ -18,7 +18,7 @@ import java.util.Map;
 final class BenchChart {
 
     private static final String[] COLOURS = {
-        "#9e9e9e", "#616161", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"
+        "#9e9e9e", "#616161", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"
     };
     private static final int WIDTH = 760;
     private static final int HEIGHT = 420;

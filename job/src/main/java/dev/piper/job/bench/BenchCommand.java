@@ -91,6 +91,16 @@ public final class BenchCommand implements Callable<Integer> {
     boolean withReport;
 
     @Option(
+            names = "--fusion",
+            description =
+                    "Also measure RAP's horizontal fusion: decoding under the spec"
+                            + " specs/rap-criteo.json (clamp, bucketize, log, boxcox, cast,"
+                            + " sigrid_hash) with its column passes fused and with one pass per"
+                            + " column and operator (first regime only; both must decode the same"
+                            + " values).")
+    boolean fusion;
+
+    @Option(
             names = "--chart-from",
             paramLabel = "JSON",
             description =
@@ -158,6 +168,9 @@ public final class BenchCommand implements Callable<Integer> {
         Bench bench = new Bench(dir, rows, seed, blockBytes, parallelism, repeat, System.err);
         if (withReport) {
             bench.withReport();
+        }
+        if (fusion) {
+            bench.withFusion();
         }
         List<Bench.Result> results = bench.run(chosen);
         Bench.printTable(results, spec.commandLine().getOut());

@@ -32,7 +32,16 @@ final class SingleThreadLoops {
 
     /** Reads and decodes every line (with the fused stateless column operators). */
     static Pass decodeOnly(Path input, int blockBytes, DecodeOptions options) throws IOException {
-        CriteoDecoder decoder = new CriteoDecoder(options);
+        return decode(input, blockBytes, options, true);
+    }
+
+    /**
+     * Reads and decodes every line, the column passes fused (RAP's horizontal fusion) or one per
+     * column and operator.
+     */
+    static Pass decode(Path input, int blockBytes, DecodeOptions options, boolean fuse)
+            throws IOException {
+        CriteoDecoder decoder = new CriteoDecoder(options, false, fuse);
         long start = System.nanoTime();
         long lines = 0;
         long rows = 0;
@@ -46,6 +55,32 @@ final class SingleThreadLoops {
             }
         }
         return new Pass(lines, rows, (System.nanoTime() - start) / 1e9, null);
+    }
+
+    /** The sha256 of every decoded value (dense values, then each column's keys, per block). */
+    static String decodedSha256(Path input, int blockBytes, DecodeOptions options, boolean fuse)
+            throws IOException {
+        CriteoDecoder decoder = new CriteoDecoder(options, false, fuse);
+        MessageDigest sha = sha256();
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(8);
+        try (InputStream in = open(input)) {
+            LineChunker chunker = chunker(in, blockBytes, options);
+            RawChunk chunk;
+            while ((chunk = chunker.next()) != null) {
+                CriteoDecoder.Decoded d = decoder.decode(chunk);
+                int rows = d.dense().rows();
+                int[] dense = d.dense().labelDense();
+                for (int i = 0; i < rows * CriteoLayout.LABEL_DENSE_WIDTH; i++) {
+                    sha.update(buf.clear().putInt(0, dense[i]).array(), 0, 4);
+                }
+                for (var keys : d.keys()) {
+                    for (int r = 0; r < rows; r++) {
+                        sha.update(buf.clear().putLong(0, keys.keys()[r]).array(), 0, 8);
+                    }
+                }
+            }
+        }
+        return HexFormat.of().formatHex(sha.digest());
     }
 
     /**

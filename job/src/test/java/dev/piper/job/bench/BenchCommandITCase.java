@@ -45,6 +45,7 @@ class BenchCommandITCase {
                             "1,2",
                             "--repeat",
                             "1",
+                            "--fusion",
                             "--data-dir",
                             tmp.resolve("data").toString(),
                             "--json",
@@ -57,6 +58,8 @@ class BenchCommandITCase {
         String table = out.toString(StandardCharsets.UTF_8);
         assertThat(table)
                 .contains("decode, 1 thread, no Flink")
+                .contains("decode + RAP column ops fused, 1 thread")
+                .contains("decode + RAP column ops, a pass per column")
                 .contains("Flink job")
                 .contains("Method: marginal");
 
@@ -64,20 +67,20 @@ class BenchCommandITCase {
         assertThat(root.get("rows").asLong()).isEqualTo(4000);
         assertThat(root.get("machine").get("cores").asInt()).isPositive();
         JsonNode results = root.get("results");
-        assertThat(results).hasSize(4);
+        assertThat(results).hasSize(6); // decode, fused and unfused passes, fused work, 2 jobs
         for (JsonNode r : results) {
             assertThat(r.get("regime").asText()).isEqualTo("small");
             assertThat(r.get("outputVerified").asBoolean()).isTrue();
             assertThat(r.get("inputBytes").asLong()).isPositive();
         }
-        assertThat(results.get(3).get("parallelism").asInt()).isEqualTo(2);
+        assertThat(results.get(5).get("parallelism").asInt()).isEqualTo(2);
         String svg = Files.readString(tmp.resolve("bench.svg"));
         assertThat(svg)
                 .startsWith("<svg")
                 .contains("Flink job, p = 2")
                 .contains("small (scale 0.0005)");
         assertThat(svg.split("<rect ", -1))
-                .hasSize(1 + 1 + 4 + 4); // background, 4 bars, 4 legend keys
+                .hasSize(1 + 1 + 6 + 6); // background, 6 bars, 6 legend keys
         // the generated inputs are cached for the next run
         try (var files = Files.list(tmp.resolve("data"))) {
             assertThat(
