@@ -103,7 +103,7 @@ public final class Chains {
         if (chain.size() < 2 || !FILLS.contains(chain.get(1).name())) {
             return problem(-1, "missing fill_missing (or fill_null) after decode");
         }
-        Optional<Problem> fill = checkFill(kind, (Op) chain.get(1));
+        Optional<Problem> fill = checkFill(kind, chain.get(1));
         if (fill.isPresent()) {
             return fill;
         }
