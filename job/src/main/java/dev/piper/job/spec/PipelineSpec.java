@@ -1,5 +1,6 @@
 package dev.piper.job.spec;
 
+import dev.piper.operators.ops.Chains;
 import dev.piper.operators.ops.Chains.Kind;
 import dev.piper.operators.ops.Op;
 import java.util.List;
@@ -36,17 +37,10 @@ public record PipelineSpec(
 
         /**
          * The chain as written in specs, e.g. {@code decode fill_missing hex2int modulus(1000)}
-         * ({@link Op#label()}).
+         * ({@link Chains#label}).
          */
         public String chain() {
-            StringBuilder sb = new StringBuilder();
-            for (Op op : ops) {
-                if (sb.length() > 0) {
-                    sb.append(' ');
-                }
-                sb.append(op.label());
-            }
-            return sb.toString();
+            return Chains.label(ops);
         }
     }
 

@@ -6,6 +6,7 @@ import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
 
 import dev.piper.operators.ops.BoxCox;
 import dev.piper.operators.ops.Bucketize;
+import dev.piper.operators.ops.Chains;
 import dev.piper.operators.ops.Logit;
 import dev.piper.operators.ops.Op;
 import dev.piper.operators.ops.Op.ValueType;
@@ -70,7 +71,7 @@ public final class ColumnPasses {
                 boolean inFloat = type[fs[0]] == ValueType.float32;
                 out.add(pass(ops, fs, inFloat));
                 for (int i = 0; i < fs.length; i++) {
-                    type[fs[i]] = outType(ops[i], type[fs[i]]);
+                    type[fs[i]] = Chains.outType(ops[i], type[fs[i]]);
                 }
             }
         }
@@ -97,19 +98,6 @@ public final class ColumnPasses {
         }
     }
 
-    private static ValueType outType(Op op, ValueType in) {
-        if (op instanceof Op.Log || op instanceof Op.BoxCoxOp || op instanceof Op.LogitOp) {
-            return ValueType.float32;
-        }
-        if (op instanceof Op.BucketizeOp) {
-            return ValueType.int32;
-        }
-        if (op instanceof Op.Cast c) {
-            return c.to();
-        }
-        return in;
-    }
-
     private static Pass pass(Op[] ops, int[] fields, boolean inFloat) {
         Op first = ops[0];
         if (first instanceof Op.Neg2Zero) {
@@ -130,15 +118,14 @@ public final class ColumnPasses {
         if (first instanceof Op.BucketizeOp) {
             Bucketize[] b = new Bucketize[ops.length];
             for (int i = 0; i < ops.length; i++) {
-                Op.BucketizeOp o = (Op.BucketizeOp) ops[i];
-                b[i] = new Bucketize(o.borders(), o.right());
+                b[i] = ((Op.BucketizeOp) ops[i]).bucketize();
             }
             return new BucketizePass(fields, inFloat, b);
         }
         if (first instanceof Op.BoxCoxOp) {
             BoxCox[] b = new BoxCox[ops.length];
             for (int i = 0; i < ops.length; i++) {
-                b[i] = new BoxCox(((Op.BoxCoxOp) ops[i]).lambda());
+                b[i] = ((Op.BoxCoxOp) ops[i]).boxcox();
             }
             return new BoxCoxPass(fields, inFloat, b);
         }
@@ -162,8 +149,7 @@ public final class ColumnPasses {
         if (first instanceof Op.SigridHashOp) {
             SigridHash[] h = new SigridHash[ops.length];
             for (int i = 0; i < ops.length; i++) {
-                Op.SigridHashOp o = (Op.SigridHashOp) ops[i];
-                h[i] = new SigridHash(o.salt(), o.max());
+                h[i] = ((Op.SigridHashOp) ops[i]).hash();
             }
             return new Sigrid(fields, h);
         }

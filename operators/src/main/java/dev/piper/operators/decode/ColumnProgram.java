@@ -280,14 +280,7 @@ public final class ColumnProgram implements Serializable {
      * Field {@code f}'s chain as specs print it, e.g. {@code decode fill_missing hex2int vocab}.
      */
     public String chainOf(int f) {
-        StringBuilder sb = new StringBuilder();
-        for (Op op : chains[f]) {
-            if (sb.length() > 0) {
-                sb.append(' ');
-            }
-            sb.append(op.label());
-        }
-        return sb.toString();
+        return Chains.label(List.of(chains[f]));
     }
 
     @Override

@@ -118,15 +118,39 @@ public final class Chains {
     public static ValueType resultType(List<Op> chain) {
         ValueType type = ValueType.int32;
         for (Op op : chain) {
-            if (op instanceof Op.Log || op instanceof Op.BoxCoxOp || op instanceof Op.LogitOp) {
-                type = ValueType.float32;
-            } else if (op instanceof Op.BucketizeOp) {
-                type = ValueType.int32;
-            } else if (op instanceof Op.Cast c) {
-                type = c.to();
-            }
+            type = outType(op, type);
         }
         return type;
+    }
+
+    /**
+     * The type of the value {@code op} leaves, given a value of type {@code in}: {@code log},
+     * {@code boxcox} and {@code logit} give a float32, {@code bucketize} an int32, {@code cast} its
+     * target; the other operators keep the type.
+     */
+    public static ValueType outType(Op op, ValueType in) {
+        if (op instanceof Op.Log || op instanceof Op.BoxCoxOp || op instanceof Op.LogitOp) {
+            return ValueType.float32;
+        }
+        if (op instanceof Op.BucketizeOp) {
+            return ValueType.int32;
+        }
+        if (op instanceof Op.Cast c) {
+            return c.to();
+        }
+        return in;
+    }
+
+    /** A chain as specs print it: its operators' labels, e.g. {@code decode fill_missing log}. */
+    public static String label(List<Op> chain) {
+        StringBuilder sb = new StringBuilder();
+        for (Op op : chain) {
+            if (sb.length() > 0) {
+                sb.append(' ');
+            }
+            sb.append(op.label());
+        }
+        return sb.toString();
     }
 
     private static Optional<Problem> checkFill(Kind kind, Op fill) {
@@ -155,7 +179,7 @@ public final class Chains {
         boolean nonNegative = false;
         for (int i = 2; i < chain.size(); i++) {
             Op op = chain.get(i);
-            if (op instanceof Op.Neg2Zero) {
+            if (op instanceof Op.Neg2Zero || op instanceof Op.BucketizeOp) {
                 nonNegative = true;
             } else if (op instanceof Op.ClampOp c) {
                 if (type == ValueType.int32 && Math.ceil(c.lo()) > Math.floor(c.hi())) {
@@ -173,21 +197,16 @@ public final class Chains {
                             "log needs neg2zero (or clamp with lo >= 0, or bucketize) before it"
                                     + " (log(x + 1) is undefined below -1)");
                 }
-                type = ValueType.float32;
-            } else if (op instanceof Op.BucketizeOp) {
-                type = ValueType.int32;
-                nonNegative = true;
             } else if (op instanceof Op.BoxCoxOp || op instanceof Op.LogitOp) {
-                type = ValueType.float32;
                 nonNegative = false;
             } else if (op instanceof Op.Cast c) {
                 if (c.to() == type) {
                     return problem(i, "the value is already " + type + " here");
                 }
-                type = c.to();
             } else {
                 throw new IllegalStateException(op.name());
             }
+            type = outType(op, type);
         }
         return Optional.empty();
     }

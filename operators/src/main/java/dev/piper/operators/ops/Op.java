@@ -87,7 +87,7 @@ public sealed interface Op extends Serializable {
     /** The bucket among {@code borders} ({@link Bucketize}), an int32. */
     record BucketizeOp(double[] borders, boolean right) implements Op {
         public BucketizeOp {
-            new Bucketize(borders, right); // validates
+            new Bucketize(borders, right); // validates (the record's fields are not set yet)
             for (int i = 0; i < borders.length; i++) {
                 if (!Double.isFinite(borders[i])) {
                     throw new IllegalArgumentException(
@@ -95,6 +95,11 @@ public sealed interface Op extends Serializable {
                 }
             }
             borders = borders.clone();
+        }
+
+        /** The function this operator applies. */
+        public Bucketize bucketize() {
+            return new Bucketize(borders, right);
         }
 
         public String name() {
@@ -139,6 +144,11 @@ public sealed interface Op extends Serializable {
             new BoxCox(lambda); // validates
         }
 
+        /** The function this operator applies. */
+        public BoxCox boxcox() {
+            return new BoxCox(lambda);
+        }
+
         public String name() {
             return "boxcox";
         }
@@ -165,6 +175,7 @@ public sealed interface Op extends Serializable {
             return new LogitOp(Double.NaN);
         }
 
+        /** The function this operator applies. */
         public Logit logit() {
             return Double.isNaN(eps) ? Logit.unclamped() : Logit.clamped(eps);
         }
@@ -229,6 +240,11 @@ public sealed interface Op extends Serializable {
     record SigridHashOp(long salt, long max) implements Op {
         public SigridHashOp {
             new SigridHash(salt, max); // validates
+        }
+
+        /** The function this operator applies. */
+        public SigridHash hash() {
+            return new SigridHash(salt, max);
         }
 
         public String name() {

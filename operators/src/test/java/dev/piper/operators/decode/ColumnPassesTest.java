@@ -3,10 +3,7 @@ package dev.piper.operators.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.operators.block.RawChunk;
-import dev.piper.operators.ops.BoxCox;
-import dev.piper.operators.ops.Bucketize;
 import dev.piper.operators.ops.Op;
-import dev.piper.operators.ops.SigridHash;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -124,10 +121,10 @@ class ColumnPassesTest {
                 v = (float) Math.log((float) v + 1f);
                 isFloat = true;
             } else if (op instanceof Op.BucketizeOp b) {
-                v = new Bucketize(b.borders(), b.right()).bucket(v);
+                v = b.bucketize().bucket(v);
                 isFloat = false;
             } else if (op instanceof Op.BoxCoxOp b) {
-                v = (float) new BoxCox(b.lambda()).transform(v);
+                v = (float) b.boxcox().transform(v);
                 isFloat = true;
             } else if (op instanceof Op.LogitOp l) {
                 v = (float) l.logit().logit(v);
@@ -149,7 +146,7 @@ class ColumnPassesTest {
             if (op instanceof Op.Modulus m) {
                 v = Long.remainderUnsigned(v, m.m());
             } else if (op instanceof Op.SigridHashOp h) {
-                v = new SigridHash(h.salt(), h.max()).hash(v);
+                v = h.hash().hash(v);
             }
         }
         return v;
