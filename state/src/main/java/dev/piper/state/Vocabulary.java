@@ -1,5 +1,7 @@
 package dev.piper.state;
 
+import it.unimi.dsi.fastutil.longs.Long2IntMap;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.Arrays;
 
 /**
@@ -21,6 +23,11 @@ import java.util.Arrays;
  * it with JOL. Only the key array is snapshotted ({@link VocabularySerializer}): the table is
  * rebuilt on restore, so the on-disk cost is 8 bytes an entry.
  *
+ * <p>Under a {@link VocabularyPolicy} with a frequency threshold, the vocabulary also counts the
+ * keys it has not admitted yet ({@link #countedKeys()}): a fastutil {@code Long2IntOpenHashMap},
+ * about 16 bytes a key at its default load, absent (null) under every other policy, and dropped
+ * when the vocabulary is full.
+ *
  * <p>Not thread-safe; each instance belongs to one keyed-state entry of one operator subtask.
  */
 public final class Vocabulary {
@@ -38,6 +45,9 @@ public final class Vocabulary {
     private int size;
     private int[] slots;
     private int shift;
+
+    /** Occurrences of keys not admitted yet, under a frequency threshold; null otherwise. */
+    private Long2IntOpenHashMap counts;
 
     public Vocabulary() {
         this(0);
@@ -134,6 +144,109 @@ public final class Vocabulary {
         }
     }
 
+    /**
+     * Maps {@code in[0..n)} to indices in {@code out[0..n)} under {@code policy}: an entry's index
+     * is {@code policy.firstIndex()} plus its rank, a key the policy does not admit (yet) gets its
+     * OOV bucket. Under the default policy this is {@link #apply(long[], int, int[])}.
+     */
+    public void apply(long[] in, int n, int[] out, VocabularyPolicy policy) {
+        if (policy.isFirstAppearance()) {
+            apply(in, n, out);
+            return;
+        }
+        int base = policy.firstIndex();
+        int minCount = policy.minCount();
+        int maxSize = policy.maxSize();
+        int mask = slots.length - 1;
+        for (int i = 0; i < n; i++) {
+            long key = in[i];
+            int slot = slotOf(key);
+            int index = -1;
+            while (true) {
+                int cell = slots[slot];
+                if (cell == 0) {
+                    break;
+                }
+                if (keys[cell - 1] == key) {
+                    index = cell - 1;
+                    break;
+                }
+                slot = (slot + 1) & mask;
+            }
+            if (index < 0 && size < maxSize && admits(key, minCount)) {
+                index = insertAt(slot, key);
+                mask = slots.length - 1; // the insert may have grown the table
+                if (size == maxSize) {
+                    counts = null; // full: no key will be admitted any more
+                }
+            }
+            out[i] = index >= 0 ? base + index : policy.bucketOf(key);
+        }
+    }
+
+    /** Counts one occurrence of an unadmitted key; true when it reaches {@code minCount}. */
+    private boolean admits(long key, int minCount) {
+        if (minCount <= 1) {
+            return true;
+        }
+        if (counts == null) {
+            counts = new Long2IntOpenHashMap();
+        }
+        int seen = counts.addTo(key, 1) + 1;
+        if (seen < minCount) {
+            return false;
+        }
+        counts.remove(key);
+        return true;
+    }
+
+    /** How many keys are counted but not admitted (frequency threshold); 0 under other policies. */
+    public int countedKeys() {
+        return counts == null ? 0 : counts.size();
+    }
+
+    /** The occurrences counted for a key not admitted yet; 0 if none. */
+    public int countOf(long key) {
+        return counts == null ? 0 : counts.get(key);
+    }
+
+    /** Calls {@code visitor} with every counted key and its count, in no particular order. */
+    public void forEachCount(CountVisitor visitor) {
+        if (counts == null) {
+            return;
+        }
+        for (var it = counts.long2IntEntrySet().fastIterator(); it.hasNext(); ) {
+            Long2IntMap.Entry e = it.next();
+            visitor.accept(e.getLongKey(), e.getIntValue());
+        }
+    }
+
+    /** Receives the counts of {@link #forEachCount}. */
+    @FunctionalInterface
+    public interface CountVisitor {
+        void accept(long key, int count);
+    }
+
+    /**
+     * Restores the count of an unadmitted key (state restore).
+     *
+     * @throws IllegalArgumentException if the key has an entry or the count is not positive
+     */
+    public void putCount(long key, int count) {
+        if (count < 1 || indexOf(key) >= 0) {
+            throw new IllegalArgumentException(
+                    "count "
+                            + count
+                            + " for key "
+                            + Long.toUnsignedString(key)
+                            + (count < 1 ? "" : ", which has an entry"));
+        }
+        if (counts == null) {
+            counts = new Long2IntOpenHashMap();
+        }
+        counts.put(key, count);
+    }
+
     /** A deep, independent copy. */
     public Vocabulary copy() {
         Vocabulary c = new Vocabulary(0);
@@ -141,6 +254,7 @@ public final class Vocabulary {
         c.size = size;
         c.slots = slots.clone();
         c.shift = shift;
+        c.counts = counts == null ? null : counts.clone();
         return c;
     }
 
@@ -198,7 +312,7 @@ public final class Vocabulary {
         return z ^ (z >>> 31);
     }
 
-    /** Equal when both hold the same keys at the same indices. */
+    /** Equal when both hold the same keys at the same indices and the same counts. */
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -208,7 +322,10 @@ public final class Vocabulary {
             return false;
         }
         Vocabulary other = (Vocabulary) o;
-        return size == other.size && Arrays.equals(keys, 0, size, other.keys, 0, other.size);
+        return size == other.size
+                && Arrays.equals(keys, 0, size, other.keys, 0, other.size)
+                && countedKeys() == other.countedKeys()
+                && (countedKeys() == 0 || counts.equals(other.counts));
     }
 
     @Override
@@ -217,11 +334,14 @@ public final class Vocabulary {
         for (int i = 0; i < size; i++) {
             h = 31 * h + Long.hashCode(keys[i]);
         }
-        return h;
+        return 31 * h + countedKeys();
     }
 
     @Override
     public String toString() {
-        return "Vocabulary{size=" + size + "}";
+        return "Vocabulary{size="
+                + size
+                + (counts == null ? "" : ", counted=" + counts.size())
+                + "}";
     }
 }

@@ -11,31 +11,50 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * The serializer of {@link Vocabulary} keyed state.
  *
- * <h2>Byte format, version 1</h2>
+ * <h2>Byte format, version 2</h2>
  *
  * <pre>
- *   int32  (big-endian)     n, the number of entries
+ *   int32  (big-endian)       n, the number of entries
  *   n x int64 (little-endian) the keys in index order: key of index 0, 1, ..., n-1
+ *   int32  (big-endian)       c, the number of counted keys not admitted yet (frequency threshold)
+ *   c x (int64 key, int32 count), little-endian, in no particular order
  * </pre>
  *
- * Only the reverse map is written (8 bytes an entry); the hash table is rebuilt on read, so the
- * format does not depend on the in-memory table layout or hash function. Keys are written in blocks
- * of {@value #BLOCK_ENTRIES} with bulk array copies.
+ * Version 1 is the same without the counts ({@code c} and what follows). Only the reverse map is
+ * written (8 bytes an entry); the hash table is rebuilt on read, so the format does not depend on
+ * the in-memory table layout or hash function. Keys are written in blocks of {@value
+ * #BLOCK_ENTRIES} with bulk array copies.
  *
  * <p>The format version is the version of {@link VocabularySerializerSnapshot}. A serializer
- * restored from an older snapshot reads that older format; {@code VocabularySerializerTest} holds
- * frozen bytes of every version.
+ * restored from an older snapshot reads (and writes) that older format; {@code
+ * VocabularySerializerTest} holds frozen bytes of every version.
  */
 public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
     /** The format this class writes. */
-    public static final int CURRENT_FORMAT = 1;
+    public static final int CURRENT_FORMAT = 2;
 
     static final int BLOCK_ENTRIES = 8192;
 
-    public static final VocabularySerializer INSTANCE = new VocabularySerializer();
+    private static final int COUNT_BYTES = Long.BYTES + Integer.BYTES;
+
+    public static final VocabularySerializer INSTANCE = new VocabularySerializer(CURRENT_FORMAT);
+
+    private final int format;
+
+    private VocabularySerializer(int format) {
+        this.format = format;
+    }
+
+    /** The serializer of state in {@code format} (1..{@link #CURRENT_FORMAT}). */
+    static VocabularySerializer ofFormat(int format) {
+        if (format < 1 || format > CURRENT_FORMAT) {
+            throw new IllegalArgumentException("no vocabulary format " + format);
+        }
+        return format == CURRENT_FORMAT ? INSTANCE : new VocabularySerializer(format);
+    }
 
     @Override
     public boolean isImmutableType() {
@@ -44,7 +63,7 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
 
     @Override
     public TypeSerializer<Vocabulary> duplicate() {
-        return this;
+        return this; // stateless but for the format
     }
 
     @Override
@@ -83,6 +102,43 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
             view.asLongBuffer().put(keys, 0, len);
             target.write(bytes, 0, len * Long.BYTES);
         }
+        if (format >= 2) {
+            writeCounts(record, target);
+        } else if (record.countedKeys() > 0) {
+            throw new IOException(
+                    "vocabulary format 1 cannot hold the counts of a frequency threshold");
+        }
+    }
+
+    private static void writeCounts(Vocabulary record, DataOutputView target) throws IOException {
+        int c = record.countedKeys();
+        target.writeInt(c);
+        if (c == 0) {
+            return;
+        }
+        ByteBuffer buf =
+                ByteBuffer.allocate(Math.min(c, BLOCK_ENTRIES) * COUNT_BYTES)
+                        .order(ByteOrder.LITTLE_ENDIAN);
+        IOException[] failed = new IOException[1];
+        record.forEachCount(
+                (key, count) -> {
+                    if (failed[0] != null) {
+                        return;
+                    }
+                    buf.putLong(key).putInt(count);
+                    if (!buf.hasRemaining()) {
+                        try {
+                            target.write(buf.array(), 0, buf.position());
+                        } catch (IOException e) {
+                            failed[0] = e;
+                        }
+                        buf.clear();
+                    }
+                });
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+        target.write(buf.array(), 0, buf.position());
     }
 
     @Override
@@ -101,9 +157,30 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
             view.asLongBuffer().get(keys, from, len);
         }
         try {
-            return Vocabulary.ofKeys(keys, n);
+            Vocabulary v = Vocabulary.ofKeys(keys, n);
+            if (format >= 2) {
+                readCounts(v, source);
+            }
+            return v;
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt vocabulary: " + e.getMessage(), e);
+        }
+    }
+
+    private static void readCounts(Vocabulary v, DataInputView source) throws IOException {
+        int c = source.readInt();
+        if (c < 0) {
+            throw new IOException("corrupt vocabulary: " + c + " counted keys");
+        }
+        byte[] bytes = new byte[Math.min(c, BLOCK_ENTRIES) * COUNT_BYTES];
+        ByteBuffer view = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        for (int from = 0; from < c; from += BLOCK_ENTRIES) {
+            int len = Math.min(BLOCK_ENTRIES, c - from);
+            source.readFully(bytes, 0, len * COUNT_BYTES);
+            view.clear();
+            for (int i = 0; i < len; i++) {
+                v.putCount(view.getLong(), view.getInt());
+            }
         }
     }
 
@@ -122,6 +199,16 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
             source.readFully(bytes, 0, len);
             target.write(bytes, 0, len);
         }
+        if (format >= 2) {
+            int c = source.readInt();
+            target.writeInt(c);
+            byte[] counts = new byte[Math.min(c, BLOCK_ENTRIES) * COUNT_BYTES];
+            for (int from = 0; from < c; from += BLOCK_ENTRIES) {
+                int len = Math.min(BLOCK_ENTRIES, c - from) * COUNT_BYTES;
+                source.readFully(counts, 0, len);
+                target.write(counts, 0, len);
+            }
+        }
     }
 
     @Override
@@ -129,13 +216,18 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
         return new VocabularySerializerSnapshot();
     }
 
+    /** The byte format this serializer reads and writes. */
+    public int format() {
+        return format;
+    }
+
     @Override
     public boolean equals(Object obj) {
-        return obj instanceof VocabularySerializer;
+        return obj instanceof VocabularySerializer v && v.format == format;
     }
 
     @Override
     public int hashCode() {
-        return VocabularySerializer.class.hashCode();
+        return 31 * VocabularySerializer.class.hashCode() + format;
     }
 }

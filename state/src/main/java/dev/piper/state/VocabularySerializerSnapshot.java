@@ -15,6 +15,8 @@ import org.apache.flink.core.memory.DataOutputView;
  *
  * <ul>
  *   <li>1: {@code int32 n} then {@code n} little-endian int64 keys in index order.
+ *   <li>2: format 1, then the counts of keys not admitted yet under a frequency threshold: {@code
+ *       int32 c}, then {@code c} little-endian (int64 key, int32 count) pairs.
  * </ul>
  *
  * A later format must keep a reader for every earlier version, and {@link
@@ -52,7 +54,7 @@ public final class VocabularySerializerSnapshot implements TypeSerializerSnapsho
 
     @Override
     public TypeSerializer<Vocabulary> restoreSerializer() {
-        return VocabularySerializer.INSTANCE;
+        return VocabularySerializer.ofFormat(readVersion);
     }
 
     @Override

@@ -10,7 +10,8 @@ package dev.piper.operators.block;
  * @param rowBytes rows in the DLRM layout: per row, label, dense and categorical indices as
  *     little-endian int32
  * @param deadLetters the rejected lines, in line order
- * @param firstNewIndex per categorical column, the vocabulary size before this block
+ * @param firstNewIndex per categorical column, the index of its first new key (see {@link
+ *     IndexChunk#firstNewIndex()})
  * @param newKeys per categorical column, the keys this block added, in index order
  * @param origin the log records the block's lines came from, or {@link Origin#NONE}
  * @param version the version of the pipeline spec the whole block was decoded with

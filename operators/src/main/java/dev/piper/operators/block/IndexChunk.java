@@ -10,7 +10,8 @@ package dev.piper.operators.block;
  * @param seq the block's sequence number in its lane
  * @param indices the indices; only {@code [0, size)} is meaningful
  * @param size number of rows
- * @param firstNewIndex the vocabulary size before this block
+ * @param firstNewIndex the index of the first new key: the OOV buckets plus the vocabulary size
+ *     before this block
  * @param newKeys keys first seen in this block, in index order
  * @param epoch the vocabulary epoch the indices belong to (see {@link KeyChunk#epoch()})
  */

@@ -1,5 +1,7 @@
 package dev.piper.operators.block;
 
+import dev.piper.state.VocabularyPolicy;
+
 /**
  * One categorical column of a decoded block: the keys (after hex parsing and modulus) of the
  * block's valid rows, in row order. It travels to the column's vocabulary operator.
@@ -11,8 +13,16 @@ package dev.piper.operators.block;
  * @param size number of rows
  * @param epoch the column's vocabulary epoch under the spec the block was decoded with: a spec
  *     change that alters the column's id space starts a new epoch, a vocabulary of its own
+ * @param policy how the epoch's vocabulary gives out indices (fixed for an epoch: a spec switch
+ *     that changes it starts a new one)
  */
-public record KeyChunk(int lane, int column, long seq, long[] keys, int size, int epoch) {
+public record KeyChunk(
+        int lane, int column, long seq, long[] keys, int size, int epoch, VocabularyPolicy policy) {
+
+    /** A chunk whose vocabulary has the default policy. */
+    public KeyChunk(int lane, int column, long seq, long[] keys, int size, int epoch) {
+        this(lane, column, seq, keys, size, epoch, VocabularyPolicy.FIRST_APPEARANCE);
+    }
 
     /** A chunk in the first vocabulary epoch. */
     public KeyChunk(int lane, int column, long seq, long[] keys, int size) {

@@ -1,14 +1,17 @@
 package dev.piper.operators.block;
 
+import dev.piper.state.VocabularyPolicy;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link KeyChunk}. Format 3: {@code lane, column} (int32), {@code seq} (int64), the
- * keys as int32 count and little-endian int64 values, then the {@code epoch} (int32). Format 2 had
- * no epoch, format 1 no lane.
+ * Serializer of {@link KeyChunk}. Format 4: {@code lane, column} (int32), {@code seq} (int64), the
+ * keys as int32 count and little-endian int64 values, the {@code epoch} (int32), then the
+ * vocabulary policy: a byte, 0 for the default policy, else 1 followed by {@code min_count,
+ * oov_buckets, max_size} (int32) and the import path (a byte, 1 if present, then its modified
+ * UTF-8). Format 3 had no policy, format 2 no epoch, format 1 no lane.
  */
 public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
@@ -17,7 +20,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
     public static final KeyChunkSerializer INSTANCE = new KeyChunkSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 3;
+    static final int FORMAT = 4;
 
     @Override
     public KeyChunk createInstance() {
@@ -36,6 +39,41 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         out.writeLong(r.seq());
         ArrayIO.writeLongs(out, r.keys(), r.size());
         out.writeInt(r.epoch());
+        writePolicy(r.policy(), out);
+    }
+
+    private static void writePolicy(VocabularyPolicy p, DataOutputView out) throws IOException {
+        if (p.isFirstAppearance()) {
+            out.writeByte(0);
+            return;
+        }
+        out.writeByte(1);
+        out.writeInt(p.minCount());
+        out.writeInt(p.oovBuckets());
+        out.writeInt(p.maxSize());
+        out.writeBoolean(p.importPath() != null);
+        if (p.importPath() != null) {
+            out.writeUTF(p.importPath());
+        }
+    }
+
+    private static VocabularyPolicy readPolicy(DataInputView in) throws IOException {
+        byte tag = in.readByte();
+        if (tag == 0) {
+            return VocabularyPolicy.FIRST_APPEARANCE;
+        }
+        if (tag != 1) {
+            throw new IOException("corrupt key chunk: vocabulary policy tag " + tag);
+        }
+        int minCount = in.readInt();
+        int oov = in.readInt();
+        int maxSize = in.readInt();
+        String path = in.readBoolean() ? in.readUTF() : null;
+        try {
+            return new VocabularyPolicy(minCount, oov, maxSize, path);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt key chunk: " + e.getMessage(), e);
+        }
     }
 
     @Override
@@ -45,7 +83,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         long seq = in.readLong();
         long[] keys = ArrayIO.readLongs(in);
         int epoch = in.readInt();
-        return new KeyChunk(lane, column, seq, keys, keys.length, epoch);
+        return new KeyChunk(lane, column, seq, keys, keys.length, epoch, readPolicy(in));
     }
 
     @Override
@@ -55,6 +93,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         out.writeLong(in.readLong());
         ArrayIO.copyArray(in, out, Long.BYTES);
         out.writeInt(in.readInt());
+        writePolicy(readPolicy(in), out);
     }
 
     @Override

@@ -8,6 +8,7 @@ import static dev.piper.operators.decode.CriteoLayout.SPARSE;
 import dev.piper.operators.ops.Chains;
 import dev.piper.operators.ops.Op;
 import dev.piper.operators.ops.Op.ValueType;
+import dev.piper.state.VocabularyPolicy;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -250,6 +251,12 @@ public final class ColumnProgram implements Serializable {
     /** The vocabulary epoch of sparse column {@code c} (0 for C1). */
     public int epoch(int c) {
         return epochs[c];
+    }
+
+    /** How sparse column {@code c}'s vocabulary gives out indices (its chain's last operator). */
+    public VocabularyPolicy vocabPolicy(int c) {
+        Op[] chain = chains[LABEL_DENSE_WIDTH + c];
+        return ((Op.Vocab) chain[chain.length - 1]).policy();
     }
 
     /**

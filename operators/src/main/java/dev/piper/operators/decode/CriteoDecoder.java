@@ -258,7 +258,15 @@ public final class CriteoDecoder {
                         program.version());
         KeyChunk[] out = new KeyChunk[SPARSE];
         for (int c = 0; c < SPARSE; c++) {
-            out[c] = new KeyChunk(chunk.lane(), c, chunk.seq(), keys[c], rows, program.epoch(c));
+            out[c] =
+                    new KeyChunk(
+                            chunk.lane(),
+                            c,
+                            chunk.seq(),
+                            keys[c],
+                            rows,
+                            program.epoch(c),
+                            program.vocabPolicy(c));
         }
         return new Decoded(dense, out, fieldBytes, acceptedBytes, passNanos);
     }

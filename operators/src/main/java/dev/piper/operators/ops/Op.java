@@ -1,8 +1,10 @@
 package dev.piper.operators.ops;
 
+import dev.piper.state.VocabularyPolicy;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One operator of a column's chain, as a spec names it: PIPER's set (decode, fill_missing,
@@ -257,10 +259,27 @@ public sealed interface Op extends Serializable {
         }
     }
 
-    /** GenVocab + ApplyVocab: the key's index of first appearance. */
-    record Vocab() implements Op {
+    /**
+     * GenVocab + ApplyVocab: the key's index of first appearance, under a {@link VocabularyPolicy}
+     * (frequency threshold, OOV buckets, maximum size, imported entries; the default has none).
+     */
+    record Vocab(VocabularyPolicy policy) implements Op {
+        public Vocab {
+            Objects.requireNonNull(policy, "policy");
+        }
+
+        /** DLRM's vocabulary: every key admitted at its first appearance, from index 0. */
+        public Vocab() {
+            this(VocabularyPolicy.FIRST_APPEARANCE);
+        }
+
         public String name() {
             return "vocab";
+        }
+
+        @Override
+        public String label() {
+            return policy.label();
         }
     }
 

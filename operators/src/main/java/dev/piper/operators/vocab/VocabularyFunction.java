@@ -8,9 +8,14 @@ import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.state.Vocabulary;
+import dev.piper.state.VocabularyPolicy;
 import dev.piper.state.VocabularySerializer;
+import java.io.IOException;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -41,6 +46,12 @@ import org.apache.flink.util.Collector;
  * under the old spec (from lanes that have not switched yet) still go to theirs. Epochs only grow:
  * the newest is the current vocabulary, older ones are retired but kept, so a late block of an old
  * epoch is applied to the vocabulary it was decoded for.
+ *
+ * <p>Each block carries its column's {@link VocabularyPolicy} (fixed within an epoch), which the
+ * vocabulary applies: frequency threshold, OOV buckets, maximum size. A policy that imports a file
+ * ({@link VocabularyImport}) has it read when the epoch's vocabulary is created, on the subtask
+ * that owns the column; the first block applied to it reports the imported keys as its added keys,
+ * so the output's vocabulary files and records hold them too.
  *
  * <p>State, all keyed by column:
  *
@@ -163,7 +174,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     private void process(KeyChunk chunk, Collector<IndexChunk> out) throws Exception {
         if (!inSequence) {
             Epochs epochs = new Epochs();
-            out.collect(applyCounted(epochs.of(chunk.epoch()), chunk));
+            out.collect(applyCounted(epochs, chunk));
             epochs.store();
             return;
         }
@@ -184,12 +195,12 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
             return;
         }
         Epochs epochs = new Epochs();
-        out.collect(applyCounted(epochs.of(chunk.epoch()), chunk));
+        out.collect(applyCounted(epochs, chunk));
         next++;
         KeyChunk waiting;
         while ((waiting = pending.get(next)) != null) {
             pending.remove(next);
-            out.collect(applyCounted(epochs.of(waiting.epoch()), waiting));
+            out.collect(applyCounted(epochs, waiting));
             next++;
         }
         epochs.store();
@@ -206,14 +217,18 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         private Vocabulary current;
         private Map<Integer, Vocabulary> older;
 
+        /** Vocabularies this call created, whose entries (imported ones) are not reported yet. */
+        private Set<Vocabulary> created;
+
         Epochs() throws Exception {
             Integer e = epoch.value();
             stored = e == null ? 0 : e;
             newest = stored;
         }
 
-        /** The vocabulary of epoch {@code e}, created empty if it has none yet. */
-        Vocabulary of(int e) throws Exception {
+        /** The vocabulary of the chunk's epoch, created if it has none yet. */
+        Vocabulary of(KeyChunk chunk) throws Exception {
+            int e = chunk.epoch();
             if (e > newest) {
                 // current is only ever unset while newest is the stored epoch
                 Vocabulary old = current != null ? current : vocabulary.value();
@@ -221,11 +236,11 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
                     retire(newest, old);
                 }
                 newest = e;
-                current = new Vocabulary();
+                current = create(chunk);
                 return current;
             }
             if (e == newest) {
-                return current();
+                return current(chunk);
             }
             if (older == null) {
                 older = new HashMap<>(4);
@@ -234,21 +249,50 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
             if (v == null) {
                 v = retired.get(e);
                 if (v == null) {
-                    v = new Vocabulary();
+                    v = create(chunk);
                 }
                 older.put(e, v);
             }
             return v;
         }
 
-        private Vocabulary current() throws Exception {
+        private Vocabulary current(KeyChunk chunk) throws Exception {
             if (current == null) {
                 current = newest == stored ? vocabulary.value() : null;
                 if (current == null) {
-                    current = new Vocabulary();
+                    current = create(chunk);
                 }
             }
             return current;
+        }
+
+        /** A new vocabulary for the chunk's epoch: empty, or its policy's imported entries. */
+        private Vocabulary create(KeyChunk chunk) {
+            VocabularyPolicy policy = chunk.policy();
+            if (policy.importPath() == null) {
+                return new Vocabulary();
+            }
+            Vocabulary v;
+            try {
+                v = VocabularyImport.read(policy);
+            } catch (IOException e) {
+                throw new IllegalStateException(
+                        "column C"
+                                + (chunk.column() + 1)
+                                + ": cannot import its vocabulary: "
+                                + e.getMessage(),
+                        e);
+            }
+            if (created == null) {
+                created = Collections.newSetFromMap(new IdentityHashMap<>());
+            }
+            created.add(v);
+            return v;
+        }
+
+        /** True the first time it is asked about a vocabulary this call imported. */
+        boolean unreported(Vocabulary v) {
+            return created != null && created.remove(v);
         }
 
         private void retire(int e, Vocabulary v) {
@@ -274,8 +318,9 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     }
 
     /** {@link #apply}, counting what it did for the call's cost sample when measuring. */
-    private IndexChunk applyCounted(Vocabulary vocab, KeyChunk chunk) {
-        IndexChunk result = apply(vocab, chunk);
+    private IndexChunk applyCounted(Epochs epochs, KeyChunk chunk) throws Exception {
+        Vocabulary vocab = epochs.of(chunk);
+        IndexChunk result = apply(vocab, chunk, epochs.unreported(vocab));
         if (measure) {
             sampleKeys += chunk.size();
             if (chunk.epoch() >= sampleEpoch) {
@@ -287,13 +332,22 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     }
 
     /**
-     * GenVocab + ApplyVocab for one block: maps its keys to indices, adding unseen keys, and
-     * reports the keys it added. Shared with the single-thread loop of {@code piper bench}.
+     * GenVocab + ApplyVocab for one block: maps its keys to indices under the chunk's policy,
+     * admitting unseen keys, and reports the keys it admitted. Shared with the single-thread loop
+     * of {@code piper bench}.
      */
     public static IndexChunk apply(Vocabulary vocab, KeyChunk chunk) {
-        int before = vocab.size();
+        return apply(vocab, chunk, false);
+    }
+
+    /**
+     * As {@link #apply(Vocabulary, KeyChunk)}; with {@code reportAll} the block reports every entry
+     * of the vocabulary as added (the first block of an imported vocabulary).
+     */
+    static IndexChunk apply(Vocabulary vocab, KeyChunk chunk, boolean reportAll) {
+        int before = reportAll ? 0 : vocab.size();
         int[] indices = new int[chunk.size()];
-        vocab.apply(chunk.keys(), chunk.size(), indices);
+        vocab.apply(chunk.keys(), chunk.size(), indices, chunk.policy());
         long[] added = vocab.keysBetween(before, vocab.size());
         return new IndexChunk(
                 chunk.lane(),
@@ -301,7 +355,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
                 chunk.seq(),
                 indices,
                 chunk.size(),
-                before,
+                chunk.policy().firstIndex() + before,
                 added,
                 chunk.epoch());
     }

@@ -2,6 +2,7 @@ package dev.piper.operators.block;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.piper.state.VocabularyPolicy;
 import java.io.IOException;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -144,6 +145,11 @@ class BlockSerializersTest {
         assertThat(roundTrip(KeyChunkSerializer.INSTANCE, keys))
                 .usingRecursiveComparison()
                 .isEqualTo(keys);
+        KeyChunk bounded =
+                new KeyChunk(7, 2, 900, longs(3), 3, 4, new VocabularyPolicy(1, 8, 1000, null));
+        assertThat(roundTrip(KeyChunkSerializer.INSTANCE, bounded))
+                .usingRecursiveComparison()
+                .isEqualTo(bounded);
         IndexChunk indices = new IndexChunk(7, 2, 900, ints(3), 3, 0, longs(2), 4);
         assertThat(roundTrip(IndexChunkSerializer.INSTANCE, indices))
                 .usingRecursiveComparison()
@@ -204,9 +210,21 @@ class BlockSerializersTest {
                                         -1,
                                         new Origin(new long[] {2}, new int[] {0}, 5, 6))))
                 .isEqualTo(RAW_FROZEN);
-        assertThat(KeyChunkSerializer.FORMAT).isEqualTo(3);
+        assertThat(KeyChunkSerializer.FORMAT).isEqualTo(4);
         assertThat(bytes(KeyChunkSerializer.INSTANCE, new KeyChunk(1, 2, 3, new long[] {4}, 1, 5)))
                 .isEqualTo(KEY_FROZEN);
+        assertThat(
+                        bytes(
+                                KeyChunkSerializer.INSTANCE,
+                                new KeyChunk(
+                                        1,
+                                        2,
+                                        3,
+                                        new long[] {4},
+                                        1,
+                                        5,
+                                        new VocabularyPolicy(2, 3, 100, "/v"))))
+                .isEqualTo(KEY_POLICY_FROZEN);
         assertThat(IndexChunkSerializer.FORMAT).isEqualTo(3);
         assertThat(
                         bytes(
@@ -260,7 +278,19 @@ class BlockSerializersTest {
     private static final String RAW_FROZEN =
             "0000000100000000000000020000000000000003ffffffffffffffff00000002780a000000010200000000000000000000010000000000000000000000050000000000000006";
     private static final String KEY_FROZEN =
-            "0000000100000002000000000000000300000001040000000000000000000005";
+            "0000000100000002000000000000000300000001040000000000000000000005" + "00";
+
+    /** The same chunk under a vocabulary policy: min_count 2, 3 OOV buckets, 100 entries, "/v". */
+    private static final String KEY_POLICY_FROZEN =
+            "0000000100000002000000000000000300000001040000000000000000000005"
+                    + "01"
+                    + "00000002"
+                    + "00000003"
+                    + "00000064"
+                    + "01"
+                    + "0002"
+                    + "2f76";
+
     private static final String INDEX_FROZEN =
             "0000000100000002000000000000000300000001040000000000000500000001060000000000000000000007";
     private static final String DENSE_FROZEN =

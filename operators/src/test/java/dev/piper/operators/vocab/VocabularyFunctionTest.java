@@ -7,6 +7,9 @@ import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.cost.CostSample;
 import dev.piper.state.Vocabulary;
+import dev.piper.state.VocabularyPolicy;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -15,6 +18,7 @@ import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class VocabularyFunctionTest {
 
@@ -211,6 +215,84 @@ class VocabularyFunctionTest {
             h.processElement(chunk(0, 0, 1));
             assertThatThrownBy(() -> h.processElement(chunk(0, 0, 1)))
                     .hasMessageContaining("received block 0 twice");
+        }
+    }
+
+    private static StreamRecord<KeyChunk> under(
+            VocabularyPolicy policy, int column, long seq, long... keys) {
+        return new StreamRecord<>(new KeyChunk(0, column, seq, keys, keys.length, 0, policy));
+    }
+
+    private static int bucket(long key, int buckets) {
+        return new VocabularyPolicy(1, buckets, Vocabulary.MAX_SIZE, null).bucketOf(key);
+    }
+
+    /**
+     * A frequency threshold across blocks that arrive out of order, with a snapshot between them:
+     * the counts are state, and a key is admitted at its second occurrence in sequence order.
+     */
+    @Test
+    void aThresholdCountsAcrossBlocksInSequenceOrderAndSurvivesRestore() throws Exception {
+        VocabularyPolicy p = new VocabularyPolicy(2, 3, Vocabulary.MAX_SIZE, null);
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.open();
+            h.processElement(under(p, 1, 1, 7, 8)); // waits for block 0
+            h.processElement(under(p, 1, 0, 8, 9));
+            List<IndexChunk> out = h.extractOutputValues();
+            assertThat(out.get(0).indices()).containsExactly(bucket(8, 3), bucket(9, 3));
+            assertThat(out.get(0).newKeys()).isEmpty();
+            assertThat(out.get(0).firstNewIndex()).isEqualTo(3);
+            assertThat(out.get(1).indices()).containsExactly(bucket(7, 3), 3);
+            assertThat(out.get(1).firstNewIndex()).isEqualTo(3);
+            assertThat(out.get(1).newKeys()).containsExactly(8);
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(under(p, 1, 2, 9, 7, 10));
+            IndexChunk out = h.extractOutputValues().get(0);
+            assertThat(out.indices()).containsExactly(4, 5, bucket(10, 3));
+            assertThat(out.firstNewIndex()).isEqualTo(4);
+            assertThat(out.newKeys()).containsExactly(9, 7);
+        }
+    }
+
+    /**
+     * Warm start: the first block reports the imported entries as added, from the first index after
+     * the OOV buckets; later blocks continue after them.
+     */
+    @Test
+    void anImportedVocabularyIsReportedByItsFirstBlockAndExtended(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("C3.tsv");
+        Files.writeString(file, "2\t500\n3\t18446744073709551615\n");
+        VocabularyPolicy p = new VocabularyPolicy(1, 2, 4, file.toString());
+        try (var h = harness()) {
+            h.open();
+            h.processElement(under(p, 2, 0, -1L, 77, 500));
+            h.processElement(under(p, 2, 1, 78, 79, 77));
+            List<IndexChunk> out = h.extractOutputValues();
+            assertThat(out.get(0).indices()).containsExactly(3, 4, 2);
+            assertThat(out.get(0).firstNewIndex()).isEqualTo(2);
+            assertThat(out.get(0).newKeys()).containsExactly(500, -1L, 77);
+            assertThat(out.get(1).indices()).containsExactly(5, bucket(79, 2), 4);
+            assertThat(out.get(1).firstNewIndex()).isEqualTo(5);
+            assertThat(out.get(1).newKeys()).containsExactly(78);
+        }
+    }
+
+    @Test
+    void anUnreadableImportFailsNamingTheColumnAndTheFile(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("C5.tsv");
+        Files.writeString(file, "0\t1\n2\t5\n");
+        VocabularyPolicy p = new VocabularyPolicy(1, 0, Vocabulary.MAX_SIZE, file.toString());
+        try (var h = harness()) {
+            h.open();
+            assertThatThrownBy(() -> h.processElement(under(p, 4, 0, 1)))
+                    .hasMessageContaining("column C5: cannot import its vocabulary: ")
+                    .hasMessageContaining(file + " line 2 has index 2 where 1 is due");
         }
     }
 }
