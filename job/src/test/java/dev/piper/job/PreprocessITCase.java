@@ -368,6 +368,111 @@ class PreprocessITCase {
                 .containsExactly("I1", "I3");
     }
 
+    /**
+     * Vocabulary policies (issue 9) on a MiniCluster at parallelism 2: a frequency threshold with
+     * OOV buckets, a bounded vocabulary, a warm start from a file, and all three together. The
+     * output equals the reference, whose vocabularies follow SPECS.md's wording with maps of their
+     * own; metadata.json describes each policy and its table size.
+     */
+    @Test
+    void vocabularyPoliciesMatchTheReference() throws Exception {
+        Path imported = tmp.resolve("C4.tsv");
+        List<BigInteger> importedKeys =
+                List.of(
+                        BigInteger.ZERO,
+                        new BigInteger("18446744073709551615"),
+                        BigInteger.valueOf(12345),
+                        BigInteger.valueOf(3));
+        StringBuilder file = new StringBuilder();
+        for (int i = 0; i < importedKeys.size(); i++) {
+            file.append(2 + i).append('\t').append(importedKeys.get(i)).append('\n');
+        }
+        Files.writeString(imported, file);
+        String spec =
+                """
+                {"name": "criteo-vocab", "version": 1, "input": {"format": "criteo-tsv"},
+                 "columns": {
+                   "label": ["decode", "fill_missing"],
+                   "I1..I13": ["decode", "fill_missing", "neg2zero"],
+                   "C1..C2": ["decode", "fill_missing", "hex2int",
+                              {"op": "vocab", "min_count": 2, "oov_buckets": 4}],
+                   "C3": ["decode", "fill_missing", "hex2int",
+                          {"op": "vocab", "oov_buckets": 1, "max_size": 100}],
+                   "C4": ["decode", "fill_missing", "hex2int",
+                          {"op": "vocab", "oov_buckets": 2, "import": "%s"}],
+                   "C5": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 50000},
+                          {"op": "vocab", "min_count": 3, "oov_buckets": 8, "max_size": 1000}],
+                   "C6..C26": ["decode", "fill_missing", "hex2int", "vocab"]
+                 }}
+                """
+                        .formatted(imported.toString().replace("\\", "\\\\"));
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        Path out = preprocess(generated, 2, conf);
+
+        ReferencePreprocessor.Dense[] dense = new ReferencePreprocessor.Dense[14];
+        dense[0] = f -> f.isEmpty() ? 0 : Integer.parseInt(f.replace("+", ""));
+        for (int j = 1; j < 14; j++) {
+            dense[j] = f -> (int) Math.max(0, parse(f));
+        }
+        ReferencePreprocessor.Key[] keys = new ReferencePreprocessor.Key[26];
+        java.util.Arrays.fill(keys, (ReferencePreprocessor.Key) (id, empty) -> id);
+        keys[4] = (id, empty) -> id.mod(BigInteger.valueOf(50000));
+        ReferencePreprocessor.VocabRule[] rules = new ReferencePreprocessor.VocabRule[26];
+        java.util.Arrays.fill(rules, ReferencePreprocessor.VocabRule.FIRST_APPEARANCE);
+        rules[0] = new ReferencePreprocessor.VocabRule(2, 4, Long.MAX_VALUE, List.of());
+        rules[1] = rules[0];
+        rules[2] = new ReferencePreprocessor.VocabRule(1, 1, 100, List.of());
+        rules[3] = new ReferencePreprocessor.VocabRule(1, 2, Long.MAX_VALUE, importedKeys);
+        rules[4] = new ReferencePreprocessor.VocabRule(3, 8, 1000, List.of());
+        ReferencePreprocessor.Result ref =
+                ReferencePreprocessor.run(
+                        Files.readAllBytes(generated),
+                        dense,
+                        keys,
+                        rules,
+                        false,
+                        DecodeOptions.DEFAULT_MAX_LINE_BYTES);
+        assertRowsAndVocabulariesAre(ref, out);
+
+        // the policies took effect: rows of the bounded columns use OOV buckets; C4, bounded by
+        // nothing, never does, and its rows use imported entries (key 0 is an empty field's)
+        java.nio.ByteBuffer rows =
+                java.nio.ByteBuffer.wrap(ref.rows()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        int[] buckets = {4, 4, 1, 2, 8};
+        int[] inBuckets = new int[5];
+        int importedUsed = 0;
+        for (int r = 0; r < ref.rowsWritten(); r++) {
+            for (int c = 0; c < 5; c++) {
+                inBuckets[c] += rows.getInt(r * 160 + (14 + c) * 4) < buckets[c] ? 1 : 0;
+            }
+            importedUsed += rows.getInt(r * 160 + (14 + 3) * 4) < 6 ? 1 : 0;
+        }
+        for (int c = 0; c < 5; c++) {
+            if (c == 3) {
+                assertThat(inBuckets[c]).as("C4 rows in an OOV bucket").isZero();
+            } else {
+                assertThat(inBuckets[c]).as("C%d rows in an OOV bucket", c + 1).isPositive();
+            }
+        }
+        assertThat(importedUsed).as("C4 rows with imported entries").isPositive();
+        JsonNode meta = metadata(out);
+        assertThat(meta.get("vocab_size").get("C3").asInt()).isEqualTo(100);
+        assertThat(ref.vocabFiles().get(3)).startsWith("2\t0\n3\t18446744073709551615\n");
+        JsonNode policies = meta.get("vocab_policies");
+        assertThat(policies.fieldNames())
+                .toIterable()
+                .containsExactly("C1", "C2", "C3", "C4", "C5");
+        assertThat(policies.get("C3").get("table_size").asInt()).isEqualTo(101);
+        assertThat(policies.get("C5").get("min_count").asInt()).isEqualTo(3);
+        assertThat(policies.get("C5").get("max_size").asInt()).isEqualTo(1000);
+        assertThat(policies.get("C4").get("import").asText()).isEqualTo(imported.toString());
+        assertThat(policies.get("C1").get("table_size").asInt())
+                .isEqualTo(4 + meta.get("vocab_size").get("C1").asInt());
+        assertThat(meta.get("pipeline").get("columns").get("C1").asText())
+                .isEqualTo("decode fill_missing hex2int vocab(min_count=2,oov_buckets=4)");
+    }
+
     private static void assertRowsAndVocabulariesAre(ReferencePreprocessor.Result ref, Path out)
             throws IOException {
         assertThat(Files.readAllBytes(out.resolve(OutputLayout.ROWS)))

@@ -94,10 +94,69 @@ final class ReferencePreprocessor {
      */
     static Result run(
             byte[] input, Dense[] dense, Key[] keyFns, boolean padMissingFields, int maxLineBytes) {
+        VocabRule[] rules = new VocabRule[26];
+        Arrays.fill(rules, VocabRule.FIRST_APPEARANCE);
+        return run(input, dense, keyFns, rules, padMissingFields, maxLineBytes);
+    }
+
+    /**
+     * A categorical column's vocabulary rule, as docs/SPECS.md words it: {@code imported} keys take
+     * the first entries; a key is admitted at its {@code minCount}-th occurrence while fewer than
+     * {@code maxSize} entries exist; entries are numbered from {@code oov}; a key without an entry
+     * goes to bucket splitmix64-finalizer(key) mod oov.
+     */
+    record VocabRule(int minCount, int oov, long maxSize, List<BigInteger> imported) {
+        static final VocabRule FIRST_APPEARANCE = new VocabRule(1, 0, Long.MAX_VALUE, List.of());
+    }
+
+    /** One column's vocabulary under its rule. */
+    private static final class Vocab {
+        final VocabRule rule;
+        final Map<BigInteger, Integer> entries = new LinkedHashMap<>();
+        final Map<BigInteger, Integer> seen = new java.util.HashMap<>();
+
+        Vocab(VocabRule rule) {
+            this.rule = rule;
+            for (BigInteger k : rule.imported()) {
+                entries.put(k, rule.oov() + entries.size());
+            }
+        }
+
+        int index(BigInteger key) {
+            Integer index = entries.get(key);
+            if (index != null) {
+                return index;
+            }
+            int times = seen.merge(key, 1, Integer::sum);
+            if (times >= rule.minCount() && entries.size() < rule.maxSize()) {
+                index = rule.oov() + entries.size();
+                entries.put(key, index);
+                return index;
+            }
+            return bucket(key.longValue(), rule.oov());
+        }
+
+        /** SplitMix64's finalizer (Stafford's mix 13), unsigned, mod the bucket count. */
+        private static int bucket(long z, int buckets) {
+            z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+            z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+            z = z ^ (z >>> 31);
+            return (int) Long.remainderUnsigned(z, buckets);
+        }
+    }
+
+    /** As above, with each categorical column's vocabulary rule. */
+    static Result run(
+            byte[] input,
+            Dense[] dense,
+            Key[] keyFns,
+            VocabRule[] rules,
+            boolean padMissingFields,
+            int maxLineBytes) {
         ByteArrayOutputStream rows = new ByteArrayOutputStream();
-        List<Map<BigInteger, Integer>> vocab = new ArrayList<>();
+        List<Vocab> vocab = new ArrayList<>();
         for (int c = 0; c < 26; c++) {
-            vocab.add(new LinkedHashMap<>());
+            vocab.add(new Vocab(rules[c]));
         }
         List<Rejected> rejected = new ArrayList<>();
         long lineNo = 0;
@@ -122,9 +181,10 @@ final class ReferencePreprocessor {
             start = nl + 1;
         }
         List<String> files = new ArrayList<>();
-        for (Map<BigInteger, Integer> v : vocab) {
+        for (Vocab v : vocab) {
             StringBuilder sb = new StringBuilder();
-            v.forEach((key, index) -> sb.append(index).append('\t').append(key).append('\n'));
+            v.entries.forEach(
+                    (key, index) -> sb.append(index).append('\t').append(key).append('\n'));
             files.add(sb.toString());
         }
         return new Result(rows.toByteArray(), files, rejected, lineNo, rowsWritten);
@@ -137,7 +197,7 @@ final class ReferencePreprocessor {
             Key[] keyFns,
             boolean pad,
             int maxLineBytes,
-            List<Map<BigInteger, Integer>> vocab,
+            List<Vocab> vocab,
             ByteArrayOutputStream rows) {
         if (line.length == 0) {
             return "empty_line";
@@ -198,13 +258,7 @@ final class ReferencePreprocessor {
             row.putInt(v);
         }
         for (int c = 0; c < 26; c++) {
-            Map<BigInteger, Integer> v = vocab.get(c);
-            Integer index = v.get(keys[c]);
-            if (index == null) {
-                index = v.size();
-                v.put(keys[c], index);
-            }
-            row.putInt(index);
+            row.putInt(vocab.get(c).index(keys[c]));
         }
         rows.writeBytes(row.array());
         return null;

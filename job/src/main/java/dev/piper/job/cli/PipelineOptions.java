@@ -1,6 +1,8 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.PiperOptions;
+import dev.piper.job.spec.PipelineSpec;
+import dev.piper.job.spec.SpecCompiler;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
 import dev.piper.operators.decode.DecodeOptions;
@@ -85,10 +87,15 @@ final class PipelineOptions {
             throw new ParameterException(
                     cmd, "--spec: cannot read " + file + ": " + e.getMessage());
         }
+        PipelineSpec parsed;
         try {
-            SpecParser.parse(text, file.toString());
+            parsed = SpecParser.parse(text, file.toString());
         } catch (SpecException e) {
             throw new ParameterException(cmd, "--spec: " + e.getMessage());
+        }
+        List<String> imports = SpecCompiler.importProblems(parsed);
+        if (!imports.isEmpty()) {
+            throw new ParameterException(cmd, "--spec " + file + ": " + String.join("; ", imports));
         }
         conf.set(PiperOptions.SPEC, new String(text, StandardCharsets.UTF_8));
     }

@@ -59,8 +59,8 @@ public record ActiveSpec(PipelineSpec spec, int[] epochs) {
     }
 
     /**
-     * {@code newer} as the successor of this spec: sparse columns whose chain differs (its vocabulary
-     * policy included) get the next epoch, the others keep theirs.
+     * {@code newer} as the successor of this spec: sparse columns whose chain differs (its
+     * vocabulary policy included) get the next epoch, the others keep theirs.
      */
     public ActiveSpec next(PipelineSpec newer) {
         ColumnProgram before = program();

@@ -1,6 +1,7 @@
 package dev.piper.job.control;
 
 import dev.piper.job.kafka.KafkaOut;
+import dev.piper.job.kafka.StreamFormat;
 import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
@@ -210,6 +211,7 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
                             + active.spec().output().format()
                             + "; a running pipeline cannot change it");
         }
+        problems.addAll(StreamFormat.unsupported(spec));
         return problems;
     }
 }

@@ -14,6 +14,8 @@ import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.decode.Reason;
+import dev.piper.state.Vocabulary;
+import dev.piper.state.VocabularyPolicy;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -45,7 +47,9 @@ public final class DlrmOutputWriter implements Closeable {
     private final OutputStream deadOut;
     private final JsonGenerator dead;
 
-    private final int[] vocabSize = new int[SPARSE];
+    /** Per column, the index the next added key gets: OOV buckets plus entries written. */
+    private final int[] nextIndex = new int[SPARSE];
+
     private final Map<String, Long> deadByReason = new LinkedHashMap<>();
     private long nextSeq;
     private long nextLine = 1;
@@ -61,6 +65,7 @@ public final class DlrmOutputWriter implements Closeable {
         rows = new DirectFileOutput(dir.resolve(OutputLayout.ROWS), true);
         for (int c = 0; c < SPARSE; c++) {
             vocab[c] = open(dir.resolve(OutputLayout.vocabFile(c)));
+            nextIndex[c] = options.program().vocabPolicy(c).firstIndex();
         }
         deadOut = open(dir.resolve(OutputLayout.DEAD_LETTERS));
         dead = new JsonFactory().createGenerator(deadOut, JsonEncoding.UTF8);
@@ -125,13 +130,13 @@ public final class DlrmOutputWriter implements Closeable {
     }
 
     private void appendVocab(int c, int firstNew, long[] keys) throws IOException {
-        if (firstNew != vocabSize[c]) {
+        if (firstNew != nextIndex[c]) {
             throw new IllegalStateException(
                     CriteoLayout.sparseName(c)
                             + ": new entries start at index "
                             + firstNew
-                            + " but the vocabulary has "
-                            + vocabSize[c]);
+                            + " but the vocabulary file continues at "
+                            + nextIndex[c]);
         }
         OutputStream out = vocab[c];
         int index = firstNew;
@@ -142,7 +147,7 @@ public final class DlrmOutputWriter implements Closeable {
             out.write('\n');
             index++;
         }
-        vocabSize[c] = index;
+        nextIndex[c] = index;
     }
 
     /** Flushes every file and writes {@code metadata.json}. */
@@ -187,13 +192,37 @@ public final class DlrmOutputWriter implements Closeable {
         root.put(
                 "row_layout",
                 "40 little-endian int32 per row: label, I1..I13, C1..C26 vocabulary indices");
-        ObjectNode sizes = root.putObject("vocab_size");
-        for (int c = 0; c < SPARSE; c++) {
-            sizes.put(CriteoLayout.sparseName(c), vocabSize[c]);
-        }
-        root.put("vocab_indices", "dense, first appearance order, from 0");
-        ObjectNode pipeline = root.putObject("pipeline");
         ColumnProgram program = options.program();
+        ObjectNode sizes = root.putObject("vocab_size");
+        ObjectNode policies = json.createObjectNode();
+        for (int c = 0; c < SPARSE; c++) {
+            VocabularyPolicy policy = program.vocabPolicy(c);
+            int entries = nextIndex[c] - policy.firstIndex();
+            sizes.put(CriteoLayout.sparseName(c), entries);
+            if (!policy.isFirstAppearance()) {
+                ObjectNode p = policies.putObject(CriteoLayout.sparseName(c));
+                p.put("min_count", policy.minCount());
+                p.put("oov_buckets", policy.oovBuckets());
+                if (policy.maxSize() < Vocabulary.MAX_SIZE) {
+                    p.put("max_size", policy.maxSize());
+                }
+                if (policy.importPath() != null) {
+                    p.put("import", policy.importPath());
+                }
+                p.put("first_index", policy.firstIndex());
+                p.put("table_size", nextIndex[c]); // an embedding table's rows: buckets + entries
+            }
+        }
+        if (policies.isEmpty()) {
+            root.put("vocab_indices", "dense, first appearance order, from 0");
+        } else {
+            root.put(
+                    "vocab_indices",
+                    "dense, first appearance order, from 0; columns in vocab_policies: OOV buckets"
+                            + " from 0, then entries in order of admission from first_index");
+            root.set("vocab_policies", policies);
+        }
+        ObjectNode pipeline = root.putObject("pipeline");
         pipeline.put("name", program.name());
         pipeline.put("version", program.version());
         OptionalLong dlrm = program.dlrmMaxIndRange();

@@ -8,6 +8,7 @@ import dev.piper.job.spec.PipelineSpec.Column;
 import dev.piper.operators.block.FormatSnapshot;
 import dev.piper.operators.ops.Chains.Kind;
 import dev.piper.operators.ops.Op;
+import dev.piper.state.VocabularyPolicy;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,17 +34,21 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>Format 2 has the same layout and more operators, each under a registration id of its own:
  * fill_null (value as varlong), clamp (lo, hi as doubles), bucketize (right flag, varint count, the
  * borders as doubles), boxcox (lambda), logit (eps, NaN for none), cast (the type's ordinal as
- * varint), sigrid_hash (salt, max as varlongs). A spec without them is written with the bytes of
+ * varint), sigrid_hash (salt, max as varlongs). In format 2 a spec without them has the bytes of
  * format 1 but for the version; this build reads both, and {@code PipelineSpecSerializerTest} holds
  * the frozen bytes of each. A build that knows format 1 only refuses format 2 by its version, not
  * with a Kryo error.
+ *
+ * <p>Format 3 gives vocab its policy: a varint 0 for the default policy (first appearance), or 1
+ * followed by min_count, oov_buckets, max_size (varints) and the import path (nullable string). In
+ * formats 1 and 2 vocab has no bytes and reads as the default policy.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 2;
+    static final int FORMAT = 3;
 
     /** Kryo registration ids: fixed forever, new classes take new ids. */
     static final int ID_SPEC = 100;
@@ -64,9 +69,14 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
     static final int ID_OP_SIGRID_HASH = 123;
 
     private transient Kryo kryo;
+    private transient VocabWriter vocab;
 
     /** The configured Kryo: registration required, explicit serializers only. */
     static Kryo newKryo() {
+        return newKryo(new VocabWriter());
+    }
+
+    private static Kryo newKryo(VocabWriter vocab) {
         Kryo k = new Kryo();
         k.setRegistrationRequired(true);
         k.setReferences(false);
@@ -77,7 +87,7 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
         k.register(Op.Log.class, new Constant<>(new Op.Log()), ID_OP_LOG);
         k.register(Op.Hex2Int.class, new Constant<>(new Op.Hex2Int()), ID_OP_HEX2INT);
         k.register(Op.Modulus.class, new ModulusWriter(), ID_OP_MODULUS);
-        k.register(Op.Vocab.class, new Constant<>(new Op.Vocab()), ID_OP_VOCAB);
+        k.register(Op.Vocab.class, vocab, ID_OP_VOCAB);
         k.register(
                 Op.FillNull.class,
                 new OpWriter<>(
@@ -138,7 +148,8 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private Kryo kryo() {
         if (kryo == null) {
-            kryo = newKryo();
+            vocab = new VocabWriter();
+            kryo = newKryo(vocab);
         }
         return kryo;
     }
@@ -189,7 +200,13 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
             throw new IOException(
                     "pipeline spec in format " + format + "; this build reads 1.." + FORMAT);
         }
-        return kryo().readObject(in, PipelineSpec.class);
+        Kryo k = kryo();
+        vocab.readFormat = format;
+        try {
+            return k.readObject(in, PipelineSpec.class);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt pipeline spec: " + e.getMessage(), e);
+        }
     }
 
     @Override
@@ -283,6 +300,45 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
         @Override
         public T read(Kryo kryo, Input input, Class<? extends T> type) {
             return read.apply(input);
+        }
+    }
+
+    /** vocab and its policy; what it reads depends on the format being read. */
+    private static final class VocabWriter extends Serializer<Op.Vocab> {
+        int readFormat = FORMAT;
+
+        @Override
+        public void write(Kryo kryo, Output out, Op.Vocab v) {
+            VocabularyPolicy p = v.policy();
+            if (p.isFirstAppearance()) {
+                out.writeVarInt(0, true);
+                return;
+            }
+            out.writeVarInt(1, true);
+            out.writeVarInt(p.minCount(), true);
+            out.writeVarInt(p.oovBuckets(), true);
+            out.writeVarInt(p.maxSize(), true);
+            out.writeString(p.importPath());
+        }
+
+        @Override
+        public Op.Vocab read(Kryo kryo, Input in, Class<? extends Op.Vocab> type) {
+            if (readFormat < 3) {
+                return new Op.Vocab();
+            }
+            int tag = in.readVarInt(true);
+            if (tag == 0) {
+                return new Op.Vocab();
+            }
+            if (tag != 1) {
+                throw new IllegalArgumentException("vocab policy tag " + tag);
+            }
+            return new Op.Vocab(
+                    new VocabularyPolicy(
+                            in.readVarInt(true),
+                            in.readVarInt(true),
+                            in.readVarInt(true),
+                            in.readString()));
         }
     }
 

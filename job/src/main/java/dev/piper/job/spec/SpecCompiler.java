@@ -5,6 +5,8 @@ import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.ops.Chains;
 import dev.piper.operators.ops.Op;
+import dev.piper.operators.vocab.VocabularyImport;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -54,6 +56,27 @@ public final class SpecCompiler {
                 builtin.input(),
                 List.copyOf(columns),
                 new PipelineSpec.Output(builtin.output().format(), padMissingFields, maxLineBytes));
+    }
+
+    /**
+     * Reads every vocabulary file {@code spec} imports, as the vocabulary operator will, and
+     * returns what keeps one from importing (each naming its column), or nothing. The operator
+     * reads the files where it runs: this check is for jobs that run on this machine.
+     */
+    public static List<String> importProblems(PipelineSpec spec) {
+        List<String> problems = new ArrayList<>();
+        for (PipelineSpec.Column c : spec.columns()) {
+            for (Op op : c.ops()) {
+                if (op instanceof Op.Vocab v && v.policy().importPath() != null) {
+                    try {
+                        VocabularyImport.read(v.policy());
+                    } catch (IOException e) {
+                        problems.add("columns." + c.name() + ": vocab import: " + e.getMessage());
+                    }
+                }
+            }
+        }
+        return problems;
     }
 
     /** The decoder settings of {@code spec}. */

@@ -9,6 +9,8 @@ import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.ops.Chains;
 import dev.piper.operators.ops.Chains.Kind;
 import dev.piper.operators.ops.Op;
+import dev.piper.state.Vocabulary;
+import dev.piper.state.VocabularyPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -414,7 +416,23 @@ public final class SpecParser {
                                                             ? p.longValue("salt", Long.MIN_VALUE)
                                                             : 0,
                                                     p.longValue("max", 1)));
-                    case "vocab" -> new Op.Vocab();
+                    case "vocab" ->
+                            p.make(
+                                    () ->
+                                            new Op.Vocab(
+                                                    new VocabularyPolicy(
+                                                            p.has("min_count")
+                                                                    ? p.intValue("min_count", 1)
+                                                                    : 1,
+                                                            p.has("oov_buckets")
+                                                                    ? p.intValue("oov_buckets", 0)
+                                                                    : 0,
+                                                            p.has("max_size")
+                                                                    ? p.intValue("max_size", 1)
+                                                                    : Vocabulary.MAX_SIZE,
+                                                            p.has("import")
+                                                                    ? p.text("import")
+                                                                    : null)));
                     default -> throw new IllegalStateException(name);
                 };
         if (op != null && !p.unused().isEmpty()) {
@@ -450,7 +468,7 @@ public final class SpecParser {
                     Map.entry("hex2int", List.of()),
                     Map.entry("modulus", List.of("m")),
                     Map.entry("sigrid_hash", List.of("salt", "max")),
-                    Map.entry("vocab", List.of()));
+                    Map.entry("vocab", List.of("min_count", "oov_buckets", "max_size", "import")));
 
     /** Thrown by {@link Params} once it has reported a bad parameter. */
     private static final class BadParam extends RuntimeException {
@@ -552,6 +570,27 @@ public final class SpecParser {
                         n);
             }
             return n.longValue();
+        }
+
+        int intValue(String name, int min) {
+            JsonNode n = get(name);
+            if (!n.isIntegralNumber() || !n.canConvertToInt() || n.intValue() < min) {
+                throw bad(
+                        name,
+                        min == 1
+                                ? "a positive 32-bit integer"
+                                : "a 32-bit integer of at least " + min,
+                        n);
+            }
+            return n.intValue();
+        }
+
+        String text(String name) {
+            JsonNode n = get(name);
+            if (!n.isTextual() || n.asText().isEmpty()) {
+                throw bad(name, "a non-empty string", n);
+            }
+            return n.asText();
         }
 
         Optional<Long> integer(String name, long min) {

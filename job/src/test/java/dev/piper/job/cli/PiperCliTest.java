@@ -3,6 +3,7 @@ package dev.piper.job.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -308,6 +309,60 @@ class PiperCliTest {
                                 "10"))
                 .isEqualTo(2);
         assertThat(err()).contains("--max-ind-range cannot be combined with --spec");
+    }
+
+    /** A spec whose C7 vocabulary is {@code vocab}, the rest the builtin's. */
+    private Path specWithC7Vocab(String name, String vocab) throws IOException {
+        String sparse = "[\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        String builtin =
+                new String(dev.piper.job.spec.SpecParser.builtinText(), StandardCharsets.UTF_8);
+        assertThat(builtin).contains("\"C1..C26\": " + sparse);
+        String c7 = "[\"decode\", \"fill_missing\", \"hex2int\", " + vocab + "]";
+        return Files.writeString(
+                tmp.resolve(name),
+                builtin.replace(
+                        "\"C1..C26\": " + sparse,
+                        "\"C1..C6\": " + sparse + ", \"C7\": " + c7 + ", \"C8..C26\": " + sparse));
+    }
+
+    @Test
+    void preprocessChecksAnImportedVocabularyBeforeStarting() throws Exception {
+        Path input = Files.writeString(tmp.resolve("in.tsv"), "");
+        Path vocab = Files.writeString(tmp.resolve("C7.tsv"), "0\t10\n1\tzz\n");
+        Path spec =
+                specWithC7Vocab(
+                        "import.json", "{\"op\": \"vocab\", \"import\": \"" + vocab + "\"}");
+        assertThat(PiperCli.execute("spec", "validate", spec.toString())).isZero();
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("o").toString(),
+                                "--spec",
+                                spec.toString()))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "--spec "
+                                + spec
+                                + ": columns.C7: vocab import: "
+                                + vocab
+                                + " line 2 has key \"zz\", not an unsigned decimal below 2^64");
+        assertThat(Files.exists(tmp.resolve("o"))).as("no output directory made").isFalse();
+    }
+
+    @Test
+    void streamRefusesOovBucketsWhichTheKafkaFeedCannotCarryYet() throws Exception {
+        Path spec =
+                specWithC7Vocab(
+                        "oov.json", "{\"op\": \"vocab\", \"min_count\": 2, \"oov_buckets\": 1}");
+        assertThat(stream("--spec", spec.toString())).isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "columns.C7: vocab oov_buckets (and so min_count and max_size) are not"
+                                + " supported by the Kafka feed yet");
     }
 
     @Test

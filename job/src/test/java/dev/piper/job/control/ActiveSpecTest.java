@@ -101,9 +101,12 @@ class ActiveSpecTest {
                     + "00000001"
                     + "00000000".repeat(23);
 
-    /** As written now: the same, with the spec in its format 2 (PipelineSpecSerializerTest). */
+    /**
+     * As written now: the same, with the spec in its format 3 (PipelineSpecSerializerTest): one
+     * byte longer, for vocab's policy tag.
+     */
     private static final String SMALL_WRITTEN_NOW =
-            SMALL_FORMAT_1.substring(0, 8) + "02" + SMALL_FORMAT_1.substring(10);
+            "00000034" + "03" + SMALL_FORMAT_1.substring(10).replace("e80776", "e8077600");
 
     @Test
     void formatOneIsFrozen() throws Exception {

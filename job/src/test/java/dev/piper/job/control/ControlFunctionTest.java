@@ -100,6 +100,49 @@ class ControlFunctionTest {
         }
     }
 
+    /**
+     * A vocabulary policy switches in (a new epoch for its column) unless it has OOV buckets, which
+     * the Kafka feed cannot carry yet: that switch is rejected naming the column.
+     */
+    @Test
+    void aVocabularyPolicySwitchesInUnlessTheFeedCannotCarryIt() throws Exception {
+        String sparse = "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        try (var h = harness()) {
+            h.open();
+            h.processElement(
+                    builtinWith(
+                            0,
+                            "\"version\": 1",
+                            "\"version\": 2",
+                            sparse,
+                            sparse.replace(
+                                    "\"vocab\"",
+                                    "{\"op\": \"vocab\", \"max_size\": 9, \"oov_buckets\": 1}")),
+                    0);
+            h.processElement(
+                    builtinWith(
+                            1,
+                            "\"version\": 1",
+                            "\"version\": 3",
+                            sparse,
+                            sparse.replace(
+                                    "\"vocab\"", "{\"op\": \"vocab\", \"import\": \"/v.tsv\"}")),
+                    0);
+            List<JsonNode> s = statuses(h);
+            assertThat(s)
+                    .extracting(n -> n.get("status").asText())
+                    .containsExactly("rejected", "accepted");
+            assertThat(s.get(0).get("problems").get(0).asText())
+                    .startsWith("columns.C1,C2,C3,")
+                    .contains(
+                            ",C26: vocab oov_buckets (and so min_count and max_size) are not"
+                                    + " supported by the Kafka feed yet");
+            ActiveSpec accepted = h.extractOutputValues().get(0);
+            assertThat(accepted.epochs()).containsOnly(1);
+            assertThat(accepted.program().vocabPolicy(5).importPath()).isEqualTo("/v.tsv");
+        }
+    }
+
     @Test
     void theActiveSpecSurvivesASnapshot() throws Exception {
         OperatorSubtaskState snapshot;

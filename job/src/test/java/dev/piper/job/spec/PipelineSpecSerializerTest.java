@@ -7,6 +7,7 @@ import com.esotericsoftware.kryo.io.Output;
 import dev.piper.job.spec.PipelineSpec.Column;
 import dev.piper.operators.ops.Chains.Kind;
 import dev.piper.operators.ops.Op;
+import dev.piper.state.VocabularyPolicy;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -118,14 +119,46 @@ public class PipelineSpecSerializerTest {
     }
 
     @Test
-    void formatTwoIsFrozen() throws Exception {
-        // a spec of format 1's operators: format 1's bytes but for the version
-        assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
-                .isEqualTo("02" + SMALL_FORMAT_1.substring(2));
-        assertThat(HexFormat.of().formatHex(serializer.toBytes(withNewOperators())))
-                .isEqualTo(NEW_OPERATORS_FORMAT_2);
+    void formatTwoIsStillRead() throws Exception {
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(NEW_OPERATORS_FORMAT_2)))
                 .isEqualTo(withNewOperators());
+        // in format 2 a spec of format 1's operators had format 1's bytes but for the version
+        assertThat(
+                        serializer.fromBytes(
+                                HexFormat.of().parseHex("02" + SMALL_FORMAT_1.substring(2))))
+                .isEqualTo(small());
+    }
+
+    /** {@link #small()} with a vocabulary policy on C3. */
+    static PipelineSpec withVocabularyPolicy() {
+        PipelineSpec s = small();
+        Column c3 = s.columns().get(1);
+        List<Op> ops = new java.util.ArrayList<>(c3.ops());
+        ops.set(ops.size() - 1, new Op.Vocab(new VocabularyPolicy(3, 8, 1000, "/v/C3.tsv")));
+        return new PipelineSpec(
+                s.name(),
+                s.version(),
+                s.input(),
+                List.of(s.columns().get(0), new Column("C3", Kind.sparse, List.copyOf(ops))),
+                s.output());
+    }
+
+    /**
+     * Format 3, frozen. A default vocab is format 1's bytes with one more: the policy tag 0 after
+     * vocab's registration id (0x76); a policy is tag 1, then min_count 3, oov_buckets 8, max_size
+     * 1000 (varints) and the import path.
+     */
+    @Test
+    void formatThreeIsFrozen() throws Exception {
+        String small3 = "03" + SMALL_FORMAT_1.substring(2).replace("e80776", "e8077600");
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(small()))).isEqualTo(small3);
+        String policy3 =
+                small3.replace("e8077600", "e807760103" + "08" + "e807" + "2f762f43332e7473f6");
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(withVocabularyPolicy())))
+                .isEqualTo(policy3);
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(policy3)))
+                .isEqualTo(withVocabularyPolicy());
+        assertThat(roundTrip(withVocabularyPolicy())).isEqualTo(withVocabularyPolicy());
         assertThat(roundTrip(withNewOperators())).isEqualTo(withNewOperators());
     }
 
@@ -133,6 +166,15 @@ public class PipelineSpecSerializerTest {
     void stateOfFormatOneIsMigrated() throws Exception {
         PipelineSpecSerializer.Snapshot one = new PipelineSpecSerializer.Snapshot();
         one.readSnapshot(1, new DataInputDeserializer(new byte[0]), getClass().getClassLoader());
+        assertThat(one.restoreSerializer()).isEqualTo(serializer);
+        PipelineSpecSerializer.Snapshot two = new PipelineSpecSerializer.Snapshot();
+        two.readSnapshot(2, new DataInputDeserializer(new byte[0]), getClass().getClassLoader());
+        assertThat(
+                        serializer
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(two)
+                                .isCompatibleAfterMigration())
+                .isTrue();
         assertThat(one.restoreSerializer()).isEqualTo(serializer);
         assertThat(
                         serializer
@@ -157,7 +199,7 @@ public class PipelineSpecSerializerTest {
         byte[] bytes = serializer.toBytes(small());
         bytes[0] = 9; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 9; this build reads 1..2");
+                .hasMessageContaining("pipeline spec in format 9; this build reads 1..3");
     }
 
     @Test

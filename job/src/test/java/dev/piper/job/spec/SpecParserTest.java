@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.operators.ops.Chains.Kind;
+import dev.piper.state.Vocabulary;
+import dev.piper.state.VocabularyPolicy;
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -117,9 +119,96 @@ class SpecParserTest {
         assertThat(program.keyBound(1)).isEqualTo(1000);
     }
 
+    /** The vocabulary policy's parameters; the default prints as plain vocab. */
+    @Test
+    void vocabTakesItsPolicy() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        spec(
+                                OK_COLUMNS.replace(
+                                        "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]",
+                                        """
+                                        "C1": ["decode", "fill_missing", "hex2int",
+                                               {"op": "vocab", "min_count": 3, "oov_buckets": 16}],
+                                        "C2": ["decode", "fill_missing", "hex2int",
+                                               {"op": "vocab", "oov_buckets": 1, "max_size": 1000,
+                                                "import": "/data/vocab/C2.tsv"}]
+                                        """)));
+        assertThat(spec.column("C1").orElseThrow().chain())
+                .isEqualTo("decode fill_missing hex2int vocab(min_count=3,oov_buckets=16)");
+        assertThat(spec.column("C2").orElseThrow().chain())
+                .isEqualTo(
+                        "decode fill_missing hex2int"
+                                + " vocab(oov_buckets=1,max_size=1000,import=/data/vocab/C2.tsv)");
+        var program = SpecCompiler.program(spec);
+        assertThat(program.vocabPolicy(0))
+                .isEqualTo(new VocabularyPolicy(3, 16, Vocabulary.MAX_SIZE, null));
+        assertThat(program.vocabPolicy(1))
+                .isEqualTo(new VocabularyPolicy(1, 1, 1000, "/data/vocab/C2.tsv"));
+        assertThat(program.vocabPolicy(2)).isEqualTo(VocabularyPolicy.FIRST_APPEARANCE);
+        assertThat(program.dlrmMaxIndRange()).isEmpty();
+    }
+
     static Stream<Arguments> badSpecs() {
         String c = OK_COLUMNS;
+        String vocab = "\"C4..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
         return Stream.of(
+                Arguments.of(
+                        "vocab threshold without a bucket",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"min_count\": 2}"))),
+                        "columns.C4..C26[3]: vocab min_count leaves keys without an entry, and those"
+                                + " need an OOV bucket: set oov_buckets to at least 1"),
+                Arguments.of(
+                        "vocab max_size zero",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"max_size\": 0, \"oov_buckets\": 1}"))),
+                        "columns.C4..C26[3]: vocab \"max_size\" must be a positive 32-bit integer, not 0"),
+                Arguments.of(
+                        "vocab max_size beyond the bound",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"max_size\": 1000000000, \"oov_buckets\": 1}"))),
+                        "columns.C4..C26[3]: vocab max_size must be between 1 and 536870912, not 1000000000"),
+                Arguments.of(
+                        "vocab oov_buckets negative",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"oov_buckets\": -1}"))),
+                        "columns.C4..C26[3]: vocab \"oov_buckets\" must be a 32-bit integer of at least 0, not -1"),
+                Arguments.of(
+                        "vocab import not a string",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"import\": 5}"))),
+                        "columns.C4..C26[3]: vocab \"import\" must be a non-empty string, not 5"),
+                Arguments.of(
+                        "vocab unknown parameter",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"min_freq\": 5}"))),
+                        "columns.C4..C26[3]: vocab has no parameter \"min_freq\" (it takes min_count,"
+                                + " oov_buckets, max_size, import)"),
                 Arguments.of(
                         "unknown operator",
                         spec(c.replace("\"neg2zero\", \"log\"", "\"neg2zero\", \"sqrt\"")),
