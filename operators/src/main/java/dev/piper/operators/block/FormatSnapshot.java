@@ -1,6 +1,7 @@
 package dev.piper.operators.block;
 
 import java.io.IOException;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
@@ -20,7 +21,7 @@ public abstract class FormatSnapshot<T> implements TypeSerializerSnapshot<T> {
     private final String what;
     private final int currentFormat;
     private final int oldestFormat;
-    private final Supplier<TypeSerializer<T>> serializer;
+    private final IntFunction<TypeSerializer<T>> serializerOf;
     private int readFormat;
 
     /**
@@ -34,6 +35,19 @@ public abstract class FormatSnapshot<T> implements TypeSerializerSnapshot<T> {
             int currentFormat,
             int oldestFormat,
             Supplier<TypeSerializer<T>> serializer) {
+        this(what, currentFormat, oldestFormat, format -> serializer.get());
+    }
+
+    /**
+     * As above, for a serializer that reads each readable format with its own instance.
+     *
+     * @param serializerOf the serializer that reads state in a given readable format
+     */
+    protected FormatSnapshot(
+            String what,
+            int currentFormat,
+            int oldestFormat,
+            IntFunction<TypeSerializer<T>> serializerOf) {
         if (oldestFormat < 1 || oldestFormat > currentFormat) {
             throw new IllegalArgumentException(
                     "readable formats " + oldestFormat + ".." + currentFormat);
@@ -41,7 +55,7 @@ public abstract class FormatSnapshot<T> implements TypeSerializerSnapshot<T> {
         this.what = what;
         this.currentFormat = currentFormat;
         this.oldestFormat = oldestFormat;
-        this.serializer = serializer;
+        this.serializerOf = serializerOf;
         this.readFormat = currentFormat;
     }
 
@@ -79,7 +93,7 @@ public abstract class FormatSnapshot<T> implements TypeSerializerSnapshot<T> {
                                     ? "only format " + currentFormat
                                     : "formats " + oldestFormat + ".." + currentFormat));
         }
-        return serializer.get();
+        return serializerOf.apply(readFormat);
     }
 
     @Override

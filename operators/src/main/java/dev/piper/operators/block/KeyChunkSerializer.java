@@ -2,6 +2,8 @@ package dev.piper.operators.block;
 
 import dev.piper.state.VocabularyPolicy;
 import java.io.IOException;
+import java.util.function.IntFunction;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -12,6 +14,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * vocabulary policy: a byte, 0 for the default policy, else 1 followed by {@code min_count,
  * oov_buckets, max_size} (int32) and the import path (a byte, 1 if present, then its modified
  * UTF-8). Format 3 had no policy, format 2 no epoch, format 1 no lane.
+ *
+ * <p>Unlike the other block serializers, this one still reads format 3: key chunks wait in the
+ * vocabulary operator's keyed state, so a savepoint of the build before vocabulary policies holds
+ * this state (empty or not), and it restores by migration, its chunks under the default policy.
  */
 public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
@@ -86,6 +92,49 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         return new KeyChunk(lane, column, seq, keys, keys.length, epoch, readPolicy(in));
     }
 
+    /** Format 3, for restoring state written before vocabulary policies: no policy. */
+    static final class Format3 extends BlockSerializer<KeyChunk> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format3 INSTANCE = new Format3();
+
+        @Override
+        public KeyChunk createInstance() {
+            return KeyChunkSerializer.INSTANCE.createInstance();
+        }
+
+        @Override
+        public KeyChunk copy(KeyChunk from) {
+            return from;
+        }
+
+        @Override
+        public void serialize(KeyChunk r, DataOutputView out) throws IOException {
+            if (!r.policy().isFirstAppearance()) {
+                throw new IOException("key chunk format 3 has no vocabulary policy");
+            }
+            out.writeInt(r.lane());
+            out.writeInt(r.column());
+            out.writeLong(r.seq());
+            ArrayIO.writeLongs(out, r.keys(), r.size());
+            out.writeInt(r.epoch());
+        }
+
+        @Override
+        public KeyChunk deserialize(DataInputView in) throws IOException {
+            int lane = in.readInt();
+            int column = in.readInt();
+            long seq = in.readLong();
+            long[] keys = ArrayIO.readLongs(in);
+            return new KeyChunk(lane, column, seq, keys, keys.length, in.readInt());
+        }
+
+        @Override
+        public TypeSerializerSnapshot<KeyChunk> snapshotConfiguration() {
+            throw new UnsupportedOperationException("format 3 is only read, to migrate it");
+        }
+    }
+
     @Override
     public void copy(DataInputView in, DataOutputView out) throws IOException {
         out.writeInt(in.readInt());
@@ -101,10 +150,15 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         return new Snapshot();
     }
 
-    /** Snapshot of {@link KeyChunkSerializer}; its version is the byte format. */
-    public static final class Snapshot extends BlockSerializerSnapshot<KeyChunk> {
+    /** Snapshot of {@link KeyChunkSerializer}; its version is the byte format, 3 or 4. */
+    public static final class Snapshot extends FormatSnapshot<KeyChunk> {
         public Snapshot() {
-            super("key chunk", FORMAT, () -> INSTANCE);
+            super(
+                    "key chunk",
+                    FORMAT,
+                    3,
+                    (IntFunction<TypeSerializer<KeyChunk>>)
+                            f -> f == FORMAT ? INSTANCE : Format3.INSTANCE);
         }
     }
 }

@@ -318,6 +318,51 @@ class BlockSerializersTest {
                 .hasMessageContaining("only format 3");
     }
 
+    /**
+     * Key chunks of format 3 (before vocabulary policies) wait in the vocabulary operator's state
+     * of older savepoints: they restore by migration, read as chunks under the default policy.
+     */
+    @Test
+    void keyChunksOfFormat3MigrateUnderTheDefaultPolicy() throws IOException {
+        DataOutputSerializer old = new DataOutputSerializer(64);
+        old.writeUTF(KeyChunkSerializer.Snapshot.class.getName());
+        old.writeInt(3);
+        TypeSerializerSnapshot<KeyChunk> restored =
+                TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(old.getCopyOfBuffer()),
+                        BlockSerializersTest.class.getClassLoader());
+        assertThat(
+                        KeyChunkSerializer.INSTANCE
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(restored)
+                                .isCompatibleAfterMigration())
+                .isTrue();
+        String format3 = KEY_FROZEN.substring(0, KEY_FROZEN.length() - 2); // without the policy
+        KeyChunk read =
+                restored.restoreSerializer()
+                        .deserialize(
+                                new DataInputDeserializer(
+                                        java.util.HexFormat.of().parseHex(format3)));
+        assertThat(read)
+                .usingRecursiveComparison()
+                .isEqualTo(new KeyChunk(1, 2, 3, new long[] {4}, 1, 5));
+        assertThat(bytes(restored.restoreSerializer(), read)).isEqualTo(format3);
+
+        DataOutputSerializer older = new DataOutputSerializer(64);
+        older.writeUTF(KeyChunkSerializer.Snapshot.class.getName());
+        older.writeInt(2);
+        TypeSerializerSnapshot<KeyChunk> two =
+                TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(older.getCopyOfBuffer()),
+                        BlockSerializersTest.class.getClassLoader());
+        assertThat(
+                        KeyChunkSerializer.INSTANCE
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(two)
+                                .isIncompatible())
+                .isTrue();
+    }
+
     @Test
     void typeInfoCreatesTheDedicatedSerializer() {
         assertThat(
