@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.piper.job.control.ActiveSpec;
 import dev.piper.job.kafka.KafkaOut;
-import dev.piper.job.kafka.StreamFormat;
 import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
@@ -53,14 +52,6 @@ public record StreamPipelines(List<Pipeline> pipelines) {
             String outputTopic,
             String deadLetterTopic,
             String vocabTopic) {
-
-        public Pipeline {
-            List<String> problems = StreamFormat.unsupported(start.spec());
-            if (!problems.isEmpty()) {
-                throw new IllegalArgumentException(
-                        "pipeline " + start.name() + ": " + String.join("; ", problems));
-            }
-        }
 
         public String name() {
             return start.name();

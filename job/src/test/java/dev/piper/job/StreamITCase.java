@@ -12,6 +12,7 @@ import dev.piper.job.kafka.StreamFormat;
 import dev.piper.job.kafka.TestKafka;
 import dev.piper.job.report.ReportOptions;
 import dev.piper.job.sink.OutputLayout;
+import dev.piper.job.spec.SpecParser;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.decode.DecodeOptions;
 import java.io.BufferedOutputStream;
@@ -147,6 +148,50 @@ class StreamITCase {
         assertThat(run.savepoint()).isPresent();
         assertThat(run.inputRecords()).isEqualTo(LINES);
         assertSameAsBatch(consume(conf, batchSummary.rowsWritten()));
+    }
+
+    /**
+     * Vocabulary policies over Kafka (one partition, so arrival order is input order): a threshold
+     * with OOV buckets, a bounded vocabulary and a warm start give the batch run's rows and
+     * vocabulary files under the same spec, byte for byte; the consumer learns each column's
+     * buckets from the records' headers.
+     */
+    @Test
+    void vocabularyPoliciesGiveTheBatchOutputOfTheSameSpec() throws Exception {
+        Path imported = Files.writeString(tmp.resolve("C4.tsv"), "1\t0\n2\t12345\n");
+        String sparse = "[\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        String spec =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace(
+                                "\"C1..C26\": " + sparse,
+                                ("\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                                + " {\"op\": \"vocab\", \"min_count\": 2, \"oov_buckets\": 4}],"
+                                                + " \"C3\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                                + " {\"op\": \"vocab\", \"oov_buckets\": 1, \"max_size\": 100}],"
+                                                + " \"C4\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                                + " {\"op\": \"vocab\", \"oov_buckets\": 1, \"import\": \"%s\"}],"
+                                                + " \"C5..C26\": %s")
+                                        .formatted(imported, sparse));
+        assertThat(spec).contains("min_count");
+        Configuration batchConf = new Configuration();
+        batchConf.set(PiperOptions.SPEC, spec);
+        Path policyBatch = tmp.resolve("policy-batch");
+        Preprocess.prepareOutput(policyBatch, false);
+        Preprocess.Summary summary =
+                Preprocess.run(generated, policyBatch, 2, StateBackend.hashmap, batchConf, QUIET);
+
+        Configuration conf = streamConf("pol", Duration.ofSeconds(1));
+        conf.set(PiperOptions.SPEC, spec);
+        kafka.createTopic("pol-in", 1);
+        LineProducer.produce(generated, kafka.bootstrapServers(), "pol-in", null, Map.of(), QUIET);
+        Streaming.prepareTopics(conf, QUIET);
+        Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+
+        Path consumed = consume(conf, summary.rowsWritten());
+        SameOutput.assertRowsAndVocabulariesEqual(consumed, policyBatch, "stream with policies");
+        assertThat(Files.readString(consumed.resolve(OutputLayout.vocabFile(3))))
+                .startsWith("1\t0\n2\t12345\n");
+        assertThat(Files.readString(consumed.resolve(OutputLayout.vocabFile(0)))).startsWith("4\t");
     }
 
     /**

@@ -1,10 +1,12 @@
 package dev.piper.job.control;
 
 import dev.piper.job.kafka.KafkaOut;
-import dev.piper.job.kafka.StreamFormat;
 import dev.piper.job.spec.PipelineSpec;
+import dev.piper.job.spec.SpecCompiler;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
+import dev.piper.operators.decode.ColumnProgram;
+import dev.piper.operators.decode.CriteoLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -211,7 +213,25 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
                             + active.spec().output().format()
                             + "; a running pipeline cannot change it");
         }
-        problems.addAll(StreamFormat.unsupported(spec));
+        // The Kafka feed states a column's OOV buckets from the starting spec, for epoch 0
+        // (OutputEncoder): a new epoch must not have any.
+        List<String> bucketed = new ArrayList<>();
+        ColumnProgram now = active.program();
+        ColumnProgram then = SpecCompiler.program(spec);
+        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+            int f = CriteoLayout.LABEL_DENSE_WIDTH + c;
+            if (then.vocabPolicy(c).oovBuckets() > 0 && !then.chainOf(f).equals(now.chainOf(f))) {
+                bucketed.add(CriteoLayout.sparseName(c));
+            }
+        }
+        if (!bucketed.isEmpty()) {
+            problems.add(
+                    "columns."
+                            + String.join(",", bucketed)
+                            + ": a switch cannot give a column a new vocabulary with OOV buckets"
+                            + " (and so min_count or max_size); they are fixed by the spec a"
+                            + " stream starts with");
+        }
         return problems;
     }
 }

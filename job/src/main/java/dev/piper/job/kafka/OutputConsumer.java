@@ -104,6 +104,7 @@ public final class OutputConsumer {
         long rowRecords = 0;
         long deadLetters = 0;
         Map<Long, Integer> maxIndex = new HashMap<>();
+        Map<Long, Integer> buckets = new HashMap<>();
         Versions versions = new Versions();
         try (KafkaConsumer<byte[], byte[]> consumer =
                         new KafkaConsumer<>(
@@ -145,6 +146,7 @@ public final class OutputConsumer {
                         rowsOut.write(r.value());
                         int[] epochs = epochs(r);
                         trackIndices(r.value(), n, epochs, maxIndex);
+                        trackBuckets(r, epochs, buckets);
                         versions.add(rows, n, optionalHeader(r, StreamFormat.PIPELINE), epochs);
                         if (stats != null) {
                             stats.add(r, n, readMillis);
@@ -179,19 +181,51 @@ public final class OutputConsumer {
             sizes.putAll(vocab.sizes());
             for (Map.Entry<Long, Integer> used : new TreeMap<>(maxIndex).entrySet()) {
                 String name = columnEpoch(used.getKey());
-                int size = sizes.getOrDefault(name, 0);
+                int oov = buckets.getOrDefault(used.getKey(), 0);
+                int size = oov + sizes.getOrDefault(name, 0);
                 if (used.getValue() >= size) {
                     throw new IllegalStateException(
                             name
                                     + ": the rows use index "
                                     + used.getValue()
                                     + " but the vocabulary topic holds "
-                                    + size
-                                    + " entries");
+                                    + sizes.getOrDefault(name, 0)
+                                    + " entries"
+                                    + (oov > 0 ? " after " + oov + " OOV buckets" : ""));
                 }
             }
         }
         return new Result(rows, rowRecords, deadLetters, sizes, (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Records the OOV buckets a rows record states for its columns' epochs. */
+    private static void trackBuckets(
+            ConsumerRecord<byte[], byte[]> r, int[] epochs, Map<Long, Integer> buckets) {
+        String text = optionalHeader(r, StreamFormat.OOV_BUCKETS);
+        if (text.isEmpty()) {
+            return;
+        }
+        String[] parts = text.split(",");
+        if (parts.length != CriteoLayout.SPARSE) {
+            throw new IllegalStateException(
+                    r.topic()
+                            + "/"
+                            + r.partition()
+                            + "@"
+                            + r.offset()
+                            + ": "
+                            + StreamFormat.OOV_BUCKETS
+                            + " has "
+                            + parts.length
+                            + " values, not "
+                            + CriteoLayout.SPARSE);
+        }
+        for (int c = 0; c < parts.length; c++) {
+            int b = Integer.parseInt(parts[c]);
+            if (b > 0) {
+                buckets.put(columnEpochKey(c, epochs[c]), b);
+            }
+        }
     }
 
     private static int rowCount(ConsumerRecord<byte[], byte[]> r) {
@@ -318,6 +352,11 @@ public final class OutputConsumer {
         private static final class Column {
             final OutputStream file;
             final TreeMap<Integer, Entry> waiting = new TreeMap<>();
+
+            /** The OOV buckets, so the first entry's index; -1 until a record says. */
+            int buckets = -1;
+
+            /** The index of the next entry to write. */
             int next;
 
             Column(Path file) throws IOException {
@@ -357,6 +396,22 @@ public final class OutputConsumer {
                 throw new IllegalStateException(where + ": negative epoch " + epoch);
             }
             Column col = column(c, epoch);
+            String bucketText = optionalHeader(r, StreamFormat.OOV_BUCKETS);
+            int buckets = bucketText.isEmpty() ? 0 : Integer.parseInt(bucketText);
+            if (col.buckets < 0) {
+                col.buckets = buckets;
+                col.next = buckets; // nothing is written before the first record
+            } else if (col.buckets != buckets) {
+                throw new IllegalStateException(
+                        where
+                                + ": "
+                                + columnEpoch(columnEpochKey(c, epoch))
+                                + " has "
+                                + buckets
+                                + " OOV buckets here, "
+                                + col.buckets
+                                + " before");
+            }
             int first = Integer.parseInt(header(r, StreamFormat.FIRST_INDEX, where));
             int count = Integer.parseInt(header(r, StreamFormat.COUNT, where));
             if (first < col.next || col.waiting.containsKey(first)) {
@@ -397,7 +452,8 @@ public final class OutputConsumer {
         /** Entries per column and epoch: {@code C3}, {@code C3.epoch1}, ... */
         Map<String, Integer> sizes() {
             Map<String, Integer> sizes = new LinkedHashMap<>();
-            columns.forEach((key, col) -> sizes.put(columnEpoch(key), col.next));
+            columns.forEach(
+                    (key, col) -> sizes.put(columnEpoch(key), col.next - Math.max(0, col.buckets)));
             return sizes;
         }
 

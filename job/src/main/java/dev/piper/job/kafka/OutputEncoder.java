@@ -49,6 +49,9 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
     private final int[] startVersions;
     private final String[] pipelineParams;
 
+    /** Per pipeline and sparse column: the OOV buckets of its starting spec's vocabulary. */
+    private final int[][] startBuckets;
+
     /**
      * A job running one pipeline.
      *
@@ -77,8 +80,12 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         this.pipeline = new String[n];
         this.startVersions = new int[n];
         this.pipelineParams = new String[n];
+        this.startBuckets = new int[n][CriteoLayout.SPARSE];
         for (int p = 0; p < n; p++) {
             ColumnProgram program = options[p].program();
+            for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+                startBuckets[p][c] = program.vocabPolicy(c).oovBuckets();
+            }
             pipeline[p] = program.name() + "/";
             startVersions[p] = program.version();
             StringBuilder params = new StringBuilder();
@@ -104,8 +111,15 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             for (int c = 0; c < block.newKeys().length; c++) {
                 long[] keys = block.newKeys()[c];
                 if (keys.length > 0) {
+                    int epoch = block.epochs()[c];
                     out.collect(
-                            vocabulary(p, c, block.epochs()[c], block.firstNewIndex()[c], keys));
+                            vocabulary(
+                                    p,
+                                    c,
+                                    epoch,
+                                    buckets(p, c, epoch),
+                                    block.firstNewIndex()[c],
+                                    keys));
                 }
             }
         }
@@ -130,6 +144,15 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams[p]);
         }
         header(names, values, StreamFormat.EPOCHS, epochs(b.epochs()));
+        int[] buckets = new int[CriteoLayout.SPARSE];
+        boolean anyBuckets = false;
+        for (int c = 0; c < buckets.length; c++) {
+            buckets[c] = buckets(p, c, b.epochs()[c]);
+            anyBuckets |= buckets[c] > 0;
+        }
+        if (anyBuckets) {
+            header(names, values, StreamFormat.OOV_BUCKETS, epochs(buckets));
+        }
         header(names, values, StreamFormat.ROWS, b.rows());
         header(names, values, StreamFormat.LINES, b.lines());
         header(names, values, StreamFormat.DEAD_LETTERS, b.deadLetters().length);
@@ -202,24 +225,37 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         return sb.toString();
     }
 
-    private static KafkaOut vocabulary(int p, int column, int epoch, int firstIndex, long[] keys) {
+    /**
+     * The OOV buckets of pipeline p's column c in {@code epoch}: the starting spec's for epoch 0; a
+     * later epoch comes from a switch, which may not give a vocabulary buckets (ControlFunction).
+     */
+    private int buckets(int p, int c, int epoch) {
+        return epoch == 0 ? startBuckets[p][c] : 0;
+    }
+
+    private static KafkaOut vocabulary(
+            int p, int column, int epoch, int buckets, int firstIndex, long[] keys) {
         StringBuilder text = new StringBuilder(keys.length * 16);
         int index = firstIndex;
         for (long k : keys) {
             text.append(index++).append('\t').append(Long.toUnsignedString(k)).append('\n');
         }
         String name = CriteoLayout.sparseName(column);
+        List<String> names = new ArrayList<>(5);
+        List<byte[]> values = new ArrayList<>(5);
+        header(names, values, StreamFormat.COLUMN, name);
+        header(names, values, StreamFormat.EPOCH, epoch);
+        header(names, values, StreamFormat.FIRST_INDEX, firstIndex);
+        header(names, values, StreamFormat.COUNT, keys.length);
+        if (buckets > 0) {
+            header(names, values, StreamFormat.OOV_BUCKETS, buckets);
+        }
         return new KafkaOut(
                 KafkaOut.target(p, KafkaOut.VOCAB),
                 name.getBytes(StandardCharsets.US_ASCII),
                 text.toString().getBytes(StandardCharsets.US_ASCII),
-                new String[] {
-                    StreamFormat.COLUMN,
-                    StreamFormat.EPOCH,
-                    StreamFormat.FIRST_INDEX,
-                    StreamFormat.COUNT
-                },
-                new byte[][] {ascii(name), ascii(epoch), ascii(firstIndex), ascii(keys.length)});
+                names.toArray(String[]::new),
+                values.toArray(byte[][]::new));
     }
 
     private static void header(List<String> names, List<byte[]> values, String name, Object v) {

@@ -1,10 +1,5 @@
 package dev.piper.job.kafka;
 
-import dev.piper.job.spec.PipelineSpec;
-import dev.piper.operators.ops.Op;
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * Names of the headers {@code bin/piper stream} puts on its output records (the contract in {@code
  * docs/SEMANTICS.md}, "Kafka output"). Every header value is ASCII text.
@@ -72,26 +67,9 @@ public final class StreamFormat {
     private StreamFormat() {}
 
     /**
-     * What of {@code spec} the Kafka feed cannot carry yet, each problem naming its field: OOV
-     * buckets, because the vocabulary and rows records do not say where a column's entries start (a
-     * consumer would take bucket indices for missing entries). Batch output supports them.
+     * Vocabulary and rows records whose columns have OOV buckets (absent: none): the buckets of the
+     * record's column (a vocabulary record) or of each sparse column C1..C26 joined by {@code ,} (a
+     * rows record). That is the index of a column's first entry; indices below it are buckets.
      */
-    public static List<String> unsupported(PipelineSpec spec) {
-        List<String> columns = new ArrayList<>();
-        for (PipelineSpec.Column c : spec.columns()) {
-            for (Op op : c.ops()) {
-                if (op instanceof Op.Vocab v && v.policy().oovBuckets() > 0) {
-                    columns.add(c.name());
-                }
-            }
-        }
-        if (columns.isEmpty()) {
-            return List.of();
-        }
-        return List.of(
-                "columns."
-                        + String.join(",", columns)
-                        + ": vocab oov_buckets (and so min_count and max_size) are not supported by"
-                        + " the Kafka feed yet, only by bin/piper preprocess");
-    }
+    public static final String OOV_BUCKETS = "piper.oov.buckets";
 }

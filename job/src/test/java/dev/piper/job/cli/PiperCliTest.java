@@ -354,18 +354,6 @@ class PiperCliTest {
     }
 
     @Test
-    void streamRefusesOovBucketsWhichTheKafkaFeedCannotCarryYet() throws Exception {
-        Path spec =
-                specWithC7Vocab(
-                        "oov.json", "{\"op\": \"vocab\", \"min_count\": 2, \"oov_buckets\": 1}");
-        assertThat(stream("--spec", spec.toString())).isEqualTo(2);
-        assertThat(err())
-                .contains(
-                        "columns.C7: vocab oov_buckets (and so min_count and max_size) are not"
-                                + " supported by the Kafka feed yet");
-    }
-
-    @Test
     void specShowListsEveryColumnsChain() {
         assertThat(PiperCli.execute("spec", "show")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8))

@@ -101,12 +101,17 @@ class ControlFunctionTest {
     }
 
     /**
-     * A vocabulary policy switches in (a new epoch for its column) unless it has OOV buckets, which
-     * the Kafka feed cannot carry yet: that switch is rejected naming the column.
+     * A switch gives a column a new vocabulary policy (a new epoch) unless it has OOV buckets,
+     * which the Kafka feed states only for the starting spec's vocabularies: that switch is
+     * rejected naming the columns.
      */
     @Test
-    void aVocabularyPolicySwitchesInUnlessTheFeedCannotCarryIt() throws Exception {
+    void aSwitchMayNotGiveANewVocabularyOovBuckets() throws Exception {
         String sparse = "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        String withC7 =
+                "\"C1..C6\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"],"
+                        + " \"C7\": [\"decode\", \"fill_missing\", \"hex2int\", %s],"
+                        + " \"C8..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
         try (var h = harness()) {
             h.open();
             h.processElement(
@@ -115,8 +120,7 @@ class ControlFunctionTest {
                             "\"version\": 1",
                             "\"version\": 2",
                             sparse,
-                            sparse.replace(
-                                    "\"vocab\"",
+                            withC7.formatted(
                                     "{\"op\": \"vocab\", \"max_size\": 9, \"oov_buckets\": 1}")),
                     0);
             h.processElement(
@@ -125,21 +129,21 @@ class ControlFunctionTest {
                             "\"version\": 1",
                             "\"version\": 3",
                             sparse,
-                            sparse.replace(
-                                    "\"vocab\"", "{\"op\": \"vocab\", \"import\": \"/v.tsv\"}")),
+                            withC7.formatted("{\"op\": \"vocab\", \"import\": \"/v.tsv\"}")),
                     0);
             List<JsonNode> s = statuses(h);
             assertThat(s)
                     .extracting(n -> n.get("status").asText())
                     .containsExactly("rejected", "accepted");
             assertThat(s.get(0).get("problems").get(0).asText())
-                    .startsWith("columns.C1,C2,C3,")
-                    .contains(
-                            ",C26: vocab oov_buckets (and so min_count and max_size) are not"
-                                    + " supported by the Kafka feed yet");
+                    .isEqualTo(
+                            "columns.C7: a switch cannot give a column a new vocabulary with OOV"
+                                    + " buckets (and so min_count or max_size); they are fixed by"
+                                    + " the spec a stream starts with");
             ActiveSpec accepted = h.extractOutputValues().get(0);
-            assertThat(accepted.epochs()).containsOnly(1);
-            assertThat(accepted.program().vocabPolicy(5).importPath()).isEqualTo("/v.tsv");
+            assertThat(accepted.epochs()[6]).isEqualTo(1);
+            assertThat(accepted.epochs()[5]).isZero();
+            assertThat(accepted.program().vocabPolicy(6).importPath()).isEqualTo("/v.tsv");
         }
     }
 
