@@ -201,29 +201,10 @@ public final class OutputConsumer {
     /** Records the OOV buckets a rows record states for its columns' epochs. */
     private static void trackBuckets(
             ConsumerRecord<byte[], byte[]> r, int[] epochs, Map<Long, Integer> buckets) {
-        String text = optionalHeader(r, StreamFormat.OOV_BUCKETS);
-        if (text.isEmpty()) {
-            return;
-        }
-        String[] parts = text.split(",");
-        if (parts.length != CriteoLayout.SPARSE) {
-            throw new IllegalStateException(
-                    r.topic()
-                            + "/"
-                            + r.partition()
-                            + "@"
-                            + r.offset()
-                            + ": "
-                            + StreamFormat.OOV_BUCKETS
-                            + " has "
-                            + parts.length
-                            + " values, not "
-                            + CriteoLayout.SPARSE);
-        }
-        for (int c = 0; c < parts.length; c++) {
-            int b = Integer.parseInt(parts[c]);
-            if (b > 0) {
-                buckets.put(columnEpochKey(c, epochs[c]), b);
+        int[] b = perColumn(r, StreamFormat.OOV_BUCKETS);
+        for (int c = 0; c < b.length; c++) {
+            if (b[c] > 0) {
+                buckets.put(columnEpochKey(c, epochs[c]), b[c]);
             }
         }
     }
@@ -266,10 +247,15 @@ public final class OutputConsumer {
 
     /** The rows record's per-column epochs (all 0 when it has no epochs header). */
     private static int[] epochs(ConsumerRecord<byte[], byte[]> r) {
-        int[] epochs = new int[CriteoLayout.SPARSE];
-        String text = optionalHeader(r, StreamFormat.EPOCHS);
+        return perColumn(r, StreamFormat.EPOCHS);
+    }
+
+    /** A header of one integer per sparse column, joined by commas; all 0 when absent. */
+    private static int[] perColumn(ConsumerRecord<byte[], byte[]> r, String header) {
+        int[] values = new int[CriteoLayout.SPARSE];
+        String text = optionalHeader(r, header);
         if (text.isEmpty()) {
-            return epochs;
+            return values;
         }
         String[] parts = text.split(",", -1);
         if (parts.length != CriteoLayout.SPARSE) {
@@ -280,16 +266,16 @@ public final class OutputConsumer {
                             + "@"
                             + r.offset()
                             + ": "
-                            + StreamFormat.EPOCHS
+                            + header
                             + " has "
                             + parts.length
                             + " entries, expected "
                             + CriteoLayout.SPARSE);
         }
         for (int c = 0; c < parts.length; c++) {
-            epochs[c] = Integer.parseInt(parts[c]);
+            values[c] = Integer.parseInt(parts[c]);
         }
-        return epochs;
+        return values;
     }
 
     private static void trackIndices(

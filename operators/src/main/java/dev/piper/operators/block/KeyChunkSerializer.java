@@ -40,12 +40,26 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
     @Override
     public void serialize(KeyChunk r, DataOutputView out) throws IOException {
+        writeFormat3(r, out);
+        writePolicy(r.policy(), out);
+    }
+
+    /** Format 3's fields: everything but the policy. */
+    private static void writeFormat3(KeyChunk r, DataOutputView out) throws IOException {
         out.writeInt(r.lane());
         out.writeInt(r.column());
         out.writeLong(r.seq());
         ArrayIO.writeLongs(out, r.keys(), r.size());
         out.writeInt(r.epoch());
-        writePolicy(r.policy(), out);
+    }
+
+    /** Format 3's fields, as a chunk under the default policy. */
+    private static KeyChunk readFormat3(DataInputView in) throws IOException {
+        int lane = in.readInt();
+        int column = in.readInt();
+        long seq = in.readLong();
+        long[] keys = ArrayIO.readLongs(in);
+        return new KeyChunk(lane, column, seq, keys, keys.length, in.readInt());
     }
 
     private static void writePolicy(VocabularyPolicy p, DataOutputView out) throws IOException {
@@ -84,12 +98,12 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
     @Override
     public KeyChunk deserialize(DataInputView in) throws IOException {
-        int lane = in.readInt();
-        int column = in.readInt();
-        long seq = in.readLong();
-        long[] keys = ArrayIO.readLongs(in);
-        int epoch = in.readInt();
-        return new KeyChunk(lane, column, seq, keys, keys.length, epoch, readPolicy(in));
+        KeyChunk k = readFormat3(in);
+        VocabularyPolicy policy = readPolicy(in);
+        return policy.isFirstAppearance()
+                ? k
+                : new KeyChunk(
+                        k.lane(), k.column(), k.seq(), k.keys(), k.size(), k.epoch(), policy);
     }
 
     /** Format 3, for restoring state written before vocabulary policies: no policy. */
@@ -113,20 +127,12 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
             if (!r.policy().isFirstAppearance()) {
                 throw new IOException("key chunk format 3 has no vocabulary policy");
             }
-            out.writeInt(r.lane());
-            out.writeInt(r.column());
-            out.writeLong(r.seq());
-            ArrayIO.writeLongs(out, r.keys(), r.size());
-            out.writeInt(r.epoch());
+            writeFormat3(r, out);
         }
 
         @Override
         public KeyChunk deserialize(DataInputView in) throws IOException {
-            int lane = in.readInt();
-            int column = in.readInt();
-            long seq = in.readLong();
-            long[] keys = ArrayIO.readLongs(in);
-            return new KeyChunk(lane, column, seq, keys, keys.length, in.readInt());
+            return readFormat3(in);
         }
 
         @Override
