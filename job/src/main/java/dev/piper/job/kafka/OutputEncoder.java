@@ -143,7 +143,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         if (b.version() == startVersions[p]) {
             header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams[p]);
         }
-        header(names, values, StreamFormat.EPOCHS, epochs(b.epochs()));
+        header(names, values, StreamFormat.EPOCHS, commaJoined(b.epochs()));
         int[] buckets = new int[CriteoLayout.SPARSE];
         boolean anyBuckets = false;
         for (int c = 0; c < buckets.length; c++) {
@@ -151,7 +151,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             anyBuckets |= buckets[c] > 0;
         }
         if (anyBuckets) {
-            header(names, values, StreamFormat.OOV_BUCKETS, epochs(buckets));
+            header(names, values, StreamFormat.OOV_BUCKETS, commaJoined(buckets));
         }
         header(names, values, StreamFormat.ROWS, b.rows());
         header(names, values, StreamFormat.LINES, b.lines());
@@ -214,13 +214,13 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                 NO_VALUES);
     }
 
-    private static String epochs(int[] epochs) {
-        StringBuilder sb = new StringBuilder(2 * epochs.length);
-        for (int e : epochs) {
+    private static String commaJoined(int[] values) {
+        StringBuilder sb = new StringBuilder(2 * values.length);
+        for (int v : values) {
             if (sb.length() > 0) {
                 sb.append(',');
             }
-            sb.append(e);
+            sb.append(v);
         }
         return sb.toString();
     }
