@@ -89,6 +89,12 @@ public record MiniPipeDesign(int miniPipes, Packing packing) {
             case BUCKETIZE, SIGRIDHASH, CLAMP, BOXCOX, LOGIT, CAST ->
                     Parameter.assumed(
                             1, "cycles/beat", "not built by PIPER; one beat per cycle assumed");
+            case MAPID ->
+                    Parameter.assumed(
+                            1,
+                            "cycles/beat",
+                            "not built by PIPER; a lookup in a table held on chip, priced as"
+                                    + " ApplyVocab on chip (P2 §3.4.2), whatever the table's size");
         };
     }
 

@@ -19,7 +19,8 @@ public enum Operator {
     CLAMP,
     BOXCOX,
     LOGIT,
-    CAST;
+    CAST,
+    MAPID;
 
     /** The model name, e.g. {@code genvocab}. */
     public String modelName() {

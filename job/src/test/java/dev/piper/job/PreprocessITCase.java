@@ -370,9 +370,10 @@ class PreprocessITCase {
 
     /**
      * Vocabulary policies (issue 9) on a MiniCluster at parallelism 2: a frequency threshold with
-     * OOV buckets, a bounded vocabulary, a warm start from a file, and all three together. The
-     * output equals the reference, whose vocabularies follow SPECS.md's wording with maps of their
-     * own; metadata.json describes each policy and its table size.
+     * OOV buckets, a bounded vocabulary, a warm start from a file, and all three together; and
+     * RAP's mapid, an id table with a default, between a modulus and the vocabulary. The output
+     * equals the reference, whose vocabularies follow SPECS.md's wording with maps of their own;
+     * metadata.json describes each policy and its table size.
      */
     @Test
     void vocabularyPoliciesMatchTheReference() throws Exception {
@@ -388,6 +389,13 @@ class PreprocessITCase {
             file.append(2 + i).append('\t').append(importedKeys.get(i)).append('\n');
         }
         Files.writeString(imported, file);
+        // a mapid table for C12: ids mod 1000 below 500 map to 7 * id; the others to the default
+        Path table = tmp.resolve("ids.tsv");
+        StringBuilder ids = new StringBuilder();
+        for (int k = 0; k < 500; k++) {
+            ids.append(k).append('\t').append(7 * k).append('\n');
+        }
+        Files.writeString(table, ids);
         String spec =
                 """
                 {"name": "criteo-vocab", "version": 1, "input": {"format": "criteo-tsv"},
@@ -402,10 +410,15 @@ class PreprocessITCase {
                           {"op": "vocab", "oov_buckets": 2, "import": "%s"}],
                    "C5": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 50000},
                           {"op": "vocab", "min_count": 3, "oov_buckets": 8, "max_size": 1000}],
-                   "C6..C26": ["decode", "fill_missing", "hex2int", "vocab"]
+                   "C6..C11": ["decode", "fill_missing", "hex2int", "vocab"],
+                   "C12": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 1000},
+                           {"op": "mapid", "file": "%s", "default": 99999}, "vocab"],
+                   "C13..C26": ["decode", "fill_missing", "hex2int", "vocab"]
                  }}
                 """
-                        .formatted(imported.toString().replace("\\", "\\\\"));
+                        .formatted(
+                                imported.toString().replace("\\", "\\\\"),
+                                table.toString().replace("\\", "\\\\"));
         Configuration conf = new Configuration();
         conf.set(PiperOptions.SPEC, spec);
         Path out = preprocess(generated, 2, conf);
@@ -418,6 +431,13 @@ class PreprocessITCase {
         ReferencePreprocessor.Key[] keys = new ReferencePreprocessor.Key[26];
         java.util.Arrays.fill(keys, (ReferencePreprocessor.Key) (id, empty) -> id);
         keys[4] = (id, empty) -> id.mod(BigInteger.valueOf(50000));
+        keys[11] =
+                (id, empty) -> {
+                    BigInteger m = id.mod(BigInteger.valueOf(1000));
+                    return m.intValue() < 500
+                            ? m.multiply(BigInteger.valueOf(7))
+                            : BigInteger.valueOf(99999);
+                };
         ReferencePreprocessor.VocabRule[] rules = new ReferencePreprocessor.VocabRule[26];
         java.util.Arrays.fill(rules, ReferencePreprocessor.VocabRule.FIRST_APPEARANCE);
         rules[0] = new ReferencePreprocessor.VocabRule(2, 4, Long.MAX_VALUE, List.of());
@@ -471,6 +491,8 @@ class PreprocessITCase {
                 .isEqualTo(4 + meta.get("vocab_size").get("C1").asInt());
         assertThat(meta.get("pipeline").get("columns").get("C1").asText())
                 .isEqualTo("decode fill_missing hex2int vocab(min_count=2,oov_buckets=4)");
+        // C12: 500 mapped ids and the default
+        assertThat(meta.get("vocab_size").get("C12").asInt()).isEqualTo(501);
     }
 
     private static void assertRowsAndVocabulariesAre(ReferencePreprocessor.Result ref, Path out)

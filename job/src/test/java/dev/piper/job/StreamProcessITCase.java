@@ -86,22 +86,6 @@ class StreamProcessITCase {
                 Preprocess.run(input, batch, 2, StateBackend.hashmap, new Configuration(), QUIET);
 
         kafka.createTopic("kill-in", 1);
-        // Input keeps arriving for about 20 s, so the kill lands mid-stream.
-        CompletableFuture<LineProducer.Result> producing =
-                CompletableFuture.supplyAsync(
-                        () -> {
-                            try {
-                                return LineProducer.produce(
-                                        input,
-                                        kafka.bootstrapServers(),
-                                        "kill-in",
-                                        5_000.0,
-                                        Map.of(),
-                                        QUIET);
-                            } catch (Exception e) {
-                                throw new IllegalStateException(e);
-                            }
-                        });
         Path checkpoints = tmp.resolve("checkpoints");
         List<String> args =
                 new ArrayList<>(
@@ -131,7 +115,23 @@ class StreamProcessITCase {
                     .as("first run ended early; see first.log")
                     .isFalse();
         }
-        assertThat(producing).as("killed while input still arrives").isNotDone();
+        // Input starts once the job runs (its first checkpoint is taken) and keeps arriving for
+        // about 20 s, so the kill lands mid-stream however long the JVM took to start.
+        CompletableFuture<LineProducer.Result> producing =
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return LineProducer.produce(
+                                        input,
+                                        kafka.bootstrapServers(),
+                                        "kill-in",
+                                        5_000.0,
+                                        Map.of(),
+                                        QUIET);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
         Path rivalLog = tmp.resolve("rival.log");
         Process rival = piper(rivalLog, args);
         assertThat(rival.waitFor(60, TimeUnit.SECONDS))
@@ -139,6 +139,7 @@ class StreamProcessITCase {
                 .isTrue();
         assertThat(rival.exitValue()).isEqualTo(2);
         assertThat(Files.readString(rivalLog)).contains("is in use by another piper stream");
+        assertThat(producing).as("killed while input still arrives").isNotDone();
         first.destroyForcibly(); // SIGKILL
         assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(first.exitValue()).isEqualTo(137);

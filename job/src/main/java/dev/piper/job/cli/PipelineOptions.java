@@ -93,9 +93,9 @@ final class PipelineOptions {
         } catch (SpecException e) {
             throw new ParameterException(cmd, "--spec: " + e.getMessage());
         }
-        List<String> imports = SpecCompiler.importProblems(parsed);
-        if (!imports.isEmpty()) {
-            throw new ParameterException(cmd, "--spec " + file + ": " + String.join("; ", imports));
+        List<String> files = SpecCompiler.fileProblems(parsed);
+        if (!files.isEmpty()) {
+            throw new ParameterException(cmd, "--spec " + file + ": " + String.join("; ", files));
         }
         conf.set(PiperOptions.SPEC, new String(text, StandardCharsets.UTF_8));
     }

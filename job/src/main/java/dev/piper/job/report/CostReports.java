@@ -82,6 +82,9 @@ final class CostReports {
         if (op instanceof Op.Cast) {
             return Operator.CAST;
         }
+        if (op instanceof Op.MapIdOp) {
+            return Operator.MAPID;
+        }
         throw new IllegalArgumentException(op.name() + " has no model operator");
     }
 

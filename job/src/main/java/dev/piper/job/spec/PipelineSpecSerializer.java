@@ -41,7 +41,8 @@ import org.apache.flink.core.memory.DataOutputView;
  *
  * <p>Format 3 gives vocab its policy: a varint 0 for the default policy (first appearance), or 1
  * followed by min_count, oov_buckets, max_size (varints) and the import path (nullable string). In
- * formats 1 and 2 vocab has no bytes and reads as the default policy.
+ * formats 1 and 2 vocab has no bytes and reads as the default policy. Format 3 also adds mapid (the
+ * table's path as a string, a default flag, the default as a varlong).
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
@@ -67,6 +68,7 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
     static final int ID_OP_LOGIT = 121;
     static final int ID_OP_CAST = 122;
     static final int ID_OP_SIGRID_HASH = 123;
+    static final int ID_OP_MAPID = 124;
 
     private transient Kryo kryo;
     private transient VocabWriter vocab;
@@ -143,6 +145,22 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                         },
                         i -> new Op.SigridHashOp(i.readVarLong(false), i.readVarLong(true))),
                 ID_OP_SIGRID_HASH);
+        k.register(
+                Op.MapIdOp.class,
+                new OpWriter<>(
+                        (o, m) -> {
+                            o.writeString(m.file());
+                            o.writeBoolean(m.fallback() != null);
+                            if (m.fallback() != null) {
+                                o.writeVarLong(m.fallback(), true);
+                            }
+                        },
+                        i -> {
+                            String file = i.readString();
+                            return new Op.MapIdOp(
+                                    file, i.readBoolean() ? i.readVarLong(true) : null);
+                        }),
+                ID_OP_MAPID);
         return k;
     }
 

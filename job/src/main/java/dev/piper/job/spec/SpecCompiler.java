@@ -4,9 +4,11 @@ import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.ops.Chains;
+import dev.piper.operators.ops.IdMap;
 import dev.piper.operators.ops.Op;
 import dev.piper.operators.vocab.VocabularyImport;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -59,20 +61,23 @@ public final class SpecCompiler {
     }
 
     /**
-     * Reads every vocabulary file {@code spec} imports, as the vocabulary operator will, and
-     * returns what keeps one from importing (each naming its column), or nothing. The operator
-     * reads the files where it runs: this check is for jobs that run on this machine.
+     * Reads every file {@code spec} names (vocabularies to import, mapid tables) as the operators
+     * will, and returns what keeps one from being read (each naming its column), or nothing. The
+     * operators read the files where they run: this check is for jobs that start on this machine.
      */
-    public static List<String> importProblems(PipelineSpec spec) {
+    public static List<String> fileProblems(PipelineSpec spec) {
         List<String> problems = new ArrayList<>();
         for (PipelineSpec.Column c : spec.columns()) {
             for (Op op : c.ops()) {
-                if (op instanceof Op.Vocab v && v.policy().importPath() != null) {
-                    try {
+                try {
+                    if (op instanceof Op.Vocab v && v.policy().importPath() != null) {
                         VocabularyImport.read(v.policy());
-                    } catch (IOException e) {
-                        problems.add("columns." + c.name() + ": vocab import: " + e.getMessage());
+                    } else if (op instanceof Op.MapIdOp m) {
+                        IdMap.read(Path.of(m.file()));
                     }
+                } catch (IOException e) {
+                    String what = op instanceof Op.Vocab ? "vocab import" : op.name();
+                    problems.add("columns." + c.name() + ": " + what + ": " + e.getMessage());
                 }
             }
         }

@@ -416,6 +416,14 @@ public final class SpecParser {
                                                             ? p.longValue("salt", Long.MIN_VALUE)
                                                             : 0,
                                                     p.longValue("max", 1)));
+                    case "mapid" ->
+                            p.make(
+                                    () ->
+                                            new Op.MapIdOp(
+                                                    p.text("file"),
+                                                    p.has("default")
+                                                            ? p.longValue("default", 0)
+                                                            : null));
                     case "vocab" ->
                             p.make(
                                     () ->
@@ -468,6 +476,7 @@ public final class SpecParser {
                     Map.entry("hex2int", List.of()),
                     Map.entry("modulus", List.of("m")),
                     Map.entry("sigrid_hash", List.of("salt", "max")),
+                    Map.entry("mapid", List.of("file", "default")),
                     Map.entry("vocab", List.of("min_count", "oov_buckets", "max_size", "import")));
 
     /** Thrown by {@link Params} once it has reported a bad parameter. */

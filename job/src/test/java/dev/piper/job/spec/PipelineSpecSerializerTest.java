@@ -162,6 +162,33 @@ public class PipelineSpecSerializerTest {
         assertThat(roundTrip(withNewOperators())).isEqualTo(withNewOperators());
     }
 
+    /**
+     * mapid in format 3, frozen: registration id 124 (0x7e as Kryo writes it), the table's path,
+     * the default flag and the default as a varlong; without a default, the flag alone.
+     */
+    @Test
+    void mapidIsFrozen() throws Exception {
+        PipelineSpec s = small();
+        Column c3 = s.columns().get(1);
+        List<Op> ops = new java.util.ArrayList<>(c3.ops());
+        ops.add(3, new Op.MapIdOp("/m", 300L));
+        ops.add(4, new Op.MapIdOp("/m", null));
+        PipelineSpec spec =
+                new PipelineSpec(
+                        s.name(),
+                        s.version(),
+                        s.input(),
+                        List.of(
+                                s.columns().get(0),
+                                new Column("C3", Kind.sparse, List.copyOf(ops))),
+                        s.output());
+        String small3 = "03" + SMALL_FORMAT_1.substring(2).replace("e80776", "e8077600");
+        // the op count goes from 5 to 7; the two mapids come before the modulus
+        String expected = small3.replace("05707174", "07707174" + "7e2fed01ac02" + "7e2fed00");
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(spec))).isEqualTo(expected);
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(expected))).isEqualTo(spec);
+    }
+
     @Test
     void stateOfFormatOneIsMigrated() throws Exception {
         PipelineSpecSerializer.Snapshot one = new PipelineSpecSerializer.Snapshot();

@@ -149,10 +149,58 @@ class SpecParserTest {
         assertThat(program.dlrmMaxIndRange()).isEmpty();
     }
 
+    @Test
+    void mapidTakesItsTableAndAnOptionalDefault() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        spec(
+                                OK_COLUMNS.replace(
+                                        "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]",
+                                        """
+                                        "C1": ["decode", "fill_missing", "hex2int",
+                                               {"op": "mapid", "file": "/t/ids.tsv"}, "vocab"],
+                                        "C2": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 10},
+                                               {"op": "mapid", "file": "/t/ids.tsv", "default": 0},
+                                               {"op": "sigrid_hash", "max": 5}, "vocab"]
+                                        """)));
+        assertThat(spec.column("C1").orElseThrow().chain())
+                .isEqualTo("decode fill_missing hex2int mapid(/t/ids.tsv) vocab");
+        assertThat(spec.column("C2").orElseThrow().chain())
+                .isEqualTo(
+                        "decode fill_missing hex2int modulus(10) mapid(/t/ids.tsv;default=0)"
+                                + " sigrid_hash(0,5) vocab");
+        var program = SpecCompiler.program(spec);
+        assertThat(program.keyBound(0)).isZero();
+        assertThat(program.keyBound(1)).isEqualTo(5);
+    }
+
     static Stream<Arguments> badSpecs() {
         String c = OK_COLUMNS;
         String vocab = "\"C4..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
         return Stream.of(
+                Arguments.of(
+                        "mapid without a file",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace("\"hex2int\",", "\"hex2int\", \"mapid\","))),
+                        "columns.C4..C26[3]: mapid needs its parameter \"file\""),
+                Arguments.of(
+                        "mapid with a negative default",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"hex2int\",",
+                                                "\"hex2int\", {\"op\": \"mapid\", \"file\": \"f\", \"default\": -1},"))),
+                        "columns.C4..C26[3]: mapid \"default\" must be an integer of at least 0, not -1"),
+                Arguments.of(
+                        "mapid on a dense column",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "\"neg2zero\", {\"op\": \"mapid\", \"file\": \"f\"}")),
+                        "columns.I5[3]: mapid"),
                 Arguments.of(
                         "vocab threshold without a bucket",
                         spec(

@@ -7,11 +7,17 @@ import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
 import dev.piper.operators.ops.BoxCox;
 import dev.piper.operators.ops.Bucketize;
 import dev.piper.operators.ops.Chains;
+import dev.piper.operators.ops.IdMap;
 import dev.piper.operators.ops.Logit;
 import dev.piper.operators.ops.Op;
 import dev.piper.operators.ops.Op.ValueType;
 import dev.piper.operators.ops.SigridHash;
+import it.unimi.dsi.fastutil.longs.Long2LongOpenHashMap;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +50,7 @@ public final class ColumnPasses {
     /** The passes of {@code program}, fused or one per column and operator. */
     public static ColumnPasses of(ColumnProgram program, boolean fuse) {
         List<Pass> out = new ArrayList<>();
+        Map<String, Long2LongOpenHashMap> tables = new HashMap<>(); // mapid files, read once
         ValueType[] type = new ValueType[FIELDS];
         int stages = 0;
         for (int f = 0; f < FIELDS; f++) {
@@ -69,7 +76,7 @@ public final class ColumnPasses {
                     ops[i] = program.passOps(fs[i]).get(s);
                 }
                 boolean inFloat = type[fs[0]] == ValueType.float32;
-                out.add(pass(ops, fs, inFloat));
+                out.add(pass(ops, fs, inFloat, tables));
                 for (int i = 0; i < fs.length; i++) {
                     type[fs[i]] = Chains.outType(ops[i], type[fs[i]]);
                 }
@@ -98,7 +105,8 @@ public final class ColumnPasses {
         }
     }
 
-    private static Pass pass(Op[] ops, int[] fields, boolean inFloat) {
+    private static Pass pass(
+            Op[] ops, int[] fields, boolean inFloat, Map<String, Long2LongOpenHashMap> tables) {
         Op first = ops[0];
         if (first instanceof Op.Neg2Zero) {
             return new Neg2Zero(fields, inFloat);
@@ -152,6 +160,14 @@ public final class ColumnPasses {
                 h[i] = ((Op.SigridHashOp) ops[i]).hash();
             }
             return new Sigrid(fields, h);
+        }
+        if (first instanceof Op.MapIdOp) {
+            IdMap[] maps = new IdMap[ops.length];
+            for (int i = 0; i < ops.length; i++) {
+                Op.MapIdOp op = (Op.MapIdOp) ops[i];
+                maps[i] = new IdMap(table(op.file(), tables), op.fallback());
+            }
+            return new MapId(fields, maps);
         }
         throw new IllegalArgumentException(first.name() + " does not run as a column pass");
     }
@@ -366,6 +382,41 @@ public final class ColumnPasses {
                 SigridHash h = hash[i];
                 for (int r = 0; r < rows; r++) {
                     k[r] = h.hash(k[r]);
+                }
+            }
+        }
+    }
+
+    /** The table in {@code file}, read on first use: columns that name the same file share it. */
+    private static Long2LongOpenHashMap table(
+            String file, Map<String, Long2LongOpenHashMap> tables) {
+        Long2LongOpenHashMap t = tables.get(file);
+        if (t == null) {
+            try {
+                t = IdMap.read(Path.of(file));
+            } catch (IOException e) {
+                throw new UncheckedIOException("mapid: " + e.getMessage(), e);
+            }
+            tables.put(file, t);
+        }
+        return t;
+    }
+
+    private static final class MapId extends Pass {
+        private final IdMap[] maps;
+
+        MapId(int[] fields, IdMap[] maps) {
+            super(fields, false);
+            this.maps = maps;
+        }
+
+        @Override
+        void run(int[] a, long[][] keys, int rows) {
+            for (int i = 0; i < fields.length; i++) {
+                long[] k = keys[fields[i] - 1 - DENSE];
+                IdMap m = maps[i];
+                for (int r = 0; r < rows; r++) {
+                    k[r] = m.map(k[r]);
                 }
             }
         }

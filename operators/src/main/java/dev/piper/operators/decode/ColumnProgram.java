@@ -232,11 +232,16 @@ public final class ColumnProgram implements Serializable {
 
     /**
      * The number of distinct keys sparse column {@code c}'s chain can produce before its
-     * vocabulary: the smallest modulus or sigrid_hash range on it, or 0 for unbounded (2^64).
+     * vocabulary: the smallest modulus or sigrid_hash range after its last mapid, or 0 for
+     * unbounded (2^64).
      */
     public long keyBound(int c) {
         long bound = 0;
         for (Op op : chains[LABEL_DENSE_WIDTH + c]) {
+            if (op instanceof Op.MapIdOp) {
+                bound = 0; // a table's values may lie anywhere
+                continue;
+            }
             long m =
                     op instanceof Op.Modulus mod
                             ? mod.m()

@@ -18,8 +18,8 @@ import java.util.Set;
  *       non-negative ({@code log(x + 1)} is undefined below -1): after {@code neg2zero}, a {@code
  *       clamp} with {@code lo >= 0}, a {@code bucketize} or another {@code log}. A {@code clamp} of
  *       an int32 must hold an integer;
- *   <li>sparse: {@code decode}, a fill, {@code hex2int}, then any sequence of {@code modulus} and
- *       {@code sigrid_hash}, then {@code vocab}.
+ *   <li>sparse: {@code decode}, a fill, {@code hex2int}, then any sequence of {@code modulus},
+ *       {@code sigrid_hash} and {@code mapid}, then {@code vocab}.
  * </ul>
  */
 public final class Chains {
@@ -40,7 +40,7 @@ public final class Chains {
 
     private static final List<String> DENSE_OPS =
             List.of("neg2zero", "clamp", "log", "bucketize", "boxcox", "logit", "cast");
-    private static final List<String> SPARSE_OPS = List.of("modulus", "sigrid_hash");
+    private static final List<String> SPARSE_OPS = List.of("modulus", "sigrid_hash", "mapid");
     private static final Set<String> FILLS = Set.of("fill_missing", "fill_null");
 
     private Chains() {}

@@ -260,6 +260,30 @@ public sealed interface Op extends Serializable {
     }
 
     /**
+     * RAP's Mapid ({@link IdMap}): an id the table in {@code file} holds becomes its value; another
+     * becomes {@code fallback}, or stays as it is when {@code fallback} is null.
+     */
+    record MapIdOp(String file, Long fallback) implements Op {
+        public MapIdOp {
+            if (file == null || file.isEmpty()) {
+                throw new IllegalArgumentException("mapid needs a table file");
+            }
+        }
+
+        public String name() {
+            return "mapid";
+        }
+
+        @Override
+        public String label() {
+            return "mapid("
+                    + file
+                    + (fallback == null ? "" : ";default=" + Long.toUnsignedString(fallback))
+                    + ")";
+        }
+    }
+
+    /**
      * GenVocab + ApplyVocab: the key's index of first appearance, under a {@link VocabularyPolicy}
      * (frequency threshold, OOV buckets, maximum size, imported entries; the default has none).
      */
@@ -299,6 +323,7 @@ public sealed interface Op extends Serializable {
                     "hex2int",
                     "modulus",
                     "sigrid_hash",
+                    "mapid",
                     "vocab");
 
     /** A parameter as chains print it: integral values without a fraction. */

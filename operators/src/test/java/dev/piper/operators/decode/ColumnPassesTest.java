@@ -253,4 +253,55 @@ class ColumnPassesTest {
             assertThat(d.keys()[c].keys()[0]).isZero(); // max 1: everything to 0
         }
     }
+
+    /**
+     * mapid in chains: columns naming the same table share it and run as one pass; before and after
+     * other operators; with and without a default.
+     */
+    @Test
+    void mapidMapsThroughItsTable(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path file = dir.resolve("ids.tsv");
+        StringBuilder table = new StringBuilder();
+        for (int k = 0; k < 50; k++) {
+            table.append(k).append('\t').append(1000 + 3 * k).append('\n');
+        }
+        java.nio.file.Files.writeString(file, table);
+        String path = file.toString();
+        List<List<Op>> chains = new ArrayList<>();
+        for (int f = 0; f <= 13; f++) {
+            chains.add(dense(FILL));
+        }
+        chains.add(sparse(FILL, new Op.Modulus(100), new Op.MapIdOp(path, null)));
+        chains.add(sparse(FILL, new Op.Modulus(100), new Op.MapIdOp(path, 7L)));
+        chains.add(sparse(FILL, new Op.Modulus(100), new Op.MapIdOp(path, 7L), new Op.Modulus(10)));
+        for (int c = 3; c < 26; c++) {
+            chains.add(sparse(FILL));
+        }
+        ColumnProgram p = new ColumnProgram("mapid", 1, chains, new int[26]);
+        assertThat(ColumnPasses.of(p, true).size()).isEqualTo(2); // mapid x3, then modulus
+        assertThat(ColumnPasses.of(p, false).size()).isEqualTo(4);
+        assertThat(p.keyBound(0)).isZero();
+        assertThat(p.keyBound(2)).isEqualTo(10);
+        byte[] input = lines(2000, 7);
+        String[] text = new String(input, StandardCharsets.US_ASCII).split("\n");
+        for (boolean fuse : new boolean[] {true, false}) {
+            CriteoDecoder.Decoded d =
+                    new CriteoDecoder(new DecodeOptions(p, false, 65536, 1024), false, fuse)
+                            .decode(new RawChunk(0, 0, input, input.length, -1));
+            for (int r = 0; r < text.length; r++) {
+                String[] fields = text[r].split("\t", -1);
+                for (int c = 0; c < 3; c++) {
+                    String field = fields[14 + c];
+                    long id = field.isEmpty() ? 0 : Long.parseUnsignedLong(field, 16);
+                    long m = Long.remainderUnsigned(id, 100);
+                    long mapped = m < 50 ? 1000 + 3 * m : c == 0 ? m : 7;
+                    long expected = c == 2 ? mapped % 10 : mapped;
+                    assertThat(d.keys()[c].keys()[r])
+                            .as("row %d C%d (fuse %s)", r, c + 1, fuse)
+                            .isEqualTo(expected);
+                }
+            }
+        }
+    }
 }
