@@ -43,34 +43,20 @@ public final class IdMap {
         return table.size();
     }
 
-    /** A file that cannot be read as a table; the message names the file and the line. */
-    public static final class BadIdMapFile extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        BadIdMapFile(String message) {
-            super(message);
-        }
-    }
-
     /** Reads a table file ({@code id<TAB>value} lines). */
     public static Long2LongOpenHashMap read(Path file) throws IOException {
-        if (!Files.isRegularFile(file)) {
-            throw new BadIdMapFile("mapid file " + file + " does not exist");
-        }
+        TableFiles.requireFile(file, "mapid file");
         Long2LongOpenHashMap table = new Long2LongOpenHashMap();
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             String line;
             long lineNo = 0;
             while ((line = in.readLine()) != null) {
                 lineNo++;
-                int tab = line.indexOf('\t');
-                if (tab < 0 || line.indexOf('\t', tab + 1) >= 0) {
-                    throw bad(file, lineNo, "is not id<TAB>value: \"" + shorten(line) + "\"");
-                }
-                long id = unsigned(file, lineNo, line.substring(0, tab), "id");
-                long value = unsigned(file, lineNo, line.substring(tab + 1), "value");
+                String[] f = TableFiles.fields(file, lineNo, line, "id<TAB>value");
+                long id = TableFiles.unsigned(file, lineNo, f[0], "id");
+                long value = TableFiles.unsigned(file, lineNo, f[1], "value");
                 if (table.containsKey(id)) {
-                    throw bad(
+                    throw TableFiles.bad(
                             file,
                             lineNo,
                             "repeats id " + Long.toUnsignedString(id) + " (an id may appear once)");
@@ -80,32 +66,5 @@ public final class IdMap {
         }
         table.trim();
         return table;
-    }
-
-    private static long unsigned(Path file, long lineNo, String text, String what)
-            throws BadIdMapFile {
-        try {
-            if (text.isEmpty() || text.charAt(0) == '+' || text.charAt(0) == '-') {
-                throw new NumberFormatException();
-            }
-            return Long.parseUnsignedLong(text);
-        } catch (NumberFormatException e) {
-            throw bad(
-                    file,
-                    lineNo,
-                    "has "
-                            + what
-                            + " \""
-                            + shorten(text)
-                            + "\", not an unsigned decimal below 2^64");
-        }
-    }
-
-    private static BadIdMapFile bad(Path file, long lineNo, String what) {
-        return new BadIdMapFile(file + " line " + lineNo + " " + what);
-    }
-
-    private static String shorten(String s) {
-        return s.length() <= 60 ? s : s.substring(0, 60) + "...";
     }
 }

@@ -1,5 +1,6 @@
 package dev.piper.operators.vocab;
 
+import dev.piper.operators.ops.TableFiles;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularyPolicy;
 import java.io.BufferedReader;
@@ -19,15 +20,6 @@ public final class VocabularyImport {
 
     private VocabularyImport() {}
 
-    /** A file that cannot be imported; the message names the file and, if it applies, the line. */
-    public static final class BadVocabularyFile extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        BadVocabularyFile(String message) {
-            super(message);
-        }
-    }
-
     /** The vocabulary of {@code policy}'s import file. */
     public static Vocabulary read(VocabularyPolicy policy) throws IOException {
         if (policy.importPath() == null) {
@@ -38,9 +30,7 @@ public final class VocabularyImport {
 
     /** The vocabulary in {@code file}, checked against {@code policy}. */
     public static Vocabulary read(Path file, VocabularyPolicy policy) throws IOException {
-        if (!Files.isRegularFile(file)) {
-            throw new BadVocabularyFile("vocabulary file " + file + " does not exist");
-        }
+        TableFiles.requireFile(file, "vocabulary file");
         Vocabulary v = new Vocabulary();
         long expected = policy.firstIndex();
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -48,16 +38,10 @@ public final class VocabularyImport {
             long lineNo = 0;
             while ((line = in.readLine()) != null) {
                 lineNo++;
-                if (line.isEmpty()) {
-                    throw bad(file, lineNo, "is empty");
-                }
-                int tab = line.indexOf('\t');
-                if (tab < 0 || line.indexOf('\t', tab + 1) >= 0) {
-                    throw bad(file, lineNo, "is not index<TAB>key: \"" + shorten(line) + "\"");
-                }
-                long index = parse(file, lineNo, line.substring(0, tab), "index", false);
+                String[] f = TableFiles.fields(file, lineNo, line, "index<TAB>key");
+                long index = TableFiles.unsigned(file, lineNo, f[0], "index");
                 if (index != expected) {
-                    throw bad(
+                    throw TableFiles.bad(
                             file,
                             lineNo,
                             "has index "
@@ -72,15 +56,15 @@ public final class VocabularyImport {
                 }
                 int n = v.size();
                 if (n == policy.maxSize()) {
-                    throw bad(
+                    throw TableFiles.bad(
                             file,
                             lineNo,
                             "is entry " + (n + 1) + ", beyond max_size " + policy.maxSize());
                 }
-                long key = parse(file, lineNo, line.substring(tab + 1), "key", true);
+                long key = TableFiles.unsigned(file, lineNo, f[1], "key");
                 int at = v.getOrAdd(key);
                 if (at != n) {
-                    throw bad(
+                    throw TableFiles.bad(
                             file,
                             lineNo,
                             "repeats key " + Long.toUnsignedString(key) + " of line " + (at + 1));
@@ -89,33 +73,5 @@ public final class VocabularyImport {
             }
         }
         return v;
-    }
-
-    private static long parse(Path file, long lineNo, String text, String what, boolean unsigned)
-            throws BadVocabularyFile {
-        try {
-            if (text.isEmpty() || text.charAt(0) == '+' || text.charAt(0) == '-') {
-                throw new NumberFormatException();
-            }
-            return unsigned ? Long.parseUnsignedLong(text) : Long.parseLong(text);
-        } catch (NumberFormatException e) {
-            throw bad(
-                    file,
-                    lineNo,
-                    "has "
-                            + what
-                            + " \""
-                            + shorten(text)
-                            + "\", not "
-                            + (unsigned ? "an unsigned decimal below 2^64" : "an index"));
-        }
-    }
-
-    private static BadVocabularyFile bad(Path file, long lineNo, String what) {
-        return new BadVocabularyFile(file + " line " + lineNo + " " + what);
-    }
-
-    private static String shorten(String s) {
-        return s.length() <= 60 ? s : s.substring(0, 60) + "...";
     }
 }

@@ -74,7 +74,7 @@ class IdMapTest {
                         content.replace("\\t", "\t").replace("\\n", "\n") + "\n");
         assertThatThrownBy(() -> IdMap.read(file))
                 .as(name)
-                .isInstanceOf(IdMap.BadIdMapFile.class)
+                .isInstanceOf(TableFiles.BadTableFile.class)
                 .hasMessageStartingWith(file + " " + message);
     }
 

@@ -55,11 +55,11 @@ class VocabularyImportTest {
                 "a gap|0|0\\t1\\n2\\t2\\n|line 2 has index 2 where 1 is due",
                 "no tab|0|0 1\\n|line 1 is not index<TAB>key: \"0 1\"",
                 "three fields|0|0\\t1\\t2\\n|line 1 is not index<TAB>key",
-                "an empty line|0|0\\t1\\n\\n|line 2 is empty",
+                "an empty line|0|0\\t1\\n\\n|line 2 is not index<TAB>key",
                 "a hex key|0|0\\tff\\n|line 1 has key \"ff\", not an unsigned decimal below 2^64",
                 "a key of 2^64|0|0\\t18446744073709551616\\n|line 1 has key \"18446744073709551616\"",
                 "a negative key|0|0\\t-1\\n|line 1 has key \"-1\"",
-                "a signed index|0|+0\\t1\\n|line 1 has index \"+0\", not an index",
+                "a signed index|0|+0\\t1\\n|line 1 has index \"+0\", not an unsigned decimal below 2^64",
                 "a repeated key|0|0\\t7\\n1\\t8\\n2\\t7\\n|line 3 repeats key 7 of line 1",
                 "more than max_size|2|1\\t1\\n2\\t2\\n3\\t3\\n|line 3 is entry 3, beyond max_size 2",
             })
@@ -72,7 +72,7 @@ class VocabularyImportTest {
                 maxSize == 0 ? PLAIN_IMPORT : new VocabularyPolicy(1, 1, maxSize, "x");
         assertThatThrownBy(() -> VocabularyImport.read(file, policy))
                 .as(name)
-                .isInstanceOf(VocabularyImport.BadVocabularyFile.class)
+                .isInstanceOf(dev.piper.operators.ops.TableFiles.BadTableFile.class)
                 .hasMessageStartingWith(file + " " + message);
     }
 
