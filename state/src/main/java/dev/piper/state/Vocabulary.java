@@ -107,31 +107,27 @@ public final class Vocabulary {
 
     /** The index of {@code key}, or -1 if it has none. */
     public int indexOf(long key) {
-        int mask = slots.length - 1;
-        int slot = slotOf(key);
-        while (true) {
-            int cell = slots[slot];
-            if (cell == 0) {
-                return -1;
-            }
-            if (keys[cell - 1] == key) {
-                return cell - 1;
-            }
-            slot = (slot + 1) & mask;
-        }
+        return slots[probe(key)] - 1;
     }
 
     /** The index of {@code key}; a key seen for the first time gets the next index. */
     public int getOrAdd(long key) {
+        int slot = probe(key);
+        int cell = slots[slot];
+        return cell != 0 ? cell - 1 : insertAt(slot, key);
+    }
+
+    /**
+     * The table slot of {@code key}: its cell if the key has an entry, else the empty cell where it
+     * would go (linear probing).
+     */
+    private int probe(long key) {
         int mask = slots.length - 1;
         int slot = slotOf(key);
         while (true) {
             int cell = slots[slot];
-            if (cell == 0) {
-                return insertAt(slot, key);
-            }
-            if (keys[cell - 1] == key) {
-                return cell - 1;
+            if (cell == 0 || keys[cell - 1] == key) {
+                return slot;
             }
             slot = (slot + 1) & mask;
         }
@@ -157,25 +153,12 @@ public final class Vocabulary {
         int base = policy.firstIndex();
         int minCount = policy.minCount();
         int maxSize = policy.maxSize();
-        int mask = slots.length - 1;
         for (int i = 0; i < n; i++) {
             long key = in[i];
-            int slot = slotOf(key);
-            int index = -1;
-            while (true) {
-                int cell = slots[slot];
-                if (cell == 0) {
-                    break;
-                }
-                if (keys[cell - 1] == key) {
-                    index = cell - 1;
-                    break;
-                }
-                slot = (slot + 1) & mask;
-            }
+            int slot = probe(key);
+            int index = slots[slot] - 1;
             if (index < 0 && size < maxSize && admits(key, minCount)) {
                 index = insertAt(slot, key);
-                mask = slots.length - 1; // the insert may have grown the table
                 if (size == maxSize) {
                     counts = null; // full: no key will be admitted any more
                 }
