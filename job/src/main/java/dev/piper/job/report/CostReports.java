@@ -20,6 +20,7 @@ import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.ops.Op;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Turns one pipeline's {@link ColumnAccounts} into the report of {@code docs/HARDWARE_MODEL.md}
@@ -47,45 +48,33 @@ final class CostReports {
         return ops;
     }
 
+    /**
+     * The model operator of each spec operator (decode and vocab excepted); fill_null is priced as
+     * fill_missing, a default for the empty element merged into decode.
+     */
+    private static final Map<Class<? extends Op>, Operator> MODEL =
+            Map.ofEntries(
+                    Map.entry(Op.FillMissing.class, Operator.FILL_MISSING),
+                    Map.entry(Op.FillNull.class, Operator.FILL_MISSING),
+                    Map.entry(Op.Neg2Zero.class, Operator.NEG2ZERO),
+                    Map.entry(Op.Log.class, Operator.LOG),
+                    Map.entry(Op.Hex2Int.class, Operator.HEX2INT),
+                    Map.entry(Op.Modulus.class, Operator.MODULUS),
+                    Map.entry(Op.BucketizeOp.class, Operator.BUCKETIZE),
+                    Map.entry(Op.SigridHashOp.class, Operator.SIGRIDHASH),
+                    Map.entry(Op.ClampOp.class, Operator.CLAMP),
+                    Map.entry(Op.BoxCoxOp.class, Operator.BOXCOX),
+                    Map.entry(Op.LogitOp.class, Operator.LOGIT),
+                    Map.entry(Op.Cast.class, Operator.CAST),
+                    Map.entry(Op.MapIdOp.class, Operator.MAPID));
+
     /** The model's name for {@code op} (decode and vocab excepted). */
     static Operator model(Op op) {
-        if (op instanceof Op.FillMissing || op instanceof Op.FillNull) {
-            return Operator.FILL_MISSING; // a default for the empty element, merged into decode
+        Operator m = MODEL.get(op.getClass());
+        if (m == null) {
+            throw new IllegalArgumentException(op.name() + " has no model operator");
         }
-        if (op instanceof Op.Neg2Zero) {
-            return Operator.NEG2ZERO;
-        }
-        if (op instanceof Op.Log) {
-            return Operator.LOG;
-        }
-        if (op instanceof Op.Hex2Int) {
-            return Operator.HEX2INT;
-        }
-        if (op instanceof Op.Modulus) {
-            return Operator.MODULUS;
-        }
-        if (op instanceof Op.BucketizeOp) {
-            return Operator.BUCKETIZE;
-        }
-        if (op instanceof Op.SigridHashOp) {
-            return Operator.SIGRIDHASH;
-        }
-        if (op instanceof Op.ClampOp) {
-            return Operator.CLAMP;
-        }
-        if (op instanceof Op.BoxCoxOp) {
-            return Operator.BOXCOX;
-        }
-        if (op instanceof Op.LogitOp) {
-            return Operator.LOGIT;
-        }
-        if (op instanceof Op.Cast) {
-            return Operator.CAST;
-        }
-        if (op instanceof Op.MapIdOp) {
-            return Operator.MAPID;
-        }
-        throw new IllegalArgumentException(op.name() + " has no model operator");
+        return m;
     }
 
     /**
