@@ -59,6 +59,53 @@ public final class PiperOptions {
 
     private PiperOptions() {}
 
+    public static final ConfigOption<String> INPUT_FORMAT =
+            ConfigOptions.key("piper.input-format")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "How the batch input is read: tsv (Criteo text, optionally .gz) or"
+                                    + " parquet (the Criteo layout's columns, named as in the"
+                                    + " spec's input.parquet_columns). Unset: parquet for a file"
+                                    + " whose name ends in .parquet, tsv otherwise.");
+
+    /** The largest Parquet block: its 40 column arrays must fit Java arrays with room to spare. */
+    public static final int MAX_BLOCK_ROWS = 1 << 24;
+
+    public static final ConfigOption<Integer> BLOCK_ROWS =
+            ConfigOptions.key("piper.block-rows")
+                    .intType()
+                    .defaultValue(4096)
+                    .withDescription(
+                            "Rows per block of a Parquet input (a text input's blocks are sized"
+                                    + " by piper.block-bytes). Does not change the output.");
+
+    public static final ConfigOption<String> OUTPUT_FORMAT =
+            ConfigOptions.key("piper.output-format")
+                    .stringType()
+                    .defaultValue("dlrm-rows")
+                    .withDescription(
+                            "How the batch output holds its rows: dlrm-rows (rows.bin, DLRM's"
+                                    + " layout) or parquet (rows.parquet, a column per field).");
+
+    /** Whether the batch input {@code input} is Parquet under {@code conf}. */
+    public static boolean parquetInput(Configuration conf, String input) {
+        String format = conf.get(INPUT_FORMAT);
+        if (format == null) {
+            return input.endsWith(".parquet");
+        }
+        return switch (format) {
+            case "parquet" -> true;
+            case "tsv" -> false;
+            default ->
+                    throw new IllegalArgumentException(
+                            INPUT_FORMAT.key()
+                                    + ": unknown format \""
+                                    + format
+                                    + "\" (known: tsv, parquet)");
+        };
+    }
+
     public static final ConfigOption<String> SPEC =
             ConfigOptions.key("piper.spec")
                     .stringType()

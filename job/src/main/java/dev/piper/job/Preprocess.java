@@ -3,15 +3,17 @@ package dev.piper.job;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.parquet.ParquetFileSource;
 import dev.piper.job.report.ReportFileSink;
 import dev.piper.job.report.ReportFiles;
 import dev.piper.job.report.ReportOptions;
 import dev.piper.job.report.ReportSettings;
 import dev.piper.job.sink.DlrmFileSink;
+import dev.piper.job.sink.DlrmOutputWriter;
 import dev.piper.job.sink.OutputLayout;
+import dev.piper.job.sink.RowsFormat;
 import dev.piper.job.source.CriteoFileSource;
 import dev.piper.operators.cost.CostSample;
-import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -59,6 +61,7 @@ public final class Preprocess {
     static final Set<String> OUTPUT_ENTRIES =
             Set.of(
                     OutputLayout.ROWS,
+                    OutputLayout.ROWS_PARQUET,
                     OutputLayout.VOCAB_DIR,
                     OutputLayout.DEAD_LETTERS,
                     OutputLayout.METADATA,
@@ -127,22 +130,13 @@ public final class Preprocess {
         Configuration conf = EmbeddedRunner.configuration(parallelism, backend);
         conf.addAll(extra);
         PreprocessJob job = job(input, output, conf);
-        Path rows = output.resolve(OutputLayout.ROWS);
         long start = System.nanoTime();
         JobExecutionResult result =
                 EmbeddedRunner.run(
                         job,
                         conf,
                         "preprocess",
-                        () -> {
-                            try {
-                                return Files.exists(rows)
-                                        ? Files.size(rows) / CriteoLayout.ROW_BYTES
-                                        : 0;
-                            } catch (IOException e) {
-                                return 0;
-                            }
-                        },
+                        () -> DlrmOutputWriter.rowsWrittenSoFar(output),
                         progress);
         double seconds = (System.nanoTime() - start) / 1e9;
         Object taskCpu = result.getAccumulatorResult(CostSample.TASK_CPU_ACCUMULATOR);
@@ -159,19 +153,36 @@ public final class Preprocess {
      */
     public static PreprocessJob job(Path input, Path output, Configuration conf) {
         DecodeOptions options = PiperOptions.decodeOptions(conf);
+        String path = input.toAbsolutePath().toString();
+        DlrmFileSink sink =
+                new DlrmFileSink(
+                        output.toAbsolutePath().toString(),
+                        options,
+                        RowsFormat.of(conf.get(PiperOptions.OUTPUT_FORMAT)));
+        ReportSettings report = ReportOptions.settings(conf);
+        if (PiperOptions.parquetInput(conf, path)) {
+            if (report != null) {
+                throw new IllegalArgumentException(
+                        "the cost report (--report) measures the decoding of text input; a"
+                                + " Parquet input has none to measure");
+            }
+            return PreprocessJob.columnar(
+                    new ParquetFileSource(
+                            path,
+                            conf.get(PiperOptions.BLOCK_ROWS),
+                            PiperOptions.spec(conf).input().parquetColumns(),
+                            options.maxRawBytes(),
+                            options.program()),
+                    sink,
+                    options);
+        }
         CriteoFileSource source =
                 new CriteoFileSource(
-                        input.toAbsolutePath().toString(),
+                        path,
                         conf.get(PiperOptions.BLOCK_BYTES),
                         options.maxLineBytes(),
                         options.maxRawBytes());
-        PreprocessJob job =
-                new PreprocessJob(
-                        source,
-                        source.isSplittable(),
-                        new DlrmFileSink(output.toAbsolutePath().toString(), options),
-                        options);
-        ReportSettings report = ReportOptions.settings(conf);
+        PreprocessJob job = new PreprocessJob(source, source.isSplittable(), sink, options);
         if (report != null) {
             job.withReport(report, new ReportFileSink(output.toAbsolutePath().toString()));
         }

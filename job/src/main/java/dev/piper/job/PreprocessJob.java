@@ -4,6 +4,7 @@ import dev.piper.job.report.CostModelOperator;
 import dev.piper.job.report.ReportSettings;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.BlockTypes;
+import dev.piper.operators.block.ColumnBlock;
 import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.KeyChunk;
@@ -11,6 +12,7 @@ import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.concat.ConcatenateFunction;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.decode.ColumnDecodeFunction;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeFunction;
@@ -52,7 +54,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 public final class PreprocessJob {
 
-    private final Source<RawChunk, ?, ?> source;
+    private final Source<RawChunk, ?, ?> source; // text, or null
+    private final Source<ColumnBlock, ?, ?> columnSource; // columnar (Parquet), or null
     private final boolean parallelSource;
     private final Sink<AssembledBlock> sink;
     private final DecodeOptions options;
@@ -69,9 +72,31 @@ public final class PreprocessJob {
             Sink<AssembledBlock> sink,
             DecodeOptions options) {
         this.source = Objects.requireNonNull(source);
+        this.columnSource = null;
         this.parallelSource = parallelSource;
         this.sink = Objects.requireNonNull(sink);
         this.options = Objects.requireNonNull(options);
+    }
+
+    private PreprocessJob(
+            Source<ColumnBlock, ?, ?> columnSource,
+            Sink<AssembledBlock> sink,
+            DecodeOptions options) {
+        this.source = null;
+        this.columnSource = Objects.requireNonNull(columnSource);
+        this.parallelSource = true;
+        this.sink = Objects.requireNonNull(sink);
+        this.options = Objects.requireNonNull(options);
+    }
+
+    /**
+     * The job over a columnar source (Parquet, {@code ParquetFileSource}): its blocks arrive
+     * parsed, and the decoder chained to each reader only runs the column program ({@link
+     * ColumnDecodeFunction}). The rest of the dataflow is the text job's.
+     */
+    public static PreprocessJob columnar(
+            Source<ColumnBlock, ?, ?> source, Sink<AssembledBlock> sink, DecodeOptions options) {
+        return new PreprocessJob(source, sink, options);
     }
 
     /**
@@ -79,6 +104,10 @@ public final class PreprocessJob {
      * reports to {@code sink} ({@code docs/HARDWARE_MODEL.md}).
      */
     public PreprocessJob withReport(ReportSettings settings, Sink<String> sink) {
+        if (columnSource != null) {
+            throw new IllegalStateException(
+                    "the cost report measures the decoding of text; a columnar input has none");
+        }
         this.report = Objects.requireNonNull(settings);
         this.reportSink = Objects.requireNonNull(sink);
         return this;
@@ -154,21 +183,35 @@ public final class PreprocessJob {
 
     /** Adds the dataflow to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
-        SingleOutputStreamOperator<RawChunk> input =
-                env.fromSource(
-                                source,
-                                WatermarkStrategy.noWatermarks(),
-                                "criteo-input",
-                                BlockTypes.RAW_CHUNK)
-                        .uid("criteo-input");
-        DataStream<RawChunk> raw = input;
-        if (!parallelSource) {
-            raw = input.setParallelism(1).rebalance();
-        }
-
         boolean measure = report != null;
-        SingleOutputStreamOperator<KeyChunk> keys =
-                decode(raw, options, measure ? report.fieldBytesEvery() : 0);
+        SingleOutputStreamOperator<KeyChunk> keys;
+        if (columnSource != null) {
+            keys =
+                    env.fromSource(
+                                    columnSource,
+                                    WatermarkStrategy.noWatermarks(),
+                                    "parquet-input",
+                                    BlockTypes.COLUMN_BLOCK)
+                            .uid("parquet-input")
+                            .process(
+                                    new ColumnDecodeFunction(options.program()),
+                                    BlockTypes.KEY_CHUNK)
+                            .name("decode")
+                            .uid("decode");
+        } else {
+            SingleOutputStreamOperator<RawChunk> input =
+                    env.fromSource(
+                                    source,
+                                    WatermarkStrategy.noWatermarks(),
+                                    "criteo-input",
+                                    BlockTypes.RAW_CHUNK)
+                            .uid("criteo-input");
+            DataStream<RawChunk> raw = input;
+            if (!parallelSource) {
+                raw = input.setParallelism(1).rebalance();
+            }
+            keys = decode(raw, options, measure ? report.fieldBytesEvery() : 0);
+        }
         VocabularyFunction vocabulary = new VocabularyFunction();
         Columns columns = columns(env, keys, measure ? vocabulary.measured() : vocabulary);
 

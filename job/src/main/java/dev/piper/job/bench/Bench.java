@@ -9,6 +9,7 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.job.generate.CriteoGenerator;
+import dev.piper.job.parquet.TsvToParquet;
 import dev.piper.job.report.ReportOptions;
 import dev.piper.job.sink.OutputLayout;
 import dev.piper.job.spec.PipelineSpec;
@@ -30,6 +31,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
  * {@code piper bench}: marginal throughput of the data path, single-threaded without Flink and as
@@ -75,6 +77,7 @@ final class Bench {
     private final int repeat;
     private boolean withReport;
     private boolean withFusion;
+    private boolean withParquet;
 
     Bench(
             Path dataDir,
@@ -108,6 +111,18 @@ final class Bench {
         return this;
     }
 
+    /**
+     * Also measures Parquet input: each input converted ({@code piper convert}), read and decoded
+     * on as many threads as each parallelism without Flink, and the Flink job over it.
+     */
+    Bench withParquet() {
+        this.withParquet = true;
+        return this;
+    }
+
+    /** Rows per block of the Parquet measurements: the job's default. */
+    static final int PARQUET_BLOCK_ROWS = 4096;
+
     List<Result> run(List<Regime> regimes) throws Exception {
         Files.createDirectories(dataDir);
         List<Result> results = new ArrayList<>();
@@ -139,6 +154,13 @@ final class Bench {
             results.add(fused.result());
             SingleThreadLoops.Pass fFull = fused.full();
             SingleThreadLoops.Pass fHalf = fused.half();
+            Path pFull = null;
+            Path pHalf = null;
+            if (withParquet) {
+                pFull = parquet(full);
+                pHalf = parquet(half);
+                results.addAll(parquetLoops(regime, full, half, pFull, pHalf));
+            }
 
             for (int p : parallelisms) {
                 progress.printf("bench %s: Flink job at parallelism %d%n", regime.name(), p);
@@ -204,9 +226,105 @@ final class Bench {
                                 jFull.seconds(),
                                 jHalf.seconds(),
                                 verified));
+                if (withParquet) {
+                    JobRun qFull = null;
+                    JobRun qHalf = null;
+                    for (int i = 0; i < repeat; i++) {
+                        qFull = faster(qFull, job(pFull, p, false));
+                        qHalf = faster(qHalf, job(pHalf, p, false));
+                    }
+                    if (!qFull.sha256().equals(fFull.rowsSha256())
+                            || !qHalf.sha256().equals(fHalf.rowsSha256())) {
+                        throw new IllegalStateException(
+                                "regime "
+                                        + regime.name()
+                                        + ", parallelism "
+                                        + p
+                                        + ": rows.bin of the Parquet input differs from the"
+                                        + " text's single-thread reference");
+                    }
+                    results.add(
+                            result(
+                                    regime,
+                                    "Flink job, Parquet input",
+                                    p,
+                                    Files.size(pFull),
+                                    Files.size(pHalf),
+                                    qFull.seconds(),
+                                    qHalf.seconds(),
+                                    true));
+                }
             }
         }
         return results;
+    }
+
+    /**
+     * Parquet read and decode without Flink, on as many threads as each parallelism; first
+     * verified: the decoded rows of the smaller file must hash as those of its text.
+     */
+    private List<Result> parquetLoops(Regime regime, Path full, Path half, Path pFull, Path pHalf)
+            throws Exception {
+        progress.printf("bench %s: Parquet read + column ops, no Flink%n", regime.name());
+        DecodeOptions options = DecodeOptions.defaults();
+        if (!ParquetLoops.rowsSha256(pHalf, PARQUET_BLOCK_ROWS, options.program())
+                .equals(ParquetLoops.textRowsSha256(half, blockBytes, options))) {
+            throw new IllegalStateException(
+                    pHalf + ": its decoded rows differ from those of " + half);
+        }
+        List<Result> out = new ArrayList<>();
+        for (int p : parallelisms) {
+            ParquetLoops.read(pHalf, p, PARQUET_BLOCK_ROWS, options.program()); // warm-up
+            SingleThreadLoops.Pass bestFull = null;
+            SingleThreadLoops.Pass bestHalf = null;
+            for (int i = 0; i < repeat; i++) {
+                bestFull =
+                        faster(
+                                bestFull,
+                                ParquetLoops.read(pFull, p, PARQUET_BLOCK_ROWS, options.program()));
+                bestHalf =
+                        faster(
+                                bestHalf,
+                                ParquetLoops.read(pHalf, p, PARQUET_BLOCK_ROWS, options.program()));
+            }
+            checkRead(bestFull, rows, pFull);
+            checkRead(bestHalf, rows / 2, pHalf);
+            out.add(
+                    result(
+                            regime,
+                            "Parquet read + column ops, no Flink",
+                            p,
+                            Files.size(pFull),
+                            Files.size(pHalf),
+                            bestFull.seconds(),
+                            bestHalf.seconds(),
+                            true));
+        }
+        return out;
+    }
+
+    /**
+     * The Parquet conversion of a generated input ({@code piper convert}), made once and cached.
+     */
+    private Path parquet(Path tsv) throws IOException {
+        Path file = tsv.resolveSibling(tsv.getFileName().toString().replace(".tsv", ".parquet"));
+        if (!Files.exists(file)) {
+            progress.printf("bench: converting %s to Parquet%n", tsv.getFileName());
+            Path tmp = Files.createTempFile(dataDir, "converting-", ".parquet");
+            Files.delete(tmp);
+            Path dead = dataDir.resolve("converting.dead-letters.jsonl");
+            TsvToParquet.convert(
+                    tsv,
+                    tmp,
+                    dead,
+                    DecodeOptions.defaults(),
+                    CompressionCodecName.SNAPPY,
+                    TsvToParquet.DEFAULT_ROW_GROUP_ROWS,
+                    progress);
+            Files.delete(dead);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        }
+        return file;
     }
 
     /** Resource of the spec whose column passes the fusion measurement runs. */

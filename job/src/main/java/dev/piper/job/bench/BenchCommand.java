@@ -101,6 +101,14 @@ public final class BenchCommand implements Callable<Integer> {
     boolean fusion;
 
     @Option(
+            names = "--parquet",
+            description =
+                    "Also measure Parquet input: the inputs converted to Parquet (piper convert),"
+                            + " read and decoded on --parallelism threads without Flink, and the"
+                            + " Flink job over them; every output verified against the text's.")
+    boolean parquet;
+
+    @Option(
             names = "--chart-from",
             paramLabel = "JSON",
             description =
@@ -171,6 +179,9 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (fusion) {
             bench.withFusion();
+        }
+        if (parquet) {
+            bench.withParquet();
         }
         List<Bench.Result> results = bench.run(chosen);
         Bench.printTable(results, spec.commandLine().getOut());

@@ -1,7 +1,10 @@
 package dev.piper.job.cli;
 
+import dev.piper.job.parquet.ParquetFileSource;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -14,6 +17,22 @@ final class CliChecks {
     static void inputFile(CommandLine cmd, Path input) {
         if (!Files.isRegularFile(input)) {
             throw new ParameterException(cmd, "--input: " + input + " is not a readable file");
+        }
+    }
+
+    /**
+     * A Parquet {@code --input} must be readable and hold a column for every field of the layout
+     * ({@code columns}: the spec's input.parquet_columns), of a type the field can take.
+     */
+    static void parquetInput(CommandLine cmd, Path input, Map<String, String> columns) {
+        try {
+            ParquetFileSource.check(input.toAbsolutePath().toString(), columns);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(cmd, "--input: " + e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            throw new ParameterException(
+                    cmd,
+                    "--input: " + input + " is not a readable Parquet file: " + e.getMessage());
         }
     }
 

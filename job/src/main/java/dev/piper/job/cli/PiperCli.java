@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
             PreprocessCommand.class,
             ReportCommand.class,
             GenerateCommand.class,
+            ConvertCommand.class,
             DemoCommand.class,
             BenchCommand.class,
             KafkaCommand.class,

@@ -3,6 +3,7 @@ package dev.piper.job.cli;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.job.cluster.OnCluster;
+import dev.piper.job.sink.RowsFormat;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.JobID;
@@ -20,8 +21,9 @@ import picocli.CommandLine.Spec;
         name = "preprocess",
         mixinStandardHelpOptions = true,
         description = {
-            "Preprocess a Criteo text file into a DLRM output directory:",
-            "rows.bin, vocab/C1.tsv..C26.tsv, dead-letters.jsonl, metadata.json.",
+            "Preprocess a Criteo text or Parquet file into a DLRM output directory:",
+            "rows.bin (or rows.parquet), vocab/C1.tsv..C26.tsv, dead-letters.jsonl,"
+                    + " metadata.json.",
             "Runs on an embedded Flink MiniCluster, or on a Flink cluster through the job jar"
                     + " (piper submit -- preprocess ...)."
         })
@@ -57,8 +59,38 @@ final class PreprocessCommand implements Callable<Integer> {
             required = true,
             paramLabel = "PATH",
             description =
-                    "Criteo text file: label, I1..I13, C1..C26, tab-separated; a .gz file is decompressed on the fly.")
+                    "Criteo text file: label, I1..I13, C1..C26, tab-separated; a .gz file is"
+                            + " decompressed on the fly. Or a Parquet file of those columns"
+                            + " (piper convert writes one; see --input-format).")
     Path input;
+
+    @Option(
+            names = "--input-format",
+            paramLabel = "F",
+            description =
+                    "tsv or parquet (default: parquet for a name ending in .parquet, tsv"
+                            + " otherwise). Parquet columns are found by field name, or as the"
+                            + " spec's input.parquet_columns names them.")
+    String inputFormat;
+
+    @Option(
+            names = "--output-format",
+            paramLabel = "F",
+            defaultValue = "dlrm-rows",
+            description =
+                    "How the rows are written: dlrm-rows (rows.bin: 40 little-endian int32 per"
+                            + " row, DLRM's layout) or parquet (rows.parquet: a column per field;"
+                            + " float32 columns as FLOAT) (default: ${DEFAULT-VALUE}).")
+    String outputFormat;
+
+    @Option(
+            names = "--block-rows",
+            paramLabel = "N",
+            defaultValue = "4096",
+            description =
+                    "Rows per block of a Parquet input; does not change the output (default:"
+                            + " ${DEFAULT-VALUE}).")
+    int blockRows;
 
     @Option(
             names = "--parallelism",
@@ -90,11 +122,47 @@ final class PreprocessCommand implements Callable<Integer> {
                             + ", not "
                             + blockBytes);
         }
+        if (blockRows < 1 || blockRows > PiperOptions.MAX_BLOCK_ROWS) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--block-rows: must be between 1 and "
+                            + PiperOptions.MAX_BLOCK_ROWS
+                            + ", not "
+                            + blockRows);
+        }
+        try {
+            RowsFormat.of(outputFormat);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--output-format: " + e.getMessage());
+        }
         Configuration conf = Configuration.fromMap(cluster.flinkConf);
         conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
+        conf.set(PiperOptions.BLOCK_ROWS, blockRows);
+        conf.set(PiperOptions.OUTPUT_FORMAT, RowsFormat.of(outputFormat).id());
+        if (inputFormat != null) {
+            conf.set(PiperOptions.INPUT_FORMAT, inputFormat);
+        }
+        boolean parquet;
+        try {
+            parquet = PiperOptions.parquetInput(conf, input.toString());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--input-format: unknown format \"" + inputFormat + "\" (known: tsv, parquet)");
+        }
         pipeline.apply(spec.commandLine(), conf);
         if (report) {
+            if (parquet) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--report: the cost report measures the decoding of text input; a"
+                                + " Parquet input has none to measure");
+            }
             reportOptions.apply(spec.commandLine(), conf);
+        }
+        if (parquet) {
+            CliChecks.parquetInput(
+                    spec.commandLine(), input, PiperOptions.spec(conf).input().parquetColumns());
         }
         Path output = out.prepare(spec.commandLine());
         if (parent instanceof ClusterJob) {

@@ -19,10 +19,16 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
 
     private final String directory;
     private final DecodeOptions options;
+    private final RowsFormat format;
 
     public DlrmFileSink(String directory, DecodeOptions options) {
+        this(directory, options, RowsFormat.DLRM_ROWS);
+    }
+
+    public DlrmFileSink(String directory, DecodeOptions options, RowsFormat format) {
         this.directory = directory;
         this.options = options;
+        this.format = format;
     }
 
     @Override
@@ -32,7 +38,7 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
             throw new IllegalStateException(
                     "DlrmFileSink must run at parallelism 1, not " + parallelism);
         }
-        return new Writer(new DlrmOutputWriter(Paths.get(directory), options));
+        return new Writer(new DlrmOutputWriter(Paths.get(directory), options, format));
     }
 
     private static final class Writer implements SinkWriter<AssembledBlock> {

@@ -2,9 +2,6 @@ package dev.piper.job.sink;
 
 import static dev.piper.operators.decode.CriteoLayout.SPARSE;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -13,7 +10,6 @@ import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
-import dev.piper.operators.decode.Reason;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularyPolicy;
 import java.io.BufferedOutputStream;
@@ -23,14 +19,15 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Writes the batch output directory from assembled blocks that arrive in input order: {@code
- * rows.bin}, {@code vocab/C1.tsv}..{@code C26.tsv}, {@code dead-letters.jsonl} and, on {@link
- * #finish()}, {@code metadata.json}.
+ * rows.bin} (or {@code rows.parquet}, {@link RowsFormat}), {@code vocab/C1.tsv}..{@code C26.tsv},
+ * {@code dead-letters.jsonl} and, on {@link #finish()}, {@code metadata.json}.
  *
  * <p>It checks the invariants as it goes, so that a bug can never produce a plausible but wrong
  * output: blocks come in sequence, every line of a block is a row or a dead letter, and vocabulary
@@ -40,44 +37,64 @@ public final class DlrmOutputWriter implements Closeable {
 
     private static final int BUFFER = 1 << 20;
 
+    /**
+     * Rows written so far, by output directory, for the progress lines of a run in this JVM ({@code
+     * rows.parquet} cannot be sized from outside the way {@code rows.bin} can).
+     */
+    private static final Map<Path, AtomicLong> PROGRESS = new ConcurrentHashMap<>();
+
     private final Path dir;
     private final DecodeOptions options;
-    private final DirectFileOutput rows;
+    private final RowsFormat format;
+    private final DirectFileOutput rows; // rows.bin, or null
+    private final ParquetRows parquet; // rows.parquet, or null
     private final OutputStream[] vocab = new OutputStream[SPARSE];
-    private final OutputStream deadOut;
-    private final JsonGenerator dead;
+    private final DeadLetterFile dead;
 
     /** Per column, the index the next added key gets: OOV buckets plus entries written. */
     private final int[] nextIndex = new int[SPARSE];
 
-    private final Map<String, Long> deadByReason = new LinkedHashMap<>();
     private long nextSeq;
     private long nextLine = 1;
     private long linesRead;
     private long rowsWritten;
-    private long deadLetters;
     private boolean finished;
 
     public DlrmOutputWriter(Path dir, DecodeOptions options) throws IOException {
+        this(dir, options, RowsFormat.DLRM_ROWS);
+    }
+
+    public DlrmOutputWriter(Path dir, DecodeOptions options, RowsFormat format) throws IOException {
         this.dir = dir;
         this.options = options;
+        this.format = format;
+        PROGRESS.put(dir.toAbsolutePath(), new AtomicLong());
         Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
-        rows = new DirectFileOutput(dir.resolve(OutputLayout.ROWS), true);
+        if (format == RowsFormat.PARQUET) {
+            rows = null;
+            parquet = new ParquetRows(dir.resolve(format.file()), options.program());
+        } else {
+            rows = new DirectFileOutput(dir.resolve(format.file()), true);
+            parquet = null;
+        }
         for (int c = 0; c < SPARSE; c++) {
             vocab[c] = open(dir.resolve(OutputLayout.vocabFile(c)));
             nextIndex[c] = options.program().vocabPolicy(c).firstIndex();
         }
-        deadOut = open(dir.resolve(OutputLayout.DEAD_LETTERS));
-        dead = new JsonFactory().createGenerator(deadOut, JsonEncoding.UTF8);
-        dead.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-        dead.setRootValueSeparator(null);
-        for (Reason r : Reason.values()) {
-            deadByReason.put(r.code(), 0L);
-        }
+        dead = new DeadLetterFile(dir.resolve(OutputLayout.DEAD_LETTERS));
     }
 
     private static OutputStream open(Path file) throws IOException {
         return new BufferedOutputStream(Files.newOutputStream(file), BUFFER);
+    }
+
+    /**
+     * Rows written so far into {@code dir} by a writer in this JVM (an embedded run's progress), or
+     * 0 if none writes there.
+     */
+    public static long rowsWrittenSoFar(Path dir) {
+        AtomicLong n = PROGRESS.get(dir.toAbsolutePath());
+        return n == null ? 0 : n.get();
     }
 
     /** Appends one block; blocks must come in sequence order. */
@@ -101,9 +118,13 @@ public final class DlrmOutputWriter implements Closeable {
                             + block.deadLetters().length
                             + " dead letters");
         }
-        rows.write(block.rowBytes(), 0, block.rows() * CriteoLayout.ROW_BYTES);
+        if (parquet != null) {
+            parquet.write(block.rowBytes(), block.rows());
+        } else {
+            rows.write(block.rowBytes(), 0, block.rows() * CriteoLayout.ROW_BYTES);
+        }
         for (DeadLetter d : block.deadLetters()) {
-            writeDeadLetter(d, nextLine + d.lineInBlock());
+            dead.write(d, nextLine + d.lineInBlock());
         }
         for (int c = 0; c < SPARSE; c++) {
             appendVocab(c, block.firstNewIndex()[c], block.newKeys()[c]);
@@ -112,21 +133,10 @@ public final class DlrmOutputWriter implements Closeable {
         nextLine += block.lines();
         linesRead += block.lines();
         rowsWritten += block.rows();
-    }
-
-    /** Writes one dead letter; {@code line} is its 1-based line number in the input. */
-    private void writeDeadLetter(DeadLetter d, long line) throws IOException {
-        dead.writeStartObject();
-        dead.writeNumberField("line", line);
-        dead.writeNumberField("offset", d.offset());
-        dead.writeStringField("reason", d.reason());
-        dead.writeStringField("detail", d.detail());
-        dead.writeStringField("raw", RawText.escape(d.raw()));
-        dead.writeBooleanField("raw_truncated", d.rawTruncated());
-        dead.writeEndObject();
-        dead.writeRaw('\n');
-        deadLetters++;
-        deadByReason.merge(d.reason(), 1L, Long::sum);
+        AtomicLong progress = PROGRESS.get(dir.toAbsolutePath());
+        if (progress != null) {
+            progress.set(rowsWritten);
+        }
     }
 
     private void appendVocab(int c, int firstNew, long[] keys) throws IOException {
@@ -155,24 +165,29 @@ public final class DlrmOutputWriter implements Closeable {
         if (finished) {
             return;
         }
-        if (linesRead != rowsWritten + deadLetters) {
+        if (linesRead != rowsWritten + dead.count()) {
             throw new IllegalStateException(
                     linesRead
                             + " lines read but "
                             + rowsWritten
                             + " rows and "
-                            + deadLetters
+                            + dead.count()
                             + " dead letters");
         }
-        dead.flush();
-        rows.close(); // complete, last partial block included, before the metadata says so
+        // complete, last partial block (or row group) included, before the metadata says so
+        if (parquet != null) {
+            parquet.close();
+        } else {
+            rows.close();
+        }
         flushAll();
         writeMetadata();
         finished = true;
+        PROGRESS.remove(dir.toAbsolutePath());
     }
 
     private void flushAll() throws IOException {
-        deadOut.flush();
+        dead.flush();
         for (OutputStream out : vocab) {
             out.flush();
         }
@@ -185,13 +200,22 @@ public final class DlrmOutputWriter implements Closeable {
         root.put("format_version", OutputLayout.FORMAT_VERSION);
         root.put("lines_read", linesRead);
         root.put("rows_written", rowsWritten);
-        root.put("dead_letters", deadLetters);
+        root.put("dead_letters", dead.count());
         ObjectNode reasons = root.putObject("dead_letters_by_reason");
-        deadByReason.forEach(reasons::put);
-        root.put("row_bytes", CriteoLayout.ROW_BYTES);
-        root.put(
-                "row_layout",
-                "40 little-endian int32 per row: label, I1..I13, C1..C26 vocabulary indices");
+        dead.byReason().forEach(reasons::put);
+        root.put("rows_format", format.id());
+        root.put("rows_file", format.file());
+        if (format == RowsFormat.PARQUET) {
+            root.put(
+                    "row_layout",
+                    "one required Parquet column per field: label, I1..I13 (INT32, FLOAT for"
+                            + " float32_columns), C1..C26 vocabulary indices (INT32)");
+        } else {
+            root.put("row_bytes", CriteoLayout.ROW_BYTES);
+            root.put(
+                    "row_layout",
+                    "40 little-endian int32 per row: label, I1..I13, C1..C26 vocabulary indices");
+        }
         ColumnProgram program = options.program();
         ObjectNode sizes = root.putObject("vocab_size");
         ObjectNode policies = json.createObjectNode();
@@ -261,6 +285,7 @@ public final class DlrmOutputWriter implements Closeable {
 
     @Override
     public void close() throws IOException {
+        PROGRESS.remove(dir.toAbsolutePath());
         IOException first = null;
         for (Closeable c : closeables()) {
             try {
@@ -279,11 +304,10 @@ public final class DlrmOutputWriter implements Closeable {
     }
 
     private Closeable[] closeables() {
-        Closeable[] all = new Closeable[SPARSE + 3];
+        Closeable[] all = new Closeable[SPARSE + 2];
         all[0] = dead;
-        all[1] = deadOut;
-        all[2] = rows;
-        System.arraycopy(vocab, 0, all, 3, SPARSE);
+        all[1] = parquet != null ? parquet::close : rows;
+        System.arraycopy(vocab, 0, all, 2, SPARSE);
         return all;
     }
 }

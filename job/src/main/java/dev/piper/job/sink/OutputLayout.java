@@ -6,6 +6,7 @@ import dev.piper.operators.decode.CriteoLayout;
 public final class OutputLayout {
 
     public static final String ROWS = "rows.bin";
+    public static final String ROWS_PARQUET = "rows.parquet";
     public static final String VOCAB_DIR = "vocab";
     public static final String DEAD_LETTERS = "dead-letters.jsonl";
     public static final String METADATA = "metadata.json";

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.zip.GZIPInputStream;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -87,7 +86,7 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
             context.sendSplitRequest();
         } else {
             current = split;
-            stream = openStream(split.path(), split.start());
+            stream = TextFiles.open(split.path(), split.start());
             chunker =
                     new LineChunker(
                             stream,
@@ -119,22 +118,6 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
                             + " not change while it is read");
         }
         return lineRange.read(rangeFile, rangeFileLength, split.seq(), split.start(), split.end());
-    }
-
-    /**
-     * Opens a stream split's file positioned at {@code offset}. A {@code .gz} file is decompressed
-     * on the fly; its offsets count decompressed bytes, so resuming re-reads and skips.
-     */
-    static InputStream openStream(String file, long offset) throws IOException {
-        Path path = new Path(file);
-        FSDataInputStream in = path.getFileSystem().open(path);
-        if (file.endsWith(".gz")) {
-            InputStream gz = new GZIPInputStream(in, 1 << 16);
-            gz.skipNBytes(offset);
-            return gz;
-        }
-        in.seek(offset);
-        return in;
     }
 
     private void closeStream() throws IOException {

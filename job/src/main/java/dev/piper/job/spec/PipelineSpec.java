@@ -3,7 +3,10 @@ package dev.piper.job.spec;
 import dev.piper.operators.ops.Chains;
 import dev.piper.operators.ops.Chains.Kind;
 import dev.piper.operators.ops.Op;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -25,12 +28,29 @@ public record PipelineSpec(
      * @param topic the Kafka topic the pipeline reads, if it is given one
      * @param routeField with {@code routeValue}: the pipeline takes the lines whose field has that
      *     value, if routing is used
+     * @param parquetColumns for a Parquet input: the column a layout field is read from, for the
+     *     fields not read from the column of their own name
      */
     public record Input(
             String format,
             Optional<String> topic,
             Optional<String> routeField,
-            Optional<String> routeValue) {}
+            Optional<String> routeValue,
+            Map<String, String> parquetColumns) {
+
+        public Input {
+            parquetColumns = Collections.unmodifiableMap(new LinkedHashMap<>(parquetColumns));
+        }
+
+        /** An input without Parquet column names. */
+        public Input(
+                String format,
+                Optional<String> topic,
+                Optional<String> routeField,
+                Optional<String> routeValue) {
+            this(format, topic, routeField, routeValue, Map.of());
+        }
+    }
 
     /** One input column and its chain. */
     public record Column(String name, Kind kind, List<Op> ops) {

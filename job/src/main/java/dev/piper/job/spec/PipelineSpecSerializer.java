@@ -11,8 +11,11 @@ import dev.piper.operators.ops.Op;
 import dev.piper.state.VocabularyPolicy;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
@@ -43,13 +46,16 @@ import org.apache.flink.core.memory.DataOutputView;
  * followed by min_count, oov_buckets, max_size (varints) and the import path (nullable string). In
  * formats 1 and 2 vocab has no bytes and reads as the default policy. Format 3 also adds mapid (the
  * table's path as a string, a default flag, the default as a varlong).
+ *
+ * <p>Format 4 appends the input's Parquet column names after the output: a varint count, then each
+ * (layout field, Parquet column) pair as two strings, sorted by field. Formats 1..3 have none.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 3;
+    static final int FORMAT = 4;
 
     /** Kryo registration ids: fixed forever, new classes take new ids. */
     static final int ID_SPEC = 100;
@@ -71,18 +77,19 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
     static final int ID_OP_MAPID = 124;
 
     private transient Kryo kryo;
-    private transient VocabWriter vocab;
+    private transient Reading reading;
 
     /** The configured Kryo: registration required, explicit serializers only. */
     static Kryo newKryo() {
-        return newKryo(new VocabWriter());
+        return newKryo(new Reading());
     }
 
-    private static Kryo newKryo(VocabWriter vocab) {
+    private static Kryo newKryo(Reading reading) {
+        VocabWriter vocab = new VocabWriter(reading);
         Kryo k = new Kryo();
         k.setRegistrationRequired(true);
         k.setReferences(false);
-        k.register(PipelineSpec.class, new SpecWriter(), ID_SPEC);
+        k.register(PipelineSpec.class, new SpecWriter(reading), ID_SPEC);
         k.register(Op.Decode.class, new Constant<>(new Op.Decode()), ID_OP_DECODE);
         k.register(Op.FillMissing.class, new Constant<>(new Op.FillMissing()), ID_OP_FILL_MISSING);
         k.register(Op.Neg2Zero.class, new Constant<>(new Op.Neg2Zero()), ID_OP_NEG2ZERO);
@@ -166,8 +173,8 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private Kryo kryo() {
         if (kryo == null) {
-            vocab = new VocabWriter();
-            kryo = newKryo(vocab);
+            reading = new Reading();
+            kryo = newKryo(reading);
         }
         return kryo;
     }
@@ -219,7 +226,7 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                     "pipeline spec in format " + format + "; this build reads 1.." + FORMAT);
         }
         Kryo k = kryo();
-        vocab.readFormat = format;
+        reading.format = format;
         try {
             return k.readObject(in, PipelineSpec.class);
         } catch (IllegalArgumentException e) {
@@ -321,9 +328,18 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
         }
     }
 
+    /** The format of the bytes being read, for the writers whose layout depends on it. */
+    private static final class Reading {
+        int format = FORMAT;
+    }
+
     /** vocab and its policy; what it reads depends on the format being read. */
     private static final class VocabWriter extends Serializer<Op.Vocab> {
-        int readFormat = FORMAT;
+        private final Reading reading;
+
+        VocabWriter(Reading reading) {
+            this.reading = reading;
+        }
 
         @Override
         public void write(Kryo kryo, Output out, Op.Vocab v) {
@@ -341,7 +357,7 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
         @Override
         public Op.Vocab read(Kryo kryo, Input in, Class<? extends Op.Vocab> type) {
-            if (readFormat < 3) {
+            if (reading.format < 3) {
                 return new Op.Vocab();
             }
             int tag = in.readVarInt(true);
@@ -373,6 +389,12 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
     }
 
     private static final class SpecWriter extends Serializer<PipelineSpec> {
+        private final Reading reading;
+
+        SpecWriter(Reading reading) {
+            this.reading = reading;
+        }
+
         @Override
         public void write(Kryo kryo, Output out, PipelineSpec s) {
             out.writeString(s.name());
@@ -393,18 +415,22 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
             out.writeString(s.output().format());
             out.writeBoolean(s.output().padMissingFields());
             out.writeVarInt(s.output().maxLineBytes(), true);
+            Map<String, String> parquet = new TreeMap<>(s.input().parquetColumns());
+            out.writeVarInt(parquet.size(), true);
+            for (Map.Entry<String, String> e : parquet.entrySet()) {
+                out.writeString(e.getKey());
+                out.writeString(e.getValue());
+            }
         }
 
         @Override
         public PipelineSpec read(Kryo kryo, Input in, Class<? extends PipelineSpec> type) {
             String name = in.readString();
             int version = in.readVarInt(true);
-            PipelineSpec.Input input =
-                    new PipelineSpec.Input(
-                            in.readString(),
-                            Optional.ofNullable(in.readString()),
-                            Optional.ofNullable(in.readString()),
-                            Optional.ofNullable(in.readString()));
+            String format = in.readString();
+            Optional<String> topic = Optional.ofNullable(in.readString());
+            Optional<String> routeField = Optional.ofNullable(in.readString());
+            Optional<String> routeValue = Optional.ofNullable(in.readString());
             int n = in.readVarInt(true);
             List<Column> columns = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
@@ -419,6 +445,15 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
             }
             PipelineSpec.Output output =
                     new PipelineSpec.Output(in.readString(), in.readBoolean(), in.readVarInt(true));
+            Map<String, String> parquet = new LinkedHashMap<>();
+            if (reading.format >= 4) {
+                int pairs = in.readVarInt(true);
+                for (int i = 0; i < pairs; i++) {
+                    parquet.put(in.readString(), in.readString());
+                }
+            }
+            PipelineSpec.Input input =
+                    new PipelineSpec.Input(format, topic, routeField, routeValue, parquet);
             return new PipelineSpec(name, version, input, List.copyOf(columns), output);
         }
     }

@@ -41,7 +41,7 @@ public final class SpecParser {
             Pattern.compile("([A-Za-z]+)([0-9]+)\\.\\.([A-Za-z]+)([0-9]+)");
     private static final Set<String> TOP =
             Set.of("name", "version", "description", "input", "columns", "output");
-    private static final Set<String> INPUT = Set.of("format", "topic", "route");
+    private static final Set<String> INPUT = Set.of("format", "topic", "route", "parquet_columns");
     private static final Set<String> ROUTE = Set.of("field", "value");
     private static final Set<String> OUTPUT =
             Set.of("format", "pad_missing_fields", "max_line_bytes");
@@ -201,7 +201,46 @@ public final class SpecParser {
                                                 "\"" + f + "\" is not a column of criteo-tsv"));
             }
         }
-        return new PipelineSpec.Input(format, topic, field, value);
+        return new PipelineSpec.Input(
+                format, topic, field, value, parquetColumns(node.get("parquet_columns")));
+    }
+
+    /**
+     * {@code input.parquet_columns}: layout field name to Parquet column name, for the fields a
+     * Parquet input holds under another name. Every key a field, every value a distinct column.
+     */
+    private Map<String, String> parquetColumns(JsonNode node) {
+        Map<String, String> columns = new LinkedHashMap<>();
+        if (node == null) {
+            return columns;
+        }
+        String path = "input.parquet_columns";
+        if (!node.isObject()) {
+            problem(path, "must be an object from field name (label, I1.., C1..) to column name");
+            return columns;
+        }
+        Map<String, String> fieldOf = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String field = e.getKey();
+            if (layoutIndex(field) < 0) {
+                problem(path + "." + field, "not a field of criteo-tsv (label, I1..I13, C1..C26)");
+                continue;
+            }
+            String column = text(node, field, path + "." + field);
+            if (column == null) {
+                continue;
+            }
+            String other = fieldOf.putIfAbsent(column, field);
+            if (other != null) {
+                problem(
+                        path + "." + field,
+                        "column \"" + column + "\" is already the column of " + other);
+                continue;
+            }
+            columns.put(field, column);
+        }
+        return columns;
     }
 
     /** Index of a column name in the Criteo layout, or -1. */

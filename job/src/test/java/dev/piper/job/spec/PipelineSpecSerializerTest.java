@@ -143,50 +143,100 @@ public class PipelineSpecSerializerTest {
                 s.output());
     }
 
-    /**
-     * Format 3, frozen. A default vocab is format 1's bytes with one more: the policy tag 0 after
-     * vocab's registration id (0x76); a policy is tag 1, then min_count 3, oov_buckets 8, max_size
-     * 1000 (varints) and the import path.
-     */
-    @Test
-    void formatThreeIsFrozen() throws Exception {
-        String small3 = "03" + SMALL_FORMAT_1.substring(2).replace("e80776", "e8077600");
-        assertThat(HexFormat.of().formatHex(serializer.toBytes(small()))).isEqualTo(small3);
-        String policy3 =
-                small3.replace("e8077600", "e807760103" + "08" + "e807" + "2f762f43332e7473f6");
-        assertThat(HexFormat.of().formatHex(serializer.toBytes(withVocabularyPolicy())))
-                .isEqualTo(policy3);
-        assertThat(serializer.fromBytes(HexFormat.of().parseHex(policy3)))
-                .isEqualTo(withVocabularyPolicy());
-        assertThat(roundTrip(withVocabularyPolicy())).isEqualTo(withVocabularyPolicy());
-        assertThat(roundTrip(withNewOperators())).isEqualTo(withNewOperators());
-    }
+    /** {@link #small()} in format 3: format 1's bytes with vocab's policy tag 0 after its id. */
+    private static final String SMALL_FORMAT_3 =
+            "03" + SMALL_FORMAT_1.substring(2).replace("e80776", "e8077600");
 
     /**
-     * mapid in format 3, frozen: registration id 124 (0x7e as Kryo writes it), the table's path,
-     * the default flag and the default as a varlong; without a default, the flag alone.
+     * Format 3, still read. A default vocab is format 1's bytes with one more: the policy tag 0
+     * after vocab's registration id (0x76); a policy is tag 1, then min_count 3, oov_buckets 8,
+     * max_size 1000 (varints) and the import path.
      */
     @Test
-    void mapidIsFrozen() throws Exception {
+    void formatThreeIsStillRead() throws Exception {
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(SMALL_FORMAT_3)))
+                .isEqualTo(small());
+        String policy3 =
+                SMALL_FORMAT_3.replace(
+                        "e8077600", "e807760103" + "08" + "e807" + "2f762f43332e7473f6");
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(policy3)))
+                .isEqualTo(withVocabularyPolicy());
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(mapidFormat3())))
+                .isEqualTo(withMapid());
+    }
+
+    /** {@link #small()} with two mapids on C3 (with and without a default) before its modulus. */
+    static PipelineSpec withMapid() {
         PipelineSpec s = small();
         Column c3 = s.columns().get(1);
         List<Op> ops = new java.util.ArrayList<>(c3.ops());
         ops.add(3, new Op.MapIdOp("/m", 300L));
         ops.add(4, new Op.MapIdOp("/m", null));
-        PipelineSpec spec =
-                new PipelineSpec(
-                        s.name(),
-                        s.version(),
-                        s.input(),
-                        List.of(
-                                s.columns().get(0),
-                                new Column("C3", Kind.sparse, List.copyOf(ops))),
-                        s.output());
-        String small3 = "03" + SMALL_FORMAT_1.substring(2).replace("e80776", "e8077600");
-        // the op count goes from 5 to 7; the two mapids come before the modulus
-        String expected = small3.replace("05707174", "07707174" + "7e2fed01ac02" + "7e2fed00");
-        assertThat(HexFormat.of().formatHex(serializer.toBytes(spec))).isEqualTo(expected);
-        assertThat(serializer.fromBytes(HexFormat.of().parseHex(expected))).isEqualTo(spec);
+        return new PipelineSpec(
+                s.name(),
+                s.version(),
+                s.input(),
+                List.of(s.columns().get(0), new Column("C3", Kind.sparse, List.copyOf(ops))),
+                s.output());
+    }
+
+    /**
+     * mapid in format 3: registration id 124 (0x7e as Kryo writes it), the table's path, the
+     * default flag and the default as a varlong; without a default, the flag alone. The op count
+     * goes from 5 to 7.
+     */
+    private static String mapidFormat3() {
+        return SMALL_FORMAT_3.replace("05707174", "07707174" + "7e2fed01ac02" + "7e2fed00");
+    }
+
+    /**
+     * {@link #small()} reading its label from column "click" and C3 from "cat_3" of a Parquet file.
+     */
+    static PipelineSpec withParquetColumns() {
+        PipelineSpec s = small();
+        PipelineSpec.Input in = s.input();
+        return new PipelineSpec(
+                s.name(),
+                s.version(),
+                new PipelineSpec.Input(
+                        in.format(),
+                        in.topic(),
+                        in.routeField(),
+                        in.routeValue(),
+                        java.util.Map.of("label", "click", "C3", "cat_3")),
+                s.columns(),
+                s.output());
+    }
+
+    /**
+     * Format 4, frozen: format 3's bytes, then the count of Parquet column names (varint) and each
+     * (field, column) pair as strings, sorted by field ("C3" before "label").
+     */
+    @Test
+    void formatFourIsFrozen() throws Exception {
+        String small4 = "04" + SMALL_FORMAT_3.substring(2) + "00";
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(small()))).isEqualTo(small4);
+        String policy4 =
+                small4.replace("e8077600", "e807760103" + "08" + "e807" + "2f762f43332e7473f6");
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(withVocabularyPolicy())))
+                .isEqualTo(policy4);
+        String mapid4 = "04" + mapidFormat3().substring(2) + "00";
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(withMapid()))).isEqualTo(mapid4);
+        String parquet4 =
+                "04"
+                        + SMALL_FORMAT_3.substring(2)
+                        + "02"
+                        + "43b3" // C3
+                        + "6361745fb3" // cat_3
+                        + "6c616265ec" // label
+                        + "636c6963eb"; // click
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(withParquetColumns())))
+                .isEqualTo(parquet4);
+        for (PipelineSpec spec :
+                List.of(small(), withVocabularyPolicy(), withMapid(), withParquetColumns())) {
+            assertThat(roundTrip(spec)).isEqualTo(spec);
+        }
+        assertThat(roundTrip(withNewOperators())).isEqualTo(withNewOperators());
     }
 
     @Test
@@ -226,7 +276,7 @@ public class PipelineSpecSerializerTest {
         byte[] bytes = serializer.toBytes(small());
         bytes[0] = 9; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 9; this build reads 1..3");
+                .hasMessageContaining("pipeline spec in format 9; this build reads 1..4");
     }
 
     @Test

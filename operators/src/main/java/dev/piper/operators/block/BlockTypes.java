@@ -9,6 +9,8 @@ public final class BlockTypes {
             new SerializerTypeInfo<>(LogRecord.class, LogRecordSerializer.INSTANCE);
     public static final TypeInformation<RawChunk> RAW_CHUNK =
             new SerializerTypeInfo<>(RawChunk.class, RawChunkSerializer.INSTANCE);
+    public static final TypeInformation<ColumnBlock> COLUMN_BLOCK =
+            new SerializerTypeInfo<>(ColumnBlock.class, ColumnBlockSerializer.INSTANCE);
     public static final TypeInformation<KeyChunk> KEY_CHUNK =
             new SerializerTypeInfo<>(KeyChunk.class, KeyChunkSerializer.INSTANCE);
     public static final TypeInformation<DenseChunk> DENSE_CHUNK =

@@ -182,6 +182,17 @@ public final class ColumnProgram implements Serializable {
                 "dlrm-criteo", 1, modulus, neg2zero, new boolean[LABEL_DENSE_WIDTH]);
     }
 
+    /**
+     * The program that changes no value: each field as the line holds it (an empty field 0), ids as
+     * parsed from hex, no modulus. For conversions ({@code bin/piper convert}).
+     */
+    public static ColumnProgram raw() {
+        long[] modulus = new long[SPARSE];
+        Arrays.fill(modulus, -1);
+        return new ColumnProgram(
+                "raw", 1, modulus, new boolean[LABEL_DENSE_WIDTH], new boolean[LABEL_DENSE_WIDTH]);
+    }
+
     public String name() {
         return name;
     }

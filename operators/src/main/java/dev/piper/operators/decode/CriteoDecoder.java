@@ -5,6 +5,7 @@ import static dev.piper.operators.decode.CriteoLayout.FIELDS;
 import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
 import static dev.piper.operators.decode.CriteoLayout.SPARSE;
 
+import dev.piper.operators.block.ColumnBlock;
 import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.KeyChunk;
@@ -70,6 +71,15 @@ public final class CriteoDecoder {
     /** Whether {@link #decode} reads the thread's CPU clock around the column passes. */
     private final boolean measure;
 
+    /** Whether {@link #decode} records which values were missing ({@link Decoded#missing()}). */
+    private final boolean trackMissing;
+
+    /**
+     * Tracking: the current block's missing sets, one per field over its rows (as {@link
+     * ColumnarDecoder#apply} takes them); null otherwise.
+     */
+    private long[][] missing;
+
     /**
      * Whether the current {@link #decode(RawChunk, boolean)} counts each field's bytes: it costs
      * about an eighth of the single-thread decoding rate, so the cost report counts only a sample
@@ -118,8 +128,14 @@ public final class CriteoDecoder {
      *     per column and operator ({@link ColumnPasses}; for the benchmark)
      */
     public CriteoDecoder(DecodeOptions options, boolean measure, boolean fuse) {
+        this(options, measure, fuse, false);
+    }
+
+    private CriteoDecoder(
+            DecodeOptions options, boolean measure, boolean fuse, boolean trackMissing) {
         this.options = options;
         this.measure = measure;
+        this.trackMissing = trackMissing;
         this.program = options.program();
         for (int c = 0; c < SPARSE; c++) {
             modulus[c] = program.modulus(c);
@@ -134,6 +150,15 @@ public final class CriteoDecoder {
     }
 
     /**
+     * A decoder that also records which values of each accepted line were missing (an empty field),
+     * for a conversion that keeps them as nulls ({@code bin/piper convert}). Run it with a program
+     * that changes no value ({@link ColumnProgram#raw()}) to get the values as the lines hold them.
+     */
+    public static CriteoDecoder tracking(DecodeOptions options) {
+        return new CriteoDecoder(options, false, true, true);
+    }
+
+    /**
      * The result of decoding one chunk.
      *
      * @param fieldBytes if the fields were counted, the encoded bytes of each field (label,
@@ -142,13 +167,30 @@ public final class CriteoDecoder {
      * @param acceptedBytes the bytes of the accepted lines, line breaks included
      * @param passNanos if the decoder measures, the thread CPU time of the column passes (the
      *     operators not fused into the parser, {@link ColumnPasses}); otherwise 0
+     * @param missing if the decoder {@link #tracking tracks} them, the missing values of the
+     *     block's rows, a set per field as {@link ColumnarDecoder#apply} takes them; otherwise
+     *     empty
      */
     public record Decoded(
             DenseChunk dense,
             KeyChunk[] keys,
             int[] fieldBytes,
             int acceptedBytes,
-            long passNanos) {}
+            long passNanos,
+            long[][] missing) {
+
+        /** A result without missing sets. */
+        public Decoded(
+                DenseChunk dense,
+                KeyChunk[] keys,
+                int[] fieldBytes,
+                int acceptedBytes,
+                long passNanos) {
+            this(dense, keys, fieldBytes, acceptedBytes, passNanos, NOT_TRACKED);
+        }
+    }
+
+    private static final long[][] NOT_TRACKED = new long[0][];
 
     /**
      * Bytes per row assumed when sizing a block's arrays: Criteo lines average 240 (Kaggle) to 260
@@ -177,6 +219,7 @@ public final class CriteoDecoder {
         int capacity = end / ASSUMED_LINE_BYTES + 16;
         int[] labelDense = new int[capacity * LABEL_DENSE_WIDTH];
         long[][] keys = new long[SPARSE][capacity];
+        missing = trackMissing ? new long[FIELDS][ColumnBlock.words(capacity)] : null;
         List<DeadLetter> dead = null;
         int[] fieldBytes = countFields ? new int[FIELDS] : NOT_COUNTED;
         int acceptedBytes = 0;
@@ -191,6 +234,11 @@ public final class CriteoDecoder {
                 labelDense = Arrays.copyOf(labelDense, capacity * LABEL_DENSE_WIDTH);
                 for (int c = 0; c < SPARSE; c++) {
                     keys[c] = Arrays.copyOf(keys[c], capacity);
+                }
+                if (missing != null) {
+                    for (int f = 0; f < FIELDS; f++) {
+                        missing[f] = Arrays.copyOf(missing[f], ColumnBlock.words(capacity));
+                    }
                 }
             }
             int next = decodeWellFormed(b, start, end, labelDense, keys, rows);
@@ -256,19 +304,35 @@ public final class CriteoDecoder {
                         letters,
                         chunk.origin(),
                         program.version());
+        KeyChunk[] out = keyChunks(program, chunk.lane(), chunk.seq(), keys, rows);
+        long[][] missingSets = NOT_TRACKED;
+        if (missing != null) {
+            missingSets = missing;
+            missing = null;
+        }
+        return new Decoded(dense, out, fieldBytes, acceptedBytes, passNanos, missingSets);
+    }
+
+    /** A block's key chunks, one per categorical column, stamped with the program's epochs. */
+    static KeyChunk[] keyChunks(
+            ColumnProgram program, int lane, long seq, long[][] keys, int rows) {
         KeyChunk[] out = new KeyChunk[SPARSE];
         for (int c = 0; c < SPARSE; c++) {
             out[c] =
                     new KeyChunk(
-                            chunk.lane(),
-                            c,
-                            chunk.seq(),
-                            keys[c],
-                            rows,
-                            program.epoch(c),
-                            program.vocabPolicy(c));
+                            lane, c, seq, keys[c], rows, program.epoch(c), program.vocabPolicy(c));
         }
-        return new Decoded(dense, out, fieldBytes, acceptedBytes, passNanos);
+        return out;
+    }
+
+    /** Tracking: records whether field {@code f} of row {@code row} is missing. */
+    private void markMissing(int f, int row, boolean isMissing) {
+        long bit = 1L << row;
+        if (isMissing) {
+            missing[f][row >>> 6] |= bit;
+        } else {
+            missing[f][row >>> 6] &= ~bit;
+        }
     }
 
     /** Adds a line of the full rules: every field's bytes are in {@link #lineBytes}. */
@@ -351,6 +415,9 @@ public final class CriteoDecoder {
                 return -1;
             }
             labelDense[base + f] = v < 0 && neg2zero[f] ? 0 : (int) v;
+            if (missing != null) {
+                markMissing(f, row, digits == 0);
+            }
             p++;
             if (counting) {
                 lineBytes[f] = p - fieldStart;
@@ -404,6 +471,9 @@ public final class CriteoDecoder {
             }
             long m = modulus[c];
             keys[c][row] = m > 0 ? Long.remainderUnsigned(v, m) : v;
+            if (missing != null) {
+                markMissing(LABEL_DENSE_WIDTH + c, row, digits == 0);
+            }
             // an 8-digit id parsed as one word takes 9 bytes, but for the line break after C26
             if (counting
                     && (!parsedAsWord || c == SPARSE - 1)
@@ -476,6 +546,9 @@ public final class CriteoDecoder {
                                     + " is not a 32-bit integer");
                 }
                 labelDense[base + f] = v < 0 && neg2zero[f] ? 0 : (int) v;
+                if (missing != null) {
+                    markMissing(f, row, pos == fieldEnd);
+                }
             } else {
                 long id = pos == fieldEnd ? fill[f] : parseHex(b, pos, fieldEnd);
                 if (pos != fieldEnd && hexStatus != HEX_OK) {
@@ -492,6 +565,9 @@ public final class CriteoDecoder {
                 }
                 long m = modulus[f - 1 - DENSE];
                 keys[f - 1 - DENSE][row] = m > 0 ? Long.remainderUnsigned(id, m) : id;
+                if (missing != null) {
+                    markMissing(f, row, pos == fieldEnd);
+                }
             }
             pos = fieldEnd + 1;
         }

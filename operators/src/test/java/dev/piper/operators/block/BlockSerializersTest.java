@@ -269,11 +269,87 @@ class BlockSerializersTest {
                 .isEqualTo(ASSEMBLED_FROZEN);
     }
 
+    @Test
+    void columnBlockWithDeadLetters() throws IOException {
+        long[][] keys = new long[26][];
+        for (int c = 0; c < 26; c++) {
+            keys[c] = longs(70);
+        }
+        ColumnBlock in =
+                new ColumnBlock(
+                        0,
+                        9,
+                        36_864,
+                        72,
+                        70,
+                        ints(70 * 14),
+                        keys,
+                        new DeadLetter[] {LETTER, LETTER});
+        assertThat(roundTrip(ColumnBlockSerializer.INSTANCE, in))
+                .usingRecursiveComparison()
+                .isEqualTo(in);
+    }
+
+    /** Format 1 of a one-row block with one dead letter. */
+    @Test
+    void columnBlockBytesAreFrozen() throws IOException {
+        long[][] keys = new long[26][1];
+        keys[0][0] = 0xabcdL;
+        int[] labelDense = new int[14];
+        labelDense[1] = -5;
+        ColumnBlock block =
+                new ColumnBlock(
+                        0,
+                        3,
+                        4096,
+                        2,
+                        1,
+                        labelDense,
+                        keys,
+                        new DeadLetter[] {
+                            new DeadLetter(1, -1, "dense_not_int32", "I1", new byte[] {'1'}, false)
+                        });
+        String hex = bytes(ColumnBlockSerializer.INSTANCE, block);
+        assertThat(hex).isEqualTo(COLUMN_BLOCK_FROZEN);
+        assertThat(
+                        ColumnBlockSerializer.INSTANCE.deserialize(
+                                new DataInputDeserializer(java.util.HexFormat.of().parseHex(hex))))
+                .usingRecursiveComparison()
+                .isEqualTo(block);
+    }
+
     private static <T> String bytes(TypeSerializer<T> serializer, T value) throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(16);
         serializer.serialize(value, out);
         return java.util.HexFormat.of().formatHex(out.getCopyOfBuffer());
     }
+
+    /**
+     * lane, seq, firstRow, lines, rows; 14 ints (label 0, I1 -5); C1's one key 0xabcd, C2..C26 a
+     * zero each; one dead letter.
+     */
+    private static final String COLUMN_BLOCK_FROZEN =
+            "00000000"
+                    + "0000000000000003"
+                    + "0000000000001000"
+                    + "00000002"
+                    + "00000001"
+                    + "0000000e"
+                    + "00000000"
+                    + "fbffffff"
+                    + "00000000".repeat(12)
+                    + "00000001cdab000000000000"
+                    + "000000010000000000000000".repeat(25)
+                    + "00000001"
+                    + "00000001"
+                    + "ffffffffffffffff"
+                    + "000f"
+                    + "64656e73655f6e6f745f696e743332" // dense_not_int32
+                    + "0002"
+                    + "4931"
+                    + "00000001"
+                    + "31"
+                    + "00";
 
     private static final String RAW_FROZEN =
             "0000000100000000000000020000000000000003ffffffffffffffff00000002780a000000010200000000000000000000010000000000000000000000050000000000000006";

@@ -1,0 +1,396 @@
+package dev.piper.job.parquet;
+
+import static dev.piper.operators.decode.CriteoLayout.DENSE;
+import static dev.piper.operators.decode.CriteoLayout.FIELDS;
+import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
+import static dev.piper.operators.decode.CriteoLayout.SPARSE;
+
+import dev.piper.operators.block.ColumnBlock;
+import dev.piper.operators.block.DeadLetter;
+import dev.piper.operators.decode.ColumnarDecoder;
+import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.decode.Reason;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.hadoop.ParquetFileReader;
+
+/**
+ * Decodes one row group of a Parquet file into {@link ColumnBlock}s of consecutive rows: each
+ * field's column is read for the block's rows straight into the block's arrays ({@link
+ * ColumnCursor}), its nulls into the field's missing set; a row with a value the layout cannot hold
+ * becomes a dead letter whose raw bytes are the row as the file holds it, written as a Criteo text
+ * line; then the pipeline's column program runs over the arrays in place ({@link ColumnarDecoder}),
+ * as the text decoder runs it while parsing.
+ *
+ * <p>Not thread-safe; one per reader.
+ */
+public final class RowGroupBlocks {
+
+    /** Value of a hex digit, or -1. */
+    private static final byte[] HEX = new byte[256];
+
+    static {
+        Arrays.fill(HEX, (byte) -1);
+        for (int c = 0; c < 16; c++) {
+            HEX[Character.forDigit(c, 16)] = (byte) c;
+            HEX[Character.toUpperCase(Character.forDigit(c, 16))] = (byte) c;
+        }
+    }
+
+    private final ParquetLayout layout;
+    private final ColumnarDecoder decoder;
+    private final ColumnCursor[] cursors = new ColumnCursor[FIELDS];
+
+    /** The fields whose values can be bad (INT64 label or dense, hex ids), read first. */
+    private final int[] fallible;
+
+    /** Every field, {@link #fallible} first. */
+    private final int[] readOrder;
+
+    private final int maxRawBytes;
+    private long nextRow; // in the file
+    private long rowsLeft;
+
+    // Per block: the first bad field of each row (or -1), its reason and detail, and the text of
+    // every bad value (row * FIELDS + field), to write the rows' dead letters.
+    private static final long[] NONE_MISSING = new long[0];
+
+    private int[] badField;
+    private int blockLines;
+    private final Map<Integer, String> badReason = new HashMap<>();
+    private final Map<Integer, String> badDetail = new HashMap<>();
+    private final Map<Long, String> badText = new HashMap<>();
+
+    /**
+     * @param file an open file whose requested schema includes every column of {@code layout}
+     * @param decoder the pipeline's column program, run over each block
+     * @param rowGroup the row group's index in the file
+     * @param firstRow index in the file of the row group's first row
+     * @param maxRawBytes how many bytes of a rejected row's text its dead letter keeps
+     */
+    public RowGroupBlocks(
+            ParquetFileReader file,
+            ParquetLayout layout,
+            ColumnarDecoder decoder,
+            int rowGroup,
+            long firstRow,
+            int maxRawBytes)
+            throws IOException {
+        this.layout = layout;
+        this.decoder = decoder;
+        this.maxRawBytes = maxRawBytes;
+        PageReadStore store = file.readRowGroup(rowGroup);
+        if (store == null) {
+            throw new IOException(file.getFile() + " has no row group " + rowGroup);
+        }
+        for (int f = 0; f < FIELDS; f++) {
+            ParquetLayout.Binding b = layout.binding(f);
+            cursors[f] = new ColumnCursor(b.descriptor(), store.getPageReader(b.descriptor()));
+        }
+        fallible =
+                IntStream.range(0, FIELDS)
+                        .filter(f -> canBeBad(layout.binding(f).kind()))
+                        .toArray();
+        readOrder =
+                IntStream.concat(
+                                IntStream.of(fallible),
+                                IntStream.range(0, FIELDS)
+                                        .filter(f -> !canBeBad(layout.binding(f).kind())))
+                        .toArray();
+        this.nextRow = firstRow;
+        this.rowsLeft = store.getRowCount();
+    }
+
+    private static boolean canBeBad(ParquetLayout.Kind kind) {
+        return kind == ParquetLayout.Kind.INT64 || kind == ParquetLayout.Kind.ID_HEX;
+    }
+
+    /** Rows of the row group not read yet. */
+    public long rowsLeft() {
+        return rowsLeft;
+    }
+
+    /**
+     * Reads the next {@code min(maxRows, rowsLeft())} rows as block {@code seq} of {@code lane};
+     * null when none is left.
+     *
+     * <p>The fields whose values can be bad (INT64 label or dense values, hex ids) are read first,
+     * as the file holds them; so the bad rows are known when the others are read, and those are
+     * decoded as they are read (fill, neg2zero, modulus), keeping the file's text of the bad rows'
+     * values for their dead letters. The first fields get their operators after the bad rows are
+     * taken out; then the column passes run.
+     */
+    public ColumnBlock next(int lane, long seq, int maxRows) throws IOException {
+        if (rowsLeft == 0) {
+            return null;
+        }
+        int lines = (int) Math.min(maxRows, rowsLeft);
+        int[] labelDense = new int[lines * LABEL_DENSE_WIDTH];
+        long[][] keys = new long[SPARSE][lines];
+        long[][] missing = new long[FIELDS][];
+        badField = null;
+        blockLines = lines;
+        for (int f : readOrder) {
+            missing[f] = read(f, lines, labelDense, keys);
+        }
+        long firstRow = nextRow;
+        nextRow += lines;
+        rowsLeft -= lines;
+        int rows = lines;
+        DeadLetter[] dead = new DeadLetter[0];
+        if (badField != null) {
+            dead = deadLetters(labelDense, keys, missing);
+            rows = lines - dead.length;
+            labelDense = withoutBadRows(labelDense, LABEL_DENSE_WIDTH, rows);
+            for (int c = 0; c < SPARSE; c++) {
+                keys[c] = withoutBadRows(keys[c], rows);
+            }
+            for (int f : fallible) {
+                if (missing[f].length != 0) {
+                    missing[f] = withoutBadRowBits(missing[f], rows);
+                }
+            }
+        }
+        for (int f : fallible) {
+            decoder.apply(f, labelDense, keys, missing[f], rows);
+        }
+        decoder.runPasses(labelDense, keys, rows);
+        return new ColumnBlock(lane, seq, firstRow, lines, rows, labelDense, keys, dead);
+    }
+
+    /**
+     * Reads field {@code f} of the next {@code lines} rows. A field that cannot be bad is decoded
+     * as it is read (returns an empty set); any other is read as the file holds it (returns its
+     * missing set).
+     */
+    private long[] read(int f, int lines, int[] labelDense, long[][] keys) throws IOException {
+        ColumnCursor cursor = cursors[f];
+        ParquetLayout.Kind kind = layout.binding(f).kind();
+        long[] missing = null;
+        int c = f - 1 - DENSE;
+        long[] ids = f > DENSE ? keys[c] : null;
+        int line = 0;
+        while (line < lines) {
+            int n = cursor.available(lines - line);
+            int end = line + n;
+            switch (kind) {
+                case INT32 -> {
+                    int fill = decoder.fill(f);
+                    boolean clip = decoder.neg2zero(f);
+                    for (int r = line; r < end; r++) {
+                        boolean present = cursor.present();
+                        int v = present ? cursor.readInt() : fill;
+                        if (badField != null && badField[r] >= 0) {
+                            keepText(r, f, present ? Integer.toString(v) : "");
+                        }
+                        labelDense[r * LABEL_DENSE_WIDTH + f] = clip && v < 0 ? 0 : v;
+                    }
+                }
+                case ID_INT32, ID_INT64 -> {
+                    long fill = decoder.fillId(c);
+                    long m = decoder.modulus(c);
+                    boolean int32 = kind == ParquetLayout.Kind.ID_INT32;
+                    for (int r = line; r < end; r++) {
+                        boolean present = cursor.present();
+                        long v =
+                                !present
+                                        ? fill
+                                        : int32
+                                                ? Integer.toUnsignedLong(cursor.readInt())
+                                                : cursor.readLong();
+                        if (badField != null && badField[r] >= 0) {
+                            keepText(r, f, present ? hex8(v) : "");
+                        }
+                        ids[r] = m > 0 ? Long.remainderUnsigned(v, m) : v;
+                    }
+                }
+                case INT64 -> {
+                    for (int r = line; r < end; r++) {
+                        if (cursor.present()) {
+                            long v = cursor.readLong();
+                            if (v != (int) v) {
+                                bad(
+                                        r,
+                                        f,
+                                        f == 0 ? Reason.LABEL_NOT_INT32 : Reason.DENSE_NOT_INT32,
+                                        Long.toString(v),
+                                        " is not a 32-bit integer");
+                            }
+                            labelDense[r * LABEL_DENSE_WIDTH + f] = (int) v;
+                        } else {
+                            missing = mark(missing, lines, r);
+                        }
+                    }
+                }
+                case ID_HEX -> {
+                    for (int r = line; r < end; r++) {
+                        if (cursor.present()) {
+                            ByteBuffer text = cursor.readBinary().toByteBuffer();
+                            if (!text.hasRemaining()) {
+                                missing = mark(missing, lines, r);
+                            } else {
+                                ids[r] = hex(text, r, f);
+                            }
+                        } else {
+                            missing = mark(missing, lines, r);
+                        }
+                    }
+                }
+            }
+            cursor.consumed(n);
+            line = end;
+        }
+        return missing == null ? NONE_MISSING : missing;
+    }
+
+    private static long[] mark(long[] missing, int lines, int r) {
+        long[] set = missing == null ? new long[ColumnBlock.words(lines)] : missing;
+        set[r >>> 6] |= 1L << r;
+        return set;
+    }
+
+    /**
+     * The id of a hexadecimal text, as the text decoder parses one: hex digits only, at most 16
+     * significant ones. Anything else marks the row bad and gives 0.
+     */
+    private long hex(ByteBuffer text, int r, int f) {
+        long v = 0;
+        int significant = 0;
+        for (int i = text.position(); i < text.limit(); i++) {
+            int d = HEX[text.get(i) & 0xff];
+            if (d < 0) {
+                bad(r, f, Reason.CATEGORICAL_NOT_HEX, text(text), " is not hexadecimal");
+                return 0;
+            }
+            if (significant > 0 || d != 0) {
+                significant++;
+            }
+            v = (v << 4) | d;
+        }
+        if (significant > 16) {
+            bad(r, f, Reason.CATEGORICAL_OVERFLOW, text(text), " does not fit in 64 bits");
+            return 0;
+        }
+        return v;
+    }
+
+    private static String text(ByteBuffer b) {
+        return StandardCharsets.UTF_8.decode(b.duplicate()).toString();
+    }
+
+    /** Records that field {@code f} of row {@code r} holds {@code value}, which is bad. */
+    private void bad(int r, int f, Reason reason, String value, String why) {
+        if (badField == null) {
+            badField = new int[blockLines];
+            Arrays.fill(badField, -1);
+            badReason.clear();
+            badDetail.clear();
+            badText.clear();
+        }
+        badText.put((long) r * FIELDS + f, value);
+        if (badField[r] < 0) { // fields are read in order: the first bad one names the row
+            badField[r] = f;
+            String quoted = value.length() > 40 ? value.substring(0, 40) + "..." : value;
+            badReason.put(r, reason.code());
+            badDetail.put(r, CriteoLayout.fieldName(f) + ": \"" + quoted + "\"" + why);
+        }
+    }
+
+    /** The dead letters of the block's bad rows, in row order. */
+    private DeadLetter[] deadLetters(int[] labelDense, long[][] keys, long[][] missing) {
+        List<DeadLetter> dead = new ArrayList<>();
+        for (int r = 0; r < blockLines; r++) {
+            if (badField[r] >= 0) {
+                byte[] raw = render(r, labelDense, keys, missing);
+                int keep = Math.min(raw.length, maxRawBytes);
+                dead.add(
+                        new DeadLetter(
+                                r,
+                                -1,
+                                badReason.get(r),
+                                badDetail.get(r),
+                                Arrays.copyOf(raw, keep),
+                                keep < raw.length));
+            }
+        }
+        return dead.toArray(new DeadLetter[0]);
+    }
+
+    /** The rows of {@code values} ({@code width} per row) but the bad ones. */
+    private int[] withoutBadRows(int[] values, int width, int rows) {
+        int[] out = new int[rows * width];
+        int row = 0;
+        for (int r = 0; r < blockLines; r++) {
+            if (badField[r] < 0) {
+                System.arraycopy(values, r * width, out, row++ * width, width);
+            }
+        }
+        return out;
+    }
+
+    private long[] withoutBadRows(long[] values, int rows) {
+        long[] out = new long[rows];
+        int row = 0;
+        for (int r = 0; r < blockLines; r++) {
+            if (badField[r] < 0) {
+                out[row++] = values[r];
+            }
+        }
+        return out;
+    }
+
+    /** A missing set without the bad rows' bits. */
+    private long[] withoutBadRowBits(long[] set, int rows) {
+        long[] out = new long[ColumnBlock.words(rows)];
+        int row = 0;
+        for (int r = 0; r < blockLines; r++) {
+            if (badField[r] < 0) {
+                if ((set[r >>> 6] >>> r & 1) != 0) {
+                    out[row >>> 6] |= 1L << row;
+                }
+                row++;
+            }
+        }
+        return out;
+    }
+
+    /** Keeps the file's text of a bad row's value, for its dead letter. */
+    private void keepText(int r, int f, String text) {
+        badText.put((long) r * FIELDS + f, text);
+    }
+
+    /** An id as Criteo's text writes it: lowercase hex, at least 8 digits. */
+    private static String hex8(long id) {
+        String hex = Long.toHexString(id);
+        return hex.length() >= 8 ? hex : "0".repeat(8 - hex.length()) + hex;
+    }
+
+    /** Row {@code r} as a Criteo text line: what the dead letter shows of it. */
+    private byte[] render(int r, int[] labelDense, long[][] keys, long[][] missing) {
+        StringBuilder line = new StringBuilder(256);
+        for (int f = 0; f < FIELDS; f++) {
+            if (f > 0) {
+                line.append('\t');
+            }
+            String text = badText.get((long) r * FIELDS + f);
+            if (text != null) {
+                line.append(text);
+            } else if (missing[f].length != 0 && (missing[f][r >>> 6] >>> r & 1) != 0) {
+                continue;
+            } else if (f <= DENSE) {
+                line.append(labelDense[r * LABEL_DENSE_WIDTH + f]);
+            } else {
+                line.append(hex8(keys[f - 1 - DENSE][r]));
+            }
+        }
+        return line.toString().getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,161 @@
+package dev.piper.job.parquet;
+
+import static dev.piper.operators.decode.CriteoLayout.DENSE;
+import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
+import static dev.piper.operators.decode.CriteoLayout.SPARSE;
+
+import dev.piper.job.sink.DeadLetterFile;
+import dev.piper.job.source.LineChunker;
+import dev.piper.job.source.TextFiles;
+import dev.piper.operators.block.DeadLetter;
+import dev.piper.operators.block.DenseChunk;
+import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.decode.ColumnProgram;
+import dev.piper.operators.decode.CriteoDecoder;
+import dev.piper.operators.decode.DecodeOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+/**
+ * {@code bin/piper convert}: Criteo text to a Parquet file of {@link
+ * ParquetLayout#convertSchema()}, values as the lines hold them (no operator applied; an empty
+ * field a null), rows in line order. A line the text decoder rejects is not converted: it goes to a
+ * dead-letter file with the same reason, line number and byte offset {@code preprocess} gives it,
+ * so preprocessing the Parquet file gives the rows and indices of preprocessing the text.
+ *
+ * <p>Lines are parsed by the preprocessing decoder itself ({@link CriteoDecoder#tracking}) in
+ * blocks of {@link #BLOCK_BYTES}, then written column value by column value ({@link
+ * ColumnFileWriter}). One thread.
+ */
+public final class TsvToParquet {
+
+    static final int BLOCK_BYTES = 1 << 20;
+
+    /** The default rows per row group: the unit a parallel Parquet reader takes at a time. */
+    public static final int DEFAULT_ROW_GROUP_ROWS = 1 << 17;
+
+    /**
+     * What a conversion did.
+     *
+     * @param lines lines read
+     * @param rows rows written
+     * @param deadLetters lines rejected
+     * @param rowGroups row groups written
+     * @param bytes size of the Parquet file
+     * @param seconds wall time
+     */
+    public record Result(
+            long lines, long rows, long deadLetters, int rowGroups, long bytes, double seconds) {}
+
+    private TsvToParquet() {}
+
+    /**
+     * Converts {@code input} (text, or gzip-compressed text if its name ends in {@code .gz}).
+     *
+     * @param text how lines are decoded (padding, line limit, raw bytes kept); its program is
+     *     ignored
+     * @param progress where a line goes every few seconds of a long conversion
+     */
+    public static Result convert(
+            Path input,
+            Path output,
+            Path deadLetters,
+            DecodeOptions text,
+            CompressionCodecName codec,
+            int rowGroupRows,
+            PrintStream progress)
+            throws IOException {
+        long start = System.nanoTime();
+        long inputBytes = Files.size(input);
+        DecodeOptions options =
+                new DecodeOptions(
+                        ColumnProgram.raw(),
+                        text.padMissingFields(),
+                        text.maxLineBytes(),
+                        text.maxRawBytes());
+        CriteoDecoder decoder = CriteoDecoder.tracking(options);
+        long lines = 0;
+        long rows = 0;
+        long lastReport = start;
+        ColumnFileWriter out =
+                new ColumnFileWriter(
+                        output,
+                        ParquetLayout.convertSchema(),
+                        codec,
+                        rowGroupRows,
+                        true,
+                        Map.of("piper.converted_from", input.getFileName().toString()));
+        try (out;
+                DeadLetterFile dead = new DeadLetterFile(deadLetters);
+                InputStream in = TextFiles.open(input.toString(), 0)) {
+            LineChunker chunker =
+                    new LineChunker(
+                            in, 0, 0, BLOCK_BYTES, options.maxLineBytes(), options.maxRawBytes());
+            for (RawChunk chunk = chunker.next(); chunk != null; chunk = chunker.next()) {
+                CriteoDecoder.Decoded decoded = decoder.decode(chunk);
+                write(out, decoded);
+                DenseChunk dense = decoded.dense();
+                for (DeadLetter d : dense.deadLetters()) {
+                    dead.write(d, lines + 1 + d.lineInBlock());
+                }
+                lines += dense.lines();
+                rows += dense.rows();
+                long now = System.nanoTime();
+                if (now - lastReport > 5_000_000_000L) {
+                    lastReport = now;
+                    progress.printf(
+                            "convert: %,d lines, %.0f%% of %s, %.0f s%n",
+                            lines,
+                            100.0 * chunker.offset() / Math.max(1, inputBytes),
+                            input.getFileName(),
+                            (now - start) / 1e9);
+                }
+            }
+            out.close();
+            return new Result(
+                    lines,
+                    rows,
+                    dead.count(),
+                    out.rowGroups(),
+                    Files.size(output),
+                    (System.nanoTime() - start) / 1e9);
+        }
+    }
+
+    /** Writes a decoded block's rows: its values, a null where the line's field was empty. */
+    private static void write(ColumnFileWriter out, CriteoDecoder.Decoded decoded)
+            throws IOException {
+        int rows = decoded.dense().rows();
+        int[] labelDense = decoded.dense().labelDense();
+        long[][] missing = decoded.missing();
+        long[][] keys = new long[SPARSE][];
+        for (int c = 0; c < SPARSE; c++) {
+            keys[c] = decoded.keys()[c].keys();
+        }
+        for (int r = 0; r < rows; r++) {
+            int word = r >>> 6;
+            long bit = 1L << r;
+            for (int f = 0; f < LABEL_DENSE_WIDTH; f++) {
+                if ((missing[f][word] & bit) != 0) {
+                    out.writeNull(f);
+                } else {
+                    out.writeInt(f, labelDense[r * LABEL_DENSE_WIDTH + f]);
+                }
+            }
+            for (int c = 0; c < SPARSE; c++) {
+                int f = DENSE + 1 + c;
+                if ((missing[f][word] & bit) != 0) {
+                    out.writeNull(f);
+                } else {
+                    out.writeLong(f, keys[c][r]);
+                }
+            }
+            out.endRow();
+        }
+    }
+}

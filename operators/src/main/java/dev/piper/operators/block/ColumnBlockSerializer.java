@@ -1,0 +1,81 @@
+package dev.piper.operators.block;
+
+import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
+import static dev.piper.operators.decode.CriteoLayout.SPARSE;
+
+import java.io.IOException;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Serializer of {@link ColumnBlock}. Format 1: {@code lane} (int32), {@code seq}, {@code firstRow}
+ * (int64), {@code lines, rows} (int32), the label/dense values (int32 count, little-endian int32
+ * values), the 26 key arrays (each int32 count, little-endian int64 values), then the dead letters
+ * as in {@link DenseChunkSerializer}.
+ *
+ * <p>A block normally goes from the Parquet reader to the decoder chained to it and is never
+ * serialized; this serializer exists so that the job never falls back to Kryo, and for the rare
+ * unchained plan.
+ */
+public final class ColumnBlockSerializer extends BlockSerializer<ColumnBlock> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final ColumnBlockSerializer INSTANCE = new ColumnBlockSerializer();
+
+    /** The byte format this class writes and reads. */
+    static final int FORMAT = 1;
+
+    @Override
+    public ColumnBlock createInstance() {
+        return new ColumnBlock(0, 0, 0, 0, 0, new int[0], new long[SPARSE][0], new DeadLetter[0]);
+    }
+
+    @Override
+    public ColumnBlock copy(ColumnBlock from) {
+        return from;
+    }
+
+    @Override
+    public void serialize(ColumnBlock b, DataOutputView out) throws IOException {
+        out.writeInt(b.lane());
+        out.writeLong(b.seq());
+        out.writeLong(b.firstRow());
+        out.writeInt(b.lines());
+        out.writeInt(b.rows());
+        ArrayIO.writeInts(out, b.labelDense(), b.rows() * LABEL_DENSE_WIDTH);
+        for (long[] k : b.keys()) {
+            ArrayIO.writeLongs(out, k, b.rows());
+        }
+        writeDeadLetters(b.deadLetters(), out);
+    }
+
+    @Override
+    public ColumnBlock deserialize(DataInputView in) throws IOException {
+        int lane = in.readInt();
+        long seq = in.readLong();
+        long firstRow = in.readLong();
+        int lines = in.readInt();
+        int rows = in.readInt();
+        int[] labelDense = ArrayIO.readInts(in);
+        long[][] keys = new long[SPARSE][];
+        for (int c = 0; c < SPARSE; c++) {
+            keys[c] = ArrayIO.readLongs(in);
+        }
+        DeadLetter[] letters = readDeadLetters(in);
+        return new ColumnBlock(lane, seq, firstRow, lines, rows, labelDense, keys, letters);
+    }
+
+    @Override
+    public TypeSerializerSnapshot<ColumnBlock> snapshotConfiguration() {
+        return new Snapshot();
+    }
+
+    /** Snapshot of {@link ColumnBlockSerializer}; its version is the byte format. */
+    public static final class Snapshot extends BlockSerializerSnapshot<ColumnBlock> {
+        public Snapshot() {
+            super("column block", FORMAT, () -> INSTANCE);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package dev.piper.operators.decode;
+
+import static dev.piper.operators.decode.CriteoLayout.FIELDS;
+import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
+import static dev.piper.operators.decode.CriteoLayout.SPARSE;
+
+/**
+ * Runs a {@link ColumnProgram} over the column arrays of a block read from a columnar file, in
+ * place: what {@link CriteoDecoder} does after parsing a text line, for values that arrive parsed.
+ * A missing value takes its field's fill, a dense value its leading neg2zero, an id its leading
+ * modulus, then the block's {@link ColumnPasses}; the arrays then hold what a text block of the
+ * same rows decodes to.
+ *
+ * <p>For the reader that owns the arrays (the block is emitted after this). Not thread-safe; one
+ * instance per reader.
+ */
+public final class ColumnarDecoder {
+
+    private final long[] fill = new long[FIELDS];
+    private final boolean[] neg2zero = new boolean[LABEL_DENSE_WIDTH];
+    private final long[] modulus = new long[SPARSE];
+    private final ColumnPasses passes;
+
+    public ColumnarDecoder(ColumnProgram program) {
+        for (int f = 0; f < FIELDS; f++) {
+            fill[f] = program.fill(f);
+        }
+        for (int f = 0; f < LABEL_DENSE_WIDTH; f++) {
+            neg2zero[f] = program.neg2zero(f);
+        }
+        for (int c = 0; c < SPARSE; c++) {
+            modulus[c] = program.modulus(c);
+        }
+        passes = ColumnPasses.of(program, true);
+    }
+
+    /** The value a missing label or dense value {@code f} (0..13) takes. */
+    public int fill(int f) {
+        return (int) fill[f];
+    }
+
+    /** The id a missing value of categorical column {@code c} takes. */
+    public long fillId(int c) {
+        return fill[LABEL_DENSE_WIDTH + c];
+    }
+
+    /** Whether label or dense value {@code f} is clipped at 0 right after its fill. */
+    public boolean neg2zero(int f) {
+        return neg2zero[f];
+    }
+
+    /** The modulus an id of column {@code c} takes right after it is read, or 0 or less. */
+    public long modulus(int c) {
+        return modulus[c];
+    }
+
+    /**
+     * Applies the program to {@code rows} rows: {@link #apply(int, int[], long[][], long[], int)}
+     * for every field, then {@link #runPasses}.
+     *
+     * @param missing per field (40), as {@link #apply(int, int[], long[][], long[], int)} takes it
+     */
+    public void apply(int[] labelDense, long[][] keys, long[][] missing, int rows) {
+        for (int f = 0; f < FIELDS; f++) {
+            apply(f, labelDense, keys, missing[f], rows);
+        }
+        runPasses(labelDense, keys, rows);
+    }
+
+    /**
+     * Gives field {@code f}'s missing values their fill and its values the operator fused into the
+     * text decoder's parser (neg2zero of a dense value, modulus of an id): what the reader does
+     * inline for the fields it reads that way.
+     *
+     * @param labelDense row-major label and dense values as read, {@code rows * 14}
+     * @param keys per categorical column, its ids as read
+     * @param missing a bit set over the rows of the field's values that are missing ({@code
+     *     missing[r >>> 6] >>> r & 1}), or an empty array when none is
+     */
+    public void apply(int f, int[] labelDense, long[][] keys, long[] missing, int rows) {
+        if (f < LABEL_DENSE_WIDTH) {
+            boolean clip = neg2zero[f];
+            if (missing.length == 0 && !clip) {
+                return;
+            }
+            int fillValue = (int) fill[f];
+            for (int r = 0, i = f; r < rows; r++, i += LABEL_DENSE_WIDTH) {
+                int v = labelDense[i];
+                if (missing.length != 0 && (missing[r >>> 6] >>> r & 1) != 0) {
+                    v = fillValue;
+                }
+                labelDense[i] = clip && v < 0 ? 0 : v;
+            }
+            return;
+        }
+        int c = f - LABEL_DENSE_WIDTH;
+        long m = modulus[c];
+        if (missing.length == 0 && m <= 0) {
+            return;
+        }
+        long[] ids = keys[c];
+        long fillValue = fill[f];
+        for (int r = 0; r < rows; r++) {
+            long v = ids[r];
+            if (missing.length != 0 && (missing[r >>> 6] >>> r & 1) != 0) {
+                v = fillValue;
+            }
+            ids[r] = m > 0 ? Long.remainderUnsigned(v, m) : v;
+        }
+    }
+
+    /** Runs the program's column passes (its operators after those fused into the parser). */
+    public void runPasses(int[] labelDense, long[][] keys, int rows) {
+        if (!passes.isEmpty()) {
+            passes.run(labelDense, keys, rows);
+        }
+    }
+}
