@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.generate.CriteoGenerator;
+import dev.piper.job.parquet.TsvToParquet;
 import dev.piper.job.sink.OutputLayout;
+import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.decode.Reason;
 import java.io.BufferedOutputStream;
@@ -15,6 +17,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +28,7 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -31,6 +36,10 @@ import java.util.zip.GZIPOutputStream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -493,6 +502,154 @@ class PreprocessITCase {
                 .isEqualTo("decode fill_missing hex2int vocab(min_count=2,oov_buckets=4)");
         // C12: 500 mapped ids and the default
         assertThat(meta.get("vocab_size").get("C12").asInt()).isEqualTo(501);
+    }
+
+    /**
+     * The round trip: the generated text converted to Parquet ({@code piper convert}, small row
+     * groups so that both readers share the file) and preprocessed at parallelism 2 gives the
+     * text's rows.bin and vocabularies byte for byte, under DLRM with a modulus and under a spec
+     * with column passes; the conversion's dead letters are the text run's.
+     */
+    @Test
+    void parquetInputGivesTheOutputOfItsText() throws Exception {
+        Path parquet = tmp.resolve("generated.parquet");
+        TsvToParquet.Result converted =
+                TsvToParquet.convert(
+                        generated,
+                        parquet,
+                        tmp.resolve("converted.dead-letters.jsonl"),
+                        DecodeOptions.defaults(),
+                        CompressionCodecName.SNAPPY,
+                        17_000,
+                        QUIET);
+        assertThat(converted.rowGroups()).isEqualTo(12);
+        Configuration text = options(5000, false);
+        Path fromText = preprocess(generated, 2, text);
+        Configuration columns = options(5000, false);
+        columns.set(PiperOptions.BLOCK_ROWS, 1_000);
+        Path fromParquet = preprocess(parquet, 2, columns);
+        assertThat(
+                        Files.mismatch(
+                                fromText.resolve(OutputLayout.ROWS),
+                                fromParquet.resolve(OutputLayout.ROWS)))
+                .isEqualTo(-1);
+        for (int c = 0; c < 26; c++) {
+            assertThat(
+                            Files.mismatch(
+                                    fromText.resolve(OutputLayout.vocabFile(c)),
+                                    fromParquet.resolve(OutputLayout.vocabFile(c))))
+                    .as("C%d", c + 1)
+                    .isEqualTo(-1);
+        }
+        assertThat(
+                        Files.mismatch(
+                                fromText.resolve(OutputLayout.DEAD_LETTERS),
+                                tmp.resolve("converted.dead-letters.jsonl")))
+                .isEqualTo(-1);
+        JsonNode meta = metadata(fromParquet);
+        JsonNode textMeta = metadata(fromText);
+        assertThat(meta.get("lines_read").asLong())
+                .isEqualTo(converted.rows())
+                .isEqualTo(textMeta.get("rows_written").asLong());
+        assertThat(meta.get("dead_letters").asLong()).isZero();
+        assertThat(converted.deadLetters()).isEqualTo(textMeta.get("dead_letters").asLong());
+        assertThat(converted.lines()).isEqualTo(GENERATED_ROWS);
+
+        String rap =
+                new String(
+                        Objects.requireNonNull(
+                                        PreprocessITCase.class.getResourceAsStream(
+                                                "/specs/rap-criteo.json"))
+                                .readAllBytes(),
+                        StandardCharsets.UTF_8);
+        Configuration rapText = new Configuration();
+        rapText.set(PiperOptions.SPEC, rap);
+        Configuration rapParquet = new Configuration();
+        rapParquet.set(PiperOptions.SPEC, rap);
+        Map<String, String> parquetSums = sha256OfEveryFile(preprocess(parquet, 2, rapParquet));
+        parquetSums.remove(OutputLayout.METADATA);
+        assertThat(parquetSums)
+                .as("every file but the metadata, the text's dead letters none")
+                .isEqualTo(
+                        withEmptyDeadLetters(sha256OfEveryFile(preprocess(generated, 2, rapText))))
+                .hasSize(2 + 26);
+    }
+
+    /** The sums of a run's files as a run without dead letters would have them. */
+    private Map<String, String> withEmptyDeadLetters(Map<String, String> sums) throws Exception {
+        Map<String, String> out = new TreeMap<>(sums);
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        out.put(OutputLayout.DEAD_LETTERS, HexFormat.of().formatHex(sha.digest(new byte[0])));
+        out.remove(OutputLayout.METADATA);
+        return out;
+    }
+
+    /**
+     * {@code --output-format parquet}: rows.parquet holds the rows of rows.bin value for value
+     * (float32 columns as FLOAT), read back with parquet-hadoop's own example reader; the
+     * vocabularies and counts are the same.
+     */
+    @Test
+    void parquetOutputHoldsTheRowsOfRowsBin() throws Exception {
+        String spec =
+                new String(
+                        Objects.requireNonNull(
+                                        PreprocessITCase.class.getResourceAsStream(
+                                                "/specs/rap-criteo.json"))
+                                .readAllBytes(),
+                        StandardCharsets.UTF_8);
+        Configuration bin = new Configuration();
+        bin.set(PiperOptions.SPEC, spec);
+        Path binOut = preprocess(generated, 2, bin);
+        Configuration parquet = new Configuration();
+        parquet.set(PiperOptions.SPEC, spec);
+        parquet.set(PiperOptions.OUTPUT_FORMAT, "parquet");
+        Path pqOut = preprocess(generated, 2, parquet);
+
+        assertThat(pqOut.resolve(OutputLayout.ROWS)).doesNotExist();
+        ByteBuffer rows =
+                ByteBuffer.wrap(Files.readAllBytes(binOut.resolve(OutputLayout.ROWS)))
+                        .order(ByteOrder.LITTLE_ENDIAN);
+        JsonNode meta = metadata(pqOut);
+        List<String> floats = new ArrayList<>();
+        meta.get("pipeline").get("float32_columns").forEach(n -> floats.add(n.asText()));
+        assertThat(floats).isNotEmpty();
+        long n = 0;
+        try (ParquetReader<Group> reader =
+                ParquetReader.builder(
+                                new GroupReadSupport(),
+                                new org.apache.hadoop.fs.Path(
+                                        pqOut.resolve(OutputLayout.ROWS_PARQUET).toUri()))
+                        .build()) {
+            Group g;
+            while ((g = reader.read()) != null) {
+                for (int f = 0; f < 40; f++) {
+                    String name = CriteoLayout.fieldName(f);
+                    int expected = rows.getInt((int) (n * 160 + f * 4));
+                    int got =
+                            floats.contains(name)
+                                    ? Float.floatToRawIntBits(g.getFloat(name, 0))
+                                    : g.getInteger(name, 0);
+                    if (got != expected) {
+                        assertThat(got).as("row %d %s", n, name).isEqualTo(expected);
+                    }
+                }
+                n++;
+            }
+        }
+        JsonNode binMeta = metadata(binOut);
+        assertThat(n).isEqualTo(binMeta.get("rows_written").asLong()).isPositive();
+        assertThat(meta.get("rows_written").asLong()).isEqualTo(n);
+        assertThat(meta.get("dead_letters")).isEqualTo(binMeta.get("dead_letters"));
+        assertThat(meta.get("rows_format").asText()).isEqualTo("parquet");
+        assertThat(meta.get("rows_file").asText()).isEqualTo("rows.parquet");
+        for (int c = 0; c < 26; c++) {
+            assertThat(
+                            Files.mismatch(
+                                    pqOut.resolve(OutputLayout.vocabFile(c)),
+                                    binOut.resolve(OutputLayout.vocabFile(c))))
+                    .isEqualTo(-1);
+        }
     }
 
     private static void assertRowsAndVocabulariesAre(ReferencePreprocessor.Result ref, Path out)

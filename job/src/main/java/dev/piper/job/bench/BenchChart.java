@@ -29,9 +29,13 @@ final class BenchChart {
 
     private BenchChart() {}
 
-    /** A bar's label: the stage, with the parallelism for job runs. */
+    /**
+     * A bar's label: the stage, with the parallelism for job runs and the threaded Parquet read.
+     */
     static String series(Bench.Result r) {
-        return r.stage().startsWith("Flink job") ? "Flink job, p = " + r.parallelism() : r.stage();
+        boolean parallel =
+                r.stage().startsWith("Flink job") || r.stage().startsWith("Parquet read");
+        return parallel ? r.stage() + ", p = " + r.parallelism() : r.stage();
     }
 
     static void write(List<Bench.Result> results, String title, Path file) throws IOException {

@@ -46,6 +46,7 @@ class BenchCommandITCase {
                             "--repeat",
                             "1",
                             "--fusion",
+                            "--parquet",
                             "--data-dir",
                             tmp.resolve("data").toString(),
                             "--json",
@@ -61,26 +62,31 @@ class BenchCommandITCase {
                 .contains("decode + RAP column ops fused, 1 thread")
                 .contains("decode + RAP column ops, a pass per column")
                 .contains("Flink job")
+                .contains("Parquet read + column ops, no Flink")
+                .contains("Flink job, Parquet input")
                 .contains("Method: marginal");
 
         JsonNode root = new ObjectMapper().readTree(json.toFile());
         assertThat(root.get("rows").asLong()).isEqualTo(4000);
         assertThat(root.get("machine").get("cores").asInt()).isPositive();
         JsonNode results = root.get("results");
-        assertThat(results).hasSize(6); // decode, fused and unfused passes, fused work, 2 jobs
+        // decode, fused and unfused passes, fused work, Parquet read at p 1 and 2, for p 1 and 2
+        // the job on text and on Parquet
+        assertThat(results).hasSize(10);
         for (JsonNode r : results) {
             assertThat(r.get("regime").asText()).isEqualTo("small");
             assertThat(r.get("outputVerified").asBoolean()).isTrue();
             assertThat(r.get("inputBytes").asLong()).isPositive();
         }
-        assertThat(results.get(5).get("parallelism").asInt()).isEqualTo(2);
+        assertThat(results.get(9).get("stage").asText()).isEqualTo("Flink job, Parquet input");
+        assertThat(results.get(9).get("parallelism").asInt()).isEqualTo(2);
         String svg = Files.readString(tmp.resolve("bench.svg"));
         assertThat(svg)
                 .startsWith("<svg")
                 .contains("Flink job, p = 2")
                 .contains("small (scale 0.0005)");
         assertThat(svg.split("<rect ", -1))
-                .hasSize(1 + 1 + 6 + 6); // background, 6 bars, 6 legend keys
+                .hasSize(1 + 1 + 10 + 10); // background, 10 bars, 10 legend keys
         // the generated inputs are cached for the next run
         try (var files = Files.list(tmp.resolve("data"))) {
             assertThat(
@@ -90,7 +96,7 @@ class BenchCommandITCase {
                                                             .toString()
                                                             .startsWith("criteo-seed1-scale0.0005"))
                                     .count())
-                    .isEqualTo(2);
+                    .isEqualTo(4); // text and Parquet, N and N/2 lines
         }
     }
 }

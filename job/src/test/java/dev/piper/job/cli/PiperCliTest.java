@@ -51,6 +51,7 @@ class PiperCliTest {
                 "preprocess",
                 "report",
                 "generate",
+                "convert",
                 "demo",
                 "bench",
                 "kafka",
@@ -351,6 +352,131 @@ class PiperCliTest {
                                 + vocab
                                 + " line 2 has key \"zz\", not an unsigned decimal below 2^64");
         assertThat(Files.exists(tmp.resolve("o"))).as("no output directory made").isFalse();
+    }
+
+    /**
+     * convert, then preprocess of the Parquet file (found by its name) to rows.parquet; every
+     * refusal of either names its option and exits 2 before anything is written.
+     */
+    @Test
+    void convertThenPreprocessParquetAndTheirRefusals() throws Exception {
+        Path tsv = tmp.resolve("in.tsv");
+        try (var w = Files.newOutputStream(tsv)) {
+            new dev.piper.job.generate.CriteoGenerator(3, 0.0005, 0.02).write(w, 2_000);
+        }
+        Path parquet = tmp.resolve("in.parquet");
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                parquet.toString(),
+                                "--compression",
+                                "zstd"))
+                .isZero();
+        String converted = out.toString(StandardCharsets.UTF_8);
+        assertThat(converted).contains("convert: 2,000 lines read, ").contains("-> " + parquet);
+        Path dead = tmp.resolve("in.dead-letters.jsonl");
+        long deadLetters = Files.readAllLines(dead).size();
+        assertThat(deadLetters).isPositive();
+        assertThat(converted).contains(String.format("%,d dead letters", deadLetters));
+
+        Path o = tmp.resolve("o");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                parquet.toString(),
+                                "--output",
+                                o.toString(),
+                                "--output-format",
+                                "parquet",
+                                "--block-rows",
+                                "100"))
+                .isZero();
+        assertThat(o.resolve("rows.parquet")).isRegularFile();
+        assertThat(o.resolve("rows.bin")).doesNotExist();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains(String.format("%,d rows written, 0 dead letters", 2_000 - deadLetters));
+
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                parquet.toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--output: " + parquet + " exists; remove it first");
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                tmp.resolve("x.parquet").toString(),
+                                "--compression",
+                                "lzo"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--compression: unknown codec \"lzo\" (known: uncompressed,");
+        String[] refusals = {
+            "--input-format", "csv", "--input-format: unknown format \"csv\" (known: tsv, parquet)",
+            "--output-format", "orc", "--output-format: unknown output format \"orc\"",
+            "--block-rows", "0", "--block-rows: must be between 1 and 16777216, not 0",
+            "--report", null, "--report: the cost report measures the decoding of text input"
+        };
+        for (int i = 0; i < refusals.length; i += 3) {
+            List<String> args =
+                    new ArrayList<>(
+                            List.of(
+                                    "preprocess",
+                                    "--input",
+                                    parquet.toString(),
+                                    "--output",
+                                    tmp.resolve("o2").toString(),
+                                    refusals[i]));
+            if (refusals[i + 1] != null) {
+                args.add(refusals[i + 1]);
+            }
+            assertThat(PiperCli.execute(args.toArray(new String[0]))).isEqualTo(2);
+            assertThat(err().lines().reduce((a, b) -> b).orElseThrow()).contains(refusals[i + 2]);
+        }
+        String spec =
+                new String(dev.piper.job.spec.SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace(
+                                "\"input\": {",
+                                "\"input\": {\"parquet_columns\": {\"label\": \"click\"}, ");
+        Path specFile = Files.writeString(tmp.resolve("click.json"), spec);
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                parquet.toString(),
+                                "--output",
+                                tmp.resolve("o3").toString(),
+                                "--spec",
+                                specFile.toString()))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "--input: "
+                                + parquet.toAbsolutePath()
+                                + ": field label (Parquet column \"click\"): no such column");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                tsv.toString(),
+                                "--input-format",
+                                "parquet",
+                                "--output",
+                                tmp.resolve("o4").toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--input: " + tsv + " is not a readable Parquet file");
+        for (String never : List.of("o2", "o3", "o4")) {
+            assertThat(tmp.resolve(never)).as("no output directory made").doesNotExist();
+        }
     }
 
     @Test

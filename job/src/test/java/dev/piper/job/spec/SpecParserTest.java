@@ -7,6 +7,7 @@ import dev.piper.operators.ops.Chains.Kind;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularyPolicy;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -147,6 +148,19 @@ class SpecParserTest {
                 .isEqualTo(new VocabularyPolicy(1, 1, 1000, "/data/vocab/C2.tsv"));
         assertThat(program.vocabPolicy(2)).isEqualTo(VocabularyPolicy.FIRST_APPEARANCE);
         assertThat(program.dlrmMaxIndRange()).isEmpty();
+    }
+
+    @Test
+    void parquetColumnsNameTheColumnsOfSomeFields() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        spec(OK_COLUMNS)
+                                .replace(
+                                        "\"topic\": \"t\"",
+                                        "\"parquet_columns\": {\"label\": \"click\", \"C3\": \"site\"}"));
+        assertThat(spec.input().parquetColumns())
+                .containsExactly(Map.entry("label", "click"), Map.entry("C3", "site"));
+        assertThat(parse(spec(OK_COLUMNS)).input().parquetColumns()).isEmpty();
     }
 
     @Test
@@ -468,6 +482,26 @@ class SpecParserTest {
                                         "\"topic\": \"t\"",
                                         "\"route\": {\"field\": \"C99\", \"value\": \"x\"}"),
                         "input.route.field: \"C99\" is not a column of criteo-tsv"),
+                Arguments.of(
+                        "parquet columns not an object",
+                        spec(c).replace("\"topic\": \"t\"", "\"parquet_columns\": [\"click\"]"),
+                        "input.parquet_columns: must be an object from field name"),
+                Arguments.of(
+                        "parquet column of an unknown field",
+                        spec(c).replace(
+                                        "\"topic\": \"t\"",
+                                        "\"parquet_columns\": {\"C27\": \"x\"}"),
+                        "input.parquet_columns.C27: not a field of criteo-tsv"),
+                Arguments.of(
+                        "parquet column not a string",
+                        spec(c).replace("\"topic\": \"t\"", "\"parquet_columns\": {\"I1\": 3}"),
+                        "input.parquet_columns.I1: must be a non-empty string, not 3"),
+                Arguments.of(
+                        "one parquet column for two fields",
+                        spec(c).replace(
+                                        "\"topic\": \"t\"",
+                                        "\"parquet_columns\": {\"I1\": \"x\", \"I2\": \"x\"}"),
+                        "input.parquet_columns.I2: column \"x\" is already the column of I1"),
                 Arguments.of("not JSON", "{\"name\": ", "line 1"));
     }
 
