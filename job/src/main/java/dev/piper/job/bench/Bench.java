@@ -274,7 +274,9 @@ final class Bench {
         }
         List<Result> out = new ArrayList<>();
         for (int p : parallelisms) {
-            ParquetLoops.read(pHalf, p, PARQUET_BLOCK_ROWS, options.program()); // warm-up
+            for (int i = 0; i < 2; i++) { // warm-up: the JIT compiles the reader's loops
+                ParquetLoops.read(pHalf, p, PARQUET_BLOCK_ROWS, options.program());
+            }
             SingleThreadLoops.Pass bestFull = null;
             SingleThreadLoops.Pass bestHalf = null;
             for (int i = 0; i < repeat; i++) {

@@ -38,10 +38,15 @@ final class ParquetLoops {
 
     private ParquetLoops() {}
 
-    /** Reads and decodes every row of {@code parquet} on {@code threads} threads. */
+    /**
+     * Reads and decodes every row of {@code parquet} on {@code threads} threads. Starts from a
+     * collected heap (as JMH does before each iteration): the stages before it leave gigabytes of
+     * vocabularies behind, whose collection would otherwise land in this measurement.
+     */
     static SingleThreadLoops.Pass read(
             Path parquet, int threads, int blockRows, ColumnProgram program) throws Exception {
         long[] firstRows = firstRows(parquet);
+        System.gc();
         AtomicInteger next = new AtomicInteger();
         AtomicLong lines = new AtomicLong();
         AtomicLong rows = new AtomicLong();

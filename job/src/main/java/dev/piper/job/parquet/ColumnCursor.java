@@ -18,13 +18,15 @@ import org.apache.parquet.column.values.ValuesReader;
 import org.apache.parquet.io.api.Binary;
 
 /**
- * Reads one flat column of a row group page by page: for each value its definition level (present
- * or null) and, if present, the value, through parquet-column's own page decoders (plain,
- * dictionary, RLE, delta, in data pages v1 and v2). Only flat columns (no repetition levels).
+ * Reads one flat column of a row group page by page (data pages v1 and v2): for each value whether
+ * it is present (not null) and, if so, the value. Definition levels and dictionary ids are decoded
+ * a page at a time ({@link Hybrid}) and a column chunk's dictionary once, into a primitive array;
+ * PLAIN INT32 and INT64 values are read in place; any other encoding (delta, byte stream split,
+ * PLAIN text) through parquet-column's reader of it. Only flat columns (no repetition levels).
  *
- * <p>Parquet's record-level reader ({@code ColumnReadStoreImpl}) would do the same with a converter
- * call per value; reading the decoders directly lets the block reader write each value straight
- * into its column array.
+ * <p>Parquet's record-level reader ({@code ColumnReadStoreImpl}) would make a converter call per
+ * value and decode levels and ids one call each; reading pages directly lets the block reader write
+ * each value straight into its column array.
  */
 final class ColumnCursor {
 

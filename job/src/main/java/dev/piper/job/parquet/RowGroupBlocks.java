@@ -59,10 +59,11 @@ public final class RowGroupBlocks {
     private long nextRow; // in the file
     private long rowsLeft;
 
-    // Per block: the first bad field of each row (or -1), its reason and detail, and the text of
-    // every bad value (row * FIELDS + field), to write the rows' dead letters.
     private static final long[] NONE_MISSING = new long[0];
 
+    // Per block: the first bad field of each row (or -1; null while no row is bad), its reason and
+    // detail, and the file's text of the bad rows' values (row * FIELDS + field), for their dead
+    // letters.
     private int[] badField;
     private int blockLines;
     private final Map<Integer, String> badReason = new HashMap<>();
