@@ -555,13 +555,7 @@ class PreprocessITCase {
         assertThat(converted.deadLetters()).isEqualTo(textMeta.get("dead_letters").asLong());
         assertThat(converted.lines()).isEqualTo(GENERATED_ROWS);
 
-        String rap =
-                new String(
-                        Objects.requireNonNull(
-                                        PreprocessITCase.class.getResourceAsStream(
-                                                "/specs/rap-criteo.json"))
-                                .readAllBytes(),
-                        StandardCharsets.UTF_8);
+        String rap = rapSpec();
         Configuration rapText = new Configuration();
         rapText.set(PiperOptions.SPEC, rap);
         Configuration rapParquet = new Configuration();
@@ -573,6 +567,14 @@ class PreprocessITCase {
                 .isEqualTo(
                         withEmptyDeadLetters(sha256OfEveryFile(preprocess(generated, 2, rapText))))
                 .hasSize(2 + 26);
+    }
+
+    /** The JSON text of the bundled RAP spec (column passes on every column). */
+    private static String rapSpec() throws IOException {
+        try (InputStream in =
+                PreprocessITCase.class.getResourceAsStream("/specs/rap-criteo.json")) {
+            return new String(Objects.requireNonNull(in).readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     /** The sums of a run's files as a run without dead letters would have them. */
@@ -591,13 +593,7 @@ class PreprocessITCase {
      */
     @Test
     void parquetOutputHoldsTheRowsOfRowsBin() throws Exception {
-        String spec =
-                new String(
-                        Objects.requireNonNull(
-                                        PreprocessITCase.class.getResourceAsStream(
-                                                "/specs/rap-criteo.json"))
-                                .readAllBytes(),
-                        StandardCharsets.UTF_8);
+        String spec = rapSpec();
         Configuration bin = new Configuration();
         bin.set(PiperOptions.SPEC, spec);
         Path binOut = preprocess(generated, 2, bin);

@@ -1,5 +1,6 @@
 package dev.piper.job.parquet;
 
+import dev.piper.job.source.SplitQueue;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.ColumnBlock;
 import dev.piper.operators.decode.ColumnProgram;
@@ -169,9 +170,7 @@ public final class ParquetFileSource
 
         @Override
         public void addSplitsBack(List<RowGroupSplit> splits, int subtaskId) {
-            List<RowGroupSplit> back = new ArrayList<>(splits);
-            back.sort((a, b) -> Long.compare(b.firstSeq(), a.firstSeq()));
-            back.forEach(pending::addFirst); // lowest first
+            SplitQueue.returnInOrder(pending, splits, RowGroupSplit::firstSeq);
         }
 
         @Override
@@ -193,9 +192,7 @@ public final class ParquetFileSource
      */
     private final class Reader implements SourceReader<ColumnBlock, RowGroupSplit> {
         private final SourceReaderContext context;
-        private final Deque<RowGroupSplit> queued = new ArrayDeque<>();
-        private boolean noMoreSplits;
-        private CompletableFuture<Void> available = new CompletableFuture<>();
+        private final SplitQueue<RowGroupSplit> queued = new SplitQueue<>();
 
         private ParquetFileReader file;
         private String filePath;
@@ -230,13 +227,7 @@ public final class ParquetFileSource
             }
             RowGroupSplit split = queued.poll();
             if (split == null) {
-                if (noMoreSplits) {
-                    return InputStatus.END_OF_INPUT;
-                }
-                if (available.isDone()) {
-                    available = new CompletableFuture<>();
-                }
-                return InputStatus.NOTHING_AVAILABLE;
+                return queued.idle();
             }
             open(split);
             return InputStatus.MORE_AVAILABLE;
@@ -277,25 +268,23 @@ public final class ParquetFileSource
             if (current != null) {
                 state.add(current.at(nextBlock));
             }
-            state.addAll(queued);
+            state.addAll(queued.queued());
             return state;
         }
 
         @Override
         public CompletableFuture<Void> isAvailable() {
-            return available;
+            return queued.available();
         }
 
         @Override
         public void addSplits(List<RowGroupSplit> splits) {
-            queued.addAll(splits);
-            available.complete(null);
+            queued.add(splits);
         }
 
         @Override
         public void notifyNoMoreSplits() {
-            noMoreSplits = true;
-            available.complete(null);
+            queued.noMoreSplits();
         }
 
         @Override

@@ -80,9 +80,7 @@ final class FileChunkEnumerator
 
     @Override
     public void addSplitsBack(List<FileChunkSplit> splits, int subtaskId) {
-        List<FileChunkSplit> back = new ArrayList<>(splits);
-        back.sort((a, b) -> Long.compare(b.seq(), a.seq()));
-        back.forEach(pending::addFirst); // lowest first
+        SplitQueue.returnInOrder(pending, splits, FileChunkSplit::seq);
     }
 
     @Override

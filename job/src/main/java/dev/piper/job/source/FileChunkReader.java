@@ -3,9 +3,7 @@ package dev.piper.job.source;
 import dev.piper.operators.block.RawChunk;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.flink.api.connector.source.ReaderOutput;
@@ -29,9 +27,7 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
     private final int maxRawBytes;
     private final LineRange lineRange;
 
-    private final Deque<FileChunkSplit> queued = new ArrayDeque<>();
-    private boolean noMoreSplits;
-    private CompletableFuture<Void> available = new CompletableFuture<>();
+    private final SplitQueue<FileChunkSplit> queued = new SplitQueue<>();
 
     /** The open file of range splits, kept across ranges of the same file. */
     private FSDataInputStream rangeFile;
@@ -73,13 +69,7 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
         }
         FileChunkSplit split = queued.poll();
         if (split == null) {
-            if (noMoreSplits) {
-                return InputStatus.END_OF_INPUT;
-            }
-            if (available.isDone()) {
-                available = new CompletableFuture<>();
-            }
-            return InputStatus.NOTHING_AVAILABLE;
+            return queued.idle();
         }
         if (split.isRange()) {
             output.collect(readRange(split));
@@ -133,25 +123,23 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
         if (current != null) {
             state.add(current.advancedTo(chunker.offset(), chunker.nextSeq()));
         }
-        state.addAll(queued);
+        state.addAll(queued.queued());
         return state;
     }
 
     @Override
     public CompletableFuture<Void> isAvailable() {
-        return available;
+        return queued.available();
     }
 
     @Override
     public void addSplits(List<FileChunkSplit> splits) {
-        queued.addAll(splits);
-        available.complete(null);
+        queued.add(splits);
     }
 
     @Override
     public void notifyNoMoreSplits() {
-        noMoreSplits = true;
-        available.complete(null);
+        queued.noMoreSplits();
     }
 
     @Override

@@ -102,11 +102,17 @@ class ActiveSpecTest {
                     + "00000000".repeat(23);
 
     /**
-     * As written now: the same, with the spec in its format 3 (PipelineSpecSerializerTest): one
-     * byte longer, for vocab's policy tag.
+     * As written now: the same, with the spec in its format 4 (PipelineSpecSerializerTest): two
+     * bytes longer, vocab's policy tag and the empty list of Parquet column names.
      */
     private static final String SMALL_WRITTEN_NOW =
-            "00000034" + "03" + SMALL_FORMAT_1.substring(10).replace("e80776", "e8077600");
+            "00000035"
+                    + "04"
+                    + SMALL_FORMAT_1
+                            .substring(10, SMALL_FORMAT_1.indexOf("0000001a"))
+                            .replace("e80776", "e8077600")
+                    + "00"
+                    + SMALL_FORMAT_1.substring(SMALL_FORMAT_1.indexOf("0000001a"));
 
     @Test
     void formatOneIsFrozen() throws Exception {

@@ -131,10 +131,14 @@ public class PipelineSpecSerializerTest {
 
     /** {@link #small()} with a vocabulary policy on C3. */
     static PipelineSpec withVocabularyPolicy() {
-        PipelineSpec s = small();
-        Column c3 = s.columns().get(1);
-        List<Op> ops = new java.util.ArrayList<>(c3.ops());
+        List<Op> ops = new java.util.ArrayList<>(small().columns().get(1).ops());
         ops.set(ops.size() - 1, new Op.Vocab(new VocabularyPolicy(3, 8, 1000, "/v/C3.tsv")));
+        return withC3(ops);
+    }
+
+    /** {@link #small()} with C3's chain replaced by {@code ops}. */
+    private static PipelineSpec withC3(List<Op> ops) {
+        PipelineSpec s = small();
         return new PipelineSpec(
                 s.name(),
                 s.version(),
@@ -167,17 +171,10 @@ public class PipelineSpecSerializerTest {
 
     /** {@link #small()} with two mapids on C3 (with and without a default) before its modulus. */
     static PipelineSpec withMapid() {
-        PipelineSpec s = small();
-        Column c3 = s.columns().get(1);
-        List<Op> ops = new java.util.ArrayList<>(c3.ops());
+        List<Op> ops = new java.util.ArrayList<>(small().columns().get(1).ops());
         ops.add(3, new Op.MapIdOp("/m", 300L));
         ops.add(4, new Op.MapIdOp("/m", null));
-        return new PipelineSpec(
-                s.name(),
-                s.version(),
-                s.input(),
-                List.of(s.columns().get(0), new Column("C3", Kind.sparse, List.copyOf(ops))),
-                s.output());
+        return withC3(ops);
     }
 
     /**
