@@ -18,6 +18,7 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Map;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
@@ -60,6 +61,8 @@ public final class TsvToParquet {
      * @param text how lines are decoded (padding, line limit, raw bytes kept); its program is
      *     ignored
      * @param progress where a line goes every few seconds of a long conversion
+     * @throws IOException if it fails; then neither {@code output} nor {@code deadLetters} is
+     *     written
      */
     public static Result convert(
             Path input,
@@ -71,13 +74,52 @@ public final class TsvToParquet {
             PrintStream progress)
             throws IOException {
         long start = System.nanoTime();
-        long inputBytes = Files.size(input);
         DecodeOptions options =
                 new DecodeOptions(
                         ColumnProgram.raw(),
                         text.padMissingFields(),
                         text.maxLineBytes(),
                         text.maxRawBytes());
+        // Written under temporary names and renamed at the end: a failed conversion leaves no
+        // file that looks complete (the writer closes a Parquet file with a valid footer).
+        Path partial = output.resolveSibling("." + output.getFileName() + ".converting");
+        Path partialDead =
+                deadLetters.resolveSibling("." + deadLetters.getFileName() + ".converting");
+        boolean done = false;
+        try {
+            Result result =
+                    convert(
+                            input,
+                            partial,
+                            partialDead,
+                            options,
+                            codec,
+                            rowGroupRows,
+                            progress,
+                            start);
+            Files.move(partialDead, deadLetters, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(partial, output, StandardCopyOption.ATOMIC_MOVE);
+            done = true;
+            return result;
+        } finally {
+            if (!done) {
+                Files.deleteIfExists(partial);
+                Files.deleteIfExists(partialDead);
+            }
+        }
+    }
+
+    private static Result convert(
+            Path input,
+            Path output,
+            Path deadLetters,
+            DecodeOptions options,
+            CompressionCodecName codec,
+            int rowGroupRows,
+            PrintStream progress,
+            long start)
+            throws IOException {
+        long inputBytes = Files.size(input);
         CriteoDecoder decoder = CriteoDecoder.tracking(options);
         long lines = 0;
         long rows = 0;
@@ -117,6 +159,7 @@ public final class TsvToParquet {
                 }
             }
             out.close();
+            dead.close();
             return new Result(
                     lines,
                     rows,
