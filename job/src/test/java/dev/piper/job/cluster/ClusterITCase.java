@@ -10,7 +10,9 @@ import dev.piper.job.cli.PiperCli;
 import dev.piper.job.generate.CriteoGenerator;
 import dev.piper.job.kafka.OutputConsumer;
 import dev.piper.job.kafka.TestKafka;
+import dev.piper.job.parquet.TsvToParquet;
 import dev.piper.operators.decode.DecodeMetrics;
+import dev.piper.operators.decode.DecodeOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -153,6 +156,26 @@ class ClusterITCase {
             assertThat(Files.mismatch(onCluster.resolve(file), embedded.resolve(file)))
                     .as(file)
                     .isEqualTo(-1);
+        }
+
+        // The same rows from Parquet (the job jar carries the Parquet and Hadoop client jars).
+        Path parquet = tmp.resolve("in.parquet");
+        TsvToParquet.convert(
+                input,
+                parquet,
+                tmp.resolve("in.dead-letters.jsonl"),
+                DecodeOptions.defaults(),
+                CompressionCodecName.SNAPPY,
+                25_000,
+                new PrintStream(OutputStream.nullOutputStream()));
+        Path fromParquet = tmp.resolve("cluster-parquet");
+        piper(0, concat(submit(), preprocess(parquet.toString(), fromParquet.toString())));
+        for (String file : filesOf(embedded)) {
+            if (file.startsWith("vocab") || file.equals("rows.bin")) {
+                assertThat(Files.mismatch(fromParquet.resolve(file), embedded.resolve(file)))
+                        .as("%s from Parquet", file)
+                        .isEqualTo(-1);
+            }
         }
     }
 
