@@ -1,8 +1,10 @@
 package dev.piper.job.bench;
 
+import dev.piper.job.parquet.ParquetFileSource;
 import dev.piper.job.parquet.ParquetFiles;
 import dev.piper.job.parquet.ParquetLayout;
 import dev.piper.job.parquet.RowGroupBlocks;
+import dev.piper.job.parquet.RowGroupSplit;
 import dev.piper.job.source.LineChunker;
 import dev.piper.operators.block.ColumnBlock;
 import dev.piper.operators.block.RawChunk;
@@ -45,7 +47,7 @@ final class ParquetLoops {
      */
     static SingleThreadLoops.Pass read(
             Path parquet, int threads, int blockRows, ColumnProgram program) throws Exception {
-        long[] firstRows = firstRows(parquet);
+        List<RowGroupSplit> groups = rowGroups(parquet, blockRows);
         System.gc();
         AtomicInteger next = new AtomicInteger();
         AtomicLong lines = new AtomicLong();
@@ -61,15 +63,15 @@ final class ParquetLoops {
                                     ParquetLayout layout = layout(file, parquet);
                                     ColumnarDecoder decoder = new ColumnarDecoder(program);
                                     for (int g = next.getAndIncrement();
-                                            g < firstRows.length;
+                                            g < groups.size();
                                             g = next.getAndIncrement()) {
                                         RowGroupBlocks blocks =
                                                 new RowGroupBlocks(
                                                         file,
                                                         layout,
                                                         decoder,
-                                                        g,
-                                                        firstRows[g],
+                                                        groups.get(g).rowGroup(),
+                                                        groups.get(g).firstRow(),
                                                         1024);
                                         ColumnBlock b;
                                         while ((b = blocks.next(0, 0, blockRows)) != null) {
@@ -110,14 +112,14 @@ final class ParquetLoops {
      */
     static String rowsSha256(Path parquet, int blockRows, ColumnProgram program)
             throws IOException {
-        long[] firstRows = firstRows(parquet);
+        List<RowGroupSplit> groups = rowGroups(parquet, blockRows);
         MessageDigest sha = SingleThreadLoops.sha256();
         try (ParquetFileReader file = open(parquet)) {
             ParquetLayout layout = layout(file, parquet);
             ColumnarDecoder decoder = new ColumnarDecoder(program);
-            for (int g = 0; g < firstRows.length; g++) {
+            for (RowGroupSplit g : groups) {
                 RowGroupBlocks blocks =
-                        new RowGroupBlocks(file, layout, decoder, g, firstRows[g], 1024);
+                        new RowGroupBlocks(file, layout, decoder, g.rowGroup(), g.firstRow(), 1024);
                 ColumnBlock b;
                 while ((b = blocks.next(0, 0, blockRows)) != null) {
                     hashRows(sha, ColumnDecodeFunction.decoded(program, b));
@@ -173,17 +175,10 @@ final class ParquetLoops {
         return layout;
     }
 
-    /** The index of each row group's first row. */
-    private static long[] firstRows(Path parquet) throws IOException {
-        try (ParquetFileReader file = open(parquet)) {
-            int groups = file.getRowGroups().size();
-            long[] first = new long[groups];
-            long row = 0;
-            for (int g = 0; g < groups; g++) {
-                first[g] = row;
-                row += file.getRowGroups().get(g).getRowCount();
-            }
-            return first;
-        }
+    /** The file's row groups as the Parquet source hands them out. */
+    private static List<RowGroupSplit> rowGroups(Path parquet, int blockRows) throws IOException {
+        return new ParquetFileSource(
+                        parquet.toString(), blockRows, Map.of(), 1024, ColumnProgram.dlrm(-1))
+                .splits();
     }
 }

@@ -86,7 +86,7 @@ public final class ParquetFileSource
     }
 
     /** The file's row groups as splits, in order, each with its first row and block number. */
-    List<RowGroupSplit> splits() throws IOException {
+    public List<RowGroupSplit> splits() throws IOException {
         List<RowGroupSplit> splits = new ArrayList<>();
         try (ParquetFileReader file = ParquetFiles.open(new FlinkInputFile(path))) {
             long row = 0;

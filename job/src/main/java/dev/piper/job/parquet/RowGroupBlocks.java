@@ -9,9 +9,9 @@ import dev.piper.operators.block.ColumnBlock;
 import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.decode.ColumnarDecoder;
 import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.decode.HexIds;
 import dev.piper.operators.decode.Reason;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -33,17 +33,6 @@ import org.apache.parquet.hadoop.ParquetFileReader;
  * <p>Not thread-safe; one per reader.
  */
 public final class RowGroupBlocks {
-
-    /** Value of a hex digit, or -1. */
-    private static final byte[] HEX = new byte[256];
-
-    static {
-        Arrays.fill(HEX, (byte) -1);
-        for (int c = 0; c < 16; c++) {
-            HEX[Character.forDigit(c, 16)] = (byte) c;
-            HEX[Character.toUpperCase(Character.forDigit(c, 16))] = (byte) c;
-        }
-    }
 
     private final ParquetLayout layout;
     private final ColumnarDecoder decoder;
@@ -234,8 +223,8 @@ public final class RowGroupBlocks {
                 case ID_HEX -> {
                     for (int r = line; r < end; r++) {
                         if (cursor.present()) {
-                            ByteBuffer text = cursor.readBinary().toByteBuffer();
-                            if (!text.hasRemaining()) {
+                            byte[] text = cursor.readBinary().getBytes();
+                            if (text.length == 0) {
                                 missing = mark(missing, lines, r);
                             } else {
                                 ids[r] = hex(text, r, f);
@@ -258,33 +247,19 @@ public final class RowGroupBlocks {
         return set;
     }
 
-    /**
-     * The id of a hexadecimal text, as the text decoder parses one: hex digits only, at most 16
-     * significant ones. Anything else marks the row bad and gives 0.
-     */
-    private long hex(ByteBuffer text, int r, int f) {
-        long v = 0;
-        int significant = 0;
-        for (int i = text.position(); i < text.limit(); i++) {
-            int d = HEX[text.get(i) & 0xff];
-            if (d < 0) {
-                bad(r, f, Reason.CATEGORICAL_NOT_HEX, text(text), " is not hexadecimal");
-                return 0;
-            }
-            if (significant > 0 || d != 0) {
-                significant++;
-            }
-            v = (v << 4) | d;
+    /** The id of a hexadecimal text ({@link HexIds}); anything else marks the row bad, gives 0. */
+    private long hex(byte[] text, int r, int f) {
+        int status = HexIds.status(text, 0, text.length);
+        if (status == HexIds.OK) {
+            return HexIds.value(text, 0, text.length);
         }
-        if (significant > 16) {
-            bad(r, f, Reason.CATEGORICAL_OVERFLOW, text(text), " does not fit in 64 bits");
-            return 0;
-        }
-        return v;
-    }
-
-    private static String text(ByteBuffer b) {
-        return StandardCharsets.UTF_8.decode(b.duplicate()).toString();
+        bad(
+                r,
+                f,
+                status == HexIds.NOT_HEX ? Reason.CATEGORICAL_NOT_HEX : Reason.CATEGORICAL_OVERFLOW,
+                new String(text, StandardCharsets.UTF_8),
+                status == HexIds.NOT_HEX ? " is not hexadecimal" : " does not fit in 64 bits");
+        return 0;
     }
 
     /** Records that field {@code f} of row {@code r} holds {@code value}, which is bad. */

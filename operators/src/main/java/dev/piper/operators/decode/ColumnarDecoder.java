@@ -55,22 +55,9 @@ public final class ColumnarDecoder {
     }
 
     /**
-     * Applies the program to {@code rows} rows: {@link #apply(int, int[], long[][], long[], int)}
-     * for every field, then {@link #runPasses}.
-     *
-     * @param missing per field (40), as {@link #apply(int, int[], long[][], long[], int)} takes it
-     */
-    public void apply(int[] labelDense, long[][] keys, long[][] missing, int rows) {
-        for (int f = 0; f < FIELDS; f++) {
-            apply(f, labelDense, keys, missing[f], rows);
-        }
-        runPasses(labelDense, keys, rows);
-    }
-
-    /**
      * Gives field {@code f}'s missing values their fill and its values the operator fused into the
      * text decoder's parser (neg2zero of a dense value, modulus of an id): what the reader does
-     * inline for the fields it reads that way.
+     * inline for the fields it reads that way. After every field, {@link #runPasses}.
      *
      * @param labelDense row-major label and dense values as read, {@code rows * 14}
      * @param keys per categorical column, its ids as read

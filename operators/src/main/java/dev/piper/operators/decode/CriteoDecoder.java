@@ -33,26 +33,8 @@ import java.util.List;
  */
 public final class CriteoDecoder {
 
-    /** Value of a hex digit, or -1. */
-    private static final byte[] HEX = new byte[256];
-
-    static {
-        Arrays.fill(HEX, (byte) -1);
-        for (int c = '0'; c <= '9'; c++) {
-            HEX[c] = (byte) (c - '0');
-        }
-        for (int c = 'a'; c <= 'f'; c++) {
-            HEX[c] = (byte) (c - 'a' + 10);
-            HEX[c - 'a' + 'A'] = (byte) (c - 'a' + 10);
-        }
-    }
-
     /** Signals a field that is not an int32; outside the int range so it cannot collide. */
     private static final long NOT_INT32 = Long.MIN_VALUE;
-
-    private static final int HEX_OK = 0;
-    private static final int HEX_NOT_HEX = 1;
-    private static final int HEX_OVERFLOW = 2;
 
     private final DecodeOptions options;
     private final ColumnProgram program;
@@ -103,9 +85,6 @@ public final class CriteoDecoder {
 
     private final int[] exceptionBytes = new int[SPARSE];
     private int exceptions;
-
-    /** Set by {@link #parseHex} next to its result. */
-    private int hexStatus;
 
     /** Set by {@link #decodeLine} when it rejects a line. */
     private Reason failReason;
@@ -168,8 +147,8 @@ public final class CriteoDecoder {
      * @param passNanos if the decoder measures, the thread CPU time of the column passes (the
      *     operators not fused into the parser, {@link ColumnPasses}); otherwise 0
      * @param missing if the decoder {@link #tracking tracks} them, the missing values of the
-     *     block's rows, a set per field as {@link ColumnarDecoder#apply} takes them; otherwise
-     *     empty
+     *     block's rows, a set per field as {@link ColumnarDecoder#apply(int, int[], long[][],
+     *     long[], int)} takes them; otherwise empty
      */
     public record Decoded(
             DenseChunk dense,
@@ -441,7 +420,7 @@ public final class CriteoDecoder {
                 }
             }
             while (!parsedAsWord && p < end) {
-                int d = HEX[b[p] & 0xff];
+                int d = HexIds.digit(b[p]);
                 if (d < 0) {
                     break;
                 }
@@ -550,19 +529,20 @@ public final class CriteoDecoder {
                     markMissing(f, row, pos == fieldEnd);
                 }
             } else {
-                long id = pos == fieldEnd ? fill[f] : parseHex(b, pos, fieldEnd);
-                if (pos != fieldEnd && hexStatus != HEX_OK) {
+                int hexStatus = pos == fieldEnd ? HexIds.OK : HexIds.status(b, pos, fieldEnd);
+                if (hexStatus != HexIds.OK) {
                     return fail(
-                            hexStatus == HEX_NOT_HEX
+                            hexStatus == HexIds.NOT_HEX
                                     ? Reason.CATEGORICAL_NOT_HEX
                                     : Reason.CATEGORICAL_OVERFLOW,
                             CriteoLayout.fieldName(f)
                                     + ": "
                                     + quote(b, pos, fieldEnd)
-                                    + (hexStatus == HEX_NOT_HEX
+                                    + (hexStatus == HexIds.NOT_HEX
                                             ? " is not hexadecimal"
                                             : " does not fit in 64 bits"));
                 }
+                long id = pos == fieldEnd ? fill[f] : HexIds.value(b, pos, fieldEnd);
                 long m = modulus[f - 1 - DENSE];
                 keys[f - 1 - DENSE][row] = m > 0 ? Long.remainderUnsigned(id, m) : id;
                 if (missing != null) {
@@ -612,28 +592,6 @@ public final class CriteoDecoder {
             v = -v;
         }
         return v > Integer.MAX_VALUE ? NOT_INT32 : v;
-    }
-
-    /**
-     * Parses hexadecimal digits as an unsigned 64-bit id; an empty field is missing and gives 0.
-     * Sets {@link #hexStatus}.
-     */
-    long parseHex(byte[] b, int s, int e) {
-        long v = 0;
-        int significant = 0;
-        for (int i = s; i < e; i++) {
-            int d = HEX[b[i] & 0xff];
-            if (d < 0) {
-                hexStatus = HEX_NOT_HEX;
-                return 0;
-            }
-            if (significant > 0 || d != 0) {
-                significant++;
-            }
-            v = (v << 4) | d;
-        }
-        hexStatus = significant > 16 ? HEX_OVERFLOW : HEX_OK;
-        return v;
     }
 
     private DeadLetter deadLetter(

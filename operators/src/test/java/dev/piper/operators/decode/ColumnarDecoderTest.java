@@ -43,7 +43,11 @@ class ColumnarDecoderTest {
         }
         int[] labelDense =
                 Arrays.copyOf(raw.dense().labelDense(), rows * CriteoLayout.LABEL_DENSE_WIDTH);
-        new ColumnarDecoder(program).apply(labelDense, keys, missing, rows);
+        ColumnarDecoder decoder = new ColumnarDecoder(program);
+        for (int f = 0; f < CriteoLayout.FIELDS; f++) {
+            decoder.apply(f, labelDense, keys, missing[f], rows);
+        }
+        decoder.runPasses(labelDense, keys, rows);
         return new ColumnBlock(0, 4, 0, rows, rows, labelDense, keys, new DeadLetter[0]);
     }
 
