@@ -1,8 +1,5 @@
 package dev.piper.operators.block;
 
-import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
-import static dev.piper.operators.decode.CriteoLayout.SPARSE;
-
 /**
  * A decoded block of a columnar input (Parquet): its valid rows after the pipeline's stateless
  * column operators, as the text decoder leaves a text block, and the dead letters of the rows whose
@@ -16,8 +13,9 @@ import static dev.piper.operators.decode.CriteoLayout.SPARSE;
  * @param firstRow 0-based index in the file of the block's first row
  * @param lines number of rows of the file in the block, valid or not
  * @param rows number of valid rows
- * @param labelDense row-major label then I1..I13 of the valid rows, {@code rows * 14} ints
- * @param keys per categorical column (26), its keys of the valid rows
+ * @param labelDense row-major label then I1.. of the valid rows, {@code rows * (1 + dense)} ints of
+ *     the pipeline's layout
+ * @param keys per categorical column of the layout, its keys of the valid rows
  * @param deadLetters the rejected rows, in row order ({@code lineInBlock} their index in the block)
  */
 public record ColumnBlock(
@@ -40,11 +38,8 @@ public record ColumnBlock(
                             + deadLetters.length
                             + " dead letters");
         }
-        if (labelDense.length < rows * LABEL_DENSE_WIDTH) {
-            throw new IllegalArgumentException("labelDense holds fewer than " + rows + " rows");
-        }
-        if (keys.length != SPARSE) {
-            throw new IllegalArgumentException("one key array per categorical column expected");
+        if (keys.length == 0 || labelDense.length < rows) {
+            throw new IllegalArgumentException("no key arrays, or fewer label values than rows");
         }
         for (long[] k : keys) {
             if (k.length < rows) {

@@ -1,18 +1,17 @@
 package dev.piper.operators.block;
 
-import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
-import static dev.piper.operators.decode.CriteoLayout.SPARSE;
-
+import dev.piper.operators.decode.RowLayout;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link ColumnBlock}. Format 1: {@code lane} (int32), {@code seq}, {@code firstRow}
+ * Serializer of {@link ColumnBlock}. Format 2: {@code lane} (int32), {@code seq}, {@code firstRow}
  * (int64), {@code lines, rows} (int32), the label/dense values (int32 count, little-endian int32
- * values), the 26 key arrays (each int32 count, little-endian int64 values), then the dead letters
- * as in {@link DenseChunkSerializer}.
+ * values: the whole array, as the reader sized it), the number of key arrays (int32), each (int32
+ * count, little-endian int64 values), then the dead letters as in {@link DenseChunkSerializer}.
+ * Format 1 had 26 key arrays and no count.
  *
  * <p>A block normally goes from the Parquet reader to the decoder chained to it and is never
  * serialized; this serializer exists so that the job never falls back to Kryo, and for the rare
@@ -25,11 +24,11 @@ public final class ColumnBlockSerializer extends BlockSerializer<ColumnBlock> {
     public static final ColumnBlockSerializer INSTANCE = new ColumnBlockSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 1;
+    static final int FORMAT = 2;
 
     @Override
     public ColumnBlock createInstance() {
-        return new ColumnBlock(0, 0, 0, 0, 0, new int[0], new long[SPARSE][0], new DeadLetter[0]);
+        return new ColumnBlock(0, 0, 0, 0, 0, new int[0], new long[1][0], new DeadLetter[0]);
     }
 
     @Override
@@ -44,7 +43,8 @@ public final class ColumnBlockSerializer extends BlockSerializer<ColumnBlock> {
         out.writeLong(b.firstRow());
         out.writeInt(b.lines());
         out.writeInt(b.rows());
-        ArrayIO.writeInts(out, b.labelDense(), b.rows() * LABEL_DENSE_WIDTH);
+        ArrayIO.writeInts(out, b.labelDense(), b.labelDense().length);
+        out.writeInt(b.keys().length);
         for (long[] k : b.keys()) {
             ArrayIO.writeLongs(out, k, b.rows());
         }
@@ -59,8 +59,12 @@ public final class ColumnBlockSerializer extends BlockSerializer<ColumnBlock> {
         int lines = in.readInt();
         int rows = in.readInt();
         int[] labelDense = ArrayIO.readInts(in);
-        long[][] keys = new long[SPARSE][];
-        for (int c = 0; c < SPARSE; c++) {
+        int columns = in.readInt();
+        if (columns < 1 || columns > RowLayout.MAX_SPARSE) {
+            throw new IOException("corrupt column block: " + columns + " key arrays");
+        }
+        long[][] keys = new long[columns][];
+        for (int c = 0; c < columns; c++) {
             keys[c] = ArrayIO.readLongs(in);
         }
         DeadLetter[] letters = readDeadLetters(in);

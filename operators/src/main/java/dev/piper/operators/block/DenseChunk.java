@@ -1,5 +1,7 @@
 package dev.piper.operators.block;
 
+import dev.piper.operators.decode.RowLayout;
+
 /**
  * The row-wise part of a decoded block: labels and dense values of its valid rows, and the dead
  * letters of its rejected lines. Every line of the block is one or the other: {@code lines == rows
@@ -9,10 +11,12 @@ package dev.piper.operators.block;
  * @param seq the block's sequence number in its lane
  * @param lines number of input lines in the block
  * @param rows number of valid rows
- * @param labelDense row-major label then dense values, {@code rows * (1 + dense columns)} ints
+ * @param labelDense row-major label then dense values, {@code rows * layout.labelDenseWidth()} ints
  * @param deadLetters the rejected lines, in line order
  * @param origin the log records the block's lines came from, or {@link Origin#NONE}
  * @param version the version of the pipeline spec the whole block was decoded with
+ * @param layout the fields of the block's rows: the width of {@code labelDense}, and how many index
+ *     chunks complete the block
  */
 public record DenseChunk(
         int lane,
@@ -22,7 +26,28 @@ public record DenseChunk(
         int[] labelDense,
         DeadLetter[] deadLetters,
         Origin origin,
-        int version) {
+        int version,
+        RowLayout layout) {
+
+    public DenseChunk {
+        if (labelDense.length < rows * layout.labelDenseWidth()) {
+            throw new IllegalArgumentException(
+                    "labelDense holds fewer than " + rows + " rows of " + layout);
+        }
+    }
+
+    /** A chunk of Criteo's layout. */
+    public DenseChunk(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            int[] labelDense,
+            DeadLetter[] deadLetters,
+            Origin origin,
+            int version) {
+        this(lane, seq, lines, rows, labelDense, deadLetters, origin, version, RowLayout.CRITEO);
+    }
 
     /** A chunk of lane 0 (file input) decoded with spec version 1. */
     public DenseChunk(long seq, int lines, int rows, int[] labelDense, DeadLetter[] deadLetters) {

@@ -1,17 +1,25 @@
 package dev.piper.operators.block;
 
+import dev.piper.operators.decode.RowLayout;
 import java.io.IOException;
+import java.util.function.IntFunction;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link DenseChunk}. Format 4: {@code lane} (int32), {@code seq} (int64), {@code
+ * Serializer of {@link DenseChunk}. Format 5: {@code lane} (int32), {@code seq} (int64), {@code
  * lines, rows} (int32), the label/dense values as int32 count and little-endian int32 values, the
  * dead letters (int32 count; each: line in block as int32, offset as int64, reason and detail as
  * modified UTF-8, raw as int32 length and bytes, truncated flag), then the origin (see {@link
- * BlockSerializer#writeOrigin}), the spec {@code version} (int32). Format 3 had no version, format
- * 2 no lane and no origin.
+ * BlockSerializer#writeOrigin}), the spec {@code version} (int32), the layout's dense and sparse
+ * columns (int32 each). Format 4 had no layout (always Criteo's), format 3 no version, format 2 no
+ * lane and no origin.
+ *
+ * <p>Dense chunks wait in the concatenation's keyed state for their index chunks, so this still
+ * reads format 4: a savepoint taken before layouts restores by migration, its chunks in Criteo's
+ * layout.
  */
 public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
@@ -20,10 +28,7 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
     public static final DenseChunkSerializer INSTANCE = new DenseChunkSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 4;
-
-    /** Values per row: the label and 13 dense columns. */
-    private static final int ROW_WIDTH = 14;
+    static final int FORMAT = 5;
 
     @Override
     public DenseChunk createInstance() {
@@ -37,11 +42,18 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
     @Override
     public void serialize(DenseChunk r, DataOutputView out) throws IOException {
+        writeFormat4(r, out);
+        out.writeInt(r.layout().dense());
+        out.writeInt(r.layout().sparse());
+    }
+
+    /** Format 4's fields: everything but the layout. */
+    private static void writeFormat4(DenseChunk r, DataOutputView out) throws IOException {
         out.writeInt(r.lane());
         out.writeLong(r.seq());
         out.writeInt(r.lines());
         out.writeInt(r.rows());
-        ArrayIO.writeInts(out, r.labelDense(), r.rows() * ROW_WIDTH);
+        ArrayIO.writeInts(out, r.labelDense(), r.rows() * r.layout().labelDenseWidth());
         writeDeadLetters(r.deadLetters(), out);
         writeOrigin(r.origin(), out);
         out.writeInt(r.version());
@@ -49,6 +61,10 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
     @Override
     public DenseChunk deserialize(DataInputView in) throws IOException {
+        return read(in, true);
+    }
+
+    private static DenseChunk read(DataInputView in, boolean withLayout) throws IOException {
         int lane = in.readInt();
         long seq = in.readLong();
         int lines = in.readInt();
@@ -57,7 +73,61 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         DeadLetter[] letters = readDeadLetters(in);
         Origin origin = readOrigin(in);
         int version = in.readInt();
-        return new DenseChunk(lane, seq, lines, rows, values, letters, origin, version);
+        RowLayout layout = RowLayout.CRITEO;
+        if (withLayout) {
+            int dense = in.readInt();
+            int sparse = in.readInt();
+            try {
+                layout = new RowLayout(dense, sparse);
+            } catch (IllegalArgumentException e) {
+                throw new IOException("corrupt dense chunk: " + e.getMessage(), e);
+            }
+        }
+        if (values.length != rows * layout.labelDenseWidth()) {
+            throw new IOException(
+                    "corrupt dense chunk: "
+                            + values.length
+                            + " values for "
+                            + rows
+                            + " rows of "
+                            + layout);
+        }
+        return new DenseChunk(lane, seq, lines, rows, values, letters, origin, version, layout);
+    }
+
+    /** Format 4, for restoring state written before layouts: Criteo's layout. */
+    static final class Format4 extends BlockSerializer<DenseChunk> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format4 INSTANCE = new Format4();
+
+        @Override
+        public DenseChunk createInstance() {
+            return DenseChunkSerializer.INSTANCE.createInstance();
+        }
+
+        @Override
+        public DenseChunk copy(DenseChunk from) {
+            return from;
+        }
+
+        @Override
+        public void serialize(DenseChunk r, DataOutputView out) throws IOException {
+            if (!r.layout().equals(RowLayout.CRITEO)) {
+                throw new IOException("dense chunk format 4 holds only Criteo's layout");
+            }
+            writeFormat4(r, out);
+        }
+
+        @Override
+        public DenseChunk deserialize(DataInputView in) throws IOException {
+            return read(in, false);
+        }
+
+        @Override
+        public TypeSerializerSnapshot<DenseChunk> snapshotConfiguration() {
+            throw new UnsupportedOperationException("format 4 is only read, to migrate it");
+        }
     }
 
     @Override
@@ -65,10 +135,15 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         return new Snapshot();
     }
 
-    /** Snapshot of {@link DenseChunkSerializer}; its version is the byte format. */
-    public static final class Snapshot extends BlockSerializerSnapshot<DenseChunk> {
+    /** Snapshot of {@link DenseChunkSerializer}; its version is the byte format, 4 or 5. */
+    public static final class Snapshot extends FormatSnapshot<DenseChunk> {
         public Snapshot() {
-            super("dense chunk", FORMAT, () -> INSTANCE);
+            super(
+                    "dense chunk",
+                    FORMAT,
+                    4,
+                    (IntFunction<TypeSerializer<DenseChunk>>)
+                            f -> f == FORMAT ? INSTANCE : Format4.INSTANCE);
         }
     }
 }

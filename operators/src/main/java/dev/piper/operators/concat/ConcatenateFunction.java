@@ -1,10 +1,5 @@
 package dev.piper.operators.concat;
 
-import static dev.piper.operators.decode.CriteoLayout.FIELDS;
-import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
-import static dev.piper.operators.decode.CriteoLayout.ROW_BYTES;
-import static dev.piper.operators.decode.CriteoLayout.SPARSE;
-
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.DenseChunkSerializer;
@@ -14,6 +9,7 @@ import dev.piper.operators.block.Lanes;
 import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
+import dev.piper.operators.decode.RowLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -27,8 +23,9 @@ import org.apache.flink.util.Collector;
 
 /**
  * PIPER's Concatenate: keyed by block (its sequence number, or lane and sequence number), it waits
- * for the block's dense part and its 26 categorical index chunks, then writes the rows in the DLRM
- * layout (40 little-endian int32 per row: label, I1..I13, C1..C26).
+ * for the block's dense part and its categorical index chunks (as many as the dense part's layout
+ * has sparse columns), then writes the rows in the DLRM layout (little-endian int32 per row: label,
+ * I1.., C1..; 40 in Criteo's layout).
  */
 public final class ConcatenateFunction<K>
         extends KeyedCoProcessFunction<K, DenseChunk, IndexChunk, AssembledBlock> {
@@ -110,12 +107,12 @@ public final class ConcatenateFunction<K>
     private void emitIfComplete(Context ctx, Collector<AssembledBlock> out) throws Exception {
         Integer count = sparseCount.value();
         DenseChunk d = dense.value();
-        if (d == null || count == null || count < SPARSE) {
+        if (d == null || count == null || count < d.layout().sparse()) {
             return;
         }
         long start = measure ? ThreadCpu.now() : 0;
-        IndexChunk[] columns = new IndexChunk[SPARSE];
-        for (int c = 0; c < SPARSE; c++) {
+        IndexChunk[] columns = new IndexChunk[d.layout().sparse()];
+        for (int c = 0; c < columns.length; c++) {
             columns[c] = sparse.get(c);
         }
         out.collect(assemble(d, columns));
@@ -137,14 +134,28 @@ public final class ConcatenateFunction<K>
     /** Interleaves the block's columns into rows. */
     public static AssembledBlock assemble(DenseChunk d, IndexChunk[] columns) {
         int rows = d.rows();
-        byte[] bytes = new byte[rows * ROW_BYTES];
+        RowLayout layout = d.layout();
+        int sparseColumns = layout.sparse();
+        int width = layout.labelDenseWidth();
+        if (columns.length != sparseColumns) {
+            throw new IllegalStateException(
+                    "block "
+                            + d.lane()
+                            + "/"
+                            + d.seq()
+                            + ": "
+                            + columns.length
+                            + " index chunks for "
+                            + layout);
+        }
+        byte[] bytes = new byte[rows * layout.rowBytes()];
         ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         int[] labelDense = d.labelDense();
-        int[][] indices = new int[SPARSE][];
-        int[] firstNew = new int[SPARSE];
-        long[][] newKeys = new long[SPARSE][];
-        int[] epochs = new int[SPARSE];
-        for (int c = 0; c < SPARSE; c++) {
+        int[][] indices = new int[sparseColumns][];
+        int[] firstNew = new int[sparseColumns];
+        long[][] newKeys = new long[sparseColumns][];
+        int[] epochs = new int[sparseColumns];
+        for (int c = 0; c < sparseColumns; c++) {
             IndexChunk chunk = columns[c];
             if (chunk.size() != rows || chunk.seq() != d.seq() || chunk.lane() != d.lane()) {
                 throw new IllegalStateException(
@@ -170,17 +181,17 @@ public final class ConcatenateFunction<K>
         }
         int pos = 0;
         for (int r = 0; r < rows; r++) {
-            int base = r * LABEL_DENSE_WIDTH;
-            for (int j = 0; j < LABEL_DENSE_WIDTH; j++) {
+            int base = r * width;
+            for (int j = 0; j < width; j++) {
                 buf.putInt(pos, labelDense[base + j]);
                 pos += Integer.BYTES;
             }
-            for (int c = 0; c < SPARSE; c++) {
+            for (int c = 0; c < sparseColumns; c++) {
                 buf.putInt(pos, indices[c][r]);
                 pos += Integer.BYTES;
             }
         }
-        assert pos == rows * FIELDS * Integer.BYTES;
+        assert pos == rows * layout.rowBytes();
         return new AssembledBlock(
                 d.lane(),
                 d.seq(),

@@ -42,6 +42,13 @@ public final class ColumnDecodeFunction extends ProcessFunction<ColumnBlock, Key
 
     /** The block's parts, as the text decoder gives them for a text block. */
     public static CriteoDecoder.Decoded decoded(ColumnProgram program, ColumnBlock block) {
+        if (block.keys().length != program.layout().sparse()) {
+            throw new IllegalArgumentException(
+                    "a block of "
+                            + block.keys().length
+                            + " sparse columns for a pipeline of "
+                            + program.layout());
+        }
         DenseChunk dense =
                 new DenseChunk(
                         block.lane(),
@@ -51,7 +58,8 @@ public final class ColumnDecodeFunction extends ProcessFunction<ColumnBlock, Key
                         block.labelDense(),
                         block.deadLetters(),
                         Origin.NONE,
-                        program.version());
+                        program.version(),
+                        program.layout());
         return new CriteoDecoder.Decoded(
                 dense,
                 CriteoDecoder.keyChunks(

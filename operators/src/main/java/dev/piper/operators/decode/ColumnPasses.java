@@ -1,9 +1,5 @@
 package dev.piper.operators.decode;
 
-import static dev.piper.operators.decode.CriteoLayout.DENSE;
-import static dev.piper.operators.decode.CriteoLayout.FIELDS;
-import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
-
 import dev.piper.operators.ops.BoxCox;
 import dev.piper.operators.ops.Bucketize;
 import dev.piper.operators.ops.Chains;
@@ -29,17 +25,15 @@ import java.util.Map;
  * <p><b>Horizontal fusion</b> (RAP): the i-th pass operator of every column is grouped with the
  * i-th of the other columns by operator and input type, and each group runs as one loop over the
  * block, each column with its own parameters (a sigrid_hash salt per column, bucket borders per
- * column). Dense values sit row-major in the block ({@link CriteoLayout#LABEL_DENSE_WIDTH} per
- * row), so a fused dense pass walks the block once for all its columns where one pass per column
- * would walk it once per column. Unfused ({@code fuse = false}, for {@code bin/piper bench}), every
+ * column). Dense values sit row-major in the block ({@link RowLayout#labelDenseWidth()} per row),
+ * so a fused dense pass walks the block once for all its columns where one pass per column would
+ * walk it once per column. Unfused ({@code fuse = false}, for {@code bin/piper bench}), every
  * column's operator is a pass of its own. Results are identical either way: a column's operators
  * run in chain order, and a pass touches only its own columns.
  *
  * <p>Each pass type has its own loop, so the per-value work is a monomorphic, inlinable body.
  */
 public final class ColumnPasses {
-
-    private static final int W = LABEL_DENSE_WIDTH;
 
     private final Pass[] passes;
 
@@ -51,15 +45,17 @@ public final class ColumnPasses {
     public static ColumnPasses of(ColumnProgram program, boolean fuse) {
         List<Pass> out = new ArrayList<>();
         Map<String, Long2LongOpenHashMap> tables = new HashMap<>(); // mapid files, read once
-        ValueType[] type = new ValueType[FIELDS];
+        int fieldCount = program.layout().fields();
+        int width = program.layout().labelDenseWidth();
+        ValueType[] type = new ValueType[fieldCount];
         int stages = 0;
-        for (int f = 0; f < FIELDS; f++) {
+        for (int f = 0; f < fieldCount; f++) {
             type[f] = ValueType.int32; // the parser's fused operators keep int32
             stages = Math.max(stages, program.passOps(f).size());
         }
         for (int s = 0; s < stages; s++) {
             Map<String, List<Integer>> groups = new LinkedHashMap<>();
-            for (int f = 0; f < FIELDS; f++) {
+            for (int f = 0; f < fieldCount; f++) {
                 List<Op> ops = program.passOps(f);
                 if (s < ops.size()) {
                     String key =
@@ -76,7 +72,7 @@ public final class ColumnPasses {
                     ops[i] = program.passOps(fs[i]).get(s);
                 }
                 boolean inFloat = type[fs[0]] == ValueType.float32;
-                out.add(pass(ops, fs, inFloat, tables));
+                out.add(pass(width, ops, fs, inFloat, tables));
                 for (int i = 0; i < fs.length; i++) {
                     type[fs[i]] = Chains.outType(ops[i], type[fs[i]]);
                 }
@@ -97,7 +93,7 @@ public final class ColumnPasses {
 
     /**
      * Runs every pass over the first {@code rows} rows: dense values in {@code labelDense} (row
-     * major, {@link CriteoLayout#LABEL_DENSE_WIDTH} per row), keys in {@code keys[c]}.
+     * major, {@link RowLayout#labelDenseWidth()} per row), keys in {@code keys[c]}.
      */
     public void run(int[] labelDense, long[][] keys, int rows) {
         for (Pass p : passes) {
@@ -106,10 +102,14 @@ public final class ColumnPasses {
     }
 
     private static Pass pass(
-            Op[] ops, int[] fields, boolean inFloat, Map<String, Long2LongOpenHashMap> tables) {
+            int width,
+            Op[] ops,
+            int[] fields,
+            boolean inFloat,
+            Map<String, Long2LongOpenHashMap> tables) {
         Op first = ops[0];
         if (first instanceof Op.Neg2Zero) {
-            return new Neg2Zero(fields, inFloat);
+            return new Neg2Zero(width, fields, inFloat);
         }
         if (first instanceof Op.ClampOp) {
             double[] lo = new double[ops.length];
@@ -118,48 +118,48 @@ public final class ColumnPasses {
                 lo[i] = ((Op.ClampOp) ops[i]).lo();
                 hi[i] = ((Op.ClampOp) ops[i]).hi();
             }
-            return new Clamp(fields, inFloat, lo, hi);
+            return new Clamp(width, fields, inFloat, lo, hi);
         }
         if (first instanceof Op.Log) {
-            return new Log(fields, inFloat);
+            return new Log(width, fields, inFloat);
         }
         if (first instanceof Op.BucketizeOp) {
             Bucketize[] b = new Bucketize[ops.length];
             for (int i = 0; i < ops.length; i++) {
                 b[i] = ((Op.BucketizeOp) ops[i]).bucketize();
             }
-            return new BucketizePass(fields, inFloat, b);
+            return new BucketizePass(width, fields, inFloat, b);
         }
         if (first instanceof Op.BoxCoxOp) {
             BoxCox[] b = new BoxCox[ops.length];
             for (int i = 0; i < ops.length; i++) {
                 b[i] = ((Op.BoxCoxOp) ops[i]).boxcox();
             }
-            return new BoxCoxPass(fields, inFloat, b);
+            return new BoxCoxPass(width, fields, inFloat, b);
         }
         if (first instanceof Op.LogitOp) {
             Logit[] l = new Logit[ops.length];
             for (int i = 0; i < ops.length; i++) {
                 l[i] = ((Op.LogitOp) ops[i]).logit();
             }
-            return new LogitPass(fields, inFloat, l);
+            return new LogitPass(width, fields, inFloat, l);
         }
         if (first instanceof Op.Cast) {
-            return new Cast(fields, inFloat);
+            return new Cast(width, fields, inFloat);
         }
         if (first instanceof Op.Modulus) {
             long[] m = new long[ops.length];
             for (int i = 0; i < ops.length; i++) {
                 m[i] = ((Op.Modulus) ops[i]).m();
             }
-            return new Modulus(fields, m);
+            return new Modulus(width, fields, m);
         }
         if (first instanceof Op.SigridHashOp) {
             SigridHash[] h = new SigridHash[ops.length];
             for (int i = 0; i < ops.length; i++) {
                 h[i] = ((Op.SigridHashOp) ops[i]).hash();
             }
-            return new Sigrid(fields, h);
+            return new Sigrid(width, fields, h);
         }
         if (first instanceof Op.MapIdOp) {
             IdMap[] maps = new IdMap[ops.length];
@@ -167,20 +167,27 @@ public final class ColumnPasses {
                 Op.MapIdOp op = (Op.MapIdOp) ops[i];
                 maps[i] = new IdMap(table(op.file(), tables), op.fallback());
             }
-            return new MapId(fields, maps);
+            return new MapId(width, fields, maps);
         }
         throw new IllegalArgumentException(first.name() + " does not run as a column pass");
     }
 
     /** One loop over a block for a group of columns. */
     private abstract static class Pass {
-        /** The fields (1..13 dense, 14.. sparse) the pass covers. */
+        /**
+         * Label and dense values per row; also the field number of the first sparse column, so
+         * sparse field {@code f}'s keys are {@code keys[f - w]}.
+         */
+        final int w;
+
+        /** The fields (1..dense the dense columns, then the sparse) the pass covers. */
         final int[] fields;
 
         /** Whether the dense input values are float32 bits. */
         final boolean inFloat;
 
-        Pass(int[] fields, boolean inFloat) {
+        Pass(int width, int[] fields, boolean inFloat) {
+            this.w = width;
             this.fields = fields;
             this.inFloat = inFloat;
         }
@@ -189,13 +196,13 @@ public final class ColumnPasses {
     }
 
     private static final class Neg2Zero extends Pass {
-        Neg2Zero(int[] fields, boolean inFloat) {
-            super(fields, inFloat);
+        Neg2Zero(int width, int[] fields, boolean inFloat) {
+            super(width, fields, inFloat);
         }
 
         @Override
         void run(int[] a, long[][] keys, int rows) {
-            for (int r = 0, base = 0; r < rows; r++, base += W) {
+            for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int f : fields) {
                     int v = a[base + f];
                     if (inFloat ? Float.intBitsToFloat(v) < 0 : v < 0) {
@@ -212,8 +219,8 @@ public final class ColumnPasses {
         private final int[] intLo;
         private final int[] intHi;
 
-        Clamp(int[] fields, boolean inFloat, double[] lo, double[] hi) {
-            super(fields, inFloat);
+        Clamp(int width, int[] fields, boolean inFloat, double[] lo, double[] hi) {
+            super(width, fields, inFloat);
             this.lo = lo;
             this.hi = hi;
             intLo = new int[lo.length];
@@ -228,7 +235,7 @@ public final class ColumnPasses {
         @Override
         void run(int[] a, long[][] keys, int rows) {
             int n = fields.length;
-            for (int r = 0, base = 0; r < rows; r++, base += W) {
+            for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int i = 0; i < n; i++) {
                     int at = base + fields[i];
                     if (inFloat) {
@@ -248,13 +255,13 @@ public final class ColumnPasses {
     }
 
     private static final class Log extends Pass {
-        Log(int[] fields, boolean inFloat) {
-            super(fields, inFloat);
+        Log(int width, int[] fields, boolean inFloat) {
+            super(width, fields, inFloat);
         }
 
         @Override
         void run(int[] a, long[][] keys, int rows) {
-            for (int r = 0, base = 0; r < rows; r++, base += W) {
+            for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int f : fields) {
                     int v = a[base + f];
                     float x = inFloat ? Float.intBitsToFloat(v) : (float) v;
@@ -267,15 +274,15 @@ public final class ColumnPasses {
     private static final class BucketizePass extends Pass {
         private final Bucketize[] buckets;
 
-        BucketizePass(int[] fields, boolean inFloat, Bucketize[] buckets) {
-            super(fields, inFloat);
+        BucketizePass(int width, int[] fields, boolean inFloat, Bucketize[] buckets) {
+            super(width, fields, inFloat);
             this.buckets = buckets;
         }
 
         @Override
         void run(int[] a, long[][] keys, int rows) {
             int n = fields.length;
-            for (int r = 0, base = 0; r < rows; r++, base += W) {
+            for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int i = 0; i < n; i++) {
                     int at = base + fields[i];
                     double x = inFloat ? Float.intBitsToFloat(a[at]) : a[at];
@@ -288,15 +295,15 @@ public final class ColumnPasses {
     private static final class BoxCoxPass extends Pass {
         private final BoxCox[] boxcox;
 
-        BoxCoxPass(int[] fields, boolean inFloat, BoxCox[] boxcox) {
-            super(fields, inFloat);
+        BoxCoxPass(int width, int[] fields, boolean inFloat, BoxCox[] boxcox) {
+            super(width, fields, inFloat);
             this.boxcox = boxcox;
         }
 
         @Override
         void run(int[] a, long[][] keys, int rows) {
             int n = fields.length;
-            for (int r = 0, base = 0; r < rows; r++, base += W) {
+            for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int i = 0; i < n; i++) {
                     int at = base + fields[i];
                     double x = inFloat ? Float.intBitsToFloat(a[at]) : a[at];
@@ -309,15 +316,15 @@ public final class ColumnPasses {
     private static final class LogitPass extends Pass {
         private final Logit[] logit;
 
-        LogitPass(int[] fields, boolean inFloat, Logit[] logit) {
-            super(fields, inFloat);
+        LogitPass(int width, int[] fields, boolean inFloat, Logit[] logit) {
+            super(width, fields, inFloat);
             this.logit = logit;
         }
 
         @Override
         void run(int[] a, long[][] keys, int rows) {
             int n = fields.length;
-            for (int r = 0, base = 0; r < rows; r++, base += W) {
+            for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int i = 0; i < n; i++) {
                     int at = base + fields[i];
                     double x = inFloat ? Float.intBitsToFloat(a[at]) : a[at];
@@ -329,13 +336,13 @@ public final class ColumnPasses {
 
     /** int32 to float32 (nearest float) or float32 to int32 (toward zero, saturating, NaN to 0). */
     private static final class Cast extends Pass {
-        Cast(int[] fields, boolean inFloat) {
-            super(fields, inFloat);
+        Cast(int width, int[] fields, boolean inFloat) {
+            super(width, fields, inFloat);
         }
 
         @Override
         void run(int[] a, long[][] keys, int rows) {
-            for (int r = 0, base = 0; r < rows; r++, base += W) {
+            for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int f : fields) {
                     int v = a[base + f];
                     a[base + f] =
@@ -350,15 +357,15 @@ public final class ColumnPasses {
     private static final class Modulus extends Pass {
         private final long[] m;
 
-        Modulus(int[] fields, long[] m) {
-            super(fields, false);
+        Modulus(int width, int[] fields, long[] m) {
+            super(width, fields, false);
             this.m = m;
         }
 
         @Override
         void run(int[] a, long[][] keys, int rows) {
             for (int i = 0; i < fields.length; i++) {
-                long[] k = keys[fields[i] - 1 - DENSE];
+                long[] k = keys[fields[i] - w];
                 long mod = m[i];
                 for (int r = 0; r < rows; r++) {
                     k[r] = Long.remainderUnsigned(k[r], mod);
@@ -370,15 +377,15 @@ public final class ColumnPasses {
     private static final class Sigrid extends Pass {
         private final SigridHash[] hash;
 
-        Sigrid(int[] fields, SigridHash[] hash) {
-            super(fields, false);
+        Sigrid(int width, int[] fields, SigridHash[] hash) {
+            super(width, fields, false);
             this.hash = hash;
         }
 
         @Override
         void run(int[] a, long[][] keys, int rows) {
             for (int i = 0; i < fields.length; i++) {
-                long[] k = keys[fields[i] - 1 - DENSE];
+                long[] k = keys[fields[i] - w];
                 SigridHash h = hash[i];
                 for (int r = 0; r < rows; r++) {
                     k[r] = h.hash(k[r]);
@@ -405,15 +412,15 @@ public final class ColumnPasses {
     private static final class MapId extends Pass {
         private final IdMap[] maps;
 
-        MapId(int[] fields, IdMap[] maps) {
-            super(fields, false);
+        MapId(int width, int[] fields, IdMap[] maps) {
+            super(width, fields, false);
             this.maps = maps;
         }
 
         @Override
         void run(int[] a, long[][] keys, int rows) {
             for (int i = 0; i < fields.length; i++) {
-                long[] k = keys[fields[i] - 1 - DENSE];
+                long[] k = keys[fields[i] - w];
                 IdMap m = maps[i];
                 for (int r = 0; r < rows; r++) {
                     k[r] = m.map(k[r]);

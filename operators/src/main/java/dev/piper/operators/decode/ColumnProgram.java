@@ -1,10 +1,5 @@
 package dev.piper.operators.decode;
 
-import static dev.piper.operators.decode.CriteoLayout.DENSE;
-import static dev.piper.operators.decode.CriteoLayout.FIELDS;
-import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
-import static dev.piper.operators.decode.CriteoLayout.SPARSE;
-
 import dev.piper.operators.ops.Chains;
 import dev.piper.operators.ops.Op;
 import dev.piper.operators.ops.Op.ValueType;
@@ -16,9 +11,10 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * The column chains a pipeline runs, one per field of the Criteo layout, as {@link Chains} allows
- * them; compiled from a pipeline spec, or {@link #dlrm(long)} for the built-in DLRM Criteo
- * pipeline. The decoder runs everything but the vocabulary, which is the keyed operator's.
+ * The column chains a pipeline runs, one per field of its {@link RowLayout} (Criteo's unless the
+ * spec declares another), as {@link Chains} allows them; compiled from a pipeline spec, or {@link
+ * #dlrm(long)} for the built-in DLRM Criteo pipeline. The decoder runs everything but the
+ * vocabulary, which is the keyed operator's.
  *
  * <p>How the decoder runs a chain: the fill (fill_missing's 0 or fill_null's value) takes the place
  * of an empty field while parsing; a neg2zero right after the fill of a dense column, and a modulus
@@ -37,31 +33,40 @@ import java.util.OptionalLong;
  */
 public final class ColumnProgram implements Serializable {
 
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
 
     private final String name;
     private final int version;
+    private final RowLayout layout;
     private final Op[][] chains;
     private final int[] epochs;
 
     // Derived from the chains, for the decoder's inner loops.
-    private final long[] fill = new long[FIELDS];
-    private final boolean[] neg2zero = new boolean[LABEL_DENSE_WIDTH];
-    private final long[] modulus = new long[SPARSE];
-    private final Op[][] passOps = new Op[FIELDS][];
-    private final ValueType[] types = new ValueType[FIELDS];
+    private final long[] fill;
+    private final boolean[] neg2zero;
+    private final long[] modulus;
+    private final Op[][] passOps;
+    private final ValueType[] types;
+
+    /** A program of Criteo's layout. */
+    public ColumnProgram(String name, int version, List<List<Op>> chains, int[] epochs) {
+        this(name, version, RowLayout.CRITEO, chains, epochs);
+    }
 
     /**
-     * @param chains one chain per field (label, I1..I13, C1..C26), each valid for its kind
-     * @param epochs per sparse column (26), the vocabulary epoch its keys go to, from 0
+     * @param chains one chain per field of {@code layout} (label, I1.., C1..), each valid for its
+     *     kind
+     * @param epochs per sparse column, the vocabulary epoch its keys go to, from 0
      * @throws IllegalArgumentException naming the field of an invalid chain
      */
-    public ColumnProgram(String name, int version, List<List<Op>> chains, int[] epochs) {
-        if (chains.size() != FIELDS) {
+    public ColumnProgram(
+            String name, int version, RowLayout layout, List<List<Op>> chains, int[] epochs) {
+        int fields = layout.fields();
+        if (chains.size() != fields) {
             throw new IllegalArgumentException(
-                    "one chain per field expected, got " + chains.size());
+                    "one chain per field (" + fields + ") expected, got " + chains.size());
         }
-        if (epochs.length != SPARSE) {
+        if (epochs.length != layout.sparse()) {
             throw new IllegalArgumentException("one epoch per sparse column expected");
         }
         for (int e : epochs) {
@@ -71,16 +76,22 @@ public final class ColumnProgram implements Serializable {
         }
         this.name = name;
         this.version = version;
+        this.layout = layout;
         this.epochs = epochs.clone();
-        this.chains = new Op[FIELDS][];
-        for (int f = 0; f < FIELDS; f++) {
+        this.fill = new long[fields];
+        this.neg2zero = new boolean[layout.labelDenseWidth()];
+        this.modulus = new long[layout.sparse()];
+        this.passOps = new Op[fields][];
+        this.types = new ValueType[fields];
+        this.chains = new Op[fields][];
+        for (int f = 0; f < fields; f++) {
             List<Op> chain = List.copyOf(chains.get(f));
             int field = f;
-            Chains.check(Chains.kindOf(f), chain)
+            Chains.check(Chains.kindOf(layout, f), chain)
                     .ifPresent(
                             p -> {
                                 throw new IllegalArgumentException(
-                                        CriteoLayout.fieldName(field)
+                                        layout.fieldName(field)
                                                 + (p.at() >= 0 ? "[" + p.at() + "]" : "")
                                                 + ": "
                                                 + p.message());
@@ -99,7 +110,7 @@ public final class ColumnProgram implements Serializable {
             passOps[f] = new Op[0];
             return;
         }
-        if (f <= DENSE) {
+        if (layout.isLabelOrDense(f)) {
             if (from < to && chain.get(from) instanceof Op.Neg2Zero) {
                 neg2zero[f] = true;
                 from++;
@@ -108,23 +119,23 @@ public final class ColumnProgram implements Serializable {
             from = 3; // after hex2int
             to--; // vocab
             if (from < to && chain.get(from) instanceof Op.Modulus m) {
-                modulus[f - 1 - DENSE] = m.m();
+                modulus[f - layout.labelDenseWidth()] = m.m();
                 from++;
             } else {
-                modulus[f - 1 - DENSE] = -1;
+                modulus[f - layout.labelDenseWidth()] = -1;
             }
         }
         passOps[f] = chain.subList(from, to).toArray(new Op[0]);
     }
 
     /**
-     * The chains of PIPER's flags: for sparse column {@code c} {@code modulus[c]} (0 or less:
-     * none); for field {@code f} (1..13) {@code neg2zero[f]} and {@code log[f]} (which needs
-     * neg2zero).
+     * The chains of PIPER's flags, in Criteo's layout: for sparse column {@code c} {@code
+     * modulus[c]} (0 or less: none); for field {@code f} (1..13) {@code neg2zero[f]} and {@code
+     * log[f]} (which needs neg2zero).
      */
     public ColumnProgram(
             String name, int version, long[] modulus, boolean[] neg2zero, boolean[] log) {
-        this(name, version, modulus, neg2zero, log, new int[SPARSE]);
+        this(name, version, modulus, neg2zero, log, new int[CriteoLayout.SPARSE]);
     }
 
     /** As above, with each sparse column's vocabulary epoch. */
@@ -135,21 +146,46 @@ public final class ColumnProgram implements Serializable {
             boolean[] neg2zero,
             boolean[] log,
             int[] epochs) {
-        this(name, version, flagChains(modulus, neg2zero, log), epochs);
+        this(
+                name,
+                version,
+                RowLayout.CRITEO,
+                flagChains(RowLayout.CRITEO, modulus, neg2zero, log),
+                epochs);
     }
 
-    private static List<List<Op>> flagChains(long[] modulus, boolean[] neg2zero, boolean[] log) {
-        if (modulus.length != SPARSE
-                || neg2zero.length != LABEL_DENSE_WIDTH
-                || log.length != LABEL_DENSE_WIDTH) {
+    /**
+     * The chains of PIPER's flags in any layout: as above, with one entry per column of {@code
+     * layout}.
+     */
+    public static ColumnProgram ofFlags(
+            String name,
+            int version,
+            RowLayout layout,
+            long[] modulus,
+            boolean[] neg2zero,
+            boolean[] log) {
+        return new ColumnProgram(
+                name,
+                version,
+                layout,
+                flagChains(layout, modulus, neg2zero, log),
+                new int[layout.sparse()]);
+    }
+
+    private static List<List<Op>> flagChains(
+            RowLayout layout, long[] modulus, boolean[] neg2zero, boolean[] log) {
+        if (modulus.length != layout.sparse()
+                || neg2zero.length != layout.labelDenseWidth()
+                || log.length != layout.labelDenseWidth()) {
             throw new IllegalArgumentException("one entry per column expected");
         }
         if (neg2zero[0] || log[0]) {
             throw new IllegalArgumentException("the label takes neither neg2zero nor log");
         }
-        List<List<Op>> chains = new ArrayList<>(FIELDS);
+        List<List<Op>> chains = new ArrayList<>(neg2zero.length + modulus.length);
         chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
-        for (int f = 1; f <= DENSE; f++) {
+        for (int f = 1; f < neg2zero.length; f++) {
             List<Op> chain = new ArrayList<>(List.of(new Op.Decode(), new Op.FillMissing()));
             if (neg2zero[f]) {
                 chain.add(new Op.Neg2Zero());
@@ -159,7 +195,7 @@ public final class ColumnProgram implements Serializable {
             }
             chains.add(chain);
         }
-        for (int c = 0; c < SPARSE; c++) {
+        for (int c = 0; c < modulus.length; c++) {
             List<Op> chain =
                     new ArrayList<>(
                             List.of(new Op.Decode(), new Op.FillMissing(), new Op.Hex2Int()));
@@ -174,12 +210,17 @@ public final class ColumnProgram implements Serializable {
 
     /** DLRM's Criteo pipeline: neg2zero on every dense column, one modulus (if M > 0) for all. */
     public static ColumnProgram dlrm(long maxIndRange) {
-        long[] modulus = new long[SPARSE];
+        return dlrm(RowLayout.CRITEO, maxIndRange);
+    }
+
+    /** DLRM's pipeline in another layout: the same chains for more or fewer columns. */
+    public static ColumnProgram dlrm(RowLayout layout, long maxIndRange) {
+        long[] modulus = new long[layout.sparse()];
         Arrays.fill(modulus, maxIndRange > 0 ? maxIndRange : -1);
-        boolean[] neg2zero = new boolean[LABEL_DENSE_WIDTH];
+        boolean[] neg2zero = new boolean[layout.labelDenseWidth()];
         Arrays.fill(neg2zero, 1, neg2zero.length, true);
-        return new ColumnProgram(
-                "dlrm-criteo", 1, modulus, neg2zero, new boolean[LABEL_DENSE_WIDTH]);
+        return ofFlags(
+                "dlrm-criteo", 1, layout, modulus, neg2zero, new boolean[layout.labelDenseWidth()]);
     }
 
     /**
@@ -187,10 +228,20 @@ public final class ColumnProgram implements Serializable {
      * parsed from hex, no modulus. For conversions ({@code bin/piper convert}).
      */
     public static ColumnProgram raw() {
-        long[] modulus = new long[SPARSE];
+        return raw(RowLayout.CRITEO);
+    }
+
+    /** {@link #raw()} in another layout. */
+    public static ColumnProgram raw(RowLayout layout) {
+        long[] modulus = new long[layout.sparse()];
         Arrays.fill(modulus, -1);
-        return new ColumnProgram(
-                "raw", 1, modulus, new boolean[LABEL_DENSE_WIDTH], new boolean[LABEL_DENSE_WIDTH]);
+        return ofFlags(
+                "raw",
+                1,
+                layout,
+                modulus,
+                new boolean[layout.labelDenseWidth()],
+                new boolean[layout.labelDenseWidth()]);
     }
 
     public String name() {
@@ -199,6 +250,11 @@ public final class ColumnProgram implements Serializable {
 
     public int version() {
         return version;
+    }
+
+    /** The fields of the rows the program reads and writes. */
+    public RowLayout layout() {
+        return layout;
     }
 
     /** Field {@code f}'s chain. */
@@ -211,7 +267,7 @@ public final class ColumnProgram implements Serializable {
         return fill[f];
     }
 
-    /** Whether the parser applies neg2zero to field {@code f} (0 the label, 1..13 dense). */
+    /** Whether the parser applies neg2zero to field {@code f} (0 the label, then the dense). */
     public boolean neg2zero(int f) {
         return neg2zero[f];
     }
@@ -248,7 +304,7 @@ public final class ColumnProgram implements Serializable {
      */
     public long keyBound(int c) {
         long bound = 0;
-        for (Op op : chains[LABEL_DENSE_WIDTH + c]) {
+        for (Op op : chains[layout.sparseField(c)]) {
             if (op instanceof Op.MapIdOp) {
                 bound = 0; // a table's values may lie anywhere
                 continue;
@@ -271,7 +327,7 @@ public final class ColumnProgram implements Serializable {
 
     /** How sparse column {@code c}'s vocabulary gives out indices (its chain's last operator). */
     public VocabularyPolicy vocabPolicy(int c) {
-        Op[] chain = chains[LABEL_DENSE_WIDTH + c];
+        Op[] chain = chains[layout.sparseField(c)];
         return ((Op.Vocab) chain[chain.length - 1]).policy();
     }
 
@@ -283,7 +339,7 @@ public final class ColumnProgram implements Serializable {
         if (!chainOf(0).equals("decode fill_missing")) {
             return OptionalLong.empty();
         }
-        for (int f = 1; f <= DENSE; f++) {
+        for (int f = 1; f <= layout.dense(); f++) {
             if (!chainOf(f).equals("decode fill_missing neg2zero")) {
                 return OptionalLong.empty();
             }
@@ -291,8 +347,8 @@ public final class ColumnProgram implements Serializable {
         long m = modulus[0];
         String sparse =
                 "decode fill_missing hex2int" + (m > 0 ? " modulus(" + m + ")" : "") + " vocab";
-        for (int c = 0; c < SPARSE; c++) {
-            if (!chainOf(LABEL_DENSE_WIDTH + c).equals(sparse)) {
+        for (int c = 0; c < layout.sparse(); c++) {
+            if (!chainOf(layout.sparseField(c)).equals(sparse)) {
                 return OptionalLong.empty();
             }
         }
@@ -311,6 +367,7 @@ public final class ColumnProgram implements Serializable {
         return o instanceof ColumnProgram p
                 && version == p.version
                 && name.equals(p.name)
+                && layout.equals(p.layout)
                 && Arrays.deepEquals(chains, p.chains)
                 && Arrays.equals(epochs, p.epochs);
     }

@@ -1,9 +1,5 @@
 package dev.piper.operators.decode;
 
-import static dev.piper.operators.decode.CriteoLayout.FIELDS;
-import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
-import static dev.piper.operators.decode.CriteoLayout.SPARSE;
-
 /**
  * Runs a {@link ColumnProgram} over the column arrays of a block read from a columnar file, in
  * place: what {@link CriteoDecoder} does after parsing a text line, for values that arrive parsed.
@@ -16,32 +12,40 @@ import static dev.piper.operators.decode.CriteoLayout.SPARSE;
  */
 public final class ColumnarDecoder {
 
-    private final long[] fill = new long[FIELDS];
-    private final boolean[] neg2zero = new boolean[LABEL_DENSE_WIDTH];
-    private final long[] modulus = new long[SPARSE];
+    /** Label and dense values per row in the block's row-major array. */
+    private final int width;
+
+    private final long[] fill;
+    private final boolean[] neg2zero;
+    private final long[] modulus;
     private final ColumnPasses passes;
 
     public ColumnarDecoder(ColumnProgram program) {
-        for (int f = 0; f < FIELDS; f++) {
+        RowLayout layout = program.layout();
+        width = layout.labelDenseWidth();
+        fill = new long[layout.fields()];
+        neg2zero = new boolean[width];
+        modulus = new long[layout.sparse()];
+        for (int f = 0; f < fill.length; f++) {
             fill[f] = program.fill(f);
         }
-        for (int f = 0; f < LABEL_DENSE_WIDTH; f++) {
+        for (int f = 0; f < width; f++) {
             neg2zero[f] = program.neg2zero(f);
         }
-        for (int c = 0; c < SPARSE; c++) {
+        for (int c = 0; c < modulus.length; c++) {
             modulus[c] = program.modulus(c);
         }
         passes = ColumnPasses.of(program, true);
     }
 
-    /** The value a missing label or dense value {@code f} (0..13) takes. */
+    /** The value a missing label or dense value {@code f} (0 the label, then I1..) takes. */
     public int fill(int f) {
         return (int) fill[f];
     }
 
     /** The id a missing value of categorical column {@code c} takes. */
     public long fillId(int c) {
-        return fill[LABEL_DENSE_WIDTH + c];
+        return fill[width + c];
     }
 
     /** Whether label or dense value {@code f} is clipped at 0 right after its fill. */
@@ -59,19 +63,19 @@ public final class ColumnarDecoder {
      * text decoder's parser (neg2zero of a dense value, modulus of an id): what the reader does
      * inline for the fields it reads that way. After every field, {@link #runPasses}.
      *
-     * @param labelDense row-major label and dense values as read, {@code rows * 14}
+     * @param labelDense row-major label and dense values as read, {@code rows * (1 + dense)}
      * @param keys per categorical column, its ids as read
      * @param missing a bit set over the rows of the field's values that are missing ({@code
      *     missing[r >>> 6] >>> r & 1}), or an empty array when none is
      */
     public void apply(int f, int[] labelDense, long[][] keys, long[] missing, int rows) {
-        if (f < LABEL_DENSE_WIDTH) {
+        if (f < width) {
             boolean clip = neg2zero[f];
             if (missing.length == 0 && !clip) {
                 return;
             }
             int fillValue = (int) fill[f];
-            for (int r = 0, i = f; r < rows; r++, i += LABEL_DENSE_WIDTH) {
+            for (int r = 0, i = f; r < rows; r++, i += width) {
                 int v = labelDense[i];
                 if (missing.length != 0 && (missing[r >>> 6] >>> r & 1) != 0) {
                     v = fillValue;
@@ -80,7 +84,7 @@ public final class ColumnarDecoder {
             }
             return;
         }
-        int c = f - LABEL_DENSE_WIDTH;
+        int c = f - width;
         long m = modulus[c];
         if (missing.length == 0 && m <= 0) {
             return;

@@ -1,10 +1,5 @@
 package dev.piper.operators.decode;
 
-import static dev.piper.operators.decode.CriteoLayout.DENSE;
-import static dev.piper.operators.decode.CriteoLayout.FIELDS;
-import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
-import static dev.piper.operators.decode.CriteoLayout.SPARSE;
-
 import dev.piper.operators.block.ColumnBlock;
 import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.block.DenseChunk;
@@ -39,13 +34,21 @@ public final class CriteoDecoder {
     private final DecodeOptions options;
     private final ColumnProgram program;
 
-    /** The program's operators fused into the parser, as plain arrays for the inner loops. */
-    private final long[] modulus = new long[SPARSE];
+    /** The program's layout: its dense and sparse columns, all its fields, label + dense. */
+    private final RowLayout layout;
 
-    private final boolean[] neg2zero = new boolean[LABEL_DENSE_WIDTH];
+    private final int dense;
+    private final int sparse;
+    private final int fieldCount;
+    private final int width;
+
+    /** The program's operators fused into the parser, as plain arrays for the inner loops. */
+    private final long[] modulus;
+
+    private final boolean[] neg2zero;
 
     /** Each field's value when empty (fill_missing's 0 or fill_null's value). */
-    private final long[] fill = new long[FIELDS];
+    private final long[] fill;
 
     /** The program's other operators, run over each decoded block. */
     private final ColumnPasses passes;
@@ -75,15 +78,15 @@ public final class CriteoDecoder {
      * dense fields here: a categorical field almost always takes {@link #TYPICAL_ID_BYTES}, so it
      * only notes the exceptions ({@link #exceptionColumns}).
      */
-    private final int[] lineBytes = new int[FIELDS];
+    private final int[] lineBytes;
 
     /** Bytes of a categorical field of 8 hex digits and its tab. */
     private static final int TYPICAL_ID_BYTES = 9;
 
     /** The fast path's categorical fields of the current line not of {@link #TYPICAL_ID_BYTES}. */
-    private final int[] exceptionColumns = new int[SPARSE];
+    private final int[] exceptionColumns;
 
-    private final int[] exceptionBytes = new int[SPARSE];
+    private final int[] exceptionBytes;
     private int exceptions;
 
     /** Set by {@link #decodeLine} when it rejects a line. */
@@ -116,13 +119,24 @@ public final class CriteoDecoder {
         this.measure = measure;
         this.trackMissing = trackMissing;
         this.program = options.program();
-        for (int c = 0; c < SPARSE; c++) {
+        this.layout = program.layout();
+        this.dense = layout.dense();
+        this.sparse = layout.sparse();
+        this.fieldCount = layout.fields();
+        this.width = layout.labelDenseWidth();
+        this.modulus = new long[sparse];
+        this.neg2zero = new boolean[width];
+        this.fill = new long[fieldCount];
+        this.lineBytes = new int[fieldCount];
+        this.exceptionColumns = new int[sparse];
+        this.exceptionBytes = new int[sparse];
+        for (int c = 0; c < sparse; c++) {
             modulus[c] = program.modulus(c);
         }
-        for (int f = 0; f < LABEL_DENSE_WIDTH; f++) {
+        for (int f = 0; f < width; f++) {
             neg2zero[f] = program.neg2zero(f);
         }
-        for (int f = 0; f < FIELDS; f++) {
+        for (int f = 0; f < fieldCount; f++) {
             fill[f] = program.fill(f);
         }
         passes = ColumnPasses.of(program, fuse);
@@ -140,9 +154,9 @@ public final class CriteoDecoder {
     /**
      * The result of decoding one chunk.
      *
-     * @param fieldBytes if the fields were counted, the encoded bytes of each field (label,
-     *     I1..I13, C1..C26) in the accepted lines, delimiters included: what each column cost to
-     *     decode; otherwise empty
+     * @param fieldBytes if the fields were counted, the encoded bytes of each field (label, I1..,
+     *     C1..) in the accepted lines, delimiters included: what each column cost to decode;
+     *     otherwise empty
      * @param acceptedBytes the bytes of the accepted lines, line breaks included
      * @param passNanos if the decoder measures, the thread CPU time of the column passes (the
      *     operators not fused into the parser, {@link ColumnPasses}); otherwise 0
@@ -196,11 +210,11 @@ public final class CriteoDecoder {
         // A cut-short last line is rejected whole; the loop below only sees the lines before it.
         int end = chunk.lastLineCut() ? Swar.lastLineStart(b, chunk.length()) : chunk.length();
         int capacity = end / ASSUMED_LINE_BYTES + 16;
-        int[] labelDense = new int[capacity * LABEL_DENSE_WIDTH];
-        long[][] keys = new long[SPARSE][capacity];
-        missing = trackMissing ? new long[FIELDS][ColumnBlock.words(capacity)] : null;
+        int[] labelDense = new int[capacity * width];
+        long[][] keys = new long[sparse][capacity];
+        missing = trackMissing ? new long[fieldCount][ColumnBlock.words(capacity)] : null;
         List<DeadLetter> dead = null;
-        int[] fieldBytes = countFields ? new int[FIELDS] : NOT_COUNTED;
+        int[] fieldBytes = countFields ? new int[fieldCount] : NOT_COUNTED;
         int acceptedBytes = 0;
 
         int rows = 0;
@@ -210,12 +224,12 @@ public final class CriteoDecoder {
         while (start < end) {
             if (rows == capacity) {
                 capacity = capacity + (capacity >> 1);
-                labelDense = Arrays.copyOf(labelDense, capacity * LABEL_DENSE_WIDTH);
-                for (int c = 0; c < SPARSE; c++) {
+                labelDense = Arrays.copyOf(labelDense, capacity * width);
+                for (int c = 0; c < sparse; c++) {
                     keys[c] = Arrays.copyOf(keys[c], capacity);
                 }
                 if (missing != null) {
-                    for (int f = 0; f < FIELDS; f++) {
+                    for (int f = 0; f < fieldCount; f++) {
                         missing[f] = Arrays.copyOf(missing[f], ColumnBlock.words(capacity));
                     }
                 }
@@ -259,8 +273,8 @@ public final class CriteoDecoder {
         }
         long passNanos = 0;
         if (countFields) {
-            for (int c = 0; c < SPARSE; c++) {
-                fieldBytes[DENSE + 1 + c] += fastRows * TYPICAL_ID_BYTES;
+            for (int c = 0; c < sparse; c++) {
+                fieldBytes[dense + 1 + c] += fastRows * TYPICAL_ID_BYTES;
             }
         }
         if (!passes.isEmpty()) {
@@ -273,7 +287,7 @@ public final class CriteoDecoder {
             }
         }
         DeadLetter[] letters = dead == null ? new DeadLetter[0] : dead.toArray(new DeadLetter[0]);
-        DenseChunk dense =
+        DenseChunk denseChunk =
                 new DenseChunk(
                         chunk.lane(),
                         chunk.seq(),
@@ -282,21 +296,22 @@ public final class CriteoDecoder {
                         labelDense,
                         letters,
                         chunk.origin(),
-                        program.version());
+                        program.version(),
+                        layout);
         KeyChunk[] out = keyChunks(program, chunk.lane(), chunk.seq(), keys, rows);
         long[][] missingSets = NOT_TRACKED;
         if (missing != null) {
             missingSets = missing;
             missing = null;
         }
-        return new Decoded(dense, out, fieldBytes, acceptedBytes, passNanos, missingSets);
+        return new Decoded(denseChunk, out, fieldBytes, acceptedBytes, passNanos, missingSets);
     }
 
     /** A block's key chunks, one per categorical column, stamped with the program's epochs. */
     static KeyChunk[] keyChunks(
             ColumnProgram program, int lane, long seq, long[][] keys, int rows) {
-        KeyChunk[] out = new KeyChunk[SPARSE];
-        for (int c = 0; c < SPARSE; c++) {
+        KeyChunk[] out = new KeyChunk[keys.length];
+        for (int c = 0; c < keys.length; c++) {
             out[c] =
                     new KeyChunk(
                             lane, c, seq, keys[c], rows, program.epoch(c), program.vocabPolicy(c));
@@ -316,7 +331,7 @@ public final class CriteoDecoder {
 
     /** Adds a line of the full rules: every field's bytes are in {@link #lineBytes}. */
     private void addLineBytes(int[] fieldBytes) {
-        for (int f = 0; f < FIELDS; f++) {
+        for (int f = 0; f < fieldCount; f++) {
             fieldBytes[f] += lineBytes[f];
         }
     }
@@ -327,11 +342,11 @@ public final class CriteoDecoder {
      * fast row).
      */
     private void addFastLineBytes(int[] fieldBytes) {
-        for (int f = 0; f <= DENSE; f++) {
+        for (int f = 0; f <= dense; f++) {
             fieldBytes[f] += lineBytes[f];
         }
         for (int i = 0; i < exceptions; i++) {
-            fieldBytes[DENSE + 1 + exceptionColumns[i]] += exceptionBytes[i] - TYPICAL_ID_BYTES;
+            fieldBytes[dense + 1 + exceptionColumns[i]] += exceptionBytes[i] - TYPICAL_ID_BYTES;
         }
     }
 
@@ -362,9 +377,9 @@ public final class CriteoDecoder {
     private int decodeWellFormed(
             byte[] b, int s, int end, int[] labelDense, long[][] keys, int row) {
         int p = s;
-        int base = row * LABEL_DENSE_WIDTH;
+        int base = row * width;
         int exception = 0;
-        for (int f = 0; f <= DENSE; f++) {
+        for (int f = 0; f <= dense; f++) {
             int fieldStart = p;
             boolean negative = false;
             if (p < end && b[p] == '-') {
@@ -402,7 +417,7 @@ public final class CriteoDecoder {
                 lineBytes[f] = p - fieldStart;
             }
         }
-        for (int c = 0; c < SPARSE; c++) {
+        for (int c = 0; c < sparse; c++) {
             int fieldStart = p;
             long v = 0;
             int digits = 0;
@@ -432,9 +447,9 @@ public final class CriteoDecoder {
                 return -1;
             }
             if (digits == 0) {
-                v = fill[LABEL_DENSE_WIDTH + c];
+                v = fill[width + c];
             }
-            if (c < SPARSE - 1) {
+            if (c < sparse - 1) {
                 if (p >= end || b[p] != '\t') {
                     return -1;
                 }
@@ -451,11 +466,11 @@ public final class CriteoDecoder {
             long m = modulus[c];
             keys[c][row] = m > 0 ? Long.remainderUnsigned(v, m) : v;
             if (missing != null) {
-                markMissing(LABEL_DENSE_WIDTH + c, row, digits == 0);
+                markMissing(width + c, row, digits == 0);
             }
             // an 8-digit id parsed as one word takes 9 bytes, but for the line break after C26
             if (counting
-                    && (!parsedAsWord || c == SPARSE - 1)
+                    && (!parsedAsWord || c == sparse - 1)
                     && p - fieldStart != TYPICAL_ID_BYTES) {
                 exceptionColumns[exception] = c;
                 exceptionBytes[exception++] = p - fieldStart;
@@ -495,14 +510,14 @@ public final class CriteoDecoder {
             return fail(Reason.INVALID_UTF8, "the line is not valid UTF-8");
         }
         int fields = tabs + 1;
-        if (fields > FIELDS || (fields < FIELDS && !options.padMissingFields())) {
+        if (fields > fieldCount || (fields < fieldCount && !options.padMissingFields())) {
             return fail(
                     Reason.WRONG_FIELD_COUNT,
-                    "expected " + FIELDS + " tab-separated fields, found " + fields);
+                    "expected " + fieldCount + " tab-separated fields, found " + fields);
         }
-        int base = row * LABEL_DENSE_WIDTH;
+        int base = row * width;
         int pos = s;
-        for (int f = 0; f < FIELDS; f++) {
+        for (int f = 0; f < fieldCount; f++) {
             int fieldEnd;
             if (f < fields) {
                 fieldEnd = indexOf(b, (byte) '\t', pos, e);
@@ -514,12 +529,12 @@ public final class CriteoDecoder {
                 fieldEnd = pos; // padded: an absent field is missing
                 lineBytes[f] = 0;
             }
-            if (f <= DENSE) {
+            if (f <= dense) {
                 long v = pos == fieldEnd ? fill[f] : parseInt32(b, pos, fieldEnd);
                 if (v == NOT_INT32) {
                     return fail(
                             f == 0 ? Reason.LABEL_NOT_INT32 : Reason.DENSE_NOT_INT32,
-                            CriteoLayout.fieldName(f)
+                            layout.fieldName(f)
                                     + ": "
                                     + quote(b, pos, fieldEnd)
                                     + " is not a 32-bit integer");
@@ -535,7 +550,7 @@ public final class CriteoDecoder {
                             hexStatus == HexIds.NOT_HEX
                                     ? Reason.CATEGORICAL_NOT_HEX
                                     : Reason.CATEGORICAL_OVERFLOW,
-                            CriteoLayout.fieldName(f)
+                            layout.fieldName(f)
                                     + ": "
                                     + quote(b, pos, fieldEnd)
                                     + (hexStatus == HexIds.NOT_HEX
@@ -543,8 +558,8 @@ public final class CriteoDecoder {
                                             : " does not fit in 64 bits"));
                 }
                 long id = pos == fieldEnd ? fill[f] : HexIds.value(b, pos, fieldEnd);
-                long m = modulus[f - 1 - DENSE];
-                keys[f - 1 - DENSE][row] = m > 0 ? Long.remainderUnsigned(id, m) : id;
+                long m = modulus[f - 1 - dense];
+                keys[f - 1 - dense][row] = m > 0 ? Long.remainderUnsigned(id, m) : id;
                 if (missing != null) {
                     markMissing(f, row, pos == fieldEnd);
                 }

@@ -1,5 +1,6 @@
 package dev.piper.operators.ops;
 
+import dev.piper.operators.decode.RowLayout;
 import dev.piper.operators.ops.Op.ValueType;
 import java.util.List;
 import java.util.Optional;
@@ -47,9 +48,12 @@ public final class Chains {
 
     /** The kind of field {@code f} of the Criteo layout. */
     public static Kind kindOf(int f) {
-        return f == 0
-                ? Kind.label
-                : f <= dev.piper.operators.decode.CriteoLayout.DENSE ? Kind.dense : Kind.sparse;
+        return kindOf(RowLayout.CRITEO, f);
+    }
+
+    /** The kind of field {@code f} of {@code layout}. */
+    public static Kind kindOf(RowLayout layout, int f) {
+        return f == 0 ? Kind.label : layout.isLabelOrDense(f) ? Kind.dense : Kind.sparse;
     }
 
     /** What a chain of {@code kind} may hold, for messages. */

@@ -2,6 +2,7 @@ package dev.piper.operators.block;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.piper.operators.decode.RowLayout;
 import dev.piper.state.VocabularyPolicy;
 import java.io.IOException;
 import java.util.SplittableRandom;
@@ -231,7 +232,7 @@ class BlockSerializersTest {
                                 IndexChunkSerializer.INSTANCE,
                                 new IndexChunk(1, 2, 3, new int[] {4}, 1, 5, new long[] {6}, 7)))
                 .isEqualTo(INDEX_FROZEN);
-        assertThat(DenseChunkSerializer.FORMAT).isEqualTo(4);
+        assertThat(DenseChunkSerializer.FORMAT).isEqualTo(5);
         int[] dense = new int[14];
         dense[0] = 1;
         dense[13] = -1;
@@ -270,6 +271,23 @@ class BlockSerializersTest {
     }
 
     @Test
+    void columnBlockOfAnotherLayout() throws IOException {
+        ColumnBlock in =
+                new ColumnBlock(
+                        0,
+                        1,
+                        0,
+                        3,
+                        3,
+                        ints(3 * 5),
+                        new long[][] {longs(3), longs(3), longs(3)},
+                        new DeadLetter[0]);
+        ColumnBlock out = roundTrip(ColumnBlockSerializer.INSTANCE, in);
+        assertThat(out).usingRecursiveComparison().isEqualTo(in);
+        assertThat(out.keys()).hasNumberOfRows(3);
+    }
+
+    @Test
     void columnBlockWithDeadLetters() throws IOException {
         long[][] keys = new long[26][];
         for (int c = 0; c < 26; c++) {
@@ -290,7 +308,7 @@ class BlockSerializersTest {
                 .isEqualTo(in);
     }
 
-    /** Format 1 of a one-row block with one dead letter. */
+    /** Format 2 of a one-row block with one dead letter. */
     @Test
     void columnBlockBytesAreFrozen() throws IOException {
         long[][] keys = new long[26][1];
@@ -338,6 +356,7 @@ class BlockSerializersTest {
                     + "00000000"
                     + "fbffffff"
                     + "00000000".repeat(12)
+                    + "0000001a" // 26 key arrays
                     + "00000001cdab000000000000"
                     + "000000010000000000000000".repeat(25)
                     + "00000001"
@@ -369,10 +388,92 @@ class BlockSerializersTest {
 
     private static final String INDEX_FROZEN =
             "0000000100000002000000000000000300000001040000000000000500000001060000000000000000000007";
-    private static final String DENSE_FROZEN =
+
+    /** Format 4 of the dense chunk of {@link #formatsAreFrozen}: Criteo's layout, implied. */
+    private static final String DENSE_FROZEN_4 =
             "00000001000000000000000200000002000000010000000e01000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000ffffffff00000001000000010000000000000009000172000164000000017a000000000000000000ffffffffffffffffffffffffffffffff00000006";
+
+    /** Format 5: format 4 and the layout, 13 dense and 26 sparse columns. */
+    private static final String DENSE_FROZEN = DENSE_FROZEN_4 + "0000000d" + "0000001a";
+
     private static final String ASSEMBLED_FROZEN =
             "00000001000000000000000200000001000000010000000207080000000000000001000000030000000104000000000000000000000000000000ffffffffffffffffffffffffffffffff000000050000000106000000";
+
+    /** A dense chunk of another layout: two rows of a label and two dense values, 3 sparse. */
+    @Test
+    void denseChunkOfAnotherLayoutIsFrozen() throws IOException {
+        DenseChunk chunk =
+                new DenseChunk(
+                        0,
+                        7,
+                        2,
+                        2,
+                        new int[] {1, 2, 3, 0, -4, 5},
+                        new DeadLetter[0],
+                        Origin.NONE,
+                        1,
+                        new RowLayout(2, 3));
+        String hex = bytes(DenseChunkSerializer.INSTANCE, chunk);
+        assertThat(hex)
+                .isEqualTo(
+                        "00000000"
+                                + "0000000000000007"
+                                + "00000002"
+                                + "00000002"
+                                + "00000006"
+                                + "01000000"
+                                + "02000000"
+                                + "03000000"
+                                + "00000000"
+                                + "fcffffff"
+                                + "05000000"
+                                + "00000000" // no dead letters
+                                + "0000000000000000" // no origin
+                                + "ff".repeat(16)
+                                + "00000001"
+                                + "00000002"
+                                + "00000003");
+        assertThat(roundTrip(DenseChunkSerializer.INSTANCE, chunk))
+                .usingRecursiveComparison()
+                .isEqualTo(chunk);
+        byte[] corrupt =
+                java.util.HexFormat.of()
+                        .parseHex(hex.replace("0000000200000003", "0000000300000003"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () ->
+                                DenseChunkSerializer.INSTANCE.deserialize(
+                                        new DataInputDeserializer(corrupt)))
+                .hasMessageContaining("6 values for 2 rows of 3 dense, 3 sparse");
+    }
+
+    /**
+     * Dense chunks of format 4 (before layouts) wait in the concatenation's state of older
+     * savepoints: they restore by migration, in Criteo's layout.
+     */
+    @Test
+    void denseChunksOfFormat4MigrateInCriteosLayout() throws IOException {
+        DataOutputSerializer old = new DataOutputSerializer(64);
+        old.writeUTF(DenseChunkSerializer.Snapshot.class.getName());
+        old.writeInt(4);
+        TypeSerializerSnapshot<DenseChunk> restored =
+                TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(old.getCopyOfBuffer()),
+                        BlockSerializersTest.class.getClassLoader());
+        assertThat(
+                        DenseChunkSerializer.INSTANCE
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(restored)
+                                .isCompatibleAfterMigration())
+                .isTrue();
+        DenseChunk read =
+                restored.restoreSerializer()
+                        .deserialize(
+                                new DataInputDeserializer(
+                                        java.util.HexFormat.of().parseHex(DENSE_FROZEN_4)));
+        assertThat(read.layout()).isEqualTo(RowLayout.CRITEO);
+        assertThat(bytes(DenseChunkSerializer.INSTANCE, read)).isEqualTo(DENSE_FROZEN);
+        assertThat(bytes(restored.restoreSerializer(), read)).isEqualTo(DENSE_FROZEN_4);
+    }
 
     @Test
     void stateOfAnotherFormatIsIncompatibleAndNamesBothFormats() throws IOException {
