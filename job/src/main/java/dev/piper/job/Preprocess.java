@@ -15,6 +15,7 @@ import dev.piper.job.sink.RowsFormat;
 import dev.piper.job.source.CriteoFileSource;
 import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.decode.RowLayout;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -160,6 +161,11 @@ public final class Preprocess {
                         options,
                         RowsFormat.of(conf.get(PiperOptions.OUTPUT_FORMAT)));
         ReportSettings report = ReportOptions.settings(conf);
+        if (report != null && !options.program().layout().equals(RowLayout.CRITEO)) {
+            throw new IllegalArgumentException(
+                    "the cost report (--report) prices Criteo's 40 columns; the spec's input has "
+                            + options.program().layout());
+        }
         if (PiperOptions.parquetInput(conf, path)) {
             if (report != null) {
                 throw new IllegalArgumentException(

@@ -17,6 +17,7 @@ import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeFunction;
 import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.decode.RowLayout;
 import dev.piper.operators.order.SequenceFunction;
 import dev.piper.operators.vocab.ColumnPlacement;
 import dev.piper.operators.vocab.VocabularyFunction;
@@ -143,38 +144,33 @@ public final class PreprocessJob {
 
     /**
      * The column-wise core that the file and the Kafka jobs share: the decoder's output and each
-     * categorical column's vocabulary, keyed by the column's placement key.
-     */
-    static Columns columns(
-            StreamExecutionEnvironment env,
-            SingleOutputStreamOperator<KeyChunk> keys,
-            VocabularyFunction vocabulary) {
-        return columns(env, keys, vocabulary, 1);
-    }
-
-    /**
-     * As {@link #columns(StreamExecutionEnvironment, SingleOutputStreamOperator,
-     * VocabularyFunction)} for blocks of {@code pipelines} pipelines (their lanes name them), keyed
-     * by (pipeline, column): every pipeline has its own vocabularies.
+     * categorical column's vocabulary, keyed by the column's placement key. For blocks of several
+     * pipelines (their lanes name them), of the given layouts, keyed by (pipeline, column): every
+     * pipeline has its own vocabularies.
      */
     static Columns columns(
             StreamExecutionEnvironment env,
             SingleOutputStreamOperator<KeyChunk> keys,
             VocabularyFunction vocabulary,
-            int pipelines) {
+            RowLayout[] layouts) {
         // Fixed, so that vocabulary keys (chosen from it) survive a rescaled restore: one key
         // group per vocabulary at least.
+        int[] first = firstVocabularies(layouts);
+        int vocabularies = first[layouts.length];
         if (env.getMaxParallelism() <= 0) {
-            env.setMaxParallelism(defaultMaxParallelism(pipelines));
+            env.setMaxParallelism(defaultMaxParallelism(vocabularies));
         }
-        double[] costs = new double[pipelines * CriteoLayout.SPARSE];
-        double[] perColumn = CriteoLayout.vocabularyCosts();
-        for (int i = 0; i < costs.length; i++) {
-            costs[i] = perColumn[i % CriteoLayout.SPARSE];
+        double[] costs = new double[vocabularies];
+        double[] criteo = CriteoLayout.vocabularyCosts();
+        for (int p = 0; p < layouts.length; p++) {
+            for (int c = 0; c < layouts[p].sparse(); c++) {
+                // Criteo's columns by their Kaggle cardinality; other layouts' all alike
+                costs[first[p] + c] = layouts[p].equals(RowLayout.CRITEO) ? criteo[c] : 1;
+            }
         }
         ColumnPlacement placement = ColumnPlacement.balanced(costs, env.getMaxParallelism());
         SingleOutputStreamOperator<IndexChunk> indices =
-                keys.keyBy(new ByColumn(placement), Types.INT)
+                keys.keyBy(new ByColumn(placement, first), Types.INT)
                         .process(vocabulary, BlockTypes.INDEX_CHUNK)
                         .name("vocabulary")
                         .uid("vocabulary");
@@ -213,7 +209,12 @@ public final class PreprocessJob {
             keys = decode(raw, options, measure ? report.fieldBytesEvery() : 0);
         }
         VocabularyFunction vocabulary = new VocabularyFunction();
-        Columns columns = columns(env, keys, measure ? vocabulary.measured() : vocabulary);
+        Columns columns =
+                columns(
+                        env,
+                        keys,
+                        measure ? vocabulary.measured() : vocabulary,
+                        new RowLayout[] {options.program().layout()});
 
         SingleOutputStreamOperator<AssembledBlock> assembled =
                 columns.dense()
@@ -273,32 +274,46 @@ public final class PreprocessJob {
     }
 
     /**
-     * The maximum parallelism of a job with {@code pipelines} pipelines when the environment sets
-     * none: {@link #DEFAULT_MAX_PARALLELISM}, or the power of two that gives every vocabulary its
-     * own key group.
+     * The maximum parallelism of a job with {@code vocabularies} sparse columns over all its
+     * pipelines when the environment sets none: {@link #DEFAULT_MAX_PARALLELISM}, or the power of
+     * two that gives every vocabulary its own key group.
      */
-    static int defaultMaxParallelism(int pipelines) {
-        int vocabularies = pipelines * CriteoLayout.SPARSE;
+    static int defaultMaxParallelism(int vocabularies) {
         return Math.max(DEFAULT_MAX_PARALLELISM, Integer.highestOneBit(vocabularies - 1) << 1);
     }
 
     /**
+     * The number of pipeline {@code p}'s first vocabulary: the sparse columns of the pipelines
+     * before it ({@code pipelines + 1} entries, the last all vocabularies). With Criteo's layout
+     * everywhere, pipeline {@code p}'s column {@code c} is vocabulary {@code p * 26 + c}, as before
+     * layouts, so the keys of a savepoint's vocabularies stay the same.
+     */
+    static int[] firstVocabularies(RowLayout[] layouts) {
+        int[] first = new int[layouts.length + 1];
+        for (int p = 0; p < layouts.length; p++) {
+            first[p + 1] = first[p] + layouts[p].sparse();
+        }
+        return first;
+    }
+
+    /**
      * Keys a categorical column's blocks by the placement key of (its lane's pipeline, column):
-     * vocabulary {@code pipeline * 26 + column}.
+     * vocabulary {@code first[pipeline] + column}.
      */
     static final class ByColumn implements KeySelector<KeyChunk, Integer> {
         private static final long serialVersionUID = 1L;
 
         private final ColumnPlacement placement;
+        private final int[] first;
 
-        ByColumn(ColumnPlacement placement) {
+        ByColumn(ColumnPlacement placement, int[] first) {
             this.placement = placement;
+            this.first = first;
         }
 
         @Override
         public Integer getKey(KeyChunk chunk) {
-            return placement.keyOf(
-                    Lanes.pipeline(chunk.lane()) * CriteoLayout.SPARSE + chunk.column());
+            return placement.keyOf(first[Lanes.pipeline(chunk.lane())] + chunk.column());
         }
     }
 

@@ -21,6 +21,7 @@ import dev.piper.operators.block.SerializerTypeInfo;
 import dev.piper.operators.concat.ConcatenateFunction;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.decode.RowLayout;
 import dev.piper.operators.log.LogChunkOperator;
 import dev.piper.operators.order.LaneSequenceFunction;
 import dev.piper.operators.vocab.VocabularyFunction;
@@ -162,6 +163,7 @@ public final class StreamJob {
         String[] inputTopics = new String[n];
         boolean[] vocab = new boolean[n];
         DecodeOptions[] options = new DecodeOptions[n];
+        RowLayout[] layouts = new RowLayout[n];
         for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
             int i = p.index();
             starts[i] = p.start();
@@ -170,6 +172,7 @@ public final class StreamJob {
             inputTopics[i] = p.inputTopic();
             vocab[i] = p.vocabTopic() != null;
             options[i] = p.start().options(maxRawBytes);
+            layouts[i] = p.start().spec().layout();
         }
 
         if (report != null && control != null) {
@@ -217,7 +220,8 @@ public final class StreamJob {
         }
         VocabularyFunction vocabulary = VocabularyFunction.asArrived();
         PreprocessJob.Columns columns =
-                PreprocessJob.columns(env, keys, measure ? vocabulary.measured() : vocabulary, n);
+                PreprocessJob.columns(
+                        env, keys, measure ? vocabulary.measured() : vocabulary, layouts);
 
         TypeInformation<Tuple2<Integer, Long>> blockKey = Types.TUPLE(Types.INT, Types.LONG);
         SingleOutputStreamOperator<AssembledBlock> assembled =

@@ -9,6 +9,7 @@ import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
 import dev.piper.operators.block.Lanes;
+import dev.piper.operators.decode.RowLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +32,33 @@ import org.apache.flink.configuration.Configuration;
  * @param pipelines the pipelines, by index
  */
 public record StreamPipelines(List<Pipeline> pipelines) {
+
+    /**
+     * Streams carry Criteo's layout only, so far: the Kafka feed's rows and headers and the control
+     * topic's checks are Criteo's 40 columns. {@code preprocess} reads any layout.
+     *
+     * @throws IllegalArgumentException naming a pipeline whose spec declares another layout
+     */
+    public StreamPipelines {
+        pipelines = List.copyOf(pipelines);
+        for (Pipeline p : pipelines) {
+            RowLayout layout = p.start().spec().layout();
+            if (!layout.equals(RowLayout.CRITEO)) {
+                throw new IllegalArgumentException(
+                        "pipeline "
+                                + p.name()
+                                + ": its spec declares "
+                                + layout
+                                + " columns (input.dense, input.sparse); piper stream carries"
+                                + " Criteo's 13 and 26 only so far (preprocess reads any"
+                                + " layout)");
+            }
+        }
+        if (pipelines.isEmpty() || pipelines.size() > Lanes.MAX_PIPELINES) {
+            throw new IllegalArgumentException(
+                    "between 1 and " + Lanes.MAX_PIPELINES + " pipelines, not " + pipelines.size());
+        }
+    }
 
     /** The placeholder for the pipeline's name in the output topic options of several pipelines. */
     public static final String NAME = "{pipeline}";
@@ -55,14 +83,6 @@ public record StreamPipelines(List<Pipeline> pipelines) {
 
         public String name() {
             return start.name();
-        }
-    }
-
-    public StreamPipelines {
-        pipelines = List.copyOf(pipelines);
-        if (pipelines.isEmpty() || pipelines.size() > Lanes.MAX_PIPELINES) {
-            throw new IllegalArgumentException(
-                    "between 1 and " + Lanes.MAX_PIPELINES + " pipelines, not " + pipelines.size());
         }
     }
 

@@ -299,7 +299,7 @@ public final class Streaming {
     static String chainsFingerprint(StreamPipelines.Pipeline p) {
         var program = dev.piper.job.spec.SpecCompiler.program(p.start().spec());
         StringBuilder chains = new StringBuilder();
-        for (int f = 0; f < dev.piper.operators.decode.CriteoLayout.FIELDS; f++) {
+        for (int f = 0; f < program.layout().fields(); f++) {
             chains.append(program.chainOf(f)).append(';');
         }
         try {

@@ -8,9 +8,11 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.generate.CriteoGenerator;
 import dev.piper.job.parquet.TsvToParquet;
 import dev.piper.job.sink.OutputLayout;
+import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.decode.Reason;
+import dev.piper.operators.decode.RowLayout;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -375,6 +377,107 @@ class PreprocessITCase {
         assertThat(pipeline.get("float32_columns"))
                 .extracting(JsonNode::asText)
                 .containsExactly("I1", "I3");
+    }
+
+    /**
+     * Another layout than Criteo's, declared by the spec: PreSto's production mix of 504 dense and
+     * 42 categorical columns (RM2..RM5, without their lists yet) with its operators, log on every
+     * dense column and sigrid_hash on every categorical one, on a MiniCluster at parallelism 2. The
+     * output equals the reference run over the same layout, byte for byte, dead letters included;
+     * and a Parquet conversion of the same lines gives the same output.
+     */
+    @Test
+    void aSpecOfAnotherLayoutMatchesTheReference() throws Exception {
+        RowLayout layout = new RowLayout(504, 42);
+        Path input = tmp.resolve("wide.tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new CriteoGenerator(layout, 20261124, 0.01, 0.01).write(out, 10_000);
+        }
+        String spec =
+                """
+                {"name": "presto-wide", "version": 1,
+                 "input": {"format": "criteo-tsv", "dense": 504, "sparse": 42},
+                 "columns": {
+                   "label": ["decode", "fill_missing"],
+                   "I1..I504": ["decode", "fill_missing", "neg2zero", "log"],
+                   "C1..C42": ["decode", "fill_missing", "hex2int",
+                               {"op": "sigrid_hash", "salt": 0, "max": 1000000}, "vocab"]
+                 }}
+                """;
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        Path out = preprocess(input, 2, conf);
+
+        ReferencePreprocessor.Dense[] dense = new ReferencePreprocessor.Dense[505];
+        dense[0] = f -> f.isEmpty() ? 0 : Integer.parseInt(f.replace("+", ""));
+        for (int j = 1; j <= 504; j++) {
+            dense[j] =
+                    f ->
+                            Float.floatToRawIntBits(
+                                    (float) Math.log((float) Math.max(0, parse(f)) + 1f));
+        }
+        ReferencePreprocessor.Key[] keys = new ReferencePreprocessor.Key[42];
+        java.util.Arrays.fill(
+                keys, (ReferencePreprocessor.Key) (id, empty) -> sigridHash(id, 0, 1_000_000));
+        ReferencePreprocessor.Result ref =
+                ReferencePreprocessor.run(
+                        Files.readAllBytes(input),
+                        dense,
+                        keys,
+                        false,
+                        DecodeOptions.DEFAULT_MAX_LINE_BYTES);
+        assertThat(Files.readAllBytes(out.resolve(OutputLayout.ROWS)))
+                .as("rows.bin")
+                .isEqualTo(ref.rows());
+        for (int c = 0; c < 42; c++) {
+            assertThat(Files.readString(out.resolve(OutputLayout.vocabFile(c))))
+                    .as("vocab C" + (c + 1))
+                    .isEqualTo(ref.vocabFiles().get(c));
+        }
+        assertThat(Files.exists(out.resolve(OutputLayout.vocabFile(42)))).isFalse();
+        List<JsonNode> letters = deadLetters(out);
+        assertThat(letters).hasSize(ref.rejected().size()).isNotEmpty();
+        for (int i = 0; i < letters.size(); i++) {
+            assertThat(letters.get(i).get("line").asLong()).isEqualTo(ref.rejected().get(i).line());
+            assertThat(letters.get(i).get("reason").asText())
+                    .isEqualTo(ref.rejected().get(i).reason());
+        }
+        JsonNode meta = metadata(out);
+        assertThat(meta.get("rows_written").asLong()).isEqualTo(ref.rowsWritten());
+        assertThat(meta.get("lines_read").asLong()).isEqualTo(10_000);
+        assertThat(meta.get("row_bytes").asInt()).isEqualTo(547 * 4);
+        assertThat(meta.get("dense_columns").asInt()).isEqualTo(504);
+        assertThat(meta.get("sparse_columns").asInt()).isEqualTo(42);
+        assertThat(meta.get("vocab_size").size()).isEqualTo(42);
+        assertThat(meta.get("pipeline").get("float32_columns")).hasSize(504);
+
+        // The same lines converted to Parquet (columns of the same layout) give the same output.
+        Path parquet = tmp.resolve("wide.parquet");
+        TsvToParquet.convert(
+                input,
+                parquet,
+                tmp.resolve("wide.dead-letters.jsonl"),
+                new DecodeOptions(
+                        ColumnProgram.raw(layout),
+                        false,
+                        DecodeOptions.DEFAULT_MAX_LINE_BYTES,
+                        DecodeOptions.DEFAULT_MAX_RAW_BYTES),
+                CompressionCodecName.SNAPPY,
+                3000,
+                QUIET);
+        Path fromParquet = preprocess(parquet, 2, conf);
+        assertThat(
+                        Files.mismatch(
+                                fromParquet.resolve(OutputLayout.ROWS),
+                                out.resolve(OutputLayout.ROWS)))
+                .isEqualTo(-1);
+        for (int c = 0; c < 42; c++) {
+            assertThat(
+                            Files.mismatch(
+                                    fromParquet.resolve(OutputLayout.vocabFile(c)),
+                                    out.resolve(OutputLayout.vocabFile(c))))
+                    .isEqualTo(-1);
+        }
     }
 
     /**

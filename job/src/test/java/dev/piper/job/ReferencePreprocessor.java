@@ -90,11 +90,11 @@ final class ReferencePreprocessor {
 
     /**
      * A pipeline given as functions: {@code dense[j]} for the label (j = 0) and I1..I13, {@code
-     * keys[c]} for C(c + 1).
+     * keys[c]} for C(c + 1); in another layout, as many of each as it has.
      */
     static Result run(
             byte[] input, Dense[] dense, Key[] keyFns, boolean padMissingFields, int maxLineBytes) {
-        VocabRule[] rules = new VocabRule[26];
+        VocabRule[] rules = new VocabRule[keyFns.length];
         Arrays.fill(rules, VocabRule.FIRST_APPEARANCE);
         return run(input, dense, keyFns, rules, padMissingFields, maxLineBytes);
     }
@@ -155,7 +155,7 @@ final class ReferencePreprocessor {
             int maxLineBytes) {
         ByteArrayOutputStream rows = new ByteArrayOutputStream();
         List<Vocab> vocab = new ArrayList<>();
-        for (int c = 0; c < 26; c++) {
+        for (int c = 0; c < keyFns.length; c++) {
             vocab.add(new Vocab(rules[c]));
         }
         List<Rejected> rejected = new ArrayList<>();
@@ -217,15 +217,18 @@ final class ReferencePreprocessor {
         } catch (CharacterCodingException e) {
             return "invalid_utf8";
         }
+        // the layout: the label and dense columns, then the categorical ones (Criteo: 14 and 26)
+        int width = dense.length;
+        int sparse = keyFns.length;
         List<String> fields = new ArrayList<>(Arrays.asList(text.split("\t", -1)));
-        if (fields.size() > 40 || (fields.size() < 40 && !pad)) {
+        if (fields.size() > width + sparse || (fields.size() < width + sparse && !pad)) {
             return "wrong_field_count";
         }
-        while (fields.size() < 40) {
+        while (fields.size() < width + sparse) {
             fields.add("");
         }
-        int[] values = new int[14];
-        for (int j = 0; j < 14; j++) {
+        int[] values = new int[width];
+        for (int j = 0; j < width; j++) {
             String f = fields.get(j);
             if (f.isEmpty()) {
                 continue;
@@ -238,12 +241,12 @@ final class ReferencePreprocessor {
                 return j == 0 ? "label_not_int32" : "dense_not_int32";
             }
         }
-        for (int j = 0; j < 14; j++) {
+        for (int j = 0; j < width; j++) {
             values[j] = dense[j].value(fields.get(j));
         }
-        BigInteger[] keys = new BigInteger[26];
-        for (int c = 0; c < 26; c++) {
-            String f = fields.get(14 + c);
+        BigInteger[] keys = new BigInteger[sparse];
+        for (int c = 0; c < sparse; c++) {
+            String f = fields.get(width + c);
             if (!HEX.matcher(f).matches()) {
                 return "categorical_not_hex";
             }
@@ -253,11 +256,11 @@ final class ReferencePreprocessor {
             }
             keys[c] = keyFns[c].key(id, f.isEmpty());
         }
-        ByteBuffer row = ByteBuffer.allocate(160).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer row = ByteBuffer.allocate(4 * (width + sparse)).order(ByteOrder.LITTLE_ENDIAN);
         for (int v : values) {
             row.putInt(v);
         }
-        for (int c = 0; c < 26; c++) {
+        for (int c = 0; c < sparse; c++) {
             row.putInt(vocab.get(c).index(keys[c]));
         }
         rows.writeBytes(row.array());

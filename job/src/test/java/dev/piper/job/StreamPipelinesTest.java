@@ -86,6 +86,25 @@ class StreamPipelinesTest {
                 .hasMessageContaining("piper.kafka.input-topic is set next to");
     }
 
+    /** Streams carry Criteo's layout only so far: a spec declaring another is refused by name. */
+    @Test
+    void aSpecOfAnotherLayoutIsRefused() throws Exception {
+        String wide =
+                new String(spec("wide", "w"), StandardCharsets.UTF_8)
+                        .replace("\"topic\": \"w\"", "\"topic\": \"w\", \"sparse\": 20")
+                        .replace("C1..C26", "C1..C20");
+        assertThatThrownBy(
+                        () ->
+                                StreamPipelines.of(
+                                        several(
+                                                spec("eu", "a"),
+                                                wide.getBytes(StandardCharsets.UTF_8))))
+                .hasMessage(
+                        "pipeline wide: its spec declares 13 dense, 20 sparse columns"
+                                + " (input.dense, input.sparse); piper stream carries Criteo's 13"
+                                + " and 26 only so far (preprocess reads any layout)");
+    }
+
     @Test
     void aCheckpointDirectoryKeepsItsPipelines() throws Exception {
         StreamPipelines two = StreamPipelines.of(several(spec("a", "ta"), spec("b", "tb")));

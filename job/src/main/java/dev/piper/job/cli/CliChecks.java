@@ -1,10 +1,10 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.parquet.ParquetFileSource;
+import dev.piper.job.spec.PipelineSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -21,12 +21,13 @@ final class CliChecks {
     }
 
     /**
-     * A Parquet {@code --input} must be readable and hold a column for every field of the layout
-     * ({@code columns}: the spec's input.parquet_columns), of a type the field can take.
+     * A Parquet {@code --input} must be readable and hold a column for every field of the spec's
+     * layout ({@code columns}: its input.parquet_columns), of a type the field can take.
      */
-    static void parquetInput(CommandLine cmd, Path input, Map<String, String> columns) {
+    static void parquetInput(CommandLine cmd, Path input, PipelineSpec.Input spec) {
         try {
-            ParquetFileSource.check(input.toAbsolutePath().toString(), columns);
+            ParquetFileSource.check(
+                    input.toAbsolutePath().toString(), spec.layout(), spec.parquetColumns());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(cmd, "--input: " + e.getMessage());
         } catch (IOException | RuntimeException e) {

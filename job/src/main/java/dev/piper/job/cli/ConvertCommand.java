@@ -1,6 +1,7 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.parquet.TsvToParquet;
+import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.DecodeOptions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,6 +11,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -88,6 +90,8 @@ final class ConvertCommand implements Callable<Integer> {
 
     private static final String[] CODECS = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
 
+    @Mixin LayoutOptions layoutOptions;
+
     @Override
     public Integer call() throws IOException {
         CliChecks.inputFile(spec.commandLine(), input);
@@ -126,7 +130,10 @@ final class ConvertCommand implements Callable<Integer> {
                                         + ".dead-letters.jsonl");
         DecodeOptions text =
                 new DecodeOptions(
-                        -1, padMissingFields, maxLineBytes, DecodeOptions.DEFAULT_MAX_RAW_BYTES);
+                        ColumnProgram.raw(layoutOptions.layout(spec.commandLine())),
+                        padMissingFields,
+                        maxLineBytes,
+                        DecodeOptions.DEFAULT_MAX_RAW_BYTES);
         TsvToParquet.Result r =
                 TsvToParquet.convert(
                         input,

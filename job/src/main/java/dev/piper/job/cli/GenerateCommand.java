@@ -1,6 +1,7 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.generate.CriteoGenerator;
+import dev.piper.operators.decode.RowLayout;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -20,7 +22,9 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Write seeded synthetic Criteo-like text (label, I1..I13, C1..C26, tab-separated).",
-            "Categorical cardinalities are the Criteo Kaggle set's times --scale, ids Zipf-skewed."
+            "Categorical cardinalities are the Criteo Kaggle set's times --scale, ids Zipf-skewed.",
+            "--dense/--sparse write wider (or narrower) lines, column j shaped as Criteo's"
+                    + " column j mod 13 (dense) or j mod 26 (categorical)."
         })
 final class GenerateCommand implements Callable<Integer> {
 
@@ -62,8 +66,11 @@ final class GenerateCommand implements Callable<Integer> {
                     "Multiplier of the Kaggle cardinalities (0.0005: largest vocabulary ~5K, 0.1: ~1M) (default: ${DEFAULT-VALUE}).")
     double scale;
 
+    @Mixin LayoutOptions layoutOptions;
+
     @Override
     public Integer call() throws IOException {
+        RowLayout layout = layoutOptions.layout(spec.commandLine());
         if (rows < 0) {
             throw new ParameterException(spec.commandLine(), "--rows: must not be negative");
         }
@@ -81,16 +88,18 @@ final class GenerateCommand implements Callable<Integer> {
                     spec.commandLine(), "--output: directory " + parent + " does not exist");
         }
         long start = System.nanoTime();
-        CriteoGenerator generator = new CriteoGenerator(seed, scale, badRate);
+        CriteoGenerator generator = new CriteoGenerator(layout, seed, scale, badRate);
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(output), 1 << 20)) {
             generate(generator, out, rows, System.err);
         }
         spec.commandLine()
                 .getOut()
                 .printf(
-                        "generate: %,d lines (%,d malformed), seed %d, scale %s in %.1f s -> %s%n",
+                        "generate: %,d lines (%,d malformed) of %s, seed %d, scale %s in %.1f s"
+                                + " -> %s%n",
                         rows,
                         generator.badLines(),
+                        layout,
                         seed,
                         scale,
                         (System.nanoTime() - start) / 1e9,

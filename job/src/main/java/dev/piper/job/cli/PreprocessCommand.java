@@ -4,6 +4,7 @@ import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.job.cluster.OnCluster;
 import dev.piper.job.sink.RowsFormat;
+import dev.piper.operators.decode.RowLayout;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.JobID;
@@ -158,11 +159,18 @@ final class PreprocessCommand implements Callable<Integer> {
                         "--report: the cost report measures the decoding of text input; a"
                                 + " Parquet input has none to measure");
             }
+            RowLayout layout = PiperOptions.spec(conf).layout();
+            if (!layout.equals(RowLayout.CRITEO)) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--report: the cost report prices Criteo's 40 columns; the spec's input"
+                                + " has "
+                                + layout);
+            }
             reportOptions.apply(spec.commandLine(), conf);
         }
         if (parquet) {
-            CliChecks.parquetInput(
-                    spec.commandLine(), input, PiperOptions.spec(conf).input().parquetColumns());
+            CliChecks.parquetInput(spec.commandLine(), input, PiperOptions.spec(conf).input());
         }
         Path output = out.prepare(spec.commandLine());
         if (parent instanceof ClusterJob) {

@@ -5,6 +5,7 @@ import dev.piper.job.control.StatusWatcher;
 import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
+import dev.piper.operators.decode.RowLayout;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -313,8 +314,9 @@ final class SpecCommand implements Runnable {
             }
             out.printf("pipeline %s version %d%n", p.name(), p.version());
             out.printf(
-                    "input    %s%s%s%n",
+                    "input    %s%s%s%s%n",
                     p.input().format(),
+                    p.layout().equals(RowLayout.CRITEO) ? "" : " (" + p.layout() + ")",
                     p.input().topic().map(t -> ", topic " + t).orElse(""),
                     p.input()
                             .routeField()

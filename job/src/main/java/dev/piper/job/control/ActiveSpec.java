@@ -3,7 +3,6 @@ package dev.piper.job.control;
 import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.SpecCompiler;
 import dev.piper.operators.decode.ColumnProgram;
-import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,13 +16,13 @@ import java.util.Objects;
  * the others, so their vocabularies (and ids) carry over.
  *
  * @param spec the spec
- * @param epochs per sparse column (C1..C26), its vocabulary epoch
+ * @param epochs per sparse column of the spec's layout (C1..), its vocabulary epoch
  */
 public record ActiveSpec(PipelineSpec spec, int[] epochs) {
 
     public ActiveSpec {
         Objects.requireNonNull(spec);
-        if (epochs.length != CriteoLayout.SPARSE) {
+        if (epochs.length != spec.layout().sparse()) {
             throw new IllegalArgumentException(
                     epochs.length + " epochs; one per sparse column expected");
         }
@@ -32,7 +31,7 @@ public record ActiveSpec(PipelineSpec spec, int[] epochs) {
 
     /** A job's starting spec: every vocabulary in epoch 0. */
     public static ActiveSpec initial(PipelineSpec spec) {
-        return new ActiveSpec(spec, new int[CriteoLayout.SPARSE]);
+        return new ActiveSpec(spec, new int[spec.layout().sparse()]);
     }
 
     public String name() {
@@ -65,9 +64,13 @@ public record ActiveSpec(PipelineSpec spec, int[] epochs) {
     public ActiveSpec next(PipelineSpec newer) {
         ColumnProgram before = program();
         ColumnProgram after = SpecCompiler.program(newer);
+        if (!after.layout().equals(before.layout())) {
+            throw new IllegalArgumentException(
+                    "a spec of " + after.layout() + " cannot follow one of " + before.layout());
+        }
         int[] next = epochs.clone();
-        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
-            int f = CriteoLayout.LABEL_DENSE_WIDTH + c;
+        for (int c = 0; c < next.length; c++) {
+            int f = before.layout().sparseField(c);
             if (!before.chainOf(f).equals(after.chainOf(f))) {
                 next[c]++;
             }
@@ -80,9 +83,9 @@ public record ActiveSpec(PipelineSpec spec, int[] epochs) {
         ColumnProgram a = program();
         ColumnProgram b = o.program();
         List<String> changed = new ArrayList<>();
-        for (int f = 0; f < CriteoLayout.FIELDS; f++) {
+        for (int f = 0; f < Math.min(a.layout().fields(), b.layout().fields()); f++) {
             if (!a.chainOf(f).equals(b.chainOf(f))) {
-                changed.add(CriteoLayout.fieldName(f));
+                changed.add(a.layout().fieldName(f));
             }
         }
         return changed;

@@ -3,7 +3,6 @@ package dev.piper.job.control;
 import dev.piper.job.spec.PipelineSpec;
 import dev.piper.job.spec.PipelineSpecSerializer;
 import dev.piper.operators.block.FormatSnapshot;
-import dev.piper.operators.decode.CriteoLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -97,12 +96,12 @@ public final class ActiveSpecSerializer extends TypeSerializer<ActiveSpec> {
     public ActiveSpec deserialize(DataInputView source) throws IOException {
         PipelineSpec spec = specs.deserialize(source);
         int n = source.readInt();
-        if (n != CriteoLayout.SPARSE) {
+        if (n != spec.layout().sparse()) {
             throw new IOException(
                     "corrupt active spec: "
                             + n
                             + " epochs, expected "
-                            + CriteoLayout.SPARSE
+                            + spec.layout().sparse()
                             + " (spec "
                             + spec.name()
                             + "/"

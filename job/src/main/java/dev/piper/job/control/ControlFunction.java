@@ -213,13 +213,21 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
                             + active.spec().output().format()
                             + "; a running pipeline cannot change it");
         }
+        if (!spec.layout().equals(active.spec().layout())) {
+            problems.add(
+                    "input.dense, input.sparse: the job reads lines of "
+                            + active.spec().layout()
+                            + " columns, not "
+                            + spec.layout());
+            return problems;
+        }
         // The Kafka feed states a column's OOV buckets from the starting spec, for epoch 0
         // (OutputEncoder): a new epoch must not have any.
         List<String> bucketed = new ArrayList<>();
         ColumnProgram now = active.program();
         ColumnProgram then = SpecCompiler.program(spec);
-        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
-            int f = CriteoLayout.LABEL_DENSE_WIDTH + c;
+        for (int c = 0; c < now.layout().sparse(); c++) {
+            int f = now.layout().sparseField(c);
             if (then.vocabPolicy(c).oovBuckets() > 0 && !then.chainOf(f).equals(now.chainOf(f))) {
                 bucketed.add(CriteoLayout.sparseName(c));
             }

@@ -50,7 +50,7 @@ public final class ControlStatus {
                     g.writeObjectFieldStart("new_epochs");
                     int[] before = previous.epochs();
                     int[] after = next.epochs();
-                    for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+                    for (int c = 0; c < Math.min(after.length, before.length); c++) {
                         if (after[c] != before[c]) {
                             g.writeNumberField(CriteoLayout.sparseName(c), after[c]);
                         }

@@ -1,6 +1,5 @@
 package dev.piper.job.generate;
 
-import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -25,7 +24,7 @@ enum BadLine {
         @Override
         void write(CriteoGenerator g, OutputStream out) throws IOException {
             byte[][] f = g.rowFields();
-            int keep = CriteoLayout.FIELDS - 1 - g.rng().nextInt(3);
+            int keep = g.layout().fields() - 1 - g.rng().nextInt(3);
             for (int i = keep; i < f.length; i++) {
                 f[i] = new byte[0];
             }
@@ -46,7 +45,7 @@ enum BadLine {
         @Override
         void write(CriteoGenerator g, OutputStream out) throws IOException {
             byte[][] f = g.rowFields();
-            int j = 1 + g.rng().nextInt(CriteoLayout.DENSE);
+            int j = 1 + g.rng().nextInt(g.layout().dense());
             f[j] = g.rng().nextBoolean() ? ascii("12x") : ascii("4294967296");
             writeFields(out, f);
         }
@@ -55,7 +54,7 @@ enum BadLine {
         @Override
         void write(CriteoGenerator g, OutputStream out) throws IOException {
             byte[][] f = g.rowFields();
-            f[1 + CriteoLayout.DENSE + g.rng().nextInt(CriteoLayout.SPARSE)] = ascii("zz0g1234");
+            f[1 + g.layout().dense() + g.rng().nextInt(g.layout().sparse())] = ascii("zz0g1234");
             writeFields(out, f);
         }
     },
@@ -63,7 +62,7 @@ enum BadLine {
         @Override
         void write(CriteoGenerator g, OutputStream out) throws IOException {
             byte[][] f = g.rowFields();
-            f[1 + CriteoLayout.DENSE + g.rng().nextInt(CriteoLayout.SPARSE)] =
+            f[1 + g.layout().dense() + g.rng().nextInt(g.layout().sparse())] =
                     ascii("1ffffffffffffffff");
             writeFields(out, f);
         }
@@ -72,7 +71,7 @@ enum BadLine {
         @Override
         void write(CriteoGenerator g, OutputStream out) throws IOException {
             byte[][] f = g.rowFields();
-            f[1 + CriteoLayout.DENSE] = new byte[] {'a', (byte) 0xff, 'b'};
+            f[1 + g.layout().dense()] = new byte[] {'a', (byte) 0xff, 'b'};
             writeFields(out, f);
         }
     },
@@ -86,7 +85,7 @@ enum BadLine {
             byte[][] f = g.rowFields();
             byte[] filler = new byte[DecodeOptions.DEFAULT_MAX_LINE_BYTES + 1];
             Arrays.fill(filler, (byte) 'a');
-            f[1 + CriteoLayout.DENSE] = filler;
+            f[1 + g.layout().dense()] = filler;
             writeFields(out, f);
         }
     };

@@ -1,6 +1,7 @@
 package dev.piper.job.generate;
 
 import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.decode.RowLayout;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
@@ -11,7 +12,10 @@ import org.apache.commons.rng.simple.RandomSource;
 
 /**
  * Seeded synthetic Criteo-like text: a label, 13 dense integer columns and 26 categorical columns
- * of hex ids, tab-separated, one row per line.
+ * of hex ids, tab-separated, one row per line; or as many columns as another {@link RowLayout} has,
+ * dense column {@code j} shaped as Criteo's {@code I(j mod 13 + 1)} and sparse column {@code c} as
+ * {@code C(c mod 26 + 1)} (for PreSto's production mixes, which are described by their column
+ * counts only).
  *
  * <p>Shape, after the Criteo Kaggle (Display Advertising Challenge) training set:
  *
@@ -56,36 +60,57 @@ public final class CriteoGenerator {
 
     private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes();
 
+    private final RowLayout layout;
     private final UniformRandomProvider rng;
-    private final SharedStateDiscreteSampler[] zipf =
-            new SharedStateDiscreteSampler[CriteoLayout.SPARSE];
-    private final boolean[] wide = new boolean[CriteoLayout.SPARSE];
-    private final long[] salt = new long[CriteoLayout.SPARSE];
+    private final SharedStateDiscreteSampler[] zipf;
+    private final boolean[] wide;
+    private final long[] salt;
     private final double badRate;
-    private final byte[] line = new byte[1024];
+    private final byte[] line;
     private long bad;
 
+    /** A generator of Criteo's layout. */
     public CriteoGenerator(long seed, double scale, double badRate) {
+        this(RowLayout.CRITEO, seed, scale, badRate);
+    }
+
+    public CriteoGenerator(RowLayout layout, long seed, double scale, double badRate) {
         if (!(scale > 0)) {
             throw new IllegalArgumentException("scale must be positive: " + scale);
         }
         if (!(badRate >= 0 && badRate <= 1)) {
             throw new IllegalArgumentException("bad rate must be in [0, 1]: " + badRate);
         }
+        this.layout = layout;
         this.rng = RandomSource.XO_RO_SHI_RO_128_PP.create(seed);
         this.badRate = badRate;
-        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+        int sparse = layout.sparse();
+        zipf = new SharedStateDiscreteSampler[sparse];
+        wide = new boolean[sparse];
+        salt = new long[sparse];
+        // a label, dense values of at most 11 characters, ids of at most 16 digits, and tabs
+        line = new byte[12 * (1 + layout.dense()) + 17 * sparse];
+        for (int c = 0; c < sparse; c++) {
             zipf[c] = RejectionInversionZipfSampler.of(rng, cardinality(c, scale), ZIPF_EXPONENT);
             salt[c] = mix64(seed * 31 + c + 1);
         }
-        for (int c : WIDE_COLUMNS) {
-            wide[c] = true;
+        for (int c = 0; c < sparse; c++) {
+            wide[c] = Arrays.binarySearch(WIDE_COLUMNS, c % CriteoLayout.SPARSE) >= 0;
         }
     }
 
-    /** Column {@code c}'s cardinality at {@code scale}. */
+    /** Sparse column {@code c}'s cardinality at {@code scale}: Kaggle's {@code C(c mod 26 + 1)}. */
     public static int cardinality(int c, double scale) {
-        return (int) Math.max(1, Math.round(CriteoLayout.KAGGLE_CARDINALITY[c] * scale));
+        return (int)
+                Math.max(
+                        1,
+                        Math.round(
+                                CriteoLayout.KAGGLE_CARDINALITY[c % CriteoLayout.SPARSE] * scale));
+    }
+
+    /** The fields of the rows written. */
+    public RowLayout layout() {
+        return layout;
     }
 
     /** Number of malformed lines written so far. */
@@ -111,7 +136,8 @@ public final class CriteoGenerator {
     int formatRow(byte[] b) {
         int p = 0;
         p = writeInt(b, p, rng.nextDouble() < 0.256 ? 1 : 0);
-        for (int j = 0; j < CriteoLayout.DENSE; j++) {
+        for (int i = 0; i < layout.dense(); i++) {
+            int j = i % CriteoLayout.DENSE;
             b[p++] = '\t';
             if (rng.nextDouble() < DENSE_MISSING[j]) {
                 continue;
@@ -124,9 +150,9 @@ public final class CriteoGenerator {
             }
             p = writeInt(b, p, v);
         }
-        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+        for (int c = 0; c < layout.sparse(); c++) {
             b[p++] = '\t';
-            if (rng.nextDouble() < SPARSE_MISSING[c]) {
+            if (rng.nextDouble() < SPARSE_MISSING[c % CriteoLayout.SPARSE]) {
                 continue;
             }
             long rank = zipf[c].sample();
@@ -173,10 +199,10 @@ public final class CriteoGenerator {
         return h ^ (h >>> 16);
     }
 
-    /** Splits a valid row into its 40 fields (for the malformed-line makers). */
+    /** Splits a valid row into its fields (for the malformed-line makers). */
     byte[][] rowFields() {
         int n = formatRow(line);
-        byte[][] fields = new byte[CriteoLayout.FIELDS][];
+        byte[][] fields = new byte[layout.fields()][];
         int start = 0;
         int f = 0;
         for (int i = 0; i <= n; i++) {

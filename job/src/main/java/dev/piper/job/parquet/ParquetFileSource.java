@@ -5,6 +5,7 @@ import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.ColumnBlock;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.ColumnarDecoder;
+import dev.piper.operators.decode.RowLayout;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -78,10 +79,11 @@ public final class ParquetFileSource
      * @throws IllegalArgumentException naming the field and column of a layout problem
      * @throws IOException if the file cannot be read as Parquet
      */
-    public static ParquetLayout check(String path, Map<String, String> columns) throws IOException {
+    public static ParquetLayout check(String path, RowLayout layout, Map<String, String> columns)
+            throws IOException {
         try (ParquetFileReader file = ParquetFiles.open(new FlinkInputFile(path))) {
             return ParquetLayout.bind(
-                    file.getFooter().getFileMetaData().getSchema(), columns, path);
+                    layout, file.getFooter().getFileMetaData().getSchema(), columns, path);
         }
     }
 
@@ -242,6 +244,7 @@ public final class ParquetFileSource
                 filePath = split.path();
                 layout =
                         ParquetLayout.bind(
+                                program.layout(),
                                 file.getFooter().getFileMetaData().getSchema(),
                                 columns,
                                 split.path());

@@ -1,9 +1,6 @@
 package dev.piper.job.parquet;
 
-import static dev.piper.operators.decode.CriteoLayout.DENSE;
-import static dev.piper.operators.decode.CriteoLayout.FIELDS;
-
-import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.decode.RowLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -61,12 +58,19 @@ public final class ParquetLayout {
      */
     public record Binding(int field, String column, ColumnDescriptor descriptor, Kind kind) {}
 
+    private final RowLayout layout;
     private final List<Binding> bindings;
     private final MessageType projection;
 
-    private ParquetLayout(List<Binding> bindings, MessageType projection) {
+    private ParquetLayout(RowLayout layout, List<Binding> bindings, MessageType projection) {
+        this.layout = layout;
         this.bindings = bindings;
         this.projection = projection;
+    }
+
+    /** The fields the columns are bound to. */
+    public RowLayout layout() {
+        return layout;
     }
 
     /** Field {@code f}'s column. */
@@ -79,19 +83,25 @@ public final class ParquetLayout {
         return projection;
     }
 
+    /** Binds every field of Criteo's layout to a column of {@code schema}. */
+    public static ParquetLayout bind(MessageType schema, Map<String, String> columns, String file) {
+        return bind(RowLayout.CRITEO, schema, columns, file);
+    }
+
     /**
-     * Binds every field of the layout to a column of {@code schema}.
+     * Binds every field of {@code layout} to a column of {@code schema}.
      *
      * @param columns the spec's {@code input.parquet_columns}: a column name for some fields
      * @param file the file's name, for messages
      * @throws IllegalArgumentException naming the file, field and column of the first problem
      */
-    public static ParquetLayout bind(MessageType schema, Map<String, String> columns, String file) {
-        List<Binding> bindings = new ArrayList<>(FIELDS);
+    public static ParquetLayout bind(
+            RowLayout layout, MessageType schema, Map<String, String> columns, String file) {
+        List<Binding> bindings = new ArrayList<>(layout.fields());
         Types.MessageTypeBuilder projection = Types.buildMessage();
         Map<String, String> fieldOf = new HashMap<>();
-        for (int f = 0; f < FIELDS; f++) {
-            String field = CriteoLayout.fieldName(f);
+        for (int f = 0; f < layout.fields(); f++) {
+            String field = layout.fieldName(f);
             String column = columns.getOrDefault(field, field);
             String other = fieldOf.putIfAbsent(column, field);
             if (other != null) {
@@ -130,14 +140,14 @@ public final class ParquetLayout {
                 throw new IllegalArgumentException(where + ": repeated; one value per row needed");
             }
             PrimitiveType primitive = type.asPrimitiveType();
-            Kind kind = kind(f, primitive);
+            Kind kind = kind(layout.isLabelOrDense(f), primitive);
             if (kind == null) {
                 throw new IllegalArgumentException(
                         where
                                 + ": type "
                                 + primitive.getPrimitiveTypeName()
                                 + " cannot hold "
-                                + (f <= DENSE
+                                + (layout.isLabelOrDense(f)
                                         ? "a Criteo integer (INT32 or INT64 expected)"
                                         : "a categorical id (INT64, INT32 or BINARY hex text"
                                                 + " expected)"));
@@ -146,12 +156,12 @@ public final class ParquetLayout {
             bindings.add(new Binding(f, column, descriptor, kind));
             projection.addField(type);
         }
-        return new ParquetLayout(List.copyOf(bindings), projection.named(schema.getName()));
+        return new ParquetLayout(layout, List.copyOf(bindings), projection.named(schema.getName()));
     }
 
-    private static Kind kind(int f, PrimitiveType type) {
+    private static Kind kind(boolean labelOrDense, PrimitiveType type) {
         PrimitiveTypeName name = type.getPrimitiveTypeName();
-        if (f <= DENSE) {
+        if (labelOrDense) {
             return switch (name) {
                 case INT32 -> Kind.INT32;
                 case INT64 -> Kind.INT64;
@@ -166,16 +176,22 @@ public final class ParquetLayout {
         };
     }
 
+    /** {@link #convertSchema(RowLayout)} of Criteo's layout. */
+    public static MessageType convertSchema() {
+        return convertSchema(RowLayout.CRITEO);
+    }
+
     /**
      * The schema {@code bin/piper convert} writes: {@code label} and {@code I1}..{@code I13} as
-     * optional INT32, {@code C1}..{@code C26} as optional INT64 annotated unsigned (the id parsed
-     * from its hex text); a null is an empty field of the text.
+     * optional INT32, {@code C1}..{@code C26} (in Criteo's layout; as many as {@code layout} has)
+     * as optional INT64 annotated unsigned (the id parsed from its hex text); a null is an empty
+     * field of the text.
      */
-    public static MessageType convertSchema() {
+    public static MessageType convertSchema(RowLayout layout) {
         Types.MessageTypeBuilder b = Types.buildMessage();
-        for (int f = 0; f < FIELDS; f++) {
-            String name = CriteoLayout.fieldName(f);
-            if (f <= DENSE) {
+        for (int f = 0; f < layout.fields(); f++) {
+            String name = layout.fieldName(f);
+            if (layout.isLabelOrDense(f)) {
                 b.optional(PrimitiveTypeName.INT32).named(name);
             } else {
                 b.optional(PrimitiveTypeName.INT64)

@@ -1,14 +1,8 @@
 package dev.piper.job.parquet;
 
-import static dev.piper.operators.decode.CriteoLayout.DENSE;
-import static dev.piper.operators.decode.CriteoLayout.FIELDS;
-import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
-import static dev.piper.operators.decode.CriteoLayout.SPARSE;
-
 import dev.piper.operators.block.ColumnBlock;
 import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.decode.ColumnarDecoder;
-import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.HexIds;
 import dev.piper.operators.decode.Reason;
 import java.io.IOException;
@@ -36,7 +30,14 @@ public final class RowGroupBlocks {
 
     private final ParquetLayout layout;
     private final ColumnarDecoder decoder;
-    private final ColumnCursor[] cursors = new ColumnCursor[FIELDS];
+    private final ColumnCursor[] cursors;
+
+    /** The layout's dense columns, sparse columns, fields, and label + dense per row. */
+    private final int denseColumns;
+
+    private final int sparseColumns;
+    private final int fieldCount;
+    private final int rowWidth;
 
     /** The fields whose values can be bad (INT64 label or dense, hex ids), read first. */
     private final int[] fallible;
@@ -51,7 +52,7 @@ public final class RowGroupBlocks {
     private static final long[] NONE_MISSING = new long[0];
 
     // Per block: the first bad field of each row (or -1; null while no row is bad), its reason and
-    // detail, and the file's text of the bad rows' values (row * FIELDS + field), for their dead
+    // detail, and the file's text of the bad rows' values (row * fields + field), for their dead
     // letters.
     private int[] badField;
     private int blockLines;
@@ -75,24 +76,29 @@ public final class RowGroupBlocks {
             int maxRawBytes)
             throws IOException {
         this.layout = layout;
+        this.denseColumns = layout.layout().dense();
+        this.sparseColumns = layout.layout().sparse();
+        this.fieldCount = layout.layout().fields();
+        this.rowWidth = layout.layout().labelDenseWidth();
+        this.cursors = new ColumnCursor[fieldCount];
         this.decoder = decoder;
         this.maxRawBytes = maxRawBytes;
         PageReadStore store = file.readRowGroup(rowGroup);
         if (store == null) {
             throw new IOException(file.getFile() + " has no row group " + rowGroup);
         }
-        for (int f = 0; f < FIELDS; f++) {
+        for (int f = 0; f < fieldCount; f++) {
             ParquetLayout.Binding b = layout.binding(f);
             cursors[f] = new ColumnCursor(b.descriptor(), store.getPageReader(b.descriptor()));
         }
         fallible =
-                IntStream.range(0, FIELDS)
+                IntStream.range(0, fieldCount)
                         .filter(f -> canBeBad(layout.binding(f).kind()))
                         .toArray();
         readOrder =
                 IntStream.concat(
                                 IntStream.of(fallible),
-                                IntStream.range(0, FIELDS)
+                                IntStream.range(0, fieldCount)
                                         .filter(f -> !canBeBad(layout.binding(f).kind())))
                         .toArray();
         this.nextRow = firstRow;
@@ -123,9 +129,9 @@ public final class RowGroupBlocks {
             return null;
         }
         int lines = (int) Math.min(maxRows, rowsLeft);
-        int[] labelDense = new int[lines * LABEL_DENSE_WIDTH];
-        long[][] keys = new long[SPARSE][lines];
-        long[][] missing = new long[FIELDS][];
+        int[] labelDense = new int[lines * rowWidth];
+        long[][] keys = new long[sparseColumns][lines];
+        long[][] missing = new long[fieldCount][];
         badField = null;
         blockLines = lines;
         for (int f : readOrder) {
@@ -139,8 +145,8 @@ public final class RowGroupBlocks {
         if (badField != null) {
             dead = deadLetters(labelDense, keys, missing);
             rows = lines - dead.length;
-            labelDense = withoutBadRows(labelDense, LABEL_DENSE_WIDTH, rows);
-            for (int c = 0; c < SPARSE; c++) {
+            labelDense = withoutBadRows(labelDense, rowWidth, rows);
+            for (int c = 0; c < sparseColumns; c++) {
                 keys[c] = withoutBadRows(keys[c], rows);
             }
             for (int f : fallible) {
@@ -165,8 +171,8 @@ public final class RowGroupBlocks {
         ColumnCursor cursor = cursors[f];
         ParquetLayout.Kind kind = layout.binding(f).kind();
         long[] missing = null;
-        int c = f - 1 - DENSE;
-        long[] ids = f > DENSE ? keys[c] : null;
+        int c = f - 1 - denseColumns;
+        long[] ids = f > denseColumns ? keys[c] : null;
         int line = 0;
         while (line < lines) {
             int n = cursor.available(lines - line);
@@ -181,7 +187,7 @@ public final class RowGroupBlocks {
                         if (badField != null && badField[r] >= 0) {
                             keepText(r, f, present ? Integer.toString(v) : "");
                         }
-                        labelDense[r * LABEL_DENSE_WIDTH + f] = clip && v < 0 ? 0 : v;
+                        labelDense[r * rowWidth + f] = clip && v < 0 ? 0 : v;
                     }
                 }
                 case ID_INT32, ID_INT64 -> {
@@ -214,7 +220,7 @@ public final class RowGroupBlocks {
                                         Long.toString(v),
                                         " is not a 32-bit integer");
                             }
-                            labelDense[r * LABEL_DENSE_WIDTH + f] = (int) v;
+                            labelDense[r * rowWidth + f] = (int) v;
                         } else {
                             missing = mark(missing, lines, r);
                         }
@@ -271,12 +277,12 @@ public final class RowGroupBlocks {
             badDetail.clear();
             badText.clear();
         }
-        badText.put((long) r * FIELDS + f, value);
+        badText.put((long) r * fieldCount + f, value);
         if (badField[r] < 0) { // fields are read in order: the first bad one names the row
             badField[r] = f;
             String quoted = value.length() > 40 ? value.substring(0, 40) + "..." : value;
             badReason.put(r, reason.code());
-            badDetail.put(r, CriteoLayout.fieldName(f) + ": \"" + quoted + "\"" + why);
+            badDetail.put(r, layout.layout().fieldName(f) + ": \"" + quoted + "\"" + why);
         }
     }
 
@@ -340,7 +346,7 @@ public final class RowGroupBlocks {
 
     /** Keeps the file's text of a bad row's value, for its dead letter. */
     private void keepText(int r, int f, String text) {
-        badText.put((long) r * FIELDS + f, text);
+        badText.put((long) r * fieldCount + f, text);
     }
 
     /** An id as Criteo's text writes it: lowercase hex, at least 8 digits. */
@@ -352,19 +358,19 @@ public final class RowGroupBlocks {
     /** Row {@code r} as a Criteo text line: what the dead letter shows of it. */
     private byte[] render(int r, int[] labelDense, long[][] keys, long[][] missing) {
         StringBuilder line = new StringBuilder(256);
-        for (int f = 0; f < FIELDS; f++) {
+        for (int f = 0; f < fieldCount; f++) {
             if (f > 0) {
                 line.append('\t');
             }
-            String text = badText.get((long) r * FIELDS + f);
+            String text = badText.get((long) r * fieldCount + f);
             if (text != null) {
                 line.append(text);
             } else if (missing[f].length != 0 && (missing[f][r >>> 6] >>> r & 1) != 0) {
                 continue;
-            } else if (f <= DENSE) {
-                line.append(labelDense[r * LABEL_DENSE_WIDTH + f]);
+            } else if (f <= denseColumns) {
+                line.append(labelDense[r * rowWidth + f]);
             } else {
-                line.append(hex8(keys[f - 1 - DENSE][r]));
+                line.append(hex8(keys[f - 1 - denseColumns][r]));
             }
         }
         return line.toString().getBytes(StandardCharsets.UTF_8);

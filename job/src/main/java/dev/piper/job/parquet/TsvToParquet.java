@@ -1,9 +1,5 @@
 package dev.piper.job.parquet;
 
-import static dev.piper.operators.decode.CriteoLayout.DENSE;
-import static dev.piper.operators.decode.CriteoLayout.LABEL_DENSE_WIDTH;
-import static dev.piper.operators.decode.CriteoLayout.SPARSE;
-
 import dev.piper.job.sink.DeadLetterFile;
 import dev.piper.job.source.LineChunker;
 import dev.piper.job.source.TextFiles;
@@ -13,6 +9,7 @@ import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.decode.RowLayout;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -58,8 +55,8 @@ public final class TsvToParquet {
     /**
      * Converts {@code input} (text, or gzip-compressed text if its name ends in {@code .gz}).
      *
-     * @param text how lines are decoded (padding, line limit, raw bytes kept); its program is
-     *     ignored
+     * @param text how lines are decoded (padding, line limit, raw bytes kept) and their layout (the
+     *     program's); the program's operators are not applied
      * @param progress where a line goes every few seconds of a long conversion
      * @throws IOException if it fails; then neither {@code output} nor {@code deadLetters} is
      *     written
@@ -76,7 +73,7 @@ public final class TsvToParquet {
         long start = System.nanoTime();
         DecodeOptions options =
                 new DecodeOptions(
-                        ColumnProgram.raw(),
+                        ColumnProgram.raw(text.program().layout()),
                         text.padMissingFields(),
                         text.maxLineBytes(),
                         text.maxRawBytes());
@@ -127,7 +124,7 @@ public final class TsvToParquet {
         ColumnFileWriter out =
                 new ColumnFileWriter(
                         output,
-                        ParquetLayout.convertSchema(),
+                        ParquetLayout.convertSchema(options.program().layout()),
                         codec,
                         rowGroupRows,
                         true,
@@ -176,22 +173,24 @@ public final class TsvToParquet {
         int rows = decoded.dense().rows();
         int[] labelDense = decoded.dense().labelDense();
         long[][] missing = decoded.missing();
-        long[][] keys = new long[SPARSE][];
-        for (int c = 0; c < SPARSE; c++) {
+        RowLayout layout = decoded.dense().layout();
+        int width = layout.labelDenseWidth();
+        long[][] keys = new long[layout.sparse()][];
+        for (int c = 0; c < keys.length; c++) {
             keys[c] = decoded.keys()[c].keys();
         }
         for (int r = 0; r < rows; r++) {
             int word = r >>> 6;
             long bit = 1L << r;
-            for (int f = 0; f < LABEL_DENSE_WIDTH; f++) {
+            for (int f = 0; f < width; f++) {
                 if ((missing[f][word] & bit) != 0) {
                     out.writeNull(f);
                 } else {
-                    out.writeInt(f, labelDense[r * LABEL_DENSE_WIDTH + f]);
+                    out.writeInt(f, labelDense[r * width + f]);
                 }
             }
-            for (int c = 0; c < SPARSE; c++) {
-                int f = DENSE + 1 + c;
+            for (int c = 0; c < keys.length; c++) {
+                int f = width + c;
                 if ((missing[f][word] & bit) != 0) {
                     out.writeNull(f);
                 } else {

@@ -1,7 +1,5 @@
 package dev.piper.job.sink;
 
-import static dev.piper.operators.decode.CriteoLayout.SPARSE;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -10,6 +8,7 @@ import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.decode.RowLayout;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularyPolicy;
 import java.io.BufferedOutputStream;
@@ -48,11 +47,11 @@ public final class DlrmOutputWriter implements Closeable {
     private final RowsFormat format;
     private final DirectFileOutput rows; // rows.bin, or null
     private final ParquetRows parquet; // rows.parquet, or null
-    private final OutputStream[] vocab = new OutputStream[SPARSE];
+    private final OutputStream[] vocab;
     private final DeadLetterFile dead;
 
     /** Per column, the index the next added key gets: OOV buckets plus entries written. */
-    private final int[] nextIndex = new int[SPARSE];
+    private final int[] nextIndex;
 
     private long nextSeq;
     private long nextLine = 1;
@@ -77,7 +76,10 @@ public final class DlrmOutputWriter implements Closeable {
             rows = new DirectFileOutput(dir.resolve(format.file()), true);
             parquet = null;
         }
-        for (int c = 0; c < SPARSE; c++) {
+        RowLayout layout = options.program().layout();
+        vocab = new OutputStream[layout.sparse()];
+        nextIndex = new int[layout.sparse()];
+        for (int c = 0; c < layout.sparse(); c++) {
             vocab[c] = open(dir.resolve(OutputLayout.vocabFile(c)));
             nextIndex[c] = options.program().vocabPolicy(c).firstIndex();
         }
@@ -121,12 +123,12 @@ public final class DlrmOutputWriter implements Closeable {
         if (parquet != null) {
             parquet.write(block.rowBytes(), block.rows());
         } else {
-            rows.write(block.rowBytes(), 0, block.rows() * CriteoLayout.ROW_BYTES);
+            rows.write(block.rowBytes(), 0, block.rows() * options.program().layout().rowBytes());
         }
         for (DeadLetter d : block.deadLetters()) {
             dead.write(d, nextLine + d.lineInBlock());
         }
-        for (int c = 0; c < SPARSE; c++) {
+        for (int c = 0; c < vocab.length; c++) {
             appendVocab(c, block.firstNewIndex()[c], block.newKeys()[c]);
         }
         nextSeq++;
@@ -205,21 +207,34 @@ public final class DlrmOutputWriter implements Closeable {
         dead.byReason().forEach(reasons::put);
         root.put("rows_format", format.id());
         root.put("rows_file", format.file());
+        ColumnProgram program = options.program();
+        RowLayout layout = program.layout();
+        String denseNames = "I1..I" + layout.dense();
+        String sparseNames = "C1..C" + layout.sparse();
         if (format == RowsFormat.PARQUET) {
             root.put(
                     "row_layout",
-                    "one required Parquet column per field: label, I1..I13 (INT32, FLOAT for"
-                            + " float32_columns), C1..C26 vocabulary indices (INT32)");
+                    "one required Parquet column per field: label, "
+                            + denseNames
+                            + " (INT32, FLOAT for float32_columns), "
+                            + sparseNames
+                            + " vocabulary indices (INT32)");
         } else {
-            root.put("row_bytes", CriteoLayout.ROW_BYTES);
+            root.put("row_bytes", layout.rowBytes());
             root.put(
                     "row_layout",
-                    "40 little-endian int32 per row: label, I1..I13, C1..C26 vocabulary indices");
+                    layout.fields()
+                            + " little-endian int32 per row: label, "
+                            + denseNames
+                            + ", "
+                            + sparseNames
+                            + " vocabulary indices");
         }
-        ColumnProgram program = options.program();
+        root.put("dense_columns", layout.dense());
+        root.put("sparse_columns", layout.sparse());
         ObjectNode sizes = root.putObject("vocab_size");
         ObjectNode policies = json.createObjectNode();
-        for (int c = 0; c < SPARSE; c++) {
+        for (int c = 0; c < layout.sparse(); c++) {
             VocabularyPolicy policy = program.vocabPolicy(c);
             int entries = nextIndex[c] - policy.firstIndex();
             sizes.put(CriteoLayout.sparseName(c), entries);
@@ -269,10 +284,10 @@ public final class DlrmOutputWriter implements Closeable {
         } else {
             ObjectNode columns = pipeline.putObject("columns");
             var floats = pipeline.putArray("float32_columns");
-            for (int f = 0; f < CriteoLayout.FIELDS; f++) {
-                columns.put(CriteoLayout.fieldName(f), program.chainOf(f));
+            for (int f = 0; f < layout.fields(); f++) {
+                columns.put(layout.fieldName(f), program.chainOf(f));
                 if (program.type(f) == dev.piper.operators.ops.Op.ValueType.float32) {
-                    floats.add(CriteoLayout.fieldName(f)); // their slots hold IEEE float32 bits
+                    floats.add(layout.fieldName(f)); // their slots hold IEEE float32 bits
                 }
             }
         }
@@ -304,10 +319,10 @@ public final class DlrmOutputWriter implements Closeable {
     }
 
     private Closeable[] closeables() {
-        Closeable[] all = new Closeable[SPARSE + 2];
+        Closeable[] all = new Closeable[vocab.length + 2];
         all[0] = dead;
         all[1] = parquet != null ? parquet::close : rows;
-        System.arraycopy(vocab, 0, all, 2, SPARSE);
+        System.arraycopy(vocab, 0, all, 2, vocab.length);
         return all;
     }
 }

@@ -2,7 +2,6 @@ package dev.piper.job.sink;
 
 import dev.piper.job.parquet.ColumnFileWriter;
 import dev.piper.operators.decode.ColumnProgram;
-import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.ops.Op.ValueType;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -16,10 +15,10 @@ import org.apache.parquet.schema.Types;
 
 /**
  * {@code rows.parquet}: the rows of {@code rows.bin} as a Parquet file, one required column per
- * field in the row's order: {@code label}, {@code I1}..{@code I13} (INT32, or FLOAT for a column
- * the spec makes float32), {@code C1}..{@code C26} (INT32 vocabulary indices). Rows in input order,
- * row groups of {@link #ROW_GROUP_ROWS} rows, Snappy-compressed, dictionary encoding where it pays
- * (Parquet drops it for a column chunk whose dictionary outgrows a page).
+ * field in the row's order: {@code label}, {@code I1}.. (INT32, or FLOAT for a column the spec
+ * makes float32), {@code C1}.. (INT32 vocabulary indices). Rows in input order, row groups of
+ * {@link #ROW_GROUP_ROWS} rows, Snappy-compressed, dictionary encoding where it pays (Parquet drops
+ * it for a column chunk whose dictionary outgrows a page).
  *
  * <p>Written from the block's row bytes value by value through {@link ColumnFileWriter}.
  */
@@ -29,10 +28,11 @@ final class ParquetRows implements AutoCloseable {
     static final int ROW_GROUP_ROWS = 1 << 20;
 
     private final ColumnFileWriter writer;
-    private final boolean[] isFloat = new boolean[CriteoLayout.FIELDS];
+    private final boolean[] isFloat;
 
     ParquetRows(Path file, ColumnProgram program) throws IOException {
-        for (int f = 0; f < CriteoLayout.FIELDS; f++) {
+        isFloat = new boolean[program.layout().fields()];
+        for (int f = 0; f < isFloat.length; f++) {
             isFloat[f] = program.type(f) == ValueType.float32;
         }
         writer =
@@ -52,12 +52,12 @@ final class ParquetRows implements AutoCloseable {
     /** The file's schema under {@code program}: a float32 column is FLOAT, any other INT32. */
     static MessageType schema(ColumnProgram program) {
         Types.MessageTypeBuilder b = Types.buildMessage();
-        for (int f = 0; f < CriteoLayout.FIELDS; f++) {
+        for (int f = 0; f < program.layout().fields(); f++) {
             PrimitiveTypeName type =
                     program.type(f) == ValueType.float32
                             ? PrimitiveTypeName.FLOAT
                             : PrimitiveTypeName.INT32;
-            b.required(type).named(CriteoLayout.fieldName(f));
+            b.required(type).named(program.layout().fieldName(f));
         }
         return b.named("piper_rows");
     }
@@ -67,7 +67,7 @@ final class ParquetRows implements AutoCloseable {
         ByteBuffer bytes = ByteBuffer.wrap(rowBytes).order(ByteOrder.LITTLE_ENDIAN);
         int at = 0;
         for (int r = 0; r < rows; r++) {
-            for (int f = 0; f < CriteoLayout.FIELDS; f++, at += Integer.BYTES) {
+            for (int f = 0; f < isFloat.length; f++, at += Integer.BYTES) {
                 int v = bytes.getInt(at);
                 if (isFloat[f]) {
                     writer.writeRequiredFloat(f, Float.intBitsToFloat(v));

@@ -1,5 +1,6 @@
 package dev.piper.job.spec;
 
+import dev.piper.operators.decode.RowLayout;
 import dev.piper.operators.ops.Chains;
 import dev.piper.operators.ops.Chains.Kind;
 import dev.piper.operators.ops.Op;
@@ -7,6 +8,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -30,16 +32,30 @@ public record PipelineSpec(
      *     value, if routing is used
      * @param parquetColumns for a Parquet input: the column a layout field is read from, for the
      *     fields not read from the column of their own name
+     * @param layout the input's fields: a label, {@code input.dense} dense and {@code input.sparse}
+     *     sparse columns (Criteo's 13 and 26 unless the spec says otherwise)
      */
     public record Input(
             String format,
             Optional<String> topic,
             Optional<String> routeField,
             Optional<String> routeValue,
-            Map<String, String> parquetColumns) {
+            Map<String, String> parquetColumns,
+            RowLayout layout) {
 
         public Input {
             parquetColumns = Collections.unmodifiableMap(new LinkedHashMap<>(parquetColumns));
+            Objects.requireNonNull(layout, "layout");
+        }
+
+        /** An input of Criteo's layout. */
+        public Input(
+                String format,
+                Optional<String> topic,
+                Optional<String> routeField,
+                Optional<String> routeValue,
+                Map<String, String> parquetColumns) {
+            this(format, topic, routeField, routeValue, parquetColumns, RowLayout.CRITEO);
         }
 
         /** An input without Parquet column names. */
@@ -71,6 +87,11 @@ public record PipelineSpec(
      * @param maxLineBytes longest accepted line
      */
     public record Output(String format, boolean padMissingFields, int maxLineBytes) {}
+
+    /** The fields of the pipeline's input and output rows. */
+    public RowLayout layout() {
+        return input.layout();
+    }
 
     /** The column named {@code name}, if the layout has it. */
     public Optional<Column> column(String name) {

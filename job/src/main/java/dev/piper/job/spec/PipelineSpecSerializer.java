@@ -6,6 +6,7 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import dev.piper.job.spec.PipelineSpec.Column;
 import dev.piper.operators.block.FormatSnapshot;
+import dev.piper.operators.decode.RowLayout;
 import dev.piper.operators.ops.Chains.Kind;
 import dev.piper.operators.ops.Op;
 import dev.piper.state.VocabularyPolicy;
@@ -49,13 +50,16 @@ import org.apache.flink.core.memory.DataOutputView;
  *
  * <p>Format 4 appends the input's Parquet column names after the output: a varint count, then each
  * (layout field, Parquet column) pair as two strings, sorted by field. Formats 1..3 have none.
+ *
+ * <p>Format 5 appends the input's layout: its dense and sparse column counts as varints. Formats
+ * 1..4 have none and read as Criteo's layout (13 and 26).
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 4;
+    static final int FORMAT = 5;
 
     /** Kryo registration ids: fixed forever, new classes take new ids. */
     static final int ID_SPEC = 100;
@@ -421,6 +425,8 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 out.writeString(e.getKey());
                 out.writeString(e.getValue());
             }
+            out.writeVarInt(s.layout().dense(), true);
+            out.writeVarInt(s.layout().sparse(), true);
         }
 
         @Override
@@ -452,8 +458,12 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                     parquet.put(in.readString(), in.readString());
                 }
             }
+            RowLayout layout = RowLayout.CRITEO;
+            if (reading.format >= 5) {
+                layout = new RowLayout(in.readVarInt(true), in.readVarInt(true));
+            }
             PipelineSpec.Input input =
-                    new PipelineSpec.Input(format, topic, routeField, routeValue, parquet);
+                    new PipelineSpec.Input(format, topic, routeField, routeValue, parquet, layout);
             return new PipelineSpec(name, version, input, List.copyOf(columns), output);
         }
     }

@@ -1,7 +1,6 @@
 package dev.piper.job.spec;
 
 import dev.piper.operators.decode.ColumnProgram;
-import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.ops.Chains;
 import dev.piper.operators.ops.IdMap;
@@ -19,16 +18,16 @@ public final class SpecCompiler {
 
     /** The column chains of {@code spec}, every vocabulary in epoch 0. */
     public static ColumnProgram program(PipelineSpec spec) {
-        return program(spec, new int[CriteoLayout.SPARSE]);
+        return program(spec, new int[spec.layout().sparse()]);
     }
 
     /** The column chains of {@code spec}, with each sparse column's vocabulary epoch. */
     public static ColumnProgram program(PipelineSpec spec, int[] epochs) {
-        List<List<Op>> chains = new ArrayList<>(CriteoLayout.FIELDS);
+        List<List<Op>> chains = new ArrayList<>(spec.layout().fields());
         for (PipelineSpec.Column column : spec.columns()) {
             chains.add(column.ops());
         }
-        return new ColumnProgram(spec.name(), spec.version(), chains, epochs);
+        return new ColumnProgram(spec.name(), spec.version(), spec.layout(), chains, epochs);
     }
 
     /**
@@ -86,7 +85,7 @@ public final class SpecCompiler {
 
     /** The decoder settings of {@code spec}. */
     public static DecodeOptions decodeOptions(PipelineSpec spec, int maxRawBytes) {
-        return decodeOptions(spec, new int[CriteoLayout.SPARSE], maxRawBytes);
+        return decodeOptions(spec, new int[spec.layout().sparse()], maxRawBytes);
     }
 
     /** The decoder settings of {@code spec}, with each sparse column's vocabulary epoch. */

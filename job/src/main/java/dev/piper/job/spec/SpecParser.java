@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.job.spec.PipelineSpec.Column;
 import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.operators.decode.RowLayout;
 import dev.piper.operators.ops.Chains;
 import dev.piper.operators.ops.Chains.Kind;
 import dev.piper.operators.ops.Op;
@@ -41,7 +42,8 @@ public final class SpecParser {
             Pattern.compile("([A-Za-z]+)([0-9]+)\\.\\.([A-Za-z]+)([0-9]+)");
     private static final Set<String> TOP =
             Set.of("name", "version", "description", "input", "columns", "output");
-    private static final Set<String> INPUT = Set.of("format", "topic", "route", "parquet_columns");
+    private static final Set<String> INPUT =
+            Set.of("format", "dense", "sparse", "topic", "route", "parquet_columns");
     private static final Set<String> ROUTE = Set.of("field", "value");
     private static final Set<String> OUTPUT =
             Set.of("format", "pad_missing_fields", "max_line_bytes");
@@ -50,6 +52,9 @@ public final class SpecParser {
             new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     private final List<String> problems = new ArrayList<>();
+
+    /** The input's layout, once {@code input} is read (Criteo's if it is missing or invalid). */
+    private RowLayout layout = RowLayout.CRITEO;
 
     private SpecParser() {}
 
@@ -179,6 +184,11 @@ public final class SpecParser {
         if (format != null && !format.equals("criteo-tsv")) {
             problem("input.format", "unknown format \"" + format + "\" (known: criteo-tsv)");
         }
+        int dense = columnCount(node, "dense", CriteoLayout.DENSE, RowLayout.MAX_DENSE);
+        int sparse = columnCount(node, "sparse", CriteoLayout.SPARSE, RowLayout.MAX_SPARSE);
+        if (dense > 0 && sparse > 0) {
+            layout = new RowLayout(dense, sparse);
+        }
         Optional<String> topic = Optional.empty();
         if (node.has("topic")) {
             topic = Optional.ofNullable(text(node, "topic", "input.topic"));
@@ -198,11 +208,38 @@ public final class SpecParser {
                                 f ->
                                         problem(
                                                 "input.route.field",
-                                                "\"" + f + "\" is not a column of criteo-tsv"));
+                                                "\""
+                                                        + f
+                                                        + "\" is not a column of "
+                                                        + layoutText()));
             }
         }
         return new PipelineSpec.Input(
-                format, topic, field, value, parquetColumns(node.get("parquet_columns")));
+                format, topic, field, value, parquetColumns(node.get("parquet_columns")), layout);
+    }
+
+    /**
+     * {@code input.dense} or {@code input.sparse}: a column count from 1 to {@code max}, {@code
+     * criteo} when absent; 0 when invalid (reported).
+     */
+    private int columnCount(JsonNode input, String field, int criteo, int max) {
+        JsonNode n = input.get(field);
+        if (n == null) {
+            return criteo;
+        }
+        if (!n.isIntegralNumber()
+                || !n.canConvertToInt()
+                || n.intValue() < 1
+                || n.intValue() > max) {
+            problem("input." + field, "must be an integer from 1 to " + max + ", not " + n);
+            return 0;
+        }
+        return n.intValue();
+    }
+
+    /** The input's columns as messages name them: {@code criteo-tsv (label, I1..I13, C1..C26)}. */
+    private String layoutText() {
+        return "criteo-tsv (label, I1..I" + layout.dense() + ", C1..C" + layout.sparse() + ")";
     }
 
     /**
@@ -224,7 +261,7 @@ public final class SpecParser {
             Map.Entry<String, JsonNode> e = it.next();
             String field = e.getKey();
             if (layoutIndex(field) < 0) {
-                problem(path + "." + field, "not a field of criteo-tsv (label, I1..I13, C1..C26)");
+                problem(path + "." + field, "not a field of " + layoutText());
                 continue;
             }
             String column = text(node, field, path + "." + field);
@@ -243,18 +280,13 @@ public final class SpecParser {
         return columns;
     }
 
-    /** Index of a column name in the Criteo layout, or -1. */
-    private static int layoutIndex(String name) {
-        for (int f = 0; f < CriteoLayout.FIELDS; f++) {
-            if (CriteoLayout.fieldName(f).equals(name)) {
-                return f;
-            }
-        }
-        return -1;
+    /** Index of a column name in the input's layout, or -1. */
+    private int layoutIndex(String name) {
+        return layout.fieldOf(name);
     }
 
-    private static Kind kindOf(int field) {
-        return Chains.kindOf(field);
+    private Kind kindOf(int field) {
+        return Chains.kindOf(layout, field);
     }
 
     private List<Column> columns(JsonNode node) {
@@ -269,8 +301,8 @@ public final class SpecParser {
             return List.of();
         }
         @SuppressWarnings("unchecked")
-        List<Op>[] chains = new List[CriteoLayout.FIELDS];
-        String[] definedBy = new String[CriteoLayout.FIELDS];
+        List<Op>[] chains = new List[layout.fields()];
+        String[] definedBy = new String[layout.fields()];
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             String key = e.getKey();
@@ -284,7 +316,7 @@ public final class SpecParser {
                     problem(
                             path,
                             "duplicate column "
-                                    + CriteoLayout.fieldName(f)
+                                    + layout.fieldName(f)
                                     + " (also in "
                                     + definedBy[f]
                                     + ")");
@@ -306,22 +338,31 @@ public final class SpecParser {
                 }
             }
         }
-        List<Column> out = new ArrayList<>(CriteoLayout.FIELDS);
+        List<Column> out = new ArrayList<>(layout.fields());
         List<String> absent = new ArrayList<>();
-        for (int f = 0; f < CriteoLayout.FIELDS; f++) {
+        for (int f = 0; f < layout.fields(); f++) {
             if (definedBy[f] == null) {
-                absent.add(CriteoLayout.fieldName(f));
+                absent.add(layout.fieldName(f));
             } else if (chains[f] != null) {
-                out.add(new Column(CriteoLayout.fieldName(f), kindOf(f), chains[f]));
+                out.add(new Column(layout.fieldName(f), kindOf(f), chains[f]));
             }
         }
         if (!absent.isEmpty()) {
             problem(
                     "columns",
-                    "criteo-tsv has 40 columns (label, I1..I13, C1..C26); no chain for "
-                            + String.join(", ", absent));
+                    layoutText().replace(" (", " has " + layout.fields() + " columns (")
+                            + "; no chain for "
+                            + abbreviated(absent));
         }
         return out;
+    }
+
+    /** The first 20 names, then how many more: a wide layout's absent columns in one line. */
+    private static String abbreviated(List<String> names) {
+        if (names.size() <= 20) {
+            return String.join(", ", names);
+        }
+        return String.join(", ", names.subList(0, 20)) + " and " + (names.size() - 20) + " more";
     }
 
     /** The layout fields a key names: one column or a range such as {@code I1..I13}. */
@@ -336,7 +377,10 @@ public final class SpecParser {
                     path,
                     "\""
                             + key
-                            + "\" is not a column of criteo-tsv (label, I1..I13, C1..C26) nor a range such as C1..C26");
+                            + "\" is not a column of "
+                            + layoutText()
+                            + " nor a range such as C1..C"
+                            + layout.sparse());
             return null;
         }
         int from = layoutIndex(m.group(1) + m.group(2));
@@ -349,7 +393,8 @@ public final class SpecParser {
             problem(
                     path,
                     (from < 0 ? m.group(1) + m.group(2) : m.group(3) + m.group(4))
-                            + " is not a column of criteo-tsv (label, I1..I13, C1..C26)");
+                            + " is not a column of "
+                            + layoutText());
             return null;
         }
         if (from > to) {

@@ -579,6 +579,117 @@ class PiperCliTest {
         assertThat(output.resolve("notes.txt")).exists();
     }
 
+    /**
+     * Lines of another layout: generate writes them, convert reads them into Parquet columns of
+     * that layout, preprocess takes them from either with a spec that declares the layout and gives
+     * the same rows; a spec of the wrong layout is refused before the job starts, naming the field.
+     */
+    @Test
+    void anotherLayoutFromGenerateThroughConvertAndPreprocess() throws Exception {
+        Path tsv = tmp.resolve("wide.tsv");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--rows",
+                                "500",
+                                "--dense",
+                                "20",
+                                "--sparse",
+                                "3",
+                                "--scale",
+                                "0.001",
+                                "--bad-rate",
+                                "0.02",
+                                "--output",
+                                tsv.toString()))
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("500 lines")
+                .contains("of 20 dense, 3 sparse");
+        assertThat(Files.readAllLines(tsv).get(0).split("\t", -1)).hasSize(24);
+        Path parquet = tmp.resolve("wide.parquet");
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                parquet.toString(),
+                                "--dense",
+                                "20",
+                                "--sparse",
+                                "3"))
+                .isZero();
+        Path spec = tmp.resolve("wide.json");
+        Files.writeString(
+                spec,
+                """
+                {"name": "wide", "version": 1,
+                 "input": {"format": "criteo-tsv", "dense": 20, "sparse": 3},
+                 "columns": {"label": ["decode", "fill_missing"],
+                             "I1..I20": ["decode", "fill_missing", "neg2zero"],
+                             "C1..C3": ["decode", "fill_missing", "hex2int", "vocab"]}}
+                """);
+        Path fromText = tmp.resolve("t");
+        Path fromParquet = tmp.resolve("p");
+        for (String[] run :
+                List.of(
+                        new String[] {tsv.toString(), fromText.toString()},
+                        new String[] {parquet.toString(), fromParquet.toString()})) {
+            assertThat(
+                            PiperCli.execute(
+                                    "preprocess",
+                                    "--input",
+                                    run[0],
+                                    "--output",
+                                    run[1],
+                                    "--spec",
+                                    spec.toString()))
+                    .as(err())
+                    .isZero();
+        }
+        byte[] rows = Files.readAllBytes(fromText.resolve("rows.bin"));
+        assertThat(rows).isNotEmpty();
+        assertThat(rows.length % (24 * 4)).isZero();
+        assertThat(Files.readAllBytes(fromParquet.resolve("rows.bin"))).isEqualTo(rows);
+        assertThat(fromText.resolve("vocab/C3.tsv")).isRegularFile();
+        assertThat(fromText.resolve("vocab/C4.tsv")).doesNotExist();
+
+        // The built-in (Criteo) spec does not fit the Parquet file's columns, nor these lines.
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                parquet.toString(),
+                                "--output",
+                                tmp.resolve("x").toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--input: ").contains("field C4: no such column");
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                tmp.resolve("y.parquet").toString(),
+                                "--dense",
+                                "0"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--dense: must be from 1 to 4096, not 0");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                tmp.resolve("z").toString(),
+                                "--spec",
+                                spec.toString(),
+                                "--report"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--report: the cost report prices Criteo's 40 columns");
+    }
+
     @Test
     void generateWritesTheRequestedLines() throws Exception {
         Path file = tmp.resolve("g.tsv");

@@ -102,16 +102,18 @@ class ActiveSpecTest {
                     + "00000000".repeat(23);
 
     /**
-     * As written now: the same, with the spec in its format 4 (PipelineSpecSerializerTest): two
-     * bytes longer, vocab's policy tag and the empty list of Parquet column names.
+     * As written now: the same, with the spec in its format 5 (PipelineSpecSerializerTest): four
+     * bytes longer, vocab's policy tag, the empty list of Parquet column names and the layout (13
+     * dense, 26 sparse).
      */
     private static final String SMALL_WRITTEN_NOW =
-            "00000035"
-                    + "04"
+            "00000037"
+                    + "05"
                     + SMALL_FORMAT_1
                             .substring(10, SMALL_FORMAT_1.indexOf("0000001a"))
                             .replace("e80776", "e8077600")
                     + "00"
+                    + "0d1a"
                     + SMALL_FORMAT_1.substring(SMALL_FORMAT_1.indexOf("0000001a"));
 
     @Test

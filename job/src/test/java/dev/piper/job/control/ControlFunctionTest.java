@@ -100,6 +100,31 @@ class ControlFunctionTest {
         }
     }
 
+    /** A switch must keep the input's layout: a spec of more dense columns is rejected. */
+    @Test
+    void aSwitchMayNotChangeTheLayout() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processElement(
+                    builtinWith(
+                            0,
+                            "\"version\": 1",
+                            "\"version\": 2",
+                            "\"input\": {\"format\": \"criteo-tsv\"}",
+                            "\"input\": {\"format\": \"criteo-tsv\", \"dense\": 14}",
+                            "I1..I13",
+                            "I1..I14"),
+                    0);
+            assertThat(h.extractOutputValues()).isEmpty();
+            List<JsonNode> s = statuses(h);
+            assertThat(s).extracting(n -> n.get("status").asText()).containsExactly("rejected");
+            assertThat(s.get(0).get("problems").get(0).asText())
+                    .isEqualTo(
+                            "input.dense, input.sparse: the job reads lines of 13 dense, 26 sparse"
+                                    + " columns, not 14 dense, 26 sparse");
+        }
+    }
+
     /**
      * A switch gives a column a new vocabulary policy (a new epoch) unless it has OOV buckets,
      * which the Kafka feed states only for the starting spec's vocabularies: that switch is

@@ -7,6 +7,7 @@ import dev.piper.job.generate.CriteoGenerator;
 import dev.piper.operators.block.ColumnBlock;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.decode.RowLayout;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -61,7 +62,8 @@ class ParquetFileSourceTest {
                         new RowGroupSplit(p, 1, 3_000, 5, 0),
                         new RowGroupSplit(p, 2, 6_000, 10, 0),
                         new RowGroupSplit(p, 3, 9_000, 15, 0));
-        assertThat(ParquetFileSource.check(p, Map.of()).binding(0).column()).isEqualTo("label");
+        assertThat(ParquetFileSource.check(p, RowLayout.CRITEO, Map.of()).binding(0).column())
+                .isEqualTo("label");
     }
 
     /**

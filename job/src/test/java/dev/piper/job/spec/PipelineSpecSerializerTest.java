@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.esotericsoftware.kryo.io.Output;
 import dev.piper.job.spec.PipelineSpec.Column;
+import dev.piper.operators.decode.RowLayout;
 import dev.piper.operators.ops.Chains.Kind;
 import dev.piper.operators.ops.Op;
 import dev.piper.state.VocabularyPolicy;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -205,20 +207,20 @@ public class PipelineSpecSerializerTest {
                 s.output());
     }
 
+    /** {@link #small()} in format 4: format 3's bytes and no Parquet column names. */
+    private static final String SMALL_FORMAT_4 = "04" + SMALL_FORMAT_3.substring(2) + "00";
+
     /**
-     * Format 4, frozen: format 3's bytes, then the count of Parquet column names (varint) and each
-     * (field, column) pair as strings, sorted by field ("C3" before "label").
+     * Format 4, still read: format 3's bytes, then the count of Parquet column names (varint) and
+     * each (field, column) pair as strings, sorted by field ("C3" before "label"); no layout, so
+     * Criteo's.
      */
     @Test
-    void formatFourIsFrozen() throws Exception {
-        String small4 = "04" + SMALL_FORMAT_3.substring(2) + "00";
-        assertThat(HexFormat.of().formatHex(serializer.toBytes(small()))).isEqualTo(small4);
+    void formatFourIsStillRead() throws Exception {
         String policy4 =
-                small4.replace("e8077600", "e807760103" + "08" + "e807" + "2f762f43332e7473f6");
-        assertThat(HexFormat.of().formatHex(serializer.toBytes(withVocabularyPolicy())))
-                .isEqualTo(policy4);
+                SMALL_FORMAT_4.replace(
+                        "e8077600", "e807760103" + "08" + "e807" + "2f762f43332e7473f6");
         String mapid4 = "04" + mapidFormat3().substring(2) + "00";
-        assertThat(HexFormat.of().formatHex(serializer.toBytes(withMapid()))).isEqualTo(mapid4);
         String parquet4 =
                 "04"
                         + SMALL_FORMAT_3.substring(2)
@@ -227,13 +229,62 @@ public class PipelineSpecSerializerTest {
                         + "6361745fb3" // cat_3
                         + "6c616265ec" // label
                         + "636c6963eb"; // click
-        assertThat(HexFormat.of().formatHex(serializer.toBytes(withParquetColumns())))
-                .isEqualTo(parquet4);
+        Map<String, PipelineSpec> specs =
+                Map.of(
+                        SMALL_FORMAT_4, small(),
+                        policy4, withVocabularyPolicy(),
+                        mapid4, withMapid(),
+                        parquet4, withParquetColumns());
+        for (Map.Entry<String, PipelineSpec> e : specs.entrySet()) {
+            PipelineSpec read = serializer.fromBytes(HexFormat.of().parseHex(e.getKey()));
+            assertThat(read).isEqualTo(e.getValue());
+            assertThat(read.layout()).isEqualTo(RowLayout.CRITEO);
+            // written anew: format 5, the same bytes then Criteo's layout (13, 26)
+            assertThat(HexFormat.of().formatHex(serializer.toBytes(read)))
+                    .isEqualTo("05" + e.getKey().substring(2) + "0d1a");
+        }
+    }
+
+    /** {@link #small()} declaring PreSto's layout of 504 dense and 42 sparse columns. */
+    static PipelineSpec wide() {
+        PipelineSpec s = small();
+        PipelineSpec.Input in = s.input();
+        return new PipelineSpec(
+                s.name(),
+                s.version(),
+                new PipelineSpec.Input(
+                        in.format(),
+                        in.topic(),
+                        in.routeField(),
+                        in.routeValue(),
+                        in.parquetColumns(),
+                        new RowLayout(504, 42)),
+                s.columns(),
+                s.output());
+    }
+
+    /**
+     * Format 5, frozen: format 4's bytes, then the layout's dense and sparse column counts as
+     * varints (504 is f8 03 as Kryo writes it).
+     */
+    @Test
+    void formatFiveIsFrozen() throws Exception {
+        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(5);
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
+                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "0d" + "1a");
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(wide())))
+                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a");
         for (PipelineSpec spec :
-                List.of(small(), withVocabularyPolicy(), withMapid(), withParquetColumns())) {
+                List.of(
+                        small(),
+                        withVocabularyPolicy(),
+                        withMapid(),
+                        withParquetColumns(),
+                        wide(),
+                        withNewOperators())) {
             assertThat(roundTrip(spec)).isEqualTo(spec);
         }
-        assertThat(roundTrip(withNewOperators())).isEqualTo(withNewOperators());
+        assertThat(roundTrip(wide()).layout()).isEqualTo(new RowLayout(504, 42));
     }
 
     @Test
@@ -273,7 +324,7 @@ public class PipelineSpecSerializerTest {
         byte[] bytes = serializer.toBytes(small());
         bytes[0] = 9; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 9; this build reads 1..4");
+                .hasMessageContaining("pipeline spec in format 9; this build reads 1..5");
     }
 
     @Test

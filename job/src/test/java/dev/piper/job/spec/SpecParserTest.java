@@ -3,6 +3,7 @@ package dev.piper.job.spec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.piper.operators.decode.RowLayout;
 import dev.piper.operators.ops.Chains.Kind;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularyPolicy;
@@ -186,6 +187,35 @@ class SpecParserTest {
         var program = SpecCompiler.program(spec);
         assertThat(program.keyBound(0)).isZero();
         assertThat(program.keyBound(1)).isEqualTo(5);
+    }
+
+    /** {@code input.dense} and {@code input.sparse} declare another layout; ranges follow it. */
+    @Test
+    void aSpecDeclaresItsLayout() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        """
+                        {"name": "rm2", "version": 1,
+                         "input": {"format": "criteo-tsv", "dense": 504, "sparse": 42,
+                                   "route": {"field": "C42", "value": "ab"},
+                                   "parquet_columns": {"I504": "f504"}},
+                         "columns": {
+                           "label": ["decode", "fill_missing"],
+                           "I1..I503": ["decode", "fill_missing", "neg2zero", "log"],
+                           "I504": ["decode", "fill_missing"],
+                           "C1..C42": ["decode", "fill_missing", "hex2int",
+                                       {"op": "sigrid_hash", "max": 4096}, "vocab"]
+                         }}
+                        """);
+        assertThat(spec.layout()).isEqualTo(new RowLayout(504, 42));
+        assertThat(spec.columns()).hasSize(547);
+        assertThat(spec.columns().get(546).name()).isEqualTo("C42");
+        assertThat(spec.column("I504").orElseThrow().kind()).isEqualTo(Kind.dense);
+        assertThat(spec.input().parquetColumns()).containsEntry("I504", "f504");
+        var program = SpecCompiler.program(spec);
+        assertThat(program.layout()).isEqualTo(spec.layout());
+        assertThat(program.keyBound(41)).isEqualTo(4096);
+        assertThat(SpecParser.builtin().layout()).isEqualTo(RowLayout.CRITEO);
     }
 
     static Stream<Arguments> badSpecs() {
@@ -502,6 +532,25 @@ class SpecParserTest {
                                         "\"topic\": \"t\"",
                                         "\"parquet_columns\": {\"I1\": \"x\", \"I2\": \"x\"}"),
                         "input.parquet_columns.I2: column \"x\" is already the column of I1"),
+                Arguments.of(
+                        "a dense count out of range",
+                        spec(c).replace("\"topic\": \"t\"", "\"dense\": 0"),
+                        "input.dense: must be an integer from 1 to 4096, not 0"),
+                Arguments.of(
+                        "a sparse count that is not an integer",
+                        spec(c).replace("\"topic\": \"t\"", "\"sparse\": 2.5"),
+                        "input.sparse: must be an integer from 1 to 1024, not 2.5"),
+                Arguments.of(
+                        "a column beyond the declared layout",
+                        spec(c).replace("\"topic\": \"t\"", "\"sparse\": 20"),
+                        "columns.C4..C26: C26 is not a column of criteo-tsv (label, I1..I13,"
+                                + " C1..C20)"),
+                Arguments.of(
+                        "columns missing from a wider layout",
+                        spec(c).replace("\"topic\": \"t\"", "\"dense\": 50"),
+                        "columns: criteo-tsv has 77 columns (label, I1..I50, C1..C26); no chain"
+                                + " for I14, I15, I16, I17, I18, I19, I20, I21, I22, I23, I24,"
+                                + " I25, I26, I27, I28, I29, I30, I31, I32, I33 and 17 more"),
                 Arguments.of("not JSON", "{\"name\": ", "line 1"));
     }
 
