@@ -481,6 +481,118 @@ class PreprocessITCase {
     }
 
     /**
+     * List (multi-hot) columns on a MiniCluster at parallelism 2: C2 and C4 of a 3-dense, 4-sparse
+     * layout hold lists; sigrid_hash and modulus apply to each id, firstx cuts C2's lists, ngram
+     * turns C4's into bigrams. rows.bin (label, dense, C1, C3), lists/C2 and lists/C4 (lengths and
+     * values) and every vocabulary equal the reference's, byte for byte, whose list functions are
+     * written out below with BigInteger arithmetic.
+     */
+    @Test
+    void listColumnsMatchTheReference() throws Exception {
+        RowLayout layout = new RowLayout(3, 4, List.of(1, 3), ',');
+        Path input = tmp.resolve("lists.tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new CriteoGenerator(layout, 20261125, 0.001, 0.01, 4).write(out, 20_000);
+        }
+        String spec =
+                """
+                {"name": "multi-hot", "version": 1,
+                 "input": {"format": "criteo-tsv", "dense": 3, "sparse": 4,
+                           "list_columns": ["C2", "C4"]},
+                 "columns": {
+                   "label": ["decode", "fill_missing"],
+                   "I1..I3": ["decode", "fill_missing", "neg2zero"],
+                   "C1": ["decode", "fill_missing", "hex2int", "vocab"],
+                   "C2": ["decode", "fill_missing", "hex2int",
+                          {"op": "sigrid_hash", "salt": 3, "max": 5000}, {"op": "firstx", "x": 4},
+                          "vocab"],
+                   "C3": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 1000}, "vocab"],
+                   "C4": ["decode", {"op": "fill_null", "value": 1}, "hex2int",
+                          {"op": "ngram", "n": 2}, {"op": "modulus", "m": 100000}, "vocab"]
+                 }}
+                """;
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        Path out = preprocess(input, 2, conf);
+
+        ReferencePreprocessor.Dense[] dense = new ReferencePreprocessor.Dense[4];
+        dense[0] = f -> f.isEmpty() ? 0 : Integer.parseInt(f.replace("+", ""));
+        for (int j = 1; j <= 3; j++) {
+            dense[j] = f -> (int) Math.max(0, parse(f));
+        }
+        ReferencePreprocessor.Key[] keys = new ReferencePreprocessor.Key[4];
+        keys[0] = (id, empty) -> id;
+        keys[2] = (id, empty) -> id.mod(BigInteger.valueOf(1000));
+        ReferencePreprocessor.ListKeys[] lists = new ReferencePreprocessor.ListKeys[4];
+        lists[1] =
+                (ids, empty) -> ids.stream().map(id -> sigridHash(id, 3, 5000)).limit(4).toList();
+        lists[3] =
+                (ids, empty) -> {
+                    List<BigInteger> in = empty ? List.of(BigInteger.ONE) : ids;
+                    List<BigInteger> grams = new ArrayList<>();
+                    for (int i = 0; i + 2 <= in.size(); i++) {
+                        grams.add(
+                                hash128To64(in.get(i), in.get(i + 1))
+                                        .mod(BigInteger.valueOf(100000)));
+                    }
+                    return grams;
+                };
+        ReferencePreprocessor.VocabRule[] rules = new ReferencePreprocessor.VocabRule[4];
+        java.util.Arrays.fill(rules, ReferencePreprocessor.VocabRule.FIRST_APPEARANCE);
+        ReferencePreprocessor.Result ref =
+                ReferencePreprocessor.run(
+                        Files.readAllBytes(input),
+                        dense,
+                        keys,
+                        rules,
+                        lists,
+                        ',',
+                        false,
+                        DecodeOptions.DEFAULT_MAX_LINE_BYTES);
+        assertThat(ref.rejected()).isNotEmpty();
+        assertThat(ref.listValues().get(0).length).isGreaterThan(ref.listLengths().get(0).length);
+        assertThat(Files.readAllBytes(out.resolve(OutputLayout.ROWS)))
+                .as("rows.bin")
+                .isEqualTo(ref.rows());
+        for (int c = 0; c < 4; c++) {
+            assertThat(Files.readString(out.resolve(OutputLayout.vocabFile(c))))
+                    .as("vocab C" + (c + 1))
+                    .isEqualTo(ref.vocabFiles().get(c));
+        }
+        int[] listColumns = {1, 3};
+        for (int l = 0; l < 2; l++) {
+            int c = listColumns[l];
+            assertThat(Files.readAllBytes(out.resolve(OutputLayout.listLengthsFile(c))))
+                    .as("lengths of C" + (c + 1))
+                    .isEqualTo(ref.listLengths().get(l));
+            assertThat(Files.readAllBytes(out.resolve(OutputLayout.listValuesFile(c))))
+                    .as("values of C" + (c + 1))
+                    .isEqualTo(ref.listValues().get(l));
+        }
+        List<JsonNode> letters = deadLetters(out);
+        assertThat(letters)
+                .extracting(d -> d.get("line").asLong())
+                .containsExactlyElementsOf(
+                        ref.rejected().stream().map(ReferencePreprocessor.Rejected::line).toList());
+        JsonNode meta = metadata(out);
+        assertThat(meta.get("row_bytes").asInt()).isEqualTo(6 * 4);
+        assertThat(meta.get("list_columns"))
+                .extracting(JsonNode::asText)
+                .containsExactly("C2", "C4");
+        assertThat(meta.get("pipeline").get("columns").get("C4").asText())
+                .isEqualTo("decode fill_null(1) hex2int ngram(2) modulus(100000) vocab");
+    }
+
+    /** folly's hash_128_to_64(upper, lower), unsigned 64-bit arithmetic on BigInteger. */
+    private static BigInteger hash128To64(BigInteger upper, BigInteger lower) {
+        BigInteger a = lower.xor(upper).multiply(K_MUL).and(MASK);
+        a = a.xor(a.shiftRight(47));
+        BigInteger b = upper.xor(a).multiply(K_MUL).and(MASK);
+        b = b.xor(b.shiftRight(47));
+        return b.multiply(K_MUL).and(MASK);
+    }
+
+    /**
      * Vocabulary policies (issue 9) on a MiniCluster at parallelism 2: a frequency threshold with
      * OOV buckets, a bounded vocabulary, a warm start from a file, and all three together; and
      * RAP's mapid, an id table with a default, between a modulus and the vocabulary. The output

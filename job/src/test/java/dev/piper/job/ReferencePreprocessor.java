@@ -29,13 +29,33 @@ final class ReferencePreprocessor {
     /** One rejected line. */
     record Rejected(long line, long offset, String reason) {}
 
-    /** Everything the contract says the output holds. */
+    /**
+     * Everything the contract says the output holds; per list column (in column order) the bytes of
+     * {@code lists/Cj.lengths} and {@code lists/Cj.values}.
+     */
     record Result(
             byte[] rows,
             List<String> vocabFiles,
             List<Rejected> rejected,
             long linesRead,
-            long rowsWritten) {}
+            long rowsWritten,
+            List<byte[]> listLengths,
+            List<byte[]> listValues) {
+
+        Result(
+                byte[] rows,
+                List<String> vocabFiles,
+                List<Rejected> rejected,
+                long linesRead,
+                long rowsWritten) {
+            this(rows, vocabFiles, rejected, linesRead, rowsWritten, List.of(), List.of());
+        }
+    }
+
+    /** A list column's keys from its ids (the empty list when the field is empty). */
+    interface ListKeys {
+        List<BigInteger> keys(List<BigInteger> ids, boolean empty);
+    }
 
     static Result run(byte[] input, long maxIndRange, boolean padMissingFields, int maxLineBytes) {
         long[] modulus = new long[26];
@@ -153,7 +173,39 @@ final class ReferencePreprocessor {
             VocabRule[] rules,
             boolean padMissingFields,
             int maxLineBytes) {
+        return run(
+                input,
+                dense,
+                keyFns,
+                rules,
+                new ListKeys[keyFns.length],
+                ',',
+                padMissingFields,
+                maxLineBytes);
+    }
+
+    /**
+     * As above, with list columns: {@code lists[c]} for a list column (its {@code keyFns[c]} is
+     * unused), null for the others; a list field's ids are separated by {@code separator}.
+     */
+    static Result run(
+            byte[] input,
+            Dense[] dense,
+            Key[] keyFns,
+            VocabRule[] rules,
+            ListKeys[] lists,
+            char separator,
+            boolean padMissingFields,
+            int maxLineBytes) {
         ByteArrayOutputStream rows = new ByteArrayOutputStream();
+        List<ByteArrayOutputStream> lengths = new ArrayList<>();
+        List<ByteArrayOutputStream> values = new ArrayList<>();
+        for (ListKeys l : lists) {
+            if (l != null) {
+                lengths.add(new ByteArrayOutputStream());
+                values.add(new ByteArrayOutputStream());
+            }
+        }
         List<Vocab> vocab = new ArrayList<>();
         for (int c = 0; c < keyFns.length; c++) {
             vocab.add(new Vocab(rules[c]));
@@ -172,7 +224,19 @@ final class ReferencePreprocessor {
             if (line.length > 0 && line[line.length - 1] == '\r') {
                 line = Arrays.copyOf(line, line.length - 1);
             }
-            String reason = parse(line, dense, keyFns, padMissingFields, maxLineBytes, vocab, rows);
+            String reason =
+                    parse(
+                            line,
+                            dense,
+                            keyFns,
+                            lists,
+                            separator,
+                            padMissingFields,
+                            maxLineBytes,
+                            vocab,
+                            rows,
+                            lengths,
+                            values);
             if (reason == null) {
                 rowsWritten++;
             } else {
@@ -187,7 +251,14 @@ final class ReferencePreprocessor {
                     (key, index) -> sb.append(index).append('\t').append(key).append('\n'));
             files.add(sb.toString());
         }
-        return new Result(rows.toByteArray(), files, rejected, lineNo, rowsWritten);
+        return new Result(
+                rows.toByteArray(),
+                files,
+                rejected,
+                lineNo,
+                rowsWritten,
+                lengths.stream().map(ByteArrayOutputStream::toByteArray).toList(),
+                values.stream().map(ByteArrayOutputStream::toByteArray).toList());
     }
 
     /** Appends the row and returns null, or returns the reason the line is rejected. */
@@ -195,10 +266,14 @@ final class ReferencePreprocessor {
             byte[] line,
             Dense[] dense,
             Key[] keyFns,
+            ListKeys[] lists,
+            char separator,
             boolean pad,
             int maxLineBytes,
             List<Vocab> vocab,
-            ByteArrayOutputStream rows) {
+            ByteArrayOutputStream rows,
+            List<ByteArrayOutputStream> lengths,
+            List<ByteArrayOutputStream> values) {
         if (line.length == 0) {
             return "empty_line";
         }
@@ -227,7 +302,7 @@ final class ReferencePreprocessor {
         while (fields.size() < width + sparse) {
             fields.add("");
         }
-        int[] values = new int[width];
+        int[] denseValues = new int[width];
         for (int j = 0; j < width; j++) {
             String f = fields.get(j);
             if (f.isEmpty()) {
@@ -242,11 +317,29 @@ final class ReferencePreprocessor {
             }
         }
         for (int j = 0; j < width; j++) {
-            values[j] = dense[j].value(fields.get(j));
+            denseValues[j] = dense[j].value(fields.get(j));
         }
         BigInteger[] keys = new BigInteger[sparse];
+        List<List<BigInteger>> listKeys = new ArrayList<>();
         for (int c = 0; c < sparse; c++) {
             String f = fields.get(width + c);
+            if (lists[c] != null) {
+                List<BigInteger> ids = new ArrayList<>();
+                if (!f.isEmpty()) {
+                    for (String id : f.split(Pattern.quote(String.valueOf(separator)), -1)) {
+                        if (id.isEmpty() || !HEX.matcher(id).matches()) {
+                            return "categorical_not_hex";
+                        }
+                        BigInteger v = new BigInteger(id, 16);
+                        if (v.bitLength() > 64) {
+                            return "categorical_overflow";
+                        }
+                        ids.add(v);
+                    }
+                }
+                listKeys.add(lists[c].keys(ids, f.isEmpty()));
+                continue;
+            }
             if (!HEX.matcher(f).matches()) {
                 return "categorical_not_hex";
             }
@@ -256,15 +349,31 @@ final class ReferencePreprocessor {
             }
             keys[c] = keyFns[c].key(id, f.isEmpty());
         }
-        ByteBuffer row = ByteBuffer.allocate(4 * (width + sparse)).order(ByteOrder.LITTLE_ENDIAN);
-        for (int v : values) {
+        ByteBuffer row =
+                ByteBuffer.allocate(4 * (width + sparse - listKeys.size()))
+                        .order(ByteOrder.LITTLE_ENDIAN);
+        for (int v : denseValues) {
             row.putInt(v);
         }
+        int l = 0;
         for (int c = 0; c < sparse; c++) {
-            row.putInt(vocab.get(c).index(keys[c]));
+            if (lists[c] == null) {
+                row.putInt(vocab.get(c).index(keys[c]));
+                continue;
+            }
+            List<BigInteger> k = listKeys.get(l);
+            lengths.get(l).writeBytes(littleEndian(k.size()));
+            for (BigInteger key : k) {
+                values.get(l).writeBytes(littleEndian(vocab.get(c).index(key)));
+            }
+            l++;
         }
         rows.writeBytes(row.array());
         return null;
+    }
+
+    private static byte[] littleEndian(int v) {
+        return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(v).array();
     }
 
     private ReferencePreprocessor() {}

@@ -15,7 +15,8 @@ import org.apache.commons.rng.simple.RandomSource;
  * of hex ids, tab-separated, one row per line; or as many columns as another {@link RowLayout} has,
  * dense column {@code j} shaped as Criteo's {@code I(j mod 13 + 1)} and sparse column {@code c} as
  * {@code C(c mod 26 + 1)} (for PreSto's production mixes, which are described by their column
- * counts only).
+ * counts only). A list column of the layout holds a list of such ids, its length drawn uniformly
+ * from {@code [0, 2 * meanListLength]}, joined by the layout's separator.
  *
  * <p>Shape, after the Criteo Kaggle (Display Advertising Challenge) training set:
  *
@@ -66,6 +67,7 @@ public final class CriteoGenerator {
     private final boolean[] wide;
     private final long[] salt;
     private final double badRate;
+    private final int maxListLength;
     private final byte[] line;
     private long bad;
 
@@ -74,14 +76,28 @@ public final class CriteoGenerator {
         this(RowLayout.CRITEO, seed, scale, badRate);
     }
 
+    /** A generator of {@code layout}; its lists (if any) have 5 ids on average. */
     public CriteoGenerator(RowLayout layout, long seed, double scale, double badRate) {
+        this(layout, seed, scale, badRate, 5);
+    }
+
+    /**
+     * @param meanListLength the mean number of ids in a list column's field, 0 to 1,000
+     */
+    public CriteoGenerator(
+            RowLayout layout, long seed, double scale, double badRate, int meanListLength) {
         if (!(scale > 0)) {
             throw new IllegalArgumentException("scale must be positive: " + scale);
         }
         if (!(badRate >= 0 && badRate <= 1)) {
             throw new IllegalArgumentException("bad rate must be in [0, 1]: " + badRate);
         }
+        if (meanListLength < 0 || meanListLength > 1000) {
+            throw new IllegalArgumentException(
+                    "mean list length must be 0 to 1000: " + meanListLength);
+        }
         this.layout = layout;
+        this.maxListLength = 2 * meanListLength;
         this.rng = RandomSource.XO_RO_SHI_RO_128_PP.create(seed);
         this.badRate = badRate;
         int sparse = layout.sparse();
@@ -89,7 +105,11 @@ public final class CriteoGenerator {
         wide = new boolean[sparse];
         salt = new long[sparse];
         // a label, dense values of at most 11 characters, ids of at most 16 digits, and tabs
-        line = new byte[12 * (1 + layout.dense()) + 17 * sparse];
+        line =
+                new byte
+                        [12 * (1 + layout.dense())
+                                + 17 * sparse
+                                + 17 * maxListLength * layout.listColumns().size()];
         for (int c = 0; c < sparse; c++) {
             zipf[c] = RejectionInversionZipfSampler.of(rng, cardinality(c, scale), ZIPF_EXPONENT);
             salt[c] = mix64(seed * 31 + c + 1);
@@ -155,14 +175,28 @@ public final class CriteoGenerator {
             if (rng.nextDouble() < SPARSE_MISSING[c % CriteoLayout.SPARSE]) {
                 continue;
             }
-            long rank = zipf[c].sample();
-            if (wide[c]) {
-                p = writeHex(b, p, mix64(rank ^ salt[c]), 16);
+            if (layout.isList(c)) {
+                int n = rng.nextInt(maxListLength + 1);
+                for (int i = 0; i < n; i++) {
+                    if (i > 0) {
+                        b[p++] = (byte) layout.listSeparator();
+                    }
+                    p = writeId(b, p, c);
+                }
             } else {
-                p = writeHex(b, p, mix32((int) (rank ^ salt[c])) & 0xffffffffL, 8);
+                p = writeId(b, p, c);
             }
         }
         return p;
+    }
+
+    /** Writes an id of sparse column {@code c}: a Zipf rank, scrambled, in hex. */
+    private int writeId(byte[] b, int p, int c) {
+        long rank = zipf[c].sample();
+        if (wide[c]) {
+            return writeHex(b, p, mix64(rank ^ salt[c]), 16);
+        }
+        return writeHex(b, p, mix32((int) (rank ^ salt[c])) & 0xffffffffL, 8);
     }
 
     UniformRandomProvider rng() {

@@ -97,6 +97,13 @@ public final class ParquetLayout {
      */
     public static ParquetLayout bind(
             RowLayout layout, MessageType schema, Map<String, String> columns, String file) {
+        if (layout.hasLists()) {
+            throw new IllegalArgumentException(
+                    file
+                            + ": list columns ("
+                            + RowLayout.ranges(layout.listColumns())
+                            + ") cannot be read from Parquet yet; preprocess the text instead");
+        }
         List<Binding> bindings = new ArrayList<>(layout.fields());
         Types.MessageTypeBuilder projection = Types.buildMessage();
         Map<String, String> fieldOf = new HashMap<>();

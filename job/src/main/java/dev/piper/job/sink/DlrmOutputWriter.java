@@ -50,6 +50,11 @@ public final class DlrmOutputWriter implements Closeable {
     private final OutputStream[] vocab;
     private final DeadLetterFile dead;
 
+    /** Per list column of the layout, in column order: its lengths and its indices. */
+    private final OutputStream[] listLengths;
+
+    private final OutputStream[] listValues;
+
     /** Per column, the index the next added key gets: OOV buckets plus entries written. */
     private final int[] nextIndex;
 
@@ -67,6 +72,11 @@ public final class DlrmOutputWriter implements Closeable {
         this.dir = dir;
         this.options = options;
         this.format = format;
+        if (format == RowsFormat.PARQUET && options.program().layout().hasLists()) {
+            throw new IllegalArgumentException(
+                    "--output-format parquet: list columns are not written to Parquet yet; write"
+                            + " dlrm-rows (their lists go to lists/)");
+        }
         PROGRESS.put(dir.toAbsolutePath(), new AtomicLong());
         Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
         if (format == RowsFormat.PARQUET) {
@@ -84,6 +94,17 @@ public final class DlrmOutputWriter implements Closeable {
             nextIndex[c] = options.program().vocabPolicy(c).firstIndex();
         }
         dead = new DeadLetterFile(dir.resolve(OutputLayout.DEAD_LETTERS));
+        int lists = layout.listColumns().size();
+        listLengths = new OutputStream[lists];
+        listValues = new OutputStream[lists];
+        if (lists > 0) {
+            Files.createDirectories(dir.resolve(OutputLayout.LISTS_DIR));
+        }
+        for (int l = 0; l < lists; l++) {
+            int c = layout.listColumns().get(l);
+            listLengths[l] = open(dir.resolve(OutputLayout.listLengthsFile(c)));
+            listValues[l] = open(dir.resolve(OutputLayout.listValuesFile(c)));
+        }
     }
 
     private static OutputStream open(Path file) throws IOException {
@@ -128,6 +149,16 @@ public final class DlrmOutputWriter implements Closeable {
         for (DeadLetter d : block.deadLetters()) {
             dead.write(d, nextLine + d.lineInBlock());
         }
+        for (int l = 0; l < listLengths.length; l++) {
+            int[] offsets = block.listOffsets()[l];
+            for (int r = 0; r < block.rows(); r++) {
+                writeInt(listLengths[l], offsets[r + 1] - offsets[r]);
+            }
+            int[] indices = block.listIndices()[l];
+            for (int i = offsets[0]; i < offsets[block.rows()]; i++) {
+                writeInt(listValues[l], indices[i]);
+            }
+        }
         for (int c = 0; c < vocab.length; c++) {
             appendVocab(c, block.firstNewIndex()[c], block.newKeys()[c]);
         }
@@ -139,6 +170,14 @@ public final class DlrmOutputWriter implements Closeable {
         if (progress != null) {
             progress.set(rowsWritten);
         }
+    }
+
+    /** Appends a little-endian int32 (the streams are buffered; lists are not the hot path). */
+    private void writeInt(OutputStream out, int v) throws IOException {
+        out.write(v);
+        out.write(v >>> 8);
+        out.write(v >>> 16);
+        out.write(v >>> 24);
     }
 
     private void appendVocab(int c, int firstNew, long[] keys) throws IOException {
@@ -190,6 +229,10 @@ public final class DlrmOutputWriter implements Closeable {
 
     private void flushAll() throws IOException {
         dead.flush();
+        for (int l = 0; l < listLengths.length; l++) {
+            listLengths[l].flush();
+            listValues[l].flush();
+        }
         for (OutputStream out : vocab) {
             out.flush();
         }
@@ -232,6 +275,17 @@ public final class DlrmOutputWriter implements Closeable {
         }
         root.put("dense_columns", layout.dense());
         root.put("sparse_columns", layout.sparse());
+        if (layout.hasLists()) {
+            var lists = root.putArray("list_columns");
+            for (int c : layout.listColumns()) {
+                lists.add(CriteoLayout.sparseName(c));
+            }
+            root.put(
+                    "list_layout",
+                    "not in the rows: per list column Cj, lists/Cj.lengths (one little-endian int32"
+                            + " per row, its number of ids) and lists/Cj.values (the ids'"
+                            + " vocabulary indices, little-endian int32, rows in order)");
+        }
         ObjectNode sizes = root.putObject("vocab_size");
         ObjectNode policies = json.createObjectNode();
         for (int c = 0; c < layout.sparse(); c++) {
@@ -319,10 +373,15 @@ public final class DlrmOutputWriter implements Closeable {
     }
 
     private Closeable[] closeables() {
-        Closeable[] all = new Closeable[vocab.length + 2];
+        int lists = listLengths == null ? 0 : listLengths.length;
+        Closeable[] all = new Closeable[vocab.length + 2 + 2 * lists];
         all[0] = dead;
         all[1] = parquet != null ? parquet::close : rows;
         System.arraycopy(vocab, 0, all, 2, vocab.length);
+        for (int l = 0; l < lists; l++) {
+            all[2 + vocab.length + 2 * l] = listLengths[l];
+            all[3 + vocab.length + 2 * l] = listValues[l];
+        }
         return all;
     }
 }

@@ -34,6 +34,25 @@ public final class OutputLayout {
                 : VOCAB_DIR + "/" + CriteoLayout.sparseName(c) + ".epoch" + epoch + ".tsv";
     }
 
+    /** The directory of list columns' files. */
+    public static final String LISTS_DIR = "lists";
+
+    /**
+     * List column {@code c}'s lengths: one little-endian int32 per row, the number of its ids (a
+     * KeyedJaggedTensor's {@code lengths}).
+     */
+    public static String listLengthsFile(int c) {
+        return LISTS_DIR + "/" + CriteoLayout.sparseName(c) + ".lengths";
+    }
+
+    /**
+     * List column {@code c}'s indices: every row's ids' vocabulary indices, rows in order, as
+     * little-endian int32 (a KeyedJaggedTensor's {@code values}).
+     */
+    public static String listValuesFile(int c) {
+        return LISTS_DIR + "/" + CriteoLayout.sparseName(c) + ".values";
+    }
+
     /** {@code piper consume}'s list of the row ranges and the spec version each came from. */
     public static final String VERSIONS = "versions.tsv";
 }

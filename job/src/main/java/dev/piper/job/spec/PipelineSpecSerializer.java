@@ -51,8 +51,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>Format 4 appends the input's Parquet column names after the output: a varint count, then each
  * (layout field, Parquet column) pair as two strings, sorted by field. Formats 1..3 have none.
  *
- * <p>Format 5 appends the input's layout: its dense and sparse column counts as varints. Formats
- * 1..4 have none and read as Criteo's layout (13 and 26).
+ * <p>Format 5 appends the input's layout: its dense and sparse column counts as varints, the number
+ * of list columns (varint) and each list column's 0-based sparse index (varint), and the list
+ * separator (varint of its character). Formats 1..4 have none and read as Criteo's layout (13 and
+ * 26, no lists). Format 5 also adds firstx and ngram, their {@code x} and {@code n} as varints.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
@@ -79,6 +81,8 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
     static final int ID_OP_CAST = 122;
     static final int ID_OP_SIGRID_HASH = 123;
     static final int ID_OP_MAPID = 124;
+    static final int ID_OP_FIRSTX = 125;
+    static final int ID_OP_NGRAM = 126;
 
     private transient Kryo kryo;
     private transient Reading reading;
@@ -172,6 +176,18 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                                     file, i.readBoolean() ? i.readVarLong(true) : null);
                         }),
                 ID_OP_MAPID);
+        k.register(
+                Op.FirstXOp.class,
+                new OpWriter<>(
+                        (o, f) -> o.writeVarInt(f.x(), true),
+                        i -> new Op.FirstXOp(i.readVarInt(true))),
+                ID_OP_FIRSTX);
+        k.register(
+                Op.NgramOp.class,
+                new OpWriter<>(
+                        (o, g) -> o.writeVarInt(g.n(), true),
+                        i -> new Op.NgramOp(i.readVarInt(true))),
+                ID_OP_NGRAM);
         return k;
     }
 
@@ -425,8 +441,14 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 out.writeString(e.getKey());
                 out.writeString(e.getValue());
             }
-            out.writeVarInt(s.layout().dense(), true);
-            out.writeVarInt(s.layout().sparse(), true);
+            RowLayout layout = s.layout();
+            out.writeVarInt(layout.dense(), true);
+            out.writeVarInt(layout.sparse(), true);
+            out.writeVarInt(layout.listColumns().size(), true);
+            for (int c : layout.listColumns()) {
+                out.writeVarInt(c, true);
+            }
+            out.writeVarInt(layout.listSeparator(), true);
         }
 
         @Override
@@ -460,7 +482,15 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
             }
             RowLayout layout = RowLayout.CRITEO;
             if (reading.format >= 5) {
-                layout = new RowLayout(in.readVarInt(true), in.readVarInt(true));
+                int dense = in.readVarInt(true);
+                int sparse = in.readVarInt(true);
+                int lists = in.readVarInt(true);
+                List<Integer> listColumns = new ArrayList<>(lists);
+                for (int i = 0; i < lists; i++) {
+                    listColumns.add(in.readVarInt(true));
+                }
+                char separator = (char) in.readVarInt(true);
+                layout = new RowLayout(dense, sparse, listColumns, separator);
             }
             PipelineSpec.Input input =
                     new PipelineSpec.Input(format, topic, routeField, routeValue, parquet, layout);

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -43,7 +44,15 @@ public final class SpecParser {
     private static final Set<String> TOP =
             Set.of("name", "version", "description", "input", "columns", "output");
     private static final Set<String> INPUT =
-            Set.of("format", "dense", "sparse", "topic", "route", "parquet_columns");
+            Set.of(
+                    "format",
+                    "dense",
+                    "sparse",
+                    "list_columns",
+                    "list_separator",
+                    "topic",
+                    "route",
+                    "parquet_columns");
     private static final Set<String> ROUTE = Set.of("field", "value");
     private static final Set<String> OUTPUT =
             Set.of("format", "pad_missing_fields", "max_line_bytes");
@@ -188,6 +197,7 @@ public final class SpecParser {
         int sparse = columnCount(node, "sparse", CriteoLayout.SPARSE, RowLayout.MAX_SPARSE);
         if (dense > 0 && sparse > 0) {
             layout = new RowLayout(dense, sparse);
+            layout = withLists(node, layout);
         }
         Optional<String> topic = Optional.empty();
         if (node.has("topic")) {
@@ -235,6 +245,66 @@ public final class SpecParser {
             return 0;
         }
         return n.intValue();
+    }
+
+    /**
+     * {@code input.list_columns} (names or ranges of sparse columns that hold lists) and {@code
+     * input.list_separator} (one character, default {@code ,}) on top of {@code layout}.
+     */
+    private RowLayout withLists(JsonNode input, RowLayout layout) {
+        JsonNode columns = input.get("list_columns");
+        JsonNode separator = input.get("list_separator");
+        char sep = RowLayout.DEFAULT_LIST_SEPARATOR;
+        if (separator != null) {
+            String text = text(input, "list_separator", "input.list_separator");
+            if (text != null
+                    && (text.length() != 1 || !RowLayout.isValidSeparator(text.charAt(0)))) {
+                problem(
+                        "input.list_separator",
+                        "must be one printable ASCII character other than a hex digit, not \""
+                                + text
+                                + "\"");
+            } else if (text != null) {
+                sep = text.charAt(0);
+            }
+            if (columns == null) {
+                problem("input.list_separator", "given without input.list_columns");
+            }
+        }
+        if (columns == null) {
+            return layout;
+        }
+        if (!columns.isArray() || columns.isEmpty()) {
+            problem(
+                    "input.list_columns",
+                    "must be a non-empty array of sparse column names or ranges, such as"
+                            + " [\"C1..C42\"]");
+            return layout;
+        }
+        TreeSet<Integer> lists = new TreeSet<>();
+        for (int i = 0; i < columns.size(); i++) {
+            String path = "input.list_columns[" + i + "]";
+            JsonNode n = columns.get(i);
+            if (!n.isTextual()) {
+                problem(path, "must be a column name or range, not " + n);
+                continue;
+            }
+            int[] fields = fieldsOf(n.asText(), path);
+            if (fields == null) {
+                continue;
+            }
+            for (int f : fields) {
+                if (layout.isLabelOrDense(f)) {
+                    problem(path, layout.fieldName(f) + " is not a sparse column; lists are ids");
+                    break;
+                }
+                if (!lists.add(f - layout.labelDenseWidth())) {
+                    problem(path, layout.fieldName(f) + " is named twice");
+                    break;
+                }
+            }
+        }
+        return new RowLayout(layout.dense(), layout.sparse(), List.copyOf(lists), sep);
     }
 
     /** The input's columns as messages name them: {@code criteo-tsv (label, I1..I13, C1..C26)}. */
@@ -508,6 +578,8 @@ public final class SpecParser {
                                                     p.has("default")
                                                             ? p.longValue("default", 0)
                                                             : null));
+                    case "firstx" -> p.make(() -> new Op.FirstXOp(p.intValue("x", 1)));
+                    case "ngram" -> p.make(() -> new Op.NgramOp(p.intValue("n", 1)));
                     case "vocab" ->
                             p.make(
                                     () ->

@@ -239,9 +239,9 @@ public class PipelineSpecSerializerTest {
             PipelineSpec read = serializer.fromBytes(HexFormat.of().parseHex(e.getKey()));
             assertThat(read).isEqualTo(e.getValue());
             assertThat(read.layout()).isEqualTo(RowLayout.CRITEO);
-            // written anew: format 5, the same bytes then Criteo's layout (13, 26)
+            // written anew: format 5, the same bytes then Criteo's layout (13, 26, no lists, ',')
             assertThat(HexFormat.of().formatHex(serializer.toBytes(read)))
-                    .isEqualTo("05" + e.getKey().substring(2) + "0d1a");
+                    .isEqualTo("05" + e.getKey().substring(2) + "0d1a" + "00" + "2c");
         }
     }
 
@@ -263,17 +263,66 @@ public class PipelineSpecSerializerTest {
                 s.output());
     }
 
+    /** {@link #wide()} whose C1..C42 hold lists separated by '|'. */
+    static PipelineSpec withLists() {
+        PipelineSpec s = wide();
+        PipelineSpec.Input in = s.input();
+        List<Integer> all = new java.util.ArrayList<>();
+        for (int c = 0; c < 42; c++) {
+            all.add(c);
+        }
+        return new PipelineSpec(
+                s.name(),
+                s.version(),
+                new PipelineSpec.Input(
+                        in.format(),
+                        in.topic(),
+                        in.routeField(),
+                        in.routeValue(),
+                        in.parquetColumns(),
+                        new RowLayout(504, 42, all, '|')),
+                s.columns(),
+                s.output());
+    }
+
     /**
-     * Format 5, frozen: format 4's bytes, then the layout's dense and sparse column counts as
-     * varints (504 is f8 03 as Kryo writes it).
+     * Format 5, frozen: format 4's bytes, then the layout: the dense and sparse column counts, the
+     * number of list columns and each one's index, and the list separator, all varints (504 is f8
+     * 03 as Kryo writes it, ',' 2c, '|' 7c).
      */
     @Test
     void formatFiveIsFrozen() throws Exception {
         assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(5);
         assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
-                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "0d" + "1a");
+                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "0d" + "1a" + "00" + "2c");
         assertThat(HexFormat.of().formatHex(serializer.toBytes(wide())))
-                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a");
+                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a" + "00" + "2c");
+        StringBuilder lists = new StringBuilder("2a");
+        for (int c = 0; c < 42; c++) {
+            lists.append(String.format("%02x", c));
+        }
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(withLists())))
+                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a" + lists + "7c");
+        assertThat(roundTrip(withLists()).layout()).isEqualTo(withLists().layout());
+        // firstx and ngram: registration ids 125 and 126 (7f and 80 01 as Kryo writes them)
+        PipelineSpec s = small();
+        Column c3 = s.columns().get(1);
+        List<Op> ops = new java.util.ArrayList<>(c3.ops());
+        ops.addAll(4, List.of(new Op.FirstXOp(20), new Op.NgramOp(2)));
+        PipelineSpec listOps =
+                new PipelineSpec(
+                        s.name(),
+                        s.version(),
+                        s.input(),
+                        List.of(s.columns().get(0), new Column("C3", Kind.list, ops)),
+                        s.output());
+        String small5 = HexFormat.of().formatHex(serializer.toBytes(small()));
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(listOps)))
+                .isEqualTo(
+                        small5.replace(
+                                "02" + "05707174" + "75e807" + "7600", // kind sparse, 5 operators
+                                "03" + "07707174" + "75e807" + "7f14" + "800102" + "7600"));
+        assertThat(roundTrip(listOps)).isEqualTo(listOps);
         for (PipelineSpec spec :
                 List.of(
                         small(),

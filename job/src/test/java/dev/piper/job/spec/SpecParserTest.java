@@ -218,6 +218,38 @@ class SpecParserTest {
         assertThat(SpecParser.builtin().layout()).isEqualTo(RowLayout.CRITEO);
     }
 
+    /** {@code input.list_columns} makes sparse columns lists; firstx and ngram apply to them. */
+    @Test
+    void listColumnsAreDeclaredWithTheirSeparator() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        """
+                        {"name": "rm2", "version": 1,
+                         "input": {"format": "criteo-tsv", "dense": 4, "sparse": 5,
+                                   "list_columns": ["C2..C3", "C5"], "list_separator": ";"},
+                         "columns": {
+                           "label": ["decode", "fill_missing"],
+                           "I1..I4": ["decode", "fill_missing", "neg2zero", "log"],
+                           "C1": ["decode", "fill_missing", "hex2int", "vocab"],
+                           "C2..C3": ["decode", "fill_missing", "hex2int",
+                                      {"op": "sigrid_hash", "max": 1000}, {"op": "firstx", "x": 20},
+                                      "vocab"],
+                           "C4": ["decode", "fill_missing", "hex2int", "vocab"],
+                           "C5": ["decode", {"op": "fill_null", "value": 0}, "hex2int",
+                                  {"op": "ngram", "n": 2}, {"op": "modulus", "m": 4096}, "vocab"]
+                         }}
+                        """);
+        assertThat(spec.layout().listColumns()).containsExactly(1, 2, 4);
+        assertThat(spec.layout().listSeparator()).isEqualTo(';');
+        assertThat(spec.column("C2").orElseThrow().kind()).isEqualTo(Kind.list);
+        assertThat(spec.column("C4").orElseThrow().kind()).isEqualTo(Kind.sparse);
+        assertThat(spec.column("C5").orElseThrow().chain())
+                .isEqualTo("decode fill_null(0) hex2int ngram(2) modulus(4096) vocab");
+        var program = SpecCompiler.program(spec);
+        assertThat(program.keyBound(4)).isEqualTo(4096);
+        assertThat(program.keyBound(1)).isEqualTo(1000);
+    }
+
     static Stream<Arguments> badSpecs() {
         String c = OK_COLUMNS;
         String vocab = "\"C4..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
@@ -551,6 +583,29 @@ class SpecParserTest {
                         "columns: criteo-tsv has 77 columns (label, I1..I50, C1..C26); no chain"
                                 + " for I14, I15, I16, I17, I18, I19, I20, I21, I22, I23, I24,"
                                 + " I25, I26, I27, I28, I29, I30, I31, I32, I33 and 17 more"),
+                Arguments.of(
+                        "a dense column as a list",
+                        spec(c).replace("\"topic\": \"t\"", "\"list_columns\": [\"I3\"]"),
+                        "input.list_columns[0]: I3 is not a sparse column; lists are ids"),
+                Arguments.of(
+                        "a list separator that could be part of an id",
+                        spec(c).replace(
+                                        "\"topic\": \"t\"",
+                                        "\"list_columns\": [\"C1\"], \"list_separator\": \"e\""),
+                        "input.list_separator: must be one printable ASCII character other than a"
+                                + " hex digit, not \"e\""),
+                Arguments.of(
+                        "a separator without lists",
+                        spec(c).replace("\"topic\": \"t\"", "\"list_separator\": \";\""),
+                        "input.list_separator: given without input.list_columns"),
+                Arguments.of(
+                        "firstx on a column of one id",
+                        spec(
+                                c.replace(
+                                        "\"C3\": [\"decode\", \"fill_missing\", \"hex2int\",",
+                                        "\"C3\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                                + " {\"op\": \"firstx\", \"x\": 2},")),
+                        "columns.C3[3]: firstx does not apply to sparse columns"),
                 Arguments.of("not JSON", "{\"name\": ", "line 1"));
     }
 

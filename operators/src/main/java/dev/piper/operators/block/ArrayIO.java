@@ -36,7 +36,11 @@ final class ArrayIO {
     }
 
     static int[] readInts(DataInputView in) throws IOException {
-        int n = readLength(in);
+        return readInts(in, readLength(in));
+    }
+
+    /** {@code n} values of an int array whose count the caller has read. */
+    static int[] readInts(DataInputView in, int n) throws IOException {
         int[] a = new int[n];
         ByteBuffer view = SCRATCH.get();
         int step = PIECE_BYTES / Integer.BYTES;

@@ -8,7 +8,7 @@ package dev.piper.operators.block;
  * @param lines number of input lines in the block
  * @param rows number of rows in {@code rowBytes}
  * @param rowBytes rows in the DLRM layout: per row, label, dense and categorical indices as
- *     little-endian int32
+ *     little-endian int32 (the indices of the columns of one id per row; list columns are apart)
  * @param deadLetters the rejected lines, in line order
  * @param firstNewIndex per categorical column, the index of its first new key (see {@link
  *     IndexChunk#firstNewIndex()})
@@ -16,6 +16,9 @@ package dev.piper.operators.block;
  * @param origin the log records the block's lines came from, or {@link Origin#NONE}
  * @param version the version of the pipeline spec the whole block was decoded with
  * @param epochs per categorical column, the vocabulary epoch its indices belong to
+ * @param listOffsets per list column of the layout, in column order: where each row's indices start
+ *     ({@code rows + 1} entries)
+ * @param listIndices per list column: the indices of its rows' ids, in row order
  */
 public record AssembledBlock(
         int lane,
@@ -28,7 +31,44 @@ public record AssembledBlock(
         long[][] newKeys,
         Origin origin,
         int version,
-        int[] epochs) {
+        int[] epochs,
+        int[][] listOffsets,
+        int[][] listIndices) {
+
+    public AssembledBlock {
+        if (listOffsets.length != listIndices.length) {
+            throw new IllegalArgumentException("one offsets and one indices array per list column");
+        }
+    }
+
+    /** A block without list columns. */
+    public AssembledBlock(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            byte[] rowBytes,
+            DeadLetter[] deadLetters,
+            int[] firstNewIndex,
+            long[][] newKeys,
+            Origin origin,
+            int version,
+            int[] epochs) {
+        this(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                new int[0][],
+                new int[0][]);
+    }
 
     /** A block of lane 0 (file input). */
     public AssembledBlock(

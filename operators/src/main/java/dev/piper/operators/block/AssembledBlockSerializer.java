@@ -11,8 +11,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * DenseChunkSerializer}, the number of categorical columns (int32) and per column {@code
  * firstNewIndex} (int32) and the new keys (int32 count, little-endian int64 values), then the
  * origin (see {@link BlockSerializer#writeOrigin}), the spec {@code version} (int32) and the
- * per-column epochs (int32 count, little-endian int32 values). Format 3 had neither version nor
- * epochs, format 2 no lane and no origin.
+ * per-column epochs (int32 count, little-endian int32 values), then the number of list columns
+ * (int32) and per list column its offsets and its indices (each int32 count, little-endian int32
+ * values). Format 4 had no lists, format 3 neither version nor epochs, format 2 no lane and no
+ * origin.
  */
 public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlock> {
 
@@ -21,7 +23,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
     public static final AssembledBlockSerializer INSTANCE = new AssembledBlockSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 4;
+    static final int FORMAT = 5;
 
     @Override
     public AssembledBlock createInstance() {
@@ -51,6 +53,11 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
         writeOrigin(r.origin(), out);
         out.writeInt(r.version());
         ArrayIO.writeInts(out, r.epochs(), r.epochs().length);
+        out.writeInt(r.listOffsets().length);
+        for (int l = 0; l < r.listOffsets().length; l++) {
+            ArrayIO.writeInts(out, r.listOffsets()[l], r.listOffsets()[l].length);
+            ArrayIO.writeInts(out, r.listIndices()[l], r.listIndices()[l].length);
+        }
     }
 
     @Override
@@ -74,9 +81,30 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
         Origin origin = readOrigin(in);
         int version = in.readInt();
         int[] epochs = ArrayIO.readInts(in);
+        int lists = in.readInt();
+        if (lists < 0 || lists > columns) {
+            throw new IOException("corrupt block: " + lists + " list columns of " + columns);
+        }
+        int[][] listOffsets = new int[lists][];
+        int[][] listIndices = new int[lists][];
+        for (int l = 0; l < lists; l++) {
+            listOffsets[l] = ArrayIO.readInts(in);
+            listIndices[l] = ArrayIO.readInts(in);
+        }
         return new AssembledBlock(
-                lane, seq, lines, rows, rowBytes, letters, firstNew, newKeys, origin, version,
-                epochs);
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                letters,
+                firstNew,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices);
     }
 
     @Override

@@ -2,6 +2,8 @@ package dev.piper.operators.block;
 
 import dev.piper.operators.decode.RowLayout;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.IntFunction;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -13,9 +15,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * lines, rows} (int32), the label/dense values as int32 count and little-endian int32 values, the
  * dead letters (int32 count; each: line in block as int32, offset as int64, reason and detail as
  * modified UTF-8, raw as int32 length and bytes, truncated flag), then the origin (see {@link
- * BlockSerializer#writeOrigin}), the spec {@code version} (int32), the layout's dense and sparse
- * columns (int32 each). Format 4 had no layout (always Criteo's), format 3 no version, format 2 no
- * lane and no origin.
+ * BlockSerializer#writeOrigin}), the spec {@code version} (int32), the layout: its dense and sparse
+ * columns (int32 each), its list columns (int32 count, each an int32 sparse index) and list
+ * separator (a UTF-16 char). Format 4 had no layout (always Criteo's), format 3 no version, format
+ * 2 no lane and no origin.
  *
  * <p>Dense chunks wait in the concatenation's keyed state for their index chunks, so this still
  * reads format 4: a savepoint taken before layouts restores by migration, its chunks in Criteo's
@@ -43,8 +46,14 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
     @Override
     public void serialize(DenseChunk r, DataOutputView out) throws IOException {
         writeFormat4(r, out);
-        out.writeInt(r.layout().dense());
-        out.writeInt(r.layout().sparse());
+        RowLayout layout = r.layout();
+        out.writeInt(layout.dense());
+        out.writeInt(layout.sparse());
+        out.writeInt(layout.listColumns().size());
+        for (int c : layout.listColumns()) {
+            out.writeInt(c);
+        }
+        out.writeChar(layout.listSeparator());
     }
 
     /** Format 4's fields: everything but the layout. */
@@ -77,8 +86,17 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         if (withLayout) {
             int dense = in.readInt();
             int sparse = in.readInt();
+            int lists = in.readInt();
+            if (lists < 0 || lists > RowLayout.MAX_SPARSE) {
+                throw new IOException("corrupt dense chunk: " + lists + " list columns");
+            }
+            List<Integer> listColumns = new ArrayList<>(lists);
+            for (int i = 0; i < lists; i++) {
+                listColumns.add(in.readInt());
+            }
+            char separator = in.readChar();
             try {
-                layout = new RowLayout(dense, sparse);
+                layout = new RowLayout(dense, sparse, listColumns, separator);
             } catch (IllegalArgumentException e) {
                 throw new IOException("corrupt dense chunk: " + e.getMessage(), e);
             }

@@ -9,11 +9,13 @@ package dev.piper.operators.block;
  * @param column categorical column index, 0 for C1
  * @param seq the block's sequence number in its lane
  * @param indices the indices; only {@code [0, size)} is meaningful
- * @param size number of rows
+ * @param size number of indices: the number of rows, or of ids in a list column's rows
  * @param firstNewIndex the index of the first new key: the OOV buckets plus the vocabulary size
  *     before this block
  * @param newKeys keys first seen in this block, in index order
  * @param epoch the vocabulary epoch the indices belong to (see {@link KeyChunk#epoch()})
+ * @param offsets for a list column, where each row's indices start ({@code rows + 1} entries, the
+ *     last {@code size}), as its key chunk had them; null for a column of one id per row
  */
 public record IndexChunk(
         int lane,
@@ -23,7 +25,33 @@ public record IndexChunk(
         int size,
         int firstNewIndex,
         long[] newKeys,
-        int epoch) {
+        int epoch,
+        int[] offsets) {
+
+    public IndexChunk {
+        if (offsets != null && (offsets.length == 0 || offsets[offsets.length - 1] != size)) {
+            throw new IllegalArgumentException(
+                    "a list column's offsets must end at its " + size + " indices");
+        }
+    }
+
+    /** A chunk of a column of one id per row. */
+    public IndexChunk(
+            int lane,
+            int column,
+            long seq,
+            int[] indices,
+            int size,
+            int firstNewIndex,
+            long[] newKeys,
+            int epoch) {
+        this(lane, column, seq, indices, size, firstNewIndex, newKeys, epoch, null);
+    }
+
+    /** The number of rows: {@code size}, or one fewer than the offsets of a list column. */
+    public int rows() {
+        return offsets == null ? size : offsets.length - 1;
+    }
 
     /** A chunk in the first vocabulary epoch. */
     public IndexChunk(

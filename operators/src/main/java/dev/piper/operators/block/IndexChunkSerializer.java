@@ -1,15 +1,21 @@
 package dev.piper.operators.block;
 
 import java.io.IOException;
+import java.util.function.IntFunction;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link IndexChunk}. Format 3: {@code lane, column} (int32), {@code seq} (int64),
+ * Serializer of {@link IndexChunk}. Format 4: {@code lane, column} (int32), {@code seq} (int64),
  * the indices (int32 count, little-endian int32 values), {@code firstNewIndex} (int32), the new
- * keys (int32 count, little-endian int64 values), the {@code epoch} (int32). Format 2 had no epoch,
- * format 1 no lane.
+ * keys (int32 count, little-endian int64 values), the {@code epoch} (int32), then a list column's
+ * offsets: int32 -1 for a column of one id per row, else their count and little-endian int32
+ * values. Format 3 had no offsets, format 2 no epoch, format 1 no lane.
+ *
+ * <p>Index chunks wait in the concatenation's keyed state for the rest of their block, so this
+ * still reads format 3: a savepoint taken before list columns restores by migration.
  */
 public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
 
@@ -18,7 +24,7 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
     public static final IndexChunkSerializer INSTANCE = new IndexChunkSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 3;
+    static final int FORMAT = 4;
 
     @Override
     public IndexChunk createInstance() {
@@ -32,6 +38,15 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
 
     @Override
     public void serialize(IndexChunk r, DataOutputView out) throws IOException {
+        writeFormat3(r, out);
+        if (r.offsets() == null) {
+            out.writeInt(-1);
+        } else {
+            ArrayIO.writeInts(out, r.offsets(), r.offsets().length);
+        }
+    }
+
+    private static void writeFormat3(IndexChunk r, DataOutputView out) throws IOException {
         out.writeInt(r.lane());
         out.writeInt(r.column());
         out.writeLong(r.seq());
@@ -43,6 +58,10 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
 
     @Override
     public IndexChunk deserialize(DataInputView in) throws IOException {
+        return read(in, true);
+    }
+
+    private static IndexChunk read(DataInputView in, boolean withOffsets) throws IOException {
         int lane = in.readInt();
         int column = in.readInt();
         long seq = in.readLong();
@@ -50,7 +69,57 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
         int firstNew = in.readInt();
         long[] newKeys = ArrayIO.readLongs(in);
         int epoch = in.readInt();
-        return new IndexChunk(lane, column, seq, indices, indices.length, firstNew, newKeys, epoch);
+        int[] offsets = null;
+        if (withOffsets) {
+            int n = in.readInt();
+            if (n != -1) {
+                if (n < 1) {
+                    throw new IOException("corrupt index chunk: " + n + " list offsets");
+                }
+                offsets = ArrayIO.readInts(in, n);
+            }
+        }
+        try {
+            return new IndexChunk(
+                    lane, column, seq, indices, indices.length, firstNew, newKeys, epoch, offsets);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt index chunk: " + e.getMessage(), e);
+        }
+    }
+
+    /** Format 3, for restoring state written before list columns: no offsets. */
+    static final class Format3 extends BlockSerializer<IndexChunk> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format3 INSTANCE = new Format3();
+
+        @Override
+        public IndexChunk createInstance() {
+            return IndexChunkSerializer.INSTANCE.createInstance();
+        }
+
+        @Override
+        public IndexChunk copy(IndexChunk from) {
+            return from;
+        }
+
+        @Override
+        public void serialize(IndexChunk r, DataOutputView out) throws IOException {
+            if (r.offsets() != null) {
+                throw new IOException("index chunk format 3 has no list columns");
+            }
+            writeFormat3(r, out);
+        }
+
+        @Override
+        public IndexChunk deserialize(DataInputView in) throws IOException {
+            return read(in, false);
+        }
+
+        @Override
+        public TypeSerializerSnapshot<IndexChunk> snapshotConfiguration() {
+            throw new UnsupportedOperationException("format 3 is only read, to migrate it");
+        }
     }
 
     @Override
@@ -62,6 +131,13 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
         out.writeInt(in.readInt());
         ArrayIO.copyArray(in, out, Long.BYTES);
         out.writeInt(in.readInt());
+        int n = in.readInt();
+        out.writeInt(n);
+        if (n > 0) {
+            byte[] offsets = new byte[n * Integer.BYTES];
+            in.readFully(offsets);
+            out.write(offsets);
+        }
     }
 
     @Override
@@ -69,10 +145,15 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
         return new Snapshot();
     }
 
-    /** Snapshot of {@link IndexChunkSerializer}; its version is the byte format. */
-    public static final class Snapshot extends BlockSerializerSnapshot<IndexChunk> {
+    /** Snapshot of {@link IndexChunkSerializer}; its version is the byte format, 3 or 4. */
+    public static final class Snapshot extends FormatSnapshot<IndexChunk> {
         public Snapshot() {
-            super("index chunk", FORMAT, () -> INSTANCE);
+            super(
+                    "index chunk",
+                    FORMAT,
+                    3,
+                    (IntFunction<TypeSerializer<IndexChunk>>)
+                            f -> f == FORMAT ? INSTANCE : Format3.INSTANCE);
         }
     }
 }

@@ -10,14 +10,47 @@ import dev.piper.state.VocabularyPolicy;
  * @param column categorical column index, 0 for C1
  * @param seq the block's sequence number in its lane
  * @param keys the keys; only {@code [0, size)} is meaningful
- * @param size number of rows
+ * @param size number of keys: the number of rows, or of ids in a list column's rows
  * @param epoch the column's vocabulary epoch under the spec the block was decoded with: a spec
  *     change that alters the column's id space starts a new epoch, a vocabulary of its own
  * @param policy how the epoch's vocabulary gives out indices (fixed for an epoch: a spec switch
  *     that changes it starts a new one)
+ * @param offsets for a list column, where each row's ids start ({@code rows + 1} entries, the last
+ *     {@code size}); null for a column of one id per row
  */
 public record KeyChunk(
-        int lane, int column, long seq, long[] keys, int size, int epoch, VocabularyPolicy policy) {
+        int lane,
+        int column,
+        long seq,
+        long[] keys,
+        int size,
+        int epoch,
+        VocabularyPolicy policy,
+        int[] offsets) {
+
+    public KeyChunk {
+        if (offsets != null && (offsets.length == 0 || offsets[offsets.length - 1] != size)) {
+            throw new IllegalArgumentException(
+                    "a list column's offsets must end at its " + size + " keys");
+        }
+    }
+
+    /** A chunk of a column of one id per row. */
+    public KeyChunk(
+            int lane,
+            int column,
+            long seq,
+            long[] keys,
+            int size,
+            int epoch,
+            VocabularyPolicy policy) {
+        this(lane, column, seq, keys, size, epoch, policy, null);
+    }
+
+    /** The number of rows: {@code size}, or one fewer than the offsets of a list column. */
+    public int rows() {
+        return offsets == null ? size : offsets.length - 1;
+    }
 
     /** A chunk whose vocabulary has the default policy. */
     public KeyChunk(int lane, int column, long seq, long[] keys, int size, int epoch) {

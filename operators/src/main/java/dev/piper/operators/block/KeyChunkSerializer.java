@@ -9,15 +9,18 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link KeyChunk}. Format 4: {@code lane, column} (int32), {@code seq} (int64), the
+ * Serializer of {@link KeyChunk}. Format 5: {@code lane, column} (int32), {@code seq} (int64), the
  * keys as int32 count and little-endian int64 values, the {@code epoch} (int32), then the
  * vocabulary policy: a byte, 0 for the default policy, else 1 followed by {@code min_count,
  * oov_buckets, max_size} (int32) and the import path (a byte, 1 if present, then its modified
- * UTF-8). Format 3 had no policy, format 2 no epoch, format 1 no lane.
+ * UTF-8); then a list column's offsets: int32 -1 for a column of one id per row, else their count
+ * and little-endian int32 values. Format 4 had no offsets, format 3 no policy, format 2 no epoch,
+ * format 1 no lane.
  *
- * <p>Unlike the other block serializers, this one still reads format 3: key chunks wait in the
- * vocabulary operator's keyed state, so a savepoint of the build before vocabulary policies holds
- * this state (empty or not), and it restores by migration, its chunks under the default policy.
+ * <p>Unlike the other block serializers, this one still reads formats 3 and 4: key chunks wait in
+ * the vocabulary operator's keyed state, so a savepoint of an older build holds this state (empty
+ * or not), and it restores by migration, its chunks without lists (and, from format 3, under the
+ * default policy).
  */
 public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
@@ -26,7 +29,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
     public static final KeyChunkSerializer INSTANCE = new KeyChunkSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 4;
+    static final int FORMAT = 5;
 
     @Override
     public KeyChunk createInstance() {
@@ -42,6 +45,26 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
     public void serialize(KeyChunk r, DataOutputView out) throws IOException {
         writeFormat3(r, out);
         writePolicy(r.policy(), out);
+        writeOffsets(r.offsets(), out);
+    }
+
+    private static void writeOffsets(int[] offsets, DataOutputView out) throws IOException {
+        if (offsets == null) {
+            out.writeInt(-1);
+        } else {
+            ArrayIO.writeInts(out, offsets, offsets.length);
+        }
+    }
+
+    private static int[] readOffsets(DataInputView in) throws IOException {
+        int n = in.readInt();
+        if (n == -1) {
+            return null;
+        }
+        if (n < 1) {
+            throw new IOException("corrupt key chunk: " + n + " list offsets");
+        }
+        return ArrayIO.readInts(in, n);
     }
 
     /** Format 3's fields: everything but the policy. */
@@ -98,12 +121,56 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
     @Override
     public KeyChunk deserialize(DataInputView in) throws IOException {
+        return readFormat4(in, true);
+    }
+
+    /** Format 4's fields, and with {@code offsets} format 5's. */
+    private static KeyChunk readFormat4(DataInputView in, boolean offsets) throws IOException {
         KeyChunk k = readFormat3(in);
         VocabularyPolicy policy = readPolicy(in);
-        return policy.isFirstAppearance()
-                ? k
-                : new KeyChunk(
-                        k.lane(), k.column(), k.seq(), k.keys(), k.size(), k.epoch(), policy);
+        int[] o = offsets ? readOffsets(in) : null;
+        try {
+            return new KeyChunk(
+                    k.lane(), k.column(), k.seq(), k.keys(), k.size(), k.epoch(), policy, o);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt key chunk: " + e.getMessage(), e);
+        }
+    }
+
+    /** Format 4, for restoring state written before list columns: no offsets. */
+    static final class Format4 extends BlockSerializer<KeyChunk> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format4 INSTANCE = new Format4();
+
+        @Override
+        public KeyChunk createInstance() {
+            return KeyChunkSerializer.INSTANCE.createInstance();
+        }
+
+        @Override
+        public KeyChunk copy(KeyChunk from) {
+            return from;
+        }
+
+        @Override
+        public void serialize(KeyChunk r, DataOutputView out) throws IOException {
+            if (r.offsets() != null) {
+                throw new IOException("key chunk format 4 has no list columns");
+            }
+            writeFormat3(r, out);
+            writePolicy(r.policy(), out);
+        }
+
+        @Override
+        public KeyChunk deserialize(DataInputView in) throws IOException {
+            return readFormat4(in, false);
+        }
+
+        @Override
+        public TypeSerializerSnapshot<KeyChunk> snapshotConfiguration() {
+            throw new UnsupportedOperationException("format 4 is only read, to migrate it");
+        }
     }
 
     /** Format 3, for restoring state written before vocabulary policies: no policy. */
@@ -149,6 +216,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         ArrayIO.copyArray(in, out, Long.BYTES);
         out.writeInt(in.readInt());
         writePolicy(readPolicy(in), out);
+        writeOffsets(readOffsets(in), out);
     }
 
     @Override
@@ -156,7 +224,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         return new Snapshot();
     }
 
-    /** Snapshot of {@link KeyChunkSerializer}; its version is the byte format, 3 or 4. */
+    /** Snapshot of {@link KeyChunkSerializer}; its version is the byte format, 3 to 5. */
     public static final class Snapshot extends FormatSnapshot<KeyChunk> {
         public Snapshot() {
             super(
@@ -164,7 +232,10 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
                     FORMAT,
                     3,
                     (IntFunction<TypeSerializer<KeyChunk>>)
-                            f -> f == FORMAT ? INSTANCE : Format3.INSTANCE);
+                            f ->
+                                    f == FORMAT
+                                            ? INSTANCE
+                                            : f == 4 ? Format4.INSTANCE : Format3.INSTANCE);
         }
     }
 }

@@ -12,6 +12,7 @@ import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.operators.decode.RowLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -157,7 +158,10 @@ public final class ConcatenateFunction<K>
         int[] epochs = new int[sparseColumns];
         for (int c = 0; c < sparseColumns; c++) {
             IndexChunk chunk = columns[c];
-            if (chunk.size() != rows || chunk.seq() != d.seq() || chunk.lane() != d.lane()) {
+            if (chunk.rows() != rows
+                    || (chunk.offsets() != null) != layout.isList(c)
+                    || chunk.seq() != d.seq()
+                    || chunk.lane() != d.lane()) {
                 throw new IllegalStateException(
                         "block "
                                 + d.lane()
@@ -166,8 +170,9 @@ public final class ConcatenateFunction<K>
                                 + ": column C"
                                 + (c + 1)
                                 + " has "
-                                + chunk.size()
-                                + " rows of block "
+                                + chunk.rows()
+                                + (chunk.offsets() != null ? " lists" : " rows")
+                                + " of block "
                                 + chunk.lane()
                                 + "/"
                                 + chunk.seq()
@@ -179,6 +184,7 @@ public final class ConcatenateFunction<K>
             newKeys[c] = chunk.newKeys();
             epochs[c] = chunk.epoch();
         }
+        int[] scalar = layout.scalarColumns();
         int pos = 0;
         for (int r = 0; r < rows; r++) {
             int base = r * width;
@@ -186,12 +192,23 @@ public final class ConcatenateFunction<K>
                 buf.putInt(pos, labelDense[base + j]);
                 pos += Integer.BYTES;
             }
-            for (int c = 0; c < sparseColumns; c++) {
+            for (int c : scalar) {
                 buf.putInt(pos, indices[c][r]);
                 pos += Integer.BYTES;
             }
         }
         assert pos == rows * layout.rowBytes();
+        int lists = layout.listColumns().size();
+        int[][] listOffsets = new int[lists][];
+        int[][] listIndices = new int[lists][];
+        for (int l = 0; l < lists; l++) {
+            IndexChunk chunk = columns[layout.listColumns().get(l)];
+            listOffsets[l] = chunk.offsets();
+            listIndices[l] =
+                    chunk.indices().length == chunk.size()
+                            ? chunk.indices()
+                            : Arrays.copyOf(chunk.indices(), chunk.size());
+        }
         return new AssembledBlock(
                 d.lane(),
                 d.seq(),
@@ -203,6 +220,8 @@ public final class ConcatenateFunction<K>
                 newKeys,
                 d.origin(),
                 d.version(),
-                epochs);
+                epochs,
+                listOffsets,
+                listIndices);
     }
 }

@@ -63,7 +63,12 @@ public final class ColumnDecodeFunction extends ProcessFunction<ColumnBlock, Key
         return new CriteoDecoder.Decoded(
                 dense,
                 CriteoDecoder.keyChunks(
-                        program, block.lane(), block.seq(), block.keys(), block.rows()),
+                        program,
+                        block.lane(),
+                        block.seq(),
+                        block.keys(),
+                        new int[block.keys().length][], // columnar input has no lists yet
+                        block.rows()),
                 new int[0],
                 0,
                 0);

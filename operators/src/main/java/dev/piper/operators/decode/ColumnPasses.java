@@ -3,8 +3,10 @@ package dev.piper.operators.decode;
 import dev.piper.operators.ops.BoxCox;
 import dev.piper.operators.ops.Bucketize;
 import dev.piper.operators.ops.Chains;
+import dev.piper.operators.ops.FirstX;
 import dev.piper.operators.ops.IdMap;
 import dev.piper.operators.ops.Logit;
+import dev.piper.operators.ops.Ngram;
 import dev.piper.operators.ops.Op;
 import dev.piper.operators.ops.Op.ValueType;
 import dev.piper.operators.ops.SigridHash;
@@ -96,9 +98,23 @@ public final class ColumnPasses {
      * major, {@link RowLayout#labelDenseWidth()} per row), keys in {@code keys[c]}.
      */
     public void run(int[] labelDense, long[][] keys, int rows) {
+        run(labelDense, keys, new int[keys.length][], rows);
+    }
+
+    /**
+     * As above, with the lists of list columns: {@code offsets[c]} ({@code rows + 1} entries) for a
+     * list column, null for the others. A pass that changes a list's length (firstx, ngram)
+     * replaces the column's {@code keys[c]} and {@code offsets[c]}.
+     */
+    public void run(int[] labelDense, long[][] keys, int[][] offsets, int rows) {
         for (Pass p : passes) {
-            p.run(labelDense, keys, rows);
+            p.run(labelDense, keys, offsets, rows);
         }
+    }
+
+    /** The number of keys of sparse column {@code c}: its rows, or its lists' ids. */
+    private static int size(int[][] offsets, int c, int rows) {
+        return offsets[c] == null ? rows : offsets[c][rows];
     }
 
     private static Pass pass(
@@ -169,6 +185,20 @@ public final class ColumnPasses {
             }
             return new MapId(width, fields, maps);
         }
+        if (first instanceof Op.FirstXOp) {
+            FirstX[] f = new FirstX[ops.length];
+            for (int i = 0; i < ops.length; i++) {
+                f[i] = ((Op.FirstXOp) ops[i]).firstx();
+            }
+            return new ListPass(width, fields, f, null);
+        }
+        if (first instanceof Op.NgramOp) {
+            Ngram[] g = new Ngram[ops.length];
+            for (int i = 0; i < ops.length; i++) {
+                g[i] = ((Op.NgramOp) ops[i]).ngram();
+            }
+            return new ListPass(width, fields, null, g);
+        }
         throw new IllegalArgumentException(first.name() + " does not run as a column pass");
     }
 
@@ -192,7 +222,7 @@ public final class ColumnPasses {
             this.inFloat = inFloat;
         }
 
-        abstract void run(int[] a, long[][] keys, int rows);
+        abstract void run(int[] a, long[][] keys, int[][] offsets, int rows);
     }
 
     private static final class Neg2Zero extends Pass {
@@ -201,7 +231,7 @@ public final class ColumnPasses {
         }
 
         @Override
-        void run(int[] a, long[][] keys, int rows) {
+        void run(int[] a, long[][] keys, int[][] offsets, int rows) {
             for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int f : fields) {
                     int v = a[base + f];
@@ -233,7 +263,7 @@ public final class ColumnPasses {
         }
 
         @Override
-        void run(int[] a, long[][] keys, int rows) {
+        void run(int[] a, long[][] keys, int[][] offsets, int rows) {
             int n = fields.length;
             for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int i = 0; i < n; i++) {
@@ -260,7 +290,7 @@ public final class ColumnPasses {
         }
 
         @Override
-        void run(int[] a, long[][] keys, int rows) {
+        void run(int[] a, long[][] keys, int[][] offsets, int rows) {
             for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int f : fields) {
                     int v = a[base + f];
@@ -280,7 +310,7 @@ public final class ColumnPasses {
         }
 
         @Override
-        void run(int[] a, long[][] keys, int rows) {
+        void run(int[] a, long[][] keys, int[][] offsets, int rows) {
             int n = fields.length;
             for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int i = 0; i < n; i++) {
@@ -301,7 +331,7 @@ public final class ColumnPasses {
         }
 
         @Override
-        void run(int[] a, long[][] keys, int rows) {
+        void run(int[] a, long[][] keys, int[][] offsets, int rows) {
             int n = fields.length;
             for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int i = 0; i < n; i++) {
@@ -322,7 +352,7 @@ public final class ColumnPasses {
         }
 
         @Override
-        void run(int[] a, long[][] keys, int rows) {
+        void run(int[] a, long[][] keys, int[][] offsets, int rows) {
             int n = fields.length;
             for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int i = 0; i < n; i++) {
@@ -341,7 +371,7 @@ public final class ColumnPasses {
         }
 
         @Override
-        void run(int[] a, long[][] keys, int rows) {
+        void run(int[] a, long[][] keys, int[][] offsets, int rows) {
             for (int r = 0, base = 0; r < rows; r++, base += w) {
                 for (int f : fields) {
                     int v = a[base + f];
@@ -363,11 +393,12 @@ public final class ColumnPasses {
         }
 
         @Override
-        void run(int[] a, long[][] keys, int rows) {
+        void run(int[] a, long[][] keys, int[][] offsets, int rows) {
             for (int i = 0; i < fields.length; i++) {
-                long[] k = keys[fields[i] - w];
+                int c = fields[i] - w;
+                long[] k = keys[c];
                 long mod = m[i];
-                for (int r = 0; r < rows; r++) {
+                for (int r = 0, n = size(offsets, c, rows); r < n; r++) {
                     k[r] = Long.remainderUnsigned(k[r], mod);
                 }
             }
@@ -383,13 +414,46 @@ public final class ColumnPasses {
         }
 
         @Override
-        void run(int[] a, long[][] keys, int rows) {
+        void run(int[] a, long[][] keys, int[][] offsets, int rows) {
             for (int i = 0; i < fields.length; i++) {
-                long[] k = keys[fields[i] - w];
+                int c = fields[i] - w;
+                long[] k = keys[c];
                 SigridHash h = hash[i];
-                for (int r = 0; r < rows; r++) {
+                for (int r = 0, n = size(offsets, c, rows); r < n; r++) {
                     k[r] = h.hash(k[r]);
                 }
+            }
+        }
+    }
+
+    /**
+     * firstx or ngram over list columns: each column's lists are rewritten into new arrays (both
+     * shorten lists, so the new ids fit in the old count).
+     */
+    private static final class ListPass extends Pass {
+        private final FirstX[] firstx;
+        private final Ngram[] ngram;
+
+        ListPass(int width, int[] fields, FirstX[] firstx, Ngram[] ngram) {
+            super(width, fields, false);
+            this.firstx = firstx;
+            this.ngram = ngram;
+        }
+
+        @Override
+        void run(int[] a, long[][] keys, int[][] offsets, int rows) {
+            for (int i = 0; i < fields.length; i++) {
+                int c = fields[i] - w;
+                int[] from = offsets[c];
+                int[] to = new int[rows + 1];
+                long[] values = new long[Math.max(1, from[rows])];
+                if (firstx != null) {
+                    firstx[i].apply(from, keys[c], rows, to, values);
+                } else {
+                    ngram[i].apply(from, keys[c], rows, to, values);
+                }
+                keys[c] = values;
+                offsets[c] = to;
             }
         }
     }
@@ -418,11 +482,12 @@ public final class ColumnPasses {
         }
 
         @Override
-        void run(int[] a, long[][] keys, int rows) {
+        void run(int[] a, long[][] keys, int[][] offsets, int rows) {
             for (int i = 0; i < fields.length; i++) {
-                long[] k = keys[fields[i] - w];
+                int c = fields[i] - w;
+                long[] k = keys[c];
                 IdMap m = maps[i];
-                for (int r = 0; r < rows; r++) {
+                for (int r = 0, n = size(offsets, c, rows); r < n; r++) {
                     k[r] = m.map(k[r]);
                 }
             }

@@ -299,14 +299,14 @@ public final class ColumnProgram implements Serializable {
 
     /**
      * The number of distinct keys sparse column {@code c}'s chain can produce before its
-     * vocabulary: the smallest modulus or sigrid_hash range after its last mapid, or 0 for
+     * vocabulary: the smallest modulus or sigrid_hash range after its last mapid or ngram, or 0 for
      * unbounded (2^64).
      */
     public long keyBound(int c) {
         long bound = 0;
         for (Op op : chains[layout.sparseField(c)]) {
-            if (op instanceof Op.MapIdOp) {
-                bound = 0; // a table's values may lie anywhere
+            if (op instanceof Op.MapIdOp || op instanceof Op.NgramOp) {
+                bound = 0; // a table's values, or an n-gram's hash, may lie anywhere
                 continue;
             }
             long m =

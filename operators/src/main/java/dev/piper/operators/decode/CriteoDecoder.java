@@ -6,6 +6,7 @@ import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.cost.ThreadCpu;
+import dev.piper.operators.ops.Op;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -41,6 +42,23 @@ public final class CriteoDecoder {
     private final int sparse;
     private final int fieldCount;
     private final int width;
+
+    /** Whether a sparse column holds lists, and the byte between a list's ids. */
+    private final boolean hasLists;
+
+    private final boolean[] isList;
+    private final byte listSeparator;
+
+    /** Whether a list column's empty field is a list of its fill_null value (else empty). */
+    private final boolean[] fillsList;
+
+    /**
+     * The current block's lists: per list column its offsets ({@code rows + 1}, the next row's
+     * start last) and its ids so far; null entries for the other columns.
+     */
+    private int[][] listOffsets;
+
+    private int[] listSize;
 
     /** The program's operators fused into the parser, as plain arrays for the inner loops. */
     private final long[] modulus;
@@ -130,6 +148,14 @@ public final class CriteoDecoder {
         this.lineBytes = new int[fieldCount];
         this.exceptionColumns = new int[sparse];
         this.exceptionBytes = new int[sparse];
+        this.hasLists = layout.hasLists();
+        this.isList = new boolean[sparse];
+        this.fillsList = new boolean[sparse];
+        this.listSeparator = (byte) layout.listSeparator();
+        for (int c = 0; c < sparse; c++) {
+            isList[c] = layout.isList(c);
+            fillsList[c] = program.chain(layout.sparseField(c)).get(1) instanceof Op.FillNull;
+        }
         for (int c = 0; c < sparse; c++) {
             modulus[c] = program.modulus(c);
         }
@@ -213,6 +239,16 @@ public final class CriteoDecoder {
         int[] labelDense = new int[capacity * width];
         long[][] keys = new long[sparse][capacity];
         missing = trackMissing ? new long[fieldCount][ColumnBlock.words(capacity)] : null;
+        int[][] offsets = new int[sparse][];
+        if (hasLists) {
+            listSize = new int[sparse];
+            for (int c = 0; c < sparse; c++) {
+                if (isList[c]) {
+                    offsets[c] = new int[capacity + 1];
+                }
+            }
+        }
+        listOffsets = offsets;
         List<DeadLetter> dead = null;
         int[] fieldBytes = countFields ? new int[fieldCount] : NOT_COUNTED;
         int acceptedBytes = 0;
@@ -226,7 +262,11 @@ public final class CriteoDecoder {
                 capacity = capacity + (capacity >> 1);
                 labelDense = Arrays.copyOf(labelDense, capacity * width);
                 for (int c = 0; c < sparse; c++) {
-                    keys[c] = Arrays.copyOf(keys[c], capacity);
+                    if (isList[c]) {
+                        offsets[c] = Arrays.copyOf(offsets[c], capacity + 1);
+                    } else {
+                        keys[c] = Arrays.copyOf(keys[c], capacity);
+                    }
                 }
                 if (missing != null) {
                     for (int f = 0; f < fieldCount; f++) {
@@ -234,7 +274,8 @@ public final class CriteoDecoder {
                     }
                 }
             }
-            int next = decodeWellFormed(b, start, end, labelDense, keys, rows);
+            // lines with lists take the full rules: the fast path knows one id per field
+            int next = hasLists ? -1 : decodeWellFormed(b, start, end, labelDense, keys, rows);
             if (next >= 0) {
                 if (countFields) {
                     addFastLineBytes(fieldBytes);
@@ -249,7 +290,11 @@ public final class CriteoDecoder {
             int nl = indexOf(b, (byte) '\n', start, end);
             int lineEnd = nl < 0 ? end : nl;
             int contentEnd = lineEnd > start && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
-            if (decodeLine(b, start, contentEnd, labelDense, keys, rows)) {
+            boolean accepted = decodeLine(b, start, contentEnd, labelDense, keys, rows);
+            if (hasLists) {
+                endListRow(rows, accepted);
+            }
+            if (accepted) {
                 if (countFields) {
                     addLineBytes(fieldBytes);
                 }
@@ -280,10 +325,10 @@ public final class CriteoDecoder {
         if (!passes.isEmpty()) {
             if (measure) {
                 long before = ThreadCpu.now();
-                passes.run(labelDense, keys, rows);
+                passes.run(labelDense, keys, offsets, rows);
                 passNanos = ThreadCpu.now() - before;
             } else {
-                passes.run(labelDense, keys, rows);
+                passes.run(labelDense, keys, offsets, rows);
             }
         }
         DeadLetter[] letters = dead == null ? new DeadLetter[0] : dead.toArray(new DeadLetter[0]);
@@ -298,7 +343,8 @@ public final class CriteoDecoder {
                         chunk.origin(),
                         program.version(),
                         layout);
-        KeyChunk[] out = keyChunks(program, chunk.lane(), chunk.seq(), keys, rows);
+        KeyChunk[] out = keyChunks(program, chunk.lane(), chunk.seq(), keys, offsets, rows);
+        listOffsets = null;
         long[][] missingSets = NOT_TRACKED;
         if (missing != null) {
             missingSets = missing;
@@ -307,14 +353,25 @@ public final class CriteoDecoder {
         return new Decoded(denseChunk, out, fieldBytes, acceptedBytes, passNanos, missingSets);
     }
 
-    /** A block's key chunks, one per categorical column, stamped with the program's epochs. */
+    /**
+     * A block's key chunks, one per categorical column, stamped with the program's epochs; a list
+     * column's with its offsets ({@code offsets[c]}, null for the others).
+     */
     static KeyChunk[] keyChunks(
-            ColumnProgram program, int lane, long seq, long[][] keys, int rows) {
+            ColumnProgram program, int lane, long seq, long[][] keys, int[][] offsets, int rows) {
         KeyChunk[] out = new KeyChunk[keys.length];
         for (int c = 0; c < keys.length; c++) {
+            int[] o = offsets[c] == null ? null : Arrays.copyOf(offsets[c], rows + 1);
             out[c] =
                     new KeyChunk(
-                            lane, c, seq, keys[c], rows, program.epoch(c), program.vocabPolicy(c));
+                            lane,
+                            c,
+                            seq,
+                            keys[c],
+                            o == null ? rows : o[rows],
+                            program.epoch(c),
+                            program.vocabPolicy(c),
+                            o);
         }
         return out;
     }
@@ -543,6 +600,13 @@ public final class CriteoDecoder {
                 if (missing != null) {
                     markMissing(f, row, pos == fieldEnd);
                 }
+            } else if (hasLists && isList[f - width]) {
+                if (!decodeList(b, pos, fieldEnd, f, keys)) {
+                    return false;
+                }
+                if (missing != null) {
+                    markMissing(f, row, pos == fieldEnd);
+                }
             } else {
                 int hexStatus = pos == fieldEnd ? HexIds.OK : HexIds.status(b, pos, fieldEnd);
                 if (hexStatus != HexIds.OK) {
@@ -567,6 +631,78 @@ public final class CriteoDecoder {
             pos = fieldEnd + 1;
         }
         return true;
+    }
+
+    /**
+     * Parses the list field {@code b[s, e)} of field {@code f}, appending its ids (after the fused
+     * modulus) to the column's keys; false, with the reason set, if an id is not a valid one. An
+     * empty field is an empty list, or the list of its fill_null value.
+     */
+    private boolean decodeList(byte[] b, int s, int e, int f, long[][] keys) {
+        int c = f - width;
+        long m = modulus[c];
+        if (s == e) {
+            if (fillsList[c]) {
+                append(keys, c, fill[f]);
+            }
+            return true;
+        }
+        int element = 1;
+        for (int from = s; ; element++) {
+            int to = indexOf(b, listSeparator, from, e);
+            if (to < 0) {
+                to = e;
+            }
+            int status = from == to ? HexIds.NOT_HEX : HexIds.status(b, from, to);
+            if (status != HexIds.OK) {
+                return fail(
+                        status == HexIds.NOT_HEX
+                                ? Reason.CATEGORICAL_NOT_HEX
+                                : Reason.CATEGORICAL_OVERFLOW,
+                        layout.fieldName(f)
+                                + ": id "
+                                + element
+                                + " of the list, "
+                                + quote(b, from, to)
+                                + (from == to
+                                        ? ", is empty"
+                                        : status == HexIds.NOT_HEX
+                                                ? ", is not hexadecimal"
+                                                : ", does not fit in 64 bits"));
+            }
+            long id = HexIds.value(b, from, to);
+            append(keys, c, m > 0 ? Long.remainderUnsigned(id, m) : id);
+            if (to == e) {
+                return true;
+            }
+            from = to + 1;
+        }
+    }
+
+    /** Appends an id to list column {@code c}, growing its keys by half when full. */
+    private void append(long[][] keys, int c, long id) {
+        int n = listSize[c];
+        if (n == keys[c].length) {
+            keys[c] = Arrays.copyOf(keys[c], Math.max(16, n + (n >> 1)));
+        }
+        keys[c][n] = id;
+        listSize[c] = n + 1;
+    }
+
+    /**
+     * Ends row {@code row}'s lists: an accepted row's end is the next row's start; a rejected row's
+     * ids are dropped (it may have appended some before a later field failed).
+     */
+    private void endListRow(int row, boolean accepted) {
+        for (int c = 0; c < sparse; c++) {
+            if (isList[c]) {
+                if (accepted) {
+                    listOffsets[c][row + 1] = listSize[c];
+                } else {
+                    listSize[c] = listOffsets[c][row];
+                }
+            }
+        }
     }
 
     private boolean fail(Reason reason, String detail) {

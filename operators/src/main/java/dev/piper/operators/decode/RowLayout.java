@@ -1,6 +1,8 @@
 package dev.piper.operators.decode;
 
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The fields of a pipeline's rows: a label, {@code dense} integer columns {@code I1..I<dense>} and
@@ -12,13 +14,24 @@ import java.io.Serializable;
  * <p>Fields are numbered from 0: the label, then {@code 1..dense} the dense columns, then the
  * sparse columns. Sparse columns are also numbered on their own from 0 ({@code c}).
  *
+ * <p>A sparse column may be a <b>list</b> (multi-hot): a field of ids separated by {@code
+ * listSeparator}, each a hexadecimal id like a single-valued column's; an empty field is an empty
+ * list. A list column's values travel as an offsets array and a values array, and leave the fixed
+ * part of the output row ({@link #rowBytes()}) for files of their own.
+ *
  * @param dense number of dense columns, 1 to {@link #MAX_DENSE}
  * @param sparse number of sparse (categorical) columns, 1 to {@link #MAX_SPARSE}
+ * @param listColumns the sparse columns (0-based, ascending) that hold lists
+ * @param listSeparator the character between a list's ids in a text field
  */
-public record RowLayout(int dense, int sparse) implements Serializable {
+public record RowLayout(int dense, int sparse, List<Integer> listColumns, char listSeparator)
+        implements Serializable {
 
     /** Criteo's layout (Kaggle and Terabyte): I1..I13, C1..C26. */
     public static final RowLayout CRITEO = new RowLayout(CriteoLayout.DENSE, CriteoLayout.SPARSE);
+
+    /** The separator of list ids unless a spec names another. */
+    public static final char DEFAULT_LIST_SEPARATOR = ',';
 
     /** The most dense columns a layout may have. */
     public static final int MAX_DENSE = 4096;
@@ -38,6 +51,60 @@ public record RowLayout(int dense, int sparse) implements Serializable {
             throw new IllegalArgumentException(
                     "sparse columns must be 1 to " + MAX_SPARSE + ", not " + sparse);
         }
+        listColumns = List.copyOf(listColumns);
+        for (int i = 0; i < listColumns.size(); i++) {
+            int c = listColumns.get(i);
+            if (c < 0 || c >= sparse || (i > 0 && c <= listColumns.get(i - 1))) {
+                throw new IllegalArgumentException(
+                        "list columns must be distinct sparse columns in ascending order: "
+                                + listColumns);
+            }
+        }
+        if (!isValidSeparator(listSeparator)) {
+            throw new IllegalArgumentException(
+                    "a list separator must be a printable ASCII character other than a hex digit,"
+                            + " not '"
+                            + listSeparator
+                            + "'");
+        }
+    }
+
+    /** A layout without list columns. */
+    public RowLayout(int dense, int sparse) {
+        this(dense, sparse, List.of(), DEFAULT_LIST_SEPARATOR);
+    }
+
+    /**
+     * Whether {@code ch} may separate a list's ids: a printable ASCII character (a space too) that
+     * is no hex digit, so it cannot be read as part of an id.
+     */
+    public static boolean isValidSeparator(char ch) {
+        return ch >= ' '
+                && ch < 127
+                && !(ch >= '0' && ch <= '9')
+                && !(ch >= 'a' && ch <= 'f')
+                && !(ch >= 'A' && ch <= 'F');
+    }
+
+    /** Whether sparse column {@code c} holds lists. */
+    public boolean isList(int c) {
+        return listColumns.contains(c);
+    }
+
+    /** Whether any sparse column holds lists. */
+    public boolean hasLists() {
+        return !listColumns.isEmpty();
+    }
+
+    /** The sparse columns that hold one id per row, ascending. */
+    public int[] scalarColumns() {
+        List<Integer> out = new ArrayList<>(sparse);
+        for (int c = 0; c < sparse; c++) {
+            if (!isList(c)) {
+                out.add(c);
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /** Fields of a row: the label, the dense and the sparse columns. */
@@ -50,9 +117,12 @@ public record RowLayout(int dense, int sparse) implements Serializable {
         return 1 + dense;
     }
 
-    /** Bytes of one output row of int32 values. */
+    /**
+     * Bytes of one output row of int32 values: the label, the dense columns and the single-valued
+     * sparse columns (list columns are written apart).
+     */
     public int rowBytes() {
-        return fields() * Integer.BYTES;
+        return (fields() - listColumns.size()) * Integer.BYTES;
     }
 
     /** Whether field {@code f} is the label or a dense column. */
@@ -100,9 +170,36 @@ public record RowLayout(int dense, int sparse) implements Serializable {
         return n <= sparse ? dense + n : -1;
     }
 
-    /** {@code 13 dense, 26 sparse}, as messages name a layout. */
+    /**
+     * {@code 13 dense, 26 sparse}, as messages name a layout; with lists, e.g. {@code 504 dense, 42
+     * sparse (lists: C1..C42, separated by ',')}.
+     */
     @Override
     public String toString() {
-        return dense + " dense, " + sparse + " sparse";
+        String s = dense + " dense, " + sparse + " sparse";
+        if (listColumns.isEmpty()) {
+            return s;
+        }
+        return s + " (lists: " + ranges(listColumns) + ", separated by '" + listSeparator + "')";
+    }
+
+    /** Sparse columns as names and ranges: {@code C1..C3, C7}. */
+    public static String ranges(List<Integer> columns) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < columns.size(); ) {
+            int j = i;
+            while (j + 1 < columns.size() && columns.get(j + 1) == columns.get(j) + 1) {
+                j++;
+            }
+            if (out.length() > 0) {
+                out.append(", ");
+            }
+            out.append('C').append(columns.get(i) + 1);
+            if (j > i) {
+                out.append("..C").append(columns.get(j) + 1);
+            }
+            i = j + 1;
+        }
+        return out.toString();
     }
 }

@@ -20,16 +20,20 @@ import java.util.Set;
  *       clamp} with {@code lo >= 0}, a {@code bucketize} or another {@code log}. A {@code clamp} of
  *       an int32 must hold an integer;
  *   <li>sparse: {@code decode}, a fill, {@code hex2int}, then any sequence of {@code modulus},
- *       {@code sigrid_hash} and {@code mapid}, then {@code vocab}.
+ *       {@code sigrid_hash} and {@code mapid}, then {@code vocab};
+ *   <li>list (a sparse column of the layout's list columns): as sparse, and {@code firstx} and
+ *       {@code ngram} among the operators between {@code hex2int} and {@code vocab}, which apply to
+ *       each id of the list (firstx and ngram to the list as a whole).
  * </ul>
  */
 public final class Chains {
 
-    /** Kinds of column in the Criteo layout. */
+    /** Kinds of column of a layout. */
     public enum Kind {
         label,
         dense,
-        sparse
+        sparse,
+        list
     }
 
     /**
@@ -42,6 +46,8 @@ public final class Chains {
     private static final List<String> DENSE_OPS =
             List.of("neg2zero", "clamp", "log", "bucketize", "boxcox", "logit", "cast");
     private static final List<String> SPARSE_OPS = List.of("modulus", "sigrid_hash", "mapid");
+    private static final List<String> LIST_OPS =
+            List.of("modulus", "sigrid_hash", "mapid", "firstx", "ngram");
     private static final Set<String> FILLS = Set.of("fill_missing", "fill_null");
 
     private Chains() {}
@@ -53,7 +59,13 @@ public final class Chains {
 
     /** The kind of field {@code f} of {@code layout}. */
     public static Kind kindOf(RowLayout layout, int f) {
-        return f == 0 ? Kind.label : layout.isLabelOrDense(f) ? Kind.dense : Kind.sparse;
+        if (f == 0) {
+            return Kind.label;
+        }
+        if (layout.isLabelOrDense(f)) {
+            return Kind.dense;
+        }
+        return layout.isList(f - layout.labelDenseWidth()) ? Kind.list : Kind.sparse;
     }
 
     /** What a chain of {@code kind} may hold, for messages. */
@@ -66,6 +78,10 @@ public final class Chains {
             case sparse ->
                     "sparse: decode, fill_missing or fill_null, hex2int, any of "
                             + String.join(", ", SPARSE_OPS)
+                            + ", vocab";
+            case list ->
+                    "list: decode, fill_missing or fill_null, hex2int, any of "
+                            + String.join(", ", LIST_OPS)
                             + ", vocab";
         };
     }
@@ -114,7 +130,7 @@ public final class Chains {
         return switch (kind) {
             case label -> Optional.empty();
             case dense -> checkDense(chain);
-            case sparse -> checkSparse(chain);
+            case sparse, list -> checkSparse(kind, chain);
         };
     }
 
@@ -159,14 +175,16 @@ public final class Chains {
 
     private static Optional<Problem> checkFill(Kind kind, Op fill) {
         if (fill instanceof Op.FillNull f) {
-            if (kind == Kind.sparse && f.value() < 0) {
+            boolean ids = kind == Kind.sparse || kind == Kind.list;
+            if (ids && f.value() < 0) {
                 return problem(
                         1,
-                        "fill_null \"value\" of a sparse column is an id, 0 or more, not "
+                        "fill_null \"value\" of a "
+                                + kind
+                                + " column is an id, 0 or more, not "
                                 + f.value());
             }
-            if (kind != Kind.sparse
-                    && (f.value() < Integer.MIN_VALUE || f.value() > Integer.MAX_VALUE)) {
+            if (!ids && (f.value() < Integer.MIN_VALUE || f.value() > Integer.MAX_VALUE)) {
                 return problem(
                         1,
                         "fill_null \"value\" of a "
@@ -215,17 +233,17 @@ public final class Chains {
         return Optional.empty();
     }
 
-    private static Optional<Problem> checkSparse(List<Op> chain) {
+    private static Optional<Problem> checkSparse(Kind kind, List<Op> chain) {
         int hex = indexOf(chain, "hex2int");
         if (hex < 0) {
-            return problem(-1, "missing hex2int (" + grammar(Kind.sparse) + ")");
+            return problem(-1, "missing hex2int (" + grammar(kind) + ")");
         }
         if (hex != 2) {
             return problem(hex, "hex2int must come right after the fill");
         }
         int vocab = indexOf(chain, "vocab");
         if (vocab < 0) {
-            return problem(-1, "missing vocab (" + grammar(Kind.sparse) + ")");
+            return problem(-1, "missing vocab (" + grammar(kind) + ")");
         }
         for (int i = 3; i < chain.size(); i++) {
             String name = chain.get(i).name();
@@ -248,6 +266,7 @@ public final class Chains {
             case dense -> DENSE_OPS.contains(name);
             case sparse ->
                     SPARSE_OPS.contains(name) || name.equals("hex2int") || name.equals("vocab");
+            case list -> LIST_OPS.contains(name) || name.equals("hex2int") || name.equals("vocab");
         };
     }
 

@@ -283,6 +283,53 @@ public sealed interface Op extends Serializable {
         }
     }
 
+    /** RAP's FirstX ({@link FirstX}): a list cut to its first {@code x} ids; lists only. */
+    record FirstXOp(int x) implements Op {
+        public FirstXOp {
+            if (x < 1) {
+                throw new IllegalArgumentException("firstx \"x\" must be at least 1, not " + x);
+            }
+        }
+
+        /** The function this operator applies. */
+        public FirstX firstx() {
+            return new FirstX(x);
+        }
+
+        public String name() {
+            return "firstx";
+        }
+
+        @Override
+        public String label() {
+            return "firstx(" + x + ")";
+        }
+    }
+
+    /**
+     * RAP's Ngram ({@link Ngram}): a list's runs of {@code n} consecutive ids, each hashed into one
+     * id; lists only.
+     */
+    record NgramOp(int n) implements Op {
+        public NgramOp {
+            new Ngram(n); // validates
+        }
+
+        /** The function this operator applies. */
+        public Ngram ngram() {
+            return new Ngram(n);
+        }
+
+        public String name() {
+            return "ngram";
+        }
+
+        @Override
+        public String label() {
+            return "ngram(" + n + ")";
+        }
+    }
+
     /**
      * GenVocab + ApplyVocab: the key's index of first appearance, under a {@link VocabularyPolicy}
      * (frequency threshold, OOV buckets, maximum size, imported entries; the default has none).
@@ -324,6 +371,8 @@ public sealed interface Op extends Serializable {
                     "modulus",
                     "sigrid_hash",
                     "mapid",
+                    "firstx",
+                    "ngram",
                     "vocab");
 
     /** A parameter as chains print it: integral values without a fraction. */

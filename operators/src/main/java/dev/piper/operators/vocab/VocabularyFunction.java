@@ -357,6 +357,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
                 chunk.size(),
                 chunk.policy().firstIndex() + before,
                 added,
-                chunk.epoch());
+                chunk.epoch(),
+                chunk.offsets());
     }
 }

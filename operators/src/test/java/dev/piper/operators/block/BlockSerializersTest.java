@@ -211,7 +211,7 @@ class BlockSerializersTest {
                                         -1,
                                         new Origin(new long[] {2}, new int[] {0}, 5, 6))))
                 .isEqualTo(RAW_FROZEN);
-        assertThat(KeyChunkSerializer.FORMAT).isEqualTo(4);
+        assertThat(KeyChunkSerializer.FORMAT).isEqualTo(5);
         assertThat(bytes(KeyChunkSerializer.INSTANCE, new KeyChunk(1, 2, 3, new long[] {4}, 1, 5)))
                 .isEqualTo(KEY_FROZEN);
         assertThat(
@@ -226,7 +226,7 @@ class BlockSerializersTest {
                                         5,
                                         new VocabularyPolicy(2, 3, 100, "/v"))))
                 .isEqualTo(KEY_POLICY_FROZEN);
-        assertThat(IndexChunkSerializer.FORMAT).isEqualTo(3);
+        assertThat(IndexChunkSerializer.FORMAT).isEqualTo(4);
         assertThat(
                         bytes(
                                 IndexChunkSerializer.INSTANCE,
@@ -251,7 +251,7 @@ class BlockSerializersTest {
                                         Origin.NONE,
                                         6)))
                 .isEqualTo(DENSE_FROZEN);
-        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(4);
+        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(5);
         assertThat(
                         bytes(
                                 AssembledBlockSerializer.INSTANCE,
@@ -372,8 +372,13 @@ class BlockSerializersTest {
 
     private static final String RAW_FROZEN =
             "0000000100000000000000020000000000000003ffffffffffffffff00000002780a000000010200000000000000000000010000000000000000000000050000000000000006";
-    private static final String KEY_FROZEN =
+
+    /** Format 4 of the key chunk of {@link #formatsAreFrozen}: no offsets. */
+    private static final String KEY_FROZEN_4 =
             "0000000100000002000000000000000300000001040000000000000000000005" + "00";
+
+    /** Format 5: format 4 and -1, a column of one id per row. */
+    private static final String KEY_FROZEN = KEY_FROZEN_4 + "ffffffff";
 
     /** The same chunk under a vocabulary policy: min_count 2, 3 OOV buckets, 100 entries, "/v". */
     private static final String KEY_POLICY_FROZEN =
@@ -384,20 +389,43 @@ class BlockSerializersTest {
                     + "00000064"
                     + "01"
                     + "0002"
-                    + "2f76";
+                    + "2f76"
+                    + "ffffffff";
 
-    private static final String INDEX_FROZEN =
+    /** A list column's chunk: rows [4, 5] and [], offsets 0, 2, 2. */
+    private static final String KEY_LIST_FROZEN =
+            "00000001"
+                    + "00000002"
+                    + "0000000000000003"
+                    + "00000002"
+                    + "0400000000000000"
+                    + "0500000000000000"
+                    + "00000000" // epoch
+                    + "00" // default policy
+                    + "00000003"
+                    + "00000000"
+                    + "02000000"
+                    + "02000000";
+
+    /** Format 3 of the index chunk of {@link #formatsAreFrozen}: no offsets. */
+    private static final String INDEX_FROZEN_3 =
             "0000000100000002000000000000000300000001040000000000000500000001060000000000000000000007";
+
+    /** Format 4: format 3 and -1, a column of one id per row. */
+    private static final String INDEX_FROZEN = INDEX_FROZEN_3 + "ffffffff";
 
     /** Format 4 of the dense chunk of {@link #formatsAreFrozen}: Criteo's layout, implied. */
     private static final String DENSE_FROZEN_4 =
             "00000001000000000000000200000002000000010000000e01000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000ffffffff00000001000000010000000000000009000172000164000000017a000000000000000000ffffffffffffffffffffffffffffffff00000006";
 
-    /** Format 5: format 4 and the layout, 13 dense and 26 sparse columns. */
-    private static final String DENSE_FROZEN = DENSE_FROZEN_4 + "0000000d" + "0000001a";
+    /** Format 5: format 4 and the layout: 13 dense, 26 sparse columns, no lists, ','. */
+    private static final String DENSE_FROZEN =
+            DENSE_FROZEN_4 + "0000000d" + "0000001a" + "00000000" + "002c";
 
+    /** Format 5: no list columns (a count of 0 after the epochs). */
     private static final String ASSEMBLED_FROZEN =
-            "00000001000000000000000200000001000000010000000207080000000000000001000000030000000104000000000000000000000000000000ffffffffffffffffffffffffffffffff000000050000000106000000";
+            "00000001000000000000000200000001000000010000000207080000000000000001000000030000000104000000000000000000000000000000ffffffffffffffffffffffffffffffff000000050000000106000000"
+                    + "00000000";
 
     /** A dense chunk of another layout: two rows of a label and two dense values, 3 sparse. */
     @Test
@@ -412,7 +440,7 @@ class BlockSerializersTest {
                         new DeadLetter[0],
                         Origin.NONE,
                         1,
-                        new RowLayout(2, 3));
+                        new RowLayout(2, 3, java.util.List.of(0, 2), '|'));
         String hex = bytes(DenseChunkSerializer.INSTANCE, chunk);
         assertThat(hex)
                 .isEqualTo(
@@ -432,7 +460,11 @@ class BlockSerializersTest {
                                 + "ff".repeat(16)
                                 + "00000001"
                                 + "00000002"
-                                + "00000003");
+                                + "00000003"
+                                + "00000002" // two list columns, C1 and C3
+                                + "00000000"
+                                + "00000002"
+                                + "007c"); // '|'
         assertThat(roundTrip(DenseChunkSerializer.INSTANCE, chunk))
                 .usingRecursiveComparison()
                 .isEqualTo(chunk);
@@ -443,7 +475,7 @@ class BlockSerializersTest {
                         () ->
                                 DenseChunkSerializer.INSTANCE.deserialize(
                                         new DataInputDeserializer(corrupt)))
-                .hasMessageContaining("6 values for 2 rows of 3 dense, 3 sparse");
+                .hasMessageContaining("6 values for 2 rows of 3 dense, 3 sparse (lists: C1, C3");
     }
 
     /**
@@ -473,6 +505,132 @@ class BlockSerializersTest {
         assertThat(read.layout()).isEqualTo(RowLayout.CRITEO);
         assertThat(bytes(DenseChunkSerializer.INSTANCE, read)).isEqualTo(DENSE_FROZEN);
         assertThat(bytes(restored.restoreSerializer(), read)).isEqualTo(DENSE_FROZEN_4);
+    }
+
+    /** A list column's key chunk, and its index chunk, keep their offsets (formats 5 and 4). */
+    @Test
+    void listChunksAreFrozen() throws IOException {
+        KeyChunk keys =
+                new KeyChunk(
+                        1,
+                        2,
+                        3,
+                        new long[] {4, 5, 99},
+                        2,
+                        0,
+                        VocabularyPolicy.FIRST_APPEARANCE,
+                        new int[] {0, 2, 2});
+        assertThat(keys.rows()).isEqualTo(2);
+        assertThat(bytes(KeyChunkSerializer.INSTANCE, keys)).isEqualTo(KEY_LIST_FROZEN);
+        KeyChunk back = roundTrip(KeyChunkSerializer.INSTANCE, keys);
+        assertThat(back.offsets()).containsExactly(0, 2, 2);
+        assertThat(back.keys()).containsExactly(4, 5);
+        IndexChunk indices =
+                new IndexChunk(
+                        1, 2, 3, new int[] {0, 1}, 2, 0, new long[] {4, 5}, 0, new int[] {0, 2, 2});
+        assertThat(bytes(IndexChunkSerializer.INSTANCE, indices))
+                .isEqualTo(
+                        INDEX_FROZEN_3
+                                        .replace(
+                                                "0000000104000000", // one index, 4
+                                                "000000020000000001000000")
+                                        .replace(
+                                                "00000005000000010600000000000000", // first 5, key
+                                                // 6
+                                                "00000000000000020400000000000000"
+                                                        + "0500000000000000")
+                                        .replace("00000007", "00000000")
+                                + "00000003000000000200000002000000");
+        assertThat(roundTrip(IndexChunkSerializer.INSTANCE, indices))
+                .usingRecursiveComparison()
+                .isEqualTo(indices);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () ->
+                                new KeyChunk(
+                                        1,
+                                        2,
+                                        3,
+                                        new long[] {4},
+                                        1,
+                                        0,
+                                        VocabularyPolicy.FIRST_APPEARANCE,
+                                        new int[] {0, 2}))
+                .hasMessageContaining("offsets must end at its 1 keys");
+    }
+
+    /**
+     * Key chunks of format 4 wait in the vocabulary state, index chunks of format 3 in the
+     * concatenation's, of savepoints taken before list columns: both restore by migration.
+     */
+    @Test
+    void keyAndIndexChunksBeforeListsMigrate() throws IOException {
+        TypeSerializerSnapshot<KeyChunk> keys4 =
+                restoredSnapshot(KeyChunkSerializer.Snapshot.class, 4);
+        assertThat(
+                        KeyChunkSerializer.INSTANCE
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(keys4)
+                                .isCompatibleAfterMigration())
+                .isTrue();
+        KeyChunk key =
+                keys4.restoreSerializer()
+                        .deserialize(
+                                new DataInputDeserializer(
+                                        java.util.HexFormat.of().parseHex(KEY_FROZEN_4)));
+        assertThat(key)
+                .usingRecursiveComparison()
+                .isEqualTo(new KeyChunk(1, 2, 3, new long[] {4}, 1, 5));
+        assertThat(bytes(KeyChunkSerializer.INSTANCE, key)).isEqualTo(KEY_FROZEN);
+
+        TypeSerializerSnapshot<IndexChunk> index3 =
+                restoredSnapshot(IndexChunkSerializer.Snapshot.class, 3);
+        assertThat(
+                        IndexChunkSerializer.INSTANCE
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(index3)
+                                .isCompatibleAfterMigration())
+                .isTrue();
+        IndexChunk index =
+                index3.restoreSerializer()
+                        .deserialize(
+                                new DataInputDeserializer(
+                                        java.util.HexFormat.of().parseHex(INDEX_FROZEN_3)));
+        assertThat(index.offsets()).isNull();
+        assertThat(bytes(IndexChunkSerializer.INSTANCE, index)).isEqualTo(INDEX_FROZEN);
+        assertThat(bytes(index3.restoreSerializer(), index)).isEqualTo(INDEX_FROZEN_3);
+    }
+
+    private static <T> TypeSerializerSnapshot<T> restoredSnapshot(Class<?> snapshot, int format)
+            throws IOException {
+        DataOutputSerializer old = new DataOutputSerializer(64);
+        old.writeUTF(snapshot.getName());
+        old.writeInt(format);
+        return TypeSerializerSnapshot.readVersionedSnapshot(
+                new DataInputDeserializer(old.getCopyOfBuffer()),
+                BlockSerializersTest.class.getClassLoader());
+    }
+
+    /** An assembled block's lists travel with it. */
+    @Test
+    void assembledBlockWithListsRoundTrips() throws IOException {
+        AssembledBlock block =
+                new AssembledBlock(
+                        0,
+                        4,
+                        2,
+                        2,
+                        new byte[16],
+                        new DeadLetter[0],
+                        new int[] {0, 0},
+                        new long[][] {{7}, {8, 9}},
+                        Origin.NONE,
+                        1,
+                        new int[2],
+                        new int[][] {{0, 1, 3}},
+                        new int[][] {{0, 1, 2}});
+        assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block))
+                .usingRecursiveComparison()
+                .isEqualTo(block);
     }
 
     @Test
@@ -514,7 +672,7 @@ class BlockSerializersTest {
                                 .resolveSchemaCompatibility(restored)
                                 .isCompatibleAfterMigration())
                 .isTrue();
-        String format3 = KEY_FROZEN.substring(0, KEY_FROZEN.length() - 2); // without the policy
+        String format3 = KEY_FROZEN_4.substring(0, KEY_FROZEN_4.length() - 2); // without policy
         KeyChunk read =
                 restored.restoreSerializer()
                         .deserialize(
