@@ -8,11 +8,14 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.generate.CriteoGenerator;
 import dev.piper.job.parquet.TsvToParquet;
 import dev.piper.job.sink.OutputLayout;
+import dev.piper.job.spec.PipelineSpec;
+import dev.piper.job.spec.Presets;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.CriteoLayout;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.decode.Reason;
 import dev.piper.operators.decode.RowLayout;
+import dev.piper.operators.ops.Op;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -593,6 +596,104 @@ class PreprocessITCase {
     }
 
     /**
+     * PreSto's RM1..RM5 presets end to end on a MiniCluster at parallelism 2 (issue 9): lines of
+     * each preset's layout from {@code generate}'s generator (1% malformed), preprocessed with the
+     * preset's spec, equal the reference run of the same mix, byte for byte: log on every dense
+     * column, bucketize (the preset's 1,024 to 4,096 borders) on the generated ones, sigrid_hash
+     * and vocab on every id of the sparse columns and lists.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rm1", "rm2", "rm3", "rm4", "rm5"})
+    void presetsMatchTheReference(String name) throws Exception {
+        Presets.Preset preset = Presets.named(name);
+        PipelineSpec spec = preset.spec();
+        RowLayout layout = spec.layout();
+        int lines = layout.hasLists() ? 600 : 5_000;
+        Path input = tmp.resolve(name + ".tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new CriteoGenerator(layout, 2024, 0.001, 0.01, preset.meanListLength())
+                    .write(out, lines);
+        }
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, new String(preset.text(), StandardCharsets.UTF_8));
+        Path out = preprocess(input, 2, conf);
+
+        int dense = layout.dense();
+        ReferencePreprocessor.Dense[] denseFns = new ReferencePreprocessor.Dense[dense + 1];
+        denseFns[0] = f -> f.isEmpty() ? 0 : Integer.parseInt(f.replace("+", ""));
+        for (int j = 1; j <= dense; j++) {
+            denseFns[j] =
+                    f ->
+                            Float.floatToRawIntBits(
+                                    (float) Math.log((float) Math.max(0, parse(f)) + 1f));
+        }
+        Op.BucketizeOp bucketize = (Op.BucketizeOp) spec.column("G1").orElseThrow().ops().get(3);
+        double[] borders = bucketize.borders();
+        int[] from = new int[layout.generated()];
+        ReferencePreprocessor.Dense[] generated = new ReferencePreprocessor.Dense[from.length];
+        for (int g = 0; g < from.length; g++) {
+            from[g] = layout.generatedFrom().get(g) + 1;
+            generated[g] = f -> bucketBelow(Math.max(0, parse(f)), borders);
+        }
+        int sparse = layout.sparse();
+        ReferencePreprocessor.Key[] keys = new ReferencePreprocessor.Key[sparse];
+        ReferencePreprocessor.ListKeys[] lists = new ReferencePreprocessor.ListKeys[sparse];
+        for (int c = 0; c < sparse; c++) {
+            if (layout.isList(c)) {
+                lists[c] =
+                        (ids, empty) -> ids.stream().map(id -> sigridHash(id, 0, 500_000)).toList();
+            } else {
+                keys[c] = (id, empty) -> sigridHash(id, 0, 500_000);
+            }
+        }
+        ReferencePreprocessor.VocabRule[] rules = new ReferencePreprocessor.VocabRule[sparse];
+        java.util.Arrays.fill(rules, ReferencePreprocessor.VocabRule.FIRST_APPEARANCE);
+        ReferencePreprocessor.Result ref =
+                ReferencePreprocessor.run(
+                        Files.readAllBytes(input),
+                        denseFns,
+                        from,
+                        generated,
+                        keys,
+                        rules,
+                        lists,
+                        layout.listSeparator(),
+                        false,
+                        DecodeOptions.DEFAULT_MAX_LINE_BYTES);
+        assertThat(ref.rejected()).isNotEmpty();
+        assertThat(ref.rowsWritten()).isGreaterThan(lines * 9L / 10);
+        assertThat(Files.readAllBytes(out.resolve(OutputLayout.ROWS)))
+                .as("rows.bin")
+                .isEqualTo(ref.rows());
+        for (int c = 0; c < sparse; c++) {
+            assertThat(Files.readString(out.resolve(OutputLayout.vocabFile(c))))
+                    .as("vocab C" + (c + 1))
+                    .isEqualTo(ref.vocabFiles().get(c));
+        }
+        for (int l = 0; l < layout.listColumns().size(); l++) {
+            int c = layout.listColumns().get(l);
+            assertThat(Files.readAllBytes(out.resolve(OutputLayout.listLengthsFile(c))))
+                    .as("lengths of C" + (c + 1))
+                    .isEqualTo(ref.listLengths().get(l));
+            assertThat(Files.readAllBytes(out.resolve(OutputLayout.listValuesFile(c))))
+                    .as("values of C" + (c + 1))
+                    .isEqualTo(ref.listValues().get(l));
+        }
+        JsonNode meta = metadata(out);
+        assertThat(meta.get("lines_read").asLong()).isEqualTo(lines);
+        assertThat(meta.get("rows_written").asLong() + meta.get("dead_letters").asLong())
+                .isEqualTo(lines);
+        assertThat(meta.get("generated_columns").size()).isEqualTo(layout.generated());
+        // G1 (of I1, integers up to about 100) spreads over many buckets, not one
+        ByteBuffer rows = ByteBuffer.wrap(ref.rows()).order(ByteOrder.LITTLE_ENDIAN);
+        Set<Integer> buckets = new HashSet<>();
+        for (int r = 0; r < ref.rowsWritten(); r++) {
+            buckets.add(rows.getInt((r * (layout.rowBytes() / 4) + dense + 1) * 4));
+        }
+        assertThat(buckets.size()).isGreaterThan(50);
+    }
+
+    /**
      * Vocabulary policies (issue 9) on a MiniCluster at parallelism 2: a frequency threshold with
      * OOV buckets, a bounded vocabulary, a warm start from a file, and all three together; and
      * RAP's mapid, an id table with a default, between a modulus and the vocabulary. The output
@@ -894,7 +995,7 @@ class PreprocessITCase {
     private static final BigInteger K_MUL = new BigInteger("9ddfea08eb382d69", 16);
 
     /** Meta's sigrid_hash on unsigned 64-bit arithmetic spelled out with BigInteger. */
-    private static BigInteger sigridHash(BigInteger x, long salt, long max) {
+    static BigInteger sigridHash(BigInteger x, long salt, long max) {
         BigInteger k = x;
         k = k.not().and(MASK).add(k.shiftLeft(21)).and(MASK);
         k = k.xor(k.shiftRight(24));

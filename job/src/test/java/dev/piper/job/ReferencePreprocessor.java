@@ -197,6 +197,34 @@ final class ReferencePreprocessor {
             char separator,
             boolean padMissingFields,
             int maxLineBytes) {
+        return run(
+                input,
+                dense,
+                new int[0],
+                new Dense[0],
+                keyFns,
+                rules,
+                lists,
+                separator,
+                padMissingFields,
+                maxLineBytes);
+    }
+
+    /**
+     * As above, with generated columns: {@code generated[g]} is G(g + 1)'s function of the text of
+     * dense field {@code generatedFrom[g]} (1 for I1); their values follow the dense ones in a row.
+     */
+    static Result run(
+            byte[] input,
+            Dense[] dense,
+            int[] generatedFrom,
+            Dense[] generated,
+            Key[] keyFns,
+            VocabRule[] rules,
+            ListKeys[] lists,
+            char separator,
+            boolean padMissingFields,
+            int maxLineBytes) {
         ByteArrayOutputStream rows = new ByteArrayOutputStream();
         List<ByteArrayOutputStream> lengths = new ArrayList<>();
         List<ByteArrayOutputStream> values = new ArrayList<>();
@@ -228,6 +256,8 @@ final class ReferencePreprocessor {
                     parse(
                             line,
                             dense,
+                            generatedFrom,
+                            generated,
                             keyFns,
                             lists,
                             separator,
@@ -265,6 +295,8 @@ final class ReferencePreprocessor {
     private static String parse(
             byte[] line,
             Dense[] dense,
+            int[] generatedFrom,
+            Dense[] generated,
             Key[] keyFns,
             ListKeys[] lists,
             char separator,
@@ -350,10 +382,13 @@ final class ReferencePreprocessor {
             keys[c] = keyFns[c].key(id, f.isEmpty());
         }
         ByteBuffer row =
-                ByteBuffer.allocate(4 * (width + sparse - listKeys.size()))
+                ByteBuffer.allocate(4 * (width + generated.length + sparse - listKeys.size()))
                         .order(ByteOrder.LITTLE_ENDIAN);
         for (int v : denseValues) {
             row.putInt(v);
+        }
+        for (int g = 0; g < generated.length; g++) {
+            row.putInt(generated[g].value(fields.get(generatedFrom[g])));
         }
         int l = 0;
         for (int c = 0; c < sparse; c++) {

@@ -1,6 +1,7 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.generate.CriteoGenerator;
+import dev.piper.job.spec.Presets;
 import dev.piper.operators.decode.RowLayout;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -8,6 +9,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -68,9 +70,34 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Mixin LayoutOptions layoutOptions;
 
+    @Option(
+            names = "--preset",
+            paramLabel = "NAME",
+            description =
+                    "Write lines of a preset's layout (rm1..rm5: PreSto's feature mixes, their"
+                            + " lists of 20 ids on average) instead of --dense/--sparse.")
+    String preset;
+
     @Override
     public Integer call() throws IOException {
         RowLayout layout = layoutOptions.layout(spec.commandLine());
+        int meanListLength = 0;
+        if (preset != null) {
+            for (String option : List.of("--dense", "--sparse")) {
+                if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
+                    throw new ParameterException(
+                            spec.commandLine(),
+                            option + " cannot be combined with --preset, which sets the layout");
+                }
+            }
+            try {
+                Presets.Preset p = Presets.named(preset);
+                layout = p.spec().layout();
+                meanListLength = p.meanListLength();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--preset: " + e.getMessage());
+            }
+        }
         if (rows < 0) {
             throw new ParameterException(spec.commandLine(), "--rows: must not be negative");
         }
@@ -88,7 +115,8 @@ final class GenerateCommand implements Callable<Integer> {
                     spec.commandLine(), "--output: directory " + parent + " does not exist");
         }
         long start = System.nanoTime();
-        CriteoGenerator generator = new CriteoGenerator(layout, seed, scale, badRate);
+        CriteoGenerator generator =
+                new CriteoGenerator(layout, seed, scale, badRate, meanListLength);
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(output), 1 << 20)) {
             generate(generator, out, rows, System.err);
         }

@@ -2,6 +2,7 @@ package dev.piper.job.cli;
 
 import dev.piper.job.PiperOptions;
 import dev.piper.job.spec.PipelineSpec;
+import dev.piper.job.spec.Presets;
 import dev.piper.job.spec.SpecCompiler;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
@@ -57,6 +58,14 @@ final class PipelineOptions {
                             + " --pad-missing-fields and --max-line-bytes.")
     Path file;
 
+    @Option(
+            names = "--preset",
+            paramLabel = "NAME",
+            description =
+                    "A spec that ships with piper instead of --spec: dlrm-criteo, or PreSto's"
+                            + " feature mixes rm1..rm5 (docs/SPECS.md, \"Presets\").")
+    String preset;
+
     /**
      * Puts the pipeline into {@code conf}: the validated spec, or the built-in spec's settings.
      *
@@ -64,6 +73,26 @@ final class PipelineOptions {
      *     a bad value
      */
     void apply(CommandLine cmd, Configuration conf) {
+        if (preset != null) {
+            if (file != null) {
+                throw new ParameterException(cmd, "--preset cannot be combined with --spec");
+            }
+            for (String option : DEFINED_BY_SPEC) {
+                if (cmd.getParseResult().hasMatchedOption(option)) {
+                    throw new ParameterException(
+                            cmd,
+                            option + " cannot be combined with --preset, whose spec defines it");
+                }
+            }
+            try {
+                conf.set(
+                        PiperOptions.SPEC,
+                        new String(Presets.named(preset).text(), StandardCharsets.UTF_8));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(cmd, "--preset: " + e.getMessage());
+            }
+            return;
+        }
         if (file == null) {
             if (maxLineBytes < 1) {
                 throw new ParameterException(

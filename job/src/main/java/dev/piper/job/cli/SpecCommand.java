@@ -3,6 +3,7 @@ package dev.piper.job.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.piper.job.control.StatusWatcher;
 import dev.piper.job.spec.PipelineSpec;
+import dev.piper.job.spec.Presets;
 import dev.piper.job.spec.SpecException;
 import dev.piper.job.spec.SpecParser;
 import dev.piper.operators.decode.RowLayout;
@@ -281,7 +282,7 @@ final class SpecCommand implements Runnable {
             mixinStandardHelpOptions = true,
             description = {
                 "Show a spec's pipeline: each column's operator chain. Without FILE, the built-in"
-                        + " DLRM Criteo spec."
+                        + " DLRM Criteo spec; with --preset, a spec that ships with piper."
             })
     static final class Show implements Callable<Integer> {
 
@@ -290,24 +291,51 @@ final class SpecCommand implements Runnable {
         @Parameters(arity = "0..1", paramLabel = "FILE", description = "The spec (JSON).")
         Path file;
 
-        @Option(names = "--json", description = "Print the built-in spec's JSON text instead.")
+        @Option(
+                names = "--json",
+                description = "Print the built-in (or preset) spec's JSON text instead.")
         boolean json;
+
+        @Option(
+                names = "--preset",
+                paramLabel = "NAME",
+                description = "Show a preset: dlrm-criteo, rm1..rm5 (PreSto's feature mixes).")
+        String preset;
 
         @Override
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
+            Presets.Preset named = null;
+            if (preset != null) {
+                if (file != null) {
+                    throw new ParameterException(
+                            spec.commandLine(), "--preset names the spec; give no FILE");
+                }
+                try {
+                    named = Presets.named(preset);
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), "--preset: " + e.getMessage());
+                }
+            }
             if (json) {
                 if (file != null) {
                     throw new ParameterException(
-                            spec.commandLine(), "--json shows the built-in spec; give no FILE");
+                            spec.commandLine(),
+                            "--json shows the built-in (or preset) spec; give no FILE");
                 }
-                out.print(new String(SpecParser.builtinText(), StandardCharsets.UTF_8));
+                byte[] text = named == null ? SpecParser.builtinText() : named.text();
+                out.print(new String(text, StandardCharsets.UTF_8));
                 out.flush();
                 return 0;
             }
             PipelineSpec p;
             try {
-                p = file == null ? SpecParser.builtin() : read(spec.commandLine(), file);
+                p =
+                        named != null
+                                ? named.spec()
+                                : file == null
+                                        ? SpecParser.builtin()
+                                        : read(spec.commandLine(), file);
             } catch (SpecException e) {
                 throw new IllegalArgumentException(
                         e.problems().size() + " problem(s): " + String.join("; ", e.problems()));

@@ -24,7 +24,7 @@ enum BadLine {
         @Override
         void write(CriteoGenerator g, OutputStream out) throws IOException {
             byte[][] f = g.rowFields();
-            int keep = g.layout().fields() - 1 - g.rng().nextInt(3);
+            int keep = g.layout().inputFields() - 1 - g.rng().nextInt(3);
             for (int i = keep; i < f.length; i++) {
                 f[i] = new byte[0];
             }

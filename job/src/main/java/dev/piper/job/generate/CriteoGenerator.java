@@ -236,7 +236,7 @@ public final class CriteoGenerator {
     /** Splits a valid row into its fields (for the malformed-line makers). */
     byte[][] rowFields() {
         int n = formatRow(line);
-        byte[][] fields = new byte[layout.fields()][];
+        byte[][] fields = new byte[layout.inputFields()][];
         int start = 0;
         int f = 0;
         for (int i = 0; i <= n; i++) {

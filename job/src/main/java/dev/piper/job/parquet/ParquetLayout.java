@@ -97,12 +97,16 @@ public final class ParquetLayout {
      */
     public static ParquetLayout bind(
             RowLayout layout, MessageType schema, Map<String, String> columns, String file) {
-        if (layout.hasLists()) {
+        if (layout.hasLists() || layout.generated() > 0) {
             throw new IllegalArgumentException(
                     file
-                            + ": list columns ("
-                            + RowLayout.ranges(layout.listColumns())
-                            + ") cannot be read from Parquet yet; preprocess the text instead");
+                            + ": "
+                            + (layout.hasLists()
+                                    ? "list columns ("
+                                            + RowLayout.ranges(layout.listColumns())
+                                            + ")"
+                                    : "generated columns (input.generated_from)")
+                            + " cannot be read from Parquet yet; preprocess the text instead");
         }
         List<Binding> bindings = new ArrayList<>(layout.fields());
         Types.MessageTypeBuilder projection = Types.buildMessage();

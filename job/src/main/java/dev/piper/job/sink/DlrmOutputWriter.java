@@ -252,8 +252,12 @@ public final class DlrmOutputWriter implements Closeable {
         root.put("rows_file", format.file());
         ColumnProgram program = options.program();
         RowLayout layout = program.layout();
-        String denseNames = "I1..I" + layout.dense();
-        String sparseNames = "C1..C" + layout.sparse();
+        String denseNames =
+                "I1..I"
+                        + layout.dense()
+                        + (layout.generated() > 0 ? ", G1..G" + layout.generated() : "");
+        String sparseNames =
+                "C1..C" + layout.sparse() + (layout.hasLists() ? " but the list columns" : "");
         if (format == RowsFormat.PARQUET) {
             root.put(
                     "row_layout",
@@ -266,7 +270,7 @@ public final class DlrmOutputWriter implements Closeable {
             root.put("row_bytes", layout.rowBytes());
             root.put(
                     "row_layout",
-                    layout.fields()
+                    layout.rowBytes() / Integer.BYTES
                             + " little-endian int32 per row: label, "
                             + denseNames
                             + ", "
@@ -275,6 +279,12 @@ public final class DlrmOutputWriter implements Closeable {
         }
         root.put("dense_columns", layout.dense());
         root.put("sparse_columns", layout.sparse());
+        if (layout.generated() > 0) {
+            ObjectNode generated = root.putObject("generated_columns");
+            for (int g = 0; g < layout.generated(); g++) {
+                generated.put("G" + (g + 1), "I" + (layout.generatedFrom().get(g) + 1));
+            }
+        }
         if (layout.hasLists()) {
             var lists = root.putArray("list_columns");
             for (int c : layout.listColumns()) {

@@ -53,8 +53,9 @@ import org.apache.flink.core.memory.DataOutputView;
  *
  * <p>Format 5 appends the input's layout: its dense and sparse column counts as varints, the number
  * of list columns (varint) and each list column's 0-based sparse index (varint), and the list
- * separator (varint of its character). Formats 1..4 have none and read as Criteo's layout (13 and
- * 26, no lists). Format 5 also adds firstx and ngram, their {@code x} and {@code n} as varints.
+ * separator (varint of its character), the number of generated columns (varint) and the dense index
+ * each decodes (varint). Formats 1..4 have none and read as Criteo's layout (13 and 26, no lists).
+ * Format 5 also adds firstx and ngram, their {@code x} and {@code n} as varints.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
@@ -449,6 +450,10 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 out.writeVarInt(c, true);
             }
             out.writeVarInt(layout.listSeparator(), true);
+            out.writeVarInt(layout.generated(), true);
+            for (int d : layout.generatedFrom()) {
+                out.writeVarInt(d, true);
+            }
         }
 
         @Override
@@ -490,7 +495,12 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                     listColumns.add(in.readVarInt(true));
                 }
                 char separator = (char) in.readVarInt(true);
-                layout = new RowLayout(dense, sparse, listColumns, separator);
+                int generated = in.readVarInt(true);
+                List<Integer> generatedFrom = new ArrayList<>(generated);
+                for (int i = 0; i < generated; i++) {
+                    generatedFrom.add(in.readVarInt(true));
+                }
+                layout = new RowLayout(dense, sparse, listColumns, separator, generatedFrom);
             }
             PipelineSpec.Input input =
                     new PipelineSpec.Input(format, topic, routeField, routeValue, parquet, layout);

@@ -50,6 +50,7 @@ public final class SpecParser {
                     "sparse",
                     "list_columns",
                     "list_separator",
+                    "generated_from",
                     "topic",
                     "route",
                     "parquet_columns");
@@ -198,6 +199,7 @@ public final class SpecParser {
         if (dense > 0 && sparse > 0) {
             layout = new RowLayout(dense, sparse);
             layout = withLists(node, layout);
+            layout = withGenerated(node, layout);
         }
         Optional<String> topic = Optional.empty();
         if (node.has("topic")) {
@@ -307,9 +309,65 @@ public final class SpecParser {
         return new RowLayout(layout.dense(), layout.sparse(), List.copyOf(lists), sep);
     }
 
+    /**
+     * {@code input.generated_from}: dense columns (names or ranges, in order), each decoded again
+     * as a generated column {@code G1, G2, ...} with a chain of its own (PreSto's generated
+     * features).
+     */
+    private RowLayout withGenerated(JsonNode input, RowLayout layout) {
+        JsonNode from = input.get("generated_from");
+        if (from == null) {
+            return layout;
+        }
+        if (!from.isArray() || from.isEmpty()) {
+            problem(
+                    "input.generated_from",
+                    "must be a non-empty array of dense column names or ranges, such as"
+                            + " [\"I1..I13\"]");
+            return layout;
+        }
+        List<Integer> sources = new ArrayList<>();
+        for (int i = 0; i < from.size(); i++) {
+            String path = "input.generated_from[" + i + "]";
+            JsonNode n = from.get(i);
+            if (!n.isTextual()) {
+                problem(path, "must be a column name or range, not " + n);
+                continue;
+            }
+            int[] fields = fieldsOf(n.asText(), path);
+            if (fields == null) {
+                continue;
+            }
+            for (int f : fields) {
+                if (f == 0 || !layout.isLabelOrDense(f)) {
+                    problem(path, layout.fieldName(f) + " is not a dense column");
+                    break;
+                }
+                sources.add(f - 1);
+            }
+        }
+        if (sources.size() > RowLayout.MAX_DENSE) {
+            problem(
+                    "input.generated_from",
+                    "at most " + RowLayout.MAX_DENSE + " generated columns");
+            return layout;
+        }
+        return new RowLayout(
+                layout.dense(),
+                layout.sparse(),
+                layout.listColumns(),
+                layout.listSeparator(),
+                sources);
+    }
+
     /** The input's columns as messages name them: {@code criteo-tsv (label, I1..I13, C1..C26)}. */
     private String layoutText() {
-        return "criteo-tsv (label, I1..I" + layout.dense() + ", C1..C" + layout.sparse() + ")";
+        return "criteo-tsv (label, I1..I"
+                + layout.dense()
+                + (layout.generated() > 0 ? ", G1..G" + layout.generated() : "")
+                + ", C1..C"
+                + layout.sparse()
+                + ")";
     }
 
     /**

@@ -690,6 +690,90 @@ class PiperCliTest {
         assertThat(err()).contains("--report: the cost report prices Criteo's 40 columns");
     }
 
+    /**
+     * PreSto's presets from the command line: generate writes an RM2 sample (lists, 504 dense),
+     * preprocess runs it with the same preset, spec show prints the preset; contradictions and
+     * unknown presets are named.
+     */
+    @Test
+    void presetsFromGenerateToPreprocess() throws Exception {
+        Path tsv = tmp.resolve("rm2.tsv");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--preset",
+                                "RM2",
+                                "--rows",
+                                "200",
+                                "--scale",
+                                "0.001",
+                                "--output",
+                                tsv.toString()))
+                .as(err())
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "of 504 dense, 42 sparse, 21 generated (lists: C1..C42, separated by ',')");
+        assertThat(Files.readAllLines(tsv).get(0).split("\t", -1)).hasSize(547);
+        Path o = tmp.resolve("rm2");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                o.toString(),
+                                "--preset",
+                                "rm2"))
+                .as(err())
+                .isZero();
+        assertThat(Files.size(o.resolve("rows.bin"))).isEqualTo(200L * (1 + 504 + 21) * 4);
+        assertThat(Files.size(o.resolve("lists/C42.lengths"))).isEqualTo(200L * 4);
+        assertThat(PiperCli.execute("spec", "show", "--preset", "rm5")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("pipeline presto-rm5 version 1")
+                .contains("G42    dense  decode fill_missing neg2zero bucketize(");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                tmp.resolve("x").toString(),
+                                "--preset",
+                                "rm9"))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "--preset: unknown preset \"rm9\" (known: dlrm-criteo, rm1, rm2, rm3, rm4, rm5)");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--preset",
+                                "rm1",
+                                "--dense",
+                                "20",
+                                "--rows",
+                                "1",
+                                "--output",
+                                tmp.resolve("y").toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--dense cannot be combined with --preset");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                tmp.resolve("z").toString(),
+                                "--preset",
+                                "rm2",
+                                "--output-format",
+                                "parquet"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--output-format parquet: the spec's list columns");
+    }
+
     @Test
     void generateWritesTheRequestedLines() throws Exception {
         Path file = tmp.resolve("g.tsv");

@@ -102,18 +102,18 @@ class ActiveSpecTest {
                     + "00000000".repeat(23);
 
     /**
-     * As written now: the same, with the spec in its format 5 (PipelineSpecSerializerTest): six
+     * As written now: the same, with the spec in its format 5 (PipelineSpecSerializerTest): seven
      * bytes longer, vocab's policy tag, the empty list of Parquet column names and the layout (13
-     * dense, 26 sparse, no lists, ',').
+     * dense, 26 sparse, no lists, ',', no generated columns).
      */
     private static final String SMALL_WRITTEN_NOW =
-            "00000039"
+            "0000003a"
                     + "05"
                     + SMALL_FORMAT_1
                             .substring(10, SMALL_FORMAT_1.indexOf("0000001a"))
                             .replace("e80776", "e8077600")
                     + "00"
-                    + "0d1a002c"
+                    + "0d1a002c00"
                     + SMALL_FORMAT_1.substring(SMALL_FORMAT_1.indexOf("0000001a"));
 
     @Test

@@ -241,7 +241,7 @@ public class PipelineSpecSerializerTest {
             assertThat(read.layout()).isEqualTo(RowLayout.CRITEO);
             // written anew: format 5, the same bytes then Criteo's layout (13, 26, no lists, ',')
             assertThat(HexFormat.of().formatHex(serializer.toBytes(read)))
-                    .isEqualTo("05" + e.getKey().substring(2) + "0d1a" + "00" + "2c");
+                    .isEqualTo("05" + e.getKey().substring(2) + "0d1a" + "00" + "2c" + "00");
         }
     }
 
@@ -294,16 +294,44 @@ public class PipelineSpecSerializerTest {
     void formatFiveIsFrozen() throws Exception {
         assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(5);
         assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
-                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "0d" + "1a" + "00" + "2c");
+                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "0d" + "1a" + "00" + "2c" + "00");
         assertThat(HexFormat.of().formatHex(serializer.toBytes(wide())))
-                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a" + "00" + "2c");
+                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a" + "00" + "2c" + "00");
         StringBuilder lists = new StringBuilder("2a");
         for (int c = 0; c < 42; c++) {
             lists.append(String.format("%02x", c));
         }
         assertThat(HexFormat.of().formatHex(serializer.toBytes(withLists())))
-                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a" + lists + "7c");
+                .isEqualTo(
+                        "05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a" + lists + "7c" + "00");
         assertThat(roundTrip(withLists()).layout()).isEqualTo(withLists().layout());
+        // generated columns: their count and each one's dense index, G1 <- I1, G2 <- I300
+        PipelineSpec w = wide();
+        PipelineSpec generated =
+                new PipelineSpec(
+                        w.name(),
+                        w.version(),
+                        new PipelineSpec.Input(
+                                w.input().format(),
+                                w.input().topic(),
+                                w.input().routeField(),
+                                w.input().routeValue(),
+                                w.input().parquetColumns(),
+                                new RowLayout(504, 42, List.of(), ',', List.of(0, 299))),
+                        w.columns(),
+                        w.output());
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(generated)))
+                .isEqualTo(
+                        "05"
+                                + SMALL_FORMAT_4.substring(2)
+                                + "f803"
+                                + "2a"
+                                + "00"
+                                + "2c"
+                                + "02"
+                                + "00"
+                                + "ab02");
+        assertThat(roundTrip(generated).layout()).isEqualTo(generated.layout());
         // firstx and ngram: registration ids 125 and 126 (7f and 80 01 as Kryo writes them)
         PipelineSpec s = small();
         Column c3 = s.columns().get(1);

@@ -16,9 +16,9 @@ import org.apache.flink.core.memory.DataOutputView;
  * dead letters (int32 count; each: line in block as int32, offset as int64, reason and detail as
  * modified UTF-8, raw as int32 length and bytes, truncated flag), then the origin (see {@link
  * BlockSerializer#writeOrigin}), the spec {@code version} (int32), the layout: its dense and sparse
- * columns (int32 each), its list columns (int32 count, each an int32 sparse index) and list
- * separator (a UTF-16 char). Format 4 had no layout (always Criteo's), format 3 no version, format
- * 2 no lane and no origin.
+ * columns (int32 each), its list columns (int32 count, each an int32 sparse index), list separator
+ * (a UTF-16 char) and generated columns (int32 count, each the int32 dense index it decodes).
+ * Format 4 had no layout (always Criteo's), format 3 no version, format 2 no lane and no origin.
  *
  * <p>Dense chunks wait in the concatenation's keyed state for their index chunks, so this still
  * reads format 4: a savepoint taken before layouts restores by migration, its chunks in Criteo's
@@ -54,6 +54,10 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
             out.writeInt(c);
         }
         out.writeChar(layout.listSeparator());
+        out.writeInt(layout.generated());
+        for (int d : layout.generatedFrom()) {
+            out.writeInt(d);
+        }
     }
 
     /** Format 4's fields: everything but the layout. */
@@ -95,8 +99,16 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
                 listColumns.add(in.readInt());
             }
             char separator = in.readChar();
+            int generated = in.readInt();
+            if (generated < 0 || generated > RowLayout.MAX_DENSE) {
+                throw new IOException("corrupt dense chunk: " + generated + " generated columns");
+            }
+            List<Integer> generatedFrom = new ArrayList<>(generated);
+            for (int i = 0; i < generated; i++) {
+                generatedFrom.add(in.readInt());
+            }
             try {
-                layout = new RowLayout(dense, sparse, listColumns, separator);
+                layout = new RowLayout(dense, sparse, listColumns, separator, generatedFrom);
             } catch (IllegalArgumentException e) {
                 throw new IOException("corrupt dense chunk: " + e.getMessage(), e);
             }

@@ -43,6 +43,15 @@ public final class CriteoDecoder {
     private final int fieldCount;
     private final int width;
 
+    /** Fields of an input line: the label, the dense and the sparse columns. */
+    private final int inputFields;
+
+    /**
+     * Per dense field (1..dense), the generated fields that decode it again, or null when there are
+     * none at all ({@link RowLayout#generatedFrom()}).
+     */
+    private final int[][] generatedFields;
+
     /** Whether a sparse column holds lists, and the byte between a list's ids. */
     private final boolean hasLists;
 
@@ -142,6 +151,19 @@ public final class CriteoDecoder {
         this.sparse = layout.sparse();
         this.fieldCount = layout.fields();
         this.width = layout.labelDenseWidth();
+        this.inputFields = layout.inputFields();
+        if (layout.generated() > 0) {
+            generatedFields = new int[dense + 1][0];
+            for (int g = 0; g < layout.generated(); g++) {
+                int source = layout.generatedFrom().get(g) + 1;
+                int[] t = generatedFields[source];
+                t = Arrays.copyOf(t, t.length + 1);
+                t[t.length - 1] = dense + 1 + g;
+                generatedFields[source] = t;
+            }
+        } else {
+            generatedFields = null;
+        }
         this.modulus = new long[sparse];
         this.neg2zero = new boolean[width];
         this.fill = new long[fieldCount];
@@ -319,7 +341,7 @@ public final class CriteoDecoder {
         long passNanos = 0;
         if (countFields) {
             for (int c = 0; c < sparse; c++) {
-                fieldBytes[dense + 1 + c] += fastRows * TYPICAL_ID_BYTES;
+                fieldBytes[width + c] += fastRows * TYPICAL_ID_BYTES;
             }
         }
         if (!passes.isEmpty()) {
@@ -403,7 +425,7 @@ public final class CriteoDecoder {
             fieldBytes[f] += lineBytes[f];
         }
         for (int i = 0; i < exceptions; i++) {
-            fieldBytes[dense + 1 + exceptionColumns[i]] += exceptionBytes[i] - TYPICAL_ID_BYTES;
+            fieldBytes[width + exceptionColumns[i]] += exceptionBytes[i] - TYPICAL_ID_BYTES;
         }
     }
 
@@ -468,6 +490,9 @@ public final class CriteoDecoder {
             labelDense[base + f] = v < 0 && neg2zero[f] ? 0 : (int) v;
             if (missing != null) {
                 markMissing(f, row, digits == 0);
+            }
+            if (generatedFields != null) {
+                generate(labelDense, base, f, v, digits == 0, row);
             }
             p++;
             if (counting) {
@@ -567,16 +592,17 @@ public final class CriteoDecoder {
             return fail(Reason.INVALID_UTF8, "the line is not valid UTF-8");
         }
         int fields = tabs + 1;
-        if (fields > fieldCount || (fields < fieldCount && !options.padMissingFields())) {
+        if (fields > inputFields || (fields < inputFields && !options.padMissingFields())) {
             return fail(
                     Reason.WRONG_FIELD_COUNT,
-                    "expected " + fieldCount + " tab-separated fields, found " + fields);
+                    "expected " + inputFields + " tab-separated fields, found " + fields);
         }
         int base = row * width;
         int pos = s;
-        for (int f = 0; f < fieldCount; f++) {
+        for (int i = 0; i < inputFields; i++) {
+            int f = i <= dense ? i : i + width - dense - 1; // past the generated fields
             int fieldEnd;
-            if (f < fields) {
+            if (i < fields) {
                 fieldEnd = indexOf(b, (byte) '\t', pos, e);
                 if (fieldEnd < 0) {
                     fieldEnd = e;
@@ -600,6 +626,9 @@ public final class CriteoDecoder {
                 if (missing != null) {
                     markMissing(f, row, pos == fieldEnd);
                 }
+                if (generatedFields != null) {
+                    generate(labelDense, base, f, v, pos == fieldEnd, row);
+                }
             } else if (hasLists && isList[f - width]) {
                 if (!decodeList(b, pos, fieldEnd, f, keys)) {
                     return false;
@@ -622,8 +651,8 @@ public final class CriteoDecoder {
                                             : " does not fit in 64 bits"));
                 }
                 long id = pos == fieldEnd ? fill[f] : HexIds.value(b, pos, fieldEnd);
-                long m = modulus[f - 1 - dense];
-                keys[f - 1 - dense][row] = m > 0 ? Long.remainderUnsigned(id, m) : id;
+                long m = modulus[f - width];
+                keys[f - width][row] = m > 0 ? Long.remainderUnsigned(id, m) : id;
                 if (missing != null) {
                     markMissing(f, row, pos == fieldEnd);
                 }
@@ -631,6 +660,21 @@ public final class CriteoDecoder {
             pos = fieldEnd + 1;
         }
         return true;
+    }
+
+    /**
+     * Gives the generated fields that decode dense field {@code f} their value: the field's value
+     * {@code v} as parsed (before its own neg2zero), or their own fill if it is missing, then their
+     * own fused neg2zero.
+     */
+    private void generate(int[] labelDense, int base, int f, long v, boolean isMissing, int row) {
+        for (int g : generatedFields[f]) {
+            long x = isMissing ? fill[g] : v;
+            labelDense[base + g] = x < 0 && neg2zero[g] ? 0 : (int) x;
+            if (missing != null) {
+                markMissing(g, row, isMissing);
+            }
+        }
     }
 
     /**

@@ -21,10 +21,23 @@ import java.util.List;
  *
  * @param dense number of dense columns, 1 to {@link #MAX_DENSE}
  * @param sparse number of sparse (categorical) columns, 1 to {@link #MAX_SPARSE}
+ *     <p><b>Generated</b> columns {@code G1..G<n>} (PreSto's generated features) are not in the
+ *     input: each decodes the field of a dense column again ({@code generatedFrom}), with a chain
+ *     of its own (a bucketize, typically), and sits in the row after the dense columns. Field
+ *     numbers: the label, {@code I1..I<dense>}, {@code G1..G<n>}, then the sparse columns; an input
+ *     line holds {@link #inputFields()} of them (no generated ones).
+ * @param dense number of dense columns, 1 to {@link #MAX_DENSE}
+ * @param sparse number of sparse (categorical) columns, 1 to {@link #MAX_SPARSE}
  * @param listColumns the sparse columns (0-based, ascending) that hold lists
  * @param listSeparator the character between a list's ids in a text field
+ * @param generatedFrom for each generated column, the dense column (0-based) it decodes
  */
-public record RowLayout(int dense, int sparse, List<Integer> listColumns, char listSeparator)
+public record RowLayout(
+        int dense,
+        int sparse,
+        List<Integer> listColumns,
+        char listSeparator,
+        List<Integer> generatedFrom)
         implements Serializable {
 
     /** Criteo's layout (Kaggle and Terabyte): I1..I13, C1..C26. */
@@ -60,6 +73,17 @@ public record RowLayout(int dense, int sparse, List<Integer> listColumns, char l
                                 + listColumns);
             }
         }
+        generatedFrom = List.copyOf(generatedFrom);
+        if (generatedFrom.size() > MAX_DENSE) {
+            throw new IllegalArgumentException(
+                    "at most " + MAX_DENSE + " generated columns, not " + generatedFrom.size());
+        }
+        for (int d : generatedFrom) {
+            if (d < 0 || d >= dense) {
+                throw new IllegalArgumentException(
+                        "a generated column decodes a dense column I1..I" + dense + ", not " + d);
+            }
+        }
         if (!isValidSeparator(listSeparator)) {
             throw new IllegalArgumentException(
                     "a list separator must be a printable ASCII character other than a hex digit,"
@@ -72,6 +96,26 @@ public record RowLayout(int dense, int sparse, List<Integer> listColumns, char l
     /** A layout without list columns. */
     public RowLayout(int dense, int sparse) {
         this(dense, sparse, List.of(), DEFAULT_LIST_SEPARATOR);
+    }
+
+    /** A layout without generated columns. */
+    public RowLayout(int dense, int sparse, List<Integer> listColumns, char listSeparator) {
+        this(dense, sparse, listColumns, listSeparator, List.of());
+    }
+
+    /** The number of generated columns. */
+    public int generated() {
+        return generatedFrom.size();
+    }
+
+    /** Fields of an input line: the label, the dense and the sparse columns. */
+    public int inputFields() {
+        return 1 + dense + sparse;
+    }
+
+    /** The field number of the {@code i}-th field of an input line. */
+    public int fieldOfInput(int i) {
+        return i <= dense ? i : i + generatedFrom.size();
     }
 
     /**
@@ -107,14 +151,17 @@ public record RowLayout(int dense, int sparse, List<Integer> listColumns, char l
         return out.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** Fields of a row: the label, the dense and the sparse columns. */
+    /** Fields of a row: the label, the dense, the generated and the sparse columns. */
     public int fields() {
-        return 1 + dense + sparse;
+        return 1 + dense + generatedFrom.size() + sparse;
     }
 
-    /** Values of a row's label and dense part, as blocks hold them row-major. */
+    /**
+     * Values of a row's label, dense and generated part, as blocks hold them row-major; also the
+     * field number of the first sparse column.
+     */
     public int labelDenseWidth() {
-        return 1 + dense;
+        return 1 + dense + generatedFrom.size();
     }
 
     /**
@@ -125,22 +172,30 @@ public record RowLayout(int dense, int sparse, List<Integer> listColumns, char l
         return (fields() - listColumns.size()) * Integer.BYTES;
     }
 
-    /** Whether field {@code f} is the label or a dense column. */
+    /** Whether field {@code f} is the label, a dense or a generated column (an int32 slot). */
     public boolean isLabelOrDense(int f) {
-        return f <= dense;
+        return f < labelDenseWidth();
+    }
+
+    /** Whether field {@code f} is a generated column. */
+    public boolean isGenerated(int f) {
+        return f > dense && f < labelDenseWidth();
     }
 
     /** The field number of sparse column {@code c}. */
     public int sparseField(int c) {
-        return 1 + dense + c;
+        return labelDenseWidth() + c;
     }
 
-    /** The name of field {@code f}: {@code label}, {@code I1}.., {@code C1}... */
+    /** The name of field {@code f}: {@code label}, {@code I1}.., {@code G1}.., {@code C1}... */
     public String fieldName(int f) {
         if (f == 0) {
             return "label";
         }
-        return f <= dense ? "I" + f : "C" + (f - dense);
+        if (f <= dense) {
+            return "I" + f;
+        }
+        return f < labelDenseWidth() ? "G" + (f - dense) : "C" + (f - labelDenseWidth() + 1);
     }
 
     /** The name of sparse column {@code c} (0-based): {@code C1}... */
@@ -148,12 +203,16 @@ public record RowLayout(int dense, int sparse, List<Integer> listColumns, char l
         return "C" + (c + 1);
     }
 
-    /** The field number of a field's name ({@code label}, {@code I5}, {@code C3}), or -1. */
+    /**
+     * The field number of a field's name ({@code label}, {@code I5}, {@code G2}, {@code C3}), or
+     * -1.
+     */
     public int fieldOf(String name) {
         if (name.equals("label")) {
             return 0;
         }
-        if (name.length() < 2 || (name.charAt(0) != 'I' && name.charAt(0) != 'C')) {
+        char kind = name.isEmpty() ? ' ' : name.charAt(0);
+        if (name.length() < 2 || (kind != 'I' && kind != 'C' && kind != 'G')) {
             return -1;
         }
         int n = 0;
@@ -164,10 +223,13 @@ public record RowLayout(int dense, int sparse, List<Integer> listColumns, char l
             }
             n = n * 10 + (ch - '0');
         }
-        if (name.charAt(0) == 'I') {
+        if (kind == 'I') {
             return n <= dense ? n : -1;
         }
-        return n <= sparse ? dense + n : -1;
+        if (kind == 'G') {
+            return n <= generatedFrom.size() ? dense + n : -1;
+        }
+        return n <= sparse ? labelDenseWidth() + n - 1 : -1;
     }
 
     /**
@@ -177,6 +239,9 @@ public record RowLayout(int dense, int sparse, List<Integer> listColumns, char l
     @Override
     public String toString() {
         String s = dense + " dense, " + sparse + " sparse";
+        if (!generatedFrom.isEmpty()) {
+            s += ", " + generatedFrom.size() + " generated";
+        }
         if (listColumns.isEmpty()) {
             return s;
         }

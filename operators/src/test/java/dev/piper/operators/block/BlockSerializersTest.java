@@ -418,16 +418,22 @@ class BlockSerializersTest {
     private static final String DENSE_FROZEN_4 =
             "00000001000000000000000200000002000000010000000e01000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000ffffffff00000001000000010000000000000009000172000164000000017a000000000000000000ffffffffffffffffffffffffffffffff00000006";
 
-    /** Format 5: format 4 and the layout: 13 dense, 26 sparse columns, no lists, ','. */
+    /**
+     * Format 5: format 4 and the layout: 13 dense, 26 sparse columns, no lists, ',', no generated
+     * columns.
+     */
     private static final String DENSE_FROZEN =
-            DENSE_FROZEN_4 + "0000000d" + "0000001a" + "00000000" + "002c";
+            DENSE_FROZEN_4 + "0000000d" + "0000001a" + "00000000" + "002c" + "00000000";
 
     /** Format 5: no list columns (a count of 0 after the epochs). */
     private static final String ASSEMBLED_FROZEN =
             "00000001000000000000000200000001000000010000000207080000000000000001000000030000000104000000000000000000000000000000ffffffffffffffffffffffffffffffff000000050000000106000000"
                     + "00000000";
 
-    /** A dense chunk of another layout: two rows of a label and two dense values, 3 sparse. */
+    /**
+     * A dense chunk of another layout: two rows of a label, two dense values and one generated from
+     * I2; 3 sparse columns, C1 and C3 lists.
+     */
     @Test
     void denseChunkOfAnotherLayoutIsFrozen() throws IOException {
         DenseChunk chunk =
@@ -436,11 +442,11 @@ class BlockSerializersTest {
                         7,
                         2,
                         2,
-                        new int[] {1, 2, 3, 0, -4, 5},
+                        new int[] {1, 2, 3, 3, 0, -4, 5, 5},
                         new DeadLetter[0],
                         Origin.NONE,
                         1,
-                        new RowLayout(2, 3, java.util.List.of(0, 2), '|'));
+                        new RowLayout(2, 3, java.util.List.of(0, 2), '|', java.util.List.of(1)));
         String hex = bytes(DenseChunkSerializer.INSTANCE, chunk);
         assertThat(hex)
                 .isEqualTo(
@@ -448,12 +454,14 @@ class BlockSerializersTest {
                                 + "0000000000000007"
                                 + "00000002"
                                 + "00000002"
-                                + "00000006"
+                                + "00000008"
                                 + "01000000"
                                 + "02000000"
                                 + "03000000"
+                                + "03000000"
                                 + "00000000"
                                 + "fcffffff"
+                                + "05000000"
                                 + "05000000"
                                 + "00000000" // no dead letters
                                 + "0000000000000000" // no origin
@@ -464,7 +472,9 @@ class BlockSerializersTest {
                                 + "00000002" // two list columns, C1 and C3
                                 + "00000000"
                                 + "00000002"
-                                + "007c"); // '|'
+                                + "007c" // '|'
+                                + "00000001" // one generated column, of I2
+                                + "00000001");
         assertThat(roundTrip(DenseChunkSerializer.INSTANCE, chunk))
                 .usingRecursiveComparison()
                 .isEqualTo(chunk);
@@ -475,7 +485,8 @@ class BlockSerializersTest {
                         () ->
                                 DenseChunkSerializer.INSTANCE.deserialize(
                                         new DataInputDeserializer(corrupt)))
-                .hasMessageContaining("6 values for 2 rows of 3 dense, 3 sparse (lists: C1, C3");
+                .hasMessageContaining(
+                        "8 values for 2 rows of 3 dense, 3 sparse, 1 generated (lists");
     }
 
     /**

@@ -253,6 +253,91 @@ class RowLayoutTest {
                 .hasMessageContaining("1 index chunks for 3 dense, 2 sparse");
     }
 
+    /**
+     * Generated columns decode a dense field again with chains of their own: G1 and G3 read I1, G2
+     * reads I3. Lines with a "+" sign take the full path, the others the fast path: both give the
+     * values written out by hand.
+     */
+    @Test
+    void generatedColumnsDecodeTheirSourceAgain() {
+        RowLayout layout = new RowLayout(3, 2, List.of(), ',', List.of(0, 2, 0));
+        assertThat(layout.labelDenseWidth()).isEqualTo(7);
+        assertThat(layout.fields()).isEqualTo(9);
+        assertThat(layout.inputFields()).isEqualTo(6);
+        assertThat(layout.fieldName(5)).isEqualTo("G2");
+        assertThat(layout.fieldName(7)).isEqualTo("C1");
+        assertThat(layout.fieldOf("G3")).isEqualTo(6);
+        assertThat(layout.fieldOf("C2")).isEqualTo(8);
+        assertThat(layout.fieldOfInput(4)).isEqualTo(7);
+        assertThat(layout.rowBytes()).isEqualTo(9 * 4);
+        assertThat(layout).hasToString("3 dense, 2 sparse, 3 generated");
+        List<List<Op>> chains = new ArrayList<>();
+        chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
+        chains.add(List.of(new Op.Decode(), new Op.FillMissing(), new Op.Neg2Zero()));
+        chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
+        chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
+        chains.add( // G1 <- I1
+                List.of(
+                        new Op.Decode(),
+                        new Op.FillNull(-1),
+                        new Op.BucketizeOp(new double[] {0, 10}, true)));
+        chains.add(List.of(new Op.Decode(), new Op.FillNull(7), new Op.Neg2Zero())); // G2 <- I3
+        chains.add(List.of(new Op.Decode(), new Op.FillMissing())); // G3 <- I1
+        chains.add(
+                List.of(new Op.Decode(), new Op.FillMissing(), new Op.Hex2Int(), new Op.Vocab()));
+        chains.add(
+                List.of(new Op.Decode(), new Op.FillMissing(), new Op.Hex2Int(), new Op.Vocab()));
+        ColumnProgram program = new ColumnProgram("g", 1, layout, chains, new int[2]);
+        SplittableRandom random = new SplittableRandom(5);
+        StringBuilder text = new StringBuilder();
+        List<int[]> expected = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            String[] f = new String[6];
+            f[0] = "1";
+            Integer[] v = new Integer[4];
+            for (int j = 1; j <= 3; j++) {
+                v[j] = random.nextInt(6) == 0 ? null : random.nextInt(-20, 20);
+                f[j] = v[j] == null ? "" : (random.nextInt(5) == 0 && v[j] >= 0 ? "+" : "") + v[j];
+            }
+            f[4] = "ab";
+            f[5] = "";
+            text.append(String.join("\t", f)).append('\n');
+            int i1 = v[1] == null ? 0 : v[1];
+            int g1 = v[1] == null ? -1 : v[1];
+            int bucket = g1 > 10 ? 2 : g1 > 0 ? 1 : 0;
+            expected.add(
+                    new int[] {
+                        1,
+                        Math.max(0, i1),
+                        v[2] == null ? 0 : v[2],
+                        v[3] == null ? 0 : v[3],
+                        bucket,
+                        v[3] == null ? 7 : Math.max(0, v[3]),
+                        i1
+                    });
+        }
+        byte[] data = text.toString().getBytes(StandardCharsets.UTF_8);
+        CriteoDecoder.Decoded d =
+                new CriteoDecoder(new DecodeOptions(program, false, 1024, 256))
+                        .decode(new RawChunk(0, 0, data, data.length, -1));
+        assertThat(d.dense().deadLetters()).isEmpty();
+        for (int r = 0; r < expected.size(); r++) {
+            assertThat(java.util.Arrays.copyOfRange(d.dense().labelDense(), r * 7, r * 7 + 7))
+                    .as("row %d", r)
+                    .containsExactly(expected.get(r));
+        }
+        assertThat(d.keys()[0].keys()[0]).isEqualTo(0xab);
+        String wrong = "1\t2\t3\t4\tab\n";
+        byte[] bytes = wrong.getBytes(StandardCharsets.UTF_8);
+        assertThat(
+                        new CriteoDecoder(new DecodeOptions(program, false, 1024, 256))
+                                .decode(new RawChunk(0, 0, bytes, bytes.length, -1))
+                                .dense()
+                                .deadLetters()[0]
+                                .detail())
+                .isEqualTo("expected 6 tab-separated fields, found 5");
+    }
+
     /** PreSto's production mix (504 dense, 42 sparse) decodes like the same values written out. */
     @Test
     void aWideLayoutDecodes() {
