@@ -584,6 +584,46 @@ class PreprocessITCase {
                 .containsExactly("C2", "C4");
         assertThat(meta.get("pipeline").get("columns").get("C4").asText())
                 .isEqualTo("decode fill_null(1) hex2int ngram(2) modulus(100000) vocab");
+
+        // As Parquet: the same rows, each list column a LIST of its indices.
+        conf.set(PiperOptions.OUTPUT_FORMAT, "parquet");
+        Path pq = preprocess(input, 2, conf);
+        assertThat(pq.resolve(OutputLayout.LISTS_DIR)).doesNotExist();
+        ByteBuffer rows = ByteBuffer.wrap(ref.rows()).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer[] lengths = new ByteBuffer[2];
+        ByteBuffer[] values = new ByteBuffer[2];
+        for (int l = 0; l < 2; l++) {
+            lengths[l] = ByteBuffer.wrap(ref.listLengths().get(l)).order(ByteOrder.LITTLE_ENDIAN);
+            values[l] = ByteBuffer.wrap(ref.listValues().get(l)).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        String[] scalar = {"label", "I1", "I2", "I3", "C1", "C3"};
+        long n = 0;
+        try (ParquetReader<Group> reader =
+                ParquetReader.builder(
+                                new GroupReadSupport(),
+                                new org.apache.hadoop.fs.Path(
+                                        pq.resolve(OutputLayout.ROWS_PARQUET).toUri()))
+                        .build()) {
+            for (Group g = reader.read(); g != null; g = reader.read(), n++) {
+                for (int j = 0; j < scalar.length; j++) {
+                    assertThat(g.getInteger(scalar[j], 0))
+                            .as("row %d %s", n, scalar[j])
+                            .isEqualTo(rows.getInt((int) (n * 24 + j * 4)));
+                }
+                for (int l = 0; l < 2; l++) {
+                    Group list = g.getGroup(l == 0 ? "C2" : "C4", 0);
+                    int count = list.getFieldRepetitionCount("list");
+                    assertThat(count).as("row %d list %d", n, l).isEqualTo(lengths[l].getInt());
+                    for (int i = 0; i < count; i++) {
+                        assertThat(list.getGroup("list", i).getInteger("element", 0))
+                                .isEqualTo(values[l].getInt());
+                    }
+                }
+            }
+        }
+        assertThat(n).isEqualTo(ref.rowsWritten());
+        assertThat(values[1].remaining()).isZero();
+        assertThat(metadata(pq).get("list_layout").asText()).startsWith("in rows.parquet");
     }
 
     /** folly's hash_128_to_64(upper, lower), unsigned 64-bit arithmetic on BigInteger. */

@@ -172,13 +172,6 @@ final class PreprocessCommand implements Callable<Integer> {
         if (parquet) {
             CliChecks.parquetInput(spec.commandLine(), input, PiperOptions.spec(conf).input());
         }
-        if (RowsFormat.of(outputFormat) == RowsFormat.PARQUET
-                && PiperOptions.spec(conf).layout().hasLists()) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--output-format parquet: the spec's list columns are not written to Parquet"
-                            + " yet; write dlrm-rows (their lists go to lists/)");
-        }
         Path output = out.prepare(spec.commandLine());
         if (parent instanceof ClusterJob) {
             Configuration job = cluster.jobConfiguration(spec, parallelism);

@@ -129,6 +129,23 @@ public final class ColumnFileWriter implements Closeable {
         columns[i].write(value, 0, 0);
     }
 
+    /**
+     * Writes column {@code i}'s value of the current row, a required list of required INT32 (a
+     * three-level LIST: repetition level 1 for the ids after the first; definition level 1 for an
+     * id, 0 for the empty list): {@code values[from, to)}.
+     */
+    public void writeList(int i, int[] values, int from, int to) {
+        ColumnWriter column = columns[i];
+        if (from == to) {
+            column.writeNull(0, 0);
+            return;
+        }
+        column.write(values[from], 0, 1);
+        for (int k = from + 1; k < to; k++) {
+            column.write(values[k], 1, 1);
+        }
+    }
+
     /** Writes a null as column {@code i}'s value of the current row (an optional column). */
     public void writeNull(int i) {
         columns[i].writeNull(0, 0);

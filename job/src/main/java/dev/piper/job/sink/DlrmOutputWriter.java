@@ -72,11 +72,6 @@ public final class DlrmOutputWriter implements Closeable {
         this.dir = dir;
         this.options = options;
         this.format = format;
-        if (format == RowsFormat.PARQUET && options.program().layout().hasLists()) {
-            throw new IllegalArgumentException(
-                    "--output-format parquet: list columns are not written to Parquet yet; write"
-                            + " dlrm-rows (their lists go to lists/)");
-        }
         PROGRESS.put(dir.toAbsolutePath(), new AtomicLong());
         Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
         if (format == RowsFormat.PARQUET) {
@@ -94,7 +89,7 @@ public final class DlrmOutputWriter implements Closeable {
             nextIndex[c] = options.program().vocabPolicy(c).firstIndex();
         }
         dead = new DeadLetterFile(dir.resolve(OutputLayout.DEAD_LETTERS));
-        int lists = layout.listColumns().size();
+        int lists = format == RowsFormat.PARQUET ? 0 : layout.listColumns().size();
         listLengths = new OutputStream[lists];
         listValues = new OutputStream[lists];
         if (lists > 0) {
@@ -142,7 +137,7 @@ public final class DlrmOutputWriter implements Closeable {
                             + " dead letters");
         }
         if (parquet != null) {
-            parquet.write(block.rowBytes(), block.rows());
+            parquet.write(block.rowBytes(), block.rows(), block.listOffsets(), block.listIndices());
         } else {
             rows.write(block.rowBytes(), 0, block.rows() * options.program().layout().rowBytes());
         }
@@ -256,8 +251,7 @@ public final class DlrmOutputWriter implements Closeable {
                 "I1..I"
                         + layout.dense()
                         + (layout.generated() > 0 ? ", G1..G" + layout.generated() : "");
-        String sparseNames =
-                "C1..C" + layout.sparse() + (layout.hasLists() ? " but the list columns" : "");
+        String sparseNames = "C1..C" + layout.sparse();
         if (format == RowsFormat.PARQUET) {
             root.put(
                     "row_layout",
@@ -265,8 +259,10 @@ public final class DlrmOutputWriter implements Closeable {
                             + denseNames
                             + " (INT32, FLOAT for float32_columns), "
                             + sparseNames
-                            + " vocabulary indices (INT32)");
+                            + " vocabulary indices (INT32; a list column a required LIST of"
+                            + " them)");
         } else {
+            sparseNames += layout.hasLists() ? " but the list columns" : "";
             root.put("row_bytes", layout.rowBytes());
             root.put(
                     "row_layout",
@@ -292,9 +288,13 @@ public final class DlrmOutputWriter implements Closeable {
             }
             root.put(
                     "list_layout",
-                    "not in the rows: per list column Cj, lists/Cj.lengths (one little-endian int32"
-                            + " per row, its number of ids) and lists/Cj.values (the ids'"
-                            + " vocabulary indices, little-endian int32, rows in order)");
+                    format == RowsFormat.PARQUET
+                            ? "in rows.parquet: each list column a required LIST of INT32"
+                                    + " vocabulary indices"
+                            : "not in the rows: per list column Cj, lists/Cj.lengths (one"
+                                    + " little-endian int32 per row, its number of ids) and"
+                                    + " lists/Cj.values (the ids' vocabulary indices, little-endian"
+                                    + " int32, rows in order)");
         }
         ObjectNode sizes = root.putObject("vocab_size");
         ObjectNode policies = json.createObjectNode();

@@ -2,6 +2,7 @@ package dev.piper.job.sink;
 
 import dev.piper.job.parquet.ColumnFileWriter;
 import dev.piper.operators.decode.ColumnProgram;
+import dev.piper.operators.decode.RowLayout;
 import dev.piper.operators.ops.Op.ValueType;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -30,10 +31,19 @@ final class ParquetRows implements AutoCloseable {
     private final ColumnFileWriter writer;
     private final boolean[] isFloat;
 
+    /** Per field, its list's index among the layout's list columns, or -1 for a value column. */
+    private final int[] list;
+
     ParquetRows(Path file, ColumnProgram program) throws IOException {
-        isFloat = new boolean[program.layout().fields()];
+        RowLayout layout = program.layout();
+        isFloat = new boolean[layout.fields()];
+        list = new int[layout.fields()];
         for (int f = 0; f < isFloat.length; f++) {
             isFloat[f] = program.type(f) == ValueType.float32;
+            list[f] =
+                    layout.isLabelOrDense(f)
+                            ? -1
+                            : layout.listColumns().indexOf(f - layout.labelDenseWidth());
         }
         writer =
                 new ColumnFileWriter(
@@ -49,26 +59,47 @@ final class ParquetRows implements AutoCloseable {
                                 Integer.toString(OutputLayout.FORMAT_VERSION)));
     }
 
-    /** The file's schema under {@code program}: a float32 column is FLOAT, any other INT32. */
+    /**
+     * The file's schema under {@code program}: a float32 column is FLOAT, any other INT32; a list
+     * column is a required LIST of required INT32 indices (Parquet's three-level list: {@code
+     * required group Cj (LIST) { repeated group list { required int32 element; } }}).
+     */
     static MessageType schema(ColumnProgram program) {
+        RowLayout layout = program.layout();
         Types.MessageTypeBuilder b = Types.buildMessage();
-        for (int f = 0; f < program.layout().fields(); f++) {
+        for (int f = 0; f < layout.fields(); f++) {
+            String name = layout.fieldName(f);
+            if (!layout.isLabelOrDense(f) && layout.isList(f - layout.labelDenseWidth())) {
+                b.requiredList().requiredElement(PrimitiveTypeName.INT32).named(name);
+                continue;
+            }
             PrimitiveTypeName type =
                     program.type(f) == ValueType.float32
                             ? PrimitiveTypeName.FLOAT
                             : PrimitiveTypeName.INT32;
-            b.required(type).named(program.layout().fieldName(f));
+            b.required(type).named(name);
         }
         return b.named("piper_rows");
     }
 
-    /** Appends {@code rows} rows of {@code rowBytes} (the {@code rows.bin} layout). */
-    void write(byte[] rowBytes, int rows) throws IOException {
+    /**
+     * Appends {@code rows} rows of {@code rowBytes} (the {@code rows.bin} layout) and, for the list
+     * columns, their lists ({@code listOffsets[l]}, {@code listIndices[l]} per list column).
+     */
+    void write(byte[] rowBytes, int rows, int[][] listOffsets, int[][] listIndices)
+            throws IOException {
         ByteBuffer bytes = ByteBuffer.wrap(rowBytes).order(ByteOrder.LITTLE_ENDIAN);
         int at = 0;
         for (int r = 0; r < rows; r++) {
-            for (int f = 0; f < isFloat.length; f++, at += Integer.BYTES) {
+            for (int f = 0; f < isFloat.length; f++) {
+                int l = list[f];
+                if (l >= 0) {
+                    int[] offsets = listOffsets[l];
+                    writer.writeList(f, listIndices[l], offsets[r], offsets[r + 1]);
+                    continue;
+                }
                 int v = bytes.getInt(at);
+                at += Integer.BYTES;
                 if (isFloat[f]) {
                     writer.writeRequiredFloat(f, Float.intBitsToFloat(v));
                 } else {
