@@ -15,6 +15,8 @@ import java.io.BufferedOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -146,13 +148,18 @@ public final class DlrmOutputWriter implements Closeable {
         }
         for (int l = 0; l < listLengths.length; l++) {
             int[] offsets = block.listOffsets()[l];
-            for (int r = 0; r < block.rows(); r++) {
-                writeInt(listLengths[l], offsets[r + 1] - offsets[r]);
+            int rows = block.rows();
+            ByteBuffer lengths = ByteBuffer.allocate(rows * Integer.BYTES);
+            lengths.order(ByteOrder.LITTLE_ENDIAN);
+            for (int r = 0; r < rows; r++) {
+                lengths.putInt(offsets[r + 1] - offsets[r]);
             }
-            int[] indices = block.listIndices()[l];
-            for (int i = offsets[0]; i < offsets[block.rows()]; i++) {
-                writeInt(listValues[l], indices[i]);
-            }
+            listLengths[l].write(lengths.array());
+            ByteBuffer values = ByteBuffer.allocate((offsets[rows] - offsets[0]) * Integer.BYTES);
+            values.order(ByteOrder.LITTLE_ENDIAN)
+                    .asIntBuffer()
+                    .put(block.listIndices()[l], offsets[0], offsets[rows] - offsets[0]);
+            listValues[l].write(values.array());
         }
         for (int c = 0; c < vocab.length; c++) {
             appendVocab(c, block.firstNewIndex()[c], block.newKeys()[c]);
@@ -165,14 +172,6 @@ public final class DlrmOutputWriter implements Closeable {
         if (progress != null) {
             progress.set(rowsWritten);
         }
-    }
-
-    /** Appends a little-endian int32 (the streams are buffered; lists are not the hot path). */
-    private void writeInt(OutputStream out, int v) throws IOException {
-        out.write(v);
-        out.write(v >>> 8);
-        out.write(v >>> 16);
-        out.write(v >>> 24);
     }
 
     private void appendVocab(int c, int firstNew, long[] keys) throws IOException {

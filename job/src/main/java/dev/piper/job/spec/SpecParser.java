@@ -276,37 +276,59 @@ public final class SpecParser {
         if (columns == null) {
             return layout;
         }
-        if (!columns.isArray() || columns.isEmpty()) {
-            problem(
-                    "input.list_columns",
-                    "must be a non-empty array of sparse column names or ranges, such as"
-                            + " [\"C1..C42\"]");
-            return layout;
-        }
         TreeSet<Integer> lists = new TreeSet<>();
-        for (int i = 0; i < columns.size(); i++) {
-            String path = "input.list_columns[" + i + "]";
-            JsonNode n = columns.get(i);
+        columnList(
+                columns,
+                "input.list_columns",
+                "sparse column names or ranges, such as [\"C1..C42\"]",
+                (path, f) -> {
+                    if (layout.isLabelOrDense(f)) {
+                        problem(
+                                path,
+                                layout.fieldName(f) + " is not a sparse column; lists are ids");
+                        return false;
+                    }
+                    if (!lists.add(f - layout.labelDenseWidth())) {
+                        problem(path, layout.fieldName(f) + " is named twice");
+                        return false;
+                    }
+                    return true;
+                });
+        return new RowLayout(layout.dense(), layout.sparse(), List.copyOf(lists), sep);
+    }
+
+    /** Takes a field of a column list, or reports it (with its path) and returns false. */
+    private interface FieldTaker {
+        boolean take(String path, int field);
+    }
+
+    /**
+     * The fields of a non-empty array of column names and ranges at {@code path}, in order, each
+     * given to {@code taker} with the element's path; the rest of an element is skipped once the
+     * taker refuses a field.
+     */
+    private void columnList(JsonNode array, String path, String what, FieldTaker taker) {
+        if (!array.isArray() || array.isEmpty()) {
+            problem(path, "must be a non-empty array of " + what);
+            return;
+        }
+        for (int i = 0; i < array.size(); i++) {
+            String at = path + "[" + i + "]";
+            JsonNode n = array.get(i);
             if (!n.isTextual()) {
-                problem(path, "must be a column name or range, not " + n);
+                problem(at, "must be a column name or range, not " + n);
                 continue;
             }
-            int[] fields = fieldsOf(n.asText(), path);
+            int[] fields = fieldsOf(n.asText(), at);
             if (fields == null) {
                 continue;
             }
             for (int f : fields) {
-                if (layout.isLabelOrDense(f)) {
-                    problem(path, layout.fieldName(f) + " is not a sparse column; lists are ids");
-                    break;
-                }
-                if (!lists.add(f - layout.labelDenseWidth())) {
-                    problem(path, layout.fieldName(f) + " is named twice");
+                if (!taker.take(at, f)) {
                     break;
                 }
             }
         }
-        return new RowLayout(layout.dense(), layout.sparse(), List.copyOf(lists), sep);
     }
 
     /**
@@ -319,32 +341,21 @@ public final class SpecParser {
         if (from == null) {
             return layout;
         }
-        if (!from.isArray() || from.isEmpty()) {
-            problem(
-                    "input.generated_from",
-                    "must be a non-empty array of dense column names or ranges, such as"
-                            + " [\"I1..I13\"]");
-            return layout;
-        }
         List<Integer> sources = new ArrayList<>();
-        for (int i = 0; i < from.size(); i++) {
-            String path = "input.generated_from[" + i + "]";
-            JsonNode n = from.get(i);
-            if (!n.isTextual()) {
-                problem(path, "must be a column name or range, not " + n);
-                continue;
-            }
-            int[] fields = fieldsOf(n.asText(), path);
-            if (fields == null) {
-                continue;
-            }
-            for (int f : fields) {
-                if (f == 0 || !layout.isLabelOrDense(f)) {
-                    problem(path, layout.fieldName(f) + " is not a dense column");
-                    break;
-                }
-                sources.add(f - 1);
-            }
+        columnList(
+                from,
+                "input.generated_from",
+                "dense column names or ranges, such as [\"I1..I13\"]",
+                (path, f) -> {
+                    if (f == 0 || !layout.isLabelOrDense(f)) {
+                        problem(path, layout.fieldName(f) + " is not a dense column");
+                        return false;
+                    }
+                    sources.add(f - 1);
+                    return true;
+                });
+        if (sources.isEmpty()) {
+            return layout;
         }
         if (sources.size() > RowLayout.MAX_DENSE) {
             problem(

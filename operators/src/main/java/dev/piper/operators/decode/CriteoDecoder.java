@@ -640,9 +640,7 @@ public final class CriteoDecoder {
                 int hexStatus = pos == fieldEnd ? HexIds.OK : HexIds.status(b, pos, fieldEnd);
                 if (hexStatus != HexIds.OK) {
                     return fail(
-                            hexStatus == HexIds.NOT_HEX
-                                    ? Reason.CATEGORICAL_NOT_HEX
-                                    : Reason.CATEGORICAL_OVERFLOW,
+                            hexReason(hexStatus),
                             layout.fieldName(f)
                                     + ": "
                                     + quote(b, pos, fieldEnd)
@@ -700,9 +698,7 @@ public final class CriteoDecoder {
             int status = from == to ? HexIds.NOT_HEX : HexIds.status(b, from, to);
             if (status != HexIds.OK) {
                 return fail(
-                        status == HexIds.NOT_HEX
-                                ? Reason.CATEGORICAL_NOT_HEX
-                                : Reason.CATEGORICAL_OVERFLOW,
+                        hexReason(status),
                         layout.fieldName(f)
                                 + ": id "
                                 + element
@@ -747,6 +743,11 @@ public final class CriteoDecoder {
                 }
             }
         }
+    }
+
+    /** The reason a bad id of {@link HexIds#status} rejects its line. */
+    private static Reason hexReason(int status) {
+        return status == HexIds.NOT_HEX ? Reason.CATEGORICAL_NOT_HEX : Reason.CATEGORICAL_OVERFLOW;
     }
 
     private boolean fail(Reason reason, String detail) {
