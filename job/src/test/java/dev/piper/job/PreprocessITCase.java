@@ -724,6 +724,44 @@ class PreprocessITCase {
         assertThat(meta.get("rows_written").asLong() + meta.get("dead_letters").asLong())
                 .isEqualTo(lines);
         assertThat(meta.get("generated_columns").size()).isEqualTo(layout.generated());
+        // The same lines through Parquet (convert: lists as LIST columns; the generated columns
+        // are not in the file, they decode their sources again) give the same output.
+        Path parquet = tmp.resolve(name + ".parquet");
+        TsvToParquet.Result converted =
+                TsvToParquet.convert(
+                        input,
+                        parquet,
+                        tmp.resolve(name + ".dead-letters.jsonl"),
+                        new DecodeOptions(
+                                ColumnProgram.raw(layout),
+                                false,
+                                DecodeOptions.DEFAULT_MAX_LINE_BYTES,
+                                DecodeOptions.DEFAULT_MAX_RAW_BYTES),
+                        CompressionCodecName.SNAPPY,
+                        lines / 3,
+                        QUIET);
+        assertThat(converted.rows()).isEqualTo(ref.rowsWritten());
+        Path fromParquet = preprocess(parquet, 2, conf);
+        assertThat(
+                        Files.mismatch(
+                                fromParquet.resolve(OutputLayout.ROWS),
+                                out.resolve(OutputLayout.ROWS)))
+                .as("rows.bin through Parquet")
+                .isEqualTo(-1);
+        for (int c = 0; c < sparse; c++) {
+            assertThat(
+                            Files.mismatch(
+                                    fromParquet.resolve(OutputLayout.vocabFile(c)),
+                                    out.resolve(OutputLayout.vocabFile(c))))
+                    .isEqualTo(-1);
+        }
+        for (int c : layout.listColumns()) {
+            assertThat(
+                            Files.mismatch(
+                                    fromParquet.resolve(OutputLayout.listValuesFile(c)),
+                                    out.resolve(OutputLayout.listValuesFile(c))))
+                    .isEqualTo(-1);
+        }
         // G1 (of I1, integers up to about 100) spreads over many buckets, not one
         ByteBuffer rows = ByteBuffer.wrap(ref.rows()).order(ByteOrder.LITTLE_ENDIAN);
         Set<Integer> buckets = new HashSet<>();

@@ -1,15 +1,21 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.parquet.TsvToParquet;
+import dev.piper.job.spec.Presets;
+import dev.piper.job.spec.SpecException;
+import dev.piper.job.spec.SpecParser;
 import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.operators.decode.RowLayout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -92,6 +98,46 @@ final class ConvertCommand implements Callable<Integer> {
 
     @Mixin LayoutOptions layoutOptions;
 
+    @Option(
+            names = "--preset",
+            paramLabel = "NAME",
+            description =
+                    "Lines of a preset's layout (rm1..rm5: PreSto's mixes; list columns become"
+                            + " Parquet LIST columns) instead of --dense/--sparse.")
+    String preset;
+
+    @Option(
+            names = "--spec",
+            paramLabel = "FILE",
+            description = "Lines of a spec's layout (its input.dense, sparse and list_columns).")
+    Path specFile;
+
+    /** The layout of the lines: --spec's, --preset's or --dense/--sparse. */
+    private RowLayout layout() {
+        CommandLine cmd = spec.commandLine();
+        if (preset == null && specFile == null) {
+            return layoutOptions.layout(cmd);
+        }
+        for (String option : List.of("--dense", "--sparse")) {
+            if (cmd.getParseResult().hasMatchedOption(option)) {
+                throw new ParameterException(
+                        cmd, option + " cannot be combined with --preset or --spec");
+            }
+        }
+        if (preset != null && specFile != null) {
+            throw new ParameterException(cmd, "--preset cannot be combined with --spec");
+        }
+        try {
+            return preset != null
+                    ? Presets.named(preset).spec().layout()
+                    : SpecParser.parse(specFile).layout();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(cmd, "--preset: " + e.getMessage());
+        } catch (SpecException | IOException e) {
+            throw new ParameterException(cmd, "--spec: " + e.getMessage());
+        }
+    }
+
     @Override
     public Integer call() throws IOException {
         CliChecks.inputFile(spec.commandLine(), input);
@@ -130,7 +176,7 @@ final class ConvertCommand implements Callable<Integer> {
                                         + ".dead-letters.jsonl");
         DecodeOptions text =
                 new DecodeOptions(
-                        ColumnProgram.raw(layoutOptions.layout(spec.commandLine())),
+                        ColumnProgram.raw(layout()),
                         padMissingFields,
                         maxLineBytes,
                         DecodeOptions.DEFAULT_MAX_RAW_BYTES);

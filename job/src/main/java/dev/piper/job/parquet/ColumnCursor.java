@@ -22,7 +22,8 @@ import org.apache.parquet.io.api.Binary;
  * it is present (not null) and, if so, the value. Definition levels and dictionary ids are decoded
  * a page at a time ({@link Hybrid}) and a column chunk's dictionary once, into a primitive array;
  * PLAIN INT32 and INT64 values are read in place; any other encoding (delta, byte stream split,
- * PLAIN text) through parquet-column's reader of it. Only flat columns (no repetition levels).
+ * PLAIN text) through parquet-column's reader of it. Flat columns, and the leaf column of a list
+ * (one level of repetition: {@link #slotStartsRow()}, {@link #slotDefinition()}).
  *
  * <p>Parquet's record-level reader ({@code ColumnReadStoreImpl}) would make a converter call per
  * value and decode levels and ids one call each; reading pages directly lets the block reader write
@@ -33,10 +34,21 @@ final class ColumnCursor {
     private final ColumnDescriptor descriptor;
     private final PageReader pages;
     private final int maxDefinition;
+    private final int maxRepetition;
+
+    /** Bits of a definition level, and of a repetition level (0 or 1). */
+    private final int definitionWidth;
+
     private final Dictionary dictionary;
 
     /** The current page's definition levels. */
     private int[] levels = new int[0];
+
+    /** The current page's repetition levels (a list column's; empty for a flat column). */
+    private int[] repetitions = new int[0];
+
+    /** Values (slots, null or not) of the column chunk not read yet. */
+    private long chunkLeft;
 
     /** The next value's index in the current page. */
     private int next;
@@ -67,13 +79,18 @@ final class ColumnCursor {
     private int left;
 
     ColumnCursor(ColumnDescriptor descriptor, PageReader pages) throws IOException {
-        if (descriptor.getMaxRepetitionLevel() != 0) {
+        if (descriptor.getMaxRepetitionLevel() > 1) {
             throw new IllegalArgumentException(
-                    "column " + String.join(".", descriptor.getPath()) + " is repeated");
+                    "column "
+                            + String.join(".", descriptor.getPath())
+                            + " is nested in more than one list");
         }
         this.descriptor = descriptor;
         this.pages = pages;
         this.maxDefinition = descriptor.getMaxDefinitionLevel();
+        this.maxRepetition = descriptor.getMaxRepetitionLevel();
+        this.definitionWidth = 32 - Integer.numberOfLeadingZeros(maxDefinition);
+        this.chunkLeft = pages.getTotalValueCount();
         DictionaryPage page = pages.readDictionaryPage();
         this.dictionary = page == null ? null : page.getEncoding().initDictionary(descriptor, page);
         int entries = dictionary == null ? 0 : dictionary.getMaxId() + 1;
@@ -113,6 +130,43 @@ final class ColumnCursor {
     /** Marks {@code n} values of the current page read. */
     void consumed(int n) {
         left -= n;
+        chunkLeft -= n;
+    }
+
+    /**
+     * A list column: whether the column chunk has another slot (a value, a null or an empty list's
+     * marker), reading its page if need be.
+     */
+    boolean hasSlot() throws IOException {
+        if (left == 0 && chunkLeft > 0) {
+            nextPage();
+        }
+        return left > 0;
+    }
+
+    /** A list column: whether the next slot starts a row (repetition level 0). */
+    boolean slotStartsRow() {
+        return repetitions[next] == 0;
+    }
+
+    /**
+     * A list column: the next slot's definition level, without moving past it: a value is there if
+     * it is {@link #maxDefinition()} (read it with {@link #readLong()} and the like, then {@link
+     * #nextSlot()}).
+     */
+    int slotDefinition() {
+        return levels[next];
+    }
+
+    /** A list column: moves past the next slot (after reading its value, if it has one). */
+    void nextSlot() {
+        next++;
+        consumed(1);
+    }
+
+    /** A list column: the definition level of a present value. */
+    int maxDefinition() {
+        return maxDefinition;
     }
 
     /** Whether the next value is present (not null); moves past its definition level. */
@@ -153,26 +207,47 @@ final class ColumnCursor {
         next = 0;
         if (levels.length < left + 8) {
             levels = new int[Math.max(left + 8, levels.length * 2)];
+            if (maxRepetition > 0) {
+                repetitions = new int[levels.length];
+            }
         }
         if (maxDefinition == 0) {
             Arrays.fill(levels, 0, left, 0);
         }
         if (page instanceof DataPageV1 v1) {
             ByteBuffer bytes = v1.getBytes().toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-            // No repetition levels (a flat column writes none); then the definition levels.
+            // The repetition levels (a list's; a flat column writes none), then the definition
+            // levels, each RLE with a length prefix.
+            if (maxRepetition > 0) {
+                if (v1.getRlEncoding() != Encoding.RLE) {
+                    throw new IOException(
+                            "column "
+                                    + String.join(".", descriptor.getPath())
+                                    + ": repetition levels in "
+                                    + v1.getRlEncoding()
+                                    + " are not supported (RLE expected)");
+                }
+                int length = bytes.getInt();
+                Hybrid.decode(bytes.slice().limit(length), 1, left, repetitions);
+                bytes.position(bytes.position() + length);
+            }
             if (maxDefinition > 0) {
                 if (v1.getDlEncoding() != Encoding.RLE) {
                     readLevelsSlowly(v1, bytes);
                 } else {
                     int length = bytes.getInt();
-                    Hybrid.decode(bytes.slice().limit(length), 1, left, levels);
+                    Hybrid.decode(bytes.slice().limit(length), definitionWidth, left, levels);
                     bytes.position(bytes.position() + length);
                 }
             }
             startValues(v1.getValueEncoding(), bytes.slice());
         } else if (page instanceof DataPageV2 v2) {
+            if (maxRepetition > 0) {
+                Hybrid.decode(v2.getRepetitionLevels().toByteBuffer(), 1, left, repetitions);
+            }
             if (maxDefinition > 0) {
-                Hybrid.decode(v2.getDefinitionLevels().toByteBuffer(), 1, left, levels);
+                Hybrid.decode(
+                        v2.getDefinitionLevels().toByteBuffer(), definitionWidth, left, levels);
             }
             startValues(v2.getDataEncoding(), v2.getData().toByteBuffer());
         } else {

@@ -146,6 +146,19 @@ public final class ColumnFileWriter implements Closeable {
         }
     }
 
+    /** As {@link #writeList(int, int[], int, int)}, for a list of INT64. */
+    public void writeList(int i, long[] values, int from, int to) {
+        ColumnWriter column = columns[i];
+        if (from == to) {
+            column.writeNull(0, 0);
+            return;
+        }
+        column.write(values[from], 0, 1);
+        for (int k = from + 1; k < to; k++) {
+            column.write(values[k], 1, 1);
+        }
+    }
+
     /** Writes a null as column {@code i}'s value of the current row (an optional column). */
     public void writeNull(int i) {
         columns[i].writeNull(0, 0);

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
@@ -54,9 +55,18 @@ public final class ParquetLayout {
      * @param field the field's index in the layout (0 label, 1..13 I1..I13, 14.. C1..)
      * @param column the Parquet column's name
      * @param descriptor the column as Parquet's readers know it
-     * @param kind how its values are read
+     * @param kind how its values (a list's ids) are read
+     * @param slotLevel for a list column, the definition level from which a slot holds an id (or a
+     *     null id): below it, the row's list is empty (or null); -1 for a column of one value
      */
-    public record Binding(int field, String column, ColumnDescriptor descriptor, Kind kind) {}
+    public record Binding(
+            int field, String column, ColumnDescriptor descriptor, Kind kind, int slotLevel) {
+
+        /** Whether the column holds lists. */
+        public boolean isList() {
+            return slotLevel >= 0;
+        }
+    }
 
     private final RowLayout layout;
     private final List<Binding> bindings;
@@ -73,7 +83,9 @@ public final class ParquetLayout {
         return layout;
     }
 
-    /** Field {@code f}'s column. */
+    /**
+     * Field {@code f}'s column, or null for a generated field (it has none: it decodes another).
+     */
     public Binding binding(int f) {
         return bindings.get(f);
     }
@@ -97,21 +109,14 @@ public final class ParquetLayout {
      */
     public static ParquetLayout bind(
             RowLayout layout, MessageType schema, Map<String, String> columns, String file) {
-        if (layout.hasLists() || layout.generated() > 0) {
-            throw new IllegalArgumentException(
-                    file
-                            + ": "
-                            + (layout.hasLists()
-                                    ? "list columns ("
-                                            + RowLayout.ranges(layout.listColumns())
-                                            + ")"
-                                    : "generated columns (input.generated_from)")
-                            + " cannot be read from Parquet yet; preprocess the text instead");
-        }
         List<Binding> bindings = new ArrayList<>(layout.fields());
         Types.MessageTypeBuilder projection = Types.buildMessage();
         Map<String, String> fieldOf = new HashMap<>();
         for (int f = 0; f < layout.fields(); f++) {
+            if (layout.isGenerated(f)) {
+                bindings.add(null); // decodes its source's column again
+                continue;
+            }
             String field = layout.fieldName(f);
             String column = columns.getOrDefault(field, field);
             String other = fieldOf.putIfAbsent(column, field);
@@ -144,13 +149,29 @@ public final class ParquetLayout {
                                         .collect(Collectors.joining(", ")));
             }
             Type type = schema.getType(column);
-            if (!type.isPrimitive()) {
-                throw new IllegalArgumentException(where + ": a group, not a value column");
+            boolean list = !layout.isLabelOrDense(f) && layout.isList(f - layout.labelDenseWidth());
+            String[] leaf = new String[] {column};
+            int slotLevel = -1;
+            if (list) {
+                String[] repeated = listPath(type, where);
+                leaf = leafPath(type, repeated);
+                slotLevel = schema.getMaxDefinitionLevel(repeated);
+            } else if (!type.isPrimitive()) {
+                throw new IllegalArgumentException(
+                        where
+                                + ": a group, not a value column"
+                                + (layout.isLabelOrDense(f)
+                                        ? ""
+                                        : " (a list? name the field in input.list_columns)"));
+            } else if (type.isRepetition(Type.Repetition.REPEATED)) {
+                throw new IllegalArgumentException(
+                        where
+                                + ": repeated; one value per row needed"
+                                + (layout.isLabelOrDense(f)
+                                        ? ""
+                                        : " (a list? name the field in input.list_columns)"));
             }
-            if (type.isRepetition(Type.Repetition.REPEATED)) {
-                throw new IllegalArgumentException(where + ": repeated; one value per row needed");
-            }
-            PrimitiveType primitive = type.asPrimitiveType();
+            PrimitiveType primitive = schema.getType(leaf).asPrimitiveType();
             Kind kind = kind(layout.isLabelOrDense(f), primitive);
             if (kind == null) {
                 throw new IllegalArgumentException(
@@ -163,11 +184,61 @@ public final class ParquetLayout {
                                         : "a categorical id (INT64, INT32 or BINARY hex text"
                                                 + " expected)"));
             }
-            ColumnDescriptor descriptor = schema.getColumnDescription(new String[] {column});
-            bindings.add(new Binding(f, column, descriptor, kind));
+            ColumnDescriptor descriptor = schema.getColumnDescription(leaf);
+            bindings.add(new Binding(f, column, descriptor, kind, slotLevel));
             projection.addField(type);
         }
-        return new ParquetLayout(layout, List.copyOf(bindings), projection.named(schema.getName()));
+        return new ParquetLayout(
+                layout,
+                java.util.Collections.unmodifiableList(bindings),
+                projection.named(schema.getName()));
+    }
+
+    /**
+     * The path of a list column's repeated node: Parquet's three-level list ({@code group C (LIST)
+     * { repeated group list { element; } }}), its two-level form ({@code group C (LIST) { repeated
+     * int64 element; }}) or a bare repeated value ({@code repeated int64 C}).
+     *
+     * @throws IllegalArgumentException naming the field if {@code type} is none of them
+     */
+    private static String[] listPath(Type type, String where) {
+        if (type.isPrimitive()) {
+            if (type.isRepetition(Type.Repetition.REPEATED)) {
+                return new String[] {type.getName()};
+            }
+            throw new IllegalArgumentException(
+                    where + ": one value per row; a list column needs a LIST (repeated) column");
+        }
+        GroupType group = type.asGroupType();
+        if (group.isRepetition(Type.Repetition.REPEATED)
+                || group.getFieldCount() != 1
+                || !group.getType(0).isRepetition(Type.Repetition.REPEATED)) {
+            throw new IllegalArgumentException(
+                    where + ": not a LIST (a group holding one repeated field expected)");
+        }
+        Type repeated = group.getType(0);
+        if (!repeated.isPrimitive()) {
+            GroupType inner = repeated.asGroupType();
+            if (inner.getFieldCount() != 1
+                    || !inner.getType(0).isPrimitive()
+                    || inner.getType(0).isRepetition(Type.Repetition.REPEATED)) {
+                throw new IllegalArgumentException(
+                        where + ": not a LIST of ids (one element value per list entry expected)");
+            }
+        }
+        return new String[] {type.getName(), repeated.getName()};
+    }
+
+    /** The path of a list's element values, given the path of its repeated node. */
+    private static String[] leafPath(Type type, String[] repeated) {
+        if (repeated.length == 1) {
+            return repeated;
+        }
+        Type node = type.asGroupType().getType(0);
+        if (node.isPrimitive()) {
+            return repeated;
+        }
+        return new String[] {repeated[0], repeated[1], node.asGroupType().getType(0).getName()};
     }
 
     private static Kind kind(boolean labelOrDense, PrimitiveType type) {
@@ -196,14 +267,21 @@ public final class ParquetLayout {
      * The schema {@code bin/piper convert} writes: {@code label} and {@code I1}..{@code I13} as
      * optional INT32, {@code C1}..{@code C26} (in Criteo's layout; as many as {@code layout} has)
      * as optional INT64 annotated unsigned (the id parsed from its hex text); a null is an empty
-     * field of the text.
+     * field of the text. A list column is a required LIST of such ids (an empty field, an empty
+     * list).
      */
     public static MessageType convertSchema(RowLayout layout) {
         Types.MessageTypeBuilder b = Types.buildMessage();
-        for (int f = 0; f < layout.fields(); f++) {
+        for (int i = 0; i < layout.inputFields(); i++) {
+            int f = layout.fieldOfInput(i);
             String name = layout.fieldName(f);
             if (layout.isLabelOrDense(f)) {
                 b.optional(PrimitiveTypeName.INT32).named(name);
+            } else if (layout.isList(f - layout.labelDenseWidth())) {
+                b.requiredList()
+                        .requiredElement(PrimitiveTypeName.INT64)
+                        .as(LogicalTypeAnnotation.intType(64, false))
+                        .named(name);
             } else {
                 b.optional(PrimitiveTypeName.INT64)
                         .as(LogicalTypeAnnotation.intType(64, false))

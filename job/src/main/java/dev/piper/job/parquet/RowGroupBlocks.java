@@ -39,8 +39,20 @@ public final class RowGroupBlocks {
     private final int fieldCount;
     private final int rowWidth;
 
-    /** The fields whose values can be bad (INT64 label or dense, hex ids), read first. */
+    /**
+     * The fields read as the file holds them and decoded after the bad rows are out: those whose
+     * values can be bad (INT64 label or dense, hex ids, lists) and the sources of generated fields;
+     * read first.
+     */
     private final int[] fallible;
+
+    /** The generated fields and, for each, the dense field it decodes again. */
+    private final int[] generatedFields;
+
+    private final int[] generatedSources;
+
+    /** Per field, whether it is a generated field's source (then read as the file holds it). */
+    private final boolean[] raw;
 
     /** Every field, {@link #fallible} first. */
     private final int[] readOrder;
@@ -89,24 +101,44 @@ public final class RowGroupBlocks {
         }
         for (int f = 0; f < fieldCount; f++) {
             ParquetLayout.Binding b = layout.binding(f);
-            cursors[f] = new ColumnCursor(b.descriptor(), store.getPageReader(b.descriptor()));
+            if (b != null) {
+                cursors[f] = new ColumnCursor(b.descriptor(), store.getPageReader(b.descriptor()));
+            }
+        }
+        int generated = layout.layout().generated();
+        generatedFields = new int[generated];
+        generatedSources = new int[generated];
+        boolean[] source = new boolean[fieldCount];
+        raw = source;
+        for (int g = 0; g < generated; g++) {
+            generatedFields[g] = denseColumns + 1 + g;
+            generatedSources[g] = layout.layout().generatedFrom().get(g) + 1;
+            source[generatedSources[g]] = true;
         }
         fallible =
                 IntStream.range(0, fieldCount)
-                        .filter(f -> canBeBad(layout.binding(f).kind()))
+                        .filter(f -> source[f] || canBeBad(layout.binding(f)))
                         .toArray();
         readOrder =
                 IntStream.concat(
                                 IntStream.of(fallible),
                                 IntStream.range(0, fieldCount)
-                                        .filter(f -> !canBeBad(layout.binding(f).kind())))
+                                        .filter(
+                                                f ->
+                                                        layout.binding(f) != null
+                                                                && !source[f]
+                                                                && !canBeBad(layout.binding(f))))
                         .toArray();
         this.nextRow = firstRow;
         this.rowsLeft = store.getRowCount();
     }
 
-    private static boolean canBeBad(ParquetLayout.Kind kind) {
-        return kind == ParquetLayout.Kind.INT64 || kind == ParquetLayout.Kind.ID_HEX;
+    /** Whether a value of the column can make its row bad: INT64 values, hex text, any list. */
+    private static boolean canBeBad(ParquetLayout.Binding b) {
+        return b != null && b.isList()
+                || b != null
+                        && (b.kind() == ParquetLayout.Kind.INT64
+                                || b.kind() == ParquetLayout.Kind.ID_HEX);
     }
 
     /** Rows of the row group not read yet. */
@@ -131,11 +163,24 @@ public final class RowGroupBlocks {
         int lines = (int) Math.min(maxRows, rowsLeft);
         int[] labelDense = new int[lines * rowWidth];
         long[][] keys = new long[sparseColumns][lines];
+        int[][] offsets = new int[sparseColumns][];
         long[][] missing = new long[fieldCount][];
         badField = null;
         blockLines = lines;
         for (int f : readOrder) {
-            missing[f] = read(f, lines, labelDense, keys);
+            missing[f] =
+                    layout.binding(f).isList()
+                            ? readList(f, lines, keys, offsets)
+                            : read(f, lines, labelDense, keys);
+        }
+        for (int g = 0; g < generatedFields.length; g++) {
+            // a generated field decodes its source's value as the file holds it
+            int to = generatedFields[g];
+            int from = generatedSources[g];
+            for (int r = 0; r < lines; r++) {
+                labelDense[r * rowWidth + to] = labelDense[r * rowWidth + from];
+            }
+            missing[to] = missing[from];
         }
         long firstRow = nextRow;
         nextRow += lines;
@@ -143,23 +188,40 @@ public final class RowGroupBlocks {
         int rows = lines;
         DeadLetter[] dead = new DeadLetter[0];
         if (badField != null) {
-            dead = deadLetters(labelDense, keys, missing);
+            dead = deadLetters(labelDense, keys, offsets, missing);
             rows = lines - dead.length;
             labelDense = withoutBadRows(labelDense, rowWidth, rows);
             for (int c = 0; c < sparseColumns; c++) {
-                keys[c] = withoutBadRows(keys[c], rows);
+                if (offsets[c] == null) {
+                    keys[c] = withoutBadRows(keys[c], rows);
+                } else {
+                    dropBadLists(keys, offsets, c, rows);
+                }
             }
             for (int f : fallible) {
                 if (missing[f].length != 0) {
                     missing[f] = withoutBadRowBits(missing[f], rows);
                 }
             }
+            for (int g : generatedFields) {
+                if (missing[g].length != 0) {
+                    missing[g] = withoutBadRowBits(missing[g], rows);
+                }
+            }
+        }
+        for (int g : generatedFields) {
+            decoder.apply(g, labelDense, keys, missing[g], rows);
         }
         for (int f : fallible) {
-            decoder.apply(f, labelDense, keys, missing[f], rows);
+            if (layout.binding(f).isList()) {
+                int c = f - rowWidth;
+                offsets[c] = decoder.applyList(c, keys, offsets[c], missing[f], rows);
+            } else {
+                decoder.apply(f, labelDense, keys, missing[f], rows);
+            }
         }
-        decoder.runPasses(labelDense, keys, rows);
-        return new ColumnBlock(lane, seq, firstRow, lines, rows, labelDense, keys, dead);
+        decoder.runPasses(labelDense, keys, offsets, rows);
+        return new ColumnBlock(lane, seq, firstRow, lines, rows, labelDense, keys, dead, offsets);
     }
 
     /**
@@ -171,13 +233,14 @@ public final class RowGroupBlocks {
         ColumnCursor cursor = cursors[f];
         ParquetLayout.Kind kind = layout.binding(f).kind();
         long[] missing = null;
-        int c = f - 1 - denseColumns;
-        long[] ids = f > denseColumns ? keys[c] : null;
+        int c = f - rowWidth;
+        long[] ids = f >= rowWidth ? keys[c] : null;
         int line = 0;
         while (line < lines) {
             int n = cursor.available(lines - line);
             int end = line + n;
-            switch (kind) {
+            // a generated field's source is read as the file holds it, as an INT64 column is
+            switch (raw[f] ? ParquetLayout.Kind.INT64 : kind) {
                 case INT32 -> {
                     int fill = decoder.fill(f);
                     boolean clip = decoder.neg2zero(f);
@@ -209,9 +272,10 @@ public final class RowGroupBlocks {
                     }
                 }
                 case INT64 -> {
+                    boolean int32 = kind == ParquetLayout.Kind.INT32;
                     for (int r = line; r < end; r++) {
                         if (cursor.present()) {
-                            long v = cursor.readLong();
+                            long v = int32 ? cursor.readInt() : cursor.readLong();
                             if (v != (int) v) {
                                 bad(
                                         r,
@@ -253,6 +317,142 @@ public final class RowGroupBlocks {
         return set;
     }
 
+    /**
+     * Reads list field {@code f} of the next {@code lines} rows as the file holds it: its ids
+     * (before any operator) into {@code keys[c]} and its offsets into {@code offsets[c]}; returns
+     * the set of rows whose list is null or empty. A null id, an empty or bad hex id makes the row
+     * bad (as the text decoder rejects an empty or bad id of a list).
+     */
+    private long[] readList(int f, int lines, long[][] keys, int[][] offsets) throws IOException {
+        ColumnCursor cursor = cursors[f];
+        ParquetLayout.Binding b = layout.binding(f);
+        ParquetLayout.Kind kind = b.kind();
+        int slotLevel = b.slotLevel();
+        int max = cursor.maxDefinition();
+        int c = f - rowWidth;
+        char separator = layout.layout().listSeparator();
+        int[] o = new int[lines + 1];
+        long[] ids = keys[c];
+        int n = 0;
+        long[] missing = null;
+        List<String> texts = null; // the current row's ids as text, once one of them is bad
+        for (int r = 0; r < lines; r++) {
+            if (!cursor.hasSlot() || !cursor.slotStartsRow()) {
+                throw new IOException(
+                        "column "
+                                + b.column()
+                                + " ends before its row group does, or a row does not start"
+                                + " where one should");
+            }
+            int element = 0;
+            boolean rowBad = badField != null && badField[r] >= 0;
+            texts = rowBad ? new ArrayList<>() : null;
+            do {
+                int def = cursor.slotDefinition();
+                if (def >= slotLevel) {
+                    element++;
+                    String problem = null; // what makes the id bad, as the detail words it
+                    Reason reason = Reason.CATEGORICAL_NOT_HEX;
+                    String text = null;
+                    long v = 0;
+                    if (def < max) {
+                        problem = " is null";
+                        text = "";
+                    } else if (kind == ParquetLayout.Kind.ID_HEX) {
+                        byte[] bytes = cursor.readBinary().getBytes();
+                        text = new String(bytes, StandardCharsets.UTF_8);
+                        int status =
+                                bytes.length == 0
+                                        ? HexIds.NOT_HEX
+                                        : HexIds.status(bytes, 0, bytes.length);
+                        if (status == HexIds.OK) {
+                            v = HexIds.value(bytes, 0, bytes.length);
+                        } else {
+                            problem =
+                                    ", \""
+                                            + quoted(text)
+                                            + "\", "
+                                            + (bytes.length == 0
+                                                    ? "is empty"
+                                                    : status == HexIds.NOT_HEX
+                                                            ? "is not hexadecimal"
+                                                            : "does not fit in 64 bits");
+                            if (status == HexIds.OVERFLOW) {
+                                reason = Reason.CATEGORICAL_OVERFLOW;
+                            }
+                        }
+                    } else {
+                        v =
+                                kind == ParquetLayout.Kind.ID_INT32
+                                        ? Integer.toUnsignedLong(cursor.readInt())
+                                        : cursor.readLong();
+                    }
+                    if (problem != null && texts == null) {
+                        texts = new ArrayList<>(); // the row's ids before this one, as text
+                        for (int i = o[r]; i < n; i++) {
+                            texts.add(hex8(ids[i]));
+                        }
+                    }
+                    if (texts != null) {
+                        texts.add(text != null ? text : hex8(v));
+                    }
+                    if (problem != null) {
+                        reject(
+                                r,
+                                f,
+                                reason,
+                                text,
+                                layout.layout().fieldName(f)
+                                        + ": id "
+                                        + element
+                                        + " of the list"
+                                        + problem);
+                    } else {
+                        if (n == ids.length) {
+                            ids = Arrays.copyOf(ids, Math.max(16, n + (n >> 1)));
+                        }
+                        ids[n++] = v;
+                    }
+                }
+                cursor.nextSlot();
+            } while (cursor.hasSlot() && !cursor.slotStartsRow());
+            if (element == 0) {
+                missing = mark(missing, lines, r);
+            }
+            o[r + 1] = n;
+            if (texts != null) {
+                keepText(r, f, String.join(String.valueOf(separator), texts));
+            }
+        }
+        keys[c] = ids;
+        offsets[c] = o;
+        return missing == null ? NONE_MISSING : missing;
+    }
+
+    /** A value cut at 40 characters for a message. */
+    private static String quoted(String value) {
+        return value.length() > 40 ? value.substring(0, 40) + "..." : value;
+    }
+
+    /** Drops the bad rows' lists of list column {@code c}. */
+    private void dropBadLists(long[][] keys, int[][] offsets, int c, int rows) {
+        int[] from = offsets[c];
+        int[] to = new int[rows + 1];
+        long[] ids = new long[Math.max(1, from[blockLines])];
+        int row = 0;
+        int n = 0;
+        for (int r = 0; r < blockLines; r++) {
+            if (badField[r] < 0) {
+                int len = from[r + 1] - from[r];
+                System.arraycopy(keys[c], from[r], ids, n, len);
+                n += len;
+                to[++row] = n;
+            }
+        }
+        keys[c] = ids;
+        offsets[c] = to;
+    }
+
     /** The id of a hexadecimal text ({@link HexIds}); anything else marks the row bad, gives 0. */
     private long hex(byte[] text, int r, int f) {
         int status = HexIds.status(text, 0, text.length);
@@ -270,6 +470,19 @@ public final class RowGroupBlocks {
 
     /** Records that field {@code f} of row {@code r} holds {@code value}, which is bad. */
     private void bad(int r, int f, Reason reason, String value, String why) {
+        reject(
+                r,
+                f,
+                reason,
+                value,
+                layout.layout().fieldName(f) + ": \"" + quoted(value) + "\"" + why);
+    }
+
+    /**
+     * Records that field {@code f} of row {@code r}, holding {@code value}, makes the row bad; the
+     * first bad field of a row gives its reason and {@code detail}.
+     */
+    private void reject(int r, int f, Reason reason, String value, String detail) {
         if (badField == null) {
             badField = new int[blockLines];
             Arrays.fill(badField, -1);
@@ -280,18 +493,18 @@ public final class RowGroupBlocks {
         badText.put((long) r * fieldCount + f, value);
         if (badField[r] < 0) { // fields are read in order: the first bad one names the row
             badField[r] = f;
-            String quoted = value.length() > 40 ? value.substring(0, 40) + "..." : value;
             badReason.put(r, reason.code());
-            badDetail.put(r, layout.layout().fieldName(f) + ": \"" + quoted + "\"" + why);
+            badDetail.put(r, detail);
         }
     }
 
     /** The dead letters of the block's bad rows, in row order. */
-    private DeadLetter[] deadLetters(int[] labelDense, long[][] keys, long[][] missing) {
+    private DeadLetter[] deadLetters(
+            int[] labelDense, long[][] keys, int[][] offsets, long[][] missing) {
         List<DeadLetter> dead = new ArrayList<>();
         for (int r = 0; r < blockLines; r++) {
             if (badField[r] >= 0) {
-                byte[] raw = render(r, labelDense, keys, missing);
+                byte[] raw = render(r, labelDense, keys, offsets, missing);
                 int keep = Math.min(raw.length, maxRawBytes);
                 dead.add(
                         new DeadLetter(
@@ -356,9 +569,13 @@ public final class RowGroupBlocks {
     }
 
     /** Row {@code r} as a Criteo text line: what the dead letter shows of it. */
-    private byte[] render(int r, int[] labelDense, long[][] keys, long[][] missing) {
+    private byte[] render(
+            int r, int[] labelDense, long[][] keys, int[][] offsets, long[][] missing) {
         StringBuilder line = new StringBuilder(256);
         for (int f = 0; f < fieldCount; f++) {
+            if (layout.binding(f) == null) {
+                continue; // a generated field: not in the file's row
+            }
             if (f > 0) {
                 line.append('\t');
             }
@@ -367,10 +584,18 @@ public final class RowGroupBlocks {
                 line.append(text);
             } else if (missing[f].length != 0 && (missing[f][r >>> 6] >>> r & 1) != 0) {
                 continue;
-            } else if (f <= denseColumns) {
+            } else if (f < rowWidth) {
                 line.append(labelDense[r * rowWidth + f]);
+            } else if (offsets[f - rowWidth] != null) {
+                int[] o = offsets[f - rowWidth];
+                for (int i = o[r]; i < o[r + 1]; i++) {
+                    if (i > o[r]) {
+                        line.append(layout.layout().listSeparator());
+                    }
+                    line.append(hex8(keys[f - rowWidth][i]));
+                }
             } else {
-                line.append(hex8(keys[f - 1 - denseColumns][r]));
+                line.append(hex8(keys[f - rowWidth][r]));
             }
         }
         return line.toString().getBytes(StandardCharsets.UTF_8);

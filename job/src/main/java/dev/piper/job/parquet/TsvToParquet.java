@@ -73,7 +73,7 @@ public final class TsvToParquet {
         long start = System.nanoTime();
         DecodeOptions options =
                 new DecodeOptions(
-                        ColumnProgram.raw(text.program().layout()),
+                        ColumnProgram.raw(inputLayout(text.program().layout())),
                         text.padMissingFields(),
                         text.maxLineBytes(),
                         text.maxRawBytes());
@@ -104,6 +104,12 @@ public final class TsvToParquet {
                 Files.deleteIfExists(partialDead);
             }
         }
+    }
+
+    /** The columns lines of {@code layout} hold: all but its generated ones. */
+    private static RowLayout inputLayout(RowLayout layout) {
+        return new RowLayout(
+                layout.dense(), layout.sparse(), layout.listColumns(), layout.listSeparator());
     }
 
     private static Result convert(
@@ -176,8 +182,10 @@ public final class TsvToParquet {
         RowLayout layout = decoded.dense().layout();
         int width = layout.labelDenseWidth();
         long[][] keys = new long[layout.sparse()][];
+        int[][] offsets = new int[layout.sparse()][];
         for (int c = 0; c < keys.length; c++) {
             keys[c] = decoded.keys()[c].keys();
+            offsets[c] = decoded.keys()[c].offsets();
         }
         for (int r = 0; r < rows; r++) {
             int word = r >>> 6;
@@ -191,7 +199,9 @@ public final class TsvToParquet {
             }
             for (int c = 0; c < keys.length; c++) {
                 int f = width + c;
-                if ((missing[f][word] & bit) != 0) {
+                if (offsets[c] != null) {
+                    out.writeList(f, keys[c], offsets[c][r], offsets[c][r + 1]);
+                } else if ((missing[f][word] & bit) != 0) {
                     out.writeNull(f);
                 } else {
                     out.writeLong(f, keys[c][r]);

@@ -729,6 +729,33 @@ class PiperCliTest {
                 .isZero();
         assertThat(Files.size(o.resolve("rows.bin"))).isEqualTo(200L * (1 + 504 + 21) * 4);
         assertThat(Files.size(o.resolve("lists/C42.lengths"))).isEqualTo(200L * 4);
+        Path parquet = tmp.resolve("rm2.parquet");
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                parquet.toString(),
+                                "--preset",
+                                "rm2"))
+                .as(err())
+                .isZero();
+        Path p = tmp.resolve("rm2-parquet");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                parquet.toString(),
+                                "--output",
+                                p.toString(),
+                                "--preset",
+                                "rm2"))
+                .as(err())
+                .isZero();
+        assertThat(Files.mismatch(p.resolve("rows.bin"), o.resolve("rows.bin"))).isEqualTo(-1);
+        assertThat(Files.mismatch(p.resolve("lists/C42.values"), o.resolve("lists/C42.values")))
+                .isEqualTo(-1);
         assertThat(PiperCli.execute("spec", "show", "--preset", "rm5")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8))
                 .contains("pipeline presto-rm5 version 1")

@@ -17,6 +17,8 @@ package dev.piper.operators.block;
  *     the pipeline's layout
  * @param keys per categorical column of the layout, its keys of the valid rows
  * @param deadLetters the rejected rows, in row order ({@code lineInBlock} their index in the block)
+ * @param offsets per categorical column, a list column's offsets ({@code rows + 1} entries, into
+ *     its keys), or null for a column of one id per row
  */
 public record ColumnBlock(
         int lane,
@@ -26,7 +28,8 @@ public record ColumnBlock(
         int rows,
         int[] labelDense,
         long[][] keys,
-        DeadLetter[] deadLetters) {
+        DeadLetter[] deadLetters,
+        int[][] offsets) {
 
     public ColumnBlock {
         if (rows < 0 || lines < rows || lines - rows != deadLetters.length) {
@@ -38,14 +41,42 @@ public record ColumnBlock(
                             + deadLetters.length
                             + " dead letters");
         }
-        if (keys.length == 0 || labelDense.length < rows) {
-            throw new IllegalArgumentException("no key arrays, or fewer label values than rows");
+        if (keys.length == 0 || labelDense.length < rows || offsets.length != keys.length) {
+            throw new IllegalArgumentException(
+                    "no key arrays, fewer label values than rows, or not one offsets entry per"
+                            + " key array");
         }
-        for (long[] k : keys) {
-            if (k.length < rows) {
-                throw new IllegalArgumentException("a key array holds fewer than " + rows);
+        for (int c = 0; c < keys.length; c++) {
+            int[] o = offsets[c];
+            if (o == null
+                    ? keys[c].length < rows
+                    : o.length != rows + 1 || keys[c].length < o[rows]) {
+                throw new IllegalArgumentException(
+                        "key array " + c + " holds fewer keys than its " + rows + " rows");
             }
         }
+    }
+
+    /** A block without list columns. */
+    public ColumnBlock(
+            int lane,
+            long seq,
+            long firstRow,
+            int lines,
+            int rows,
+            int[] labelDense,
+            long[][] keys,
+            DeadLetter[] deadLetters) {
+        this(
+                lane,
+                seq,
+                firstRow,
+                lines,
+                rows,
+                labelDense,
+                keys,
+                deadLetters,
+                new int[keys.length][]);
     }
 
     /** Words of a bit set over {@code rows} rows. */

@@ -7,11 +7,13 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link ColumnBlock}. Format 2: {@code lane} (int32), {@code seq}, {@code firstRow}
+ * Serializer of {@link ColumnBlock}. Format 3: {@code lane} (int32), {@code seq}, {@code firstRow}
  * (int64), {@code lines, rows} (int32), the label/dense values (int32 count, little-endian int32
  * values: the whole array, as the reader sized it), the number of key arrays (int32), each (int32
- * count, little-endian int64 values), then the dead letters as in {@link DenseChunkSerializer}.
- * Format 1 had 26 key arrays and no count.
+ * count, little-endian int64 values; a list column's all its ids), then the dead letters as in
+ * {@link DenseChunkSerializer}, then per key array its offsets: int32 -1 for a column of one id per
+ * row, else their count and little-endian int32 values. Format 2 had no offsets, format 1 26 key
+ * arrays and no count.
  *
  * <p>A block normally goes from the Parquet reader to the decoder chained to it and is never
  * serialized; this serializer exists so that the job never falls back to Kryo, and for the rare
@@ -24,7 +26,7 @@ public final class ColumnBlockSerializer extends BlockSerializer<ColumnBlock> {
     public static final ColumnBlockSerializer INSTANCE = new ColumnBlockSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 2;
+    static final int FORMAT = 3;
 
     @Override
     public ColumnBlock createInstance() {
@@ -45,10 +47,18 @@ public final class ColumnBlockSerializer extends BlockSerializer<ColumnBlock> {
         out.writeInt(b.rows());
         ArrayIO.writeInts(out, b.labelDense(), b.labelDense().length);
         out.writeInt(b.keys().length);
-        for (long[] k : b.keys()) {
-            ArrayIO.writeLongs(out, k, b.rows());
+        for (int c = 0; c < b.keys().length; c++) {
+            int[] o = b.offsets()[c];
+            ArrayIO.writeLongs(out, b.keys()[c], o == null ? b.rows() : o[b.rows()]);
         }
         writeDeadLetters(b.deadLetters(), out);
+        for (int[] o : b.offsets()) {
+            if (o == null) {
+                out.writeInt(-1);
+            } else {
+                ArrayIO.writeInts(out, o, o.length);
+            }
+        }
     }
 
     @Override
@@ -68,7 +78,22 @@ public final class ColumnBlockSerializer extends BlockSerializer<ColumnBlock> {
             keys[c] = ArrayIO.readLongs(in);
         }
         DeadLetter[] letters = readDeadLetters(in);
-        return new ColumnBlock(lane, seq, firstRow, lines, rows, labelDense, keys, letters);
+        int[][] offsets = new int[columns][];
+        for (int c = 0; c < columns; c++) {
+            int n = in.readInt();
+            if (n != -1) {
+                if (n != rows + 1) {
+                    throw new IOException("corrupt column block: " + n + " offsets");
+                }
+                offsets[c] = ArrayIO.readInts(in, n);
+            }
+        }
+        try {
+            return new ColumnBlock(
+                    lane, seq, firstRow, lines, rows, labelDense, keys, letters, offsets);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt column block: " + e.getMessage(), e);
+        }
     }
 
     @Override

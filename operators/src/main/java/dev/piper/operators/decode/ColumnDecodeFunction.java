@@ -67,7 +67,7 @@ public final class ColumnDecodeFunction extends ProcessFunction<ColumnBlock, Key
                         block.lane(),
                         block.seq(),
                         block.keys(),
-                        new int[block.keys().length][], // columnar input has no lists yet
+                        block.offsets(),
                         block.rows()),
                 new int[0],
                 0,

@@ -1,5 +1,7 @@
 package dev.piper.operators.decode;
 
+import dev.piper.operators.ops.Op;
+
 /**
  * Runs a {@link ColumnProgram} over the column arrays of a block read from a columnar file, in
  * place: what {@link CriteoDecoder} does after parsing a text line, for values that arrive parsed.
@@ -18,6 +20,10 @@ public final class ColumnarDecoder {
     private final long[] fill;
     private final boolean[] neg2zero;
     private final long[] modulus;
+
+    /** Per sparse column, whether an empty list becomes the list of its fill_null value. */
+    private final boolean[] fillsList;
+
     private final ColumnPasses passes;
 
     public ColumnarDecoder(ColumnProgram program) {
@@ -32,8 +38,10 @@ public final class ColumnarDecoder {
         for (int f = 0; f < width; f++) {
             neg2zero[f] = program.neg2zero(f);
         }
+        fillsList = new boolean[layout.sparse()];
         for (int c = 0; c < modulus.length; c++) {
             modulus[c] = program.modulus(c);
+            fillsList[c] = program.chain(layout.sparseField(c)).get(1) instanceof Op.FillNull;
         }
         passes = ColumnPasses.of(program, true);
     }
@@ -100,10 +108,61 @@ public final class ColumnarDecoder {
         }
     }
 
+    /**
+     * A list column's fill and modulus, as the text decoder gives them to a list field: a missing
+     * list (null or empty in the file: {@code missing}, as for {@link #apply}) becomes the list of
+     * the column's fill_null value if it has one, else stays empty; every id takes the leading
+     * modulus. Returns the column's offsets, new if a list grew ({@code keys[c]} is then new too).
+     */
+    public int[] applyList(int c, long[][] keys, int[] offsets, long[] missing, int rows) {
+        long m = modulus[c];
+        long[] ids = keys[c];
+        if (m > 0) {
+            for (int i = offsets[0]; i < offsets[rows]; i++) {
+                ids[i] = Long.remainderUnsigned(ids[i], m);
+            }
+        }
+        if (missing.length == 0 || !fillsList[c]) {
+            return offsets;
+        }
+        long fillId = fill[width + c];
+        int added = 0;
+        for (int r = 0; r < rows; r++) {
+            if ((missing[r >>> 6] >>> r & 1) != 0) {
+                added++;
+            }
+        }
+        int[] out = new int[rows + 1];
+        long[] values = new long[offsets[rows] + added];
+        int n = 0;
+        for (int r = 0; r < rows; r++) {
+            if ((missing[r >>> 6] >>> r & 1) != 0) {
+                values[n++] = m > 0 ? Long.remainderUnsigned(fillId, m) : fillId;
+            } else {
+                int len = offsets[r + 1] - offsets[r];
+                System.arraycopy(ids, offsets[r], values, n, len);
+                n += len;
+            }
+            out[r + 1] = n;
+        }
+        keys[c] = values;
+        return out;
+    }
+
     /** Runs the program's column passes (its operators after those fused into the parser). */
     public void runPasses(int[] labelDense, long[][] keys, int rows) {
         if (!passes.isEmpty()) {
             passes.run(labelDense, keys, rows);
+        }
+    }
+
+    /**
+     * As above, with the lists of list columns ({@link ColumnPasses#run(int[], long[][], int[][],
+     * int)}).
+     */
+    public void runPasses(int[] labelDense, long[][] keys, int[][] offsets, int rows) {
+        if (!passes.isEmpty()) {
+            passes.run(labelDense, keys, offsets, rows);
         }
     }
 }

@@ -685,7 +685,8 @@ public final class CriteoDecoder {
         long m = modulus[c];
         if (s == e) {
             if (fillsList[c]) {
-                append(keys, c, fill[f]);
+                long id = fill[f]; // takes the field's place: the operators apply to it
+                append(keys, c, m > 0 ? Long.remainderUnsigned(id, m) : id);
             }
             return true;
         }

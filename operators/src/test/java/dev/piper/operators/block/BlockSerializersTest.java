@@ -285,6 +285,22 @@ class BlockSerializersTest {
         ColumnBlock out = roundTrip(ColumnBlockSerializer.INSTANCE, in);
         assertThat(out).usingRecursiveComparison().isEqualTo(in);
         assertThat(out.keys()).hasNumberOfRows(3);
+        // C2 a list column: rows of 2, 0 and 1 ids
+        ColumnBlock lists =
+                new ColumnBlock(
+                        0,
+                        1,
+                        0,
+                        3,
+                        3,
+                        ints(3 * 5),
+                        new long[][] {longs(3), {7, 8, 9, 0}, longs(3)},
+                        new DeadLetter[0],
+                        new int[][] {null, {0, 2, 2, 3}, null});
+        ColumnBlock back = roundTrip(ColumnBlockSerializer.INSTANCE, lists);
+        assertThat(back.offsets()[1]).containsExactly(0, 2, 2, 3);
+        assertThat(back.keys()[1]).containsExactly(7, 8, 9);
+        assertThat(back.offsets()[0]).isNull();
     }
 
     @Test
@@ -308,7 +324,7 @@ class BlockSerializersTest {
                 .isEqualTo(in);
     }
 
-    /** Format 2 of a one-row block with one dead letter. */
+    /** Format 3 of a one-row block with one dead letter. */
     @Test
     void columnBlockBytesAreFrozen() throws IOException {
         long[][] keys = new long[26][1];
@@ -368,7 +384,8 @@ class BlockSerializersTest {
                     + "4931"
                     + "00000001"
                     + "31"
-                    + "00";
+                    + "00"
+                    + "ffffffff".repeat(26); // no list columns
 
     private static final String RAW_FROZEN =
             "0000000100000000000000020000000000000003ffffffffffffffff00000002780a000000010200000000000000000000010000000000000000000000050000000000000006";
