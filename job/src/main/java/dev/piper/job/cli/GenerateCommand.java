@@ -1,7 +1,10 @@
 package dev.piper.job.cli;
 
 import dev.piper.job.generate.CriteoGenerator;
+import dev.piper.job.parquet.TsvToParquet;
 import dev.piper.job.spec.Presets;
+import dev.piper.operators.decode.ColumnProgram;
+import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.decode.RowLayout;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -11,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,7 +30,9 @@ import picocli.CommandLine.Spec;
             "Write seeded synthetic Criteo-like text (label, I1..I13, C1..C26, tab-separated).",
             "Categorical cardinalities are the Criteo Kaggle set's times --scale, ids Zipf-skewed.",
             "--dense/--sparse write wider (or narrower) lines, column j shaped as Criteo's"
-                    + " column j mod 13 (dense) or j mod 26 (categorical)."
+                    + " column j mod 13 (dense) or j mod 26 (categorical).",
+            "An --output ending in .parquet gets the lines as bin/piper convert writes them"
+                    + " (malformed lines to its .dead-letters.jsonl)."
         })
 final class GenerateCommand implements Callable<Integer> {
 
@@ -49,7 +55,7 @@ final class GenerateCommand implements Callable<Integer> {
             names = "--output",
             required = true,
             paramLabel = "PATH",
-            description = "File to write.")
+            description = "File to write: text, or Parquet if its name ends in .parquet.")
     Path output;
 
     @Option(
@@ -117,8 +123,36 @@ final class GenerateCommand implements Callable<Integer> {
         long start = System.nanoTime();
         CriteoGenerator generator =
                 new CriteoGenerator(layout, seed, scale, badRate, meanListLength);
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(output), 1 << 20)) {
-            generate(generator, out, rows, System.err);
+        boolean parquet = output.getFileName().toString().endsWith(".parquet");
+        // Parquet: the lines as text first, then converted (what convert makes of them)
+        Path text = parquet ? output.resolveSibling("." + output.getFileName() + ".tsv") : output;
+        try {
+            try (OutputStream out =
+                    new BufferedOutputStream(Files.newOutputStream(text), 1 << 20)) {
+                generate(generator, out, rows, System.err);
+            }
+            if (parquet) {
+                Path dead =
+                        output.resolveSibling(
+                                output.getFileName().toString().replaceFirst("\\.parquet$", "")
+                                        + ".dead-letters.jsonl");
+                TsvToParquet.convert(
+                        text,
+                        output,
+                        dead,
+                        new DecodeOptions(
+                                ColumnProgram.raw(layout),
+                                false,
+                                DecodeOptions.DEFAULT_MAX_LINE_BYTES,
+                                DecodeOptions.DEFAULT_MAX_RAW_BYTES),
+                        CompressionCodecName.SNAPPY,
+                        TsvToParquet.DEFAULT_ROW_GROUP_ROWS,
+                        System.err);
+            }
+        } finally {
+            if (parquet) {
+                Files.deleteIfExists(text);
+            }
         }
         spec.commandLine()
                 .getOut()

@@ -754,6 +754,35 @@ class PiperCliTest {
                 .as(err())
                 .isZero();
         assertThat(Files.mismatch(p.resolve("rows.bin"), o.resolve("rows.bin"))).isEqualTo(-1);
+        // generate writes Parquet directly: the same lines, converted
+        Path generated = tmp.resolve("rm2-direct.parquet");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--preset",
+                                "rm2",
+                                "--rows",
+                                "200",
+                                "--scale",
+                                "0.001",
+                                "--output",
+                                generated.toString()))
+                .as(err())
+                .isZero();
+        assertThat(tmp.resolve(".rm2-direct.parquet.tsv")).doesNotExist();
+        Path q = tmp.resolve("rm2-direct");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                generated.toString(),
+                                "--output",
+                                q.toString(),
+                                "--preset",
+                                "rm2"))
+                .as(err())
+                .isZero();
+        assertThat(Files.mismatch(q.resolve("rows.bin"), o.resolve("rows.bin"))).isEqualTo(-1);
         assertThat(Files.mismatch(p.resolve("lists/C42.values"), o.resolve("lists/C42.values")))
                 .isEqualTo(-1);
         assertThat(PiperCli.execute("spec", "show", "--preset", "rm5")).isZero();
