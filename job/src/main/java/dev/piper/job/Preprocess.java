@@ -166,6 +166,10 @@ public final class Preprocess {
                     "the cost report (--report) prices Criteo's 40 columns; the spec's input has "
                             + options.program().layout());
         }
+        if (report != null && options.program().onehotSizes() != null) {
+            throw new IllegalArgumentException(
+                    "the cost report (--report) has no price for onehot; run it without");
+        }
         if (PiperOptions.parquetInput(conf, path)) {
             if (report != null) {
                 throw new IllegalArgumentException(

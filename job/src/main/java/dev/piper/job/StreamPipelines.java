@@ -53,6 +53,13 @@ public record StreamPipelines(List<Pipeline> pipelines) {
                                 + " Criteo's 13 and 26 only so far (preprocess reads any"
                                 + " layout)");
             }
+            if (p.start().program().onehotSizes() != null) {
+                throw new IllegalArgumentException(
+                        "pipeline "
+                                + p.name()
+                                + ": onehot widens the rows, and piper stream's records keep"
+                                + " Criteo's 40 columns so far (preprocess writes onehot columns)");
+            }
         }
         if (pipelines.isEmpty() || pipelines.size() > Lanes.MAX_PIPELINES) {
             throw new IllegalArgumentException(

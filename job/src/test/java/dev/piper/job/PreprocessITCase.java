@@ -17,6 +17,7 @@ import dev.piper.operators.decode.Reason;
 import dev.piper.operators.decode.RowLayout;
 import dev.piper.operators.ops.Op;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -769,6 +770,76 @@ class PreprocessITCase {
             buckets.add(rows.getInt((r * (layout.rowBytes() / 4) + dense + 1) * 4));
         }
         assertThat(buckets.size()).isGreaterThan(50);
+    }
+
+    /**
+     * onehot (drop-last) on a MiniCluster at parallelism 2: rows.bin of a spec whose I2 ends in
+     * bucketize + onehot(5) is the rows of the same spec without the onehot, I2's bucket replaced
+     * by its 4 indicator columns; rows.parquet has them as I2_0..I2_3.
+     */
+    @Test
+    void onehotWidensTheRowsByItsIndicators() throws Exception {
+        String base =
+                """
+                {"name": "oh", "version": 1, "input": {"format": "criteo-tsv"},
+                 "columns": {
+                   "label": ["decode", "fill_missing"],
+                   "I1": ["decode", "fill_missing", "neg2zero"],
+                   "I2": ["decode", "fill_missing", {"op": "bucketize", "borders": [0, 1, 10, 100]}%s],
+                   "I3..I13": ["decode", "fill_missing", "neg2zero"],
+                   "C1..C26": ["decode", "fill_missing", "hex2int", "vocab"]
+                 }}
+                """;
+        Configuration plain = new Configuration();
+        plain.set(PiperOptions.SPEC, base.formatted(""));
+        Path plainOut = preprocess(generated, 2, plain);
+        Configuration onehot = new Configuration();
+        onehot.set(PiperOptions.SPEC, base.formatted(", {\"op\": \"onehot\", \"size\": 5}"));
+        Path onehotOut = preprocess(generated, 2, onehot);
+
+        ByteBuffer rows =
+                ByteBuffer.wrap(Files.readAllBytes(plainOut.resolve(OutputLayout.ROWS)))
+                        .order(ByteOrder.LITTLE_ENDIAN);
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        ByteBuffer value = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+        int n = rows.capacity() / 160;
+        int[] seen = new int[5];
+        for (int r = 0; r < n; r++) {
+            for (int f = 0; f < 40; f++) {
+                int v = rows.getInt(r * 160 + f * 4);
+                if (f == 2) {
+                    seen[v]++;
+                    for (int k = 0; k < 4; k++) {
+                        expected.writeBytes(value.putInt(0, k == v ? 1 : 0).array());
+                    }
+                } else {
+                    expected.writeBytes(value.putInt(0, v).array());
+                }
+            }
+        }
+        assertThat(seen).as("every bucket occurs, the last (dropped) too").doesNotContain(0);
+        assertThat(Files.readAllBytes(onehotOut.resolve(OutputLayout.ROWS)))
+                .isEqualTo(expected.toByteArray());
+        JsonNode meta = metadata(onehotOut);
+        assertThat(meta.get("row_bytes").asInt()).isEqualTo(43 * 4);
+        assertThat(meta.get("onehot_columns").get("I2").asInt()).isEqualTo(4);
+        assertThat(meta.get("rows_written")).isEqualTo(metadata(plainOut).get("rows_written"));
+
+        onehot.set(PiperOptions.OUTPUT_FORMAT, "parquet");
+        Path pq = preprocess(generated, 2, onehot);
+        try (ParquetReader<Group> reader =
+                ParquetReader.builder(
+                                new GroupReadSupport(),
+                                new org.apache.hadoop.fs.Path(
+                                        pq.resolve(OutputLayout.ROWS_PARQUET).toUri()))
+                        .build()) {
+            Group g = reader.read();
+            int bucket = rows.getInt(2 * 4);
+            for (int k = 0; k < 4; k++) {
+                assertThat(g.getInteger("I2_" + k, 0)).isEqualTo(k == bucket ? 1 : 0);
+            }
+            assertThat(g.getInteger("C26", 0)).isEqualTo(rows.getInt(39 * 4));
+        }
     }
 
     /**

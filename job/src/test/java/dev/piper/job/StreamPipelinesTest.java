@@ -105,6 +105,21 @@ class StreamPipelinesTest {
                                 + " and 26 only so far (preprocess reads any layout)");
     }
 
+    /** onehot widens the rows, which the stream's records keep at 40 columns: refused. */
+    @Test
+    void aSpecWithOnehotIsRefused() throws Exception {
+        String onehot =
+                new String(spec("oh", "o"), StandardCharsets.UTF_8)
+                        .replace(
+                                "\"I1..I13\": [\"decode\", \"fill_missing\", \"neg2zero\"]",
+                                "\"I1\": [\"decode\", \"fill_missing\", {\"op\": \"onehot\","
+                                        + " \"size\": 3}], \"I2..I13\": [\"decode\","
+                                        + " \"fill_missing\", \"neg2zero\"]");
+        assertThatThrownBy(
+                        () -> StreamPipelines.of(several(onehot.getBytes(StandardCharsets.UTF_8))))
+                .hasMessageContaining("pipeline oh: onehot widens the rows");
+    }
+
     @Test
     void aCheckpointDirectoryKeepsItsPipelines() throws Exception {
         StreamPipelines two = StreamPipelines.of(several(spec("a", "ta"), spec("b", "tb")));

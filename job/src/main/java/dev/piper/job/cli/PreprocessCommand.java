@@ -4,6 +4,7 @@ import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.job.cluster.OnCluster;
 import dev.piper.job.sink.RowsFormat;
+import dev.piper.job.spec.SpecCompiler;
 import dev.piper.operators.decode.RowLayout;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -166,6 +167,11 @@ final class PreprocessCommand implements Callable<Integer> {
                         "--report: the cost report prices Criteo's 40 columns; the spec's input"
                                 + " has "
                                 + layout);
+            }
+            if (SpecCompiler.program(PiperOptions.spec(conf)).onehotSizes() != null) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--report: the cost report has no price for onehot; run it without");
             }
             reportOptions.apply(spec.commandLine(), conf);
         }

@@ -221,6 +221,10 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
                             + spec.layout());
             return problems;
         }
+        if (SpecCompiler.program(spec).onehotSizes() != null) {
+            problems.add("columns: onehot widens the rows, which a running stream keeps at 40");
+            return problems;
+        }
         // The Kafka feed states a column's OOV buckets from the starting spec, for epoch 0
         // (OutputEncoder): a new epoch must not have any.
         List<String> bucketed = new ArrayList<>();

@@ -141,7 +141,7 @@ public final class DlrmOutputWriter implements Closeable {
         if (parquet != null) {
             parquet.write(block.rowBytes(), block.rows(), block.listOffsets(), block.listIndices());
         } else {
-            rows.write(block.rowBytes(), 0, block.rows() * options.program().layout().rowBytes());
+            rows.write(block.rowBytes(), 0, block.rows() * options.program().rowBytes());
         }
         for (DeadLetter d : block.deadLetters()) {
             dead.write(d, nextLine + d.lineInBlock());
@@ -262,10 +262,10 @@ public final class DlrmOutputWriter implements Closeable {
                             + " them)");
         } else {
             sparseNames += layout.hasLists() ? " but the list columns" : "";
-            root.put("row_bytes", layout.rowBytes());
+            root.put("row_bytes", program.rowBytes());
             root.put(
                     "row_layout",
-                    layout.rowBytes() / Integer.BYTES
+                    program.rowBytes() / Integer.BYTES
                             + " little-endian int32 per row: label, "
                             + denseNames
                             + ", "
@@ -274,6 +274,15 @@ public final class DlrmOutputWriter implements Closeable {
         }
         root.put("dense_columns", layout.dense());
         root.put("sparse_columns", layout.sparse());
+        int[] onehot = program.onehotSizes();
+        if (onehot != null) {
+            ObjectNode columns = root.putObject("onehot_columns");
+            for (int f = 0; f < onehot.length; f++) {
+                if (onehot[f] > 0) {
+                    columns.put(layout.fieldName(f), onehot[f] - 1); // its columns in the row
+                }
+            }
+        }
         if (layout.generated() > 0) {
             ObjectNode generated = root.putObject("generated_columns");
             for (int g = 0; g < layout.generated(); g++) {

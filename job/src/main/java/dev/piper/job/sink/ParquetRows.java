@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.MessageType;
@@ -29,21 +31,33 @@ final class ParquetRows implements AutoCloseable {
     static final int ROW_GROUP_ROWS = 1 << 20;
 
     private final ColumnFileWriter writer;
+
+    /** Per Parquet column (a field, or one of a onehot field's columns): whether it is FLOAT. */
     private final boolean[] isFloat;
 
-    /** Per field, its list's index among the layout's list columns, or -1 for a value column. */
+    /** Per Parquet column, its list's index among the layout's list columns, or -1. */
     private final int[] list;
 
     ParquetRows(Path file, ColumnProgram program) throws IOException {
         RowLayout layout = program.layout();
-        isFloat = new boolean[layout.fields()];
-        list = new int[layout.fields()];
-        for (int f = 0; f < isFloat.length; f++) {
-            isFloat[f] = program.type(f) == ValueType.float32;
-            list[f] =
-                    layout.isLabelOrDense(f)
-                            ? -1
-                            : layout.listColumns().indexOf(f - layout.labelDenseWidth());
+        int[] onehot = program.onehotSizes();
+        List<Boolean> floats = new ArrayList<>();
+        List<Integer> lists = new ArrayList<>();
+        for (int f = 0; f < layout.fields(); f++) {
+            int columns = onehot != null && f < onehot.length && onehot[f] > 0 ? onehot[f] - 1 : 1;
+            for (int k = 0; k < columns; k++) {
+                floats.add(program.type(f) == ValueType.float32);
+                lists.add(
+                        layout.isLabelOrDense(f)
+                                ? -1
+                                : layout.listColumns().indexOf(f - layout.labelDenseWidth()));
+            }
+        }
+        isFloat = new boolean[floats.size()];
+        list = new int[lists.size()];
+        for (int i = 0; i < isFloat.length; i++) {
+            isFloat[i] = floats.get(i);
+            list[i] = lists.get(i);
         }
         writer =
                 new ColumnFileWriter(
@@ -62,15 +76,23 @@ final class ParquetRows implements AutoCloseable {
     /**
      * The file's schema under {@code program}: a float32 column is FLOAT, any other INT32; a list
      * column is a required LIST of required INT32 indices (Parquet's three-level list: {@code
-     * required group Cj (LIST) { repeated group list { required int32 element; } }}).
+     * required group Cj (LIST) { repeated group list { required int32 element; } }}); a onehot
+     * column of {@code size} is {@code size - 1} INT32 columns {@code I3_0}, {@code I3_1}, ...
      */
     static MessageType schema(ColumnProgram program) {
         RowLayout layout = program.layout();
+        int[] onehot = program.onehotSizes();
         Types.MessageTypeBuilder b = Types.buildMessage();
         for (int f = 0; f < layout.fields(); f++) {
             String name = layout.fieldName(f);
             if (!layout.isLabelOrDense(f) && layout.isList(f - layout.labelDenseWidth())) {
                 b.requiredList().requiredElement(PrimitiveTypeName.INT32).named(name);
+                continue;
+            }
+            if (onehot != null && f < onehot.length && onehot[f] > 0) {
+                for (int k = 0; k < onehot[f] - 1; k++) {
+                    b.required(PrimitiveTypeName.INT32).named(name + "_" + k);
+                }
                 continue;
             }
             PrimitiveTypeName type =

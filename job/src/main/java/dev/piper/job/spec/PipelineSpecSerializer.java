@@ -55,7 +55,8 @@ import org.apache.flink.core.memory.DataOutputView;
  * of list columns (varint) and each list column's 0-based sparse index (varint), and the list
  * separator (varint of its character), the number of generated columns (varint) and the dense index
  * each decodes (varint). Formats 1..4 have none and read as Criteo's layout (13 and 26, no lists).
- * Format 5 also adds firstx and ngram, their {@code x} and {@code n} as varints.
+ * Format 5 also adds firstx, ngram and onehot, their {@code x}, {@code n} and {@code size} as
+ * varints.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
@@ -84,6 +85,7 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
     static final int ID_OP_MAPID = 124;
     static final int ID_OP_FIRSTX = 125;
     static final int ID_OP_NGRAM = 126;
+    static final int ID_OP_ONEHOT = 127;
 
     private transient Kryo kryo;
     private transient Reading reading;
@@ -189,6 +191,12 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                         (o, g) -> o.writeVarInt(g.n(), true),
                         i -> new Op.NgramOp(i.readVarInt(true))),
                 ID_OP_NGRAM);
+        k.register(
+                Op.OneHotOp.class,
+                new OpWriter<>(
+                        (o, h) -> o.writeVarInt(h.size(), true),
+                        i -> new Op.OneHotOp(i.readVarInt(true))),
+                ID_OP_ONEHOT);
         return k;
     }
 

@@ -647,6 +647,7 @@ public final class SpecParser {
                                                     p.has("default")
                                                             ? p.longValue("default", 0)
                                                             : null));
+                    case "onehot" -> p.make(() -> new Op.OneHotOp(p.intValue("size", 2)));
                     case "firstx" -> p.make(() -> new Op.FirstXOp(p.intValue("x", 1)));
                     case "ngram" -> p.make(() -> new Op.NgramOp(p.intValue("n", 1)));
                     case "vocab" ->

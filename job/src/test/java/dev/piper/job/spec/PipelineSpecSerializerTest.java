@@ -351,6 +351,23 @@ public class PipelineSpecSerializerTest {
                                 "02" + "05707174" + "75e807" + "7600", // kind sparse, 5 operators
                                 "03" + "07707174" + "75e807" + "7f14" + "800102" + "7600"));
         assertThat(roundTrip(listOps)).isEqualTo(listOps);
+        // onehot: registration id 127 (81 01 as Kryo writes it), then its size
+        Column i5 = s.columns().get(0);
+        List<Op> withOnehot = new java.util.ArrayList<>(i5.ops());
+        withOnehot.add(new Op.OneHotOp(8));
+        PipelineSpec onehot =
+                new PipelineSpec(
+                        s.name(),
+                        s.version(),
+                        s.input(),
+                        List.of(new Column("I5", Kind.dense, withOnehot), s.columns().get(1)),
+                        s.output());
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(onehot)))
+                .isEqualTo(
+                        small5.replace(
+                                "49b5" + "01" + "04" + "70717273", // I5, dense, 4 operators
+                                "49b5" + "01" + "05" + "70717273" + "8101" + "08"));
+        assertThat(roundTrip(onehot)).isEqualTo(onehot);
         for (PipelineSpec spec :
                 List.of(
                         small(),

@@ -606,6 +606,22 @@ class SpecParserTest {
                                         "\"C3\": [\"decode\", \"fill_missing\", \"hex2int\","
                                                 + " {\"op\": \"firstx\", \"x\": 2},")),
                         "columns.C3[3]: firstx does not apply to sparse columns"),
+                Arguments.of(
+                        "onehot before another operator",
+                        spec(
+                                c.replace(
+                                        "\"I5\": [\"decode\", \"fill_missing\", \"neg2zero\", \"log\"]",
+                                        "\"I5\": [\"decode\", \"fill_missing\", {\"op\": \"onehot\","
+                                                + " \"size\": 3}, \"neg2zero\"]")),
+                        "columns.I5[2]: onehot must come last"),
+                Arguments.of(
+                        "onehot of one category",
+                        spec(
+                                c.replace(
+                                        "\"I5\": [\"decode\", \"fill_missing\", \"neg2zero\", \"log\"]",
+                                        "\"I5\": [\"decode\", \"fill_missing\", {\"op\": \"onehot\","
+                                                + " \"size\": 1}]")),
+                        "columns.I5[2]: onehot \"size\" must be a 32-bit integer of at least 2, not 1"),
                 Arguments.of("not JSON", "{\"name\": ", "line 1"));
     }
 

@@ -17,6 +17,8 @@ import dev.piper.operators.decode.RowLayout;
  * @param version the version of the pipeline spec the whole block was decoded with
  * @param layout the fields of the block's rows: the width of {@code labelDense}, and how many index
  *     chunks complete the block
+ * @param onehot per label/dense slot, the size of the onehot its value becomes in the output row
+ *     (the value is the category), or 0; null when no slot has one
  */
 public record DenseChunk(
         int lane,
@@ -27,9 +29,13 @@ public record DenseChunk(
         DeadLetter[] deadLetters,
         Origin origin,
         int version,
-        RowLayout layout) {
+        RowLayout layout,
+        int[] onehot) {
 
     public DenseChunk {
+        if (onehot != null && onehot.length != layout.labelDenseWidth()) {
+            throw new IllegalArgumentException("one onehot size per label/dense slot expected");
+        }
         if (labelDense.length < rows * layout.labelDenseWidth()) {
             throw new IllegalArgumentException(
                     "labelDense holds fewer than " + rows + " rows of " + layout);
@@ -47,6 +53,20 @@ public record DenseChunk(
             Origin origin,
             int version) {
         this(lane, seq, lines, rows, labelDense, deadLetters, origin, version, RowLayout.CRITEO);
+    }
+
+    /** A chunk without onehot columns. */
+    public DenseChunk(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            int[] labelDense,
+            DeadLetter[] deadLetters,
+            Origin origin,
+            int version,
+            RowLayout layout) {
+        this(lane, seq, lines, rows, labelDense, deadLetters, origin, version, layout, null);
     }
 
     /** A chunk of lane 0 (file input) decoded with spec version 1. */

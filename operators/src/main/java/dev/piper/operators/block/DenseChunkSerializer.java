@@ -17,8 +17,9 @@ import org.apache.flink.core.memory.DataOutputView;
  * modified UTF-8, raw as int32 length and bytes, truncated flag), then the origin (see {@link
  * BlockSerializer#writeOrigin}), the spec {@code version} (int32), the layout: its dense and sparse
  * columns (int32 each), its list columns (int32 count, each an int32 sparse index), list separator
- * (a UTF-16 char) and generated columns (int32 count, each the int32 dense index it decodes).
- * Format 4 had no layout (always Criteo's), format 3 no version, format 2 no lane and no origin.
+ * (a UTF-16 char) and generated columns (int32 count, each the int32 dense index it decodes), then
+ * the onehot sizes (int32 count, 0 for none, else one int32 per label/dense slot). Format 4 had no
+ * layout (always Criteo's), format 3 no version, format 2 no lane and no origin.
  *
  * <p>Dense chunks wait in the concatenation's keyed state for their index chunks, so this still
  * reads format 4: a savepoint taken before layouts restores by migration, its chunks in Criteo's
@@ -58,6 +59,13 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         for (int d : layout.generatedFrom()) {
             out.writeInt(d);
         }
+        int[] onehot = r.onehot();
+        out.writeInt(onehot == null ? 0 : onehot.length);
+        if (onehot != null) {
+            for (int size : onehot) {
+                out.writeInt(size);
+            }
+        }
     }
 
     /** Format 4's fields: everything but the layout. */
@@ -87,6 +95,7 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         Origin origin = readOrigin(in);
         int version = in.readInt();
         RowLayout layout = RowLayout.CRITEO;
+        int[] onehot = null;
         if (withLayout) {
             int dense = in.readInt();
             int sparse = in.readInt();
@@ -112,6 +121,16 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
             } catch (IllegalArgumentException e) {
                 throw new IOException("corrupt dense chunk: " + e.getMessage(), e);
             }
+            int slots = in.readInt();
+            if (slots != 0 && slots != layout.labelDenseWidth()) {
+                throw new IOException("corrupt dense chunk: " + slots + " onehot sizes");
+            }
+            if (slots > 0) {
+                onehot = new int[slots];
+                for (int j = 0; j < slots; j++) {
+                    onehot[j] = in.readInt();
+                }
+            }
         }
         if (values.length != rows * layout.labelDenseWidth()) {
             throw new IOException(
@@ -122,7 +141,8 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
                             + " rows of "
                             + layout);
         }
-        return new DenseChunk(lane, seq, lines, rows, values, letters, origin, version, layout);
+        return new DenseChunk(
+                lane, seq, lines, rows, values, letters, origin, version, layout, onehot);
     }
 
     /** Format 4, for restoring state written before layouts: Criteo's layout. */

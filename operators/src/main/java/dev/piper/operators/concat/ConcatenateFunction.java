@@ -149,7 +149,14 @@ public final class ConcatenateFunction<K>
                             + " index chunks for "
                             + layout);
         }
-        byte[] bytes = new byte[rows * layout.rowBytes()];
+        int[] onehot = d.onehot();
+        int rowBytes = layout.rowBytes();
+        if (onehot != null) {
+            for (int size : onehot) {
+                rowBytes += size > 0 ? (size - 2) * Integer.BYTES : 0;
+            }
+        }
+        byte[] bytes = new byte[rows * rowBytes];
         ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         int[] labelDense = d.labelDense();
         int[][] indices = new int[sparseColumns][];
@@ -189,7 +196,16 @@ public final class ConcatenateFunction<K>
         for (int r = 0; r < rows; r++) {
             int base = r * width;
             for (int j = 0; j < width; j++) {
-                buf.putInt(pos, labelDense[base + j]);
+                int v = labelDense[base + j];
+                if (onehot != null && onehot[j] > 0) {
+                    // drop-last one-hot of the category v (OneHot): 1 at v, 0 elsewhere
+                    for (int k = 0; k < onehot[j] - 1; k++) {
+                        buf.putInt(pos, k == v ? 1 : 0);
+                        pos += Integer.BYTES;
+                    }
+                    continue;
+                }
+                buf.putInt(pos, v);
                 pos += Integer.BYTES;
             }
             for (int c : scalar) {
@@ -197,7 +213,7 @@ public final class ConcatenateFunction<K>
                 pos += Integer.BYTES;
             }
         }
-        assert pos == rows * layout.rowBytes();
+        assert pos == rows * rowBytes;
         int lists = layout.listColumns().size();
         int[][] listOffsets = new int[lists][];
         int[][] listIndices = new int[lists][];

@@ -59,7 +59,8 @@ public final class ColumnDecodeFunction extends ProcessFunction<ColumnBlock, Key
                         block.deadLetters(),
                         Origin.NONE,
                         program.version(),
-                        program.layout());
+                        program.layout(),
+                        program.onehotSizes());
         return new CriteoDecoder.Decoded(
                 dense,
                 CriteoDecoder.keyChunks(

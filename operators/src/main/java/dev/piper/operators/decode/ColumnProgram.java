@@ -48,6 +48,9 @@ public final class ColumnProgram implements Serializable {
     private final Op[][] passOps;
     private final ValueType[] types;
 
+    /** Per label/dense slot, the size of its trailing onehot, or 0 (a value of its own). */
+    private final int[] onehot;
+
     /** A program of Criteo's layout. */
     public ColumnProgram(String name, int version, List<List<Op>> chains, int[] epochs) {
         this(name, version, RowLayout.CRITEO, chains, epochs);
@@ -83,6 +86,7 @@ public final class ColumnProgram implements Serializable {
         this.modulus = new long[layout.sparse()];
         this.passOps = new Op[fields][];
         this.types = new ValueType[fields];
+        this.onehot = new int[layout.labelDenseWidth()];
         this.chains = new Op[fields][];
         for (int f = 0; f < fields; f++) {
             List<Op> chain = List.copyOf(chains.get(f));
@@ -114,6 +118,10 @@ public final class ColumnProgram implements Serializable {
             if (from < to && chain.get(from) instanceof Op.Neg2Zero) {
                 neg2zero[f] = true;
                 from++;
+            }
+            if (from < to && chain.get(to - 1) instanceof Op.OneHotOp h) {
+                onehot[f] = h.size(); // applied as the row is written: the value is the category
+                to--;
             }
         } else {
             from = 3; // after hex2int
@@ -290,6 +298,33 @@ public final class ColumnProgram implements Serializable {
             }
         }
         return false;
+    }
+
+    /**
+     * Per label/dense slot, the size of the onehot its chain ends with (its value then becomes
+     * {@code size - 1} columns of the output row), or 0; null if no chain has one.
+     */
+    public int[] onehotSizes() {
+        for (int size : onehot) {
+            if (size > 0) {
+                return onehot.clone();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Bytes of one output row of int32 values: the layout's ({@link RowLayout#rowBytes()}), with
+     * each onehot column's {@code size - 1} values in place of one.
+     */
+    public int rowBytes() {
+        int extra = 0;
+        for (int size : onehot) {
+            if (size > 0) {
+                extra += size - 2;
+            }
+        }
+        return layout.rowBytes() + extra * Integer.BYTES;
     }
 
     /** The type of field {@code f}'s output value: int32, or float32 written as its bits. */

@@ -46,6 +46,9 @@ public final class CriteoDecoder {
     /** Fields of an input line: the label, the dense and the sparse columns. */
     private final int inputFields;
 
+    /** The program's onehot sizes per label/dense slot, or null ({@link DenseChunk#onehot()}). */
+    private final int[] onehot;
+
     /**
      * Per dense field (1..dense), the generated fields that decode it again, or null when there are
      * none at all ({@link RowLayout#generatedFrom()}).
@@ -152,6 +155,7 @@ public final class CriteoDecoder {
         this.fieldCount = layout.fields();
         this.width = layout.labelDenseWidth();
         this.inputFields = layout.inputFields();
+        this.onehot = program.onehotSizes();
         if (layout.generated() > 0) {
             generatedFields = new int[dense + 1][0];
             for (int g = 0; g < layout.generated(); g++) {
@@ -364,7 +368,8 @@ public final class CriteoDecoder {
                         letters,
                         chunk.origin(),
                         program.version(),
-                        layout);
+                        layout,
+                        onehot);
         KeyChunk[] out = keyChunks(program, chunk.lane(), chunk.seq(), keys, offsets, rows);
         listOffsets = null;
         long[][] missingSets = NOT_TRACKED;

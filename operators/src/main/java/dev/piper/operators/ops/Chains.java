@@ -18,7 +18,8 @@ import java.util.Set;
  *       bucketize} an int32, {@code cast} either. {@code log} needs a value known to be
  *       non-negative ({@code log(x + 1)} is undefined below -1): after {@code neg2zero}, a {@code
  *       clamp} with {@code lo >= 0}, a {@code bucketize} or another {@code log}. A {@code clamp} of
- *       an int32 must hold an integer;
+ *       an int32 must hold an integer; {@code onehot} takes an int32 and comes last (its value is
+ *       several columns);
  *   <li>sparse: {@code decode}, a fill, {@code hex2int}, then any sequence of {@code modulus},
  *       {@code sigrid_hash} and {@code mapid}, then {@code vocab};
  *   <li>list (a sparse column of the layout's list columns): as sparse, and {@code firstx} and
@@ -44,7 +45,7 @@ public final class Chains {
     public record Problem(int at, String message) {}
 
     private static final List<String> DENSE_OPS =
-            List.of("neg2zero", "clamp", "log", "bucketize", "boxcox", "logit", "cast");
+            List.of("neg2zero", "clamp", "log", "bucketize", "boxcox", "logit", "cast", "onehot");
     private static final List<String> SPARSE_OPS = List.of("modulus", "sigrid_hash", "mapid");
     private static final List<String> LIST_OPS =
             List.of("modulus", "sigrid_hash", "mapid", "firstx", "ngram");
@@ -224,6 +225,16 @@ public final class Chains {
             } else if (op instanceof Op.Cast c) {
                 if (c.to() == type) {
                     return problem(i, "the value is already " + type + " here");
+                }
+            } else if (op instanceof Op.OneHotOp) {
+                if (i != chain.size() - 1) {
+                    return problem(i, "onehot must come last (its value is several columns)");
+                }
+                if (type != ValueType.int32) {
+                    return problem(
+                            i,
+                            "onehot takes an int32 category, and the value is a float32 here"
+                                    + " (bucketize or cast it first)");
                 }
             } else {
                 throw new IllegalStateException(op.name());

@@ -283,6 +283,30 @@ public sealed interface Op extends Serializable {
         }
     }
 
+    /**
+     * RAP's Onehot with the last category dropped ({@link OneHot}): an int32 category becomes
+     * {@code size - 1} int32 columns; the last operator of a dense chain.
+     */
+    record OneHotOp(int size) implements Op {
+        public OneHotOp {
+            new OneHot(size); // validates
+        }
+
+        /** The function this operator applies. */
+        public OneHot onehot() {
+            return new OneHot(size);
+        }
+
+        public String name() {
+            return "onehot";
+        }
+
+        @Override
+        public String label() {
+            return "onehot(" + size + ")";
+        }
+    }
+
     /** RAP's FirstX ({@link FirstX}): a list cut to its first {@code x} ids; lists only. */
     record FirstXOp(int x) implements Op {
         public FirstXOp {
@@ -371,6 +395,7 @@ public sealed interface Op extends Serializable {
                     "modulus",
                     "sigrid_hash",
                     "mapid",
+                    "onehot",
                     "firstx",
                     "ngram",
                     "vocab");

@@ -437,10 +437,16 @@ class BlockSerializersTest {
 
     /**
      * Format 5: format 4 and the layout: 13 dense, 26 sparse columns, no lists, ',', no generated
-     * columns.
+     * columns; then no onehot sizes.
      */
     private static final String DENSE_FROZEN =
-            DENSE_FROZEN_4 + "0000000d" + "0000001a" + "00000000" + "002c" + "00000000";
+            DENSE_FROZEN_4
+                    + "0000000d"
+                    + "0000001a"
+                    + "00000000"
+                    + "002c"
+                    + "00000000"
+                    + "00000000"; // no onehot
 
     /** Format 5: no list columns (a count of 0 after the epochs). */
     private static final String ASSEMBLED_FROZEN =
@@ -491,7 +497,8 @@ class BlockSerializersTest {
                                 + "00000002"
                                 + "007c" // '|'
                                 + "00000001" // one generated column, of I2
-                                + "00000001");
+                                + "00000001"
+                                + "00000000"); // no onehot
         assertThat(roundTrip(DenseChunkSerializer.INSTANCE, chunk))
                 .usingRecursiveComparison()
                 .isEqualTo(chunk);

@@ -338,6 +338,48 @@ class RowLayoutTest {
                 .isEqualTo("expected 6 tab-separated fields, found 5");
     }
 
+    /**
+     * A dense chain ending in onehot keeps the category in the block; the concatenation writes its
+     * size - 1 indicator columns in its place (I2: bucketize into 3 buckets, onehot(3)).
+     */
+    @Test
+    void onehotColumnsExpandWhereTheRowIsWritten() {
+        RowLayout layout = new RowLayout(2, 1);
+        List<List<Op>> chains = new ArrayList<>();
+        chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
+        chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
+        chains.add(
+                List.of(
+                        new Op.Decode(),
+                        new Op.FillMissing(),
+                        new Op.BucketizeOp(new double[] {0, 10}, true),
+                        new Op.OneHotOp(3)));
+        chains.add(
+                List.of(new Op.Decode(), new Op.FillMissing(), new Op.Hex2Int(), new Op.Vocab()));
+        ColumnProgram program = new ColumnProgram("oh", 1, layout, chains, new int[1]);
+        assertThat(program.onehotSizes()).containsExactly(0, 0, 3);
+        assertThat(program.rowBytes()).isEqualTo(5 * 4);
+        assertThat(ColumnProgram.dlrm(0).onehotSizes()).isNull();
+        String text = "1\t7\t-3\ta\n0\t8\t5\tb\n1\t9\t50\tc\n";
+        byte[] data = text.getBytes(StandardCharsets.UTF_8);
+        CriteoDecoder.Decoded d =
+                new CriteoDecoder(new DecodeOptions(program, false, 1024, 256))
+                        .decode(new RawChunk(0, 0, data, data.length, -1));
+        assertThat(d.dense().labelDense()).startsWith(1, 7, 0, 0, 8, 1, 1, 9, 2);
+        IndexChunk[] indices = {new IndexChunk(0, 0, new int[] {0, 1, 2}, 3, 0, new long[0])};
+        AssembledBlock block = ConcatenateFunction.assemble(d.dense(), indices);
+        ByteBuffer b = ByteBuffer.wrap(block.rowBytes()).order(ByteOrder.LITTLE_ENDIAN);
+        int[] values = new int[15];
+        for (int i = 0; i < 15; i++) {
+            values[i] = b.getInt();
+        }
+        assertThat(values)
+                .containsExactly(
+                        1, 7, 1, 0, 0, // bucket 0
+                        0, 8, 0, 1, 1, // bucket 1
+                        1, 9, 0, 0, 2); // bucket 2: the last, dropped
+    }
+
     /** PreSto's production mix (504 dense, 42 sparse) decodes like the same values written out. */
     @Test
     void aWideLayoutDecodes() {
