@@ -833,6 +833,48 @@ class PiperCliTest {
         assertThat(z.resolve("lists")).doesNotExist();
     }
 
+    /** The cost report has no price for onehot: a spec with one is refused next to --report. */
+    @Test
+    void reportRefusesOnehot() throws Exception {
+        Path input = tmp.resolve("in.tsv");
+        try (var w = Files.newOutputStream(input)) {
+            new dev.piper.job.generate.CriteoGenerator(3, 0.0005, 0).write(w, 10);
+        }
+        Path spec = tmp.resolve("oh.json");
+        Files.writeString(
+                spec,
+                new String(dev.piper.job.spec.SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace(
+                                "\"I1..I13\": [\"decode\", \"fill_missing\", \"neg2zero\"]",
+                                "\"I1\": [\"decode\", \"fill_missing\", {\"op\": \"onehot\","
+                                        + " \"size\": 3}], \"I2..I13\": [\"decode\","
+                                        + " \"fill_missing\", \"neg2zero\"]"));
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("o").toString(),
+                                "--spec",
+                                spec.toString(),
+                                "--report"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--report: the cost report has no price for onehot");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("p").toString(),
+                                "--spec",
+                                spec.toString()))
+                .as(err())
+                .isZero();
+        assertThat(Files.size(tmp.resolve("p").resolve("rows.bin"))).isEqualTo(10L * 41 * 4);
+    }
+
     @Test
     void generateWritesTheRequestedLines() throws Exception {
         Path file = tmp.resolve("g.tsv");
