@@ -65,6 +65,10 @@ public final class CriteoGenerator {
     private final UniformRandomProvider rng;
     private final SharedStateDiscreteSampler[] zipf;
     private final boolean[] wide;
+
+    /** Per sparse column, whether it holds lists (the layout's, as an array for the row loop). */
+    private final boolean[] list;
+
     private final long[] salt;
     private final double badRate;
     private final int maxListLength;
@@ -103,6 +107,7 @@ public final class CriteoGenerator {
         int sparse = layout.sparse();
         zipf = new SharedStateDiscreteSampler[sparse];
         wide = new boolean[sparse];
+        list = new boolean[sparse];
         salt = new long[sparse];
         // a label, dense values of at most 11 characters, ids of at most 16 digits, and tabs
         line =
@@ -116,6 +121,7 @@ public final class CriteoGenerator {
         }
         for (int c = 0; c < sparse; c++) {
             wide[c] = Arrays.binarySearch(WIDE_COLUMNS, c % CriteoLayout.SPARSE) >= 0;
+            list[c] = layout.isList(c);
         }
     }
 
@@ -175,7 +181,7 @@ public final class CriteoGenerator {
             if (rng.nextDouble() < SPARSE_MISSING[c % CriteoLayout.SPARSE]) {
                 continue;
             }
-            if (layout.isList(c)) {
+            if (list[c]) {
                 int n = rng.nextInt(maxListLength + 1);
                 for (int i = 0; i < n; i++) {
                     if (i > 0) {
