@@ -14,6 +14,7 @@ import dev.piper.job.sink.OutputLayout;
 import dev.piper.job.sink.RowsFormat;
 import dev.piper.job.source.CriteoFileSource;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.decode.ColumnProgram;
 import dev.piper.operators.decode.DecodeOptions;
 import dev.piper.operators.decode.RowLayout;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -161,21 +163,15 @@ public final class Preprocess {
                         options,
                         RowsFormat.of(conf.get(PiperOptions.OUTPUT_FORMAT)));
         ReportSettings report = ReportOptions.settings(conf);
-        if (report != null && !options.program().layout().equals(RowLayout.CRITEO)) {
-            throw new IllegalArgumentException(
-                    "the cost report (--report) prices Criteo's 40 columns; the spec's input has "
-                            + options.program().layout());
+        boolean parquet = PiperOptions.parquetInput(conf, path);
+        if (report != null) {
+            reportRefusal(options.program(), parquet)
+                    .ifPresent(
+                            why -> {
+                                throw new IllegalArgumentException("--report: " + why);
+                            });
         }
-        if (report != null && options.program().onehotSizes() != null) {
-            throw new IllegalArgumentException(
-                    "the cost report (--report) has no price for onehot; run it without");
-        }
-        if (PiperOptions.parquetInput(conf, path)) {
-            if (report != null) {
-                throw new IllegalArgumentException(
-                        "the cost report (--report) measures the decoding of text input; a"
-                                + " Parquet input has none to measure");
-            }
+        if (parquet) {
             return PreprocessJob.columnar(
                     new ParquetFileSource(
                             path,
@@ -197,6 +193,27 @@ public final class Preprocess {
             job.withReport(report, new ReportFileSink(output.toAbsolutePath().toString()));
         }
         return job;
+    }
+
+    /**
+     * Why the cost report cannot run with {@code program} on this input, if it cannot: it measures
+     * text decoding and prices Criteo's 40 columns, none of them onehot.
+     */
+    public static Optional<String> reportRefusal(ColumnProgram program, boolean parquet) {
+        if (parquet) {
+            return Optional.of(
+                    "the cost report measures the decoding of text input; a Parquet input has"
+                            + " none to measure");
+        }
+        if (!program.layout().equals(RowLayout.CRITEO)) {
+            return Optional.of(
+                    "the cost report prices Criteo's 40 columns; the spec's input has "
+                            + program.layout());
+        }
+        if (program.onehotSizes() != null) {
+            return Optional.of("the cost report has no price for onehot; run it without");
+        }
+        return Optional.empty();
     }
 
     /** Reads the summary of a finished run from its {@code metadata.json}. */

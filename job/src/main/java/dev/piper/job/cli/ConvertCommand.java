@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -118,12 +117,7 @@ final class ConvertCommand implements Callable<Integer> {
         if (preset == null && specFile == null) {
             return layoutOptions.layout(cmd);
         }
-        for (String option : List.of("--dense", "--sparse")) {
-            if (cmd.getParseResult().hasMatchedOption(option)) {
-                throw new ParameterException(
-                        cmd, option + " cannot be combined with --preset or --spec");
-            }
-        }
+        LayoutOptions.refuseNextTo(cmd, "--preset or --spec");
         if (preset != null && specFile != null) {
             throw new ParameterException(cmd, "--preset cannot be combined with --spec");
         }

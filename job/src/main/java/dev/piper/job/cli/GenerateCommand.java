@@ -12,7 +12,6 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import picocli.CommandLine.Command;
@@ -89,13 +88,7 @@ final class GenerateCommand implements Callable<Integer> {
         RowLayout layout = layoutOptions.layout(spec.commandLine());
         int meanListLength = 0;
         if (preset != null) {
-            for (String option : List.of("--dense", "--sparse")) {
-                if (spec.commandLine().getParseResult().hasMatchedOption(option)) {
-                    throw new ParameterException(
-                            spec.commandLine(),
-                            option + " cannot be combined with --preset, which sets the layout");
-                }
-            }
+            LayoutOptions.refuseNextTo(spec.commandLine(), "--preset, which sets the layout");
             try {
                 Presets.Preset p = Presets.named(preset);
                 layout = p.spec().layout();

@@ -1,6 +1,7 @@
 package dev.piper.job.cli;
 
 import dev.piper.operators.decode.RowLayout;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -29,6 +30,21 @@ final class LayoutOptions {
                     "Categorical columns C1..CM per line (default: ${DEFAULT-VALUE}, Criteo's;"
                             + " RM2-RM5 have 42).")
     int sparse;
+
+    /**
+     * Refuses {@code --dense} and {@code --sparse} when something else sets the layout.
+     *
+     * @param instead what sets it, as the message continues: {@code --dense cannot be combined with
+     *     <instead>}
+     * @throws ParameterException naming the option given
+     */
+    static void refuseNextTo(CommandLine cmd, String instead) {
+        for (String option : List.of("--dense", "--sparse")) {
+            if (cmd.getParseResult().hasMatchedOption(option)) {
+                throw new ParameterException(cmd, option + " cannot be combined with " + instead);
+            }
+        }
+    }
 
     /**
      * The layout the options name.

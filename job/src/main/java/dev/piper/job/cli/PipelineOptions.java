@@ -66,6 +66,15 @@ final class PipelineOptions {
                             + " feature mixes rm1..rm5 (docs/SPECS.md, \"Presets\").")
     String preset;
 
+    /** Refuses the options a spec defines ({@link #DEFINED_BY_SPEC}) next to {@code what}. */
+    private static void refuseDefinedBySpec(CommandLine cmd, String what) {
+        for (String option : DEFINED_BY_SPEC) {
+            if (cmd.getParseResult().hasMatchedOption(option)) {
+                throw new ParameterException(cmd, option + " cannot be combined with " + what);
+            }
+        }
+    }
+
     /**
      * Puts the pipeline into {@code conf}: the validated spec, or the built-in spec's settings.
      *
@@ -77,13 +86,7 @@ final class PipelineOptions {
             if (file != null) {
                 throw new ParameterException(cmd, "--preset cannot be combined with --spec");
             }
-            for (String option : DEFINED_BY_SPEC) {
-                if (cmd.getParseResult().hasMatchedOption(option)) {
-                    throw new ParameterException(
-                            cmd,
-                            option + " cannot be combined with --preset, whose spec defines it");
-                }
-            }
+            refuseDefinedBySpec(cmd, "--preset, whose spec defines it");
             try {
                 conf.set(
                         PiperOptions.SPEC,
@@ -103,12 +106,7 @@ final class PipelineOptions {
             conf.set(PiperOptions.MAX_LINE_BYTES, maxLineBytes);
             return;
         }
-        for (String option : DEFINED_BY_SPEC) {
-            if (cmd.getParseResult().hasMatchedOption(option)) {
-                throw new ParameterException(
-                        cmd, option + " cannot be combined with --spec, which defines it");
-            }
-        }
+        refuseDefinedBySpec(cmd, "--spec, which defines it");
         byte[] text;
         try {
             text = Files.readAllBytes(file);

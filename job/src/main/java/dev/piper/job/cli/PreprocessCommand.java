@@ -5,8 +5,8 @@ import dev.piper.job.Preprocess;
 import dev.piper.job.cluster.OnCluster;
 import dev.piper.job.sink.RowsFormat;
 import dev.piper.job.spec.SpecCompiler;
-import dev.piper.operators.decode.RowLayout;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
@@ -154,24 +154,11 @@ final class PreprocessCommand implements Callable<Integer> {
         }
         pipeline.apply(spec.commandLine(), conf);
         if (report) {
-            if (parquet) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--report: the cost report measures the decoding of text input; a"
-                                + " Parquet input has none to measure");
-            }
-            RowLayout layout = PiperOptions.spec(conf).layout();
-            if (!layout.equals(RowLayout.CRITEO)) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--report: the cost report prices Criteo's 40 columns; the spec's input"
-                                + " has "
-                                + layout);
-            }
-            if (SpecCompiler.program(PiperOptions.spec(conf)).onehotSizes() != null) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--report: the cost report has no price for onehot; run it without");
+            Optional<String> refusal =
+                    Preprocess.reportRefusal(
+                            SpecCompiler.program(PiperOptions.spec(conf)), parquet);
+            if (refusal.isPresent()) {
+                throw new ParameterException(spec.commandLine(), "--report: " + refusal.get());
             }
             reportOptions.apply(spec.commandLine(), conf);
         }

@@ -352,7 +352,7 @@ public final class RowGroupBlocks {
                 if (def >= slotLevel) {
                     element++;
                     String problem = null; // what makes the id bad, as the detail words it
-                    Reason reason = Reason.CATEGORICAL_NOT_HEX;
+                    Reason reason = Reason.CATEGORICAL_NOT_HEX; // null ids and empty text
                     String text = null;
                     long v = 0;
                     if (def < max) {
@@ -374,12 +374,8 @@ public final class RowGroupBlocks {
                                             + "\", "
                                             + (bytes.length == 0
                                                     ? "is empty"
-                                                    : status == HexIds.NOT_HEX
-                                                            ? "is not hexadecimal"
-                                                            : "does not fit in 64 bits");
-                            if (status == HexIds.OVERFLOW) {
-                                reason = Reason.CATEGORICAL_OVERFLOW;
-                            }
+                                                    : HexIds.problem(status));
+                            reason = HexIds.reason(status);
                         }
                     } else {
                         v =
@@ -462,9 +458,9 @@ public final class RowGroupBlocks {
         bad(
                 r,
                 f,
-                status == HexIds.NOT_HEX ? Reason.CATEGORICAL_NOT_HEX : Reason.CATEGORICAL_OVERFLOW,
+                HexIds.reason(status),
                 new String(text, StandardCharsets.UTF_8),
-                status == HexIds.NOT_HEX ? " is not hexadecimal" : " does not fit in 64 bits");
+                " " + HexIds.problem(status));
         return 0;
     }
 

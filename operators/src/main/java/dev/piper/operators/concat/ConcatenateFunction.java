@@ -10,6 +10,7 @@ import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.operators.decode.RowLayout;
+import dev.piper.operators.ops.OneHot;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -150,12 +151,7 @@ public final class ConcatenateFunction<K>
                             + layout);
         }
         int[] onehot = d.onehot();
-        int rowBytes = layout.rowBytes();
-        if (onehot != null) {
-            for (int size : onehot) {
-                rowBytes += size > 0 ? (size - 2) * Integer.BYTES : 0;
-            }
-        }
+        int rowBytes = layout.rowBytes(onehot);
         byte[] bytes = new byte[rows * rowBytes];
         ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         int[] labelDense = d.labelDense();
@@ -198,9 +194,9 @@ public final class ConcatenateFunction<K>
             for (int j = 0; j < width; j++) {
                 int v = labelDense[base + j];
                 if (onehot != null && onehot[j] > 0) {
-                    // drop-last one-hot of the category v (OneHot): 1 at v, 0 elsewhere
+                    int hot = OneHot.hot(v, onehot[j]); // drop-last one-hot of the category v
                     for (int k = 0; k < onehot[j] - 1; k++) {
-                        buf.putInt(pos, k == v ? 1 : 0);
+                        buf.putInt(pos, k == hot ? 1 : 0);
                         pos += Integer.BYTES;
                     }
                     continue;

@@ -270,6 +270,14 @@ public final class ColumnProgram implements Serializable {
         return List.of(chains[f]);
     }
 
+    /**
+     * Whether an empty list of sparse column {@code c} (a list column's empty field) becomes the
+     * list of its fill value: with fill_null, not with fill_missing (which leaves it empty).
+     */
+    public boolean fillsEmptyList(int c) {
+        return chains[layout.sparseField(c)][1] instanceof Op.FillNull;
+    }
+
     /** The value an empty field {@code f} takes (an int32, or a sparse column's id). */
     public long fill(int f) {
         return fill[f];
@@ -318,13 +326,7 @@ public final class ColumnProgram implements Serializable {
      * each onehot column's {@code size - 1} values in place of one.
      */
     public int rowBytes() {
-        int extra = 0;
-        for (int size : onehot) {
-            if (size > 0) {
-                extra += size - 2;
-            }
-        }
-        return layout.rowBytes() + extra * Integer.BYTES;
+        return layout.rowBytes(onehot);
     }
 
     /** The type of field {@code f}'s output value: int32, or float32 written as its bits. */

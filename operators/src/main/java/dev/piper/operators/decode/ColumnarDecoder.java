@@ -1,7 +1,5 @@
 package dev.piper.operators.decode;
 
-import dev.piper.operators.ops.Op;
-
 /**
  * Runs a {@link ColumnProgram} over the column arrays of a block read from a columnar file, in
  * place: what {@link CriteoDecoder} does after parsing a text line, for values that arrive parsed.
@@ -41,7 +39,7 @@ public final class ColumnarDecoder {
         fillsList = new boolean[layout.sparse()];
         for (int c = 0; c < modulus.length; c++) {
             modulus[c] = program.modulus(c);
-            fillsList[c] = program.chain(layout.sparseField(c)).get(1) instanceof Op.FillNull;
+            fillsList[c] = program.fillsEmptyList(c);
         }
         passes = ColumnPasses.of(program, true);
     }

@@ -6,7 +6,6 @@ import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.cost.ThreadCpu;
-import dev.piper.operators.ops.Op;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -180,7 +179,7 @@ public final class CriteoDecoder {
         this.listSeparator = (byte) layout.listSeparator();
         for (int c = 0; c < sparse; c++) {
             isList[c] = layout.isList(c);
-            fillsList[c] = program.chain(layout.sparseField(c)).get(1) instanceof Op.FillNull;
+            fillsList[c] = program.fillsEmptyList(c);
         }
         for (int c = 0; c < sparse; c++) {
             modulus[c] = program.modulus(c);
@@ -645,13 +644,12 @@ public final class CriteoDecoder {
                 int hexStatus = pos == fieldEnd ? HexIds.OK : HexIds.status(b, pos, fieldEnd);
                 if (hexStatus != HexIds.OK) {
                     return fail(
-                            hexReason(hexStatus),
+                            HexIds.reason(hexStatus),
                             layout.fieldName(f)
                                     + ": "
                                     + quote(b, pos, fieldEnd)
-                                    + (hexStatus == HexIds.NOT_HEX
-                                            ? " is not hexadecimal"
-                                            : " does not fit in 64 bits"));
+                                    + " "
+                                    + HexIds.problem(hexStatus));
                 }
                 long id = pos == fieldEnd ? fill[f] : HexIds.value(b, pos, fieldEnd);
                 long m = modulus[f - width];
@@ -704,17 +702,14 @@ public final class CriteoDecoder {
             int status = from == to ? HexIds.NOT_HEX : HexIds.status(b, from, to);
             if (status != HexIds.OK) {
                 return fail(
-                        hexReason(status),
+                        HexIds.reason(status),
                         layout.fieldName(f)
                                 + ": id "
                                 + element
                                 + " of the list, "
                                 + quote(b, from, to)
-                                + (from == to
-                                        ? ", is empty"
-                                        : status == HexIds.NOT_HEX
-                                                ? ", is not hexadecimal"
-                                                : ", does not fit in 64 bits"));
+                                + ", "
+                                + (from == to ? "is empty" : HexIds.problem(status)));
             }
             long id = HexIds.value(b, from, to);
             append(keys, c, m > 0 ? Long.remainderUnsigned(id, m) : id);
@@ -749,11 +744,6 @@ public final class CriteoDecoder {
                 }
             }
         }
-    }
-
-    /** The reason a bad id of {@link HexIds#status} rejects its line. */
-    private static Reason hexReason(int status) {
-        return status == HexIds.NOT_HEX ? Reason.CATEGORICAL_NOT_HEX : Reason.CATEGORICAL_OVERFLOW;
     }
 
     private boolean fail(Reason reason, String detail) {

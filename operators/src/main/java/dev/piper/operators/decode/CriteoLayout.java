@@ -43,10 +43,7 @@ public final class CriteoLayout {
 
     /** The name of field {@code f} (0-based): {@code label}, {@code I1}.., {@code C1}... */
     public static String fieldName(int f) {
-        if (f == 0) {
-            return "label";
-        }
-        return f <= DENSE ? "I" + f : "C" + (f - DENSE);
+        return RowLayout.CRITEO.fieldName(f);
     }
 
     /** The name of categorical column {@code c} (0-based): {@code C1}... */

@@ -54,6 +54,16 @@ public final class HexIds {
         return significant > 16 ? OVERFLOW : OK;
     }
 
+    /** The reason a bad id of this {@link #status} rejects its line. */
+    public static Reason reason(int status) {
+        return status == NOT_HEX ? Reason.CATEGORICAL_NOT_HEX : Reason.CATEGORICAL_OVERFLOW;
+    }
+
+    /** What is wrong with a bad id of this {@link #status}, as dead letters word it. */
+    public static String problem(int status) {
+        return status == NOT_HEX ? "is not hexadecimal" : "does not fit in 64 bits";
+    }
+
     /** The id of {@code b[s, e)}, whose {@link #status} is {@link #OK}; empty text gives 0. */
     public static long value(byte[] b, int s, int e) {
         long v = 0;

@@ -172,6 +172,23 @@ public record RowLayout(
         return (fields() - listColumns.size()) * Integer.BYTES;
     }
 
+    /**
+     * Bytes of one output row when label/dense slots become onehot columns: {@link #rowBytes()}
+     * with the {@code size - 1} values of each slot of a {@code size} in {@code onehot} (one size
+     * per label/dense slot, 0 for none; null for no onehot at all) in place of one.
+     */
+    public int rowBytes(int[] onehot) {
+        int extra = 0;
+        if (onehot != null) {
+            for (int size : onehot) {
+                if (size > 0) {
+                    extra += size - 2;
+                }
+            }
+        }
+        return rowBytes() + extra * Integer.BYTES;
+    }
+
     /** Whether field {@code f} is the label, a dense or a generated column (an int32 slot). */
     public boolean isLabelOrDense(int f) {
         return f < labelDenseWidth();
@@ -195,12 +212,9 @@ public record RowLayout(
         if (f <= dense) {
             return "I" + f;
         }
-        return f < labelDenseWidth() ? "G" + (f - dense) : "C" + (f - labelDenseWidth() + 1);
-    }
-
-    /** The name of sparse column {@code c} (0-based): {@code C1}... */
-    public String sparseName(int c) {
-        return "C" + (c + 1);
+        return f < labelDenseWidth()
+                ? "G" + (f - dense)
+                : CriteoLayout.sparseName(f - labelDenseWidth());
     }
 
     /**

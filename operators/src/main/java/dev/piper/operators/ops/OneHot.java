@@ -33,6 +33,11 @@ public final class OneHot {
 
     /** The position of {@code v}'s 1 among the {@link #width()} values, or -1 for none. */
     public int hot(int v) {
+        return hot(v, size);
+    }
+
+    /** The position of {@code v}'s 1 among the {@code size - 1} values of onehot({@code size}). */
+    public static int hot(int v, int size) {
         return v >= 0 && v < size - 1 ? v : -1;
     }
 
