@@ -27,7 +27,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
@@ -39,16 +38,8 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -81,7 +72,7 @@ class SpecSwitchITCase {
     private static final Duration WAIT = Duration.ofMinutes(2);
 
     /** The new spec: the built-in one, version 2, with C3 modulo 1000 and log on I5. */
-    private static final String V2 =
+    static final String V2 =
             """
             {"name": "dlrm-criteo", "version": 2, "input": {"format": "criteo-tsv"},
              "columns": {
@@ -205,49 +196,15 @@ class SpecSwitchITCase {
     }
 
     private static void publish(Configuration conf, String spec) throws Exception {
-        Properties props = new Properties();
-        props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        props.setProperty(ProducerConfig.ACKS_CONFIG, "all");
-        try (KafkaProducer<byte[], byte[]> producer =
-                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            producer.send(
-                            new ProducerRecord<>(
-                                    conf.get(StreamOptions.CONTROL_TOPIC),
-                                    spec.getBytes(StandardCharsets.UTF_8)))
-                    .get(30, TimeUnit.SECONDS);
-        }
+        kafka.publish(conf.get(StreamOptions.CONTROL_TOPIC), spec.getBytes(StandardCharsets.UTF_8));
     }
 
-    /**
-     * Reads {@code topic}'s committed records from the beginning until {@code done} holds for what
-     * was read (the job keeps a transaction open, so reading "to the end" never ends).
-     */
     private static List<ConsumerRecord<byte[], byte[]>> awaitCommitted(
             String topic, Predicate<List<ConsumerRecord<byte[], byte[]>>> done, String what) {
-        Properties props = new Properties();
-        props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "8388608");
-        List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(
-                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                            .map(p -> new TopicPartition(topic, p.partition()))
-                            .toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (!done.test(read)) {
-                assertThat(System.nanoTime()).as(what + " within " + WAIT).isLessThan(deadline);
-                consumer.poll(Duration.ofMillis(200)).forEach(read::add);
-            }
-        }
-        return read;
+        return kafka.awaitCommitted(topic, done, what, WAIT);
     }
 
-    private static long rows(List<ConsumerRecord<byte[], byte[]>> records) {
+    static long rows(List<ConsumerRecord<byte[], byte[]>> records) {
         long n = 0;
         for (ConsumerRecord<byte[], byte[]> r : records) {
             n += Integer.parseInt(header(r, StreamFormat.ROWS));
