@@ -1,10 +1,10 @@
 package dev.piper.benchmarks;
 
-import dev.piper.job.generate.CriteoGenerator;
-import dev.piper.job.source.LineChunker;
+import dev.piper.connectors.text.LineChunker;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.decode.CriteoDecoder;
-import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,7 +1,7 @@
 package dev.piper.benchmarks;
 
+import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
-import dev.piper.state.VocabularyPolicy;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,11 +1,18 @@
 package dev.piper.job;
 
-import dev.piper.job.spec.PipelineSpec;
-import dev.piper.job.spec.SpecCompiler;
-import dev.piper.job.spec.SpecException;
-import dev.piper.job.spec.SpecParser;
-import dev.piper.operators.decode.DecodeOptions;
+import dev.piper.connectors.text.CriteoFileSource;
+import dev.piper.operators.vocab.VocabularyImport;
+import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.ops.IdMap;
+import dev.piper.pipeline.ops.Op;
+import dev.piper.pipeline.spec.PipelineSpec;
+import dev.piper.pipeline.spec.SpecCompiler;
+import dev.piper.pipeline.spec.SpecException;
+import dev.piper.pipeline.spec.SpecParser;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -31,10 +38,10 @@ public final class PiperOptions {
                                     + " instead of rejecting the line as wrong_field_count.");
 
     /** The largest block: a block and its arrays must fit Java arrays with room to spare. */
-    public static final int MAX_BLOCK_BYTES = 1 << 28;
+    public static final int MAX_BLOCK_BYTES = CriteoFileSource.MAX_BLOCK_BYTES;
 
     public static final ConfigOption<Integer> BLOCK_BYTES =
-            ConfigOptions.key("piper.block-bytes")
+            ConfigOptions.key(CriteoFileSource.BLOCK_BYTES_KEY)
                     .intType()
                     .defaultValue(1 << 20)
                     .withDescription(
@@ -173,5 +180,29 @@ public final class PiperOptions {
         } catch (SpecException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * Reads every file {@code spec} names (vocabularies to import, mapid tables) as the operators
+     * will, and returns what keeps one from being read (each naming its column), or nothing. The
+     * operators read the files where they run: this check is for jobs that start on this machine.
+     */
+    public static List<String> fileProblems(PipelineSpec spec) {
+        List<String> problems = new ArrayList<>();
+        for (PipelineSpec.Column c : spec.columns()) {
+            for (Op op : c.ops()) {
+                try {
+                    if (op instanceof Op.Vocab v && v.policy().importPath() != null) {
+                        VocabularyImport.read(v.policy());
+                    } else if (op instanceof Op.MapIdOp m) {
+                        IdMap.read(Path.of(m.file()));
+                    }
+                } catch (IOException e) {
+                    String what = op instanceof Op.Vocab ? "vocab import" : op.name();
+                    problems.add("columns." + c.name() + ": " + what + ": " + e.getMessage());
+                }
+            }
+        }
+        return problems;
     }
 }

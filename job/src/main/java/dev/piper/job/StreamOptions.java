@@ -1,6 +1,6 @@
 package dev.piper.job;
 
-import dev.piper.job.kafka.KafkaConnectors.StartFrom;
+import dev.piper.connectors.kafka.KafkaConnectors.StartFrom;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,11 +1,10 @@
 package dev.piper.job;
 
+import dev.piper.connectors.files.ControlFiles;
+import dev.piper.connectors.kafka.InputProbe;
+import dev.piper.connectors.kafka.KafkaConnectors;
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.job.control.ControlFiles;
-import dev.piper.job.kafka.InputProbe;
-import dev.piper.job.kafka.KafkaConnectors;
-import dev.piper.job.report.ReportOptions;
-import dev.piper.job.report.ReportSettings;
+import dev.piper.operators.cost.ReportSettings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -297,7 +296,7 @@ public final class Streaming {
 
     /** A short hash of every column's chain, the part of a spec that defines its ids. */
     static String chainsFingerprint(StreamPipelines.Pipeline p) {
-        var program = dev.piper.job.spec.SpecCompiler.program(p.start().spec());
+        var program = dev.piper.pipeline.spec.SpecCompiler.program(p.start().spec());
         StringBuilder chains = new StringBuilder();
         for (int f = 0; f < program.layout().fields(); f++) {
             chains.append(program.chainOf(f)).append(';');

@@ -2,11 +2,11 @@ package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.piper.connectors.kafka.LineProducer;
+import dev.piper.connectors.kafka.OutputConsumer;
+import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.job.generate.CriteoGenerator;
-import dev.piper.job.kafka.LineProducer;
-import dev.piper.job.kafka.OutputConsumer;
-import dev.piper.job.kafka.TestKafka;
+import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;

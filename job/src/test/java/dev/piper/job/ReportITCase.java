@@ -5,12 +5,11 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.connectors.output.OutputLayout;
+import dev.piper.connectors.report.ReportFiles;
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.job.generate.CriteoGenerator;
-import dev.piper.job.report.ReportFiles;
-import dev.piper.job.report.ReportOptions;
-import dev.piper.job.sink.OutputLayout;
-import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.layout.CriteoLayout;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

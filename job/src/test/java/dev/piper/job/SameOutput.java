@@ -2,7 +2,7 @@ package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.job.sink.OutputLayout;
+import dev.piper.connectors.output.OutputLayout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.connectors.kafka.LineProducer;
+import dev.piper.connectors.kafka.StreamFormat;
+import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.job.generate.CriteoGenerator;
-import dev.piper.job.kafka.LineProducer;
-import dev.piper.job.kafka.StreamFormat;
-import dev.piper.job.kafka.TestKafka;
+import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -116,6 +117,8 @@ class SavepointCompatibilityITCase {
         conf.set(StreamOptions.OUTPUT_TOPIC, NAME + "-rows");
         conf.set(StreamOptions.VOCAB_TOPIC, NAME + "-vocab");
         conf.set(StreamOptions.CONTROL_TOPIC, NAME + "-control");
+        // A savepoint that does not restore fails the run at once instead of restarting it.
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         return conf;
     }
 

@@ -3,9 +3,9 @@ package dev.piper.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.job.kafka.KafkaOut;
-import dev.piper.job.spec.SpecParser;
+import dev.piper.operators.block.KafkaOut;
 import dev.piper.operators.block.Lanes;
+import dev.piper.pipeline.spec.SpecParser;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

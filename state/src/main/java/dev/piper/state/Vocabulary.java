@@ -1,5 +1,6 @@
 package dev.piper.state;
 
+import dev.piper.pipeline.ops.VocabularyPolicy;
 import it.unimi.dsi.fastutil.longs.Long2IntMap;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.Arrays;
@@ -35,11 +36,8 @@ public final class Vocabulary {
     private static final int MIN_TABLE = 16;
     private static final int MIN_KEYS = 8;
 
-    /**
-     * The largest number of entries. Indices are int32 in {@code rows.bin}; the bound keeps the
-     * table (two cells an entry) within one Java array.
-     */
-    public static final int MAX_SIZE = 1 << 29;
+    /** The largest number of entries: {@link VocabularyPolicy#MAX_SIZE}. */
+    public static final int MAX_SIZE = VocabularyPolicy.MAX_SIZE;
 
     private long[] keys;
     private int size;
@@ -283,16 +281,7 @@ public final class Vocabulary {
     }
 
     private int slotOf(long key) {
-        return (int) (mix(key) >>> shift);
-    }
-
-    /**
-     * Stafford's variant 13 of the MurmurHash3 finalizer: every input bit reaches every output bit.
-     */
-    static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-        return z ^ (z >>> 31);
+        return (int) (VocabularyPolicy.mix(key) >>> shift);
     }
 
     /** Equal when both hold the same keys at the same indices and the same counts. */

@@ -3,6 +3,7 @@ package dev.piper.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -21,9 +22,9 @@ class VocabularyPolicyTest {
     @Test
     void theBucketHashIsSplitMix64sFinalizer() {
         long golden = 0x9e3779b97f4a7c15L;
-        assertThat(Vocabulary.mix(golden)).isEqualTo(0xe220a8397b1dcdafL);
-        assertThat(Vocabulary.mix(2 * golden)).isEqualTo(0x6e789e6aa1b965f4L);
-        assertThat(Vocabulary.mix(3 * golden)).isEqualTo(0x06c45d188009454fL);
+        assertThat(VocabularyPolicy.mix(golden)).isEqualTo(0xe220a8397b1dcdafL);
+        assertThat(VocabularyPolicy.mix(2 * golden)).isEqualTo(0x6e789e6aa1b965f4L);
+        assertThat(VocabularyPolicy.mix(3 * golden)).isEqualTo(0x06c45d188009454fL);
 
         VocabularyPolicy p = new VocabularyPolicy(1, 1000, Vocabulary.MAX_SIZE, null);
         assertThat(p.bucketOf(golden)).isEqualTo(Long.remainderUnsigned(0xe220a8397b1dcdafL, 1000));
@@ -80,7 +81,7 @@ class VocabularyPolicyTest {
     }
 
     private static int bucket(long key, int buckets) {
-        return (int) Long.remainderUnsigned(Vocabulary.mix(key), buckets);
+        return (int) Long.remainderUnsigned(VocabularyPolicy.mix(key), buckets);
     }
 
     @ParameterizedTest(name = "{0}")

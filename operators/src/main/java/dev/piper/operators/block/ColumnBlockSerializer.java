@@ -1,6 +1,6 @@
 package dev.piper.operators.block;
 
-import dev.piper.operators.decode.RowLayout;
+import dev.piper.pipeline.layout.RowLayout;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;

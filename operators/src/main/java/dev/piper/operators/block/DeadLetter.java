@@ -9,7 +9,7 @@ import java.util.Objects;
  * @param lineInBlock 0-based number of the line within its block; the in-order sink turns it into
  *     the line number in the input (a parallel reader of a byte range cannot know it)
  * @param offset byte offset of the line's first byte in the input
- * @param reason a stable reason code, see {@code dev.piper.operators.decode.Reason}
+ * @param reason a stable reason code, see {@code dev.piper.pipeline.layout.Reason}
  * @param detail a human-readable explanation naming the offending field
  * @param raw the line's first bytes (at most the decoder's raw limit), without the line break
  * @param rawTruncated whether {@code raw} was cut short

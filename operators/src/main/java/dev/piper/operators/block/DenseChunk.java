@@ -1,6 +1,6 @@
 package dev.piper.operators.block;
 
-import dev.piper.operators.decode.RowLayout;
+import dev.piper.pipeline.layout.RowLayout;
 
 /**
  * The row-wise part of a decoded block: labels and dense values of its valid rows, and the dead

@@ -1,6 +1,6 @@
 package dev.piper.operators.block;
 
-import dev.piper.operators.decode.RowLayout;
+import dev.piper.pipeline.layout.RowLayout;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

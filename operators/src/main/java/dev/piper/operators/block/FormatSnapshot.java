@@ -15,6 +15,9 @@ import org.apache.flink.core.memory.DataOutputView;
  * the formats from {@code oldestFormat} to it: state in the current format is compatible as is, in
  * an older readable one after migration (read, written anew); any other is incompatible, and
  * restoring it fails with a message naming the state's format and the readable ones.
+ *
+ * <p>Savepoints name the snapshot class. A snapshot class that moves keeps a subclass under its old
+ * name, which restores as the new one.
  */
 public abstract class FormatSnapshot<T> implements TypeSerializerSnapshot<T> {
 
@@ -99,7 +102,9 @@ public abstract class FormatSnapshot<T> implements TypeSerializerSnapshot<T> {
     @Override
     public final TypeSerializerSchemaCompatibility<T> resolveSchemaCompatibility(
             TypeSerializerSnapshot<T> oldSerializerSnapshot) {
-        if (oldSerializerSnapshot.getClass() != getClass()) {
+        // The old snapshot is this class, or a subclass kept under the name an earlier build
+        // wrote into its savepoints (dev.piper.job.control.ActiveSpecSerializer).
+        if (!getClass().isInstance(oldSerializerSnapshot)) {
             return TypeSerializerSchemaCompatibility.incompatible();
         }
         int old = ((FormatSnapshot<T>) oldSerializerSnapshot).readFormat;

@@ -1,6 +1,6 @@
 package dev.piper.operators.block;
 
-import dev.piper.state.VocabularyPolicy;
+import dev.piper.pipeline.ops.VocabularyPolicy;
 
 /**
  * One categorical column of a decoded block: the keys (after hex parsing and modulus) of the

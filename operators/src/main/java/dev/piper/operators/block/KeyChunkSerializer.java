@@ -1,6 +1,6 @@
 package dev.piper.operators.block;
 
-import dev.piper.state.VocabularyPolicy;
+import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.io.IOException;
 import java.util.function.IntFunction;
 import org.apache.flink.api.common.typeutils.TypeSerializer;

@@ -1,8 +1,7 @@
 package dev.piper.operators.cost;
 
 import dev.piper.operators.block.SerializerTypeInfo;
-import dev.piper.operators.decode.CriteoDecoder;
-import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.pipeline.layout.CriteoLayout;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.OutputTag;
 
@@ -102,23 +101,6 @@ public record CostSample(
                 passNanos,
                 threadNanos,
                 -1);
-    }
-
-    /**
-     * The sample of a block {@code decoded} by the calling thread between the CPU clock readings
-     * {@code start} and {@code end}, the log pass's time apart.
-     */
-    public static CostSample decoded(
-            int pipeline, CriteoDecoder.Decoded decoded, long start, long end, long threadNanos) {
-        return decode(
-                pipeline,
-                decoded.dense().lines(),
-                decoded.dense().rows(),
-                decoded.fieldBytes(),
-                decoded.acceptedBytes(),
-                end - start - decoded.passNanos(),
-                decoded.passNanos(),
-                threadNanos);
     }
 
     /** A vocabulary call's sample. */

@@ -4,6 +4,7 @@ import dev.piper.operators.block.ColumnBlock;
 import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.Origin;
+import dev.piper.pipeline.ops.ColumnProgram;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;

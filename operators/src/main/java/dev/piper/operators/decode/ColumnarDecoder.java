@@ -1,5 +1,9 @@
 package dev.piper.operators.decode;
 
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.ColumnPasses;
+import dev.piper.pipeline.ops.ColumnProgram;
+
 /**
  * Runs a {@link ColumnProgram} over the column arrays of a block read from a columnar file, in
  * place: what {@link CriteoDecoder} does after parsing a text line, for values that arrive parsed.

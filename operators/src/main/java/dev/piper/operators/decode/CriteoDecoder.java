@@ -5,7 +5,14 @@ import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.ThreadCpu;
+import dev.piper.pipeline.layout.HexIds;
+import dev.piper.pipeline.layout.Reason;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.ColumnPasses;
+import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DecodeOptions;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -222,6 +229,22 @@ public final class CriteoDecoder {
             int acceptedBytes,
             long passNanos,
             long[][] missing) {
+
+        /**
+         * The cost sample of this block, decoded by the calling thread between the CPU clock
+         * readings {@code start} and {@code end}, the log pass's time apart.
+         */
+        public CostSample costSample(int pipeline, long start, long end, long threadNanos) {
+            return CostSample.decode(
+                    pipeline,
+                    dense.lines(),
+                    dense.rows(),
+                    fieldBytes,
+                    acceptedBytes,
+                    end - start - passNanos,
+                    passNanos,
+                    threadNanos);
+        }
 
         /** A result without missing sets. */
         public Decoded(

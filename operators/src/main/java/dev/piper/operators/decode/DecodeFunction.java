@@ -8,6 +8,7 @@ import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
+import dev.piper.pipeline.ops.DecodeOptions;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -88,12 +89,8 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
             long end = ThreadCpu.now();
             ctx.output(
                     CostSample.TAG,
-                    CostSample.decoded(
-                            Lanes.pipeline(chunk.lane()),
-                            decoded,
-                            start,
-                            end,
-                            meter.sinceLastSample(end)));
+                    decoded.costSample(
+                            Lanes.pipeline(chunk.lane()), start, end, meter.sinceLastSample(end)));
         }
     }
 }

@@ -1,8 +1,8 @@
 package dev.piper.operators.vocab;
 
-import dev.piper.operators.ops.TableFiles;
+import dev.piper.pipeline.ops.TableFiles;
+import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
-import dev.piper.state.VocabularyPolicy;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

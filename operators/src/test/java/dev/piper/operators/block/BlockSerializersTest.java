@@ -2,8 +2,8 @@ package dev.piper.operators.block;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.operators.decode.RowLayout;
-import dev.piper.state.VocabularyPolicy;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.io.IOException;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.typeutils.TypeSerializer;

@@ -3,7 +3,7 @@ package dev.piper.operators.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.pipeline.layout.CriteoLayout;
 import java.io.IOException;
 import java.util.HexFormat;
 import org.apache.flink.core.memory.DataInputDeserializer;

@@ -3,7 +3,11 @@ package dev.piper.operators.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.operators.block.RawChunk;
-import dev.piper.operators.ops.Op;
+import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.ops.ColumnPasses;
+import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.ops.Op;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

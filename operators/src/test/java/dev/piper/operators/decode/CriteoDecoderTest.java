@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.block.RawChunk;
+import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.layout.Reason;
+import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

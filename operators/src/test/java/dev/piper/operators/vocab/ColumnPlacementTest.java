@@ -2,7 +2,7 @@ package dev.piper.operators.vocab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.operators.decode.CriteoLayout;
+import dev.piper.pipeline.layout.CriteoLayout;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;

@@ -3,8 +3,8 @@ package dev.piper.operators.vocab;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
-import dev.piper.state.VocabularyPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,7 +72,7 @@ class VocabularyImportTest {
                 maxSize == 0 ? PLAIN_IMPORT : new VocabularyPolicy(1, 1, maxSize, "x");
         assertThatThrownBy(() -> VocabularyImport.read(file, policy))
                 .as(name)
-                .isInstanceOf(dev.piper.operators.ops.TableFiles.BadTableFile.class)
+                .isInstanceOf(dev.piper.pipeline.ops.TableFiles.BadTableFile.class)
                 .hasMessageStartingWith(file + " " + message);
     }
 

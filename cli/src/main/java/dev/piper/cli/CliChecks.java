@@ -1,0 +1,47 @@
+package dev.piper.cli;
+
+import dev.piper.connectors.parquet.ParquetFileSource;
+import dev.piper.pipeline.spec.PipelineSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+
+/** Checks of option values that several commands share, each naming its option. */
+final class CliChecks {
+
+    private CliChecks() {}
+
+    /** {@code --input} must be a readable file. */
+    static void inputFile(CommandLine cmd, Path input) {
+        if (!Files.isRegularFile(input)) {
+            throw new ParameterException(cmd, "--input: " + input + " is not a readable file");
+        }
+    }
+
+    /**
+     * A Parquet {@code --input} must be readable and hold a column for every field of the spec's
+     * layout ({@code columns}: its input.parquet_columns), of a type the field can take.
+     */
+    static void parquetInput(CommandLine cmd, Path input, PipelineSpec.Input spec) {
+        try {
+            ParquetFileSource.check(
+                    input.toAbsolutePath().toString(), spec.layout(), spec.parquetColumns());
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(cmd, "--input: " + e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            throw new ParameterException(
+                    cmd,
+                    "--input: " + input + " is not a readable Parquet file: " + e.getMessage());
+        }
+    }
+
+    /** {@code --parallelism} must be at least 1. */
+    static void parallelism(CommandLine cmd, int parallelism) {
+        if (parallelism < 1) {
+            throw new ParameterException(
+                    cmd, "--parallelism: must be at least 1, not " + parallelism);
+        }
+    }
+}

@@ -1,0 +1,253 @@
+package dev.piper.cli;
+
+import dev.piper.cli.local.LocalFlinkCluster;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code piper cluster start|stop|status}: a local Flink session cluster to submit jobs to. */
+@Command(
+        name = "cluster",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run a real Flink 2.2.0 session cluster (one JobManager, one TaskManager) on 127.0.0.1"
+                    + " from Flink's jars, with its config, logs and PIDs under --dir. Submit jobs"
+                    + " to it with 'piper submit'."
+        },
+        subcommands = {
+            ClusterCommand.Start.class,
+            ClusterCommand.Stop.class,
+            ClusterCommand.Status.class
+        })
+final class ClusterCommand implements Runnable {
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** The {@code --dir} of every cluster subcommand, and the cluster it names. */
+    static final class ClusterDir {
+        @Option(
+                names = "--dir",
+                required = true,
+                paramLabel = "D",
+                description = "Directory of the cluster's config, logs, PIDs and default storage.")
+        Path dir;
+
+        LocalFlinkCluster open() {
+            return new LocalFlinkCluster(dir, LocalFlinkCluster.classpathFile(PiperHome.get()));
+        }
+    }
+
+    /** {@code piper cluster start}. */
+    @Command(
+            name = "start",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Start the cluster and return once the TaskManager's slots are registered; the last"
+                        + " line printed is the REST address (web UI and 'piper submit --rest')."
+            })
+    static final class Start implements Callable<Integer> {
+
+        @Spec CommandSpec spec;
+
+        @Mixin ClusterDir cluster;
+
+        @Option(
+                names = "--port",
+                defaultValue = "8081",
+                paramLabel = "P",
+                description = "REST and web UI port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+        int port;
+
+        @Option(
+                names = "--rpc-port",
+                defaultValue = "6123",
+                paramLabel = "R",
+                description = "JobManager RPC port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+        int rpcPort;
+
+        @Option(
+                names = "--slots",
+                defaultValue = "2",
+                paramLabel = "N",
+                description = "Task slots of the TaskManager (default: ${DEFAULT-VALUE}).")
+        int slots;
+
+        @Option(
+                names = "--jobmanager-memory",
+                defaultValue = "1024m",
+                paramLabel = "SIZE",
+                description = "JobManager process memory (default: ${DEFAULT-VALUE}).")
+        String jobManagerMemory;
+
+        @Option(
+                names = "--taskmanager-memory",
+                defaultValue = "1536m",
+                paramLabel = "SIZE",
+                description =
+                        "TaskManager process memory; vocabularies on the heap backend live in"
+                                + " its task heap (default: ${DEFAULT-VALUE}).")
+        String taskManagerMemory;
+
+        @Option(
+                names = "--state-backend",
+                defaultValue = "hashmap",
+                paramLabel = "B",
+                description =
+                        "The jobs' default state backend: ${COMPLETION-CANDIDATES} (default:"
+                                + " ${DEFAULT-VALUE}).")
+        StateBackend stateBackend;
+
+        @Option(
+                names = "--checkpoint-storage",
+                paramLabel = "DIR",
+                description =
+                        "Directory of the jobs' default checkpoints/ and savepoints/ (default:"
+                                + " --dir). A stream job keeps its own under --checkpoint-dir.")
+        Path checkpointStorage;
+
+        @Option(
+                names = "--timeout",
+                defaultValue = "120",
+                paramLabel = "S",
+                description =
+                        "Seconds to wait for the slots to register (default: ${DEFAULT-VALUE}).")
+        int timeoutSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            for (int p : new int[] {port, rpcPort}) {
+                if (p < 1 || p > 65535) {
+                    throw new ParameterException(
+                            spec.commandLine(), "ports must be between 1 and 65535, not " + p);
+                }
+            }
+            if (port == rpcPort) {
+                throw new ParameterException(
+                        spec.commandLine(), "--rpc-port must differ from --port");
+            }
+            if (slots < 1) {
+                throw new ParameterException(
+                        spec.commandLine(), "--slots: must be at least 1, not " + slots);
+            }
+            for (String[] size :
+                    new String[][] {
+                        {"--jobmanager-memory", jobManagerMemory},
+                        {"--taskmanager-memory", taskManagerMemory}
+                    }) {
+                if (!size[1].matches("[0-9]+[kKmMgG]")) {
+                    throw new ParameterException(
+                            spec.commandLine(),
+                            size[0] + ": expected a size like 1536m, not '" + size[1] + "'");
+                }
+            }
+            LocalFlinkCluster.Settings settings =
+                    new LocalFlinkCluster.Settings(
+                            port,
+                            rpcPort,
+                            slots,
+                            jobManagerMemory,
+                            taskManagerMemory,
+                            stateBackend,
+                            checkpointStorage);
+            LocalFlinkCluster.Running running;
+            try {
+                running =
+                        cluster.open()
+                                .start(settings, Duration.ofSeconds(timeoutSeconds), System.err);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            spec.commandLine()
+                    .getOut()
+                    .printf(
+                            "cluster: running, JobManager pid %d, TaskManager pid %d, %d slots,"
+                                    + " logs in %s%n%s%n",
+                            running.jobManagerPid(),
+                            running.taskManagerPid(),
+                            slots,
+                            cluster.dir.toAbsolutePath().resolve("log"),
+                            running.restUrl());
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    /** {@code piper cluster stop}. */
+    @Command(
+            name = "stop",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Stop the cluster running from --dir: the TaskManager, then the JobManager"
+                            + " (SIGTERM, then SIGKILL after --timeout). Running jobs are not"
+                            + " savepointed: stop them first with 'piper job stop'.")
+    static final class Stop implements Callable<Integer> {
+
+        @Spec CommandSpec spec;
+
+        @Mixin ClusterDir cluster;
+
+        @Option(
+                names = "--timeout",
+                defaultValue = "60",
+                paramLabel = "S",
+                description = "Seconds to wait for a clean shutdown (default: ${DEFAULT-VALUE}).")
+        int timeoutSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            boolean stopped = cluster.open().stop(Duration.ofSeconds(timeoutSeconds));
+            spec.commandLine()
+                    .getOut()
+                    .println(
+                            stopped
+                                    ? "cluster: stopped"
+                                    : "cluster: no cluster was running from " + cluster.dir);
+            return 0;
+        }
+    }
+
+    /** {@code piper cluster status}: exit 0 when running, 3 when not (as LSB init scripts do). */
+    @Command(
+            name = "status",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Say whether a cluster runs from --dir; exit code 0 if its JobManager does, 3"
+                            + " if not.")
+    static final class Status implements Callable<Integer> {
+
+        @Spec CommandSpec spec;
+
+        @Mixin ClusterDir cluster;
+
+        @Override
+        public Integer call() throws Exception {
+            Optional<LocalFlinkCluster.Running> running = cluster.open().status();
+            if (running.isEmpty()) {
+                spec.commandLine().getOut().println("cluster: not running from " + cluster.dir);
+                return 3;
+            }
+            LocalFlinkCluster.Running r = running.get();
+            spec.commandLine()
+                    .getOut()
+                    .printf(
+                            "cluster: running, JobManager pid %d, TaskManager %s%n%s%n",
+                            r.jobManagerPid(),
+                            r.taskManagerPid() < 0 ? "not running" : "pid " + r.taskManagerPid(),
+                            r.restUrl());
+            return 0;
+        }
+    }
+}

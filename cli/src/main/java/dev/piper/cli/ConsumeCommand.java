@@ -1,0 +1,120 @@
+package dev.piper.cli;
+
+import dev.piper.connectors.kafka.DeliveryStats;
+import dev.piper.connectors.kafka.OutputConsumer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code piper consume}: the committed output of {@code piper stream} into the batch layout. */
+@Command(
+        name = "consume",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Read the committed output of 'piper stream' (isolation.level=read_committed, from"
+                    + " the beginning) into a directory in the batch layout: rows.bin, and"
+                    + " vocab/C1.tsv..C26.tsv with --vocab-topic, dead-letters.jsonl with"
+                    + " --dead-letter-topic. Checks every record it reads."
+        })
+final class ConsumeCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin KafkaClientOptions kafka;
+
+    @Mixin OutputDirOptions out;
+
+    @Option(names = "--topic", required = true, paramLabel = "O", description = "Rows topic.")
+    String topic;
+
+    @Option(names = "--vocab-topic", paramLabel = "V", description = "Vocabulary topic.")
+    String vocabTopic;
+
+    @Option(names = "--dead-letter-topic", paramLabel = "D", description = "Dead-letter topic.")
+    String deadLetterTopic;
+
+    @Option(
+            names = "--rows",
+            paramLabel = "N",
+            defaultValue = "0",
+            description = "Stop once N rows (and the vocabulary they use) are read; 0: no limit.")
+    long rows;
+
+    @Option(
+            names = "--timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "10",
+            description =
+                    "Stop once no record has arrived for this long (default: ${DEFAULT-VALUE}).")
+    int timeout;
+
+    @Option(
+            names = "--stats",
+            description =
+                    "Also report the end-to-end latency of the rows (input record timestamp to"
+                            + " read committed) and the output rate; start it before the input"
+                            + " is produced.")
+    boolean stats;
+
+    @Option(
+            names = "--timeline",
+            paramLabel = "FILE",
+            description =
+                    "With --stats: write the output rate over time to FILE (TSV: second of the"
+                            + " output records' timestamps, pipeline version, rows).")
+    Path timeline;
+
+    @Override
+    public Integer call() throws Exception {
+        if (rows < 0) {
+            throw new ParameterException(
+                    spec.commandLine(), "--rows: must not be negative, not " + rows);
+        }
+        if (timeout < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--timeout: must be at least 1 second, not " + timeout);
+        }
+        if (timeline != null && !stats) {
+            throw new ParameterException(spec.commandLine(), "--timeline: needs --stats");
+        }
+        Path output = out.prepare(spec.commandLine());
+        DeliveryStats delivery = stats ? new DeliveryStats() : null;
+        OutputConsumer.Result r =
+                new OutputConsumer(
+                                kafka.bootstrapServers(spec.commandLine()),
+                                kafka.clientProperties(spec.commandLine()),
+                                topic,
+                                vocabTopic,
+                                deadLetterTopic)
+                        .consume(output, rows, Duration.ofSeconds(timeout), delivery, System.err);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "consume: %,d rows in %,d records, %,d dead letters%s in %.1f s -> %s%n",
+                        r.rows(),
+                        r.rowRecords(),
+                        r.deadLetters(),
+                        r.vocabSizes().isEmpty()
+                                ? ""
+                                : ", "
+                                        + r.vocabSizes().values().stream()
+                                                .mapToLong(Integer::longValue)
+                                                .sum()
+                                        + " vocabulary entries",
+                        r.seconds(),
+                        output);
+        if (delivery != null) {
+            spec.commandLine().getOut().println(delivery.report(r.rows()));
+            if (timeline != null) {
+                delivery.writeTimeline(timeline);
+            }
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,201 @@
+package dev.piper.cli;
+
+import dev.piper.connectors.convert.TsvToParquet;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.spec.Presets;
+import dev.piper.pipeline.spec.SpecException;
+import dev.piper.pipeline.spec.SpecParser;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code piper convert}: Criteo text to Parquet, for Parquet input to preprocess. */
+@Command(
+        name = "convert",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Convert a Criteo text file to Parquet: columns label and I1..I13 (INT32), C1..C26"
+                    + " (INT64, the id parsed from hex), an empty field a null; rows in line"
+                    + " order, values unchanged (no operator is applied).",
+            "Lines preprocess would reject are not converted: they go to the dead-letter file"
+                    + " with the reason, line number and offset preprocess gives them, so"
+                    + " preprocessing the Parquet file gives the same rows and indices."
+        })
+final class ConvertCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Option(
+            names = "--input",
+            required = true,
+            paramLabel = "PATH",
+            description = "Criteo text file (a .gz file is decompressed on the fly).")
+    Path input;
+
+    @Option(
+            names = "--output",
+            required = true,
+            paramLabel = "PATH",
+            description = "Parquet file to write; must not exist.")
+    Path output;
+
+    @Option(
+            names = "--dead-letters",
+            paramLabel = "PATH",
+            description =
+                    "Where the rejected lines go, as JSON lines (default: the output's name with"
+                            + " .dead-letters.jsonl).")
+    Path deadLetters;
+
+    @Option(
+            names = "--compression",
+            paramLabel = "C",
+            defaultValue = "snappy",
+            description =
+                    "Page compression: uncompressed, snappy, gzip, zstd or lz4_raw (default:"
+                            + " ${DEFAULT-VALUE}).")
+    String compression;
+
+    @Option(
+            names = "--row-group-rows",
+            paramLabel = "N",
+            defaultValue = "" + TsvToParquet.DEFAULT_ROW_GROUP_ROWS,
+            description =
+                    "Rows per row group, the unit a parallel reader takes at a time (default:"
+                            + " ${DEFAULT-VALUE}).")
+    int rowGroupRows;
+
+    @Option(
+            names = "--pad-missing-fields",
+            description =
+                    "Accept lines whose trailing fields are absent (as preprocess's option)"
+                            + " instead of rejecting them.")
+    boolean padMissingFields;
+
+    @Option(
+            names = "--max-line-bytes",
+            paramLabel = "B",
+            defaultValue = "" + DecodeOptions.DEFAULT_MAX_LINE_BYTES,
+            description =
+                    "Longest accepted line, as preprocess's option (default: ${DEFAULT-VALUE}).")
+    int maxLineBytes;
+
+    private static final String[] CODECS = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
+
+    @Mixin LayoutOptions layoutOptions;
+
+    @Option(
+            names = "--preset",
+            paramLabel = "NAME",
+            description =
+                    "Lines of a preset's layout (rm1..rm5: PreSto's mixes; list columns become"
+                            + " Parquet LIST columns) instead of --dense/--sparse.")
+    String preset;
+
+    @Option(
+            names = "--spec",
+            paramLabel = "FILE",
+            description = "Lines of a spec's layout (its input.dense, sparse and list_columns).")
+    Path specFile;
+
+    /** The layout of the lines: --spec's, --preset's or --dense/--sparse. */
+    private RowLayout layout() {
+        CommandLine cmd = spec.commandLine();
+        if (preset == null && specFile == null) {
+            return layoutOptions.layout(cmd);
+        }
+        LayoutOptions.refuseNextTo(cmd, "--preset or --spec");
+        if (preset != null && specFile != null) {
+            throw new ParameterException(cmd, "--preset cannot be combined with --spec");
+        }
+        try {
+            return preset != null
+                    ? Presets.named(preset).spec().layout()
+                    : SpecParser.parse(specFile).layout();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(cmd, "--preset: " + e.getMessage());
+        } catch (SpecException | IOException e) {
+            throw new ParameterException(cmd, "--spec: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        CliChecks.inputFile(spec.commandLine(), input);
+        if (Files.exists(output)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--output: " + output + " exists; remove it first");
+        }
+        Path parent = output.toAbsolutePath().getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--output: directory " + parent + " does not exist");
+        }
+        String codec = compression.toLowerCase(Locale.ROOT);
+        if (!Arrays.asList(CODECS).contains(codec)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--compression: unknown codec \""
+                            + compression
+                            + "\" (known: "
+                            + String.join(", ", CODECS)
+                            + ")");
+        }
+        if (rowGroupRows < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--row-group-rows: must be positive, not " + rowGroupRows);
+        }
+        if (maxLineBytes < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--max-line-bytes: must be positive, not " + maxLineBytes);
+        }
+        Path dead =
+                deadLetters != null
+                        ? deadLetters
+                        : output.resolveSibling(
+                                output.getFileName().toString().replaceFirst("\\.parquet$", "")
+                                        + ".dead-letters.jsonl");
+        DecodeOptions text =
+                new DecodeOptions(
+                        ColumnProgram.raw(layout()),
+                        padMissingFields,
+                        maxLineBytes,
+                        DecodeOptions.DEFAULT_MAX_RAW_BYTES);
+        TsvToParquet.Result r =
+                TsvToParquet.convert(
+                        input,
+                        output,
+                        dead,
+                        text,
+                        CompressionCodecName.valueOf(codec.toUpperCase(Locale.ROOT)),
+                        rowGroupRows,
+                        System.err);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "convert: %,d lines read, %,d rows written in %,d row groups (%,d bytes),"
+                                + " %,d dead letters in %.1f s (%,.0f lines/s) -> %s%n",
+                        r.lines(),
+                        r.rows(),
+                        r.rowGroups(),
+                        r.bytes(),
+                        r.deadLetters(),
+                        r.seconds(),
+                        r.lines() / Math.max(r.seconds(), 1e-9),
+                        output);
+        return 0;
+    }
+}

@@ -1,0 +1,179 @@
+package dev.piper.cli;
+
+import dev.piper.connectors.convert.TsvToParquet;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.spec.Presets;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code piper generate}: seeded Criteo-like data for tests, benchmarks and demos. */
+@Command(
+        name = "generate",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Write seeded synthetic Criteo-like text (label, I1..I13, C1..C26, tab-separated).",
+            "Categorical cardinalities are the Criteo Kaggle set's times --scale, ids Zipf-skewed.",
+            "--dense/--sparse write wider (or narrower) lines, column j shaped as Criteo's"
+                    + " column j mod 13 (dense) or j mod 26 (categorical).",
+            "An --output ending in .parquet gets the lines as bin/piper convert writes them"
+                    + " (malformed lines to its .dead-letters.jsonl)."
+        })
+final class GenerateCommand implements Callable<Integer> {
+
+    private static final long PROGRESS_EVERY = 1_000_000;
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--rows", required = true, paramLabel = "N", description = "Number of lines.")
+    long rows;
+
+    @Option(
+            names = "--seed",
+            defaultValue = "1",
+            paramLabel = "S",
+            description =
+                    "Random seed; the same seed gives the same bytes (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(
+            names = "--output",
+            required = true,
+            paramLabel = "PATH",
+            description = "File to write: text, or Parquet if its name ends in .parquet.")
+    Path output;
+
+    @Option(
+            names = "--bad-rate",
+            defaultValue = "0",
+            paramLabel = "r",
+            description =
+                    "Fraction of lines made malformed, of every dead-letter kind (default: ${DEFAULT-VALUE}).")
+    double badRate;
+
+    @Option(
+            names = "--scale",
+            defaultValue = "1.0",
+            paramLabel = "s",
+            description =
+                    "Multiplier of the Kaggle cardinalities (0.0005: largest vocabulary ~5K, 0.1: ~1M) (default: ${DEFAULT-VALUE}).")
+    double scale;
+
+    @Mixin LayoutOptions layoutOptions;
+
+    @Option(
+            names = "--preset",
+            paramLabel = "NAME",
+            description =
+                    "Write lines of a preset's layout (rm1..rm5: PreSto's feature mixes, their"
+                            + " lists of 20 ids on average) instead of --dense/--sparse.")
+    String preset;
+
+    @Override
+    public Integer call() throws IOException {
+        RowLayout layout = layoutOptions.layout(spec.commandLine());
+        int meanListLength = 0;
+        if (preset != null) {
+            LayoutOptions.refuseNextTo(spec.commandLine(), "--preset, which sets the layout");
+            try {
+                Presets.Preset p = Presets.named(preset);
+                layout = p.spec().layout();
+                meanListLength = p.meanListLength();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--preset: " + e.getMessage());
+            }
+        }
+        if (rows < 0) {
+            throw new ParameterException(spec.commandLine(), "--rows: must not be negative");
+        }
+        if (!(badRate >= 0 && badRate <= 1)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--bad-rate: must be between 0 and 1, not " + badRate);
+        }
+        if (!(scale > 0 && scale <= 100)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--scale: must be in (0, 100], not " + scale);
+        }
+        Path parent = output.toAbsolutePath().getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--output: directory " + parent + " does not exist");
+        }
+        long start = System.nanoTime();
+        CriteoGenerator generator =
+                new CriteoGenerator(layout, seed, scale, badRate, meanListLength);
+        boolean parquet = output.getFileName().toString().endsWith(".parquet");
+        // Parquet: the lines as text first, then converted (what convert makes of them)
+        Path text = parquet ? output.resolveSibling("." + output.getFileName() + ".tsv") : output;
+        try {
+            try (OutputStream out =
+                    new BufferedOutputStream(Files.newOutputStream(text), 1 << 20)) {
+                generate(generator, out, rows, System.err);
+            }
+            if (parquet) {
+                Path dead =
+                        output.resolveSibling(
+                                output.getFileName().toString().replaceFirst("\\.parquet$", "")
+                                        + ".dead-letters.jsonl");
+                TsvToParquet.convert(
+                        text,
+                        output,
+                        dead,
+                        new DecodeOptions(
+                                ColumnProgram.raw(layout),
+                                false,
+                                DecodeOptions.DEFAULT_MAX_LINE_BYTES,
+                                DecodeOptions.DEFAULT_MAX_RAW_BYTES),
+                        CompressionCodecName.SNAPPY,
+                        TsvToParquet.DEFAULT_ROW_GROUP_ROWS,
+                        System.err);
+            }
+        } finally {
+            if (parquet) {
+                Files.deleteIfExists(text);
+            }
+        }
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "generate: %,d lines (%,d malformed) of %s, seed %d, scale %s in %.1f s"
+                                + " -> %s%n",
+                        rows,
+                        generator.badLines(),
+                        layout,
+                        seed,
+                        scale,
+                        (System.nanoTime() - start) / 1e9,
+                        output);
+        return 0;
+    }
+
+    /** Writes {@code rows} lines, reporting progress every million lines when it takes a while. */
+    static void generate(CriteoGenerator g, OutputStream out, long rows, PrintStream progress)
+            throws IOException {
+        long start = System.nanoTime();
+        for (long done = 0; done < rows; ) {
+            long n = Math.min(PROGRESS_EVERY, rows - done);
+            g.write(out, n);
+            done += n;
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (done < rows && seconds > 3) {
+                progress.printf("generate: %,d of %,d lines, %.0f s%n", done, rows, seconds);
+            }
+        }
+    }
+}

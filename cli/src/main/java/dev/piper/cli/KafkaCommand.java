@@ -1,0 +1,194 @@
+package dev.piper.cli;
+
+import dev.piper.cli.local.LocalKafka;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code piper kafka start|stop|status}: a local single-node broker for trying the feed. */
+@Command(
+        name = "kafka",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run a real single-node Kafka broker (KRaft) on 127.0.0.1 from Apache Kafka's jars, with"
+                    + " its data, logs and PID under --dir."
+        },
+        subcommands = {
+            KafkaCommand.Start.class,
+            KafkaCommand.Stop.class,
+            KafkaCommand.Status.class
+        })
+final class KafkaCommand implements Runnable {
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** The {@code --dir} of every broker subcommand, and the broker it names. */
+    static final class BrokerDir {
+        @Option(
+                names = "--dir",
+                required = true,
+                paramLabel = "D",
+                description = "Directory of the broker's config, data, logs and PID.")
+        Path dir;
+
+        LocalKafka open() {
+            return new LocalKafka(dir, LocalKafka.classpathFile(PiperHome.get()));
+        }
+    }
+
+    /** {@code piper kafka start}. */
+    @Command(
+            name = "start",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Start a broker and return once it answers; the last line printed is its bootstrap"
+                        + " address. Data in --dir survives stop and start."
+            })
+    static final class Start implements Callable<Integer> {
+
+        @Spec CommandSpec spec;
+
+        @Mixin BrokerDir broker;
+
+        @Option(
+                names = "--port",
+                defaultValue = "9092",
+                paramLabel = "P",
+                description = "Client port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+        int port;
+
+        @Option(
+                names = "--controller-port",
+                paramLabel = "C",
+                description = "KRaft controller port on 127.0.0.1 (default: --port + 1).")
+        Integer controllerPort;
+
+        @Option(
+                names = "--heap",
+                defaultValue = "512m",
+                paramLabel = "SIZE",
+                description = "The broker JVM's heap (default: ${DEFAULT-VALUE}).")
+        String heap;
+
+        @Option(
+                names = "--timeout",
+                defaultValue = "90",
+                paramLabel = "S",
+                description =
+                        "Seconds to wait for the broker to answer (default: ${DEFAULT-VALUE}).")
+        int timeoutSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            int controller = controllerPort == null ? port + 1 : controllerPort;
+            for (int p : new int[] {port, controller}) {
+                if (p < 1 || p > 65535) {
+                    throw new ParameterException(
+                            spec.commandLine(), "ports must be between 1 and 65535, not " + p);
+                }
+            }
+            if (controller == port) {
+                throw new ParameterException(
+                        spec.commandLine(), "--controller-port must differ from --port");
+            }
+            if (!heap.matches("[0-9]+[kKmMgG]?")) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--heap: expected a size like 512m, not '" + heap + "'");
+            }
+            LocalKafka.Running running;
+            try {
+                running =
+                        broker.open()
+                                .start(
+                                        port,
+                                        controller,
+                                        heap,
+                                        Duration.ofSeconds(timeoutSeconds),
+                                        System.err);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            spec.commandLine()
+                    .getOut()
+                    .printf(
+                            "kafka: running, pid %d, logs in %s%n%s%n",
+                            running.pid(),
+                            broker.dir.toAbsolutePath().resolve("logs"),
+                            running.bootstrap());
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    /** {@code piper kafka stop}. */
+    @Command(
+            name = "stop",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Stop the broker running from --dir (SIGTERM, then SIGKILL after --timeout).")
+    static final class Stop implements Callable<Integer> {
+
+        @Spec CommandSpec spec;
+
+        @Mixin BrokerDir broker;
+
+        @Option(
+                names = "--timeout",
+                defaultValue = "60",
+                paramLabel = "S",
+                description = "Seconds to wait for a clean shutdown (default: ${DEFAULT-VALUE}).")
+        int timeoutSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            boolean stopped = broker.open().stop(Duration.ofSeconds(timeoutSeconds));
+            spec.commandLine()
+                    .getOut()
+                    .println(
+                            stopped
+                                    ? "kafka: stopped"
+                                    : "kafka: no broker was running from " + broker.dir);
+            return 0;
+        }
+    }
+
+    /** {@code piper kafka status}: exit 0 when running, 3 when not (as LSB init scripts do). */
+    @Command(
+            name = "status",
+            mixinStandardHelpOptions = true,
+            description = "Say whether a broker runs from --dir; exit code 0 if it does, 3 if not.")
+    static final class Status implements Callable<Integer> {
+
+        @Spec CommandSpec spec;
+
+        @Mixin BrokerDir broker;
+
+        @Override
+        public Integer call() throws Exception {
+            Optional<LocalKafka.Running> running = broker.open().status();
+            if (running.isEmpty()) {
+                spec.commandLine().getOut().println("kafka: not running from " + broker.dir);
+                return 3;
+            }
+            spec.commandLine()
+                    .getOut()
+                    .printf(
+                            "kafka: running, pid %d%n%s%n",
+                            running.get().pid(), running.get().bootstrap());
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.piper.cli;
+
+import dev.piper.connectors.kafka.LineProducer;
+import dev.piper.connectors.kafka.TopicCreation;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code piper produce}: a Criteo file into a Kafka topic, one record per line. */
+@Command(
+        name = "produce",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Send every line of a Criteo text file (.gz is decompressed) to a Kafka topic as one"
+                    + " record, its value the line's bytes without the line break, in file order."
+        })
+final class ProduceCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin KafkaClientOptions kafka;
+
+    @Option(names = "--topic", required = true, paramLabel = "T", description = "Topic to write.")
+    String topic;
+
+    @Option(names = "--input", required = true, paramLabel = "FILE", description = "File to send.")
+    Path input;
+
+    @Option(
+            names = "--rate",
+            paramLabel = "R",
+            description = "Lines per second at most (default: as fast as the broker takes them).")
+    Double rate;
+
+    @Option(
+            names = "--partitions",
+            paramLabel = "N",
+            description =
+                    "Create the topic with N partitions if it does not exist (default: the"
+                            + " broker's automatic creation, if enabled).")
+    Integer partitions;
+
+    @Override
+    public Integer call() throws Exception {
+        CliChecks.inputFile(spec.commandLine(), input);
+        if (rate != null && !(rate > 0)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--rate: must be positive, not " + rate);
+        }
+        if (partitions != null && partitions < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--partitions: must be at least 1, not " + partitions);
+        }
+        PrintStream progress = System.err;
+        Map<String, String> client = kafka.clientProperties(spec.commandLine());
+        if (partitions != null) {
+            TopicCreation.createIfAbsent(
+                    kafka.bootstrapServers(spec.commandLine()),
+                    client,
+                    topic,
+                    partitions,
+                    progress);
+        }
+        LineProducer.Result r =
+                LineProducer.produce(
+                        input,
+                        kafka.bootstrapServers(spec.commandLine()),
+                        topic,
+                        rate,
+                        client,
+                        progress);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "produce: %,d lines (%,d bytes) to %s in %.1f s%n",
+                        r.lines(), r.bytes(), topic, r.seconds());
+        return 0;
+    }
+}

@@ -1,0 +1,469 @@
+package dev.piper.cli;
+
+import dev.piper.cli.cluster.OnCluster;
+import dev.piper.connectors.kafka.KafkaConnectors.StartFrom;
+import dev.piper.job.StreamOptions;
+import dev.piper.job.StreamPipelines;
+import dev.piper.job.Streaming;
+import dev.piper.pipeline.spec.SpecException;
+import dev.piper.pipeline.spec.SpecParser;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.util.TimeUtils;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code piper stream}: the exactly-once Kafka preprocessing feed on an embedded cluster, or, under
+ * {@link ClusterJob}, submitted to the Flink cluster that runs the job jar.
+ */
+@Command(
+        name = "stream",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Preprocess Criteo lines from a Kafka topic into DLRM row blocks on another, exactly"
+                    + " once: output, dead letters and vocabulary records are written in"
+                    + " transactions committed with each checkpoint (read them with"
+                    + " isolation.level=read_committed, or with 'piper consume').",
+            "Restarting with the same --checkpoint-dir resumes from the latest retained checkpoint"
+                    + " or savepoint in it. Output record format: docs/SEMANTICS.md.",
+            "With --control-topic (or --control-dir) the pipeline's spec can be changed while it"
+                    + " runs; --pipeline runs several pipelines in one job (docs/SPECS.md)."
+        })
+final class StreamCommand implements Callable<Integer> {
+
+    /** The job's name on the cluster. */
+    static final String NAME = "stream";
+
+    @Spec CommandSpec spec;
+
+    /** {@link PiperCli} on the command line, {@link ClusterJob} in the job jar on a cluster. */
+    @ParentCommand Object parent;
+
+    @Mixin PipelineOptions pipeline;
+
+    @Mixin ClusterOptions cluster;
+
+    @Mixin KafkaClientOptions kafka;
+
+    @Mixin ReportCliOptions reportOptions;
+
+    @Option(
+            names = "--report-topic",
+            paramLabel = "R",
+            description =
+                    "Measure each column's work and write a hardware cost report per pipeline and"
+                            + " --report-interval to this topic (JSON, keyed by pipeline; at least"
+                            + " once; docs/HARDWARE_MODEL.md). Not with --control-topic or"
+                            + " --control-dir.")
+    String reportTopic;
+
+    @Option(
+            names = "--input-topic",
+            paramLabel = "T",
+            description =
+                    "Topic of Criteo lines, one line per record (or several, \\n-separated)."
+                            + " Required unless --pipeline is given.")
+    String inputTopic;
+
+    @Option(
+            names = "--output-topic",
+            paramLabel = "O",
+            description =
+                    "Topic of the row blocks; created with the input's partition count if absent."
+                            + " Required unless --pipeline is given; then a name in which"
+                            + " {pipeline} stands for each pipeline's (default: {pipeline}-rows).")
+    String outputTopic;
+
+    @Option(
+            names = "--pipeline",
+            paramLabel = "FILE",
+            description =
+                    "Run this spec as one of several pipelines in the job (repeat the option;"
+                            + " MiniPipe): each spec names its input.topic, has its own"
+                            + " vocabularies and writes to the output, dead-letter and vocab"
+                            + " topics named after it (--output-topic, --vocab-topic with"
+                            + " {pipeline}). Not with --input-topic or --spec.")
+    List<Path> pipelineFiles = new ArrayList<>();
+
+    @Option(
+            names = "--dead-letter-topic",
+            paramLabel = "D",
+            description = "Topic of the dead letters (default: the output topic + -dead-letters).")
+    String deadLetterTopic;
+
+    @Option(
+            names = "--vocab-topic",
+            paramLabel = "V",
+            description =
+                    "Topic to publish every new vocabulary entry to (column, index, key);"
+                            + " default: none.")
+    String vocabTopic;
+
+    @Option(
+            names = "--control-topic",
+            paramLabel = "C",
+            description =
+                    "Topic of pipeline specs that reconfigure the running job (spec publish);"
+                            + " each is validated, and accepted specs take effect with the next"
+                            + " block of each input partition (docs/SPECS.md). Default: none.")
+    String controlTopic;
+
+    @Option(
+            names = "--status-topic",
+            paramLabel = "S",
+            description =
+                    "Topic of the control status: each spec accepted or rejected (with its"
+                            + " problems) and the input offset where it took effect; default:"
+                            + " the control topic + -status.")
+    String statusTopic;
+
+    @Option(
+            names = "--control-dir",
+            paramLabel = "D",
+            description =
+                    "Instead of --control-topic: a directory watched for specs; each *.json file"
+                            + " moved into it is one spec (write it elsewhere first), read once."
+                            + " Status: JSON-lines files in --status-dir.")
+    Path controlDir;
+
+    @Option(
+            names = "--status-dir",
+            paramLabel = "S",
+            description =
+                    "Where the control directory's status files go, committed with each"
+                            + " checkpoint (default: D/status).")
+    Path statusDir;
+
+    @Option(
+            names = "--checkpoint-dir",
+            required = true,
+            paramLabel = "DIR",
+            description = "Checkpoints and savepoints of this stream; reuse it to resume.")
+    Path checkpointDir;
+
+    @Option(
+            names = "--checkpoint-interval",
+            paramLabel = "DURATION",
+            defaultValue = "5s",
+            description =
+                    "Time between checkpoints, which is also when output becomes visible to"
+                            + " read_committed consumers (default: ${DEFAULT-VALUE}).")
+    String checkpointInterval;
+
+    @Option(
+            names = "--parallelism",
+            paramLabel = "N",
+            defaultValue = "2",
+            description =
+                    "Parallelism of every operator (default: ${DEFAULT-VALUE}; on a cluster: the"
+                            + " submission's).")
+    int parallelism;
+
+    @Option(
+            names = "--from-savepoint",
+            paramLabel = "PATH",
+            description =
+                    "Restore this savepoint or retained checkpoint instead of the latest in"
+                            + " --checkpoint-dir; the parallelism may differ from its run's. On a"
+                            + " cluster, a savepoint given with the submission (piper submit"
+                            + " --from-savepoint, the Kubernetes operator's on an upgrade) comes"
+                            + " first.")
+    Path fromSavepoint;
+
+    @Option(
+            names = "--until-idle",
+            paramLabel = "SECONDS",
+            description =
+                    "Stop cleanly, with a savepoint and all output committed, once no input"
+                            + " record has arrived for this many seconds and all input is"
+                            + " consumed. Default: run until killed.")
+    Integer untilIdle;
+
+    @Option(
+            names = "--block-lines",
+            paramLabel = "N",
+            defaultValue = "4096",
+            description =
+                    "Most rows per output record (160 bytes each; default ${DEFAULT-VALUE} fits"
+                            + " Kafka's default 1 MiB record limit).")
+    int blockLines;
+
+    @Option(
+            names = "--linger",
+            paramLabel = "DURATION",
+            defaultValue = "200ms",
+            description =
+                    "Longest wait for more lines before a block is cut (default: ${DEFAULT-VALUE}).")
+    String linger;
+
+    @Option(
+            names = "--transactional-id-prefix",
+            paramLabel = "P",
+            description =
+                    "Prefix of the sink's transactional ids: unique per job, stable across its"
+                            + " restarts (default: piper- + the output topic).")
+    String transactionalIdPrefix;
+
+    @Option(
+            names = "--group-id",
+            paramLabel = "G",
+            description =
+                    "Consumer group the consumed offsets are committed to at each checkpoint, for"
+                            + " monitoring (default: piper- + the output topic).")
+    String groupId;
+
+    @Option(
+            names = "--start-from",
+            paramLabel = "WHERE",
+            defaultValue = "earliest",
+            description =
+                    "Where a run without restored state starts: ${COMPLETION-CANDIDATES}"
+                            + " (default: ${DEFAULT-VALUE}).")
+    StartFrom startFrom;
+
+    private Duration duration(String option, String value) {
+        try {
+            Duration d = TimeUtils.parseDuration(value);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("must be positive");
+            }
+            return d;
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    option + ": '" + value + "' is not a positive duration such as 5s or 500ms");
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Duration interval = duration("--checkpoint-interval", checkpointInterval);
+        Duration lingerTime = duration("--linger", linger);
+        if (parallelism < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--parallelism: must be at least 1, not " + parallelism);
+        }
+        if (blockLines < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--block-lines: must be at least 1, not " + blockLines);
+        }
+        if (untilIdle != null && untilIdle < 1) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--until-idle: must be at least 1 second, not " + untilIdle);
+        }
+        if (fromSavepoint != null && !Files.isRegularFile(fromSavepoint.resolve("_metadata"))) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--from-savepoint: " + fromSavepoint + " holds no _metadata file");
+        }
+        if (Files.exists(checkpointDir) && !Files.isDirectory(checkpointDir)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--checkpoint-dir: " + checkpointDir + " is not a directory");
+        }
+        if (statusTopic != null && controlTopic == null) {
+            throw new ParameterException(
+                    spec.commandLine(), "--status-topic: needs --control-topic");
+        }
+        if (controlDir != null && controlTopic != null) {
+            throw new ParameterException(
+                    spec.commandLine(), "--control-dir: not with --control-topic; choose one");
+        }
+        if (reportTopic != null && (controlTopic != null || controlDir != null)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--report-topic: not with --control-topic or --control-dir yet (a spec switch"
+                            + " changes the operator chains the report prices)");
+        }
+        if (statusDir != null && controlDir == null) {
+            throw new ParameterException(spec.commandLine(), "--status-dir: needs --control-dir");
+        }
+        if (controlDir != null && !Files.isDirectory(controlDir)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--control-dir: " + controlDir + " is not a directory");
+        }
+        boolean onCluster = parent instanceof ClusterJob;
+        if (onCluster && untilIdle != null) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--until-idle: only on the embedded cluster; stop a job on a Flink cluster with"
+                            + " 'piper job stop' (a savepoint, all output committed)");
+        }
+        Path dir = checkpointDir.toAbsolutePath();
+        Files.createDirectories(dir);
+        Configuration conf;
+        if (onCluster) {
+            // No lock: this program ends once the job is submitted, and the cluster, which may
+            // restart or restore the job at any time, owns the directory from then on.
+            conf = cluster.jobConfiguration(spec, parallelism);
+            conf.addAll(Streaming.checkpointing(dir, interval));
+        } else {
+            try {
+                Streaming.lock(dir);
+            } catch (IllegalStateException e) {
+                throw new ParameterException(
+                        spec.commandLine(), "--checkpoint-dir: " + e.getMessage());
+            }
+            conf = Streaming.configuration(parallelism, cluster.stateBackend, dir, interval);
+        }
+        conf.addAll(Configuration.fromMap(cluster.flinkConf));
+        if (pipelineFiles.isEmpty()) {
+            if (inputTopic == null || outputTopic == null) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--input-topic and --output-topic are required (or --pipeline files)");
+            }
+            pipeline.apply(spec.commandLine(), conf);
+            conf.set(StreamOptions.INPUT_TOPIC, inputTopic);
+        } else {
+            applyPipelines(conf);
+        }
+        conf.set(StreamOptions.BLOCK_LINES, blockLines);
+        conf.set(StreamOptions.LINGER, lingerTime);
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers(spec.commandLine()));
+        Optional.ofNullable(outputTopic).ifPresent(t -> conf.set(StreamOptions.OUTPUT_TOPIC, t));
+        conf.set(StreamOptions.START_FROM, startFrom);
+        Optional.ofNullable(deadLetterTopic)
+                .ifPresent(t -> conf.set(StreamOptions.DEAD_LETTER_TOPIC, t));
+        Optional.ofNullable(vocabTopic).ifPresent(t -> conf.set(StreamOptions.VOCAB_TOPIC, t));
+        Optional.ofNullable(controlTopic).ifPresent(t -> conf.set(StreamOptions.CONTROL_TOPIC, t));
+        if (reportTopic != null) {
+            reportOptions.apply(spec.commandLine(), conf);
+            conf.set(StreamOptions.REPORT_TOPIC, reportTopic);
+        }
+        Optional.ofNullable(statusTopic).ifPresent(t -> conf.set(StreamOptions.STATUS_TOPIC, t));
+        if (controlDir != null) {
+            Path status =
+                    (statusDir != null ? statusDir : controlDir.resolve("status")).toAbsolutePath();
+            Files.createDirectories(status);
+            conf.set(StreamOptions.CONTROL_DIR, controlDir.toAbsolutePath().toString());
+            conf.set(StreamOptions.STATUS_DIR, status.toString());
+        }
+        Optional.ofNullable(transactionalIdPrefix)
+                .ifPresent(p -> conf.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, p));
+        Optional.ofNullable(groupId).ifPresent(g -> conf.set(StreamOptions.GROUP_ID, g));
+        kafka.clientProperties(spec.commandLine())
+                .forEach((k, v) -> conf.setString(StreamOptions.KAFKA_PROPERTY_PREFIX + k, v));
+
+        var err = System.err;
+        Optional<String> givenByCluster =
+                onCluster
+                        ? OnCluster.clusterConfiguration()
+                                .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
+                        : Optional.empty();
+        if (givenByCluster.isPresent()) {
+            // The operator passes its latest savepoint on every upgrade, while the arguments
+            // stay as written: a --from-savepoint among them would restore an older state.
+            err.printf(
+                    "stream: restoring %s (the submission's savepoint)%s%n",
+                    givenByCluster.get(),
+                    fromSavepoint == null
+                            ? ""
+                            : "; --from-savepoint " + fromSavepoint + " ignored");
+        } else if (fromSavepoint != null) {
+            Streaming.restoreFrom(conf, fromSavepoint.toAbsolutePath(), false);
+            err.printf("stream: restoring %s%n", fromSavepoint);
+        } else {
+            Optional<Path> latest = Streaming.latestSnapshot(dir);
+            if (latest.isPresent()) {
+                Streaming.restoreFrom(conf, latest.get(), true);
+                err.printf("stream: resuming from %s%n", latest.get());
+                for (Path old : Streaming.pruneSuperseded(dir, latest.get())) {
+                    err.printf("stream: removed superseded snapshot %s%n", old);
+                }
+            } else {
+                err.printf("stream: no snapshot in %s; starting from %s%n", dir, startFrom);
+            }
+        }
+        StreamPipelines pipelines;
+        try {
+            pipelines = StreamPipelines.of(conf);
+            Streaming.checkPipelines(dir, pipelines);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (pipelines.size() > 1) {
+            for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+                err.printf(
+                        "stream: pipeline %s/%d: %s -> %s%n",
+                        p.name(), p.start().version(), p.inputTopic(), p.outputTopic());
+            }
+        }
+        Streaming.prepareTopics(conf, err);
+        if (onCluster) {
+            JobID id = OnCluster.submit(Streaming.job(conf)::build, conf, NAME);
+            spec.commandLine().getOut().printf("stream: job %s submitted%n", id);
+            return 0;
+        }
+        Streaming.Result r =
+                Streaming.run(
+                        Streaming.job(conf),
+                        conf,
+                        untilIdle == null ? null : Duration.ofSeconds(untilIdle),
+                        err);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "stream: %,d input records consumed in %.1f s%s%n",
+                        r.inputRecords(),
+                        r.seconds(),
+                        r.savepoint().map(p -> "; savepoint " + p).orElse(""));
+        return 0;
+    }
+
+    /** Puts the --pipeline specs into {@code conf}, refusing options they replace. */
+    private void applyPipelines(Configuration conf) {
+        var parsed = spec.commandLine().getParseResult();
+        for (String option :
+                List.of(
+                        "--input-topic",
+                        "--dead-letter-topic",
+                        "--spec",
+                        "--max-ind-range",
+                        "--pad-missing-fields",
+                        "--max-line-bytes")) {
+            if (parsed.hasMatchedOption(option)) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        option
+                                + " cannot be combined with --pipeline: each pipeline's spec"
+                                + " defines its input and operators");
+            }
+        }
+        List<byte[]> texts = new ArrayList<>();
+        for (Path file : pipelineFiles) {
+            try {
+                byte[] text = Files.readAllBytes(file);
+                SpecParser.parse(text, file.toString());
+                texts.add(text);
+            } catch (IOException e) {
+                throw new ParameterException(
+                        spec.commandLine(), "--pipeline: cannot read " + file + ": " + e);
+            } catch (SpecException e) {
+                throw new ParameterException(spec.commandLine(), "--pipeline: " + e.getMessage());
+            }
+        }
+        try {
+            conf.set(StreamOptions.PIPELINES, StreamPipelines.toOption(texts));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,384 @@
+package dev.piper.cli.local;
+
+import dev.piper.cli.cluster.FlinkRest;
+import dev.piper.job.EmbeddedRunner;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
+
+/**
+ * A real Flink 2.2.0 session cluster on 127.0.0.1, assembled from Flink's module jars on Maven
+ * Central (there is no flink-dist there): one JobManager and one TaskManager, each its own JVM,
+ * with everything they own under one directory:
+ *
+ * <pre>
+ * DIR/conf/config.yaml, log4j.properties     written on every start
+ * DIR/log/jobmanager.log, taskmanager.log    the logs (*.out: the JVMs' stdout and stderr)
+ * DIR/checkpoints/, DIR/savepoints/          default checkpoint storage (--checkpoint-storage)
+ * DIR/tmp/, DIR/web-upload/                  working files and uploaded jars
+ * DIR/jobmanager.pid, taskmanager.pid, rest  while it runs: process ids, the REST address
+ * </pre>
+ *
+ * The classpath is the one the build writes to {@code flink-local/target/flink-classpath.txt}.
+ * Memory flags come from Flink's own {@code BashJavaUtils}, as its start scripts do.
+ */
+public final class LocalFlinkCluster {
+
+    /** What {@code piper cluster start} may choose. */
+    public record Settings(
+            int restPort,
+            int rpcPort,
+            int slots,
+            String jobManagerMemory,
+            String taskManagerMemory,
+            StateBackend stateBackend,
+            Path checkpointStorage) {
+
+        /** The defaults: REST on 8081, RPC on 6123, 2 slots, 1024m/1536m, hashmap, DIR/. */
+        public static Settings defaults() {
+            return new Settings(8081, 6123, 2, "1024m", "1536m", StateBackend.hashmap, null);
+        }
+    }
+
+    /** A running cluster: its processes and REST address. */
+    public record Running(long jobManagerPid, long taskManagerPid, String restUrl) {}
+
+    private static final String RESULT = "BASH_JAVA_UTILS_EXEC_RESULT:";
+
+    private final Path dir;
+    private final Path classpathFile;
+
+    public LocalFlinkCluster(Path dir, Path classpathFile) {
+        this.dir = dir.toAbsolutePath();
+        this.classpathFile = classpathFile;
+    }
+
+    /** The classpath file of a built checkout at {@code home}. */
+    public static Path classpathFile(Path home) {
+        return home.resolve("flink-local/target/flink-classpath.txt");
+    }
+
+    /**
+     * The cluster's configuration: every address on 127.0.0.1, the memory and slots chosen, the
+     * network buffers piper's blocks want ({@link EmbeddedRunner#networkConfiguration}), no Kryo
+     * fallback, and the state backend and checkpoint storage. The docker-compose file sets the same
+     * keys (DeploymentFilesTest checks it), with container addresses and volumes.
+     */
+    public static Map<String, String> configuration(Settings s, Path dir) {
+        Path storage =
+                (s.checkpointStorage() == null ? dir : s.checkpointStorage()).toAbsolutePath();
+        Configuration network = EmbeddedRunner.networkConfiguration(s.slots());
+        Map<String, String> c = new LinkedHashMap<>();
+        put(c, JobManagerOptions.ADDRESS, "127.0.0.1");
+        put(c, JobManagerOptions.PORT, Integer.toString(s.rpcPort()));
+        put(c, JobManagerOptions.BIND_HOST, "127.0.0.1");
+        put(c, TaskManagerOptions.BIND_HOST, "127.0.0.1");
+        put(c, TaskManagerOptions.HOST, "127.0.0.1");
+        put(c, RestOptions.ADDRESS, "127.0.0.1");
+        put(c, RestOptions.BIND_ADDRESS, "127.0.0.1");
+        put(c, RestOptions.PORT, Integer.toString(s.restPort()));
+        put(c, JobManagerOptions.TOTAL_PROCESS_MEMORY, s.jobManagerMemory());
+        put(c, TaskManagerOptions.TOTAL_PROCESS_MEMORY, s.taskManagerMemory());
+        put(c, TaskManagerOptions.NUM_TASK_SLOTS, Integer.toString(s.slots()));
+        put(c, CoreOptions.DEFAULT_PARALLELISM, Integer.toString(s.slots()));
+        for (ConfigOption<?> o :
+                List.of(
+                        TaskManagerOptions.MEMORY_SEGMENT_SIZE,
+                        TaskManagerOptions.NETWORK_MEMORY_MIN,
+                        TaskManagerOptions.NETWORK_MEMORY_MAX)) {
+            put(c, o, network.toMap().get(o.key()));
+        }
+        // Managed memory serves RocksDB; with the heap backend the vocabularies want the heap.
+        put(
+                c,
+                TaskManagerOptions.MANAGED_MEMORY_FRACTION,
+                s.stateBackend() == StateBackend.rocksdb ? "0.4" : "0.1");
+        put(c, PipelineOptions.GENERIC_TYPES, "false");
+        put(c, StateBackendOptions.STATE_BACKEND, s.stateBackend().name());
+        put(c, CheckpointingOptions.CHECKPOINTS_DIRECTORY, uri(storage.resolve("checkpoints")));
+        put(c, CheckpointingOptions.SAVEPOINT_DIRECTORY, uri(storage.resolve("savepoints")));
+        put(c, CoreOptions.TMP_DIRS, dir.toAbsolutePath().resolve("tmp").toString());
+        put(c, WebOptions.UPLOAD_DIR, dir.toAbsolutePath().resolve("web-upload").toString());
+        return c;
+    }
+
+    /**
+     * The keys of {@link #configuration} that only make sense on one machine: its directories, and
+     * the TaskManager's advertised host (containers and pods advertise their own address).
+     */
+    public static final List<String> LOCAL_ONLY_KEYS =
+            List.of(
+                    CoreOptions.TMP_DIRS.key(),
+                    WebOptions.UPLOAD_DIR.key(),
+                    TaskManagerOptions.HOST.key());
+
+    private static void put(Map<String, String> c, ConfigOption<?> option, String value) {
+        c.put(option.key(), value);
+    }
+
+    private static String uri(Path p) {
+        return p.toUri().toString();
+    }
+
+    /** The cluster running from this directory, if its JobManager is alive. */
+    public Optional<Running> status() throws IOException {
+        Optional<ProcessHandle> jm = LocalProcess.running(pidFile("jobmanager"), mark());
+        if (jm.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<ProcessHandle> tm = LocalProcess.running(pidFile("taskmanager"), mark());
+        Path rest = dir.resolve("rest");
+        String url = Files.exists(rest) ? Files.readString(rest).trim() : "?";
+        return Optional.of(
+                new Running(jm.get().pid(), tm.map(ProcessHandle::pid).orElse(-1L), url));
+    }
+
+    /**
+     * Starts the JobManager and the TaskManager and returns once the TaskManager's slots are
+     * registered.
+     *
+     * @throws IllegalStateException if a cluster already runs from the directory, or it does not
+     *     come up within {@code timeout} (the message quotes the log at fault)
+     * @throws IllegalArgumentException if a port is taken
+     */
+    public Running start(Settings s, Duration timeout, PrintStream log)
+            throws IOException, InterruptedException {
+        Optional<Running> running = status();
+        if (running.isPresent()) {
+            throw new IllegalStateException(
+                    "a cluster already runs from "
+                            + dir
+                            + " (JobManager pid "
+                            + running.get().jobManagerPid()
+                            + ", "
+                            + running.get().restUrl()
+                            + "); stop it first");
+        }
+        LocalProcess.checkFree(s.restPort(), "--port");
+        LocalProcess.checkFree(s.rpcPort(), "--rpc-port");
+        String classpath = LocalProcess.classpath(classpathFile, "Flink cluster's");
+        Path conf = Files.createDirectories(dir.resolve("conf"));
+        Path logs = Files.createDirectories(dir.resolve("log"));
+        Map<String, String> config = configuration(s, dir);
+        Files.createDirectories(Path.of(config.get(CoreOptions.TMP_DIRS.key())));
+        Files.createDirectories(Path.of(config.get(WebOptions.UPLOAD_DIR.key())));
+        StringBuilder yaml = new StringBuilder("# written by bin/piper cluster start\n");
+        config.forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
+        Files.writeString(conf.resolve("config.yaml"), yaml);
+        Path log4j = conf.resolve("log4j.properties");
+        Files.writeString(log4j, log4jProperties());
+
+        Process jobManager =
+                startRole(
+                        "jobmanager",
+                        "GET_JM_RESOURCE_PARAMS",
+                        "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
+                        classpath,
+                        conf,
+                        logs);
+        Process taskManager =
+                startRole(
+                        "taskmanager",
+                        "GET_TM_RESOURCE_PARAMS",
+                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                        classpath,
+                        conf,
+                        logs);
+        String url = "http://127.0.0.1:" + s.restPort();
+        log.printf(
+                "cluster: started JobManager pid %d and TaskManager pid %d, waiting for %d slots"
+                        + " at %s%n",
+                jobManager.pid(), taskManager.pid(), s.slots(), url);
+        try {
+            awaitSlots(jobManager, taskManager, url, s.slots(), timeout);
+        } catch (IllegalStateException | IOException e) {
+            taskManager.destroyForcibly();
+            jobManager.destroyForcibly();
+            Files.deleteIfExists(pidFile("jobmanager"));
+            Files.deleteIfExists(pidFile("taskmanager"));
+            throw e;
+        }
+        Files.writeString(dir.resolve("rest"), url + "\n");
+        return new Running(jobManager.pid(), taskManager.pid(), url);
+    }
+
+    /**
+     * Stops the TaskManager, then the JobManager (SIGTERM, then SIGKILL after {@code timeout});
+     * returns false if neither ran.
+     */
+    public boolean stop(Duration timeout) throws IOException, InterruptedException {
+        boolean any = false;
+        for (String role : List.of("taskmanager", "jobmanager")) {
+            Optional<ProcessHandle> p = LocalProcess.running(pidFile(role), mark());
+            if (p.isPresent()) {
+                LocalProcess.stop(p.get(), timeout);
+                any = true;
+            }
+            Files.deleteIfExists(pidFile(role));
+        }
+        Files.deleteIfExists(dir.resolve("rest"));
+        return any;
+    }
+
+    /**
+     * Starts one of the cluster's processes with the memory settings {@code BashJavaUtils} gives
+     * for {@code paramsCommand}.
+     */
+    private Process startRole(
+            String role,
+            String paramsCommand,
+            String mainClass,
+            String classpath,
+            Path conf,
+            Path logs)
+            throws IOException, InterruptedException {
+        List<String[]> params = resourceParams(paramsCommand, classpath, conf, logs);
+        List<String> command = new ArrayList<>();
+        command.add(LocalProcess.java());
+        command.add(mark());
+        command.addAll(Arrays.asList(params.get(0)));
+        command.addAll(FlinkJvm.FLAGS);
+        command.add("-Dlog.file=" + logs.resolve(role + ".log"));
+        command.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
+        command.add("-cp");
+        command.add(classpath);
+        command.add(mainClass);
+        command.add("--configDir");
+        command.add(conf.toString());
+        command.addAll(Arrays.asList(params.get(1)));
+        return LocalProcess.startDetached(command, logs.resolve(role + ".out"), pidFile(role));
+    }
+
+    /** The JVM arguments and the dynamic properties Flink's scripts would give this role. */
+    private static List<String[]> resourceParams(
+            String command, String classpath, Path conf, Path logs)
+            throws IOException, InterruptedException {
+        Path out = logs.resolve("bash-java-utils.out");
+        LocalProcess.runToCompletion(
+                "computing the memory settings (" + command + ")",
+                List.of(
+                        LocalProcess.java(),
+                        "-cp",
+                        classpath,
+                        "org.apache.flink.runtime.util.bash.BashJavaUtils",
+                        command,
+                        "--configDir",
+                        conf.toString()),
+                out,
+                Duration.ofMinutes(1));
+        List<String[]> results = new ArrayList<>();
+        for (String line : Files.readAllLines(out)) {
+            if (line.startsWith(RESULT)) {
+                String value = line.substring(RESULT.length()).trim();
+                results.add(value.isEmpty() ? new String[0] : value.split(" +"));
+            }
+        }
+        if (results.size() != 2) {
+            throw new IllegalStateException(
+                    "computing the memory settings ("
+                            + command
+                            + ") gave no JVM and dynamic parameters:\n"
+                            + LocalProcess.tail(out, 15));
+        }
+        return results;
+    }
+
+    private void awaitSlots(
+            Process jobManager, Process taskManager, String url, int slots, Duration timeout)
+            throws IOException, InterruptedException {
+        FlinkRest rest = new FlinkRest(URI.create(url), Duration.ofSeconds(3));
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            for (var role :
+                    List.of(
+                            Map.entry("jobmanager", jobManager),
+                            Map.entry("taskmanager", taskManager))) {
+                if (!role.getValue().isAlive()) {
+                    throw new IllegalStateException(
+                            "the "
+                                    + role.getKey()
+                                    + " exited with code "
+                                    + role.getValue().exitValue()
+                                    + "; its log ends with:\n"
+                                    + LocalProcess.tail(logs(role.getKey()), 15));
+                }
+            }
+            try {
+                if (rest.overview().path("slots-total").asInt() >= slots) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not answering yet
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "the cluster did not register "
+                                + slots
+                                + " slots at "
+                                + url
+                                + " within "
+                                + timeout.toSeconds()
+                                + " s; the TaskManager's log ends with:\n"
+                                + LocalProcess.tail(logs("taskmanager"), 15));
+            }
+            Thread.sleep(200); // polling other processes; there is no event to wait on
+        }
+    }
+
+    private Path logs(String role) {
+        return dir.resolve("log").resolve(role + ".log");
+    }
+
+    private Path pidFile(String role) {
+        return dir.resolve(role + ".pid");
+    }
+
+    /** The first JVM argument of both processes, naming the directory they belong to. */
+    private String mark() {
+        return "-Dpiper.flink.dir=" + dir;
+    }
+
+    private static String log4jProperties() {
+        return String.join(
+                "\n",
+                "# written by bin/piper cluster start",
+                "monitorInterval = 30",
+                "rootLogger.level = INFO",
+                "rootLogger.appenderRef.file.ref = MainAppender",
+                "logger.kafka.name = org.apache.kafka",
+                "logger.kafka.level = WARN",
+                "appender.main.name = MainAppender",
+                "appender.main.type = RollingFile",
+                "appender.main.append = true",
+                "appender.main.fileName = ${sys:log.file}",
+                "appender.main.filePattern = ${sys:log.file}.%i",
+                "appender.main.layout.type = PatternLayout",
+                "appender.main.layout.pattern = %d{yyyy-MM-dd HH:mm:ss,SSS} %-5p %-60c %x - %m%n",
+                "appender.main.policies.type = Policies",
+                "appender.main.policies.size.type = SizeBasedTriggeringPolicy",
+                "appender.main.policies.size.size = 100MB",
+                "appender.main.strategy.type = DefaultRolloverStrategy",
+                "appender.main.strategy.max = 10",
+                "");
+    }
+}

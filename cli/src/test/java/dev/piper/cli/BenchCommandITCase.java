@@ -1,0 +1,101 @@
+package dev.piper.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code piper bench} end to end on a tiny input: it runs every stage, verifies every job output
+ * against the single-thread loop's sha256, and writes its table and JSON. It asserts what was
+ * measured and checked, never how fast: speed is for the bench itself to report.
+ */
+class BenchCommandITCase {
+
+    @TempDir Path tmp;
+
+    @Test
+    void measuresEveryStageAndVerifiesTheJobOutput() throws Exception {
+        Path json = tmp.resolve("bench.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        PrintStream savedErr = System.err;
+        int code;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(
+                    new PrintStream(
+                            java.io.OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+            code =
+                    PiperCli.execute(
+                            "bench",
+                            "--rows",
+                            "4000",
+                            "--regimes",
+                            "small",
+                            "--parallelism",
+                            "1,2",
+                            "--repeat",
+                            "1",
+                            "--fusion",
+                            "--parquet",
+                            "--data-dir",
+                            tmp.resolve("data").toString(),
+                            "--json",
+                            json.toString());
+        } finally {
+            System.setOut(saved);
+            System.setErr(savedErr);
+        }
+        assertThat(code).isZero();
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertThat(table)
+                .contains("decode, 1 thread, no Flink")
+                .contains("decode + RAP column ops fused, 1 thread")
+                .contains("decode + RAP column ops, a pass per column")
+                .contains("Flink job")
+                .contains("Parquet read + column ops, no Flink")
+                .contains("Flink job, Parquet input")
+                .contains("Method: marginal");
+
+        JsonNode root = new ObjectMapper().readTree(json.toFile());
+        assertThat(root.get("rows").asLong()).isEqualTo(4000);
+        assertThat(root.get("machine").get("cores").asInt()).isPositive();
+        JsonNode results = root.get("results");
+        // decode, fused and unfused passes, fused work, Parquet read at p 1 and 2, for p 1 and 2
+        // the job on text and on Parquet
+        assertThat(results).hasSize(10);
+        for (JsonNode r : results) {
+            assertThat(r.get("regime").asText()).isEqualTo("small");
+            assertThat(r.get("outputVerified").asBoolean()).isTrue();
+            assertThat(r.get("inputBytes").asLong()).isPositive();
+        }
+        assertThat(results.get(9).get("stage").asText()).isEqualTo("Flink job, Parquet input");
+        assertThat(results.get(9).get("parallelism").asInt()).isEqualTo(2);
+        String svg = Files.readString(tmp.resolve("bench.svg"));
+        assertThat(svg)
+                .startsWith("<svg")
+                .contains("Flink job, p = 2")
+                .contains("small (scale 0.0005)");
+        assertThat(svg.split("<rect ", -1))
+                .hasSize(1 + 1 + 10 + 10); // background, 10 bars, 10 legend keys
+        // the generated inputs are cached for the next run
+        try (var files = Files.list(tmp.resolve("data"))) {
+            assertThat(
+                            files.filter(
+                                            f ->
+                                                    f.getFileName()
+                                                            .toString()
+                                                            .startsWith("criteo-seed1-scale0.0005"))
+                                    .count())
+                    .isEqualTo(4); // text and Parquet, N and N/2 lines
+        }
+    }
+}

@@ -1,0 +1,1049 @@
+package dev.piper.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The command line's contract: --help everywhere, exit 2 with one line naming a bad argument. */
+class PiperCliTest {
+
+    @TempDir Path tmp;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private PrintStream savedOut;
+    private PrintStream savedErr;
+
+    @BeforeEach
+    void capture() {
+        savedOut = System.out;
+        savedErr = System.err;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void restore() {
+        System.setOut(savedOut);
+        System.setErr(savedErr);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "preprocess",
+                "report",
+                "generate",
+                "convert",
+                "demo",
+                "bench",
+                "kafka",
+                "kafka start",
+                "kafka stop",
+                "kafka status",
+                "produce",
+                "stream",
+                "consume",
+                "spec",
+                "spec validate",
+                "spec show",
+                "spec publish",
+                "cluster",
+                "cluster start",
+                "cluster stop",
+                "cluster status",
+                "submit",
+                "job",
+                "job list",
+                "job stop",
+                "job savepoint",
+                "job cancel"
+            })
+    void everySubcommandHasHelp(String command) {
+        List<String> args = new ArrayList<>(List.of(command.split(" ")));
+        args.add("--help");
+        assertThat(PiperCli.execute(args.toArray(new String[0]))).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: piper " + command);
+    }
+
+    @Test
+    void reportNamesABadOption() throws Exception {
+        Path input = tmp.resolve("in.tsv");
+        Files.writeString(input, "");
+        assertThat(PiperCli.execute("report", "--input", tmp.resolve("none").toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--input: " + tmp.resolve("none") + " is not a readable file");
+        assertThat(
+                        PiperCli.execute(
+                                "report", "--input", input.toString(), "--report-interval", "soon"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--report-interval: \"soon\" is not a duration");
+        assertThat(
+                        PiperCli.execute(
+                                "report",
+                                "--input",
+                                input.toString(),
+                                "--target-rows-per-second",
+                                "-1"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--target-rows-per-second: must not be negative");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("out").toString(),
+                                "--report",
+                                "--fpga-vocabulary-bytes",
+                                "-5"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--fpga-vocabulary-bytes: must not be negative, not -5");
+    }
+
+    @Test
+    void kafkaStatusOfADirectoryWithoutABrokerExitsThree() {
+        assertThat(PiperCli.execute("kafka", "status", "--dir", tmp.resolve("none").toString()))
+                .isEqualTo(3);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("not running");
+    }
+
+    @Test
+    void kafkaStartRefusesEqualPorts() {
+        assertThat(
+                        PiperCli.execute(
+                                "kafka",
+                                "start",
+                                "--dir",
+                                tmp.resolve("k").toString(),
+                                "--port",
+                                "9400",
+                                "--controller-port",
+                                "9400"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--controller-port must differ from --port");
+    }
+
+    private static final String[] STREAM = {
+        "stream",
+        "--bootstrap-servers",
+        "127.0.0.1:1",
+        "--input-topic",
+        "in",
+        "--output-topic",
+        "out"
+    };
+
+    private int stream(String... more) {
+        List<String> args = new ArrayList<>(List.of(STREAM));
+        args.addAll(List.of("--checkpoint-dir", tmp.resolve("ckpt").toString()));
+        args.addAll(List.of(more));
+        return PiperCli.execute(args.toArray(new String[0]));
+    }
+
+    @Test
+    void streamNamesABadDurationOrCount() {
+        assertThat(stream("--checkpoint-interval", "soon")).isEqualTo(2);
+        assertThat(err()).contains("--checkpoint-interval: 'soon' is not a positive duration");
+        assertThat(stream("--linger", "0ms")).isEqualTo(2);
+        assertThat(err()).contains("--linger: '0ms'");
+        assertThat(stream("--until-idle", "0")).isEqualTo(2);
+        assertThat(err()).contains("--until-idle: must be at least 1 second");
+        assertThat(stream("--block-lines", "0")).isEqualTo(2);
+        assertThat(err()).contains("--block-lines: must be at least 1");
+        assertThat(stream("--report-topic", "r", "--control-topic", "c")).isEqualTo(2);
+        assertThat(err()).contains("--report-topic: not with --control-topic or --control-dir");
+        assertThat(stream("--from-savepoint", tmp.toString())).isEqualTo(2);
+        assertThat(err()).contains("--from-savepoint: " + tmp + " holds no _metadata file");
+    }
+
+    @Test
+    void streamRefusesPipelineOptionsThatContradictEachOther() throws Exception {
+        Path eu = tmp.resolve("eu.json");
+        Files.writeString(
+                eu,
+                new String(dev.piper.pipeline.spec.SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"name\": \"dlrm-criteo\"", "\"name\": \"eu\""));
+        assertThat(stream("--status-topic", "s")).isEqualTo(2);
+        assertThat(err()).contains("--status-topic: needs --control-topic");
+        assertThat(stream("--status-dir", "s")).isEqualTo(2);
+        assertThat(err()).contains("--status-dir: needs --control-dir");
+        assertThat(stream("--control-dir", tmp.toString(), "--control-topic", "c")).isEqualTo(2);
+        assertThat(err()).contains("--control-dir: not with --control-topic");
+        assertThat(stream("--control-dir", tmp.resolve("none").toString())).isEqualTo(2);
+        assertThat(err()).contains("--control-dir: " + tmp.resolve("none") + " is not a directory");
+        assertThat(stream("--pipeline", eu.toString())).isEqualTo(2);
+        assertThat(err()).contains("--input-topic cannot be combined with --pipeline");
+        assertThat(
+                        PiperCli.execute(
+                                "stream",
+                                "--bootstrap-servers",
+                                "127.0.0.1:1",
+                                "--checkpoint-dir",
+                                tmp.resolve("ckpt2").toString(),
+                                "--pipeline",
+                                eu.toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("pipeline eu: input.topic is required");
+        assertThat(
+                        PiperCli.execute(
+                                "stream",
+                                "--bootstrap-servers",
+                                "127.0.0.1:1",
+                                "--checkpoint-dir",
+                                tmp.resolve("ckpt3").toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--input-topic and --output-topic are required");
+    }
+
+    @Test
+    void specPublishRefusesAnInvalidSpecBeforeConnecting() throws Exception {
+        Path bad = tmp.resolve("bad.json");
+        Files.writeString(bad, "{\"name\": \"x\"}");
+        assertThat(
+                        PiperCli.execute(
+                                "spec",
+                                "publish",
+                                "--bootstrap-servers",
+                                "127.0.0.1:1",
+                                "--topic",
+                                "ctl",
+                                bad.toString()))
+                .isEqualTo(1);
+        assertThat(err()).contains("invalid").contains("not published").contains("version");
+    }
+
+    @Test
+    void anUnreadableKafkaPropertiesFileIsNamed() {
+        Path missing = tmp.resolve("client.properties");
+        assertThat(stream("--kafka-properties", missing.toString())).isEqualTo(2);
+        assertThat(err()).contains("--kafka-properties: cannot read " + missing);
+    }
+
+    @Test
+    void consumeRefusesANegativeRowCount() {
+        assertThat(
+                        PiperCli.execute(
+                                "consume",
+                                "--bootstrap-servers",
+                                "127.0.0.1:1",
+                                "--topic",
+                                "out",
+                                "--output",
+                                tmp.resolve("c").toString(),
+                                "--rows",
+                                "-1"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--rows: must not be negative");
+    }
+
+    @Test
+    void specValidateAcceptsTheBuiltinAndRejectsABadSpecNamingEveryField() throws Exception {
+        assertThat(PiperCli.execute("spec", "show", "--json")).isZero();
+        Path good =
+                Files.writeString(tmp.resolve("good.json"), out.toString(StandardCharsets.UTF_8));
+        out.reset();
+        assertThat(PiperCli.execute("spec", "validate", good.toString())).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("valid: pipeline dlrm-criteo version 1, 40 columns");
+
+        Path bad =
+                Files.writeString(
+                        tmp.resolve("bad.json"),
+                        Files.readString(good)
+                                .replace("\"version\": 1", "\"version\": 0")
+                                .replace("\"neg2zero\"", "\"neg2one\""));
+        assertThat(PiperCli.execute("spec", "validate", bad.toString())).isEqualTo(1);
+        assertThat(err())
+                .contains("invalid, 2 problem(s)")
+                .contains("version: must be a positive integer, not 0")
+                .contains("columns.I1..I13[2]: unknown operator \"neg2one\"");
+    }
+
+    @Test
+    void preprocessRefusesABadSpecAndOptionsTheSpecDefines() throws Exception {
+        Path input = Files.writeString(tmp.resolve("in.tsv"), "");
+        Path bad = Files.writeString(tmp.resolve("bad.json"), "{\"name\": \"x\"}");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("o1").toString(),
+                                "--spec",
+                                bad.toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--spec: " + bad + ": version: missing");
+        assertThat(Files.exists(tmp.resolve("o1"))).as("no output directory made").isFalse();
+
+        assertThat(PiperCli.execute("spec", "show", "--json")).isZero();
+        Path good =
+                Files.writeString(tmp.resolve("good.json"), out.toString(StandardCharsets.UTF_8));
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("o2").toString(),
+                                "--spec",
+                                good.toString(),
+                                "--max-ind-range",
+                                "10"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--max-ind-range cannot be combined with --spec");
+    }
+
+    /** A spec whose C7 vocabulary is {@code vocab}, the rest the builtin's. */
+    private Path specWithC7Vocab(String name, String vocab) throws IOException {
+        String sparse = "[\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        String builtin =
+                new String(
+                        dev.piper.pipeline.spec.SpecParser.builtinText(), StandardCharsets.UTF_8);
+        assertThat(builtin).contains("\"C1..C26\": " + sparse);
+        String c7 = "[\"decode\", \"fill_missing\", \"hex2int\", " + vocab + "]";
+        return Files.writeString(
+                tmp.resolve(name),
+                builtin.replace(
+                        "\"C1..C26\": " + sparse,
+                        "\"C1..C6\": " + sparse + ", \"C7\": " + c7 + ", \"C8..C26\": " + sparse));
+    }
+
+    @Test
+    void preprocessChecksAnImportedVocabularyBeforeStarting() throws Exception {
+        Path input = Files.writeString(tmp.resolve("in.tsv"), "");
+        Path vocab = Files.writeString(tmp.resolve("C7.tsv"), "0\t10\n1\tzz\n");
+        Path spec =
+                specWithC7Vocab(
+                        "import.json", "{\"op\": \"vocab\", \"import\": \"" + vocab + "\"}");
+        assertThat(PiperCli.execute("spec", "validate", spec.toString())).isZero();
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("o").toString(),
+                                "--spec",
+                                spec.toString()))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "--spec "
+                                + spec
+                                + ": columns.C7: vocab import: "
+                                + vocab
+                                + " line 2 has key \"zz\", not an unsigned decimal below 2^64");
+        assertThat(Files.exists(tmp.resolve("o"))).as("no output directory made").isFalse();
+    }
+
+    /**
+     * convert, then preprocess of the Parquet file (found by its name) to rows.parquet; every
+     * refusal of either names its option and exits 2 before anything is written.
+     */
+    @Test
+    void convertThenPreprocessParquetAndTheirRefusals() throws Exception {
+        Path tsv = tmp.resolve("in.tsv");
+        try (var w = Files.newOutputStream(tsv)) {
+            new dev.piper.pipeline.generate.CriteoGenerator(3, 0.0005, 0.02).write(w, 2_000);
+        }
+        Path parquet = tmp.resolve("in.parquet");
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                parquet.toString(),
+                                "--compression",
+                                "zstd"))
+                .isZero();
+        String converted = out.toString(StandardCharsets.UTF_8);
+        assertThat(converted).contains("convert: 2,000 lines read, ").contains("-> " + parquet);
+        Path dead = tmp.resolve("in.dead-letters.jsonl");
+        long deadLetters = Files.readAllLines(dead).size();
+        assertThat(deadLetters).isPositive();
+        assertThat(converted).contains(String.format("%,d dead letters", deadLetters));
+
+        Path o = tmp.resolve("o");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                parquet.toString(),
+                                "--output",
+                                o.toString(),
+                                "--output-format",
+                                "parquet",
+                                "--block-rows",
+                                "100"))
+                .isZero();
+        assertThat(o.resolve("rows.parquet")).isRegularFile();
+        assertThat(o.resolve("rows.bin")).doesNotExist();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains(String.format("%,d rows written, 0 dead letters", 2_000 - deadLetters));
+
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                parquet.toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--output: " + parquet + " exists; remove it first");
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                tmp.resolve("x.parquet").toString(),
+                                "--compression",
+                                "lzo"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--compression: unknown codec \"lzo\" (known: uncompressed,");
+        String[] refusals = {
+            "--input-format", "csv", "--input-format: unknown format \"csv\" (known: tsv, parquet)",
+            "--output-format", "orc", "--output-format: unknown output format \"orc\"",
+            "--block-rows", "0", "--block-rows: must be between 1 and 16777216, not 0",
+            "--report", null, "--report: the cost report measures the decoding of text input"
+        };
+        for (int i = 0; i < refusals.length; i += 3) {
+            List<String> args =
+                    new ArrayList<>(
+                            List.of(
+                                    "preprocess",
+                                    "--input",
+                                    parquet.toString(),
+                                    "--output",
+                                    tmp.resolve("o2").toString(),
+                                    refusals[i]));
+            if (refusals[i + 1] != null) {
+                args.add(refusals[i + 1]);
+            }
+            assertThat(PiperCli.execute(args.toArray(new String[0]))).isEqualTo(2);
+            assertThat(err().lines().reduce((a, b) -> b).orElseThrow()).contains(refusals[i + 2]);
+        }
+        String spec =
+                new String(dev.piper.pipeline.spec.SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace(
+                                "\"input\": {",
+                                "\"input\": {\"parquet_columns\": {\"label\": \"click\"}, ");
+        Path specFile = Files.writeString(tmp.resolve("click.json"), spec);
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                parquet.toString(),
+                                "--output",
+                                tmp.resolve("o3").toString(),
+                                "--spec",
+                                specFile.toString()))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "--input: "
+                                + parquet.toAbsolutePath()
+                                + ": field label (Parquet column \"click\"): no such column");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                tsv.toString(),
+                                "--input-format",
+                                "parquet",
+                                "--output",
+                                tmp.resolve("o4").toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--input: " + tsv + " is not a readable Parquet file");
+        for (String never : List.of("o2", "o3", "o4")) {
+            assertThat(tmp.resolve(never)).as("no output directory made").doesNotExist();
+        }
+    }
+
+    @Test
+    void specShowListsEveryColumnsChain() {
+        assertThat(PiperCli.execute("spec", "show")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("pipeline dlrm-criteo version 1")
+                .contains("C26    sparse decode fill_missing hex2int vocab");
+    }
+
+    @Test
+    void badValueExitsTwoWithOneLineNamingIt() {
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                "x",
+                                "--output",
+                                "y",
+                                "--parallelism",
+                                "many"))
+                .isEqualTo(2);
+        assertThat(err().lines()).hasSize(1);
+        assertThat(err()).contains("--parallelism").contains("'many'");
+    }
+
+    @Test
+    void blockBytesOutOfRangeIsNamed() throws Exception {
+        Path input = Files.writeString(tmp.resolve("in.tsv"), "");
+        for (String bad : new String[] {"0", "1073741824"}) {
+            assertThat(
+                            PiperCli.execute(
+                                    "preprocess",
+                                    "--input",
+                                    input.toString(),
+                                    "--output",
+                                    tmp.resolve("o").toString(),
+                                    "--block-bytes",
+                                    bad))
+                    .isEqualTo(2);
+            assertThat(err().lines().reduce((a, b) -> b).orElseThrow())
+                    .contains("--block-bytes: must be between 1 and 268435456, not " + bad);
+        }
+    }
+
+    @Test
+    void missingRequiredOptionIsNamed() {
+        assertThat(PiperCli.execute("generate", "--rows", "10")).isEqualTo(2);
+        assertThat(err().lines()).hasSize(1);
+        assertThat(err()).contains("--output");
+    }
+
+    @Test
+    void unknownOptionIsNamed() {
+        assertThat(PiperCli.execute("generate", "--rows", "10", "--output", "f", "--colour", "red"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--colour");
+    }
+
+    @Test
+    void missingInputFileIsNamed() {
+        Path missing = tmp.resolve("missing.tsv");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                missing.toString(),
+                                "--output",
+                                tmp.resolve("o").toString()))
+                .isEqualTo(2);
+        assertThat(err()).startsWith("piper preprocess: --input: ").contains("missing.tsv");
+    }
+
+    @Test
+    void refusesANonEmptyOutputDirectoryAndForeignFilesEvenWithOverwrite() throws Exception {
+        Path input = tmp.resolve("in.tsv");
+        Files.writeString(input, "\n");
+        Path output = Files.createDirectories(tmp.resolve("out"));
+        Files.writeString(output.resolve("notes.txt"), "mine");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                output.toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--output:").contains("is not empty");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                output.toString(),
+                                "--overwrite"))
+                .isEqualTo(2);
+        assertThat(err()).contains("notes.txt").contains("refusing");
+        assertThat(output.resolve("notes.txt")).exists();
+    }
+
+    /**
+     * Lines of another layout: generate writes them, convert reads them into Parquet columns of
+     * that layout, preprocess takes them from either with a spec that declares the layout and gives
+     * the same rows; a spec of the wrong layout is refused before the job starts, naming the field.
+     */
+    @Test
+    void anotherLayoutFromGenerateThroughConvertAndPreprocess() throws Exception {
+        Path tsv = tmp.resolve("wide.tsv");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--rows",
+                                "500",
+                                "--dense",
+                                "20",
+                                "--sparse",
+                                "3",
+                                "--scale",
+                                "0.001",
+                                "--bad-rate",
+                                "0.02",
+                                "--output",
+                                tsv.toString()))
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("500 lines")
+                .contains("of 20 dense, 3 sparse");
+        assertThat(Files.readAllLines(tsv).get(0).split("\t", -1)).hasSize(24);
+        Path parquet = tmp.resolve("wide.parquet");
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                parquet.toString(),
+                                "--dense",
+                                "20",
+                                "--sparse",
+                                "3"))
+                .isZero();
+        Path spec = tmp.resolve("wide.json");
+        Files.writeString(
+                spec,
+                """
+                {"name": "wide", "version": 1,
+                 "input": {"format": "criteo-tsv", "dense": 20, "sparse": 3},
+                 "columns": {"label": ["decode", "fill_missing"],
+                             "I1..I20": ["decode", "fill_missing", "neg2zero"],
+                             "C1..C3": ["decode", "fill_missing", "hex2int", "vocab"]}}
+                """);
+        Path fromText = tmp.resolve("t");
+        Path fromParquet = tmp.resolve("p");
+        for (String[] run :
+                List.of(
+                        new String[] {tsv.toString(), fromText.toString()},
+                        new String[] {parquet.toString(), fromParquet.toString()})) {
+            assertThat(
+                            PiperCli.execute(
+                                    "preprocess",
+                                    "--input",
+                                    run[0],
+                                    "--output",
+                                    run[1],
+                                    "--spec",
+                                    spec.toString()))
+                    .as(err())
+                    .isZero();
+        }
+        byte[] rows = Files.readAllBytes(fromText.resolve("rows.bin"));
+        assertThat(rows).isNotEmpty();
+        assertThat(rows.length % (24 * 4)).isZero();
+        assertThat(Files.readAllBytes(fromParquet.resolve("rows.bin"))).isEqualTo(rows);
+        assertThat(fromText.resolve("vocab/C3.tsv")).isRegularFile();
+        assertThat(fromText.resolve("vocab/C4.tsv")).doesNotExist();
+
+        // The built-in (Criteo) spec does not fit the Parquet file's columns, nor these lines.
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                parquet.toString(),
+                                "--output",
+                                tmp.resolve("x").toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--input: ").contains("field C4: no such column");
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                tmp.resolve("y.parquet").toString(),
+                                "--dense",
+                                "0"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--dense: must be from 1 to 4096, not 0");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                tmp.resolve("z").toString(),
+                                "--spec",
+                                spec.toString(),
+                                "--report"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--report: the cost report prices Criteo's 40 columns");
+    }
+
+    /**
+     * PreSto's presets from the command line: generate writes an RM2 sample (lists, 504 dense),
+     * preprocess runs it with the same preset, spec show prints the preset; contradictions and
+     * unknown presets are named.
+     */
+    @Test
+    void presetsFromGenerateToPreprocess() throws Exception {
+        Path tsv = tmp.resolve("rm2.tsv");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--preset",
+                                "RM2",
+                                "--rows",
+                                "200",
+                                "--scale",
+                                "0.001",
+                                "--output",
+                                tsv.toString()))
+                .as(err())
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "of 504 dense, 42 sparse, 21 generated (lists: C1..C42, separated by ',')");
+        assertThat(Files.readAllLines(tsv).get(0).split("\t", -1)).hasSize(547);
+        Path o = tmp.resolve("rm2");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                o.toString(),
+                                "--preset",
+                                "rm2"))
+                .as(err())
+                .isZero();
+        assertThat(Files.size(o.resolve("rows.bin"))).isEqualTo(200L * (1 + 504 + 21) * 4);
+        assertThat(Files.size(o.resolve("lists/C42.lengths"))).isEqualTo(200L * 4);
+        Path parquet = tmp.resolve("rm2.parquet");
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                parquet.toString(),
+                                "--preset",
+                                "rm2"))
+                .as(err())
+                .isZero();
+        Path p = tmp.resolve("rm2-parquet");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                parquet.toString(),
+                                "--output",
+                                p.toString(),
+                                "--preset",
+                                "rm2"))
+                .as(err())
+                .isZero();
+        assertThat(Files.mismatch(p.resolve("rows.bin"), o.resolve("rows.bin"))).isEqualTo(-1);
+        // generate writes Parquet directly: the same lines, converted
+        Path generated = tmp.resolve("rm2-direct.parquet");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--preset",
+                                "rm2",
+                                "--rows",
+                                "200",
+                                "--scale",
+                                "0.001",
+                                "--output",
+                                generated.toString()))
+                .as(err())
+                .isZero();
+        assertThat(tmp.resolve(".rm2-direct.parquet.tsv")).doesNotExist();
+        Path q = tmp.resolve("rm2-direct");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                generated.toString(),
+                                "--output",
+                                q.toString(),
+                                "--preset",
+                                "rm2"))
+                .as(err())
+                .isZero();
+        assertThat(Files.mismatch(q.resolve("rows.bin"), o.resolve("rows.bin"))).isEqualTo(-1);
+        assertThat(Files.mismatch(p.resolve("lists/C42.values"), o.resolve("lists/C42.values")))
+                .isEqualTo(-1);
+        assertThat(PiperCli.execute("spec", "show", "--preset", "rm5")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("pipeline presto-rm5 version 1")
+                .contains("G42    dense  decode fill_missing neg2zero bucketize(");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                tmp.resolve("x").toString(),
+                                "--preset",
+                                "rm9"))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "--preset: unknown preset \"rm9\" (known: dlrm-criteo, rm1, rm2, rm3, rm4, rm5)");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--preset",
+                                "rm1",
+                                "--dense",
+                                "20",
+                                "--rows",
+                                "1",
+                                "--output",
+                                tmp.resolve("y").toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--dense cannot be combined with --preset");
+        Path z = tmp.resolve("z");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                z.toString(),
+                                "--preset",
+                                "rm2",
+                                "--output-format",
+                                "parquet"))
+                .as(err())
+                .isZero();
+        assertThat(z.resolve("rows.parquet")).isRegularFile();
+        assertThat(z.resolve("lists")).doesNotExist();
+    }
+
+    /** The cost report has no price for onehot: a spec with one is refused next to --report. */
+    @Test
+    void reportRefusesOnehot() throws Exception {
+        Path input = tmp.resolve("in.tsv");
+        try (var w = Files.newOutputStream(input)) {
+            new dev.piper.pipeline.generate.CriteoGenerator(3, 0.0005, 0).write(w, 10);
+        }
+        Path spec = tmp.resolve("oh.json");
+        Files.writeString(
+                spec,
+                new String(dev.piper.pipeline.spec.SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace(
+                                "\"I1..I13\": [\"decode\", \"fill_missing\", \"neg2zero\"]",
+                                "\"I1\": [\"decode\", \"fill_missing\", {\"op\": \"onehot\","
+                                        + " \"size\": 3}], \"I2..I13\": [\"decode\","
+                                        + " \"fill_missing\", \"neg2zero\"]"));
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("o").toString(),
+                                "--spec",
+                                spec.toString(),
+                                "--report"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--report: the cost report has no price for onehot");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("p").toString(),
+                                "--spec",
+                                spec.toString()))
+                .as(err())
+                .isZero();
+        assertThat(Files.size(tmp.resolve("p").resolve("rows.bin"))).isEqualTo(10L * 41 * 4);
+    }
+
+    @Test
+    void generateWritesTheRequestedLines() throws Exception {
+        Path file = tmp.resolve("g.tsv");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--rows",
+                                "1234",
+                                "--seed",
+                                "5",
+                                "--scale",
+                                "0.001",
+                                "--output",
+                                file.toString()))
+                .isZero();
+        assertThat(Files.readAllLines(file)).hasSize(1234);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("1,234 lines");
+    }
+
+    @Test
+    void submitNamesABadArgumentBeforeUploadingAnything() throws Exception {
+        Path jar = Files.writeString(tmp.resolve("job.jar"), "not used");
+        assertThat(PiperCli.execute("submit", "--jar", jar.toString())).isEqualTo(2);
+        assertThat(err()).contains("name the job after --");
+        err.reset();
+        // The job's own options are checked here, as the job jar would check them.
+        assertThat(
+                        PiperCli.execute(
+                                "submit",
+                                "--jar",
+                                jar.toString(),
+                                "--",
+                                "preprocess",
+                                "--input",
+                                "a",
+                                "--output",
+                                "b",
+                                "--inptu",
+                                "x"))
+                .isEqualTo(2);
+        assertThat(err().strip())
+                .startsWith("piper submit: job arguments: Unknown options: '--inptu', 'x'")
+                .doesNotContain("\n");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                "submit", "--jar", jar.toString(), "--", "bench", "--rows", "1"))
+                .isEqualTo(2);
+        assertThat(err()).contains("job arguments: Unmatched arguments");
+        err.reset();
+        assertThat(PiperCli.execute("submit", "--jar", jar.toString(), "--", "stream", "--help"))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "job arguments: --help and --version run no job; see 'piper stream --help'");
+        err.reset();
+        assertThat(PiperCli.execute("submit", "--jar", jar.toString(), "--", "--parallelism", "2"))
+                .isEqualTo(2);
+        assertThat(err()).contains("job arguments: ");
+        err.reset();
+        String[] preprocess = {"--", "preprocess", "--input", "a", "--output", "b"};
+        assertThat(
+                        PiperCli.execute(
+                                concat(
+                                        new String[] {
+                                            "submit",
+                                            "--jar",
+                                            jar.toString(),
+                                            "--rest",
+                                            "ftp://host"
+                                        },
+                                        preprocess)))
+                .isEqualTo(2);
+        assertThat(err()).contains("--rest: expected a URL like http://127.0.0.1:8081");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                concat(
+                                        new String[] {
+                                            "submit", "--jar", tmp.resolve("none.jar").toString()
+                                        },
+                                        preprocess)))
+                .isEqualTo(2);
+        assertThat(err()).contains("--jar: " + tmp.resolve("none.jar") + " is not a readable file");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                concat(
+                                        new String[] {
+                                            "submit",
+                                            "--jar",
+                                            jar.toString(),
+                                            "--allow-non-restored-state"
+                                        },
+                                        preprocess)))
+                .isEqualTo(2);
+        assertThat(err()).contains("--allow-non-restored-state: needs --from-savepoint");
+    }
+
+    @Test
+    void submitToAnAddressWhereNoClusterAnswersFailsNamingIt() throws Exception {
+        Path jar = Files.writeString(tmp.resolve("job.jar"), "not used");
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        assertThat(
+                        PiperCli.execute(
+                                "submit",
+                                "--rest",
+                                "http://127.0.0.1:" + port,
+                                "--jar",
+                                jar.toString(),
+                                "--",
+                                "preprocess",
+                                "--input",
+                                "a",
+                                "--output",
+                                "b"))
+                .isEqualTo(1);
+        assertThat(err()).contains("GET overview: no answer from http://127.0.0.1:" + port);
+    }
+
+    @Test
+    void clusterStartNamesABadOption() {
+        assertThat(PiperCli.execute("cluster", "start", "--dir", tmp.toString(), "--port", "0"))
+                .isEqualTo(2);
+        assertThat(err()).contains("ports must be between 1 and 65535, not 0");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                "cluster",
+                                "start",
+                                "--dir",
+                                tmp.toString(),
+                                "--taskmanager-memory",
+                                "lots"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--taskmanager-memory: expected a size like 1536m, not 'lots'");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                "cluster", "start", "--dir", tmp.toString(), "--rpc-port", "8081"))
+                .isEqualTo(2);
+        assertThat(err()).contains("--rpc-port must differ from --port");
+    }
+
+    @Test
+    void streamOnTheCommandLineNeedsBootstrapServersFromAnOptionOrAPropertiesFile()
+            throws Exception {
+        String[] stream = {
+            "stream",
+            "--input-topic",
+            "t",
+            "--output-topic",
+            "o",
+            "--checkpoint-dir",
+            tmp.resolve("ck").toString()
+        };
+        assertThat(PiperCli.execute(stream)).isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "Missing required option: '--bootstrap-servers=B' (or bootstrap.servers in --kafka-properties)");
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        return java.util.stream.Stream.concat(
+                        java.util.Arrays.stream(a), java.util.Arrays.stream(b))
+                .toArray(String[]::new);
+    }
+}

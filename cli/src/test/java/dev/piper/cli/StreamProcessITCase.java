@@ -1,0 +1,173 @@
+package dev.piper.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.piper.connectors.kafka.LineProducer;
+import dev.piper.connectors.kafka.OutputConsumer;
+import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.Preprocess;
+import dev.piper.job.SameOutput;
+import dev.piper.job.Streaming;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import java.io.BufferedOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code piper stream} as a process: killed with SIGKILL after its first checkpoint while input is
+ * still arriving, then started again with the same checkpoint directory, it resumes and its
+ * committed output is exactly the batch output.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES) // a stream that never goes idle fails, not hangs
+class StreamProcessITCase {
+
+    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private static final int LINES = 100_000;
+    private static final Duration DEADLINE = Duration.ofSeconds(180);
+
+    @TempDir static Path tmp;
+
+    private static TestKafka kafka;
+
+    @BeforeAll
+    static void startKafka() throws Exception {
+        kafka = TestKafka.start();
+    }
+
+    @AfterAll
+    static void stopKafka() throws Exception {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    /** {@code java <this JVM's module flags> -cp <test classpath> PiperCli args}. */
+    private static Process piper(Path log, List<String> args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx1g");
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (a.startsWith("--add-opens") || a.startsWith("--add-exports")) {
+                command.add(a);
+            }
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add("dev.piper.cli.PiperCli");
+        command.addAll(args);
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+    }
+
+    @Test
+    void killedWithSigkillAndRestartedItResumesAndFinishesExactly() throws Exception {
+        Path input = tmp.resolve("input.tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new CriteoGenerator(20261124, 0.01, 0.01).write(out, LINES);
+        }
+        Path batch = tmp.resolve("batch");
+        Preprocess.prepareOutput(batch, false);
+        Preprocess.Summary expected =
+                Preprocess.run(input, batch, 2, StateBackend.hashmap, new Configuration(), QUIET);
+
+        kafka.createTopic("kill-in", 1);
+        Path checkpoints = tmp.resolve("checkpoints");
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "stream",
+                                "--bootstrap-servers",
+                                kafka.bootstrapServers(),
+                                "--input-topic",
+                                "kill-in",
+                                "--output-topic",
+                                "kill-rows",
+                                "--vocab-topic",
+                                "kill-vocab",
+                                "--checkpoint-dir",
+                                checkpoints.toString(),
+                                "--checkpoint-interval",
+                                "1s"));
+
+        Process first = piper(tmp.resolve("first.log"), args);
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (Streaming.latestSnapshot(checkpoints).isEmpty()) {
+            assertThat(System.nanoTime())
+                    .as("a checkpoint within the deadline")
+                    .isLessThan(deadline);
+            // Waits for the process to end, at most 50 ms between looks at the directory.
+            assertThat(first.waitFor(50, TimeUnit.MILLISECONDS))
+                    .as("first run ended early; see first.log")
+                    .isFalse();
+        }
+        // Input starts once the job runs (its first checkpoint is taken) and keeps arriving for
+        // about 20 s, so the kill lands mid-stream however long the JVM took to start.
+        CompletableFuture<LineProducer.Result> producing =
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return LineProducer.produce(
+                                        input,
+                                        kafka.bootstrapServers(),
+                                        "kill-in",
+                                        5_000.0,
+                                        Map.of(),
+                                        QUIET);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
+        Path rivalLog = tmp.resolve("rival.log");
+        Process rival = piper(rivalLog, args);
+        assertThat(rival.waitFor(60, TimeUnit.SECONDS))
+                .as("a second stream on the dir ends")
+                .isTrue();
+        assertThat(rival.exitValue()).isEqualTo(2);
+        assertThat(Files.readString(rivalLog)).contains("is in use by another piper stream");
+        assertThat(producing).as("killed while input still arrives").isNotDone();
+        first.destroyForcibly(); // SIGKILL
+        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(first.exitValue()).isEqualTo(137);
+
+        assertThat(producing.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).lines()).isEqualTo(LINES);
+        args.addAll(List.of("--until-idle", "3"));
+        Path secondLog = tmp.resolve("second.log");
+        Process second = piper(secondLog, args);
+        assertThat(second.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS))
+                .as("second run ends")
+                .isTrue();
+        assertThat(second.exitValue()).as(Files.readString(secondLog)).isZero();
+        assertThat(Files.readString(secondLog)).contains("stream: resuming from");
+
+        Path consumed = tmp.resolve("consumed");
+        OutputConsumer.Result r =
+                new OutputConsumer(
+                                kafka.bootstrapServers(),
+                                Map.of(),
+                                "kill-rows",
+                                "kill-vocab",
+                                "kill-rows-dead-letters")
+                        .consume(consumed, expected.rowsWritten(), Duration.ofSeconds(20), QUIET);
+        assertThat(r.rows()).isEqualTo(expected.rowsWritten());
+        assertThat(r.deadLetters()).isEqualTo(expected.deadLetters());
+        SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "killed stream");
+    }
+}

@@ -1,0 +1,154 @@
+package dev.piper.connectors.kafka;
+
+import dev.piper.operators.decode.Swar;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.zip.GZIPInputStream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Sends a text file's lines to a topic, one record per line (without its {@code \n} or {@code
+ * \r\n}), keyless, with an idempotent producer and {@code acks=all}, so a line is neither lost nor
+ * duplicated by retries and lines keep their file order within a partition.
+ */
+public final class LineProducer {
+
+    private LineProducer() {}
+
+    /** What was sent. */
+    public record Result(long lines, long bytes, double seconds) {}
+
+    /**
+     * @param rate lines per second at most, or null for no limit
+     * @param extra Kafka producer properties, applied last (security settings and the like)
+     */
+    public static Result produce(
+            Path input,
+            String bootstrap,
+            String topic,
+            Double rate,
+            Map<String, String> extra,
+            PrintStream progress)
+            throws IOException, InterruptedException, ExecutionException {
+        Map<String, Object> conf = new HashMap<>();
+        conf.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        conf.put(ProducerConfig.ACKS_CONFIG, "all");
+        conf.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        conf.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+        conf.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        conf.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        conf.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        conf.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        conf.putAll(extra);
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        long start = System.nanoTime();
+        long lines = 0;
+        long bytes = 0;
+        long nextReport = start + 1_000_000_000L;
+        try (InputStream in = open(input);
+                KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(conf)) {
+            LineReader reader = new LineReader(in);
+            byte[] line;
+            while ((line = reader.next()) != null) {
+                if (failure.get() != null) {
+                    break;
+                }
+                if (rate != null) {
+                    long due = start + (long) (lines * 1e9 / rate);
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                        LockSupport.parkNanos(wait); // pacing the producer to --rate
+                    }
+                }
+                producer.send(
+                        new ProducerRecord<>(topic, line),
+                        (metadata, e) -> {
+                            if (e != null) {
+                                failure.compareAndSet(null, e);
+                            }
+                        });
+                lines++;
+                bytes += line.length;
+                long now = System.nanoTime();
+                if (now > nextReport) {
+                    progress.printf(
+                            "produce: %,d lines, %,.0f lines/s%n",
+                            lines, lines / ((now - start) / 1e9));
+                    nextReport = now + 1_000_000_000L;
+                }
+            }
+            producer.flush();
+        }
+        if (failure.get() != null) {
+            throw new ExecutionException(
+                    "sending to " + topic + " failed after " + lines + " lines", failure.get());
+        }
+        return new Result(lines, bytes, (System.nanoTime() - start) / 1e9);
+    }
+
+    private static InputStream open(Path input) throws IOException {
+        InputStream in = new BufferedInputStream(Files.newInputStream(input), 1 << 16);
+        return input.toString().endsWith(".gz") ? new GZIPInputStream(in, 1 << 16) : in;
+    }
+
+    /** Lines as byte arrays, without {@code \n} or {@code \r\n}; a final line may lack a break. */
+    static final class LineReader {
+        private final InputStream in;
+        private byte[] buf = new byte[1 << 20];
+        private int pos;
+        private int lim;
+        private boolean eof;
+
+        LineReader(InputStream in) {
+            this.in = in;
+        }
+
+        byte[] next() throws IOException {
+            int scan = pos;
+            while (true) {
+                int nl = Swar.indexOf(buf, (byte) '\n', scan, lim);
+                if (nl >= 0) {
+                    int end = nl > pos && buf[nl - 1] == '\r' ? nl - 1 : nl;
+                    byte[] line = Arrays.copyOfRange(buf, pos, end);
+                    pos = nl + 1;
+                    return line;
+                }
+                if (eof) {
+                    if (pos == lim) {
+                        return null;
+                    }
+                    byte[] line = Arrays.copyOfRange(buf, pos, lim);
+                    pos = lim;
+                    return line;
+                }
+                scan = lim - pos;
+                if (pos > 0) {
+                    System.arraycopy(buf, pos, buf, 0, lim - pos);
+                    lim -= pos;
+                    pos = 0;
+                } else if (lim == buf.length) {
+                    buf = Arrays.copyOf(buf, 2 * buf.length); // a line longer than the buffer
+                }
+                int n = in.read(buf, lim, buf.length - lim);
+                if (n < 0) {
+                    eof = true;
+                } else {
+                    lim += n;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,270 @@
+package dev.piper.connectors.kafka;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.piper.connectors.output.OutputLayout;
+import dev.piper.connectors.output.RawText;
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.DeadLetter;
+import dev.piper.operators.block.KafkaOut;
+import dev.piper.operators.block.Lanes;
+import dev.piper.operators.block.Origin;
+import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DecodeOptions;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Turns an assembled block into its Kafka output records: one rows record (always, even when every
+ * line was rejected, so that the offset ranges of a partition's rows records are contiguous), one
+ * dead-letter record per rejected line, and, when a vocabulary topic is configured, one record per
+ * column whose vocabulary the block grew. The format is documented in {@code docs/SEMANTICS.md}.
+ */
+public final class OutputEncoder implements FlatMapFunction<AssembledBlock, KafkaOut> {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final String[] NO_NAMES = new String[0];
+    private static final byte[][] NO_VALUES = new byte[0][];
+    private static final JsonFactory JSON = new JsonFactory();
+
+    /** Per pipeline (by index): its input topic, named in the headers and dead letters. */
+    private final String[] inputTopics;
+
+    /** Per pipeline: whether it has a vocabulary topic. */
+    private final boolean[] vocab;
+
+    /** Per pipeline: its name and a slash, the header's prefix. */
+    private final String[] pipeline;
+
+    private final int[] startVersions;
+    private final String[] pipelineParams;
+
+    /** Per pipeline and sparse column: the OOV buckets of its starting spec's vocabulary. */
+    private final int[][] startBuckets;
+
+    /**
+     * A job running one pipeline.
+     *
+     * @param inputTopic the topic the blocks were read from, named in the headers
+     * @param vocab whether to emit vocabulary records
+     * @param options the pipeline's starting decoder settings
+     */
+    public OutputEncoder(String inputTopic, boolean vocab, DecodeOptions options) {
+        this(new String[] {inputTopic}, new boolean[] {vocab}, new DecodeOptions[] {options});
+    }
+
+    /**
+     * A job running several pipelines; arrays by pipeline index.
+     *
+     * @param inputTopics each pipeline's input topic
+     * @param vocab whether each pipeline emits vocabulary records
+     * @param options each pipeline's starting decoder settings
+     */
+    public OutputEncoder(String[] inputTopics, boolean[] vocab, DecodeOptions[] options) {
+        int n = inputTopics.length;
+        if (vocab.length != n || options.length != n) {
+            throw new IllegalArgumentException("one topic, flag and options per pipeline");
+        }
+        this.inputTopics = inputTopics.clone();
+        this.vocab = vocab.clone();
+        this.pipeline = new String[n];
+        this.startVersions = new int[n];
+        this.pipelineParams = new String[n];
+        this.startBuckets = new int[n][CriteoLayout.SPARSE];
+        for (int p = 0; p < n; p++) {
+            ColumnProgram program = options[p].program();
+            for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+                startBuckets[p][c] = program.vocabPolicy(c).oovBuckets();
+            }
+            pipeline[p] = program.name() + "/";
+            startVersions[p] = program.version();
+            StringBuilder params = new StringBuilder();
+            program.dlrmMaxIndRange()
+                    .ifPresent(m -> params.append("max_ind_range=").append(m).append(';'));
+            params.append("pad_missing_fields=")
+                    .append(options[p].padMissingFields())
+                    .append(";max_line_bytes=")
+                    .append(options[p].maxLineBytes());
+            pipelineParams[p] = params.toString();
+        }
+    }
+
+    @Override
+    public void flatMap(AssembledBlock block, Collector<KafkaOut> out) {
+        int p = Lanes.pipeline(block.lane());
+        byte[] key = laneKey(Lanes.partition(block.lane()));
+        out.collect(rows(p, block, key));
+        for (DeadLetter d : block.deadLetters()) {
+            out.collect(deadLetter(p, block, d, key));
+        }
+        if (vocab[p]) {
+            for (int c = 0; c < block.newKeys().length; c++) {
+                long[] keys = block.newKeys()[c];
+                if (keys.length > 0) {
+                    int epoch = block.epochs()[c];
+                    out.collect(
+                            vocabulary(
+                                    p,
+                                    c,
+                                    epoch,
+                                    buckets(p, c, epoch),
+                                    block.firstNewIndex()[c],
+                                    keys));
+                }
+            }
+        }
+    }
+
+    /**
+     * Records of one input partition share this key (the partition, int32 big-endian), hence an
+     * output partition and its order.
+     */
+    static byte[] laneKey(int partition) {
+        return ByteBuffer.allocate(Integer.BYTES).putInt(partition).array();
+    }
+
+    private KafkaOut rows(int p, AssembledBlock b, byte[] key) {
+        Origin o = b.origin();
+        List<String> names = new ArrayList<>(12);
+        List<byte[]> values = new ArrayList<>(12);
+        header(names, values, StreamFormat.FORMAT, OutputLayout.FORMAT);
+        header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
+        header(names, values, StreamFormat.PIPELINE, pipeline[p] + b.version());
+        if (b.version() == startVersions[p]) {
+            header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams[p]);
+        }
+        header(names, values, StreamFormat.EPOCHS, commaJoined(b.epochs()));
+        int[] buckets = new int[CriteoLayout.SPARSE];
+        boolean anyBuckets = false;
+        for (int c = 0; c < buckets.length; c++) {
+            buckets[c] = buckets(p, c, b.epochs()[c]);
+            anyBuckets |= buckets[c] > 0;
+        }
+        if (anyBuckets) {
+            header(names, values, StreamFormat.OOV_BUCKETS, commaJoined(buckets));
+        }
+        header(names, values, StreamFormat.ROWS, b.rows());
+        header(names, values, StreamFormat.LINES, b.lines());
+        header(names, values, StreamFormat.DEAD_LETTERS, b.deadLetters().length);
+        header(names, values, StreamFormat.BLOCK, b.seq());
+        header(names, values, StreamFormat.INPUT_TOPIC, inputTopics[p]);
+        header(names, values, StreamFormat.INPUT_PARTITION, Lanes.partition(b.lane()));
+        if (o.isLog()) {
+            header(
+                    names,
+                    values,
+                    StreamFormat.INPUT_OFFSETS,
+                    o.offsets()[0] + "-" + o.offsets()[o.records() - 1]);
+            if (o.firstTimestamp() >= 0 && o.lastTimestamp() >= 0) {
+                header(
+                        names,
+                        values,
+                        StreamFormat.INPUT_TIMESTAMPS,
+                        o.firstTimestamp() + "-" + o.lastTimestamp());
+            }
+        }
+        byte[] rowBytes = b.rowBytes();
+        int length = b.rows() * CriteoLayout.ROW_BYTES;
+        byte[] value = rowBytes.length == length ? rowBytes : Arrays.copyOf(rowBytes, length);
+        return new KafkaOut(
+                KafkaOut.target(p, KafkaOut.ROWS),
+                key,
+                value,
+                names.toArray(String[]::new),
+                values.toArray(byte[][]::new));
+    }
+
+    private KafkaOut deadLetter(int p, AssembledBlock b, DeadLetter d, byte[] key) {
+        Origin o = b.origin();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(256 + d.raw().length);
+        try (JsonGenerator g = JSON.createGenerator(bytes, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeStringField("topic", inputTopics[p]);
+            g.writeNumberField("partition", Lanes.partition(b.lane()));
+            if (o.isLog()) {
+                int record = o.recordOfLine(d.lineInBlock());
+                g.writeNumberField("offset", o.offsets()[record]);
+                // Counted within the block: a record longer than a block continues in the next
+                // one, whose part starts again at 0 (docs/SEMANTICS.md).
+                g.writeNumberField("line_in_record", d.lineInBlock() - o.firstLines()[record]);
+            }
+            g.writeStringField("reason", d.reason());
+            g.writeStringField("detail", d.detail());
+            g.writeStringField("raw", RawText.escape(d.raw()));
+            g.writeBooleanField("raw_truncated", d.rawTruncated());
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new KafkaOut(
+                KafkaOut.target(p, KafkaOut.DEAD_LETTERS),
+                key,
+                bytes.toByteArray(),
+                NO_NAMES,
+                NO_VALUES);
+    }
+
+    private static String commaJoined(int[] values) {
+        StringBuilder sb = new StringBuilder(2 * values.length);
+        for (int v : values) {
+            if (sb.length() > 0) {
+                sb.append(',');
+            }
+            sb.append(v);
+        }
+        return sb.toString();
+    }
+
+    /**
+     * The OOV buckets of pipeline p's column c in {@code epoch}: the starting spec's for epoch 0; a
+     * later epoch comes from a switch, which may not give a vocabulary buckets (ControlFunction).
+     */
+    private int buckets(int p, int c, int epoch) {
+        return epoch == 0 ? startBuckets[p][c] : 0;
+    }
+
+    private static KafkaOut vocabulary(
+            int p, int column, int epoch, int buckets, int firstIndex, long[] keys) {
+        StringBuilder text = new StringBuilder(keys.length * 16);
+        int index = firstIndex;
+        for (long k : keys) {
+            text.append(index++).append('\t').append(Long.toUnsignedString(k)).append('\n');
+        }
+        String name = CriteoLayout.sparseName(column);
+        List<String> names = new ArrayList<>(5);
+        List<byte[]> values = new ArrayList<>(5);
+        header(names, values, StreamFormat.COLUMN, name);
+        header(names, values, StreamFormat.EPOCH, epoch);
+        header(names, values, StreamFormat.FIRST_INDEX, firstIndex);
+        header(names, values, StreamFormat.COUNT, keys.length);
+        if (buckets > 0) {
+            header(names, values, StreamFormat.OOV_BUCKETS, buckets);
+        }
+        return new KafkaOut(
+                KafkaOut.target(p, KafkaOut.VOCAB),
+                name.getBytes(StandardCharsets.US_ASCII),
+                text.toString().getBytes(StandardCharsets.US_ASCII),
+                names.toArray(String[]::new),
+                values.toArray(byte[][]::new));
+    }
+
+    private static void header(List<String> names, List<byte[]> values, String name, Object v) {
+        names.add(name);
+        values.add(ascii(v));
+    }
+
+    private static byte[] ascii(Object v) {
+        return String.valueOf(v).getBytes(StandardCharsets.US_ASCII);
+    }
+}

@@ -1,0 +1,75 @@
+package dev.piper.connectors.kafka;
+
+/**
+ * Names of the headers {@code bin/piper stream} puts on its output records (the contract in {@code
+ * docs/SEMANTICS.md}, "Kafka output"). Every header value is ASCII text.
+ */
+public final class StreamFormat {
+
+    /** Rows records: the output format's name, as in the batch {@code metadata.json}. */
+    public static final String FORMAT = "piper.format";
+
+    /** Rows records: the output format's version. */
+    public static final String FORMAT_VERSION = "piper.format.version";
+
+    /** Rows records: the pipeline that produced the rows, {@code name/version}. */
+    public static final String PIPELINE = "piper.pipeline";
+
+    /**
+     * Rows records: the pipeline's parameters, {@code key=value} joined by {@code ;}; only on rows
+     * of the spec the job started with (a spec received on the control topic is on the status
+     * topic, with its acceptance).
+     */
+    public static final String PIPELINE_PARAMS = "piper.pipeline.params";
+
+    /**
+     * Rows records: per sparse column C1..C26, the vocabulary epoch its indices belong to, joined
+     * by {@code ,}.
+     */
+    public static final String EPOCHS = "piper.epochs";
+
+    /** Rows records: number of rows in the value (value length / 160). */
+    public static final String ROWS = "piper.rows";
+
+    /** Rows records: number of input lines the block held (rows + dead letters). */
+    public static final String LINES = "piper.lines";
+
+    /** Rows records: number of the block's lines that became dead letters. */
+    public static final String DEAD_LETTERS = "piper.dead.letters";
+
+    /** Rows records: the block's number within its input partition, from 0 without gaps. */
+    public static final String BLOCK = "piper.block";
+
+    /** Rows and dead-letter records: the input topic. */
+    public static final String INPUT_TOPIC = "piper.input.topic";
+
+    /** Rows and dead-letter records: the input partition. */
+    public static final String INPUT_PARTITION = "piper.input.partition";
+
+    /** Rows records: first and last input offset of the block, {@code first-last}, inclusive. */
+    public static final String INPUT_OFFSETS = "piper.input.offsets";
+
+    /** Rows records: timestamps (ms) of the block's first and last input record, {@code a-b}. */
+    public static final String INPUT_TIMESTAMPS = "piper.input.timestamps";
+
+    /** Vocabulary records: the column, {@code C1}..{@code C26} (also the record key). */
+    public static final String COLUMN = "piper.column";
+
+    /** Vocabulary records: the index of the record's first entry. */
+    public static final String FIRST_INDEX = "piper.first.index";
+
+    /** Vocabulary records: the vocabulary epoch the entries belong to. */
+    public static final String EPOCH = "piper.epoch";
+
+    /** Vocabulary records: the number of entries in the record. */
+    public static final String COUNT = "piper.count";
+
+    private StreamFormat() {}
+
+    /**
+     * Vocabulary and rows records whose columns have OOV buckets (absent: none): the buckets of the
+     * record's column (a vocabulary record) or of each sparse column C1..C26 joined by {@code ,} (a
+     * rows record). That is the index of a column's first entry; indices below it are buckets.
+     */
+    public static final String OOV_BUCKETS = "piper.oov.buckets";
+}

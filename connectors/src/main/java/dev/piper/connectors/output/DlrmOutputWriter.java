@@ -1,0 +1,405 @@
+package dev.piper.connectors.output;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.DeadLetter;
+import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.ops.VocabularyPolicy;
+import dev.piper.state.Vocabulary;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Writes the batch output directory from assembled blocks that arrive in input order: {@code
+ * rows.bin} (or {@code rows.parquet}, {@link RowsFormat}), {@code vocab/C1.tsv}..{@code C26.tsv},
+ * {@code dead-letters.jsonl} and, on {@link #finish()}, {@code metadata.json}.
+ *
+ * <p>It checks the invariants as it goes, so that a bug can never produce a plausible but wrong
+ * output: blocks come in sequence, every line of a block is a row or a dead letter, and vocabulary
+ * additions continue exactly where the column's file ends.
+ */
+public final class DlrmOutputWriter implements Closeable {
+
+    private static final int BUFFER = 1 << 20;
+
+    /**
+     * Rows written so far, by output directory, for the progress lines of a run in this JVM ({@code
+     * rows.parquet} cannot be sized from outside the way {@code rows.bin} can).
+     */
+    private static final Map<Path, AtomicLong> PROGRESS = new ConcurrentHashMap<>();
+
+    private final Path dir;
+    private final DecodeOptions options;
+    private final RowsFormat format;
+    private final DirectFileOutput rows; // rows.bin, or null
+    private final ParquetRows parquet; // rows.parquet, or null
+    private final OutputStream[] vocab;
+    private final DeadLetterFile dead;
+
+    /** Per list column of the layout, in column order: its lengths and its indices. */
+    private final OutputStream[] listLengths;
+
+    private final OutputStream[] listValues;
+
+    /** Per column, the index the next added key gets: OOV buckets plus entries written. */
+    private final int[] nextIndex;
+
+    private long nextSeq;
+    private long nextLine = 1;
+    private long linesRead;
+    private long rowsWritten;
+    private boolean finished;
+
+    public DlrmOutputWriter(Path dir, DecodeOptions options) throws IOException {
+        this(dir, options, RowsFormat.DLRM_ROWS);
+    }
+
+    public DlrmOutputWriter(Path dir, DecodeOptions options, RowsFormat format) throws IOException {
+        this.dir = dir;
+        this.options = options;
+        this.format = format;
+        PROGRESS.put(dir.toAbsolutePath(), new AtomicLong());
+        Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
+        if (format == RowsFormat.PARQUET) {
+            rows = null;
+            parquet = new ParquetRows(dir.resolve(format.file()), options.program());
+        } else {
+            rows = new DirectFileOutput(dir.resolve(format.file()), true);
+            parquet = null;
+        }
+        RowLayout layout = options.program().layout();
+        vocab = new OutputStream[layout.sparse()];
+        nextIndex = new int[layout.sparse()];
+        for (int c = 0; c < layout.sparse(); c++) {
+            vocab[c] = open(dir.resolve(OutputLayout.vocabFile(c)));
+            nextIndex[c] = options.program().vocabPolicy(c).firstIndex();
+        }
+        dead = new DeadLetterFile(dir.resolve(OutputLayout.DEAD_LETTERS));
+        int lists = format == RowsFormat.PARQUET ? 0 : layout.listColumns().size();
+        listLengths = new OutputStream[lists];
+        listValues = new OutputStream[lists];
+        if (lists > 0) {
+            Files.createDirectories(dir.resolve(OutputLayout.LISTS_DIR));
+        }
+        for (int l = 0; l < lists; l++) {
+            int c = layout.listColumns().get(l);
+            listLengths[l] = open(dir.resolve(OutputLayout.listLengthsFile(c)));
+            listValues[l] = open(dir.resolve(OutputLayout.listValuesFile(c)));
+        }
+    }
+
+    private static OutputStream open(Path file) throws IOException {
+        return new BufferedOutputStream(Files.newOutputStream(file), BUFFER);
+    }
+
+    /**
+     * Rows written so far into {@code dir} by a writer in this JVM (an embedded run's progress), or
+     * 0 if none writes there.
+     */
+    public static long rowsWrittenSoFar(Path dir) {
+        AtomicLong n = PROGRESS.get(dir.toAbsolutePath());
+        return n == null ? 0 : n.get();
+    }
+
+    /** Appends one block; blocks must come in sequence order. */
+    public void write(AssembledBlock block) throws IOException {
+        if (finished) {
+            throw new IllegalStateException("writer already finished");
+        }
+        if (block.seq() != nextSeq) {
+            throw new IllegalStateException(
+                    "block " + block.seq() + " arrived, expected " + nextSeq);
+        }
+        if (block.rows() + block.deadLetters().length != block.lines()) {
+            throw new IllegalStateException(
+                    "block "
+                            + block.seq()
+                            + ": "
+                            + block.lines()
+                            + " lines but "
+                            + block.rows()
+                            + " rows and "
+                            + block.deadLetters().length
+                            + " dead letters");
+        }
+        if (parquet != null) {
+            parquet.write(block.rowBytes(), block.rows(), block.listOffsets(), block.listIndices());
+        } else {
+            rows.write(block.rowBytes(), 0, block.rows() * options.program().rowBytes());
+        }
+        for (DeadLetter d : block.deadLetters()) {
+            dead.write(d, nextLine + d.lineInBlock());
+        }
+        for (int l = 0; l < listLengths.length; l++) {
+            int[] offsets = block.listOffsets()[l];
+            int rows = block.rows();
+            ByteBuffer lengths = ByteBuffer.allocate(rows * Integer.BYTES);
+            lengths.order(ByteOrder.LITTLE_ENDIAN);
+            for (int r = 0; r < rows; r++) {
+                lengths.putInt(offsets[r + 1] - offsets[r]);
+            }
+            listLengths[l].write(lengths.array());
+            ByteBuffer values = ByteBuffer.allocate((offsets[rows] - offsets[0]) * Integer.BYTES);
+            values.order(ByteOrder.LITTLE_ENDIAN)
+                    .asIntBuffer()
+                    .put(block.listIndices()[l], offsets[0], offsets[rows] - offsets[0]);
+            listValues[l].write(values.array());
+        }
+        for (int c = 0; c < vocab.length; c++) {
+            appendVocab(c, block.firstNewIndex()[c], block.newKeys()[c]);
+        }
+        nextSeq++;
+        nextLine += block.lines();
+        linesRead += block.lines();
+        rowsWritten += block.rows();
+        AtomicLong progress = PROGRESS.get(dir.toAbsolutePath());
+        if (progress != null) {
+            progress.set(rowsWritten);
+        }
+    }
+
+    private void appendVocab(int c, int firstNew, long[] keys) throws IOException {
+        if (firstNew != nextIndex[c]) {
+            throw new IllegalStateException(
+                    CriteoLayout.sparseName(c)
+                            + ": new entries start at index "
+                            + firstNew
+                            + " but the vocabulary file continues at "
+                            + nextIndex[c]);
+        }
+        OutputStream out = vocab[c];
+        int index = firstNew;
+        for (long key : keys) {
+            out.write(Integer.toString(index).getBytes(StandardCharsets.US_ASCII));
+            out.write('\t');
+            out.write(Long.toUnsignedString(key).getBytes(StandardCharsets.US_ASCII));
+            out.write('\n');
+            index++;
+        }
+        nextIndex[c] = index;
+    }
+
+    /** Flushes every file and writes {@code metadata.json}. */
+    public void finish() throws IOException {
+        if (finished) {
+            return;
+        }
+        if (linesRead != rowsWritten + dead.count()) {
+            throw new IllegalStateException(
+                    linesRead
+                            + " lines read but "
+                            + rowsWritten
+                            + " rows and "
+                            + dead.count()
+                            + " dead letters");
+        }
+        // complete, last partial block (or row group) included, before the metadata says so
+        if (parquet != null) {
+            parquet.close();
+        } else {
+            rows.close();
+        }
+        flushAll();
+        writeMetadata();
+        finished = true;
+        PROGRESS.remove(dir.toAbsolutePath());
+    }
+
+    private void flushAll() throws IOException {
+        dead.flush();
+        for (int l = 0; l < listLengths.length; l++) {
+            listLengths[l].flush();
+            listValues[l].flush();
+        }
+        for (OutputStream out : vocab) {
+            out.flush();
+        }
+    }
+
+    private void writeMetadata() throws IOException {
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode root = json.createObjectNode();
+        root.put("format", OutputLayout.FORMAT);
+        root.put("format_version", OutputLayout.FORMAT_VERSION);
+        root.put("lines_read", linesRead);
+        root.put("rows_written", rowsWritten);
+        root.put("dead_letters", dead.count());
+        ObjectNode reasons = root.putObject("dead_letters_by_reason");
+        dead.byReason().forEach(reasons::put);
+        root.put("rows_format", format.id());
+        root.put("rows_file", format.file());
+        ColumnProgram program = options.program();
+        RowLayout layout = program.layout();
+        String denseNames =
+                "I1..I"
+                        + layout.dense()
+                        + (layout.generated() > 0 ? ", G1..G" + layout.generated() : "");
+        String sparseNames = "C1..C" + layout.sparse();
+        if (format == RowsFormat.PARQUET) {
+            root.put(
+                    "row_layout",
+                    "one required Parquet column per field: label, "
+                            + denseNames
+                            + " (INT32, FLOAT for float32_columns), "
+                            + sparseNames
+                            + " vocabulary indices (INT32; a list column a required LIST of"
+                            + " them)");
+        } else {
+            sparseNames += layout.hasLists() ? " but the list columns" : "";
+            root.put("row_bytes", program.rowBytes());
+            root.put(
+                    "row_layout",
+                    program.rowBytes() / Integer.BYTES
+                            + " little-endian int32 per row: label, "
+                            + denseNames
+                            + ", "
+                            + sparseNames
+                            + " vocabulary indices");
+        }
+        root.put("dense_columns", layout.dense());
+        root.put("sparse_columns", layout.sparse());
+        int[] onehot = program.onehotSizes();
+        if (onehot != null) {
+            ObjectNode columns = root.putObject("onehot_columns");
+            for (int f = 0; f < onehot.length; f++) {
+                if (onehot[f] > 0) {
+                    columns.put(layout.fieldName(f), onehot[f] - 1); // its columns in the row
+                }
+            }
+        }
+        if (layout.generated() > 0) {
+            ObjectNode generated = root.putObject("generated_columns");
+            for (int g = 0; g < layout.generated(); g++) {
+                generated.put("G" + (g + 1), "I" + (layout.generatedFrom().get(g) + 1));
+            }
+        }
+        if (layout.hasLists()) {
+            var lists = root.putArray("list_columns");
+            for (int c : layout.listColumns()) {
+                lists.add(CriteoLayout.sparseName(c));
+            }
+            root.put(
+                    "list_layout",
+                    format == RowsFormat.PARQUET
+                            ? "in rows.parquet: each list column a required LIST of INT32"
+                                    + " vocabulary indices"
+                            : "not in the rows: per list column Cj, lists/Cj.lengths (one"
+                                    + " little-endian int32 per row, its number of ids) and"
+                                    + " lists/Cj.values (the ids' vocabulary indices, little-endian"
+                                    + " int32, rows in order)");
+        }
+        ObjectNode sizes = root.putObject("vocab_size");
+        ObjectNode policies = json.createObjectNode();
+        for (int c = 0; c < layout.sparse(); c++) {
+            VocabularyPolicy policy = program.vocabPolicy(c);
+            int entries = nextIndex[c] - policy.firstIndex();
+            sizes.put(CriteoLayout.sparseName(c), entries);
+            if (!policy.isFirstAppearance()) {
+                ObjectNode p = policies.putObject(CriteoLayout.sparseName(c));
+                p.put("min_count", policy.minCount());
+                p.put("oov_buckets", policy.oovBuckets());
+                if (policy.maxSize() < Vocabulary.MAX_SIZE) {
+                    p.put("max_size", policy.maxSize());
+                }
+                if (policy.importPath() != null) {
+                    p.put("import", policy.importPath());
+                }
+                p.put("first_index", policy.firstIndex());
+                p.put("table_size", nextIndex[c]); // an embedding table's rows: buckets + entries
+            }
+        }
+        if (policies.isEmpty()) {
+            root.put("vocab_indices", "dense, first appearance order, from 0");
+        } else {
+            root.put(
+                    "vocab_indices",
+                    "dense, first appearance order, from 0; columns in vocab_policies: OOV buckets"
+                            + " from 0, then entries in order of admission from first_index");
+            root.set("vocab_policies", policies);
+        }
+        ObjectNode pipeline = root.putObject("pipeline");
+        pipeline.put("name", program.name());
+        pipeline.put("version", program.version());
+        OptionalLong dlrm = program.dlrmMaxIndRange();
+        if (dlrm.isPresent()) {
+            pipeline.put("max_ind_range", dlrm.getAsLong());
+        }
+        pipeline.put("pad_missing_fields", options.padMissingFields());
+        pipeline.put("max_line_bytes", options.maxLineBytes());
+        pipeline.put("max_raw_bytes", options.maxRawBytes());
+        if (dlrm.isPresent()) {
+            // DLRM's shape: one chain per kind of column.
+            ObjectNode ops = pipeline.putObject("ops");
+            ops.putArray("label").add("decode").add("fill_missing");
+            ops.putArray("dense").add("decode").add("fill_missing").add("neg2zero");
+            var sparse = ops.putArray("sparse").add("decode").add("fill_missing").add("hex2int");
+            if (dlrm.getAsLong() > 0) {
+                sparse.add("modulus(" + dlrm.getAsLong() + ")");
+            }
+            sparse.add("genvocab").add("applyvocab");
+        } else {
+            ObjectNode columns = pipeline.putObject("columns");
+            var floats = pipeline.putArray("float32_columns");
+            for (int f = 0; f < layout.fields(); f++) {
+                columns.put(layout.fieldName(f), program.chainOf(f));
+                if (program.type(f) == dev.piper.pipeline.ops.Op.ValueType.float32) {
+                    floats.add(layout.fieldName(f)); // their slots hold IEEE float32 bits
+                }
+            }
+        }
+        byte[] bytes = json.writeValueAsBytes(root);
+        try (OutputStream out = Files.newOutputStream(dir.resolve(OutputLayout.METADATA))) {
+            out.write(bytes);
+            out.write('\n');
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        PROGRESS.remove(dir.toAbsolutePath());
+        IOException first = null;
+        for (Closeable c : closeables()) {
+            try {
+                c.close();
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private Closeable[] closeables() {
+        int lists = listLengths == null ? 0 : listLengths.length;
+        Closeable[] all = new Closeable[vocab.length + 2 + 2 * lists];
+        all[0] = dead;
+        all[1] = parquet != null ? parquet::close : rows;
+        System.arraycopy(vocab, 0, all, 2, vocab.length);
+        for (int l = 0; l < lists; l++) {
+            all[2 + vocab.length + 2 * l] = listLengths[l];
+            all[3 + vocab.length + 2 * l] = listValues[l];
+        }
+        return all;
+    }
+}

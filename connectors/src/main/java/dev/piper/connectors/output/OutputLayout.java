@@ -1,0 +1,58 @@
+package dev.piper.connectors.output;
+
+import dev.piper.pipeline.layout.CriteoLayout;
+
+/** File names of the batch output directory (the contract in {@code docs/SEMANTICS.md}). */
+public final class OutputLayout {
+
+    public static final String ROWS = "rows.bin";
+    public static final String ROWS_PARQUET = "rows.parquet";
+    public static final String VOCAB_DIR = "vocab";
+    public static final String DEAD_LETTERS = "dead-letters.jsonl";
+    public static final String METADATA = "metadata.json";
+
+    /** Name of the output format in {@code metadata.json}. */
+    public static final String FORMAT = "piper-dlrm-criteo";
+
+    /** Version of the output format; bumped on any change of the files' layout. */
+    public static final int FORMAT_VERSION = 1;
+
+    private OutputLayout() {}
+
+    /** Path of column {@code c}'s vocabulary file relative to the output directory. */
+    public static String vocabFile(int c) {
+        return VOCAB_DIR + "/" + CriteoLayout.sparseName(c) + ".tsv";
+    }
+
+    /**
+     * The vocabulary file of sparse column {@code c} (0 for C1) in vocabulary epoch {@code epoch}:
+     * {@link #vocabFile(int)} for epoch 0, {@code vocab/C3.epoch1.tsv} for later ones.
+     */
+    public static String vocabFile(int c, int epoch) {
+        return epoch == 0
+                ? vocabFile(c)
+                : VOCAB_DIR + "/" + CriteoLayout.sparseName(c) + ".epoch" + epoch + ".tsv";
+    }
+
+    /** The directory of list columns' files. */
+    public static final String LISTS_DIR = "lists";
+
+    /**
+     * List column {@code c}'s lengths: one little-endian int32 per row, the number of its ids (a
+     * KeyedJaggedTensor's {@code lengths}).
+     */
+    public static String listLengthsFile(int c) {
+        return LISTS_DIR + "/" + CriteoLayout.sparseName(c) + ".lengths";
+    }
+
+    /**
+     * List column {@code c}'s indices: every row's ids' vocabulary indices, rows in order, as
+     * little-endian int32 (a KeyedJaggedTensor's {@code values}).
+     */
+    public static String listValuesFile(int c) {
+        return LISTS_DIR + "/" + CriteoLayout.sparseName(c) + ".values";
+    }
+
+    /** {@code piper consume}'s list of the row ranges and the spec version each came from. */
+    public static final String VERSIONS = "versions.tsv";
+}

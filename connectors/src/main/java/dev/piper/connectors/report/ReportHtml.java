@@ -1,0 +1,285 @@
+package dev.piper.connectors.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Locale;
+
+/**
+ * Renders a cost report as one self-contained HTML page: the device-level figures, a bar chart of
+ * each column's FPGA and SmartSSD speedup (inline SVG, logarithmic axis, the vocabulary tier beside
+ * each categorical column) and the table of every figure. No script, style sheet or font is
+ * fetched: the page opens offline.
+ */
+public final class ReportHtml {
+
+    private static final int ROW = 16;
+    private static final int LABEL = 150;
+    private static final int PLOT = 560;
+    private static final String FPGA_COLOR = "#1f77b4";
+    private static final String SSD_COLOR = "#ff7f0e";
+
+    private ReportHtml() {}
+
+    /** The page of {@code report}. */
+    public static String render(JsonNode report) {
+        StringBuilder h = new StringBuilder(64 * 1024);
+        JsonNode device = report.get("device");
+        JsonNode defaults = report.get("defaults");
+        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+                .append("<title>piper cost report: ")
+                .append(esc(report.path("pipeline").asText()))
+                .append("</title><style>")
+                .append("body{font-family:sans-serif;margin:24px;color:#222}")
+                .append("table{border-collapse:collapse;font-size:12px}")
+                .append("td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}")
+                .append("td:first-child,th:first-child{text-align:left}")
+                .append(".k{color:#555;font-size:13px}</style></head><body>\n");
+        h.append("<h1>Hardware cost report: ")
+                .append(esc(report.path("pipeline").asText()))
+                .append(" v")
+                .append(report.path("pipeline_version").asInt())
+                .append("</h1>\n");
+        JsonNode rep = report.path("report");
+        h.append("<p class=\"k\">")
+                .append(String.format(Locale.ROOT, "%,d", rep.path("lines").asLong()))
+                .append(" lines, ")
+                .append(String.format(Locale.ROOT, "%,d", rep.path("rows").asLong()))
+                .append(" rows, input ")
+                .append(esc(report.path("input_format").asText()))
+                .append("; speedup basis: ")
+                .append(esc(defaults.path("speedup_basis").asText()))
+                .append("</p>\n");
+        h.append("<h2>Whole device</h2>\n<table><tr><th></th><th>seconds</th><th>bound by</th>")
+                .append("<th>speedup vs job CPU</th><th>rows/s</th><th>joules</th></tr>\n");
+        deviceRow(h, "FPGA (PIPER)", device, "fpga");
+        deviceRow(h, "SmartSSD (PreSto)", device, "smartssd");
+        h.append("<tr><td>CPU, as measured</td><td>")
+                .append(num(device.path("cpu_core_seconds").asDouble()))
+                .append(" core-s</td><td></td><td>1</td><td>")
+                .append(num(report.path("job").path("rows_per_core_second").asDouble()))
+                .append(" per core</td><td></td></tr></table>\n");
+        h.append("<p class=\"k\">FPGA: ")
+                .append(esc(defaults.path("fpga").asText()))
+                .append(".<br>SmartSSD: ")
+                .append(esc(defaults.path("smartssd").asText()))
+                .append(".<br>")
+                .append(esc(defaults.path("column_time").asText()))
+                .append(".</p>\n");
+        h.append("<h2>Speedup per column (isolated, log scale)</h2>\n");
+        chart(h, report.get("columns"));
+        h.append("<h2>Columns</h2>\n<table><tr><th>column</th><th>ops</th><th>values</th>")
+                .append("<th>input bytes</th><th>vocab entries</th><th>tier</th>")
+                .append("<th>FPGA II gen/apply</th>")
+                .append("<th>CPU core-s</th><th>FPGA s</th><th>FPGA speedup</th>")
+                .append("<th>SmartSSD s</th><th>SmartSSD speedup</th>")
+                .append("<th>SmartSSD extrapolated</th></tr>\n");
+        for (JsonNode c : report.get("columns")) {
+            h.append("<tr><td>")
+                    .append(esc(c.path("column").asText()))
+                    .append("</td><td>")
+                    .append(esc(join(c.path("ops"))))
+                    .append("</td><td>")
+                    .append(String.format(Locale.ROOT, "%,d", c.path("values").asLong()))
+                    .append("</td><td>")
+                    .append(String.format(Locale.ROOT, "%,d", c.path("input_bytes").asLong()))
+                    .append("</td><td>")
+                    .append(
+                            c.path("vocab_entries").isNull()
+                                    ? ""
+                                    : String.format(
+                                            Locale.ROOT, "%,d", c.path("vocab_entries").asLong()))
+                    .append("</td><td>")
+                    .append(c.path("vocab_tier").isNull() ? "" : esc(c.path("vocab_tier").asText()))
+                    .append("</td><td>")
+                    .append(vocabIi(c.path("fpga_ii_cycles_per_beat")))
+                    .append("</td><td>")
+                    .append(num(c.path("cpu_core_seconds").asDouble()))
+                    .append("</td><td>")
+                    .append(num(c.path("fpga_seconds").asDouble()))
+                    .append("</td><td>")
+                    .append(num(c.path("fpga_speedup").asDouble()))
+                    .append("</td><td>")
+                    .append(num(c.path("smartssd_seconds").asDouble()))
+                    .append("</td><td>")
+                    .append(num(c.path("smartssd_speedup").asDouble()))
+                    .append("</td><td>")
+                    .append(esc(join(c.path("smartssd_extrapolated_ops"))))
+                    .append("</td></tr>\n");
+        }
+        h.append("</table>\n</body></html>\n");
+        return h.toString();
+    }
+
+    private static void deviceRow(StringBuilder h, String name, JsonNode device, String key) {
+        h.append("<tr><td>")
+                .append(name)
+                .append("</td><td>")
+                .append(num(device.path(key + "_seconds").asDouble()))
+                .append("</td><td>")
+                .append(esc(device.path(key + "_bound").asText()))
+                .append("</td><td>")
+                .append(num(device.path(key + "_speedup").asDouble()))
+                .append("</td><td>")
+                .append(num(device.path(key + "_rows_per_second").asDouble()))
+                .append("</td><td>")
+                .append(num(device.path(key + "_joules").asDouble()))
+                .append("</td></tr>\n");
+    }
+
+    /** Horizontal bars, two per column, on a log10 axis from the decade below the smallest. */
+    private static void chart(StringBuilder h, JsonNode columns) {
+        double min = Double.MAX_VALUE;
+        double max = 0;
+        for (JsonNode c : columns) {
+            for (String k : new String[] {"fpga_speedup", "smartssd_speedup"}) {
+                double v = c.path(k).asDouble();
+                if (v > 0) {
+                    min = Math.min(min, v);
+                    max = Math.max(max, v);
+                }
+            }
+        }
+        if (max == 0) {
+            h.append("<p>No column did any work in this report.</p>\n");
+            return;
+        }
+        double lo = Math.floor(Math.log10(min));
+        double hi = Math.max(lo + 1, Math.ceil(Math.log10(max)));
+        int n = columns.size();
+        int height = n * (2 * ROW + 4) + 40;
+        int width = LABEL + PLOT + 120;
+        h.append(
+                        String.format(
+                                Locale.ROOT,
+                                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\""
+                                        + " height=\"%d\" font-family=\"sans-serif\""
+                                        + " font-size=\"11\" role=\"img\">\n",
+                                width,
+                                height))
+                .append("<title>FPGA and SmartSSD speedup per column</title>\n");
+        for (double d = lo; d <= hi; d++) {
+            double x = LABEL + (d - lo) / (hi - lo) * PLOT;
+            h.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<line x1=\"%.1f\" y1=\"20\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>"
+                                    + "<text x=\"%.1f\" y=\"14\" text-anchor=\"middle\">%s×</text>\n",
+                            x,
+                            x,
+                            height - 20,
+                            x,
+                            tick(d)));
+        }
+        int y = 24;
+        for (JsonNode c : columns) {
+            h.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n",
+                            LABEL - 6,
+                            y + ROW + 2,
+                            esc(c.path("column").asText())));
+            bar(h, c.path("fpga_speedup").asDouble(), lo, hi, y, FPGA_COLOR);
+            bar(h, c.path("smartssd_speedup").asDouble(), lo, hi, y + ROW, SSD_COLOR);
+            if (!c.path("vocab_tier").isNull()) {
+                h.append(
+                        String.format(
+                                Locale.ROOT,
+                                "<text x=\"%d\" y=\"%d\" fill=\"#555\">%s</text>\n",
+                                LABEL + PLOT + 60,
+                                y + ROW + 2,
+                                esc(c.path("vocab_tier").asText())));
+            }
+            y += 2 * ROW + 4;
+        }
+        h.append(
+                String.format(
+                        Locale.ROOT,
+                        "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                                + "<text x=\"%d\" y=\"%d\">FPGA (PIPER)</text>"
+                                + "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                                + "<text x=\"%d\" y=\"%d\">SmartSSD (PreSto)</text>\n",
+                        LABEL,
+                        height - 14,
+                        FPGA_COLOR,
+                        LABEL + 14,
+                        height - 5,
+                        LABEL + 120,
+                        height - 14,
+                        SSD_COLOR,
+                        LABEL + 134,
+                        height - 5));
+        h.append("</svg>\n");
+    }
+
+    private static void bar(StringBuilder h, double v, double lo, double hi, int y, String color) {
+        double w = v > 0 ? Math.max(1, (Math.log10(v) - lo) / (hi - lo) * PLOT) : 0;
+        h.append(
+                String.format(
+                        Locale.ROOT,
+                        "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
+                                + "<title>%s×</title></rect>"
+                                + "<text x=\"%.1f\" y=\"%d\">%s</text>\n",
+                        LABEL,
+                        y + 2,
+                        w,
+                        ROW - 3,
+                        color,
+                        num(v),
+                        LABEL + w + 4,
+                        y + ROW - 3,
+                        num(v)));
+    }
+
+    private static String tick(double decade) {
+        double v = Math.pow(10, decade);
+        return v >= 1
+                ? String.format(Locale.ROOT, "%,.0f", v)
+                : String.format(Locale.ROOT, "%s", v);
+    }
+
+    /** The vocabulary operators' initiation intervals, e.g. {@code 2 / 1}, or empty. */
+    private static String vocabIi(JsonNode ii) {
+        if (!ii.has("genvocab")) {
+            return "";
+        }
+        return num(ii.get("genvocab").asDouble()) + " / " + num(ii.get("applyvocab").asDouble());
+    }
+
+    private static String join(JsonNode array) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonNode op : array) {
+            if (!sb.isEmpty()) {
+                sb.append(' ');
+            }
+            sb.append(op.asText());
+        }
+        return sb.toString();
+    }
+
+    /** Three significant digits, grouped thousands above 1000. */
+    static String num(double v) {
+        if (v == 0) {
+            return "0";
+        }
+        double a = Math.abs(v);
+        if (a >= 1000) {
+            return String.format(Locale.ROOT, "%,.0f", v);
+        }
+        return String.format(Locale.ROOT, "%.3g", v);
+    }
+
+    static String esc(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '<' -> sb.append("&lt;");
+                case '>' -> sb.append("&gt;");
+                case '&' -> sb.append("&amp;");
+                case '"' -> sb.append("&quot;");
+                default -> sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+}

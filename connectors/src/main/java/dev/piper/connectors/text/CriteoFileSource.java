@@ -1,0 +1,111 @@
+package dev.piper.connectors.text;
+
+import dev.piper.operators.block.BlockTypes;
+import dev.piper.operators.block.RawChunk;
+import java.io.IOException;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+/**
+ * A bounded source of one Criteo text file as numbered, line-aligned {@link RawChunk}s, read in
+ * parallel: each reader takes the file's byte ranges of {@code blockBytes} one at a time from the
+ * enumerator, in order, and turns each into one chunk whose sequence number is the range's index
+ * ({@link LineRange}). Run it at the job's parallelism with the decoder chained to it: a chunk then
+ * goes from the read buffer to the parser without being serialized.
+ *
+ * <p>A file whose name ends in {@code .gz} (Criteo Terabyte days ship that way) cannot be split: it
+ * is one split, decompressed and cut into chunks of at most {@code blockBytes} by one reader
+ * ({@link LineChunker}), and dead-letter offsets count decompressed bytes. {@link #isSplittable()}
+ * tells the job to read it at parallelism 1 and spread the chunks over the decoders instead.
+ */
+public final class CriteoFileSource
+        implements Source<RawChunk, FileChunkSplit, FileChunkEnumerator.State>,
+                ResultTypeQueryable<RawChunk> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The largest block: a block and its arrays must fit Java arrays with room to spare. */
+    public static final int MAX_BLOCK_BYTES = 1 << 28;
+
+    /** The configuration key of the block size, named in errors. */
+    public static final String BLOCK_BYTES_KEY = "piper.block-bytes";
+
+    private final String path;
+    private final int blockBytes;
+    private final int maxLineBytes;
+    private final int maxRawBytes;
+
+    public CriteoFileSource(String path, int blockBytes, int maxLineBytes, int maxRawBytes) {
+        if (blockBytes < 1 || blockBytes > MAX_BLOCK_BYTES) {
+            throw new IllegalArgumentException(
+                    BLOCK_BYTES_KEY
+                            + " must be between 1 and "
+                            + MAX_BLOCK_BYTES
+                            + ", not "
+                            + blockBytes);
+        }
+        this.path = path;
+        this.blockBytes = blockBytes;
+        this.maxLineBytes = maxLineBytes;
+        this.maxRawBytes = maxRawBytes;
+    }
+
+    /** Whether parallel readers can share the file (false for a compressed stream). */
+    public boolean isSplittable() {
+        return !path.endsWith(".gz");
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return Boundedness.BOUNDED;
+    }
+
+    @Override
+    public SourceReader<RawChunk, FileChunkSplit> createReader(SourceReaderContext context) {
+        return new FileChunkReader(context, blockBytes, maxLineBytes, maxRawBytes);
+    }
+
+    @Override
+    public SplitEnumerator<FileChunkSplit, FileChunkEnumerator.State> createEnumerator(
+            SplitEnumeratorContext<FileChunkSplit> context) throws IOException {
+        FileChunkEnumerator.State state;
+        if (isSplittable()) {
+            Path file = new Path(path);
+            long length = file.getFileSystem().getFileStatus(file).getLen();
+            state = FileChunkEnumerator.State.ranges(path, length, blockBytes);
+        } else {
+            state = FileChunkEnumerator.State.stream(path);
+        }
+        return new FileChunkEnumerator(context, state);
+    }
+
+    @Override
+    public SplitEnumerator<FileChunkSplit, FileChunkEnumerator.State> restoreEnumerator(
+            SplitEnumeratorContext<FileChunkSplit> context, FileChunkEnumerator.State checkpoint) {
+        return new FileChunkEnumerator(context, checkpoint);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<FileChunkSplit> getSplitSerializer() {
+        return new FileChunkSplitSerializer.Single();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<FileChunkEnumerator.State>
+            getEnumeratorCheckpointSerializer() {
+        return new FileChunkSplitSerializer.EnumeratorState();
+    }
+
+    @Override
+    public TypeInformation<RawChunk> getProducedType() {
+        return BlockTypes.RAW_CHUNK;
+    }
+}

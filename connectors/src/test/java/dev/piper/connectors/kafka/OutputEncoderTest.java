@@ -1,0 +1,151 @@
+package dev.piper.connectors.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.DeadLetter;
+import dev.piper.operators.block.KafkaOut;
+import dev.piper.operators.block.Origin;
+import dev.piper.pipeline.ops.DecodeOptions;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.util.Collector;
+import org.junit.jupiter.api.Test;
+
+class OutputEncoderTest {
+
+    /**
+     * Partition 3, records at offsets 40 (one line), 41 (three lines, the second rejected), 44 (one
+     * line, rejected): 5 lines, 3 rows, 2 dead letters; C2 grew by two keys, C26 by one.
+     */
+    private static AssembledBlock block() {
+        return block(1, new int[26]);
+    }
+
+    private static AssembledBlock block(int version, int[] epochs) {
+        long[][] newKeys = new long[26][0];
+        int[] firstNew = new int[26];
+        newKeys[1] = new long[] {7, -1L};
+        firstNew[1] = 10;
+        newKeys[25] = new long[] {255};
+        DeadLetter[] dead = {
+            new DeadLetter(2, 0, "dense_not_int32", "I1: \"x\"", "x".getBytes(), false),
+            new DeadLetter(4, 0, "empty_line", "the line is empty", new byte[0], false)
+        };
+        Origin origin = new Origin(new long[] {40, 41, 44}, new int[] {0, 1, 4}, 1000, 1002);
+        return new AssembledBlock(
+                3, 12, 5, 3, new byte[480], dead, firstNew, newKeys, origin, version, epochs);
+    }
+
+    private static List<KafkaOut> encode(boolean vocab) {
+        return encode(vocab, block());
+    }
+
+    private static List<KafkaOut> encode(boolean vocab, AssembledBlock block) {
+        List<KafkaOut> out = new ArrayList<>();
+        new OutputEncoder("clicks", vocab, DecodeOptions.defaults())
+                .flatMap(
+                        block,
+                        new Collector<>() {
+                            @Override
+                            public void collect(KafkaOut record) {
+                                out.add(record);
+                            }
+
+                            @Override
+                            public void close() {}
+                        });
+        return out;
+    }
+
+    private static Map<String, String> headers(KafkaOut r) {
+        Map<String, String> h = new LinkedHashMap<>();
+        for (int i = 0; i < r.headerNames().length; i++) {
+            h.put(r.headerNames()[i], new String(r.headerValues()[i], StandardCharsets.US_ASCII));
+        }
+        return h;
+    }
+
+    @Test
+    void rowsRecordCarriesTheBlockAndItsProvenance() {
+        KafkaOut rows = encode(false).get(0);
+        assertThat(rows.target()).isEqualTo(KafkaOut.ROWS);
+        assertThat(rows.key()).containsExactly(0, 0, 0, 3);
+        assertThat(rows.value()).hasSize(480);
+        assertThat(headers(rows))
+                .containsEntry("piper.format", "piper-dlrm-criteo")
+                .containsEntry("piper.format.version", "1")
+                .containsEntry("piper.pipeline", "dlrm-criteo/1")
+                .containsEntry(
+                        "piper.pipeline.params",
+                        "max_ind_range=-1;pad_missing_fields=false;max_line_bytes=65536")
+                .containsEntry(
+                        "piper.epochs", "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
+                .containsEntry("piper.rows", "3")
+                .containsEntry("piper.lines", "5")
+                .containsEntry("piper.dead.letters", "2")
+                .containsEntry("piper.block", "12")
+                .containsEntry("piper.input.topic", "clicks")
+                .containsEntry("piper.input.partition", "3")
+                .containsEntry("piper.input.offsets", "40-44")
+                .containsEntry("piper.input.timestamps", "1000-1002");
+    }
+
+    @Test
+    void deadLettersNameTheirRecordAndLine() throws Exception {
+        List<KafkaOut> out = encode(false);
+        assertThat(out).extracting(KafkaOut::target).containsExactly(0, 1, 1);
+        ObjectMapper json = new ObjectMapper();
+        JsonNode first = json.readTree(out.get(1).value());
+        assertThat(first.get("topic").asText()).isEqualTo("clicks");
+        assertThat(first.get("partition").asInt()).isEqualTo(3);
+        assertThat(first.get("offset").asLong()).isEqualTo(41);
+        assertThat(first.get("line_in_record").asInt()).isEqualTo(1);
+        assertThat(first.get("reason").asText()).isEqualTo("dense_not_int32");
+        assertThat(first.get("raw").asText()).isEqualTo("x");
+        JsonNode second = json.readTree(out.get(2).value());
+        assertThat(second.get("offset").asLong()).isEqualTo(44);
+        assertThat(second.get("line_in_record").asInt()).isZero();
+    }
+
+    @Test
+    void vocabularyRecordsListTheNewEntriesOfEachColumn() {
+        List<KafkaOut> out = encode(true);
+        List<KafkaOut> vocab = out.stream().filter(r -> r.target() == KafkaOut.VOCAB).toList();
+        assertThat(vocab).hasSize(2);
+        assertThat(new String(vocab.get(0).key(), StandardCharsets.US_ASCII)).isEqualTo("C2");
+        assertThat(new String(vocab.get(0).value(), StandardCharsets.US_ASCII))
+                .isEqualTo("10\t7\n11\t18446744073709551615\n");
+        assertThat(headers(vocab.get(0)))
+                .containsEntry("piper.column", "C2")
+                .containsEntry("piper.epoch", "0")
+                .containsEntry("piper.first.index", "10")
+                .containsEntry("piper.count", "2");
+        assertThat(new String(vocab.get(1).value(), StandardCharsets.US_ASCII))
+                .isEqualTo("0\t255\n");
+    }
+
+    /**
+     * A block decoded under a spec received at run time: its version and epochs are in the headers,
+     * the starting spec's parameters are not, and vocabulary records name their epoch.
+     */
+    @Test
+    void aSwitchedBlockNamesItsVersionAndEpochs() {
+        int[] epochs = new int[26];
+        epochs[1] = 2;
+        List<KafkaOut> out = encode(true, block(3, epochs));
+        assertThat(headers(out.get(0)))
+                .containsEntry("piper.pipeline", "dlrm-criteo/3")
+                .containsEntry(
+                        "piper.epochs", "0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
+                .doesNotContainKey("piper.pipeline.params");
+        List<KafkaOut> vocab = out.stream().filter(r -> r.target() == KafkaOut.VOCAB).toList();
+        assertThat(headers(vocab.get(0))).containsEntry("piper.epoch", "2");
+        assertThat(headers(vocab.get(1))).containsEntry("piper.epoch", "0");
+    }
+}

@@ -1,0 +1,228 @@
+package dev.piper.connectors.parquet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.piper.connectors.convert.TsvToParquet;
+import dev.piper.operators.block.ColumnBlock;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DecodeOptions;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.util.UserCodeClassLoader;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The source's splits: row groups numbered through the file, and their checkpointed bytes. */
+class ParquetFileSourceTest {
+
+    @TempDir Path tmp;
+
+    @Test
+    void rowGroupsAreNumberedThroughTheFile() throws IOException {
+        Path tsv = tmp.resolve("in.tsv");
+        try (OutputStream out = Files.newOutputStream(tsv)) {
+            new CriteoGenerator(9, 0.0005, 0).write(out, 10_000);
+        }
+        Path parquet = tmp.resolve("in.parquet");
+        TsvToParquet.convert(
+                tsv,
+                parquet,
+                tmp.resolve("dead.jsonl"),
+                DecodeOptions.defaults(),
+                CompressionCodecName.UNCOMPRESSED,
+                3_000,
+                new PrintStream(OutputStream.nullOutputStream()));
+        ParquetFileSource source =
+                new ParquetFileSource(
+                        parquet.toString(), 700, Map.of(), 1024, ColumnProgram.dlrm(-1));
+        String p = parquet.toString();
+        // 3,000-row groups of 700-row blocks: 5 blocks each (the last 200 rows); 1,000 rows last
+        assertThat(source.splits())
+                .containsExactly(
+                        new RowGroupSplit(p, 0, 0, 0, 0),
+                        new RowGroupSplit(p, 1, 3_000, 5, 0),
+                        new RowGroupSplit(p, 2, 6_000, 10, 0),
+                        new RowGroupSplit(p, 3, 9_000, 15, 0));
+        assertThat(ParquetFileSource.check(p, RowLayout.CRITEO, Map.of()).binding(0).column())
+                .isEqualTo("label");
+    }
+
+    /**
+     * A reader's checkpoint holds its row group advanced to the next block; a reader given that
+     * split emits the same blocks from there on as the first would have.
+     */
+    @Test
+    void aResumedRowGroupContinuesWhereTheCheckpointLeftIt() throws Exception {
+        Path parquet = converted(6_000, 3_000);
+        ParquetFileSource source =
+                new ParquetFileSource(
+                        parquet.toString(), 500, Map.of(), 1024, ColumnProgram.dlrm(1000));
+        RowGroupSplit second = source.splits().get(1);
+
+        Context context = new Context();
+        var reader = source.createReader(context);
+        reader.start();
+        reader.addSplits(List.of(second));
+        Output all = new Output();
+        List<RowGroupSplit> checkpoint = null;
+        while (reader.pollNext(all) == InputStatus.MORE_AVAILABLE) {
+            if (all.blocks.size() == 3 && checkpoint == null) {
+                checkpoint = reader.snapshotState(1);
+            }
+            if (context.requests == 2) { // it asked for the next row group: this one is done
+                break;
+            }
+        }
+        reader.close();
+        assertThat(all.blocks).hasSize(6).allMatch(b -> b.rows() == 500);
+        assertThat(checkpoint).containsExactly(second.at(3));
+
+        var resumed = source.createReader(new Context());
+        resumed.start();
+        resumed.addSplits(checkpoint);
+        Output rest = new Output();
+        while (rest.blocks.size() < 3) {
+            assertThat(resumed.pollNext(rest)).isEqualTo(InputStatus.MORE_AVAILABLE);
+        }
+        resumed.close();
+        for (int i = 0; i < 3; i++) {
+            ColumnBlock a = all.blocks.get(3 + i);
+            ColumnBlock b = rest.blocks.get(i);
+            assertThat(b.seq()).isEqualTo(second.firstSeq() + 3 + i).isEqualTo(a.seq());
+            assertThat(b.firstRow()).isEqualTo(3_000 + 500L * (3 + i));
+            assertThat(b).usingRecursiveComparison().isEqualTo(a);
+        }
+    }
+
+    /** {@code rows} generated lines converted in row groups of {@code rowGroupRows}. */
+    private Path converted(int rows, int rowGroupRows) throws IOException {
+        Path tsv = tmp.resolve("r.tsv");
+        try (OutputStream out = Files.newOutputStream(tsv)) {
+            new CriteoGenerator(21, 0.0005, 0).write(out, rows);
+        }
+        Path parquet = tmp.resolve("r.parquet");
+        TsvToParquet.convert(
+                tsv,
+                parquet,
+                tmp.resolve("r.dead.jsonl"),
+                DecodeOptions.defaults(),
+                CompressionCodecName.SNAPPY,
+                rowGroupRows,
+                new PrintStream(OutputStream.nullOutputStream()));
+        return parquet;
+    }
+
+    /** A reader's context that counts its split requests. */
+    private static final class Context implements SourceReaderContext {
+        int requests;
+
+        @Override
+        public SourceReaderMetricGroup metricGroup() {
+            return UnregisteredMetricsGroup.createSourceReaderMetricGroup();
+        }
+
+        @Override
+        public Configuration getConfiguration() {
+            return new Configuration();
+        }
+
+        @Override
+        public String getLocalHostName() {
+            return "localhost";
+        }
+
+        @Override
+        public int getIndexOfSubtask() {
+            return 0;
+        }
+
+        @Override
+        public void sendSplitRequest() {
+            requests++;
+        }
+
+        @Override
+        public void sendSourceEventToCoordinator(SourceEvent event) {}
+
+        @Override
+        public UserCodeClassLoader getUserCodeClassLoader() {
+            throw new UnsupportedOperationException("not used by the reader");
+        }
+    }
+
+    /** Collects what a reader emits. */
+    private static final class Output implements ReaderOutput<ColumnBlock> {
+        final List<ColumnBlock> blocks = new ArrayList<>();
+
+        @Override
+        public void collect(ColumnBlock block) {
+            blocks.add(block);
+        }
+
+        @Override
+        public void collect(ColumnBlock block, long timestamp) {
+            blocks.add(block);
+        }
+
+        @Override
+        public void emitWatermark(Watermark watermark) {}
+
+        @Override
+        public void markIdle() {}
+
+        @Override
+        public void markActive() {}
+
+        @Override
+        public SourceOutput<ColumnBlock> createOutputForSplit(String splitId) {
+            return this;
+        }
+
+        @Override
+        public void releaseOutputForSplit(String splitId) {}
+    }
+
+    /** Version 1: path (modified UTF-8), rowGroup, firstRow, firstSeq, nextBlock. */
+    @Test
+    void splitBytesAreFrozen() throws IOException {
+        RowGroupSplit split = new RowGroupSplit("/d/a.parquet", 3, 9_000, 15, 2);
+        RowGroupSplit.Serializer serializer = new RowGroupSplit.Serializer();
+        byte[] bytes = serializer.serialize(split);
+        String frozen =
+                "000c2f642f612e70617271756574" // "/d/a.parquet"
+                        + "00000003"
+                        + "0000000000002328"
+                        + "000000000000000f"
+                        + "00000002";
+        assertThat(HexFormat.of().formatHex(bytes)).isEqualTo(frozen);
+        assertThat(serializer.deserialize(1, bytes)).isEqualTo(split);
+        assertThatThrownBy(() -> serializer.deserialize(2, bytes))
+                .hasMessageContaining("Parquet split format version 2 is not readable");
+
+        RowGroupSplit.StateSerializer state = new RowGroupSplit.StateSerializer();
+        List<RowGroupSplit> pending = List.of(split, split.at(0));
+        assertThat(state.deserialize(1, state.serialize(pending))).isEqualTo(pending);
+        assertThat(HexFormat.of().formatHex(state.serialize(List.of(split))))
+                .isEqualTo("00000001" + frozen);
+    }
+}

@@ -1,0 +1,107 @@
+package dev.piper.operators.block;
+
+import java.io.IOException;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * One record for the Kafka sink: which of the job's output topics it goes to, its key, value and
+ * headers (names and values in parallel arrays).
+ *
+ * @param target which topic: {@code pipeline * KINDS + kind}, the kind being {@link #ROWS}, {@link
+ *     #DEAD_LETTERS}, {@link #VOCAB} or {@link #STATUS}
+ */
+public record KafkaOut(
+        int target, byte[] key, byte[] value, String[] headerNames, byte[][] headerValues) {
+
+    public static final int ROWS = 0;
+    public static final int DEAD_LETTERS = 1;
+    public static final int VOCAB = 2;
+    public static final int STATUS = 3;
+
+    /** Kinds of output per pipeline. */
+    public static final int KINDS = 4;
+
+    /** The target of pipeline {@code pipeline}'s output of kind {@code kind}. */
+    public static int target(int pipeline, int kind) {
+        return pipeline * KINDS + kind;
+    }
+
+    public static final TypeInformation<KafkaOut> TYPE =
+            new SerializerTypeInfo<>(KafkaOut.class, Serializer.INSTANCE);
+
+    public KafkaOut {
+        if (headerNames.length != headerValues.length) {
+            throw new IllegalArgumentException(
+                    headerNames.length + " header names but " + headerValues.length + " values");
+        }
+    }
+
+    /**
+     * Serializer of {@link KafkaOut}. Format 1: {@code target} (int32), key and value (int32
+     * length, bytes), then the headers (int32 count; each: name as modified UTF-8, value as int32
+     * length and bytes).
+     */
+    public static final class Serializer extends BlockSerializer<KafkaOut> {
+
+        private static final long serialVersionUID = 1L;
+
+        public static final Serializer INSTANCE = new Serializer();
+
+        static final int FORMAT = 1;
+
+        @Override
+        public KafkaOut createInstance() {
+            return new KafkaOut(0, new byte[0], new byte[0], new String[0], new byte[0][]);
+        }
+
+        @Override
+        public KafkaOut copy(KafkaOut from) {
+            return from;
+        }
+
+        @Override
+        public void serialize(KafkaOut r, DataOutputView out) throws IOException {
+            out.writeInt(r.target());
+            writeByteArray(out, r.key());
+            writeByteArray(out, r.value());
+            out.writeInt(r.headerNames().length);
+            for (int i = 0; i < r.headerNames().length; i++) {
+                out.writeUTF(r.headerNames()[i]);
+                writeByteArray(out, r.headerValues()[i]);
+            }
+        }
+
+        @Override
+        public KafkaOut deserialize(DataInputView in) throws IOException {
+            int target = in.readInt();
+            byte[] key = readByteArray(in);
+            byte[] value = readByteArray(in);
+            int n = in.readInt();
+            if (n < 0) {
+                throw new IOException("corrupt Kafka output record: negative header count " + n);
+            }
+            String[] names = new String[n];
+            byte[][] values = new byte[n][];
+            for (int i = 0; i < n; i++) {
+                names[i] = in.readUTF();
+                values[i] = readByteArray(in);
+            }
+            return new KafkaOut(target, key, value, names, values);
+        }
+
+        @Override
+        public TypeSerializerSnapshot<KafkaOut> snapshotConfiguration() {
+            return new Snapshot();
+        }
+    }
+
+    /** Snapshot of {@link Serializer}; its version is the byte format. */
+    public static final class Snapshot extends BlockSerializerSnapshot<KafkaOut> {
+        public Snapshot() {
+            super("Kafka output record", Serializer.FORMAT, () -> Serializer.INSTANCE);
+        }
+    }
+}

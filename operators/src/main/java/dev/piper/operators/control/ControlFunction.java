@@ -1,0 +1,249 @@
+package dev.piper.operators.control;
+
+import dev.piper.operators.block.KafkaOut;
+import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.spec.PipelineSpec;
+import dev.piper.pipeline.spec.SpecCompiler;
+import dev.piper.pipeline.spec.SpecException;
+import dev.piper.pipeline.spec.SpecParser;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * The control operator (parallelism 1): validates each spec of the control stream against the
+ * pipeline's active one and emits the accepted ones, with their vocabulary epochs, to be broadcast
+ * to the decoders. Every message gets a status record ({@link ControlStatus}) on {@link #STATUS}:
+ * accepted, or rejected with every problem named. A rejected spec changes nothing, and no message
+ * can fail the job.
+ *
+ * <p>A spec is accepted when it parses and validates ({@link SpecParser}), names this job's
+ * pipeline, has a version above the active one, and does not ask for another input (topic or route)
+ * than the job reads. Its state, the active spec, is checkpointed with the decoders' broadcast
+ * state, so both agree after a restore.
+ */
+public final class ControlFunction extends ProcessFunction<ControlMessage, ActiveSpec>
+        implements CheckpointedFunction {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The status records. */
+    public static final OutputTag<KafkaOut> STATUS =
+            new OutputTag<>("control-status", KafkaOut.TYPE);
+
+    private final byte[][] starts;
+    private final String[] inputTopics;
+
+    private transient ListState<ActiveSpec> state;
+
+    /** Each pipeline's active spec, by name. */
+    private transient Map<String, ActiveSpec> active;
+
+    /** Each pipeline's input topic, by name. */
+    private transient Map<String, String> topics;
+
+    /**
+     * A job running one pipeline.
+     *
+     * @param start the spec the job started with
+     * @param inputTopic the topic the pipeline reads
+     */
+    public ControlFunction(ActiveSpec start, String inputTopic) {
+        this(new ActiveSpec[] {start}, new String[] {inputTopic});
+    }
+
+    /**
+     * @param starts each pipeline's starting spec, by index
+     * @param inputTopics each pipeline's input topic, by index
+     */
+    public ControlFunction(ActiveSpec[] starts, String[] inputTopics) {
+        if (starts.length != inputTopics.length || starts.length == 0) {
+            throw new IllegalArgumentException("one input topic per pipeline expected");
+        }
+        this.starts = new byte[starts.length][];
+        for (int i = 0; i < starts.length; i++) {
+            this.starts[i] = ActiveSpecSerializer.toBytes(starts[i]);
+        }
+        this.inputTopics = inputTopics.clone();
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        state =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        "active-spec", new ActiveSpecSerializer()));
+        active = new TreeMap<>();
+        topics = new HashMap<>();
+        for (int i = 0; i < starts.length; i++) {
+            ActiveSpec start = ActiveSpecSerializer.fromBytes(starts[i]);
+            active.put(start.name(), start);
+            topics.put(start.name(), inputTopics[i]);
+        }
+        // The restored spec wins over the starting one: its epochs are those of the restored
+        // vocabularies (stream checks that a restart keeps the columns' chains). A pipeline no
+        // longer run keeps no state.
+        Map<String, ActiveSpec> restored = new HashMap<>();
+        for (ActiveSpec r : state.get()) {
+            ActiveSpec seen = restored.get(r.name());
+            if (seen == null || r.version() > seen.version()) {
+                restored.put(r.name(), r);
+            }
+        }
+        restored.forEach((name, spec) -> active.computeIfPresent(name, (n, start) -> spec));
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        state.update(new ArrayList<>(active.values()));
+    }
+
+    /** Pipeline {@code name}'s active spec (for tests). */
+    ActiveSpec active(String name) {
+        return active.get(name);
+    }
+
+    @Override
+    public void processElement(ControlMessage message, Context ctx, Collector<ActiveSpec> out) {
+        // What a message that names no pipeline of this job is reported against.
+        ActiveSpec reference = active.size() == 1 ? active.values().iterator().next() : null;
+        if (!message.problem().isEmpty()) {
+            ctx.output(
+                    STATUS,
+                    ControlStatus.rejected(
+                            message.source(), null, 0, reference, List.of(message.problem())));
+            return;
+        }
+        PipelineSpec spec;
+        try {
+            spec = SpecParser.parse(message.text(), message.source());
+        } catch (SpecException e) {
+            ctx.output(
+                    STATUS,
+                    ControlStatus.rejected(message.source(), null, 0, reference, e.problems()));
+            return;
+        }
+        ActiveSpec previous = active.get(spec.name());
+        List<String> problems = fit(spec, previous);
+        if (!problems.isEmpty()) {
+            ctx.output(
+                    STATUS,
+                    ControlStatus.rejected(
+                            message.source(), spec.name(), spec.version(), previous, problems));
+            return;
+        }
+        ActiveSpec next;
+        try {
+            next = previous.next(spec);
+        } catch (RuntimeException e) {
+            // The parser validates everything the compiler needs; a spec that still fails to
+            // compile is reported rather than allowed to fail the job.
+            ctx.output(
+                    STATUS,
+                    ControlStatus.rejected(
+                            message.source(),
+                            spec.name(),
+                            spec.version(),
+                            previous,
+                            List.of("spec: cannot be compiled: " + e.getMessage())));
+            return;
+        }
+        active.put(next.name(), next);
+        out.collect(next);
+        ctx.output(STATUS, ControlStatus.accepted(message.source(), previous, next));
+    }
+
+    /** What keeps a valid spec from replacing pipeline's active one ({@code active}, or null). */
+    private List<String> fit(PipelineSpec spec, ActiveSpec active) {
+        List<String> problems = new ArrayList<>();
+        if (active == null) {
+            problems.add(
+                    "name: this job runs "
+                            + (this.active.size() == 1
+                                    ? "pipeline \"" + this.active.keySet().iterator().next() + "\""
+                                    : "pipelines " + this.active.keySet())
+                            + ", not \""
+                            + spec.name()
+                            + "\"");
+            return problems;
+        }
+        String inputTopic = topics.get(spec.name());
+        if (spec.version() <= active.version()) {
+            problems.add(
+                    "version: "
+                            + spec.version()
+                            + " is not above the active version "
+                            + active.version());
+        }
+        spec.input()
+                .topic()
+                .filter(t -> !t.equals(inputTopic))
+                .ifPresent(
+                        t ->
+                                problems.add(
+                                        "input.topic: this job reads "
+                                                + inputTopic
+                                                + "; a running pipeline cannot move to "
+                                                + t));
+        if (spec.input().routeField().isPresent()) {
+            problems.add("input.route: piper stream does not route lines (yet)");
+        }
+        if (!spec.input().format().equals(active.spec().input().format())) {
+            problems.add(
+                    "input.format: the job reads "
+                            + active.spec().input().format()
+                            + ", not "
+                            + spec.input().format());
+        }
+        if (!spec.output().format().equals(active.spec().output().format())) {
+            problems.add(
+                    "output.format: the job writes "
+                            + active.spec().output().format()
+                            + "; a running pipeline cannot change it");
+        }
+        if (!spec.layout().equals(active.spec().layout())) {
+            problems.add(
+                    "input.dense, input.sparse: the job reads lines of "
+                            + active.spec().layout()
+                            + " columns, not "
+                            + spec.layout());
+            return problems;
+        }
+        if (SpecCompiler.program(spec).onehotSizes() != null) {
+            problems.add("columns: onehot widens the rows, which a running stream keeps at 40");
+            return problems;
+        }
+        // The Kafka feed states a column's OOV buckets from the starting spec, for epoch 0
+        // (OutputEncoder): a new epoch must not have any.
+        List<String> bucketed = new ArrayList<>();
+        ColumnProgram now = active.program();
+        ColumnProgram then = SpecCompiler.program(spec);
+        for (int c = 0; c < now.layout().sparse(); c++) {
+            int f = now.layout().sparseField(c);
+            if (then.vocabPolicy(c).oovBuckets() > 0 && !then.chainOf(f).equals(now.chainOf(f))) {
+                bucketed.add(CriteoLayout.sparseName(c));
+            }
+        }
+        if (!bucketed.isEmpty()) {
+            problems.add(
+                    "columns."
+                            + String.join(",", bucketed)
+                            + ": a switch cannot give a column a new vocabulary with OOV buckets"
+                            + " (and so min_count or max_size); they are fixed by the spec a"
+                            + " stream starts with");
+        }
+        return problems;
+    }
+}

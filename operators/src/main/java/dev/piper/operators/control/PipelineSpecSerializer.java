@@ -1,0 +1,520 @@
+package dev.piper.operators.control;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.Serializer;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import dev.piper.operators.block.FormatSnapshot;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.Chains.Kind;
+import dev.piper.pipeline.ops.Op;
+import dev.piper.pipeline.ops.VocabularyPolicy;
+import dev.piper.pipeline.spec.PipelineSpec;
+import dev.piper.pipeline.spec.PipelineSpec.Column;
+import dev.piper.pipeline.spec.SpecParser;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Serializer of {@link PipelineSpec} for Flink state (the specs held in broadcast state and in
+ * savepoints). It writes through Kryo with registration required: every class has a fixed
+ * registration id and an explicit Kryo serializer that writes its fields one by one, so nothing
+ * falls back to reflection or to class names, and the bytes do not depend on the classes' field
+ * layout.
+ *
+ * <p>Format 1, per value: int32 byte length, then the Kryo bytes: the format version (varint), then
+ * the spec as a registered object: name (string), version (varint), input (format, topic, route
+ * field, route value as nullable strings), columns (varint count; each: name, kind ordinal, varint
+ * op count, each op as a registered object, modulus with its {@code m} as varlong), output (format,
+ * pad flag, max line bytes).
+ *
+ * <p>Format 2 has the same layout and more operators, each under a registration id of its own:
+ * fill_null (value as varlong), clamp (lo, hi as doubles), bucketize (right flag, varint count, the
+ * borders as doubles), boxcox (lambda), logit (eps, NaN for none), cast (the type's ordinal as
+ * varint), sigrid_hash (salt, max as varlongs). In format 2 a spec without them has the bytes of
+ * format 1 but for the version; this build reads both, and {@code PipelineSpecSerializerTest} holds
+ * the frozen bytes of each. A build that knows format 1 only refuses format 2 by its version, not
+ * with a Kryo error.
+ *
+ * <p>Format 3 gives vocab its policy: a varint 0 for the default policy (first appearance), or 1
+ * followed by min_count, oov_buckets, max_size (varints) and the import path (nullable string). In
+ * formats 1 and 2 vocab has no bytes and reads as the default policy. Format 3 also adds mapid (the
+ * table's path as a string, a default flag, the default as a varlong).
+ *
+ * <p>Format 4 appends the input's Parquet column names after the output: a varint count, then each
+ * (layout field, Parquet column) pair as two strings, sorted by field. Formats 1..3 have none.
+ *
+ * <p>Format 5 appends the input's layout: its dense and sparse column counts as varints, the number
+ * of list columns (varint) and each list column's 0-based sparse index (varint), and the list
+ * separator (varint of its character), the number of generated columns (varint) and the dense index
+ * each decodes (varint). Formats 1..4 have none and read as Criteo's layout (13 and 26, no lists).
+ * Format 5 also adds firstx, ngram and onehot, their {@code x}, {@code n} and {@code size} as
+ * varints.
+ */
+public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The byte format this class writes; it reads 1..FORMAT. */
+    static final int FORMAT = 5;
+
+    /** Kryo registration ids: fixed forever, new classes take new ids. */
+    static final int ID_SPEC = 100;
+
+    static final int ID_OP_DECODE = 110;
+    static final int ID_OP_FILL_MISSING = 111;
+    static final int ID_OP_NEG2ZERO = 112;
+    static final int ID_OP_LOG = 113;
+    static final int ID_OP_HEX2INT = 114;
+    static final int ID_OP_MODULUS = 115;
+    static final int ID_OP_VOCAB = 116;
+    static final int ID_OP_FILL_NULL = 117;
+    static final int ID_OP_CLAMP = 118;
+    static final int ID_OP_BUCKETIZE = 119;
+    static final int ID_OP_BOXCOX = 120;
+    static final int ID_OP_LOGIT = 121;
+    static final int ID_OP_CAST = 122;
+    static final int ID_OP_SIGRID_HASH = 123;
+    static final int ID_OP_MAPID = 124;
+    static final int ID_OP_FIRSTX = 125;
+    static final int ID_OP_NGRAM = 126;
+    static final int ID_OP_ONEHOT = 127;
+
+    private transient Kryo kryo;
+    private transient Reading reading;
+
+    /** The configured Kryo: registration required, explicit serializers only. */
+    static Kryo newKryo() {
+        return newKryo(new Reading());
+    }
+
+    private static Kryo newKryo(Reading reading) {
+        VocabWriter vocab = new VocabWriter(reading);
+        Kryo k = new Kryo();
+        k.setRegistrationRequired(true);
+        k.setReferences(false);
+        k.register(PipelineSpec.class, new SpecWriter(reading), ID_SPEC);
+        k.register(Op.Decode.class, new Constant<>(new Op.Decode()), ID_OP_DECODE);
+        k.register(Op.FillMissing.class, new Constant<>(new Op.FillMissing()), ID_OP_FILL_MISSING);
+        k.register(Op.Neg2Zero.class, new Constant<>(new Op.Neg2Zero()), ID_OP_NEG2ZERO);
+        k.register(Op.Log.class, new Constant<>(new Op.Log()), ID_OP_LOG);
+        k.register(Op.Hex2Int.class, new Constant<>(new Op.Hex2Int()), ID_OP_HEX2INT);
+        k.register(Op.Modulus.class, new ModulusWriter(), ID_OP_MODULUS);
+        k.register(Op.Vocab.class, vocab, ID_OP_VOCAB);
+        k.register(
+                Op.FillNull.class,
+                new OpWriter<>(
+                        (o, n) -> o.writeVarLong(n.value(), false),
+                        i -> new Op.FillNull(i.readVarLong(false))),
+                ID_OP_FILL_NULL);
+        k.register(
+                Op.ClampOp.class,
+                new OpWriter<>(
+                        (o, c) -> {
+                            o.writeDouble(c.lo());
+                            o.writeDouble(c.hi());
+                        },
+                        i -> new Op.ClampOp(i.readDouble(), i.readDouble())),
+                ID_OP_CLAMP);
+        k.register(
+                Op.BucketizeOp.class,
+                new OpWriter<>(
+                        (o, b) -> {
+                            o.writeBoolean(b.right());
+                            double[] borders = b.borders();
+                            o.writeVarInt(borders.length, true);
+                            o.writeDoubles(borders, 0, borders.length);
+                        },
+                        i -> {
+                            boolean right = i.readBoolean();
+                            int n = i.readVarInt(true);
+                            return new Op.BucketizeOp(i.readDoubles(n), right);
+                        }),
+                ID_OP_BUCKETIZE);
+        k.register(
+                Op.BoxCoxOp.class,
+                new OpWriter<>(
+                        (o, b) -> o.writeDouble(b.lambda()), i -> new Op.BoxCoxOp(i.readDouble())),
+                ID_OP_BOXCOX);
+        k.register(
+                Op.LogitOp.class,
+                new OpWriter<>(
+                        (o, l) -> o.writeDouble(l.eps()), i -> new Op.LogitOp(i.readDouble())),
+                ID_OP_LOGIT);
+        k.register(
+                Op.Cast.class,
+                new OpWriter<>(
+                        (o, c) -> o.writeVarInt(c.to().ordinal(), true),
+                        i -> new Op.Cast(Op.ValueType.values()[i.readVarInt(true)])),
+                ID_OP_CAST);
+        k.register(
+                Op.SigridHashOp.class,
+                new OpWriter<>(
+                        (o, h) -> {
+                            o.writeVarLong(h.salt(), false);
+                            o.writeVarLong(h.max(), true);
+                        },
+                        i -> new Op.SigridHashOp(i.readVarLong(false), i.readVarLong(true))),
+                ID_OP_SIGRID_HASH);
+        k.register(
+                Op.MapIdOp.class,
+                new OpWriter<>(
+                        (o, m) -> {
+                            o.writeString(m.file());
+                            o.writeBoolean(m.fallback() != null);
+                            if (m.fallback() != null) {
+                                o.writeVarLong(m.fallback(), true);
+                            }
+                        },
+                        i -> {
+                            String file = i.readString();
+                            return new Op.MapIdOp(
+                                    file, i.readBoolean() ? i.readVarLong(true) : null);
+                        }),
+                ID_OP_MAPID);
+        k.register(
+                Op.FirstXOp.class,
+                new OpWriter<>(
+                        (o, f) -> o.writeVarInt(f.x(), true),
+                        i -> new Op.FirstXOp(i.readVarInt(true))),
+                ID_OP_FIRSTX);
+        k.register(
+                Op.NgramOp.class,
+                new OpWriter<>(
+                        (o, g) -> o.writeVarInt(g.n(), true),
+                        i -> new Op.NgramOp(i.readVarInt(true))),
+                ID_OP_NGRAM);
+        k.register(
+                Op.OneHotOp.class,
+                new OpWriter<>(
+                        (o, h) -> o.writeVarInt(h.size(), true),
+                        i -> new Op.OneHotOp(i.readVarInt(true))),
+                ID_OP_ONEHOT);
+        return k;
+    }
+
+    private Kryo kryo() {
+        if (kryo == null) {
+            reading = new Reading();
+            kryo = newKryo(reading);
+        }
+        return kryo;
+    }
+
+    @Override
+    public boolean isImmutableType() {
+        return true;
+    }
+
+    @Override
+    public TypeSerializer<PipelineSpec> duplicate() {
+        return new PipelineSpecSerializer(); // Kryo instances are not thread-safe
+    }
+
+    @Override
+    public PipelineSpec createInstance() {
+        return SpecParser.builtin();
+    }
+
+    @Override
+    public PipelineSpec copy(PipelineSpec from) {
+        return from;
+    }
+
+    @Override
+    public PipelineSpec copy(PipelineSpec from, PipelineSpec reuse) {
+        return from;
+    }
+
+    @Override
+    public int getLength() {
+        return -1;
+    }
+
+    /** The value's bytes, without the length prefix. */
+    byte[] toBytes(PipelineSpec spec) {
+        Output out = new Output(256, -1);
+        out.writeVarInt(FORMAT, true);
+        kryo().writeObject(out, spec);
+        return out.toBytes();
+    }
+
+    /** Reads a value's bytes, without the length prefix. */
+    PipelineSpec fromBytes(byte[] bytes) throws IOException {
+        Input in = new Input(bytes);
+        int format = in.readVarInt(true);
+        if (format < 1 || format > FORMAT) {
+            throw new IOException(
+                    "pipeline spec in format " + format + "; this build reads 1.." + FORMAT);
+        }
+        Kryo k = kryo();
+        reading.format = format;
+        try {
+            return k.readObject(in, PipelineSpec.class);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt pipeline spec: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void serialize(PipelineSpec spec, DataOutputView target) throws IOException {
+        byte[] bytes = toBytes(spec);
+        target.writeInt(bytes.length);
+        target.write(bytes);
+    }
+
+    @Override
+    public PipelineSpec deserialize(DataInputView source) throws IOException {
+        int n = source.readInt();
+        if (n < 0) {
+            throw new IOException("corrupt pipeline spec: negative length " + n);
+        }
+        byte[] bytes = new byte[n];
+        source.readFully(bytes);
+        return fromBytes(bytes);
+    }
+
+    @Override
+    public PipelineSpec deserialize(PipelineSpec reuse, DataInputView source) throws IOException {
+        return deserialize(source);
+    }
+
+    @Override
+    public void copy(DataInputView source, DataOutputView target) throws IOException {
+        int n = source.readInt();
+        byte[] bytes = new byte[n];
+        source.readFully(bytes);
+        target.writeInt(n);
+        target.write(bytes);
+    }
+
+    @Override
+    public boolean equals(Object obj) {
+        return obj instanceof PipelineSpecSerializer;
+    }
+
+    @Override
+    public int hashCode() {
+        return PipelineSpecSerializer.class.hashCode();
+    }
+
+    @Override
+    public TypeSerializerSnapshot<PipelineSpec> snapshotConfiguration() {
+        return new Snapshot();
+    }
+
+    /** Snapshot: its version is the byte format of the state it describes. */
+    public static final class Snapshot extends FormatSnapshot<PipelineSpec> {
+        public Snapshot() {
+            super("pipeline spec", FORMAT, 1, PipelineSpecSerializer::new);
+        }
+    }
+
+    /** A parameterless operator: nothing to write. */
+    private static final class Constant<T> extends Serializer<T> {
+        private final T value;
+
+        Constant(T value) {
+            this.value = value;
+        }
+
+        @Override
+        public void write(Kryo kryo, Output output, T object) {}
+
+        @Override
+        public T read(Kryo kryo, Input input, Class<? extends T> type) {
+            return value;
+        }
+    }
+
+    /** An operator with parameters, written field by field. */
+    private static final class OpWriter<T extends Op> extends Serializer<T> {
+        private final java.util.function.BiConsumer<Output, T> write;
+        private final java.util.function.Function<Input, T> read;
+
+        OpWriter(
+                java.util.function.BiConsumer<Output, T> write,
+                java.util.function.Function<Input, T> read) {
+            this.write = write;
+            this.read = read;
+        }
+
+        @Override
+        public void write(Kryo kryo, Output output, T op) {
+            write.accept(output, op);
+        }
+
+        @Override
+        public T read(Kryo kryo, Input input, Class<? extends T> type) {
+            return read.apply(input);
+        }
+    }
+
+    /** The format of the bytes being read, for the writers whose layout depends on it. */
+    private static final class Reading {
+        int format = FORMAT;
+    }
+
+    /** vocab and its policy; what it reads depends on the format being read. */
+    private static final class VocabWriter extends Serializer<Op.Vocab> {
+        private final Reading reading;
+
+        VocabWriter(Reading reading) {
+            this.reading = reading;
+        }
+
+        @Override
+        public void write(Kryo kryo, Output out, Op.Vocab v) {
+            VocabularyPolicy p = v.policy();
+            if (p.isFirstAppearance()) {
+                out.writeVarInt(0, true);
+                return;
+            }
+            out.writeVarInt(1, true);
+            out.writeVarInt(p.minCount(), true);
+            out.writeVarInt(p.oovBuckets(), true);
+            out.writeVarInt(p.maxSize(), true);
+            out.writeString(p.importPath());
+        }
+
+        @Override
+        public Op.Vocab read(Kryo kryo, Input in, Class<? extends Op.Vocab> type) {
+            if (reading.format < 3) {
+                return new Op.Vocab();
+            }
+            int tag = in.readVarInt(true);
+            if (tag == 0) {
+                return new Op.Vocab();
+            }
+            if (tag != 1) {
+                throw new IllegalArgumentException("vocab policy tag " + tag);
+            }
+            return new Op.Vocab(
+                    new VocabularyPolicy(
+                            in.readVarInt(true),
+                            in.readVarInt(true),
+                            in.readVarInt(true),
+                            in.readString()));
+        }
+    }
+
+    private static final class ModulusWriter extends Serializer<Op.Modulus> {
+        @Override
+        public void write(Kryo kryo, Output output, Op.Modulus m) {
+            output.writeVarLong(m.m(), true);
+        }
+
+        @Override
+        public Op.Modulus read(Kryo kryo, Input input, Class<? extends Op.Modulus> type) {
+            return new Op.Modulus(input.readVarLong(true));
+        }
+    }
+
+    private static final class SpecWriter extends Serializer<PipelineSpec> {
+        private final Reading reading;
+
+        SpecWriter(Reading reading) {
+            this.reading = reading;
+        }
+
+        @Override
+        public void write(Kryo kryo, Output out, PipelineSpec s) {
+            out.writeString(s.name());
+            out.writeVarInt(s.version(), true);
+            out.writeString(s.input().format());
+            out.writeString(s.input().topic().orElse(null));
+            out.writeString(s.input().routeField().orElse(null));
+            out.writeString(s.input().routeValue().orElse(null));
+            out.writeVarInt(s.columns().size(), true);
+            for (Column c : s.columns()) {
+                out.writeString(c.name());
+                out.writeVarInt(c.kind().ordinal(), true);
+                out.writeVarInt(c.ops().size(), true);
+                for (Op op : c.ops()) {
+                    kryo.writeClassAndObject(out, op);
+                }
+            }
+            out.writeString(s.output().format());
+            out.writeBoolean(s.output().padMissingFields());
+            out.writeVarInt(s.output().maxLineBytes(), true);
+            Map<String, String> parquet = new TreeMap<>(s.input().parquetColumns());
+            out.writeVarInt(parquet.size(), true);
+            for (Map.Entry<String, String> e : parquet.entrySet()) {
+                out.writeString(e.getKey());
+                out.writeString(e.getValue());
+            }
+            RowLayout layout = s.layout();
+            out.writeVarInt(layout.dense(), true);
+            out.writeVarInt(layout.sparse(), true);
+            out.writeVarInt(layout.listColumns().size(), true);
+            for (int c : layout.listColumns()) {
+                out.writeVarInt(c, true);
+            }
+            out.writeVarInt(layout.listSeparator(), true);
+            out.writeVarInt(layout.generated(), true);
+            for (int d : layout.generatedFrom()) {
+                out.writeVarInt(d, true);
+            }
+        }
+
+        @Override
+        public PipelineSpec read(Kryo kryo, Input in, Class<? extends PipelineSpec> type) {
+            String name = in.readString();
+            int version = in.readVarInt(true);
+            String format = in.readString();
+            Optional<String> topic = Optional.ofNullable(in.readString());
+            Optional<String> routeField = Optional.ofNullable(in.readString());
+            Optional<String> routeValue = Optional.ofNullable(in.readString());
+            int n = in.readVarInt(true);
+            List<Column> columns = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                String column = in.readString();
+                Kind kind = Kind.values()[in.readVarInt(true)];
+                int ops = in.readVarInt(true);
+                List<Op> chain = new ArrayList<>(ops);
+                for (int j = 0; j < ops; j++) {
+                    chain.add((Op) kryo.readClassAndObject(in));
+                }
+                columns.add(new Column(column, kind, List.copyOf(chain)));
+            }
+            PipelineSpec.Output output =
+                    new PipelineSpec.Output(in.readString(), in.readBoolean(), in.readVarInt(true));
+            Map<String, String> parquet = new LinkedHashMap<>();
+            if (reading.format >= 4) {
+                int pairs = in.readVarInt(true);
+                for (int i = 0; i < pairs; i++) {
+                    parquet.put(in.readString(), in.readString());
+                }
+            }
+            RowLayout layout = RowLayout.CRITEO;
+            if (reading.format >= 5) {
+                int dense = in.readVarInt(true);
+                int sparse = in.readVarInt(true);
+                int lists = in.readVarInt(true);
+                List<Integer> listColumns = new ArrayList<>(lists);
+                for (int i = 0; i < lists; i++) {
+                    listColumns.add(in.readVarInt(true));
+                }
+                char separator = (char) in.readVarInt(true);
+                int generated = in.readVarInt(true);
+                List<Integer> generatedFrom = new ArrayList<>(generated);
+                for (int i = 0; i < generated; i++) {
+                    generatedFrom.add(in.readVarInt(true));
+                }
+                layout = new RowLayout(dense, sparse, listColumns, separator, generatedFrom);
+            }
+            PipelineSpec.Input input =
+                    new PipelineSpec.Input(format, topic, routeField, routeValue, parquet, layout);
+            return new PipelineSpec(name, version, input, List.copyOf(columns), output);
+        }
+    }
+}

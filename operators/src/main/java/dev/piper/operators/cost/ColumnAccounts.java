@@ -1,0 +1,159 @@
+package dev.piper.operators.cost;
+
+import static dev.piper.pipeline.layout.CriteoLayout.DENSE;
+import static dev.piper.pipeline.layout.CriteoLayout.FIELDS;
+
+import dev.piper.pipeline.ops.ColumnProgram;
+
+/**
+ * One pipeline's measurements added up per field (label, I1..I13, C1..C26), with the CPU time of
+ * each sample attributed to fields (COMBINING.md pitfall 4, consistently with the model's side). A
+ * sample's time is its thread's CPU time since the previous sample: the element's own work and what
+ * the task did to get it (reading the source, receiving and deserializing the input), so the
+ * attributed time adds up to the tasks' busy CPU time:
+ *
+ * <ul>
+ *   <li>reading and decoding a block with the fused stateless operators: by each field's share of
+ *       the block's encoded bytes (the model's link and decoder are priced by the same bytes);
+ *   <li>the log pass: evenly over the block's log columns (each did the same number of values);
+ *   <li>a vocabulary call: to its column;
+ *   <li>concatenating and writing rows: evenly over the 40 fields (4 bytes each per row).
+ * </ul>
+ *
+ * <p>A decoder counts each field's bytes only in a sample of its blocks (its first, then every
+ * {@link ReportSettings#fieldBytesEvery()}-th): the other blocks' accepted bytes, exact, are split
+ * by the shares counted so far. Decoding time of a block without one accepted line (all dead
+ * letters) stays unattributed; the label's share is reported apart from the 39 columns.
+ */
+final class ColumnAccounts {
+
+    final long[] values = new long[FIELDS];
+
+    /** Encoded bytes per field: counted in the sampled blocks, split by shares in the others. */
+    final double[] bytes = new double[FIELDS];
+
+    final double[] decodeNanos = new double[FIELDS];
+    final double[] passNanos = new double[FIELDS];
+    final double[] vocabularyNanos = new double[FIELDS];
+    final double[] outputNanos = new double[FIELDS];
+
+    /** Per {@link CostSample.Stage}: the work's and the threads' CPU nanoseconds. */
+    final long[] stageWorkNanos = new long[CostSample.Stage.values().length];
+
+    final long[] stageThreadNanos = new long[CostSample.Stage.values().length];
+
+    long lines;
+    long rows;
+    long blocks;
+    double unattributedNanos;
+
+    /** Each field's share of the column passes' time: its pass operators over all of them. */
+    private final double[] passShare = new double[FIELDS];
+
+    private final boolean anyPasses;
+
+    ColumnAccounts(ColumnProgram program) {
+        int total = 0;
+        for (int f = 0; f < FIELDS; f++) {
+            total += program.passOps(f).size();
+        }
+        for (int f = 0; f < FIELDS && total > 0; f++) {
+            passShare[f] = program.passOps(f).size() / (double) total;
+        }
+        anyPasses = total > 0;
+    }
+
+    /**
+     * Adds {@code s}; a decoded block whose fields were not counted is split by {@code shares},
+     * each field's share of the bytes counted so far (null if none were).
+     */
+    void add(CostSample s, double[] shares) {
+        stageWorkNanos[s.stage().ordinal()] += s.workNanos() + s.passNanos();
+        stageThreadNanos[s.stage().ordinal()] += s.threadNanos();
+        switch (s.stage()) {
+            case DECODE -> addDecode(s, s.fieldBytes().length > 0 ? null : shares);
+            case VOCABULARY -> vocabularyNanos[DENSE + 1 + s.column()] += s.threadNanos();
+            case OUTPUT -> {
+                for (int f = 0; f < FIELDS; f++) {
+                    outputNanos[f] += s.threadNanos() / (double) FIELDS;
+                }
+            }
+        }
+    }
+
+    private void addDecode(CostSample s, double[] shares) {
+        blocks++;
+        lines += s.lines();
+        rows += s.values();
+        boolean counted = s.fieldBytes().length > 0;
+        double[] share = shares;
+        long total = s.acceptedBytes();
+        if (counted) {
+            total = 0;
+            for (int b : s.fieldBytes()) {
+                total += b;
+            }
+            share = new double[FIELDS];
+            for (int f = 0; f < FIELDS && total > 0; f++) {
+                share[f] = s.fieldBytes()[f] / (double) total;
+            }
+        }
+        // reading and decoding the block, with the fused operators and the hand-over of its output
+        double decode = Math.max(0, s.threadNanos() - s.passNanos());
+        boolean split = share != null && total > 0;
+        for (int f = 0; f < FIELDS; f++) {
+            values[f] += s.values();
+            if (split) {
+                bytes[f] += counted ? s.fieldBytes()[f] : total * share[f];
+                decodeNanos[f] += decode * share[f];
+            }
+        }
+        if (!split) {
+            unattributedNanos += decode;
+        }
+        if (anyPasses) {
+            for (int f = 0; f < FIELDS; f++) {
+                passNanos[f] += s.passNanos() * passShare[f];
+            }
+        } else {
+            unattributedNanos += s.passNanos();
+        }
+    }
+
+    /** The threads' CPU nanoseconds, all stages. */
+    long threadNanos() {
+        return sum(stageThreadNanos);
+    }
+
+    /** The elements' own work in CPU nanoseconds, all stages. */
+    long workNanos() {
+        return sum(stageWorkNanos);
+    }
+
+    private static long sum(long[] a) {
+        long s = 0;
+        for (long v : a) {
+            s += v;
+        }
+        return s;
+    }
+
+    /** CPU nanoseconds attributed to field {@code f}. */
+    double nanos(int f) {
+        return decodeNanos[f] + passNanos[f] + vocabularyNanos[f] + outputNanos[f];
+    }
+
+    /** CPU nanoseconds attributed to the 39 feature columns. */
+    double columnNanos() {
+        double sum = 0;
+        for (int f = 1; f < FIELDS; f++) {
+            sum += nanos(f);
+        }
+        return sum;
+    }
+
+    /** Whether any sample arrived. */
+    boolean isEmpty() {
+        return threadNanos() == 0 && workNanos() == 0 && blocks == 0;
+    }
+}

@@ -1,0 +1,285 @@
+package dev.piper.operators.cost;
+
+import static dev.piper.pipeline.layout.CriteoLayout.DENSE;
+import static dev.piper.pipeline.layout.CriteoLayout.FIELDS;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.piper.hwmodel.ColumnWork;
+import dev.piper.hwmodel.CostReport;
+import dev.piper.hwmodel.FpgaModel;
+import dev.piper.hwmodel.Operator;
+import dev.piper.hwmodel.Sizing;
+import dev.piper.hwmodel.SmartSsdModel;
+import dev.piper.hwmodel.Tier;
+import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.Op;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns one pipeline's {@link ColumnAccounts} into the report of {@code docs/HARDWARE_MODEL.md}
+ * (the schema of issue 7, with extra fields): per column the work, the CPU core-seconds, the FPGA's
+ * and the SmartSSD's time and speedup; for the device, its time, binding resource and speedup over
+ * the job's whole CPU time.
+ */
+final class CostReports {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private CostReports() {}
+
+    /** The model names of field {@code f}'s chain under {@code program}. */
+    static List<Operator> ops(ColumnProgram program, int f) {
+        List<Operator> ops = new ArrayList<>();
+        for (Op op : program.chain(f)) {
+            if (op instanceof Op.Vocab) {
+                ops.add(Operator.GENVOCAB);
+                ops.add(Operator.APPLYVOCAB);
+            } else if (!(op instanceof Op.Decode)) {
+                ops.add(model(op));
+            }
+        }
+        return ops;
+    }
+
+    /**
+     * The model operator of each spec operator (decode and vocab excepted); fill_null is priced as
+     * fill_missing, a default for the empty element merged into decode.
+     */
+    private static final Map<Class<? extends Op>, Operator> MODEL =
+            Map.ofEntries(
+                    Map.entry(Op.FillMissing.class, Operator.FILL_MISSING),
+                    Map.entry(Op.FillNull.class, Operator.FILL_MISSING),
+                    Map.entry(Op.Neg2Zero.class, Operator.NEG2ZERO),
+                    Map.entry(Op.Log.class, Operator.LOG),
+                    Map.entry(Op.Hex2Int.class, Operator.HEX2INT),
+                    Map.entry(Op.Modulus.class, Operator.MODULUS),
+                    Map.entry(Op.BucketizeOp.class, Operator.BUCKETIZE),
+                    Map.entry(Op.SigridHashOp.class, Operator.SIGRIDHASH),
+                    Map.entry(Op.ClampOp.class, Operator.CLAMP),
+                    Map.entry(Op.BoxCoxOp.class, Operator.BOXCOX),
+                    Map.entry(Op.LogitOp.class, Operator.LOGIT),
+                    Map.entry(Op.Cast.class, Operator.CAST),
+                    Map.entry(Op.MapIdOp.class, Operator.MAPID));
+
+    /** The model's name for {@code op} (decode and vocab excepted). */
+    static Operator model(Op op) {
+        Operator m = MODEL.get(op.getClass());
+        if (m == null) {
+            throw new IllegalArgumentException(op.name() + " has no model operator");
+        }
+        return m;
+    }
+
+    /**
+     * The report of {@code accounts} under {@code program}.
+     *
+     * @param entries each categorical column's vocabulary entries (-1: not seen yet)
+     * @param index the report's number, from 0
+     * @param last whether it is the run's last (then {@code accounts} cover the whole run)
+     */
+    static ObjectNode report(
+            ColumnProgram program,
+            ColumnAccounts accounts,
+            long[] entries,
+            FpgaModel fpga,
+            SmartSsdModel ssd,
+            int index,
+            boolean last) {
+        List<CostReport.Measured> measured = new ArrayList<>();
+        for (int f = 1; f < FIELDS; f++) {
+            List<Operator> ops = ops(program, f);
+            ColumnWork.Vocabulary vocab = null;
+            if (f > DENSE) {
+                int c = f - 1 - DENSE;
+                vocab = new ColumnWork.Vocabulary(Math.max(0, entries[c]), program.keyBound(c));
+            }
+            ColumnWork work =
+                    new ColumnWork(
+                            CriteoLayout.fieldName(f),
+                            ops,
+                            accounts.values[f],
+                            Math.round(accounts.bytes[f]),
+                            vocab);
+            measured.add(
+                    new CostReport.Measured(
+                            f <= DENSE ? CostReport.Kind.DENSE : CostReport.Kind.SPARSE,
+                            work,
+                            accounts.nanos(f) / 1e9));
+        }
+        CostReport r = CostReport.of(measured, true, accounts.threadNanos() / 1e9, fpga, ssd);
+
+        ObjectNode root = JSON.createObjectNode();
+        root.put("pipeline", program.name());
+        root.put("pipeline_version", program.version());
+        ObjectNode rep = root.putObject("report");
+        rep.put("index", index);
+        rep.put("final", last);
+        rep.put("covers", last ? "run" : "interval");
+        rep.put("lines", accounts.lines);
+        rep.put("rows", accounts.rows);
+        rep.put("blocks", accounts.blocks);
+        root.put("input_format", "utf8");
+        defaults(root.putObject("defaults"), fpga, ssd);
+
+        ArrayNode columns = root.putArray("columns");
+        for (int i = 0; i < r.columns().size(); i++) {
+            int f = i + 1;
+            CostReport.ColumnCost c = r.columns().get(i);
+            ColumnWork w = c.measured().work();
+            ObjectNode o = columns.addObject();
+            o.put("column", w.column());
+            o.put("kind", c.measured().kind().modelName());
+            ArrayNode ops = o.putArray("ops");
+            w.ops().forEach(op -> ops.add(op.modelName()));
+            o.put("values", w.values());
+            o.put("input_bytes", w.inputBytes());
+            if (w.hasVocabulary()) {
+                o.put("vocab_entries", w.vocabulary().entries());
+                o.put("vocab_tier", c.tier().name().toLowerCase(java.util.Locale.ROOT));
+                o.put("vocab_table_bytes", Math.round(w.vocabulary().bytes()));
+                o.put(
+                        "vocab_table",
+                        w.vocabulary().modulusRange() > 0 ? "direct-mapped" : "hashed");
+            } else {
+                o.putNull("vocab_entries");
+                o.putNull("vocab_tier");
+            }
+            ObjectNode ii = o.putObject("fpga_ii_cycles_per_beat");
+            Tier t = c.tier() == null ? Tier.ONCHIP : c.tier();
+            for (Operator op : w.ops()) {
+                ii.put(op.modelName(), fpga.design().initiationInterval(op, t).value());
+            }
+            o.put("fpga_clock_mhz", fpga.design().clock().value() / 1e6);
+            o.put(
+                    "cpu_ns_per_value",
+                    w.values() > 0 ? c.measured().cpuCoreSeconds() * 1e9 / w.values() : 0);
+            o.put("cpu_core_seconds", c.measured().cpuCoreSeconds());
+            o.put("fpga_seconds", c.fpgaSeconds());
+            o.put("fpga_speedup", c.fpgaSpeedup());
+            o.put("smartssd_seconds", c.smartSsdSeconds());
+            o.put("smartssd_speedup", c.smartSsdSpeedup());
+            ArrayNode extrapolated = o.putArray("smartssd_extrapolated_ops");
+            c.smartSsdExtrapolated().forEach(op -> extrapolated.add(op.modelName()));
+            ObjectNode cpu = o.putObject("cpu_breakdown");
+            cpu.put("decode", accounts.decodeNanos[f] / 1e9);
+            cpu.put("column_passes", accounts.passNanos[f] / 1e9);
+            cpu.put("vocabulary", accounts.vocabularyNanos[f] / 1e9);
+            cpu.put("output", accounts.outputNanos[f] / 1e9);
+        }
+
+        ObjectNode device = root.putObject("device");
+        device.put("fpga_seconds", r.fpga().seconds());
+        device.put("fpga_bound", r.fpga().bound().modelName());
+        device.put("smartssd_seconds", r.smartSsd().seconds());
+        device.put("smartssd_bound", r.smartSsd().bound().modelName());
+        device.put("fpga_speedup", r.fpgaSpeedup());
+        device.put("smartssd_speedup", r.smartSsdSpeedup());
+        device.put("cpu_core_seconds", r.jobCpuSeconds());
+        ObjectNode byResource = device.putObject("fpga_seconds_by_resource");
+        r.fpga().byResource().forEach((k, v) -> byResource.put(k.modelName(), v));
+        ObjectNode ssdByResource = device.putObject("smartssd_seconds_by_resource");
+        r.smartSsd().byResource().forEach((k, v) -> ssdByResource.put(k.modelName(), v));
+        device.put("fpga_joules", Sizing.joules(fpga.power().value(), r.fpga().seconds()));
+        device.put("smartssd_joules", Sizing.joules(ssd.power().value(), r.smartSsd().seconds()));
+        double seconds = r.fpga().seconds();
+        device.put("fpga_rows_per_second", seconds > 0 ? accounts.rows / seconds : 0);
+        double ssdSeconds = r.smartSsd().seconds();
+        device.put("smartssd_rows_per_second", ssdSeconds > 0 ? accounts.rows / ssdSeconds : 0);
+
+        ObjectNode job = root.putObject("job");
+        job.put("cpu_basis", ThreadCpu.basis());
+        job.put("task_cpu_seconds", accounts.threadNanos() / 1e9);
+        job.put("measured_work_cpu_seconds", accounts.workNanos() / 1e9);
+        job.put("column_cpu_seconds", accounts.columnNanos() / 1e9);
+        job.put("label_cpu_seconds", accounts.nanos(0) / 1e9);
+        job.put("unattributed_cpu_seconds", accounts.unattributedNanos / 1e9);
+        job.put("rows_per_core_second", rowsPerCoreSecond(accounts));
+        ObjectNode stages = job.putObject("stages");
+        for (CostSample.Stage stage : CostSample.Stage.values()) {
+            ObjectNode o = stages.putObject(stage.name().toLowerCase(java.util.Locale.ROOT));
+            o.put("work_cpu_seconds", accounts.stageWorkNanos[stage.ordinal()] / 1e9);
+            o.put("task_cpu_seconds", accounts.stageThreadNanos[stage.ordinal()] / 1e9);
+        }
+        return root;
+    }
+
+    private static double rowsPerCoreSecond(ColumnAccounts a) {
+        long nanos = a.threadNanos();
+        return nanos > 0 ? a.rows / (nanos / 1e9) : 0;
+    }
+
+    private static void defaults(ObjectNode d, FpgaModel fpga, SmartSsdModel ssd) {
+        d.put(
+                "fpga",
+                String.format(
+                        java.util.Locale.ROOT,
+                        "PIPER network-attached (P2): Alveo U55C, %d MiniPipe(s) at %.0f MHz,"
+                                + " column-packed 64-byte beats, network streaming (RDMA %.0f GB/s),"
+                                + " %d vocabulary passes, off-chip vocabulary II %.2f (GenVocab) /"
+                                + " %.2f (ApplyVocab) cycles per beat, fitted",
+                        fpga.design().miniPipes(),
+                        fpga.design().clock().value() / 1e6,
+                        fpga.linkBytesPerSecond().value() / 1e9,
+                        fpga.vocabularyPasses(),
+                        fpga.design().initiationInterval(Operator.GENVOCAB, Tier.OFFCHIP).value(),
+                        fpga.design()
+                                .initiationInterval(Operator.APPLYVOCAB, Tier.OFFCHIP)
+                                .value()));
+        d.put("fpga_vocabulary_bytes", Math.round(fpga.vocabularyBudgetBytes()));
+        d.put(
+                "input_bytes",
+                "counted per field in a sample of the blocks (each decoder's first and every"
+                        + " n-th, piper.report.field-bytes-every); the other blocks' exact bytes"
+                        + " are split by the shares counted so far");
+        d.put("fpga_watts", fpga.power().value());
+        d.put(
+                "smartssd",
+                String.format(
+                        java.util.Locale.ROOT,
+                        "PreSto (PS): Samsung SmartSSD, double-buffered, P2P read %.2f GB/s, units"
+                                + " at %.0f MHz; vocabulary tiers as the FPGA's (no SmartSSD SRAM"
+                                + " size published)",
+                        ssd.p2pBytesPerSecond().value() / 1e9,
+                        ssd.clock().value() / 1e6));
+        d.put("smartssd_watts", ssd.power().value());
+        d.put(
+                "speedup_basis",
+                "CPU core-seconds measured in this job (thread CPU time) vs the device: vs one"
+                        + " core of "
+                        + CPU_NAME);
+        d.put(
+                "column_time",
+                "isolated: the column has the device to itself; the device time of all columns"
+                        + " is the largest shared resource, not the sum");
+    }
+
+    /** The measuring machine's CPU, read once. */
+    private static final String CPU_NAME = cpuName();
+
+    /** The measuring machine's CPU, as the JVM sees it. */
+    private static String cpuName() {
+        String model = null;
+        try {
+            for (String line :
+                    java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    model = line.substring(line.indexOf(':') + 1).trim();
+                    break;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux: the architecture below is all there is
+        }
+        return (model != null ? model : System.getProperty("os.arch"))
+                + " ("
+                + Runtime.getRuntime().availableProcessors()
+                + " processors, JVM "
+                + System.getProperty("java.version")
+                + ")";
+    }
+}

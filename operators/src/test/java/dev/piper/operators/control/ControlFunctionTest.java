@@ -1,0 +1,276 @@
+package dev.piper.operators.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.operators.block.KafkaOut;
+import dev.piper.pipeline.spec.SpecParser;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.ProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+class ControlFunctionTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static OneInputStreamOperatorTestHarness<ControlMessage, ActiveSpec> harness() {
+        try {
+            return new OneInputStreamOperatorTestHarness<>(
+                    new ProcessOperator<>(
+                            new ControlFunction(
+                                    ActiveSpec.initial(SpecParser.builtin()), "clicks")));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The built-in spec's text with {@code from} replaced by {@code to}. */
+    private static ControlMessage builtinWith(String from, String to, long offset) {
+        return builtinWith(offset, from, to);
+    }
+
+    /** The built-in spec's text with each pair's first string replaced by its second. */
+    private static ControlMessage builtinWith(long offset, String... pairs) {
+        String text = new String(SpecParser.builtinText(), StandardCharsets.UTF_8);
+        for (int i = 0; i < pairs.length; i += 2) {
+            if (!text.contains(pairs[i])) {
+                throw new IllegalArgumentException(pairs[i] + " is not in the built-in spec");
+            }
+            text = text.replace(pairs[i], pairs[i + 1]);
+        }
+        return new ControlMessage("control/0@" + offset, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static List<JsonNode> statuses(
+            OneInputStreamOperatorTestHarness<ControlMessage, ActiveSpec> h) throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        for (StreamRecord<KafkaOut> r : h.getSideOutput(ControlFunction.STATUS)) {
+            assertThat(r.getValue().target()).isEqualTo(KafkaOut.STATUS);
+            out.add(JSON.readTree(r.getValue().value()));
+        }
+        return out;
+    }
+
+    @Test
+    void acceptsAHigherVersionAndRejectsEveryKindOfMisfitNamingTheField() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processElement(builtinWith("\"version\": 1", "\"version\": 2", 0), 0);
+            h.processElement(builtinWith("\"version\": 1", "\"version\": 2", 1), 0);
+            h.processElement(builtinWith("\"name\": \"dlrm-criteo\"", "\"name\": \"other\"", 2), 0);
+            h.processElement(
+                    builtinWith(
+                            3,
+                            "\"version\": 1",
+                            "\"version\": 7",
+                            "\"input\": {\"format\": \"criteo-tsv\"}",
+                            "\"input\": {\"format\": \"criteo-tsv\", \"topic\": \"elsewhere\"}"),
+                    0);
+            h.processElement(new ControlMessage("control/0@4", new byte[0]), 0);
+            h.processElement(builtinWith("\"neg2zero\"", "\"nonsense\"", 5), 0);
+
+            assertThat(h.extractOutputValues()).extracting(ActiveSpec::version).containsExactly(2);
+            List<JsonNode> s = statuses(h);
+            assertThat(s)
+                    .extracting(n -> n.get("status").asText())
+                    .containsExactly(
+                            "accepted", "rejected", "rejected", "rejected", "rejected", "rejected");
+            assertThat(s.get(0).get("source").asText()).isEqualTo("control/0@0");
+            assertThat(s.get(0).get("changed").size()).isZero();
+            assertThat(s.get(1).get("problems").get(0).asText())
+                    .isEqualTo("version: 2 is not above the active version 2");
+            assertThat(s.get(2).get("problems").toString())
+                    .contains("name: this job runs pipeline \\\"dlrm-criteo\\\"");
+            assertThat(s.get(3).get("problems").toString())
+                    .contains("input.topic: this job reads clicks")
+                    .doesNotContain("version");
+            assertThat(s.get(4).get("pipeline").isNull()).isTrue();
+            assertThat(s.get(5).get("problems").toString()).contains("nonsense");
+            // Rejections concerning the pipeline name its active version; "other" has none.
+            for (int i : new int[] {1, 3, 4, 5}) {
+                assertThat(s.get(i).get("active_version").asInt()).isEqualTo(2);
+            }
+            assertThat(s.get(2).get("active_version").isNull()).isTrue();
+        }
+    }
+
+    /** A switch must keep the input's layout: a spec of more dense columns is rejected. */
+    @Test
+    void aSwitchMayNotChangeTheLayout() throws Exception {
+        try (var h = harness()) {
+            h.open();
+            h.processElement(
+                    builtinWith(
+                            0,
+                            "\"version\": 1",
+                            "\"version\": 2",
+                            "\"input\": {\"format\": \"criteo-tsv\"}",
+                            "\"input\": {\"format\": \"criteo-tsv\", \"dense\": 14}",
+                            "I1..I13",
+                            "I1..I14"),
+                    0);
+            assertThat(h.extractOutputValues()).isEmpty();
+            List<JsonNode> s = statuses(h);
+            assertThat(s).extracting(n -> n.get("status").asText()).containsExactly("rejected");
+            assertThat(s.get(0).get("problems").get(0).asText())
+                    .isEqualTo(
+                            "input.dense, input.sparse: the job reads lines of 13 dense, 26 sparse"
+                                    + " columns, not 14 dense, 26 sparse");
+        }
+    }
+
+    /**
+     * A switch gives a column a new vocabulary policy (a new epoch) unless it has OOV buckets,
+     * which the Kafka feed states only for the starting spec's vocabularies: that switch is
+     * rejected naming the columns.
+     */
+    @Test
+    void aSwitchMayNotGiveANewVocabularyOovBuckets() throws Exception {
+        String sparse = "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        String withC7 =
+                "\"C1..C6\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"],"
+                        + " \"C7\": [\"decode\", \"fill_missing\", \"hex2int\", %s],"
+                        + " \"C8..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        try (var h = harness()) {
+            h.open();
+            h.processElement(
+                    builtinWith(
+                            0,
+                            "\"version\": 1",
+                            "\"version\": 2",
+                            sparse,
+                            withC7.formatted(
+                                    "{\"op\": \"vocab\", \"max_size\": 9, \"oov_buckets\": 1}")),
+                    0);
+            h.processElement(
+                    builtinWith(
+                            1,
+                            "\"version\": 1",
+                            "\"version\": 3",
+                            sparse,
+                            withC7.formatted("{\"op\": \"vocab\", \"import\": \"/v.tsv\"}")),
+                    0);
+            List<JsonNode> s = statuses(h);
+            assertThat(s)
+                    .extracting(n -> n.get("status").asText())
+                    .containsExactly("rejected", "accepted");
+            assertThat(s.get(0).get("problems").get(0).asText())
+                    .isEqualTo(
+                            "columns.C7: a switch cannot give a column a new vocabulary with OOV"
+                                    + " buckets (and so min_count or max_size); they are fixed by"
+                                    + " the spec a stream starts with");
+            ActiveSpec accepted = h.extractOutputValues().get(0);
+            assertThat(accepted.epochs()[6]).isEqualTo(1);
+            assertThat(accepted.epochs()[5]).isZero();
+            assertThat(accepted.program().vocabPolicy(6).importPath()).isEqualTo("/v.tsv");
+        }
+    }
+
+    @Test
+    void theActiveSpecSurvivesASnapshot() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.open();
+            h.processElement(builtinWith("\"version\": 1", "\"version\": 3", 0), 0);
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(builtinWith("\"version\": 1", "\"version\": 3", 1), 0);
+            h.processElement(builtinWith("\"version\": 1", "\"version\": 4", 2), 0);
+            assertThat(h.extractOutputValues()).extracting(ActiveSpec::version).containsExactly(4);
+            assertThat(statuses(h).get(0).get("problems").get(0).asText())
+                    .isEqualTo("version: 3 is not above the active version 3");
+            assertThat(statuses(h).get(1).get("previous_version").asInt()).isEqualTo(3);
+        }
+    }
+
+    /**
+     * A restart whose starting spec has a higher version but the original chains: the restored
+     * active spec, with its epochs, still wins, so the next switch counts epochs on from it.
+     */
+    @Test
+    void theRestoredSpecWinsOverANewerStartingSpec() throws Exception {
+        String c3 = "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        String c3mod =
+                "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"],"
+                        + " \"C3\": [\"decode\", \"fill_missing\", \"hex2int\", {\"op\": \"modulus\","
+                        + " \"m\": M}, \"vocab\"], \"C4..C26\": [\"decode\", \"fill_missing\","
+                        + " \"hex2int\", \"vocab\"]";
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.open();
+            h.processElement(
+                    builtinWith(
+                            0, "\"version\": 1", "\"version\": 2", c3, c3mod.replace("M", "10")),
+                    0);
+            snapshot = h.snapshot(1, 1);
+        }
+        String v5 =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"version\": 1", "\"version\": 5");
+        try (var h =
+                new OneInputStreamOperatorTestHarness<>(
+                        new ProcessOperator<>(
+                                new ControlFunction(
+                                        ActiveSpec.initial(SpecParser.parse(v5.getBytes(), "v5")),
+                                        "clicks")))) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(
+                    builtinWith(1, "\"version\": 1", "\"version\": 3", c3, c3mod.replace("M", "7")),
+                    0);
+            List<JsonNode> s = statuses(h);
+            assertThat(s.get(0).get("previous_version").asInt()).isEqualTo(2);
+            assertThat(s.get(0).get("new_epochs").toString()).isEqualTo("{\"C3\":2}");
+        }
+    }
+
+    /** Several pipelines: each spec goes to its own pipeline, checked against its own topic. */
+    @Test
+    void severalPipelinesAreSwitchedOneByOne() throws Exception {
+        ActiveSpec a = ActiveSpec.initial(SpecParser.builtin());
+        String textB =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"name\": \"dlrm-criteo\"", "\"name\": \"b\"");
+        ActiveSpec b = ActiveSpec.initial(SpecParser.parse(textB.getBytes(), "b"));
+        try (var h =
+                new OneInputStreamOperatorTestHarness<>(
+                        new ProcessOperator<>(
+                                new ControlFunction(
+                                        new ActiveSpec[] {a, b}, new String[] {"ta", "tb"})))) {
+            h.open();
+            h.processElement(
+                    new ControlMessage(
+                            "c/0@0", textB.replace("\"version\": 1", "\"version\": 2").getBytes()),
+                    0);
+            h.processElement(
+                    new ControlMessage(
+                            "c/0@1",
+                            textB.replace("\"version\": 1", "\"version\": 3")
+                                    .replace(
+                                            "\"format\": \"criteo-tsv\"",
+                                            "\"format\": \"criteo-tsv\", \"topic\": \"ta\"")
+                                    .getBytes()),
+                    0);
+            h.processElement(builtinWith("\"name\": \"dlrm-criteo\"", "\"name\": \"c\"", 2), 0);
+            h.processElement(new ControlMessage("c/0@3", "[]".getBytes()), 0);
+            assertThat(h.extractOutputValues())
+                    .extracting(s -> s.name() + "/" + s.version())
+                    .containsExactly("b/2");
+            List<JsonNode> s = statuses(h);
+            assertThat(s.get(1).get("problems").toString())
+                    .contains("input.topic: this job reads tb");
+            assertThat(s.get(2).get("problems").toString()).contains("pipelines [b, dlrm-criteo]");
+            assertThat(s.get(2).get("active_version").isNull()).isTrue();
+            assertThat(s.get(3).get("active_version").isNull()).isTrue();
+        }
+    }
+}

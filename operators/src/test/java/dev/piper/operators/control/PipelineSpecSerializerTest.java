@@ -1,0 +1,443 @@
+package dev.piper.operators.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.esotericsoftware.kryo.io.Output;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.Chains.Kind;
+import dev.piper.pipeline.ops.Op;
+import dev.piper.pipeline.ops.VocabularyPolicy;
+import dev.piper.pipeline.spec.PipelineSpec;
+import dev.piper.pipeline.spec.PipelineSpec.Column;
+import dev.piper.pipeline.spec.SpecParser;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+public class PipelineSpecSerializerTest {
+
+    private final PipelineSpecSerializer serializer = new PipelineSpecSerializer();
+
+    /**
+     * A small spec (not a valid Criteo one: the serializer does not validate) for frozen bytes;
+     * also the spec inside {@code ActiveSpecTest}'s frozen bytes.
+     */
+    public static PipelineSpec small() {
+        return new PipelineSpec(
+                "p",
+                2,
+                new PipelineSpec.Input(
+                        "criteo-tsv", Optional.of("t"), Optional.empty(), Optional.empty()),
+                List.of(
+                        new Column(
+                                "I5",
+                                Kind.dense,
+                                List.of(
+                                        new Op.Decode(),
+                                        new Op.FillMissing(),
+                                        new Op.Neg2Zero(),
+                                        new Op.Log())),
+                        new Column(
+                                "C3",
+                                Kind.sparse,
+                                List.of(
+                                        new Op.Decode(),
+                                        new Op.FillMissing(),
+                                        new Op.Hex2Int(),
+                                        new Op.Modulus(1000),
+                                        new Op.Vocab()))),
+                new PipelineSpec.Output("dlrm-rows", true, 65536));
+    }
+
+    /** {@link #small()} with format 2's operators (not a valid chain either). */
+    static PipelineSpec withNewOperators() {
+        return new PipelineSpec(
+                "p",
+                3,
+                new PipelineSpec.Input(
+                        "criteo-tsv", Optional.empty(), Optional.of("C1"), Optional.of("x")),
+                List.of(
+                        new Column(
+                                "I1",
+                                Kind.dense,
+                                List.of(
+                                        new Op.Decode(),
+                                        new Op.FillNull(-5),
+                                        new Op.ClampOp(-1.5, 100),
+                                        new Op.BucketizeOp(new double[] {0, 2.5, 1e9}, false),
+                                        new Op.Cast(Op.ValueType.float32),
+                                        new Op.BoxCoxOp(0.25),
+                                        new Op.LogitOp(1e-6),
+                                        Op.LogitOp.unclamped())),
+                        new Column(
+                                "C1",
+                                Kind.sparse,
+                                List.of(
+                                        new Op.Decode(),
+                                        new Op.FillNull(7),
+                                        new Op.Hex2Int(),
+                                        new Op.SigridHashOp(-3, 1L << 40),
+                                        new Op.Vocab()))),
+                new PipelineSpec.Output("dlrm-rows", false, 1024));
+    }
+
+    /** Format 2 of {@link #withNewOperators()}, frozen. */
+    private static final String NEW_OPERATORS_FORMAT_2 =
+            "0282700363726974656f2d7473f68043b182780249b1010870770978000000000000f8bf"
+                    + "0000000000005940790003000000000000000000000000000004400000000065cdcd41"
+                    + "7c017a000000000000d03f7b8dedb5a0f7c6b03e7b000000000000f87f43b1020570770e"
+                    + "747d0580808080802076646c726d2d726f77f3008008";
+
+    /**
+     * Format 1, frozen: a change of these bytes is a new format (and needs a reader for this one).
+     */
+    private static final String SMALL_FORMAT_1 =
+            "0182700263726974656f2d7473f6827480800249b501047071727343b3020570"
+                    + "717475e80776646c726d2d726f77f301808004";
+
+    private PipelineSpec roundTrip(PipelineSpec spec) throws Exception {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        serializer.serialize(spec, out);
+        DataOutputSerializer copied = new DataOutputSerializer(64);
+        serializer.copy(new DataInputDeserializer(out.getCopyOfBuffer()), copied);
+        assertThat(copied.getCopyOfBuffer()).isEqualTo(out.getCopyOfBuffer());
+        return serializer.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+    }
+
+    @Test
+    void specsSurviveTheRoundTrip() throws Exception {
+        assertThat(roundTrip(SpecParser.builtin())).isEqualTo(SpecParser.builtin());
+        assertThat(roundTrip(small())).isEqualTo(small());
+    }
+
+    @Test
+    void formatOneIsStillRead() throws Exception {
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(SMALL_FORMAT_1)))
+                .isEqualTo(small());
+    }
+
+    @Test
+    void formatTwoIsStillRead() throws Exception {
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(NEW_OPERATORS_FORMAT_2)))
+                .isEqualTo(withNewOperators());
+        // in format 2 a spec of format 1's operators had format 1's bytes but for the version
+        assertThat(
+                        serializer.fromBytes(
+                                HexFormat.of().parseHex("02" + SMALL_FORMAT_1.substring(2))))
+                .isEqualTo(small());
+    }
+
+    /** {@link #small()} with a vocabulary policy on C3. */
+    static PipelineSpec withVocabularyPolicy() {
+        List<Op> ops = new java.util.ArrayList<>(small().columns().get(1).ops());
+        ops.set(ops.size() - 1, new Op.Vocab(new VocabularyPolicy(3, 8, 1000, "/v/C3.tsv")));
+        return withC3(ops);
+    }
+
+    /** {@link #small()} with C3's chain replaced by {@code ops}. */
+    private static PipelineSpec withC3(List<Op> ops) {
+        PipelineSpec s = small();
+        return new PipelineSpec(
+                s.name(),
+                s.version(),
+                s.input(),
+                List.of(s.columns().get(0), new Column("C3", Kind.sparse, List.copyOf(ops))),
+                s.output());
+    }
+
+    /** {@link #small()} in format 3: format 1's bytes with vocab's policy tag 0 after its id. */
+    private static final String SMALL_FORMAT_3 =
+            "03" + SMALL_FORMAT_1.substring(2).replace("e80776", "e8077600");
+
+    /**
+     * Format 3, still read. A default vocab is format 1's bytes with one more: the policy tag 0
+     * after vocab's registration id (0x76); a policy is tag 1, then min_count 3, oov_buckets 8,
+     * max_size 1000 (varints) and the import path.
+     */
+    @Test
+    void formatThreeIsStillRead() throws Exception {
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(SMALL_FORMAT_3)))
+                .isEqualTo(small());
+        String policy3 =
+                SMALL_FORMAT_3.replace(
+                        "e8077600", "e807760103" + "08" + "e807" + "2f762f43332e7473f6");
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(policy3)))
+                .isEqualTo(withVocabularyPolicy());
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(mapidFormat3())))
+                .isEqualTo(withMapid());
+    }
+
+    /** {@link #small()} with two mapids on C3 (with and without a default) before its modulus. */
+    static PipelineSpec withMapid() {
+        List<Op> ops = new java.util.ArrayList<>(small().columns().get(1).ops());
+        ops.add(3, new Op.MapIdOp("/m", 300L));
+        ops.add(4, new Op.MapIdOp("/m", null));
+        return withC3(ops);
+    }
+
+    /**
+     * mapid in format 3: registration id 124 (0x7e as Kryo writes it), the table's path, the
+     * default flag and the default as a varlong; without a default, the flag alone. The op count
+     * goes from 5 to 7.
+     */
+    private static String mapidFormat3() {
+        return SMALL_FORMAT_3.replace("05707174", "07707174" + "7e2fed01ac02" + "7e2fed00");
+    }
+
+    /**
+     * {@link #small()} reading its label from column "click" and C3 from "cat_3" of a Parquet file.
+     */
+    static PipelineSpec withParquetColumns() {
+        PipelineSpec s = small();
+        PipelineSpec.Input in = s.input();
+        return new PipelineSpec(
+                s.name(),
+                s.version(),
+                new PipelineSpec.Input(
+                        in.format(),
+                        in.topic(),
+                        in.routeField(),
+                        in.routeValue(),
+                        java.util.Map.of("label", "click", "C3", "cat_3")),
+                s.columns(),
+                s.output());
+    }
+
+    /** {@link #small()} in format 4: format 3's bytes and no Parquet column names. */
+    private static final String SMALL_FORMAT_4 = "04" + SMALL_FORMAT_3.substring(2) + "00";
+
+    /**
+     * Format 4, still read: format 3's bytes, then the count of Parquet column names (varint) and
+     * each (field, column) pair as strings, sorted by field ("C3" before "label"); no layout, so
+     * Criteo's.
+     */
+    @Test
+    void formatFourIsStillRead() throws Exception {
+        String policy4 =
+                SMALL_FORMAT_4.replace(
+                        "e8077600", "e807760103" + "08" + "e807" + "2f762f43332e7473f6");
+        String mapid4 = "04" + mapidFormat3().substring(2) + "00";
+        String parquet4 =
+                "04"
+                        + SMALL_FORMAT_3.substring(2)
+                        + "02"
+                        + "43b3" // C3
+                        + "6361745fb3" // cat_3
+                        + "6c616265ec" // label
+                        + "636c6963eb"; // click
+        Map<String, PipelineSpec> specs =
+                Map.of(
+                        SMALL_FORMAT_4, small(),
+                        policy4, withVocabularyPolicy(),
+                        mapid4, withMapid(),
+                        parquet4, withParquetColumns());
+        for (Map.Entry<String, PipelineSpec> e : specs.entrySet()) {
+            PipelineSpec read = serializer.fromBytes(HexFormat.of().parseHex(e.getKey()));
+            assertThat(read).isEqualTo(e.getValue());
+            assertThat(read.layout()).isEqualTo(RowLayout.CRITEO);
+            // written anew: format 5, the same bytes then Criteo's layout (13, 26, no lists, ',')
+            assertThat(HexFormat.of().formatHex(serializer.toBytes(read)))
+                    .isEqualTo("05" + e.getKey().substring(2) + "0d1a" + "00" + "2c" + "00");
+        }
+    }
+
+    /** {@link #small()} declaring PreSto's layout of 504 dense and 42 sparse columns. */
+    static PipelineSpec wide() {
+        PipelineSpec s = small();
+        PipelineSpec.Input in = s.input();
+        return new PipelineSpec(
+                s.name(),
+                s.version(),
+                new PipelineSpec.Input(
+                        in.format(),
+                        in.topic(),
+                        in.routeField(),
+                        in.routeValue(),
+                        in.parquetColumns(),
+                        new RowLayout(504, 42)),
+                s.columns(),
+                s.output());
+    }
+
+    /** {@link #wide()} whose C1..C42 hold lists separated by '|'. */
+    static PipelineSpec withLists() {
+        PipelineSpec s = wide();
+        PipelineSpec.Input in = s.input();
+        List<Integer> all = new java.util.ArrayList<>();
+        for (int c = 0; c < 42; c++) {
+            all.add(c);
+        }
+        return new PipelineSpec(
+                s.name(),
+                s.version(),
+                new PipelineSpec.Input(
+                        in.format(),
+                        in.topic(),
+                        in.routeField(),
+                        in.routeValue(),
+                        in.parquetColumns(),
+                        new RowLayout(504, 42, all, '|')),
+                s.columns(),
+                s.output());
+    }
+
+    /**
+     * Format 5, frozen: format 4's bytes, then the layout: the dense and sparse column counts, the
+     * number of list columns and each one's index, and the list separator, all varints (504 is f8
+     * 03 as Kryo writes it, ',' 2c, '|' 7c).
+     */
+    @Test
+    void formatFiveIsFrozen() throws Exception {
+        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(5);
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
+                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "0d" + "1a" + "00" + "2c" + "00");
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(wide())))
+                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a" + "00" + "2c" + "00");
+        StringBuilder lists = new StringBuilder("2a");
+        for (int c = 0; c < 42; c++) {
+            lists.append(String.format("%02x", c));
+        }
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(withLists())))
+                .isEqualTo(
+                        "05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a" + lists + "7c" + "00");
+        assertThat(roundTrip(withLists()).layout()).isEqualTo(withLists().layout());
+        // generated columns: their count and each one's dense index, G1 <- I1, G2 <- I300
+        PipelineSpec w = wide();
+        PipelineSpec generated =
+                new PipelineSpec(
+                        w.name(),
+                        w.version(),
+                        new PipelineSpec.Input(
+                                w.input().format(),
+                                w.input().topic(),
+                                w.input().routeField(),
+                                w.input().routeValue(),
+                                w.input().parquetColumns(),
+                                new RowLayout(504, 42, List.of(), ',', List.of(0, 299))),
+                        w.columns(),
+                        w.output());
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(generated)))
+                .isEqualTo(
+                        "05"
+                                + SMALL_FORMAT_4.substring(2)
+                                + "f803"
+                                + "2a"
+                                + "00"
+                                + "2c"
+                                + "02"
+                                + "00"
+                                + "ab02");
+        assertThat(roundTrip(generated).layout()).isEqualTo(generated.layout());
+        // firstx and ngram: registration ids 125 and 126 (7f and 80 01 as Kryo writes them)
+        PipelineSpec s = small();
+        Column c3 = s.columns().get(1);
+        List<Op> ops = new java.util.ArrayList<>(c3.ops());
+        ops.addAll(4, List.of(new Op.FirstXOp(20), new Op.NgramOp(2)));
+        PipelineSpec listOps =
+                new PipelineSpec(
+                        s.name(),
+                        s.version(),
+                        s.input(),
+                        List.of(s.columns().get(0), new Column("C3", Kind.list, ops)),
+                        s.output());
+        String small5 = HexFormat.of().formatHex(serializer.toBytes(small()));
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(listOps)))
+                .isEqualTo(
+                        small5.replace(
+                                "02" + "05707174" + "75e807" + "7600", // kind sparse, 5 operators
+                                "03" + "07707174" + "75e807" + "7f14" + "800102" + "7600"));
+        assertThat(roundTrip(listOps)).isEqualTo(listOps);
+        // onehot: registration id 127 (81 01 as Kryo writes it), then its size
+        Column i5 = s.columns().get(0);
+        List<Op> withOnehot = new java.util.ArrayList<>(i5.ops());
+        withOnehot.add(new Op.OneHotOp(8));
+        PipelineSpec onehot =
+                new PipelineSpec(
+                        s.name(),
+                        s.version(),
+                        s.input(),
+                        List.of(new Column("I5", Kind.dense, withOnehot), s.columns().get(1)),
+                        s.output());
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(onehot)))
+                .isEqualTo(
+                        small5.replace(
+                                "49b5" + "01" + "04" + "70717273", // I5, dense, 4 operators
+                                "49b5" + "01" + "05" + "70717273" + "8101" + "08"));
+        assertThat(roundTrip(onehot)).isEqualTo(onehot);
+        for (PipelineSpec spec :
+                List.of(
+                        small(),
+                        withVocabularyPolicy(),
+                        withMapid(),
+                        withParquetColumns(),
+                        wide(),
+                        withNewOperators())) {
+            assertThat(roundTrip(spec)).isEqualTo(spec);
+        }
+        assertThat(roundTrip(wide()).layout()).isEqualTo(new RowLayout(504, 42));
+    }
+
+    @Test
+    void stateOfFormatOneIsMigrated() throws Exception {
+        PipelineSpecSerializer.Snapshot one = new PipelineSpecSerializer.Snapshot();
+        one.readSnapshot(1, new DataInputDeserializer(new byte[0]), getClass().getClassLoader());
+        assertThat(one.restoreSerializer()).isEqualTo(serializer);
+        PipelineSpecSerializer.Snapshot two = new PipelineSpecSerializer.Snapshot();
+        two.readSnapshot(2, new DataInputDeserializer(new byte[0]), getClass().getClassLoader());
+        assertThat(
+                        serializer
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(two)
+                                .isCompatibleAfterMigration())
+                .isTrue();
+        assertThat(one.restoreSerializer()).isEqualTo(serializer);
+        assertThat(
+                        serializer
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(one)
+                                .isCompatibleAfterMigration())
+                .isTrue();
+    }
+
+    @Test
+    void kryoRefusesUnregisteredClasses() {
+        assertThatThrownBy(
+                        () ->
+                                PipelineSpecSerializer.newKryo()
+                                        .writeClassAndObject(new Output(16), new java.util.Date()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Class is not registered");
+    }
+
+    @Test
+    void aLaterFormatIsRefusedByName() {
+        byte[] bytes = serializer.toBytes(small());
+        bytes[0] = 9; // the format varint
+        assertThatThrownBy(() -> serializer.fromBytes(bytes))
+                .hasMessageContaining("pipeline spec in format 9; this build reads 1..5");
+    }
+
+    @Test
+    void snapshotRestoresAndIsCompatible() throws Exception {
+        DataOutputSerializer snap = new DataOutputSerializer(64);
+        TypeSerializerSnapshot.writeVersionedSnapshot(snap, serializer.snapshotConfiguration());
+        TypeSerializerSnapshot<PipelineSpec> restored =
+                TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(snap.getCopyOfBuffer()),
+                        getClass().getClassLoader());
+        assertThat(restored.restoreSerializer()).isEqualTo(serializer);
+        assertThat(
+                        serializer
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(restored)
+                                .isCompatibleAsIs())
+                .isTrue();
+        assertThat(serializer.duplicate()).isNotSameAs(serializer).isEqualTo(serializer);
+    }
+}

@@ -1,0 +1,34 @@
+package dev.piper.pipeline.layout;
+
+/**
+ * Why an input line was rejected. The {@link #code()} is stable: it is written into dead-letter
+ * records and users filter on it. Never rename one; add new ones instead.
+ */
+public enum Reason {
+    /** The line has no bytes (besides its line break). */
+    EMPTY_LINE("empty_line"),
+    /** The line is longer than the configured limit. */
+    LINE_TOO_LONG("line_too_long"),
+    /** The line is not valid UTF-8. */
+    INVALID_UTF8("invalid_utf8"),
+    /** The line does not have 40 tab-separated fields (fewer are allowed with padding). */
+    WRONG_FIELD_COUNT("wrong_field_count"),
+    /** The label is not a 32-bit signed decimal integer. */
+    LABEL_NOT_INT32("label_not_int32"),
+    /** A dense field is not a 32-bit signed decimal integer. */
+    DENSE_NOT_INT32("dense_not_int32"),
+    /** A categorical field is not hexadecimal. */
+    CATEGORICAL_NOT_HEX("categorical_not_hex"),
+    /** A categorical field's value does not fit in 64 bits. */
+    CATEGORICAL_OVERFLOW("categorical_overflow");
+
+    private final String code;
+
+    Reason(String code) {
+        this.code = code;
+    }
+
+    public String code() {
+        return code;
+    }
+}

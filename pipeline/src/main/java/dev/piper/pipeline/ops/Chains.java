@@ -1,0 +1,296 @@
+package dev.piper.pipeline.ops;
+
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.Op.ValueType;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Which operator chains a column may have: the one place that knows, for the spec parser (which
+ * names the offending field) and for {@code ColumnProgram} (which refuses an invalid chain).
+ *
+ * <ul>
+ *   <li>label: {@code decode}, a fill ({@code fill_missing} or {@code fill_null});
+ *   <li>dense: {@code decode}, a fill, then any sequence of {@code neg2zero}, {@code clamp}, {@code
+ *       log}, {@code bucketize}, {@code boxcox}, {@code logit}, {@code cast}. The value starts as
+ *       an int32; {@code log}, {@code boxcox} and {@code logit} make it a float32, {@code
+ *       bucketize} an int32, {@code cast} either. {@code log} needs a value known to be
+ *       non-negative ({@code log(x + 1)} is undefined below -1): after {@code neg2zero}, a {@code
+ *       clamp} with {@code lo >= 0}, a {@code bucketize} or another {@code log}. A {@code clamp} of
+ *       an int32 must hold an integer; {@code onehot} takes an int32 and comes last (its value is
+ *       several columns);
+ *   <li>sparse: {@code decode}, a fill, {@code hex2int}, then any sequence of {@code modulus},
+ *       {@code sigrid_hash} and {@code mapid}, then {@code vocab};
+ *   <li>list (a sparse column of the layout's list columns): as sparse, and {@code firstx} and
+ *       {@code ngram} among the operators between {@code hex2int} and {@code vocab}, which apply to
+ *       each id of the list (firstx and ngram to the list as a whole).
+ * </ul>
+ */
+public final class Chains {
+
+    /** Kinds of column of a layout. */
+    public enum Kind {
+        label,
+        dense,
+        sparse,
+        list
+    }
+
+    /**
+     * A chain's problem.
+     *
+     * @param at the offending operator's index, or -1 for the chain as a whole
+     */
+    public record Problem(int at, String message) {}
+
+    private static final List<String> DENSE_OPS =
+            List.of("neg2zero", "clamp", "log", "bucketize", "boxcox", "logit", "cast", "onehot");
+    private static final List<String> SPARSE_OPS = List.of("modulus", "sigrid_hash", "mapid");
+    private static final List<String> LIST_OPS =
+            List.of("modulus", "sigrid_hash", "mapid", "firstx", "ngram");
+    private static final Set<String> FILLS = Set.of("fill_missing", "fill_null");
+
+    private Chains() {}
+
+    /** The kind of field {@code f} of the Criteo layout. */
+    public static Kind kindOf(int f) {
+        return kindOf(RowLayout.CRITEO, f);
+    }
+
+    /** The kind of field {@code f} of {@code layout}. */
+    public static Kind kindOf(RowLayout layout, int f) {
+        if (f == 0) {
+            return Kind.label;
+        }
+        if (layout.isLabelOrDense(f)) {
+            return Kind.dense;
+        }
+        return layout.isList(f - layout.labelDenseWidth()) ? Kind.list : Kind.sparse;
+    }
+
+    /** What a chain of {@code kind} may hold, for messages. */
+    public static String grammar(Kind kind) {
+        return switch (kind) {
+            case label -> "label: decode, fill_missing or fill_null";
+            case dense ->
+                    "dense: decode, fill_missing or fill_null, then any of "
+                            + String.join(", ", DENSE_OPS);
+            case sparse ->
+                    "sparse: decode, fill_missing or fill_null, hex2int, any of "
+                            + String.join(", ", SPARSE_OPS)
+                            + ", vocab";
+            case list ->
+                    "list: decode, fill_missing or fill_null, hex2int, any of "
+                            + String.join(", ", LIST_OPS)
+                            + ", vocab";
+        };
+    }
+
+    /** The chain's first problem, if it has one. */
+    public static Optional<Problem> check(Kind kind, List<Op> chain) {
+        for (int i = 0; i < chain.size(); i++) {
+            Op op = chain.get(i);
+            if (!allowed(kind, op.name())) {
+                return problem(
+                        i,
+                        op.name()
+                                + " does not apply to "
+                                + kind
+                                + " columns ("
+                                + grammar(kind)
+                                + ")");
+            }
+        }
+        if (chain.isEmpty() || !(chain.get(0) instanceof Op.Decode)) {
+            int at = indexOf(chain, "decode");
+            return at < 0
+                    ? problem(-1, "missing decode (" + grammar(kind) + ")")
+                    : problem(at, "decode must come first");
+        }
+        for (int i = 1; i < chain.size(); i++) {
+            String name = chain.get(i).name();
+            if (name.equals("decode")) {
+                return problem(i, "decode appears twice");
+            }
+            if (FILLS.contains(name) && i != 1) {
+                return problem(
+                        i,
+                        FILLS.contains(chain.get(1).name())
+                                ? name + " after " + chain.get(1).name() + ": one fill per column"
+                                : name + " must come right after decode");
+            }
+        }
+        if (chain.size() < 2 || !FILLS.contains(chain.get(1).name())) {
+            return problem(-1, "missing fill_missing (or fill_null) after decode");
+        }
+        Optional<Problem> fill = checkFill(kind, chain.get(1));
+        if (fill.isPresent()) {
+            return fill;
+        }
+        return switch (kind) {
+            case label -> Optional.empty();
+            case dense -> checkDense(chain);
+            case sparse, list -> checkSparse(kind, chain);
+        };
+    }
+
+    /** The type of a valid dense chain's result (int32 for label and sparse chains). */
+    public static ValueType resultType(List<Op> chain) {
+        ValueType type = ValueType.int32;
+        for (Op op : chain) {
+            type = outType(op, type);
+        }
+        return type;
+    }
+
+    /**
+     * The type of the value {@code op} leaves, given a value of type {@code in}: {@code log},
+     * {@code boxcox} and {@code logit} give a float32, {@code bucketize} an int32, {@code cast} its
+     * target; the other operators keep the type.
+     */
+    public static ValueType outType(Op op, ValueType in) {
+        if (op instanceof Op.Log || op instanceof Op.BoxCoxOp || op instanceof Op.LogitOp) {
+            return ValueType.float32;
+        }
+        if (op instanceof Op.BucketizeOp) {
+            return ValueType.int32;
+        }
+        if (op instanceof Op.Cast c) {
+            return c.to();
+        }
+        return in;
+    }
+
+    /** A chain as specs print it: its operators' labels, e.g. {@code decode fill_missing log}. */
+    public static String label(List<Op> chain) {
+        StringBuilder sb = new StringBuilder();
+        for (Op op : chain) {
+            if (sb.length() > 0) {
+                sb.append(' ');
+            }
+            sb.append(op.label());
+        }
+        return sb.toString();
+    }
+
+    private static Optional<Problem> checkFill(Kind kind, Op fill) {
+        if (fill instanceof Op.FillNull f) {
+            boolean ids = kind == Kind.sparse || kind == Kind.list;
+            if (ids && f.value() < 0) {
+                return problem(
+                        1,
+                        "fill_null \"value\" of a "
+                                + kind
+                                + " column is an id, 0 or more, not "
+                                + f.value());
+            }
+            if (!ids && (f.value() < Integer.MIN_VALUE || f.value() > Integer.MAX_VALUE)) {
+                return problem(
+                        1,
+                        "fill_null \"value\" of a "
+                                + kind
+                                + " column must be a 32-bit integer, not "
+                                + f.value());
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Problem> checkDense(List<Op> chain) {
+        ValueType type = ValueType.int32;
+        boolean nonNegative = false;
+        for (int i = 2; i < chain.size(); i++) {
+            Op op = chain.get(i);
+            if (op instanceof Op.Neg2Zero || op instanceof Op.BucketizeOp) {
+                nonNegative = true;
+            } else if (op instanceof Op.ClampOp c) {
+                if (type == ValueType.int32 && Math.ceil(c.lo()) > Math.floor(c.hi())) {
+                    return problem(
+                            i,
+                            c.label()
+                                    + " holds no integer, and the value is an int32 here"
+                                    + " (cast it to float32 first)");
+                }
+                nonNegative = c.lo() >= 0 || (nonNegative && c.hi() >= 0);
+            } else if (op instanceof Op.Log) {
+                if (!nonNegative) {
+                    return problem(
+                            i,
+                            "log needs neg2zero (or clamp with lo >= 0, or bucketize) before it"
+                                    + " (log(x + 1) is undefined below -1)");
+                }
+            } else if (op instanceof Op.BoxCoxOp || op instanceof Op.LogitOp) {
+                nonNegative = false;
+            } else if (op instanceof Op.Cast c) {
+                if (c.to() == type) {
+                    return problem(i, "the value is already " + type + " here");
+                }
+            } else if (op instanceof Op.OneHotOp) {
+                if (i != chain.size() - 1) {
+                    return problem(i, "onehot must come last (its value is several columns)");
+                }
+                if (type != ValueType.int32) {
+                    return problem(
+                            i,
+                            "onehot takes an int32 category, and the value is a float32 here"
+                                    + " (bucketize or cast it first)");
+                }
+            } else {
+                throw new IllegalStateException(op.name());
+            }
+            type = outType(op, type);
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Problem> checkSparse(Kind kind, List<Op> chain) {
+        int hex = indexOf(chain, "hex2int");
+        if (hex < 0) {
+            return problem(-1, "missing hex2int (" + grammar(kind) + ")");
+        }
+        if (hex != 2) {
+            return problem(hex, "hex2int must come right after the fill");
+        }
+        int vocab = indexOf(chain, "vocab");
+        if (vocab < 0) {
+            return problem(-1, "missing vocab (" + grammar(kind) + ")");
+        }
+        for (int i = 3; i < chain.size(); i++) {
+            String name = chain.get(i).name();
+            if (name.equals("hex2int")) {
+                return problem(i, "hex2int appears twice");
+            }
+            if (name.equals("vocab") && i != chain.size() - 1) {
+                return problem(i, "vocab must come last");
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static boolean allowed(Kind kind, String name) {
+        if (name.equals("decode") || FILLS.contains(name)) {
+            return true;
+        }
+        return switch (kind) {
+            case label -> false;
+            case dense -> DENSE_OPS.contains(name);
+            case sparse ->
+                    SPARSE_OPS.contains(name) || name.equals("hex2int") || name.equals("vocab");
+            case list -> LIST_OPS.contains(name) || name.equals("hex2int") || name.equals("vocab");
+        };
+    }
+
+    private static int indexOf(List<Op> chain, String name) {
+        for (int i = 0; i < chain.size(); i++) {
+            if (chain.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static Optional<Problem> problem(int at, String message) {
+        return Optional.of(new Problem(at, message));
+    }
+}

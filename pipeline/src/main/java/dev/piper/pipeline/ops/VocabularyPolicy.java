@@ -1,0 +1,137 @@
+package dev.piper.pipeline.ops;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How a column's vocabulary ({@code dev.piper.state.Vocabulary}) gives out indices: which keys get
+ * an entry, and where a key without one goes.
+ *
+ * <h2>Index layout</h2>
+ *
+ * <pre>
+ *   [0, oovBuckets)                      the OOV buckets: a key without an entry goes to bucket
+ *                                        mix64(key) mod oovBuckets (unsigned)
+ *   [oovBuckets, oovBuckets + size)      the entries, in the order they were admitted
+ * </pre>
+ *
+ * The buckets come first because a streaming vocabulary grows: buckets placed after the entries (as
+ * tf.Transform does with its fixed vocabularies) would move with every admission, and an index must
+ * never change once written. With the default policy there are no buckets and the entries start at
+ * 0, which is DLRM's layout. {@code mix64} is Stafford's variant 13 of the MurmurHash3 finalizer
+ * (SplitMix64's), so any tool can recompute a bucket.
+ *
+ * <h2>Admission</h2>
+ *
+ * A key seen for the first time is admitted at once, unless:
+ *
+ * <ul>
+ *   <li>{@code minCount > 1}, the frequency threshold: the key is admitted at its {@code
+ *       minCount}-th occurrence in the column's stream, and its earlier occurrences go to its OOV
+ *       bucket. This is the one-pass (streaming-safe) reading of "ids only for keys seen at least k
+ *       times": an index is fixed the moment it is given out, so rows read before a key qualified
+ *       keep the bucket (an offline two-pass tool would give those rows the id too). Counts of keys
+ *       not yet admitted are kept exactly, in the vocabulary's state.
+ *   <li>the vocabulary holds {@code maxSize} entries: a full vocabulary admits nothing more, every
+ *       unseen key goes to its bucket, and the counts are dropped.
+ * </ul>
+ *
+ * Both need at least one OOV bucket, so that every key has an index. An imported vocabulary ({@code
+ * importPath}) is the column's first entries, in the file's order, before any input.
+ *
+ * @param minCount occurrences a key needs before it is admitted, at least 1
+ * @param oovBuckets buckets for keys without an entry, 0 to {@link #MAX_OOV_BUCKETS}
+ * @param maxSize the most entries, 1 to {@link #MAX_SIZE}
+ * @param importPath a vocabulary file whose keys are the first entries, or null
+ */
+public record VocabularyPolicy(int minCount, int oovBuckets, int maxSize, String importPath)
+        implements Serializable {
+
+    /**
+     * The largest number of entries of a vocabulary. Indices are int32 in {@code rows.bin}; the
+     * bound keeps a vocabulary's table (two cells an entry) within one Java array.
+     */
+    public static final int MAX_SIZE = 1 << 29;
+
+    /**
+     * Stafford's variant 13 of the MurmurHash3 finalizer: every input bit reaches every output bit.
+     * The OOV bucket of a key and a vocabulary's table slot both start from it.
+     */
+    public static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
+
+    /** The most OOV buckets: with {@link #MAX_SIZE} entries, indices stay int32. */
+    public static final int MAX_OOV_BUCKETS = 1 << 30;
+
+    /** Every key admitted at its first appearance, from index 0 (DLRM). */
+    public static final VocabularyPolicy FIRST_APPEARANCE =
+            new VocabularyPolicy(1, 0, MAX_SIZE, null);
+
+    public VocabularyPolicy {
+        if (minCount < 1) {
+            throw new IllegalArgumentException(
+                    "vocab min_count must be at least 1, not " + minCount);
+        }
+        if (oovBuckets < 0 || oovBuckets > MAX_OOV_BUCKETS) {
+            throw new IllegalArgumentException(
+                    "vocab oov_buckets must be between 0 and "
+                            + MAX_OOV_BUCKETS
+                            + ", not "
+                            + oovBuckets);
+        }
+        if (maxSize < 1 || maxSize > MAX_SIZE) {
+            throw new IllegalArgumentException(
+                    "vocab max_size must be between 1 and " + MAX_SIZE + ", not " + maxSize);
+        }
+        if (oovBuckets == 0 && (minCount > 1 || maxSize < MAX_SIZE)) {
+            throw new IllegalArgumentException(
+                    "vocab "
+                            + (minCount > 1 ? "min_count" : "max_size")
+                            + " leaves keys without an entry, and those need an OOV bucket:"
+                            + " set oov_buckets to at least 1");
+        }
+        if (importPath != null && importPath.isEmpty()) {
+            throw new IllegalArgumentException("vocab import must name a file");
+        }
+    }
+
+    /** The default policy: no threshold, no buckets, no bound, nothing imported. */
+    public boolean isFirstAppearance() {
+        return equals(FIRST_APPEARANCE);
+    }
+
+    /** The index of the first entry. */
+    public int firstIndex() {
+        return oovBuckets;
+    }
+
+    /** The OOV bucket (an index below {@link #oovBuckets()}) of a key without an entry. */
+    public int bucketOf(long key) {
+        return oovBuckets == 1 ? 0 : (int) Long.remainderUnsigned(mix(key), oovBuckets);
+    }
+
+    /**
+     * The parameters as chains print them: {@code vocab} for the default policy, else e.g. {@code
+     * vocab(min_count=3,oov_buckets=8)} with only the parameters that differ from the default.
+     */
+    public String label() {
+        List<String> params = new ArrayList<>(4);
+        if (minCount != 1) {
+            params.add("min_count=" + minCount);
+        }
+        if (oovBuckets != 0) {
+            params.add("oov_buckets=" + oovBuckets);
+        }
+        if (maxSize != MAX_SIZE) {
+            params.add("max_size=" + maxSize);
+        }
+        if (importPath != null) {
+            params.add("import=" + importPath);
+        }
+        return params.isEmpty() ? "vocab" : "vocab(" + String.join(",", params) + ")";
+    }
+}

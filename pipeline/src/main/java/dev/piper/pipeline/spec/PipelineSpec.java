@@ -1,0 +1,100 @@
+package dev.piper.pipeline.spec;
+
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.Chains;
+import dev.piper.pipeline.ops.Chains.Kind;
+import dev.piper.pipeline.ops.Op;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A preprocessing pipeline as data (PIPER's MiniPipe configuration): which input it applies to,
+ * each column's operator chain, and the output. Built by {@link SpecParser}, which validates it;
+ * the JSON form is documented in {@code docs/SPECS.md}.
+ *
+ * @param name the pipeline's name, {@code [a-z0-9][a-z0-9_-]*}
+ * @param version the spec's version, from 1; a changed spec gets a higher one
+ * @param input where its lines come from
+ * @param columns every column of the input layout, in layout order, with its chain
+ * @param output the output's options
+ */
+public record PipelineSpec(
+        String name, int version, Input input, List<Column> columns, Output output) {
+
+    /**
+     * @param format the input format ({@code criteo-tsv})
+     * @param topic the Kafka topic the pipeline reads, if it is given one
+     * @param routeField with {@code routeValue}: the pipeline takes the lines whose field has that
+     *     value, if routing is used
+     * @param parquetColumns for a Parquet input: the column a layout field is read from, for the
+     *     fields not read from the column of their own name
+     * @param layout the input's fields: a label, {@code input.dense} dense and {@code input.sparse}
+     *     sparse columns (Criteo's 13 and 26 unless the spec says otherwise)
+     */
+    public record Input(
+            String format,
+            Optional<String> topic,
+            Optional<String> routeField,
+            Optional<String> routeValue,
+            Map<String, String> parquetColumns,
+            RowLayout layout) {
+
+        public Input {
+            parquetColumns = Collections.unmodifiableMap(new LinkedHashMap<>(parquetColumns));
+            Objects.requireNonNull(layout, "layout");
+        }
+
+        /** An input of Criteo's layout. */
+        public Input(
+                String format,
+                Optional<String> topic,
+                Optional<String> routeField,
+                Optional<String> routeValue,
+                Map<String, String> parquetColumns) {
+            this(format, topic, routeField, routeValue, parquetColumns, RowLayout.CRITEO);
+        }
+
+        /** An input without Parquet column names. */
+        public Input(
+                String format,
+                Optional<String> topic,
+                Optional<String> routeField,
+                Optional<String> routeValue) {
+            this(format, topic, routeField, routeValue, Map.of());
+        }
+    }
+
+    /** One input column and its chain. */
+    public record Column(String name, Kind kind, List<Op> ops) {
+
+        /**
+         * The chain as written in specs, e.g. {@code decode fill_missing hex2int modulus(1000)}
+         * ({@link Chains#label}).
+         */
+        public String chain() {
+            return Chains.label(ops);
+        }
+    }
+
+    /**
+     * @param format the output format ({@code dlrm-rows}: the rows of all columns concatenated,
+     *     PIPER's concatenate)
+     * @param padMissingFields accept lines whose trailing fields are absent
+     * @param maxLineBytes longest accepted line
+     */
+    public record Output(String format, boolean padMissingFields, int maxLineBytes) {}
+
+    /** The fields of the pipeline's input and output rows. */
+    public RowLayout layout() {
+        return input.layout();
+    }
+
+    /** The column named {@code name}, if the layout has it. */
+    public Optional<Column> column(String name) {
+        return columns.stream().filter(c -> c.name().equals(name)).findFirst();
+    }
+}

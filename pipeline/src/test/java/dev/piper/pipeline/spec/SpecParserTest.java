@@ -1,0 +1,650 @@
+package dev.piper.pipeline.spec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.Chains.Kind;
+import dev.piper.pipeline.ops.VocabularyPolicy;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class SpecParserTest {
+
+    /** A valid spec with {@code columns} spliced in. */
+    private static String spec(String columns) {
+        return """
+                {"name": "p", "version": 2, "input": {"format": "criteo-tsv", "topic": "t"},
+                 "columns": {%s}}
+                """
+                .formatted(columns);
+    }
+
+    private static final String OK_COLUMNS =
+            """
+            "label": ["decode", "fill_missing"],
+            "I1..I4": ["decode", "fill_missing", "neg2zero"],
+            "I5": ["decode", "fill_missing", "neg2zero", "log"],
+            "I6..I13": ["decode", "fill_missing"],
+            "C1..C2": ["decode", "fill_missing", "hex2int", "vocab"],
+            "C3": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 1000}, "vocab"],
+            "C4..C26": ["decode", "fill_missing", "hex2int", "vocab"]
+            """;
+
+    private static PipelineSpec parse(String text) throws SpecException {
+        return SpecParser.parse(text.getBytes(StandardCharsets.UTF_8), "test.json");
+    }
+
+    @Test
+    void theBuiltinSpecIsDlrmCriteo() {
+        PipelineSpec spec = SpecParser.builtin();
+        assertThat(spec.name()).isEqualTo("dlrm-criteo");
+        assertThat(spec.version()).isEqualTo(1);
+        assertThat(spec.columns()).hasSize(40);
+        assertThat(spec.column("label").orElseThrow().chain()).isEqualTo("decode fill_missing");
+        assertThat(spec.column("I7").orElseThrow().chain())
+                .isEqualTo("decode fill_missing neg2zero");
+        assertThat(spec.column("C26").orElseThrow().chain())
+                .isEqualTo("decode fill_missing hex2int vocab");
+        assertThat(spec.output().padMissingFields()).isFalse();
+        assertThat(spec.output().maxLineBytes()).isEqualTo(65536);
+    }
+
+    @Test
+    void rangesAndSingleColumnsExpandToTheLayout() throws Exception {
+        PipelineSpec spec = parse(spec(OK_COLUMNS));
+        assertThat(spec.columns()).extracting(PipelineSpec.Column::name).startsWith("label", "I1");
+        assertThat(spec.columns()).extracting(PipelineSpec.Column::name).endsWith("C25", "C26");
+        assertThat(spec.column("I5").orElseThrow().chain())
+                .isEqualTo("decode fill_missing neg2zero log");
+        assertThat(spec.column("I6").orElseThrow().chain()).isEqualTo("decode fill_missing");
+        assertThat(spec.column("C3").orElseThrow().chain())
+                .isEqualTo("decode fill_missing hex2int modulus(1000) vocab");
+        assertThat(spec.column("C3").orElseThrow().kind()).isEqualTo(Kind.sparse);
+        assertThat(spec.input().topic()).contains("t");
+    }
+
+    /** Every operator of RAP's set the spec language has, with its parameters. */
+    @Test
+    void everyOperatorParsesWithItsParameters() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        spec(
+                                OK_COLUMNS
+                                        .replace(
+                                                "\"I1..I4\": [\"decode\", \"fill_missing\", \"neg2zero\"]",
+                                                """
+                                                "I1": ["decode", {"op": "fill_null", "value": -3},
+                                                       {"op": "clamp", "lo": 0, "hi": 100}, "log"],
+                                                "I2": ["decode", "fill_missing",
+                                                       {"op": "bucketize", "borders": [0, 2.5, 10]}],
+                                                "I3": ["decode", "fill_missing",
+                                                       {"op": "bucketize", "borders": [1], "right": false},
+                                                       {"op": "cast", "to": "float32"},
+                                                       {"op": "boxcox", "lambda": 0.5}],
+                                                "I4": ["decode", "fill_missing", {"op": "cast", "to": "float32"},
+                                                       {"op": "logit", "eps": 1e-6}, "logit",
+                                                       {"op": "cast", "to": "int32"}]
+                                                """)
+                                        .replace(
+                                                "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]",
+                                                """
+                                                "C1..C2": ["decode", {"op": "fill_null", "value": 255}, "hex2int",
+                                                           {"op": "sigrid_hash", "salt": -7, "max": 1000000},
+                                                           {"op": "modulus", "m": 1000}, "vocab"]
+                                                """)));
+        assertThat(spec.column("I1").orElseThrow().chain())
+                .isEqualTo("decode fill_null(-3) clamp(0,100) log");
+        assertThat(spec.column("I2").orElseThrow().chain())
+                .isEqualTo("decode fill_missing bucketize(0,2.5,10)");
+        assertThat(spec.column("I3").orElseThrow().chain())
+                .isEqualTo(
+                        "decode fill_missing bucketize(1;right=false) cast(float32) boxcox(0.5)");
+        assertThat(spec.column("I4").orElseThrow().chain())
+                .isEqualTo("decode fill_missing cast(float32) logit(1.0E-6) logit cast(int32)");
+        assertThat(spec.column("C2").orElseThrow().chain())
+                .isEqualTo(
+                        "decode fill_null(255) hex2int sigrid_hash(-7,1000000) modulus(1000) vocab");
+        // and the program the decoder runs agrees
+        var program = SpecCompiler.program(spec);
+        assertThat(program.type(1)).isEqualTo(dev.piper.pipeline.ops.Op.ValueType.float32);
+        assertThat(program.type(2)).isEqualTo(dev.piper.pipeline.ops.Op.ValueType.int32);
+        assertThat(program.type(4)).isEqualTo(dev.piper.pipeline.ops.Op.ValueType.int32);
+        assertThat(program.fill(1)).isEqualTo(-3);
+        assertThat(program.fill(15)).isEqualTo(255);
+        assertThat(program.keyBound(1)).isEqualTo(1000);
+    }
+
+    /** The vocabulary policy's parameters; the default prints as plain vocab. */
+    @Test
+    void vocabTakesItsPolicy() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        spec(
+                                OK_COLUMNS.replace(
+                                        "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]",
+                                        """
+                                        "C1": ["decode", "fill_missing", "hex2int",
+                                               {"op": "vocab", "min_count": 3, "oov_buckets": 16}],
+                                        "C2": ["decode", "fill_missing", "hex2int",
+                                               {"op": "vocab", "oov_buckets": 1, "max_size": 1000,
+                                                "import": "/data/vocab/C2.tsv"}]
+                                        """)));
+        assertThat(spec.column("C1").orElseThrow().chain())
+                .isEqualTo("decode fill_missing hex2int vocab(min_count=3,oov_buckets=16)");
+        assertThat(spec.column("C2").orElseThrow().chain())
+                .isEqualTo(
+                        "decode fill_missing hex2int"
+                                + " vocab(oov_buckets=1,max_size=1000,import=/data/vocab/C2.tsv)");
+        var program = SpecCompiler.program(spec);
+        assertThat(program.vocabPolicy(0))
+                .isEqualTo(new VocabularyPolicy(3, 16, VocabularyPolicy.MAX_SIZE, null));
+        assertThat(program.vocabPolicy(1))
+                .isEqualTo(new VocabularyPolicy(1, 1, 1000, "/data/vocab/C2.tsv"));
+        assertThat(program.vocabPolicy(2)).isEqualTo(VocabularyPolicy.FIRST_APPEARANCE);
+        assertThat(program.dlrmMaxIndRange()).isEmpty();
+    }
+
+    @Test
+    void parquetColumnsNameTheColumnsOfSomeFields() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        spec(OK_COLUMNS)
+                                .replace(
+                                        "\"topic\": \"t\"",
+                                        "\"parquet_columns\": {\"label\": \"click\", \"C3\": \"site\"}"));
+        assertThat(spec.input().parquetColumns())
+                .containsExactly(Map.entry("label", "click"), Map.entry("C3", "site"));
+        assertThat(parse(spec(OK_COLUMNS)).input().parquetColumns()).isEmpty();
+    }
+
+    @Test
+    void mapidTakesItsTableAndAnOptionalDefault() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        spec(
+                                OK_COLUMNS.replace(
+                                        "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]",
+                                        """
+                                        "C1": ["decode", "fill_missing", "hex2int",
+                                               {"op": "mapid", "file": "/t/ids.tsv"}, "vocab"],
+                                        "C2": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 10},
+                                               {"op": "mapid", "file": "/t/ids.tsv", "default": 0},
+                                               {"op": "sigrid_hash", "max": 5}, "vocab"]
+                                        """)));
+        assertThat(spec.column("C1").orElseThrow().chain())
+                .isEqualTo("decode fill_missing hex2int mapid(/t/ids.tsv) vocab");
+        assertThat(spec.column("C2").orElseThrow().chain())
+                .isEqualTo(
+                        "decode fill_missing hex2int modulus(10) mapid(/t/ids.tsv;default=0)"
+                                + " sigrid_hash(0,5) vocab");
+        var program = SpecCompiler.program(spec);
+        assertThat(program.keyBound(0)).isZero();
+        assertThat(program.keyBound(1)).isEqualTo(5);
+    }
+
+    /** {@code input.dense} and {@code input.sparse} declare another layout; ranges follow it. */
+    @Test
+    void aSpecDeclaresItsLayout() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        """
+                        {"name": "rm2", "version": 1,
+                         "input": {"format": "criteo-tsv", "dense": 504, "sparse": 42,
+                                   "route": {"field": "C42", "value": "ab"},
+                                   "parquet_columns": {"I504": "f504"}},
+                         "columns": {
+                           "label": ["decode", "fill_missing"],
+                           "I1..I503": ["decode", "fill_missing", "neg2zero", "log"],
+                           "I504": ["decode", "fill_missing"],
+                           "C1..C42": ["decode", "fill_missing", "hex2int",
+                                       {"op": "sigrid_hash", "max": 4096}, "vocab"]
+                         }}
+                        """);
+        assertThat(spec.layout()).isEqualTo(new RowLayout(504, 42));
+        assertThat(spec.columns()).hasSize(547);
+        assertThat(spec.columns().get(546).name()).isEqualTo("C42");
+        assertThat(spec.column("I504").orElseThrow().kind()).isEqualTo(Kind.dense);
+        assertThat(spec.input().parquetColumns()).containsEntry("I504", "f504");
+        var program = SpecCompiler.program(spec);
+        assertThat(program.layout()).isEqualTo(spec.layout());
+        assertThat(program.keyBound(41)).isEqualTo(4096);
+        assertThat(SpecParser.builtin().layout()).isEqualTo(RowLayout.CRITEO);
+    }
+
+    /** {@code input.list_columns} makes sparse columns lists; firstx and ngram apply to them. */
+    @Test
+    void listColumnsAreDeclaredWithTheirSeparator() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        """
+                        {"name": "rm2", "version": 1,
+                         "input": {"format": "criteo-tsv", "dense": 4, "sparse": 5,
+                                   "list_columns": ["C2..C3", "C5"], "list_separator": ";"},
+                         "columns": {
+                           "label": ["decode", "fill_missing"],
+                           "I1..I4": ["decode", "fill_missing", "neg2zero", "log"],
+                           "C1": ["decode", "fill_missing", "hex2int", "vocab"],
+                           "C2..C3": ["decode", "fill_missing", "hex2int",
+                                      {"op": "sigrid_hash", "max": 1000}, {"op": "firstx", "x": 20},
+                                      "vocab"],
+                           "C4": ["decode", "fill_missing", "hex2int", "vocab"],
+                           "C5": ["decode", {"op": "fill_null", "value": 0}, "hex2int",
+                                  {"op": "ngram", "n": 2}, {"op": "modulus", "m": 4096}, "vocab"]
+                         }}
+                        """);
+        assertThat(spec.layout().listColumns()).containsExactly(1, 2, 4);
+        assertThat(spec.layout().listSeparator()).isEqualTo(';');
+        assertThat(spec.column("C2").orElseThrow().kind()).isEqualTo(Kind.list);
+        assertThat(spec.column("C4").orElseThrow().kind()).isEqualTo(Kind.sparse);
+        assertThat(spec.column("C5").orElseThrow().chain())
+                .isEqualTo("decode fill_null(0) hex2int ngram(2) modulus(4096) vocab");
+        var program = SpecCompiler.program(spec);
+        assertThat(program.keyBound(4)).isEqualTo(4096);
+        assertThat(program.keyBound(1)).isEqualTo(1000);
+    }
+
+    static Stream<Arguments> badSpecs() {
+        String c = OK_COLUMNS;
+        String vocab = "\"C4..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        return Stream.of(
+                Arguments.of(
+                        "mapid without a file",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace("\"hex2int\",", "\"hex2int\", \"mapid\","))),
+                        "columns.C4..C26[3]: mapid needs its parameter \"file\""),
+                Arguments.of(
+                        "mapid with a negative default",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"hex2int\",",
+                                                "\"hex2int\", {\"op\": \"mapid\", \"file\": \"f\", \"default\": -1},"))),
+                        "columns.C4..C26[3]: mapid \"default\" must be an integer of at least 0, not -1"),
+                Arguments.of(
+                        "mapid on a dense column",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "\"neg2zero\", {\"op\": \"mapid\", \"file\": \"f\"}")),
+                        "columns.I5[3]: mapid"),
+                Arguments.of(
+                        "vocab threshold without a bucket",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"min_count\": 2}"))),
+                        "columns.C4..C26[3]: vocab min_count leaves keys without an entry, and those"
+                                + " need an OOV bucket: set oov_buckets to at least 1"),
+                Arguments.of(
+                        "vocab max_size zero",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"max_size\": 0, \"oov_buckets\": 1}"))),
+                        "columns.C4..C26[3]: vocab \"max_size\" must be a positive 32-bit integer, not 0"),
+                Arguments.of(
+                        "vocab max_size beyond the bound",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"max_size\": 1000000000, \"oov_buckets\": 1}"))),
+                        "columns.C4..C26[3]: vocab max_size must be between 1 and 536870912, not 1000000000"),
+                Arguments.of(
+                        "vocab oov_buckets negative",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"oov_buckets\": -1}"))),
+                        "columns.C4..C26[3]: vocab \"oov_buckets\" must be a 32-bit integer of at least 0, not -1"),
+                Arguments.of(
+                        "vocab import not a string",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"import\": 5}"))),
+                        "columns.C4..C26[3]: vocab \"import\" must be a non-empty string, not 5"),
+                Arguments.of(
+                        "vocab unknown parameter",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"min_freq\": 5}"))),
+                        "columns.C4..C26[3]: vocab has no parameter \"min_freq\" (it takes min_count,"
+                                + " oov_buckets, max_size, import)"),
+                Arguments.of(
+                        "unknown operator",
+                        spec(c.replace("\"neg2zero\", \"log\"", "\"neg2zero\", \"sqrt\"")),
+                        "columns.I5[3]: unknown operator \"sqrt\""),
+                Arguments.of(
+                        "missing parameter",
+                        spec(c.replace("{\"op\": \"modulus\", \"m\": 1000}", "\"modulus\"")),
+                        "columns.C3[3]: modulus needs its parameter \"m\""),
+                Arguments.of(
+                        "modulus zero",
+                        spec(c.replace("\"m\": 1000", "\"m\": 0")),
+                        "columns.C3[3]: modulus \"m\" must be a positive integer, not 0"),
+                Arguments.of(
+                        "modulus negative",
+                        spec(c.replace("\"m\": 1000", "\"m\": -5")),
+                        "must be a positive integer, not -5"),
+                Arguments.of(
+                        "unknown parameter",
+                        spec(c.replace("\"m\": 1000", "\"m\": 1000, \"seed\": 3")),
+                        "modulus has no parameter \"seed\""),
+                Arguments.of(
+                        "duplicate column by range",
+                        spec(c.replace("\"I6..I13\"", "\"I5..I13\"")),
+                        "duplicate column I5"),
+                Arguments.of(
+                        "duplicate key",
+                        spec(c + ", \"C3\": [\"decode\"]"),
+                        "Duplicate field 'C3'"),
+                Arguments.of(
+                        "wrong column count: too few",
+                        spec(c.replace("\"C4..C26\"", "\"C4..C25\"")),
+                        "criteo-tsv has 40 columns (label, I1..I13, C1..C26); no chain for C26"),
+                Arguments.of(
+                        "wrong column count: too many",
+                        spec(c.replace("\"C4..C26\"", "\"C4..C27\"")),
+                        "columns.C4..C27: C27 is not a column of criteo-tsv"),
+                Arguments.of(
+                        "operator of another kind",
+                        spec(
+                                c.replace(
+                                        "\"I6..I13\": [\"decode\", \"fill_missing\"]",
+                                        "\"I6..I13\": [\"decode\", \"fill_missing\", \"hex2int\"]")),
+                        "columns.I6..I13[2]: hex2int does not apply to dense columns"),
+                Arguments.of(
+                        "order",
+                        spec(
+                                c.replace(
+                                        "\"hex2int\", {\"op\": \"modulus\", \"m\": 1000}",
+                                        "{\"op\": \"modulus\", \"m\": 1000}, \"hex2int\"")),
+                        "columns.C3[3]: hex2int must come right after the fill"),
+                Arguments.of(
+                        "log before neg2zero",
+                        spec(c.replace("\"neg2zero\", \"log\"", "\"log\", \"neg2zero\"")),
+                        "columns.I5[2]: log needs neg2zero (or clamp with lo >= 0, or bucketize)"
+                                + " before it"),
+                Arguments.of(
+                        "log without neg2zero",
+                        spec(
+                                c.replace(
+                                        "\"I5\": [\"decode\", \"fill_missing\", \"neg2zero\", \"log\"]",
+                                        "\"I5\": [\"decode\", \"fill_missing\", \"log\"]")),
+                        "columns.I5[2]: log needs neg2zero"),
+                Arguments.of(
+                        "log after a clamp that lets negatives through",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"clamp\", \"lo\": -1, \"hi\": 5}, \"log\"")),
+                        "columns.I5[3]: log needs neg2zero"),
+                Arguments.of(
+                        "clamp bounds reversed",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"clamp\", \"lo\": 5, \"hi\": 1}")),
+                        "columns.I5[2]: clamp needs lo <= hi, not lo 5.0 > hi 1.0"),
+                Arguments.of(
+                        "clamp of an int32 without an integer inside",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"clamp\", \"lo\": 0.2, \"hi\": 0.8}")),
+                        "columns.I5[2]: clamp(0.2,0.8) holds no integer, and the value is an int32"
+                                + " here (cast it to float32 first)"),
+                Arguments.of(
+                        "clamp without hi",
+                        spec(c.replace("\"neg2zero\", \"log\"", "{\"op\": \"clamp\", \"lo\": 0}")),
+                        "columns.I5[2]: clamp needs its parameter \"hi\" (clamp takes lo, hi"),
+                Arguments.of(
+                        "bucketize borders decreasing",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"bucketize\", \"borders\": [0, 5, 2]}")),
+                        "columns.I5[2]: bucketize borders must not decrease: border 2 (2.0) is"
+                                + " below border 1 (5.0)"),
+                Arguments.of(
+                        "bucketize border not a number",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"bucketize\", \"borders\": [0, \"5\"]}")),
+                        "columns.I5[2]: bucketize \"borders[1]\" must be a number, not \"5\""),
+                Arguments.of(
+                        "bucketize right not a flag",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"bucketize\", \"borders\": [1], \"right\": 0}")),
+                        "columns.I5[2]: bucketize \"right\" must be true or false, not 0"),
+                Arguments.of(
+                        "logit eps out of range",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"logit\", \"eps\": 0.7}")),
+                        "columns.I5[2]: logit eps must be in [0, 0.5], not 0.7"),
+                Arguments.of(
+                        "cast to the same type",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"cast\", \"to\": \"int32\"}")),
+                        "columns.I5[2]: the value is already int32 here"),
+                Arguments.of(
+                        "cast to an unknown type",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"cast\", \"to\": \"float64\"}")),
+                        "columns.I5[2]: cast \"to\" must be \"int32\" or \"float32\", not \"float64\""),
+                Arguments.of(
+                        "sigrid_hash max zero",
+                        spec(
+                                c.replace(
+                                        "{\"op\": \"modulus\", \"m\": 1000}",
+                                        "{\"op\": \"sigrid_hash\", \"max\": 0}")),
+                        "columns.C3[3]: sigrid_hash \"max\" must be a positive integer, not 0"),
+                Arguments.of(
+                        "sigrid_hash on a dense column",
+                        spec(
+                                c.replace(
+                                        "\"neg2zero\", \"log\"",
+                                        "{\"op\": \"sigrid_hash\", \"max\": 10}")),
+                        "columns.I5[2]: sigrid_hash does not apply to dense columns"),
+                Arguments.of(
+                        "fill_null of a sparse column below 0",
+                        spec(
+                                c.replace(
+                                        "\"C1..C2\": [\"decode\", \"fill_missing\"",
+                                        "\"C1..C2\": [\"decode\", {\"op\": \"fill_null\", \"value\": -1}")),
+                        "columns.C1..C2[1]: fill_null \"value\" of a sparse column is an id, 0 or"
+                                + " more, not -1"),
+                Arguments.of(
+                        "fill_null of a dense column beyond int32",
+                        spec(
+                                c.replace(
+                                        "\"I6..I13\": [\"decode\", \"fill_missing\"",
+                                        "\"I6..I13\": [\"decode\", {\"op\": \"fill_null\", \"value\": 3000000000}")),
+                        "columns.I6..I13[1]: fill_null \"value\" of a dense column must be a 32-bit"
+                                + " integer, not 3000000000"),
+                Arguments.of(
+                        "two fills",
+                        spec(
+                                c.replace(
+                                        "\"I6..I13\": [\"decode\", \"fill_missing\"",
+                                        "\"I6..I13\": [\"decode\", \"fill_missing\", {\"op\": \"fill_null\", \"value\": 1}")),
+                        "columns.I6..I13[2]: fill_null after fill_missing: one fill per column"),
+                Arguments.of(
+                        "vocab not last",
+                        spec(
+                                c.replace(
+                                        "{\"op\": \"modulus\", \"m\": 1000}, \"vocab\"",
+                                        "\"vocab\", {\"op\": \"modulus\", \"m\": 1000}")),
+                        "columns.C3[3]: vocab must come last"),
+                Arguments.of(
+                        "sparse without vocab",
+                        spec(
+                                c.replace(
+                                        "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]",
+                                        "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\"]")),
+                        "columns.C1..C2: missing vocab"),
+                Arguments.of(
+                        "twice",
+                        spec(
+                                c.replace(
+                                        "\"label\": [\"decode\", \"fill_missing\"]",
+                                        "\"label\": [\"decode\", \"decode\", \"fill_missing\"]")),
+                        "columns.label[1]: decode appears twice"),
+                Arguments.of(
+                        "version",
+                        spec(c).replace("\"version\": 2", "\"version\": 0"),
+                        "version: must be a positive integer, not 0"),
+                Arguments.of(
+                        "name",
+                        spec(c).replace("\"name\": \"p\"", "\"name\": \"Bad Name\""),
+                        "name: \"Bad Name\" is not a pipeline name"),
+                Arguments.of(
+                        "input format",
+                        spec(c).replace("criteo-tsv", "csv"),
+                        "input.format: unknown format \"csv\""),
+                Arguments.of(
+                        "typo in a field",
+                        spec(c).replace("\"version\"", "\"verison\""),
+                        "verison: unknown field"),
+                Arguments.of(
+                        "route field",
+                        spec(c).replace(
+                                        "\"topic\": \"t\"",
+                                        "\"route\": {\"field\": \"C99\", \"value\": \"x\"}"),
+                        "input.route.field: \"C99\" is not a column of criteo-tsv"),
+                Arguments.of(
+                        "parquet columns not an object",
+                        spec(c).replace("\"topic\": \"t\"", "\"parquet_columns\": [\"click\"]"),
+                        "input.parquet_columns: must be an object from field name"),
+                Arguments.of(
+                        "parquet column of an unknown field",
+                        spec(c).replace(
+                                        "\"topic\": \"t\"",
+                                        "\"parquet_columns\": {\"C27\": \"x\"}"),
+                        "input.parquet_columns.C27: not a field of criteo-tsv"),
+                Arguments.of(
+                        "parquet column not a string",
+                        spec(c).replace("\"topic\": \"t\"", "\"parquet_columns\": {\"I1\": 3}"),
+                        "input.parquet_columns.I1: must be a non-empty string, not 3"),
+                Arguments.of(
+                        "one parquet column for two fields",
+                        spec(c).replace(
+                                        "\"topic\": \"t\"",
+                                        "\"parquet_columns\": {\"I1\": \"x\", \"I2\": \"x\"}"),
+                        "input.parquet_columns.I2: column \"x\" is already the column of I1"),
+                Arguments.of(
+                        "a dense count out of range",
+                        spec(c).replace("\"topic\": \"t\"", "\"dense\": 0"),
+                        "input.dense: must be an integer from 1 to 4096, not 0"),
+                Arguments.of(
+                        "a sparse count that is not an integer",
+                        spec(c).replace("\"topic\": \"t\"", "\"sparse\": 2.5"),
+                        "input.sparse: must be an integer from 1 to 1024, not 2.5"),
+                Arguments.of(
+                        "a column beyond the declared layout",
+                        spec(c).replace("\"topic\": \"t\"", "\"sparse\": 20"),
+                        "columns.C4..C26: C26 is not a column of criteo-tsv (label, I1..I13,"
+                                + " C1..C20)"),
+                Arguments.of(
+                        "columns missing from a wider layout",
+                        spec(c).replace("\"topic\": \"t\"", "\"dense\": 50"),
+                        "columns: criteo-tsv has 77 columns (label, I1..I50, C1..C26); no chain"
+                                + " for I14, I15, I16, I17, I18, I19, I20, I21, I22, I23, I24,"
+                                + " I25, I26, I27, I28, I29, I30, I31, I32, I33 and 17 more"),
+                Arguments.of(
+                        "a dense column as a list",
+                        spec(c).replace("\"topic\": \"t\"", "\"list_columns\": [\"I3\"]"),
+                        "input.list_columns[0]: I3 is not a sparse column; lists are ids"),
+                Arguments.of(
+                        "a list separator that could be part of an id",
+                        spec(c).replace(
+                                        "\"topic\": \"t\"",
+                                        "\"list_columns\": [\"C1\"], \"list_separator\": \"e\""),
+                        "input.list_separator: must be one printable ASCII character other than a"
+                                + " hex digit, not \"e\""),
+                Arguments.of(
+                        "a separator without lists",
+                        spec(c).replace("\"topic\": \"t\"", "\"list_separator\": \";\""),
+                        "input.list_separator: given without input.list_columns"),
+                Arguments.of(
+                        "firstx on a column of one id",
+                        spec(
+                                c.replace(
+                                        "\"C3\": [\"decode\", \"fill_missing\", \"hex2int\",",
+                                        "\"C3\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                                + " {\"op\": \"firstx\", \"x\": 2},")),
+                        "columns.C3[3]: firstx does not apply to sparse columns"),
+                Arguments.of(
+                        "onehot before another operator",
+                        spec(
+                                c.replace(
+                                        "\"I5\": [\"decode\", \"fill_missing\", \"neg2zero\", \"log\"]",
+                                        "\"I5\": [\"decode\", \"fill_missing\", {\"op\": \"onehot\","
+                                                + " \"size\": 3}, \"neg2zero\"]")),
+                        "columns.I5[2]: onehot must come last"),
+                Arguments.of(
+                        "onehot of one category",
+                        spec(
+                                c.replace(
+                                        "\"I5\": [\"decode\", \"fill_missing\", \"neg2zero\", \"log\"]",
+                                        "\"I5\": [\"decode\", \"fill_missing\", {\"op\": \"onehot\","
+                                                + " \"size\": 1}]")),
+                        "columns.I5[2]: onehot \"size\" must be a 32-bit integer of at least 2, not 1"),
+                Arguments.of("not JSON", "{\"name\": ", "line 1"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badSpecs")
+    void aBadSpecIsRejectedNamingTheField(String what, String text, String expected) {
+        assertThatThrownBy(() -> parse(text))
+                .isInstanceOf(SpecException.class)
+                .hasMessageStartingWith("test.json: ")
+                .hasMessageContaining(expected);
+    }
+
+    @Test
+    void everyProblemIsReportedAtOnce() {
+        String text =
+                spec(OK_COLUMNS.replace("\"m\": 1000", "\"m\": 0"))
+                        .replace("\"version\": 2", "\"version\": \"two\"");
+        assertThatThrownBy(() -> parse(text))
+                .isInstanceOfSatisfying(
+                        SpecException.class,
+                        e ->
+                                assertThat(e.problems())
+                                        .anySatisfy(p -> assertThat(p).startsWith("version:"))
+                                        .anySatisfy(
+                                                p -> assertThat(p).startsWith("columns.C3[3]:")));
+    }
+}
