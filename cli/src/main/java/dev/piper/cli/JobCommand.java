@@ -1,7 +1,7 @@
 package dev.piper.cli;
 
 import dev.piper.cli.cluster.FlinkRest;
-import dev.piper.job.Streaming;
+import dev.piper.job.CheckpointDirectory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -61,7 +61,7 @@ final class JobCommand implements Runnable {
                     directory != null
                             ? directory
                             : cluster.latestCheckpoint(job)
-                                    .flatMap(Streaming::savepointDirectoryOf)
+                                    .flatMap(CheckpointDirectory::savepointDirectoryOf)
                                     .orElse(null);
             return cluster.savepoint(job, into, stop, Duration.ofSeconds(timeoutSeconds));
         }

@@ -2,8 +2,11 @@ package dev.piper.cli;
 
 import dev.piper.cli.cluster.OnCluster;
 import dev.piper.connectors.kafka.KafkaConnectors.StartFrom;
+import dev.piper.job.CheckpointDirectory;
 import dev.piper.job.StreamOptions;
 import dev.piper.job.StreamPipelines;
+import dev.piper.job.StreamRunner;
+import dev.piper.job.StreamTopics;
 import dev.piper.job.Streaming;
 import dev.piper.pipeline.spec.SpecException;
 import dev.piper.pipeline.spec.SpecParser;
@@ -253,6 +256,19 @@ final class StreamCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try {
+            return stream();
+        } finally {
+            if (lock != null) {
+                lock.close();
+            }
+        }
+    }
+
+    /** The checkpoint directory's lock, held while this command runs its stream. */
+    private CheckpointDirectory.Lock lock;
+
+    private Integer stream() throws Exception {
         Duration interval = duration("--checkpoint-interval", checkpointInterval);
         Duration lingerTime = duration("--linger", linger);
         if (parallelism < 1) {
@@ -316,7 +332,7 @@ final class StreamCommand implements Callable<Integer> {
             conf.addAll(Streaming.checkpointing(dir, interval));
         } else {
             try {
-                Streaming.lock(dir);
+                lock = CheckpointDirectory.lock(dir);
             } catch (IllegalStateException e) {
                 throw new ParameterException(
                         spec.commandLine(), "--checkpoint-dir: " + e.getMessage());
@@ -381,11 +397,11 @@ final class StreamCommand implements Callable<Integer> {
             Streaming.restoreFrom(conf, fromSavepoint.toAbsolutePath(), false);
             err.printf("stream: restoring %s%n", fromSavepoint);
         } else {
-            Optional<Path> latest = Streaming.latestSnapshot(dir);
+            Optional<Path> latest = CheckpointDirectory.latestSnapshot(dir);
             if (latest.isPresent()) {
                 Streaming.restoreFrom(conf, latest.get(), true);
                 err.printf("stream: resuming from %s%n", latest.get());
-                for (Path old : Streaming.pruneSuperseded(dir, latest.get())) {
+                for (Path old : CheckpointDirectory.pruneSuperseded(dir, latest.get())) {
                     err.printf("stream: removed superseded snapshot %s%n", old);
                 }
             } else {
@@ -395,7 +411,7 @@ final class StreamCommand implements Callable<Integer> {
         StreamPipelines pipelines;
         try {
             pipelines = StreamPipelines.of(conf);
-            Streaming.checkPipelines(dir, pipelines);
+            CheckpointDirectory.checkPipelines(dir, pipelines);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -406,14 +422,14 @@ final class StreamCommand implements Callable<Integer> {
                         p.name(), p.start().version(), p.inputTopic(), p.outputTopic());
             }
         }
-        Streaming.prepareTopics(conf, err);
+        StreamTopics.prepareTopics(conf, err);
         if (onCluster) {
             JobID id = OnCluster.submit(Streaming.job(conf)::build, conf, NAME);
             spec.commandLine().getOut().printf("stream: job %s submitted%n", id);
             return 0;
         }
-        Streaming.Result r =
-                Streaming.run(
+        StreamRunner.Result r =
+                StreamRunner.run(
                         Streaming.job(conf),
                         conf,
                         untilIdle == null ? null : Duration.ofSeconds(untilIdle),

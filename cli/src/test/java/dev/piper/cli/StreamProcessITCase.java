@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.piper.connectors.kafka.LineProducer;
 import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.job.CheckpointDirectory;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.Preprocess;
 import dev.piper.job.SameOutput;
-import dev.piper.job.Streaming;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
@@ -109,7 +109,7 @@ class StreamProcessITCase {
 
         Process first = piper(tmp.resolve("first.log"), args);
         long deadline = System.nanoTime() + DEADLINE.toNanos();
-        while (Streaming.latestSnapshot(checkpoints).isEmpty()) {
+        while (CheckpointDirectory.latestSnapshot(checkpoints).isEmpty()) {
             assertThat(System.nanoTime())
                     .as("a checkpoint within the deadline")
                     .isLessThan(deadline);

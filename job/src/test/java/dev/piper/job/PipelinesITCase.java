@@ -124,10 +124,10 @@ class PipelinesITCase {
         StreamPipelines pipelines = StreamPipelines.of(conf);
         assertThat(pipelines.names())
                 .containsExactly("p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7");
-        Streaming.prepareTopics(conf, QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
 
-        Streaming.Result run =
-                Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(3), QUIET);
+        StreamRunner.Result run =
+                StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(3), QUIET);
         assertThat(run.inputRecords()).isEqualTo((long) PIPELINES * LINES);
 
         for (int i = 0; i < PIPELINES; i++) {

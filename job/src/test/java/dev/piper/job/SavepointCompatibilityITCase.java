@@ -183,7 +183,7 @@ class SavepointCompatibilityITCase {
                     null,
                     Map.of(),
                     QUIET);
-            Streaming.prepareTopics(conf, QUIET);
+            StreamTopics.prepareTopics(conf, QUIET);
             kafka.publish(
                     conf.get(StreamOptions.CONTROL_TOPIC),
                     SpecSwitchITCase.V2.getBytes(StandardCharsets.UTF_8));
@@ -196,8 +196,8 @@ class SavepointCompatibilityITCase {
                     QUIET);
 
             Streaming.restoreFrom(conf, savepoint, false);
-            Streaming.Result run =
-                    Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(3), QUIET);
+            StreamRunner.Result run =
+                    StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(3), QUIET);
             assertThat(run.savepoint()).as("stopped when idle").isPresent();
 
             long switchRow = oldFirst.rowsWritten();
@@ -317,7 +317,7 @@ class SavepointCompatibilityITCase {
                     null,
                     Map.of(),
                     QUIET);
-            Streaming.prepareTopics(conf, QUIET);
+            StreamTopics.prepareTopics(conf, QUIET);
             long firstRows =
                     ReferencePreprocessor.run(input.first(), -1, false, 65536).rowsWritten();
 

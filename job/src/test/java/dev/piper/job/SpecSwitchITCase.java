@@ -177,7 +177,7 @@ class SpecSwitchITCase {
         kafka.createTopic(name + "-in", 1);
         LineProducer.produce(
                 firstHalf, kafka.bootstrapServers(), name + "-in", null, Map.of(), QUIET);
-        Streaming.prepareTopics(conf, QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
         JobClient client = start(Streaming.job(conf), conf);
         awaitCommitted(
                 name + "-rows", r -> rows(r) >= oldFirst.rowsWritten(), "the first half's rows");
@@ -314,7 +314,7 @@ class SpecSwitchITCase {
                                         s.map(new FailAtFirstSwitchedBlock())
                                                 .returns(BlockTypes.ASSEMBLED_BLOCK)
                                                 .name("inject-failure"));
-        Streaming.run(job, restored, Duration.ofSeconds(3), QUIET);
+        StreamRunner.run(job, restored, Duration.ofSeconds(3), QUIET);
 
         assertThat(FailAtFirstSwitchedBlock.FAILED).as("the failure was injected").isTrue();
         assertSwitchedOutput(conf);

@@ -139,10 +139,10 @@ class StreamITCase {
         Configuration conf = streamConf("one", Duration.ofSeconds(1));
         kafka.createTopic("one-in", 1);
         LineProducer.produce(generated, kafka.bootstrapServers(), "one-in", null, Map.of(), QUIET);
-        Streaming.prepareTopics(conf, QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
 
-        Streaming.Result run =
-                Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+        StreamRunner.Result run =
+                StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
 
         assertThat(run.savepoint()).isPresent();
         assertThat(run.inputRecords()).isEqualTo(LINES);
@@ -183,8 +183,8 @@ class StreamITCase {
         conf.set(PiperOptions.SPEC, spec);
         kafka.createTopic("pol-in", 1);
         LineProducer.produce(generated, kafka.bootstrapServers(), "pol-in", null, Map.of(), QUIET);
-        Streaming.prepareTopics(conf, QUIET);
-        Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
 
         Path consumed = consume(conf, summary.rowsWritten());
         SameOutput.assertRowsAndVocabulariesEqual(consumed, policyBatch, "stream with policies");
@@ -212,9 +212,9 @@ class StreamITCase {
         conf.set(StreamOptions.REPORT_TOPIC, "rep-report");
         kafka.createTopic("rep-in", 1);
         LineProducer.produce(generated, kafka.bootstrapServers(), "rep-in", null, Map.of(), QUIET);
-        Streaming.prepareTopics(conf, QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
 
-        Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
 
         assertSameAsBatch(consume(conf, batchSummary.rowsWritten()));
         var records = kafka.readCommitted("rep-report");
@@ -243,8 +243,8 @@ class StreamITCase {
         kafka.createTopic("three-in", 3);
         LineProducer.produce(
                 generated, kafka.bootstrapServers(), "three-in", null, Map.of(), QUIET);
-        Streaming.prepareTopics(conf, QUIET);
-        Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
 
         Map<String, byte[]> input = new HashMap<>();
         Set<Integer> partitions = new TreeSet<>();
@@ -350,9 +350,9 @@ class StreamITCase {
         Configuration conf = streamConf("rescale", Duration.ofSeconds(1));
         kafka.createTopic("rescale-in", 1);
         LineProducer.produce(first, kafka.bootstrapServers(), "rescale-in", null, Map.of(), QUIET);
-        Streaming.prepareTopics(conf, QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
         String savepoint =
-                Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET)
+                StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET)
                         .savepoint()
                         .orElseThrow();
         LineProducer.produce(second, kafka.bootstrapServers(), "rescale-in", null, Map.of(), QUIET);
@@ -377,9 +377,9 @@ class StreamITCase {
             next.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, "rescale-p" + parallelism);
             next.set(StreamOptions.GROUP_ID, "rescale-p" + parallelism);
             Streaming.restoreFrom(next, Path.of(java.net.URI.create(savepoint)), false);
-            Streaming.prepareTopics(next, QUIET);
-            Streaming.Result r =
-                    Streaming.run(Streaming.job(next), next, Duration.ofSeconds(2), QUIET);
+            StreamTopics.prepareTopics(next, QUIET);
+            StreamRunner.Result r =
+                    StreamRunner.run(Streaming.job(next), next, Duration.ofSeconds(2), QUIET);
             assertThat(r.savepoint()).isPresent();
 
             java.io.ByteArrayOutputStream rows = new java.io.ByteArrayOutputStream();
@@ -477,9 +477,9 @@ class StreamITCase {
                         committed, expected, 2, StateBackend.hashmap, new Configuration(), QUIET);
 
         Configuration conf = streamConf("txn", Duration.ofSeconds(1));
-        Streaming.prepareTopics(conf, QUIET);
-        Streaming.Result run =
-                Streaming.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
+        StreamRunner.Result run =
+                StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
         assertThat(run.savepoint()).as("stopped by --until-idle").isPresent();
 
         Path out = tmp.resolve("txn-out");
@@ -595,7 +595,7 @@ class StreamITCase {
             kafka.createTopic(name + "-in", 1);
             LineProducer.produce(
                     first, kafka.bootstrapServers(), name + "-in", null, Map.of(), QUIET);
-            Streaming.prepareTopics(conf, QUIET);
+            StreamTopics.prepareTopics(conf, QUIET);
             FailureInjector.arm(seed);
 
             StreamJob job =
@@ -607,12 +607,13 @@ class StreamITCase {
                                                             dev.piper.operators.block.BlockTypes
                                                                     .ASSEMBLED_BLOCK)
                                                     .name("inject-failures"));
-            CompletableFuture<Streaming.Result> run =
+            CompletableFuture<StreamRunner.Result> run =
                     CompletableFuture.supplyAsync(
                             () -> {
                                 try {
                                     // Idle long enough to outlast the wait for the checkpoint.
-                                    return Streaming.run(job, conf, Duration.ofSeconds(10), QUIET);
+                                    return StreamRunner.run(
+                                            job, conf, Duration.ofSeconds(10), QUIET);
                                 } catch (Exception e) {
                                     throw new IllegalStateException(e);
                                 }

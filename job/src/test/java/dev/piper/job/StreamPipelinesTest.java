@@ -123,14 +123,14 @@ class StreamPipelinesTest {
     @Test
     void aCheckpointDirectoryKeepsItsPipelines() throws Exception {
         StreamPipelines two = StreamPipelines.of(several(spec("a", "ta"), spec("b", "tb")));
-        Streaming.checkPipelines(tmp, two);
-        assertThat(Files.readAllLines(tmp.resolve(Streaming.PIPELINES_FILE)))
+        CheckpointDirectory.checkPipelines(tmp, two);
+        assertThat(Files.readAllLines(tmp.resolve(CheckpointDirectory.PIPELINES_FILE)))
                 .hasSize(2)
                 .allMatch(l -> l.matches("[ab]\\t1\\tchains-sha256:[0-9a-f]{16}"));
-        Streaming.checkPipelines(tmp, two);
+        CheckpointDirectory.checkPipelines(tmp, two);
         StreamPipelines three =
                 StreamPipelines.of(several(spec("a", "ta"), spec("b", "tb"), spec("c", "tc")));
-        assertThatThrownBy(() -> Streaming.checkPipelines(tmp, three))
+        assertThatThrownBy(() -> CheckpointDirectory.checkPipelines(tmp, three))
                 .hasMessageContaining("holds the state of pipelines [a, b], not [a, b, c]");
 
         Path single = tmp.resolve("single");
@@ -138,22 +138,25 @@ class StreamPipelinesTest {
         Configuration conf = new Configuration();
         conf.set(StreamOptions.INPUT_TOPIC, "in");
         conf.set(StreamOptions.OUTPUT_TOPIC, "out");
-        Streaming.checkPipelines(single, StreamPipelines.of(conf));
+        CheckpointDirectory.checkPipelines(single, StreamPipelines.of(conf));
         // One pipeline is index 0 whatever its name: a renamed spec is fine, and so are another
         // version and other padding, as long as the columns' chains (their ids) stay.
-        Streaming.checkPipelines(single, StreamPipelines.of(several(spec("x", "in"))));
-        assertThat(Files.readAllLines(single.resolve(Streaming.PIPELINES_FILE)).get(0))
+        CheckpointDirectory.checkPipelines(single, StreamPipelines.of(several(spec("x", "in"))));
+        assertThat(Files.readAllLines(single.resolve(CheckpointDirectory.PIPELINES_FILE)).get(0))
                 .startsWith("x\t1\t");
         Configuration padded = new Configuration();
         padded.set(StreamOptions.INPUT_TOPIC, "in");
         padded.set(StreamOptions.OUTPUT_TOPIC, "out");
         padded.set(PiperOptions.PAD_MISSING_FIELDS, true);
-        Streaming.checkPipelines(single, StreamPipelines.of(padded));
+        CheckpointDirectory.checkPipelines(single, StreamPipelines.of(padded));
         Configuration modulus = new Configuration();
         modulus.set(StreamOptions.INPUT_TOPIC, "in");
         modulus.set(StreamOptions.OUTPUT_TOPIC, "out");
         modulus.set(PiperOptions.MAX_IND_RANGE, 1000L);
-        assertThatThrownBy(() -> Streaming.checkPipelines(single, StreamPipelines.of(modulus)))
+        assertThatThrownBy(
+                        () ->
+                                CheckpointDirectory.checkPipelines(
+                                        single, StreamPipelines.of(modulus)))
                 .hasMessageContaining("column chains differ")
                 .hasMessageContaining("--control-topic");
     }

@@ -10,6 +10,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.IntFunction;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * The column passes of a {@link ColumnProgram}: the operators of each chain that the parser does
@@ -65,7 +69,7 @@ public final class ColumnPasses {
                     ops[i] = program.passOps(fs[i]).get(s);
                 }
                 boolean inFloat = type[fs[0]] == ValueType.float32;
-                out.add(pass(width, ops, fs, inFloat, tables));
+                out.add(ops[0].pass(new Group(width, fs, inFloat, ops, tables)));
                 for (int i = 0; i < fs.length; i++) {
                     type[fs[i]] = Chains.outType(ops[i], type[fs[i]]);
                 }
@@ -108,93 +112,80 @@ public final class ColumnPasses {
         return offsets[c] == null ? rows : offsets[c][rows];
     }
 
-    private static Pass pass(
-            int width,
-            Op[] ops,
-            int[] fields,
-            boolean inFloat,
-            Map<String, Long2LongOpenHashMap> tables) {
-        Op first = ops[0];
-        if (first instanceof Op.Neg2Zero) {
-            return new Neg2Zero(width, fields, inFloat);
+    /**
+     * What a pass is built from: the columns of one group and their operators, all of one class (an
+     * operator builds its own pass: {@link Op#pass}).
+     */
+    static final class Group {
+        /** Label and dense values per row ({@link RowLayout#labelDenseWidth()}). */
+        final int width;
+
+        /** The fields (1..dense the dense columns, then the sparse) the pass covers. */
+        final int[] fields;
+
+        /** Whether the dense input values are float32 bits. */
+        final boolean inFloat;
+
+        private final Op[] ops;
+        private final Map<String, Long2LongOpenHashMap> tables;
+
+        Group(
+                int width,
+                int[] fields,
+                boolean inFloat,
+                Op[] ops,
+                Map<String, Long2LongOpenHashMap> tables) {
+            this.width = width;
+            this.fields = fields;
+            this.inFloat = inFloat;
+            this.ops = ops;
+            this.tables = tables;
         }
-        if (first instanceof Op.ClampOp) {
-            double[] lo = new double[ops.length];
-            double[] hi = new double[ops.length];
+
+        /** Each column's operator, as {@code type}, mapped by {@code f}. */
+        <T extends Op, R> R[] each(Class<T> type, Function<T, R> f, IntFunction<R[]> array) {
+            R[] out = array.apply(ops.length);
             for (int i = 0; i < ops.length; i++) {
-                lo[i] = ((Op.ClampOp) ops[i]).lo();
-                hi[i] = ((Op.ClampOp) ops[i]).hi();
+                out[i] = f.apply(type.cast(ops[i]));
             }
-            return new Clamp(width, fields, inFloat, lo, hi);
+            return out;
         }
-        if (first instanceof Op.Log) {
-            return new Log(width, fields, inFloat);
-        }
-        if (first instanceof Op.BucketizeOp) {
-            Bucketize[] b = new Bucketize[ops.length];
+
+        /** Each column's operator, as {@code type}, mapped by {@code f}. */
+        <T extends Op> double[] doubles(Class<T> type, ToDoubleFunction<T> f) {
+            double[] out = new double[ops.length];
             for (int i = 0; i < ops.length; i++) {
-                b[i] = ((Op.BucketizeOp) ops[i]).bucketize();
+                out[i] = f.applyAsDouble(type.cast(ops[i]));
             }
-            return new BucketizePass(width, fields, inFloat, b);
+            return out;
         }
-        if (first instanceof Op.BoxCoxOp) {
-            BoxCox[] b = new BoxCox[ops.length];
+
+        /** Each column's operator, as {@code type}, mapped by {@code f}. */
+        <T extends Op> long[] longs(Class<T> type, ToLongFunction<T> f) {
+            long[] out = new long[ops.length];
             for (int i = 0; i < ops.length; i++) {
-                b[i] = ((Op.BoxCoxOp) ops[i]).boxcox();
+                out[i] = f.applyAsLong(type.cast(ops[i]));
             }
-            return new BoxCoxPass(width, fields, inFloat, b);
+            return out;
         }
-        if (first instanceof Op.LogitOp) {
-            Logit[] l = new Logit[ops.length];
-            for (int i = 0; i < ops.length; i++) {
-                l[i] = ((Op.LogitOp) ops[i]).logit();
+
+        /** The table of a mapid file, read once per program however many columns use it. */
+        Long2LongOpenHashMap table(String file) {
+            Long2LongOpenHashMap t = tables.get(file);
+            if (t == null) {
+                try {
+                    t = IdMap.read(Path.of(file));
+                } catch (IOException e) {
+                    throw new UncheckedIOException("mapid: " + e.getMessage(), e);
+                }
+                tables.put(file, t);
             }
-            return new LogitPass(width, fields, inFloat, l);
+            return t;
         }
-        if (first instanceof Op.Cast) {
-            return new Cast(width, fields, inFloat);
-        }
-        if (first instanceof Op.Modulus) {
-            long[] m = new long[ops.length];
-            for (int i = 0; i < ops.length; i++) {
-                m[i] = ((Op.Modulus) ops[i]).m();
-            }
-            return new Modulus(width, fields, m);
-        }
-        if (first instanceof Op.SigridHashOp) {
-            SigridHash[] h = new SigridHash[ops.length];
-            for (int i = 0; i < ops.length; i++) {
-                h[i] = ((Op.SigridHashOp) ops[i]).hash();
-            }
-            return new Sigrid(width, fields, h);
-        }
-        if (first instanceof Op.MapIdOp) {
-            IdMap[] maps = new IdMap[ops.length];
-            for (int i = 0; i < ops.length; i++) {
-                Op.MapIdOp op = (Op.MapIdOp) ops[i];
-                maps[i] = new IdMap(table(op.file(), tables), op.fallback());
-            }
-            return new MapId(width, fields, maps);
-        }
-        if (first instanceof Op.FirstXOp) {
-            FirstX[] f = new FirstX[ops.length];
-            for (int i = 0; i < ops.length; i++) {
-                f[i] = ((Op.FirstXOp) ops[i]).firstx();
-            }
-            return new ListPass(width, fields, f, null);
-        }
-        if (first instanceof Op.NgramOp) {
-            Ngram[] g = new Ngram[ops.length];
-            for (int i = 0; i < ops.length; i++) {
-                g[i] = ((Op.NgramOp) ops[i]).ngram();
-            }
-            return new ListPass(width, fields, null, g);
-        }
-        throw new IllegalArgumentException(first.name() + " does not run as a column pass");
     }
 
     /** One loop over a block for a group of columns. */
-    private abstract static class Pass {
+    abstract static class Pass {
         /**
          * Label and dense values per row; also the field number of the first sparse column, so
          * sparse field {@code f}'s keys are {@code keys[f - w]}.
@@ -216,7 +207,7 @@ public final class ColumnPasses {
         abstract void run(int[] a, long[][] keys, int[][] offsets, int rows);
     }
 
-    private static final class Neg2Zero extends Pass {
+    static final class Neg2Zero extends Pass {
         Neg2Zero(int width, int[] fields, boolean inFloat) {
             super(width, fields, inFloat);
         }
@@ -234,7 +225,7 @@ public final class ColumnPasses {
         }
     }
 
-    private static final class Clamp extends Pass {
+    static final class Clamp extends Pass {
         private final double[] lo;
         private final double[] hi;
         private final int[] intLo;
@@ -275,7 +266,7 @@ public final class ColumnPasses {
         }
     }
 
-    private static final class Log extends Pass {
+    static final class Log extends Pass {
         Log(int width, int[] fields, boolean inFloat) {
             super(width, fields, inFloat);
         }
@@ -292,7 +283,7 @@ public final class ColumnPasses {
         }
     }
 
-    private static final class BucketizePass extends Pass {
+    static final class BucketizePass extends Pass {
         private final Bucketize[] buckets;
 
         BucketizePass(int width, int[] fields, boolean inFloat, Bucketize[] buckets) {
@@ -313,7 +304,7 @@ public final class ColumnPasses {
         }
     }
 
-    private static final class BoxCoxPass extends Pass {
+    static final class BoxCoxPass extends Pass {
         private final BoxCox[] boxcox;
 
         BoxCoxPass(int width, int[] fields, boolean inFloat, BoxCox[] boxcox) {
@@ -334,7 +325,7 @@ public final class ColumnPasses {
         }
     }
 
-    private static final class LogitPass extends Pass {
+    static final class LogitPass extends Pass {
         private final Logit[] logit;
 
         LogitPass(int width, int[] fields, boolean inFloat, Logit[] logit) {
@@ -356,7 +347,7 @@ public final class ColumnPasses {
     }
 
     /** int32 to float32 (nearest float) or float32 to int32 (toward zero, saturating, NaN to 0). */
-    private static final class Cast extends Pass {
+    static final class Cast extends Pass {
         Cast(int width, int[] fields, boolean inFloat) {
             super(width, fields, inFloat);
         }
@@ -375,7 +366,7 @@ public final class ColumnPasses {
         }
     }
 
-    private static final class Modulus extends Pass {
+    static final class Modulus extends Pass {
         private final long[] m;
 
         Modulus(int width, int[] fields, long[] m) {
@@ -396,7 +387,7 @@ public final class ColumnPasses {
         }
     }
 
-    private static final class Sigrid extends Pass {
+    static final class Sigrid extends Pass {
         private final SigridHash[] hash;
 
         Sigrid(int width, int[] fields, SigridHash[] hash) {
@@ -421,7 +412,7 @@ public final class ColumnPasses {
      * firstx or ngram over list columns: each column's lists are rewritten into new arrays (both
      * shorten lists, so the new ids fit in the old count).
      */
-    private static final class ListPass extends Pass {
+    static final class ListPass extends Pass {
         private final FirstX[] firstx;
         private final Ngram[] ngram;
 
@@ -450,21 +441,7 @@ public final class ColumnPasses {
     }
 
     /** The table in {@code file}, read on first use: columns that name the same file share it. */
-    private static Long2LongOpenHashMap table(
-            String file, Map<String, Long2LongOpenHashMap> tables) {
-        Long2LongOpenHashMap t = tables.get(file);
-        if (t == null) {
-            try {
-                t = IdMap.read(Path.of(file));
-            } catch (IOException e) {
-                throw new UncheckedIOException("mapid: " + e.getMessage(), e);
-            }
-            tables.put(file, t);
-        }
-        return t;
-    }
-
-    private static final class MapId extends Pass {
+    static final class MapId extends Pass {
         private final IdMap[] maps;
 
         MapId(int width, int[] fields, IdMap[] maps) {

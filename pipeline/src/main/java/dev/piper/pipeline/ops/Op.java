@@ -22,6 +22,16 @@ public sealed interface Op extends Serializable {
         return name();
     }
 
+    /**
+     * The column pass that runs this operator over {@code group}'s columns, every one of whose
+     * operators is of this operator's class ({@link ColumnPasses} groups them). Operators the
+     * decoder fuses into its parse (decode, fill_missing, fill_null, hex2int) and those of other
+     * stages (vocab, onehot) run as no pass.
+     */
+    default ColumnPasses.Pass pass(ColumnPasses.Group group) {
+        throw new IllegalArgumentException(name() + " does not run as a column pass");
+    }
+
     /** Splits the field out of the line (every chain starts with it). */
     record Decode() implements Op {
         public String name() {
@@ -53,6 +63,11 @@ public sealed interface Op extends Serializable {
 
     /** Negative values become 0. */
     record Neg2Zero() implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.Neg2Zero(g.width, g.fields, g.inFloat);
+        }
+
         public String name() {
             return "neg2zero";
         }
@@ -60,6 +75,11 @@ public sealed interface Op extends Serializable {
 
     /** {@code log(x + 1)}, a float32. */
     record Log() implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.Log(g.width, g.fields, g.inFloat);
+        }
+
         public String name() {
             return "log";
         }
@@ -67,6 +87,16 @@ public sealed interface Op extends Serializable {
 
     /** Into {@code [lo, hi]} ({@link Clamp}); an int32 column to the integers inside. */
     record ClampOp(double lo, double hi) implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.Clamp(
+                    g.width,
+                    g.fields,
+                    g.inFloat,
+                    g.doubles(ClampOp.class, ClampOp::lo),
+                    g.doubles(ClampOp.class, ClampOp::hi));
+        }
+
         public ClampOp {
             new Clamp(lo, hi); // validates
             if (!Double.isFinite(lo) || !Double.isFinite(hi)) {
@@ -87,6 +117,15 @@ public sealed interface Op extends Serializable {
 
     /** The bucket among {@code borders} ({@link Bucketize}), an int32. */
     record BucketizeOp(double[] borders, boolean right) implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.BucketizePass(
+                    g.width,
+                    g.fields,
+                    g.inFloat,
+                    g.each(BucketizeOp.class, BucketizeOp::bucketize, Bucketize[]::new));
+        }
+
         public BucketizeOp {
             new Bucketize(borders, right); // validates (the record's fields are not set yet)
             for (int i = 0; i < borders.length; i++) {
@@ -141,6 +180,15 @@ public sealed interface Op extends Serializable {
 
     /** The Box-Cox transform ({@link BoxCox}), a float32. */
     record BoxCoxOp(double lambda) implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.BoxCoxPass(
+                    g.width,
+                    g.fields,
+                    g.inFloat,
+                    g.each(BoxCoxOp.class, BoxCoxOp::boxcox, BoxCox[]::new));
+        }
+
         public BoxCoxOp {
             new BoxCox(lambda); // validates
         }
@@ -165,6 +213,15 @@ public sealed interface Op extends Serializable {
      * [0, 0.5]}.
      */
     record LogitOp(double eps) implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.LogitPass(
+                    g.width,
+                    g.fields,
+                    g.inFloat,
+                    g.each(LogitOp.class, LogitOp::logit, Logit[]::new));
+        }
+
         public LogitOp {
             if (!Double.isNaN(eps)) {
                 Logit.clamped(eps); // validates
@@ -202,6 +259,11 @@ public sealed interface Op extends Serializable {
      * int32 truncates toward zero, saturating at the int32 bounds, NaN to 0 (Java's narrowing).
      */
     record Cast(ValueType to) implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.Cast(g.width, g.fields, g.inFloat);
+        }
+
         public String name() {
             return "cast";
         }
@@ -221,6 +283,11 @@ public sealed interface Op extends Serializable {
 
     /** {@code id mod m} (unsigned), {@code m > 0}. */
     record Modulus(long m) implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.Modulus(g.width, g.fields, g.longs(Modulus.class, Modulus::m));
+        }
+
         public Modulus {
             if (m <= 0) {
                 throw new IllegalArgumentException("modulus m must be positive, not " + m);
@@ -239,6 +306,14 @@ public sealed interface Op extends Serializable {
 
     /** Meta's SigridHash ({@link SigridHash}): the id hashed into {@code [0, max)}. */
     record SigridHashOp(long salt, long max) implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.Sigrid(
+                    g.width,
+                    g.fields,
+                    g.each(SigridHashOp.class, SigridHashOp::hash, SigridHash[]::new));
+        }
+
         public SigridHashOp {
             new SigridHash(salt, max); // validates
         }
@@ -263,6 +338,17 @@ public sealed interface Op extends Serializable {
      * becomes {@code fallback}, or stays as it is when {@code fallback} is null.
      */
     record MapIdOp(String file, Long fallback) implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.MapId(
+                    g.width,
+                    g.fields,
+                    g.each(
+                            MapIdOp.class,
+                            op -> new IdMap(g.table(op.file()), op.fallback()),
+                            IdMap[]::new));
+        }
+
         public MapIdOp {
             if (file == null || file.isEmpty()) {
                 throw new IllegalArgumentException("mapid needs a table file");
@@ -308,6 +394,15 @@ public sealed interface Op extends Serializable {
 
     /** RAP's FirstX ({@link FirstX}): a list cut to its first {@code x} ids; lists only. */
     record FirstXOp(int x) implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.ListPass(
+                    g.width,
+                    g.fields,
+                    g.each(FirstXOp.class, FirstXOp::firstx, FirstX[]::new),
+                    null);
+        }
+
         public FirstXOp {
             if (x < 1) {
                 throw new IllegalArgumentException("firstx \"x\" must be at least 1, not " + x);
@@ -334,6 +429,12 @@ public sealed interface Op extends Serializable {
      * id; lists only.
      */
     record NgramOp(int n) implements Op {
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.ListPass(
+                    g.width, g.fields, null, g.each(NgramOp.class, NgramOp::ngram, Ngram[]::new));
+        }
+
         public NgramOp {
             new Ngram(n); // validates
         }

@@ -10,7 +10,7 @@ import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class StreamingTest {
+class CheckpointDirectoryTest {
 
     @TempDir Path dir;
 
@@ -31,7 +31,7 @@ class StreamingTest {
                 dir.resolve("checkpoints/cccc/shared")); // a job that never completed one
         Path newer = snapshot("savepoints/savepoint-dddd-2", 4000); // newer: never removed
 
-        assertThat(Streaming.pruneSuperseded(dir, keep))
+        assertThat(CheckpointDirectory.pruneSuperseded(dir, keep))
                 .containsExactlyInAnyOrder(
                         dir.resolve("checkpoints/aaaa"),
                         dir.resolve("checkpoints/cccc"),
@@ -43,29 +43,32 @@ class StreamingTest {
 
     @Test
     void aCheckpointDirectoryServesOneStreamAtATime() throws Exception {
-        Streaming.lock(dir);
-        // A second lock from this JVM overlaps the first: the file lock refuses it as it would
-        // refuse another process.
-        assertThatThrownBy(() -> Streaming.lock(dir))
-                .isInstanceOf(java.nio.channels.OverlappingFileLockException.class);
+        try (CheckpointDirectory.Lock held = CheckpointDirectory.lock(dir)) {
+            // A second lock from this JVM overlaps the first: the file lock refuses it as it
+            // would refuse another process.
+            assertThatThrownBy(() -> CheckpointDirectory.lock(dir))
+                    .isInstanceOf(java.nio.channels.OverlappingFileLockException.class);
+        }
+        // Released: the next stream may take it.
+        CheckpointDirectory.lock(dir).close();
     }
 
     @Test
     void anEmptyDirectoryHasNoSnapshot() throws Exception {
-        assertThat(Streaming.latestSnapshot(dir)).isEmpty();
-        assertThat(Streaming.latestSnapshot(dir.resolve("absent"))).isEmpty();
+        assertThat(CheckpointDirectory.latestSnapshot(dir)).isEmpty();
+        assertThat(CheckpointDirectory.latestSnapshot(dir.resolve("absent"))).isEmpty();
     }
 
     @Test
     void theNewestCompleteCheckpointOrSavepointWins() throws Exception {
         snapshot("checkpoints/aaaa/chk-3", 1000);
         Path savepoint = snapshot("savepoints/savepoint-aaaa-1", 2000);
-        assertThat(Streaming.latestSnapshot(dir)).contains(savepoint);
+        assertThat(CheckpointDirectory.latestSnapshot(dir)).contains(savepoint);
 
         Path newer = snapshot("checkpoints/bbbb/chk-7", 3000);
         // A checkpoint interrupted before its metadata was written does not count.
         Files.createDirectories(dir.resolve("checkpoints/bbbb/chk-8"));
         Files.writeString(dir.resolve("checkpoints/bbbb/chk-8/some-state"), "x");
-        assertThat(Streaming.latestSnapshot(dir)).contains(newer);
+        assertThat(CheckpointDirectory.latestSnapshot(dir)).contains(newer);
     }
 }

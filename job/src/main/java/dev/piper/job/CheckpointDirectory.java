@@ -1,0 +1,253 @@
+package dev.piper.job;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * A stream's checkpoint directory ({@code --checkpoint-dir}): where its checkpoints and savepoints
+ * are, which one a run resumes from, the superseded ones it removes, the lock that keeps a second
+ * stream out, and the record of the pipelines whose state it holds.
+ *
+ * <pre>
+ * checkpoints/&lt;job&gt;/chk-&lt;n&gt;/_metadata   retained checkpoints (the latest of each job)
+ * savepoints/savepoint-.../_metadata      savepoints (stop with savepoint, --until-idle)
+ * pipelines.txt                           the pipelines and chains its state belongs to
+ * .lock                                   held by the stream running on it
+ * </pre>
+ */
+public final class CheckpointDirectory {
+
+    /** Subdirectories of the checkpoint directory. */
+    static final String CHECKPOINTS = "checkpoints";
+
+    static final String SAVEPOINTS = "savepoints";
+
+    private static final String METADATA = "_metadata";
+
+    private CheckpointDirectory() {}
+
+    /**
+     * The most recent complete snapshot in {@code checkpointDir}: the newest {@code _metadata} of a
+     * retained checkpoint ({@code checkpoints/<job>/chk-<n>}) or savepoint ({@code
+     * savepoints/savepoint-...}). A checkpoint being written when the process died has no {@code
+     * _metadata} and is skipped.
+     */
+    public static Optional<Path> latestSnapshot(Path checkpointDir) throws IOException {
+        List<Path> found = new ArrayList<>();
+        for (String sub : List.of(CHECKPOINTS, SAVEPOINTS)) {
+            Path root = checkpointDir.resolve(sub);
+            if (!Files.isDirectory(root)) {
+                continue;
+            }
+            try (Stream<Path> walk = Files.walk(root, 3)) {
+                walk.filter(p -> p.getFileName().toString().equals(METADATA))
+                        .filter(Files::isRegularFile)
+                        .forEach(found::add);
+            }
+        }
+        Comparator<Path> newest =
+                Comparator.comparing(
+                        p -> {
+                            try {
+                                return Files.getLastModifiedTime(p);
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                        });
+        return found.stream().max(newest).map(Path::getParent);
+    }
+
+    /**
+     * The savepoint directory of the stream whose checkpoint is at {@code checkpointPath} (a URI
+     * such as {@code file:/data/ckpt/checkpoints/<job>/chk-12}, as Flink reports it): {@code
+     * savepoints} beside {@code checkpoints} in its checkpoint directory, where the next run looks
+     * for the snapshot to resume from. Empty if the path is not laid out that way.
+     */
+    public static Optional<String> savepointDirectoryOf(String checkpointPath) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile(
+                                "(.*)/" + CHECKPOINTS + "/[0-9a-f]{32}/chk-[0-9]+/?")
+                        .matcher(checkpointPath);
+        return m.matches() ? Optional.of(m.group(1) + "/" + SAVEPOINTS) : Optional.empty();
+    }
+
+    /**
+     * Removes the snapshots in {@code checkpointDir} that {@code keep} supersedes: the directories
+     * of earlier jobs' checkpoints (a job's directory goes whole, with its shared state, unless it
+     * holds {@code keep}) and savepoints older than {@code keep}. Restoring any of them would
+     * replay input whose output is already committed; removing them keeps the directory from
+     * growing by one retained checkpoint per restart.
+     *
+     * @return the removed directories
+     */
+    public static List<Path> pruneSuperseded(Path checkpointDir, Path keep) throws IOException {
+        FileTime kept = Files.getLastModifiedTime(keep.resolve(METADATA));
+        List<Path> removed = new ArrayList<>();
+        for (String sub : List.of(CHECKPOINTS, SAVEPOINTS)) {
+            Path root = checkpointDir.resolve(sub);
+            if (!Files.isDirectory(root)) {
+                continue;
+            }
+            try (Stream<Path> entries = Files.list(root)) {
+                for (Path entry : entries.sorted().toList()) {
+                    if (keep.startsWith(entry) || !newestMetadataBefore(entry, kept)) {
+                        continue;
+                    }
+                    Preprocess.deleteRecursively(entry);
+                    removed.add(entry);
+                }
+            }
+        }
+        return removed;
+    }
+
+    /** Whether every {@code _metadata} under {@code dir} (there may be none) is older than t. */
+    private static boolean newestMetadataBefore(Path dir, FileTime t) throws IOException {
+        try (Stream<Path> walk = Files.walk(dir, 2)) {
+            for (Path p : walk.filter(p -> p.getFileName().toString().equals(METADATA)).toList()) {
+                if (Files.getLastModifiedTime(p).compareTo(t) >= 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Takes {@code checkpointDir}'s lock until the returned lock is closed, so that two streams
+     * never share a checkpoint directory (their snapshots would overwrite each other's history).
+     *
+     * @throws IllegalStateException if another process holds it
+     */
+    public static Lock lock(Path checkpointDir) throws IOException {
+        FileChannel channel =
+                FileChannel.open(
+                        checkpointDir.resolve(".lock"),
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE);
+        FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+        if (lock == null) {
+            channel.close();
+            throw new IllegalStateException(
+                    checkpointDir + " is in use by another piper stream (its .lock is held)");
+        }
+        return new Lock(channel);
+    }
+
+    /** A held checkpoint-directory lock; closing it (or the process ending) releases it. */
+    public static final class Lock implements AutoCloseable {
+        private final FileChannel channel;
+
+        private Lock(FileChannel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public void close() throws IOException {
+            channel.close(); // releases the lock
+        }
+    }
+
+    /** The file in a checkpoint directory naming the pipelines its snapshots hold. */
+    static final String PIPELINES_FILE = "pipelines.txt";
+
+    /**
+     * Checks that {@code pipelines} can use the snapshots in {@code checkpointDir}, recording them
+     * there on first use ({@code pipelines.txt}: per pipeline its name, starting version and a
+     * fingerprint of its column chains). Lanes and vocabulary keys come from the pipelines'
+     * indices, and each vocabulary's ids from its column's chain, so a directory serves one set of
+     * pipelines with the same chains for its life. A new starting spec whose chains are unchanged
+     * (another version, other padding or line limit) is accepted.
+     *
+     * @throws IllegalArgumentException if its snapshots were taken with other pipelines, or with
+     *     other column chains
+     */
+    public static void checkPipelines(Path checkpointDir, StreamPipelines pipelines)
+            throws IOException {
+        Path file = checkpointDir.resolve(PIPELINES_FILE);
+        List<String> lines = new ArrayList<>();
+        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+            lines.add(p.name() + "\t" + p.start().version() + "\t" + chainsFingerprint(p));
+        }
+        if (Files.exists(file)) {
+            List<String> recorded = Files.readAllLines(file);
+            boolean single = recorded.size() == 1 && lines.size() == 1;
+            boolean sameNames = recorded.size() == lines.size();
+            for (int i = 0; sameNames && i < lines.size(); i++) {
+                sameNames = field(recorded.get(i), 0).equals(field(lines.get(i), 0));
+            }
+            // One pipeline is always index 0, whatever its name.
+            if (!single && !sameNames) {
+                throw new IllegalArgumentException(
+                        "--checkpoint-dir "
+                                + checkpointDir
+                                + " holds the state of pipelines "
+                                + recorded.stream().map(l -> field(l, 0)).toList()
+                                + ", not "
+                                + pipelines.names()
+                                + "; a job's pipelines are fixed for the life of its checkpoint"
+                                + " directory (their state is keyed by position): use a new one");
+            }
+            for (int i = 0; i < lines.size(); i++) {
+                String was = field(recorded.get(i), 2);
+                if (!was.isEmpty() && !was.equals(field(lines.get(i), 2))) {
+                    throw new IllegalArgumentException(
+                            "--checkpoint-dir "
+                                    + checkpointDir
+                                    + " holds the state of pipeline "
+                                    + field(recorded.get(i), 0)
+                                    + "/"
+                                    + field(recorded.get(i), 1)
+                                    + ", whose column chains differ from "
+                                    + pipelines.get(i).name()
+                                    + "/"
+                                    + pipelines.get(i).start().version()
+                                    + "'s: its vocabularies would mix two id spaces. Switch a"
+                                    + " running stream with --control-topic (docs/SPECS.md), or"
+                                    + " start this spec with a new checkpoint directory");
+                }
+            }
+        }
+        Files.write(file, lines);
+    }
+
+    private static String field(String line, int i) {
+        String[] parts = line.split("\t", -1);
+        return i < parts.length ? parts[i] : "";
+    }
+
+    /** A short hash of every column's chain, the part of a spec that defines its ids. */
+    static String chainsFingerprint(StreamPipelines.Pipeline p) {
+        var program = dev.piper.pipeline.spec.SpecCompiler.program(p.start().spec());
+        StringBuilder chains = new StringBuilder();
+        for (int f = 0; f < program.layout().fields(); f++) {
+            chains.append(program.chainOf(f)).append(';');
+        }
+        try {
+            byte[] digest =
+                    java.security.MessageDigest.getInstance("SHA-256")
+                            .digest(chains.toString().getBytes(StandardCharsets.UTF_8));
+            return "chains-sha256:" + java.util.HexFormat.of().formatHex(digest, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
