@@ -10,6 +10,7 @@ import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.Preprocess;
 import dev.piper.job.SameOutput;
+import dev.piper.job.TestClusters;
 import dev.piper.operators.decode.DecodeMetrics;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -46,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class ClusterITCase {
 
-    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private static final PrintStream QUIET = TestClusters.QUIET;
 
     @TempDir static Path shared;
 

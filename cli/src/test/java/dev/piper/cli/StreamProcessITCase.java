@@ -9,6 +9,7 @@ import dev.piper.job.CheckpointDirectory;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.Preprocess;
 import dev.piper.job.SameOutput;
+import dev.piper.job.TestClusters;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 5, unit = TimeUnit.MINUTES) // a stream that never goes idle fails, not hangs
 class StreamProcessITCase {
 
-    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private static final PrintStream QUIET = TestClusters.QUIET;
     private static final int LINES = 100_000;
     private static final Duration DEADLINE = Duration.ofSeconds(180);
 

@@ -40,7 +40,6 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import java.util.zip.GZIPOutputStream;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetReader;
@@ -60,15 +59,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class PreprocessITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(2)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension CLUSTER = TestClusters.twoByTwo();
 
-    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private static final PrintStream QUIET = TestClusters.QUIET;
     private static final int GENERATED_ROWS = 200_000;
 
     @TempDir static Path shared;

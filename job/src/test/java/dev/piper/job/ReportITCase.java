@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Set;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,15 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReportITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension CLUSTER = TestClusters.of(1, 2);
 
-    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private static final PrintStream QUIET = TestClusters.QUIET;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir Path tmp;

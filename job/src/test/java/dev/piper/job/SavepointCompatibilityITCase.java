@@ -11,7 +11,6 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -34,7 +33,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -62,13 +60,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SavepointCompatibilityITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(2)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension CLUSTER = TestClusters.twoByTwo();
 
     /** The frozen savepoint, relative to the test resources. */
     static final String SAVEPOINT = "savepoints/stream-0.1";
@@ -79,7 +71,7 @@ class SavepointCompatibilityITCase {
     private static final long SEED = 20261124;
     private static final int ROW_BYTES = 40 * Integer.BYTES;
     private static final Duration WAIT = Duration.ofMinutes(2);
-    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private static final PrintStream QUIET = TestClusters.QUIET;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir Path tmp;

@@ -14,7 +14,6 @@ import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -35,7 +34,6 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -57,15 +55,9 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class SpecSwitchITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(2)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension CLUSTER = TestClusters.twoByTwo();
 
-    private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    private static final PrintStream QUIET = TestClusters.QUIET;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int LINES = 200_000;
     private static final int HALF = LINES / 2;

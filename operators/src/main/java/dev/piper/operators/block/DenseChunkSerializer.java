@@ -146,19 +146,13 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
     }
 
     /** Format 4, for restoring state written before layouts: Criteo's layout. */
-    static final class Format4 extends BlockSerializer<DenseChunk> {
+    static final class Format4 extends LegacyFormat<DenseChunk> {
         private static final long serialVersionUID = 1L;
 
         static final Format4 INSTANCE = new Format4();
 
-        @Override
-        public DenseChunk createInstance() {
-            return DenseChunkSerializer.INSTANCE.createInstance();
-        }
-
-        @Override
-        public DenseChunk copy(DenseChunk from) {
-            return from;
+        private Format4() {
+            super("dense chunk", 4, DenseChunkSerializer.INSTANCE);
         }
 
         @Override
@@ -172,11 +166,6 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         @Override
         public DenseChunk deserialize(DataInputView in) throws IOException {
             return read(in, false);
-        }
-
-        @Override
-        public TypeSerializerSnapshot<DenseChunk> snapshotConfiguration() {
-            throw new UnsupportedOperationException("format 4 is only read, to migrate it");
         }
     }
 

@@ -88,25 +88,19 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
     }
 
     /** Format 3, for restoring state written before list columns: no offsets. */
-    static final class Format3 extends BlockSerializer<IndexChunk> {
+    static final class Format3 extends LegacyFormat<IndexChunk> {
         private static final long serialVersionUID = 1L;
 
         static final Format3 INSTANCE = new Format3();
 
-        @Override
-        public IndexChunk createInstance() {
-            return IndexChunkSerializer.INSTANCE.createInstance();
-        }
-
-        @Override
-        public IndexChunk copy(IndexChunk from) {
-            return from;
+        private Format3() {
+            super("index chunk", 3, IndexChunkSerializer.INSTANCE);
         }
 
         @Override
         public void serialize(IndexChunk r, DataOutputView out) throws IOException {
             if (r.offsets() != null) {
-                throw new IOException("index chunk format 3 has no list columns");
+                throw cannotHold("list columns");
             }
             writeFormat3(r, out);
         }
@@ -114,11 +108,6 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
         @Override
         public IndexChunk deserialize(DataInputView in) throws IOException {
             return read(in, false);
-        }
-
-        @Override
-        public TypeSerializerSnapshot<IndexChunk> snapshotConfiguration() {
-            throw new UnsupportedOperationException("format 3 is only read, to migrate it");
         }
     }
 

@@ -138,25 +138,19 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
     }
 
     /** Format 4, for restoring state written before list columns: no offsets. */
-    static final class Format4 extends BlockSerializer<KeyChunk> {
+    static final class Format4 extends LegacyFormat<KeyChunk> {
         private static final long serialVersionUID = 1L;
 
         static final Format4 INSTANCE = new Format4();
 
-        @Override
-        public KeyChunk createInstance() {
-            return KeyChunkSerializer.INSTANCE.createInstance();
-        }
-
-        @Override
-        public KeyChunk copy(KeyChunk from) {
-            return from;
+        private Format4() {
+            super("key chunk", 4, KeyChunkSerializer.INSTANCE);
         }
 
         @Override
         public void serialize(KeyChunk r, DataOutputView out) throws IOException {
             if (r.offsets() != null) {
-                throw new IOException("key chunk format 4 has no list columns");
+                throw cannotHold("list columns");
             }
             writeFormat3(r, out);
             writePolicy(r.policy(), out);
@@ -166,33 +160,22 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         public KeyChunk deserialize(DataInputView in) throws IOException {
             return readFormat4(in, false);
         }
-
-        @Override
-        public TypeSerializerSnapshot<KeyChunk> snapshotConfiguration() {
-            throw new UnsupportedOperationException("format 4 is only read, to migrate it");
-        }
     }
 
     /** Format 3, for restoring state written before vocabulary policies: no policy. */
-    static final class Format3 extends BlockSerializer<KeyChunk> {
+    static final class Format3 extends LegacyFormat<KeyChunk> {
         private static final long serialVersionUID = 1L;
 
         static final Format3 INSTANCE = new Format3();
 
-        @Override
-        public KeyChunk createInstance() {
-            return KeyChunkSerializer.INSTANCE.createInstance();
-        }
-
-        @Override
-        public KeyChunk copy(KeyChunk from) {
-            return from;
+        private Format3() {
+            super("key chunk", 3, KeyChunkSerializer.INSTANCE);
         }
 
         @Override
         public void serialize(KeyChunk r, DataOutputView out) throws IOException {
             if (!r.policy().isFirstAppearance()) {
-                throw new IOException("key chunk format 3 has no vocabulary policy");
+                throw cannotHold("vocabulary policy");
             }
             writeFormat3(r, out);
         }
@@ -200,11 +183,6 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         @Override
         public KeyChunk deserialize(DataInputView in) throws IOException {
             return readFormat3(in);
-        }
-
-        @Override
-        public TypeSerializerSnapshot<KeyChunk> snapshotConfiguration() {
-            throw new UnsupportedOperationException("format 3 is only read, to migrate it");
         }
     }
 
