@@ -27,14 +27,7 @@ import picocli.CommandLine.Spec;
             ClusterCommand.Stop.class,
             ClusterCommand.Status.class
         })
-final class ClusterCommand implements Runnable {
-
-    @Spec CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+final class ClusterCommand extends LocalServiceCommands.Group {
 
     /** The {@code --dir} of every cluster subcommand, and the cluster it names. */
     static final class ClusterDir {
@@ -128,31 +121,15 @@ final class ClusterCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            for (int p : new int[] {port, rpcPort}) {
-                if (p < 1 || p > 65535) {
-                    throw new ParameterException(
-                            spec.commandLine(), "ports must be between 1 and 65535, not " + p);
-                }
-            }
-            if (port == rpcPort) {
-                throw new ParameterException(
-                        spec.commandLine(), "--rpc-port must differ from --port");
-            }
+            LocalServiceCommands.checkPorts(spec, port, rpcPort, "--rpc-port");
             if (slots < 1) {
                 throw new ParameterException(
                         spec.commandLine(), "--slots: must be at least 1, not " + slots);
             }
-            for (String[] size :
-                    new String[][] {
-                        {"--jobmanager-memory", jobManagerMemory},
-                        {"--taskmanager-memory", taskManagerMemory}
-                    }) {
-                if (!size[1].matches("[0-9]+[kKmMgG]")) {
-                    throw new ParameterException(
-                            spec.commandLine(),
-                            size[0] + ": expected a size like 1536m, not '" + size[1] + "'");
-                }
-            }
+            LocalServiceCommands.checkSize(
+                    spec, "--jobmanager-memory", jobManagerMemory, "[0-9]+[kKmMgG]");
+            LocalServiceCommands.checkSize(
+                    spec, "--taskmanager-memory", taskManagerMemory, "[0-9]+[kKmMgG]");
             LocalFlinkCluster.Settings settings =
                     new LocalFlinkCluster.Settings(
                             port,
@@ -193,29 +170,28 @@ final class ClusterCommand implements Runnable {
                     "Stop the cluster running from --dir: the TaskManager, then the JobManager"
                             + " (SIGTERM, then SIGKILL after --timeout). Running jobs are not"
                             + " savepointed: stop them first with 'piper job stop'.")
-    static final class Stop implements Callable<Integer> {
-
-        @Spec CommandSpec spec;
+    static final class Stop extends LocalServiceCommands.Stop {
 
         @Mixin ClusterDir cluster;
 
-        @Option(
-                names = "--timeout",
-                defaultValue = "60",
-                paramLabel = "S",
-                description = "Seconds to wait for a clean shutdown (default: ${DEFAULT-VALUE}).")
-        int timeoutSeconds;
+        @Override
+        String service() {
+            return "cluster";
+        }
 
         @Override
-        public Integer call() throws Exception {
-            boolean stopped = cluster.open().stop(Duration.ofSeconds(timeoutSeconds));
-            spec.commandLine()
-                    .getOut()
-                    .println(
-                            stopped
-                                    ? "cluster: stopped"
-                                    : "cluster: no cluster was running from " + cluster.dir);
-            return 0;
+        String noun() {
+            return "cluster";
+        }
+
+        @Override
+        Path dir() {
+            return cluster.dir;
+        }
+
+        @Override
+        boolean stop(Duration timeout) throws Exception {
+            return cluster.open().stop(timeout);
         }
     }
 
@@ -226,28 +202,33 @@ final class ClusterCommand implements Runnable {
             description =
                     "Say whether a cluster runs from --dir; exit code 0 if its JobManager does, 3"
                             + " if not.")
-    static final class Status implements Callable<Integer> {
-
-        @Spec CommandSpec spec;
+    static final class Status extends LocalServiceCommands.Status<LocalFlinkCluster.Running> {
 
         @Mixin ClusterDir cluster;
 
         @Override
-        public Integer call() throws Exception {
-            Optional<LocalFlinkCluster.Running> running = cluster.open().status();
-            if (running.isEmpty()) {
-                spec.commandLine().getOut().println("cluster: not running from " + cluster.dir);
-                return 3;
-            }
-            LocalFlinkCluster.Running r = running.get();
-            spec.commandLine()
-                    .getOut()
-                    .printf(
-                            "cluster: running, JobManager pid %d, TaskManager %s%n%s%n",
-                            r.jobManagerPid(),
-                            r.taskManagerPid() < 0 ? "not running" : "pid " + r.taskManagerPid(),
-                            r.restUrl());
-            return 0;
+        String service() {
+            return "cluster";
+        }
+
+        @Override
+        Path dir() {
+            return cluster.dir;
+        }
+
+        @Override
+        Optional<LocalFlinkCluster.Running> status() throws Exception {
+            return cluster.open().status();
+        }
+
+        @Override
+        String describe(LocalFlinkCluster.Running r) {
+            return "JobManager pid "
+                    + r.jobManagerPid()
+                    + ", TaskManager "
+                    + (r.taskManagerPid() < 0 ? "not running" : "pid " + r.taskManagerPid())
+                    + "\n"
+                    + r.restUrl();
         }
     }
 }

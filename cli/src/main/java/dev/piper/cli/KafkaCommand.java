@@ -25,14 +25,7 @@ import picocli.CommandLine.Spec;
             KafkaCommand.Stop.class,
             KafkaCommand.Status.class
         })
-final class KafkaCommand implements Runnable {
-
-    @Spec CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+final class KafkaCommand extends LocalServiceCommands.Group {
 
     /** The {@code --dir} of every broker subcommand, and the broker it names. */
     static final class BrokerDir {
@@ -93,21 +86,8 @@ final class KafkaCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             int controller = controllerPort == null ? port + 1 : controllerPort;
-            for (int p : new int[] {port, controller}) {
-                if (p < 1 || p > 65535) {
-                    throw new ParameterException(
-                            spec.commandLine(), "ports must be between 1 and 65535, not " + p);
-                }
-            }
-            if (controller == port) {
-                throw new ParameterException(
-                        spec.commandLine(), "--controller-port must differ from --port");
-            }
-            if (!heap.matches("[0-9]+[kKmMgG]?")) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--heap: expected a size like 512m, not '" + heap + "'");
-            }
+            LocalServiceCommands.checkPorts(spec, port, controller, "--controller-port");
+            LocalServiceCommands.checkSize(spec, "--heap", heap, "[0-9]+[kKmMgG]?");
             LocalKafka.Running running;
             try {
                 running =
@@ -139,29 +119,28 @@ final class KafkaCommand implements Runnable {
             mixinStandardHelpOptions = true,
             description =
                     "Stop the broker running from --dir (SIGTERM, then SIGKILL after --timeout).")
-    static final class Stop implements Callable<Integer> {
-
-        @Spec CommandSpec spec;
+    static final class Stop extends LocalServiceCommands.Stop {
 
         @Mixin BrokerDir broker;
 
-        @Option(
-                names = "--timeout",
-                defaultValue = "60",
-                paramLabel = "S",
-                description = "Seconds to wait for a clean shutdown (default: ${DEFAULT-VALUE}).")
-        int timeoutSeconds;
+        @Override
+        String service() {
+            return "kafka";
+        }
 
         @Override
-        public Integer call() throws Exception {
-            boolean stopped = broker.open().stop(Duration.ofSeconds(timeoutSeconds));
-            spec.commandLine()
-                    .getOut()
-                    .println(
-                            stopped
-                                    ? "kafka: stopped"
-                                    : "kafka: no broker was running from " + broker.dir);
-            return 0;
+        String noun() {
+            return "broker";
+        }
+
+        @Override
+        Path dir() {
+            return broker.dir;
+        }
+
+        @Override
+        boolean stop(Duration timeout) throws Exception {
+            return broker.open().stop(timeout);
         }
     }
 
@@ -170,25 +149,28 @@ final class KafkaCommand implements Runnable {
             name = "status",
             mixinStandardHelpOptions = true,
             description = "Say whether a broker runs from --dir; exit code 0 if it does, 3 if not.")
-    static final class Status implements Callable<Integer> {
-
-        @Spec CommandSpec spec;
+    static final class Status extends LocalServiceCommands.Status<LocalKafka.Running> {
 
         @Mixin BrokerDir broker;
 
         @Override
-        public Integer call() throws Exception {
-            Optional<LocalKafka.Running> running = broker.open().status();
-            if (running.isEmpty()) {
-                spec.commandLine().getOut().println("kafka: not running from " + broker.dir);
-                return 3;
-            }
-            spec.commandLine()
-                    .getOut()
-                    .printf(
-                            "kafka: running, pid %d%n%s%n",
-                            running.get().pid(), running.get().bootstrap());
-            return 0;
+        String service() {
+            return "kafka";
+        }
+
+        @Override
+        Path dir() {
+            return broker.dir;
+        }
+
+        @Override
+        Optional<LocalKafka.Running> status() throws Exception {
+            return broker.open().status();
+        }
+
+        @Override
+        String describe(LocalKafka.Running running) {
+            return "pid " + running.pid() + "\n" + running.bootstrap();
         }
     }
 }
