@@ -95,8 +95,15 @@ class SavepointCompatibilityITCase {
                     Arrays.copyOfRange(all, half, all.length));
         }
 
-        Path write(Path dir, String name, byte[] bytes) throws IOException {
-            return Files.write(dir.resolve(name), bytes);
+        /** Produces {@code lines} into the input topic, one record a line, from a file in dir. */
+        void produce(TestKafka kafka, Path dir, String name, byte[] lines) throws Exception {
+            LineProducer.produce(
+                    Files.write(dir.resolve(name + ".tsv"), lines),
+                    kafka.bootstrapServers(),
+                    NAME + "-in",
+                    null,
+                    Map.of(),
+                    QUIET);
         }
     }
 
@@ -154,38 +161,18 @@ class SavepointCompatibilityITCase {
                 ReferencePreprocessor.run(input.all(), -1, false, 65536);
         ReferencePreprocessor.Result oldFirst =
                 ReferencePreprocessor.run(input.first(), -1, false, 65536);
-        long[] modulus = new long[26];
-        Arrays.fill(modulus, -1);
-        modulus[2] = 1000;
-        boolean[] neg2zero = new boolean[14];
-        Arrays.fill(neg2zero, 1, 14, true);
-        boolean[] log = new boolean[14];
-        log[5] = true;
-        ReferencePreprocessor.Result newSecond =
-                ReferencePreprocessor.run(input.second(), modulus, neg2zero, log, false, 65536);
+        ReferencePreprocessor.Result newSecond = SpecSwitchITCase.v2Reference(input.second());
 
         try (TestKafka kafka = TestKafka.start()) {
             Configuration conf = streamConf(kafka, tmp.resolve("checkpoints"));
             // The same records at the same offsets as when the savepoint was taken.
             kafka.createTopic(NAME + "-in", 1);
-            LineProducer.produce(
-                    input.write(tmp, "first.tsv", input.first()),
-                    kafka.bootstrapServers(),
-                    NAME + "-in",
-                    null,
-                    Map.of(),
-                    QUIET);
+            input.produce(kafka, tmp, "first", input.first());
             StreamTopics.prepareTopics(conf, QUIET);
             kafka.publish(
                     conf.get(StreamOptions.CONTROL_TOPIC),
                     SpecSwitchITCase.V2.getBytes(StandardCharsets.UTF_8));
-            LineProducer.produce(
-                    input.write(tmp, "second.tsv", input.second()),
-                    kafka.bootstrapServers(),
-                    NAME + "-in",
-                    null,
-                    Map.of(),
-                    QUIET);
+            input.produce(kafka, tmp, "second", input.second());
 
             Streaming.restoreFrom(conf, savepoint, false);
             StreamRunner.Result run =
@@ -302,13 +289,7 @@ class SavepointCompatibilityITCase {
             cluster.start();
             Configuration conf = streamConf(kafka, work.resolve("checkpoints"));
             kafka.createTopic(NAME + "-in", 1);
-            LineProducer.produce(
-                    input.write(work, "first.tsv", input.first()),
-                    kafka.bootstrapServers(),
-                    NAME + "-in",
-                    null,
-                    Map.of(),
-                    QUIET);
+            input.produce(kafka, work, "first", input.first());
             StreamTopics.prepareTopics(conf, QUIET);
             long firstRows =
                     ReferencePreprocessor.run(input.first(), -1, false, 65536).rowsWritten();

@@ -72,21 +72,26 @@ public final class TestKafka implements AutoCloseable {
         return Admin.create(props);
     }
 
-    /** Every committed record of {@code topic}, partition by partition, in offset order. */
-    public List<ConsumerRecord<byte[], byte[]>> readCommitted(String topic) {
+    private KafkaConsumer<byte[], byte[]> committedReader() {
         Properties props = new Properties();
         props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "8388608");
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {
+        return consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                .map(p -> new TopicPartition(topic, p.partition()))
+                .sorted(java.util.Comparator.comparingInt(TopicPartition::partition))
+                .toList();
+    }
+
+    /** Every committed record of {@code topic}, partition by partition, in offset order. */
+    public List<ConsumerRecord<byte[], byte[]>> readCommitted(String topic) {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(
-                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                            .map(p -> new TopicPartition(topic, p.partition()))
-                            .sorted(java.util.Comparator.comparingInt(TopicPartition::partition))
-                            .toList();
+        try (KafkaConsumer<byte[], byte[]> consumer = committedReader()) {
+            List<TopicPartition> partitions = partitions(consumer, topic);
             var ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
             for (TopicPartition tp : partitions) {
                 consumer.assign(List.of(tp));
@@ -113,18 +118,9 @@ public final class TestKafka implements AutoCloseable {
             Predicate<List<ConsumerRecord<byte[], byte[]>>> done,
             String what,
             Duration wait) {
-        Properties props = new Properties();
-        props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "8388608");
         List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(
-                        props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                            .map(p -> new TopicPartition(topic, p.partition()))
-                            .toList();
+        try (KafkaConsumer<byte[], byte[]> consumer = committedReader()) {
+            List<TopicPartition> partitions = partitions(consumer, topic);
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + wait.toNanos();
