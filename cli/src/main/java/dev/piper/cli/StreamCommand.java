@@ -3,6 +3,7 @@ package dev.piper.cli;
 import dev.piper.cli.cluster.OnCluster;
 import dev.piper.connectors.kafka.KafkaConnectors.StartFrom;
 import dev.piper.job.CheckpointDirectory;
+import dev.piper.job.ReportOptions;
 import dev.piper.job.StreamOptions;
 import dev.piper.job.StreamPipelines;
 import dev.piper.job.StreamRunner;
@@ -17,9 +18,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.util.TimeUtils;
@@ -265,6 +268,41 @@ final class StreamCommand implements Callable<Integer> {
         }
     }
 
+    /** The command-line flag of each control and report option, for {@link #controlSettings}. */
+    private static final Map<ConfigOption<?>, String> FLAGS =
+            Map.of(
+                    StreamOptions.CONTROL_TOPIC, "--control-topic",
+                    StreamOptions.STATUS_TOPIC, "--status-topic",
+                    StreamOptions.CONTROL_DIR, "--control-dir",
+                    StreamOptions.STATUS_DIR, "--status-dir",
+                    StreamOptions.REPORT_TOPIC, "--report-topic",
+                    ReportOptions.ENABLED, "--report-topic");
+
+    /**
+     * The control and report options as given: the control directory and its status directory
+     * (given, or the control directory's status/) absolute; with a report topic, the report on.
+     */
+    private Configuration controlSettings() {
+        Configuration c = new Configuration();
+        Optional.ofNullable(controlTopic).ifPresent(t -> c.set(StreamOptions.CONTROL_TOPIC, t));
+        Optional.ofNullable(statusTopic).ifPresent(t -> c.set(StreamOptions.STATUS_TOPIC, t));
+        if (controlDir != null) {
+            c.set(StreamOptions.CONTROL_DIR, controlDir.toAbsolutePath().toString());
+        }
+        Path status =
+                statusDir != null
+                        ? statusDir
+                        : controlDir == null ? null : controlDir.resolve("status");
+        if (status != null) {
+            c.set(StreamOptions.STATUS_DIR, status.toAbsolutePath().toString());
+        }
+        if (reportTopic != null) {
+            c.set(StreamOptions.REPORT_TOPIC, reportTopic);
+            c.set(ReportOptions.ENABLED, true);
+        }
+        return c;
+    }
+
     /** The checkpoint directory's lock, held while this command runs its stream. */
     private CheckpointDirectory.Lock lock;
 
@@ -294,22 +332,10 @@ final class StreamCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "--checkpoint-dir: " + checkpointDir + " is not a directory");
         }
-        if (statusTopic != null && controlTopic == null) {
-            throw new ParameterException(
-                    spec.commandLine(), "--status-topic: needs --control-topic");
-        }
-        if (controlDir != null && controlTopic != null) {
-            throw new ParameterException(
-                    spec.commandLine(), "--control-dir: not with --control-topic; choose one");
-        }
-        if (reportTopic != null && (controlTopic != null || controlDir != null)) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--report-topic: not with --control-topic or --control-dir yet (a spec switch"
-                            + " changes the operator chains the report prices)");
-        }
-        if (statusDir != null && controlDir == null) {
-            throw new ParameterException(spec.commandLine(), "--status-dir: needs --control-dir");
+        Configuration control = controlSettings();
+        List<String> problems = StreamOptions.problems(control, FLAGS::get);
+        if (!problems.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), problems.get(0));
         }
         if (controlDir != null && !Files.isDirectory(controlDir)) {
             throw new ParameterException(
@@ -359,18 +385,12 @@ final class StreamCommand implements Callable<Integer> {
         Optional.ofNullable(deadLetterTopic)
                 .ifPresent(t -> conf.set(StreamOptions.DEAD_LETTER_TOPIC, t));
         Optional.ofNullable(vocabTopic).ifPresent(t -> conf.set(StreamOptions.VOCAB_TOPIC, t));
-        Optional.ofNullable(controlTopic).ifPresent(t -> conf.set(StreamOptions.CONTROL_TOPIC, t));
         if (reportTopic != null) {
             reportOptions.apply(spec.commandLine(), conf);
-            conf.set(StreamOptions.REPORT_TOPIC, reportTopic);
         }
-        Optional.ofNullable(statusTopic).ifPresent(t -> conf.set(StreamOptions.STATUS_TOPIC, t));
+        conf.addAll(control);
         if (controlDir != null) {
-            Path status =
-                    (statusDir != null ? statusDir : controlDir.resolve("status")).toAbsolutePath();
-            Files.createDirectories(status);
-            conf.set(StreamOptions.CONTROL_DIR, controlDir.toAbsolutePath().toString());
-            conf.set(StreamOptions.STATUS_DIR, status.toString());
+            Files.createDirectories(Path.of(conf.get(StreamOptions.STATUS_DIR)));
         }
         Optional.ofNullable(transactionalIdPrefix)
                 .ifPresent(p -> conf.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, p));

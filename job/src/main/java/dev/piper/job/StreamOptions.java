@@ -2,9 +2,12 @@ package dev.piper.job;
 
 import dev.piper.connectors.kafka.KafkaConnectors.StartFrom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
@@ -167,6 +170,61 @@ public final class StreamOptions {
                             }
                         });
         return props;
+    }
+
+    /**
+     * The rules between the control and report options, checked in this one place: by the job
+     * before it is built ({@link #validate}, from {@link Streaming#job}) and by {@code piper
+     * stream} before it starts anything, each naming the options its own way.
+     *
+     * @param name how the caller names an option: a configuration key, a command-line flag
+     * @return the rules {@code conf} breaks, each message starting with the option at fault
+     */
+    public static List<String> problems(
+            Configuration conf, Function<ConfigOption<?>, String> name) {
+        boolean topic = conf.contains(CONTROL_TOPIC);
+        boolean dir = conf.contains(CONTROL_DIR);
+        boolean report = conf.contains(REPORT_TOPIC);
+        List<String> problems = new ArrayList<>();
+        if (conf.contains(STATUS_TOPIC) && !topic) {
+            problems.add(name.apply(STATUS_TOPIC) + ": needs " + name.apply(CONTROL_TOPIC));
+        }
+        if (dir && topic) {
+            problems.add(
+                    name.apply(CONTROL_DIR)
+                            + ": not with "
+                            + name.apply(CONTROL_TOPIC)
+                            + "; choose one (a job has one control stream)");
+        }
+        if (report && (topic || dir)) {
+            problems.add(
+                    name.apply(REPORT_TOPIC)
+                            + ": not with "
+                            + name.apply(CONTROL_TOPIC)
+                            + " or "
+                            + name.apply(CONTROL_DIR)
+                            + " yet (a spec switch changes the operator chains the report"
+                            + " prices)");
+        }
+        if (conf.contains(STATUS_DIR) && !dir) {
+            problems.add(name.apply(STATUS_DIR) + ": needs " + name.apply(CONTROL_DIR));
+        }
+        if (report && !conf.get(ReportOptions.ENABLED)) {
+            problems.add(name.apply(REPORT_TOPIC) + ": needs " + name.apply(ReportOptions.ENABLED));
+        }
+        return problems;
+    }
+
+    /**
+     * Checks {@link #problems} with the options named by their keys.
+     *
+     * @throws IllegalArgumentException naming every broken rule
+     */
+    public static void validate(Configuration conf) {
+        List<String> problems = problems(conf, ConfigOption::key);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems));
+        }
     }
 
     /** The value of a required option, or an error naming it. */

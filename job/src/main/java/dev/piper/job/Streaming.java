@@ -3,7 +3,6 @@ package dev.piper.job;
 import dev.piper.connectors.files.ControlFiles;
 import dev.piper.connectors.kafka.KafkaConnectors;
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.operators.cost.ReportSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -81,6 +80,7 @@ public final class Streaming {
 
     /** The stream job described by {@code conf} ({@link StreamOptions}, {@link PiperOptions}). */
     public static StreamJob job(Configuration conf) {
+        StreamOptions.validate(conf);
         StreamPipelines pipelines = StreamPipelines.of(conf);
         String bootstrap = StreamOptions.required(conf, StreamOptions.BOOTSTRAP_SERVERS);
         Map<String, String> props = StreamOptions.kafkaProperties(conf);
@@ -108,13 +108,6 @@ public final class Streaming {
                         source, sink, pipelines, conf.get(PiperOptions.MAX_RAW_BYTES), chunking);
         Optional<String> control = conf.getOptional(StreamOptions.CONTROL_TOPIC);
         Optional<String> controlDir = conf.getOptional(StreamOptions.CONTROL_DIR);
-        if (control.isPresent() && controlDir.isPresent()) {
-            throw new IllegalArgumentException(
-                    StreamOptions.CONTROL_DIR.key()
-                            + " and "
-                            + StreamOptions.CONTROL_TOPIC.key()
-                            + " are both set; a job has one control stream");
-        }
         if (controlDir.isPresent()) {
             job.withControl(
                     new StreamJob.Control(
@@ -140,16 +133,9 @@ public final class Streaming {
         }
         Optional<String> reportTopic = conf.getOptional(StreamOptions.REPORT_TOPIC);
         if (reportTopic.isPresent()) {
-            ReportSettings settings = ReportOptions.settings(conf);
-            if (settings == null) {
-                throw new IllegalArgumentException(
-                        StreamOptions.REPORT_TOPIC.key()
-                                + " is set but "
-                                + ReportOptions.ENABLED.key()
-                                + " is false");
-            }
             job.withReport(
-                    settings, KafkaConnectors.reportSink(bootstrap, reportTopic.get(), props));
+                    ReportOptions.settings(conf),
+                    KafkaConnectors.reportSink(bootstrap, reportTopic.get(), props));
         }
         return job;
     }
