@@ -28,11 +28,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -306,13 +304,7 @@ class SavepointCompatibilityITCase {
                     conf.get(StreamOptions.CONTROL_TOPIC),
                     SpecSwitchITCase.V2.getBytes(StandardCharsets.UTF_8));
             assertThat(statuses(kafka, conf, 1)).containsExactly("accepted");
-            String savepoint =
-                    client.stopWithSavepoint(
-                                    false,
-                                    conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY),
-                                    SavepointFormatType.CANONICAL)
-                            .get(2, TimeUnit.MINUTES);
-            client.getJobExecutionResult().get(2, TimeUnit.MINUTES);
+            String savepoint = SpecSwitchITCase.stop(client, conf);
             Path saved =
                     savepoint.startsWith("file:")
                             ? Path.of(URI.create(savepoint))

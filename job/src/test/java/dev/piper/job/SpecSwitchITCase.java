@@ -181,7 +181,8 @@ class SpecSwitchITCase {
         return client;
     }
 
-    private static String stop(JobClient client, Configuration conf) throws Exception {
+    /** Stops the job with a canonical savepoint into the configured directory; its path. */
+    static String stop(JobClient client, Configuration conf) throws Exception {
         String savepoint =
                 client.stopWithSavepoint(
                                 false,
