@@ -127,9 +127,9 @@ final class ClusterCommand extends LocalServiceCommands.Group {
                         spec.commandLine(), "--slots: must be at least 1, not " + slots);
             }
             LocalServiceCommands.checkSize(
-                    spec, "--jobmanager-memory", jobManagerMemory, "[0-9]+[kKmMgG]");
+                    spec, "--jobmanager-memory", jobManagerMemory, "[0-9]+[kKmMgG]", "1536m");
             LocalServiceCommands.checkSize(
-                    spec, "--taskmanager-memory", taskManagerMemory, "[0-9]+[kKmMgG]");
+                    spec, "--taskmanager-memory", taskManagerMemory, "[0-9]+[kKmMgG]", "1536m");
             LocalFlinkCluster.Settings settings =
                     new LocalFlinkCluster.Settings(
                             port,

@@ -87,7 +87,7 @@ final class KafkaCommand extends LocalServiceCommands.Group {
         public Integer call() throws Exception {
             int controller = controllerPort == null ? port + 1 : controllerPort;
             LocalServiceCommands.checkPorts(spec, port, controller, "--controller-port");
-            LocalServiceCommands.checkSize(spec, "--heap", heap, "[0-9]+[kKmMgG]?");
+            LocalServiceCommands.checkSize(spec, "--heap", heap, "[0-9]+[kKmMgG]?", "512m");
             LocalKafka.Running running;
             try {
                 running =

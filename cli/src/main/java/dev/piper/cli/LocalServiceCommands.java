@@ -47,12 +47,12 @@ final class LocalServiceCommands {
     }
 
     /**
-     * Refuses a JVM memory size that is not digits followed by a unit ({@code pattern} says whether
-     * the unit may be left out).
+     * Refuses a JVM memory size that does not match {@code pattern} (digits and a unit, which some
+     * options may leave out), naming {@code example} as one that does.
      */
-    static void checkSize(CommandSpec spec, String option, String value, String pattern) {
+    static void checkSize(
+            CommandSpec spec, String option, String value, String pattern, String example) {
         if (!value.matches(pattern)) {
-            String example = option.equals("--heap") ? "512m" : "1536m";
             throw new ParameterException(
                     spec.commandLine(),
                     option + ": expected a size like " + example + ", not '" + value + "'");
