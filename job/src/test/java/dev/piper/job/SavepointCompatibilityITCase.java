@@ -2,7 +2,6 @@ package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.connectors.kafka.LineProducer;
 import dev.piper.connectors.kafka.StreamFormat;
@@ -124,29 +123,14 @@ class SavepointCompatibilityITCase {
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-        var h = r.headers().lastHeader(name);
-        return h == null ? null : new String(h.value(), StandardCharsets.US_ASCII);
+        return TestKafka.header(r, name);
     }
 
+    /** The statuses of the committed status records, once there are {@code atLeast}. */
     private static List<String> statuses(TestKafka kafka, Configuration conf, int atLeast) {
-        List<String> out = new ArrayList<>();
-        kafka.awaitCommitted(
-                StreamOptions.statusTopic(conf).orElseThrow(),
-                records -> {
-                    out.clear();
-                    for (ConsumerRecord<byte[], byte[]> r : records) {
-                        try {
-                            JsonNode n = JSON.readTree(r.value());
-                            out.add(n.get("status").asText());
-                        } catch (IOException e) {
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                    return out.size() >= atLeast;
-                },
-                "status records",
-                WAIT);
-        return out;
+        return SpecSwitchITCase.statuses(kafka, conf, s -> s.size() >= atLeast).stream()
+                .map(n -> n.get("status").asText())
+                .toList();
     }
 
     @Test

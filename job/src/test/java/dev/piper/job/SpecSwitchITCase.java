@@ -37,7 +37,6 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -211,13 +210,18 @@ class SpecSwitchITCase {
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-        Header h = r.headers().lastHeader(name);
-        return h == null ? null : new String(h.value(), StandardCharsets.US_ASCII);
+        return TestKafka.header(r, name);
     }
 
     private static List<JsonNode> statuses(Configuration conf, Predicate<List<JsonNode>> done) {
+        return statuses(kafka, conf, done);
+    }
+
+    /** The committed status records of {@code conf}'s control stream, once {@code done} holds. */
+    static List<JsonNode> statuses(
+            TestKafka kafka, Configuration conf, Predicate<List<JsonNode>> done) {
         List<JsonNode> parsed = new ArrayList<>();
-        awaitCommitted(
+        kafka.awaitCommitted(
                 StreamOptions.statusTopic(conf).orElseThrow(),
                 records -> {
                     parsed.clear();
@@ -230,7 +234,8 @@ class SpecSwitchITCase {
                     }
                     return done.test(parsed);
                 },
-                "status records");
+                "status records",
+                WAIT);
         return parsed;
     }
 

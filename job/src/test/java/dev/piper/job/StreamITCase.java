@@ -563,7 +563,7 @@ class StreamITCase {
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-        return new String(r.headers().lastHeader(name).value(), StandardCharsets.US_ASCII);
+        return TestKafka.header(r, name);
     }
 
     /**

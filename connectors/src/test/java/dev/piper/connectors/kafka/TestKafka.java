@@ -134,6 +134,12 @@ public final class TestKafka implements AutoCloseable {
         return read;
     }
 
+    /** The value of {@code r}'s last header {@code name} as ASCII text, or null if it has none. */
+    public static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+        var h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
     /** Sends {@code value} to {@code topic} and waits for its acknowledgement by every replica. */
     public void publish(String topic, byte[] value) throws Exception {
         Properties props = new Properties();
