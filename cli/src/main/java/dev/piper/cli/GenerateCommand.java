@@ -1,6 +1,10 @@
 package dev.piper.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.connectors.convert.TsvToParquet;
+import dev.piper.pipeline.generate.ClickModel;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
@@ -31,7 +35,11 @@ import picocli.CommandLine.Spec;
             "--dense/--sparse write wider (or narrower) lines, column j shaped as Criteo's"
                     + " column j mod 13 (dense) or j mod 26 (categorical).",
             "An --output ending in .parquet gets the lines as bin/piper convert writes them"
-                    + " (malformed lines to its .dead-letters.jsonl)."
+                    + " (malformed lines to its .dead-letters.jsonl).",
+            "--click-model draws each label from a hidden logistic model over I1..I6 and ten"
+                    + " categorical columns (every id its own hidden weight), so a model can learn"
+                    + " from the log; it prints the Bayes AUC (the hidden model's own) and writes"
+                    + " it to OUTPUT.model.json. --drift-at changes the hidden model from a line on."
         })
 final class GenerateCommand implements Callable<Integer> {
 
@@ -76,6 +84,21 @@ final class GenerateCommand implements Callable<Integer> {
     @Mixin LayoutOptions layoutOptions;
 
     @Option(
+            names = "--click-model",
+            description =
+                    "Labels from a hidden logistic model of the fields (seeded by --seed), not"
+                            + " Criteo's click rate alone; Criteo's layout only.")
+    boolean clickModel;
+
+    @Option(
+            names = "--drift-at",
+            paramLabel = "LINE",
+            description =
+                    "With --click-model: from this line on (0-based), new hidden weights and new"
+                            + " popular ids.")
+    Long driftAt;
+
+    @Option(
             names = "--preset",
             paramLabel = "NAME",
             description =
@@ -108,6 +131,20 @@ final class GenerateCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--scale: must be in (0, 100], not " + scale);
         }
+        if (driftAt != null && !clickModel) {
+            throw new ParameterException(spec.commandLine(), "--drift-at: needs --click-model");
+        }
+        if (driftAt != null && (driftAt < 1 || driftAt >= rows)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--drift-at: must be a line between 1 and " + (rows - 1) + ", not " + driftAt);
+        }
+        if (clickModel && !layout.equals(RowLayout.CRITEO)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--click-model: the hidden model reads Criteo's columns; not with "
+                            + (preset != null ? "--preset" : "--dense/--sparse"));
+        }
         Path parent = output.toAbsolutePath().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
             throw new ParameterException(
@@ -116,6 +153,10 @@ final class GenerateCommand implements Callable<Integer> {
         long start = System.nanoTime();
         CriteoGenerator generator =
                 new CriteoGenerator(layout, seed, scale, badRate, meanListLength);
+        ClickModel model = clickModel ? new ClickModel(seed) : null;
+        if (model != null) {
+            generator.withClickModel(model, driftAt == null ? -1 : driftAt);
+        }
         boolean parquet = output.getFileName().toString().endsWith(".parquet");
         // Parquet: the lines as text first, then converted (what convert makes of them)
         Path text = parquet ? output.resolveSibling("." + output.getFileName() + ".tsv") : output;
@@ -159,7 +200,52 @@ final class GenerateCommand implements Callable<Integer> {
                         scale,
                         (System.nanoTime() - start) / 1e9,
                         output);
+        if (model != null) {
+            Path modelFile = output.resolveSibling(output.getFileName() + ".model.json");
+            writeModel(modelFile, model, generator);
+            spec.commandLine()
+                    .getOut()
+                    .printf(
+                            "generate: Bayes AUC %.4f%s (the hidden model's) -> %s%n",
+                            generator.bayesAuc(0),
+                            driftAt == null
+                                    ? ""
+                                    : String.format(
+                                            ", %.4f after the drift at line %d",
+                                            generator.bayesAuc(1), driftAt),
+                            modelFile);
+        }
         return 0;
+    }
+
+    /** {@code OUTPUT.model.json}: the hidden model's description and its Bayes AUC. */
+    private void writeModel(Path file, ClickModel model, CriteoGenerator generator)
+            throws IOException {
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode root = json.createObjectNode();
+        root.put("model", "logistic");
+        root.put("seed", model.seed());
+        root.put("lines", rows);
+        root.put("bayes_auc", generator.bayesAuc(0));
+        if (driftAt != null) {
+            root.put("drift_at", driftAt);
+            root.put("bayes_auc_after_drift", generator.bayesAuc(1));
+        }
+        var dense = root.putArray("dense_columns");
+        for (int j : ClickModel.denseColumns()) {
+            dense.add("I" + (j + 1));
+        }
+        var sparse = root.putArray("sparse_columns");
+        for (int c : ClickModel.sparseColumns()) {
+            sparse.add("C" + (c + 1));
+        }
+        root.put(
+                "description",
+                "P(click) = sigmoid(bias + sum of dense weights * (log1p(max(0, I)) - centre) +"
+                        + " sum of each id's hidden weight); Bayes AUC: the AUC of those"
+                        + " probabilities against the labels drawn from them, over the valid"
+                        + " lines (before the drift, and from it on)");
+        Files.write(file, json.writeValueAsBytes(root));
     }
 
     /** Writes {@code rows} lines, reporting progress every million lines when it takes a while. */

@@ -42,8 +42,8 @@ import picocli.CommandLine.Spec;
         name = "stream",
         mixinStandardHelpOptions = true,
         description = {
-            "Preprocess Criteo lines from a Kafka topic into DLRM row blocks on another, exactly"
-                    + " once: output, dead letters and vocabulary records are written in"
+            "Preprocess lines from a Kafka topic into DLRM row blocks on another, under any spec"
+                    + " preprocess runs (Criteo's layout by default), exactly once: output, dead letters and vocabulary records are written in"
                     + " transactions committed with each checkpoint (read them with"
                     + " isolation.level=read_committed, or with 'piper consume').",
             "Restarting with the same --checkpoint-dir resumes from the latest retained checkpoint"
@@ -83,18 +83,28 @@ final class StreamCommand implements Callable<Integer> {
             names = "--input-topic",
             paramLabel = "T",
             description =
-                    "Topic of Criteo lines, one line per record (or several, \\n-separated)."
-                            + " Required unless --pipeline is given.")
+                    "Topic of lines of the spec's layout (Criteo's by default), one line per"
+                            + " record (or several, \\n-separated). Required unless --pipeline is"
+                            + " given.")
     String inputTopic;
 
     @Option(
             names = "--output-topic",
             paramLabel = "O",
             description =
-                    "Topic of the row blocks; created with the input's partition count if absent."
-                            + " Required unless --pipeline is given; then a name in which"
+                    "Topic of the row blocks; created with --output-partitions partitions if"
+                            + " absent. Required unless --pipeline is given; then a name in which"
                             + " {pipeline} stands for each pipeline's (default: {pipeline}-rows).")
     String outputTopic;
+
+    @Option(
+            names = "--output-partitions",
+            paramLabel = "N",
+            description =
+                    "Partitions of a rows topic the stream creates (default: the input topic's):"
+                            + " block b of input partition p goes to partition (p + b) mod N, so"
+                            + " N trainer workers each read a share (docs/SEMANTICS.md).")
+    Integer outputPartitions;
 
     @Option(
             names = "--pipeline",
@@ -332,6 +342,11 @@ final class StreamCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "--checkpoint-dir: " + checkpointDir + " is not a directory");
         }
+        if (outputPartitions != null && outputPartitions < 1) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--output-partitions: must be at least 1, not " + outputPartitions);
+        }
         Configuration control = controlSettings();
         List<String> problems = StreamOptions.problems(control, FLAGS::get);
         if (!problems.isEmpty()) {
@@ -381,6 +396,8 @@ final class StreamCommand implements Callable<Integer> {
         conf.set(StreamOptions.LINGER, lingerTime);
         conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers(spec.commandLine()));
         Optional.ofNullable(outputTopic).ifPresent(t -> conf.set(StreamOptions.OUTPUT_TOPIC, t));
+        Optional.ofNullable(outputPartitions)
+                .ifPresent(n -> conf.set(StreamOptions.OUTPUT_PARTITIONS, n));
         conf.set(StreamOptions.START_FROM, startFrom);
         Optional.ofNullable(deadLetterTopic)
                 .ifPresent(t -> conf.set(StreamOptions.DEAD_LETTER_TOPIC, t));

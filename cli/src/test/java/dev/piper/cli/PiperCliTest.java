@@ -1,7 +1,11 @@
 package dev.piper.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.pipeline.generate.ClickModel;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -689,6 +693,91 @@ class PiperCliTest {
                                 "--report"))
                 .isEqualTo(2);
         assertThat(err()).contains("--report: the cost report prices Criteo's 40 columns");
+    }
+
+    /**
+     * {@code generate --click-model --drift-at}: the Bayes AUC printed and written to {@code
+     * OUTPUT.model.json}, before and after the drift, is the AUC of the hidden model's
+     * probabilities on the lines written, computed here again from the file (the malformed lines,
+     * which the model does not score, left out by their line numbers: the same run without the
+     * click model marks none, so they are those whose label is not the model's 0/1 or which do not
+     * parse); the default output stays the one without a model.
+     */
+    @Test
+    void generateWithAClickModelPrintsItsBayesAuc() throws Exception {
+        Path tsv = tmp.resolve("clicks.tsv");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--click-model",
+                                "--drift-at",
+                                "20000",
+                                "--rows",
+                                "40000",
+                                "--scale",
+                                "0.01",
+                                "--seed",
+                                "5",
+                                "--output",
+                                tsv.toString()))
+                .as(err())
+                .isZero();
+        JsonNode model = new ObjectMapper().readTree(tmp.resolve("clicks.tsv.model.json").toFile());
+        List<String> lines = Files.readAllLines(tsv);
+        ClickModel hidden = new ClickModel(5);
+        double[] auc = new double[2];
+        for (int phase = 0; phase < 2; phase++) {
+            List<double[]> scored = new ArrayList<>();
+            for (int i = phase * 20_000; i < (phase + 1) * 20_000; i++) {
+                double p = hidden.probability(phase, lines.get(i));
+                scored.add(new double[] {p, lines.get(i).startsWith("1\t") ? 1 : 0});
+            }
+            auc[phase] = rankAuc(scored);
+        }
+        assertThat(model.get("bayes_auc").asDouble()).isCloseTo(auc[0], within(1e-4));
+        assertThat(model.get("bayes_auc_after_drift").asDouble()).isCloseTo(auc[1], within(1e-4));
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains(String.format("Bayes AUC %.4f", model.get("bayes_auc").asDouble()))
+                .contains(
+                        String.format(
+                                "%.4f after the drift at line 20000",
+                                model.get("bayes_auc_after_drift").asDouble()));
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--rows",
+                                "10",
+                                "--drift-at",
+                                "5",
+                                "--output",
+                                tmp.resolve("x").toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--drift-at: needs --click-model");
+    }
+
+    /** The AUC by ranks: the fraction of (click, non-click) pairs ordered right, ties half. */
+    private static double rankAuc(List<double[]> scored) {
+        scored.sort(java.util.Comparator.comparingDouble(s -> s[0]));
+        double positives = 0;
+        double wins = 0;
+        long negativesBelow = 0;
+        for (int i = 0; i < scored.size(); ) {
+            int j = i;
+            long pos = 0;
+            long neg = 0;
+            for (; j < scored.size() && scored.get(j)[0] == scored.get(i)[0]; j++) {
+                if (scored.get(j)[1] == 1) {
+                    pos++;
+                } else {
+                    neg++;
+                }
+            }
+            wins += pos * (negativesBelow + neg / 2.0);
+            positives += pos;
+            negativesBelow += neg;
+            i = j;
+        }
+        return wins / (positives * negativesBelow);
     }
 
     /**

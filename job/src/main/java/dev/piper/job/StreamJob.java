@@ -146,17 +146,22 @@ public final class StreamJob {
                                 "kafka-input",
                                 BlockTypes.LOG_RECORD)
                         .uid("kafka-input");
+        int n = pipelines.size();
+        int[] blockLines = new int[n];
+        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+            blockLines[p.index()] =
+                    blockLines(chunking.maxBlockLines(), p.start().program().rowBytes());
+        }
         DataStream<RawChunk> raw =
                 records.transform(
                                 "chunk",
                                 BlockTypes.RAW_CHUNK,
                                 new LogChunkOperator(
                                         chunking.maxBlockBytes(),
-                                        chunking.maxBlockLines(),
+                                        blockLines,
                                         chunking.lingerMillis()))
                         .uid("chunk");
 
-        int n = pipelines.size();
         ActiveSpec[] starts = new ActiveSpec[n];
         String[] names = new String[n];
         int[] startVersions = new int[n];
@@ -182,6 +187,16 @@ public final class StreamJob {
                             + " --control-topic/--control-dir");
         }
         boolean measure = report != null;
+        if (measure) {
+            for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+                Preprocess.reportRefusal(p.start().program(), false)
+                        .ifPresent(
+                                why -> {
+                                    throw new IllegalArgumentException(
+                                            "pipeline " + p.name() + ": " + why);
+                                });
+            }
+        }
         SingleOutputStreamOperator<KeyChunk> keys;
         DataStream<KafkaOut> status = null;
         if (control == null && n == 1) {
@@ -274,6 +289,34 @@ public final class StreamJob {
                 .sinkTo(sink)
                 .name("kafka-output")
                 .uid("kafka-output");
+    }
+
+    /**
+     * Bytes of rows one output record holds at most: under Kafka's default 1 MiB record limit with
+     * room for the headers. Criteo's 4,096 rows of 160 bytes (640 KiB) fit; wider rows come in
+     * fewer to a block.
+     */
+    public static final int RECORD_ROW_BYTES = (1 << 20) - (64 << 10);
+
+    /**
+     * The most lines of a block of rows of {@code rowBytes}: {@code maxLines}, or fewer so that
+     * their rows fit {@link #RECORD_ROW_BYTES}.
+     */
+    static int blockLines(int maxLines, int rowBytes) {
+        return Math.max(1, Math.min(maxLines, RECORD_ROW_BYTES / rowBytes));
+    }
+
+    /**
+     * The largest rows record a pipeline of {@code layout} can write from blocks of at most {@code
+     * blockBytes} input bytes: Kafka's default 1 MiB without list columns ({@link #blockLines});
+     * with them, the rows and 4 bytes of list values or lengths per input byte at most (every id
+     * and every list field takes at least one byte of its line, a separator or a tab).
+     */
+    public static int maxRecordBytes(int blockBytes, dev.piper.pipeline.layout.RowLayout layout) {
+        if (!layout.hasLists()) {
+            return 1 << 20;
+        }
+        return (int) Math.min(Integer.MAX_VALUE - (1 << 20), (1L << 20) + 4L * blockBytes);
     }
 
     private static final TypeInformation<ActiveSpec> ACTIVE_SPEC =

@@ -36,7 +36,19 @@ public final class StreamOptions {
             ConfigOptions.key("piper.kafka.output-topic")
                     .stringType()
                     .noDefaultValue()
-                    .withDescription("Topic of the row blocks (rows.bin layout per record).");
+                    .withDescription(
+                            "Topic of the row blocks (the rows.bin layout per record, then any"
+                                    + " list columns; docs/SEMANTICS.md).");
+
+    public static final ConfigOption<Integer> OUTPUT_PARTITIONS =
+            ConfigOptions.key("piper.kafka.output-partitions")
+                    .intType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Partitions of a rows topic the stream creates (default: as many as its"
+                                    + " input topic): block b of input partition p goes to"
+                                    + " partition (p + b) mod N, so N trainer workers each read"
+                                    + " their share. An existing topic keeps its own.");
 
     public static final ConfigOption<String> DEAD_LETTER_TOPIC =
             ConfigOptions.key("piper.kafka.dead-letter-topic")
@@ -205,6 +217,12 @@ public final class StreamOptions {
                             + name.apply(CONTROL_DIR)
                             + " yet (a spec switch changes the operator chains the report"
                             + " prices)");
+        }
+        if (conf.getOptional(OUTPUT_PARTITIONS).filter(n -> n < 1).isPresent()) {
+            problems.add(
+                    name.apply(OUTPUT_PARTITIONS)
+                            + ": must be at least 1, not "
+                            + conf.get(OUTPUT_PARTITIONS));
         }
         if (conf.contains(STATUS_DIR) && !dir) {
             problems.add(name.apply(STATUS_DIR) + ": needs " + name.apply(CONTROL_DIR));

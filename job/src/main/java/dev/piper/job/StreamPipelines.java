@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.piper.operators.block.KafkaOut;
 import dev.piper.operators.block.Lanes;
 import dev.piper.operators.control.ActiveSpec;
-import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.SpecException;
 import dev.piper.pipeline.spec.SpecParser;
@@ -33,34 +32,8 @@ import org.apache.flink.configuration.Configuration;
  */
 public record StreamPipelines(List<Pipeline> pipelines) {
 
-    /**
-     * Streams carry Criteo's layout only, so far: the Kafka feed's rows and headers and the control
-     * topic's checks are Criteo's 40 columns. {@code preprocess} reads any layout.
-     *
-     * @throws IllegalArgumentException naming a pipeline whose spec declares another layout
-     */
     public StreamPipelines {
         pipelines = List.copyOf(pipelines);
-        for (Pipeline p : pipelines) {
-            RowLayout layout = p.start().spec().layout();
-            if (!layout.equals(RowLayout.CRITEO)) {
-                throw new IllegalArgumentException(
-                        "pipeline "
-                                + p.name()
-                                + ": its spec declares "
-                                + layout
-                                + " columns (input.dense, input.sparse); piper stream carries"
-                                + " Criteo's 13 and 26 only so far (preprocess reads any"
-                                + " layout)");
-            }
-            if (p.start().program().onehotSizes() != null) {
-                throw new IllegalArgumentException(
-                        "pipeline "
-                                + p.name()
-                                + ": onehot widens the rows, and piper stream's records keep"
-                                + " Criteo's 40 columns so far (preprocess writes onehot columns)");
-            }
-        }
         if (pipelines.isEmpty() || pipelines.size() > Lanes.MAX_PIPELINES) {
             throw new IllegalArgumentException(
                     "between 1 and " + Lanes.MAX_PIPELINES + " pipelines, not " + pipelines.size());
@@ -207,6 +180,23 @@ public record StreamPipelines(List<Pipeline> pipelines) {
             array.add(mapper.readTree(new String(text, StandardCharsets.UTF_8)));
         }
         return mapper.writeValueAsString(array);
+    }
+
+    /**
+     * The largest rows record pipeline {@code p} may write from blocks of {@code blockBytes}
+     * ({@link StreamJob#maxRecordBytes}).
+     */
+    public static int maxRecordBytes(Pipeline p, int blockBytes) {
+        return StreamJob.maxRecordBytes(blockBytes, p.start().spec().layout());
+    }
+
+    /** The largest record any of the pipelines may write from blocks of {@code blockBytes}. */
+    public int maxRecordBytes(int blockBytes) {
+        int max = 0;
+        for (Pipeline p : pipelines) {
+            max = Math.max(max, maxRecordBytes(p, blockBytes));
+        }
+        return max;
     }
 
     public int size() {

@@ -97,6 +97,7 @@ public final class Streaming {
                         bootstrap,
                         pipelines.sinkTopics(),
                         StreamOptions.transactionalIdPrefix(conf),
+                        pipelines.maxRecordBytes(conf.get(PiperOptions.BLOCK_BYTES)),
                         props);
         StreamJob.Chunking chunking =
                 new StreamJob.Chunking(

@@ -6,6 +6,9 @@ import dev.piper.connectors.output.OutputLayout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
 
 /** The check that a stream's consumed output is a batch run's, byte for byte. */
 public final class SameOutput {
@@ -13,20 +16,24 @@ public final class SameOutput {
     private SameOutput() {}
 
     /**
-     * {@code rows.bin} and every {@code vocab/C*.tsv} of {@code consumed} equal those of {@code
-     * batch} byte for byte ({@code what} names the run in failures). Dead letters differ by design:
-     * a stream's say where in Kafka the line was, a batch run's where in the file.
+     * {@code rows.bin}, every {@code vocab/C*.tsv} and every list file ({@code lists/Cj.lengths},
+     * {@code lists/Cj.values}) of {@code batch} are in {@code consumed}, byte for byte ({@code
+     * what} names the run in failures). Dead letters differ by design: a stream's say where in
+     * Kafka the line was, a batch run's where in the file.
      */
     public static void assertRowsAndVocabulariesEqual(Path consumed, Path batch, String what)
             throws IOException {
-        assertThat(
-                        Files.mismatch(
-                                consumed.resolve(OutputLayout.ROWS),
-                                batch.resolve(OutputLayout.ROWS)))
-                .as("%s %s", what, OutputLayout.ROWS)
-                .isEqualTo(-1);
-        for (int c = 0; c < 26; c++) {
-            String file = OutputLayout.vocabFile(c);
+        List<String> files = new ArrayList<>(List.of(OutputLayout.ROWS));
+        for (String dir : List.of(OutputLayout.VOCAB_DIR, OutputLayout.LISTS_DIR)) {
+            if (Files.isDirectory(batch.resolve(dir))) {
+                try (Stream<Path> listed = Files.list(batch.resolve(dir))) {
+                    listed.map(f -> dir + "/" + f.getFileName()).sorted().forEach(files::add);
+                }
+            }
+        }
+        assertThat(files).as("%s: files to compare", what).contains(OutputLayout.vocabFile(0));
+        for (String file : files) {
+            assertThat(consumed.resolve(file)).as("%s %s", what, file).exists();
             assertThat(Files.mismatch(consumed.resolve(file), batch.resolve(file)))
                     .as("%s %s", what, file)
                     .isEqualTo(-1);

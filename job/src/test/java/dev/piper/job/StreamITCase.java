@@ -278,7 +278,27 @@ class StreamITCase {
         Map<Integer, Long> nextOffset = new HashMap<>();
         long rows = 0;
         long lines = 0;
-        for (var r : kafka.readCommitted("three-rows")) {
+        // An input partition's blocks are spread over the rows partitions, block b of input
+        // partition p on partition (p + b) mod 3, in order within each; read back in block order.
+        List<ConsumerRecord<byte[], byte[]>> rowRecords =
+                new ArrayList<>(kafka.readCommitted("three-rows"));
+        Map<String, Long> lastBlockSeen = new HashMap<>();
+        for (var r : rowRecords) {
+            int p = Integer.parseInt(header(r, StreamFormat.INPUT_PARTITION));
+            long block = Long.parseLong(header(r, StreamFormat.BLOCK));
+            assertThat(r.partition())
+                    .as("block %d of partition %d", block, p)
+                    .isEqualTo((int) ((p + block) % 3));
+            Long before = lastBlockSeen.put(r.partition() + "/" + p, block);
+            assertThat(before == null || before < block)
+                    .as("blocks in order within a partition")
+                    .isTrue();
+        }
+        rowRecords.sort(
+                java.util.Comparator.<ConsumerRecord<byte[], byte[]>>comparingInt(
+                                r -> Integer.parseInt(header(r, StreamFormat.INPUT_PARTITION)))
+                        .thenComparingLong(r -> Long.parseLong(header(r, StreamFormat.BLOCK))));
+        for (var r : rowRecords) {
             int p = Integer.parseInt(header(r, StreamFormat.INPUT_PARTITION));
             String[] range = header(r, StreamFormat.INPUT_OFFSETS).split("-");
             long first = Long.parseLong(range[0]);
@@ -525,7 +545,8 @@ class StreamITCase {
                                                 null)
                                         .consume(
                                                 tmp.resolve("f1"), 0, Duration.ofSeconds(2), QUIET))
-                .hasMessageContaining("forged-rows/0@0: 2 rows but 100 bytes");
+                .hasMessageContaining(
+                        "forged-rows/0@0: 2 rows of 160 bytes take 320 bytes, the value has 100");
         kafka.createTopic("forged-empty-rows", 1);
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () ->

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.operators.block.KafkaOut;
 import dev.piper.operators.block.Lanes;
+import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.spec.SpecParser;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -86,28 +87,17 @@ class StreamPipelinesTest {
                 .hasMessageContaining("piper.kafka.input-topic is set next to");
     }
 
-    /** Streams carry Criteo's layout only so far: a spec declaring another is refused by name. */
+    /**
+     * Pipelines of several layouts run in one job: another layout and a onehot spec are taken, each
+     * pipeline's vocabularies get their own numbers, and its blocks hold as many rows as fit a
+     * record of its rows' width.
+     */
     @Test
-    void aSpecOfAnotherLayoutIsRefused() throws Exception {
+    void pipelinesOfOtherLayoutsAndOnehotRunSideBySide() throws Exception {
         String wide =
                 new String(spec("wide", "w"), StandardCharsets.UTF_8)
                         .replace("\"topic\": \"w\"", "\"topic\": \"w\", \"sparse\": 20")
                         .replace("C1..C26", "C1..C20");
-        assertThatThrownBy(
-                        () ->
-                                StreamPipelines.of(
-                                        several(
-                                                spec("eu", "a"),
-                                                wide.getBytes(StandardCharsets.UTF_8))))
-                .hasMessage(
-                        "pipeline wide: its spec declares 13 dense, 20 sparse columns"
-                                + " (input.dense, input.sparse); piper stream carries Criteo's 13"
-                                + " and 26 only so far (preprocess reads any layout)");
-    }
-
-    /** onehot widens the rows, which the stream's records keep at 40 columns: refused. */
-    @Test
-    void aSpecWithOnehotIsRefused() throws Exception {
         String onehot =
                 new String(spec("oh", "o"), StandardCharsets.UTF_8)
                         .replace(
@@ -115,9 +105,23 @@ class StreamPipelinesTest {
                                 "\"I1\": [\"decode\", \"fill_missing\", {\"op\": \"onehot\","
                                         + " \"size\": 3}], \"I2..I13\": [\"decode\","
                                         + " \"fill_missing\", \"neg2zero\"]");
-        assertThatThrownBy(
-                        () -> StreamPipelines.of(several(onehot.getBytes(StandardCharsets.UTF_8))))
-                .hasMessageContaining("pipeline oh: onehot widens the rows");
+        StreamPipelines three =
+                StreamPipelines.of(
+                        several(
+                                spec("eu", "a"),
+                                wide.getBytes(StandardCharsets.UTF_8),
+                                onehot.getBytes(StandardCharsets.UTF_8)));
+        assertThat(three.names()).containsExactly("eu", "oh", "wide");
+        RowLayout[] layouts =
+                three.pipelines().stream()
+                        .map(p -> p.start().spec().layout())
+                        .toArray(RowLayout[]::new);
+        assertThat(PreprocessJob.firstVocabularies(layouts)).containsExactly(0, 26, 52, 72);
+        assertThat(three.get(1).start().program().rowBytes()).isEqualTo(41 * 4);
+        assertThat(StreamJob.blockLines(4096, 160)).isEqualTo(4096);
+        assertThat(StreamJob.blockLines(4096, 2_400)).isEqualTo(StreamJob.RECORD_ROW_BYTES / 2_400);
+        assertThat(StreamJob.blockLines(4096, 4 << 20)).isEqualTo(1);
+        assertThat(three.maxRecordBytes(1 << 20)).isEqualTo(1 << 20); // no list columns
     }
 
     @Test

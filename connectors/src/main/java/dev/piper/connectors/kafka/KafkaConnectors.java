@@ -75,13 +75,19 @@ public final class KafkaConnectors {
      * checkpoint.
      *
      * @param topics the topic of each {@link KafkaOut#target() target}; null where none
+     * @param maxRecordBytes the largest record the job may write (the producer's {@code
+     *     max.request.size}, at least Kafka's default 1 MiB)
      */
     public static KafkaSink<KafkaOut> sink(
             String bootstrapServers,
             String[] topics,
             String transactionalIdPrefix,
+            int maxRecordBytes,
             Map<String, String> userProperties) {
         Properties props = new Properties();
+        props.setProperty(
+                ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+                Integer.toString(Math.max(1 << 20, maxRecordBytes)));
         props.setProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         props.setProperty(ProducerConfig.LINGER_MS_CONFIG, "10");
         props.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(1 << 20));
@@ -177,6 +183,6 @@ public final class KafkaConnectors {
             Map<String, String> userProperties) {
         String[] topics = new String[KafkaOut.KINDS];
         topics[KafkaOut.STATUS] = topic;
-        return sink(bootstrapServers, topics, transactionalIdPrefix, userProperties);
+        return sink(bootstrapServers, topics, transactionalIdPrefix, 1 << 20, userProperties);
     }
 }

@@ -7,7 +7,10 @@ import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
-/** Sends each {@link KafkaOut} to its target topic, with its key, value and headers. */
+/**
+ * Sends each {@link KafkaOut} to its target topic, with its key, value and headers, to the
+ * partition its {@link KafkaOut#spread() spread} chooses, or by its key.
+ */
 final class KafkaOutSchema implements KafkaRecordSerializationSchema<KafkaOut> {
 
     private static final long serialVersionUID = 1L;
@@ -29,7 +32,13 @@ final class KafkaOutSchema implements KafkaRecordSerializationSchema<KafkaOut> {
         for (int i = 0; i < r.headerNames().length; i++) {
             headers.add(r.headerNames()[i], r.headerValues()[i]);
         }
-        return new ProducerRecord<>(topic, null, null, r.key(), r.value(), headers);
+        Integer partition = null;
+        if (r.spread() != KafkaOut.BY_KEY) {
+            // a topic's partitions are numbered 0..n-1
+            int partitions = context.getPartitionsForTopic(topic).length;
+            partition = (int) Math.floorMod(r.spread(), (long) partitions);
+        }
+        return new ProducerRecord<>(topic, partition, null, r.key(), r.value(), headers);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.piper.connectors.kafka;
 
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.layout.RowLayout;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -30,15 +31,20 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Reads the committed output of {@code bin/piper stream} ({@code read_committed}, every partition
- * from the beginning) into the batch layout: {@code rows.bin} from the rows topic, {@code
- * vocab/C1.tsv..C26.tsv} from the vocabulary topic (entries put in index order, whatever order
- * their records arrive in; a later vocabulary epoch of a column in {@code vocab/C3.epoch1.tsv}),
- * {@code dead-letters.jsonl} from the dead-letter topic, and {@code versions.tsv}: the runs of rows
- * in {@code rows.bin} with the pipeline version and vocabulary epochs they were produced under.
+ * from the beginning) into the batch layout of any spec: {@code rows.bin} and, for list columns,
+ * {@code lists/Cj.lengths} and {@code lists/Cj.values} from the rows topic, {@code vocab/C1.tsv..}
+ * from the vocabulary topic (entries put in index order, whatever order their records arrive in; a
+ * later vocabulary epoch of a column in {@code vocab/C3.epoch1.tsv}), {@code dead-letters.jsonl}
+ * from the dead-letter topic, and {@code versions.tsv}: the runs of rows in {@code rows.bin} with
+ * the pipeline version and vocabulary epochs they were produced under.
  *
- * <p>It checks what it reads: every rows record's length against its row count header, every
- * vocabulary record against the index the column has reached, and every index in the rows against
- * the vocabulary read, when there is one.
+ * <p>The rows topic spreads an input partition's blocks over its partitions; the consumer puts them
+ * back in block order per input partition before writing them, so that with one input partition the
+ * files are {@code preprocess}'s.
+ *
+ * <p>It checks what it reads: every rows record against its headers ({@link RowsRecord}), every
+ * block number (none twice, none missing), every vocabulary record against the index the column has
+ * reached, and every index in the rows against the vocabulary read, when there is one.
  */
 public final class OutputConsumer {
 
@@ -100,18 +106,12 @@ public final class OutputConsumer {
         props.putIfAbsent(
                 ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20));
         Vocab vocab = vocabTopic == null ? null : new Vocab(dir);
-        long rows = 0;
-        long rowRecords = 0;
         long deadLetters = 0;
-        Map<Long, Integer> maxIndex = new HashMap<>();
-        Map<Long, Integer> buckets = new HashMap<>();
-        Versions versions = new Versions();
-        try (KafkaConsumer<byte[], byte[]> consumer =
+        Rows out = new Rows(dir);
+        try (out;
+                KafkaConsumer<byte[], byte[]> consumer =
                         new KafkaConsumer<>(
                                 props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-                OutputStream rowsOut =
-                        new BufferedOutputStream(
-                                Files.newOutputStream(dir.resolve(OutputLayout.ROWS)), 1 << 20);
                 OutputStream deadOut =
                         deadLetterTopic == null
                                 ? OutputStream.nullOutputStream()
@@ -142,17 +142,11 @@ public final class OutputConsumer {
                 }
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     if (r.topic().equals(rowsTopic)) {
-                        int n = rowCount(r);
-                        rowsOut.write(r.value());
-                        int[] epochs = epochs(r);
-                        trackIndices(r.value(), n, epochs, maxIndex);
-                        trackBuckets(r, epochs, buckets);
-                        versions.add(rows, n, optionalHeader(r, StreamFormat.PIPELINE), epochs);
+                        RowsRecord rows = RowsRecord.of(r);
                         if (stats != null) {
-                            stats.add(r, n, readMillis);
+                            stats.add(r, rows.rows(), readMillis);
                         }
-                        rows += n;
-                        rowRecords++;
+                        out.add(rows);
                     } else if (r.topic().equals(vocabTopic)) {
                         vocab.add(r);
                     } else {
@@ -162,26 +156,27 @@ public final class OutputConsumer {
                     }
                 }
                 boolean vocabComplete = vocab == null || vocab.complete();
-                if (maxRows > 0 && rows >= maxRows && vocabComplete) {
+                if (maxRows > 0 && out.rows >= maxRows && vocabComplete) {
                     break;
                 }
                 if (now - lastRecord >= idle.toNanos()) {
                     break;
                 }
                 if (now - lastReport >= 5_000_000_000L) {
-                    progress.printf("consume: %,d rows%n", rows);
+                    progress.printf("consume: %,d rows%n", out.rows);
                     lastReport = now;
                 }
             }
+            out.finish();
         }
-        versions.write(dir.resolve(OutputLayout.VERSIONS), rows);
+        out.versions.write(dir.resolve(OutputLayout.VERSIONS), out.rows);
         Map<String, Integer> sizes = new LinkedHashMap<>();
         if (vocab != null) {
-            vocab.finish();
+            vocab.finish(out.sparseCount);
             sizes.putAll(vocab.sizes());
-            for (Map.Entry<Long, Integer> used : new TreeMap<>(maxIndex).entrySet()) {
+            for (Map.Entry<Long, Integer> used : new TreeMap<>(out.maxIndex).entrySet()) {
                 String name = columnEpoch(used.getKey());
-                int oov = buckets.getOrDefault(used.getKey(), 0);
+                int oov = out.buckets.getOrDefault(used.getKey(), 0);
                 int size = oov + sizes.getOrDefault(name, 0);
                 if (used.getValue() >= size) {
                     throw new IllegalStateException(
@@ -195,37 +190,8 @@ public final class OutputConsumer {
                 }
             }
         }
-        return new Result(rows, rowRecords, deadLetters, sizes, (System.nanoTime() - start) / 1e9);
-    }
-
-    /** Records the OOV buckets a rows record states for its columns' epochs. */
-    private static void trackBuckets(
-            ConsumerRecord<byte[], byte[]> r, int[] epochs, Map<Long, Integer> buckets) {
-        int[] b = perColumn(r, StreamFormat.OOV_BUCKETS);
-        for (int c = 0; c < b.length; c++) {
-            if (b[c] > 0) {
-                buckets.put(columnEpochKey(c, epochs[c]), b[c]);
-            }
-        }
-    }
-
-    private static int rowCount(ConsumerRecord<byte[], byte[]> r) {
-        String where = r.topic() + "/" + r.partition() + "@" + r.offset();
-        Header h = r.headers().lastHeader(StreamFormat.ROWS);
-        if (h == null) {
-            throw new IllegalStateException(where + ": no " + StreamFormat.ROWS + " header");
-        }
-        int n = Integer.parseInt(new String(h.value(), StandardCharsets.US_ASCII));
-        if (r.value() == null || r.value().length != n * CriteoLayout.ROW_BYTES) {
-            throw new IllegalStateException(
-                    where
-                            + ": "
-                            + n
-                            + " rows but "
-                            + (r.value() == null ? 0 : r.value().length)
-                            + " bytes");
-        }
-        return n;
+        return new Result(
+                out.rows, out.records, deadLetters, sizes, (System.nanoTime() - start) / 1e9);
     }
 
     /** A (column, epoch) pair as one map key. */
@@ -245,50 +211,165 @@ public final class OutputConsumer {
         return h == null ? "" : new String(h.value(), StandardCharsets.US_ASCII);
     }
 
-    /** The rows record's per-column epochs (all 0 when it has no epochs header). */
-    private static int[] epochs(ConsumerRecord<byte[], byte[]> r) {
-        return perColumn(r, StreamFormat.EPOCHS);
-    }
+    /**
+     * The rows files: each input partition's blocks written in block order (they arrive spread over
+     * the rows topic's partitions), with what the checks need.
+     */
+    private static final class Rows implements java.io.Closeable {
+        private final Path dir;
+        private final OutputStream rowsOut;
+        private OutputStream[] lengthsOut = new OutputStream[0];
+        private OutputStream[] valuesOut = new OutputStream[0];
+        private int[] listColumns;
 
-    /** A header of one integer per sparse column, joined by commas; all 0 when absent. */
-    private static int[] perColumn(ConsumerRecord<byte[], byte[]> r, String header) {
-        int[] values = new int[CriteoLayout.SPARSE];
-        String text = optionalHeader(r, header);
-        if (text.isEmpty()) {
-            return values;
-        }
-        String[] parts = text.split(",", -1);
-        if (parts.length != CriteoLayout.SPARSE) {
-            throw new IllegalStateException(
-                    r.topic()
-                            + "/"
-                            + r.partition()
-                            + "@"
-                            + r.offset()
-                            + ": "
-                            + header
-                            + " has "
-                            + parts.length
-                            + " entries, expected "
-                            + CriteoLayout.SPARSE);
-        }
-        for (int c = 0; c < parts.length; c++) {
-            values[c] = Integer.parseInt(parts[c]);
-        }
-        return values;
-    }
+        /** Per input (topic, partition): the next block to write and those waiting for it. */
+        private final Map<String, Long> nextBlock = new HashMap<>();
 
-    private static void trackIndices(
-            byte[] value, int rows, int[] epochs, Map<Long, Integer> maxIndex) {
-        ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
-        int first = CriteoLayout.LABEL_DENSE_WIDTH * Integer.BYTES;
-        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
-            int max = -1;
-            for (int r = 0; r < rows; r++) {
-                max = Math.max(max, b.getInt(r * CriteoLayout.ROW_BYTES + first + c * 4));
+        private final Map<String, TreeMap<Long, RowsRecord>> waiting = new HashMap<>();
+
+        final Versions versions = new Versions();
+        final Map<Long, Integer> maxIndex = new HashMap<>();
+        final Map<Long, Integer> buckets = new HashMap<>();
+        long rows;
+        long records;
+
+        /** Sparse columns (list columns included) of the rows read; -1 before the first. */
+        int sparseCount = -1;
+
+        Rows(Path dir) throws IOException {
+            this.dir = dir;
+            this.rowsOut =
+                    new BufferedOutputStream(
+                            Files.newOutputStream(dir.resolve(OutputLayout.ROWS)), 1 << 20);
+        }
+
+        void add(RowsRecord r) throws IOException {
+            String input = r.inputTopic() + "/" + r.inputPartition();
+            long next = nextBlock.getOrDefault(input, 0L);
+            TreeMap<Long, RowsRecord> queue = waiting.computeIfAbsent(input, k -> new TreeMap<>());
+            if (r.block() < next || queue.containsKey(r.block())) {
+                throw new IllegalStateException(
+                        r.where() + ": block " + r.block() + " of " + input + " seen twice");
             }
-            if (max >= 0) {
-                maxIndex.merge(columnEpochKey(c, epochs[c]), max, Math::max);
+            queue.put(r.block(), r);
+            Map.Entry<Long, RowsRecord> head;
+            while ((head = queue.firstEntry()) != null && head.getKey() == next) {
+                queue.pollFirstEntry();
+                write(head.getValue());
+                next++;
+            }
+            nextBlock.put(input, next);
+        }
+
+        private void write(RowsRecord r) throws IOException {
+            if (sparseCount < 0) {
+                sparseCount = r.sparseCount();
+                listColumns = r.listColumns();
+                openLists();
+            } else if (r.sparseCount() != sparseCount
+                    || !Arrays.equals(r.listColumns(), listColumns)) {
+                throw new IllegalStateException(
+                        r.where()
+                                + ": "
+                                + r.sparseCount()
+                                + " sparse columns, lists "
+                                + names(r.listColumns())
+                                + ", where the rows before have "
+                                + sparseCount
+                                + " and "
+                                + names(listColumns)
+                                + " (one consume run reads one layout)");
+            }
+            rowsOut.write(r.value(), 0, r.rows() * r.rowBytes());
+            for (int l = 0; l < listColumns.length; l++) {
+                lengthsOut[l].write(littleEndian(r.listLengths()[l]));
+                valuesOut[l].write(littleEndian(r.listValues()[l]));
+            }
+            int[] epochs = r.epochs();
+            int[] max = r.maxIndices();
+            for (int c = 0; c < epochs.length; c++) {
+                long key = columnEpochKey(c, epochs[c]);
+                if (max[c] >= 0) {
+                    maxIndex.merge(key, max[c], Math::max);
+                }
+                if (r.buckets()[c] > 0) {
+                    buckets.put(key, r.buckets()[c]);
+                }
+            }
+            versions.add(rows, r.rows(), r.pipeline(), epochs);
+            rows += r.rows();
+            records++;
+        }
+
+        private void openLists() throws IOException {
+            lengthsOut = new OutputStream[listColumns.length];
+            valuesOut = new OutputStream[listColumns.length];
+            if (listColumns.length > 0) {
+                Files.createDirectories(dir.resolve(OutputLayout.LISTS_DIR));
+            }
+            for (int l = 0; l < listColumns.length; l++) {
+                int c = listColumns[l];
+                lengthsOut[l] =
+                        new BufferedOutputStream(
+                                Files.newOutputStream(dir.resolve(OutputLayout.listLengthsFile(c))),
+                                1 << 20);
+                valuesOut[l] =
+                        new BufferedOutputStream(
+                                Files.newOutputStream(dir.resolve(OutputLayout.listValuesFile(c))),
+                                1 << 20);
+            }
+        }
+
+        private static String names(int[] columns) {
+            List<String> names = new ArrayList<>();
+            for (int c : columns) {
+                names.add(CriteoLayout.sparseName(c));
+            }
+            return names.toString();
+        }
+
+        private static byte[] littleEndian(int[] values) {
+            ByteBuffer b =
+                    ByteBuffer.allocate(values.length * Integer.BYTES)
+                            .order(ByteOrder.LITTLE_ENDIAN);
+            b.asIntBuffer().put(values);
+            return b.array();
+        }
+
+        /** Fails if a block never arrived while later ones of its input partition did. */
+        void finish() {
+            for (Map.Entry<String, TreeMap<Long, RowsRecord>> e : waiting.entrySet()) {
+                if (!e.getValue().isEmpty()) {
+                    throw new IllegalStateException(
+                            e.getKey()
+                                    + ": block "
+                                    + nextBlock.getOrDefault(e.getKey(), 0L)
+                                    + " never arrived (next present: "
+                                    + e.getValue().firstKey()
+                                    + "); rows.bin holds the blocks before it only");
+                }
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            IOException first = null;
+            List<OutputStream> all = new ArrayList<>(List.of(rowsOut));
+            all.addAll(Arrays.asList(lengthsOut));
+            all.addAll(Arrays.asList(valuesOut));
+            for (OutputStream o : all) {
+                try {
+                    o.close();
+                } catch (IOException e) {
+                    if (first == null) {
+                        first = e;
+                    } else {
+                        first.addSuppressed(e);
+                    }
+                }
+            }
+            if (first != null) {
+                throw first;
             }
         }
     }
@@ -330,7 +411,6 @@ public final class OutputConsumer {
     private static final class Vocab {
         private final Path dir;
         private final Map<Long, Column> columns = new TreeMap<>();
-        private final Map<String, Integer> names = new HashMap<>();
 
         private record Entry(int count, byte[] text) {}
 
@@ -353,10 +433,6 @@ public final class OutputConsumer {
         Vocab(Path dir) throws IOException {
             this.dir = dir;
             Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
-            for (int c = 0; c < CriteoLayout.SPARSE; c++) {
-                column(c, 0);
-                names.put(CriteoLayout.sparseName(c), c);
-            }
         }
 
         private Column column(int c, int epoch) throws IOException {
@@ -372,8 +448,8 @@ public final class OutputConsumer {
         void add(ConsumerRecord<byte[], byte[]> r) throws IOException {
             String where = r.topic() + "/" + r.partition() + "@" + r.offset();
             String name = header(r, StreamFormat.COLUMN, where);
-            Integer c = names.get(name);
-            if (c == null) {
+            int c = RowsRecord.sparseColumn(name);
+            if (c < 0 || c >= RowLayout.MAX_SPARSE) {
                 throw new IllegalStateException(where + ": unknown column " + name);
             }
             String epochText = optionalHeader(r, StreamFormat.EPOCH);
@@ -443,7 +519,14 @@ public final class OutputConsumer {
             return sizes;
         }
 
-        void finish() throws IOException {
+        /**
+         * Closes the files, after creating the empty ones of columns {@code 0..sparseCount-1} that
+         * no record named (preprocess writes a file per column); fails on a gap.
+         */
+        void finish(int sparseCount) throws IOException {
+            for (int c = 0; c < sparseCount; c++) {
+                column(c, 0);
+            }
             for (Column col : columns.values()) {
                 col.file.close();
             }

@@ -11,12 +11,14 @@ import dev.piper.operators.block.KafkaOut;
 import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.Origin;
 import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,6 +55,16 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
     /** Per pipeline and sparse column: the OOV buckets of its starting spec's vocabulary. */
     private final int[][] startBuckets;
 
+    /** Per pipeline: bytes of one row (a switch keeps the rows' shape, ControlFunction). */
+    private final int[] rowBytes;
+
+    /** Per pipeline: the row's columns, its float32 columns and its list columns, as headers. */
+    private final String[] rowColumns;
+
+    private final String[] float32Columns; // null where none
+
+    private final String[] listColumns; // null where none
+
     /**
      * A job running one pipeline.
      *
@@ -81,12 +93,27 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         this.pipeline = new String[n];
         this.startVersions = new int[n];
         this.pipelineParams = new String[n];
-        this.startBuckets = new int[n][CriteoLayout.SPARSE];
+        this.startBuckets = new int[n][];
+        this.rowBytes = new int[n];
+        this.rowColumns = new String[n];
+        this.float32Columns = new String[n];
+        this.listColumns = new String[n];
         for (int p = 0; p < n; p++) {
             ColumnProgram program = options[p].program();
-            for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+            RowLayout layout = program.layout();
+            startBuckets[p] = new int[layout.sparse()];
+            for (int c = 0; c < layout.sparse(); c++) {
                 startBuckets[p][c] = program.vocabPolicy(c).oovBuckets();
             }
+            rowBytes[p] = program.rowBytes();
+            rowColumns[p] = String.join(",", program.rowColumns());
+            List<String> floats = program.float32Columns();
+            float32Columns[p] = floats.isEmpty() ? null : String.join(",", floats);
+            List<String> lists = new ArrayList<>();
+            for (int c : layout.listColumns()) {
+                lists.add(layout.fieldName(layout.sparseField(c)));
+            }
+            listColumns[p] = lists.isEmpty() ? null : String.join(",", lists);
             pipeline[p] = program.name() + "/";
             startVersions[p] = program.version();
             StringBuilder params = new StringBuilder();
@@ -136,16 +163,21 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
 
     private KafkaOut rows(int p, AssembledBlock b, byte[] key) {
         Origin o = b.origin();
-        List<String> names = new ArrayList<>(12);
-        List<byte[]> values = new ArrayList<>(12);
+        List<String> names = new ArrayList<>(20);
+        List<byte[]> values = new ArrayList<>(20);
         header(names, values, StreamFormat.FORMAT, OutputLayout.FORMAT);
         header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
+        header(names, values, StreamFormat.RECORD_VERSION, StreamFormat.CURRENT_RECORD_VERSION);
+        header(names, values, StreamFormat.ROW_COLUMNS, rowColumns[p]);
+        if (float32Columns[p] != null) {
+            header(names, values, StreamFormat.FLOAT32_COLUMNS, float32Columns[p]);
+        }
         header(names, values, StreamFormat.PIPELINE, pipeline[p] + b.version());
         if (b.version() == startVersions[p]) {
             header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams[p]);
         }
         header(names, values, StreamFormat.EPOCHS, commaJoined(b.epochs()));
-        int[] buckets = new int[CriteoLayout.SPARSE];
+        int[] buckets = new int[startBuckets[p].length];
         boolean anyBuckets = false;
         for (int c = 0; c < buckets.length; c++) {
             buckets[c] = buckets(p, c, b.epochs()[c]);
@@ -174,15 +206,75 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                         o.firstTimestamp() + "-" + o.lastTimestamp());
             }
         }
-        byte[] rowBytes = b.rowBytes();
-        int length = b.rows() * CriteoLayout.ROW_BYTES;
-        byte[] value = rowBytes.length == length ? rowBytes : Arrays.copyOf(rowBytes, length);
+        int length = b.rows() * rowBytes[p];
+        if (b.rowBytes().length < length) {
+            throw new IllegalStateException(
+                    "block "
+                            + b.seq()
+                            + " of lane "
+                            + b.lane()
+                            + ": "
+                            + b.rows()
+                            + " rows in "
+                            + b.rowBytes().length
+                            + " bytes, not "
+                            + rowBytes[p]
+                            + " a row");
+        }
+        byte[] value;
+        if (listColumns[p] == null) {
+            value =
+                    b.rowBytes().length == length
+                            ? b.rowBytes()
+                            : Arrays.copyOf(b.rowBytes(), length);
+        } else {
+            header(names, values, StreamFormat.LIST_COLUMNS, listColumns[p]);
+            int[] counts = new int[b.listOffsets().length];
+            for (int l = 0; l < counts.length; l++) {
+                int[] offsets = b.listOffsets()[l];
+                counts[l] = b.rows() == 0 ? 0 : offsets[b.rows()] - offsets[0];
+            }
+            header(names, values, StreamFormat.LIST_VALUES, commaJoined(counts));
+            value = withLists(b, length, counts);
+        }
         return new KafkaOut(
                 KafkaOut.target(p, KafkaOut.ROWS),
                 key,
                 value,
                 names.toArray(String[]::new),
-                values.toArray(byte[][]::new));
+                values.toArray(byte[][]::new),
+                (long) Lanes.partition(b.lane()) + b.seq());
+    }
+
+    /**
+     * The rows, then per list column its rows' lengths and its values (a KeyedJaggedTensor's {@code
+     * lengths} and {@code values}), all little-endian int32.
+     */
+    private static byte[] withLists(AssembledBlock b, int rowsLength, int[] counts) {
+        int rows = b.rows();
+        long total = rowsLength;
+        for (int count : counts) {
+            total += (long) (rows + count) * Integer.BYTES;
+        }
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException(
+                    "block " + b.seq() + " of lane " + b.lane() + ": " + total + " bytes of rows");
+        }
+        ByteBuffer out = ByteBuffer.allocate((int) total).order(ByteOrder.LITTLE_ENDIAN);
+        out.put(b.rowBytes(), 0, rowsLength);
+        for (int l = 0; l < counts.length; l++) {
+            int[] offsets = b.listOffsets()[l];
+            for (int r = 0; r < rows; r++) {
+                out.putInt(offsets[r + 1] - offsets[r]);
+            }
+            if (rows > 0) {
+                int[] indices = b.listIndices()[l];
+                for (int i = offsets[0]; i < offsets[rows]; i++) {
+                    out.putInt(indices[i]);
+                }
+            }
+        }
+        return out.array();
     }
 
     private KafkaOut deadLetter(int p, AssembledBlock b, DeadLetter d, byte[] key) {
@@ -241,7 +333,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         for (long k : keys) {
             text.append(index++).append('\t').append(Long.toUnsignedString(k)).append('\n');
         }
-        String name = CriteoLayout.sparseName(column);
+        String name = CriteoLayout.sparseName(column); // C1.. in every layout
         List<String> names = new ArrayList<>(5);
         List<byte[]> values = new ArrayList<>(5);
         header(names, values, StreamFormat.COLUMN, name);

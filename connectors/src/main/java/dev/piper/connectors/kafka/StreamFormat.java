@@ -12,6 +12,33 @@ public final class StreamFormat {
     /** Rows records: the output format's version. */
     public static final String FORMAT_VERSION = "piper.format.version";
 
+    /**
+     * Rows records: the version of the record format: 2 (rows of any layout, list columns after
+     * them); a record without it is version 1, Criteo's 40 columns only.
+     */
+    public static final String RECORD_VERSION = "piper.record.version";
+
+    /** The record format this build writes. */
+    public static final int CURRENT_RECORD_VERSION = 2;
+
+    /**
+     * Rows records: the names of a row's int32 slots, in order, joined by {@code ,}: {@code
+     * label,I1,..,C1,..} (onehot slots {@code I3_0}, {@code I3_1}..; list columns are not in it).
+     */
+    public static final String ROW_COLUMNS = "piper.row.columns";
+
+    /** Rows records whose rows hold float32 bits: those fields' names, joined by {@code ,}. */
+    public static final String FLOAT32_COLUMNS = "piper.float32.columns";
+
+    /**
+     * Rows records of a layout with list columns: their names, joined by {@code ,}; their lengths
+     * and values follow the rows in the value, in this order.
+     */
+    public static final String LIST_COLUMNS = "piper.list.columns";
+
+    /** Rows records of a layout with list columns: per list column, its number of values. */
+    public static final String LIST_VALUES = "piper.list.values";
+
     /** Rows records: the pipeline that produced the rows, {@code name/version}. */
     public static final String PIPELINE = "piper.pipeline";
 
@@ -23,12 +50,12 @@ public final class StreamFormat {
     public static final String PIPELINE_PARAMS = "piper.pipeline.params";
 
     /**
-     * Rows records: per sparse column C1..C26, the vocabulary epoch its indices belong to, joined
-     * by {@code ,}.
+     * Rows records: per sparse column (C1..C26 in Criteo's layout, list columns included), the
+     * vocabulary epoch its indices belong to, joined by {@code ,}.
      */
     public static final String EPOCHS = "piper.epochs";
 
-    /** Rows records: number of rows in the value (value length / 160). */
+    /** Rows records: number of rows in the value. */
     public static final String ROWS = "piper.rows";
 
     /** Rows records: number of input lines the block held (rows + dead letters). */

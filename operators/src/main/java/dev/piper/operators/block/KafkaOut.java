@@ -12,9 +12,25 @@ import org.apache.flink.core.memory.DataOutputView;
  *
  * @param target which topic: {@code pipeline * KINDS + kind}, the kind being {@link #ROWS}, {@link
  *     #DEAD_LETTERS}, {@link #VOCAB} or {@link #STATUS}
+ * @param spread which partition of its topic the record goes to: -1 for Kafka's partitioner on the
+ *     key, otherwise partition {@code spread} modulo the topic's partition count
  */
 public record KafkaOut(
-        int target, byte[] key, byte[] value, String[] headerNames, byte[][] headerValues) {
+        int target,
+        byte[] key,
+        byte[] value,
+        String[] headerNames,
+        byte[][] headerValues,
+        long spread) {
+
+    /** A record partitioned by its key. */
+    public KafkaOut(
+            int target, byte[] key, byte[] value, String[] headerNames, byte[][] headerValues) {
+        this(target, key, value, headerNames, headerValues, BY_KEY);
+    }
+
+    /** {@link #spread()} of a record partitioned by its key. */
+    public static final long BY_KEY = -1;
 
     public static final int ROWS = 0;
     public static final int DEAD_LETTERS = 1;
@@ -40,9 +56,10 @@ public record KafkaOut(
     }
 
     /**
-     * Serializer of {@link KafkaOut}. Format 1: {@code target} (int32), key and value (int32
-     * length, bytes), then the headers (int32 count; each: name as modified UTF-8, value as int32
-     * length and bytes).
+     * Serializer of {@link KafkaOut}. Format 2: {@code target} (int32), {@code spread} (int64), key
+     * and value (int32 length, bytes), then the headers (int32 count; each: name as modified UTF-8,
+     * value as int32 length and bytes). Records only cross the network between operators, never
+     * into state, so no reader of format 1 is kept.
      */
     public static final class Serializer extends BlockSerializer<KafkaOut> {
 
@@ -50,7 +67,7 @@ public record KafkaOut(
 
         public static final Serializer INSTANCE = new Serializer();
 
-        static final int FORMAT = 1;
+        static final int FORMAT = 2;
 
         @Override
         public KafkaOut createInstance() {
@@ -65,6 +82,7 @@ public record KafkaOut(
         @Override
         public void serialize(KafkaOut r, DataOutputView out) throws IOException {
             out.writeInt(r.target());
+            out.writeLong(r.spread());
             writeByteArray(out, r.key());
             writeByteArray(out, r.value());
             out.writeInt(r.headerNames().length);
@@ -77,6 +95,7 @@ public record KafkaOut(
         @Override
         public KafkaOut deserialize(DataInputView in) throws IOException {
             int target = in.readInt();
+            long spread = in.readLong();
             byte[] key = readByteArray(in);
             byte[] value = readByteArray(in);
             int n = in.readInt();
@@ -89,7 +108,7 @@ public record KafkaOut(
                 names[i] = in.readUTF();
                 values[i] = readByteArray(in);
             }
-            return new KafkaOut(target, key, value, names, values);
+            return new KafkaOut(target, key, value, names, values, spread);
         }
 
         @Override

@@ -165,6 +165,14 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
         ctx.output(STATUS, ControlStatus.accepted(message.source(), previous, next));
     }
 
+    /** The slots only one of two rows has: {@code -I3_0, +I5_0} (removed, added). */
+    private static String difference(List<String> before, List<String> after) {
+        List<String> changes = new ArrayList<>();
+        before.stream().filter(n -> !after.contains(n)).forEach(n -> changes.add("-" + n));
+        after.stream().filter(n -> !before.contains(n)).forEach(n -> changes.add("+" + n));
+        return String.join(", ", changes);
+    }
+
     /** What keeps a valid spec from replacing pipeline's active one ({@code active}, or null). */
     private List<String> fit(PipelineSpec spec, ActiveSpec active) {
         List<String> problems = new ArrayList<>();
@@ -221,15 +229,33 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
                             + spec.layout());
             return problems;
         }
-        if (SpecCompiler.program(spec).onehotSizes() != null) {
-            problems.add("columns: onehot widens the rows, which a running stream keeps at 40");
-            return problems;
+        // A trainer's model is built for the rows' shape, which every rows record states from the
+        // spec the stream started with (OutputEncoder): a switch keeps it.
+        ColumnProgram now = active.program();
+        ColumnProgram then = SpecCompiler.program(spec);
+        if (!then.rowColumns().equals(now.rowColumns())) {
+            problems.add(
+                    "columns: the rows would change from "
+                            + now.rowColumns().size()
+                            + " to "
+                            + then.rowColumns().size()
+                            + " int32 slots ("
+                            + difference(now.rowColumns(), then.rowColumns())
+                            + "); a running stream keeps its rows' shape, so start a new stream on"
+                            + " new output topics for it");
+        }
+        if (!then.float32Columns().equals(now.float32Columns())) {
+            problems.add(
+                    "columns: the float32 columns would change from "
+                            + now.float32Columns()
+                            + " to "
+                            + then.float32Columns()
+                            + "; a running stream keeps its rows' types, so start a new stream on"
+                            + " new output topics for it");
         }
         // The Kafka feed states a column's OOV buckets from the starting spec, for epoch 0
         // (OutputEncoder): a new epoch must not have any.
         List<String> bucketed = new ArrayList<>();
-        ColumnProgram now = active.program();
-        ColumnProgram then = SpecCompiler.program(spec);
         for (int c = 0; c < now.layout().sparse(); c++) {
             int f = now.layout().sparseField(c);
             if (then.vocabPolicy(c).oovBuckets() > 0 && !then.chainOf(f).equals(now.chainOf(f))) {

@@ -1,5 +1,6 @@
 package dev.piper.operators.log;
 
+import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.LogRecord;
 import dev.piper.operators.block.Origin;
 import dev.piper.operators.block.RawChunk;
@@ -48,7 +49,10 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
             new ListStateDescriptor<>("log-lane-next-seq", Types.TUPLE(Types.INT, Types.LONG));
 
     private final int maxBlockBytes;
-    private final int maxBlockLines;
+
+    /** Per pipeline (the pipeline part of a lane, {@link Lanes}): its most lines per block. */
+    private final int[] maxBlockLines;
+
     private final long lingerMillis;
 
     private transient Map<Integer, Lane> lanes;
@@ -62,18 +66,36 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
      * @param lingerMillis a block is cut at the latest this long after its first record arrived
      */
     public LogChunkOperator(int maxBlockBytes, int maxBlockLines, long lingerMillis) {
-        if (maxBlockBytes < 1 || maxBlockLines < 1 || lingerMillis < 1) {
+        this(maxBlockBytes, sameForAll(maxBlockLines), lingerMillis);
+    }
+
+    /**
+     * @param maxBlockLines per pipeline, by index: a block of its lanes never holds more lines
+     *     (rows) than this (rows of a wider layout need fewer to a record)
+     */
+    public LogChunkOperator(int maxBlockBytes, int[] maxBlockLines, long lingerMillis) {
+        int fewest = Integer.MAX_VALUE;
+        for (int lines : maxBlockLines) {
+            fewest = Math.min(fewest, lines);
+        }
+        if (maxBlockBytes < 1 || maxBlockLines.length == 0 || fewest < 1 || lingerMillis < 1) {
             throw new IllegalArgumentException(
                     "block bytes, block lines and linger must be positive: "
                             + maxBlockBytes
                             + ", "
-                            + maxBlockLines
+                            + Arrays.toString(maxBlockLines)
                             + ", "
                             + lingerMillis);
         }
         this.maxBlockBytes = maxBlockBytes;
-        this.maxBlockLines = maxBlockLines;
+        this.maxBlockLines = maxBlockLines.clone();
         this.lingerMillis = lingerMillis;
+    }
+
+    private static int[] sameForAll(int lines) {
+        int[] all = new int[Lanes.MAX_PIPELINES];
+        Arrays.fill(all, lines);
+        return all;
     }
 
     @Override
@@ -98,6 +120,7 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
     public void processElement(StreamRecord<LogRecord> element) {
         LogRecord r = element.getValue();
         Lane lane = lane(r.lane());
+        int maxBlockLines = this.maxBlockLines[Lanes.pipeline(r.lane())];
         byte[] v = r.value();
         int n = v.length;
         int newlines = 0;

@@ -70,7 +70,30 @@ public final class CriteoGenerator {
     private final boolean[] list;
 
     private final long[] salt;
+    private final long seed;
     private final double badRate;
+
+    /** The hidden click model the labels follow, or null for Criteo's click rate alone. */
+    private ClickModel model;
+
+    /** The line from which the click model drifts, or -1 for never. */
+    private long driftAt = -1;
+
+    /** The click model's phase: 0, 1 after the drift. */
+    private int phase;
+
+    /** Per phase, the AUC of the model's probabilities against the labels drawn from them. */
+    private final ClickModel.Auc[] bayes = {new ClickModel.Auc(), new ClickModel.Auc()};
+
+    /** Lines written so far. */
+    private long written;
+
+    /** Scratch for a click-model row's fields. */
+    private long[] dense;
+
+    private boolean[] denseMissing;
+    private long[] ids;
+    private boolean[] idMissing;
     private final int maxListLength;
     private final byte[] line;
     private long bad;
@@ -103,6 +126,7 @@ public final class CriteoGenerator {
         this.layout = layout;
         this.maxListLength = 2 * meanListLength;
         this.rng = RandomSource.XO_RO_SHI_RO_128_PP.create(seed);
+        this.seed = seed;
         this.badRate = badRate;
         int sparse = layout.sparse();
         zipf = new SharedStateDiscreteSampler[sparse];
@@ -123,6 +147,39 @@ public final class CriteoGenerator {
             wide[c] = Arrays.binarySearch(WIDE_COLUMNS, c % CriteoLayout.SPARSE) >= 0;
             list[c] = layout.isList(c);
         }
+    }
+
+    /**
+     * Draws every valid line's label from {@code model} instead of Criteo's click rate, and from
+     * line {@code driftAt} on (-1: never) from its second phase, with new popular ids (another
+     * scramble of each column's Zipf ranks). Criteo's layout only: the model reads its columns.
+     *
+     * @return this generator
+     */
+    public CriteoGenerator withClickModel(ClickModel model, long driftAt) {
+        if (!layout.equals(RowLayout.CRITEO)) {
+            throw new IllegalArgumentException(
+                    "a click model reads Criteo's columns; this generator writes " + layout);
+        }
+        if (written > 0) {
+            throw new IllegalStateException("a click model is set before the first line");
+        }
+        this.model = model;
+        this.driftAt = driftAt;
+        dense = new long[CriteoLayout.DENSE];
+        denseMissing = new boolean[CriteoLayout.DENSE];
+        ids = new long[CriteoLayout.SPARSE];
+        idMissing = new boolean[CriteoLayout.SPARSE];
+        return this;
+    }
+
+    /**
+     * The AUC of the click model's probabilities against the labels written in {@code phase} (0:
+     * before the drift, 1: from it on): the best AUC any model can expect on those lines. NaN
+     * without a click model or without lines of the phase.
+     */
+    public double bayesAuc(int phase) {
+        return model == null ? Double.NaN : bayes[phase].value();
     }
 
     /** Sparse column {@code c}'s cardinality at {@code scale}: Kaggle's {@code C(c mod 26 + 1)}. */
@@ -147,19 +204,87 @@ public final class CriteoGenerator {
     /** Writes {@code rows} lines, each ending in {@code \n}. */
     public void write(OutputStream out, long rows) throws IOException {
         for (long i = 0; i < rows; i++) {
+            if (written == driftAt && model != null) {
+                drift();
+            }
             if (badRate > 0 && rng.nextDouble() < badRate) {
                 bad++;
                 BadLine.pick(rng).write(this, out);
             } else {
-                int n = formatRow(line);
+                int n = model == null ? formatRow(line) : formatClickRow(line, true);
                 out.write(line, 0, n);
             }
             out.write('\n');
+            written++;
         }
+    }
+
+    /** The click model's second phase: new weights, and new popular ids in every column. */
+    private void drift() {
+        phase = 1;
+        for (int c = 0; c < salt.length; c++) {
+            salt[c] = mix64(mix64(seed * 31 + c + 1) ^ 0x5851f42d4c957f2dL);
+        }
+    }
+
+    /**
+     * Formats one valid row of the click model, without line break, into {@code b}: the fields
+     * drawn as {@link #formatRow} draws them, then the label from the model's probability (added to
+     * the Bayes AUC when {@code score}); returns its length.
+     */
+    private int formatClickRow(byte[] b, boolean score) {
+        for (int j = 0; j < CriteoLayout.DENSE; j++) {
+            denseMissing[j] = rng.nextDouble() < DENSE_MISSING[j];
+            if (!denseMissing[j]) {
+                dense[j] = denseValue(j);
+            }
+        }
+        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+            idMissing[c] = rng.nextDouble() < SPARSE_MISSING[c];
+            if (!idMissing[c]) {
+                ids[c] = id(c);
+            }
+        }
+        double p = ClickModel.sigmoid(model.logit(phase, dense, denseMissing, ids, idMissing));
+        boolean click = rng.nextDouble() < p;
+        if (score) {
+            bayes[phase].add(p, click);
+        }
+        int at = writeInt(b, 0, click ? 1 : 0);
+        for (int j = 0; j < CriteoLayout.DENSE; j++) {
+            b[at++] = '\t';
+            if (!denseMissing[j]) {
+                at = writeInt(b, at, (int) dense[j]);
+            }
+        }
+        for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+            b[at++] = '\t';
+            if (!idMissing[c]) {
+                at = writeHex(b, at, ids[c], wide[c] ? 16 : 8);
+            }
+        }
+        return at;
+    }
+
+    /** A value of dense column {@code j} (Criteo's {@code I(j mod 13 + 1)}), present. */
+    private int denseValue(int j) {
+        if (j == 1 && rng.nextDouble() < 0.1) {
+            return -1 - rng.nextInt(3);
+        }
+        return (int) Math.floor(Math.expm1(rng.nextDouble() * Math.log1p(DENSE_MAX[j])));
+    }
+
+    /** An id of sparse column {@code c}: a Zipf rank, scrambled. */
+    private long id(int c) {
+        long rank = zipf[c].sample();
+        return wide[c] ? mix64(rank ^ salt[c]) : mix32((int) (rank ^ salt[c])) & 0xffffffffL;
     }
 
     /** Formats one valid row, without line break, into {@code b}; returns its length. */
     int formatRow(byte[] b) {
+        if (model != null) {
+            return formatClickRow(b, false);
+        }
         int p = 0;
         p = writeInt(b, p, rng.nextDouble() < 0.256 ? 1 : 0);
         for (int i = 0; i < layout.dense(); i++) {

@@ -328,6 +328,41 @@ public final class ColumnProgram implements Serializable {
         return layout.rowBytes(onehot);
     }
 
+    /**
+     * The names of an output row's int32 slots, in order ({@link #rowBytes()} / 4 of them): {@code
+     * label}, the dense ({@code I1}..) and generated ({@code G1}..) columns, a onehot column of
+     * {@code size} as {@code size - 1} slots {@code I3_0}, {@code I3_1}.., then the sparse columns
+     * that hold one id per row ({@code C1}..; list columns are not in the row).
+     */
+    public List<String> rowColumns() {
+        List<String> names = new ArrayList<>(rowBytes() / Integer.BYTES);
+        for (int f = 0; f < layout.labelDenseWidth(); f++) {
+            String name = layout.fieldName(f);
+            if (onehot[f] > 0) {
+                for (int k = 0; k < onehot[f] - 1; k++) {
+                    names.add(name + "_" + k);
+                }
+            } else {
+                names.add(name);
+            }
+        }
+        for (int c : layout.scalarColumns()) {
+            names.add(layout.fieldName(layout.sparseField(c)));
+        }
+        return names;
+    }
+
+    /** The names of the fields whose row slots hold float32 bits, in field order. */
+    public List<String> float32Columns() {
+        List<String> names = new ArrayList<>();
+        for (int f = 0; f < layout.fields(); f++) {
+            if (types[f] == ValueType.float32) {
+                names.add(layout.fieldName(f));
+            }
+        }
+        return names;
+    }
+
     /** The type of field {@code f}'s output value: int32, or float32 written as its bits. */
     public ValueType type(int f) {
         return types[f];

@@ -1,0 +1,164 @@
+"""An iterable over a piper stream's committed rows, for trainers.
+
+    feed = RowsFeed("127.0.0.1:9092", "rows", "vocab", rank=0, world=1)
+    for batch in feed:
+        ...  # batch.labels, batch.dense, batch.sparse, batch.lists, batch.table_sizes
+
+It reads the rows topic with ``isolation.level=read_committed`` (only what the stream's
+checkpoints committed, each row once), worker ``rank`` of ``world`` taking the partitions
+``p`` with ``p % world == rank``. It follows the vocabulary topic so that, before a batch is
+yielded, every index the batch uses has been announced there: ``batch.table_sizes`` then says
+how many rows each embedding table needs (OOV buckets plus entries) for each column and
+vocabulary epoch.
+"""
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
+
+from .records import FeedError, decode_rows, decode_vocab
+
+
+@dataclass
+class Batch:
+    """One block of rows as torch tensors."""
+
+    labels: torch.Tensor  # float32 [rows]
+    dense: torch.Tensor  # float32 [rows, dense slots]
+    sparse: torch.Tensor  # int64 [rows, scalar sparse columns]
+    sparse_names: list
+    lists: dict  # name -> (values int64, offsets int64 [rows + 1]) for nn.EmbeddingBag
+    epochs: dict  # sparse column -> vocabulary epoch of its indices
+    table_sizes: dict  # (column, epoch) -> rows its embedding table needs so far
+    timestamps_ms: np.ndarray  # per row, its input record's timestamp (ms), or None
+    source: tuple  # (input topic, input partition, block)
+    pipeline: str
+
+    @property
+    def rows(self):
+        return len(self.labels)
+
+
+def _consumer(bootstrap, group, extra):
+    conf = {
+        "bootstrap.servers": bootstrap,
+        "group.id": group,
+        "enable.auto.commit": False,
+        "isolation.level": "read_committed",
+        "auto.offset.reset": "earliest",
+        "fetch.max.bytes": 64 << 20,
+        "max.partition.fetch.bytes": 16 << 20,
+    }
+    conf.update(extra or {})
+    return Consumer(conf)
+
+
+class RowsFeed:
+    """Iterates over the committed rows of a piper stream (see the module's text)."""
+
+    def __init__(self, bootstrap_servers, rows_topic, vocab_topic=None, rank=0, world=1,
+                 idle_timeout_s=30.0, vocab_timeout_s=60.0, kafka_config=None):
+        if not 0 <= rank < world:
+            raise ValueError(f"rank {rank} is not in [0, {world})")
+        self.rows_topic = rows_topic
+        self.vocab_topic = vocab_topic
+        self.idle_timeout_s = idle_timeout_s
+        self.vocab_timeout_s = vocab_timeout_s
+        group = f"piper-feed-{rows_topic}-{rank}-of-{world}"
+        self._rows = _consumer(bootstrap_servers, group, kafka_config)
+        metadata = self._rows.list_topics(rows_topic, timeout=30)
+        topic = metadata.topics.get(rows_topic)
+        if topic is None or topic.error is not None or not topic.partitions:
+            raise FeedError(f"rows topic {rows_topic} does not exist on {bootstrap_servers}")
+        self.partitions = sorted(p for p in topic.partitions if p % world == rank)
+        self._rows.assign([TopicPartition(rows_topic, p, OFFSET_BEGINNING)
+                           for p in self.partitions])
+        self._vocab = None
+        self.table_sizes = {}
+        if vocab_topic is not None:
+            self._vocab = _consumer(bootstrap_servers, group + "-vocab", kafka_config)
+            vmeta = self._vocab.list_topics(vocab_topic, timeout=30).topics.get(vocab_topic)
+            if vmeta is None or vmeta.error is not None or not vmeta.partitions:
+                raise FeedError(f"vocabulary topic {vocab_topic} does not exist")
+            self._vocab.assign([TopicPartition(vocab_topic, p, OFFSET_BEGINNING)
+                                for p in vmeta.partitions])
+        self.seen_blocks = set()
+        self.duplicate_blocks = 0
+        self.records = 0
+
+    def close(self):
+        self._rows.close()
+        if self._vocab is not None:
+            self._vocab.close()
+
+    def _poll_vocab(self, timeout):
+        message = self._vocab.poll(timeout)
+        if message is None:
+            return False
+        if message.error():
+            raise KafkaException(message.error())
+        v = decode_vocab(message)
+        key = (v.column, v.epoch)
+        self.table_sizes[key] = max(self.table_sizes.get(key, v.buckets), v.first_index + v.count)
+        return True
+
+    def _await_vocabulary(self, block):
+        """Reads the vocabulary topic until every index of ``block`` has been announced."""
+        if self._vocab is None:
+            for name, top in block.max_indices().items():
+                key = (name, block.epochs[name])
+                self.table_sizes[key] = max(self.table_sizes.get(key, 0), top + 1)
+            return
+        deadline = time.monotonic() + self.vocab_timeout_s
+        while True:
+            while self._poll_vocab(0):
+                pass
+            missing = [(n, block.epochs[n], top) for n, top in block.max_indices().items()
+                       if top >= self.table_sizes.get((n, block.epochs[n]), block.buckets[n])]
+            if not missing:
+                return
+            if time.monotonic() > deadline:
+                n, epoch, top = missing[0]
+                raise FeedError(
+                    f"{block.where}: {n} (epoch {epoch}) uses index {top}, but the vocabulary"
+                    f" topic {self.vocab_topic} announced {self.table_sizes.get((n, epoch), 0)}"
+                    f" entries within {self.vocab_timeout_s:.0f} s")
+            self._poll_vocab(0.1)
+
+    def __iter__(self):
+        last = time.monotonic()
+        while True:
+            message = self._rows.poll(0.2)
+            if message is None:
+                if time.monotonic() - last > self.idle_timeout_s:
+                    return
+                continue
+            if message.error():
+                raise KafkaException(message.error())
+            last = time.monotonic()
+            block = decode_rows(message)
+            self.records += 1
+            source = (block.input_topic, block.input_partition, block.block)
+            if source in self.seen_blocks:
+                self.duplicate_blocks += 1
+                continue
+            self.seen_blocks.add(source)
+            if block.rows == 0:
+                continue
+            self._await_vocabulary(block)
+            yield Batch(
+                labels=torch.from_numpy(block.labels.astype(np.float32)),
+                dense=torch.from_numpy(block.dense),
+                sparse=torch.from_numpy(block.sparse),
+                sparse_names=block.sparse_names,
+                lists={n: (torch.from_numpy(v), torch.from_numpy(o))
+                       for n, (v, o) in block.lists.items()},
+                epochs=block.epochs,
+                table_sizes=dict(self.table_sizes),
+                timestamps_ms=block.row_timestamps_ms(),
+                source=source,
+                pipeline=block.pipeline,
+            )

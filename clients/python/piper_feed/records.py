@@ -1,0 +1,175 @@
+"""Decoding of piper stream's Kafka records (docs/SEMANTICS.md, "Kafka output").
+
+A rows record holds one block of rows of one input partition: the rows in the ``rows.bin``
+layout (little-endian int32 slots named by ``piper.row.columns``), then per list column its
+rows' lengths and its values. Record format 1 (no ``piper.record.version``) is Criteo's 40
+columns without lists.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+CRITEO_COLUMNS = ["label"] + [f"I{i}" for i in range(1, 14)] + [f"C{i}" for i in range(1, 27)]
+SUPPORTED_RECORD_VERSIONS = (1, 2)
+
+
+class FeedError(Exception):
+    """A record that does not hold what its headers say, or a feed that cannot go on."""
+
+
+def headers_of(message):
+    """A Kafka message's headers as a dict of ASCII strings (the last of a name wins)."""
+    return {k: (v.decode("ascii") if v is not None else "") for k, v in (message.headers() or [])}
+
+
+def _ints(text, expected, where, name):
+    parts = text.split(",")
+    if len(parts) != expected:
+        raise FeedError(f"{where}: {name} has {len(parts)} entries, expected {expected}")
+    try:
+        return [int(p) for p in parts]
+    except ValueError as e:
+        raise FeedError(f"{where}: {name} is not integers: {text!r}") from e
+
+
+@dataclass
+class RowsBlock:
+    """One decoded rows record."""
+
+    where: str
+    input_topic: str
+    input_partition: int
+    block: int
+    pipeline: str
+    columns: list
+    labels: np.ndarray  # int32, one per row
+    dense: np.ndarray  # float32 [rows, dense slots]: int slots as values, float32 slots as floats
+    dense_names: list
+    sparse: np.ndarray  # int64 [rows, scalar sparse columns]
+    sparse_names: list
+    lists: dict = field(default_factory=dict)  # name -> (values int64, offsets int64 [rows + 1])
+    epochs: dict = field(default_factory=dict)  # sparse column name -> vocabulary epoch
+    buckets: dict = field(default_factory=dict)  # sparse column name -> OOV buckets
+    timestamps: tuple = None  # (first, last) input record timestamps in ms, or None
+
+    @property
+    def rows(self):
+        return len(self.labels)
+
+    def row_timestamps_ms(self):
+        """Each row's input timestamp, spread evenly over the block's first and last (or None)."""
+        if self.timestamps is None or self.rows == 0:
+            return None
+        first, last = self.timestamps
+        if self.rows == 1:
+            return np.array([first], dtype=np.float64)
+        return first + (last - first) * np.arange(self.rows, dtype=np.float64) / (self.rows - 1)
+
+    def max_indices(self):
+        """The largest index of each sparse column (list columns included) in this block."""
+        out = {}
+        for j, name in enumerate(self.sparse_names):
+            if self.rows:
+                out[name] = int(self.sparse[:, j].max())
+        for name, (values, _) in self.lists.items():
+            if len(values):
+                out[name] = int(values.max())
+        return out
+
+
+def decode_rows(message):
+    """Decodes a rows-topic message into a RowsBlock, checking it against its headers."""
+    where = f"{message.topic()}/{message.partition()}@{message.offset()}"
+    h = headers_of(message)
+    version = int(h.get("piper.record.version", "1"))
+    if version not in SUPPORTED_RECORD_VERSIONS:
+        raise FeedError(f"{where}: record format {version}, this client reads 1 and 2")
+    if "piper.rows" not in h:
+        raise FeedError(f"{where}: no piper.rows header")
+    rows = int(h["piper.rows"])
+    columns = h["piper.row.columns"].split(",") if version >= 2 else CRITEO_COLUMNS
+    lists = h["piper.list.columns"].split(",") if h.get("piper.list.columns") else []
+    counts = _ints(h["piper.list.values"], len(lists), where, "piper.list.values") if lists else []
+    value = message.value() or b""
+    width = len(columns)
+    expected = 4 * (rows * width + sum(rows + c for c in counts))
+    if len(value) != expected:
+        raise FeedError(
+            f"{where}: {rows} rows of {width} slots and lists {counts} take {expected} bytes,"
+            f" the value has {len(value)}")
+    data = np.frombuffer(value, dtype="<i4")
+    matrix = data[: rows * width].reshape(rows, width)
+    floats = set(h.get("piper.float32.columns", "").split(",")) - {""}
+    dense_idx = [i for i, c in enumerate(columns) if i > 0 and not c.startswith("C")]
+    sparse_idx = [i for i, c in enumerate(columns) if c.startswith("C")]
+    dense = np.empty((rows, len(dense_idx)), dtype=np.float32)
+    for k, i in enumerate(dense_idx):
+        col = np.ascontiguousarray(matrix[:, i])
+        dense[:, k] = col.view("<f4") if columns[i] in floats else col.astype(np.float32)
+    decoded_lists = {}
+    at = rows * width
+    for name, count in zip(lists, counts):
+        lengths = data[at: at + rows].astype(np.int64)
+        at += rows
+        if lengths.sum() != count:
+            raise FeedError(f"{where}: {name}'s lengths add up to {lengths.sum()}, not {count}")
+        values = data[at: at + count].astype(np.int64)
+        at += count
+        offsets = np.zeros(rows + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        decoded_lists[name] = (values, offsets)
+    sparse_names = [columns[i] for i in sparse_idx]
+    all_sparse = sorted(sparse_names + lists, key=lambda n: int(n[1:]))
+    epochs = dict(zip(all_sparse, _ints(h["piper.epochs"], len(all_sparse), where, "piper.epochs"))) \
+        if "piper.epochs" in h else {n: 0 for n in all_sparse}
+    buckets = dict(zip(all_sparse, _ints(h["piper.oov.buckets"], len(all_sparse), where,
+                                         "piper.oov.buckets"))) \
+        if "piper.oov.buckets" in h else {n: 0 for n in all_sparse}
+    stamps = None
+    if "piper.input.timestamps" in h:
+        first, last = h["piper.input.timestamps"].split("-")
+        stamps = (int(first), int(last))
+    return RowsBlock(
+        where=where,
+        input_topic=h.get("piper.input.topic", ""),
+        input_partition=int(h.get("piper.input.partition", "-1")),
+        block=int(h.get("piper.block", "-1")),
+        pipeline=h.get("piper.pipeline", ""),
+        columns=columns,
+        labels=np.ascontiguousarray(matrix[:, 0]),
+        dense=dense,
+        dense_names=[columns[i] for i in dense_idx],
+        sparse=matrix[:, sparse_idx].astype(np.int64),
+        sparse_names=sparse_names,
+        lists=decoded_lists,
+        epochs=epochs,
+        buckets=buckets,
+        timestamps=stamps,
+    )
+
+
+@dataclass
+class VocabRecord:
+    """One vocabulary-topic record: a column's new entries from an index on."""
+
+    column: str
+    epoch: int
+    first_index: int
+    count: int
+    buckets: int
+
+
+def decode_vocab(message):
+    where = f"{message.topic()}/{message.partition()}@{message.offset()}"
+    h = headers_of(message)
+    try:
+        return VocabRecord(
+            column=h["piper.column"],
+            epoch=int(h.get("piper.epoch", "0")),
+            first_index=int(h["piper.first.index"]),
+            count=int(h["piper.count"]),
+            buckets=int(h.get("piper.oov.buckets", "0")),
+        )
+    except (KeyError, ValueError) as e:
+        raise FeedError(f"{where}: not a vocabulary record ({e})") from e

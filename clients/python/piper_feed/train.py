@@ -1,0 +1,301 @@
+"""Trains a small DLRM online from a piper stream and writes JSON metrics.
+
+    python3 -m piper_feed.train --bootstrap-servers 127.0.0.1:9092 --rows-topic rows \\
+        --vocab-topic vocab --max-rows 200000 --metrics-out metrics.json
+
+Progressive validation: every mini-batch is scored before the model trains on it, and the
+scores of each window of --window-rows rows give its AUC and log loss. Freshness is the time
+from a row's input record timestamp to the training step that used it.
+"""
+
+import argparse
+import json
+import math
+import sys
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+from .feed import RowsFeed
+from .records import FeedError
+
+
+class GrowingTable(nn.Module):
+    """An embedding-bag table whose rows grow as the vocabulary announces entries."""
+
+    def __init__(self, dim, rows):
+        super().__init__()
+        self.dim = dim
+        self.weight = nn.Parameter(torch.empty(0, dim))
+        self.size = 0
+        self.grow(rows)
+
+    def grow(self, rows):
+        """Makes room for ``rows`` rows (capacity doubles, so growth is rare); new rows random."""
+        if rows <= self.weight.shape[0]:
+            self.size = max(self.size, rows)
+            return None
+        capacity = max(rows, 2 * self.weight.shape[0], 64)
+        fresh = torch.empty(capacity, self.dim).uniform_(-0.05, 0.05)
+        fresh[: self.weight.shape[0]] = self.weight.data
+        old = self.weight
+        self.weight = nn.Parameter(fresh)
+        self.size = rows
+        return old
+
+    def forward(self, indices, offsets):
+        return nn.functional.embedding_bag(indices, self.weight, offsets, mode="sum", sparse=True)
+
+
+class Dlrm(nn.Module):
+    """Bottom MLP over the dense values, one table per sparse column, top MLP over both."""
+
+    def __init__(self, dense, sparse_columns, dim=16):
+        super().__init__()
+        self.dim = dim
+        self.bottom = nn.Sequential(nn.Linear(dense, 64), nn.ReLU(), nn.Linear(64, dim), nn.ReLU())
+        self.columns = list(sparse_columns)
+        self.tables = nn.ModuleDict()
+        self.top = nn.Sequential(
+            nn.Linear(dim * (1 + len(self.columns)), 64), nn.ReLU(), nn.Linear(64, 1))
+
+    def table(self, column, epoch):
+        return self.tables[f"{column}_e{epoch}"]
+
+    def forward(self, batch):
+        x = self.bottom(torch.log1p(torch.clamp(batch.dense, min=0)))
+        parts = [x]
+        rows = batch.rows
+        for name in self.columns:
+            table = self.table(name, batch.epochs[name])
+            if name in batch.lists:
+                values, offsets = batch.lists[name]
+                parts.append(table(values, offsets[:-1]))
+            else:
+                j = batch.sparse_names.index(name)
+                parts.append(table(batch.sparse[:, j], torch.arange(rows)))
+        return self.top(torch.cat(parts, dim=1)).squeeze(1)
+
+
+def auc(scores, labels):
+    """The AUC by ranks (ties count one half); NaN without both classes."""
+    scores = np.asarray(scores, dtype=np.float64)
+    labels = np.asarray(labels) > 0.5
+    pos = labels.sum()
+    neg = len(labels) - pos
+    if pos == 0 or neg == 0:
+        return float("nan")
+    order = np.argsort(scores, kind="mergesort")
+    sorted_scores = scores[order]
+    ranks = np.empty(len(scores), dtype=np.float64)
+    i = 0
+    while i < len(scores):
+        j = i
+        while j + 1 < len(scores) and sorted_scores[j + 1] == sorted_scores[i]:
+            j += 1
+        ranks[order[i: j + 1]] = (i + j) / 2.0 + 1
+        i = j + 1
+    return float((ranks[labels].sum() - pos * (pos + 1) / 2.0) / (pos * neg))
+
+
+def logloss(probabilities, labels):
+    p = np.clip(np.asarray(probabilities, dtype=np.float64), 1e-7, 1 - 1e-7)
+    y = np.asarray(labels, dtype=np.float64)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+class Trainer:
+    """The online loop: tables grown from the feed, score then train, windows of metrics."""
+
+    def __init__(self, args):
+        self.args = args
+        self.model = None
+        self.dense_opt = None
+        self.sparse_opt = None
+        self.rows = 0
+        self.window = ([], [])
+        self.windows = []
+        self.freshness = []
+        self.window_freshness = []
+        self.frozen = False
+
+    def _build(self, batch):
+        torch.manual_seed(self.args.seed)
+        columns = sorted(list(batch.sparse_names) + list(batch.lists), key=lambda n: int(n[1:]))
+        self.model = Dlrm(batch.dense.shape[1], columns, self.args.embedding_dim)
+        dense_params = list(self.model.bottom.parameters()) + list(self.model.top.parameters())
+        self.dense_opt = torch.optim.Adam(dense_params, lr=self.args.lr)
+        self.sparse_opt = torch.optim.Adagrad([torch.zeros(1, requires_grad=True)],
+                                              lr=self.args.embedding_lr)
+
+    def _ensure_tables(self, batch):
+        for name in self.model.columns:
+            epoch = batch.epochs[name]
+            size = batch.table_sizes.get((name, epoch), 0)
+            key = f"{name}_e{epoch}"
+            if key not in self.model.tables:
+                self.model.tables[key] = GrowingTable(self.model.dim, max(size, 1))
+                weight = self.model.tables[key].weight
+                self.sparse_opt.add_param_group({"params": [weight]})
+                # Adagrad makes its state at construction only: a table added later gets it here.
+                self.sparse_opt.state[weight] = {"step": torch.tensor(0.0),
+                                                 "sum": torch.zeros_like(weight.data)}
+                continue
+            table = self.model.tables[key]
+            old = table.grow(size)
+            if old is not None:
+                # Swap the parameter in the optimizer, keeping its accumulated state.
+                for group in self.sparse_opt.param_groups:
+                    group["params"] = [table.weight if p is old else p for p in group["params"]]
+                state = self.sparse_opt.state.pop(old)
+                grown = torch.zeros_like(table.weight.data)
+                grown[: state["sum"].shape[0]] = state["sum"]
+                state["sum"] = grown
+                self.sparse_opt.state[table.weight] = state
+
+    def step(self, batch, now_ms):
+        if self.model is None:
+            self._build(batch)
+        self._ensure_tables(batch)
+        logits = self.model(batch)
+        probabilities = torch.sigmoid(logits).detach().numpy()
+        self.window[0].extend(probabilities.tolist())
+        self.window[1].extend(batch.labels.numpy().tolist())
+        if not self.frozen:
+            loss = nn.functional.binary_cross_entropy_with_logits(logits, batch.labels)
+            self.dense_opt.zero_grad()
+            self.sparse_opt.zero_grad()
+            loss.backward()
+            self.dense_opt.step()
+            self.sparse_opt.step()
+        if batch.timestamps_ms is not None:
+            ages = ((now_ms - batch.timestamps_ms) / 1000.0).tolist()
+            self.freshness.extend(ages)
+            self.window_freshness.extend(ages)
+        self.rows += batch.rows
+        while len(self.window[0]) >= self.args.window_rows:
+            self._close_window(self.args.window_rows)
+        if self.args.freeze_after_rows is not None and self.rows >= self.args.freeze_after_rows:
+            self.frozen = True
+
+    def _close_window(self, n):
+        scores, labels = self.window[0][:n], self.window[1][:n]
+        self.window = (self.window[0][n:], self.window[1][n:])
+        self.windows.append({
+            "rows": self.rows - len(self.window[0]),
+            "auc": auc(scores, labels),
+            "logloss": logloss(scores, labels),
+            "frozen": self.frozen,
+            "freshness_p99_s": percentile(self.window_freshness, 99),
+        })
+        self.window_freshness = []
+
+    def finish(self):
+        if self.window[0]:
+            self._close_window(len(self.window[0]))
+
+
+def split(batch, size):
+    """Mini-batches of at most ``size`` rows of a block (lists cut at row boundaries)."""
+    if batch.rows <= size:
+        yield batch
+        return
+    for start in range(0, batch.rows, size):
+        end = min(batch.rows, start + size)
+        lists = {}
+        for name, (values, offsets) in batch.lists.items():
+            lists[name] = (values[offsets[start]: offsets[end]], offsets[start: end + 1] - offsets[start])
+        yield type(batch)(
+            labels=batch.labels[start:end], dense=batch.dense[start:end],
+            sparse=batch.sparse[start:end], sparse_names=batch.sparse_names, lists=lists,
+            epochs=batch.epochs, table_sizes=batch.table_sizes,
+            timestamps_ms=None if batch.timestamps_ms is None else batch.timestamps_ms[start:end],
+            source=batch.source, pipeline=batch.pipeline)
+
+
+def percentile(values, q):
+    return float(np.percentile(np.asarray(values), q)) if values else float("nan")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="python3 -m piper_feed.train",
+        description="Train a small DLRM (embedding bags + MLP, CPU) online on a piper stream's"
+                    " rows topic and write JSON metrics (rows, windows of progressive AUC and"
+                    " log loss, freshness).")
+    p.add_argument("--bootstrap-servers", required=True, help="Kafka brokers, host:port[,...]")
+    p.add_argument("--rows-topic", required=True, help="the stream's --output-topic")
+    p.add_argument("--vocab-topic", help="the stream's --vocab-topic (tables grow as it says)")
+    p.add_argument("--max-rows", type=int, help="stop after training on this many rows")
+    p.add_argument("--idle-timeout", type=float, default=30.0,
+                   help="stop when no record arrived for this many seconds (default 30)")
+    p.add_argument("--metrics-out", required=True, help="JSON file to write the metrics to")
+    p.add_argument("--rank", type=int, default=0, help="this worker's rank (default 0)")
+    p.add_argument("--world", type=int, default=1,
+                   help="number of workers; worker r reads the partitions p with p %% world == r")
+    p.add_argument("--window-rows", type=int, default=10_000,
+                   help="rows per metrics window (default 10000)")
+    p.add_argument("--batch-rows", type=int, default=1024, help="rows per training step")
+    p.add_argument("--embedding-dim", type=int, default=16)
+    p.add_argument("--lr", type=float, default=1e-3, help="Adam's rate for the MLPs")
+    p.add_argument("--embedding-lr", type=float, default=0.05, help="Adagrad's for the tables")
+    p.add_argument("--freeze-after-rows", type=int,
+                   help="stop updating the model after this many rows (it still scores)")
+    p.add_argument("--seed", type=int, default=1)
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    torch.set_num_threads(1)
+    trainer = Trainer(args)
+    started = time.time()
+    try:
+        feed = RowsFeed(args.bootstrap_servers, args.rows_topic, args.vocab_topic,
+                        rank=args.rank, world=args.world, idle_timeout_s=args.idle_timeout)
+    except FeedError as e:
+        print(f"piper_feed.train: {e}", file=sys.stderr)
+        return 2
+    last_report = started
+    try:
+        for block in feed:
+            for batch in split(block, args.batch_rows):
+                trainer.step(batch, time.time() * 1000.0)
+            if time.time() - last_report > 5:
+                last = trainer.windows[-1] if trainer.windows else None
+                print(f"train: {trainer.rows:,} rows"
+                      + (f", window AUC {last['auc']:.4f}" if last else ""), file=sys.stderr)
+                last_report = time.time()
+            if args.max_rows is not None and trainer.rows >= args.max_rows:
+                break
+    except FeedError as e:
+        print(f"piper_feed.train: {e}", file=sys.stderr)
+        return 1
+    finally:
+        feed.close()
+    trainer.finish()
+    metrics = {
+        "rows": trainer.rows,
+        "records": feed.records,
+        "blocks": len(feed.seen_blocks),
+        "duplicate_blocks": feed.duplicate_blocks,
+        "partitions": feed.partitions,
+        "windows": trainer.windows,
+        "freshness_p50_s": percentile(trainer.freshness, 50),
+        "freshness_p99_s": percentile(trainer.freshness, 99),
+        "table_sizes": {f"{c}.{e}": n for (c, e), n in sorted(feed.table_sizes.items())},
+        "seconds": time.time() - started,
+    }
+    with open(args.metrics_out, "w") as out:
+        json.dump(metrics, out, indent=2, allow_nan=True)
+    last = trainer.windows[-1]["auc"] if trainer.windows else math.nan
+    print(f"train: {trainer.rows:,} rows in {metrics['seconds']:.1f} s, last window AUC {last:.4f},"
+          f" freshness p50 {metrics['freshness_p50_s']:.2f} s p99 {metrics['freshness_p99_s']:.2f} s"
+          f" -> {args.metrics_out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""Decoding of rows and vocabulary records, on records built here as the stream writes them."""
+
+import struct
+import unittest
+
+import numpy as np
+
+from piper_feed.records import FeedError, decode_rows, decode_vocab
+from piper_feed.train import auc, split
+from piper_feed.feed import Batch
+
+import torch
+
+
+class Message:
+    """The part of confluent_kafka.Message the decoders read."""
+
+    def __init__(self, value, headers, topic="rows", partition=0, offset=7):
+        self._value, self._headers = value, [(k, v.encode("ascii")) for k, v in headers.items()]
+        self._topic, self._partition, self._offset = topic, partition, offset
+
+    def value(self):
+        return self._value
+
+    def headers(self):
+        return self._headers
+
+    def topic(self):
+        return self._topic
+
+    def partition(self):
+        return self._partition
+
+    def offset(self):
+        return self._offset
+
+
+def rows_record():
+    """Two rows of label, I1 (float32), I2, C1, with list column C2: [5, 6] and []."""
+    ints = [1, struct.unpack("<i", struct.pack("<f", 0.5))[0], 3, 9,
+            0, struct.unpack("<i", struct.pack("<f", 2.0))[0], 4, 8,
+            2, 0,  # C2's lengths
+            5, 6]  # C2's values
+    headers = {"piper.record.version": "2", "piper.rows": "2",
+               "piper.row.columns": "label,I1,I2,C1", "piper.float32.columns": "I1",
+               "piper.list.columns": "C2", "piper.list.values": "2",
+               "piper.epochs": "0,1", "piper.input.topic": "in", "piper.input.partition": "3",
+               "piper.block": "12", "piper.input.timestamps": "1000-1010"}
+    return Message(struct.pack("<%di" % len(ints), *ints), headers)
+
+
+class RecordsTest(unittest.TestCase):
+
+    def test_rows_with_floats_and_lists(self):
+        b = decode_rows(rows_record())
+        self.assertEqual(b.rows, 2)
+        self.assertEqual(b.labels.tolist(), [1, 0])
+        self.assertEqual(b.dense.tolist(), [[0.5, 3.0], [2.0, 4.0]])
+        self.assertEqual(b.sparse.tolist(), [[9], [8]])
+        values, offsets = b.lists["C2"]
+        self.assertEqual(values.tolist(), [5, 6])
+        self.assertEqual(offsets.tolist(), [0, 2, 2])
+        self.assertEqual(b.epochs, {"C1": 0, "C2": 1})
+        self.assertEqual((b.input_partition, b.block), (3, 12))
+        self.assertEqual(b.row_timestamps_ms().tolist(), [1000.0, 1010.0])
+        self.assertEqual(b.max_indices(), {"C1": 9, "C2": 6})
+
+    def test_a_value_shorter_than_its_headers_say_is_refused(self):
+        m = rows_record()
+        m._value = m._value[:-4]
+        with self.assertRaisesRegex(FeedError, r"rows/0@7: 2 rows of 4 slots"):
+            decode_rows(m)
+
+    def test_format_1_is_criteos_40_columns(self):
+        m = Message(bytes(160), {"piper.rows": "1"})
+        b = decode_rows(m)
+        self.assertEqual(b.dense.shape, (1, 13))
+        self.assertEqual(b.sparse.shape, (1, 26))
+
+    def test_vocabulary_record(self):
+        v = decode_vocab(Message(b"4\t77\n", {"piper.column": "C3", "piper.first.index": "4",
+                                              "piper.count": "1", "piper.oov.buckets": "4"},
+                                 topic="vocab"))
+        self.assertEqual((v.column, v.epoch, v.first_index, v.count, v.buckets),
+                         ("C3", 0, 4, 1, 4))
+
+    def test_auc_by_ranks(self):
+        self.assertEqual(auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]), 0.75)
+        self.assertEqual(auc([0.5, 0.5], [0, 1]), 0.5)
+
+    def test_split_cuts_lists_at_row_boundaries(self):
+        b = decode_rows(rows_record())
+        batch = Batch(labels=torch.from_numpy(b.labels.astype(np.float32)),
+                      dense=torch.from_numpy(b.dense), sparse=torch.from_numpy(b.sparse),
+                      sparse_names=b.sparse_names,
+                      lists={n: (torch.from_numpy(v), torch.from_numpy(o))
+                             for n, (v, o) in b.lists.items()},
+                      epochs=b.epochs, table_sizes={}, timestamps_ms=b.row_timestamps_ms(),
+                      source=("in", 3, 12), pipeline="p/1")
+        first, second = list(split(batch, 1))
+        self.assertEqual(first.lists["C2"][0].tolist(), [5, 6])
+        self.assertEqual(first.lists["C2"][1].tolist(), [0, 2])
+        self.assertEqual(second.lists["C2"][0].tolist(), [])
+        self.assertEqual(second.lists["C2"][1].tolist(), [0, 0])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,284 @@
+package dev.piper.connectors.kafka;
+
+import dev.piper.pipeline.layout.CriteoLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+
+/**
+ * One record of a stream's rows topic, read and checked against its headers ({@code
+ * docs/SEMANTICS.md}, "Rows topic"): its rows, the row's columns, and for a layout with list
+ * columns each list column's lengths and values. A record without {@link
+ * StreamFormat#RECORD_VERSION} is format 1: Criteo's 40 columns, no lists.
+ *
+ * @param where the record's topic, partition and offset, for messages
+ * @param inputTopic the topic its lines came from
+ * @param inputPartition their partition
+ * @param block the block's number in that partition
+ * @param rows its row count
+ * @param rowBytes bytes of one row
+ * @param sparseColumns per scalar sparse column of the row, in row order: its column number (0 for
+ *     C1) and its slot in the row
+ * @param epochs per sparse column (list columns included), its vocabulary epoch
+ * @param buckets per sparse column, its OOV buckets in that epoch
+ * @param listColumns the column numbers of the list columns, in value order
+ * @param listLengths per list column, its rows' lengths
+ * @param listValues per list column, its values
+ * @param pipeline the {@code name/version} header, or empty
+ */
+public record RowsRecord(
+        String where,
+        String inputTopic,
+        int inputPartition,
+        long block,
+        int rows,
+        int rowBytes,
+        int[][] sparseColumns,
+        int[] epochs,
+        int[] buckets,
+        int[] listColumns,
+        int[][] listLengths,
+        int[][] listValues,
+        String pipeline,
+        byte[] value) {
+
+    /** Reads {@code r}, a record of a rows topic. */
+    public static RowsRecord of(ConsumerRecord<byte[], byte[]> r) {
+        String where = r.topic() + "/" + r.partition() + "@" + r.offset();
+        int version = intHeader(r, StreamFormat.RECORD_VERSION, 1, where);
+        if (version < 1 || version > StreamFormat.CURRENT_RECORD_VERSION) {
+            throw new IllegalStateException(
+                    where
+                            + ": record format "
+                            + version
+                            + ", this build reads 1 to "
+                            + StreamFormat.CURRENT_RECORD_VERSION);
+        }
+        int rows = intHeader(r, StreamFormat.ROWS, -1, where);
+        if (rows < 0) {
+            throw new IllegalStateException(where + ": no " + StreamFormat.ROWS + " header");
+        }
+        List<String> columns = criteoColumns();
+        if (version >= 2) {
+            columns = List.of(required(r, StreamFormat.ROW_COLUMNS, where).split(",", -1));
+        }
+        List<int[]> sparse = new ArrayList<>();
+        for (int slot = 0; slot < columns.size(); slot++) {
+            int c = sparseColumn(columns.get(slot));
+            if (c >= 0) {
+                sparse.add(new int[] {c, slot});
+            }
+        }
+        String listText = header(r, StreamFormat.LIST_COLUMNS);
+        String[] listNames = listText == null ? new String[0] : listText.split(",", -1);
+        int[] lists = new int[listNames.length];
+        for (int l = 0; l < lists.length; l++) {
+            lists[l] = sparseColumn(listNames[l]);
+            if (lists[l] < 0) {
+                throw new IllegalStateException(
+                        where + ": list column " + listNames[l] + " is not a sparse column");
+            }
+        }
+        int[] valueCounts =
+                lists.length == 0
+                        ? new int[0]
+                        : ints(required(r, StreamFormat.LIST_VALUES, where), lists.length, where);
+        String epochText = header(r, StreamFormat.EPOCHS);
+        int sparseCount = sparse.size() + lists.length;
+        int[] epochs =
+                epochText == null ? new int[sparseCount] : ints(epochText, sparseCount, where);
+        String bucketText = header(r, StreamFormat.OOV_BUCKETS);
+        int[] buckets =
+                bucketText == null ? new int[sparseCount] : ints(bucketText, sparseCount, where);
+
+        boolean[] seen = new boolean[sparseCount];
+        for (int c : columnNumbers(sparse, lists)) {
+            if (c >= sparseCount || seen[c]) {
+                throw new IllegalStateException(
+                        where
+                                + ": sparse columns "
+                                + columns
+                                + (listText == null ? "" : " and lists " + listText)
+                                + " are not C1..C"
+                                + sparseCount
+                                + " once each");
+            }
+            seen[c] = true;
+        }
+        int rowBytes = columns.size() * Integer.BYTES;
+        long expected = (long) rows * rowBytes;
+        for (int count : valueCounts) {
+            expected += (long) (rows + count) * Integer.BYTES;
+        }
+        byte[] value = r.value() == null ? new byte[0] : r.value();
+        if (value.length != expected) {
+            throw new IllegalStateException(
+                    where
+                            + ": "
+                            + rows
+                            + " rows of "
+                            + rowBytes
+                            + " bytes"
+                            + (lists.length > 0 ? " with list values " + listText : "")
+                            + " take "
+                            + expected
+                            + " bytes, the value has "
+                            + value.length);
+        }
+        ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
+        b.position(rows * rowBytes);
+        int[][] lengths = new int[lists.length][rows];
+        int[][] values = new int[lists.length][];
+        for (int l = 0; l < lists.length; l++) {
+            long sum = 0;
+            for (int i = 0; i < rows; i++) {
+                lengths[l][i] = b.getInt();
+                if (lengths[l][i] < 0) {
+                    throw new IllegalStateException(
+                            where + ": " + listNames[l] + " row " + i + " has a negative length");
+                }
+                sum += lengths[l][i];
+            }
+            if (sum != valueCounts[l]) {
+                throw new IllegalStateException(
+                        where
+                                + ": "
+                                + listNames[l]
+                                + "'s lengths add up to "
+                                + sum
+                                + ", its header says "
+                                + valueCounts[l]
+                                + " values");
+            }
+            values[l] = new int[valueCounts[l]];
+            b.asIntBuffer().get(values[l]);
+            b.position(b.position() + valueCounts[l] * Integer.BYTES);
+        }
+        String pipeline = header(r, StreamFormat.PIPELINE);
+        return new RowsRecord(
+                where,
+                required(r, StreamFormat.INPUT_TOPIC, where),
+                intHeader(r, StreamFormat.INPUT_PARTITION, -1, where),
+                Long.parseLong(required(r, StreamFormat.BLOCK, where)),
+                rows,
+                rowBytes,
+                sparse.toArray(int[][]::new),
+                epochs,
+                buckets,
+                lists,
+                lengths,
+                values,
+                pipeline == null ? "" : pipeline,
+                value);
+    }
+
+    /** The number of sparse columns, list columns included. */
+    public int sparseCount() {
+        return epochs.length;
+    }
+
+    /** The largest index of each sparse column in this record (-1 where it has none). */
+    public int[] maxIndices() {
+        int[] max = new int[sparseCount()];
+        java.util.Arrays.fill(max, -1);
+        ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
+        for (int[] column : sparseColumns) {
+            int m = -1;
+            for (int row = 0; row < rows; row++) {
+                m = Math.max(m, b.getInt(row * rowBytes + column[1] * Integer.BYTES));
+            }
+            max[column[0]] = m;
+        }
+        for (int l = 0; l < listColumns.length; l++) {
+            int m = -1;
+            for (int v : listValues[l]) {
+                m = Math.max(m, v);
+            }
+            max[listColumns[l]] = m;
+        }
+        return max;
+    }
+
+    private static int[] columnNumbers(List<int[]> sparse, int[] lists) {
+        int[] all = new int[sparse.size() + lists.length];
+        for (int i = 0; i < sparse.size(); i++) {
+            all[i] = sparse.get(i)[0];
+        }
+        System.arraycopy(lists, 0, all, sparse.size(), lists.length);
+        return all;
+    }
+
+    /** The column number of {@code C<n>}, or -1 for any other name. */
+    static int sparseColumn(String name) {
+        if (name.length() < 2 || name.charAt(0) != 'C') {
+            return -1;
+        }
+        for (int i = 1; i < name.length(); i++) {
+            if (name.charAt(i) < '0' || name.charAt(i) > '9') {
+                return -1;
+            }
+        }
+        return Integer.parseInt(name.substring(1)) - 1;
+    }
+
+    private static List<String> criteoColumns() {
+        List<String> names = new ArrayList<>(CriteoLayout.FIELDS);
+        for (int f = 0; f < CriteoLayout.FIELDS; f++) {
+            names.add(CriteoLayout.fieldName(f));
+        }
+        return names;
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> r, String key) {
+        Header h = r.headers().lastHeader(key);
+        return h == null ? null : new String(h.value(), StandardCharsets.US_ASCII);
+    }
+
+    private static String required(ConsumerRecord<byte[], byte[]> r, String key, String where) {
+        String v = header(r, key);
+        if (v == null) {
+            throw new IllegalStateException(where + ": no " + key + " header");
+        }
+        return v;
+    }
+
+    private static int intHeader(
+            ConsumerRecord<byte[], byte[]> r, String key, int absent, String where) {
+        String v = header(r, key);
+        if (v == null) {
+            return absent;
+        }
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(where + ": " + key + " is not an integer: " + v);
+        }
+    }
+
+    private static int[] ints(String text, int expected, String where) {
+        String[] parts = text.split(",", -1);
+        if (parts.length != expected) {
+            throw new IllegalStateException(
+                    where
+                            + ": "
+                            + parts.length
+                            + " entries in \""
+                            + text
+                            + "\", expected "
+                            + expected);
+        }
+        int[] out = new int[expected];
+        for (int i = 0; i < expected; i++) {
+            try {
+                out[i] = Integer.parseInt(parts[i]);
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException(where + ": not an integer in \"" + text + "\"");
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,257 @@
+package dev.piper.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.connectors.kafka.LineProducer;
+import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.generate.ClickModel;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The trainer client ({@code clients/python}, {@code python3 -m piper_feed.train}, Debian's
+ * python3-torch and python3-confluent-kafka) on a real broker, fed by the stream at a paced 20,000
+ * lines/s of a learnable click log, with the stream stopped with a savepoint and restarted from it
+ * in the middle: one worker trains on exactly the rows written, reaches the hidden model's Bayes
+ * AUC within 0.05 and sees rows at most the checkpoint interval + 2 s after their input record; two
+ * workers of a two-partition rows topic each receive rows and together exactly those written.
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class TrainerFeedITCase {
+
+    @RegisterExtension static final MiniClusterExtension CLUSTER = TestClusters.twoByTwo();
+
+    private static final PrintStream QUIET = TestClusters.QUIET;
+    private static final int LINES = 200_000;
+    private static final double RATE = 20_000;
+    private static final Duration CHECKPOINTS = Duration.ofSeconds(1);
+
+    /** The Python client, from the module's directory. */
+    private static final Path CLIENT = Path.of("..", "clients", "python").toAbsolutePath();
+
+    @TempDir Path tmp;
+
+    private static TestKafka kafka;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        Process check =
+                new ProcessBuilder("/usr/bin/python3", "-c", "import torch, confluent_kafka, numpy")
+                        .redirectErrorStream(true)
+                        .start();
+        String said = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(check.waitFor())
+                .as(
+                        "the trainer client needs Debian's python3-torch and"
+                                + " python3-confluent-kafka (apt-get install; .ci/run does): %s",
+                        said)
+                .isZero();
+        kafka = TestKafka.start();
+    }
+
+    @AfterAll
+    static void tearDown() throws Exception {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Test
+    void trainersLearnFromTheFeedAcrossAStreamRestart() throws Exception {
+        Path first = tmp.resolve("first.tsv");
+        Path second = tmp.resolve("second.tsv");
+        CriteoGenerator generator =
+                new CriteoGenerator(21, 0.01, 0).withClickModel(new ClickModel(21), -1);
+        try (OutputStream a = new BufferedOutputStream(Files.newOutputStream(first));
+                OutputStream b = new BufferedOutputStream(Files.newOutputStream(second))) {
+            generator.write(a, LINES / 2);
+            generator.write(b, LINES / 2);
+        }
+        double bayes = generator.bayesAuc(0);
+
+        Configuration conf =
+                Streaming.configuration(
+                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), CHECKPOINTS);
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, "clicks");
+        conf.set(StreamOptions.OUTPUT_TOPIC, "rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, "vocab");
+        conf.set(StreamOptions.OUTPUT_PARTITIONS, 2);
+        kafka.createTopic("clicks", 1);
+        StreamTopics.prepareTopics(conf, QUIET);
+
+        List<Process> trainers = new ArrayList<>();
+        trainers.add(trainer("one", 0, 1, LINES));
+        trainers.add(trainer("rank0", 0, 2, null));
+        trainers.add(trainer("rank1", 1, 2, null));
+
+        // First half: once the stream runs, the lines arrive at 20,000 a second; it stops with a
+        // savepoint once idle. (Lines sent while a stream starts would wait for it: freshness
+        // measures the running feed, not the start of a job.)
+        long started = System.currentTimeMillis();
+        CompletableFuture<StreamRunner.Result> run1 =
+                CompletableFuture.supplyAsync(() -> runStream(conf));
+        awaitCheckpointAfter(tmp.resolve("checkpoints"), started, run1);
+        LineProducer.produce(first, kafka.bootstrapServers(), "clicks", RATE, Map.of(), QUIET);
+        String savepoint = run1.get(2, TimeUnit.MINUTES).savepoint().orElseThrow();
+
+        // Second half: the stream restored from it; lines resume once it runs.
+        Configuration next = new Configuration(conf);
+        Streaming.restoreFrom(next, Path.of(URI.create(savepoint)), false);
+        long restarted = System.currentTimeMillis();
+        CompletableFuture<StreamRunner.Result> run2 =
+                CompletableFuture.supplyAsync(() -> runStream(next));
+        awaitCheckpointAfter(tmp.resolve("checkpoints"), restarted, run2);
+        LineProducer.produce(second, kafka.bootstrapServers(), "clicks", RATE, Map.of(), QUIET);
+        run2.get(2, TimeUnit.MINUTES);
+
+        for (Process p : trainers) {
+            assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("trainer ends").isTrue();
+        }
+        for (int i = 0; i < trainers.size(); i++) {
+            assertThat(trainers.get(i).exitValue())
+                    .as(Files.readString(tmp.resolve("trainer-" + i + ".log")))
+                    .isZero();
+        }
+        JsonNode one = metrics("one");
+        assertThat(one.get("rows").asLong()).isEqualTo(LINES);
+        assertThat(one.get("duplicate_blocks").asInt()).isZero();
+        double best = 0;
+        for (JsonNode w : one.get("windows")) {
+            best = Math.max(best, w.get("auc").asDouble());
+        }
+        assertThat(best).as("best window AUC, Bayes AUC %.4f", bayes).isGreaterThan(bayes - 0.05);
+        assertThat(one.get("freshness_p99_s").asDouble())
+                .isLessThanOrEqualTo(CHECKPOINTS.toSeconds() + 2.0);
+
+        System.out.println("trainer windows: " + one.get("windows"));
+        JsonNode rank0 = metrics("rank0");
+        JsonNode rank1 = metrics("rank1");
+        assertThat(rank0.get("partitions").toString()).isEqualTo("[0]");
+        assertThat(rank1.get("partitions").toString()).isEqualTo("[1]");
+        assertThat(rank0.get("rows").asLong()).isPositive();
+        assertThat(rank1.get("rows").asLong()).isPositive();
+        assertThat(rank0.get("rows").asLong() + rank1.get("rows").asLong()).isEqualTo(LINES);
+        assertThat(rank0.get("duplicate_blocks").asInt() + rank1.get("duplicate_blocks").asInt())
+                .isZero();
+        // Together every block of the input partition, once.
+        assertThat(rank0.get("blocks").asLong() + rank1.get("blocks").asLong())
+                .isEqualTo(one.get("blocks").asLong());
+        System.out.printf(
+                "trainer: Bayes AUC %.4f, best window %.4f, freshness p50 %.2f s p99 %.2f s;"
+                        + " workers %d + %d rows%n",
+                bayes,
+                best,
+                one.get("freshness_p50_s").asDouble(),
+                one.get("freshness_p99_s").asDouble(),
+                rank0.get("rows").asLong(),
+                rank1.get("rows").asLong());
+    }
+
+    private StreamRunner.Result runStream(Configuration conf) {
+        try {
+            // idle: no input for 8 s, longer than the stream takes to start before lines come
+            return StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(8), QUIET);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits until a stream started at {@code since} has completed a checkpoint (so it runs). */
+    private static void awaitCheckpointAfter(
+            Path dir, long since, CompletableFuture<StreamRunner.Result> run) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (true) {
+            try (Stream<Path> all = Files.isDirectory(dir) ? Files.walk(dir) : Stream.empty()) {
+                boolean found =
+                        all.anyMatch(
+                                p -> {
+                                    try {
+                                        return p.getFileName().toString().equals("_metadata")
+                                                && p.getParent()
+                                                        .getFileName()
+                                                        .toString()
+                                                        .startsWith("chk-")
+                                                && Files.getLastModifiedTime(p).toMillis() >= since;
+                                    } catch (IOException e) {
+                                        return false; // a checkpoint being removed
+                                    }
+                                });
+                if (found) {
+                    return;
+                }
+            } catch (java.io.UncheckedIOException | java.nio.file.NoSuchFileException e) {
+                // a directory removed while walked: look again
+            }
+            if (run.isDone()) {
+                run.get(); // its failure
+                throw new AssertionError("the restored stream ended before a checkpoint");
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the restored stream made no checkpoint in 2 minutes");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private Process trainer(String name, int rank, int world, Integer maxRows) throws IOException {
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                "/usr/bin/python3",
+                                "-m",
+                                "piper_feed.train",
+                                "--bootstrap-servers",
+                                kafka.bootstrapServers(),
+                                "--rows-topic",
+                                "rows",
+                                "--vocab-topic",
+                                "vocab",
+                                "--rank",
+                                Integer.toString(rank),
+                                "--world",
+                                Integer.toString(world),
+                                "--idle-timeout",
+                                "45",
+                                "--metrics-out",
+                                tmp.resolve(name + ".json").toString()));
+        if (maxRows != null) {
+            command.addAll(List.of("--max-rows", Integer.toString(maxRows)));
+        }
+        ProcessBuilder pb = new ProcessBuilder(command).directory(CLIENT.toFile());
+        pb.environment().put("PYTHONPATH", CLIENT.toString());
+        int index = name.equals("one") ? 0 : name.equals("rank0") ? 1 : 2;
+        pb.redirectErrorStream(true)
+                .redirectOutput(tmp.resolve("trainer-" + index + ".log").toFile());
+        return pb.start();
+    }
+
+    private JsonNode metrics(String name) throws IOException {
+        return new ObjectMapper().readTree(tmp.resolve(name + ".json").toFile());
+    }
+}
