@@ -158,6 +158,13 @@ class Trainer:
     def step(self, batch, now_ms):
         if self.model is None:
             self._build(batch)
+            self.shape = (batch.dense.shape[1], list(self.model.columns))
+        columns = sorted(list(batch.sparse_names) + list(batch.lists), key=lambda n: int(n[1:]))
+        if (batch.dense.shape[1], columns) != self.shape:
+            raise FeedError(
+                f"block {batch.source} ({batch.pipeline}) has {batch.dense.shape[1]} dense slots and"
+                f" sparse columns {columns}; the model was built for {self.shape[0]} and"
+                f" {self.shape[1]} (a spec switch changed the rows' shape: train a new model)")
         self._ensure_tables(batch)
         logits = self.model(batch)
         probabilities = torch.sigmoid(logits).detach().numpy()

@@ -73,10 +73,10 @@ final class StreamCommand implements Callable<Integer> {
             names = "--report-topic",
             paramLabel = "R",
             description =
-                    "Measure each column's work and write a hardware cost report per pipeline and"
-                            + " --report-interval to this topic (JSON, keyed by pipeline; at least"
-                            + " once; docs/HARDWARE_MODEL.md). Not with --control-topic or"
-                            + " --control-dir.")
+                    "Measure each column's work and write a hardware cost report per pipeline,"
+                            + " spec version and --report-interval to this topic (JSON, keyed by"
+                            + " pipeline; at least once; docs/HARDWARE_MODEL.md); with a control"
+                            + " stream each version's chains are priced apart.")
     String reportTopic;
 
     @Option(

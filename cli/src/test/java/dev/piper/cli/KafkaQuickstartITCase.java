@@ -61,6 +61,7 @@ class KafkaQuickstartITCase {
         Path clicks = tmp.resolve("clicks.tsv");
         run(
                 "generate",
+                "--click-model",
                 "--rows",
                 "50000",
                 "--scale",

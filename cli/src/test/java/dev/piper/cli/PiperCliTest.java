@@ -172,8 +172,8 @@ class PiperCliTest {
         assertThat(err()).contains("--until-idle: must be at least 1 second");
         assertThat(stream("--block-lines", "0")).isEqualTo(2);
         assertThat(err()).contains("--block-lines: must be at least 1");
-        assertThat(stream("--report-topic", "r", "--control-topic", "c")).isEqualTo(2);
-        assertThat(err()).contains("--report-topic: not with --control-topic or --control-dir");
+        assertThat(stream("--output-partitions", "0")).isEqualTo(2);
+        assertThat(err()).contains("--output-partitions: must be at least 1, not 0");
         assertThat(stream("--from-savepoint", tmp.toString())).isEqualTo(2);
         assertThat(err()).contains("--from-savepoint: " + tmp + " holds no _metadata file");
     }

@@ -1,6 +1,7 @@
 package dev.piper.job;
 
 import dev.piper.connectors.kafka.OutputEncoder;
+import dev.piper.connectors.kafka.SwitchingOutputEncoder;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.DenseChunk;
@@ -128,8 +129,8 @@ public final class StreamJob {
 
     /**
      * Also measures every column's work and runs the hardware cost model over it, writing a JSON
-     * report per pipeline and interval to {@code sink} ({@code docs/HARDWARE_MODEL.md}). Not with a
-     * control stream: a spec switch would change the chains the reports price.
+     * report per pipeline, spec version and interval to {@code sink} ({@code
+     * docs/HARDWARE_MODEL.md}); with a control stream, each version's chains are priced apart.
      */
     public StreamJob withReport(ReportSettings settings, Sink<String> sink) {
         this.report = Objects.requireNonNull(settings);
@@ -180,12 +181,6 @@ public final class StreamJob {
             layouts[i] = p.start().spec().layout();
         }
 
-        if (report != null && control != null) {
-            throw new IllegalArgumentException(
-                    "the cost report cannot follow a control stream yet: a spec switch would change"
-                            + " the operator chains it prices; run the report without"
-                            + " --control-topic/--control-dir");
-        }
         boolean measure = report != null;
         if (measure) {
             for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
@@ -199,6 +194,7 @@ public final class StreamJob {
         }
         SingleOutputStreamOperator<KeyChunk> keys;
         DataStream<KafkaOut> status = null;
+        boolean switching = control != null;
         if (control == null && n == 1) {
             keys = PreprocessJob.decode(raw, options[0], measure ? report.fieldBytesEvery() : 0);
         } else if (control == null) {
@@ -220,7 +216,10 @@ public final class StreamJob {
                                     ControlMessage.TYPE)
                             .setParallelism(1)
                             .uid("control-input")
-                            .process(new ControlFunction(starts, inputTopics), ACTIVE_SPEC)
+                            .process(
+                                    new ControlFunction(
+                                            starts, inputTopics, blockLines, RECORD_ROW_BYTES),
+                                    ACTIVE_SPEC)
                             .setParallelism(1)
                             .name("control")
                             .uid("control");
@@ -228,7 +227,10 @@ public final class StreamJob {
             keys =
                     raw.connect(accepted.broadcast(SpecDecodeFunction.SPECS))
                             .process(
-                                    new SpecDecodeFunction(starts, maxRawBytes),
+                                    measure
+                                            ? SpecDecodeFunction.measured(
+                                                    starts, maxRawBytes, report.fieldBytesEvery())
+                                            : new SpecDecodeFunction(starts, maxRawBytes),
                                     BlockTypes.KEY_CHUNK)
                             .name("decode")
                             .uid("decode");
@@ -281,14 +283,22 @@ public final class StreamJob {
             ordered = tracked;
         }
 
-        beforeOutput
-                .apply(ordered)
-                .flatMap(new OutputEncoder(inputTopics, vocab, options), KafkaOut.TYPE)
-                .name("encode")
-                .uid("encode")
-                .sinkTo(sink)
-                .name("kafka-output")
-                .uid("kafka-output");
+        OutputEncoder encoder = new OutputEncoder(inputTopics, vocab, options);
+        DataStream<AssembledBlock> toEncode = beforeOutput.apply(ordered);
+        SingleOutputStreamOperator<KafkaOut> encoded;
+        if (!switching) {
+            encoded = toEncode.flatMap(encoder, KafkaOut.TYPE);
+        } else {
+            // Blocks of a switched spec are encoded with its rows' shape: the decoders announce
+            // each spec they start using (again after a restore), and the encoder learns it.
+            encoded =
+                    DataStreamUtils.reinterpretAsKeyedStream(toEncode, new ByLane(), Types.INT)
+                            .connect(
+                                    keys.getSideOutput(SpecDecodeFunction.ANNOUNCED)
+                                            .broadcast(SwitchingOutputEncoder.SPECS))
+                            .process(new SwitchingOutputEncoder(encoder, names), KafkaOut.TYPE);
+        }
+        encoded.name("encode").uid("encode").sinkTo(sink).name("kafka-output").uid("kafka-output");
     }
 
     /**

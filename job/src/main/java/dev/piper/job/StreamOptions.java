@@ -208,16 +208,6 @@ public final class StreamOptions {
                             + name.apply(CONTROL_TOPIC)
                             + "; choose one (a job has one control stream)");
         }
-        if (report && (topic || dir)) {
-            problems.add(
-                    name.apply(REPORT_TOPIC)
-                            + ": not with "
-                            + name.apply(CONTROL_TOPIC)
-                            + " or "
-                            + name.apply(CONTROL_DIR)
-                            + " yet (a spec switch changes the operator chains the report"
-                            + " prices)");
-        }
         if (conf.getOptional(OUTPUT_PARTITIONS).filter(n -> n < 1).isPresent()) {
             problems.add(
                     name.apply(OUTPUT_PARTITIONS)

@@ -1,11 +1,13 @@
 package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.connectors.kafka.LineProducer;
 import dev.piper.connectors.kafka.OutputConsumer;
+import dev.piper.connectors.kafka.RowsRecord;
 import dev.piper.connectors.kafka.StreamFormat;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.connectors.output.OutputLayout;
@@ -13,6 +15,7 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.spec.SpecParser;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -286,6 +289,148 @@ class SpecSwitchITCase {
         assertThat(effective.get("version").asInt()).isEqualTo(2);
         assertThat(effective.get("partition").asInt()).isZero();
         assertThat(effective.get("offset").asLong()).isEqualTo(HALF);
+    }
+
+    /**
+     * The cost report follows a switch: reports of the first half are version 1's, of the second
+     * half version 2's, each pricing its own chains (C3 with v2's modulus, I5 with its log only in
+     * version 2's), their rows adding up to at most each version's rows; the output is the
+     * switch's.
+     */
+    @Test
+    void aReportPricesEachVersionsChainsAcrossASwitch() throws Exception {
+        Configuration conf = streamConf("priced");
+        conf.set(ReportOptions.ENABLED, true);
+        conf.set(ReportOptions.INTERVAL_LINES, 25_000L);
+        conf.set(StreamOptions.REPORT_TOPIC, "priced-report");
+        JobClient client = startOnFirstHalf("priced", conf);
+        publish(conf, V2);
+        statuses(conf, s -> count(s, "accepted") == 1);
+        LineProducer.produce(
+                secondHalf, kafka.bootstrapServers(), "priced-in", null, Map.of(), QUIET);
+        awaitCommitted("priced-rows", r -> rows(r) >= oldAll.rowsWritten(), "every row");
+        List<ConsumerRecord<byte[], byte[]>> reports =
+                awaitCommitted(
+                        "priced-report",
+                        r -> r.stream().anyMatch(x -> version(x) == 2 && reportRows(x) > 0),
+                        "a report of version 2");
+        stop(client, conf);
+        assertSwitchedOutput(conf);
+
+        long[] rowsByVersion = new long[3];
+        for (ConsumerRecord<byte[], byte[]> r : reports) {
+            JsonNode report = JSON.readTree(r.value());
+            int version = report.get("pipeline_version").asInt();
+            assertThat(version).isIn(1, 2);
+            rowsByVersion[version] += report.get("report").get("rows").asLong();
+            JsonNode columns = report.get("columns");
+            String c3 = columns.get(13 + 2).get("ops").toString();
+            String i5 = columns.get(4).get("ops").toString();
+            assertThat(columns.get(13 + 2).get("column").asText()).isEqualTo("C3");
+            if (version == 1) {
+                assertThat(c3).doesNotContain("modulus");
+                assertThat(i5).doesNotContain("log");
+            } else {
+                assertThat(c3).contains("modulus");
+                assertThat(i5).contains("log");
+            }
+        }
+        assertThat(rowsByVersion[1]).isPositive().isLessThanOrEqualTo(oldFirst.rowsWritten());
+        assertThat(rowsByVersion[2]).isPositive().isLessThanOrEqualTo(newSecond.rowsWritten());
+    }
+
+    /**
+     * A switch that changes the rows' shape (I2 bucketized into a onehot of 5, so 3 more slots) and
+     * gives C1 a vocabulary with an OOV bucket: every rows record states its own version's columns
+     * and buckets, C1's new epoch announces its entries from index 1, and {@code consume}, whose
+     * files hold rows of one shape, stops at the first wider record naming it.
+     */
+    @Test
+    void aSwitchThatWidensTheRowsIsStatedInEveryRecord() throws Exception {
+        Configuration conf = streamConf("wide");
+        JobClient client = startOnFirstHalf("wide", conf);
+        String v2 =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"version\": 1", "\"version\": 2")
+                        .replace(
+                                "\"I1..I13\": [\"decode\", \"fill_missing\", \"neg2zero\"]",
+                                "\"I1\": [\"decode\", \"fill_missing\", \"neg2zero\"],"
+                                        + " \"I2\": [\"decode\", \"fill_missing\","
+                                        + " {\"op\": \"bucketize\", \"borders\": [0, 1, 10, 100]},"
+                                        + " {\"op\": \"onehot\", \"size\": 5}],"
+                                        + " \"I3..I13\": [\"decode\", \"fill_missing\","
+                                        + " \"neg2zero\"]")
+                        .replace(
+                                "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " \"vocab\"]",
+                                "\"C1\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " {\"op\": \"vocab\", \"oov_buckets\": 1}],"
+                                        + " \"C2..C26\": [\"decode\", \"fill_missing\","
+                                        + " \"hex2int\", \"vocab\"]");
+        publish(conf, v2);
+        statuses(conf, s -> count(s, "accepted") == 1);
+        LineProducer.produce(
+                secondHalf, kafka.bootstrapServers(), "wide-in", null, Map.of(), QUIET);
+        List<ConsumerRecord<byte[], byte[]>> records =
+                awaitCommitted("wide-rows", r -> rows(r) >= oldAll.rowsWritten(), "every row");
+        stop(client, conf);
+
+        long widened = 0;
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            RowsRecord rows = RowsRecord.of(r); // checks the value against the headers
+            String columns = header(r, StreamFormat.ROW_COLUMNS);
+            if (header(r, StreamFormat.PIPELINE).equals("dlrm-criteo/2")) {
+                assertThat(columns).startsWith("label,I1,I2_0,I2_1,I2_2,I2_3,I3,");
+                assertThat(rows.rowBytes()).isEqualTo(43 * 4);
+                assertThat(header(r, StreamFormat.OOV_BUCKETS)).startsWith("1,0,0,");
+                assertThat(header(r, StreamFormat.EPOCHS)).startsWith("1,0,0,");
+                widened += rows.rows();
+            } else {
+                assertThat(columns).startsWith("label,I1,I2,I3,");
+                assertThat(header(r, StreamFormat.OOV_BUCKETS)).isNull();
+            }
+        }
+        assertThat(widened).isPositive();
+        List<ConsumerRecord<byte[], byte[]>> vocab = kafka.readCommitted("wide-vocab");
+        assertThat(vocab)
+                .filteredOn(
+                        r ->
+                                header(r, StreamFormat.COLUMN).equals("C1")
+                                        && header(r, StreamFormat.EPOCH).equals("1"))
+                .isNotEmpty()
+                .allSatisfy(r -> assertThat(header(r, StreamFormat.OOV_BUCKETS)).isEqualTo("1"))
+                .anySatisfy(r -> assertThat(header(r, StreamFormat.FIRST_INDEX)).isEqualTo("1"));
+        assertThatThrownBy(
+                        () ->
+                                new OutputConsumer(
+                                                kafka.bootstrapServers(),
+                                                Map.of(),
+                                                "wide-rows",
+                                                "wide-vocab",
+                                                null)
+                                        .consume(
+                                                tmp.resolve("wide-consumed"),
+                                                0,
+                                                Duration.ofSeconds(5),
+                                                QUIET))
+                .hasMessageContaining("(dlrm-criteo/2, block ")
+                .hasMessageContaining("a spec switch changed the rows' shape");
+    }
+
+    private static int version(ConsumerRecord<byte[], byte[]> r) {
+        try {
+            return JSON.readTree(r.value()).get("pipeline_version").asInt();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static long reportRows(ConsumerRecord<byte[], byte[]> r) {
+        try {
+            return JSON.readTree(r.value()).get("report").get("rows").asLong();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**

@@ -236,6 +236,9 @@ public final class OutputConsumer {
         /** Sparse columns (list columns included) of the rows read; -1 before the first. */
         int sparseCount = -1;
 
+        /** The rows' shape ({@link RowsRecord#shape()}) of the first record written. */
+        private String shape;
+
         Rows(Path dir) throws IOException {
             this.dir = dir;
             this.rowsOut =
@@ -265,20 +268,29 @@ public final class OutputConsumer {
             if (sparseCount < 0) {
                 sparseCount = r.sparseCount();
                 listColumns = r.listColumns();
+                shape = r.shape();
                 openLists();
-            } else if (r.sparseCount() != sparseCount
-                    || !Arrays.equals(r.listColumns(), listColumns)) {
+            } else if (!r.shape().equals(shape)) {
+                // rows.bin holds rows of one shape: a plausible mix of two would be worse than none
                 throw new IllegalStateException(
                         r.where()
-                                + ": "
-                                + r.sparseCount()
-                                + " sparse columns, lists "
-                                + names(r.listColumns())
-                                + ", where the rows before have "
-                                + sparseCount
-                                + " and "
-                                + names(listColumns)
-                                + " (one consume run reads one layout)");
+                                + " ("
+                                + r.pipeline()
+                                + ", block "
+                                + r.block()
+                                + " of "
+                                + r.inputTopic()
+                                + "/"
+                                + r.inputPartition()
+                                + "): its rows have "
+                                + r.shape()
+                                + ", the rows before "
+                                + shape
+                                + " (a spec switch changed the rows' shape); the files hold the"
+                                + " "
+                                + rows
+                                + " rows before it, consume the rest with a reader of the topic"
+                                + " (each record states its shape)");
             }
             rowsOut.write(r.value(), 0, r.rows() * r.rowBytes());
             for (int l = 0; l < listColumns.length; l++) {
@@ -318,14 +330,6 @@ public final class OutputConsumer {
                                 Files.newOutputStream(dir.resolve(OutputLayout.listValuesFile(c))),
                                 1 << 20);
             }
-        }
-
-        private static String names(int[] columns) {
-            List<String> names = new ArrayList<>();
-            for (int c : columns) {
-                names.add(CriteoLayout.sparseName(c));
-            }
-            return names.toString();
         }
 
         private static byte[] littleEndian(int[] values) {

@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.TreeMap;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;
 
@@ -52,18 +53,50 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
     private final int[] startVersions;
     private final String[] pipelineParams;
 
-    /** Per pipeline and sparse column: the OOV buckets of its starting spec's vocabulary. */
-    private final int[][] startBuckets;
+    /** Per pipeline: the rows' shape under each spec version it knows, by version. */
+    private final List<TreeMap<Integer, Shape>> shapes;
 
-    /** Per pipeline: bytes of one row (a switch keeps the rows' shape, ControlFunction). */
-    private final int[] rowBytes;
+    /**
+     * What a rows record of one spec version says of its rows, and its vocabularies' buckets.
+     *
+     * @param rowBytes bytes of one row
+     * @param rowColumns the row's slot names, joined by commas
+     * @param float32Columns the float32 fields, joined, or null for none
+     * @param listColumns the list columns, joined, or null for none
+     * @param epochs per sparse column, the vocabulary epoch the version uses
+     * @param buckets per sparse column, its vocabulary's OOV buckets
+     */
+    private record Shape(
+            int rowBytes,
+            String rowColumns,
+            String float32Columns,
+            String listColumns,
+            int[] epochs,
+            int[] buckets)
+            implements java.io.Serializable {
 
-    /** Per pipeline: the row's columns, its float32 columns and its list columns, as headers. */
-    private final String[] rowColumns;
-
-    private final String[] float32Columns; // null where none
-
-    private final String[] listColumns; // null where none
+        static Shape of(ColumnProgram program) {
+            RowLayout layout = program.layout();
+            int[] epochs = new int[layout.sparse()];
+            int[] buckets = new int[layout.sparse()];
+            for (int c = 0; c < layout.sparse(); c++) {
+                epochs[c] = program.epoch(c);
+                buckets[c] = program.vocabPolicy(c).oovBuckets();
+            }
+            List<String> floats = program.float32Columns();
+            List<String> lists = new ArrayList<>();
+            for (int c : layout.listColumns()) {
+                lists.add(layout.fieldName(layout.sparseField(c)));
+            }
+            return new Shape(
+                    program.rowBytes(),
+                    String.join(",", program.rowColumns()),
+                    floats.isEmpty() ? null : String.join(",", floats),
+                    lists.isEmpty() ? null : String.join(",", lists),
+                    epochs,
+                    buckets);
+        }
+    }
 
     /**
      * A job running one pipeline.
@@ -93,27 +126,12 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         this.pipeline = new String[n];
         this.startVersions = new int[n];
         this.pipelineParams = new String[n];
-        this.startBuckets = new int[n][];
-        this.rowBytes = new int[n];
-        this.rowColumns = new String[n];
-        this.float32Columns = new String[n];
-        this.listColumns = new String[n];
+        this.shapes = new ArrayList<>(n);
         for (int p = 0; p < n; p++) {
             ColumnProgram program = options[p].program();
-            RowLayout layout = program.layout();
-            startBuckets[p] = new int[layout.sparse()];
-            for (int c = 0; c < layout.sparse(); c++) {
-                startBuckets[p][c] = program.vocabPolicy(c).oovBuckets();
-            }
-            rowBytes[p] = program.rowBytes();
-            rowColumns[p] = String.join(",", program.rowColumns());
-            List<String> floats = program.float32Columns();
-            float32Columns[p] = floats.isEmpty() ? null : String.join(",", floats);
-            List<String> lists = new ArrayList<>();
-            for (int c : layout.listColumns()) {
-                lists.add(layout.fieldName(layout.sparseField(c)));
-            }
-            listColumns[p] = lists.isEmpty() ? null : String.join(",", lists);
+            TreeMap<Integer, Shape> versions = new TreeMap<>();
+            versions.put(program.version(), Shape.of(program));
+            shapes.add(versions);
             pipeline[p] = program.name() + "/";
             startVersions[p] = program.version();
             StringBuilder params = new StringBuilder();
@@ -125,6 +143,36 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                     .append(options[p].maxLineBytes());
             pipelineParams[p] = params.toString();
         }
+    }
+
+    /**
+     * Learns the rows' shape under another spec version of pipeline {@code p} (a switch), so that
+     * its blocks can be encoded.
+     */
+    public void learn(int p, ColumnProgram program) {
+        shapes.get(p).putIfAbsent(program.version(), Shape.of(program));
+    }
+
+    /** Whether blocks of pipeline {@code p} decoded under {@code version} can be encoded. */
+    public boolean knows(int p, int version) {
+        return shapes.get(p).containsKey(version);
+    }
+
+    private Shape shape(int p, AssembledBlock b) {
+        Shape shape = shapes.get(p).get(b.version());
+        if (shape == null) {
+            throw new IllegalStateException(
+                    "block "
+                            + b.seq()
+                            + " of lane "
+                            + b.lane()
+                            + " was decoded under version "
+                            + b.version()
+                            + " of pipeline "
+                            + pipeline[p]
+                            + ", whose rows' shape this encoder has not learnt");
+        }
+        return shape;
     }
 
     @Override
@@ -163,25 +211,25 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
 
     private KafkaOut rows(int p, AssembledBlock b, byte[] key) {
         Origin o = b.origin();
+        Shape shape = shape(p, b);
         List<String> names = new ArrayList<>(20);
         List<byte[]> values = new ArrayList<>(20);
         header(names, values, StreamFormat.FORMAT, OutputLayout.FORMAT);
         header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
         header(names, values, StreamFormat.RECORD_VERSION, StreamFormat.CURRENT_RECORD_VERSION);
-        header(names, values, StreamFormat.ROW_COLUMNS, rowColumns[p]);
-        if (float32Columns[p] != null) {
-            header(names, values, StreamFormat.FLOAT32_COLUMNS, float32Columns[p]);
+        header(names, values, StreamFormat.ROW_COLUMNS, shape.rowColumns());
+        if (shape.float32Columns() != null) {
+            header(names, values, StreamFormat.FLOAT32_COLUMNS, shape.float32Columns());
         }
         header(names, values, StreamFormat.PIPELINE, pipeline[p] + b.version());
         if (b.version() == startVersions[p]) {
             header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams[p]);
         }
         header(names, values, StreamFormat.EPOCHS, commaJoined(b.epochs()));
-        int[] buckets = new int[startBuckets[p].length];
+        int[] buckets = shape.buckets();
         boolean anyBuckets = false;
-        for (int c = 0; c < buckets.length; c++) {
-            buckets[c] = buckets(p, c, b.epochs()[c]);
-            anyBuckets |= buckets[c] > 0;
+        for (int bucket : buckets) {
+            anyBuckets |= bucket > 0;
         }
         if (anyBuckets) {
             header(names, values, StreamFormat.OOV_BUCKETS, commaJoined(buckets));
@@ -206,7 +254,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                         o.firstTimestamp() + "-" + o.lastTimestamp());
             }
         }
-        int length = b.rows() * rowBytes[p];
+        int length = b.rows() * shape.rowBytes();
         if (b.rowBytes().length < length) {
             throw new IllegalStateException(
                     "block "
@@ -218,17 +266,17 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                             + " rows in "
                             + b.rowBytes().length
                             + " bytes, not "
-                            + rowBytes[p]
+                            + shape.rowBytes()
                             + " a row");
         }
         byte[] value;
-        if (listColumns[p] == null) {
+        if (shape.listColumns() == null) {
             value =
                     b.rowBytes().length == length
                             ? b.rowBytes()
                             : Arrays.copyOf(b.rowBytes(), length);
         } else {
-            header(names, values, StreamFormat.LIST_COLUMNS, listColumns[p]);
+            header(names, values, StreamFormat.LIST_COLUMNS, shape.listColumns());
             int[] counts = new int[b.listOffsets().length];
             for (int l = 0; l < counts.length; l++) {
                 int[] offsets = b.listOffsets()[l];
@@ -319,11 +367,23 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
     }
 
     /**
-     * The OOV buckets of pipeline p's column c in {@code epoch}: the starting spec's for epoch 0; a
-     * later epoch comes from a switch, which may not give a vocabulary buckets (ControlFunction).
+     * The OOV buckets of pipeline p's column c in {@code epoch}: those of a version that uses that
+     * epoch (the epoch changes with the column's chain, its vocabulary policy included, so they all
+     * agree).
      */
     private int buckets(int p, int c, int epoch) {
-        return epoch == 0 ? startBuckets[p][c] : 0;
+        for (Shape shape : shapes.get(p).values()) {
+            if (shape.epochs()[c] == epoch) {
+                return shape.buckets()[c];
+            }
+        }
+        throw new IllegalStateException(
+                "pipeline "
+                        + pipeline[p]
+                        + ": no known version uses epoch "
+                        + epoch
+                        + " of C"
+                        + (c + 1));
     }
 
     private static KafkaOut vocabulary(

@@ -29,6 +29,8 @@ import org.apache.kafka.common.header.Header;
  * @param listLengths per list column, its rows' lengths
  * @param listValues per list column, its values
  * @param pipeline the {@code name/version} header, or empty
+ * @param shape the rows' shape as its headers state it: the row's columns, the float32 columns and
+ *     the list columns, for comparing records
  */
 public record RowsRecord(
         String where,
@@ -44,6 +46,7 @@ public record RowsRecord(
         int[][] listLengths,
         int[][] listValues,
         String pipeline,
+        String shape,
         byte[] value) {
 
     /** Reads {@code r}, a record of a rows topic. */
@@ -173,6 +176,9 @@ public record RowsRecord(
                 lengths,
                 values,
                 pipeline == null ? "" : pipeline,
+                "columns "
+                        + String.join(",", columns)
+                        + (listText == null ? "" : ", lists " + listText),
                 value);
     }
 

@@ -1,6 +1,7 @@
 package dev.piper.connectors.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -9,6 +10,8 @@ import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.block.KafkaOut;
 import dev.piper.operators.block.Origin;
 import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.spec.SpecCompiler;
+import dev.piper.pipeline.spec.SpecParser;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -47,19 +50,22 @@ class OutputEncoderTest {
     }
 
     private static List<KafkaOut> encode(boolean vocab, AssembledBlock block) {
-        List<KafkaOut> out = new ArrayList<>();
-        new OutputEncoder("clicks", vocab, DecodeOptions.defaults())
-                .flatMap(
-                        block,
-                        new Collector<>() {
-                            @Override
-                            public void collect(KafkaOut record) {
-                                out.add(record);
-                            }
+        return encode(new OutputEncoder("clicks", vocab, DecodeOptions.defaults()), block);
+    }
 
-                            @Override
-                            public void close() {}
-                        });
+    private static List<KafkaOut> encode(OutputEncoder encoder, AssembledBlock block) {
+        List<KafkaOut> out = new ArrayList<>();
+        encoder.flatMap(
+                block,
+                new Collector<>() {
+                    @Override
+                    public void collect(KafkaOut record) {
+                        out.add(record);
+                    }
+
+                    @Override
+                    public void close() {}
+                });
         return out;
     }
 
@@ -132,20 +138,42 @@ class OutputEncoderTest {
 
     /**
      * A block decoded under a spec received at run time: its version and epochs are in the headers,
-     * the starting spec's parameters are not, and vocabulary records name their epoch.
+     * the starting spec's parameters are not, the OOV buckets are its version's (C2 got 2 in epoch
+     * 2), and vocabulary records name their epoch and its buckets. A version the encoder has not
+     * learnt is refused by name.
      */
     @Test
-    void aSwitchedBlockNamesItsVersionAndEpochs() {
+    void aSwitchedBlockNamesItsVersionAndEpochs() throws Exception {
         int[] epochs = new int[26];
         epochs[1] = 2;
-        List<KafkaOut> out = encode(true, block(3, epochs));
+        OutputEncoder encoder = new OutputEncoder("clicks", true, DecodeOptions.defaults());
+        assertThatThrownBy(() -> encode(encoder, block(3, epochs)))
+                .hasMessageContaining("decoded under version 3 of pipeline dlrm-criteo/");
+        String v3 =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"version\": 1", "\"version\": 3")
+                        .replace(
+                                "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " \"vocab\"]",
+                                "\"C1\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"],"
+                                        + " \"C2\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " {\"op\": \"vocab\", \"oov_buckets\": 2}],"
+                                        + " \"C3..C26\": [\"decode\", \"fill_missing\","
+                                        + " \"hex2int\", \"vocab\"]");
+        encoder.learn(0, SpecCompiler.program(SpecParser.parse(v3.getBytes(), "v3"), epochs));
+        assertThat(encoder.knows(0, 3)).isTrue();
+        List<KafkaOut> out = encode(encoder, block(3, epochs));
         assertThat(headers(out.get(0)))
                 .containsEntry("piper.pipeline", "dlrm-criteo/3")
                 .containsEntry(
                         "piper.epochs", "0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
+                .containsEntry(
+                        "piper.oov.buckets", "0,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
                 .doesNotContainKey("piper.pipeline.params");
         List<KafkaOut> vocab = out.stream().filter(r -> r.target() == KafkaOut.VOCAB).toList();
-        assertThat(headers(vocab.get(0))).containsEntry("piper.epoch", "2");
+        assertThat(headers(vocab.get(0)))
+                .containsEntry("piper.epoch", "2")
+                .containsEntry("piper.oov.buckets", "2");
         assertThat(headers(vocab.get(1))).containsEntry("piper.epoch", "0");
     }
 }

@@ -126,10 +126,11 @@ public final class ConcatenateFunction<K>
             ctx.output(
                     CostSample.TAG,
                     CostSample.output(
-                            Lanes.pipeline(d.lane()),
-                            d.rows(),
-                            end - start,
-                            meter.sinceLastSample(end)));
+                                    Lanes.pipeline(d.lane()),
+                                    d.rows(),
+                                    end - start,
+                                    meter.sinceLastSample(end))
+                            .withVersion(d.version()));
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.piper.operators.control;
 
 import dev.piper.operators.block.KafkaOut;
-import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.SpecCompiler;
@@ -44,6 +43,8 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
 
     private final byte[][] starts;
     private final String[] inputTopics;
+    private final int[] blockLines;
+    private final int recordRowBytes;
 
     private transient ListState<ActiveSpec> state;
 
@@ -64,13 +65,32 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
     }
 
     /**
+     * Pipelines whose blocks hold at most 4,096 lines, in records of at most 960 KiB of rows.
+     *
      * @param starts each pipeline's starting spec, by index
      * @param inputTopics each pipeline's input topic, by index
      */
     public ControlFunction(ActiveSpec[] starts, String[] inputTopics) {
-        if (starts.length != inputTopics.length || starts.length == 0) {
-            throw new IllegalArgumentException("one input topic per pipeline expected");
+        this(starts, inputTopics, sameForAll(starts.length, 4096), (1 << 20) - (64 << 10));
+    }
+
+    /**
+     * @param starts each pipeline's starting spec, by index
+     * @param inputTopics each pipeline's input topic, by index
+     * @param blockLines each pipeline's most lines per block, by index
+     * @param recordRowBytes the most bytes of rows one output record may hold: a spec whose rows
+     *     would exceed it in a full block is rejected
+     */
+    public ControlFunction(
+            ActiveSpec[] starts, String[] inputTopics, int[] blockLines, int recordRowBytes) {
+        if (starts.length != inputTopics.length
+                || starts.length != blockLines.length
+                || starts.length == 0) {
+            throw new IllegalArgumentException(
+                    "one input topic and block size per pipeline expected");
         }
+        this.blockLines = blockLines.clone();
+        this.recordRowBytes = recordRowBytes;
         this.starts = new byte[starts.length][];
         for (int i = 0; i < starts.length; i++) {
             this.starts[i] = ActiveSpecSerializer.toBytes(starts[i]);
@@ -165,12 +185,20 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
         ctx.output(STATUS, ControlStatus.accepted(message.source(), previous, next));
     }
 
-    /** The slots only one of two rows has: {@code -I3_0, +I5_0} (removed, added). */
-    private static String difference(List<String> before, List<String> after) {
-        List<String> changes = new ArrayList<>();
-        before.stream().filter(n -> !after.contains(n)).forEach(n -> changes.add("-" + n));
-        after.stream().filter(n -> !before.contains(n)).forEach(n -> changes.add("+" + n));
-        return String.join(", ", changes);
+    private static int[] sameForAll(int n, int lines) {
+        int[] all = new int[n];
+        java.util.Arrays.fill(all, lines);
+        return all;
+    }
+
+    /** The index of pipeline {@code name} (it is one of the job's). */
+    private int pipelineIndex(String name) {
+        for (int i = 0; i < starts.length; i++) {
+            if (ActiveSpecSerializer.fromBytes(starts[i]).name().equals(name)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("no pipeline " + name);
     }
 
     /** What keeps a valid spec from replacing pipeline's active one ({@code active}, or null). */
@@ -226,49 +254,32 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
                     "input.dense, input.sparse: the job reads lines of "
                             + active.spec().layout()
                             + " columns, not "
-                            + spec.layout());
+                            + spec.layout()
+                            + "; a running stream keeps its input's layout (its vocabularies are"
+                            + " placed by column when it starts), so run this spec as a new stream"
+                            + " with its own checkpoint directory and output topics");
             return problems;
         }
-        // A trainer's model is built for the rows' shape, which every rows record states from the
-        // spec the stream started with (OutputEncoder): a switch keeps it.
-        ColumnProgram now = active.program();
+        // The rows' shape may change (onehot, float32: each rows record states its own, from
+        // its version's spec), within what a record holds.
         ColumnProgram then = SpecCompiler.program(spec);
-        if (!then.rowColumns().equals(now.rowColumns())) {
+        int p = pipelineIndex(spec.name());
+        long recordBytes = (long) blockLines[p] * then.rowBytes();
+        if (recordBytes > recordRowBytes) {
             problems.add(
-                    "columns: the rows would change from "
-                            + now.rowColumns().size()
-                            + " to "
+                    "columns: rows of "
+                            + then.rowBytes()
+                            + " bytes ("
                             + then.rowColumns().size()
-                            + " int32 slots ("
-                            + difference(now.rowColumns(), then.rowColumns())
-                            + "); a running stream keeps its rows' shape, so start a new stream on"
-                            + " new output topics for it");
-        }
-        if (!then.float32Columns().equals(now.float32Columns())) {
-            problems.add(
-                    "columns: the float32 columns would change from "
-                            + now.float32Columns()
-                            + " to "
-                            + then.float32Columns()
-                            + "; a running stream keeps its rows' types, so start a new stream on"
-                            + " new output topics for it");
-        }
-        // The Kafka feed states a column's OOV buckets from the starting spec, for epoch 0
-        // (OutputEncoder): a new epoch must not have any.
-        List<String> bucketed = new ArrayList<>();
-        for (int c = 0; c < now.layout().sparse(); c++) {
-            int f = now.layout().sparseField(c);
-            if (then.vocabPolicy(c).oovBuckets() > 0 && !then.chainOf(f).equals(now.chainOf(f))) {
-                bucketed.add(CriteoLayout.sparseName(c));
-            }
-        }
-        if (!bucketed.isEmpty()) {
-            problems.add(
-                    "columns."
-                            + String.join(",", bucketed)
-                            + ": a switch cannot give a column a new vocabulary with OOV buckets"
-                            + " (and so min_count or max_size); they are fixed by the spec a"
-                            + " stream starts with");
+                            + " int32 slots) in blocks of up to "
+                            + blockLines[p]
+                            + " lines make rows records of "
+                            + recordBytes
+                            + " bytes, more than the "
+                            + recordRowBytes
+                            + " a record holds; run the stream with --block-lines "
+                            + Math.max(1, recordRowBytes / then.rowBytes())
+                            + " or fewer for this spec");
         }
         return problems;
     }

@@ -74,6 +74,12 @@ final class Decoders implements Serializable {
         return starts[p].name();
     }
 
+    /** The spec pipeline {@code p}'s blocks are decoded with: {@code active}, or its start. */
+    ActiveSpec spec(int p, ActiveSpec active) {
+        init();
+        return active == null ? starts[p] : active;
+    }
+
     /**
      * Decodes {@code chunk} with {@code active}, or with its pipeline's starting spec if {@code
      * active} is null: the dense part to {@code dense}, a key chunk per sparse column to {@code
@@ -86,8 +92,7 @@ final class Decoders implements Serializable {
             boolean countFields,
             Consumer<DenseChunk> dense,
             Collector<KeyChunk> keys) {
-        init();
-        ActiveSpec spec = active == null ? starts[p] : active;
+        ActiveSpec spec = spec(p, active);
         if (using[p] == null || using[p].version() != spec.version()) {
             using[p] = spec;
             decoders[p] = new CriteoDecoder(spec.options(maxRawBytes), measure);

@@ -1,7 +1,12 @@
 package dev.piper.operators.control;
 
 import dev.piper.operators.block.KeyChunk;
+import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.RawChunk;
+import dev.piper.operators.block.SerializerTypeInfo;
+import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CpuMeter;
+import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
 import dev.piper.operators.decode.DecodeMetrics;
@@ -11,6 +16,7 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.streaming.api.functions.co.BroadcastProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * The decoder of reconfigurable pipelines: decodes each raw block with the active spec of its
@@ -35,36 +41,103 @@ public final class SpecDecodeFunction
             new MapStateDescriptor<>(
                     "pipeline-specs", StringSerializer.INSTANCE, new ActiveSpecSerializer());
 
+    /**
+     * Each spec as this decoder starts using it: before the first block a subtask decodes under a
+     * version (since it opened, so again after a restore), for the operators downstream that need
+     * the spec of the blocks they receive (the output encoder).
+     */
+    public static final OutputTag<ActiveSpec> ANNOUNCED =
+            new OutputTag<>(
+                    "announced-specs",
+                    new SerializerTypeInfo<>(ActiveSpec.class, new ActiveSpecSerializer()));
+
     private final Decoders decoders;
+
+    /** Measuring: count each field's bytes in every countEvery-th block; 0: no measuring. */
+    private final int countEvery;
+
     private transient DecodeMetrics metrics;
+    private transient CpuMeter meter;
+    private transient long blocks;
+
+    /** Per pipeline, the spec version this subtask announced last. */
+    private transient int[] announced;
 
     /**
      * @param starts each pipeline's starting spec, by index
      * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
      */
     public SpecDecodeFunction(ActiveSpec[] starts, int maxRawBytes) {
-        this.decoders = new Decoders(starts, maxRawBytes);
+        this(starts, maxRawBytes, 0);
+    }
+
+    private SpecDecodeFunction(ActiveSpec[] starts, int maxRawBytes, int countEvery) {
+        this.decoders = new Decoders(starts, maxRawBytes, countEvery > 0);
+        this.countEvery = countEvery;
+    }
+
+    /**
+     * A decoder that also emits a {@link CostSample} per block on {@link CostSample#TAG}, stamped
+     * with the block's spec version (as {@link PipelinesDecodeFunction#measured}), and before the
+     * first block it decodes under a version, that version's column program ({@link
+     * CostSample#program}), so that the cost model prices each version's chains. After a restore
+     * the programs are announced again with the first blocks.
+     */
+    public static SpecDecodeFunction measured(
+            ActiveSpec[] starts, int maxRawBytes, int countEvery) {
+        if (countEvery < 1) {
+            throw new IllegalArgumentException("countEvery must be positive: " + countEvery);
+        }
+        return new SpecDecodeFunction(starts, maxRawBytes, countEvery);
     }
 
     @Override
     public void processElement(RawChunk chunk, ReadOnlyContext ctx, Collector<KeyChunk> out)
             throws Exception {
+        boolean measure = countEvery > 0;
         int p = decoders.pipeline(chunk.lane());
+        ActiveSpec spec = decoders.spec(p, ctx.getBroadcastState(SPECS).get(decoders.name(p)));
+        if (announced[p] != spec.version()) {
+            ctx.output(ANNOUNCED, spec);
+            if (measure) {
+                ctx.output(CostSample.TAG, CostSample.program(p, spec.program()));
+            }
+            announced[p] = spec.version();
+        }
+        long start = measure ? ThreadCpu.now() : 0;
         CriteoDecoder.Decoded decoded =
                 decoders.decode(
                         p,
-                        ctx.getBroadcastState(SPECS).get(decoders.name(p)),
+                        spec,
                         chunk,
-                        false,
+                        measure && blocks++ % countEvery == 0,
                         dense -> ctx.output(DecodeFunction.DENSE, dense),
                         out);
         metrics.count(decoded.dense());
+        if (measure) {
+            long end = ThreadCpu.now();
+            ctx.output(
+                    CostSample.TAG, decoded.costSample(p, start, end, meter.sinceLastSample(end)));
+        }
     }
 
     @Override
     public void open(OpenContext openContext) throws Exception {
         super.open(openContext);
         metrics = new DecodeMetrics(getRuntimeContext().getMetricGroup());
+        announced = new int[Lanes.MAX_PIPELINES];
+        java.util.Arrays.fill(announced, -1);
+        if (countEvery > 0) {
+            meter = CpuMeter.start();
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (countEvery > 0) {
+            meter.close(getRuntimeContext());
+        }
+        super.close();
     }
 
     @Override

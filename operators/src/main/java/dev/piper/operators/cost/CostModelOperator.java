@@ -5,7 +5,11 @@ import dev.piper.hwmodel.FpgaModel;
 import dev.piper.hwmodel.SmartSsdModel;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
@@ -17,11 +21,20 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 /**
  * The hardware cost model as a Flink operator (parallelism 1), a thin wrapper around the pure
  * {@code hardware-model} module: it adds up the {@link CostSample}s of the measuring operators per
- * pipeline and column, and every interval (processing time, or a number of decoded lines) emits one
- * JSON report per pipeline covering that interval's work, with the vocabularies' entries as they
- * stand. At the end of a bounded input it emits the report of the whole run (marked {@code "final":
- * true}). The latest figures of the whole run are also Flink gauges, per pipeline and column
- * ({@code pipeline.<name>.column.<C3>.fpgaSpeedup} and so on).
+ * pipeline, spec version and column, and every interval (processing time, or a number of decoded
+ * lines) emits one JSON report per pipeline and version that did work in it, covering that
+ * interval's work with the vocabularies' entries as they stand. At the end of a bounded input it
+ * emits the report of the whole run (marked {@code "final": true}). The latest figures of the whole
+ * run are also Flink gauges, per pipeline and column ({@code
+ * pipeline.<name>.column.<C3>.fpgaSpeedup} and so on), for the pipeline's newest version.
+ *
+ * <p>Versions: a pipeline starts with the program it was built with; a spec switch (a control
+ * stream) brings others, announced by the decoders ({@link CostSample.Stage#PROGRAM}) before their
+ * first block, so each version's chains are priced with its own operators. Decoding and output
+ * samples name their block's version; a vocabulary sample names its keys' epoch, and is priced
+ * under the newest version that uses that epoch for the column (a column's epoch changes whenever
+ * its chain does, so every version sharing an epoch has the same chain and price). A sample that
+ * arrives before its version's announcement (over another path) waits for it.
  *
  * <p>Reports are measurements, not results: the operator keeps no checkpointed state, and after a
  * restore its totals start again from the restore.
@@ -31,17 +44,17 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
 
     private static final long serialVersionUID = 1L;
 
+    /** Each pipeline's starting program, by pipeline index. */
     private final ColumnProgram[] programs;
+
     private final ReportSettings settings;
 
     private transient FpgaModel fpga;
     private transient SmartSsdModel ssd;
-    private transient ColumnAccounts[] interval;
-    private transient ColumnAccounts[] total;
-    private transient long[][] entries;
+    private transient Pipeline[] pipelines;
 
-    /** Per pipeline, each field's bytes summed over the blocks whose fields were counted. */
-    private transient long[][] countedBytes;
+    /** Samples waiting for their version's program. */
+    private transient List<CostSample> waiting;
 
     /** The whole run's report per pipeline as of the last interval, for the gauges' thread. */
     private transient AtomicReferenceArray<ObjectNode> published;
@@ -50,11 +63,59 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
     private transient long linesSinceReport;
 
     /**
-     * @param programs each pipeline's column program, by pipeline index
+     * @param programs each pipeline's starting column program, by pipeline index
      */
     public CostModelOperator(ColumnProgram[] programs, ReportSettings settings) {
         this.programs = programs.clone();
         this.settings = settings;
+    }
+
+    /** One pipeline's versions: their programs, accounts and vocabularies' entries. */
+    private static final class Pipeline {
+        final ColumnProgram start;
+        final TreeMap<Integer, ColumnProgram> programs = new TreeMap<>();
+        final Map<Integer, ColumnAccounts> interval = new HashMap<>();
+        final TreeMap<Integer, ColumnAccounts> total = new TreeMap<>();
+
+        /** Entries of each (column, epoch)'s vocabulary, by {@link #key}. */
+        final Map<Long, Long> entries = new HashMap<>();
+
+        /** Each field's bytes summed over the blocks whose fields were counted. */
+        final long[] countedBytes = new long[CriteoLayout.FIELDS];
+
+        Pipeline(ColumnProgram start) {
+            this.start = start;
+            programs.put(start.version(), start);
+        }
+
+        static long key(int column, int epoch) {
+            return ((long) column << 32) | epoch;
+        }
+
+        /** The version a sample is priced under, or -1 if its program has not arrived yet. */
+        int versionOf(CostSample s) {
+            if (s.stage() != CostSample.Stage.VOCABULARY) {
+                int v = s.version() < 0 ? start.version() : s.version();
+                return programs.containsKey(v) ? v : -1;
+            }
+            int epoch = s.epoch() < 0 ? start.epoch(s.column()) : s.epoch();
+            for (ColumnProgram p : programs.descendingMap().values()) {
+                if (p.epoch(s.column()) == epoch) {
+                    return p.version();
+                }
+            }
+            return -1;
+        }
+
+        /** Per column, the entries of the vocabulary version {@code v} uses (-1: not seen). */
+        long[] entries(int v) {
+            ColumnProgram p = programs.get(v);
+            long[] e = new long[CriteoLayout.SPARSE];
+            for (int c = 0; c < e.length; c++) {
+                e[c] = entries.getOrDefault(key(c, p.epoch(c)), -1L);
+            }
+            return e;
+        }
     }
 
     @Override
@@ -62,15 +123,11 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
         super.open();
         fpga = settings.fpga(programs.length);
         ssd = SmartSsdModel.presto();
-        interval = new ColumnAccounts[programs.length];
-        total = new ColumnAccounts[programs.length];
-        entries = new long[programs.length][CriteoLayout.SPARSE];
-        countedBytes = new long[programs.length][CriteoLayout.FIELDS];
+        pipelines = new Pipeline[programs.length];
+        waiting = new ArrayList<>();
         published = new AtomicReferenceArray<>(programs.length);
         for (int p = 0; p < programs.length; p++) {
-            interval[p] = new ColumnAccounts(programs[p]);
-            total[p] = new ColumnAccounts(programs[p]);
-            Arrays.fill(entries[p], -1);
+            pipelines[p] = new Pipeline(programs[p]);
             registerGauges(p);
         }
         scheduleNext();
@@ -95,19 +152,40 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
             throw new IllegalStateException(
                     "cost sample of pipeline " + p + "; the job has " + programs.length);
         }
+        if (s.stage() == CostSample.Stage.PROGRAM) {
+            if (pipelines[p].programs.putIfAbsent(s.version(), s.program()) == null
+                    && !waiting.isEmpty()) {
+                List<CostSample> retry = waiting;
+                waiting = new ArrayList<>();
+                retry.forEach(this::add);
+            }
+            return;
+        }
+        add(s);
+    }
+
+    /** Adds a work sample to its version's accounts, or keeps it until the version is known. */
+    private void add(CostSample s) {
+        Pipeline pipeline = pipelines[s.pipeline()];
+        int v = pipeline.versionOf(s);
+        if (v < 0) {
+            waiting.add(s);
+            return;
+        }
         double[] shares = null;
         if (s.stage() == CostSample.Stage.DECODE) {
             for (int f = 0; f < s.fieldBytes().length; f++) {
-                countedBytes[p][f] += s.fieldBytes()[f];
+                pipeline.countedBytes[f] += s.fieldBytes()[f];
             }
             if (s.fieldBytes().length == 0) { // split by what was counted so far
-                shares = shares(countedBytes[p]);
+                shares = shares(pipeline.countedBytes);
             }
         }
-        interval[p].add(s, shares);
-        total[p].add(s, shares);
+        ColumnProgram program = pipeline.programs.get(v);
+        pipeline.interval.computeIfAbsent(v, x -> new ColumnAccounts(program)).add(s, shares);
+        pipeline.total.computeIfAbsent(v, x -> new ColumnAccounts(program)).add(s, shares);
         if (s.stage() == CostSample.Stage.VOCABULARY && s.entries() >= 0) {
-            entries[p][s.column()] = s.entries();
+            pipeline.entries.put(Pipeline.key(s.column(), program.epoch(s.column())), s.entries());
         }
         if (s.stage() == CostSample.Stage.DECODE && settings.intervalLines() > 0) {
             linesSinceReport += s.lines();
@@ -133,44 +211,85 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
         return shares;
     }
 
-    /** Emits each pipeline's interval report, if its interval saw any work, and starts anew. */
+    /** Emits each pipeline's interval report per version that saw work in it, and starts anew. */
     private void emitIntervals() {
         linesSinceReport = 0;
         boolean any = false;
         for (int p = 0; p < programs.length; p++) {
-            if (interval[p].isEmpty()) {
-                continue;
+            Pipeline pipeline = pipelines[p];
+            for (int v : new TreeMap<>(pipeline.interval).keySet()) {
+                ColumnAccounts accounts = pipeline.interval.get(v);
+                if (accounts.isEmpty()) {
+                    continue;
+                }
+                ColumnProgram program = pipeline.programs.get(v);
+                output.collect(
+                        new StreamRecord<>(
+                                CostReports.report(
+                                                program,
+                                                accounts,
+                                                pipeline.entries(v),
+                                                fpga,
+                                                ssd,
+                                                index,
+                                                false)
+                                        .toString()));
+                any = true;
             }
-            output.collect(
-                    new StreamRecord<>(
-                            CostReports.report(
-                                            programs[p],
-                                            interval[p],
-                                            entries[p],
-                                            fpga,
-                                            ssd,
-                                            index,
-                                            false)
-                                    .toString()));
-            interval[p] = new ColumnAccounts(programs[p]);
-            published.set(
-                    p,
-                    CostReports.report(programs[p], total[p], entries[p], fpga, ssd, index, false));
-            any = true;
+            pipeline.interval.clear();
+            publish(p, false);
         }
         if (any) {
             index++;
         }
     }
 
+    /** The whole run's report of pipeline {@code p}'s newest version, for the gauges. */
+    private ObjectNode publish(int p, boolean last) {
+        Pipeline pipeline = pipelines[p];
+        Map.Entry<Integer, ColumnAccounts> newest = pipeline.total.lastEntry();
+        if (newest == null) {
+            return null;
+        }
+        int v = newest.getKey();
+        ObjectNode r =
+                CostReports.report(
+                        pipeline.programs.get(v),
+                        newest.getValue(),
+                        pipeline.entries(v),
+                        fpga,
+                        ssd,
+                        index,
+                        last);
+        published.set(p, r);
+        return r;
+    }
+
     @Override
     public void endInput() {
         emitIntervals();
+        if (!waiting.isEmpty()) {
+            LOG.warn(
+                    "{} cost samples left unpriced: their spec versions' programs never arrived",
+                    waiting.size());
+        }
         for (int p = 0; p < programs.length; p++) {
-            ObjectNode r =
-                    CostReports.report(programs[p], total[p], entries[p], fpga, ssd, index, true);
-            published.set(p, r);
-            output.collect(new StreamRecord<>(r.toString()));
+            Pipeline pipeline = pipelines[p];
+            pipeline.total.computeIfAbsent(
+                    pipeline.start.version(), v -> new ColumnAccounts(pipeline.start));
+            for (Map.Entry<Integer, ColumnAccounts> e : pipeline.total.entrySet()) {
+                ObjectNode r =
+                        CostReports.report(
+                                pipeline.programs.get(e.getKey()),
+                                e.getValue(),
+                                pipeline.entries(e.getKey()),
+                                fpga,
+                                ssd,
+                                index,
+                                true);
+                output.collect(new StreamRecord<>(r.toString()));
+            }
+            publish(p, true);
         }
         index++;
     }

@@ -2,6 +2,7 @@ package dev.piper.operators.cost;
 
 import dev.piper.operators.block.SerializerTypeInfo;
 import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.OutputTag;
 
@@ -32,6 +33,13 @@ import org.apache.flink.util.OutputTag;
  * @param threadNanos the thread's CPU time since its previous sample (or since the operator opened)
  * @param entries {@link Stage#VOCABULARY}: entries of the column's newest vocabulary afterwards;
  *     otherwise -1
+ * @param version {@link Stage#DECODE}, {@link Stage#OUTPUT}: the version of the spec the block was
+ *     decoded with; {@link Stage#PROGRAM}: the program's; -1 for the pipeline's starting spec
+ * @param epoch {@link Stage#VOCABULARY}: the vocabulary epoch of the column's keys; -1 for the
+ *     starting spec's
+ * @param program {@link Stage#PROGRAM}: the column program of a spec version, announced by the
+ *     decoder that decodes the version's first block, so the cost model can price its chains; null
+ *     otherwise
  */
 public record CostSample(
         Stage stage,
@@ -44,7 +52,40 @@ public record CostSample(
         long workNanos,
         long passNanos,
         long threadNanos,
-        long entries) {
+        long entries,
+        int version,
+        int epoch,
+        ColumnProgram program) {
+
+    /** A sample of the pipeline's starting spec (tests, and jobs without spec switches). */
+    public CostSample(
+            Stage stage,
+            int pipeline,
+            int column,
+            long lines,
+            long values,
+            int[] fieldBytes,
+            long acceptedBytes,
+            long workNanos,
+            long passNanos,
+            long threadNanos,
+            long entries) {
+        this(
+                stage,
+                pipeline,
+                column,
+                lines,
+                values,
+                fieldBytes,
+                acceptedBytes,
+                workNanos,
+                passNanos,
+                threadNanos,
+                entries,
+                -1,
+                -1,
+                null);
+    }
 
     /** The operator that took a sample. */
     public enum Stage {
@@ -53,7 +94,9 @@ public record CostSample(
         /** One categorical column's GenVocab + ApplyVocab. */
         VOCABULARY,
         /** Concatenating a block's columns into rows and writing them. */
-        OUTPUT
+        OUTPUT,
+        /** Not work: the column program of a spec version ({@link #program()}). */
+        PROGRAM
     }
 
     /** Type information with the dedicated serializer (no Kryo). */
@@ -77,6 +120,66 @@ public record CostSample(
             throw new IllegalArgumentException(
                     "field bytes: one per field (" + CriteoLayout.FIELDS + ") or none");
         }
+        if ((stage == Stage.PROGRAM) != (program != null)) {
+            throw new IllegalArgumentException("a program sample, and only one, has a program");
+        }
+    }
+
+    /** The announcement of spec version {@code program.version()}'s column program. */
+    public static CostSample program(int pipeline, ColumnProgram program) {
+        return new CostSample(
+                Stage.PROGRAM,
+                pipeline,
+                -1,
+                0,
+                0,
+                NO_BYTES,
+                0,
+                0,
+                0,
+                0,
+                -1,
+                program.version(),
+                -1,
+                program);
+    }
+
+    /** This sample with the spec version of its block. */
+    public CostSample withVersion(int version) {
+        return new CostSample(
+                stage,
+                pipeline,
+                column,
+                lines,
+                values,
+                fieldBytes,
+                acceptedBytes,
+                workNanos,
+                passNanos,
+                threadNanos,
+                entries,
+                version,
+                epoch,
+                program);
+    }
+
+    /** This sample with the vocabulary epoch of its keys. */
+    public CostSample withEpoch(int epoch) {
+        return new CostSample(
+                stage,
+                pipeline,
+                column,
+                lines,
+                values,
+                fieldBytes,
+                acceptedBytes,
+                workNanos,
+                passNanos,
+                threadNanos,
+                entries,
+                version,
+                epoch,
+                program);
     }
 
     /** A decoded block's sample. */

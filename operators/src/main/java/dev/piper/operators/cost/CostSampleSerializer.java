@@ -2,16 +2,23 @@ package dev.piper.operators.cost;
 
 import dev.piper.operators.block.BlockSerializer;
 import dev.piper.operators.block.BlockSerializerSnapshot;
+import dev.piper.pipeline.ops.ColumnProgram;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.util.InstantiationUtil;
 
 /**
- * Serializer of {@link CostSample}. Format 1: {@code stage} (int8 ordinal), {@code pipeline},
+ * Serializer of {@link CostSample}. Format 2: {@code stage} (int8 ordinal), {@code pipeline},
  * {@code column} (int32), {@code lines}, {@code values} (int64), the field bytes (int32 count,
  * int32 values), {@code workNanos}, {@code passNanos}, {@code threadNanos}, {@code entries}
- * (int64).
+ * (int64), {@code version}, {@code epoch} (int32), then for a {@link CostSample.Stage#PROGRAM}
+ * sample its program in Java serialization (int32 length, bytes).
+ *
+ * <p>Samples only cross the network between the measuring operators and the cost model of one job,
+ * never into state, so no reader of format 1 is kept, and Java serialization of the rare program
+ * announcement is safe (both ends run the same build).
  */
 public final class CostSampleSerializer extends BlockSerializer<CostSample> {
 
@@ -19,7 +26,7 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
 
     public static final CostSampleSerializer INSTANCE = new CostSampleSerializer();
 
-    static final int FORMAT = 1;
+    static final int FORMAT = 2;
 
     private static final CostSample.Stage[] STAGES = CostSample.Stage.values();
 
@@ -49,6 +56,13 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
         out.writeLong(s.passNanos());
         out.writeLong(s.threadNanos());
         out.writeLong(s.entries());
+        out.writeInt(s.version());
+        out.writeInt(s.epoch());
+        if (s.stage() == CostSample.Stage.PROGRAM) {
+            byte[] program = InstantiationUtil.serializeObject(s.program());
+            out.writeInt(program.length);
+            out.write(program);
+        }
     }
 
     @Override
@@ -69,6 +83,29 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
         for (int i = 0; i < n; i++) {
             bytes[i] = in.readInt();
         }
+        long accepted = in.readLong();
+        long work = in.readLong();
+        long pass = in.readLong();
+        long thread = in.readLong();
+        long entries = in.readLong();
+        int version = in.readInt();
+        int epoch = in.readInt();
+        ColumnProgram program = null;
+        if (STAGES[stage] == CostSample.Stage.PROGRAM) {
+            int length = in.readInt();
+            if (length < 0) {
+                throw new IOException("cost sample: negative program length " + length);
+            }
+            byte[] b = new byte[length];
+            in.readFully(b);
+            try {
+                program =
+                        InstantiationUtil.deserializeObject(
+                                b, ColumnProgram.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IOException("cost sample: cannot read its program", e);
+            }
+        }
         return new CostSample(
                 STAGES[stage],
                 pipeline,
@@ -76,11 +113,14 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
                 lines,
                 values,
                 bytes,
-                in.readLong(),
-                in.readLong(),
-                in.readLong(),
-                in.readLong(),
-                in.readLong());
+                accepted,
+                work,
+                pass,
+                thread,
+                entries,
+                version,
+                epoch,
+                program);
     }
 
     @Override

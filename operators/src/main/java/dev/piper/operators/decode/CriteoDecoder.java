@@ -236,14 +236,15 @@ public final class CriteoDecoder {
          */
         public CostSample costSample(int pipeline, long start, long end, long threadNanos) {
             return CostSample.decode(
-                    pipeline,
-                    dense.lines(),
-                    dense.rows(),
-                    fieldBytes,
-                    acceptedBytes,
-                    end - start - passNanos,
-                    passNanos,
-                    threadNanos);
+                            pipeline,
+                            dense.lines(),
+                            dense.rows(),
+                            fieldBytes,
+                            acceptedBytes,
+                            end - start - passNanos,
+                            passNanos,
+                            threadNanos)
+                    .withVersion(dense.version());
         }
 
         /** A result without missing sets. */

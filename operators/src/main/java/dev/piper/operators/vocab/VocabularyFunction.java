@@ -163,12 +163,14 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         ctx.output(
                 CostSample.TAG,
                 CostSample.vocabulary(
-                        Lanes.pipeline(chunk.lane()),
-                        chunk.column(),
-                        sampleKeys,
-                        sampleEntries,
-                        end - start,
-                        meter.sinceLastSample(end)));
+                                Lanes.pipeline(chunk.lane()),
+                                chunk.column(),
+                                sampleKeys,
+                                sampleEntries,
+                                end - start,
+                                meter.sinceLastSample(end))
+                        // the newest epoch it applied (one, but while a switch passes)
+                        .withEpoch(Math.max(sampleEpoch, chunk.epoch())));
     }
 
     private void process(KeyChunk chunk, Collector<IndexChunk> out) throws Exception {

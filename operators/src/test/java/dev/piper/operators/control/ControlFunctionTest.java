@@ -121,17 +121,19 @@ class ControlFunctionTest {
             assertThat(s.get(0).get("problems").get(0).asText())
                     .isEqualTo(
                             "input.dense, input.sparse: the job reads lines of 13 dense, 26 sparse"
-                                    + " columns, not 14 dense, 26 sparse");
+                                    + " columns, not 14 dense, 26 sparse; a running stream keeps"
+                                    + " its input's layout (its vocabularies are placed by column"
+                                    + " when it starts), so run this spec as a new stream with its"
+                                    + " own checkpoint directory and output topics");
         }
     }
 
     /**
-     * A switch gives a column a new vocabulary policy (a new epoch) unless it has OOV buckets,
-     * which the Kafka feed states only for the starting spec's vocabularies: that switch is
-     * rejected naming the columns.
+     * A switch gives a column a new vocabulary policy, OOV buckets included (a new epoch; each rows
+     * record states its version's buckets), or a warm start.
      */
     @Test
-    void aSwitchMayNotGiveANewVocabularyOovBuckets() throws Exception {
+    void aSwitchMayGiveANewVocabularyOovBucketsOrAWarmStart() throws Exception {
         String sparse = "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
         String withC7 =
                 "\"C1..C6\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"],"
@@ -159,16 +161,47 @@ class ControlFunctionTest {
             List<JsonNode> s = statuses(h);
             assertThat(s)
                     .extracting(n -> n.get("status").asText())
-                    .containsExactly("rejected", "accepted");
-            assertThat(s.get(0).get("problems").get(0).asText())
+                    .containsExactly("accepted", "accepted");
+            ActiveSpec bucketed = h.extractOutputValues().get(0);
+            assertThat(bucketed.epochs()[6]).isEqualTo(1);
+            assertThat(bucketed.program().vocabPolicy(6).oovBuckets()).isEqualTo(1);
+            ActiveSpec imported = h.extractOutputValues().get(1);
+            assertThat(imported.epochs()[6]).isEqualTo(2);
+            assertThat(imported.epochs()[5]).isZero();
+            assertThat(imported.program().vocabPolicy(6).importPath()).isEqualTo("/v.tsv");
+        }
+    }
+
+    /**
+     * A switch may widen the rows (a onehot), within what a record holds: one whose full blocks
+     * would overflow a record is rejected, naming the --block-lines that would take it.
+     */
+    @Test
+    void aSwitchMayWidenTheRowsWithinARecord() throws Exception {
+        String dense = "\"I1..I13\": [\"decode\", \"fill_missing\", \"neg2zero\"]";
+        String onehot =
+                "\"I1\": [\"decode\", \"fill_missing\", {\"op\": \"onehot\", \"size\": %d}],"
+                        + " \"I2..I13\": [\"decode\", \"fill_missing\", \"neg2zero\"]";
+        try (var h = harness()) {
+            h.open();
+            h.processElement(
+                    builtinWith(0, "\"version\": 1", "\"version\": 2", dense, onehot.formatted(5)),
+                    0);
+            h.processElement(
+                    builtinWith(
+                            1, "\"version\": 1", "\"version\": 3", dense, onehot.formatted(4096)),
+                    0);
+            List<JsonNode> s = statuses(h);
+            assertThat(s)
+                    .extracting(n -> n.get("status").asText())
+                    .containsExactly("accepted", "rejected");
+            assertThat(h.extractOutputValues().get(0).program().rowBytes()).isEqualTo(43 * 4);
+            assertThat(s.get(1).get("problems").get(0).asText())
                     .isEqualTo(
-                            "columns.C7: a switch cannot give a column a new vocabulary with OOV"
-                                    + " buckets (and so min_count or max_size); they are fixed by"
-                                    + " the spec a stream starts with");
-            ActiveSpec accepted = h.extractOutputValues().get(0);
-            assertThat(accepted.epochs()[6]).isEqualTo(1);
-            assertThat(accepted.epochs()[5]).isZero();
-            assertThat(accepted.program().vocabPolicy(6).importPath()).isEqualTo("/v.tsv");
+                            "columns: rows of 16536 bytes (4134 int32 slots) in blocks of up to"
+                                    + " 4096 lines make rows records of 67731456 bytes, more than"
+                                    + " the 983040 a record holds; run the stream with"
+                                    + " --block-lines 59 or fewer for this spec");
         }
     }
 

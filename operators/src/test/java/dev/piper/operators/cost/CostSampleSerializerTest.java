@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
 import java.io.IOException;
 import java.util.HexFormat;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -37,14 +38,27 @@ class CostSampleSerializerTest {
         assertThat(back).usingRecursiveComparison().isEqualTo(decode);
         CostSample vocab = CostSample.vocabulary(1, 25, 3990, 12345, 800_000, 900_000);
         assertThat(read(write(vocab))).usingRecursiveComparison().isEqualTo(vocab);
-        CostSample output = CostSample.output(0, 3990, 300_000, 350_000);
+        CostSample output = CostSample.output(0, 3990, 300_000, 350_000).withVersion(3);
         assertThat(read(write(output))).usingRecursiveComparison().isEqualTo(output);
+        CostSample epoch = vocab.withEpoch(2);
+        assertThat(read(write(epoch)).epoch()).isEqualTo(2);
+        ColumnProgram program = ColumnProgram.dlrm(1000);
+        CostSample announced = CostSample.program(1, program);
+        CostSample programBack = read(write(announced));
+        assertThat(programBack.stage()).isEqualTo(CostSample.Stage.PROGRAM);
+        assertThat(programBack.version()).isEqualTo(program.version());
+        assertThat(programBack.program()).isEqualTo(program);
     }
 
-    /** Format 1 as its class comment writes it down. */
+    /** Format 2 as its class comment writes it down. */
     @Test
     void formatIsFrozen() throws IOException {
-        assertThat(HexFormat.of().formatHex(write(CostSample.vocabulary(1, 2, 3, 4, 5, 6))))
+        assertThat(
+                        HexFormat.of()
+                                .formatHex(
+                                        write(
+                                                CostSample.vocabulary(1, 2, 3, 4, 5, 6)
+                                                        .withEpoch(7))))
                 .isEqualTo(
                         "01" // stage VOCABULARY
                                 + "00000001" // pipeline
@@ -56,7 +70,9 @@ class CostSampleSerializerTest {
                                 + "0000000000000005" // work
                                 + "0000000000000000" // log
                                 + "0000000000000006" // thread
-                                + "0000000000000004"); // entries
+                                + "0000000000000004" // entries
+                                + "ffffffff" // version: the starting spec's
+                                + "00000007"); // epoch
     }
 
     @Test
