@@ -727,12 +727,14 @@ class PiperCliTest {
         ClickModel hidden = new ClickModel(5);
         double[] auc = new double[2];
         for (int phase = 0; phase < 2; phase++) {
-            List<double[]> scored = new ArrayList<>();
-            for (int i = phase * 20_000; i < (phase + 1) * 20_000; i++) {
-                double p = hidden.probability(phase, lines.get(i));
-                scored.add(new double[] {p, lines.get(i).startsWith("1\t") ? 1 : 0});
+            double[] p = new double[20_000];
+            boolean[] clicks = new boolean[20_000];
+            for (int i = 0; i < p.length; i++) {
+                String line = lines.get(phase * 20_000 + i);
+                p[i] = hidden.probability(phase, line);
+                clicks[i] = line.startsWith("1\t");
             }
-            auc[phase] = rankAuc(scored);
+            auc[phase] = ClickModel.rankAuc(p, clicks);
         }
         assertThat(model.get("bayes_auc").asDouble()).isCloseTo(auc[0], within(1e-4));
         assertThat(model.get("bayes_auc_after_drift").asDouble()).isCloseTo(auc[1], within(1e-4));
@@ -753,31 +755,6 @@ class PiperCliTest {
                                 tmp.resolve("x").toString()))
                 .isEqualTo(2);
         assertThat(err()).contains("--drift-at: needs --click-model");
-    }
-
-    /** The AUC by ranks: the fraction of (click, non-click) pairs ordered right, ties half. */
-    private static double rankAuc(List<double[]> scored) {
-        scored.sort(java.util.Comparator.comparingDouble(s -> s[0]));
-        double positives = 0;
-        double wins = 0;
-        long negativesBelow = 0;
-        for (int i = 0; i < scored.size(); ) {
-            int j = i;
-            long pos = 0;
-            long neg = 0;
-            for (; j < scored.size() && scored.get(j)[0] == scored.get(i)[0]; j++) {
-                if (scored.get(j)[1] == 1) {
-                    pos++;
-                } else {
-                    neg++;
-                }
-            }
-            wins += pos * (negativesBelow + neg / 2.0);
-            positives += pos;
-            negativesBelow += neg;
-            i = j;
-        }
-        return wins / (positives * negativesBelow);
     }
 
     /**

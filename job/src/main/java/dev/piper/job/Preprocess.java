@@ -11,9 +11,9 @@ import dev.piper.connectors.report.ReportFileSink;
 import dev.piper.connectors.report.ReportFiles;
 import dev.piper.connectors.text.CriteoFileSource;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.operators.cost.CostModelOperator;
 import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.ReportSettings;
-import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;
@@ -204,15 +204,7 @@ public final class Preprocess {
                     "the cost report measures the decoding of text input; a Parquet input has"
                             + " none to measure");
         }
-        if (!program.layout().equals(RowLayout.CRITEO)) {
-            return Optional.of(
-                    "the cost report prices Criteo's 40 columns; the spec's input has "
-                            + program.layout());
-        }
-        if (program.onehotSizes() != null) {
-            return Optional.of("the cost report has no price for onehot; run it without");
-        }
-        return Optional.empty();
+        return CostModelOperator.refusal(program);
     }
 
     /** Reads the summary of a finished run from its {@code metadata.json}. */

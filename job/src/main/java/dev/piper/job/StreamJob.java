@@ -218,7 +218,11 @@ public final class StreamJob {
                             .uid("control-input")
                             .process(
                                     new ControlFunction(
-                                            starts, inputTopics, blockLines, RECORD_ROW_BYTES),
+                                            starts,
+                                            inputTopics,
+                                            blockLines,
+                                            RECORD_ROW_BYTES,
+                                            measure),
                                     ACTIVE_SPEC)
                             .setParallelism(1)
                             .name("control")

@@ -1,5 +1,6 @@
 package dev.piper.connectors.kafka;
 
+import dev.piper.connectors.output.Closeables;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
@@ -357,24 +358,10 @@ public final class OutputConsumer {
 
         @Override
         public void close() throws IOException {
-            IOException first = null;
             List<OutputStream> all = new ArrayList<>(List.of(rowsOut));
             all.addAll(Arrays.asList(lengthsOut));
             all.addAll(Arrays.asList(valuesOut));
-            for (OutputStream o : all) {
-                try {
-                    o.close();
-                } catch (IOException e) {
-                    if (first == null) {
-                        first = e;
-                    } else {
-                        first.addSuppressed(e);
-                    }
-                }
-            }
-            if (first != null) {
-                throw first;
-            }
+            Closeables.closeAll(all);
         }
     }
 

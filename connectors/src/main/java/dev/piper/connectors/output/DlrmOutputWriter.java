@@ -373,21 +373,7 @@ public final class DlrmOutputWriter implements Closeable {
     @Override
     public void close() throws IOException {
         PROGRESS.remove(dir.toAbsolutePath());
-        IOException first = null;
-        for (Closeable c : closeables()) {
-            try {
-                c.close();
-            } catch (IOException e) {
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        Closeables.closeAll(java.util.Arrays.asList(closeables()));
     }
 
     private Closeable[] closeables() {

@@ -1,6 +1,7 @@
 package dev.piper.operators.control;
 
 import dev.piper.operators.block.KafkaOut;
+import dev.piper.operators.cost.CostModelOperator;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.SpecCompiler;
@@ -45,6 +46,7 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
     private final String[] inputTopics;
     private final int[] blockLines;
     private final int recordRowBytes;
+    private final boolean priced;
 
     private transient ListState<ActiveSpec> state;
 
@@ -71,7 +73,7 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
      * @param inputTopics each pipeline's input topic, by index
      */
     public ControlFunction(ActiveSpec[] starts, String[] inputTopics) {
-        this(starts, inputTopics, sameForAll(starts.length, 4096), (1 << 20) - (64 << 10));
+        this(starts, inputTopics, sameForAll(starts.length, 4096), (1 << 20) - (64 << 10), false);
     }
 
     /**
@@ -80,9 +82,14 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
      * @param blockLines each pipeline's most lines per block, by index
      * @param recordRowBytes the most bytes of rows one output record may hold: a spec whose rows
      *     would exceed it in a full block is rejected
+     * @param priced whether the job runs the cost report: a spec it cannot price is rejected
      */
     public ControlFunction(
-            ActiveSpec[] starts, String[] inputTopics, int[] blockLines, int recordRowBytes) {
+            ActiveSpec[] starts,
+            String[] inputTopics,
+            int[] blockLines,
+            int recordRowBytes,
+            boolean priced) {
         if (starts.length != inputTopics.length
                 || starts.length != blockLines.length
                 || starts.length == 0) {
@@ -91,6 +98,7 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
         }
         this.blockLines = blockLines.clone();
         this.recordRowBytes = recordRowBytes;
+        this.priced = priced;
         this.starts = new byte[starts.length][];
         for (int i = 0; i < starts.length; i++) {
             this.starts[i] = ActiveSpecSerializer.toBytes(starts[i]);
@@ -263,6 +271,13 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
         // The rows' shape may change (onehot, float32: each rows record states its own, from
         // its version's spec), within what a record holds.
         ColumnProgram then = SpecCompiler.program(spec);
+        if (priced) {
+            CostModelOperator.refusal(then)
+                    .ifPresent(
+                            why ->
+                                    problems.add(
+                                            "columns: the job runs the cost report, and " + why));
+        }
         int p = pipelineIndex(spec.name());
         long recordBytes = (long) blockLines[p] * then.rowBytes();
         if (recordBytes > recordRowBytes) {

@@ -70,6 +70,15 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
         this.settings = settings;
     }
 
+    /**
+     * Why this operator cannot price {@code program}, if it cannot (another layout than Criteo's,
+     * an operator without a hardware model, such as onehot): a job refuses such a spec before it
+     * reaches the operator.
+     */
+    public static java.util.Optional<String> refusal(ColumnProgram program) {
+        return CostReports.refusal(program);
+    }
+
     /** One pipeline's versions: their programs, accounts and vocabularies' entries. */
     private static final class Pipeline {
         final ColumnProgram start;

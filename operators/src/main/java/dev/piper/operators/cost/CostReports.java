@@ -66,6 +66,33 @@ final class CostReports {
                     Map.entry(Op.Cast.class, Operator.CAST),
                     Map.entry(Op.MapIdOp.class, Operator.MAPID));
 
+    /**
+     * Why the cost model cannot price {@code program}, if it cannot: it prices Criteo's 40 columns,
+     * and every operator of theirs needs a model operator.
+     */
+    static java.util.Optional<String> refusal(ColumnProgram program) {
+        if (!program.layout().equals(dev.piper.pipeline.layout.RowLayout.CRITEO)) {
+            return java.util.Optional.of(
+                    "the cost report prices Criteo's 40 columns; the spec's input has "
+                            + program.layout());
+        }
+        for (int f = 1; f < FIELDS; f++) {
+            for (Op op : program.chain(f)) {
+                if (!(op instanceof Op.Vocab)
+                        && !(op instanceof Op.Decode)
+                        && !MODEL.containsKey(op.getClass())) {
+                    return java.util.Optional.of(
+                            "the cost report has no price for "
+                                    + op.name()
+                                    + " ("
+                                    + program.layout().fieldName(f)
+                                    + "); run it without");
+                }
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
     /** The model's name for {@code op} (decode and vocab excepted). */
     static Operator model(Op op) {
         Operator m = MODEL.get(op.getClass());

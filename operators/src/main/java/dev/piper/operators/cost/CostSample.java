@@ -146,25 +146,15 @@ public record CostSample(
 
     /** This sample with the spec version of its block. */
     public CostSample withVersion(int version) {
-        return new CostSample(
-                stage,
-                pipeline,
-                column,
-                lines,
-                values,
-                fieldBytes,
-                acceptedBytes,
-                workNanos,
-                passNanos,
-                threadNanos,
-                entries,
-                version,
-                epoch,
-                program);
+        return with(version, epoch);
     }
 
     /** This sample with the vocabulary epoch of its keys. */
     public CostSample withEpoch(int epoch) {
+        return with(version, epoch);
+    }
+
+    private CostSample with(int version, int epoch) {
         return new CostSample(
                 stage,
                 pipeline,

@@ -20,11 +20,13 @@ class ControlFunctionTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static OneInputStreamOperatorTestHarness<ControlMessage, ActiveSpec> harness() {
+        return harness(new ControlFunction(ActiveSpec.initial(SpecParser.builtin()), "clicks"));
+    }
+
+    private static OneInputStreamOperatorTestHarness<ControlMessage, ActiveSpec> harness(
+            ControlFunction function) {
         try {
-            return new OneInputStreamOperatorTestHarness<>(
-                    new ProcessOperator<>(
-                            new ControlFunction(
-                                    ActiveSpec.initial(SpecParser.builtin()), "clicks")));
+            return new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(function));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -202,6 +204,35 @@ class ControlFunctionTest {
                                     + " 4096 lines make rows records of 67731456 bytes, more than"
                                     + " the 983040 a record holds; run the stream with"
                                     + " --block-lines 59 or fewer for this spec");
+        }
+    }
+
+    /** A job that runs the cost report rejects a switch the report cannot price (onehot). */
+    @Test
+    void aPricedJobRejectsASpecItsReportCannotPrice() throws Exception {
+        ControlFunction priced =
+                new ControlFunction(
+                        new ActiveSpec[] {ActiveSpec.initial(SpecParser.builtin())},
+                        new String[] {"clicks"},
+                        new int[] {4096},
+                        983_040,
+                        true);
+        try (var h = harness(priced)) {
+            h.open();
+            h.processElement(
+                    builtinWith(
+                            0,
+                            "\"version\": 1",
+                            "\"version\": 2",
+                            "\"I1..I13\": [\"decode\", \"fill_missing\", \"neg2zero\"]",
+                            "\"I1\": [\"decode\", \"fill_missing\", {\"op\": \"onehot\","
+                                    + " \"size\": 3}], \"I2..I13\": [\"decode\","
+                                    + " \"fill_missing\", \"neg2zero\"]"),
+                    0);
+            assertThat(statuses(h).get(0).get("problems").get(0).asText())
+                    .isEqualTo(
+                            "columns: the job runs the cost report, and the cost report has no"
+                                    + " price for onehot (I1); run it without");
         }
     }
 

@@ -148,6 +148,41 @@ public final class ClickModel {
     }
 
     /**
+     * The exact AUC of {@code scores} against {@code clicks}, by ranks: the fraction of (click,
+     * non-click) pairs the scores order right, ties counting one half; NaN without both. For
+     * checking a model, or {@link Auc}, on lines read back.
+     */
+    public static double rankAuc(double[] scores, boolean[] clicks) {
+        Integer[] order = new Integer[scores.length];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> Double.compare(scores[a], scores[b]));
+        double wins = 0;
+        long positives = 0;
+        long negativesBelow = 0;
+        for (int i = 0; i < order.length; ) {
+            int j = i;
+            long pos = 0;
+            long neg = 0;
+            for (; j < order.length && scores[order[j]] == scores[order[i]]; j++) {
+                if (clicks[order[j]]) {
+                    pos++;
+                } else {
+                    neg++;
+                }
+            }
+            wins += pos * (negativesBelow + neg / 2.0);
+            positives += pos;
+            negativesBelow += neg;
+            i = j;
+        }
+        return positives == 0 || negativesBelow == 0
+                ? Double.NaN
+                : wins / ((double) positives * negativesBelow);
+    }
+
+    /**
      * The AUC of scores against labels, accumulated in {@link #BINS} bins of the score (ties within
      * a bin count one half): the Bayes AUC when the scores are the model's probabilities.
      */
