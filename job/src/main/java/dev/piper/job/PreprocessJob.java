@@ -298,7 +298,8 @@ public final class PreprocessJob {
 
     /**
      * Keys a categorical column's blocks by the placement key of (its lane's pipeline, column):
-     * vocabulary {@code first[pipeline] + column}.
+     * vocabulary {@code first[pipeline] + column}; a column beyond the pipeline's starting layout
+     * (after a switch to a wider one) by a key of its own outside the placement.
      */
     static final class ByColumn implements KeySelector<KeyChunk, Integer> {
         private static final long serialVersionUID = 1L;
@@ -313,7 +314,14 @@ public final class PreprocessJob {
 
         @Override
         public Integer getKey(KeyChunk chunk) {
-            return placement.keyOf(first[Lanes.pipeline(chunk.lane())] + chunk.column());
+            int p = Lanes.pipeline(chunk.lane());
+            int c = chunk.column();
+            if (first[p] + c < first[p + 1]) {
+                return placement.keyOf(first[p] + c);
+            }
+            // A column beyond the starting layout's (a spec switch to another layout): a key of
+            // its own, negative so that no placed vocabulary has it.
+            return -1 - (p * RowLayout.MAX_SPARSE + c);
         }
     }
 

@@ -18,6 +18,7 @@ import dev.piper.operators.control.ControlFunction;
 import dev.piper.operators.control.ControlMessage;
 import dev.piper.operators.control.PipelinesDecodeFunction;
 import dev.piper.operators.control.SpecDecodeFunction;
+import dev.piper.operators.control.SwitchLimits;
 import dev.piper.operators.control.SwitchTracker;
 import dev.piper.operators.cost.ReportSettings;
 import dev.piper.operators.log.LogChunkOperator;
@@ -79,9 +80,18 @@ public final class StreamJob {
      */
     public record Control(Source<ControlMessage, ?, ?> source, Sink<KafkaOut> statusSink) {}
 
-    /** Settings of the log chunker. */
-    public record Chunking(int maxBlockBytes, int maxBlockLines, long lingerMillis)
-            implements java.io.Serializable {}
+    /**
+     * Settings of the log chunker, and the largest record the rows topics take ({@code
+     * max.message.bytes}), which every block, also of a spec switched to, must fit.
+     */
+    public record Chunking(int maxBlockBytes, int maxBlockLines, long lingerMillis, int recordLimit)
+            implements java.io.Serializable {
+
+        /** Rows topics that take Kafka's default 1 MiB records. */
+        public Chunking(int maxBlockBytes, int maxBlockLines, long lingerMillis) {
+            this(maxBlockBytes, maxBlockLines, lingerMillis, KafkaOut.DEFAULT_RECORD_LIMIT);
+        }
+    }
 
     private final Source<LogRecord, ?, ?> source;
     private final Sink<KafkaOut> sink;
@@ -220,9 +230,12 @@ public final class StreamJob {
                                     new ControlFunction(
                                             starts,
                                             inputTopics,
-                                            blockLines,
-                                            RECORD_ROW_BYTES,
-                                            measure),
+                                            new SwitchLimits(
+                                                    blockLines,
+                                                    KafkaOut.MAX_ROW_BYTES,
+                                                    chunking.maxBlockBytes(),
+                                                    chunking.recordLimit(),
+                                                    measure)),
                                     ACTIVE_SPEC)
                             .setParallelism(1)
                             .name("control")
@@ -306,31 +319,11 @@ public final class StreamJob {
     }
 
     /**
-     * Bytes of rows one output record holds at most: under Kafka's default 1 MiB record limit with
-     * room for the headers. Criteo's 4,096 rows of 160 bytes (640 KiB) fit; wider rows come in
-     * fewer to a block.
-     */
-    public static final int RECORD_ROW_BYTES = (1 << 20) - (64 << 10);
-
-    /**
      * The most lines of a block of rows of {@code rowBytes}: {@code maxLines}, or fewer so that
-     * their rows fit {@link #RECORD_ROW_BYTES}.
+     * their rows fit {@link KafkaOut#MAX_ROW_BYTES}.
      */
     static int blockLines(int maxLines, int rowBytes) {
-        return Math.max(1, Math.min(maxLines, RECORD_ROW_BYTES / rowBytes));
-    }
-
-    /**
-     * The largest rows record a pipeline of {@code layout} can write from blocks of at most {@code
-     * blockBytes} input bytes: Kafka's default 1 MiB without list columns ({@link #blockLines});
-     * with them, the rows and 4 bytes of list values or lengths per input byte at most (every id
-     * and every list field takes at least one byte of its line, a separator or a tab).
-     */
-    public static int maxRecordBytes(int blockBytes, dev.piper.pipeline.layout.RowLayout layout) {
-        if (!layout.hasLists()) {
-            return 1 << 20;
-        }
-        return (int) Math.min(Integer.MAX_VALUE - (1 << 20), (1L << 20) + 4L * blockBytes);
+        return Math.max(1, Math.min(maxLines, KafkaOut.MAX_ROW_BYTES / rowBytes));
     }
 
     private static final TypeInformation<ActiveSpec> ACTIVE_SPEC =

@@ -50,6 +50,16 @@ public final class StreamOptions {
                                     + " partition (p + b) mod N, so N trainer workers each read"
                                     + " their share. An existing topic keeps its own.");
 
+    public static final ConfigOption<Integer> ROWS_RECORD_LIMIT =
+            ConfigOptions.key("piper.kafka.rows-record-limit")
+                    .intType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Set by the stream as it starts, from its rows topics (the smallest"
+                                    + " max.message.bytes): the largest rows record a spec"
+                                    + " switched to may make. Default: Kafka's 1 MiB, or what the"
+                                    + " starting spec's list columns need.");
+
     public static final ConfigOption<String> DEAD_LETTER_TOPIC =
             ConfigOptions.key("piper.kafka.dead-letter-topic")
                     .stringType()

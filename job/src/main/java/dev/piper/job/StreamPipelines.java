@@ -182,21 +182,9 @@ public record StreamPipelines(List<Pipeline> pipelines) {
         return mapper.writeValueAsString(array);
     }
 
-    /**
-     * The largest rows record pipeline {@code p} may write from blocks of {@code blockBytes}
-     * ({@link StreamJob#maxRecordBytes}).
-     */
-    public static int maxRecordBytes(Pipeline p, int blockBytes) {
-        return StreamJob.maxRecordBytes(blockBytes, p.start().spec().layout());
-    }
-
-    /** The largest record any of the pipelines may write from blocks of {@code blockBytes}. */
-    public int maxRecordBytes(int blockBytes) {
-        int max = 0;
-        for (Pipeline p : pipelines) {
-            max = Math.max(max, maxRecordBytes(p, blockBytes));
-        }
-        return max;
+    /** Whether any pipeline starts with list columns (records larger than Kafka's default). */
+    public boolean anyLists() {
+        return pipelines.stream().anyMatch(p -> p.start().spec().layout().hasLists());
     }
 
     public int size() {

@@ -1,6 +1,7 @@
 package dev.piper.job;
 
 import dev.piper.connectors.kafka.InputProbe;
+import dev.piper.operators.block.KafkaOut;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,9 +22,11 @@ public final class StreamTopics {
     /**
      * Checks that the input topics exist and creates missing output topics: each pipeline's rows
      * with {@code --output-partitions} partitions (default: as many as its input) and a record
-     * limit its list columns need, dead letters with as many partitions as its input, vocabulary,
-     * control and status topics with one (so each column's entries, and specs, keep their order),
-     * all with the broker's default replication.
+     * limit that list columns need (also those of a spec switched to later), and records in {@code
+     * conf} the smallest limit of the rows topics ({@link StreamOptions#ROWS_RECORD_LIMIT}); dead
+     * letters with as many partitions as its input, vocabulary, control and status topics with one
+     * (so each column's entries, and specs, keep their order), all with the broker's default
+     * replication.
      *
      * @throws IllegalArgumentException naming an input topic that does not exist
      */
@@ -44,21 +47,31 @@ public final class StreamTopics {
             List<NewTopic> missing = new ArrayList<>();
             Set<String> planned = new java.util.HashSet<>();
             int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
+            // Rows topics the stream creates take records of lists, so that a switch to a spec
+            // with list columns fits them too; an existing one keeps its limit, recorded for the
+            // control operator's checks.
+            int roomy = KafkaOut.maxRecordBytes(blockBytes, true);
+            int recordLimit = Integer.MAX_VALUE;
             for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
                 int partitions = probe.partitions(p.inputTopic());
                 int rowsPartitions =
                         conf.getOptional(StreamOptions.OUTPUT_PARTITIONS).orElse(partitions);
-                int recordBytes = StreamPipelines.maxRecordBytes(p, blockBytes);
-                if (!existing.contains(p.outputTopic()) && planned.add(p.outputTopic())) {
-                    NewTopic rows =
-                            new NewTopic(
-                                    p.outputTopic(), Optional.of(rowsPartitions), Optional.empty());
-                    if (recordBytes > 1 << 20) {
-                        rows.configs(Map.of(MAX_MESSAGE_BYTES, Integer.toString(recordBytes)));
+                if (!existing.contains(p.outputTopic())) {
+                    if (planned.add(p.outputTopic())) {
+                        NewTopic rows =
+                                new NewTopic(
+                                        p.outputTopic(),
+                                        Optional.of(rowsPartitions),
+                                        Optional.empty());
+                        rows.configs(Map.of(MAX_MESSAGE_BYTES, Integer.toString(roomy)));
+                        missing.add(rows);
                     }
-                    missing.add(rows);
-                } else if (existing.contains(p.outputTopic()) && recordBytes > 1 << 20) {
-                    checkRecordLimit(probe, p, recordBytes);
+                    recordLimit = Math.min(recordLimit, roomy);
+                } else {
+                    int needed =
+                            KafkaOut.maxRecordBytes(
+                                    blockBytes, p.start().spec().layout().hasLists());
+                    recordLimit = Math.min(recordLimit, checkRecordLimit(probe, p, needed));
                 }
                 if (!existing.contains(p.deadLetterTopic()) && planned.add(p.deadLetterTopic())) {
                     missing.add(
@@ -73,6 +86,7 @@ public final class StreamTopics {
                     missing.add(new NewTopic(p.vocabTopic(), Optional.of(1), Optional.empty()));
                 }
             }
+            conf.set(StreamOptions.ROWS_RECORD_LIMIT, recordLimit);
             for (Optional<String> single :
                     List.of(
                             conf.getOptional(StreamOptions.CONTROL_TOPIC),
@@ -98,10 +112,11 @@ public final class StreamTopics {
     private static final String MAX_MESSAGE_BYTES = "max.message.bytes";
 
     /**
-     * Refuses an existing rows topic whose record limit is below what pipeline {@code p}'s records
-     * may need (rows with list columns), rather than fail the running job on its first large block.
+     * The record limit of an existing rows topic ({@code max.message.bytes}, the broker's default
+     * where the topic sets none); refuses it if it is below what pipeline {@code p}'s records may
+     * need (rows with list columns), rather than fail the running job on its first large block.
      */
-    private static void checkRecordLimit(InputProbe probe, StreamPipelines.Pipeline p, int needed)
+    private static int checkRecordLimit(InputProbe probe, StreamPipelines.Pipeline p, int needed)
             throws Exception {
         ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, p.outputTopic());
         Config config =
@@ -109,13 +124,17 @@ public final class StreamTopics {
                                 "reading the configuration of " + p.outputTopic(),
                                 probe.admin().describeConfigs(List.of(topic)).all())
                         .get(topic);
-        ConfigEntry limit = config == null ? null : config.get(MAX_MESSAGE_BYTES);
-        if (limit != null && limit.value() != null && Long.parseLong(limit.value()) < needed) {
+        ConfigEntry entry = config == null ? null : config.get(MAX_MESSAGE_BYTES);
+        int limit =
+                entry == null || entry.value() == null
+                        ? KafkaOut.DEFAULT_RECORD_LIMIT
+                        : (int) Math.min(Integer.MAX_VALUE, Long.parseLong(entry.value()));
+        if (limit < needed) {
             throw new IllegalArgumentException(
                     "rows topic "
                             + p.outputTopic()
                             + " takes records of at most "
-                            + limit.value()
+                            + limit
                             + " bytes ("
                             + MAX_MESSAGE_BYTES
                             + "), but pipeline "
@@ -131,6 +150,7 @@ public final class StreamTopics {
                             + needed
                             + "), lower --block-bytes, or let the stream create the topic");
         }
+        return limit;
     }
 
     /** A watcher of {@code conf}'s input topics and its consumer group's progress. */

@@ -3,6 +3,7 @@ package dev.piper.job;
 import dev.piper.connectors.files.ControlFiles;
 import dev.piper.connectors.kafka.KafkaConnectors;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.operators.block.KafkaOut;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -92,18 +93,25 @@ public final class Streaming {
                         StreamOptions.groupId(conf),
                         conf.get(StreamOptions.START_FROM),
                         props);
+        int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
+        // The largest rows record: what the rows topics take (read as the stream starts), else
+        // what the starting specs need.
+        int recordLimit =
+                conf.getOptional(StreamOptions.ROWS_RECORD_LIMIT)
+                        .orElse(KafkaOut.maxRecordBytes(blockBytes, pipelines.anyLists()));
         var sink =
                 KafkaConnectors.sink(
                         bootstrap,
                         pipelines.sinkTopics(),
                         StreamOptions.transactionalIdPrefix(conf),
-                        pipelines.maxRecordBytes(conf.get(PiperOptions.BLOCK_BYTES)),
+                        recordLimit,
                         props);
         StreamJob.Chunking chunking =
                 new StreamJob.Chunking(
-                        conf.get(PiperOptions.BLOCK_BYTES),
+                        blockBytes,
                         conf.get(StreamOptions.BLOCK_LINES),
-                        Math.max(1, conf.get(StreamOptions.LINGER).toMillis()));
+                        Math.max(1, conf.get(StreamOptions.LINGER).toMillis()),
+                        recordLimit);
         StreamJob job =
                 new StreamJob(
                         source, sink, pipelines, conf.get(PiperOptions.MAX_RAW_BYTES), chunking);

@@ -15,8 +15,10 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.spec.SpecParser;
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -415,6 +417,99 @@ class SpecSwitchITCase {
                                                 QUIET))
                 .hasMessageContaining("(dlrm-criteo/2, block ")
                 .hasMessageContaining("a spec switch changed the rows' shape");
+    }
+
+    /**
+     * A switch to another input layout: after the first half (Criteo's 13 + 26), version 2 reads
+     * lines of 13 dense and 30 sparse columns. Its records say so (44 columns), every sparse column
+     * starts a new vocabulary epoch, and so the rows of each version, read back from the topic, are
+     * {@code preprocess}'s of that version's lines under its spec, byte for byte, and each column's
+     * entries of the new epoch are its vocabulary file.
+     */
+    @Test
+    void aSwitchToAnotherLayoutIsANewVersionWhoseRecordsSaySo() throws Exception {
+        Configuration conf = streamConf("layout");
+        JobClient client = startOnFirstHalf("layout", conf);
+        String v2 =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"version\": 1", "\"version\": 2")
+                        .replace(
+                                "\"input\": {\"format\": \"criteo-tsv\"}",
+                                "\"input\": {\"format\": \"criteo-tsv\", \"sparse\": 30}")
+                        .replace("C1..C26", "C1..C30");
+        publish(conf, v2);
+        List<JsonNode> accepted = statuses(conf, s -> count(s, "accepted") == 1);
+        assertThat(accepted.get(0).get("layout").asText())
+                .isEqualTo("13 dense, 26 sparse -> 13 dense, 30 sparse");
+        RowLayout wide = new RowLayout(13, 30);
+        Path wideLines = tmp.resolve("wide.tsv");
+        try (OutputStream out = Files.newOutputStream(wideLines)) {
+            new CriteoGenerator(wide, 7, 0.01, 0.01).write(out, 20_000);
+        }
+        LineProducer.produce(
+                wideLines, kafka.bootstrapServers(), "layout-in", null, Map.of(), QUIET);
+        Configuration batchConf = new Configuration();
+        batchConf.set(PiperOptions.SPEC, v2);
+        Path batch = tmp.resolve("wide-batch");
+        Preprocess.prepareOutput(batch, false);
+        Preprocess.Summary wideSummary =
+                Preprocess.run(wideLines, batch, 2, StateBackend.hashmap, batchConf, QUIET);
+        List<ConsumerRecord<byte[], byte[]>> records =
+                awaitCommitted(
+                        "layout-rows",
+                        r -> rows(r) >= oldFirst.rowsWritten() + wideSummary.rowsWritten(),
+                        "every row");
+        stop(client, conf);
+
+        ByteArrayOutputStream first = new ByteArrayOutputStream();
+        ByteArrayOutputStream second = new ByteArrayOutputStream();
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            RowsRecord rows = RowsRecord.of(r);
+            boolean switched = rows.pipeline().equals("dlrm-criteo/2");
+            assertThat(rows.rowBytes()).isEqualTo(switched ? 44 * 4 : 40 * 4);
+            assertThat(header(r, StreamFormat.EPOCHS))
+                    .isEqualTo(
+                            String.join(
+                                    ",",
+                                    java.util.Collections.nCopies(
+                                            switched ? 30 : 26, switched ? "1" : "0")));
+            (switched ? second : first).write(r.value());
+        }
+        assertThat(first.toByteArray()).isEqualTo(oldFirst.rows());
+        assertThat(Files.mismatch(batch.resolve(OutputLayout.ROWS), writeTo(second, "second.bin")))
+                .as("the second version's rows")
+                .isEqualTo(-1);
+
+        // Each column's entries of epoch 1, in index order, are the batch vocabulary.
+        Map<String, java.util.TreeMap<Integer, String>> entries = new java.util.HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : kafka.readCommitted("layout-vocab")) {
+            if (header(r, StreamFormat.EPOCH).equals("1")) {
+                entries.computeIfAbsent(
+                                header(r, StreamFormat.COLUMN), k -> new java.util.TreeMap<>())
+                        .put(
+                                Integer.parseInt(header(r, StreamFormat.FIRST_INDEX)),
+                                new String(r.value(), StandardCharsets.US_ASCII));
+            }
+        }
+        for (int c = 0; c < 30; c++) {
+            String name = "C" + (c + 1);
+            String streamed =
+                    String.join("", entries.getOrDefault(name, new java.util.TreeMap<>()).values());
+            assertThat(streamed)
+                    .as(name + " epoch 1")
+                    .isEqualTo(Files.readString(batch.resolve(OutputLayout.vocabFile(c))));
+        }
+        List<JsonNode> status = statuses(conf, s -> count(s, "effective") >= 1);
+        JsonNode effective =
+                status.stream()
+                        .filter(s -> s.get("status").asText().equals("effective"))
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(effective.get("offset").asLong()).isEqualTo(HALF);
+    }
+
+    private Path writeTo(ByteArrayOutputStream bytes, String name) throws java.io.IOException {
+        return Files.write(tmp.resolve(name), bytes.toByteArray());
     }
 
     private static int version(ConsumerRecord<byte[], byte[]> r) {

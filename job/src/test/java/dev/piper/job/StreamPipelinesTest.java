@@ -119,9 +119,11 @@ class StreamPipelinesTest {
         assertThat(PreprocessJob.firstVocabularies(layouts)).containsExactly(0, 26, 52, 72);
         assertThat(three.get(1).start().program().rowBytes()).isEqualTo(41 * 4);
         assertThat(StreamJob.blockLines(4096, 160)).isEqualTo(4096);
-        assertThat(StreamJob.blockLines(4096, 2_400)).isEqualTo(StreamJob.RECORD_ROW_BYTES / 2_400);
+        assertThat(StreamJob.blockLines(4096, 2_400)).isEqualTo(KafkaOut.MAX_ROW_BYTES / 2_400);
         assertThat(StreamJob.blockLines(4096, 4 << 20)).isEqualTo(1);
-        assertThat(three.maxRecordBytes(1 << 20)).isEqualTo(1 << 20); // no list columns
+        assertThat(three.anyLists()).isFalse();
+        assertThat(KafkaOut.maxRecordBytes(1 << 20, false)).isEqualTo(1 << 20);
+        assertThat(KafkaOut.maxRecordBytes(1 << 20, true)).isEqualTo(5 << 20);
     }
 
     @Test

@@ -63,7 +63,6 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
      * @param rowColumns the row's slot names, joined by commas
      * @param float32Columns the float32 fields, joined, or null for none
      * @param listColumns the list columns, joined, or null for none
-     * @param epochs per sparse column, the vocabulary epoch the version uses
      * @param buckets per sparse column, its vocabulary's OOV buckets
      */
     private record Shape(
@@ -71,16 +70,13 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             String rowColumns,
             String float32Columns,
             String listColumns,
-            int[] epochs,
             int[] buckets)
             implements java.io.Serializable {
 
         static Shape of(ColumnProgram program) {
             RowLayout layout = program.layout();
-            int[] epochs = new int[layout.sparse()];
             int[] buckets = new int[layout.sparse()];
             for (int c = 0; c < layout.sparse(); c++) {
-                epochs[c] = program.epoch(c);
                 buckets[c] = program.vocabPolicy(c).oovBuckets();
             }
             List<String> floats = program.float32Columns();
@@ -93,7 +89,6 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                     String.join(",", program.rowColumns()),
                     floats.isEmpty() ? null : String.join(",", floats),
                     lists.isEmpty() ? null : String.join(",", lists),
-                    epochs,
                     buckets);
         }
     }
@@ -184,16 +179,17 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             out.collect(deadLetter(p, block, d, key));
         }
         if (vocab[p]) {
+            // the block's epochs are its version's, so are the buckets of their vocabularies
+            int[] buckets = shape(p, block).buckets();
             for (int c = 0; c < block.newKeys().length; c++) {
                 long[] keys = block.newKeys()[c];
                 if (keys.length > 0) {
-                    int epoch = block.epochs()[c];
                     out.collect(
                             vocabulary(
                                     p,
                                     c,
-                                    epoch,
-                                    buckets(p, c, epoch),
+                                    block.epochs()[c],
+                                    buckets[c],
                                     block.firstNewIndex()[c],
                                     keys));
                 }
@@ -364,26 +360,6 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             sb.append(v);
         }
         return sb.toString();
-    }
-
-    /**
-     * The OOV buckets of pipeline p's column c in {@code epoch}: those of a version that uses that
-     * epoch (the epoch changes with the column's chain, its vocabulary policy included, so they all
-     * agree).
-     */
-    private int buckets(int p, int c, int epoch) {
-        for (Shape shape : shapes.get(p).values()) {
-            if (shape.epochs()[c] == epoch) {
-                return shape.buckets()[c];
-            }
-        }
-        throw new IllegalStateException(
-                "pipeline "
-                        + pipeline[p]
-                        + ": no known version uses epoch "
-                        + epoch
-                        + " of C"
-                        + (c + 1));
     }
 
     private static KafkaOut vocabulary(

@@ -59,14 +59,23 @@ public record ActiveSpec(PipelineSpec spec, int[] epochs) {
 
     /**
      * {@code newer} as the successor of this spec: sparse columns whose chain differs (its
-     * vocabulary policy included) get the next epoch, the others keep theirs.
+     * vocabulary policy included) get the next epoch, the others keep theirs. A spec of another
+     * input layout starts every sparse column of its own in a new epoch above all the current ones:
+     * a column's place means another field now, and since every epoch a column ever had is at most
+     * the current maximum (each layout switch lifts all columns above it), even a column that comes
+     * back after a layout without it gets ids of its own.
      */
     public ActiveSpec next(PipelineSpec newer) {
         ColumnProgram before = program();
         ColumnProgram after = SpecCompiler.program(newer);
         if (!after.layout().equals(before.layout())) {
-            throw new IllegalArgumentException(
-                    "a spec of " + after.layout() + " cannot follow one of " + before.layout());
+            int top = 0;
+            for (int e : epochs) {
+                top = Math.max(top, e);
+            }
+            int[] all = new int[after.layout().sparse()];
+            Arrays.fill(all, top + 1);
+            return new ActiveSpec(newer, all);
         }
         int[] next = epochs.clone();
         for (int c = 0; c < next.length; c++) {
@@ -78,11 +87,20 @@ public record ActiveSpec(PipelineSpec spec, int[] epochs) {
         return new ActiveSpec(newer, next);
     }
 
-    /** The fields (label, I1.., C1..) whose stateless chain differs between this and {@code o}. */
+    /**
+     * The fields (label, I1.., C1..) whose stateless chain differs between this and {@code o}; all
+     * of {@code o}'s when its input layout is another.
+     */
     public List<String> changedFields(ActiveSpec o) {
         ColumnProgram a = program();
         ColumnProgram b = o.program();
         List<String> changed = new ArrayList<>();
+        if (!a.layout().equals(b.layout())) {
+            for (int f = 0; f < b.layout().fields(); f++) {
+                changed.add(b.layout().fieldName(f));
+            }
+            return changed;
+        }
         for (int f = 0; f < Math.min(a.layout().fields(), b.layout().fields()); f++) {
             if (!a.chainOf(f).equals(b.chainOf(f))) {
                 changed.add(a.layout().fieldName(f));

@@ -44,9 +44,7 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
 
     private final byte[][] starts;
     private final String[] inputTopics;
-    private final int[] blockLines;
-    private final int recordRowBytes;
-    private final boolean priced;
+    private final SwitchLimits limits;
 
     private transient ListState<ActiveSpec> state;
 
@@ -67,38 +65,28 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
     }
 
     /**
-     * Pipelines whose blocks hold at most 4,096 lines, in records of at most 960 KiB of rows.
+     * Pipelines of Criteo's blocks into topics of 1 MiB records, without the cost report.
      *
      * @param starts each pipeline's starting spec, by index
      * @param inputTopics each pipeline's input topic, by index
      */
     public ControlFunction(ActiveSpec[] starts, String[] inputTopics) {
-        this(starts, inputTopics, sameForAll(starts.length, 4096), (1 << 20) - (64 << 10), false);
+        this(starts, inputTopics, SwitchLimits.defaults(starts.length));
     }
 
     /**
      * @param starts each pipeline's starting spec, by index
      * @param inputTopics each pipeline's input topic, by index
-     * @param blockLines each pipeline's most lines per block, by index
-     * @param recordRowBytes the most bytes of rows one output record may hold: a spec whose rows
-     *     would exceed it in a full block is rejected
-     * @param priced whether the job runs the cost report: a spec it cannot price is rejected
+     * @param limits what a spec switched to must fit
      */
-    public ControlFunction(
-            ActiveSpec[] starts,
-            String[] inputTopics,
-            int[] blockLines,
-            int recordRowBytes,
-            boolean priced) {
+    public ControlFunction(ActiveSpec[] starts, String[] inputTopics, SwitchLimits limits) {
         if (starts.length != inputTopics.length
-                || starts.length != blockLines.length
+                || starts.length != limits.blockLines().length
                 || starts.length == 0) {
             throw new IllegalArgumentException(
                     "one input topic and block size per pipeline expected");
         }
-        this.blockLines = blockLines.clone();
-        this.recordRowBytes = recordRowBytes;
-        this.priced = priced;
+        this.limits = limits;
         this.starts = new byte[starts.length][];
         for (int i = 0; i < starts.length; i++) {
             this.starts[i] = ActiveSpecSerializer.toBytes(starts[i]);
@@ -257,44 +245,46 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
                             + active.spec().output().format()
                             + "; a running pipeline cannot change it");
         }
-        if (!spec.layout().equals(active.spec().layout())) {
-            problems.add(
-                    "input.dense, input.sparse: the job reads lines of "
-                            + active.spec().layout()
-                            + " columns, not "
-                            + spec.layout()
-                            + "; a running stream keeps its input's layout (its vocabularies are"
-                            + " placed by column when it starts), so run this spec as a new stream"
-                            + " with its own checkpoint directory and output topics");
-            return problems;
-        }
-        // The rows' shape may change (onehot, float32: each rows record states its own, from
-        // its version's spec), within what a record holds.
+        // The input layout may change too (a new version whose records say so); every sparse
+        // column then starts a new vocabulary epoch (ActiveSpec.next).
         ColumnProgram then = SpecCompiler.program(spec);
-        if (priced) {
+        if (limits.priced()) {
             CostModelOperator.refusal(then)
                     .ifPresent(
                             why ->
                                     problems.add(
                                             "columns: the job runs the cost report, and " + why));
         }
+        // Blocks are cut by the starting spec's settings: the new rows must fit a record.
         int p = pipelineIndex(spec.name());
-        long recordBytes = (long) blockLines[p] * then.rowBytes();
-        if (recordBytes > recordRowBytes) {
+        long rowsBytes = (long) limits.blockLines()[p] * then.rowBytes();
+        if (rowsBytes > limits.rowBytes()) {
             problems.add(
                     "columns: rows of "
                             + then.rowBytes()
                             + " bytes ("
                             + then.rowColumns().size()
                             + " int32 slots) in blocks of up to "
-                            + blockLines[p]
+                            + limits.blockLines()[p]
                             + " lines make rows records of "
-                            + recordBytes
+                            + rowsBytes
                             + " bytes, more than the "
-                            + recordRowBytes
+                            + limits.rowBytes()
                             + " a record holds; run the stream with --block-lines "
-                            + Math.max(1, recordRowBytes / then.rowBytes())
+                            + Math.max(1, limits.rowBytes() / then.rowBytes())
                             + " or fewer for this spec");
+        }
+        int listRecord = KafkaOut.maxRecordBytes(limits.blockBytes(), true);
+        if (then.layout().hasLists() && listRecord > limits.recordLimit()) {
+            problems.add(
+                    "input.list_columns: lists make rows records of up to "
+                            + listRecord
+                            + " bytes at --block-bytes "
+                            + limits.blockBytes()
+                            + ", and the rows topic takes "
+                            + limits.recordLimit()
+                            + " (max.message.bytes): raise it and restart the stream, or run"
+                            + " the stream with a smaller --block-bytes");
         }
         return problems;
     }

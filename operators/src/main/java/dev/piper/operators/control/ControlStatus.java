@@ -42,6 +42,10 @@ public final class ControlStatus {
                     g.writeNumberField("previous_version", previous.version());
                     g.writeStringField("source", source);
                     g.writeStringField("takes_effect", "next block of each input partition");
+                    if (!next.spec().layout().equals(previous.spec().layout())) {
+                        g.writeStringField(
+                                "layout", previous.spec().layout() + " -> " + next.spec().layout());
+                    }
                     g.writeArrayFieldStart("changed");
                     for (String f : previous.changedFields(next)) {
                         g.writeString(f);
@@ -50,8 +54,8 @@ public final class ControlStatus {
                     g.writeObjectFieldStart("new_epochs");
                     int[] before = previous.epochs();
                     int[] after = next.epochs();
-                    for (int c = 0; c < Math.min(after.length, before.length); c++) {
-                        if (after[c] != before[c]) {
+                    for (int c = 0; c < after.length; c++) {
+                        if (c >= before.length || after[c] != before[c]) {
                             g.writeNumberField(CriteoLayout.sparseName(c), after[c]);
                         }
                     }

@@ -102,31 +102,66 @@ class ControlFunctionTest {
         }
     }
 
-    /** A switch must keep the input's layout: a spec of more dense columns is rejected. */
+    /**
+     * A switch may change the input's layout: a spec of 14 dense columns and 30 sparse ones is a
+     * new version whose every sparse column starts an epoch above all the current ones (C3 had
+     * reached 1); the status names the layouts. One with list columns is rejected while the rows
+     * topic takes Kafka's default 1 MiB records, naming the setting.
+     */
     @Test
-    void aSwitchMayNotChangeTheLayout() throws Exception {
+    void aSwitchMayChangeTheLayoutWithNewEpochsForEveryColumn() throws Exception {
+        String c3 =
+                "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"],"
+                        + " \"C3\": [\"decode\", \"fill_missing\", \"hex2int\","
+                        + " {\"op\": \"modulus\", \"m\": 10}, \"vocab\"],"
+                        + " \"C4..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        String sparse = "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
         try (var h = harness()) {
             h.open();
+            h.processElement(builtinWith(0, "\"version\": 1", "\"version\": 2", sparse, c3), 0);
             h.processElement(
                     builtinWith(
-                            0,
+                            1,
                             "\"version\": 1",
-                            "\"version\": 2",
+                            "\"version\": 3",
                             "\"input\": {\"format\": \"criteo-tsv\"}",
-                            "\"input\": {\"format\": \"criteo-tsv\", \"dense\": 14}",
+                            "\"input\": {\"format\": \"criteo-tsv\", \"dense\": 14,"
+                                    + " \"sparse\": 30}",
                             "I1..I13",
-                            "I1..I14"),
+                            "I1..I14",
+                            "C1..C26",
+                            "C1..C30"),
                     0);
-            assertThat(h.extractOutputValues()).isEmpty();
+            h.processElement(
+                    builtinWith(
+                            2,
+                            "\"version\": 1",
+                            "\"version\": 4",
+                            "\"input\": {\"format\": \"criteo-tsv\"}",
+                            "\"input\": {\"format\": \"criteo-tsv\", \"list_columns\":"
+                                    + " [\"C5\"]}",
+                            sparse,
+                            sparse.replace("C1..C26", "C1..C4")
+                                    + ", "
+                                    + sparse.replace("C1..C26", "C5")
+                                    + ", "
+                                    + sparse.replace("C1..C26", "C6..C26")),
+                    0);
             List<JsonNode> s = statuses(h);
-            assertThat(s).extracting(n -> n.get("status").asText()).containsExactly("rejected");
-            assertThat(s.get(0).get("problems").get(0).asText())
+            assertThat(s)
+                    .extracting(n -> n.get("status").asText())
+                    .containsExactly("accepted", "accepted", "rejected");
+            ActiveSpec wide = h.extractOutputValues().get(1);
+            assertThat(wide.epochs()).hasSize(30).containsOnly(2);
+            assertThat(s.get(1).get("layout").asText())
+                    .isEqualTo("13 dense, 26 sparse -> 14 dense, 30 sparse");
+            assertThat(s.get(1).get("new_epochs").size()).isEqualTo(30);
+            assertThat(s.get(2).get("problems").get(0).asText())
                     .isEqualTo(
-                            "input.dense, input.sparse: the job reads lines of 13 dense, 26 sparse"
-                                    + " columns, not 14 dense, 26 sparse; a running stream keeps"
-                                    + " its input's layout (its vocabularies are placed by column"
-                                    + " when it starts), so run this spec as a new stream with its"
-                                    + " own checkpoint directory and output topics");
+                            "input.list_columns: lists make rows records of up to 5242880 bytes"
+                                    + " at --block-bytes 1048576, and the rows topic takes 1048576"
+                                    + " (max.message.bytes): raise it and restart the stream, or"
+                                    + " run the stream with a smaller --block-bytes");
         }
     }
 
@@ -214,9 +249,7 @@ class ControlFunctionTest {
                 new ControlFunction(
                         new ActiveSpec[] {ActiveSpec.initial(SpecParser.builtin())},
                         new String[] {"clicks"},
-                        new int[] {4096},
-                        983_040,
-                        true);
+                        new SwitchLimits(new int[] {4096}, 983_040, 1 << 20, 1 << 20, true));
         try (var h = harness(priced)) {
             h.open();
             h.processElement(
