@@ -145,10 +145,31 @@ public final class PiperOptions {
             }
         }
         try {
-            return SpecParser.parse(spec.getBytes(StandardCharsets.UTF_8), SPEC.key());
+            return runnable(
+                    SpecParser.parse(spec.getBytes(StandardCharsets.UTF_8), SPEC.key()),
+                    SPEC.key());
         } catch (SpecException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * {@code spec}, if a job can run it. A route ({@code input.route}: the lines whose field has a
+     * value) is valid but runs nowhere yet: every pipeline takes all the lines of its input, so a
+     * spec with one is refused rather than have its route ignored.
+     *
+     * @param source where the spec came from, for the message
+     * @throws IllegalArgumentException naming the field and why
+     */
+    public static PipelineSpec runnable(PipelineSpec spec, String source) {
+        if (spec.input().routeField().isPresent()) {
+            throw new IllegalArgumentException(
+                    source
+                            + ": input.route: routing lines by a field's value is not run by"
+                            + " preprocess or stream yet (every pipeline takes all the lines of"
+                            + " its input); remove the route rather than have it ignored");
+        }
+        return spec;
     }
 
     /**
@@ -175,7 +196,9 @@ public final class PiperOptions {
         }
         try {
             return SpecCompiler.decodeOptions(
-                    SpecParser.parse(spec.getBytes(StandardCharsets.UTF_8), SPEC.key()),
+                    runnable(
+                            SpecParser.parse(spec.getBytes(StandardCharsets.UTF_8), SPEC.key()),
+                            SPEC.key()),
                     conf.get(MAX_RAW_BYTES));
         } catch (SpecException e) {
             throw new IllegalArgumentException(e.getMessage(), e);

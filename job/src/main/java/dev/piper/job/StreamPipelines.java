@@ -157,7 +157,9 @@ public record StreamPipelines(List<Pipeline> pipelines) {
             String source = StreamOptions.PIPELINES.key() + "[" + i + "]";
             try {
                 PipelineSpec spec =
-                        SpecParser.parse(mapper.writeValueAsBytes(array.get(i)), source);
+                        PiperOptions.runnable(
+                                SpecParser.parse(mapper.writeValueAsBytes(array.get(i)), source),
+                                source);
                 if (!names.add(spec.name())) {
                     throw new IllegalArgumentException(
                             source + ": pipeline " + spec.name() + " is defined twice");

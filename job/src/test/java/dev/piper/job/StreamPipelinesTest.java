@@ -126,6 +126,32 @@ class StreamPipelinesTest {
         assertThat(KafkaOut.maxRecordBytes(1 << 20, true)).isEqualTo(5 << 20);
     }
 
+    /**
+     * A route is valid but runs nowhere yet: a spec with one is refused by preprocess's and the
+     * stream's options alike, naming the field, rather than run with every line.
+     */
+    @Test
+    void aSpecWithARouteIsRefusedRatherThanIgnored() throws Exception {
+        String routed =
+                new String(spec("eu", "a"), StandardCharsets.UTF_8)
+                        .replace(
+                                "\"topic\": \"a\"",
+                                "\"topic\": \"a\", \"route\": {\"field\": \"C1\", \"value\": \"ab\"}");
+        assertThat(routed).contains("route");
+        Configuration one = new Configuration();
+        one.set(PiperOptions.SPEC, routed);
+        assertThatThrownBy(() -> PiperOptions.spec(one))
+                .hasMessage(
+                        "piper.spec: input.route: routing lines by a field's value is not run by"
+                                + " preprocess or stream yet (every pipeline takes all the lines"
+                                + " of its input); remove the route rather than have it ignored");
+        assertThatThrownBy(() -> PiperOptions.decodeOptions(one))
+                .hasMessageContaining("input.route");
+        assertThatThrownBy(
+                        () -> StreamPipelines.of(several(routed.getBytes(StandardCharsets.UTF_8))))
+                .hasMessageContaining("piper.stream.pipelines[0]: input.route:");
+    }
+
     @Test
     void aCheckpointDirectoryKeepsItsPipelines() throws Exception {
         StreamPipelines two = StreamPipelines.of(several(spec("a", "ta"), spec("b", "tb")));

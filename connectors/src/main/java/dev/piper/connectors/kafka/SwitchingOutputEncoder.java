@@ -70,11 +70,28 @@ public final class SwitchingOutputEncoder
         if (!encoder.knows(p, block.version())) {
             learnAll(ctx.getBroadcastState(SPECS));
         }
-        if (waiting.get().iterator().hasNext() || !encoder.knows(p, block.version())) {
-            waiting.add(block);
+        if (encoder.knows(p, block.version()) && !waiting.get().iterator().hasNext()) {
+            encoder.flatMap(block, out); // the usual case: nothing waits in this lane
             return;
         }
-        encoder.flatMap(block, out);
+        waiting.add(block);
+        flush(waiting, out);
+    }
+
+    /**
+     * Encodes a lane's waiting blocks, in order, up to the first whose version is still unknown;
+     * keeps that one and the rest.
+     */
+    private void flush(ListState<AssembledBlock> blocks, Collector<KafkaOut> out) throws Exception {
+        List<AssembledBlock> still = new ArrayList<>();
+        for (AssembledBlock b : blocks.get()) {
+            if (still.isEmpty() && encoder.knows(Lanes.pipeline(b.lane()), b.version())) {
+                encoder.flatMap(b, out);
+            } else {
+                still.add(b);
+            }
+        }
+        blocks.update(still);
     }
 
     @Override
@@ -83,20 +100,7 @@ public final class SwitchingOutputEncoder
         int p = indexOf(spec.name());
         ctx.getBroadcastState(SPECS).put(p + "/" + spec.version(), spec);
         encoder.learn(p, spec.program());
-        ctx.applyToKeyedState(
-                WAITING,
-                (lane, blocks) -> {
-                    List<AssembledBlock> still = new ArrayList<>();
-                    for (AssembledBlock b : blocks.get()) {
-                        if (still.isEmpty()
-                                && encoder.knows(Lanes.pipeline(b.lane()), b.version())) {
-                            encoder.flatMap(b, out);
-                        } else {
-                            still.add(b);
-                        }
-                    }
-                    blocks.update(still);
-                });
+        ctx.applyToKeyedState(WAITING, (lane, blocks) -> flush(blocks, out));
     }
 
     /** Learns every spec in the broadcast state (a restored job's, before any broadcast). */
