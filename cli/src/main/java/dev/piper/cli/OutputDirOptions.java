@@ -21,13 +21,14 @@ final class OutputDirOptions {
     boolean overwrite;
 
     /**
-     * Creates the directory, or empties a previous run's files from it with {@code --overwrite}.
+     * Creates the directory, or empties a previous run's files from it with {@code --overwrite};
+     * refuses it if it holds one of {@code inputs} or lies inside an input directory.
      *
      * @throws ParameterException naming the problem if the directory cannot be used
      */
-    Path prepare(CommandLine cmd) throws IOException {
+    Path prepare(CommandLine cmd, Path... inputs) throws IOException {
         try {
-            Preprocess.prepareOutput(dir, overwrite);
+            Preprocess.prepareOutput(dir, overwrite, java.util.List.of(inputs));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(cmd, "--output: " + e.getMessage());
         }

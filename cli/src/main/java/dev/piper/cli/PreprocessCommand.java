@@ -165,7 +165,7 @@ final class PreprocessCommand implements Callable<Integer> {
         if (parquet) {
             CliChecks.parquetInput(spec.commandLine(), input, PiperOptions.spec(conf).input());
         }
-        Path output = out.prepare(spec.commandLine());
+        Path output = out.prepare(spec.commandLine(), input);
         if (parent instanceof ClusterJob) {
             Configuration job = cluster.jobConfiguration(spec, parallelism);
             job.addAll(conf);

@@ -281,6 +281,38 @@ class PiperCliTest {
                 .contains("columns.I1..I13[2]: unknown operator \"neg2one\"");
     }
 
+    /**
+     * Issue 23: {@code --overwrite} deleted an input lying inside the output directory (named like
+     * an output file), then failed for want of it. Such an input is refused before anything is
+     * removed.
+     */
+    @Test
+    void preprocessRefusesAnInputInsideItsOutputAndDeletesNothing() throws Exception {
+        Path out = Files.createDirectories(tmp.resolve("out"));
+        Path input = out.resolve("rows.bin");
+        try (var w = Files.newOutputStream(input)) {
+            new dev.piper.pipeline.generate.CriteoGenerator(3, 0.0005, 0).write(w, 100);
+        }
+        long size = Files.size(input);
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                out.toString(),
+                                "--overwrite"))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "--output: the input "
+                                + input
+                                + " lies inside the output directory "
+                                + out
+                                + "; write the output elsewhere (nothing was removed)");
+        assertThat(input).exists().hasSize(size);
+    }
+
     @Test
     void preprocessRefusesABadSpecAndOptionsTheSpecDefines() throws Exception {
         Path input = Files.writeString(tmp.resolve("in.tsv"), "");

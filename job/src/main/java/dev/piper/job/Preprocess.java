@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -80,6 +81,38 @@ public final class Preprocess {
      * @throws IllegalArgumentException naming the problem, if the directory cannot be used
      */
     public static void prepareOutput(Path output, boolean overwrite) throws IOException {
+        prepareOutput(output, overwrite, List.of());
+    }
+
+    /**
+     * As {@link #prepareOutput(Path, boolean)}, refusing first (before anything is removed) an
+     * output directory that holds one of {@code inputs}, or lies inside an input directory: a run
+     * must never delete or read back what it writes.
+     *
+     * @throws IllegalArgumentException naming the input and the directory
+     */
+    public static void prepareOutput(Path output, boolean overwrite, List<Path> inputs)
+            throws IOException {
+        Path out = canonical(output);
+        for (Path input : inputs) {
+            Path in = canonical(input);
+            if (in.startsWith(out)) {
+                throw new IllegalArgumentException(
+                        "the input "
+                                + input
+                                + " lies inside the output directory "
+                                + output
+                                + "; write the output elsewhere (nothing was removed)");
+            }
+            if (Files.isDirectory(in) && out.startsWith(in)) {
+                throw new IllegalArgumentException(
+                        "the output directory "
+                                + output
+                                + " lies inside the input directory "
+                                + input
+                                + ", whose files the run reads; write the output elsewhere");
+            }
+        }
         if (Files.exists(output) && !Files.isDirectory(output)) {
             throw new IllegalArgumentException(output + " exists and is not a directory");
         }
@@ -106,6 +139,22 @@ public final class Preprocess {
             }
         }
         Files.createDirectories(output);
+    }
+
+    /**
+     * {@code path} absolute, with its symbolic links resolved as far as it exists (a path that does
+     * not exist yet keeps its missing tail), for comparing places.
+     */
+    private static Path canonical(Path path) throws IOException {
+        Path p = path.toAbsolutePath().normalize();
+        Path existing = p;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return p;
+        }
+        return existing.toRealPath().resolve(existing.relativize(p));
     }
 
     /** Deletes {@code path} and everything below it. */

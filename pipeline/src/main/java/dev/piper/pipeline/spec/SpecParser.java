@@ -1,7 +1,8 @@
 package dev.piper.pipeline.spec;
 
-import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.pipeline.layout.CriteoLayout;
@@ -57,8 +58,11 @@ public final class SpecParser {
     private static final Set<String> OUTPUT =
             Set.of("format", "pad_missing_fields", "max_line_bytes");
 
+    /** Duplicate fields and anything after the spec's object (`{...} xyz`) are errors. */
     private final ObjectMapper json =
-            new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+            new ObjectMapper()
+                    .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+                    .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private final List<String> problems = new ArrayList<>();
 
@@ -106,16 +110,17 @@ public final class SpecParser {
         JsonNode root;
         try {
             root = json.readTree(bytes);
-        } catch (JsonParseException e) {
-            throw new SpecException(
-                    source,
-                    List.of(
-                            "line "
+        } catch (JsonProcessingException e) {
+            // a syntax error, or content after the spec's JSON value
+            String where =
+                    e.getLocation() == null
+                            ? ""
+                            : "line "
                                     + e.getLocation().getLineNr()
                                     + ", column "
                                     + e.getLocation().getColumnNr()
-                                    + ": "
-                                    + e.getOriginalMessage()));
+                                    + ": ";
+            throw new SpecException(source, List.of(where + e.getOriginalMessage()));
         } catch (IOException e) {
             throw new SpecException(source, List.of("not JSON: " + e.getMessage()));
         }

@@ -621,7 +621,16 @@ class SpecParserTest {
                                         "\"I5\": [\"decode\", \"fill_missing\", {\"op\": \"onehot\","
                                                 + " \"size\": 1}]")),
                         "columns.I5[2]: onehot \"size\" must be a 32-bit integer of at least 2, not 1"),
-                Arguments.of("not JSON", "{\"name\": ", "line 1"));
+                Arguments.of("not JSON", "{\"name\": ", "line 1"),
+                // issue 23: "{...} xyz" validated and ran
+                Arguments.of(
+                        "trailing garbage after the object",
+                        spec(OK_COLUMNS) + " xyz",
+                        "Unrecognized token 'xyz'"),
+                Arguments.of(
+                        "a second object after the first",
+                        spec(OK_COLUMNS) + "\n{}",
+                        "Trailing token (of type START_OBJECT) found after value"));
     }
 
     @ParameterizedTest(name = "{0}")
