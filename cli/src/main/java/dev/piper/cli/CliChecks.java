@@ -13,9 +13,12 @@ final class CliChecks {
 
     private CliChecks() {}
 
-    /** {@code --input} must be a readable file. */
+    /**
+     * {@code --input} must be a readable file: a regular one, or one read as a stream (a pipe, a
+     * pseudo-file such as {@code /proc/...}), not a directory.
+     */
     static void inputFile(CommandLine cmd, Path input) {
-        if (!Files.isRegularFile(input)) {
+        if (!Files.exists(input) || Files.isDirectory(input) || !Files.isReadable(input)) {
             throw new ParameterException(cmd, "--input: " + input + " is not a readable file");
         }
     }

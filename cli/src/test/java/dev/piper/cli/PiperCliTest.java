@@ -313,6 +313,57 @@ class PiperCliTest {
         assertThat(input).exists().hasSize(size);
     }
 
+    /**
+     * Issue 23: {@code /proc/cpuinfo} as input gave 0 lines (a pseudo-file was read by its size,
+     * 0). Files of no size and pipes are read as streams: every line is read (here each a dead
+     * letter), and lines written into a named pipe become rows.
+     */
+    @Test
+    void pseudoFilesAndPipesAreReadToTheirEnd() throws Exception {
+        Path cpuinfo = Path.of("/proc/cpuinfo");
+        int lines = Files.readAllLines(cpuinfo).size();
+        assertThat(lines).isPositive();
+        Path o1 = tmp.resolve("o1");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                cpuinfo.toString(),
+                                "--output",
+                                o1.toString()))
+                .as(err())
+                .isZero();
+        JsonNode meta = new ObjectMapper().readTree(o1.resolve("metadata.json").toFile());
+        assertThat(meta.get("lines_read").asLong()).isEqualTo(lines);
+        assertThat(meta.get("dead_letters").asLong()).isEqualTo(lines);
+
+        Path fifo = tmp.resolve("clicks.fifo");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        Thread writer =
+                new Thread(
+                        () -> {
+                            try (var w = Files.newOutputStream(fifo)) {
+                                new dev.piper.pipeline.generate.CriteoGenerator(3, 0.0005, 0)
+                                        .write(w, 1_000);
+                            } catch (java.io.IOException e) {
+                                throw new java.io.UncheckedIOException(e);
+                            }
+                        });
+        writer.start();
+        Path o2 = tmp.resolve("o2");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                fifo.toString(),
+                                "--output",
+                                o2.toString()))
+                .as(err())
+                .isZero();
+        writer.join(60_000);
+        assertThat(Files.size(o2.resolve("rows.bin"))).isEqualTo(1_000L * 160);
+    }
+
     @Test
     void preprocessRefusesABadSpecAndOptionsTheSpecDefines() throws Exception {
         Path input = Files.writeString(tmp.resolve("in.tsv"), "");

@@ -77,11 +77,17 @@ public final class CriteoFileSource
     public SplitEnumerator<FileChunkSplit, FileChunkEnumerator.State> createEnumerator(
             SplitEnumeratorContext<FileChunkSplit> context) throws IOException {
         FileChunkEnumerator.State state;
+        long length = -1;
         if (isSplittable()) {
             Path file = new Path(path);
-            long length = file.getFileSystem().getFileStatus(file).getLen();
+            length = file.getFileSystem().getFileStatus(file).getLen();
+        }
+        if (length > 0) {
             state = FileChunkEnumerator.State.ranges(path, length, blockBytes);
         } else {
+            // compressed, or of no size: a pipe or a pseudo-file (/proc/...) has content all the
+            // same, so it is read to its end as one stream (an empty file gives no lines either
+            // way)
             state = FileChunkEnumerator.State.stream(path);
         }
         return new FileChunkEnumerator(context, state);

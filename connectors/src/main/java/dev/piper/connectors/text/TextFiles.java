@@ -23,7 +23,9 @@ public final class TextFiles {
             gz.skipNBytes(offset);
             return gz;
         }
-        in.seek(offset);
+        if (offset > 0) { // a pipe cannot seek, and is only ever read from its start
+            in.seek(offset);
+        }
         return in;
     }
 }
