@@ -2,6 +2,7 @@ package dev.piper.cli;
 
 import dev.piper.benchmarks.bench.Bench;
 import dev.piper.benchmarks.bench.BenchChart;
+import dev.piper.job.PiperOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -142,10 +143,12 @@ public final class BenchCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--rows: must be at least 2, not " + rows);
         }
-        if (blockBytes < 1) {
-            throw new ParameterException(
-                    spec.commandLine(), "--block-bytes: must be at least 1, not " + blockBytes);
-        }
+        PiperOptions.blockBytesProblem(0, blockBytes)
+                .ifPresent(
+                        why -> {
+                            throw new ParameterException(
+                                    spec.commandLine(), "--block-bytes: " + why);
+                        });
         for (int p : parallelism) {
             if (p < 1) {
                 throw new ParameterException(

@@ -5,6 +5,7 @@ import dev.piper.connectors.output.RowsFormat;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.pipeline.spec.SpecCompiler;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -108,21 +109,22 @@ final class PreprocessCommand implements Callable<Integer> {
             paramLabel = "B",
             defaultValue = "1048576",
             description =
-                    "Input bytes per block (about 4,000 Criteo lines at the default); does not"
-                            + " change the output (default: ${DEFAULT-VALUE}).")
+                    "Input bytes per block (about 4,000 Criteo lines at the default): at least"
+                            + " 64 KiB, at most 100,000 blocks of the file; does not change the"
+                            + " output (default: ${DEFAULT-VALUE}).")
     int blockBytes;
 
     @Override
     public Integer call() throws Exception {
         CliChecks.inputFile(spec.commandLine(), input);
         CliChecks.parallelism(spec.commandLine(), parallelism);
-        if (blockBytes < 1 || blockBytes > PiperOptions.MAX_BLOCK_BYTES) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--block-bytes: must be between 1 and "
-                            + PiperOptions.MAX_BLOCK_BYTES
-                            + ", not "
-                            + blockBytes);
+        if (!input.toString().endsWith(".gz")) {
+            PiperOptions.blockBytesProblem(Files.size(input), blockBytes)
+                    .ifPresent(
+                            why -> {
+                                throw new ParameterException(
+                                        spec.commandLine(), "--block-bytes: " + why);
+                            });
         }
         if (blockRows < 1 || blockRows > PiperOptions.MAX_BLOCK_ROWS) {
             throw new ParameterException(

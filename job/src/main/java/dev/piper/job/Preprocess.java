@@ -18,6 +18,7 @@ import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -230,12 +231,24 @@ public final class Preprocess {
                     sink,
                     options);
         }
+        int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
+        if (!path.endsWith(".gz")) {
+            long size;
+            try {
+                size = java.nio.file.Files.size(input);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            PiperOptions.blockBytesProblem(size, blockBytes)
+                    .ifPresent(
+                            why -> {
+                                throw new IllegalArgumentException(
+                                        PiperOptions.BLOCK_BYTES.key() + ": " + why);
+                            });
+        }
         CriteoFileSource source =
                 new CriteoFileSource(
-                        path,
-                        conf.get(PiperOptions.BLOCK_BYTES),
-                        options.maxLineBytes(),
-                        options.maxRawBytes());
+                        path, blockBytes, options.maxLineBytes(), options.maxRawBytes());
         PreprocessJob job = new PreprocessJob(source, source.isSplittable(), sink, options);
         if (report != null) {
             job.withReport(report, new ReportFileSink(output.toAbsolutePath().toString()));

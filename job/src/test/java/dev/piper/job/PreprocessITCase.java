@@ -151,14 +151,15 @@ class PreprocessITCase {
                 .isEqualTo(pad ? 0 : 39);
     }
 
-    /** Parallelism 1, 2 and 4, and tiny blocks, give the same bytes in every output file. */
+    /** Parallelism 1, 2 and 4, and small blocks, give the same bytes in every output file. */
     @Test
     void identicalOutputAtEveryParallelismAndBlockSize() throws Exception {
         Map<String, String> p1 = sha256OfEveryFile(preprocess(generated, 1, options(-1, false)));
         Map<String, String> p2 = sha256OfEveryFile(preprocess(generated, 2, options(-1, false)));
         Map<String, String> p4 = sha256OfEveryFile(preprocess(generated, 4, options(-1, false)));
         Configuration smallBlocks = options(-1, false);
-        smallBlocks.set(PiperOptions.BLOCK_BYTES, 9_973); // ~38 lines; ranges end mid-line
+        // the smallest blocks allowed, a prime size: ~250 lines; ranges end mid-line
+        smallBlocks.set(PiperOptions.BLOCK_BYTES, 65_537);
         Map<String, String> small = sha256OfEveryFile(preprocess(generated, 3, smallBlocks));
         assertThat(p1).hasSize(3 + 26);
         assertThat(p2).isEqualTo(p1);
