@@ -64,6 +64,12 @@ public final class SpecParser {
                     .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
                     .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
+    /**
+     * The most borders of one bucketize: PreSto's mixes use 1,024 to 4,096; 12 million validated
+     * and ran the job out of memory (issue 23).
+     */
+    public static final int MAX_BORDERS = 1 << 16;
+
     private final List<String> problems = new ArrayList<>();
 
     /** The input's layout, once {@code input} is read (Criteo's if it is missing or invalid). */
@@ -625,7 +631,8 @@ public final class SpecParser {
                             p.make(
                                     () ->
                                             new Op.BucketizeOp(
-                                                    p.numbers("borders"), p.flag("right", true)));
+                                                    p.numbers("borders", MAX_BORDERS),
+                                                    p.flag("right", true)));
                     case "boxcox" -> p.make(() -> new Op.BoxCoxOp(p.number("lambda")));
                     case "logit" ->
                             p.make(
@@ -772,10 +779,21 @@ public final class SpecParser {
             return n.doubleValue();
         }
 
-        double[] numbers(String name) {
+        double[] numbers(String name, int max) {
             JsonNode n = get(name);
             if (!n.isArray() || n.isEmpty()) {
                 throw bad(name, "a non-empty array of numbers", n);
+            }
+            if (n.size() > max) {
+                throw new IllegalArgumentException(
+                        "\""
+                                + name
+                                + "\" must hold at most "
+                                + max
+                                + " numbers, not "
+                                + n.size()
+                                + " (each is kept by every decoder and written into"
+                                + " metadata.json)");
             }
             double[] out = new double[n.size()];
             for (int i = 0; i < out.length; i++) {

@@ -622,6 +622,21 @@ class SpecParserTest {
                                                 + " \"size\": 1}]")),
                         "columns.I5[2]: onehot \"size\" must be a 32-bit integer of at least 2, not 1"),
                 Arguments.of("not JSON", "{\"name\": ", "line 1"),
+                // issue 23: 12M borders validated, then ran the job out of memory
+                Arguments.of(
+                        "too many bucketize borders",
+                        spec(
+                                c.replace(
+                                        "\"I5\": [\"decode\", \"fill_missing\", \"neg2zero\", \"log\"]",
+                                        "\"I5\": [\"decode\", \"fill_missing\", {\"op\": \"bucketize\","
+                                                + " \"borders\": ["
+                                                + java.util.stream.IntStream.range(0, 65_537)
+                                                        .mapToObj(Integer::toString)
+                                                        .collect(
+                                                                java.util.stream.Collectors.joining(
+                                                                        ","))
+                                                + "]}]")),
+                        "columns.I5[2]: \"borders\" must hold at most 65536 numbers, not 65537"),
                 // issue 23: "{...} xyz" validated and ran
                 Arguments.of(
                         "trailing garbage after the object",
