@@ -76,7 +76,26 @@ public final class PiperCli implements Runnable {
         return cmd.getCommandSpec().qualifiedName();
     }
 
-    private static String message(Throwable e) {
+    /**
+     * The failure in one line: its message and, when the cause at the bottom of its chain says
+     * something else (a full disk under a failed job, a record too large under a failed send), that
+     * root cause too.
+     */
+    static String message(Throwable e) {
+        String top = text(e);
+        Throwable root = e;
+        for (int depth = 0;
+                root.getCause() != null && root.getCause() != root && depth < 32;
+                depth++) {
+            root = root.getCause();
+        }
+        if (root != e && !top.contains(text(root))) {
+            top += " (cause: " + root.getClass().getSimpleName() + ": " + text(root) + ")";
+        }
+        return top.replace('\n', ' ');
+    }
+
+    private static String text(Throwable e) {
         String m = e.getMessage();
         return m == null ? e.getClass().getSimpleName() : m;
     }

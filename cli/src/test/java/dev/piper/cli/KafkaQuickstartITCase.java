@@ -49,6 +49,33 @@ class KafkaQuickstartITCase {
         kafka.close();
     }
 
+    /**
+     * Issue 23: an oversized record in {@code produce} gave no reason. The one error line names the
+     * line, the file, the topic and Kafka's cause.
+     */
+    @Test
+    void produceNamesTheLineAndTheCauseOfAFailedSend() throws Exception {
+        Path input = tmp.resolve("big.tsv");
+        Files.writeString(input, "1\t2\n" + "x".repeat(2 << 20) + "\n3\t4\n");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code =
+                PiperCli.execute(
+                        "produce",
+                        "--bootstrap-servers",
+                        kafka.bootstrapServers(),
+                        "--topic",
+                        "big",
+                        "--input",
+                        input.toString());
+        String said = err.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(said).isEqualTo(1);
+        assertThat(said)
+                .contains("produce: error: sending line 2 of " + input + " to big failed: ")
+                .contains("max.request.size");
+        assertThat(said.lines().filter(l -> l.contains("error:")).count()).isEqualTo(1);
+    }
+
     private String run(String... args) {
         out.reset();
         assertThat(PiperCli.execute(args)).as(String.join(" ", args)).isZero();

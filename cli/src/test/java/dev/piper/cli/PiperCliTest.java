@@ -364,6 +364,29 @@ class PiperCliTest {
         assertThat(Files.size(o2.resolve("rows.bin"))).isEqualTo(1_000L * 160);
     }
 
+    /**
+     * Issue 23: a full disk under a failed job showed only "The TaskExecutor is shutting down.".
+     * The error line adds the root cause of the chain when it says something else.
+     */
+    @Test
+    void anErrorLineNamesTheRootCause() {
+        Exception failed =
+                new IllegalStateException(
+                        "The TaskExecutor is shutting down.",
+                        new RuntimeException(
+                                "Job execution failed.",
+                                new java.io.IOException(
+                                        "/data/out/rows.bin: No space left on device")));
+        assertThat(PiperCli.message(failed))
+                .isEqualTo(
+                        "The TaskExecutor is shutting down. (cause: IOException: /data/out/rows.bin:"
+                                + " No space left on device)");
+        Exception plain = new IllegalArgumentException("bad\nthing");
+        assertThat(PiperCli.message(plain)).isEqualTo("bad thing");
+        Exception same = new RuntimeException("disk full", new java.io.IOException("disk full"));
+        assertThat(PiperCli.message(same)).isEqualTo("disk full");
+    }
+
     @Test
     void preprocessRefusesABadSpecAndOptionsTheSpecDefines() throws Exception {
         Path input = Files.writeString(tmp.resolve("in.tsv"), "");

@@ -54,6 +54,8 @@ public final class LineProducer {
         conf.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         conf.putAll(extra);
         AtomicReference<Exception> failure = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicLong failedLine =
+                new java.util.concurrent.atomic.AtomicLong();
         long start = System.nanoTime();
         long lines = 0;
         long bytes = 0;
@@ -73,11 +75,12 @@ public final class LineProducer {
                         LockSupport.parkNanos(wait); // pacing the producer to --rate
                     }
                 }
+                long lineNumber = lines + 1;
                 producer.send(
                         new ProducerRecord<>(topic, line),
                         (metadata, e) -> {
-                            if (e != null) {
-                                failure.compareAndSet(null, e);
+                            if (e != null && failure.compareAndSet(null, e)) {
+                                failedLine.set(lineNumber);
                             }
                         });
                 lines++;
@@ -94,7 +97,15 @@ public final class LineProducer {
         }
         if (failure.get() != null) {
             throw new ExecutionException(
-                    "sending to " + topic + " failed after " + lines + " lines", failure.get());
+                    "sending line "
+                            + failedLine.get()
+                            + " of "
+                            + input
+                            + " to "
+                            + topic
+                            + " failed: "
+                            + failure.get().getMessage(),
+                    failure.get());
         }
         return new Result(lines, bytes, (System.nanoTime() - start) / 1e9);
     }
