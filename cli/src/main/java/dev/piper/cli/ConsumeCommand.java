@@ -2,6 +2,8 @@ package dev.piper.cli;
 
 import dev.piper.connectors.kafka.DeliveryStats;
 import dev.piper.connectors.kafka.OutputConsumer;
+import dev.piper.job.DirectoryLock;
+import dev.piper.job.Preprocess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -83,16 +85,26 @@ final class ConsumeCommand implements Callable<Integer> {
         if (timeline != null && !stats) {
             throw new ParameterException(spec.commandLine(), "--timeline: needs --stats");
         }
-        Path output = out.prepare(spec.commandLine());
         DeliveryStats delivery = stats ? new DeliveryStats() : null;
-        OutputConsumer.Result r =
-                new OutputConsumer(
-                                kafka.bootstrapServers(spec.commandLine()),
-                                kafka.clientProperties(spec.commandLine()),
-                                topic,
-                                vocabTopic,
-                                deadLetterTopic)
-                        .consume(output, rows, Duration.ofSeconds(timeout), delivery, System.err);
+        Path output;
+        OutputConsumer.Result r;
+        // The run holds its output directory from before it is emptied to the last file.
+        try (DirectoryLock lock = Preprocess.lockOutput(out.dir)) {
+            output = out.prepare(spec.commandLine());
+            r =
+                    new OutputConsumer(
+                                    kafka.bootstrapServers(spec.commandLine()),
+                                    kafka.clientProperties(spec.commandLine()),
+                                    topic,
+                                    vocabTopic,
+                                    deadLetterTopic)
+                            .consume(
+                                    output,
+                                    rows,
+                                    Duration.ofSeconds(timeout),
+                                    delivery,
+                                    System.err);
+        }
         spec.commandLine()
                 .getOut()
                 .printf(

@@ -2,6 +2,7 @@ package dev.piper.cli;
 
 import dev.piper.cli.cluster.OnCluster;
 import dev.piper.connectors.output.RowsFormat;
+import dev.piper.job.DirectoryLock;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.pipeline.spec.SpecCompiler;
@@ -167,8 +168,8 @@ final class PreprocessCommand implements Callable<Integer> {
         if (parquet) {
             CliChecks.parquetInput(spec.commandLine(), input, PiperOptions.spec(conf).input());
         }
-        Path output = out.prepare(spec.commandLine(), input);
         if (parent instanceof ClusterJob) {
+            Path output = out.prepare(spec.commandLine(), input);
             Configuration job = cluster.jobConfiguration(spec, parallelism);
             job.addAll(conf);
             JobID id = OnCluster.submit(Preprocess.job(input, output, job)::build, job, NAME);
@@ -179,6 +180,13 @@ final class PreprocessCommand implements Callable<Integer> {
                             id, input.toAbsolutePath(), output.toAbsolutePath());
             return 0;
         }
+        // The run holds its output directory from before it is emptied to the last file.
+        try (DirectoryLock lock = Preprocess.lockOutput(out.dir)) {
+            return runHere(input, out.prepare(spec.commandLine(), input), conf);
+        }
+    }
+
+    private int runHere(Path input, Path output, Configuration conf) throws Exception {
         Preprocess.Summary s =
                 Preprocess.run(input, output, parallelism, cluster.stateBackend, conf, System.err);
         spec.commandLine()

@@ -387,6 +387,66 @@ class PiperCliTest {
         assertThat(PiperCli.message(same)).isEqualTo("disk full");
     }
 
+    /**
+     * Issue 23: two preprocess runs into one directory both exited 0, leaving one run's
+     * metadata.json beside a mix of both runs' rows. A run holds its output directory: while
+     * another holds it, a second run into it is refused naming the holder and changes nothing; once
+     * released, a run goes through.
+     */
+    @Test
+    void aSecondRunIntoAnOutputInUseIsRefusedNamingTheHolder() throws Exception {
+        Path input = tmp.resolve("in.tsv");
+        try (var w = Files.newOutputStream(input)) {
+            new dev.piper.pipeline.generate.CriteoGenerator(3, 0.0005, 0).write(w, 500);
+        }
+        Path out = tmp.resolve("locked");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                out.toString()))
+                .as(err())
+                .isZero();
+        byte[] rows = Files.readAllBytes(out.resolve("rows.bin"));
+        try (var held = dev.piper.job.Preprocess.lockOutput(out)) {
+            assertThat(
+                            PiperCli.execute(
+                                    "preprocess",
+                                    "--input",
+                                    input.toString(),
+                                    "--output",
+                                    out.toString(),
+                                    "--overwrite"))
+                    .isEqualTo(1);
+            assertThat(err())
+                    .contains(
+                            "preprocess: error: output directory "
+                                    + out
+                                    + " is in use by another run (pid "
+                                    + ProcessHandle.current().pid())
+                    .contains("lock " + tmp.resolve(".locked.lock"));
+            assertThat(out.resolve("rows.bin")).hasBinaryContent(rows);
+            assertThat(out.resolve("metadata.json")).exists();
+        }
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                out.toString(),
+                                "--overwrite"))
+                .as(err())
+                .isZero();
+        try (var list = Files.list(out)) {
+            assertThat(list.map(p -> p.getFileName().toString()))
+                    .doesNotContain(".locked.lock")
+                    .contains("rows.bin", "metadata.json");
+        }
+    }
+
     @Test
     void preprocessRefusesABadSpecAndOptionsTheSpecDefines() throws Exception {
         Path input = Files.writeString(tmp.resolve("in.tsv"), "");

@@ -158,6 +158,20 @@ public final class Preprocess {
         return existing.toRealPath().resolve(existing.relativize(p));
     }
 
+    /**
+     * Locks output directory {@code output} for this run ({@link DirectoryLock}), before it is
+     * prepared: the lock file sits beside it ({@code .NAME.lock}), so the directory holds only the
+     * output.
+     *
+     * @throws IllegalStateException naming the holder if another run writes there
+     */
+    public static DirectoryLock lockOutput(Path output) throws IOException {
+        Path dir = output.toAbsolutePath().normalize();
+        Path parent = dir.getParent() == null ? dir : dir.getParent();
+        return DirectoryLock.acquire(
+                parent.resolve("." + dir.getFileName() + ".lock"), "output directory " + output);
+    }
+
     /** Deletes {@code path} and everything below it. */
     public static void deleteRecursively(Path path) throws IOException {
         try (Stream<Path> walk = Files.walk(path)) {
