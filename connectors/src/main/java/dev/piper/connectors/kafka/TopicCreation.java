@@ -48,7 +48,47 @@ public final class TopicCreation {
                             List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())))
                     .all()
                     .get(30, TimeUnit.SECONDS);
+            awaitLeaders(admin, topic, java.time.Duration.ofSeconds(30));
             progress.printf("created topic %s (%d partitions)%n", topic, partitions);
+        }
+    }
+
+    /**
+     * Waits until every partition of a topic just created has a leader. A producer that sends at
+     * once may otherwise be told NOT_LEADER_OR_FOLLOWER for an append that succeeded, after which
+     * its idempotent retries are out of sequence until they expire (seen with a fresh KRaft
+     * broker).
+     *
+     * @throws IllegalStateException naming the partitions without a leader after {@code wait}
+     */
+    public static void awaitLeaders(Admin admin, String topic, java.time.Duration wait)
+            throws Exception {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            var description =
+                    admin.describeTopics(List.of(topic))
+                            .allTopicNames()
+                            .get(30, TimeUnit.SECONDS)
+                            .get(topic);
+            List<Integer> leaderless =
+                    description.partitions().stream()
+                            .filter(p -> p.leader() == null || p.leader().isEmpty())
+                            .map(p -> p.partition())
+                            .toList();
+            if (leaderless.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "topic "
+                                + topic
+                                + ": partitions "
+                                + leaderless
+                                + " have no leader "
+                                + wait.toSeconds()
+                                + " s after their creation");
+            }
+            Thread.sleep(50); // polling the broker's metadata, with a deadline
         }
     }
 }

@@ -58,11 +58,17 @@ public final class TestKafka implements AutoCloseable {
         return cluster.bootstrapServers();
     }
 
+    /**
+     * Creates a topic and waits until every partition has a leader: a producer sending at once may
+     * otherwise get NOT_LEADER_OR_FOLLOWER for an append that succeeded, after which its idempotent
+     * retries are out of sequence until they expire.
+     */
     public void createTopic(String name, int partitions) throws Exception {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
                     .all()
                     .get(30, TimeUnit.SECONDS);
+            TopicCreation.awaitLeaders(admin, name, java.time.Duration.ofSeconds(30));
         }
     }
 
