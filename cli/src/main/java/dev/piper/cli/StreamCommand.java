@@ -431,11 +431,13 @@ final class StreamCommand implements Callable<Integer> {
                             ? ""
                             : "; --from-savepoint " + fromSavepoint + " ignored");
         } else if (fromSavepoint != null) {
+            CheckpointDirectory.checkReadable(fromSavepoint.toAbsolutePath());
             Streaming.restoreFrom(conf, fromSavepoint.toAbsolutePath(), false);
             err.printf("stream: restoring %s%n", fromSavepoint);
         } else {
             Optional<Path> latest = CheckpointDirectory.latestSnapshot(dir);
             if (latest.isPresent()) {
+                CheckpointDirectory.checkReadable(latest.get()); // before pruning the others
                 Streaming.restoreFrom(conf, latest.get(), true);
                 err.printf("stream: resuming from %s%n", latest.get());
                 for (Path old : CheckpointDirectory.pruneSuperseded(dir, latest.get())) {

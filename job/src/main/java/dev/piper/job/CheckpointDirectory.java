@@ -70,6 +70,33 @@ public final class CheckpointDirectory {
     }
 
     /**
+     * Checks that snapshot {@code snapshot} (a checkpoint or savepoint directory) can be read: its
+     * {@code _metadata} loads. A truncated or damaged one is refused here, naming the file and what
+     * is wrong, before anything is pruned or a job submitted, rather than failing the restored job
+     * with a stack trace.
+     *
+     * @throws IllegalStateException naming the file and the cause
+     */
+    public static void checkReadable(Path snapshot) {
+        Path metadata = snapshot.resolve(METADATA);
+        try (java.io.DataInputStream in =
+                new java.io.DataInputStream(
+                        new java.io.BufferedInputStream(Files.newInputStream(metadata)))) {
+            org.apache.flink.runtime.checkpoint.Checkpoints.loadCheckpointMetadata(
+                    in, CheckpointDirectory.class.getClassLoader(), snapshot.toString());
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException(
+                    metadata
+                            + " cannot be read ("
+                            + e.getClass().getSimpleName()
+                            + (e.getMessage() == null ? "" : ": " + e.getMessage())
+                            + "), so the snapshot is not restored: move it away to resume from"
+                            + " an earlier one, or name one with --from-savepoint",
+                    e);
+        }
+    }
+
+    /**
      * The savepoint directory of the stream whose checkpoint is at {@code checkpointPath} (a URI
      * such as {@code file:/data/ckpt/checkpoints/<job>/chk-12}, as Flink reports it): {@code
      * savepoints} beside {@code checkpoints} in its checkpoint directory, where the next run looks

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -70,5 +71,39 @@ class CheckpointDirectoryTest {
         Files.createDirectories(dir.resolve("checkpoints/bbbb/chk-8"));
         Files.writeString(dir.resolve("checkpoints/bbbb/chk-8/some-state"), "x");
         assertThat(CheckpointDirectory.latestSnapshot(dir)).contains(newer);
+    }
+
+    /**
+     * Issue 23: a damaged snapshot is refused before a restore, naming its file: the frozen
+     * savepoint of build 0.1 reads; truncated, or with a byte flipped in its header, it does not.
+     */
+    @Test
+    void aDamagedSnapshotIsRefusedNamingItsFile() throws Exception {
+        Path frozen = Path.of("src/test/resources/savepoints/stream-0.1");
+        Path copy = dir.resolve("savepoint");
+        try (Stream<Path> files = Files.walk(frozen)) {
+            for (Path f : files.toList()) {
+                Path to = copy.resolve(frozen.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(to);
+                } else {
+                    Files.copy(f, to);
+                }
+            }
+        }
+        CheckpointDirectory.checkReadable(copy);
+
+        Path metadata = copy.resolve("_metadata");
+        byte[] bytes = Files.readAllBytes(metadata);
+        Files.write(metadata, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        assertThatThrownBy(() -> CheckpointDirectory.checkReadable(copy))
+                .hasMessageStartingWith(metadata + " cannot be read (")
+                .hasMessageContaining("so the snapshot is not restored");
+
+        byte[] flipped = bytes.clone();
+        flipped[0] ^= 0x5a; // the magic number
+        Files.write(metadata, flipped);
+        assertThatThrownBy(() -> CheckpointDirectory.checkReadable(copy))
+                .hasMessageStartingWith(metadata + " cannot be read (");
     }
 }
