@@ -65,16 +65,27 @@ public final class TopicCreation {
             throws Exception {
         long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
-            var description =
-                    admin.describeTopics(List.of(topic))
-                            .allTopicNames()
-                            .get(30, TimeUnit.SECONDS)
-                            .get(topic);
-            List<Integer> leaderless =
-                    description.partitions().stream()
-                            .filter(p -> p.leader() == null || p.leader().isEmpty())
-                            .map(p -> p.partition())
-                            .toList();
+            List<Integer> leaderless;
+            try {
+                leaderless =
+                        admin
+                                .describeTopics(List.of(topic))
+                                .allTopicNames()
+                                .get(30, TimeUnit.SECONDS)
+                                .get(topic)
+                                .partitions()
+                                .stream()
+                                .filter(p -> p.leader() == null || p.leader().isEmpty())
+                                .map(p -> p.partition())
+                                .toList();
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (!(e.getCause()
+                        instanceof
+                        org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+                leaderless = List.of(-1); // the broker does not know the new topic yet
+            }
             if (leaderless.isEmpty()) {
                 return;
             }
@@ -82,11 +93,11 @@ public final class TopicCreation {
                 throw new IllegalStateException(
                         "topic "
                                 + topic
-                                + ": partitions "
-                                + leaderless
-                                + " have no leader "
+                                + (leaderless.contains(-1)
+                                        ? " is unknown to the broker "
+                                        : ": partitions " + leaderless + " have no leader ")
                                 + wait.toSeconds()
-                                + " s after their creation");
+                                + " s after its creation");
             }
             Thread.sleep(50); // polling the broker's metadata, with a deadline
         }
