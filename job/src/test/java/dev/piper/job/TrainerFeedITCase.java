@@ -17,10 +17,15 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -184,40 +189,73 @@ class TrainerFeedITCase {
         }
     }
 
-    /** Waits until a stream started at {@code since} has completed a checkpoint (so it runs). */
+    /**
+     * Waits until a stream started at {@code since} has completed a checkpoint (so it runs): woken
+     * by the file system on every change below {@code dir} (each new directory is watched as it
+     * appears), at least once a second to see the run end, for two minutes at most.
+     */
     private static void awaitCheckpointAfter(
             Path dir, long since, CompletableFuture<StreamRunner.Result> run) throws Exception {
+        Files.createDirectories(dir);
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-        while (true) {
-            try (Stream<Path> all = Files.isDirectory(dir) ? Files.walk(dir) : Stream.empty()) {
-                boolean found =
-                        all.anyMatch(
-                                p -> {
-                                    try {
-                                        return p.getFileName().toString().equals("_metadata")
-                                                && p.getParent()
-                                                        .getFileName()
-                                                        .toString()
-                                                        .startsWith("chk-")
-                                                && Files.getLastModifiedTime(p).toMillis() >= since;
-                                    } catch (IOException e) {
-                                        return false; // a checkpoint being removed
-                                    }
-                                });
-                if (found) {
+        try (WatchService watcher = dir.getFileSystem().newWatchService()) {
+            Set<Path> watched = new HashSet<>();
+            while (true) {
+                // watch first, then look: a file made in between is seen by the look
+                for (Path d : directoriesBelow(dir)) {
+                    if (watched.add(d)) {
+                        d.register(watcher, StandardWatchEventKinds.ENTRY_CREATE);
+                    }
+                }
+                if (checkpointAfter(dir, since)) {
                     return;
                 }
-            } catch (java.io.UncheckedIOException | java.nio.file.NoSuchFileException e) {
-                // a directory removed while walked: look again
+                if (run.isDone()) {
+                    run.get(); // its failure
+                    throw new AssertionError("the stream ended before a checkpoint");
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AssertionError("the stream made no checkpoint in 2 minutes");
+                }
+                WatchKey key =
+                        watcher.poll(
+                                Math.min(left, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+                if (key != null) {
+                    key.pollEvents();
+                    key.reset();
+                }
             }
-            if (run.isDone()) {
-                run.get(); // its failure
-                throw new AssertionError("the restored stream ended before a checkpoint");
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the restored stream made no checkpoint in 2 minutes");
-            }
-            Thread.sleep(100);
+        }
+    }
+
+    /** The directories below {@code dir}, itself included (those removed meanwhile left out). */
+    private static List<Path> directoriesBelow(Path dir) throws IOException {
+        try (Stream<Path> all = Files.walk(dir)) {
+            return all.filter(Files::isDirectory).toList();
+        } catch (java.io.UncheckedIOException | java.nio.file.NoSuchFileException e) {
+            return List.of(dir); // a checkpoint removed while walked: the next wake-up looks again
+        }
+    }
+
+    /**
+     * Whether a checkpoint's {@code _metadata} below {@code dir} was written at {@code since} or
+     * later.
+     */
+    private static boolean checkpointAfter(Path dir, long since) throws IOException {
+        try (Stream<Path> all = Files.walk(dir)) {
+            return all.anyMatch(
+                    p -> {
+                        try {
+                            return p.getFileName().toString().equals("_metadata")
+                                    && p.getParent().getFileName().toString().startsWith("chk-")
+                                    && Files.getLastModifiedTime(p).toMillis() >= since;
+                        } catch (IOException e) {
+                            return false; // a checkpoint being removed
+                        }
+                    });
+        } catch (java.io.UncheckedIOException | java.nio.file.NoSuchFileException e) {
+            return false; // a directory removed while walked: the next wake-up looks again
         }
     }
 
