@@ -106,6 +106,12 @@ def logloss(probabilities, labels):
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
+def shape_of(batch):
+    """A batch's shape as the model sees it: its dense slots and its sparse columns, C1 first."""
+    columns = sorted(list(batch.sparse_names) + list(batch.lists), key=lambda n: int(n[1:]))
+    return batch.dense.shape[1], columns
+
+
 class Trainer:
     """The online loop: tables grown from the feed, score then train, windows of metrics."""
 
@@ -120,11 +126,12 @@ class Trainer:
         self.freshness = []
         self.window_freshness = []
         self.frozen = False
+        self.shape = None  # (dense slots, sparse columns) the model is built for
 
     def _build(self, batch):
         torch.manual_seed(self.args.seed)
-        columns = sorted(list(batch.sparse_names) + list(batch.lists), key=lambda n: int(n[1:]))
-        self.model = Dlrm(batch.dense.shape[1], columns, self.args.embedding_dim)
+        self.shape = shape_of(batch)
+        self.model = Dlrm(self.shape[0], self.shape[1], self.args.embedding_dim)
         dense_params = list(self.model.bottom.parameters()) + list(self.model.top.parameters())
         self.dense_opt = torch.optim.Adam(dense_params, lr=self.args.lr)
         self.sparse_opt = torch.optim.Adagrad([torch.zeros(1, requires_grad=True)],
@@ -158,11 +165,10 @@ class Trainer:
     def step(self, batch, now_ms):
         if self.model is None:
             self._build(batch)
-            self.shape = (batch.dense.shape[1], list(self.model.columns))
-        columns = sorted(list(batch.sparse_names) + list(batch.lists), key=lambda n: int(n[1:]))
-        if (batch.dense.shape[1], columns) != self.shape:
+        dense, columns = shape_of(batch)
+        if (dense, columns) != self.shape:
             raise FeedError(
-                f"block {batch.source} ({batch.pipeline}) has {batch.dense.shape[1]} dense slots and"
+                f"block {batch.source} ({batch.pipeline}) has {dense} dense slots and"
                 f" sparse columns {columns}; the model was built for {self.shape[0]} and"
                 f" {self.shape[1]} (a spec switch changed the rows' shape: train a new model)")
         self._ensure_tables(batch)

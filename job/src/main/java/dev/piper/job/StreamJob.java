@@ -204,7 +204,6 @@ public final class StreamJob {
         }
         SingleOutputStreamOperator<KeyChunk> keys;
         DataStream<KafkaOut> status = null;
-        boolean switching = control != null;
         if (control == null && n == 1) {
             keys = PreprocessJob.decode(raw, options[0], measure ? report.fieldBytesEvery() : 0);
         } else if (control == null) {
@@ -303,7 +302,7 @@ public final class StreamJob {
         OutputEncoder encoder = new OutputEncoder(inputTopics, vocab, options);
         DataStream<AssembledBlock> toEncode = beforeOutput.apply(ordered);
         SingleOutputStreamOperator<KafkaOut> encoded;
-        if (!switching) {
+        if (control == null) {
             encoded = toEncode.flatMap(encoder, KafkaOut.TYPE);
         } else {
             // Blocks of a switched spec are encoded with its rows' shape: the decoders announce

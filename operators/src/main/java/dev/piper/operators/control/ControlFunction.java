@@ -43,6 +43,10 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
             new OutputTag<>("control-status", KafkaOut.TYPE);
 
     private final byte[][] starts;
+
+    /** Each pipeline's name, by index. */
+    private final String[] names;
+
     private final String[] inputTopics;
     private final SwitchLimits limits;
 
@@ -88,8 +92,10 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
         }
         this.limits = limits;
         this.starts = new byte[starts.length][];
+        this.names = new String[starts.length];
         for (int i = 0; i < starts.length; i++) {
             this.starts[i] = ActiveSpecSerializer.toBytes(starts[i]);
+            this.names[i] = starts[i].name();
         }
         this.inputTopics = inputTopics.clone();
     }
@@ -189,8 +195,8 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
 
     /** The index of pipeline {@code name} (it is one of the job's). */
     private int pipelineIndex(String name) {
-        for (int i = 0; i < starts.length; i++) {
-            if (ActiveSpecSerializer.fromBytes(starts[i]).name().equals(name)) {
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].equals(name)) {
                 return i;
             }
         }

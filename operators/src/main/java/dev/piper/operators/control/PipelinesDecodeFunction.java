@@ -3,8 +3,6 @@ package dev.piper.operators.control;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.cost.CostSample;
-import dev.piper.operators.cost.CpuMeter;
-import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
 import dev.piper.operators.decode.DecodeMetrics;
@@ -21,13 +19,6 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
     private static final long serialVersionUID = 1L;
 
     private final Decoders decoders;
-    private final int countEvery;
-
-    /** Measuring: blocks decoded, and the thread's CPU clock at the end of the previous sample. */
-    private transient long blocks;
-
-    /** Measuring: the thread CPU bookkeeping; null otherwise. */
-    private transient CpuMeter meter;
 
     private transient DecodeMetrics metrics;
 
@@ -40,8 +31,7 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
     }
 
     private PipelinesDecodeFunction(ActiveSpec[] starts, int maxRawBytes, int countEvery) {
-        this.decoders = new Decoders(starts, maxRawBytes, countEvery > 0);
-        this.countEvery = countEvery;
+        this.decoders = new Decoders(starts, maxRawBytes, countEvery);
     }
 
     /**
@@ -59,36 +49,27 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
 
     @Override
     public void open(OpenContext openContext) {
-        meter = countEvery > 0 ? CpuMeter.start() : null;
+        decoders.open();
         metrics = new DecodeMetrics(getRuntimeContext().getMetricGroup());
     }
 
     @Override
     public void close() throws Exception {
-        if (countEvery > 0) {
-            meter.close(getRuntimeContext());
-        }
+        decoders.close(getRuntimeContext());
         super.close();
     }
 
     @Override
     public void processElement(RawChunk chunk, Context ctx, Collector<KeyChunk> out) {
-        boolean measure = countEvery > 0;
-        long start = measure ? ThreadCpu.now() : 0;
         int p = decoders.pipeline(chunk.lane());
         CriteoDecoder.Decoded decoded =
                 decoders.decode(
                         p,
                         null,
                         chunk,
-                        measure && blocks++ % countEvery == 0,
                         dense -> ctx.output(DecodeFunction.DENSE, dense),
-                        out);
+                        out,
+                        sample -> ctx.output(CostSample.TAG, sample));
         metrics.count(decoded.dense());
-        if (measure) {
-            long end = ThreadCpu.now();
-            ctx.output(
-                    CostSample.TAG, decoded.costSample(p, start, end, meter.sinceLastSample(end)));
-        }
     }
 }

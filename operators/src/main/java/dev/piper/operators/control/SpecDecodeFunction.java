@@ -5,8 +5,6 @@ import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.block.SerializerTypeInfo;
 import dev.piper.operators.cost.CostSample;
-import dev.piper.operators.cost.CpuMeter;
-import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
 import dev.piper.operators.decode.DecodeMetrics;
@@ -53,12 +51,7 @@ public final class SpecDecodeFunction
 
     private final Decoders decoders;
 
-    /** Measuring: count each field's bytes in every countEvery-th block; 0: no measuring. */
-    private final int countEvery;
-
     private transient DecodeMetrics metrics;
-    private transient CpuMeter meter;
-    private transient long blocks;
 
     /** Per pipeline, the spec version this subtask announced last. */
     private transient int[] announced;
@@ -72,8 +65,7 @@ public final class SpecDecodeFunction
     }
 
     private SpecDecodeFunction(ActiveSpec[] starts, int maxRawBytes, int countEvery) {
-        this.decoders = new Decoders(starts, maxRawBytes, countEvery > 0);
-        this.countEvery = countEvery;
+        this.decoders = new Decoders(starts, maxRawBytes, countEvery);
     }
 
     /**
@@ -94,31 +86,24 @@ public final class SpecDecodeFunction
     @Override
     public void processElement(RawChunk chunk, ReadOnlyContext ctx, Collector<KeyChunk> out)
             throws Exception {
-        boolean measure = countEvery > 0;
         int p = decoders.pipeline(chunk.lane());
         ActiveSpec spec = decoders.spec(p, ctx.getBroadcastState(SPECS).get(decoders.name(p)));
         if (announced[p] != spec.version()) {
             ctx.output(ANNOUNCED, spec);
-            if (measure) {
+            if (decoders.measures()) {
                 ctx.output(CostSample.TAG, CostSample.program(p, spec.program()));
             }
             announced[p] = spec.version();
         }
-        long start = measure ? ThreadCpu.now() : 0;
         CriteoDecoder.Decoded decoded =
                 decoders.decode(
                         p,
                         spec,
                         chunk,
-                        measure && blocks++ % countEvery == 0,
                         dense -> ctx.output(DecodeFunction.DENSE, dense),
-                        out);
+                        out,
+                        sample -> ctx.output(CostSample.TAG, sample));
         metrics.count(decoded.dense());
-        if (measure) {
-            long end = ThreadCpu.now();
-            ctx.output(
-                    CostSample.TAG, decoded.costSample(p, start, end, meter.sinceLastSample(end)));
-        }
     }
 
     @Override
@@ -127,16 +112,12 @@ public final class SpecDecodeFunction
         metrics = new DecodeMetrics(getRuntimeContext().getMetricGroup());
         announced = new int[Lanes.MAX_PIPELINES];
         java.util.Arrays.fill(announced, -1);
-        if (countEvery > 0) {
-            meter = CpuMeter.start();
-        }
+        decoders.open();
     }
 
     @Override
     public void close() throws Exception {
-        if (countEvery > 0) {
-            meter.close(getRuntimeContext());
-        }
+        decoders.close(getRuntimeContext());
         super.close();
     }
 
