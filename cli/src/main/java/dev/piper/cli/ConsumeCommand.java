@@ -2,7 +2,8 @@ package dev.piper.cli;
 
 import dev.piper.connectors.kafka.DeliveryStats;
 import dev.piper.connectors.kafka.OutputConsumer;
-import dev.piper.job.DirectoryLock;
+import dev.piper.connectors.output.DirectoryLock;
+import dev.piper.connectors.output.OutputCommit;
 import dev.piper.job.Preprocess;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +26,9 @@ import picocli.CommandLine.Spec;
                     + " --dead-letter-topic. Checks every record it reads."
         })
 final class ConsumeCommand implements Callable<Integer> {
+
+    /** The one part of a consume run's output ({@link OutputCommit}). */
+    private static final String PART = "consume";
 
     @Spec CommandSpec spec;
 
@@ -88,9 +92,11 @@ final class ConsumeCommand implements Callable<Integer> {
         DeliveryStats delivery = stats ? new DeliveryStats() : null;
         Path output;
         OutputConsumer.Result r;
-        // The run holds its output directory from before it is emptied to the last file.
+        // The run holds its output directory from before it is checked to its publication; it
+        // writes into a staging directory that replaces the output only once complete.
         try (DirectoryLock lock = Preprocess.lockOutput(out.dir)) {
             output = out.prepare(spec.commandLine());
+            OutputCommit commit = OutputCommit.start(output, PART);
             r =
                     new OutputConsumer(
                                     kafka.bootstrapServers(spec.commandLine()),
@@ -99,11 +105,12 @@ final class ConsumeCommand implements Callable<Integer> {
                                     vocabTopic,
                                     deadLetterTopic)
                             .consume(
-                                    output,
+                                    commit.partStarted(PART),
                                     rows,
                                     Duration.ofSeconds(timeout),
                                     delivery,
                                     System.err);
+            commit.partDone(PART);
         }
         spec.commandLine()
                 .getOut()

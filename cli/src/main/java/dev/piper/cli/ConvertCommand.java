@@ -1,6 +1,8 @@
 package dev.piper.cli;
 
 import dev.piper.connectors.convert.TsvToParquet;
+import dev.piper.connectors.output.DirectoryLock;
+import dev.piper.connectors.output.OutputCommit;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -135,6 +137,15 @@ final class ConvertCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         CliChecks.inputFile(spec.commandLine(), input);
+        // Held from the check that the output is absent to its rename into place: two converts
+        // into one file would otherwise write the same partial file.
+        try (DirectoryLock lock =
+                DirectoryLock.acquire(OutputCommit.lockFile(output), "output file " + output)) {
+            return convert();
+        }
+    }
+
+    private int convert() throws IOException {
         if (Files.exists(output)) {
             throw new ParameterException(
                     spec.commandLine(), "--output: " + output + " exists; remove it first");

@@ -17,12 +17,17 @@ final class OutputDirOptions {
             description = "Output directory; must be empty or absent unless --overwrite.")
     Path dir;
 
-    @Option(names = "--overwrite", description = "Replace the files of a previous run in --output.")
+    @Option(
+            names = "--overwrite",
+            description =
+                    "Replace a previous run's output in --output; it stays whole until this"
+                            + " run's output is complete.")
     boolean overwrite;
 
     /**
-     * Creates the directory, or empties a previous run's files from it with {@code --overwrite};
-     * refuses it if it holds one of {@code inputs} or lies inside an input directory.
+     * Checks the directory can take the run's output: absent or empty, or a previous run's with
+     * {@code --overwrite} (replaced whole when the run publishes, {@code OutputCommit}); refuses it
+     * if it holds one of {@code inputs} or lies inside an input directory.
      *
      * @throws ParameterException naming the problem if the directory cannot be used
      */

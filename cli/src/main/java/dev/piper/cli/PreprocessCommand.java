@@ -1,8 +1,8 @@
 package dev.piper.cli;
 
 import dev.piper.cli.cluster.OnCluster;
+import dev.piper.connectors.output.DirectoryLock;
 import dev.piper.connectors.output.RowsFormat;
-import dev.piper.job.DirectoryLock;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.pipeline.spec.SpecCompiler;
@@ -180,7 +180,8 @@ final class PreprocessCommand implements Callable<Integer> {
                             id, input.toAbsolutePath(), output.toAbsolutePath());
             return 0;
         }
-        // The run holds its output directory from before it is emptied to the last file.
+        // The run holds its output directory from its check to its publication (OutputCommit); on
+        // a cluster, the job's writer takes the lock where it runs.
         try (DirectoryLock lock = Preprocess.lockOutput(out.dir)) {
             return runHere(input, out.prepare(spec.commandLine(), input), conf);
         }

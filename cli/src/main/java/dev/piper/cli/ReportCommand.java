@@ -112,12 +112,17 @@ final class ReportCommand implements Callable<Integer> {
                     Preprocess.run(
                             input, output, parallelism, cluster.stateBackend, conf, System.err);
             Files.createDirectories(reportDir);
+            // each file copied beside its place and renamed into it, report.json last: a reader
+            // never sees half a file, nor a report.json older than the files beside it
             for (String name :
-                    new String[] {ReportFiles.REPORT, ReportFiles.INTERVALS, ReportFiles.HTML}) {
-                Files.copy(
-                        output.resolve(name),
+                    new String[] {ReportFiles.INTERVALS, ReportFiles.HTML, ReportFiles.REPORT}) {
+                Path partial = reportDir.resolve("." + name + ".partial");
+                Files.copy(output.resolve(name), partial, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(
+                        partial,
                         reportDir.resolve(name),
-                        StandardCopyOption.REPLACE_EXISTING);
+                        StandardCopyOption.REPLACE_EXISTING,
+                        StandardCopyOption.ATOMIC_MOVE);
             }
             PrintWriter out = spec.commandLine().getOut();
             out.printf(

@@ -14,7 +14,6 @@ import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,24 +57,8 @@ class StreamProcessITCase {
         }
     }
 
-    /** {@code java <this JVM's module flags> -cp <test classpath> PiperCli args}. */
     private static Process piper(Path log, List<String> args) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx1g");
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-opens") || a.startsWith("--add-exports")) {
-                command.add(a);
-            }
-        }
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add("dev.piper.cli.PiperCli");
-        command.addAll(args);
-        return new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+        return PiperProcesses.start(log, args);
     }
 
     @Test

@@ -2,13 +2,14 @@ package dev.piper.job;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.connectors.output.DirectoryLock;
 import dev.piper.connectors.output.DlrmFileSink;
 import dev.piper.connectors.output.DlrmOutputWriter;
+import dev.piper.connectors.output.OutputCommit;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.connectors.output.RowsFormat;
 import dev.piper.connectors.parquet.ParquetFileSource;
 import dev.piper.connectors.report.ReportFileSink;
-import dev.piper.connectors.report.ReportFiles;
 import dev.piper.connectors.text.CriteoFileSource;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.operators.cost.CostModelOperator;
@@ -26,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
@@ -61,23 +61,12 @@ public final class Preprocess {
         }
     }
 
-    /** The entries a previous run leaves in an output directory; --overwrite removes only these. */
-    static final Set<String> OUTPUT_ENTRIES =
-            Set.of(
-                    OutputLayout.ROWS,
-                    OutputLayout.ROWS_PARQUET,
-                    OutputLayout.VOCAB_DIR,
-                    OutputLayout.DEAD_LETTERS,
-                    OutputLayout.METADATA,
-                    ReportFiles.REPORT,
-                    ReportFiles.INTERVALS,
-                    ReportFiles.HTML);
-
     private Preprocess() {}
 
     /**
-     * Prepares {@code output}: creates it, or checks it is empty; with {@code overwrite}, removes a
-     * previous run's files (and refuses if anything else is there).
+     * Checks that {@code output} can take a run's output: absent, or an empty directory, or with
+     * {@code overwrite} a previous run's output (which stays whole until the new run publishes,
+     * {@link OutputCommit}); refuses a directory holding anything else.
      *
      * @throws IllegalArgumentException naming the problem, if the directory cannot be used
      */
@@ -86,9 +75,9 @@ public final class Preprocess {
     }
 
     /**
-     * As {@link #prepareOutput(Path, boolean)}, refusing first (before anything is removed) an
-     * output directory that holds one of {@code inputs}, or lies inside an input directory: a run
-     * must never delete or read back what it writes.
+     * As {@link #prepareOutput(Path, boolean)}, refusing first an output directory that holds one
+     * of {@code inputs}, or lies inside an input directory: a run must never delete or read back
+     * what it writes.
      *
      * @throws IllegalArgumentException naming the input and the directory
      */
@@ -125,7 +114,7 @@ public final class Preprocess {
                             output + " is not empty (use --overwrite to replace a previous run)");
                 }
                 for (String name : present) {
-                    if (!OUTPUT_ENTRIES.contains(name)) {
+                    if (!OutputLayout.ENTRIES.contains(name)) {
                         throw new IllegalArgumentException(
                                 output
                                         + " holds "
@@ -134,12 +123,8 @@ public final class Preprocess {
                                         + " overwrite");
                     }
                 }
-                for (String name : present) {
-                    deleteRecursively(output.resolve(name));
-                }
             }
         }
-        Files.createDirectories(output);
     }
 
     /**
@@ -159,17 +144,14 @@ public final class Preprocess {
     }
 
     /**
-     * Locks output directory {@code output} for this run ({@link DirectoryLock}), before it is
-     * prepared: the lock file sits beside it ({@code .NAME.lock}), so the directory holds only the
-     * output.
+     * Locks output directory {@code output} for this run before it is checked ({@link
+     * OutputCommit#lock}): the lock file sits beside it ({@code .NAME.lock}), so the directory
+     * holds only the output.
      *
      * @throws IllegalStateException naming the holder if another run writes there
      */
     public static DirectoryLock lockOutput(Path output) throws IOException {
-        Path dir = output.toAbsolutePath().normalize();
-        Path parent = dir.getParent() == null ? dir : dir.getParent();
-        return DirectoryLock.acquire(
-                parent.resolve("." + dir.getFileName() + ".lock"), "output directory " + output);
+        return OutputCommit.lock(output);
     }
 
     /** Deletes {@code path} and everything below it. */
@@ -220,12 +202,14 @@ public final class Preprocess {
     public static PreprocessJob job(Path input, Path output, Configuration conf) {
         DecodeOptions options = PiperOptions.decodeOptions(conf);
         String path = input.toAbsolutePath().toString();
+        ReportSettings report = ReportOptions.settings(conf);
+        OutputCommit commit =
+                report == null
+                        ? OutputCommit.start(output, DlrmFileSink.PART)
+                        : OutputCommit.start(output, DlrmFileSink.PART, ReportFileSink.PART);
         DlrmFileSink sink =
                 new DlrmFileSink(
-                        output.toAbsolutePath().toString(),
-                        options,
-                        RowsFormat.of(conf.get(PiperOptions.OUTPUT_FORMAT)));
-        ReportSettings report = ReportOptions.settings(conf);
+                        commit, options, RowsFormat.of(conf.get(PiperOptions.OUTPUT_FORMAT)));
         boolean parquet = PiperOptions.parquetInput(conf, path);
         if (report != null) {
             reportRefusal(options.program(), parquet)
@@ -265,7 +249,7 @@ public final class Preprocess {
                         path, blockBytes, options.maxLineBytes(), options.maxRawBytes());
         PreprocessJob job = new PreprocessJob(source, source.isSplittable(), sink, options);
         if (report != null) {
-            job.withReport(report, new ReportFileSink(output.toAbsolutePath().toString()));
+            job.withReport(report, new ReportFileSink(commit));
         }
         return job;
     }

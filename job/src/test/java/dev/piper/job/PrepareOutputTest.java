@@ -9,7 +9,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** An output directory never holds an input, nor lies inside an input directory. */
+/**
+ * An output directory never holds an input, nor lies inside an input directory; a previous output
+ * stays whole until a new run publishes.
+ */
 class PrepareOutputTest {
 
     @TempDir Path tmp;
@@ -30,6 +33,24 @@ class PrepareOutputTest {
     }
 
     @Test
+    void overwritingLeavesThePreviousOutputInPlaceAndRefusesForeignFiles() throws Exception {
+        Path out = Files.createDirectories(tmp.resolve("previous"));
+        Files.writeString(out.resolve("rows.bin"), "rows");
+        Files.writeString(out.resolve("metadata.json"), "{}");
+        assertThatThrownBy(() -> Preprocess.prepareOutput(out, false))
+                .hasMessage(out + " is not empty (use --overwrite to replace a previous run)");
+        Preprocess.prepareOutput(out, true);
+        assertThat(out.resolve("rows.bin")).hasContent("rows");
+        assertThat(out.resolve("metadata.json")).hasContent("{}");
+        Files.writeString(out.resolve("notes.txt"), "mine");
+        assertThatThrownBy(() -> Preprocess.prepareOutput(out, true))
+                .hasMessage(
+                        out
+                                + " holds notes.txt, which is not a piper output file; refusing to"
+                                + " overwrite");
+    }
+
+    @Test
     void anOutputInsideAnInputDirectoryIsRefused() throws Exception {
         Path data = Files.createDirectories(tmp.resolve("data"));
         Files.writeString(data.resolve("part-0.parquet"), "x");
@@ -43,6 +64,7 @@ class PrepareOutputTest {
                                 + ", whose files the run reads; write the output elsewhere");
         assertThat(data.resolve("out")).doesNotExist();
         Preprocess.prepareOutput(tmp.resolve("elsewhere"), false, List.of(data));
-        assertThat(tmp.resolve("elsewhere")).isDirectory();
+        // accepted, and left alone: the run's publication creates it whole (OutputCommit)
+        assertThat(tmp.resolve("elsewhere")).doesNotExist();
     }
 }

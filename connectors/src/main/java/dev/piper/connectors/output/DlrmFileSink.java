@@ -3,30 +3,31 @@ package dev.piper.connectors.output;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;
-import java.nio.file.Paths;
+import java.util.Objects;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 
 /**
- * Writes the DLRM batch output directory ({@link DlrmOutputWriter}). Run at parallelism 1 behind
- * the sequencing operator: it expects blocks in input order. The directory must be on a file system
- * the task manager can write (local, or a shared mount).
+ * Writes the DLRM batch output directory ({@link DlrmOutputWriter}) as part {@value #PART} of a run
+ * ({@link OutputCommit}): into the run's staging directory, published when every part is done. Run
+ * at parallelism 1 behind the sequencing operator: it expects blocks in input order. The directory
+ * must be on a file system the task manager can write (local, or a shared mount); where the command
+ * that started the job does not hold the output's lock (a cluster), the writer takes it.
  */
 public final class DlrmFileSink implements Sink<AssembledBlock> {
 
+    /** This sink's part of a run. */
+    public static final String PART = "rows";
+
     private static final long serialVersionUID = 1L;
 
-    private final String directory;
+    private final OutputCommit commit;
     private final DecodeOptions options;
     private final RowsFormat format;
 
-    public DlrmFileSink(String directory, DecodeOptions options) {
-        this(directory, options, RowsFormat.DLRM_ROWS);
-    }
-
-    public DlrmFileSink(String directory, DecodeOptions options, RowsFormat format) {
-        this.directory = directory;
+    public DlrmFileSink(OutputCommit commit, DecodeOptions options, RowsFormat format) {
+        this.commit = Objects.requireNonNull(commit);
         this.options = options;
         this.format = format;
     }
@@ -38,14 +39,30 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
             throw new IllegalStateException(
                     "DlrmFileSink must run at parallelism 1, not " + parallelism);
         }
-        return new Writer(new DlrmOutputWriter(Paths.get(directory), options, format));
+        DirectoryLock lock = commit.lockForWriter();
+        try {
+            return new Writer(
+                    new DlrmOutputWriter(
+                            commit.partStarted(PART), commit.output(), options, format),
+                    commit,
+                    lock);
+        } catch (IOException | RuntimeException e) {
+            if (lock != null) {
+                lock.close();
+            }
+            throw e;
+        }
     }
 
     private static final class Writer implements SinkWriter<AssembledBlock> {
         private final DlrmOutputWriter out;
+        private final OutputCommit commit;
+        private final DirectoryLock lock; // or null
 
-        Writer(DlrmOutputWriter out) {
+        Writer(DlrmOutputWriter out, OutputCommit commit, DirectoryLock lock) {
             this.out = out;
+            this.commit = commit;
+            this.lock = lock;
         }
 
         @Override
@@ -57,12 +74,19 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
         public void flush(boolean endOfInput) throws IOException {
             if (endOfInput) {
                 out.finish();
+                commit.partDone(PART);
             }
         }
 
         @Override
         public void close() throws IOException {
-            out.close();
+            try {
+                out.close();
+            } finally {
+                if (lock != null) {
+                    lock.close();
+                }
+            }
         }
     }
 }

@@ -45,6 +45,7 @@ public final class DlrmOutputWriter implements Closeable {
     private static final Map<Path, AtomicLong> PROGRESS = new ConcurrentHashMap<>();
 
     private final Path dir;
+    private final Path progressKey;
     private final DecodeOptions options;
     private final RowsFormat format;
     private final DirectFileOutput rows; // rows.bin, or null
@@ -66,15 +67,17 @@ public final class DlrmOutputWriter implements Closeable {
     private long rowsWritten;
     private boolean finished;
 
-    public DlrmOutputWriter(Path dir, DecodeOptions options) throws IOException {
-        this(dir, options, RowsFormat.DLRM_ROWS);
-    }
-
-    public DlrmOutputWriter(Path dir, DecodeOptions options, RowsFormat format) throws IOException {
+    /**
+     * Writes into {@code dir}; its progress is known by {@code output}, the directory the run
+     * publishes ({@link #rowsWrittenSoFar(Path)}).
+     */
+    public DlrmOutputWriter(Path dir, Path output, DecodeOptions options, RowsFormat format)
+            throws IOException {
         this.dir = dir;
+        this.progressKey = output.toAbsolutePath().normalize();
         this.options = options;
         this.format = format;
-        PROGRESS.put(dir.toAbsolutePath(), new AtomicLong());
+        PROGRESS.put(progressKey, new AtomicLong());
         Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
         if (format == RowsFormat.PARQUET) {
             rows = null;
@@ -109,11 +112,11 @@ public final class DlrmOutputWriter implements Closeable {
     }
 
     /**
-     * Rows written so far into {@code dir} by a writer in this JVM (an embedded run's progress), or
-     * 0 if none writes there.
+     * Rows written so far for output directory {@code dir} by a writer in this JVM (an embedded
+     * run's progress), or 0 if none writes it.
      */
     public static long rowsWrittenSoFar(Path dir) {
-        AtomicLong n = PROGRESS.get(dir.toAbsolutePath());
+        AtomicLong n = PROGRESS.get(dir.toAbsolutePath().normalize());
         return n == null ? 0 : n.get();
     }
 
@@ -168,7 +171,7 @@ public final class DlrmOutputWriter implements Closeable {
         nextLine += block.lines();
         linesRead += block.lines();
         rowsWritten += block.rows();
-        AtomicLong progress = PROGRESS.get(dir.toAbsolutePath());
+        AtomicLong progress = PROGRESS.get(progressKey);
         if (progress != null) {
             progress.set(rowsWritten);
         }
@@ -218,7 +221,7 @@ public final class DlrmOutputWriter implements Closeable {
         flushAll();
         writeMetadata();
         finished = true;
-        PROGRESS.remove(dir.toAbsolutePath());
+        PROGRESS.remove(progressKey);
     }
 
     private void flushAll() throws IOException {
@@ -372,7 +375,7 @@ public final class DlrmOutputWriter implements Closeable {
 
     @Override
     public void close() throws IOException {
-        PROGRESS.remove(dir.toAbsolutePath());
+        PROGRESS.remove(progressKey);
         Closeables.closeAll(java.util.Arrays.asList(closeables()));
     }
 

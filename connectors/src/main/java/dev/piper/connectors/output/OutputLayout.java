@@ -1,6 +1,7 @@
 package dev.piper.connectors.output;
 
 import dev.piper.pipeline.layout.CriteoLayout;
+import java.util.Set;
 
 /** File names of the batch output directory (the contract in {@code docs/SEMANTICS.md}). */
 public final class OutputLayout {
@@ -55,4 +56,22 @@ public final class OutputLayout {
 
     /** {@code piper consume}'s list of the row ranges and the spec version each came from. */
     public static final String VERSIONS = "versions.tsv";
+
+    /**
+     * Every entry a run leaves in an output directory, the cost report's files ({@code
+     * connectors.report.ReportFiles}) among them: replacing a previous output removes only these,
+     * and a directory holding anything else is never replaced.
+     */
+    public static final Set<String> ENTRIES =
+            Set.of(
+                    ROWS,
+                    ROWS_PARQUET,
+                    VOCAB_DIR,
+                    LISTS_DIR,
+                    DEAD_LETTERS,
+                    METADATA,
+                    VERSIONS,
+                    "report.json",
+                    "reports.jsonl",
+                    "report.html");
 }

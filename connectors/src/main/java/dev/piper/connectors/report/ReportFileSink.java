@@ -2,6 +2,7 @@ package dev.piper.connectors.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.connectors.output.OutputCommit;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,40 +10,47 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Objects;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 
 /**
- * Writes the cost model's reports into a batch output directory (parallelism 1): every report as a
- * line of {@link ReportFiles#INTERVALS} as it arrives, and the final one as {@link
- * ReportFiles#REPORT} and {@link ReportFiles#HTML} (each written to a temporary file and moved into
- * place, so a reader never sees half a file).
+ * Writes the cost model's reports into a batch output directory (parallelism 1), as part {@value
+ * #PART} of the run ({@link OutputCommit}: into its staging directory, published with the rows):
+ * every report as a line of {@link ReportFiles#INTERVALS} as it arrives, and the final one as
+ * {@link ReportFiles#REPORT} and {@link ReportFiles#HTML}. Input that ends without a final report
+ * fails the run rather than publish an output without one.
  */
 public final class ReportFileSink implements Sink<String> {
+
+    /** This sink's part of a run. */
+    public static final String PART = "report";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final long serialVersionUID = 1L;
 
-    private final String directory;
+    private final OutputCommit commit;
 
-    public ReportFileSink(String directory) {
-        this.directory = directory;
+    public ReportFileSink(OutputCommit commit) {
+        this.commit = Objects.requireNonNull(commit);
     }
 
     @Override
     public SinkWriter<String> createWriter(WriterInitContext context) throws IOException {
-        return new Writer(Path.of(directory));
+        return new Writer(commit);
     }
 
     private static final class Writer implements SinkWriter<String> {
+        private final OutputCommit commit;
         private final Path dir;
         private final BufferedWriter lines;
+        private boolean finalReport;
 
-        Writer(Path dir) throws IOException {
-            this.dir = dir;
-            Files.createDirectories(dir);
+        Writer(OutputCommit commit) throws IOException {
+            this.commit = commit;
+            this.dir = commit.partStarted(PART);
             this.lines =
                     Files.newBufferedWriter(
                             dir.resolve(ReportFiles.INTERVALS),
@@ -63,6 +71,7 @@ public final class ReportFileSink implements Sink<String> {
                         ReportFiles.REPORT,
                         JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node));
                 replace(ReportFiles.HTML, ReportHtml.render(node));
+                finalReport = true;
             }
         }
 
@@ -79,6 +88,14 @@ public final class ReportFileSink implements Sink<String> {
         @Override
         public void flush(boolean endOfInput) throws IOException {
             lines.flush();
+            if (endOfInput) {
+                if (!finalReport) {
+                    throw new IllegalStateException(
+                            "the input ended without the cost model's final report; the output"
+                                    + " is not published");
+                }
+                commit.partDone(PART);
+            }
         }
 
         @Override

@@ -1,4 +1,4 @@
-package dev.piper.job;
+package dev.piper.connectors.output;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An exclusive lock on a directory a run writes, held for as long as the run: a second run is
@@ -21,10 +23,24 @@ import java.time.Instant;
  */
 public final class DirectoryLock implements AutoCloseable {
 
-    private final FileChannel channel;
+    /** The lock files this JVM holds (absolute, normalized): a lock is per process. */
+    private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
 
-    private DirectoryLock(FileChannel channel) {
+    private final FileChannel channel;
+    private final Path file;
+
+    private DirectoryLock(FileChannel channel, Path file) {
         this.channel = channel;
+        this.file = file;
+    }
+
+    /**
+     * Whether this JVM holds {@code lockFile}: a job's writer running in the process of the command
+     * that locked its output (an embedded run) works under that command's lock, while on a cluster
+     * it takes the lock itself.
+     */
+    public static boolean isHeldHere(Path lockFile) {
+        return HELD.contains(lockFile.toAbsolutePath().normalize());
     }
 
     /**
@@ -74,7 +90,9 @@ public final class DirectoryLock implements AutoCloseable {
                                 .getBytes(StandardCharsets.UTF_8)),
                 0);
         channel.force(false);
-        return new DirectoryLock(channel);
+        Path key = lockFile.toAbsolutePath().normalize();
+        HELD.add(key);
+        return new DirectoryLock(channel, key);
     }
 
     /** The lock file's description of its holder, one line. */
@@ -86,6 +104,7 @@ public final class DirectoryLock implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        HELD.remove(file);
         channel.close(); // releases the lock
     }
 }

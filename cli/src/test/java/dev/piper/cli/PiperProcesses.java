@@ -1,0 +1,35 @@
+package dev.piper.cli;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code bin/piper} as a separate process, for tests that kill it or run two at once. */
+final class PiperProcesses {
+
+    private PiperProcesses() {}
+
+    /**
+     * Starts {@code java <this JVM's module flags> -Xmx1g -cp <test classpath> PiperCli args}, its
+     * output and errors into {@code log}.
+     */
+    static Process start(Path log, List<String> args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx1g");
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (a.startsWith("--add-opens") || a.startsWith("--add-exports")) {
+                command.add(a);
+            }
+        }
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add("dev.piper.cli.PiperCli");
+        command.addAll(args);
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+    }
+}
