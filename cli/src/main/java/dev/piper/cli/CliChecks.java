@@ -1,6 +1,7 @@
 package dev.piper.cli;
 
 import dev.piper.connectors.parquet.ParquetFileSource;
+import dev.piper.connectors.parquet.ParquetFiles;
 import dev.piper.pipeline.spec.PipelineSpec;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,6 +32,16 @@ final class CliChecks {
         try {
             ParquetFileSource.check(
                     input.toAbsolutePath().toString(), spec.layout(), spec.parquetColumns());
+            if (!ParquetFiles.hasPageChecksums(input.toAbsolutePath().toString())) {
+                cmd.getErr()
+                        .println(
+                                cmd.getCommandName()
+                                        + ": note: "
+                                        + input
+                                        + " has no page checksums; a damaged page cannot be"
+                                        + " told from good data (files written by piper convert"
+                                        + " have them)");
+            }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(cmd, "--input: " + e.getMessage());
         } catch (IOException | RuntimeException e) {

@@ -568,6 +568,8 @@ class PiperCliTest {
                 .isZero();
         assertThat(o.resolve("rows.parquet")).isRegularFile();
         assertThat(o.resolve("rows.bin")).doesNotExist();
+        // convert writes a checksum for every page: no note that damage would go unseen
+        assertThat(err()).doesNotContain("no page checksums");
         assertThat(out.toString(StandardCharsets.UTF_8))
                 .contains(String.format("%,d rows written, 0 dead letters", 2_000 - deadLetters));
 

@@ -193,9 +193,13 @@ class PreprocessITCase {
         assertThat(meta.get("rows_written").asLong() + meta.get("dead_letters").asLong())
                 .isEqualTo(lines);
         for (Reason r : Reason.values()) {
-            assertThat(meta.get("dead_letters_by_reason").get(r.code()).asLong())
-                    .as(r.code())
-                    .isPositive();
+            // every reason a text line can have; a damaged Parquet page is ParquetIntegrityTest's
+            long count = meta.get("dead_letters_by_reason").get(r.code()).asLong();
+            if (r == Reason.CORRUPT_PAGE) {
+                assertThat(count).as(r.code()).isZero();
+            } else {
+                assertThat(count).as(r.code()).isPositive();
+            }
         }
         List<JsonNode> dead = deadLetters(out);
         assertThat(dead).hasSize((int) meta.get("dead_letters").asLong());

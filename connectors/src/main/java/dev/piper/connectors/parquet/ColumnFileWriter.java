@@ -76,6 +76,8 @@ public final class ColumnFileWriter implements Closeable {
                 ParquetProperties.builder()
                         .withDictionaryEncoding(dictionary)
                         .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
+                        // a CRC-32 per page, which the readers here verify (ParquetFiles)
+                        .withPageWriteChecksumEnabled(true)
                         .build();
         this.file =
                 new ParquetFileWriter(

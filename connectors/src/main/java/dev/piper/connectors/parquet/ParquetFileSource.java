@@ -27,6 +27,7 @@ import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.schema.MessageType;
 
 /**
  * A bounded source of one Parquet file in the Criteo layout ({@link ParquetLayout}) as numbered,
@@ -81,10 +82,17 @@ public final class ParquetFileSource
      */
     public static ParquetLayout check(String path, RowLayout layout, Map<String, String> columns)
             throws IOException {
+        MessageType schema;
         try (ParquetFileReader file = ParquetFiles.open(new FlinkInputFile(path))) {
-            return ParquetLayout.bind(
-                    layout, file.getFooter().getFileMetaData().getSchema(), columns, path);
+            schema = file.getFooter().getFileMetaData().getSchema();
+        } catch (IOException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // parquet-java refuses a short file or a bad footer with a RuntimeException; the
+            // callers say which file ("--input: F is not a readable Parquet file: ...")
+            throw new IOException(e.getMessage(), e);
         }
+        return ParquetLayout.bind(layout, schema, columns, path);
     }
 
     /** The file's row groups as splits, in order, each with its first row and block number. */

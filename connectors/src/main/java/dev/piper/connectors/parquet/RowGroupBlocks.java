@@ -13,8 +13,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.ParquetDecodingException;
+import org.apache.parquet.schema.MessageType;
 
 /**
  * Decodes one row group of a Parquet file into {@link ColumnBlock}s of consecutive rows: each
@@ -58,6 +61,15 @@ public final class RowGroupBlocks {
     private final int[] readOrder;
 
     private final int maxRawBytes;
+
+    /** Where the row group is: its file, number and rows, for messages. */
+    private final String where;
+
+    /**
+     * Why every row of the row group (from the block it was found in) is a dead letter, or null.
+     */
+    private String damaged;
+
     private long nextRow; // in the file
     private long rowsLeft;
 
@@ -95,15 +107,40 @@ public final class RowGroupBlocks {
         this.cursors = new ColumnCursor[fieldCount];
         this.decoder = decoder;
         this.maxRawBytes = maxRawBytes;
-        PageReadStore store = file.readRowGroup(rowGroup);
-        if (store == null) {
+        if (rowGroup >= file.getRowGroups().size()) {
             throw new IOException(file.getFile() + " has no row group " + rowGroup);
         }
-        for (int f = 0; f < fieldCount; f++) {
-            ParquetLayout.Binding b = layout.binding(f);
-            if (b != null) {
-                cursors[f] = new ColumnCursor(b.descriptor(), store.getPageReader(b.descriptor()));
+        long groupRows = file.getRowGroups().get(rowGroup).getRowCount();
+        this.where =
+                file.getFile()
+                        + ": row group "
+                        + rowGroup
+                        + " (rows "
+                        + firstRow
+                        + ".."
+                        + (firstRow + groupRows - 1)
+                        + " of the file)";
+        try {
+            PageReadStore store = file.readRowGroup(rowGroup);
+            for (int f = 0; f < fieldCount; f++) {
+                ParquetLayout.Binding b = layout.binding(f);
+                if (b != null) {
+                    cursors[f] =
+                            new ColumnCursor(b.descriptor(), store.getPageReader(b.descriptor()));
+                }
             }
+        } catch (RuntimeException e) {
+            // The pages are checked against their CRC-32 as they are read (ParquetFiles, a
+            // ParquetDecodingException); a damaged page header or column chunk fails parquet-java
+            // in other ways (found by ParquetReaderFuzzTest). The row group's rows become dead
+            // letters.
+            damaged =
+                    where
+                            + damagedColumn(file, rowGroup)
+                            + ": "
+                            + (e instanceof ParquetDecodingException
+                                    ? e.getMessage()
+                                    : e.toString());
         }
         int generated = layout.layout().generated();
         generatedFields = new int[generated];
@@ -130,7 +167,31 @@ public final class RowGroupBlocks {
                                                                 && !canBeBad(layout.binding(f))))
                         .toArray();
         this.nextRow = firstRow;
-        this.rowsLeft = store.getRowCount();
+        this.rowsLeft = groupRows;
+    }
+
+    /**
+     * {@code ", column C"} for the first column of the row group whose pages fail their checks
+     * (found by reading the columns one at a time), or nothing if none can be named.
+     */
+    private String damagedColumn(ParquetFileReader file, int rowGroup) {
+        MessageType schema = file.getFileMetaData().getSchema();
+        try {
+            for (ColumnDescriptor d : layout.projection().getColumns()) {
+                file.setRequestedSchema(
+                        new MessageType(schema.getName(), schema.getType(d.getPath()[0])));
+                try {
+                    file.readRowGroup(rowGroup);
+                } catch (RuntimeException bad) {
+                    return ", column " + String.join(".", d.getPath());
+                }
+            }
+        } catch (IOException | RuntimeException unknown) {
+            return ""; // the column stays unnamed; the row group is damaged all the same
+        } finally {
+            file.setRequestedSchema(layout.projection());
+        }
+        return "";
     }
 
     /** Whether a value of the column can make its row bad: INT64 values, hex text, any list. */
@@ -161,6 +222,9 @@ public final class RowGroupBlocks {
             return null;
         }
         int lines = (int) Math.min(maxRows, rowsLeft);
+        if (damaged != null) {
+            return damagedBlock(lane, seq, lines);
+        }
         int[] labelDense = new int[lines * rowWidth];
         long[][] keys = new long[sparseColumns][lines];
         int[][] offsets = new int[sparseColumns][];
@@ -168,10 +232,23 @@ public final class RowGroupBlocks {
         badField = null;
         blockLines = lines;
         for (int f : readOrder) {
-            missing[f] =
-                    layout.binding(f).isList()
-                            ? readList(f, lines, keys, offsets)
-                            : read(f, lines, labelDense, keys);
+            try {
+                missing[f] =
+                        layout.binding(f).isList()
+                                ? readList(f, lines, keys, offsets)
+                                : read(f, lines, labelDense, keys);
+            } catch (RuntimeException e) {
+                // A page whose values cannot be decoded (a damaged file without checksums): this
+                // block and the rest of the row group are dead letters, and the job goes on.
+                damaged =
+                        where
+                                + ", column "
+                                + layout.binding(f).column()
+                                + ": its pages cannot be decoded ("
+                                + e
+                                + ")";
+                return damagedBlock(lane, seq, lines);
+            }
         }
         for (int g = 0; g < generatedFields.length; g++) {
             // a generated field decodes its source's value as the file holds it
@@ -222,6 +299,29 @@ public final class RowGroupBlocks {
         }
         decoder.runPasses(labelDense, keys, offsets, rows);
         return new ColumnBlock(lane, seq, firstRow, lines, rows, labelDense, keys, dead, offsets);
+    }
+
+    /**
+     * The next {@code lines} rows of a damaged row group: every one a dead letter ({@link
+     * Reason#CORRUPT_PAGE}, no text: none of it can be trusted), so the counts still add up.
+     */
+    private ColumnBlock damagedBlock(int lane, long seq, int lines) {
+        DeadLetter[] dead = new DeadLetter[lines];
+        for (int r = 0; r < lines; r++) {
+            dead[r] =
+                    new DeadLetter(r, -1, Reason.CORRUPT_PAGE.code(), damaged, new byte[0], false);
+        }
+        long[][] keys = new long[sparseColumns][];
+        int[][] offsets = new int[sparseColumns][];
+        for (int c = 0; c < sparseColumns; c++) {
+            ParquetLayout.Binding b = layout.binding(rowWidth + c);
+            keys[c] = new long[0];
+            offsets[c] = b != null && b.isList() ? new int[1] : null;
+        }
+        long firstRow = nextRow;
+        nextRow += lines;
+        rowsLeft -= lines;
+        return new ColumnBlock(lane, seq, firstRow, lines, 0, new int[0], keys, dead, offsets);
     }
 
     /**

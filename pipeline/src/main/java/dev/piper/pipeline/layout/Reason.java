@@ -20,7 +20,12 @@ public enum Reason {
     /** A categorical field is not hexadecimal. */
     CATEGORICAL_NOT_HEX("categorical_not_hex"),
     /** A categorical field's value does not fit in 64 bits. */
-    CATEGORICAL_OVERFLOW("categorical_overflow");
+    CATEGORICAL_OVERFLOW("categorical_overflow"),
+    /**
+     * A page of the row's Parquet row group fails its checksum: the file is damaged there, and
+     * every row of the row group is rejected, none read from it.
+     */
+    CORRUPT_PAGE("corrupt_page");
 
     private final String code;
 
