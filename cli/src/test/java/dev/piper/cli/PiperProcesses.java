@@ -15,9 +15,15 @@ final class PiperProcesses {
      * output and errors into {@code log}.
      */
     static Process start(Path log, List<String> args) throws Exception {
+        return start(log, List.of(), args);
+    }
+
+    /** As {@link #start(Path, List)}, with {@code jvm} arguments before the class. */
+    static Process start(Path log, List<String> jvm, List<String> args) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx1g");
+        command.addAll(jvm);
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
             if (a.startsWith("--add-opens") || a.startsWith("--add-exports")) {
                 command.add(a);

@@ -68,6 +68,107 @@ public final class LocalKafka {
     public Running start(
             int port, int controllerPort, String heap, Duration timeout, PrintStream log)
             throws IOException, InterruptedException {
+        return start(port, controllerPort, heap, timeout, log, null);
+    }
+
+    /**
+     * A secured broker's settings: its client listener is SASL_SSL with SCRAM-SHA-512 users and
+     * certificates from a PKCS12 key store, and an ACL authorizer denies what no ACL allows; the
+     * controller listener stays PLAINTEXT on loopback (its principal, ANONYMOUS, is a super user so
+     * that the broker half can talk to the controller half of this one combined node).
+     *
+     * @param keyStore the broker's key pair and certificate (PKCS12)
+     * @param trustStore the certificates the broker trusts as a client of itself (PKCS12)
+     * @param storePassword the password of both stores and of the key
+     * @param users SCRAM users and their passwords, created with the storage; the first is the
+     *     super user the broker talks to itself as, and the one {@link #start} waits as
+     */
+    public record Security(
+            Path keyStore, Path trustStore, String storePassword, Map<String, String> users) {
+
+        public Security {
+            if (users.isEmpty()) {
+                throw new IllegalArgumentException("a secured broker needs a super user");
+            }
+            users = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(users));
+        }
+
+        String admin() {
+            return users.keySet().iterator().next();
+        }
+
+        /** The client properties of {@code user}: SASL_SSL, SCRAM-SHA-512, the trust store. */
+        public Map<String, String> client(String user, String password) {
+            Map<String, String> c = new java.util.LinkedHashMap<>();
+            c.put("security.protocol", "SASL_SSL");
+            c.put("sasl.mechanism", "SCRAM-SHA-512");
+            c.put("sasl.jaas.config", jaas(user, password));
+            c.put("ssl.truststore.location", trustStore.toString());
+            c.put("ssl.truststore.type", "PKCS12");
+            c.put("ssl.truststore.password", storePassword);
+            return c;
+        }
+
+        private static String jaas(String user, String password) {
+            return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+                    + user
+                    + "\" password=\""
+                    + password
+                    + "\";";
+        }
+
+        void addTo(Properties p, int port, int controllerPort) {
+            p.setProperty(
+                    "listeners",
+                    "SASL_SSL://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+            p.setProperty("advertised.listeners", "SASL_SSL://127.0.0.1:" + port);
+            p.setProperty(
+                    "listener.security.protocol.map", "CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL");
+            p.setProperty("inter.broker.listener.name", "SASL_SSL");
+            p.setProperty("sasl.enabled.mechanisms", "SCRAM-SHA-512");
+            p.setProperty("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
+            p.setProperty(
+                    "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                    jaas(admin(), users.get(admin())));
+            p.setProperty("ssl.keystore.location", keyStore.toString());
+            p.setProperty("ssl.keystore.type", "PKCS12");
+            p.setProperty("ssl.keystore.password", storePassword);
+            p.setProperty("ssl.key.password", storePassword);
+            p.setProperty("ssl.truststore.location", trustStore.toString());
+            p.setProperty("ssl.truststore.type", "PKCS12");
+            p.setProperty("ssl.truststore.password", storePassword);
+            p.setProperty(
+                    "authorizer.class.name",
+                    "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            p.setProperty("super.users", "User:" + admin() + ";User:ANONYMOUS");
+            p.setProperty("allow.everyone.if.no.acl.found", "false");
+        }
+
+        /** {@code kafka-storage format}'s arguments creating the SCRAM users. */
+        List<String> formatArgs() {
+            List<String> args = new java.util.ArrayList<>();
+            users.forEach(
+                    (user, password) -> {
+                        args.add("--add-scram");
+                        args.add("SCRAM-SHA-512=[name=" + user + ",password=" + password + "]");
+                    });
+            return args;
+        }
+    }
+
+    /**
+     * As {@link #start(int, int, String, Duration, PrintStream)}, secured as {@code security} says
+     * (null: a PLAINTEXT listener). The stores are referenced, not copied; the broker's files hold
+     * the passwords (its config and storage are the operator's to protect).
+     */
+    public Running start(
+            int port,
+            int controllerPort,
+            String heap,
+            Duration timeout,
+            PrintStream log,
+            Security security)
+            throws IOException, InterruptedException {
         Optional<Running> running = status();
         if (running.isPresent()) {
             throw new IllegalStateException(
@@ -86,27 +187,30 @@ public final class LocalKafka {
         Path data = Files.createDirectories(dir.resolve("data"));
         Path logs = Files.createDirectories(dir.resolve("logs"));
         Path server = config.resolve("server.properties");
-        Files.writeString(server, serverProperties(port, controllerPort, data));
+        Files.writeString(server, serverProperties(port, controllerPort, data, security));
         Path log4j = config.resolve("log4j2.properties");
         Files.writeString(log4j, log4jProperties(logs.resolve("server.log")));
 
         if (!Files.exists(data.resolve("meta.properties"))) {
             log.println("kafka: formatting " + data);
+            List<String> format =
+                    new java.util.ArrayList<>(
+                            List.of(
+                                    LocalProcess.java(),
+                                    "-cp",
+                                    classpath,
+                                    "-Dlog4j2.configurationFile=" + log4j,
+                                    "kafka.tools.StorageTool",
+                                    "format",
+                                    "-t",
+                                    Uuid.randomUuid().toString(),
+                                    "-c",
+                                    server.toString()));
+            if (security != null) {
+                format.addAll(security.formatArgs());
+            }
             LocalProcess.runToCompletion(
-                    "formatting the broker's storage",
-                    List.of(
-                            LocalProcess.java(),
-                            "-cp",
-                            classpath,
-                            "-Dlog4j2.configurationFile=" + log4j,
-                            "kafka.tools.StorageTool",
-                            "format",
-                            "-t",
-                            Uuid.randomUuid().toString(),
-                            "-c",
-                            server.toString()),
-                    logs.resolve("format.out"),
-                    timeout);
+                    "formatting the broker's storage", format, logs.resolve("format.out"), timeout);
         }
 
         Process process =
@@ -127,7 +231,14 @@ public final class LocalKafka {
         String bootstrap = "127.0.0.1:" + port;
         log.println("kafka: started pid " + pid + ", waiting for " + bootstrap);
         try {
-            awaitReady(process, bootstrap, timeout);
+            awaitReady(
+                    process,
+                    bootstrap,
+                    security == null
+                            ? Map.of()
+                            : security.client(
+                                    security.admin(), security.users().get(security.admin())),
+                    timeout);
         } catch (IllegalStateException e) {
             process.destroyForcibly();
             Files.deleteIfExists(dir.resolve("kafka.pid"));
@@ -155,14 +266,14 @@ public final class LocalKafka {
         return true;
     }
 
-    private void awaitReady(Process process, String bootstrap, Duration timeout)
+    private void awaitReady(
+            Process process, String bootstrap, Map<String, String> client, Duration timeout)
             throws InterruptedException, IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Map<String, Object> conf =
-                Map.of(
-                        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
-                        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000);
+        Map<String, Object> conf = new java.util.HashMap<>(client);
+        conf.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        conf.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000);
+        conf.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000);
         try (Admin admin = Admin.create(conf)) {
             while (true) {
                 if (!process.isAlive()) {
@@ -200,6 +311,10 @@ public final class LocalKafka {
     }
 
     static String serverProperties(int port, int controllerPort, Path data) {
+        return serverProperties(port, controllerPort, data, null);
+    }
+
+    static String serverProperties(int port, int controllerPort, Path data, Security security) {
         Properties p = new Properties();
         p.setProperty("process.roles", "broker,controller");
         p.setProperty("node.id", "1");
@@ -220,6 +335,9 @@ public final class LocalKafka {
         p.setProperty("share.coordinator.state.topic.replication.factor", "1");
         p.setProperty("share.coordinator.state.topic.min.isr", "1");
         p.setProperty("group.initial.rebalance.delay.ms", "0");
+        if (security != null) {
+            security.addTo(p, port, controllerPort);
+        }
         StringBuilder sb = new StringBuilder("# written by bin/piper kafka start\n");
         p.stringPropertyNames().stream()
                 .sorted()
