@@ -89,6 +89,15 @@ public final class FlinkRest {
         return call("GET", "overview", null);
     }
 
+    /** The ids of the TaskManagers registered with the cluster. */
+    public List<String> taskManagerIds() throws IOException, InterruptedException {
+        List<String> ids = new java.util.ArrayList<>();
+        for (JsonNode tm : call("GET", "taskmanagers", null).path("taskmanagers")) {
+            ids.add(tm.path("id").asText());
+        }
+        return ids;
+    }
+
     /** Uploads a job jar and returns the id the cluster gives it. */
     public String uploadJar(Path jar) throws IOException, InterruptedException {
         String boundary = "piper-" + UUID.randomUUID();

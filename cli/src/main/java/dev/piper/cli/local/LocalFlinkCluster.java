@@ -223,6 +223,54 @@ public final class LocalFlinkCluster {
     }
 
     /**
+     * Starts a TaskManager again (after the cluster's died, or was killed) and returns its pid once
+     * the JobManager has registered it.
+     *
+     * @throws IllegalStateException if no cluster runs from the directory, or the TaskManager does
+     *     not register within {@code timeout} (the message quotes its log)
+     */
+    public long startTaskManager(Duration timeout) throws IOException, InterruptedException {
+        Running running =
+                status().orElseThrow(
+                                () -> new IllegalStateException("no cluster runs from " + dir));
+        FlinkRest rest = new FlinkRest(URI.create(running.restUrl()), Duration.ofSeconds(3));
+        java.util.Set<String> before = new java.util.HashSet<>(rest.taskManagerIds());
+        Process taskManager =
+                startRole(
+                        "taskmanager",
+                        "GET_TM_RESOURCE_PARAMS",
+                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                        LocalProcess.classpath(classpathFile, "Flink cluster's"),
+                        dir.resolve("conf"),
+                        dir.resolve("log"));
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (!taskManager.isAlive()) {
+                throw new IllegalStateException(
+                        "the taskmanager exited with code "
+                                + taskManager.exitValue()
+                                + "; its log ends with:\n"
+                                + LocalProcess.tail(logs("taskmanager"), 15));
+            }
+            try {
+                if (!before.containsAll(rest.taskManagerIds())) {
+                    return taskManager.pid();
+                }
+            } catch (IOException e) {
+                // not answering yet
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "the TaskManager did not register within "
+                                + timeout.toSeconds()
+                                + " s; its log ends with:\n"
+                                + LocalProcess.tail(logs("taskmanager"), 15));
+            }
+            Thread.sleep(200); // polling other processes; there is no event to wait on
+        }
+    }
+
+    /**
      * Stops the TaskManager, then the JobManager (SIGTERM, then SIGKILL after {@code timeout});
      * returns false if neither ran.
      */
