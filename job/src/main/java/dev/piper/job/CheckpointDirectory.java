@@ -23,6 +23,8 @@ import java.util.stream.Stream;
  * <pre>
  * checkpoints/&lt;job&gt;/chk-&lt;n&gt;/_metadata   retained checkpoints (the latest of each job)
  * savepoints/savepoint-.../_metadata      savepoints (stop with savepoint, --until-idle)
+ * checkpoints/&lt;job&gt;/chk-&lt;n&gt;.checksums   its state files' CRC-32C and sizes (seal)
+ * savepoints/savepoint-....checksums     likewise
  * pipelines.txt                           the pipelines and chains its state belongs to
  * .lock                                   held by the stream running on it
  * </pre>
@@ -78,6 +80,11 @@ public final class CheckpointDirectory {
      * @throws IllegalStateException naming the file and the cause
      */
     public static void checkReadable(Path snapshot) {
+        checkMetadata(snapshot);
+        checkSeal(snapshot);
+    }
+
+    private static void checkMetadata(Path snapshot) {
         Path metadata = snapshot.resolve(METADATA);
         try (java.io.DataInputStream in =
                 new java.io.DataInputStream(
@@ -94,6 +101,153 @@ public final class CheckpointDirectory {
                             + " an earlier one, or name one with --from-savepoint",
                     e);
         }
+    }
+
+    /** A snapshot's seal: the CRC-32C and size of each of its state files, beside it. */
+    static Path sealOf(Path snapshot) {
+        return snapshot.resolveSibling(snapshot.getFileName() + SEAL);
+    }
+
+    private static final String SEAL = ".checksums";
+
+    /**
+     * Seals {@code snapshot}, a complete checkpoint or savepoint (its {@code _metadata} written):
+     * records the CRC-32C and size of every file in it but {@code _metadata} (whose own check is
+     * loading it), so that a state file damaged later (a flipped byte, a truncation) is refused
+     * before a restore instead of restoring wrong state or failing deep in a task. Nothing if it is
+     * sealed already. Flink keeps no checksum of its state files; the seal is written beside the
+     * snapshot, outside the directory Flink deletes when it subsumes a checkpoint.
+     *
+     * @return whether a seal was written
+     */
+    public static boolean seal(Path snapshot) throws IOException {
+        Path seal = sealOf(snapshot);
+        if (Files.exists(seal) || !Files.isRegularFile(snapshot.resolve(METADATA))) {
+            return false;
+        }
+        StringBuilder sb =
+                new StringBuilder("# crc32c<TAB>bytes<TAB>file: the state files of ")
+                        .append(snapshot.getFileName())
+                        .append(", written by piper when it completed\n");
+        try (Stream<Path> walk = Files.walk(snapshot)) {
+            for (Path f : walk.filter(Files::isRegularFile).sorted().toList()) {
+                if (!Files.exists(snapshot)) {
+                    return false; // subsumed and removed by Flink meanwhile
+                }
+                if (f.getFileName().toString().equals(METADATA)) {
+                    continue;
+                }
+                sb.append(Long.toHexString(crc32c(f)))
+                        .append('\t')
+                        .append(Files.size(f))
+                        .append('\t')
+                        .append(snapshot.relativize(f))
+                        .append('\n');
+            }
+        } catch (java.nio.file.NoSuchFileException | UncheckedIOException gone) {
+            if (Files.exists(snapshot)) {
+                throw gone;
+            }
+            return false; // subsumed and removed by Flink meanwhile
+        }
+        Path tmp = seal.resolveSibling("." + seal.getFileName() + ".tmp");
+        Files.writeString(tmp, sb, StandardCharsets.UTF_8);
+        Files.move(
+                tmp,
+                seal,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        return true;
+    }
+
+    /**
+     * Seals the latest snapshot of {@code checkpointDir} ({@link #seal}), and removes the seals of
+     * snapshots Flink has removed since.
+     *
+     * @return the snapshot sealed now, if any
+     */
+    public static Optional<Path> sealLatest(Path checkpointDir) throws IOException {
+        for (String sub : List.of(CHECKPOINTS, SAVEPOINTS)) {
+            Path root = checkpointDir.resolve(sub);
+            if (!Files.isDirectory(root)) {
+                continue;
+            }
+            try (Stream<Path> walk = Files.walk(root, 2)) {
+                for (Path seal :
+                        walk.filter(p -> p.getFileName().toString().endsWith(SEAL)).toList()) {
+                    String name = seal.getFileName().toString();
+                    Path snapshot =
+                            seal.resolveSibling(name.substring(0, name.length() - SEAL.length()));
+                    if (!Files.isDirectory(snapshot)) {
+                        Files.deleteIfExists(seal);
+                    }
+                }
+            }
+        }
+        Optional<Path> latest = latestSnapshot(checkpointDir);
+        if (latest.isPresent() && seal(latest.get())) {
+            return latest;
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Checks {@code snapshot}'s state files against its seal, if it has one (a process killed right
+     * after a checkpoint completed may not have sealed it).
+     *
+     * @throws IllegalStateException naming the damaged or missing file
+     */
+    static void checkSeal(Path snapshot) {
+        Path seal = sealOf(snapshot);
+        if (!Files.isRegularFile(seal)) {
+            return;
+        }
+        try {
+            for (String line : Files.readAllLines(seal, StandardCharsets.UTF_8)) {
+                if (line.startsWith("#") || line.isBlank()) {
+                    continue;
+                }
+                String[] f = line.split("\t", 3);
+                Path file = snapshot.resolve(f[2]);
+                String problem = null;
+                if (!Files.isRegularFile(file)) {
+                    problem = "is missing";
+                } else if (Files.size(file) != Long.parseLong(f[1])) {
+                    problem = "has " + Files.size(file) + " bytes, not the " + f[1] + " it had";
+                } else if (crc32c(file) != Long.parseLong(f[0], 16)) {
+                    problem = "does not match its checksum (CRC-32C " + f[0] + ")";
+                }
+                if (problem != null) {
+                    throw new IllegalStateException(
+                            "the state file "
+                                    + file
+                                    + " "
+                                    + problem
+                                    + ", so the snapshot is damaged and not restored (seal "
+                                    + seal
+                                    + "): move it away to resume from an earlier one, or name one"
+                                    + " with --from-savepoint");
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof IllegalStateException ise) {
+                throw ise;
+            }
+            throw new IllegalStateException(
+                    "the seal " + seal + " of the snapshot cannot be read (" + e + ")", e);
+        }
+    }
+
+    private static long crc32c(Path file) throws IOException {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        byte[] buffer = new byte[1 << 16];
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            int n;
+            while ((n = in.read(buffer)) > 0) {
+                crc.update(buffer, 0, n);
+            }
+        }
+        return crc.getValue();
     }
 
     /**
@@ -128,11 +282,12 @@ public final class CheckpointDirectory {
                 continue;
             }
             try (Stream<Path> entries = Files.list(root)) {
-                for (Path entry : entries.sorted().toList()) {
+                for (Path entry : entries.filter(Files::isDirectory).sorted().toList()) {
                     if (keep.startsWith(entry) || !newestMetadataBefore(entry, kept)) {
                         continue;
                     }
                     Preprocess.deleteRecursively(entry);
+                    Files.deleteIfExists(sealOf(entry));
                     removed.add(entry);
                 }
             }

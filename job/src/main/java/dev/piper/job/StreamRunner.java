@@ -1,7 +1,9 @@
 package dev.piper.job;
 
 import dev.piper.connectors.kafka.InputProbe;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -30,6 +32,24 @@ public final class StreamRunner {
     private static final Duration REPORT = Duration.ofSeconds(5);
 
     private StreamRunner() {}
+
+    /**
+     * Seals the latest snapshot of the job's checkpoint directory ({@link
+     * CheckpointDirectory#sealLatest}), if it has one (a local file system); a failure is reported
+     * and the run goes on (an unsealed snapshot is restored unchecked).
+     */
+    private static void seal(Configuration conf, PrintStream progress) {
+        String checkpoints = conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
+        if (checkpoints == null || !checkpoints.startsWith("file:")) {
+            return;
+        }
+        try {
+            Path dir = Path.of(java.net.URI.create(checkpoints)).getParent();
+            CheckpointDirectory.sealLatest(dir);
+        } catch (IOException | RuntimeException e) {
+            progress.printf("stream: cannot seal the latest snapshot: %s%n", e);
+        }
+    }
 
     /**
      * Runs {@code job} with {@code conf} until it ends: never for an endless stream, or, with
@@ -67,6 +87,7 @@ public final class StreamRunner {
                 } catch (ExecutionException e) {
                     throw EmbeddedRunner.rootCause(e);
                 }
+                seal(conf, progress);
                 InputProbe.Position at;
                 try {
                     at = probe.poll();
@@ -113,6 +134,7 @@ public final class StreamRunner {
                         throw EmbeddedRunner.rootCause(e);
                     }
                     progress.printf("stream: savepoint %s%n", savepoint);
+                    seal(conf, progress);
                     return new Result(
                             Optional.of(savepoint),
                             probe.poll().committed() - startCommitted,

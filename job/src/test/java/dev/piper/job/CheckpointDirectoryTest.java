@@ -42,6 +42,46 @@ class CheckpointDirectoryTest {
         assertThat(dir.resolve("checkpoints/aaaa")).doesNotExist();
     }
 
+    /**
+     * Issue 23: a flipped byte in a state file restored silently (or failed deep in a task). A
+     * sealed snapshot's files are checked before a restore; the damaged or missing one is named.
+     */
+    @Test
+    void aSealedSnapshotWhoseStateFileChangedIsRefusedNamingTheFile() throws Exception {
+        Path chk = snapshot("checkpoints/aaaa/chk-3", 1000);
+        Path state = Files.write(chk.resolve("0b1c-state"), new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+        Files.writeString(chk.resolve("other-state"), "vocabulary");
+        assertThat(CheckpointDirectory.sealLatest(dir)).contains(chk);
+        assertThat(CheckpointDirectory.sealLatest(dir)).as("sealed once").isEmpty();
+        Path seal = dir.resolve("checkpoints/aaaa/chk-3.checksums");
+        assertThat(Files.readString(seal)).contains("\t8\t0b1c-state\n");
+        CheckpointDirectory.checkSeal(chk); // intact
+
+        byte[] bytes = Files.readAllBytes(state);
+        bytes[4] ^= 0x10;
+        Files.write(state, bytes);
+        assertThatThrownBy(() -> CheckpointDirectory.checkSeal(chk))
+                .hasMessageStartingWith(
+                        "the state file " + state + " does not match its checksum (CRC-32C ")
+                .hasMessageContaining("so the snapshot is damaged and not restored (seal " + seal);
+        Files.write(state, new byte[] {1, 2, 3});
+        assertThatThrownBy(() -> CheckpointDirectory.checkSeal(chk))
+                .hasMessageStartingWith(
+                        "the state file " + state + " has 3 bytes, not the 8 it had");
+        Files.delete(state);
+        assertThatThrownBy(() -> CheckpointDirectory.checkSeal(chk))
+                .hasMessageStartingWith("the state file " + state + " is missing");
+
+        // Flink removes a subsumed checkpoint: its seal goes with it
+        Path next = snapshot("checkpoints/aaaa/chk-4", 2000);
+        Preprocess.deleteRecursively(chk);
+        assertThat(CheckpointDirectory.sealLatest(dir)).contains(next);
+        assertThat(seal).doesNotExist();
+        assertThat(dir.resolve("checkpoints/aaaa/chk-4.checksums")).exists();
+        // an unsealed snapshot (killed before sealing) is checked by its _metadata only
+        CheckpointDirectory.checkSeal(snapshot("savepoints/savepoint-aaaa-1", 3000));
+    }
+
     @Test
     void aCheckpointDirectoryServesOneStreamAtATime() throws Exception {
         try (CheckpointDirectory.Lock held = CheckpointDirectory.lock(dir)) {
