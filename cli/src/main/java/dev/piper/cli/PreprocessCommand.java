@@ -188,6 +188,11 @@ final class PreprocessCommand implements Callable<Integer> {
     }
 
     private int runHere(Path input, Path output, Configuration conf) throws Exception {
+        CliChecks.resources(
+                spec.commandLine(),
+                "--spec",
+                SpecCompiler.program(PiperOptions.spec(conf)),
+                parallelism);
         Preprocess.Summary s =
                 Preprocess.run(input, output, parallelism, cluster.stateBackend, conf, System.err);
         spec.commandLine()

@@ -2,17 +2,22 @@ package dev.piper.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.piper.connectors.kafka.StatusWatcher;
+import dev.piper.job.PiperOptions;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.Presets;
+import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecException;
 import dev.piper.pipeline.spec.SpecParser;
+import dev.piper.pipeline.spec.SpecResources;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -71,15 +76,67 @@ final class SpecCommand implements Runnable {
         @Parameters(paramLabel = "FILE", description = "The spec (JSON).")
         Path file;
 
+        @Option(
+                names = "--memory",
+                paramLabel = "SIZE",
+                description =
+                        "The heap the job will have, e.g. 4g: a TaskManager's on a cluster"
+                                + " (default: this JVM's, which an embedded preprocess or stream"
+                                + " shares).")
+        String memory;
+
+        @Option(
+                names = "--parallelism",
+                paramLabel = "N",
+                defaultValue = "2",
+                description =
+                        "Decoders that each hold the spec's tables (default: ${DEFAULT-VALUE},"
+                                + " preprocess's).")
+        int parallelism;
+
         @Override
         public Integer call() throws Exception {
+            CliChecks.parallelism(spec.commandLine(), parallelism);
+            long heap;
+            try {
+                heap = memory == null ? Runtime.getRuntime().maxMemory() : CliChecks.size(memory);
+            } catch (IllegalArgumentException | ArithmeticException e) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--memory: not a size (e.g. 512m, 4g): \"" + memory + "\"");
+            }
             try {
                 PipelineSpec p = read(spec.commandLine(), file);
-                spec.commandLine()
-                        .getOut()
-                        .printf(
-                                "%s: valid: pipeline %s version %d, %d columns%n",
-                                file, p.name(), p.version(), p.columns().size());
+                List<String> files = PiperOptions.fileProblems(p);
+                if (!files.isEmpty()) {
+                    throw new SpecException(file.toString(), files);
+                }
+                SpecResources resources = SpecResources.of(SpecCompiler.program(p));
+                Optional<String> problem = resources.problem(heap, parallelism);
+                if (problem.isPresent()) {
+                    spec.commandLine()
+                            .getErr()
+                            .printf(
+                                    "%s: invalid: the job cannot hold it: %s%n",
+                                    file, problem.get());
+                    return 1;
+                }
+                PrintWriter out = spec.commandLine().getOut();
+                out.printf(
+                        "%s: valid: pipeline %s version %d, %d columns%n",
+                        file, p.name(), p.version(), p.columns().size());
+                out.printf(
+                        "  memory: %s of tables and bounded vocabularies with %d decoders (of %s"
+                                + " heap)%s%n",
+                        SpecResources.mib(resources.fixedBytes(parallelism)),
+                        parallelism,
+                        SpecResources.mib(heap),
+                        resources.unboundedVocabularies().isEmpty()
+                                ? ""
+                                : "; unbounded vocabularies (they grow with the input's distinct"
+                                        + " ids): "
+                                        + resources.unboundedVocabularies().size()
+                                        + " columns");
                 return 0;
             } catch (SpecException e) {
                 PrintWriter err = spec.commandLine().getErr();

@@ -454,6 +454,15 @@ final class StreamCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        if (!onCluster) {
+            for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+                CliChecks.resources(
+                        spec.commandLine(),
+                        pipelineFiles.isEmpty() ? "--spec" : "--pipeline " + p.name(),
+                        p.start().program(),
+                        parallelism);
+            }
+        }
         if (pipelines.size() > 1) {
             for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
                 err.printf(

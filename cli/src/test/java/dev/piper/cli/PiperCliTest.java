@@ -282,6 +282,71 @@ class PiperCliTest {
     }
 
     /**
+     * Issue 23: a spec whose tables the job cannot hold validated, then ran the job out of memory.
+     * {@code spec validate} sizes its tables and bounded vocabularies against the heap the job will
+     * have, and preprocess refuses it before starting, naming the table.
+     */
+    @Test
+    void aSpecWhoseTablesTheJobCannotHoldIsRefusedBeforeItRuns() throws Exception {
+        Path table = tmp.resolve("ids.tsv");
+        try (var w = new java.io.PrintWriter(Files.newBufferedWriter(table))) {
+            for (int i = 0; i < 1_000_000; i++) {
+                w.print(i);
+                w.print('\t');
+                w.println(i % 1000);
+            }
+        }
+        Path spec =
+                Files.writeString(
+                        tmp.resolve("mapid.json"),
+                        new String(
+                                        dev.piper.pipeline.spec.SpecParser.builtinText(),
+                                        StandardCharsets.UTF_8)
+                                .replace(
+                                        "\"hex2int\", \"vocab\"",
+                                        "\"hex2int\", {\"op\": \"mapid\", \"file\": \""
+                                                + table
+                                                + "\"}, \"vocab\""));
+        assertThat(PiperCli.execute("spec", "validate", spec.toString(), "--memory", "4g"))
+                .as(err())
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "memory: 45.8 MiB of tables and bounded vocabularies with 2 decoders (of"
+                                + " 4,096.0 MiB heap)");
+        assertThat(PiperCli.execute("spec", "validate", spec.toString(), "--memory", "64m"))
+                .isEqualTo(1);
+        assertThat(err())
+                .contains(
+                        "invalid: the job cannot hold it: its tables and bounded vocabularies"
+                                + " need about 45.8 MiB with 2 decoders, more than half of the"
+                                + " 64.0 MiB of heap the job has; the largest: mapid "
+                                + table
+                                + ": 1000000 ids (22.9 MiB per decoder)");
+        Path input = tmp.resolve("in.tsv");
+        Files.writeString(input, "");
+        // 64 decoders each holding the table need more than half of this JVM's heap
+        long heap = Runtime.getRuntime().maxMemory();
+        int decoders = (int) Math.min(128, heap / 2 / (24L * 1_000_000) + 1);
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("o").toString(),
+                                "--spec",
+                                spec.toString(),
+                                "--parallelism",
+                                Integer.toString(decoders)))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains("--spec: its tables and bounded vocabularies need about ")
+                .contains("the largest: mapid " + table + ": 1000000 ids");
+        assertThat(tmp.resolve("o")).doesNotExist();
+    }
+
+    /**
      * Issue 23: {@code --overwrite} deleted an input lying inside the output directory (named like
      * an output file), then failed for want of it. Such an input is refused before anything is
      * removed.
