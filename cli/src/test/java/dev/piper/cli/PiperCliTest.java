@@ -569,7 +569,13 @@ class PiperCliTest {
         Path spec =
                 specWithC7Vocab(
                         "import.json", "{\"op\": \"vocab\", \"import\": \"" + vocab + "\"}");
-        assertThat(PiperCli.execute("spec", "validate", spec.toString())).isZero();
+        // issue 23: validate reads the spec's files too, as the job must (it accepted this one)
+        assertThat(PiperCli.execute("spec", "validate", spec.toString())).isEqualTo(1);
+        assertThat(err())
+                .contains(
+                        "columns.C7: vocab import: "
+                                + vocab
+                                + " line 2 has key \"zz\", not an unsigned decimal below 2^64");
         assertThat(
                         PiperCli.execute(
                                 "preprocess",

@@ -128,9 +128,23 @@ public final class EmbeddedRunner {
     /** The innermost cause of a failed job, as an exception to rethrow. */
     static Exception rootCause(ExecutionException e) {
         Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
+        java.util.List<Throwable> chain = new java.util.ArrayList<>();
+        while (t != null && !chain.contains(t) && chain.size() < 64) {
+            chain.add(t);
             t = t.getCause();
         }
-        return t instanceof Exception ? (Exception) t : new RuntimeException(t);
+        Throwable root = chain.get(chain.size() - 1);
+        // The outermost of the exceptions that only add context to the root's message (a file's
+        // path before "No space left on device"): the job's own wrappers say less.
+        String rootText = root.getMessage();
+        Throwable best = root;
+        for (int i = chain.size() - 2; i >= 0 && rootText != null; i--) {
+            String m = chain.get(i).getMessage();
+            if (m == null || !m.endsWith(rootText) || m.length() == rootText.length()) {
+                break;
+            }
+            best = chain.get(i);
+        }
+        return best instanceof Exception ? (Exception) best : new RuntimeException(best);
     }
 }

@@ -316,13 +316,28 @@ public final class FlinkRest {
 
     /** The innermost "Caused by:" of a Java stack trace, or its first line if there is none. */
     static String innermostCause(String trace) {
-        String line = trace.lines().findFirst().orElse("").strip();
+        List<String> causes = new java.util.ArrayList<>();
+        causes.add(trace.lines().findFirst().orElse("").strip());
         for (String l : (Iterable<String>) trace.lines()::iterator) {
             if (l.startsWith("Caused by: ")) {
-                line = l.substring("Caused by: ".length()).strip();
+                causes.add(l.substring("Caused by: ".length()).strip());
             }
         }
-        return line;
+        // The innermost cause, or the outermost of the causes that only add context to its
+        // message ("IOException: /data/out/rows.bin: No space left on device" around
+        // "IOException: No space left on device").
+        String innermost = causes.get(causes.size() - 1);
+        int colon = innermost.indexOf(": ");
+        String message = colon < 0 ? null : innermost.substring(colon + 2);
+        String best = innermost;
+        for (int i = causes.size() - 2; i >= 0 && message != null; i--) {
+            String c = causes.get(i);
+            if (!c.endsWith(": " + message) || c.length() == innermost.length()) {
+                break;
+            }
+            best = c;
+        }
+        return best;
     }
 
     private JsonNode call(String method, String path, JsonNode body)

@@ -1,6 +1,7 @@
 package dev.piper.connectors.kafka;
 
 import dev.piper.connectors.output.Closeables;
+import dev.piper.connectors.output.NamedOutput;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
@@ -117,8 +118,7 @@ public final class OutputConsumer {
                         deadLetterTopic == null
                                 ? OutputStream.nullOutputStream()
                                 : new BufferedOutputStream(
-                                        Files.newOutputStream(
-                                                dir.resolve(OutputLayout.DEAD_LETTERS)))) {
+                                        NamedOutput.open(dir.resolve(OutputLayout.DEAD_LETTERS)))) {
             List<TopicPartition> partitions = new ArrayList<>();
             for (String topic : new String[] {rowsTopic, vocabTopic, deadLetterTopic}) {
                 if (topic == null) {
@@ -244,7 +244,7 @@ public final class OutputConsumer {
             this.dir = dir;
             this.rowsOut =
                     new BufferedOutputStream(
-                            Files.newOutputStream(dir.resolve(OutputLayout.ROWS)), 1 << 20);
+                            NamedOutput.open(dir.resolve(OutputLayout.ROWS)), 1 << 20);
         }
 
         void add(RowsRecord r) throws IOException {
@@ -324,11 +324,11 @@ public final class OutputConsumer {
                 int c = listColumns[l];
                 lengthsOut[l] =
                         new BufferedOutputStream(
-                                Files.newOutputStream(dir.resolve(OutputLayout.listLengthsFile(c))),
+                                NamedOutput.open(dir.resolve(OutputLayout.listLengthsFile(c))),
                                 1 << 20);
                 valuesOut[l] =
                         new BufferedOutputStream(
-                                Files.newOutputStream(dir.resolve(OutputLayout.listValuesFile(c))),
+                                NamedOutput.open(dir.resolve(OutputLayout.listValuesFile(c))),
                                 1 << 20);
             }
         }
@@ -417,7 +417,7 @@ public final class OutputConsumer {
             int next;
 
             Column(Path file) throws IOException {
-                this.file = new BufferedOutputStream(Files.newOutputStream(file));
+                this.file = new BufferedOutputStream(NamedOutput.open(file));
             }
         }
 

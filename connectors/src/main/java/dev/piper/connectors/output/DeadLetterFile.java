@@ -9,7 +9,6 @@ import java.io.BufferedOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -29,7 +28,7 @@ public final class DeadLetterFile implements Closeable {
     private long count;
 
     public DeadLetterFile(Path file) throws IOException {
-        out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16);
+        out = new BufferedOutputStream(NamedOutput.open(file), 1 << 16);
         json = new JsonFactory().createGenerator(out, JsonEncoding.UTF8);
         json.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
         json.setRootValueSeparator(null);

@@ -120,9 +120,25 @@ final class DirectFileOutput extends OutputStream {
     }
 
     private void writeFully(ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            channel.write(b);
+        try {
+            while (b.hasRemaining()) {
+                channel.write(b);
+            }
+        } catch (IOException e) {
+            throw new IOException(file + ": " + e.getMessage(), e); // "No space left on device"
         }
+    }
+
+    /**
+     * Closes the file without writing what is buffered: the run failed and the file is thrown away
+     * (writing more to a full disk, say, would only fail again).
+     */
+    void abort() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        channel.close();
     }
 
     /** Bytes handed to the file so far, written or buffered. */

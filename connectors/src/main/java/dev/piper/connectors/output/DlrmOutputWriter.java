@@ -108,7 +108,7 @@ public final class DlrmOutputWriter implements Closeable {
     }
 
     private static OutputStream open(Path file) throws IOException {
-        return new BufferedOutputStream(Files.newOutputStream(file), BUFFER);
+        return new BufferedOutputStream(NamedOutput.open(file), BUFFER);
     }
 
     /**
@@ -373,10 +373,29 @@ public final class DlrmOutputWriter implements Closeable {
         }
     }
 
+    /**
+     * Closes every file. After {@link #finish()} that completes them; before (the run failed, the
+     * staging directory is thrown away) nothing more is written and no error is raised: a failing
+     * close while the task is already failing made Flink treat it as fatal and shut the whole
+     * TaskManager down, hiding the cause ("The TaskExecutor is shutting down." on a full disk).
+     */
     @Override
     public void close() throws IOException {
         PROGRESS.remove(progressKey);
-        Closeables.closeAll(java.util.Arrays.asList(closeables()));
+        if (finished) {
+            Closeables.closeAll(java.util.Arrays.asList(closeables()));
+            return;
+        }
+        if (rows != null) {
+            rows.abort();
+        }
+        for (Closeable c : closeables()) {
+            try {
+                c.close(); // a buffered stream tries to flush, fails, and closes its file
+            } catch (IOException | RuntimeException ignored) {
+                // the run has failed already, with its own cause
+            }
+        }
     }
 
     private Closeable[] closeables() {

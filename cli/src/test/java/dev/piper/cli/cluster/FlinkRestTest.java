@@ -1,0 +1,37 @@
+package dev.piper.cli.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** What a failed job on a cluster is reported as, from the stack trace its REST API gives. */
+class FlinkRestTest {
+
+    @Test
+    void theCauseIsTheInnermostKeepingTheContextItsWrapperAdded() {
+        String full =
+                String.join(
+                        "\n",
+                        "org.apache.flink.runtime.JobException: Recovery is suppressed by"
+                                + " NoRestartBackoffTimeStrategy",
+                        "\tat org.apache.flink.runtime...",
+                        "Caused by: java.io.IOException: /data/.out.staging-1/rows.bin: No space"
+                                + " left on device",
+                        "\tat dev.piper.connectors.output.DirectFileOutput.writeFully(...)",
+                        "Caused by: java.io.IOException: No space left on device",
+                        "\tat sun.nio.ch.FileDispatcherImpl.write0(Native Method)");
+        assertThat(FlinkRest.innermostCause(full))
+                .isEqualTo(
+                        "java.io.IOException: /data/.out.staging-1/rows.bin: No space left on"
+                                + " device");
+        String plain =
+                String.join(
+                        "\n",
+                        "org.apache.flink.runtime.JobException: Recovery is suppressed",
+                        "Caused by: java.lang.IllegalStateException: block 3 arrived, expected 2");
+        assertThat(FlinkRest.innermostCause(plain))
+                .isEqualTo("java.lang.IllegalStateException: block 3 arrived, expected 2");
+        assertThat(FlinkRest.innermostCause("java.lang.RuntimeException: only"))
+                .isEqualTo("java.lang.RuntimeException: only");
+    }
+}
