@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.connectors.convert.TsvToParquet;
+import dev.piper.connectors.output.NamedOutput;
 import dev.piper.pipeline.generate.ClickModel;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
@@ -16,6 +17,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import picocli.CommandLine.Command;
@@ -158,14 +160,22 @@ final class GenerateCommand implements Callable<Integer> {
             generator.withClickModel(model, driftAt == null ? -1 : driftAt);
         }
         boolean parquet = output.getFileName().toString().endsWith(".parquet");
-        // Parquet: the lines as text first, then converted (what convert makes of them)
-        Path text = parquet ? output.resolveSibling("." + output.getFileName() + ".tsv") : output;
+        // Parquet: the lines as text first, then converted (what convert makes of them). Text:
+        // written beside the output and renamed into place once whole, so that a killed run
+        // never leaves a shorter file that reads as a complete input.
+        Path text =
+                output.resolveSibling("." + output.getFileName() + (parquet ? ".tsv" : ".partial"));
         try {
-            try (OutputStream out =
-                    new BufferedOutputStream(Files.newOutputStream(text), 1 << 20)) {
+            try (OutputStream out = new BufferedOutputStream(NamedOutput.open(text), 1 << 20)) {
                 generate(generator, out, rows, System.err);
             }
-            if (parquet) {
+            if (!parquet) {
+                Files.move(
+                        text,
+                        output,
+                        StandardCopyOption.REPLACE_EXISTING,
+                        StandardCopyOption.ATOMIC_MOVE);
+            } else {
                 Path dead =
                         output.resolveSibling(
                                 output.getFileName().toString().replaceFirst("\\.parquet$", "")
@@ -184,9 +194,7 @@ final class GenerateCommand implements Callable<Integer> {
                         System.err);
             }
         } finally {
-            if (parquet) {
-                Files.deleteIfExists(text);
-            }
+            Files.deleteIfExists(text);
         }
         spec.commandLine()
                 .getOut()

@@ -853,6 +853,8 @@ class PiperCliTest {
                 .contains("500 lines")
                 .contains("of 20 dense, 3 sparse");
         assertThat(Files.readAllLines(tsv).get(0).split("\t", -1)).hasSize(24);
+        // written beside it and renamed into place whole: nothing left beside it
+        assertThat(tmp.resolve(".wide.tsv.partial")).doesNotExist();
         Path parquet = tmp.resolve("wide.parquet");
         assertThat(
                         PiperCli.execute(
