@@ -8,7 +8,6 @@ import dev.piper.cli.local.LocalKafka;
 import dev.piper.connectors.kafka.LineProducer;
 import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.TopicCreation;
-import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.SameOutput;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.BufferedOutputStream;
@@ -127,16 +126,8 @@ class ChaosSoakITCase {
                         dir.resolve("cluster"), LocalFlinkCluster.classpathFile(home));
         int kafkaPort = freePort();
         int controllerPort = freePort();
-        LocalFlinkCluster.Settings defaults = LocalFlinkCluster.Settings.defaults();
         LocalFlinkCluster.Settings settings =
-                new LocalFlinkCluster.Settings(
-                        freePort(),
-                        freePort(),
-                        defaults.slots(),
-                        defaults.jobManagerMemory(),
-                        defaults.taskManagerMemory(),
-                        StateBackend.hashmap,
-                        null);
+                LocalFlinkCluster.Settings.defaults().withPorts(freePort(), freePort());
         Path samples = dir.resolve("soak.tsv");
         Path summary = dir.resolve("soak-summary.txt");
         try (PrintWriter tsv = new PrintWriter(Files.newBufferedWriter(samples))) {

@@ -77,16 +77,8 @@ class ClusterITCase {
         cluster =
                 new LocalFlinkCluster(
                         shared.resolve("cluster"), LocalFlinkCluster.classpathFile(home));
-        LocalFlinkCluster.Settings defaults = LocalFlinkCluster.Settings.defaults();
         LocalFlinkCluster.Settings settings =
-                new LocalFlinkCluster.Settings(
-                        freePort(),
-                        freePort(),
-                        defaults.slots(),
-                        defaults.jobManagerMemory(),
-                        defaults.taskManagerMemory(),
-                        StateBackend.hashmap,
-                        null);
+                LocalFlinkCluster.Settings.defaults().withPorts(freePort(), freePort());
         try {
             rest = cluster.start(settings, Duration.ofMinutes(2), QUIET).restUrl();
         } catch (RuntimeException | IOException e) {

@@ -58,6 +58,18 @@ public final class LocalFlinkCluster {
         public static Settings defaults() {
             return new Settings(8081, 6123, 2, "1024m", "1536m", StateBackend.hashmap, null);
         }
+
+        /** These settings with other REST and RPC ports. */
+        public Settings withPorts(int rest, int rpc) {
+            return new Settings(
+                    rest,
+                    rpc,
+                    slots,
+                    jobManagerMemory,
+                    taskManagerMemory,
+                    stateBackend,
+                    checkpointStorage);
+        }
     }
 
     /** A running cluster: its processes and REST address. */
