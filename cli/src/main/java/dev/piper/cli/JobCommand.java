@@ -63,7 +63,28 @@ final class JobCommand implements Runnable {
                             : cluster.latestCheckpoint(job)
                                     .flatMap(CheckpointDirectory::savepointDirectoryOf)
                                     .orElse(null);
-            return cluster.savepoint(job, into, stop, Duration.ofSeconds(timeoutSeconds));
+            String location =
+                    cluster.savepoint(job, into, stop, Duration.ofSeconds(timeoutSeconds));
+            sealIfLocal(location);
+            return location;
+        }
+
+        /**
+         * Seals a savepoint this machine can read (a local or shared file system: {@code file:}),
+         * so that a restore from it checks its state files ({@link CheckpointDirectory#seal}).
+         */
+        private static void sealIfLocal(String location) {
+            if (location == null || !location.startsWith("file:")) {
+                return;
+            }
+            try {
+                java.nio.file.Path dir = java.nio.file.Path.of(java.net.URI.create(location));
+                if (java.nio.file.Files.isDirectory(dir)) {
+                    CheckpointDirectory.seal(dir);
+                }
+            } catch (java.io.IOException | RuntimeException e) {
+                System.err.printf("job: cannot seal %s: %s%n", location, e);
+            }
         }
 
         @Option(

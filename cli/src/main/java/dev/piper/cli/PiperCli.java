@@ -96,6 +96,23 @@ public final class PiperCli implements Runnable {
     }
 
     private static String text(Throwable e) {
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() == null) {
+            // Java names only the path: say what happened to it
+            String what =
+                    e instanceof java.nio.file.AccessDeniedException
+                            ? "permission denied"
+                            : e instanceof java.nio.file.NoSuchFileException
+                                    ? "no such file or directory"
+                                    : e instanceof java.nio.file.FileAlreadyExistsException
+                                            ? "already exists"
+                                            : e instanceof java.nio.file.DirectoryNotEmptyException
+                                                    ? "directory not empty"
+                                                    : e.getClass().getSimpleName();
+            return f.getFile()
+                    + (f.getOtherFile() == null ? "" : " -> " + f.getOtherFile())
+                    + ": "
+                    + what;
+        }
         String m = e.getMessage();
         return m == null ? e.getClass().getSimpleName() : m;
     }

@@ -49,6 +49,8 @@ class ClusterITCase {
 
     private static final PrintStream QUIET = TestClusters.QUIET;
 
+    private static final String SECRET = "cluster-secret-Wq4r8T";
+
     @TempDir static Path shared;
 
     private static LocalFlinkCluster cluster;
@@ -237,10 +239,29 @@ class ClusterITCase {
                 "--checkpoint-dir",
                 checkpoints.toString(),
                 "--checkpoint-interval",
-                "1s"
+                "1s",
+                // a secret the PLAINTEXT clients ignore: the cluster must not show it
+                "--kafka-property",
+                "ssl.key.password=" + SECRET
             };
             String job = lastLine(piper(0, concat(submit(), stream)));
             assertThat(piper(0, "job", "list", "--rest", rest)).contains(job + "  RUNNING");
+            for (String endpoint :
+                    List.of(
+                            "jobs/" + job,
+                            "jobs/" + job + "/config",
+                            "jobs/" + job + "/jobmanager/config",
+                            "jobmanager/config")) {
+                var response =
+                        java.net.http.HttpClient.newHttpClient()
+                                .send(
+                                        java.net.http.HttpRequest.newBuilder(
+                                                        java.net.URI.create(rest + "/" + endpoint))
+                                                .build(),
+                                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                assertThat(response.statusCode()).as(endpoint).isEqualTo(200);
+                assertThat(response.body()).as(endpoint).doesNotContain(SECRET);
+            }
 
             OutputConsumer consumer =
                     new OutputConsumer(b, Map.of(), "rows", "vocab", "rows-dead-letters");
@@ -256,6 +277,9 @@ class ClusterITCase {
 
             String savepoint = lastLine(piper(0, "job", "stop", "--rest", rest, job));
             assertThat(savepoint).startsWith("file:" + checkpoints.resolve("savepoints"));
+            // sealed by the command that took it: a restore checks its state files
+            Path taken = Path.of(java.net.URI.create(savepoint));
+            assertThat(taken.resolveSibling(taken.getFileName() + ".checksums")).isRegularFile();
             assertThat(
                             new FlinkRest(java.net.URI.create(rest), Duration.ofSeconds(10))
                                     .job(job)

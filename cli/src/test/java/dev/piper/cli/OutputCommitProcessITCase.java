@@ -159,7 +159,7 @@ class OutputCommitProcessITCase {
         Random random = new Random(2023_11_24);
         long rowsBytes = full.get("rows.bin").length;
         int[] outcomes = new int[3]; // previous, new, absent
-        for (int attempt = 0; attempt < 6; attempt++) {
+        for (int attempt = 0; attempt < 4; attempt++) {
             boolean overwrite = attempt % 3 != 2; // a third of the kills hit a first run
             if (overwrite) {
                 Process before =

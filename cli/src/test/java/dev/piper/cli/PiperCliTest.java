@@ -450,6 +450,17 @@ class PiperCliTest {
         assertThat(PiperCli.message(plain)).isEqualTo("bad thing");
         Exception same = new RuntimeException("disk full", new java.io.IOException("disk full"));
         assertThat(PiperCli.message(same)).isEqualTo("disk full");
+        // Java names only the path of a file-system error: the message says what happened
+        assertThat(PiperCli.message(new java.nio.file.AccessDeniedException("/data/out")))
+                .isEqualTo("/data/out: permission denied");
+        assertThat(
+                        PiperCli.message(
+                                new IllegalStateException(
+                                        "job failed",
+                                        new java.nio.file.NoSuchFileException("/data/in.tsv"))))
+                .isEqualTo(
+                        "job failed (cause: NoSuchFileException: /data/in.tsv: no such file or"
+                                + " directory)");
     }
 
     /**

@@ -134,16 +134,17 @@ public final class EmbeddedRunner {
             t = t.getCause();
         }
         Throwable root = chain.get(chain.size() - 1);
-        // The outermost of the exceptions that only add context to the root's message (a file's
-        // path before "No space left on device"): the job's own wrappers say less.
+        // The outermost of the exceptions of the root's class that only add context to its
+        // message (a file's path before "No space left on device"); Flink's wrappers say less.
         String rootText = root.getMessage();
         Throwable best = root;
         for (int i = chain.size() - 2; i >= 0 && rootText != null; i--) {
-            String m = chain.get(i).getMessage();
-            if (m == null || !m.endsWith(rootText) || m.length() == rootText.length()) {
+            Throwable c = chain.get(i);
+            String m = c.getMessage();
+            if (c.getClass() != root.getClass() || m == null || !m.endsWith(": " + rootText)) {
                 break;
             }
-            best = chain.get(i);
+            best = c;
         }
         return best instanceof Exception ? (Exception) best : new RuntimeException(best);
     }

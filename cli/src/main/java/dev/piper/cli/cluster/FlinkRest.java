@@ -323,16 +323,22 @@ public final class FlinkRest {
                 causes.add(l.substring("Caused by: ".length()).strip());
             }
         }
-        // The innermost cause, or the outermost of the causes that only add context to its
-        // message ("IOException: /data/out/rows.bin: No space left on device" around
-        // "IOException: No space left on device").
+        // The innermost cause, or the outermost of the causes of its class that only add
+        // context to its message ("IOException: /data/out/rows.bin: No space left on device"
+        // around "IOException: No space left on device").
         String innermost = causes.get(causes.size() - 1);
         int colon = innermost.indexOf(": ");
-        String message = colon < 0 ? null : innermost.substring(colon + 2);
+        if (colon < 0) {
+            return innermost;
+        }
+        String type = innermost.substring(0, colon + 2);
+        String message = innermost.substring(colon + 2);
         String best = innermost;
-        for (int i = causes.size() - 2; i >= 0 && message != null; i--) {
+        for (int i = causes.size() - 2; i >= 0; i--) {
             String c = causes.get(i);
-            if (!c.endsWith(": " + message) || c.length() == innermost.length()) {
+            if (!c.startsWith(type)
+                    || !c.endsWith(": " + message)
+                    || c.length() == innermost.length()) {
                 break;
             }
             best = c;

@@ -31,6 +31,16 @@ class FlinkRestTest {
                         "Caused by: java.lang.IllegalStateException: block 3 arrived, expected 2");
         assertThat(FlinkRest.innermostCause(plain))
                 .isEqualTo("java.lang.IllegalStateException: block 3 arrived, expected 2");
+        // a wrapper of another class is not context: the program's own refusal is the cause
+        String refused =
+                String.join(
+                        "\n",
+                        "org.apache.flink.client.program.ProgramInvocationException: The main"
+                                + " method caused an error: piper preprocess: --input: x",
+                        "Caused by: picocli.CommandLine$ParameterException: piper preprocess:"
+                                + " --input: x");
+        assertThat(FlinkRest.innermostCause(refused))
+                .isEqualTo("picocli.CommandLine$ParameterException: piper preprocess: --input: x");
         assertThat(FlinkRest.innermostCause("java.lang.RuntimeException: only"))
                 .isEqualTo("java.lang.RuntimeException: only");
     }
