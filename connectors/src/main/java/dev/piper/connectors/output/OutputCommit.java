@@ -212,7 +212,7 @@ public final class OutputCommit implements Serializable {
         Path out = output();
         Path replaced = null;
         if (Files.exists(out)) {
-            refuseForeign(out);
+            refuseForeign(out, staging);
             replaced = sibling(out, REPLACED + run);
             Files.move(out, replaced, StandardCopyOption.ATOMIC_MOVE);
         }
@@ -225,9 +225,9 @@ public final class OutputCommit implements Serializable {
 
     /**
      * Refuses to replace {@code dir} if it is not a directory or holds anything but piper's own
-     * entries.
+     * entries; the message says where the run's output was left ({@code staging}).
      */
-    static void refuseForeign(Path dir) throws IOException {
+    static void refuseForeign(Path dir, Path staging) throws IOException {
         if (!Files.isDirectory(dir)) {
             throw new IOException(dir + " exists and is not a directory; not replaced");
         }
@@ -241,7 +241,7 @@ public final class OutputCommit implements Serializable {
                                     + name
                                     + ", which is not a piper output file; not replaced (the"
                                     + " run's output is left in "
-                                    + dir.resolveSibling("." + dir.getFileName() + STAGING + "*")
+                                    + staging
                                     + ")");
                 }
             }
