@@ -163,16 +163,26 @@ final class GenerateCommand implements Callable<Integer> {
         // Parquet: the lines as text first, then converted (what convert makes of them). Text:
         // written beside the output and renamed into place once whole, so that a killed run
         // never leaves a shorter file that reads as a complete input.
+        // A pipe or device (--output /dev/stdout) is written directly: a stream cannot be renamed
+        // into, and renaming over /dev/stdout would replace the link with a file. A link to a
+        // file is followed: the file is replaced, not the link.
+        boolean stream = !parquet && Files.exists(output) && !Files.isRegularFile(output);
+        Path target = !stream && Files.exists(output) ? output.toRealPath() : output;
         Path text =
-                output.resolveSibling("." + output.getFileName() + (parquet ? ".tsv" : ".partial"));
+                stream
+                        ? output
+                        : target.resolveSibling(
+                                "." + target.getFileName() + (parquet ? ".tsv" : ".partial"));
         try {
             try (OutputStream out = new BufferedOutputStream(NamedOutput.open(text), 1 << 20)) {
                 generate(generator, out, rows, System.err);
             }
-            if (!parquet) {
+            if (stream) {
+                // written in place
+            } else if (!parquet) {
                 Files.move(
                         text,
-                        output,
+                        target,
                         StandardCopyOption.REPLACE_EXISTING,
                         StandardCopyOption.ATOMIC_MOVE);
             } else {
@@ -194,7 +204,9 @@ final class GenerateCommand implements Callable<Integer> {
                         System.err);
             }
         } finally {
-            Files.deleteIfExists(text);
+            if (!stream) {
+                Files.deleteIfExists(text);
+            }
         }
         spec.commandLine()
                 .getOut()

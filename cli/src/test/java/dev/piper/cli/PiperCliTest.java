@@ -347,6 +347,36 @@ class PiperCliTest {
     }
 
     /**
+     * generate writes its file beside the output and renames it into place once whole (a killed run
+     * left a shorter file that read as a whole input); through a link it replaces the file, not the
+     * link; a pipe (or /dev/stdout) it writes as a stream.
+     */
+    @Test
+    void generateReplacesTheFileBehindALinkAndWritesAPipeAsAStream() throws Exception {
+        Path tsv = Files.writeString(tmp.resolve("target.tsv"), "old\n");
+        Path link = Files.createSymbolicLink(tmp.resolve("link.tsv"), tsv);
+        assertThat(PiperCli.execute("generate", "--rows", "7", "--output", link.toString()))
+                .isZero();
+        assertThat(link).isSymbolicLink();
+        assertThat(Files.readAllLines(tsv)).hasSize(7);
+        Path fifo = tmp.resolve("fifo");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        var reading =
+                java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return Files.readAllLines(fifo);
+                            } catch (java.io.IOException e) {
+                                throw new java.io.UncheckedIOException(e);
+                            }
+                        });
+        assertThat(PiperCli.execute("generate", "--rows", "9", "--output", fifo.toString()))
+                .isZero();
+        assertThat(reading.get(60, java.util.concurrent.TimeUnit.SECONDS)).hasSize(9);
+        assertThat(tmp.resolve(".target.tsv.partial")).doesNotExist();
+    }
+
+    /**
      * Issue 23: {@code --overwrite} deleted an input lying inside the output directory (named like
      * an output file), then failed for want of it. Such an input is refused before anything is
      * removed.
