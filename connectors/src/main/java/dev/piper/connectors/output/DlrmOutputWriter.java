@@ -74,7 +74,7 @@ public final class DlrmOutputWriter implements Closeable {
     public DlrmOutputWriter(Path dir, Path output, DecodeOptions options, RowsFormat format)
             throws IOException {
         this.dir = dir;
-        this.progressKey = output.toAbsolutePath().normalize();
+        this.progressKey = OutputCommit.real(output);
         this.options = options;
         this.format = format;
         PROGRESS.put(progressKey, new AtomicLong());
@@ -116,7 +116,7 @@ public final class DlrmOutputWriter implements Closeable {
      * run's progress), or 0 if none writes it.
      */
     public static long rowsWrittenSoFar(Path dir) {
-        AtomicLong n = PROGRESS.get(dir.toAbsolutePath().normalize());
+        AtomicLong n = PROGRESS.get(OutputCommit.real(dir));
         return n == null ? 0 : n.get();
     }
 

@@ -72,7 +72,28 @@ public final class OutputCommit implements Serializable {
     public static OutputCommit start(Path output, String... parts) {
         byte[] id = new byte[6];
         new SecureRandom().nextBytes(id);
-        return new OutputCommit(output, HexFormat.of().formatHex(id), List.of(parts));
+        return new OutputCommit(real(output), HexFormat.of().formatHex(id), List.of(parts));
+    }
+
+    /**
+     * {@code path} absolute with its symbolic links resolved as far as it exists: an output named
+     * through a link is published where the link points (a link to a larger disk stays a link), and
+     * one lock guards it whichever name a run uses.
+     */
+    static Path real(Path path) {
+        Path p = path.toAbsolutePath().normalize();
+        Path existing = p;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return p;
+        }
+        try {
+            return existing.toRealPath().resolve(existing.relativize(p));
+        } catch (IOException e) {
+            return p; // unreadable on the way: the name as given
+        }
     }
 
     /** The directory the run publishes. */
@@ -87,7 +108,7 @@ public final class OutputCommit implements Serializable {
 
     /** The lock file of output directory {@code output}: {@code .NAME.lock} beside it. */
     public static Path lockFile(Path output) {
-        return sibling(output.toAbsolutePath().normalize(), ".lock");
+        return sibling(real(output), ".lock");
     }
 
     private static Path sibling(Path output, String suffix) {
@@ -104,7 +125,7 @@ public final class OutputCommit implements Serializable {
     public static DirectoryLock lock(Path output) throws IOException {
         DirectoryLock lock = DirectoryLock.acquire(lockFile(output), "output directory " + output);
         try {
-            removeLeftovers(output.toAbsolutePath().normalize(), null);
+            removeLeftovers(real(output), null);
         } catch (IOException | RuntimeException e) {
             lock.close();
             throw e;

@@ -115,6 +115,22 @@ class OutputCommitTest {
     }
 
     @Test
+    void anOutputNamedThroughALinkIsPublishedWhereTheLinkPoints() throws Exception {
+        Path disk = Files.createDirectories(tmp.resolve("disk"));
+        Path target = Files.createDirectories(disk.resolve("out"));
+        Files.writeString(target.resolve("rows.bin"), "old rows");
+        Path link = Files.createSymbolicLink(tmp.resolve("out"), target);
+        assertThat(OutputCommit.lockFile(link)).isEqualTo(disk.resolve(".out.lock"));
+        OutputCommit run = OutputCommit.start(link, "rows");
+        assertThat(run.staging().getParent()).isEqualTo(disk);
+        Files.writeString(run.partStarted("rows").resolve("rows.bin"), "new rows");
+        assertThat(run.partDone("rows")).isTrue();
+        assertThat(link).isSymbolicLink();
+        assertThat(link.resolve("rows.bin")).hasContent("new rows");
+        assertThat(names(disk)).containsExactly("out");
+    }
+
+    @Test
     void everyFileARunWritesIsAnOutputEntry() {
         assertThat(OutputLayout.ENTRIES)
                 .contains(ReportFiles.REPORT, ReportFiles.INTERVALS, ReportFiles.HTML)
