@@ -1,6 +1,7 @@
 package dev.piper.cli;
 
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -58,18 +59,73 @@ public final class PiperCli implements Runnable {
         return cli;
     }
 
-    /** A bad argument: one line naming it, exit code 2. */
+    /**
+     * A bad argument: one line naming it, exit code 2. An unknown option is named first, with the
+     * nearest known one ({@code --inpt} was reported as a missing {@code --input}).
+     */
     private static int oneLineUsageError(CommandLine.ParameterException e, String[] args) {
         CommandLine cmd = e.getCommandLine();
         PrintWriter err = cmd.getErr();
+        String what = e.getMessage();
+        List<String> unknown =
+                cmd.getParseResult() == null
+                        ? List.of()
+                        : cmd.getParseResult().unmatched().stream()
+                                .filter(a -> a.startsWith("-"))
+                                .toList();
+        if (!unknown.isEmpty()) {
+            String first = unknown.get(0).split("=", 2)[0];
+            what =
+                    "Unknown option: '"
+                            + first
+                            + "'"
+                            + nearestOption(cmd, first)
+                                    .map(o -> " (did you mean " + o + "?)")
+                                    .orElse("");
+        }
         err.println(
-                qualifiedName(cmd)
-                        + ": "
-                        + e.getMessage()
-                        + " (see '"
-                        + qualifiedName(cmd)
-                        + " --help')");
+                qualifiedName(cmd) + ": " + what + " (see '" + qualifiedName(cmd) + " --help')");
         return CommandLine.ExitCode.USAGE;
+    }
+
+    /** The command's option nearest to {@code typed}, if one is within two edits of it. */
+    static java.util.Optional<String> nearestOption(CommandLine cmd, String typed) {
+        String best = null;
+        int bestDistance = 3;
+        for (String name : cmd.getCommandSpec().optionsMap().keySet()) {
+            int d = distance(typed, name);
+            if (d < bestDistance) {
+                best = name;
+                bestDistance = d;
+            }
+        }
+        return java.util.Optional.ofNullable(best);
+    }
+
+    /** Levenshtein distance, with a swap of two neighbours counted as one edit. */
+    private static int distance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] =
+                        Math.min(
+                                Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1
+                        && j > 1
+                        && a.charAt(i - 1) == b.charAt(j - 2)
+                        && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 
     private static String qualifiedName(CommandLine cmd) {

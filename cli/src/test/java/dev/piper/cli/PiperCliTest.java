@@ -377,6 +377,32 @@ class PiperCliTest {
     }
 
     /**
+     * Issue 28: {@code --inpt} was reported as a missing {@code --input}. An unknown option is
+     * named first, with the nearest known one.
+     */
+    @Test
+    void anUnknownOptionIsNamedWithTheNearestKnownOne() {
+        assertThat(PiperCli.execute("preprocess", "--inpt", "x", "--output", "y")).isEqualTo(2);
+        assertThat(err().strip())
+                .isEqualTo(
+                        "piper preprocess: Unknown option: '--inpt' (did you mean --input?) (see"
+                                + " 'piper preprocess --help')");
+        err.reset();
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess", "--input", "x", "--output", "y", "--paralelism=2"))
+                .isEqualTo(2);
+        assertThat(err()).contains("Unknown option: '--paralelism' (did you mean --parallelism?)");
+        err.reset();
+        assertThat(PiperCli.execute("preprocess", "--input", "x", "--output", "y", "--zzz"))
+                .isEqualTo(2);
+        assertThat(err().strip())
+                .isEqualTo(
+                        "piper preprocess: Unknown option: '--zzz' (see 'piper preprocess"
+                                + " --help')");
+    }
+
+    /**
      * Issue 23: {@code --overwrite} deleted an input lying inside the output directory (named like
      * an output file), then failed for want of it. Such an input is refused before anything is
      * removed.
