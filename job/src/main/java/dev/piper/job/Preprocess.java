@@ -22,7 +22,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -83,9 +82,9 @@ public final class Preprocess {
      */
     public static void prepareOutput(Path output, boolean overwrite, List<Path> inputs)
             throws IOException {
-        Path out = canonical(output);
+        Path out = OutputCommit.realPath(output);
         for (Path input : inputs) {
-            Path in = canonical(input);
+            Path in = OutputCommit.realPath(input);
             if (in.startsWith(out)) {
                 throw new IllegalArgumentException(
                         "the input "
@@ -113,34 +112,17 @@ public final class Preprocess {
                     throw new IllegalArgumentException(
                             output + " is not empty (use --overwrite to replace a previous run)");
                 }
-                for (String name : present) {
-                    if (!OutputLayout.ENTRIES.contains(name)) {
-                        throw new IllegalArgumentException(
-                                output
-                                        + " holds "
-                                        + name
-                                        + ", which is not a piper output file; refusing to"
-                                        + " overwrite");
-                    }
+                Optional<String> foreign = OutputLayout.firstForeignEntry(output);
+                if (foreign.isPresent()) {
+                    throw new IllegalArgumentException(
+                            output
+                                    + " holds "
+                                    + foreign.get()
+                                    + ", which is not a piper output file; refusing to"
+                                    + " overwrite");
                 }
             }
         }
-    }
-
-    /**
-     * {@code path} absolute, with its symbolic links resolved as far as it exists (a path that does
-     * not exist yet keeps its missing tail), for comparing places.
-     */
-    private static Path canonical(Path path) throws IOException {
-        Path p = path.toAbsolutePath().normalize();
-        Path existing = p;
-        while (existing != null && !Files.exists(existing)) {
-            existing = existing.getParent();
-        }
-        if (existing == null) {
-            return p;
-        }
-        return existing.toRealPath().resolve(existing.relativize(p));
     }
 
     /**
@@ -154,13 +136,9 @@ public final class Preprocess {
         return OutputCommit.lock(output);
     }
 
-    /** Deletes {@code path} and everything below it. */
+    /** Deletes {@code path} and everything below it ({@link OutputCommit#deleteRecursively}). */
     public static void deleteRecursively(Path path) throws IOException {
-        try (Stream<Path> walk = Files.walk(path)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
+        OutputCommit.deleteRecursively(path);
     }
 
     /**

@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -81,6 +82,20 @@ public final class OutputCommit implements Serializable {
      * one lock guards it whichever name a run uses.
      */
     static Path real(Path path) {
+        try {
+            return realPath(path);
+        } catch (IOException e) {
+            return path.toAbsolutePath().normalize(); // unreadable on the way: the name as given
+        }
+    }
+
+    /**
+     * {@code path} absolute, with its symbolic links resolved as far as it exists (a path that does
+     * not exist yet keeps its missing tail), for comparing places.
+     *
+     * @throws IOException if a part that exists cannot be resolved
+     */
+    public static Path realPath(Path path) throws IOException {
         Path p = path.toAbsolutePath().normalize();
         Path existing = p;
         while (existing != null && !Files.exists(existing)) {
@@ -89,11 +104,7 @@ public final class OutputCommit implements Serializable {
         if (existing == null) {
             return p;
         }
-        try {
-            return existing.toRealPath().resolve(existing.relativize(p));
-        } catch (IOException e) {
-            return p; // unreadable on the way: the name as given
-        }
+        return existing.toRealPath().resolve(existing.relativize(p));
     }
 
     /** The directory the run publishes. */
@@ -123,9 +134,14 @@ public final class OutputCommit implements Serializable {
      * @throws IllegalStateException naming the holder if another run writes there
      */
     public static DirectoryLock lock(Path output) throws IOException {
+        return lock(output, null);
+    }
+
+    /** Locks {@code output} and removes the leftovers beside it but run {@code keep}'s. */
+    private static DirectoryLock lock(Path output, String keep) throws IOException {
         DirectoryLock lock = DirectoryLock.acquire(lockFile(output), "output directory " + output);
         try {
-            removeLeftovers(real(output), null);
+            removeLeftovers(real(output), keep);
         } catch (IOException | RuntimeException e) {
             lock.close();
             throw e;
@@ -143,17 +159,7 @@ public final class OutputCommit implements Serializable {
      */
     public DirectoryLock lockForWriter() throws IOException {
         Path out = output();
-        if (DirectoryLock.isHeldHere(lockFile(out))) {
-            return null;
-        }
-        DirectoryLock lock = DirectoryLock.acquire(lockFile(out), "output directory " + out);
-        try {
-            removeLeftovers(out, run);
-        } catch (IOException | RuntimeException e) {
-            lock.close();
-            throw e;
-        }
-        return lock;
+        return DirectoryLock.isHeldHere(lockFile(out)) ? null : lock(out, run);
     }
 
     private static void removeLeftovers(Path output, String keep) throws IOException {
@@ -252,20 +258,16 @@ public final class OutputCommit implements Serializable {
         if (!Files.isDirectory(dir)) {
             throw new IOException(dir + " exists and is not a directory; not replaced");
         }
-        try (Stream<Path> entries = Files.list(dir)) {
-            for (Path p : (Iterable<Path>) entries::iterator) {
-                String name = p.getFileName().toString();
-                if (!OutputLayout.ENTRIES.contains(name)) {
-                    throw new IOException(
-                            dir
-                                    + " holds "
-                                    + name
-                                    + ", which is not a piper output file; not replaced (the"
-                                    + " run's output is left in "
-                                    + staging
-                                    + ")");
-                }
-            }
+        Optional<String> foreign = OutputLayout.firstForeignEntry(dir);
+        if (foreign.isPresent()) {
+            throw new IOException(
+                    dir
+                            + " holds "
+                            + foreign.get()
+                            + ", which is not a piper output file; not replaced (the run's output"
+                            + " is left in "
+                            + staging
+                            + ")");
         }
     }
 

@@ -1,7 +1,12 @@
 package dev.piper.connectors.output;
 
 import dev.piper.pipeline.layout.CriteoLayout;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /** File names of the batch output directory (the contract in {@code docs/SEMANTICS.md}). */
 public final class OutputLayout {
@@ -74,4 +79,17 @@ public final class OutputLayout {
                     "report.json",
                     "reports.jsonl",
                     "report.html");
+
+    /**
+     * The first entry of directory {@code dir}, in name order, that is not one of {@link #ENTRIES}
+     * (a file a run did not write, which replacing the directory would lose), if any.
+     */
+    public static Optional<String> firstForeignEntry(Path dir) throws IOException {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.map(p -> p.getFileName().toString())
+                    .filter(name -> !ENTRIES.contains(name))
+                    .sorted()
+                    .findFirst();
+        }
+    }
 }
