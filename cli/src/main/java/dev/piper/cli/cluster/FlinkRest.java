@@ -226,13 +226,37 @@ public final class FlinkRest {
      * cluster's logs and web UI), or empty if the cluster recorded none.
      */
     public String failureCause(String id) throws IOException, InterruptedException {
-        JsonNode e = call("GET", "jobs/" + id + "/exceptions?maxExceptions=1", null);
-        JsonNode entries = e.path("exceptionHistory").path("entries");
-        if (entries.size() > 0) {
-            return innermostCause(entries.get(0).path("stacktrace").asText(""));
-        }
-        return innermostCause(e.path("root-exception").asText(""));
+        return failureCause(call("GET", "jobs/" + id + "/exceptions?maxExceptions=20", null));
     }
+
+    /**
+     * The cause in a job's exception history ({@code /jobs/:id/exceptions}): the newest failure
+     * that is not only the echo of another. When one task fails, Flink may record the failure of an
+     * operator coordinator that could no longer reach it ({@code TaskNotRunningException}) as a
+     * newer entry or beside the real one; the real one is what a user needs.
+     */
+    static String failureCause(JsonNode exceptions) {
+        List<String> traces = new ArrayList<>();
+        for (JsonNode entry : exceptions.path("exceptionHistory").path("entries")) {
+            traces.add(entry.path("stacktrace").asText(""));
+            for (JsonNode concurrent : entry.path("concurrentExceptions")) {
+                traces.add(concurrent.path("stacktrace").asText(""));
+            }
+        }
+        traces.add(exceptions.path("root-exception").asText(""));
+        traces.removeIf(String::isBlank);
+        for (String trace : traces) {
+            String cause = innermostCause(trace);
+            if (ECHOES.stream().noneMatch(cause::startsWith)) {
+                return cause;
+            }
+        }
+        return traces.isEmpty() ? "" : innermostCause(traces.get(0));
+    }
+
+    /** Failures that only report that another task failed first. */
+    private static final List<String> ECHOES =
+            List.of("org.apache.flink.runtime.operators.coordination.TaskNotRunningException");
 
     /**
      * Triggers a savepoint (into {@code directory}, or the cluster's default savepoint directory
