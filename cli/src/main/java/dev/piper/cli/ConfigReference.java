@@ -1,5 +1,6 @@
 package dev.piper.cli;
 
+import dev.piper.job.HotlineOptions;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.ReportOptions;
 import dev.piper.job.StreamOptions;
@@ -28,7 +29,11 @@ public final class ConfigReference {
 
     /** The classes whose {@code ConfigOption} constants the reference lists. */
     static final List<Class<?>> OPTION_CLASSES =
-            List.of(PiperOptions.class, StreamOptions.class, ReportOptions.class);
+            List.of(
+                    PiperOptions.class,
+                    StreamOptions.class,
+                    ReportOptions.class,
+                    HotlineOptions.class);
 
     private ConfigReference() {}
 

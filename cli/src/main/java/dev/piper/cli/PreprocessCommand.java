@@ -49,6 +49,8 @@ final class PreprocessCommand implements Callable<Integer> {
 
     @Mixin ReportCliOptions reportOptions;
 
+    @Mixin HotlineCliOptions hotline;
+
     @Option(
             names = "--report",
             description =
@@ -156,6 +158,7 @@ final class PreprocessCommand implements Callable<Integer> {
                     "--input-format: unknown format \"" + inputFormat + "\" (known: tsv, parquet)");
         }
         pipeline.apply(spec.commandLine(), conf);
+        hotline.apply(spec.commandLine(), conf);
         if (report) {
             Optional<String> refusal =
                     Preprocess.reportRefusal(

@@ -15,6 +15,7 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.operators.cost.CostModelOperator;
 import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.ReportSettings;
+import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;
@@ -185,9 +186,13 @@ public final class Preprocess {
                 report == null
                         ? OutputCommit.start(output, DlrmFileSink.PART)
                         : OutputCommit.start(output, DlrmFileSink.PART, ReportFileSink.PART);
+        HotlineSettings hotline = HotlineOptions.settings(conf);
         DlrmFileSink sink =
                 new DlrmFileSink(
-                        commit, options, RowsFormat.of(conf.get(PiperOptions.OUTPUT_FORMAT)));
+                        commit,
+                        options,
+                        RowsFormat.of(conf.get(PiperOptions.OUTPUT_FORMAT)),
+                        hotline);
         boolean parquet = PiperOptions.parquetInput(conf, path);
         if (report != null) {
             reportRefusal(options.program(), parquet)
@@ -197,15 +202,17 @@ public final class Preprocess {
                             });
         }
         if (parquet) {
-            return PreprocessJob.columnar(
-                    new ParquetFileSource(
-                            path,
-                            conf.get(PiperOptions.BLOCK_ROWS),
-                            PiperOptions.spec(conf).input().parquetColumns(),
-                            options.maxRawBytes(),
-                            options.program()),
-                    sink,
-                    options);
+            PreprocessJob job =
+                    PreprocessJob.columnar(
+                            new ParquetFileSource(
+                                    path,
+                                    conf.get(PiperOptions.BLOCK_ROWS),
+                                    PiperOptions.spec(conf).input().parquetColumns(),
+                                    options.maxRawBytes(),
+                                    options.program()),
+                            sink,
+                            options);
+            return hotline == null ? job : job.withHotline(hotline);
         }
         int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
         if (!path.endsWith(".gz")) {
@@ -228,6 +235,9 @@ public final class Preprocess {
         PreprocessJob job = new PreprocessJob(source, source.isSplittable(), sink, options);
         if (report != null) {
             job.withReport(report, new ReportFileSink(commit));
+        }
+        if (hotline != null) {
+            job.withHotline(hotline);
         }
         return job;
     }

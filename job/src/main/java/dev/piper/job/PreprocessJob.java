@@ -14,9 +14,11 @@ import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.ReportSettings;
 import dev.piper.operators.decode.ColumnDecodeFunction;
 import dev.piper.operators.decode.DecodeFunction;
+import dev.piper.operators.hotline.HotlineFunction;
 import dev.piper.operators.order.SequenceFunction;
 import dev.piper.operators.vocab.ColumnPlacement;
 import dev.piper.operators.vocab.VocabularyFunction;
+import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
@@ -28,6 +30,7 @@ import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -42,8 +45,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *        main output: one KeyChunk per categorical column
  *        side output: DenseChunk (labels, dense values, dead letters)
  *   KeyChunks -> keyBy(column's placement key) -> vocabulary (keyed state, blocks in sequence)
- *   DenseChunk + IndexChunks -> keyBy(block) -> concatenate into DLRM rows, sequence, sink
- *        (parallelism 1, one chain)
+ *   DenseChunk + IndexChunks -> keyBy(block) -> concatenate into DLRM rows, sequence,
+ *        [Hotline's split,] sink (parallelism 1, one chain)
  * </pre>
  *
  * <p>Concatenation runs at parallelism 1, chained to the sink: the output is written by one task
@@ -62,6 +65,7 @@ public final class PreprocessJob {
     private final DecodeOptions options;
     private ReportSettings report;
     private Sink<String> reportSink;
+    private HotlineSettings hotline;
 
     /**
      * @param parallelSource whether the source's readers can share the input (each chunk goes to
@@ -111,6 +115,15 @@ public final class PreprocessJob {
         }
         this.report = Objects.requireNonNull(settings);
         this.reportSink = Objects.requireNonNull(sink);
+        return this;
+    }
+
+    /**
+     * Also splits the rows into Hotline's popular and non-popular ones ({@link HotlineFunction},
+     * parallelism 1 behind the sequence): every block reaches the sink with its split.
+     */
+    public PreprocessJob withHotline(HotlineSettings settings) {
+        this.hotline = Objects.requireNonNull(settings);
         return this;
     }
 
@@ -238,15 +251,25 @@ public final class PreprocessJob {
                     reportSink);
         }
 
-        assembled
-                .process(new SequenceFunction(), BlockTypes.ASSEMBLED_BLOCK)
-                .setParallelism(1)
-                .name("sequence")
-                .uid("sequence")
-                .sinkTo(sink)
-                .setParallelism(1)
-                .name("output")
-                .uid("output");
+        DataStream<AssembledBlock> ordered =
+                assembled
+                        .process(new SequenceFunction(), BlockTypes.ASSEMBLED_BLOCK)
+                        .setParallelism(1)
+                        .name("sequence")
+                        .uid("sequence");
+        if (hotline != null) {
+            // one task, so every key is its own: the split stays chained to the sequence
+            ordered =
+                    DataStreamUtils.reinterpretAsKeyedStream(ordered, new ByPipeline(), Types.INT)
+                            .process(
+                                    new HotlineFunction(
+                                            hotline, new RowLayout[] {options.program().layout()}),
+                                    BlockTypes.ASSEMBLED_BLOCK)
+                            .setParallelism(1)
+                            .name("hotline")
+                            .uid("hotline");
+        }
+        ordered.sinkTo(sink).setParallelism(1).name("output").uid("output");
     }
 
     /**
@@ -322,6 +345,16 @@ public final class PreprocessJob {
             // A column beyond the starting layout's (a spec switch to another layout): a key of
             // its own, negative so that no placed vocabulary has it.
             return -1 - (p * RowLayout.MAX_SPARSE + c);
+        }
+    }
+
+    /** Keys an assembled block by its lane's pipeline (Hotline's state is per pipeline). */
+    static final class ByPipeline implements KeySelector<AssembledBlock, Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Integer getKey(AssembledBlock block) {
+            return Lanes.pipeline(block.lane());
         }
     }
 

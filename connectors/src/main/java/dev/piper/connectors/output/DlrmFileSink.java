@@ -1,6 +1,7 @@
 package dev.piper.connectors.output;
 
 import dev.piper.operators.block.AssembledBlock;
+import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;
 import java.util.Objects;
@@ -25,11 +26,22 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
     private final OutputCommit commit;
     private final DecodeOptions options;
     private final RowsFormat format;
+    private final HotlineSettings hotline; // or null
 
     public DlrmFileSink(OutputCommit commit, DecodeOptions options, RowsFormat format) {
+        this(commit, options, format, null);
+    }
+
+    /** Also writes Hotline's split of the rows (every block must carry one), if not null. */
+    public DlrmFileSink(
+            OutputCommit commit,
+            DecodeOptions options,
+            RowsFormat format,
+            HotlineSettings hotline) {
         this.commit = Objects.requireNonNull(commit);
         this.options = options;
         this.format = format;
+        this.hotline = hotline;
     }
 
     @Override
@@ -43,7 +55,7 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
         try {
             return new Writer(
                     new DlrmOutputWriter(
-                            commit.partStarted(PART), commit.output(), options, format),
+                            commit.partStarted(PART), commit.output(), options, format, hotline),
                     commit,
                     lock);
         } catch (IOException | RuntimeException e) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.DeadLetter;
+import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
@@ -52,6 +53,7 @@ public final class DlrmOutputWriter implements Closeable {
     private final ParquetRows parquet; // rows.parquet, or null
     private final OutputStream[] vocab;
     private final DeadLetterFile dead;
+    private final HotlineFiles hotline; // or null: no split
 
     /** Per list column of the layout, in column order: its lengths and its indices. */
     private final OutputStream[] listLengths;
@@ -72,6 +74,20 @@ public final class DlrmOutputWriter implements Closeable {
      * publishes ({@link #rowsWrittenSoFar(Path)}).
      */
     public DlrmOutputWriter(Path dir, Path output, DecodeOptions options, RowsFormat format)
+            throws IOException {
+        this(dir, output, options, format, null);
+    }
+
+    /**
+     * As above, also writing Hotline's split of the rows ({@link HotlineFiles}) when {@code
+     * hotline} is not null: every block must then carry one.
+     */
+    public DlrmOutputWriter(
+            Path dir,
+            Path output,
+            DecodeOptions options,
+            RowsFormat format,
+            HotlineSettings hotline)
             throws IOException {
         this.dir = dir;
         this.progressKey = OutputCommit.real(output);
@@ -94,6 +110,7 @@ public final class DlrmOutputWriter implements Closeable {
             nextIndex[c] = options.program().vocabPolicy(c).firstIndex();
         }
         dead = new DeadLetterFile(dir.resolve(OutputLayout.DEAD_LETTERS));
+        this.hotline = hotline == null ? null : new HotlineFiles(dir, hotline);
         int lists = format == RowsFormat.PARQUET ? 0 : layout.listColumns().size();
         listLengths = new OutputStream[lists];
         listValues = new OutputStream[lists];
@@ -148,6 +165,9 @@ public final class DlrmOutputWriter implements Closeable {
         }
         for (DeadLetter d : block.deadLetters()) {
             dead.write(d, nextLine + d.lineInBlock());
+        }
+        if (hotline != null) {
+            hotline.write(block.split(), block.rows(), "block " + block.seq());
         }
         for (int l = 0; l < listLengths.length; l++) {
             int[] offsets = block.listOffsets()[l];
@@ -226,6 +246,9 @@ public final class DlrmOutputWriter implements Closeable {
 
     private void flushAll() throws IOException {
         dead.flush();
+        if (hotline != null) {
+            hotline.finish();
+        }
         for (int l = 0; l < listLengths.length; l++) {
             listLengths[l].flush();
             listValues[l].flush();
@@ -366,6 +389,9 @@ public final class DlrmOutputWriter implements Closeable {
                 }
             }
         }
+        if (hotline != null) {
+            hotline.describe(root);
+        }
         byte[] bytes = json.writeValueAsBytes(root);
         try (OutputStream out = Files.newOutputStream(dir.resolve(OutputLayout.METADATA))) {
             out.write(bytes);
@@ -400,7 +426,8 @@ public final class DlrmOutputWriter implements Closeable {
 
     private Closeable[] closeables() {
         int lists = listLengths == null ? 0 : listLengths.length;
-        Closeable[] all = new Closeable[vocab.length + 2 + 2 * lists];
+        Closeable[] all = new Closeable[vocab.length + 3 + 2 * lists];
+        all[vocab.length + 2 + 2 * lists] = hotline != null ? hotline : () -> {};
         all[0] = dead;
         all[1] = parquet != null ? parquet::close : rows;
         System.arraycopy(vocab, 0, all, 2, vocab.length);

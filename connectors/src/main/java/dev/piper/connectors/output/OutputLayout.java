@@ -59,6 +59,15 @@ public final class OutputLayout {
         return LISTS_DIR + "/" + CriteoLayout.sparseName(c) + ".values";
     }
 
+    /** The directory of Hotline's split ({@code docs/HOTLINE.md}). */
+    public static final String HOTLINE_DIR = "hotline";
+
+    /** One byte per row of the rows file: 1 if the row is popular, else 0. */
+    public static final String HOTLINE_POPULAR = HOTLINE_DIR + "/popular.bin";
+
+    /** One JSON object per window: its first row, rows and hot set. */
+    public static final String HOTLINE_HOT_SETS = HOTLINE_DIR + "/hot-sets.jsonl";
+
     /** {@code piper consume}'s list of the row ranges and the spec version each came from. */
     public static final String VERSIONS = "versions.tsv";
 
@@ -73,6 +82,7 @@ public final class OutputLayout {
                     ROWS_PARQUET,
                     VOCAB_DIR,
                     LISTS_DIR,
+                    HOTLINE_DIR,
                     DEAD_LETTERS,
                     METADATA,
                     VERSIONS,

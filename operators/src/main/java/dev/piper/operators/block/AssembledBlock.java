@@ -1,5 +1,7 @@
 package dev.piper.operators.block;
 
+import dev.piper.pipeline.hotline.Split;
+
 /**
  * A block concatenated back into rows, ready for a sink.
  *
@@ -19,6 +21,7 @@ package dev.piper.operators.block;
  * @param listOffsets per list column of the layout, in column order: where each row's indices start
  *     ({@code rows + 1} entries)
  * @param listIndices per list column: the indices of its rows' ids, in row order
+ * @param split Hotline's popular / non-popular split of the rows, or null when the job runs none
  */
 public record AssembledBlock(
         int lane,
@@ -33,12 +36,68 @@ public record AssembledBlock(
         int version,
         int[] epochs,
         int[][] listOffsets,
-        int[][] listIndices) {
+        int[][] listIndices,
+        Split split) {
 
     public AssembledBlock {
         if (listOffsets.length != listIndices.length) {
             throw new IllegalArgumentException("one offsets and one indices array per list column");
         }
+        if (split != null && split.rows() != rows) {
+            throw new IllegalArgumentException(
+                    "a split of " + split.rows() + " rows for a block of " + rows);
+        }
+    }
+
+    /** A block without a split. */
+    public AssembledBlock(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            byte[] rowBytes,
+            DeadLetter[] deadLetters,
+            int[] firstNewIndex,
+            long[][] newKeys,
+            Origin origin,
+            int version,
+            int[] epochs,
+            int[][] listOffsets,
+            int[][] listIndices) {
+        this(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                null);
+    }
+
+    /** This block with Hotline's split of its rows. */
+    public AssembledBlock withSplit(Split s) {
+        return new AssembledBlock(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                s);
     }
 
     /** A block without list columns. */

@@ -1,6 +1,12 @@
 package dev.piper.operators.block;
 
+import dev.piper.pipeline.hotline.HotSet;
+import dev.piper.pipeline.hotline.Split;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntFunction;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -13,8 +19,13 @@ import org.apache.flink.core.memory.DataOutputView;
  * origin (see {@link BlockSerializer#writeOrigin}), the spec {@code version} (int32) and the
  * per-column epochs (int32 count, little-endian int32 values), then the number of list columns
  * (int32) and per list column its offsets and its indices (each int32 count, little-endian int32
- * values). Format 4 had no lists, format 3 neither version nor epochs, format 2 no lane and no
- * origin.
+ * values), then whether a Hotline split follows (int8 0 or 1) and the split: its first row (int64),
+ * the popular flags (int32 length, bytes), the popular rows (int32), per sparse column (int32
+ * count) its working parameters (int32 count, little-endian int32 values), and the windows starting
+ * in the block (int32 count), each its number (int32), first row (int64), capture (float64) and hot
+ * set (int32 columns, per column int32 count and little-endian int32 indices). Format 5 had no
+ * split (this build reads it), format 4 no lists, format 3 neither version nor epochs, format 2 no
+ * lane and no origin.
  */
 public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlock> {
 
@@ -23,7 +34,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
     public static final AssembledBlockSerializer INSTANCE = new AssembledBlockSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 5;
+    static final int FORMAT = 6;
 
     @Override
     public AssembledBlock createInstance() {
@@ -38,6 +49,33 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
+        writeFormat5(r, out);
+        Split split = r.split();
+        out.writeByte(split == null ? 0 : 1);
+        if (split == null) {
+            return;
+        }
+        out.writeLong(split.firstRow());
+        ArrayIO.writeBytes(out, split.popular(), split.popular().length);
+        out.writeInt(split.popularRows());
+        out.writeInt(split.working().length);
+        for (int[] w : split.working()) {
+            ArrayIO.writeInts(out, w, w.length);
+        }
+        out.writeInt(split.windows().size());
+        for (Split.Window w : split.windows()) {
+            out.writeInt(w.number());
+            out.writeLong(w.firstRow());
+            out.writeDouble(w.capture());
+            out.writeInt(w.hot().columns());
+            for (int c = 0; c < w.hot().columns(); c++) {
+                ArrayIO.writeInts(out, w.hot().indices(c), w.hot().indices(c).length);
+            }
+        }
+    }
+
+    /** Format 5's fields: everything but the split. */
+    private static void writeFormat5(AssembledBlock r, DataOutputView out) throws IOException {
         out.writeInt(r.lane());
         out.writeLong(r.seq());
         out.writeInt(r.lines());
@@ -62,6 +100,54 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public AssembledBlock deserialize(DataInputView in) throws IOException {
+        AssembledBlock b = readFormat5(in);
+        int flag = in.readByte();
+        if (flag == 0) {
+            return b;
+        }
+        if (flag != 1) {
+            throw new IOException("corrupt block: split flag " + flag);
+        }
+        long firstRow = in.readLong();
+        byte[] popular = ArrayIO.readBytes(in);
+        int popularRows = in.readInt();
+        int columns = count(in, "split columns");
+        int[][] working = new int[columns][];
+        for (int c = 0; c < columns; c++) {
+            working[c] = ArrayIO.readInts(in);
+        }
+        int n = count(in, "windows");
+        List<Split.Window> windows = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            int number = in.readInt();
+            long first = in.readLong();
+            double capture = in.readDouble();
+            int[][] hot = new int[count(in, "hot columns")][];
+            for (int c = 0; c < hot.length; c++) {
+                hot[c] = ArrayIO.readInts(in);
+            }
+            try {
+                windows.add(new Split.Window(number, first, new HotSet(hot), capture));
+            } catch (IllegalArgumentException e) {
+                throw new IOException("corrupt block: " + e.getMessage(), e);
+            }
+        }
+        try {
+            return b.withSplit(new Split(firstRow, popular, popularRows, working, windows));
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt block: " + e.getMessage(), e);
+        }
+    }
+
+    private static int count(DataInputView in, String what) throws IOException {
+        int n = in.readInt();
+        if (n < 0) {
+            throw new IOException("corrupt block: " + n + " " + what);
+        }
+        return n;
+    }
+
+    private static AssembledBlock readFormat5(DataInputView in) throws IOException {
         int lane = in.readInt();
         long seq = in.readLong();
         int lines = in.readInt();
@@ -112,10 +198,39 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
         return new Snapshot();
     }
 
-    /** Snapshot of {@link AssembledBlockSerializer}; its version is the byte format. */
-    public static final class Snapshot extends BlockSerializerSnapshot<AssembledBlock> {
+    /** Format 5, for restoring blocks in flight written before Hotline: no split. */
+    static final class Format5 extends LegacyFormat<AssembledBlock> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format5 INSTANCE = new Format5();
+
+        private Format5() {
+            super("assembled block", 5, AssembledBlockSerializer.INSTANCE);
+        }
+
+        @Override
+        public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
+            if (r.split() != null) {
+                throw cannotHold("Hotline split");
+            }
+            writeFormat5(r, out);
+        }
+
+        @Override
+        public AssembledBlock deserialize(DataInputView in) throws IOException {
+            return readFormat5(in);
+        }
+    }
+
+    /** Snapshot of {@link AssembledBlockSerializer}; its version is the byte format, 5 or 6. */
+    public static final class Snapshot extends FormatSnapshot<AssembledBlock> {
         public Snapshot() {
-            super("assembled block", FORMAT, () -> INSTANCE);
+            super(
+                    "assembled block",
+                    FORMAT,
+                    5,
+                    (IntFunction<TypeSerializer<AssembledBlock>>)
+                            f -> f == FORMAT ? INSTANCE : Format5.INSTANCE);
         }
     }
 }

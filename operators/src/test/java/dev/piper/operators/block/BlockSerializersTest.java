@@ -2,6 +2,8 @@ package dev.piper.operators.block;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.piper.pipeline.hotline.HotSet;
+import dev.piper.pipeline.hotline.Split;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.io.IOException;
@@ -251,7 +253,7 @@ class BlockSerializersTest {
                                         Origin.NONE,
                                         6)))
                 .isEqualTo(DENSE_FROZEN);
-        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(5);
+        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(6);
         assertThat(
                         bytes(
                                 AssembledBlockSerializer.INSTANCE,
@@ -449,9 +451,90 @@ class BlockSerializersTest {
                     + "00000000"; // no onehot
 
     /** Format 5: no list columns (a count of 0 after the epochs). */
-    private static final String ASSEMBLED_FROZEN =
+    private static final String ASSEMBLED_FROZEN_5 =
             "00000001000000000000000200000001000000010000000207080000000000000001000000030000000104000000000000000000000000000000ffffffffffffffffffffffffffffffff000000050000000106000000"
                     + "00000000";
+
+    /** Format 6: format 5, then no split. */
+    private static final String ASSEMBLED_FROZEN = ASSEMBLED_FROZEN_5 + "00";
+
+    /**
+     * Format 6 with a split: first row 3, the row popular, no working parameters in its one column,
+     * window 1 from row 3 with capture 0.5 and index 4 hot.
+     */
+    private static final String ASSEMBLED_SPLIT_FROZEN =
+            ASSEMBLED_FROZEN_5
+                    + "01"
+                    + "0000000000000003"
+                    + ("00000001" + "01")
+                    + "00000001"
+                    + ("00000001" + "00000000")
+                    + "00000001"
+                    + ("00000001" + "0000000000000003" + "3fe0000000000000")
+                    + ("00000001" + "00000001" + "04000000");
+
+    private static AssembledBlock frozenAssembled() {
+        return new AssembledBlock(
+                1,
+                2,
+                1,
+                1,
+                new byte[] {7, 8},
+                new DeadLetter[0],
+                new int[] {3},
+                new long[][] {{4}},
+                Origin.NONE,
+                5,
+                new int[] {6});
+    }
+
+    /** A block's Hotline split is frozen too, and blocks in flight of format 5 migrate. */
+    @Test
+    void assembledBlocksWithASplitAreFrozenAndFormat5Migrates() throws IOException {
+        AssembledBlock split =
+                frozenAssembled()
+                        .withSplit(
+                                new Split(
+                                        3,
+                                        new byte[] {1},
+                                        1,
+                                        new int[][] {{}},
+                                        java.util.List.of(
+                                                new Split.Window(
+                                                        1,
+                                                        3,
+                                                        new HotSet(new int[][] {{4}}),
+                                                        0.5))));
+        assertThat(bytes(AssembledBlockSerializer.INSTANCE, split))
+                .isEqualTo(ASSEMBLED_SPLIT_FROZEN);
+        AssembledBlock read =
+                AssembledBlockSerializer.INSTANCE.deserialize(
+                        new DataInputDeserializer(
+                                java.util.HexFormat.of().parseHex(ASSEMBLED_SPLIT_FROZEN)));
+        assertThat(read.split().windows()).isEqualTo(split.split().windows());
+        assertThat(read.split().popular()).isEqualTo(new byte[] {1});
+
+        DataOutputSerializer old = new DataOutputSerializer(64);
+        old.writeUTF(AssembledBlockSerializer.Snapshot.class.getName());
+        old.writeInt(5);
+        TypeSerializerSnapshot<AssembledBlock> restored =
+                TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(old.getCopyOfBuffer()),
+                        BlockSerializersTest.class.getClassLoader());
+        assertThat(
+                        AssembledBlockSerializer.INSTANCE
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(restored)
+                                .isCompatibleAfterMigration())
+                .isTrue();
+        AssembledBlock migrated =
+                restored.restoreSerializer()
+                        .deserialize(
+                                new DataInputDeserializer(
+                                        java.util.HexFormat.of().parseHex(ASSEMBLED_FROZEN_5)));
+        assertThat(bytes(AssembledBlockSerializer.INSTANCE, migrated)).isEqualTo(ASSEMBLED_FROZEN);
+        assertThat(bytes(restored.restoreSerializer(), migrated)).isEqualTo(ASSEMBLED_FROZEN_5);
+    }
 
     /**
      * A dense chunk of another layout: two rows of a label, two dense values and one generated from

@@ -1,0 +1,105 @@
+package dev.piper.operators.hotline;
+
+import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.Lanes;
+import dev.piper.pipeline.hotline.Hotline;
+import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.hotline.Split;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.state.HotlineSerializer;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Hotline's split ({@link Hotline}), keyed by pipeline: it sees a pipeline's assembled blocks in
+ * output order (after the sequence), learns each column's popular entries from the sampled rows,
+ * chooses the hot set of each window across all columns under one budget, and attaches to each
+ * block the popular flag of every row, the working parameters of its non-popular rows and the hot
+ * sets of the windows that start in it.
+ *
+ * <p>Why here and not in the vocabulary operators: a hot set is chosen across all columns and a row
+ * is classified by all of them, so both need the rows whole and in one order; the vocabulary
+ * operators each see one column, and with several input partitions in orders of their own. Counting
+ * a sampled row's indices costs about what classifying it does (a table update per index), so one
+ * ordered place is cheap ({@code docs/HOTLINE.md} has the measurement).
+ *
+ * <p>State: {@link #STATE}, the pipeline's {@link Hotline} (trackers, hot set, rows seen), written
+ * by {@link HotlineSerializer}. On the heap backend {@code value()} is the live object.
+ */
+public final class HotlineFunction
+        extends KeyedProcessFunction<Integer, AssembledBlock, AssembledBlock> {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final ValueStateDescriptor<Hotline> STATE =
+            new ValueStateDescriptor<>("hotline", HotlineSerializer.INSTANCE);
+
+    private final HotlineSettings settings;
+    private final RowLayout[] layouts;
+
+    private transient ValueState<Hotline> state;
+    private transient Counter popularRows;
+    private transient Counter rows;
+
+    /**
+     * @param layouts each pipeline's row layout, by pipeline number
+     */
+    public HotlineFunction(HotlineSettings settings, RowLayout[] layouts) {
+        this.settings = settings;
+        this.layouts = layouts.clone();
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        state = getRuntimeContext().getState(STATE);
+        var metrics = getRuntimeContext().getMetricGroup().addGroup("hotline");
+        popularRows = metrics.counter("popularRows");
+        rows = metrics.counter("rows");
+    }
+
+    @Override
+    public void processElement(AssembledBlock block, Context ctx, Collector<AssembledBlock> out)
+            throws Exception {
+        RowLayout layout = layouts[Lanes.pipeline(block.lane())];
+        if (block.newKeys().length != layout.sparse()
+                || block.listOffsets().length != layout.listColumns().size()) {
+            throw new IllegalStateException(
+                    "block "
+                            + block.lane()
+                            + "/"
+                            + block.seq()
+                            + " has "
+                            + block.newKeys().length
+                            + " sparse columns and "
+                            + block.listOffsets().length
+                            + " lists; Hotline splits rows of "
+                            + layout);
+        }
+        Hotline h = state.value();
+        if (h == null) {
+            h = new Hotline(settings, layout.sparse());
+        } else if (!h.settings().equals(settings)) {
+            h.reconfigure(settings);
+        }
+        int rowInts =
+                block.rows() == 0 ? 0 : block.rowBytes().length / Integer.BYTES / block.rows();
+        int[] listColumns = layout.listColumns().stream().mapToInt(Integer::intValue).toArray();
+        Split split =
+                h.apply(
+                        block.rows(),
+                        block.rowBytes(),
+                        rowInts,
+                        block.rows() == 0 ? new int[0] : layout.scalarColumns(),
+                        listColumns,
+                        block.listOffsets(),
+                        block.listIndices());
+        state.update(h);
+        rows.inc(block.rows());
+        popularRows.inc(split.popularRows());
+        out.collect(block.withSplit(split));
+    }
+}
