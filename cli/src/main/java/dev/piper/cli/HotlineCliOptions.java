@@ -3,7 +3,6 @@ package dev.piper.cli;
 import dev.piper.job.HotlineOptions;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.MemorySize;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -16,8 +15,8 @@ final class HotlineCliOptions {
             paramLabel = "BYTES",
             description =
                     "Split the rows as Hotline does: GPU memory for popular embedding rows, shared"
-                            + " by every sparse column, in bytes or with a unit (1280000,"
-                            + " 512mb, 2gb). Every row gets a popular flag: all its indices in"
+                            + " by every sparse column, in bytes or with a binary unit"
+                            + " (1280000, 512m, 2g). Every row gets a popular flag: all its indices in"
                             + " its window's hot set (docs/HOTLINE.md). Default: no split.")
     String budget;
 
@@ -77,7 +76,7 @@ final class HotlineCliOptions {
     @Option(
             names = "--hotline-decay",
             paramLabel = "F",
-            defaultValue = "0.5",
+            defaultValue = "1",
             description =
                     "Factor applied to every count at each window's start: 1 weighs all windows"
                             + " alike, less follows drifting popularity faster (default:"
@@ -96,11 +95,10 @@ final class HotlineCliOptions {
         }
         long bytes;
         try {
-            bytes = MemorySize.parse(budget).getBytes();
-        } catch (IllegalArgumentException e) {
+            bytes = CliChecks.size(budget);
+        } catch (IllegalArgumentException | ArithmeticException e) {
             throw new ParameterException(
-                    cmd,
-                    "--hotline-budget: \"" + budget + "\" is not a size in bytes (e.g. 512mb)");
+                    cmd, "--hotline-budget: \"" + budget + "\" is not a size in bytes (e.g. 512m)");
         }
         if (HotlineSettings.Tracker.of(tracker).isEmpty()) {
             throw new ParameterException(

@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
             ProduceCommand.class,
             StreamCommand.class,
             ConsumeCommand.class,
+            HotlineCommand.class,
             SpecCommand.class,
             ClusterCommand.class,
             SubmitCommand.class,

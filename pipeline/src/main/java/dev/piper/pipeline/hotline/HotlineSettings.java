@@ -63,7 +63,7 @@ public record HotlineSettings(
     /** Hotline's Embedding Access Logger: 4 MB of SRAM, 2 million blocks. */
     public static final int DEFAULT_TRACKER_ENTRIES = 1 << 21;
 
-    public static final double DEFAULT_DECAY = 0.5;
+    public static final double DEFAULT_DECAY = 1.0;
 
     /** The most hot entries a window may have: they are listed in every window's record. */
     public static final int MAX_ENTRIES = 1 << 24;
