@@ -69,6 +69,8 @@ final class StreamCommand implements Callable<Integer> {
 
     @Mixin ReportCliOptions reportOptions;
 
+    @Mixin HotlineCliOptions hotline;
+
     @Option(
             names = "--report-topic",
             paramLabel = "R",
@@ -404,6 +406,23 @@ final class StreamCommand implements Callable<Integer> {
         Optional.ofNullable(vocabTopic).ifPresent(t -> conf.set(StreamOptions.VOCAB_TOPIC, t));
         if (reportTopic != null) {
             reportOptions.apply(spec.commandLine(), conf);
+        }
+        if (hotline.enabled()) {
+            if (vocabTopic == null) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--hotline-budget: the split needs --vocab-topic, where the hot sets are"
+                                + " published");
+            }
+            if (controlTopic != null || controlDir != null) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--hotline-budget: the split does not run with "
+                                + (controlTopic != null ? "--control-topic" : "--control-dir")
+                                + " (a spec switch may change the rows' shape its hot sets are"
+                                + " chosen for)");
+            }
+            hotline.apply(spec.commandLine(), conf);
         }
         conf.addAll(control);
         if (controlDir != null) {

@@ -21,9 +21,11 @@ import dev.piper.operators.control.SpecDecodeFunction;
 import dev.piper.operators.control.SwitchLimits;
 import dev.piper.operators.control.SwitchTracker;
 import dev.piper.operators.cost.ReportSettings;
+import dev.piper.operators.hotline.HotlineFunction;
 import dev.piper.operators.log.LogChunkOperator;
 import dev.piper.operators.order.LaneSequenceFunction;
 import dev.piper.operators.vocab.VocabularyFunction;
+import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -52,6 +54,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *   KeyChunks -> keyBy(column's placement key) -> vocabulary, blocks applied as they arrive
  *   DenseChunk + IndexChunks -> keyBy(lane, block) -> concatenate
  *                       -> keyBy(lane) -> each lane's blocks back in input order
+ *                       [-> keyBy(pipeline) -> Hotline's split]
  *                       -> encode into output records -> transactional sink   (chained)
  * </pre>
  *
@@ -102,6 +105,7 @@ public final class StreamJob {
     private Control control;
     private ReportSettings report;
     private Sink<String> reportSink;
+    private HotlineSettings hotline;
 
     /**
      * @param source every pipeline's input, each record in its pipeline's lanes
@@ -145,6 +149,17 @@ public final class StreamJob {
     public StreamJob withReport(ReportSettings settings, Sink<String> sink) {
         this.report = Objects.requireNonNull(settings);
         this.reportSink = Objects.requireNonNull(sink);
+        return this;
+    }
+
+    /**
+     * Also splits each pipeline's rows into Hotline's popular and non-popular ones ({@link
+     * HotlineFunction}, keyed by pipeline, behind the per-lane sequence): rows records carry the
+     * flags and working parameters, the vocabulary topic the hot sets. Not with a control stream: a
+     * switch may change the rows' shape, which a window's hot set is chosen for.
+     */
+    public StreamJob withHotline(HotlineSettings settings) {
+        this.hotline = Objects.requireNonNull(settings);
         return this;
     }
 
@@ -297,6 +312,22 @@ public final class StreamJob {
                     .name("control-status")
                     .uid("control-status");
             ordered = tracked;
+        }
+
+        if (hotline != null) {
+            if (control != null) {
+                throw new IllegalArgumentException(
+                        "Hotline's split does not run with a control stream: a spec switch may"
+                                + " change the rows' shape its hot sets are chosen for");
+            }
+            // one ordered view of each pipeline's rows, in the order the lanes' blocks arrive
+            ordered =
+                    ordered.keyBy(new PreprocessJob.ByPipeline(), Types.INT)
+                            .process(
+                                    new HotlineFunction(hotline, layouts),
+                                    BlockTypes.ASSEMBLED_BLOCK)
+                            .name("hotline")
+                            .uid("hotline");
         }
 
         OutputEncoder encoder = new OutputEncoder(inputTopics, vocab, options);

@@ -4,6 +4,7 @@ import dev.piper.connectors.files.ControlFiles;
 import dev.piper.connectors.kafka.KafkaConnectors;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.operators.block.KafkaOut;
+import dev.piper.pipeline.hotline.HotlineSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -139,6 +140,17 @@ public final class Streaming {
                                     // prefix-listing abort of that sink would match.
                                     "status-" + StreamOptions.transactionalIdPrefix(conf),
                                     props)));
+        }
+        HotlineSettings hotline = HotlineOptions.settings(conf);
+        if (hotline != null) {
+            if (conf.getOptional(StreamOptions.VOCAB_TOPIC).isEmpty()) {
+                throw new IllegalArgumentException(
+                        HotlineOptions.BUDGET.key()
+                                + ": Hotline's split needs a vocabulary topic ("
+                                + StreamOptions.VOCAB_TOPIC.key()
+                                + "), where the hot sets are published");
+            }
+            job.withHotline(hotline);
         }
         Optional<String> reportTopic = conf.getOptional(StreamOptions.REPORT_TOPIC);
         if (reportTopic.isPresent()) {

@@ -1,6 +1,7 @@
 package dev.piper.connectors.kafka;
 
 import dev.piper.connectors.output.Closeables;
+import dev.piper.connectors.output.HotlineFiles;
 import dev.piper.connectors.output.NamedOutput;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.pipeline.layout.CriteoLayout;
@@ -171,6 +172,9 @@ public final class OutputConsumer {
             out.finish();
         }
         out.versions.write(dir.resolve(OutputLayout.VERSIONS), out.rows);
+        if (vocab != null && !vocab.hotSets.isEmpty()) {
+            writeHotSets(dir, vocab, out.hotlineRows);
+        }
         Map<String, Integer> sizes = new LinkedHashMap<>();
         if (vocab != null) {
             vocab.finish(out.sparseCount);
@@ -193,6 +197,33 @@ public final class OutputConsumer {
         }
         return new Result(
                 out.rows, out.records, deadLetters, sizes, (System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * {@code hotline/hot-sets.jsonl} from the hot-set records: windows from 0 without a gap, each
+     * line its announcement with the rows up to the next window (the last: to the rows read).
+     */
+    private static void writeHotSets(Path dir, Vocab vocab, long hotlineRows) throws IOException {
+        StringBuilder lines = new StringBuilder();
+        int expected = 0;
+        for (Map.Entry<Integer, String> e : vocab.hotSets.entrySet()) {
+            if (e.getKey() != expected) {
+                throw new IllegalStateException(
+                        "the hot set of window "
+                                + expected
+                                + " never arrived (next: "
+                                + e.getKey()
+                                + ")");
+            }
+            long first = vocab.hotSetStarts.get(e.getKey());
+            Map.Entry<Integer, Long> next = vocab.hotSetStarts.higherEntry(e.getKey());
+            long end = next == null ? Math.max(first, hotlineRows) : next.getValue();
+            lines.append(HotlineFiles.line(e.getValue(), end - first)).append('\n');
+            expected++;
+        }
+        Files.createDirectories(dir.resolve(OutputLayout.HOTLINE_DIR));
+        Files.writeString(
+                dir.resolve(OutputLayout.HOTLINE_HOT_SETS), lines, StandardCharsets.UTF_8);
     }
 
     /** A (column, epoch) pair as one map key. */
@@ -219,6 +250,11 @@ public final class OutputConsumer {
     private static final class Rows implements java.io.Closeable {
         private final Path dir;
         private final OutputStream rowsOut;
+        private OutputStream popularOut; // hotline/popular.bin, once a record has a split
+
+        /** Rows of Hotline's split order seen: the end of its last window. */
+        long hotlineRows;
+
         private OutputStream[] lengthsOut = new OutputStream[0];
         private OutputStream[] valuesOut = new OutputStream[0];
         private int[] listColumns;
@@ -294,6 +330,29 @@ public final class OutputConsumer {
                                 + " (each record states its shape)");
             }
             rowsOut.write(r.value(), 0, r.rows() * r.rowBytes());
+            if (records > 0 && (r.popular() != null) != (popularOut != null)) {
+                // hotline/popular.bin holds a flag for every row of rows.bin, or is absent
+                throw new IllegalStateException(
+                        r.where()
+                                + ": "
+                                + (r.popular() != null ? "a Hotline split" : "no Hotline split")
+                                + " after "
+                                + rows
+                                + " rows "
+                                + (r.popular() != null ? "without" : "with")
+                                + " one");
+            }
+            if (r.popular() != null) {
+                if (popularOut == null) {
+                    Files.createDirectories(dir.resolve(OutputLayout.HOTLINE_DIR));
+                    popularOut =
+                            new BufferedOutputStream(
+                                    NamedOutput.open(dir.resolve(OutputLayout.HOTLINE_POPULAR)),
+                                    1 << 16);
+                }
+                popularOut.write(r.popular());
+                hotlineRows = Math.max(hotlineRows, r.hotlineFirstRow() + r.rows());
+            }
             for (int l = 0; l < listColumns.length; l++) {
                 lengthsOut[l].write(littleEndian(r.listLengths()[l]));
                 valuesOut[l].write(littleEndian(r.listValues()[l]));
@@ -359,6 +418,9 @@ public final class OutputConsumer {
         @Override
         public void close() throws IOException {
             List<OutputStream> all = new ArrayList<>(List.of(rowsOut));
+            if (popularOut != null) {
+                all.add(popularOut);
+            }
             all.addAll(Arrays.asList(lengthsOut));
             all.addAll(Arrays.asList(valuesOut));
             Closeables.closeAll(all);
@@ -405,6 +467,11 @@ public final class OutputConsumer {
 
         private record Entry(int count, byte[] text) {}
 
+        /** Hotline's hot-set announcements by window, and each window's first row. */
+        final TreeMap<Integer, String> hotSets = new TreeMap<>();
+
+        final TreeMap<Integer, Long> hotSetStarts = new TreeMap<>();
+
         /** One column's vocabulary in one epoch. */
         private static final class Column {
             final OutputStream file;
@@ -438,6 +505,16 @@ public final class OutputConsumer {
 
         void add(ConsumerRecord<byte[], byte[]> r) throws IOException {
             String where = r.topic() + "/" + r.partition() + "@" + r.offset();
+            if (r.headers().lastHeader(StreamFormat.HOTLINE_WINDOW) != null) {
+                int window = Integer.parseInt(header(r, StreamFormat.HOTLINE_WINDOW, where));
+                if (hotSets.put(window, new String(r.value(), StandardCharsets.UTF_8)) != null) {
+                    throw new IllegalStateException(
+                            where + ": the hot set of window " + window + " seen twice");
+                }
+                hotSetStarts.put(
+                        window, Long.parseLong(header(r, StreamFormat.HOTLINE_FIRST_ROW, where)));
+                return;
+            }
             String name = header(r, StreamFormat.COLUMN, where);
             int c = RowsRecord.sparseColumn(name);
             if (c < 0 || c >= RowLayout.MAX_SPARSE) {

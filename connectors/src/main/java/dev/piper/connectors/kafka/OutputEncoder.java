@@ -3,6 +3,7 @@ package dev.piper.connectors.kafka;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.piper.connectors.output.HotlineFiles;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.connectors.output.RawText;
 import dev.piper.operators.block.AssembledBlock;
@@ -10,6 +11,7 @@ import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.block.KafkaOut;
 import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.Origin;
+import dev.piper.pipeline.hotline.Split;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
@@ -174,6 +176,12 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
     public void flatMap(AssembledBlock block, Collector<KafkaOut> out) {
         int p = Lanes.pipeline(block.lane());
         byte[] key = laneKey(Lanes.partition(block.lane()));
+        if (block.split() != null && vocab[p]) {
+            // in the block's transaction, ahead of the first row classified with them
+            for (Split.Window w : block.split().windows()) {
+                out.collect(hotSet(p, w));
+            }
+        }
         out.collect(rows(p, block, key));
         for (DeadLetter d : block.deadLetters()) {
             out.collect(deadLetter(p, block, d, key));
@@ -212,7 +220,14 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         List<byte[]> values = new ArrayList<>(20);
         header(names, values, StreamFormat.FORMAT, OutputLayout.FORMAT);
         header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
-        header(names, values, StreamFormat.RECORD_VERSION, StreamFormat.CURRENT_RECORD_VERSION);
+        Split split = b.split();
+        header(
+                names,
+                values,
+                StreamFormat.RECORD_VERSION,
+                split == null
+                        ? StreamFormat.RECORD_VERSION_WITHOUT_SPLIT
+                        : StreamFormat.CURRENT_RECORD_VERSION);
         header(names, values, StreamFormat.ROW_COLUMNS, shape.rowColumns());
         if (shape.float32Columns() != null) {
             header(names, values, StreamFormat.FLOAT32_COLUMNS, shape.float32Columns());
@@ -266,6 +281,15 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                             + " a row");
         }
         byte[] value;
+        if (split != null) {
+            header(names, values, StreamFormat.HOTLINE_FIRST_ROW, split.firstRow());
+            header(names, values, StreamFormat.HOTLINE_POPULAR, split.popularRows());
+            int[] working = new int[split.working().length];
+            for (int c = 0; c < working.length; c++) {
+                working[c] = split.working()[c].length;
+            }
+            header(names, values, StreamFormat.HOTLINE_WORKING, commaJoined(working));
+        }
         if (shape.listColumns() == null) {
             value =
                     b.rowBytes().length == length
@@ -280,6 +304,9 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             }
             header(names, values, StreamFormat.LIST_VALUES, commaJoined(counts));
             value = withLists(b, length, counts);
+        }
+        if (split != null) {
+            value = withSplit(value, split);
         }
         return new KafkaOut(
                 KafkaOut.target(p, KafkaOut.ROWS),
@@ -319,6 +346,43 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             }
         }
         return out.array();
+    }
+
+    /**
+     * The value, then Hotline's split: per sparse column its working parameters (little-endian
+     * int32), then one byte per row, 1 if the row is popular.
+     */
+    private static byte[] withSplit(byte[] value, Split split) {
+        long total = value.length + (long) split.rows();
+        for (int[] w : split.working()) {
+            total += (long) w.length * Integer.BYTES;
+        }
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException(total + " bytes of rows and their split");
+        }
+        ByteBuffer out = ByteBuffer.allocate((int) total).order(ByteOrder.LITTLE_ENDIAN);
+        out.put(value);
+        for (int[] w : split.working()) {
+            for (int index : w) {
+                out.putInt(index);
+            }
+        }
+        out.put(split.popular());
+        return out.array();
+    }
+
+    /** A hot-set record: the window's hot set, on the vocabulary topic, keyed {@code hotline}. */
+    private static KafkaOut hotSet(int p, Split.Window w) {
+        List<String> names = new ArrayList<>(2);
+        List<byte[]> values = new ArrayList<>(2);
+        header(names, values, StreamFormat.HOTLINE_WINDOW, w.number());
+        header(names, values, StreamFormat.HOTLINE_FIRST_ROW, w.firstRow());
+        return new KafkaOut(
+                KafkaOut.target(p, KafkaOut.VOCAB),
+                StreamFormat.HOTLINE_KEY.getBytes(StandardCharsets.US_ASCII),
+                HotlineFiles.announcement(w).getBytes(StandardCharsets.UTF_8),
+                names.toArray(String[]::new),
+                values.toArray(byte[][]::new));
     }
 
     private KafkaOut deadLetter(int p, AssembledBlock b, DeadLetter d, byte[] key) {

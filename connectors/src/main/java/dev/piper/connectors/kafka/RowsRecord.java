@@ -31,6 +31,10 @@ import org.apache.kafka.common.header.Header;
  * @param pipeline the {@code name/version} header, or empty
  * @param shape the rows' shape as its headers state it: the row's columns, the float32 columns and
  *     the list columns, for comparing records
+ * @param hotlineFirstRow with Hotline's split (record format 3), the number of its first row in the
+ *     split's order; else -1
+ * @param popular with the split, one byte per row, 1 popular; else null
+ * @param working with the split, per sparse column its working parameters; else null
  */
 public record RowsRecord(
         String where,
@@ -47,7 +51,10 @@ public record RowsRecord(
         int[][] listValues,
         String pipeline,
         String shape,
-        byte[] value) {
+        byte[] value,
+        long hotlineFirstRow,
+        byte[] popular,
+        int[][] working) {
 
     /** Reads {@code r}, a record of a rows topic. */
     public static RowsRecord of(ConsumerRecord<byte[], byte[]> r) {
@@ -117,6 +124,19 @@ public record RowsRecord(
         for (int count : valueCounts) {
             expected += (long) (rows + count) * Integer.BYTES;
         }
+        String workingText = header(r, StreamFormat.HOTLINE_WORKING);
+        int[] workingCounts = null;
+        if (workingText != null) {
+            workingCounts = ints(workingText, sparseCount, where);
+            expected += rows;
+            for (int count : workingCounts) {
+                if (count < 0) {
+                    throw new IllegalStateException(
+                            where + ": a negative count in " + StreamFormat.HOTLINE_WORKING);
+                }
+                expected += (long) count * Integer.BYTES;
+            }
+        }
         byte[] value = r.value() == null ? new byte[0] : r.value();
         if (value.length != expected) {
             throw new IllegalStateException(
@@ -127,6 +147,7 @@ public record RowsRecord(
                             + rowBytes
                             + " bytes"
                             + (lists.length > 0 ? " with list values " + listText : "")
+                            + (workingText != null ? " and their Hotline split " + workingText : "")
                             + " take "
                             + expected
                             + " bytes, the value has "
@@ -161,6 +182,20 @@ public record RowsRecord(
             b.asIntBuffer().get(values[l]);
             b.position(b.position() + valueCounts[l] * Integer.BYTES);
         }
+        long hotlineFirstRow = -1;
+        byte[] popular = null;
+        int[][] working = null;
+        if (workingCounts != null) {
+            hotlineFirstRow = Long.parseLong(required(r, StreamFormat.HOTLINE_FIRST_ROW, where));
+            working = new int[workingCounts.length][];
+            for (int c = 0; c < working.length; c++) {
+                working[c] = new int[workingCounts[c]];
+                b.asIntBuffer().get(working[c]);
+                b.position(b.position() + workingCounts[c] * Integer.BYTES);
+            }
+            popular = new byte[rows];
+            b.get(popular);
+        }
         String pipeline = header(r, StreamFormat.PIPELINE);
         return new RowsRecord(
                 where,
@@ -179,7 +214,10 @@ public record RowsRecord(
                 "columns "
                         + String.join(",", columns)
                         + (listText == null ? "" : ", lists " + listText),
-                value);
+                value,
+                hotlineFirstRow,
+                popular,
+                working);
     }
 
     /** The number of sparse columns, list columns included. */

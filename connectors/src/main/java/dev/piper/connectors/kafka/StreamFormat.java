@@ -18,8 +18,35 @@ public final class StreamFormat {
      */
     public static final String RECORD_VERSION = "piper.record.version";
 
-    /** The record format this build writes. */
-    public static final int CURRENT_RECORD_VERSION = 2;
+    /** The record format this build writes: 3 with Hotline's split, else 2. */
+    public static final int CURRENT_RECORD_VERSION = 3;
+
+    /** The record format of rows without Hotline's split. */
+    public static final int RECORD_VERSION_WITHOUT_SPLIT = 2;
+
+    /**
+     * Rows records with Hotline's split (record format 3): the number of the record's first row in
+     * the split's row order (rows of the Hotline operator, from 0).
+     */
+    public static final String HOTLINE_FIRST_ROW = "piper.hotline.first.row";
+
+    /** Rows records with Hotline's split: how many of its rows are popular. */
+    public static final String HOTLINE_POPULAR = "piper.hotline.popular";
+
+    /**
+     * Rows records with Hotline's split: per sparse column, the number of its working parameters
+     * (distinct non-hot indices of the non-popular rows) in the value, joined by {@code ,}.
+     */
+    public static final String HOTLINE_WORKING = "piper.hotline.working";
+
+    /**
+     * Hot-set records on the vocabulary topic (key {@code hotline}): the window's number; its first
+     * row is {@link #HOTLINE_FIRST_ROW}.
+     */
+    public static final String HOTLINE_WINDOW = "piper.hotline.window";
+
+    /** The key of hot-set records on the vocabulary topic. */
+    public static final String HOTLINE_KEY = "hotline";
 
     /**
      * Rows records: the names of a row's int32 slots, in order, joined by {@code ,}: {@code

@@ -104,10 +104,41 @@ public final class HotlineFiles implements Closeable {
 
     /** A window's line of {@code hot-sets.jsonl}. */
     public static String line(Split.Window w, long rows) {
+        return json(w, rows).toString();
+    }
+
+    /**
+     * A window as announced when it starts (the stream's hot-set record): its line without {@code
+     * rows}, which only its end tells.
+     */
+    public static String announcement(Split.Window w) {
+        return json(w, -1).toString();
+    }
+
+    /** The line of an {@link #announcement} whose window turned out to have {@code rows} rows. */
+    public static String line(String announcement, long rows) throws IOException {
+        ObjectNode a = (ObjectNode) JSON.readTree(announcement);
+        ObjectNode o = JSON.createObjectNode();
+        o.set("window", a.get("window"));
+        o.set("first_row", a.get("first_row"));
+        o.put("rows", rows);
+        a.fields()
+                .forEachRemaining(
+                        e -> {
+                            if (!o.has(e.getKey())) {
+                                o.set(e.getKey(), e.getValue());
+                            }
+                        });
+        return o.toString();
+    }
+
+    private static ObjectNode json(Split.Window w, long rows) {
         ObjectNode o = JSON.createObjectNode();
         o.put("window", w.number());
         o.put("first_row", w.firstRow());
-        o.put("rows", rows);
+        if (rows >= 0) {
+            o.put("rows", rows);
+        }
         o.put("entries", w.hot().size());
         if (Double.isNaN(w.capture())) {
             o.putNull("tracker_capture");
@@ -122,7 +153,7 @@ public final class HotlineFiles implements Closeable {
                 indices.add(i);
             }
         }
-        return o.toString();
+        return o;
     }
 
     /** Completes both files: the last window's line gets its row count. */
