@@ -75,6 +75,18 @@ class StreamITCase {
 
     private static Preprocess.Summary batchSummary;
 
+    /** The batch run's output of {@link #generated} with Hotline's split ({@link #hotline()}). */
+    private static Path batchHotline;
+
+    /** Hotline's split, windows of 30,000 rows, 20,000 entries of dim 16. */
+    private static Configuration hotline() {
+        Configuration conf = new Configuration();
+        conf.set(HotlineOptions.BUDGET, 20_000L * 16 * Float.BYTES);
+        conf.set(HotlineOptions.WINDOW, 30_000L);
+        conf.set(HotlineOptions.TRACKER_ENTRIES, 1 << 16);
+        return conf;
+    }
+
     @BeforeAll
     static void setUp() throws Exception {
         kafka = TestKafka.start();
@@ -87,6 +99,9 @@ class StreamITCase {
         batchSummary =
                 Preprocess.run(
                         generated, batch, 2, StateBackend.hashmap, new Configuration(), QUIET);
+        batchHotline = shared.resolve("batch-hotline");
+        Preprocess.prepareOutput(batchHotline, false);
+        Preprocess.run(generated, batchHotline, 2, StateBackend.hashmap, hotline(), QUIET);
     }
 
     @AfterAll
@@ -606,6 +621,8 @@ class StreamITCase {
         for (long seed : new long[] {7, 8, 9}) {
             String name = "fail" + seed;
             Configuration conf = streamConf(name, Duration.ofSeconds(2));
+            // Hotline's split restores with the rest: its flags and hot sets are the batch's
+            conf.addAll(hotline());
             kafka.createTopic(name + "-in", 1);
             LineProducer.produce(
                     first, kafka.bootstrapServers(), name + "-in", null, Map.of(), QUIET);
@@ -651,6 +668,11 @@ class StreamITCase {
             assertThat(FailureInjector.failures()).as("seed %d", seed).isEqualTo(2);
             Path out = consume(conf, batchSummary.rowsWritten());
             assertSameAsBatch(out);
+            for (String f : List.of(OutputLayout.HOTLINE_POPULAR, OutputLayout.HOTLINE_HOT_SETS)) {
+                assertThat(Files.mismatch(out.resolve(f), batchHotline.resolve(f)))
+                        .as("%s, seed %d", f, seed)
+                        .isEqualTo(-1);
+            }
             Files.walk(out)
                     .sorted(java.util.Comparator.reverseOrder())
                     .forEach(p -> p.toFile().delete());
