@@ -10,6 +10,11 @@ checkpoints committed, each row once), worker ``rank`` of ``world`` taking the p
 yielded, every index the batch uses has been announced there: ``batch.table_sizes`` then says
 how many rows each embedding table needs (OOV buckets plus entries) for each column and
 vocabulary epoch.
+
+With Hotline's split (``stream --hotline-budget``), each batch also carries ``popular`` (one
+flag per row) and ``working`` (per column, the non-hot indices its non-popular rows use), and
+``batch.split()`` gives the popular and the non-popular micro-batch; ``feed.hot_sets`` holds
+every window's hot set read so far (the embedding rows to keep in GPU memory).
 """
 
 import time
@@ -19,7 +24,7 @@ import numpy as np
 import torch
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
 
-from .records import FeedError, decode_rows, decode_vocab
+from .records import FeedError, decode_hot_set, decode_rows, decode_vocab, is_hot_set
 
 
 @dataclass
@@ -36,10 +41,40 @@ class Batch:
     timestamps_ms: np.ndarray  # per row, its input record's timestamp (ms), or None
     source: tuple  # (input topic, input partition, block)
     pipeline: str
+    popular: torch.Tensor = None  # bool [rows] with Hotline's split, else None
+    working: dict = None  # column -> int64 tensor of the non-popular rows' non-hot indices
 
     @property
     def rows(self):
         return len(self.labels)
+
+    def select(self, mask):
+        """The rows where ``mask`` (bool [rows]) holds, as a batch of their own."""
+        index = torch.nonzero(mask, as_tuple=False).flatten()
+        lists = {}
+        for name, (values, offsets) in self.lists.items():
+            starts, ends = offsets[:-1][index], offsets[1:][index]
+            lengths = ends - starts
+            new_offsets = torch.zeros(len(index) + 1, dtype=torch.int64)
+            torch.cumsum(lengths, 0, out=new_offsets[1:])
+            picked = [values[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
+            lists[name] = (torch.cat(picked) if picked else values[:0], new_offsets)
+        return Batch(
+            labels=self.labels[index], dense=self.dense[index], sparse=self.sparse[index],
+            sparse_names=self.sparse_names, lists=lists, epochs=self.epochs,
+            table_sizes=self.table_sizes,
+            timestamps_ms=None if self.timestamps_ms is None
+            else self.timestamps_ms[index.numpy()],
+            source=self.source, pipeline=self.pipeline,
+            popular=None if self.popular is None else self.popular[index],
+            working=self.working)
+
+    def split(self):
+        """Hotline's micro-batches: (popular rows, non-popular rows); needs a split feed."""
+        if self.popular is None:
+            raise FeedError(f"{self.source}: the stream wrote no Hotline split"
+                            " (run it with --hotline-budget)")
+        return self.select(self.popular), self.select(~self.popular)
 
 
 def _consumer(bootstrap, group, extra):
@@ -85,6 +120,7 @@ class RowsFeed:
                 raise FeedError(f"vocabulary topic {vocab_topic} does not exist")
             self._vocab.assign([TopicPartition(vocab_topic, p, OFFSET_BEGINNING)
                                 for p in vmeta.partitions])
+        self.hot_sets = {}  # window -> HotSetRecord, from the vocabulary topic
         self.seen_blocks = set()
         self.duplicate_blocks = 0
         self.records = 0
@@ -100,6 +136,10 @@ class RowsFeed:
             return False
         if message.error():
             raise KafkaException(message.error())
+        if is_hot_set(message):
+            hot = decode_hot_set(message)
+            self.hot_sets[hot.window] = hot
+            return True
         v = decode_vocab(message)
         key = (v.column, v.epoch)
         self.table_sizes[key] = max(self.table_sizes.get(key, v.buckets), v.first_index + v.count)
@@ -161,4 +201,7 @@ class RowsFeed:
                 timestamps_ms=block.row_timestamps_ms(),
                 source=source,
                 pipeline=block.pipeline,
+                popular=None if block.popular is None else torch.from_numpy(block.popular),
+                working=None if block.working is None
+                else {n: torch.from_numpy(w) for n, w in block.working.items()},
             )

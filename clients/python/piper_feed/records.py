@@ -3,15 +3,19 @@
 A rows record holds one block of rows of one input partition: the rows in the ``rows.bin``
 layout (little-endian int32 slots named by ``piper.row.columns``), then per list column its
 rows' lengths and its values. Record format 1 (no ``piper.record.version``) is Criteo's 40
-columns without lists.
+columns without lists. Format 3 adds Hotline's split after them: per sparse column its working
+parameters (the non-hot indices of the non-popular rows, little-endian int32), then one byte per
+row, 1 if the row is popular (every index in its window's hot set).
 """
+
+import json
 
 from dataclasses import dataclass, field
 
 import numpy as np
 
 CRITEO_COLUMNS = ["label"] + [f"I{i}" for i in range(1, 14)] + [f"C{i}" for i in range(1, 27)]
-SUPPORTED_RECORD_VERSIONS = (1, 2)
+SUPPORTED_RECORD_VERSIONS = (1, 2, 3)
 
 
 class FeedError(Exception):
@@ -52,6 +56,9 @@ class RowsBlock:
     epochs: dict = field(default_factory=dict)  # sparse column name -> vocabulary epoch
     buckets: dict = field(default_factory=dict)  # sparse column name -> OOV buckets
     timestamps: tuple = None  # (first, last) input record timestamps in ms, or None
+    popular: np.ndarray = None  # bool, one per row (Hotline's split), or None without a split
+    working: dict = None  # sparse column name -> int64 working parameters, or None
+    hotline_first_row: int = -1  # the first row's number in the split's order
 
     @property
     def rows(self):
@@ -84,7 +91,7 @@ def decode_rows(message):
     h = headers_of(message)
     version = int(h.get("piper.record.version", "1"))
     if version not in SUPPORTED_RECORD_VERSIONS:
-        raise FeedError(f"{where}: record format {version}, this client reads 1 and 2")
+        raise FeedError(f"{where}: record format {version}, this client reads 1 to 3")
     if "piper.rows" not in h:
         raise FeedError(f"{where}: no piper.rows header")
     rows = int(h["piper.rows"])
@@ -94,11 +101,18 @@ def decode_rows(message):
     value = message.value() or b""
     width = len(columns)
     expected = 4 * (rows * width + sum(rows + c for c in counts))
+    sparse_count = len([c for c in columns if c.startswith("C")]) + len(lists)
+    working_counts = None
+    if "piper.hotline.working" in h:
+        working_counts = _ints(h["piper.hotline.working"], sparse_count, where,
+                               "piper.hotline.working")
+        expected += 4 * sum(working_counts) + rows
     if len(value) != expected:
         raise FeedError(
             f"{where}: {rows} rows of {width} slots and lists {counts} take {expected} bytes,"
             f" the value has {len(value)}")
-    data = np.frombuffer(value, dtype="<i4")
+    split_at = expected - (4 * sum(working_counts) + rows if working_counts else 0)
+    data = np.frombuffer(value, dtype="<i4", count=split_at // 4)
     matrix = data[: rows * width].reshape(rows, width)
     floats = set(h.get("piper.float32.columns", "").split(",")) - {""}
     dense_idx = [i for i, c in enumerate(columns) if i > 0 and not c.startswith("C")]
@@ -126,6 +140,14 @@ def decode_rows(message):
     buckets = dict(zip(all_sparse, _ints(h["piper.oov.buckets"], len(all_sparse), where,
                                          "piper.oov.buckets"))) \
         if "piper.oov.buckets" in h else {n: 0 for n in all_sparse}
+    popular = working = None
+    if working_counts is not None:
+        ints = np.frombuffer(value, dtype="<i4", count=sum(working_counts), offset=split_at)
+        working, at = {}, 0
+        for name, n in zip(all_sparse, working_counts):
+            working[name] = ints[at: at + n].astype(np.int64)
+            at += n
+        popular = np.frombuffer(value, dtype=np.uint8, offset=split_at + 4 * at).astype(bool)
     stamps = None
     if "piper.input.timestamps" in h:
         first, last = h["piper.input.timestamps"].split("-")
@@ -146,6 +168,9 @@ def decode_rows(message):
         epochs=epochs,
         buckets=buckets,
         timestamps=stamps,
+        popular=popular,
+        working=working,
+        hotline_first_row=int(h.get("piper.hotline.first.row", "-1")),
     )
 
 
@@ -173,3 +198,28 @@ def decode_vocab(message):
         )
     except (KeyError, ValueError) as e:
         raise FeedError(f"{where}: not a vocabulary record ({e})") from e
+
+
+@dataclass
+class HotSetRecord:
+    """A hot-set record of the vocabulary topic: the hot set of a window of rows."""
+
+    window: int
+    first_row: int
+    hot: dict  # sparse column name -> sorted list of hot indices
+
+
+def is_hot_set(message):
+    """Whether a vocabulary-topic message is a hot set (Hotline) rather than vocabulary entries."""
+    return any(k == "piper.hotline.window" for k, _ in (message.headers() or []))
+
+
+def decode_hot_set(message):
+    where = f"{message.topic()}/{message.partition()}@{message.offset()}"
+    h = headers_of(message)
+    try:
+        body = json.loads(message.value().decode("utf-8"))
+        return HotSetRecord(window=int(h["piper.hotline.window"]),
+                            first_row=int(h["piper.hotline.first.row"]), hot=body["hot"])
+    except (KeyError, ValueError, AttributeError) as e:
+        raise FeedError(f"{where}: not a hot-set record ({e})") from e

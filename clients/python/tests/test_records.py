@@ -106,3 +106,58 @@ class RecordsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def split_record():
+    """The rows of rows_record() with Hotline's split: row 0 popular; C1 works 8, C2 none."""
+    m = rows_record()
+    m._headers += [("piper.hotline.working", b"1,0"), ("piper.hotline.first.row", b"40"),
+                   ("piper.hotline.popular", b"1")]
+    m._headers = [(k, b"3" if k == "piper.record.version" else v) for k, v in m._headers]
+    m._value += struct.pack("<i", 8) + bytes([1, 0])
+    return m
+
+
+class HotlineRecordsTest(unittest.TestCase):
+
+    def test_rows_with_a_split_carry_flags_and_working_parameters(self):
+        b = decode_rows(split_record())
+        self.assertEqual(b.popular.tolist(), [True, False])
+        self.assertEqual(b.working["C1"].tolist(), [8])
+        self.assertEqual(b.working["C2"].tolist(), [])
+        self.assertEqual(b.hotline_first_row, 40)
+        self.assertEqual(b.sparse.tolist(), [[9], [8]])  # the rows are unchanged
+
+    def test_a_split_shorter_than_its_headers_say_is_refused(self):
+        m = split_record()
+        m._value = m._value[:-1]
+        with self.assertRaisesRegex(FeedError, r"Hotline split|take"):
+            decode_rows(m)
+
+    def test_micro_batches_hold_the_popular_and_the_non_popular_rows(self):
+        b = decode_rows(split_record())
+        batch = Batch(
+            labels=torch.from_numpy(b.labels.astype(np.float32)),
+            dense=torch.from_numpy(b.dense), sparse=torch.from_numpy(b.sparse),
+            sparse_names=b.sparse_names,
+            lists={n: (torch.from_numpy(v), torch.from_numpy(o)) for n, (v, o) in b.lists.items()},
+            epochs=b.epochs, table_sizes={}, timestamps_ms=b.row_timestamps_ms(),
+            source=("in", 3, 12), pipeline="", popular=torch.from_numpy(b.popular),
+            working={n: torch.from_numpy(w) for n, w in b.working.items()})
+        popular, rest = batch.split()
+        self.assertEqual(popular.sparse.tolist(), [[9]])
+        self.assertEqual(rest.sparse.tolist(), [[8]])
+        self.assertEqual(popular.lists["C2"][0].tolist(), [5, 6])
+        self.assertEqual(popular.lists["C2"][1].tolist(), [0, 2])
+        self.assertEqual(rest.lists["C2"][1].tolist(), [0, 0])
+        self.assertEqual(popular.rows + rest.rows, batch.rows)
+
+    def test_hot_set_records(self):
+        from piper_feed.records import decode_hot_set, is_hot_set
+        m = Message(b'{"window":2,"first_row":60,"entries":1,"tracker_capture":1.0,'
+                    b'"hot":{"C1":[4],"C2":[]}}',
+                    {"piper.hotline.window": "2", "piper.hotline.first.row": "60"},
+                    topic="vocab")
+        self.assertTrue(is_hot_set(m))
+        h = decode_hot_set(m)
+        self.assertEqual((h.window, h.first_row, h.hot["C1"]), (2, 60, [4]))
