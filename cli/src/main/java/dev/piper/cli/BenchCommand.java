@@ -94,6 +94,15 @@ public final class BenchCommand implements Callable<Integer> {
     boolean withReport;
 
     @Option(
+            names = "--with-hotline",
+            paramLabel = "BYTES",
+            description =
+                    "Also run every job with Hotline's split at this budget (preprocess"
+                            + " --hotline-budget, the other settings at their defaults), alternating"
+                            + " with the plain job, to measure the split's overhead.")
+    String withHotline;
+
+    @Option(
             names = "--fusion",
             description =
                     "Also measure RAP's horizontal fusion: decoding under the spec"
@@ -181,6 +190,15 @@ public final class BenchCommand implements Callable<Integer> {
         Bench bench = new Bench(dir, rows, seed, blockBytes, parallelism, repeat, System.err);
         if (withReport) {
             bench.withReport();
+        }
+        if (withHotline != null) {
+            try {
+                bench.withHotline(CliChecks.size(withHotline));
+            } catch (IllegalArgumentException | ArithmeticException e) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--with-hotline: \"" + withHotline + "\" is not a size in bytes (e.g. 1m)");
+            }
         }
         if (fusion) {
             bench.withFusion();

@@ -44,7 +44,7 @@ final class HotlineCliOptions {
             defaultValue = "0.05",
             description =
                     "Fraction of mini-batches whose accesses are counted, drawn by mini-batch"
-                            + " number (default: ${DEFAULT-VALUE}, Hotline's 5%).")
+                            + " number (default: ${DEFAULT-VALUE}, Hotline's 5%%).")
     double sample;
 
     @Option(

@@ -65,6 +65,7 @@ class PiperCliTest {
                 "produce",
                 "stream",
                 "consume",
+                "hotline",
                 "spec",
                 "spec validate",
                 "spec show",
@@ -85,6 +86,83 @@ class PiperCliTest {
         args.add("--help");
         assertThat(PiperCli.execute(args.toArray(new String[0]))).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: piper " + command);
+    }
+
+    /**
+     * {@code piper hotline}: an output's split checked against a replay of its settings (a flipped
+     * flag named by its row), and the study's table, JSON and chart, the oracle never below the
+     * online split at a budget that holds every entry.
+     */
+    @Test
+    void hotlineVerifiesAnOutputsSplitAndStudiesItAgainstTheOracle() throws Exception {
+        Path input = tmp.resolve("in.tsv");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--rows",
+                                "20000",
+                                "--scale",
+                                "0.001",
+                                "--seed",
+                                "4",
+                                "--output",
+                                input.toString()))
+                .isZero();
+        Path output = tmp.resolve("out");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                output.toString(),
+                                "--parallelism",
+                                "1",
+                                "--hotline-budget",
+                                "64k",
+                                "--hotline-window",
+                                "5000",
+                                "--hotline-sample",
+                                "0.2",
+                                "--hotline-sample-rows",
+                                "100"))
+                .isZero();
+        assertThat(PiperCli.execute("hotline", "--output-dir", output.toString(), "--verify"))
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("verified: 20,000 rows, 4 windows");
+        Path popular = output.resolve("hotline/popular.bin");
+        byte[] flags = Files.readAllBytes(popular);
+        flags[12_345] ^= 1;
+        Files.write(popular, flags);
+        assertThat(PiperCli.execute("hotline", "--output-dir", output.toString(), "--verify"))
+                .isEqualTo(1);
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("popular.bin first differs at row 12345");
+
+        Path study = tmp.resolve("study");
+        assertThat(
+                        PiperCli.execute(
+                                "hotline",
+                                "--output-dir",
+                                output.toString(),
+                                "--budgets",
+                                "4k,64m",
+                                "--hotline-window",
+                                "5000",
+                                "--out",
+                                study.toString()))
+                .isZero();
+        JsonNode json = new ObjectMapper().readTree(tmp.resolve("study.json").toFile());
+        JsonNode all = json.get("budgets").get(1);
+        assertThat(all.get("oracle_popular_fraction").asDouble()).isEqualTo(1.0);
+        assertThat(all.get("online_popular_fraction").asDouble()).isBetween(0.0, 1.0);
+        assertThat(all.get("windows")).hasSize(4);
+        assertThat(Files.readString(tmp.resolve("study.svg")))
+                .startsWith("<svg")
+                .contains("static oracle");
+        assertThat(PiperCli.execute("hotline", "--output-dir", tmp.toString())).isEqualTo(2);
+        assertThat(err()).contains("--output-dir: " + tmp + " has no metadata.json");
     }
 
     @Test

@@ -263,7 +263,9 @@ public final class PreprocessJob {
                     DataStreamUtils.reinterpretAsKeyedStream(ordered, new ByPipeline(), Types.INT)
                             .process(
                                     new HotlineFunction(
-                                            hotline, new RowLayout[] {options.program().layout()}),
+                                            hotline,
+                                            new RowLayout[] {options.program().layout()},
+                                            false),
                                     BlockTypes.ASSEMBLED_BLOCK)
                             .setParallelism(1)
                             .name("hotline")

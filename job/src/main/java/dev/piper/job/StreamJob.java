@@ -324,7 +324,7 @@ public final class StreamJob {
             ordered =
                     ordered.keyBy(new PreprocessJob.ByPipeline(), Types.INT)
                             .process(
-                                    new HotlineFunction(hotline, layouts),
+                                    new HotlineFunction(hotline, layouts, true),
                                     BlockTypes.ASSEMBLED_BLOCK)
                             .name("hotline")
                             .uid("hotline");

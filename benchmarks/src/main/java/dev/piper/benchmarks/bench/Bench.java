@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.HotlineOptions;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.job.ReportOptions;
@@ -76,6 +77,7 @@ public final class Bench {
     private final PrintStream progress;
     private final int repeat;
     private boolean withReport;
+    private long hotlineBudget; // bytes; 0: not measured
     private boolean withFusion;
     private boolean withParquet;
 
@@ -102,6 +104,15 @@ public final class Bench {
      */
     public Bench withReport() {
         this.withReport = true;
+        return this;
+    }
+
+    /**
+     * Also measures every job with Hotline's split on at the defaults but for its budget ({@code
+     * --hotline-budget}), its runs alternating with the plain job's: the split's overhead.
+     */
+    public Bench withHotline(long budgetBytes) {
+        this.hotlineBudget = budgetBytes;
         return this;
     }
 
@@ -168,15 +179,44 @@ public final class Bench {
                 JobRun jHalf = null;
                 JobRun rFull = null;
                 JobRun rHalf = null;
+                JobRun hFull = null;
+                JobRun hHalf = null;
                 for (int i = 0; i < repeat; i++) { // alternating, so JIT warm-up favours neither
                     jFull = faster(jFull, job(full, p, false));
                     if (withReport) {
                         rFull = faster(rFull, job(full, p, true));
                     }
+                    if (hotlineBudget > 0) {
+                        hFull = faster(hFull, job(full, p, hotline()));
+                    }
                     jHalf = faster(jHalf, job(half, p, false));
                     if (withReport) {
                         rHalf = faster(rHalf, job(half, p, true));
                     }
+                    if (hotlineBudget > 0) {
+                        hHalf = faster(hHalf, job(half, p, hotline()));
+                    }
+                }
+                if (hotlineBudget > 0) {
+                    if (!hFull.sha256().equals(jFull.sha256())
+                            || !hHalf.sha256().equals(jHalf.sha256())) {
+                        throw new IllegalStateException(
+                                "regime "
+                                        + regime.name()
+                                        + ", parallelism "
+                                        + p
+                                        + ": the job with Hotline's split wrote other rows");
+                    }
+                    results.add(
+                            result(
+                                    regime,
+                                    "Flink job with Hotline",
+                                    p,
+                                    fullBytes,
+                                    halfBytes,
+                                    hFull.seconds(),
+                                    hHalf.seconds(),
+                                    true));
                 }
                 if (withReport) {
                     boolean same =
@@ -493,11 +533,23 @@ public final class Bench {
     }
 
     private JobRun job(Path input, int parallelism, boolean report) throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(ReportOptions.ENABLED, report);
+        return job(input, parallelism, conf);
+    }
+
+    /** Hotline's options: the defaults but for the budget. */
+    private Configuration hotline() {
+        Configuration conf = new Configuration();
+        conf.set(HotlineOptions.BUDGET, hotlineBudget);
+        return conf;
+    }
+
+    private JobRun job(Path input, int parallelism, Configuration extra) throws Exception {
         Path out = dataDir.resolve("run-output");
         Preprocess.prepareOutput(out, true);
-        Configuration conf = new Configuration();
+        Configuration conf = new Configuration(extra);
         conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
-        conf.set(ReportOptions.ENABLED, report);
         Preprocess.Summary s =
                 Preprocess.run(input, out, parallelism, StateBackend.hashmap, conf, progress);
         return new JobRun(s.jobSeconds(), sha256(out.resolve(OutputLayout.ROWS)));

@@ -40,6 +40,7 @@ public final class HotlineFunction
 
     private final HotlineSettings settings;
     private final RowLayout[] layouts;
+    private final boolean working;
 
     private transient ValueState<Hotline> state;
     private transient Counter popularRows;
@@ -47,10 +48,13 @@ public final class HotlineFunction
 
     /**
      * @param layouts each pipeline's row layout, by pipeline number
+     * @param working whether each split carries its working parameters (the Kafka feed's records
+     *     do; the batch files do not)
      */
-    public HotlineFunction(HotlineSettings settings, RowLayout[] layouts) {
+    public HotlineFunction(HotlineSettings settings, RowLayout[] layouts, boolean working) {
         this.settings = settings;
         this.layouts = layouts.clone();
+        this.working = working;
     }
 
     @Override
@@ -96,7 +100,8 @@ public final class HotlineFunction
                         block.rows() == 0 ? new int[0] : layout.scalarColumns(),
                         listColumns,
                         block.listOffsets(),
-                        block.listIndices());
+                        block.listIndices(),
+                        working);
         state.update(h);
         rows.inc(block.rows());
         popularRows.inc(split.popularRows());

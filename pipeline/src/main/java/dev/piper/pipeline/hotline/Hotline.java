@@ -127,6 +127,31 @@ public final class Hotline {
             int[] listColumns,
             int[][] listOffsets,
             int[][] listIndices) {
+        return apply(
+                rows,
+                rowBytes,
+                rowInts,
+                scalarColumns,
+                listColumns,
+                listOffsets,
+                listIndices,
+                true);
+    }
+
+    /**
+     * As above; without {@code working}, the split has no working parameters ({@link
+     * Split#working()} has no columns): the batch output does not write them, and collecting them
+     * is most of the split's cost.
+     */
+    public Split apply(
+            int rows,
+            byte[] rowBytes,
+            int rowInts,
+            int[] scalarColumns,
+            int[] listColumns,
+            int[][] listOffsets,
+            int[][] listIndices,
+            boolean withWorking) {
         int scalarStart = rowInts - scalarColumns.length;
         if (scalarStart < 0 || (long) rows * rowInts * Integer.BYTES > rowBytes.length) {
             throw new IllegalArgumentException(
@@ -137,7 +162,7 @@ public final class Hotline {
         int popularHere = 0;
         long first = this.rows;
         List<Split.Window> windows = new ArrayList<>(1);
-        Working working = new Working(columns);
+        Working working = withWorking ? new Working(columns) : null;
         for (int r = 0; r < rows; r++) {
             long row = first + r;
             if (window < 0 || row == nextWindow) {
@@ -158,7 +183,7 @@ public final class Hotline {
             if (all) {
                 popular[r] = 1;
                 popularHere++;
-            } else {
+            } else if (working != null) {
                 for (int j = 0; j < scalarColumns.length; j++) {
                     int c = scalarColumns[j];
                     int index = buf.getInt(base + j * Integer.BYTES);
@@ -190,7 +215,12 @@ public final class Hotline {
         }
         this.rows += rows;
         popularRows += popularHere;
-        return new Split(first, popular, popularHere, working.distinct(), List.copyOf(windows));
+        return new Split(
+                first,
+                popular,
+                popularHere,
+                working == null ? new int[0][] : working.distinct(),
+                List.copyOf(windows));
     }
 
     private void count(int column, int index) {
