@@ -186,7 +186,11 @@ public final class Preprocess {
                 report == null
                         ? OutputCommit.start(output, DlrmFileSink.PART)
                         : OutputCommit.start(output, DlrmFileSink.PART, ReportFileSink.PART);
+        // --hotline-budget replaces the spec's hotline section
         HotlineSettings hotline = HotlineOptions.settings(conf);
+        if (hotline == null) {
+            hotline = PiperOptions.spec(conf).hotline();
+        }
         DlrmFileSink sink =
                 new DlrmFileSink(
                         commit,

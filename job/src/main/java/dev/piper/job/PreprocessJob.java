@@ -263,7 +263,7 @@ public final class PreprocessJob {
                     DataStreamUtils.reinterpretAsKeyedStream(ordered, new ByPipeline(), Types.INT)
                             .process(
                                     new HotlineFunction(
-                                            hotline,
+                                            new HotlineSettings[] {hotline},
                                             new RowLayout[] {options.program().layout()},
                                             false),
                                     BlockTypes.ASSEMBLED_BLOCK)

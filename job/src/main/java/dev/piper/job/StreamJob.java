@@ -105,7 +105,7 @@ public final class StreamJob {
     private Control control;
     private ReportSettings report;
     private Sink<String> reportSink;
-    private HotlineSettings hotline;
+    private HotlineSettings[] hotline; // by pipeline, null entries without a split; or null
 
     /**
      * @param source every pipeline's input, each record in its pipeline's lanes
@@ -158,8 +158,12 @@ public final class StreamJob {
      * flags and working parameters, the vocabulary topic the hot sets. Not with a control stream: a
      * switch may change the rows' shape, which a window's hot set is chosen for.
      */
-    public StreamJob withHotline(HotlineSettings settings) {
-        this.hotline = Objects.requireNonNull(settings);
+    public StreamJob withHotline(HotlineSettings[] settings) {
+        if (settings.length != pipelines.size()) {
+            throw new IllegalArgumentException(
+                    settings.length + " Hotline settings for " + pipelines.size() + " pipelines");
+        }
+        this.hotline = settings.clone();
         return this;
     }
 

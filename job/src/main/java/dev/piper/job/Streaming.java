@@ -141,15 +141,25 @@ public final class Streaming {
                                     "status-" + StreamOptions.transactionalIdPrefix(conf),
                                     props)));
         }
-        HotlineSettings hotline = HotlineOptions.settings(conf);
-        if (hotline != null) {
-            if (conf.getOptional(StreamOptions.VOCAB_TOPIC).isEmpty()) {
-                throw new IllegalArgumentException(
-                        HotlineOptions.BUDGET.key()
-                                + ": Hotline's split needs a vocabulary topic ("
-                                + StreamOptions.VOCAB_TOPIC.key()
-                                + "), where the hot sets are published");
+        // --hotline-budget splits every pipeline; otherwise each spec's hotline section its own
+        HotlineSettings given = HotlineOptions.settings(conf);
+        HotlineSettings[] hotline = new HotlineSettings[pipelines.size()];
+        boolean any = false;
+        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+            hotline[p.index()] = given != null ? given : p.start().spec().hotline();
+            if (hotline[p.index()] != null) {
+                any = true;
+                if (p.vocabTopic() == null) {
+                    throw new IllegalArgumentException(
+                            "pipeline "
+                                    + p.name()
+                                    + ": Hotline's split needs a vocabulary topic ("
+                                    + StreamOptions.VOCAB_TOPIC.key()
+                                    + "), where the hot sets are published");
+                }
             }
+        }
+        if (any) {
             job.withHotline(hotline);
         }
         Optional<String> reportTopic = conf.getOptional(StreamOptions.REPORT_TOPIC);

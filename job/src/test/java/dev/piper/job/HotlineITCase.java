@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -14,14 +15,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeAll;
@@ -75,14 +72,16 @@ class HotlineITCase {
     @Test
     void theSplitIsTheHotSetsAndTheSameAtEveryParallelismBlockSizeAndBackend() throws Exception {
         Path p1 = preprocess(1, hotline(), StateBackend.hashmap);
-        Map<String, String> files = sha256OfEveryFile(p1);
+        Map<String, String> files = SameOutput.sha256OfEveryFile(p1);
         assertThat(files).containsKeys(OutputLayout.HOTLINE_POPULAR, OutputLayout.HOTLINE_HOT_SETS);
         Configuration rocks = hotline();
         rocks.setString("state.backend.rocksdb.localdir", tmp.resolve("rocks").toString());
-        assertThat(sha256OfEveryFile(preprocess(2, rocks, StateBackend.rocksdb))).isEqualTo(files);
+        assertThat(SameOutput.sha256OfEveryFile(preprocess(2, rocks, StateBackend.rocksdb)))
+                .isEqualTo(files);
         Configuration small = hotline();
         small.set(PiperOptions.BLOCK_BYTES, 65_537); // ~250 lines, ranges ending mid-line
-        assertThat(sha256OfEveryFile(preprocess(4, small, StateBackend.hashmap))).isEqualTo(files);
+        assertThat(SameOutput.sha256OfEveryFile(preprocess(4, small, StateBackend.hashmap)))
+                .isEqualTo(files);
 
         // every row's flag, from rows.bin and hot-sets.jsonl alone
         JsonNode meta = new ObjectMapper().readTree(p1.resolve(OutputLayout.METADATA).toFile());
@@ -136,24 +135,36 @@ class HotlineITCase {
         assertThat(popular).isGreaterThan(rows / 50);
     }
 
+    /** A spec's hotline section gives the split its options give. */
+    @Test
+    void aSpecsHotlineSectionSplitsAsTheOptionsDo() throws Exception {
+        String builtin;
+        try (var in = getClass().getResourceAsStream(SpecParser.BUILTIN_RESOURCE)) {
+            builtin = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        String spec =
+                builtin.substring(0, builtin.lastIndexOf('}'))
+                        + ", \"hotline\": {\"budget\": "
+                        + (long) ENTRIES * 16 * Float.BYTES
+                        + ", \"window\": "
+                        + WINDOW
+                        + ", \"tracker_entries\": 65536}}";
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        Path fromSpec = preprocess(2, conf, StateBackend.hashmap);
+        Path fromOptions = preprocess(2, hotline(), StateBackend.hashmap);
+        for (String f : List.of(OutputLayout.HOTLINE_POPULAR, OutputLayout.HOTLINE_HOT_SETS)) {
+            assertThat(Files.mismatch(fromSpec.resolve(f), fromOptions.resolve(f)))
+                    .as(f)
+                    .isEqualTo(-1);
+        }
+    }
+
     private static int[] intArray(JsonNode a) {
         int[] v = new int[a.size()];
         for (int i = 0; i < v.length; i++) {
             v[i] = a.get(i).asInt();
         }
         return v;
-    }
-
-    private static Map<String, String> sha256OfEveryFile(Path dir) throws Exception {
-        Map<String, String> sums = new TreeMap<>();
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                MessageDigest sha = MessageDigest.getInstance("SHA-256");
-                sums.put(
-                        dir.relativize(f).toString(),
-                        HexFormat.of().formatHex(sha.digest(Files.readAllBytes(f))));
-            }
-        }
-        return sums;
     }
 }

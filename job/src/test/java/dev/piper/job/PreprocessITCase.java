@@ -37,7 +37,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import java.util.zip.GZIPOutputStream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -154,13 +153,17 @@ class PreprocessITCase {
     /** Parallelism 1, 2 and 4, and small blocks, give the same bytes in every output file. */
     @Test
     void identicalOutputAtEveryParallelismAndBlockSize() throws Exception {
-        Map<String, String> p1 = sha256OfEveryFile(preprocess(generated, 1, options(-1, false)));
-        Map<String, String> p2 = sha256OfEveryFile(preprocess(generated, 2, options(-1, false)));
-        Map<String, String> p4 = sha256OfEveryFile(preprocess(generated, 4, options(-1, false)));
+        Map<String, String> p1 =
+                SameOutput.sha256OfEveryFile(preprocess(generated, 1, options(-1, false)));
+        Map<String, String> p2 =
+                SameOutput.sha256OfEveryFile(preprocess(generated, 2, options(-1, false)));
+        Map<String, String> p4 =
+                SameOutput.sha256OfEveryFile(preprocess(generated, 4, options(-1, false)));
         Configuration smallBlocks = options(-1, false);
         // the smallest blocks allowed, a prime size: ~250 lines; ranges end mid-line
         smallBlocks.set(PiperOptions.BLOCK_BYTES, 65_537);
-        Map<String, String> small = sha256OfEveryFile(preprocess(generated, 3, smallBlocks));
+        Map<String, String> small =
+                SameOutput.sha256OfEveryFile(preprocess(generated, 3, smallBlocks));
         assertThat(p1).hasSize(3 + 26);
         assertThat(p2).isEqualTo(p1);
         assertThat(p4).isEqualTo(p1);
@@ -174,7 +177,8 @@ class PreprocessITCase {
         conf.setString("state.backend.rocksdb.localdir", rocksDir.toString());
         Path rocks = preprocess(generated, 2, conf, StateBackend.rocksdb);
         Path heap = preprocess(generated, 2, options(5000, false));
-        assertThat(sha256OfEveryFile(rocks)).isEqualTo(sha256OfEveryFile(heap));
+        assertThat(SameOutput.sha256OfEveryFile(rocks))
+                .isEqualTo(SameOutput.sha256OfEveryFile(heap));
         assertThat(rocksDir)
                 .as("RocksDB created its local directory, so it really held the state")
                 .isDirectory();
@@ -1023,12 +1027,14 @@ class PreprocessITCase {
         rapText.set(PiperOptions.SPEC, rap);
         Configuration rapParquet = new Configuration();
         rapParquet.set(PiperOptions.SPEC, rap);
-        Map<String, String> parquetSums = sha256OfEveryFile(preprocess(parquet, 2, rapParquet));
+        Map<String, String> parquetSums =
+                SameOutput.sha256OfEveryFile(preprocess(parquet, 2, rapParquet));
         parquetSums.remove(OutputLayout.METADATA);
         assertThat(parquetSums)
                 .as("every file but the metadata, the text's dead letters none")
                 .isEqualTo(
-                        withEmptyDeadLetters(sha256OfEveryFile(preprocess(generated, 2, rapText))))
+                        withEmptyDeadLetters(
+                                SameOutput.sha256OfEveryFile(preprocess(generated, 2, rapText))))
                 .hasSize(2 + 26);
     }
 
@@ -1209,19 +1215,6 @@ class PreprocessITCase {
 
     private static JsonNode metadata(Path out) throws IOException {
         return new ObjectMapper().readTree(out.resolve(OutputLayout.METADATA).toFile());
-    }
-
-    private static Map<String, String> sha256OfEveryFile(Path dir) throws Exception {
-        Map<String, String> sums = new TreeMap<>();
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                MessageDigest sha = MessageDigest.getInstance("SHA-256");
-                sums.put(
-                        dir.relativize(f).toString(),
-                        HexFormat.of().formatHex(sha.digest(Files.readAllBytes(f))));
-            }
-        }
-        return sums;
     }
 
     private Path fixture(String name) throws IOException {

@@ -6,8 +6,12 @@ import dev.piper.connectors.output.OutputLayout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /** The check that a stream's consumed output is a batch run's, byte for byte. */
@@ -16,15 +20,16 @@ public final class SameOutput {
     private SameOutput() {}
 
     /**
-     * {@code rows.bin}, every {@code vocab/C*.tsv} and every list file ({@code lists/Cj.lengths},
-     * {@code lists/Cj.values}) of {@code batch} are in {@code consumed}, byte for byte ({@code
-     * what} names the run in failures). Dead letters differ by design: a stream's say where in
-     * Kafka the line was, a batch run's where in the file.
+     * {@code rows.bin}, every {@code vocab/C*.tsv}, every list file ({@code lists/Cj.lengths},
+     * {@code lists/Cj.values}) and Hotline's files ({@code hotline/}) of {@code batch} are in
+     * {@code consumed}, byte for byte ({@code what} names the run in failures). Dead letters differ
+     * by design: a stream's say where in Kafka the line was, a batch run's where in the file.
      */
     public static void assertRowsAndVocabulariesEqual(Path consumed, Path batch, String what)
             throws IOException {
         List<String> files = new ArrayList<>(List.of(OutputLayout.ROWS));
-        for (String dir : List.of(OutputLayout.VOCAB_DIR, OutputLayout.LISTS_DIR)) {
+        for (String dir :
+                List.of(OutputLayout.VOCAB_DIR, OutputLayout.LISTS_DIR, OutputLayout.HOTLINE_DIR)) {
             if (Files.isDirectory(batch.resolve(dir))) {
                 try (Stream<Path> listed = Files.list(batch.resolve(dir))) {
                     listed.map(f -> dir + "/" + f.getFileName()).sorted().forEach(files::add);
@@ -38,5 +43,19 @@ public final class SameOutput {
                     .as("%s %s", what, file)
                     .isEqualTo(-1);
         }
+    }
+
+    /** The SHA-256 of every file below {@code dir}, by its path relative to {@code dir}. */
+    public static Map<String, String> sha256OfEveryFile(Path dir) throws Exception {
+        Map<String, String> sums = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                sums.put(
+                        dir.relativize(f).toString(),
+                        HexFormat.of().formatHex(sha.digest(Files.readAllBytes(f))));
+            }
+        }
+        return sums;
     }
 }

@@ -238,6 +238,11 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
         if (spec.input().routeField().isPresent()) {
             problems.add("input.route: piper stream does not route lines (yet)");
         }
+        if (spec.hotline() != null) {
+            problems.add(
+                    "hotline: Hotline's split does not run with run-time reconfiguration (a switch"
+                            + " may change the rows' shape a window's hot set is chosen for)");
+        }
         if (!spec.input().format().equals(active.spec().input().format())) {
             problems.add(
                     "input.format: the job reads "

@@ -5,6 +5,7 @@ import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import dev.piper.operators.block.FormatSnapshot;
+import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains.Kind;
 import dev.piper.pipeline.ops.Op;
@@ -59,13 +60,17 @@ import org.apache.flink.core.memory.DataOutputView;
  * each decodes (varint). Formats 1..4 have none and read as Criteo's layout (13 and 26, no lists).
  * Format 5 also adds firstx, ngram and onehot, their {@code x}, {@code n} and {@code size} as
  * varints.
+ *
+ * <p>Format 6 appends the Hotline section: a boolean, then if true its budget (varlong), dim
+ * (varint), window (varlong), sample (double), sample rows (varint), tracker (varint of {@code
+ * exact} 0, {@code srrip} 1), tracker entries (varint) and decay (double). Formats 1..5 have none.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 5;
+    static final int FORMAT = 6;
 
     /** Kryo registration ids: fixed forever, new classes take new ids. */
     static final int ID_SPEC = 100;
@@ -464,6 +469,18 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
             for (int d : layout.generatedFrom()) {
                 out.writeVarInt(d, true);
             }
+            HotlineSettings h = s.hotline();
+            out.writeBoolean(h != null);
+            if (h != null) {
+                out.writeVarLong(h.budgetBytes(), true);
+                out.writeVarInt(h.dim(), true);
+                out.writeVarLong(h.windowRows(), true);
+                out.writeDouble(h.sampleRate());
+                out.writeVarInt(h.sampleRows(), true);
+                out.writeVarInt(h.tracker().ordinal(), true);
+                out.writeVarInt(h.trackerEntries(), true);
+                out.writeDouble(h.decay());
+            }
         }
 
         @Override
@@ -514,7 +531,20 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
             }
             PipelineSpec.Input input =
                     new PipelineSpec.Input(format, topic, routeField, routeValue, parquet, layout);
-            return new PipelineSpec(name, version, input, List.copyOf(columns), output);
+            HotlineSettings hotline = null;
+            if (reading.format >= 6 && in.readBoolean()) {
+                hotline =
+                        new HotlineSettings(
+                                in.readVarLong(true),
+                                in.readVarInt(true),
+                                in.readVarLong(true),
+                                in.readDouble(),
+                                in.readVarInt(true),
+                                HotlineSettings.Tracker.values()[in.readVarInt(true)],
+                                in.readVarInt(true),
+                                in.readDouble());
+            }
+            return new PipelineSpec(name, version, input, List.copyOf(columns), output, hotline);
         }
     }
 }

@@ -38,7 +38,7 @@ public final class HotlineFunction
     public static final ValueStateDescriptor<Hotline> STATE =
             new ValueStateDescriptor<>("hotline", HotlineSerializer.INSTANCE);
 
-    private final HotlineSettings settings;
+    private final HotlineSettings[] settings;
     private final RowLayout[] layouts;
     private final boolean working;
 
@@ -47,12 +47,17 @@ public final class HotlineFunction
     private transient Counter rows;
 
     /**
+     * @param settings each pipeline's split, by pipeline number; null for a pipeline whose blocks
+     *     pass without one
      * @param layouts each pipeline's row layout, by pipeline number
      * @param working whether each split carries its working parameters (the Kafka feed's records
      *     do; the batch files do not)
      */
-    public HotlineFunction(HotlineSettings settings, RowLayout[] layouts, boolean working) {
-        this.settings = settings;
+    public HotlineFunction(HotlineSettings[] settings, RowLayout[] layouts, boolean working) {
+        if (settings.length != layouts.length) {
+            throw new IllegalArgumentException("one setting and one layout per pipeline");
+        }
+        this.settings = settings.clone();
         this.layouts = layouts.clone();
         this.working = working;
     }
@@ -68,7 +73,13 @@ public final class HotlineFunction
     @Override
     public void processElement(AssembledBlock block, Context ctx, Collector<AssembledBlock> out)
             throws Exception {
-        RowLayout layout = layouts[Lanes.pipeline(block.lane())];
+        int p = Lanes.pipeline(block.lane());
+        HotlineSettings settings = this.settings[p];
+        if (settings == null) {
+            out.collect(block);
+            return;
+        }
+        RowLayout layout = layouts[p];
         if (block.newKeys().length != layout.sparse()
                 || block.listOffsets().length != layout.listColumns().size()) {
             throw new IllegalStateException(

@@ -101,18 +101,19 @@ class ActiveSpecTest {
                     + "00000000".repeat(23);
 
     /**
-     * As written now: the same, with the spec in its format 5 (PipelineSpecSerializerTest): seven
-     * bytes longer, vocab's policy tag, the empty list of Parquet column names and the layout (13
-     * dense, 26 sparse, no lists, ',', no generated columns).
+     * As written now: the same, with the spec in its format 6 (PipelineSpecSerializerTest): eight
+     * bytes longer, vocab's policy tag, the empty list of Parquet column names, the layout (13
+     * dense, 26 sparse, no lists, ',', no generated columns) and no Hotline section.
      */
     private static final String SMALL_WRITTEN_NOW =
-            "0000003a"
-                    + "05"
+            "0000003b"
+                    + "06"
                     + SMALL_FORMAT_1
                             .substring(10, SMALL_FORMAT_1.indexOf("0000001a"))
                             .replace("e80776", "e8077600")
                     + "00"
                     + "0d1a002c00"
+                    + "00"
                     + SMALL_FORMAT_1.substring(SMALL_FORMAT_1.indexOf("0000001a"));
 
     @Test

@@ -241,9 +241,11 @@ public class PipelineSpecSerializerTest {
             PipelineSpec read = serializer.fromBytes(HexFormat.of().parseHex(e.getKey()));
             assertThat(read).isEqualTo(e.getValue());
             assertThat(read.layout()).isEqualTo(RowLayout.CRITEO);
-            // written anew: format 5, the same bytes then Criteo's layout (13, 26, no lists, ',')
+            // written anew: format 6, the same bytes then Criteo's layout (13, 26, no lists, ',')
+            // and no Hotline section
             assertThat(HexFormat.of().formatHex(serializer.toBytes(read)))
-                    .isEqualTo("05" + e.getKey().substring(2) + "0d1a" + "00" + "2c" + "00");
+                    .isEqualTo(
+                            format6("05" + e.getKey().substring(2) + "0d1a" + "00" + "2c" + "00"));
         }
     }
 
@@ -287,6 +289,53 @@ public class PipelineSpecSerializerTest {
                 s.output());
     }
 
+    /** Format 6 of a spec without Hotline: its format 5 bytes with the version, then false. */
+    private static String format6(String format5) {
+        assertThat(format5).startsWith("05");
+        return "06" + format5.substring(2) + "00";
+    }
+
+    /**
+     * Format 6 appends the Hotline section: false, or true and its settings (budget 1 MiB as the
+     * varlong 80 80 40, dim 16, window 1,000,000 as c0 84 3d, sample 0.05 as its IEEE double (Kryo
+     * writes doubles little-endian), sample rows 1024 as 80 08, srrip 1, tracker entries 65,536 as
+     * 80 80 04, decay 0.5).
+     */
+    @Test
+    void formatSixHoldsTheHotlineSection() throws Exception {
+        PipelineSpec s = small();
+        PipelineSpec hot =
+                new PipelineSpec(
+                        s.name(),
+                        s.version(),
+                        s.input(),
+                        s.columns(),
+                        s.output(),
+                        new dev.piper.pipeline.hotline.HotlineSettings(
+                                1 << 20,
+                                16,
+                                1_000_000,
+                                0.05,
+                                1024,
+                                dev.piper.pipeline.hotline.HotlineSettings.Tracker.SRRIP,
+                                1 << 16,
+                                0.5));
+        String plain = HexFormat.of().formatHex(serializer.toBytes(s));
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(hot)))
+                .isEqualTo(
+                        plain.substring(0, plain.length() - 2)
+                                + "01"
+                                + "808040"
+                                + "10"
+                                + "c0843d"
+                                + "9a9999999999a93f"
+                                + "8008"
+                                + "01"
+                                + "808004"
+                                + "000000000000e03f");
+        assertThat(roundTrip(hot)).isEqualTo(hot);
+    }
+
     /**
      * Format 5, frozen: format 4's bytes, then the layout: the dense and sparse column counts, the
      * number of list columns and each one's index, and the list separator, all varints (504 is f8
@@ -294,18 +343,53 @@ public class PipelineSpecSerializerTest {
      */
     @Test
     void formatFiveIsFrozen() throws Exception {
-        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(5);
+        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(6);
         assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
-                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "0d" + "1a" + "00" + "2c" + "00");
+                .isEqualTo(
+                        format6(
+                                "05"
+                                        + SMALL_FORMAT_4.substring(2)
+                                        + "0d"
+                                        + "1a"
+                                        + "00"
+                                        + "2c"
+                                        + "00"));
+        assertThat(
+                        serializer.fromBytes(
+                                HexFormat.of()
+                                        .parseHex(
+                                                "05"
+                                                        + SMALL_FORMAT_4.substring(2)
+                                                        + "0d"
+                                                        + "1a"
+                                                        + "00"
+                                                        + "2c"
+                                                        + "00")))
+                .isEqualTo(small());
         assertThat(HexFormat.of().formatHex(serializer.toBytes(wide())))
-                .isEqualTo("05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a" + "00" + "2c" + "00");
+                .isEqualTo(
+                        format6(
+                                "05"
+                                        + SMALL_FORMAT_4.substring(2)
+                                        + "f803"
+                                        + "2a"
+                                        + "00"
+                                        + "2c"
+                                        + "00"));
         StringBuilder lists = new StringBuilder("2a");
         for (int c = 0; c < 42; c++) {
             lists.append(String.format("%02x", c));
         }
         assertThat(HexFormat.of().formatHex(serializer.toBytes(withLists())))
                 .isEqualTo(
-                        "05" + SMALL_FORMAT_4.substring(2) + "f803" + "2a" + lists + "7c" + "00");
+                        format6(
+                                "05"
+                                        + SMALL_FORMAT_4.substring(2)
+                                        + "f803"
+                                        + "2a"
+                                        + lists
+                                        + "7c"
+                                        + "00"));
         assertThat(roundTrip(withLists()).layout()).isEqualTo(withLists().layout());
         // generated columns: their count and each one's dense index, G1 <- I1, G2 <- I300
         PipelineSpec w = wide();
@@ -324,15 +408,16 @@ public class PipelineSpecSerializerTest {
                         w.output());
         assertThat(HexFormat.of().formatHex(serializer.toBytes(generated)))
                 .isEqualTo(
-                        "05"
-                                + SMALL_FORMAT_4.substring(2)
-                                + "f803"
-                                + "2a"
-                                + "00"
-                                + "2c"
-                                + "02"
-                                + "00"
-                                + "ab02");
+                        format6(
+                                "05"
+                                        + SMALL_FORMAT_4.substring(2)
+                                        + "f803"
+                                        + "2a"
+                                        + "00"
+                                        + "2c"
+                                        + "02"
+                                        + "00"
+                                        + "ab02"));
         assertThat(roundTrip(generated).layout()).isEqualTo(generated.layout());
         // firstx and ngram: registration ids 125 and 126 (7f and 80 01 as Kryo writes them)
         PipelineSpec s = small();
@@ -420,7 +505,7 @@ public class PipelineSpecSerializerTest {
         byte[] bytes = serializer.toBytes(small());
         bytes[0] = 9; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 9; this build reads 1..5");
+                .hasMessageContaining("pipeline spec in format 9; this build reads 1..6");
     }
 
     @Test

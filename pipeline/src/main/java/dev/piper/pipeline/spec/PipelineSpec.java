@@ -1,5 +1,6 @@
 package dev.piper.pipeline.spec;
 
+import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
 import dev.piper.pipeline.ops.Chains.Kind;
@@ -21,9 +22,22 @@ import java.util.Optional;
  * @param input where its lines come from
  * @param columns every column of the input layout, in layout order, with its chain
  * @param output the output's options
+ * @param hotline Hotline's popular / non-popular split of the rows ({@code docs/HOTLINE.md}), or
+ *     null for none
  */
 public record PipelineSpec(
-        String name, int version, Input input, List<Column> columns, Output output) {
+        String name,
+        int version,
+        Input input,
+        List<Column> columns,
+        Output output,
+        HotlineSettings hotline) {
+
+    /** A spec without Hotline's split. */
+    public PipelineSpec(
+            String name, int version, Input input, List<Column> columns, Output output) {
+        this(name, version, input, columns, output, null);
+    }
 
     /**
      * @param format the input format ({@code criteo-tsv})

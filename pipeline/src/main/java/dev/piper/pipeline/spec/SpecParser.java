@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
@@ -42,7 +43,18 @@ public final class SpecParser {
     private static final Pattern RANGE =
             Pattern.compile("([A-Za-z]+)([0-9]+)\\.\\.([A-Za-z]+)([0-9]+)");
     private static final Set<String> TOP =
-            Set.of("name", "version", "description", "input", "columns", "output");
+            Set.of("name", "version", "description", "input", "columns", "output", "hotline");
+    private static final Set<String> HOTLINE =
+            Set.of(
+                    "budget",
+                    "dim",
+                    "window",
+                    "sample",
+                    "sample_rows",
+                    "tracker",
+                    "tracker_entries",
+                    "decay");
+    private static final Pattern SIZE = Pattern.compile("([0-9]+)\\s*([kmgt]?)b?");
     private static final Set<String> INPUT =
             Set.of(
                     "format",
@@ -152,10 +164,116 @@ public final class SpecParser {
         PipelineSpec.Input input = input(root.get("input"));
         List<Column> columns = columns(root.get("columns"));
         PipelineSpec.Output output = output(root.get("output"));
+        HotlineSettings hotline = hotline(root.get("hotline"));
         if (!problems.isEmpty()) {
             throw new SpecException(source, problems);
         }
-        return new PipelineSpec(name, version, input, columns, output);
+        return new PipelineSpec(name, version, input, columns, output, hotline);
+    }
+
+    /**
+     * The {@code hotline} section: {@code budget} (bytes, a number or a string with a binary unit,
+     * {@code "512m"}) required, every other setting optional with its default.
+     */
+    private HotlineSettings hotline(JsonNode node) {
+        if (node == null) {
+            return null;
+        }
+        if (!node.isObject()) {
+            problem("hotline", "must be an object");
+            return null;
+        }
+        unknownFields(node, HOTLINE, "hotline");
+        int before = problems.size();
+        long budget = -1;
+        JsonNode b = node.get("budget");
+        if (b == null) {
+            problem("hotline.budget", "missing (bytes of GPU memory for popular embedding rows)");
+        } else if (b.isIntegralNumber() && b.canConvertToLong() && b.longValue() > 0) {
+            budget = b.longValue();
+        } else {
+            java.util.regex.Matcher m =
+                    b.isTextual()
+                            ? SIZE.matcher(b.asText().trim().toLowerCase(java.util.Locale.ROOT))
+                            : null;
+            if (m != null && m.matches()) {
+                int shift = "_kmgt".indexOf(m.group(2).isEmpty() ? "_" : m.group(2)) * 10;
+                try {
+                    budget = Math.multiplyExact(Long.parseLong(m.group(1)), 1L << shift);
+                } catch (ArithmeticException | NumberFormatException e) {
+                    problem("hotline.budget", b + " is too large");
+                }
+            } else {
+                problem(
+                        "hotline.budget",
+                        "must be a positive number of bytes or a size such as \"512m\", not " + b);
+            }
+        }
+        int dim = hotlineInt(node, "dim", HotlineSettings.DEFAULT_DIM);
+        long window = hotlineLong(node, "window", HotlineSettings.DEFAULT_WINDOW_ROWS);
+        double sample = hotlineDouble(node, "sample", HotlineSettings.DEFAULT_SAMPLE_RATE);
+        int sampleRows = hotlineInt(node, "sample_rows", HotlineSettings.DEFAULT_SAMPLE_ROWS);
+        int trackerEntries =
+                hotlineInt(node, "tracker_entries", HotlineSettings.DEFAULT_TRACKER_ENTRIES);
+        double decay = hotlineDouble(node, "decay", HotlineSettings.DEFAULT_DECAY);
+        HotlineSettings.Tracker tracker = HotlineSettings.Tracker.EXACT;
+        JsonNode t = node.get("tracker");
+        if (t != null) {
+            tracker = HotlineSettings.Tracker.of(t.asText()).orElse(null);
+            if (tracker == null || !t.isTextual()) {
+                problem("hotline.tracker", "must be \"exact\" or \"srrip\", not " + t);
+            }
+        }
+        if (problems.size() > before) {
+            return null;
+        }
+        java.util.Optional<String> why =
+                HotlineSettings.problem(
+                        budget, dim, window, sample, sampleRows, trackerEntries, decay);
+        if (why.isPresent()) {
+            problem(
+                    "hotline." + why.get().substring(0, why.get().indexOf(':')),
+                    why.get().substring(why.get().indexOf(':') + 2));
+            return null;
+        }
+        return new HotlineSettings(
+                budget, dim, window, sample, sampleRows, tracker, trackerEntries, decay);
+    }
+
+    private int hotlineInt(JsonNode node, String field, int absent) {
+        JsonNode n = node.get(field);
+        if (n == null) {
+            return absent;
+        }
+        if (!n.isIntegralNumber() || !n.canConvertToInt()) {
+            problem("hotline." + field, "must be an integer, not " + n);
+            return absent;
+        }
+        return n.intValue();
+    }
+
+    private long hotlineLong(JsonNode node, String field, long absent) {
+        JsonNode n = node.get(field);
+        if (n == null) {
+            return absent;
+        }
+        if (!n.isIntegralNumber() || !n.canConvertToLong()) {
+            problem("hotline." + field, "must be an integer, not " + n);
+            return absent;
+        }
+        return n.longValue();
+    }
+
+    private double hotlineDouble(JsonNode node, String field, double absent) {
+        JsonNode n = node.get(field);
+        if (n == null) {
+            return absent;
+        }
+        if (!n.isNumber()) {
+            problem("hotline." + field, "must be a number, not " + n);
+            return absent;
+        }
+        return n.doubleValue();
     }
 
     private void problem(String path, String message) {

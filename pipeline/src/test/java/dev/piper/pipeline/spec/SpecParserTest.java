@@ -671,4 +671,55 @@ class SpecParserTest {
                                         .anySatisfy(
                                                 p -> assertThat(p).startsWith("columns.C3[3]:")));
     }
+
+    /** A spec with {@code hotline} as its Hotline section. */
+    private static String withHotline(String hotline) {
+        String text = spec(OK_COLUMNS);
+        return text.substring(0, text.lastIndexOf('}')) + ", \"hotline\": " + hotline + "}";
+    }
+
+    @Test
+    void theHotlineSectionTakesABudgetAndDefaultsTheRest() throws Exception {
+        var h = parse(withHotline("{\"budget\": \"512m\", \"window\": 100000}")).hotline();
+        assertThat(h.budgetBytes()).isEqualTo(512L << 20);
+        assertThat(h.windowRows()).isEqualTo(100_000);
+        assertThat(h.dim()).isEqualTo(16);
+        assertThat(h.sampleRate()).isEqualTo(0.05);
+        assertThat(h.tracker()).isEqualTo(dev.piper.pipeline.hotline.HotlineSettings.Tracker.EXACT);
+        var all =
+                parse(
+                                withHotline(
+                                        "{\"budget\": 1280000, \"dim\": 64, \"sample\": 0.2,"
+                                                + " \"sample_rows\": 512, \"tracker\": \"srrip\","
+                                                + " \"tracker_entries\": 65536, \"decay\": 0.5}"))
+                        .hotline();
+        assertThat(all.entries()).isEqualTo(1_280_000 / (64 * 4));
+        assertThat(all.tracker())
+                .isEqualTo(dev.piper.pipeline.hotline.HotlineSettings.Tracker.SRRIP);
+        assertThat(parse(spec(OK_COLUMNS)).hotline()).isNull();
+    }
+
+    @ParameterizedTest
+    @MethodSource
+    void aBadHotlineSectionNamesItsField(String hotline, String expected) {
+        assertThatThrownBy(() -> parse(withHotline(hotline)))
+                .isInstanceOf(SpecException.class)
+                .hasMessageContaining(expected);
+    }
+
+    static Stream<Arguments> aBadHotlineSectionNamesItsField() {
+        return Stream.of(
+                Arguments.of("{}", "hotline.budget: missing"),
+                Arguments.of("{\"budget\": \"lots\"}", "hotline.budget: must be a positive"),
+                Arguments.of("{\"budget\": 10}", "hotline.budget: 10 bytes hold no entry"),
+                Arguments.of("{\"budget\": 65536, \"dim\": 0}", "hotline.dim: must be between"),
+                Arguments.of(
+                        "{\"budget\": 65536, \"tracker\": \"lru\"}",
+                        "hotline.tracker: must be \"exact\" or \"srrip\""),
+                Arguments.of(
+                        "{\"budget\": 65536, \"tracker_entries\": 1000}",
+                        "hotline.tracker_entries: must be a power of two"),
+                Arguments.of("{\"budget\": 65536, \"windw\": 5}", "hotline.windw: unknown field"),
+                Arguments.of("[]", "hotline: must be an object"));
+    }
 }
