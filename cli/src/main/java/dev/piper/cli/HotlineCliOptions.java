@@ -67,10 +67,10 @@ final class HotlineCliOptions {
     @Option(
             names = "--hotline-tracker-entries",
             paramLabel = "N",
-            defaultValue = "2097152",
+            defaultValue = "0",
             description =
-                    "Capacity of the SRRIP logger, a power of two (default: ${DEFAULT-VALUE},"
-                            + " Hotline's 4 MB logger; 13 bytes an entry here).")
+                    "Capacity of the SRRIP logger, a power of two; 0 (the default): the one at or"
+                            + " above 4 per hot entry of the budget (13 bytes an entry).")
     int trackerEntries;
 
     @Option(

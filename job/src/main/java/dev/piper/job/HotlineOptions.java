@@ -60,10 +60,11 @@ public final class HotlineOptions {
     public static final ConfigOption<Integer> TRACKER_ENTRIES =
             ConfigOptions.key("piper.hotline.tracker-entries")
                     .intType()
-                    .defaultValue(HotlineSettings.DEFAULT_TRACKER_ENTRIES)
+                    .defaultValue(HotlineSettings.AUTO_TRACKER_ENTRIES)
                     .withDescription(
-                            "Capacity of the SRRIP logger in entries, a power of two (Hotline's"
-                                    + " 4 MB logger: 2,097,152; 13 bytes each here).");
+                            "Capacity of the SRRIP logger in entries, a power of two; 0: the one"
+                                    + " at or above 4 per hot entry of the budget (13 bytes an"
+                                    + " entry).");
 
     public static final ConfigOption<Double> DECAY =
             ConfigOptions.key("piper.hotline.decay")

@@ -32,7 +32,9 @@ public final class HotSet {
                 }
             }
             n += hot.length;
-            if (hot.length > 0 && hot[hot.length - 1] < MAX_BITMAP_INDEX) {
+            if (hot.length == 0) {
+                bits[c] = new long[0];
+            } else if (hot[hot.length - 1] < MAX_BITMAP_INDEX) {
                 long[] b = new long[(hot[hot.length - 1] >>> 6) + 1];
                 for (int i : hot) {
                     b[i >>> 6] |= 1L << i;

@@ -82,17 +82,17 @@ public final class SrripTracker {
 
     /** The {@code k} most counted entries it holds, their keys sorted ({@link TopEntries}). */
     public long[] top(int k) {
-        long[] held = new long[keys.length];
+        int n = size();
+        long[] held = new long[n];
+        int[] c = new int[n];
+        int j = 0;
         for (int i = 0; i < keys.length; i++) {
-            held[i] = keys[i] - 1;
-        }
-        int[] c = counts.clone();
-        for (int i = 0; i < keys.length; i++) {
-            if (keys[i] == 0) {
-                c[i] = 0;
+            if (keys[i] != 0) {
+                held[j] = keys[i] - 1;
+                c[j++] = counts[i];
             }
         }
-        return TopEntries.select(held, c, held.length, k);
+        return TopEntries.select(held, c, n, k);
     }
 
     /** Number of occupied entries. */

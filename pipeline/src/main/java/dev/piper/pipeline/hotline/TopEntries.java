@@ -37,6 +37,59 @@ final class TopEntries {
         }
         // the k-th highest count: every entry above it is chosen, and from the ones at it the
         // smallest keys until k
+        int threshold = kthHighest(counts, n, positive, k);
+        long[] chosen = new long[k];
+        int c = 0;
+        int t = 0;
+        for (int i = 0; i < n; i++) {
+            if (counts[i] > threshold) {
+                chosen[c++] = keys[i];
+            } else if (counts[i] == threshold) {
+                t++;
+            }
+        }
+        long[] tied = new long[t];
+        t = 0;
+        for (int i = 0; i < n; i++) {
+            if (counts[i] == threshold) {
+                tied[t++] = keys[i];
+            }
+        }
+        Arrays.sort(tied);
+        System.arraycopy(tied, 0, chosen, c, k - c);
+        Arrays.sort(chosen);
+        return chosen;
+    }
+
+    /** Counts up to this are ranked by a histogram; a larger one by sorting. */
+    private static final int HISTOGRAM_LIMIT = 1 << 20;
+
+    /**
+     * The {@code k}-th highest of the positive values among {@code counts[0..n)} ({@code positive}
+     * of them, more than {@code k}): by a histogram of the values (linear; sampled access counts
+     * are small numbers), or by sorting when one exceeds {@link #HISTOGRAM_LIMIT}.
+     */
+    private static int kthHighest(int[] counts, int n, int positive, int k) {
+        int max = 0;
+        for (int i = 0; i < n; i++) {
+            max = Math.max(max, counts[i]);
+        }
+        if (max <= HISTOGRAM_LIMIT) {
+            int[] histogram = new int[max + 1];
+            for (int i = 0; i < n; i++) {
+                if (counts[i] > 0) {
+                    histogram[counts[i]]++;
+                }
+            }
+            int seen = 0;
+            for (int v = max; v > 0; v--) {
+                seen += histogram[v];
+                if (seen >= k) {
+                    return v;
+                }
+            }
+            throw new IllegalStateException("fewer than " + k + " positive counts");
+        }
         int[] sorted = new int[positive];
         int j = 0;
         for (int i = 0; i < n; i++) {
@@ -45,39 +98,7 @@ final class TopEntries {
             }
         }
         Arrays.sort(sorted);
-        int threshold = sorted[positive - k];
-        int above = positive - upperBound(sorted, threshold);
-        long[] chosen = new long[k];
-        long[] tied = new long[positive];
-        int c = 0;
-        int t = 0;
-        for (int i = 0; i < n; i++) {
-            if (counts[i] > threshold) {
-                chosen[c++] = keys[i];
-            } else if (counts[i] == threshold) {
-                tied[t++] = keys[i];
-            }
-        }
-        assert c == above;
-        Arrays.sort(tied, 0, t);
-        System.arraycopy(tied, 0, chosen, c, k - c);
-        Arrays.sort(chosen);
-        return chosen;
-    }
-
-    /** The index of the first element of sorted {@code a} greater than {@code v}. */
-    private static int upperBound(int[] a, int v) {
-        int lo = 0;
-        int hi = a.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (a[mid] <= v) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
+        return sorted[positive - k];
     }
 
     /** The entry key of index {@code index} of sparse column {@code column}. */

@@ -214,7 +214,7 @@ public final class SpecParser {
         double sample = hotlineDouble(node, "sample", HotlineSettings.DEFAULT_SAMPLE_RATE);
         int sampleRows = hotlineInt(node, "sample_rows", HotlineSettings.DEFAULT_SAMPLE_ROWS);
         int trackerEntries =
-                hotlineInt(node, "tracker_entries", HotlineSettings.DEFAULT_TRACKER_ENTRIES);
+                hotlineInt(node, "tracker_entries", HotlineSettings.AUTO_TRACKER_ENTRIES);
         double decay = hotlineDouble(node, "decay", HotlineSettings.DEFAULT_DECAY);
         HotlineSettings.Tracker tracker = HotlineSettings.Tracker.EXACT;
         JsonNode t = node.get("tracker");

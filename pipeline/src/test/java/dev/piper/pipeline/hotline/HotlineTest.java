@@ -213,6 +213,35 @@ class HotlineTest {
         }
     }
 
+    /** Small indices in a column's array, large ones (a column without vocabulary) hashed. */
+    @Test
+    void exactCountsListEveryEntryInKeyOrderWhereverTheyAreKept() {
+        ExactCounter exact = new ExactCounter();
+        int large = ExactCounter.DENSE_LIMIT + 5;
+        for (int[] access : new int[][] {{2, 7}, {0, large}, {0, 3}, {2, 7}, {1, 0}, {0, 3}}) {
+            exact.access(access[0], access[1]);
+        }
+        assertThat(exact.size()).isEqualTo(4);
+        assertThat(exact.entries())
+                .containsExactly(
+                        TopEntries.key(0, 3), 2,
+                        TopEntries.key(0, large), 1,
+                        TopEntries.key(1, 0), 1,
+                        TopEntries.key(2, 7), 2);
+        assertThat(exact.top(2)).containsExactly(TopEntries.key(0, 3), TopEntries.key(2, 7));
+        ExactCounter restored = new ExactCounter();
+        long[] pairs = exact.entries();
+        for (int i = 0; i < pairs.length; i += 2) {
+            restored.put(pairs[i], (int) pairs[i + 1]);
+        }
+        assertThat(restored.entries()).isEqualTo(pairs);
+        assertThat(restored.count(0, large)).isEqualTo(1);
+        exact.decay(0.5);
+        assertThat(exact.entries())
+                .containsExactly(TopEntries.key(0, 3), 1, TopEntries.key(2, 7), 1);
+        assertThat(exact.size()).isEqualTo(2);
+    }
+
     @Test
     void decayForgetsWhatIsNoLongerAccessed() {
         ExactCounter exact = new ExactCounter();
@@ -234,7 +263,11 @@ class HotlineTest {
         assertThat(HotlineSettings.problem(1 << 20, 16, 10, 0, 1024, 1 << 21, 0.5))
                 .hasValue("sample: must be a fraction in (0, 1], not 0.0");
         assertThat(HotlineSettings.problem(1 << 20, 16, 10, 0.05, 1024, 1000, 0.5))
-                .hasValue("tracker_entries: must be a power of two of at least 16, not 1000");
+                .hasValue(
+                        "tracker_entries: must be a power of two from 16 to 67108864 (or 0 for 4"
+                                + " per hot entry), not 1000");
+        assertThat(HotlineSettings.withBudget(1_280_000).trackerEntries()).isEqualTo(1 << 17);
+        assertThat(HotlineSettings.autoTrackerEntries(1)).isEqualTo(16);
         assertThat(HotlineSettings.problem(1L << 40, 1, 10, 0.05, 1024, 1 << 21, 0.5).get())
                 .startsWith("budget: 1099511627776 bytes are 274877906944 entries of dim 1");
     }
