@@ -200,8 +200,9 @@ public final class OutputConsumer {
     }
 
     /**
-     * {@code hotline/hot-sets.jsonl} from the hot-set records: windows from 0 without a gap, each
-     * line its announcement with the rows up to the next window (the last: to the rows read).
+     * {@code hotline/hot-sets.jsonl} from the hot-set records: windows from 0 without a gap, up to
+     * the last one the rows read reach, each line its announcement with the rows up to the next
+     * window (the last: to the rows read).
      */
     private static void writeHotSets(Path dir, Vocab vocab, long hotlineRows) throws IOException {
         StringBuilder lines = new StringBuilder();
@@ -216,8 +217,14 @@ public final class OutputConsumer {
                                 + ")");
             }
             long first = vocab.hotSetStarts.get(e.getKey());
+            if (first >= hotlineRows && e.getKey() > 0) {
+                break; // a window of rows this run did not read (--rows stopped it before)
+            }
             Map.Entry<Integer, Long> next = vocab.hotSetStarts.higherEntry(e.getKey());
-            long end = next == null ? Math.max(first, hotlineRows) : next.getValue();
+            long end =
+                    Math.max(
+                            first,
+                            next == null ? hotlineRows : Math.min(next.getValue(), hotlineRows));
             lines.append(HotlineFiles.line(e.getValue(), end - first)).append('\n');
             expected++;
         }
