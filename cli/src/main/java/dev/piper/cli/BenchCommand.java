@@ -3,6 +3,7 @@ package dev.piper.cli;
 import dev.piper.benchmarks.bench.Bench;
 import dev.piper.benchmarks.bench.BenchChart;
 import dev.piper.job.PiperOptions;
+import dev.piper.pipeline.spec.Sizes;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -193,8 +194,8 @@ public final class BenchCommand implements Callable<Integer> {
         }
         if (withHotline != null) {
             try {
-                bench.withHotline(CliChecks.size(withHotline));
-            } catch (IllegalArgumentException | ArithmeticException e) {
+                bench.withHotline(Sizes.bytes(withHotline));
+            } catch (IllegalArgumentException e) {
                 throw new ParameterException(
                         spec.commandLine(),
                         "--with-hotline: \"" + withHotline + "\" is not a size in bytes (e.g. 1m)");

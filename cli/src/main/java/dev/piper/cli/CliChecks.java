@@ -73,23 +73,6 @@ final class CliChecks {
                         });
     }
 
-    /**
-     * A size such as {@code 512m}, {@code 4g}, {@code 65536} or {@code 64k} (binary units, as the
-     * JVM's {@code -Xmx}), in bytes.
-     *
-     * @throws IllegalArgumentException if it is not one
-     */
-    static long size(String text) {
-        java.util.regex.Matcher m =
-                java.util.regex.Pattern.compile("([0-9]+)\\s*([kmgt]?)b?")
-                        .matcher(text.trim().toLowerCase(java.util.Locale.ROOT));
-        if (!m.matches()) {
-            throw new IllegalArgumentException("not a size: " + text);
-        }
-        int shift = "_kmgt".indexOf(m.group(2).isEmpty() ? "_" : m.group(2)) * 10;
-        return Math.multiplyExact(Long.parseLong(m.group(1)), 1L << shift);
-    }
-
     /** {@code --parallelism} must be at least 1. */
     static void parallelism(CommandLine cmd, int parallelism) {
         if (parallelism < 1) {

@@ -2,6 +2,7 @@ package dev.piper.cli;
 
 import dev.piper.job.HotlineOptions;
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.spec.Sizes;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
@@ -95,8 +96,8 @@ final class HotlineCliOptions {
         }
         long bytes;
         try {
-            bytes = CliChecks.size(budget);
-        } catch (IllegalArgumentException | ArithmeticException e) {
+            bytes = Sizes.bytes(budget);
+        } catch (IllegalArgumentException e) {
             throw new ParameterException(
                     cmd, "--hotline-budget: \"" + budget + "\" is not a size in bytes (e.g. 512m)");
         }

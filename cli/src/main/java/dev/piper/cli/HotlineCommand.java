@@ -12,6 +12,7 @@ import dev.piper.connectors.report.HotlineChart;
 import dev.piper.job.HotlineOptions;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.hotline.Split;
+import dev.piper.pipeline.spec.Sizes;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -105,8 +106,8 @@ final class HotlineCommand implements Callable<Integer> {
         List<HotlineSettings> settings = new ArrayList<>();
         for (int i = 0; i < bytes.length; i++) {
             try {
-                bytes[i] = CliChecks.size(budgets.get(i));
-            } catch (IllegalArgumentException | ArithmeticException e) {
+                bytes[i] = Sizes.bytes(budgets.get(i));
+            } catch (IllegalArgumentException e) {
                 throw new ParameterException(
                         spec.commandLine(),
                         "--budgets: \"" + budgets.get(i) + "\" is not a size in bytes (e.g. 4m)");

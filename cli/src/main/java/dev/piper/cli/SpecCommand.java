@@ -6,6 +6,7 @@ import dev.piper.job.PiperOptions;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.Presets;
+import dev.piper.pipeline.spec.Sizes;
 import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecException;
 import dev.piper.pipeline.spec.SpecParser;
@@ -99,8 +100,8 @@ final class SpecCommand implements Runnable {
             CliChecks.parallelism(spec.commandLine(), parallelism);
             long heap;
             try {
-                heap = memory == null ? Runtime.getRuntime().maxMemory() : CliChecks.size(memory);
-            } catch (IllegalArgumentException | ArithmeticException e) {
+                heap = memory == null ? Runtime.getRuntime().maxMemory() : Sizes.bytes(memory);
+            } catch (IllegalArgumentException e) {
                 throw new ParameterException(
                         spec.commandLine(),
                         "--memory: not a size (e.g. 512m, 4g): \"" + memory + "\"");

@@ -89,27 +89,19 @@ public final class HotlineOptions {
                                                         + ": \""
                                                         + trackerId
                                                         + "\" is not exact or srrip"));
-        var problem =
-                HotlineSettings.problem(
-                        conf.get(BUDGET),
-                        conf.get(DIM),
-                        conf.get(WINDOW),
-                        conf.get(SAMPLE),
-                        conf.get(SAMPLE_ROWS),
-                        conf.get(TRACKER_ENTRIES),
-                        conf.get(DECAY));
-        if (problem.isPresent()) {
-            throw new IllegalArgumentException(optionNamed(problem.get(), "piper.hotline."));
+        try {
+            return new HotlineSettings(
+                    conf.get(BUDGET),
+                    conf.get(DIM),
+                    conf.get(WINDOW),
+                    conf.get(SAMPLE),
+                    conf.get(SAMPLE_ROWS),
+                    tracker,
+                    conf.get(TRACKER_ENTRIES),
+                    conf.get(DECAY));
+        } catch (IllegalArgumentException e) { // HotlineSettings.problem's, naming the setting
+            throw new IllegalArgumentException(optionNamed(e.getMessage(), "piper.hotline."), e);
         }
-        return new HotlineSettings(
-                conf.get(BUDGET),
-                conf.get(DIM),
-                conf.get(WINDOW),
-                conf.get(SAMPLE),
-                conf.get(SAMPLE_ROWS),
-                tracker,
-                conf.get(TRACKER_ENTRIES),
-                conf.get(DECAY));
     }
 
     /**

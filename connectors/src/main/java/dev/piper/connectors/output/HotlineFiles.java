@@ -165,26 +165,6 @@ public final class HotlineFiles implements Closeable {
 
     /** The {@code hotline} section of {@code metadata.json}, into {@code root}. */
     public void describe(ObjectNode root) {
-        describe(
-                root,
-                settings,
-                windows,
-                rows,
-                popularRows,
-                largestHotSet,
-                captureSum,
-                captureWindows);
-    }
-
-    static void describe(
-            ObjectNode root,
-            HotlineSettings settings,
-            int windows,
-            long rows,
-            long popularRows,
-            int largestHotSet,
-            double captureSum,
-            int captureWindows) {
         ObjectNode h = root.putObject("hotline");
         h.put("budget_bytes", settings.budgetBytes());
         h.put("dim", settings.dim());

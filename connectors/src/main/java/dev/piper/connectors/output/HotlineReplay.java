@@ -104,7 +104,7 @@ public final class HotlineReplay {
         forEachChunk(c -> c.forEachIndex((r, col, index) -> all.access(col, index)));
         HotSet[] sets = new HotSet[entries.length];
         for (int i = 0; i < entries.length; i++) {
-            sets[i] = Hotline.hotSetOf(all.top(entries[i]), sparse);
+            sets[i] = HotSet.ofKeys(all.top(entries[i]), sparse);
         }
         int windows = (int) ((rows + windowRows - 1) / windowRows);
         long[][] popular = new long[entries.length][windows];

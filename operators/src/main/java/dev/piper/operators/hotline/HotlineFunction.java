@@ -42,6 +42,11 @@ public final class HotlineFunction
     private final RowLayout[] layouts;
     private final boolean working;
 
+    /** Per pipeline, its layout's scalar and list sparse columns, in row and value order. */
+    private final int[][] scalarColumns;
+
+    private final int[][] listColumns;
+
     private transient ValueState<Hotline> state;
     private transient Counter popularRows;
     private transient Counter rows;
@@ -60,6 +65,13 @@ public final class HotlineFunction
         this.settings = settings.clone();
         this.layouts = layouts.clone();
         this.working = working;
+        this.scalarColumns = new int[layouts.length][];
+        this.listColumns = new int[layouts.length][];
+        for (int p = 0; p < layouts.length; p++) {
+            scalarColumns[p] = layouts[p].scalarColumns();
+            listColumns[p] =
+                    layouts[p].listColumns().stream().mapToInt(Integer::intValue).toArray();
+        }
     }
 
     @Override
@@ -102,14 +114,13 @@ public final class HotlineFunction
         }
         int rowInts =
                 block.rows() == 0 ? 0 : block.rowBytes().length / Integer.BYTES / block.rows();
-        int[] listColumns = layout.listColumns().stream().mapToInt(Integer::intValue).toArray();
         Split split =
                 h.apply(
                         block.rows(),
                         block.rowBytes(),
                         rowInts,
-                        block.rows() == 0 ? new int[0] : layout.scalarColumns(),
-                        listColumns,
+                        block.rows() == 0 ? new int[0] : scalarColumns[p],
+                        listColumns[p],
                         block.listOffsets(),
                         block.listIndices(),
                         working);

@@ -50,8 +50,11 @@ public final class HotSet {
         return new HotSet(new int[columns][0]);
     }
 
-    /** The hot set of the entry keys {@code sorted} (column, index packed, ascending). */
-    static HotSet ofKeys(long[] sorted, int columns) {
+    /**
+     * The hot set of the entry keys {@code sorted} (column, index packed, ascending: {@link
+     * ExactCounter#top}, {@link SrripTracker#top}).
+     */
+    public static HotSet ofKeys(long[] sorted, int columns) {
         int[] perColumn = new int[columns];
         for (long k : sorted) {
             perColumn[TopEntries.column(k)]++;

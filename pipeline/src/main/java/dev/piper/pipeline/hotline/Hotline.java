@@ -252,11 +252,6 @@ public final class Hotline {
         return new Split.Window(window, row, hot, capture);
     }
 
-    /** The hot set of sorted entry keys ({@link ExactCounter#top}, {@link SrripTracker#top}). */
-    public static HotSet hotSetOf(long[] sortedKeys, int columns) {
-        return HotSet.ofKeys(sortedKeys, columns);
-    }
-
     /** How many values two sorted arrays share. */
     public static int commonSorted(long[] a, long[] b) {
         int i = 0;

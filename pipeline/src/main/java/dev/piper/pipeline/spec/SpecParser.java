@@ -54,7 +54,6 @@ public final class SpecParser {
                     "tracker",
                     "tracker_entries",
                     "decay");
-    private static final Pattern SIZE = Pattern.compile("([0-9]+)\\s*([kmgt]?)b?");
     private static final Set<String> INPUT =
             Set.of(
                     "format",
@@ -192,21 +191,18 @@ public final class SpecParser {
         } else if (b.isIntegralNumber() && b.canConvertToLong() && b.longValue() > 0) {
             budget = b.longValue();
         } else {
-            java.util.regex.Matcher m =
-                    b.isTextual()
-                            ? SIZE.matcher(b.asText().trim().toLowerCase(java.util.Locale.ROOT))
-                            : null;
-            if (m != null && m.matches()) {
-                int shift = "_kmgt".indexOf(m.group(2).isEmpty() ? "_" : m.group(2)) * 10;
-                try {
-                    budget = Math.multiplyExact(Long.parseLong(m.group(1)), 1L << shift);
-                } catch (ArithmeticException | NumberFormatException e) {
-                    problem("hotline.budget", b + " is too large");
+            String notASize =
+                    "must be a positive number of bytes or a size such as \"512m\", not " + b;
+            try {
+                if (b.isTextual()) {
+                    budget = Sizes.bytes(b.asText());
+                } else {
+                    problem("hotline.budget", notASize);
                 }
-            } else {
-                problem(
-                        "hotline.budget",
-                        "must be a positive number of bytes or a size such as \"512m\", not " + b);
+            } catch (Sizes.TooLarge e) {
+                problem("hotline.budget", b + " is too large");
+            } catch (IllegalArgumentException e) {
+                problem("hotline.budget", notASize);
             }
         }
         int dim = hotlineInt(node, "dim", HotlineSettings.DEFAULT_DIM);
