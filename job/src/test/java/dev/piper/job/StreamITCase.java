@@ -123,16 +123,19 @@ class StreamITCase {
         return conf;
     }
 
+    /** A consumer of the stream's rows, vocabulary and dead-letter topics. */
+    private static OutputConsumer consumer(Configuration conf) {
+        return new OutputConsumer(
+                kafka.bootstrapServers(),
+                Map.of(),
+                conf.get(StreamOptions.OUTPUT_TOPIC),
+                conf.get(StreamOptions.VOCAB_TOPIC),
+                StreamOptions.deadLetterTopic(conf));
+    }
+
     private Path consume(Configuration conf, long rows) throws Exception {
         Path out = tmp.resolve("consumed");
-        OutputConsumer.Result r =
-                new OutputConsumer(
-                                kafka.bootstrapServers(),
-                                Map.of(),
-                                conf.get(StreamOptions.OUTPUT_TOPIC),
-                                conf.get(StreamOptions.VOCAB_TOPIC),
-                                StreamOptions.deadLetterTopic(conf))
-                        .consume(out, rows, Duration.ofSeconds(20), QUIET);
+        OutputConsumer.Result r = consumer(conf).consume(out, rows, Duration.ofSeconds(20), QUIET);
         assertThat(r.rows()).isEqualTo(rows);
         assertThat(r.deadLetters()).isEqualTo(batchSummary.deadLetters());
         return out;
@@ -673,13 +676,7 @@ class StreamITCase {
                 // a consume stopped early lists the windows of the rows it read, and no later one
                 Path part = tmp.resolve("part");
                 OutputConsumer.Result r =
-                        new OutputConsumer(
-                                        kafka.bootstrapServers(),
-                                        Map.of(),
-                                        conf.get(StreamOptions.OUTPUT_TOPIC),
-                                        conf.get(StreamOptions.VOCAB_TOPIC),
-                                        null)
-                                .consume(part, 50_000, Duration.ofSeconds(20), QUIET);
+                        consumer(conf).consume(part, 50_000, Duration.ofSeconds(20), QUIET);
                 List<String> windows =
                         Files.readAllLines(part.resolve(OutputLayout.HOTLINE_HOT_SETS));
                 long covered = 0;

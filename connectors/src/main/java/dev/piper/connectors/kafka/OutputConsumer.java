@@ -157,7 +157,9 @@ public final class OutputConsumer {
                         deadLetters++;
                     }
                 }
-                boolean vocabComplete = vocab == null || vocab.complete();
+                boolean vocabComplete =
+                        vocab == null
+                                || (vocab.complete() && vocab.covers(out.maxIndex, out.buckets));
                 if (maxRows > 0 && out.rows >= maxRows && vocabComplete) {
                     break;
                 }
@@ -580,6 +582,24 @@ public final class OutputConsumer {
         boolean complete() {
             for (Column col : columns.values()) {
                 if (!col.waiting.isEmpty()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * Whether every index the rows read use ({@code maxIndex}, by column and epoch) is an OOV
+         * bucket ({@code buckets}) or an entry read: a run stopped by {@code --rows} must not end
+         * before the vocabulary records of the rows it wrote, which arrive on their own topic.
+         */
+        boolean covers(Map<Long, Integer> maxIndex, Map<Long, Integer> buckets) {
+            for (Map.Entry<Long, Integer> used : maxIndex.entrySet()) {
+                Column col = columns.get(used.getKey());
+                int known =
+                        Math.max(
+                                buckets.getOrDefault(used.getKey(), 0), col == null ? 0 : col.next);
+                if (used.getValue() >= known) {
                     return false;
                 }
             }
