@@ -84,7 +84,10 @@ class ColumnPassesTest {
         return new ColumnProgram("all-ops", 1, chains, new int[26]);
     }
 
-    /** Seeded lines: dense values from -40 to 1,200 or empty, 8-digit hex ids or empty. */
+    /**
+     * Seeded lines: dense values from -40 to 1,200, some from 16,000 to 20M, or empty; 8-digit hex
+     * ids or empty.
+     */
     static byte[] lines(int n, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         StringBuilder sb = new StringBuilder();
@@ -93,7 +96,11 @@ class ColumnPassesTest {
             for (int f = 1; f <= 13; f++) {
                 sb.append('\t');
                 if (random.nextInt(8) > 0) {
-                    sb.append(random.nextInt(-40, 1200));
+                    // mostly small counts; some beyond the log pass's table of small integers
+                    sb.append(
+                            random.nextInt(8) == 0
+                                    ? random.nextInt(16_000, 20_000_000)
+                                    : random.nextInt(-40, 1200));
                 }
             }
             for (int c = 0; c < 26; c++) {
