@@ -125,6 +125,16 @@ public final class CriteoDecoder {
     private final int[] exceptionBytes;
     private int exceptions;
 
+    /**
+     * Bytes per line the next block's arrays are sized for: 7/8 of the mean of the last block's
+     * lines, so that they rarely grow and are not many times larger than the block's rows (a wide
+     * layout's lines are kilobytes; Criteo's 240 to 260 bytes).
+     */
+    private int expectedLineBytes;
+
+    /** Per list column, the ids per row the next block's keys are sized for (the last block's). */
+    private final int[] expectedIdsPerRow;
+
     /** Set by {@link #decodeLine} when it rejects a line. */
     private Reason failReason;
 
@@ -198,6 +208,10 @@ public final class CriteoDecoder {
             fill[f] = program.fill(f);
         }
         passes = ColumnPasses.of(program, fuse);
+        // before the first block: a few bytes per field, and never less than Criteo's assumption
+        this.expectedLineBytes = Math.max(ASSUMED_LINE_BYTES, 4 * inputFields);
+        this.expectedIdsPerRow = new int[sparse];
+        Arrays.fill(expectedIdsPerRow, 1);
     }
 
     /**
@@ -261,14 +275,27 @@ public final class CriteoDecoder {
     private static final long[][] NOT_TRACKED = new long[0][];
 
     /**
-     * Bytes per row assumed when sizing a block's arrays: Criteo lines average 240 (Kaggle) to 260
-     * bytes; a block of shorter lines grows its arrays by half whenever they fill. Sizing for the
-     * shortest possible line instead would make every block zero arrays many times larger than its
-     * rows.
+     * Bytes per row assumed at least when sizing a block's arrays: Criteo lines average 240
+     * (Kaggle) to 260 bytes; a block of shorter lines grows its arrays by half whenever they fill.
+     * Sizing for the shortest possible line instead would make every block zero arrays many times
+     * larger than its rows.
      */
     static final int ASSUMED_LINE_BYTES = 200;
 
     private static final int[] NOT_COUNTED = new int[0];
+
+    /** The least bytes per line a block's arrays are sized for: a line of a few empty fields. */
+    private static final int MIN_EXPECTED_LINE_BYTES = 16;
+
+    /**
+     * Lines longer than this on average size the next block as if they were this long: a block of a
+     * few huge (rejected) lines must not leave the next block of normal ones growing its arrays
+     * many times.
+     */
+    private static final int ASSUMED_LINE_BYTES_MAX = 1 << 16;
+
+    /** The most ids a list column's keys are sized for up front; beyond, they grow. */
+    private static final int MAX_IDS = 1 << 24;
 
     /** Decodes every line of {@code chunk}; each becomes a row or a dead letter. */
     public Decoded decode(RawChunk chunk) {
@@ -284,17 +311,20 @@ public final class CriteoDecoder {
         byte[] b = chunk.data();
         // A cut-short last line is rejected whole; the loop below only sees the lines before it.
         int end = chunk.lastLineCut() ? Swar.lastLineStart(b, chunk.length()) : chunk.length();
-        int capacity = end / ASSUMED_LINE_BYTES + 16;
+        int capacity = end / Math.min(expectedLineBytes, ASSUMED_LINE_BYTES_MAX) + 16;
         int[] labelDense = new int[capacity * width];
-        long[][] keys = new long[sparse][capacity];
+        long[][] keys = new long[sparse][];
         missing = trackMissing ? new long[fieldCount][ColumnBlock.words(capacity)] : null;
         int[][] offsets = new int[sparse][];
         if (hasLists) {
             listSize = new int[sparse];
-            for (int c = 0; c < sparse; c++) {
-                if (isList[c]) {
-                    offsets[c] = new int[capacity + 1];
-                }
+        }
+        for (int c = 0; c < sparse; c++) {
+            if (isList[c]) {
+                offsets[c] = new int[capacity + 1];
+                keys[c] = new long[(int) Math.min(MAX_IDS, (long) capacity * expectedIdsPerRow[c])];
+            } else {
+                keys[c] = new long[capacity];
             }
         }
         listOffsets = offsets;
@@ -323,8 +353,10 @@ public final class CriteoDecoder {
                     }
                 }
             }
-            // lines with lists take the full rules: the fast path knows one id per field
-            int next = hasLists ? -1 : decodeWellFormed(b, start, end, labelDense, keys, rows);
+            int next = decodeWellFormed(b, start, end, labelDense, keys, rows);
+            if (hasLists) {
+                endListRow(rows, next >= 0); // a line the fast path gave up on drops its ids
+            }
             if (next >= 0) {
                 if (countFields) {
                     addFastLineBytes(fieldBytes);
@@ -357,6 +389,17 @@ public final class CriteoDecoder {
             }
             lines++;
             start = nl < 0 ? end : nl + 1;
+        }
+        if (lines > 0 && start > 0) { // size the next block's arrays by this one's lines
+            int mean = (int) Math.min(Integer.MAX_VALUE, (long) start / lines);
+            expectedLineBytes = Math.max(MIN_EXPECTED_LINE_BYTES, mean - (mean >> 3));
+        }
+        if (hasLists && rows > 0) {
+            for (int c = 0; c < sparse; c++) {
+                if (isList[c]) {
+                    expectedIdsPerRow[c] = Math.max(1, (listSize[c] + rows - 1) / rows);
+                }
+            }
         }
         if (chunk.lastLineCut()) {
             if (dead == null) {
@@ -474,12 +517,13 @@ public final class CriteoDecoder {
 
     /**
      * The fast path: parses the line starting at {@code s} in a single pass, assuming it is well
-     * formed: 40 fields, ASCII digits, a plain sign at most, at most 10 decimal or 16 hex digits,
-     * and a line break (or the chunk's end) right after C26. On success it fills row {@code row}
-     * and returns the position after the line's break. At the first surprise it returns -1 without
-     * side effects that matter (the row's slots are overwritten later), and {@link #decodeLine}
-     * classifies the line with the full rules, so reasons and their precedence are the same
-     * whichever path a line takes.
+     * formed: the layout's fields, ASCII digits, a plain sign at most, at most 10 decimal or 16 hex
+     * digits (a list column: ids of at most 16 hex digits between separators), and a line break (or
+     * the chunk's end) right after the last field. On success it fills row {@code row} (and appends
+     * the row's list ids) and returns the position after the line's break. At the first surprise it
+     * returns -1 without side effects that matter (the row's slots are overwritten later), and
+     * {@link #decodeLine} classifies the line with the full rules, so reasons and their precedence
+     * are the same whichever path a line takes.
      */
     private int decodeWellFormed(
             byte[] b, int s, int end, int[] labelDense, long[][] keys, int row) {
@@ -529,6 +573,24 @@ public final class CriteoDecoder {
         }
         for (int c = 0; c < sparse; c++) {
             int fieldStart = p;
+            if (hasLists && isList[c]) {
+                int listEnd = wellFormedList(b, p, end, c, keys);
+                if (listEnd < 0) {
+                    return -1;
+                }
+                if (missing != null) {
+                    markMissing(width + c, row, listEnd == p);
+                }
+                p = afterField(b, listEnd, end, c);
+                if (p < 0) {
+                    return -1;
+                }
+                if (counting) {
+                    exceptionColumns[exception] = c;
+                    exceptionBytes[exception++] = p - fieldStart;
+                }
+                continue;
+            }
             long v = 0;
             int digits = 0;
             boolean parsedAsWord = false;
@@ -559,19 +621,9 @@ public final class CriteoDecoder {
             if (digits == 0) {
                 v = fill[width + c];
             }
-            if (c < sparse - 1) {
-                if (p >= end || b[p] != '\t') {
-                    return -1;
-                }
-                p++;
-            } else if (p < end) {
-                if (b[p] == '\n') {
-                    p++;
-                } else if (b[p] == '\r' && (p + 1 == end || b[p + 1] == '\n')) {
-                    p += p + 1 == end ? 1 : 2;
-                } else {
-                    return -1;
-                }
+            p = afterField(b, p, end, c);
+            if (p < 0) {
+                return -1;
             }
             long m = modulus[c];
             keys[c][row] = m > 0 ? Long.remainderUnsigned(v, m) : v;
@@ -591,6 +643,81 @@ public final class CriteoDecoder {
         }
         exceptions = exception;
         return p;
+    }
+
+    /**
+     * The fast path's end of categorical field {@code c} at {@code p}: the position after its tab,
+     * or after the line's break for the last field (the chunk's end may stand for it); -1 if
+     * anything else follows.
+     */
+    private int afterField(byte[] b, int p, int end, int c) {
+        if (c < sparse - 1) {
+            return p < end && b[p] == '\t' ? p + 1 : -1;
+        }
+        if (p == end) {
+            return p;
+        }
+        if (b[p] == '\n') {
+            return p + 1;
+        }
+        if (b[p] == '\r' && (p + 1 == end || b[p + 1] == '\n')) {
+            return p + 1 == end ? p + 1 : p + 2;
+        }
+        return -1;
+    }
+
+    /**
+     * The fast path of list column {@code c}'s field at {@code p}: appends its ids (each after the
+     * fused modulus; an 8-hex-digit id parsed as one word, as single ids are) and returns where the
+     * field ends; -1 at the first surprise (an empty id, more than 16 digits, a byte that is no hex
+     * digit), leaving the ids appended for the caller to drop. An empty field is an empty list, or
+     * the list of its fill_null value, as in {@link #decodeList}.
+     */
+    private int wellFormedList(byte[] b, int p, int end, int c, long[][] keys) {
+        long m = modulus[c];
+        if (p == end || b[p] == '\t' || b[p] == '\n' || b[p] == '\r') {
+            if (fillsList[c]) {
+                long id = fill[width + c];
+                append(keys, c, m > 0 ? Long.remainderUnsigned(id, m) : id);
+            }
+            return p;
+        }
+        byte separator = listSeparator;
+        while (true) {
+            long v = 0;
+            int digits = 0;
+            if (p + 8 < end) {
+                byte after = b[p + 8];
+                if (after == separator || after == '\t' || after == '\n' || after == '\r') {
+                    long word = Swar.load(b, p);
+                    if (Swar.isHex8(word)) {
+                        v = Swar.hex8(word);
+                        digits = 8;
+                        p += 8;
+                    }
+                }
+            }
+            if (digits == 0) {
+                while (p < end) {
+                    int d = HexIds.digit(b[p]);
+                    if (d < 0) {
+                        break;
+                    }
+                    v = (v << 4) | d;
+                    digits++;
+                    p++;
+                }
+                if (digits == 0 || digits > 16) {
+                    return -1;
+                }
+            }
+            append(keys, c, m > 0 ? Long.remainderUnsigned(v, m) : v);
+            if (p < end && b[p] == separator) {
+                p++;
+            } else {
+                return p;
+            }
+        }
     }
 
     /**

@@ -96,6 +96,18 @@ class ListColumnsTest {
         return random.nextBoolean() ? h : h.toUpperCase();
     }
 
+    /**
+     * An id as the decoder meets them: 8 digits (Criteo's and the generator's, which the fast path
+     * reads as one word), up to 16, or a short one.
+     */
+    private static String anyId(SplittableRandom random) {
+        return switch (random.nextInt(3)) {
+            case 0 -> String.format("%08x", random.nextLong(1L << 32));
+            case 1 -> hex(random.nextLong(), random);
+            default -> hex(random.nextLong(4096), random);
+        };
+    }
+
     @Test
     void listsDecodeElementWiseWithTheirOperators() {
         SplittableRandom random = new SplittableRandom(20261124);
@@ -112,7 +124,7 @@ class ListColumnsTest {
                 int len = random.nextInt(7);
                 String[] ids = new String[len];
                 for (int j = 0; j < len; j++) {
-                    ids[j] = hex(random.nextLong(), random);
+                    ids[j] = anyId(random);
                 }
                 f[c] = String.join("|", ids);
             }
@@ -122,7 +134,7 @@ class ListColumnsTest {
                 line[4] = "a||b";
                 reasons.add("C2: id 2 of the list, \"\", is empty");
             } else if (kind == 1) {
-                line[5] = "ab|zz";
+                line[5] = "ab|zz"; // C2's ids, read before C3 fails, must not stay
                 reasons.add("C3: id 2 of the list, \"zz\", is not hexadecimal");
             } else if (kind == 2) {
                 line[4] = "1|fffffffffffffffff";
@@ -136,7 +148,7 @@ class ListColumnsTest {
             } else {
                 valid.add(f);
             }
-            text.append(String.join("\t", line)).append('\n');
+            text.append(String.join("\t", line)).append(random.nextInt(5) == 0 ? "\r\n" : "\n");
         }
         byte[] data = text.toString().getBytes(StandardCharsets.UTF_8);
         CriteoDecoder.Decoded d =
@@ -204,6 +216,38 @@ class ListColumnsTest {
         assertThat(block.listOffsets()[0]).containsExactly(c2.offsets());
         assertThat(block.listIndices()[1]).hasSize(c3.size());
         assertThat(block.listIndices()[1][c3.size() - 1]).isEqualTo((c3.size() - 1) * 10 + 2);
+    }
+
+    /**
+     * The cost report's field bytes of list columns: each accepted line's fields with their
+     * delimiter, whichever path decodes them (the fast path reads "00ab|00cd" as two words, the
+     * full rules take a 17-digit id).
+     */
+    @Test
+    void countsListFieldBytesOfTheAcceptedLines() {
+        String[] lines = {
+            "1\t5\t6\t0000abcd\t0000abcd|00000001\t",
+            "0\t\t7\tab\t1|2|3\t0000000000000000ff|00000002",
+            "0\t1\t2\t3\t4|xx\t5",
+            "1\t-3\t8\t\t\t0000abcd|00000001|12345678"
+        };
+        byte[] data = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.US_ASCII);
+        CriteoDecoder.Decoded d =
+                new CriteoDecoder(new DecodeOptions(program(), false, 1 << 16, 256))
+                        .decode(new RawChunk(0, 0, data, data.length, -1), true);
+        assertThat(d.dense().rows()).isEqualTo(3);
+        int[] expected = new int[6];
+        for (int i : new int[] {0, 1, 3}) {
+            String[] fields = lines[i].split("\t", -1);
+            for (int f = 0; f < 6; f++) {
+                expected[f] += fields[f].length() + 1;
+            }
+        }
+        assertThat(d.fieldBytes()).containsExactly(expected);
+        // C2: modulus 1000; the last row's empty list is fill_null's 1234
+        assertThat(Arrays.copyOf(d.keys()[1].keys(), d.keys()[1].size()))
+                .containsExactly(0xabcd % 1000, 1, 1, 2, 3, 234);
+        assertThat(d.keys()[1].offsets()).startsWith(0, 2, 5, 6);
     }
 
     private static long[] ids(String field) {
