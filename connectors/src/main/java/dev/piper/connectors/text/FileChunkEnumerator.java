@@ -9,11 +9,13 @@ import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 
 /**
  * Hands out splits in input order, one per request: first any split returned by a failed reader,
- * then the file's byte ranges from the lowest (ranges are made on demand, so a terabyte file costs
- * no more state than a small one), or the single stream split of a file that cannot be split.
- * Readers ask for a split when they finish one, so the ranges in progress are always the lowest
- * ones not yet done: the reorder buffers of the order-sensitive operators stay bounded by the
- * number of readers, not by the input.
+ * then the file's byte ranges from the lowest, {@code rangesPerSplit} consecutive ones per split
+ * (made on demand, so a terabyte file costs no more state than a small one), or the single stream
+ * split of a file that cannot be split. Readers ask for a split when they finish one, so the ranges
+ * in progress are always the lowest ones not yet done: the reorder buffers of the order-sensitive
+ * operators stay bounded by the number of readers times the ranges of a split, not by the input. A
+ * split of several ranges costs one request and one assignment (each a remote call with Java
+ * serialization in Flink's runtime) instead of one per range.
  */
 final class FileChunkEnumerator
         implements SplitEnumerator<FileChunkSplit, FileChunkEnumerator.State> {
@@ -49,12 +51,23 @@ final class FileChunkEnumerator
 
     private final SplitEnumeratorContext<FileChunkSplit> context;
     private final State initial;
+    private final int rangesPerSplit;
     private final Deque<FileChunkSplit> pending;
     private long nextRange;
 
-    FileChunkEnumerator(SplitEnumeratorContext<FileChunkSplit> context, State state) {
+    /**
+     * @param rangesPerSplit consecutive ranges per split handed out (not state: a restored job may
+     *     use another)
+     */
+    FileChunkEnumerator(
+            SplitEnumeratorContext<FileChunkSplit> context, State state, int rangesPerSplit) {
+        if (rangesPerSplit < 1) {
+            throw new IllegalArgumentException(
+                    "ranges per split must be positive: " + rangesPerSplit);
+        }
         this.context = context;
         this.initial = state;
+        this.rangesPerSplit = rangesPerSplit;
         this.pending = new ArrayDeque<>(state.pending());
         this.nextRange = state.nextRange();
     }
@@ -66,10 +79,13 @@ final class FileChunkEnumerator
     public void handleSplitRequest(int subtaskId, String requesterHostname) {
         FileChunkSplit split = pending.poll();
         if (split == null && nextRange < initial.rangeCount()) {
+            long last = Math.min(nextRange + rangesPerSplit, initial.rangeCount());
             long start = nextRange * initial.rangeBytes();
-            long end = Math.min(start + initial.rangeBytes(), initial.fileLength());
-            split = FileChunkSplit.range(initial.path(), nextRange, start, end);
-            nextRange++;
+            long end = Math.min(last * initial.rangeBytes(), initial.fileLength());
+            split =
+                    FileChunkSplit.ranges(
+                            initial.path(), nextRange, start, end, initial.rangeBytes());
+            nextRange = last;
         }
         if (split != null) {
             context.assignSplit(split, subtaskId);

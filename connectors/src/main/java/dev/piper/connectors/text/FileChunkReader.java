@@ -14,10 +14,10 @@ import org.apache.flink.core.fs.Path;
 import org.apache.flink.core.io.InputStatus;
 
 /**
- * Reads its splits on the task thread, where the decoder is chained: a byte range becomes one
- * chunk, a stream split a chunk per call. It keeps one split in hand and one request on its way to
- * the enumerator, so it rarely waits for work. Its checkpointed state is the splits it holds, a
- * stream split advanced to the first line not yet emitted (a range is emitted whole or not at all).
+ * Reads its splits on the task thread, where the decoder is chained: each byte range of a split
+ * becomes one chunk, a stream split a chunk per call. It keeps one split in hand and one request on
+ * its way to the enumerator, so it rarely waits for work. Its checkpointed state is the splits it
+ * holds, the one in hand advanced to its first range (or, for a stream, line) not yet emitted.
  */
 final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
 
@@ -34,6 +34,11 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
 
     private String rangePath;
     private long rangeFileLength;
+
+    /** The split of ranges being read, and how many of its ranges are emitted. */
+    private FileChunkSplit ranges;
+
+    private int rangesDone;
 
     /** The stream split being read, its stream and cutter. */
     private FileChunkSplit current;
@@ -58,6 +63,20 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
 
     @Override
     public InputStatus pollNext(ReaderOutput<RawChunk> output) throws Exception {
+        if (ranges != null) {
+            int i = rangesDone++;
+            output.collect(
+                    readRange(
+                            ranges.path(),
+                            ranges.seq() + i,
+                            ranges.rangeStart(i),
+                            ranges.rangeEnd(i)));
+            if (rangesDone == ranges.rangeCount()) {
+                ranges = null;
+                context.sendSplitRequest();
+            }
+            return InputStatus.MORE_AVAILABLE;
+        }
         if (chunker != null) {
             RawChunk chunk = chunker.next();
             if (chunk != null) {
@@ -72,8 +91,8 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
             return queued.idle();
         }
         if (split.isRange()) {
-            output.collect(readRange(split));
-            context.sendSplitRequest();
+            ranges = split;
+            rangesDone = 0;
         } else {
             current = split;
             stream = TextFiles.open(split.path(), split.start());
@@ -89,25 +108,25 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
         return InputStatus.MORE_AVAILABLE;
     }
 
-    private RawChunk readRange(FileChunkSplit split) throws IOException {
-        if (rangeFile == null || !split.path().equals(rangePath)) {
+    private RawChunk readRange(String file, long seq, long start, long end) throws IOException {
+        if (rangeFile == null || !file.equals(rangePath)) {
             if (rangeFile != null) {
                 rangeFile.close();
             }
-            Path path = new Path(split.path());
+            Path path = new Path(file);
             rangeFile = path.getFileSystem().open(path);
-            rangePath = split.path();
+            rangePath = file;
             rangeFileLength = path.getFileSystem().getFileStatus(path).getLen();
         }
-        if (split.end() > rangeFileLength) {
+        if (end > rangeFileLength) {
             throw new IOException(
-                    split.path()
+                    file
                             + " is "
                             + rangeFileLength
                             + " bytes now, shorter than when the job started: the input must"
                             + " not change while it is read");
         }
-        return lineRange.read(rangeFile, rangeFileLength, split.seq(), split.start(), split.end());
+        return lineRange.read(rangeFile, rangeFileLength, seq, start, end);
     }
 
     private void closeStream() throws IOException {
@@ -120,6 +139,9 @@ final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
     @Override
     public List<FileChunkSplit> snapshotState(long checkpointId) {
         List<FileChunkSplit> state = new ArrayList<>();
+        if (ranges != null) {
+            state.add(ranges.from(rangesDone));
+        }
         if (current != null) {
             state.add(current.advancedTo(chunker.offset(), chunker.nextSeq()));
         }

@@ -3,28 +3,57 @@ package dev.piper.connectors.text;
 import org.apache.flink.api.connector.source.SourceSplit;
 
 /**
- * A piece of work for a {@link FileChunkReader}: either one byte range of a plain file (read as one
- * chunk, {@link LineRange}) or the rest of a stream that cannot be split ({@code .gz}), cut into
- * chunks by {@link LineChunker}.
+ * A piece of work for a {@link FileChunkReader}: either a run of consecutive byte ranges of a plain
+ * file (each read as one chunk, {@link LineRange}) or the rest of a stream that cannot be split
+ * ({@code .gz}), cut into chunks by {@link LineChunker}.
  *
  * @param path the file
- * @param seq for a range, its chunk's sequence number; for a stream, the next chunk's
- * @param start for a range, its first byte; for a stream, the offset at which reading resumes
- *     (counted in decompressed bytes, at the start of a line)
- * @param end for a range, the byte after it; -1 for a stream
+ * @param seq for ranges, the first range's chunk sequence number (range {@code i} of the run has
+ *     {@code seq + i}); for a stream, the next chunk's
+ * @param start for ranges, the first range's first byte; for a stream, the offset at which reading
+ *     resumes (counted in decompressed bytes, at the start of a line)
+ * @param end for ranges, the byte after the last; -1 for a stream
+ * @param rangeBytes for ranges, the bytes of each range (the last may be shorter); 0 for a stream
  */
-public record FileChunkSplit(String path, long seq, long start, long end) implements SourceSplit {
+public record FileChunkSplit(String path, long seq, long start, long end, long rangeBytes)
+        implements SourceSplit {
 
+    /** One byte range. */
     static FileChunkSplit range(String path, long seq, long start, long end) {
-        return new FileChunkSplit(path, seq, start, end);
+        return new FileChunkSplit(path, seq, start, end, end - start);
+    }
+
+    /** The ranges of {@code rangeBytes} from {@code start} to {@code end}, numbered from seq. */
+    static FileChunkSplit ranges(String path, long seq, long start, long end, long rangeBytes) {
+        return new FileChunkSplit(path, seq, start, end, rangeBytes);
     }
 
     static FileChunkSplit stream(String path, long seq, long offset) {
-        return new FileChunkSplit(path, seq, offset, -1);
+        return new FileChunkSplit(path, seq, offset, -1, 0);
     }
 
     boolean isRange() {
         return end >= 0;
+    }
+
+    /** For ranges: how many. */
+    int rangeCount() {
+        return rangeBytes <= 0 ? 1 : (int) ((end - start + rangeBytes - 1) / rangeBytes);
+    }
+
+    /** For ranges: the first byte of range {@code i}. */
+    long rangeStart(int i) {
+        return start + i * rangeBytes;
+    }
+
+    /** For ranges: the byte after range {@code i}. */
+    long rangeEnd(int i) {
+        return Math.min(end, rangeStart(i) + rangeBytes);
+    }
+
+    /** For ranges: the ranges from {@code i} on. */
+    FileChunkSplit from(int i) {
+        return ranges(path, seq + i, rangeStart(i), end, rangeBytes);
     }
 
     @Override

@@ -12,15 +12,16 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 /**
  * Serializes {@link FileChunkSplit}s, and the enumerator's {@link FileChunkEnumerator.State}.
  *
- * <p>Version 2 (the byte ranges of parallel readers). A split: path (modified UTF-8), then {@code
- * seq, start, end} (int64 each). The state: path, then {@code fileLength, rangeBytes, nextRange}
- * (int64 each), then an int32 count of pending splits and the splits. Version 1 (one whole-file
- * split with a line number) is refused with a message: it came from a bounded job that cannot be
- * resumed by this version.
+ * <p>Version 3 (a split is a run of byte ranges). A split: path (modified UTF-8), then {@code seq,
+ * start, end, rangeBytes} (int64 each). The state: path, then {@code fileLength, rangeBytes,
+ * nextRange} (int64 each), then an int32 count of pending splits and the splits. Version 2 (a split
+ * is one range) is the same without a split's {@code rangeBytes}, read as one range. Version 1 (one
+ * whole-file split with a line number) is refused with a message: it came from a bounded job that
+ * cannot be resumed by this version.
  */
 final class FileChunkSplitSerializer {
 
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     private FileChunkSplitSerializer() {}
 
@@ -29,18 +30,28 @@ final class FileChunkSplitSerializer {
         out.writeLong(split.seq());
         out.writeLong(split.start());
         out.writeLong(split.end());
+        out.writeLong(split.rangeBytes());
     }
 
-    static FileChunkSplit read(DataInputStream in) throws IOException {
-        return new FileChunkSplit(in.readUTF(), in.readLong(), in.readLong(), in.readLong());
+    static FileChunkSplit read(DataInputStream in, int version) throws IOException {
+        String path = in.readUTF();
+        long seq = in.readLong();
+        long start = in.readLong();
+        long end = in.readLong();
+        if (version == 2) {
+            return end < 0
+                    ? FileChunkSplit.stream(path, seq, start)
+                    : FileChunkSplit.range(path, seq, start, end);
+        }
+        return new FileChunkSplit(path, seq, start, end, in.readLong());
     }
 
     private static void checkVersion(int version) throws IOException {
-        if (version != VERSION) {
+        if (version != VERSION && version != 2) {
             throw new IOException(
                     "file split format version "
                             + version
-                            + " is not readable by this version of piper (it reads "
+                            + " is not readable by this version of piper (it reads 2 and "
                             + VERSION
                             + "); rerun the job from the start");
         }
@@ -66,7 +77,7 @@ final class FileChunkSplitSerializer {
         public FileChunkSplit deserialize(int version, byte[] serialized) throws IOException {
             checkVersion(version);
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
-                return read(in);
+                return read(in, version);
             }
         }
     }
@@ -107,7 +118,7 @@ final class FileChunkSplitSerializer {
                 int n = in.readInt();
                 List<FileChunkSplit> pending = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
-                    pending.add(read(in));
+                    pending.add(read(in, version));
                 }
                 return new FileChunkEnumerator.State(
                         path, fileLength, rangeBytes, nextRange, pending);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +16,7 @@ class FileChunkSplitSerializerTest {
         for (FileChunkSplit split :
                 List.of(
                         FileChunkSplit.range("/data/day_0", 7, 7L << 20, 8L << 20),
+                        FileChunkSplit.ranges("/data/day_0", 8, 8L << 20, 15L << 20, 1L << 20),
                         FileChunkSplit.stream("/data/day_0.gz", 12, 123_456_789L))) {
             byte[] bytes = serializer.serialize(split);
             assertThat(serializer.deserialize(serializer.getVersion(), bytes)).isEqualTo(split);
@@ -37,6 +39,52 @@ class FileChunkSplitSerializerTest {
         byte[] bytes = serializer.serialize(state);
         assertThat(serializer.deserialize(serializer.getVersion(), bytes)).isEqualTo(state);
         assertThat(state.rangeCount()).isEqualTo((5_000_000_000L + (1 << 20) - 1) >> 20);
+    }
+
+    /** Version 2 (one range per split, before runs of ranges): frozen bytes, read as one range. */
+    @Test
+    void readsVersion2SplitsAndStates() throws IOException {
+        byte[] split =
+                HexFormat.of()
+                        .parseHex(
+                                "00032f6632"
+                                        + "0000000000000003"
+                                        + "0000000000300000"
+                                        + "0000000000400000");
+        assertThat(new FileChunkSplitSerializer.Single().deserialize(2, split))
+                .isEqualTo(FileChunkSplit.range("/f2", 3, 3L << 20, 4L << 20));
+        byte[] stream =
+                HexFormat.of()
+                        .parseHex(
+                                "00052f662e677a"
+                                        + "000000000000000c"
+                                        + "00000000075bcd15"
+                                        + "ffffffffffffffff");
+        assertThat(new FileChunkSplitSerializer.Single().deserialize(2, stream))
+                .isEqualTo(FileChunkSplit.stream("/f.gz", 12, 123_456_789L));
+        byte[] state =
+                HexFormat.of()
+                        .parseHex(
+                                "00032f6632"
+                                        + "0000000000a00000"
+                                        + "0000000000100000"
+                                        + "0000000000000005"
+                                        + "00000001"
+                                        + "00032f6632"
+                                        + "0000000000000003"
+                                        + "0000000000300000"
+                                        + "0000000000400000");
+        FileChunkEnumerator.State read =
+                new FileChunkSplitSerializer.EnumeratorState().deserialize(2, state);
+        assertThat(read)
+                .isEqualTo(
+                        new FileChunkEnumerator.State(
+                                "/f2",
+                                10L << 20,
+                                1 << 20,
+                                5,
+                                List.of(FileChunkSplit.range("/f2", 3, 3L << 20, 4L << 20))));
+        assertThat(read.pending().get(0).rangeCount()).isEqualTo(1);
     }
 
     @Test
