@@ -4,6 +4,7 @@ import dev.piper.benchmarks.bench.Bench;
 import dev.piper.benchmarks.bench.BenchChart;
 import dev.piper.job.PiperOptions;
 import dev.piper.pipeline.spec.Sizes;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -122,14 +123,27 @@ public final class BenchCommand implements Callable<Integer> {
     boolean parquet;
 
     @Option(
+            names = "--cold",
+            description =
+                    "Also measure what a user sees: each input preprocessed by a new piper process"
+                            + " (started as this one was: the same java, flags and class-data"
+                            + " archive), N / its wall time from start to exit, JVM start, cluster"
+                            + " start and JIT warm-up included; the page cache is warm, the output"
+                            + " verified.")
+    boolean cold;
+
+    @Option(
             names = "--chart-from",
             paramLabel = "JSON",
             description =
                     "Do not measure: draw the chart (--json with .svg) of an earlier run's JSON file.")
     Path chartFrom;
 
-    private String title() {
-        return "piper bench: marginal rows/s by vocabulary regime ("
+    private static String title(List<Bench.Result> results) {
+        boolean cold = results.stream().anyMatch(r -> r.stage().equals(Bench.COLD_STAGE));
+        return "piper bench: "
+                + (cold ? "rows/s (marginal; cold: rows / process wall time)" : "marginal rows/s")
+                + " by vocabulary regime ("
                 + Runtime.getRuntime().availableProcessors()
                 + " cores)";
     }
@@ -145,7 +159,8 @@ public final class BenchCommand implements Callable<Integer> {
                         spec.commandLine(),
                         "--chart-from: " + chartFrom + " is not a readable file");
             }
-            BenchChart.write(Bench.readJson(chartFrom), title(), svg);
+            List<Bench.Result> earlier = Bench.readJson(chartFrom);
+            BenchChart.write(earlier, title(earlier), svg);
             spec.commandLine().getOut().printf("chart of %s written to %s%n", chartFrom, svg);
             return 0;
         }
@@ -207,18 +222,48 @@ public final class BenchCommand implements Callable<Integer> {
         if (parquet) {
             bench.withParquet();
         }
+        if (cold) {
+            bench.withCold(thisCommand());
+        }
         List<Bench.Result> results = bench.run(chosen);
         Bench.printTable(results, spec.commandLine().getOut());
         Bench.writeJson(results, json, rows, seed, blockBytes);
-        BenchChart.write(results, title(), svg);
+        BenchChart.write(results, title(results), svg);
         spec.commandLine()
                 .getOut()
                 .printf(
                         "%nMethod: marginal rows/s = (N - N/2) / (t(N) - t(N/2)), N = %,d, best of"
                                 + " %d runs; job times are Flink's net run time (cluster start-up"
-                                + " excluded); every job output is verified by sha256. Results in"
+                                + " excluded)%s; every job output is verified by sha256. Results in"
                                 + " %s%n",
-                        rows, repeat, json);
+                        rows,
+                        repeat,
+                        cold
+                                ? "; \""
+                                        + Bench.COLD_STAGE
+                                        + "\" is N / the wall time of a whole process"
+                                : "",
+                        json);
         return 0;
+    }
+
+    /**
+     * The command line that started this process, up to its main class: the same java, JVM flags
+     * (bin/piper's module flags, class-data archive, log settings) and class path.
+     */
+    static List<String> thisCommand() {
+        List<String> command = new ArrayList<>();
+        command.add(
+                ProcessHandle.current()
+                        .info()
+                        .command()
+                        .orElse(
+                                Path.of(System.getProperty("java.home"), "bin", "java")
+                                        .toString()));
+        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(PiperCli.class.getName());
+        return command;
     }
 }

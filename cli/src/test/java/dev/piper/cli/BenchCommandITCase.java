@@ -1,6 +1,7 @@
 package dev.piper.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -97,5 +98,57 @@ class BenchCommandITCase {
                                     .count())
                     .isEqualTo(4); // text and Parquet, N and N/2 lines
         }
+    }
+
+    /**
+     * {@code --cold}: each input preprocessed by a new process started as this one was; its rate is
+     * N over the whole process's wall time, and its rows must hash as the single-thread loop's.
+     */
+    @Test
+    void coldRunsAWholeProcessPerInputAndVerifiesItsOutput() throws Exception {
+        Path json = tmp.resolve("cold.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        PrintStream savedErr = System.err;
+        int code;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(
+                    new PrintStream(
+                            java.io.OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+            code =
+                    PiperCli.execute(
+                            "bench",
+                            "--rows",
+                            "3000",
+                            "--regimes",
+                            "small",
+                            "--parallelism",
+                            "2",
+                            "--repeat",
+                            "1",
+                            "--cold",
+                            "--data-dir",
+                            tmp.resolve("data").toString(),
+                            "--json",
+                            json.toString());
+        } finally {
+            System.setOut(saved);
+            System.setErr(savedErr);
+        }
+        assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("cold process (rows / wall time)")
+                .contains("is N / the wall time of a whole process");
+        JsonNode results = new ObjectMapper().readTree(json.toFile()).get("results");
+        JsonNode cold = results.get(results.size() - 1);
+        assertThat(cold.get("stage").asText()).isEqualTo("cold process (rows / wall time)");
+        assertThat(cold.get("parallelism").asInt()).isEqualTo(2);
+        assertThat(cold.get("outputVerified").asBoolean()).isTrue();
+        double seconds = cold.get("secondsFull").asDouble();
+        assertThat(cold.get("rowsPerSecond").asDouble()).isCloseTo(3000 / seconds, within(1e-6));
+        // the process's own summary, in the log the bench keeps of its last run
+        assertThat(Files.readString(tmp.resolve("data").resolve("cold-run.log")))
+                .contains("1,500 rows written");
     }
 }

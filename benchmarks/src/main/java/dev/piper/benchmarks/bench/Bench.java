@@ -81,6 +81,9 @@ public final class Bench {
     private boolean withFusion;
     private boolean withParquet;
 
+    /** The command that starts a CLI process ({@link #withCold}); null: not measured. */
+    private List<String> coldCommand;
+
     public Bench(
             Path dataDir,
             long rows,
@@ -130,6 +133,20 @@ public final class Bench {
         this.withParquet = true;
         return this;
     }
+
+    /**
+     * Also measures what a user sees: a whole {@code preprocess} process per run, started by {@code
+     * command} (this CLI's java command line, up to and including its main class), timed from its
+     * start to its exit: JVM start, cluster start, JIT warm-up and output commit included. Its
+     * output must hash as the single-thread loop's rows.
+     */
+    public Bench withCold(List<String> command) {
+        this.coldCommand = List.copyOf(command);
+        return this;
+    }
+
+    /** The stage name of {@link #withCold}'s results. */
+    public static final String COLD_STAGE = "cold process (rows / wall time)";
 
     /** Rows per block of the Parquet measurements: the job's default. */
     static final int PARQUET_BLOCK_ROWS = 4096;
@@ -266,6 +283,28 @@ public final class Bench {
                                 jFull.seconds(),
                                 jHalf.seconds(),
                                 verified));
+                if (coldCommand != null) {
+                    double cFull = Double.MAX_VALUE;
+                    double cHalf = Double.MAX_VALUE;
+                    for (int i = 0; i < repeat; i++) {
+                        cFull = Math.min(cFull, cold(full, p, fFull.rowsSha256()));
+                        cHalf = Math.min(cHalf, cold(half, p, fHalf.rowsSha256()));
+                    }
+                    // the whole process's rate, not the marginal one: start-up is what it shows
+                    results.add(
+                            new Result(
+                                    regime.name(),
+                                    regime.scale(),
+                                    COLD_STAGE,
+                                    p,
+                                    rows,
+                                    fullBytes,
+                                    cFull,
+                                    cHalf,
+                                    rows / cFull,
+                                    fullBytes / 1e6 / cFull,
+                                    true));
+                }
                 if (withParquet) {
                     JobRun qFull = null;
                     JobRun qHalf = null;
@@ -555,6 +594,59 @@ public final class Bench {
         return new JobRun(s.jobSeconds(), sha256(out.resolve(OutputLayout.ROWS)));
     }
 
+    /**
+     * Runs one {@code preprocess} process of {@code input} at {@code parallelism} and returns its
+     * wall time in seconds, from its start to its exit; its rows.bin must hash to {@code sha256}.
+     */
+    private double cold(Path input, int parallelism, String sha256) throws Exception {
+        Path out = dataDir.resolve("cold-output");
+        Path log = dataDir.resolve("cold-run.log");
+        List<String> command = new ArrayList<>(coldCommand);
+        command.addAll(
+                List.of(
+                        "preprocess",
+                        "--input",
+                        input.toString(),
+                        "--output",
+                        out.toString(),
+                        "--overwrite",
+                        "--parallelism",
+                        Integer.toString(parallelism),
+                        "--block-bytes",
+                        Integer.toString(blockBytes)));
+        progress.printf("bench: cold process of %s at parallelism %d%n", input, parallelism);
+        long start = System.nanoTime();
+        Process process =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
+                        .start();
+        int code = process.waitFor();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        if (code != 0) {
+            throw new IllegalStateException(
+                    "the cold preprocess process exited with "
+                            + code
+                            + "; its output is in "
+                            + log
+                            + " (command: "
+                            + String.join(" ", command)
+                            + ")");
+        }
+        String got = sha256(out.resolve(OutputLayout.ROWS));
+        if (!got.equals(sha256)) {
+            throw new IllegalStateException(
+                    "the cold preprocess process of "
+                            + input
+                            + " wrote other rows than the single-thread loop ("
+                            + got
+                            + " vs "
+                            + sha256
+                            + ")");
+        }
+        return seconds;
+    }
+
     /** The generated input of {@code n} lines for {@code regime}, generated once and cached. */
     private Path data(Regime regime, long n) throws IOException {
         Path file =
@@ -641,8 +733,11 @@ public final class Bench {
                 "marginal: (N - N/2) / (t(N) - t(N/2)) over inputs of N and N/2 generated lines;"
                         + " single-thread loops: best of the repeats after one warm-up pass; job:"
                         + " best of the repeats of Flink's net job run time (cluster start-up"
-                        + " excluded); every job run's rows.bin matches the single-thread loop's"
-                        + " sha256");
+                        + " excluded); '"
+                        + COLD_STAGE
+                        + "': not marginal but N / the wall time of a whole preprocess process"
+                        + " (best of the repeats; JVM and cluster start, JIT warm-up included);"
+                        + " every job run's rows.bin matches the single-thread loop's sha256");
         root.put("rows", rows);
         root.put("seed", seed);
         root.put("block_bytes", blockBytes);
