@@ -117,6 +117,19 @@ final class PreprocessCommand implements Callable<Integer> {
                             + " output (default: ${DEFAULT-VALUE}).")
     int blockBytes;
 
+    @Option(
+            names = "--shard-blocks",
+            paramLabel = "N",
+            defaultValue = "0",
+            description =
+                    "0: the rows are one rows.bin, written by one task (default). N > 0: a"
+                            + " sharded output for clusters: the rows of every N consecutive"
+                            + " blocks are a file of their own (rows/part-000000.bin, ...),"
+                            + " written in parallel, listed in row order by rows/manifest.json;"
+                            + " concatenated in that order they are rows.bin. dlrm-rows only,"
+                            + " without Hotline's split.")
+    int shardBlocks;
+
     @Override
     public Integer call() throws Exception {
         CliChecks.inputFile(spec.commandLine(), input);
@@ -144,6 +157,12 @@ final class PreprocessCommand implements Callable<Integer> {
         }
         Configuration conf = Configuration.fromMap(cluster.flinkConf);
         conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
+        if (shardBlocks < 0) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--shard-blocks: must be 0 (one rows.bin) or positive, not " + shardBlocks);
+        }
+        conf.set(PiperOptions.SHARD_BLOCKS, shardBlocks);
         conf.set(PiperOptions.BLOCK_ROWS, blockRows);
         conf.set(PiperOptions.OUTPUT_FORMAT, RowsFormat.of(outputFormat).id());
         if (inputFormat != null) {

@@ -139,6 +139,19 @@ public final class PiperOptions {
                             "How the batch output holds its rows: dlrm-rows (rows.bin, DLRM's"
                                     + " layout) or parquet (rows.parquet, a column per field).");
 
+    public static final ConfigOption<Integer> SHARD_BLOCKS =
+            ConfigOptions.key("piper.output.shard-blocks")
+                    .intType()
+                    .defaultValue(0)
+                    .withDescription(
+                            "0 (the default): the batch output's rows are one rows.bin, written"
+                                    + " by one task. N > 0: a sharded output, for clusters: the"
+                                    + " rows of every N consecutive input blocks are a file of"
+                                    + " their own (rows/part-000000.bin, ...), written in"
+                                    + " parallel where they are assembled, listed in row order by"
+                                    + " rows/manifest.json; concatenated in that order they are"
+                                    + " rows.bin. dlrm-rows only, without Hotline's split.");
+
     /** Whether the batch input {@code input} is Parquet under {@code conf}. */
     public static boolean parquetInput(Configuration conf, String input) {
         String format = conf.get(INPUT_FORMAT);

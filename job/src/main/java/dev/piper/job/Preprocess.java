@@ -8,6 +8,7 @@ import dev.piper.connectors.output.DlrmOutputWriter;
 import dev.piper.connectors.output.OutputCommit;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.connectors.output.RowsFormat;
+import dev.piper.connectors.output.ShardWriterOperator;
 import dev.piper.connectors.parquet.ParquetFileSource;
 import dev.piper.connectors.report.ReportFileSink;
 import dev.piper.connectors.text.CriteoFileSource;
@@ -191,12 +192,30 @@ public final class Preprocess {
         if (hotline == null) {
             hotline = PiperOptions.spec(conf).hotline();
         }
-        DlrmFileSink sink =
-                new DlrmFileSink(
-                        commit,
-                        options,
-                        RowsFormat.of(conf.get(PiperOptions.OUTPUT_FORMAT)),
-                        hotline);
+        RowsFormat format = RowsFormat.of(conf.get(PiperOptions.OUTPUT_FORMAT));
+        DlrmFileSink sink = new DlrmFileSink(commit, options, format, hotline);
+        int shardBlocks = conf.get(PiperOptions.SHARD_BLOCKS);
+        ShardWriterOperator shardWriter = null;
+        if (shardBlocks != 0) {
+            String key = PiperOptions.SHARD_BLOCKS.key();
+            if (shardBlocks < 0) {
+                throw new IllegalArgumentException(
+                        key + ": must be 0 (one rows.bin) or positive, not " + shardBlocks);
+            }
+            if (format != RowsFormat.DLRM_ROWS) {
+                throw new IllegalArgumentException(
+                        key + ": sharded output writes dlrm-rows, not " + format.id());
+            }
+            if (hotline != null) {
+                throw new IllegalArgumentException(
+                        key
+                                + ": sharded output does not combine with Hotline's split, which"
+                                + " needs every row in order on one task");
+            }
+            sink = sink.sharded(shardBlocks);
+            shardWriter =
+                    new ShardWriterOperator(commit, shardBlocks, options.program().rowBytes());
+        }
         boolean parquet = PiperOptions.parquetInput(conf, path);
         if (report != null) {
             reportRefusal(options.program(), parquet)
@@ -216,6 +235,9 @@ public final class Preprocess {
                                     options.program()),
                             sink,
                             options);
+            if (shardWriter != null) {
+                job.withShards(shardWriter, shardBlocks);
+            }
             return hotline == null ? job : job.withHotline(hotline);
         }
         int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
@@ -242,6 +264,9 @@ public final class Preprocess {
         }
         if (hotline != null) {
             job.withHotline(hotline);
+        }
+        if (shardWriter != null) {
+            job.withShards(shardWriter, shardBlocks);
         }
         return job;
     }

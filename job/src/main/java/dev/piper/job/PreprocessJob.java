@@ -1,5 +1,6 @@
 package dev.piper.job;
 
+import dev.piper.connectors.output.RowShards;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.ColumnBlock;
@@ -33,6 +34,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 
 /**
  * The column-wise preprocessing dataflow (PIPER's, on Flink):
@@ -66,6 +68,8 @@ public final class PreprocessJob {
     private ReportSettings report;
     private Sink<String> reportSink;
     private HotlineSettings hotline;
+    private OneInputStreamOperator<AssembledBlock, AssembledBlock> shardWriter; // or null
+    private long blocksPerShard;
 
     /**
      * @param parallelSource whether the source's readers can share the input (each chunk goes to
@@ -124,6 +128,24 @@ public final class PreprocessJob {
      */
     public PreprocessJob withHotline(HotlineSettings settings) {
         this.hotline = Objects.requireNonNull(settings);
+        return this;
+    }
+
+    /**
+     * Writes the rows as a sharded output ({@code RowShards}): the concatenation runs at the job's
+     * parallelism, partitioned so that every block of a shard meets on one task, where {@code
+     * writer} (chained to it) writes the shard's file; the blocks go on without their bytes to the
+     * sequence and the sink, which must be the matching sharded sink ({@code
+     * DlrmFileSink.sharded}). Not with Hotline's split, which needs the rows in order on one task.
+     */
+    public PreprocessJob withShards(
+            OneInputStreamOperator<AssembledBlock, AssembledBlock> writer, long blocksPerShard) {
+        if (blocksPerShard < 1) {
+            throw new IllegalArgumentException(
+                    "blocks per shard must be positive: " + blocksPerShard);
+        }
+        this.shardWriter = Objects.requireNonNull(writer);
+        this.blocksPerShard = blocksPerShard;
         return this;
     }
 
@@ -229,18 +251,31 @@ public final class PreprocessJob {
                         measure ? vocabulary.measured() : vocabulary,
                         new RowLayout[] {options.program().layout()});
 
+        if (shardWriter != null && hotline != null) {
+            throw new IllegalStateException(
+                    "sharded output and Hotline's split do not combine: the split needs every row"
+                            + " in order on one task");
+        }
         SingleOutputStreamOperator<AssembledBlock> assembled =
                 columns.dense()
                         .connect(columns.indices())
-                        .keyBy(new DenseBySeq(), new IndexBySeq())
+                        .keyBy(
+                                shardWriter == null
+                                        ? new DenseBySeq()
+                                        : new DenseByShard(blocksPerShard),
+                                shardWriter == null
+                                        ? new IndexBySeq()
+                                        : new IndexByShard(blocksPerShard))
                         .process(
                                 measure
                                         ? ConcatenateFunction.<Long>measured()
                                         : new ConcatenateFunction<Long>(),
                                 BlockTypes.ASSEMBLED_BLOCK)
-                        .setParallelism(1)
                         .name("concatenate")
                         .uid("concatenate");
+        if (shardWriter == null) {
+            assembled.setParallelism(1);
+        }
         if (measure) {
             costModel(
                     keys,
@@ -251,9 +286,15 @@ public final class PreprocessJob {
                     reportSink);
         }
 
+        DataStream<AssembledBlock> written = assembled;
+        if (shardWriter != null) {
+            written =
+                    assembled
+                            .transform("write shards", BlockTypes.ASSEMBLED_BLOCK, shardWriter)
+                            .uid("write-shards");
+        }
         DataStream<AssembledBlock> ordered =
-                assembled
-                        .process(new SequenceFunction(), BlockTypes.ASSEMBLED_BLOCK)
+                written.process(new SequenceFunction(), BlockTypes.ASSEMBLED_BLOCK)
                         .setParallelism(1)
                         .name("sequence")
                         .uid("sequence");
@@ -357,6 +398,40 @@ public final class PreprocessJob {
         @Override
         public Integer getKey(AssembledBlock block) {
             return Lanes.pipeline(block.lane());
+        }
+    }
+
+    /**
+     * Keys a block's dense part by its sequence number, placed by its shard ({@code RowShards}).
+     */
+    static final class DenseByShard implements KeySelector<DenseChunk, Long> {
+        private static final long serialVersionUID = 1L;
+        private final long blocksPerShard;
+
+        DenseByShard(long blocksPerShard) {
+            this.blocksPerShard = blocksPerShard;
+        }
+
+        @Override
+        public Long getKey(DenseChunk chunk) {
+            return RowShards.concatenationKey(chunk.seq(), blocksPerShard);
+        }
+    }
+
+    /**
+     * Keys a block's index chunk by its sequence number, placed by its shard ({@code RowShards}).
+     */
+    static final class IndexByShard implements KeySelector<IndexChunk, Long> {
+        private static final long serialVersionUID = 1L;
+        private final long blocksPerShard;
+
+        IndexByShard(long blocksPerShard) {
+            this.blocksPerShard = blocksPerShard;
+        }
+
+        @Override
+        public Long getKey(IndexChunk chunk) {
+            return RowShards.concatenationKey(chunk.seq(), blocksPerShard);
         }
     }
 

@@ -1,11 +1,13 @@
 package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.connectors.output.OutputLayout;
+import dev.piper.connectors.output.RowShards;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.CriteoLayout;
@@ -168,6 +170,71 @@ class PreprocessITCase {
         assertThat(p2).isEqualTo(p1);
         assertThat(p4).isEqualTo(p1);
         assertThat(small).isEqualTo(p1);
+    }
+
+    /**
+     * Sharded output at parallelism 2 and 3: the shard files concatenated in manifest order are the
+     * single run's rows.bin, every other file but metadata.json is the same, and metadata.json
+     * differs only in naming the manifest. Small blocks, 16 per shard: about 50 shards.
+     */
+    @Test
+    void shardedOutputConcatenatesToTheSingleRowsFile() throws Exception {
+        Configuration plain = options(-1, false);
+        plain.set(PiperOptions.BLOCK_BYTES, 65_537);
+        Path single = preprocess(generated, 2, plain);
+        Map<String, String> singleFiles = SameOutput.sha256OfEveryFile(single);
+        JsonNode singleMeta = new ObjectMapper().readTree(single.resolve("metadata.json").toFile());
+        for (int p : new int[] {2, 3}) {
+            Configuration conf = options(-1, false);
+            conf.set(PiperOptions.BLOCK_BYTES, 65_537);
+            conf.set(PiperOptions.SHARD_BLOCKS, 16);
+            Path sharded = preprocess(generated, p, conf);
+            List<Path> files = RowShards.files(sharded);
+            long blocks = (Files.size(generated) + 65_536) / 65_537;
+            assertThat(files).hasSize((int) ((blocks + 15) / 16));
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (Path f : files) {
+                sha.update(Files.readAllBytes(f));
+            }
+            assertThat(HexFormat.of().formatHex(sha.digest()))
+                    .as("the shards of parallelism %d concatenated", p)
+                    .isEqualTo(singleFiles.get(OutputLayout.ROWS));
+            Map<String, String> shardedFiles = SameOutput.sha256OfEveryFile(sharded);
+            Map<String, String> others = new TreeMap<>(singleFiles);
+            others.remove(OutputLayout.ROWS);
+            others.remove(OutputLayout.METADATA);
+            assertThat(shardedFiles).containsAllEntriesOf(others);
+            assertThat(shardedFiles.keySet())
+                    .allMatch(
+                            f ->
+                                    others.containsKey(f)
+                                            || f.startsWith("rows/")
+                                            || f.equals("metadata.json"));
+            JsonNode meta = new ObjectMapper().readTree(sharded.resolve("metadata.json").toFile());
+            assertThat(meta.get("rows_file").asText()).isEqualTo(OutputLayout.ROWS_MANIFEST);
+            assertThat(meta.get("rows_shards").asInt()).isEqualTo(files.size());
+            singleMeta
+                    .fieldNames()
+                    .forEachRemaining(
+                            k -> {
+                                if (!k.equals("rows_file")) {
+                                    assertThat(meta.get(k)).as(k).isEqualTo(singleMeta.get(k));
+                                }
+                            });
+        }
+        // what sharding does not combine with is refused up front, naming the option
+        Configuration parquetRows = options(-1, false);
+        parquetRows.set(PiperOptions.SHARD_BLOCKS, 4);
+        parquetRows.set(PiperOptions.OUTPUT_FORMAT, "parquet");
+        assertThatThrownBy(() -> Preprocess.job(generated, tmp.resolve("refused"), parquetRows))
+                .hasMessage(
+                        "piper.output.shard-blocks: sharded output writes dlrm-rows, not parquet");
+        Configuration split = options(-1, false);
+        split.set(PiperOptions.SHARD_BLOCKS, 4);
+        split.set(HotlineOptions.BUDGET, 1L << 20);
+        assertThatThrownBy(() -> Preprocess.job(generated, tmp.resolve("refused"), split))
+                .hasMessageStartingWith(
+                        "piper.output.shard-blocks: sharded output does not combine with Hotline's split");
     }
 
     @Test

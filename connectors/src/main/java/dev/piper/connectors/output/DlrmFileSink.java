@@ -27,6 +27,7 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
     private final DecodeOptions options;
     private final RowsFormat format;
     private final HotlineSettings hotline; // or null
+    private final long blocksPerShard; // > 0: sharded output (RowShards)
 
     public DlrmFileSink(OutputCommit commit, DecodeOptions options, RowsFormat format) {
         this(commit, options, format, null);
@@ -38,10 +39,38 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
             DecodeOptions options,
             RowsFormat format,
             HotlineSettings hotline) {
+        this(commit, options, format, hotline, 0);
+    }
+
+    private DlrmFileSink(
+            OutputCommit commit,
+            DecodeOptions options,
+            RowsFormat format,
+            HotlineSettings hotline,
+            long blocksPerShard) {
         this.commit = Objects.requireNonNull(commit);
         this.options = options;
         this.format = format;
         this.hotline = hotline;
+        this.blocksPerShard = blocksPerShard;
+    }
+
+    /**
+     * This sink for a sharded output ({@link RowShards}): the rows are written by {@link
+     * ShardWriterOperator}s upstream; the blocks arrive without their bytes, and this sink writes
+     * the rest of the directory and the rows' manifest.
+     */
+    public DlrmFileSink sharded(long blocksPerShard) {
+        if (blocksPerShard < 1) {
+            throw new IllegalArgumentException(
+                    "blocks per shard must be positive: " + blocksPerShard);
+        }
+        return new DlrmFileSink(commit, options, format, hotline, blocksPerShard);
+    }
+
+    /** The run this sink writes its part of. */
+    public OutputCommit commit() {
+        return commit;
     }
 
     @Override
@@ -55,7 +84,12 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
         try {
             return new Writer(
                     new DlrmOutputWriter(
-                            commit.partStarted(PART), commit.output(), options, format, hotline),
+                            commit.partStarted(PART),
+                            commit.output(),
+                            options,
+                            format,
+                            hotline,
+                            blocksPerShard),
                     commit,
                     lock);
         } catch (IOException | RuntimeException e) {

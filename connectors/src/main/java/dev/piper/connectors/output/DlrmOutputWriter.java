@@ -50,6 +50,8 @@ public final class DlrmOutputWriter implements Closeable {
     private final DecodeOptions options;
     private final RowsFormat format;
     private final DirectFileOutput rows; // rows.bin, or null
+    private final long blocksPerShard; // sharded output (RowShards): > 0
+    private long[] shardRows = new long[0]; // sharded: rows per shard so far
     private final ParquetRows parquet; // rows.parquet, or null
     private final OutputStream[] vocab;
     private final DeadLetterFile dead;
@@ -89,13 +91,38 @@ public final class DlrmOutputWriter implements Closeable {
             RowsFormat format,
             HotlineSettings hotline)
             throws IOException {
+        this(dir, output, options, format, hotline, 0);
+    }
+
+    /**
+     * As above; with {@code blocksPerShard > 0} the rows are a sharded output's ({@link
+     * RowShards}): written by {@link ShardWriterOperator}s into {@code dir}, and the blocks arrive
+     * here without their bytes; this writer writes the manifest, checking every shard's file
+     * against the rows its blocks counted.
+     */
+    public DlrmOutputWriter(
+            Path dir,
+            Path output,
+            DecodeOptions options,
+            RowsFormat format,
+            HotlineSettings hotline,
+            long blocksPerShard)
+            throws IOException {
+        if (blocksPerShard > 0 && (format != RowsFormat.DLRM_ROWS || hotline != null)) {
+            throw new IllegalArgumentException(
+                    "sharded output writes DLRM rows without Hotline's split");
+        }
+        this.blocksPerShard = blocksPerShard;
         this.dir = dir;
         this.progressKey = OutputCommit.real(output);
         this.options = options;
         this.format = format;
         PROGRESS.put(progressKey, new AtomicLong());
         Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
-        if (format == RowsFormat.PARQUET) {
+        if (blocksPerShard > 0) {
+            rows = null;
+            parquet = null;
+        } else if (format == RowsFormat.PARQUET) {
             rows = null;
             parquet = new ParquetRows(dir.resolve(format.file()), options.program());
         } else {
@@ -158,7 +185,13 @@ public final class DlrmOutputWriter implements Closeable {
                             + block.deadLetters().length
                             + " dead letters");
         }
-        if (parquet != null) {
+        if (blocksPerShard > 0) {
+            int shard = Math.toIntExact(RowShards.shardOf(block.seq(), blocksPerShard));
+            if (shard >= shardRows.length) {
+                shardRows = java.util.Arrays.copyOf(shardRows, shard + 1);
+            }
+            shardRows[shard] += block.rows();
+        } else if (parquet != null) {
             parquet.write(block.rowBytes(), block.rows(), block.listOffsets(), block.listIndices());
         } else {
             rows.write(block.rowBytes(), 0, block.rows() * options.program().rowBytes());
@@ -233,7 +266,9 @@ public final class DlrmOutputWriter implements Closeable {
                             + " dead letters");
         }
         // complete, last partial block (or row group) included, before the metadata says so
-        if (parquet != null) {
+        if (blocksPerShard > 0) {
+            RowShards.writeManifest(dir, options.program().rowBytes(), shardRows);
+        } else if (parquet != null) {
             parquet.close();
         } else {
             rows.close();
@@ -269,7 +304,14 @@ public final class DlrmOutputWriter implements Closeable {
         ObjectNode reasons = root.putObject("dead_letters_by_reason");
         dead.byReason().forEach(reasons::put);
         root.put("rows_format", format.id());
-        root.put("rows_file", format.file());
+        if (blocksPerShard > 0) {
+            // the rows files concatenated in the manifest's order are the single rows.bin
+            root.put("rows_file", OutputLayout.ROWS_MANIFEST);
+            root.put("rows_shards", shardRows.length);
+            root.put("shard_blocks", blocksPerShard);
+        } else {
+            root.put("rows_file", format.file());
+        }
         ColumnProgram program = options.program();
         RowLayout layout = program.layout();
         String denseNames =
@@ -429,7 +471,7 @@ public final class DlrmOutputWriter implements Closeable {
         Closeable[] all = new Closeable[vocab.length + 3 + 2 * lists];
         all[vocab.length + 2 + 2 * lists] = hotline != null ? hotline : () -> {};
         all[0] = dead;
-        all[1] = parquet != null ? parquet::close : rows;
+        all[1] = parquet != null ? parquet::close : rows != null ? rows : () -> {};
         System.arraycopy(vocab, 0, all, 2, vocab.length);
         for (int l = 0; l < lists; l++) {
             all[2 + vocab.length + 2 * l] = listLengths[l];

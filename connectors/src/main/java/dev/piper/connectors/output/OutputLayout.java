@@ -13,6 +13,18 @@ public final class OutputLayout {
 
     public static final String ROWS = "rows.bin";
     public static final String ROWS_PARQUET = "rows.parquet";
+
+    /** Sharded output ({@link RowShards}): the rows files and their manifest, instead of ROWS. */
+    public static final String ROWS_DIR = "rows";
+
+    /** The manifest of a sharded output's rows files, in row order. */
+    public static final String ROWS_MANIFEST = ROWS_DIR + "/manifest.json";
+
+    /** The rows file of shard {@code shard} of a sharded output. */
+    public static String shardFile(long shard) {
+        return String.format("%s/part-%06d.bin", ROWS_DIR, shard);
+    }
+
     public static final String VOCAB_DIR = "vocab";
     public static final String DEAD_LETTERS = "dead-letters.jsonl";
     public static final String METADATA = "metadata.json";
@@ -80,6 +92,7 @@ public final class OutputLayout {
             Set.of(
                     ROWS,
                     ROWS_PARQUET,
+                    ROWS_DIR,
                     VOCAB_DIR,
                     LISTS_DIR,
                     HOTLINE_DIR,

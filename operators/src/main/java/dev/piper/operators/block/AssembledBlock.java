@@ -81,6 +81,29 @@ public record AssembledBlock(
                 null);
     }
 
+    /**
+     * This block without its rows' bytes (an empty {@link #rowBytes()}; {@link #rows()} still
+     * counts them): what follows a block whose rows a shard writer has written, so that they do not
+     * cross the network again.
+     */
+    public AssembledBlock withoutRowBytes() {
+        return new AssembledBlock(
+                lane,
+                seq,
+                lines,
+                rows,
+                new byte[0],
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                split);
+    }
+
     /** This block with Hotline's split of its rows. */
     public AssembledBlock withSplit(Split s) {
         return new AssembledBlock(
