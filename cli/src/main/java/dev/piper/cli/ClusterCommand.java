@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
         name = "cluster",
         mixinStandardHelpOptions = true,
         description = {
-            "Run a real Flink 2.2.0 session cluster (one JobManager, one TaskManager) on 127.0.0.1"
+            "Run a real Flink 2.2.0 session cluster (one JobManager, one TaskManager or more) on"
+                    + " 127.0.0.1"
                     + " from Flink's jars, with its config, logs and PIDs under --dir. Submit jobs"
                     + " to it with 'piper submit'."
         },
@@ -75,8 +76,17 @@ final class ClusterCommand extends LocalServiceCommands.Group {
                 names = "--slots",
                 defaultValue = "2",
                 paramLabel = "N",
-                description = "Task slots of the TaskManager (default: ${DEFAULT-VALUE}).")
+                description = "Task slots of each TaskManager (default: ${DEFAULT-VALUE}).")
         int slots;
+
+        @Option(
+                names = "--taskmanagers",
+                defaultValue = "1",
+                paramLabel = "N",
+                description =
+                        "TaskManagers to start, each a JVM of its own with --slots slots and"
+                                + " --taskmanager-memory (default: ${DEFAULT-VALUE}).")
+        int taskManagers;
 
         @Option(
                 names = "--jobmanager-memory",
@@ -126,6 +136,11 @@ final class ClusterCommand extends LocalServiceCommands.Group {
                 throw new ParameterException(
                         spec.commandLine(), "--slots: must be at least 1, not " + slots);
             }
+            if (taskManagers < 1) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--taskmanagers: must be at least 1, not " + taskManagers);
+            }
             LocalServiceCommands.checkSize(
                     spec, "--jobmanager-memory", jobManagerMemory, "[0-9]+[kKmMgG]", "1536m");
             LocalServiceCommands.checkSize(
@@ -138,7 +153,8 @@ final class ClusterCommand extends LocalServiceCommands.Group {
                             jobManagerMemory,
                             taskManagerMemory,
                             stateBackend,
-                            checkpointStorage);
+                            checkpointStorage,
+                            taskManagers);
             LocalFlinkCluster.Running running;
             try {
                 running =
@@ -150,11 +166,12 @@ final class ClusterCommand extends LocalServiceCommands.Group {
             spec.commandLine()
                     .getOut()
                     .printf(
-                            "cluster: running, JobManager pid %d, TaskManager pid %d, %d slots,"
-                                    + " logs in %s%n%s%n",
+                            "cluster: running, JobManager pid %d, %s, %d slots, logs in %s%n%s%n",
                             running.jobManagerPid(),
-                            running.taskManagerPid(),
-                            slots,
+                            taskManagers == 1
+                                    ? "TaskManager pid " + running.taskManagerPid()
+                                    : taskManagers + " TaskManagers",
+                            slots * taskManagers,
                             cluster.dir.toAbsolutePath().resolve("log"),
                             running.restUrl());
             spec.commandLine().getOut().flush();

@@ -7,6 +7,7 @@ import dev.piper.cli.local.LocalFlinkCluster;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.connectors.output.RowShards;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.Preprocess;
 import dev.piper.job.SameOutput;
@@ -79,8 +80,11 @@ class ClusterITCase {
         cluster =
                 new LocalFlinkCluster(
                         shared.resolve("cluster"), LocalFlinkCluster.classpathFile(home));
+        // two TaskManagers of one slot each: a job at parallelism 2 runs on both
         LocalFlinkCluster.Settings settings =
-                LocalFlinkCluster.Settings.defaults().withPorts(freePort(), freePort());
+                LocalFlinkCluster.Settings.defaults()
+                        .withPorts(freePort(), freePort())
+                        .withTaskManagers(2, 1);
         try {
             rest = cluster.start(settings, Duration.ofMinutes(2), QUIET).restUrl();
         } catch (RuntimeException | IOException e) {
@@ -169,6 +173,44 @@ class ClusterITCase {
             if (file.startsWith("vocab") || file.equals("rows.bin")) {
                 assertThat(Files.mismatch(fromParquet.resolve(file), embedded.resolve(file)))
                         .as("%s from Parquet", file)
+                        .isEqualTo(-1);
+            }
+        }
+    }
+
+    /**
+     * Sharded output on two TaskManagers (a slot each, the job at parallelism 2): the rows files,
+     * written by both, concatenated in manifest order are the embedded run's rows.bin; the other
+     * files are the same.
+     */
+    @Test
+    void aShardedOutputOnTwoTaskManagersConcatenatesToTheSingleFile() throws Exception {
+        assertThat(
+                        new FlinkRest(java.net.URI.create(rest), Duration.ofSeconds(10))
+                                .taskManagerIds())
+                .hasSize(2);
+        Path input = generate(tmp.resolve("in.tsv"), 100_000, 11);
+        Path embedded = embeddedPreprocess(input, tmp.resolve("embedded"));
+        Path sharded = tmp.resolve("sharded");
+        piper(
+                0,
+                concat(
+                        concat(submit(), preprocess(input.toString(), sharded.toString())),
+                        new String[] {"--block-bytes", "65536", "--shard-blocks", "8"}));
+        List<Path> files = RowShards.files(sharded);
+        long blocks = (Files.size(input) + 65_535) / 65_536;
+        assertThat(files).hasSize((int) ((blocks + 7) / 8));
+        try (OutputStream joined = Files.newOutputStream(tmp.resolve("joined.bin"))) {
+            for (Path f : files) {
+                Files.copy(f, joined);
+            }
+        }
+        assertThat(Files.mismatch(tmp.resolve("joined.bin"), embedded.resolve("rows.bin")))
+                .isEqualTo(-1);
+        for (String file : filesOf(embedded)) {
+            if (!file.equals("rows.bin") && !file.equals("metadata.json")) {
+                assertThat(Files.mismatch(sharded.resolve(file), embedded.resolve(file)))
+                        .as(file)
                         .isEqualTo(-1);
             }
         }

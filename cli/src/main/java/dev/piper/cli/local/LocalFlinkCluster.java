@@ -28,8 +28,8 @@ import org.apache.flink.configuration.WebOptions;
 
 /**
  * A real Flink 2.2.0 session cluster on 127.0.0.1, assembled from Flink's module jars on Maven
- * Central (there is no flink-dist there): one JobManager and one TaskManager, each its own JVM,
- * with everything they own under one directory:
+ * Central (there is no flink-dist there): one JobManager and one TaskManager (or more), each its
+ * own JVM, with everything they own under one directory:
  *
  * <pre>
  * DIR/conf/config.yaml, log4j.properties     written on every start
@@ -37,6 +37,7 @@ import org.apache.flink.configuration.WebOptions;
  * DIR/checkpoints/, DIR/savepoints/          default checkpoint storage (--checkpoint-storage)
  * DIR/tmp/, DIR/web-upload/                  working files and uploaded jars
  * DIR/jobmanager.pid, taskmanager.pid, rest  while it runs: process ids, the REST address
+ *                                            (a second TaskManager: taskmanager-2.pid, .log)
  * </pre>
  *
  * The classpath is the one the build writes to {@code flink-local/target/flink-classpath.txt}.
@@ -52,11 +53,15 @@ public final class LocalFlinkCluster {
             String jobManagerMemory,
             String taskManagerMemory,
             StateBackend stateBackend,
-            Path checkpointStorage) {
+            Path checkpointStorage,
+            int taskManagers) {
 
-        /** The defaults: REST on 8081, RPC on 6123, 2 slots, 1024m/1536m, hashmap, DIR/. */
+        /**
+         * The defaults: REST on 8081, RPC on 6123, one TaskManager of 2 slots, 1024m/1536m,
+         * hashmap, DIR/.
+         */
         public static Settings defaults() {
-            return new Settings(8081, 6123, 2, "1024m", "1536m", StateBackend.hashmap, null);
+            return new Settings(8081, 6123, 2, "1024m", "1536m", StateBackend.hashmap, null, 1);
         }
 
         /** These settings with other REST and RPC ports. */
@@ -68,8 +73,34 @@ public final class LocalFlinkCluster {
                     jobManagerMemory,
                     taskManagerMemory,
                     stateBackend,
-                    checkpointStorage);
+                    checkpointStorage,
+                    taskManagers);
         }
+
+        /** These settings with {@code n} TaskManagers of {@code slotsEach} slots. */
+        public Settings withTaskManagers(int n, int slotsEach) {
+            if (n < 1 || slotsEach < 1) {
+                throw new IllegalArgumentException(
+                        "a cluster needs at least one TaskManager of one slot");
+            }
+            return new Settings(
+                    restPort,
+                    rpcPort,
+                    slotsEach,
+                    jobManagerMemory,
+                    taskManagerMemory,
+                    stateBackend,
+                    checkpointStorage,
+                    n);
+        }
+    }
+
+    /**
+     * The name of TaskManager {@code i} (from 0): its pid file and logs; the first is plain {@code
+     * taskmanager}, as when a cluster had only one.
+     */
+    static String taskManagerRole(int i) {
+        return i == 0 ? "taskmanager" : "taskmanager-" + (i + 1);
     }
 
     /** A running cluster: its processes and REST address. */
@@ -208,26 +239,43 @@ public final class LocalFlinkCluster {
                         classpath,
                         conf,
                         logs);
-        Process taskManager =
-                startRole(
-                        "taskmanager",
-                        "GET_TM_RESOURCE_PARAMS",
-                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
-                        classpath,
-                        conf,
-                        logs);
+        Map<String, Process> processes = new java.util.LinkedHashMap<>();
+        processes.put("jobmanager", jobManager);
+        for (int i = 0; i < s.taskManagers(); i++) {
+            processes.put(
+                    taskManagerRole(i),
+                    startRole(
+                            taskManagerRole(i),
+                            "GET_TM_RESOURCE_PARAMS",
+                            "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                            classpath,
+                            conf,
+                            logs));
+        }
+        Process taskManager = processes.get(taskManagerRole(0));
         String url = "http://127.0.0.1:" + s.restPort();
+        int slots = s.slots() * s.taskManagers();
         log.printf(
-                "cluster: started JobManager pid %d and TaskManager pid %d, waiting for %d slots"
-                        + " at %s%n",
-                jobManager.pid(), taskManager.pid(), s.slots(), url);
+                "cluster: started JobManager pid %d and %s, waiting for %d slots at %s%n",
+                jobManager.pid(),
+                s.taskManagers() == 1
+                        ? "TaskManager pid " + taskManager.pid()
+                        : s.taskManagers()
+                                + " TaskManagers (pids "
+                                + processes.values().stream()
+                                        .skip(1)
+                                        .map(p -> Long.toString(p.pid()))
+                                        .collect(java.util.stream.Collectors.joining(", "))
+                                + ")",
+                slots,
+                url);
         try {
-            awaitSlots(jobManager, taskManager, url, s.slots(), timeout);
+            awaitSlots(processes, url, slots, timeout);
         } catch (IllegalStateException | IOException e) {
-            taskManager.destroyForcibly();
-            jobManager.destroyForcibly();
-            Files.deleteIfExists(pidFile("jobmanager"));
-            Files.deleteIfExists(pidFile("taskmanager"));
+            for (var role : processes.entrySet()) {
+                role.getValue().destroyForcibly();
+                Files.deleteIfExists(pidFile(role.getKey()));
+            }
             throw e;
         }
         Files.writeString(dir.resolve("rest"), url + "\n");
@@ -283,12 +331,23 @@ public final class LocalFlinkCluster {
     }
 
     /**
-     * Stops the TaskManager, then the JobManager (SIGTERM, then SIGKILL after {@code timeout});
-     * returns false if neither ran.
+     * Stops every TaskManager, then the JobManager (SIGTERM, then SIGKILL after {@code timeout});
+     * returns false if none ran.
      */
     public boolean stop(Duration timeout) throws IOException, InterruptedException {
         boolean any = false;
-        for (String role : List.of("taskmanager", "jobmanager")) {
+        List<String> roles = new ArrayList<>();
+        try (var files = Files.list(dir)) {
+            files.map(f -> f.getFileName().toString())
+                    .filter(n -> n.startsWith("taskmanager") && n.endsWith(".pid"))
+                    .map(n -> n.substring(0, n.length() - ".pid".length()))
+                    .sorted()
+                    .forEach(roles::add);
+        } catch (java.nio.file.NoSuchFileException e) {
+            // no cluster ever started here
+        }
+        roles.add("jobmanager");
+        for (String role : roles) {
             Optional<ProcessHandle> p = LocalProcess.running(pidFile(role), mark());
             if (p.isPresent()) {
                 LocalProcess.stop(p.get(), timeout);
@@ -363,16 +422,12 @@ public final class LocalFlinkCluster {
         return results;
     }
 
-    private void awaitSlots(
-            Process jobManager, Process taskManager, String url, int slots, Duration timeout)
+    private void awaitSlots(Map<String, Process> processes, String url, int slots, Duration timeout)
             throws IOException, InterruptedException {
         FlinkRest rest = new FlinkRest(URI.create(url), Duration.ofSeconds(3));
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            for (var role :
-                    List.of(
-                            Map.entry("jobmanager", jobManager),
-                            Map.entry("taskmanager", taskManager))) {
+            for (var role : processes.entrySet()) {
                 if (!role.getValue().isAlive()) {
                     throw new IllegalStateException(
                             "the "
