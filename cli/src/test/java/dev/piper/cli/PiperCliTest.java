@@ -908,7 +908,8 @@ class PiperCliTest {
                                     bad))
                     .isEqualTo(2);
             assertThat(err().lines().reduce((a, b) -> b).orElseThrow())
-                    .contains("--block-bytes: must be between 65536 (64 KiB: every block of a")
+                    .contains(
+                            "--block-bytes: must be between 65536 (64 KiB: the blocks of a file cost splits")
                     .contains("and 268435456, not " + bad);
         }
     }

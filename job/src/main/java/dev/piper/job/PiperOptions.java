@@ -41,7 +41,8 @@ public final class PiperOptions {
     public static final int MAX_BLOCK_BYTES = CriteoFileSource.MAX_BLOCK_BYTES;
 
     /**
-     * The smallest block of a file read by ranges: a range costs a split request, and Flink 2.2.0
+     * The smallest block of a file read by ranges: blocks cost split requests (one per 8 since the
+     * splits of several ranges; the limits below were measured at one per block), and Flink 2.2.0
      * keeps a metric group per split until the job ends (a 262 KB file in 1-byte blocks took 46 s
      * and 4.8 GB).
      */
@@ -60,7 +61,7 @@ public final class PiperOptions {
             return java.util.Optional.of(
                     "must be between "
                             + MIN_BLOCK_BYTES
-                            + " (64 KiB: every block of a file costs a split and a few KB"
+                            + " (64 KiB: the blocks of a file cost splits and a few KB each"
                             + " held until the job ends) and "
                             + MAX_BLOCK_BYTES
                             + ", not "

@@ -49,11 +49,15 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
  *   KeyChunks -> keyBy(column's placement key) -> vocabulary (keyed state, blocks in sequence)
  *   DenseChunk + IndexChunks -> keyBy(block) -> concatenate into DLRM rows, sequence,
  *        [Hotline's split,] sink (parallelism 1, one chain)
+ *   or, sharded output: keyBy(block, placed by shard) -> concatenate + write shards (parallel)
+ *        -> blocks without their rows -> sequence, sink (parallelism 1)
  * </pre>
  *
  * <p>Concatenation runs at parallelism 1, chained to the sink: the output is written by one task
  * anyway, and a parallel concatenation would serialize every assembled row once more on its way
- * there (measured: 12% less job time at parallelism 2, docs/PERFORMANCE.md).
+ * there (measured: 12% less job time at parallelism 2, docs/PERFORMANCE.md). With sharded output
+ * ({@link #withShards}) the rows are written where they are assembled, in parallel, and only the
+ * blocks' summaries travel to the one sink task (docs/SCALING.md).
  *
  * <p>It is assembled from its connectors: tests pass a finite source and a collecting sink; {@code
  * bin/piper preprocess} passes {@code CriteoFileSource} and {@code DlrmFileSink}.
