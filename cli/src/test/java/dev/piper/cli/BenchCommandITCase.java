@@ -22,39 +22,46 @@ class BenchCommandITCase {
 
     @TempDir Path tmp;
 
-    @Test
-    void measuresEveryStageAndVerifiesTheJobOutput() throws Exception {
-        Path json = tmp.resolve("bench.json");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+    /** Runs {@code piper bench args}, its table into {@code out}, its progress discarded. */
+    private static int bench(ByteArrayOutputStream out, String... args) {
         PrintStream saved = System.out;
         PrintStream savedErr = System.err;
-        int code;
         try {
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
             System.setErr(
                     new PrintStream(
                             java.io.OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
-            code =
-                    PiperCli.execute(
-                            "bench",
-                            "--rows",
-                            "4000",
-                            "--regimes",
-                            "small",
-                            "--parallelism",
-                            "1,2",
-                            "--repeat",
-                            "1",
-                            "--fusion",
-                            "--parquet",
-                            "--data-dir",
-                            tmp.resolve("data").toString(),
-                            "--json",
-                            json.toString());
+            String[] command = new String[args.length + 1];
+            command[0] = "bench";
+            System.arraycopy(args, 0, command, 1, args.length);
+            return PiperCli.execute(command);
         } finally {
             System.setOut(saved);
             System.setErr(savedErr);
         }
+    }
+
+    @Test
+    void measuresEveryStageAndVerifiesTheJobOutput() throws Exception {
+        Path json = tmp.resolve("bench.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code =
+                bench(
+                        out,
+                        "--rows",
+                        "4000",
+                        "--regimes",
+                        "small",
+                        "--parallelism",
+                        "1,2",
+                        "--repeat",
+                        "1",
+                        "--fusion",
+                        "--parquet",
+                        "--data-dir",
+                        tmp.resolve("data").toString(),
+                        "--json",
+                        json.toString());
         assertThat(code).isZero();
         String table = out.toString(StandardCharsets.UTF_8);
         assertThat(table)
@@ -108,34 +115,22 @@ class BenchCommandITCase {
     void coldRunsAWholeProcessPerInputAndVerifiesItsOutput() throws Exception {
         Path json = tmp.resolve("cold.json");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        PrintStream saved = System.out;
-        PrintStream savedErr = System.err;
-        int code;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(
-                    new PrintStream(
-                            java.io.OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
-            code =
-                    PiperCli.execute(
-                            "bench",
-                            "--rows",
-                            "3000",
-                            "--regimes",
-                            "small",
-                            "--parallelism",
-                            "2",
-                            "--repeat",
-                            "1",
-                            "--cold",
-                            "--data-dir",
-                            tmp.resolve("data").toString(),
-                            "--json",
-                            json.toString());
-        } finally {
-            System.setOut(saved);
-            System.setErr(savedErr);
-        }
+        int code =
+                bench(
+                        out,
+                        "--rows",
+                        "3000",
+                        "--regimes",
+                        "small",
+                        "--parallelism",
+                        "2",
+                        "--repeat",
+                        "1",
+                        "--cold",
+                        "--data-dir",
+                        tmp.resolve("data").toString(),
+                        "--json",
+                        json.toString());
         assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8))
                 .contains("cold process (rows / wall time)")

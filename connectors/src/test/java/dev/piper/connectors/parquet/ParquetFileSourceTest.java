@@ -3,6 +3,7 @@ package dev.piper.connectors.parquet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.piper.connectors.TestReaders;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.operators.block.ColumnBlock;
 import dev.piper.pipeline.generate.CriteoGenerator;
@@ -14,20 +15,10 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.api.common.eventtime.Watermark;
-import org.apache.flink.api.connector.source.ReaderOutput;
-import org.apache.flink.api.connector.source.SourceEvent;
-import org.apache.flink.api.connector.source.SourceOutput;
-import org.apache.flink.api.connector.source.SourceReaderContext;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.InputStatus;
-import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
-import org.apache.flink.util.UserCodeClassLoader;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -79,14 +70,14 @@ class ParquetFileSourceTest {
                         parquet.toString(), 500, Map.of(), 1024, ColumnProgram.dlrm(1000));
         RowGroupSplit second = source.splits().get(1);
 
-        Context context = new Context();
+        TestReaders.Context context = new TestReaders.Context();
         var reader = source.createReader(context);
         reader.start();
         reader.addSplits(List.of(second));
-        Output all = new Output();
+        TestReaders.Output<ColumnBlock> all = new TestReaders.Output<>();
         List<RowGroupSplit> checkpoint = null;
         while (reader.pollNext(all) == InputStatus.MORE_AVAILABLE) {
-            if (all.blocks.size() == 3 && checkpoint == null) {
+            if (all.records.size() == 3 && checkpoint == null) {
                 checkpoint = reader.snapshotState(1);
             }
             if (context.requests == 2) { // it asked for the next row group: this one is done
@@ -94,20 +85,20 @@ class ParquetFileSourceTest {
             }
         }
         reader.close();
-        assertThat(all.blocks).hasSize(6).allMatch(b -> b.rows() == 500);
+        assertThat(all.records).hasSize(6).allMatch(b -> b.rows() == 500);
         assertThat(checkpoint).containsExactly(second.at(3));
 
-        var resumed = source.createReader(new Context());
+        var resumed = source.createReader(new TestReaders.Context());
         resumed.start();
         resumed.addSplits(checkpoint);
-        Output rest = new Output();
-        while (rest.blocks.size() < 3) {
+        TestReaders.Output<ColumnBlock> rest = new TestReaders.Output<>();
+        while (rest.records.size() < 3) {
             assertThat(resumed.pollNext(rest)).isEqualTo(InputStatus.MORE_AVAILABLE);
         }
         resumed.close();
         for (int i = 0; i < 3; i++) {
-            ColumnBlock a = all.blocks.get(3 + i);
-            ColumnBlock b = rest.blocks.get(i);
+            ColumnBlock a = all.records.get(3 + i);
+            ColumnBlock b = rest.records.get(i);
             assertThat(b.seq()).isEqualTo(second.firstSeq() + 3 + i).isEqualTo(a.seq());
             assertThat(b.firstRow()).isEqualTo(3_000 + 500L * (3 + i));
             assertThat(b).usingRecursiveComparison().isEqualTo(a);
@@ -130,76 +121,6 @@ class ParquetFileSourceTest {
                 rowGroupRows,
                 new PrintStream(OutputStream.nullOutputStream()));
         return parquet;
-    }
-
-    /** A reader's context that counts its split requests. */
-    private static final class Context implements SourceReaderContext {
-        int requests;
-
-        @Override
-        public SourceReaderMetricGroup metricGroup() {
-            return UnregisteredMetricsGroup.createSourceReaderMetricGroup();
-        }
-
-        @Override
-        public Configuration getConfiguration() {
-            return new Configuration();
-        }
-
-        @Override
-        public String getLocalHostName() {
-            return "localhost";
-        }
-
-        @Override
-        public int getIndexOfSubtask() {
-            return 0;
-        }
-
-        @Override
-        public void sendSplitRequest() {
-            requests++;
-        }
-
-        @Override
-        public void sendSourceEventToCoordinator(SourceEvent event) {}
-
-        @Override
-        public UserCodeClassLoader getUserCodeClassLoader() {
-            throw new UnsupportedOperationException("not used by the reader");
-        }
-    }
-
-    /** Collects what a reader emits. */
-    private static final class Output implements ReaderOutput<ColumnBlock> {
-        final List<ColumnBlock> blocks = new ArrayList<>();
-
-        @Override
-        public void collect(ColumnBlock block) {
-            blocks.add(block);
-        }
-
-        @Override
-        public void collect(ColumnBlock block, long timestamp) {
-            blocks.add(block);
-        }
-
-        @Override
-        public void emitWatermark(Watermark watermark) {}
-
-        @Override
-        public void markIdle() {}
-
-        @Override
-        public void markActive() {}
-
-        @Override
-        public SourceOutput<ColumnBlock> createOutputForSplit(String splitId) {
-            return this;
-        }
-
-        @Override
-        public void releaseOutputForSplit(String splitId) {}
     }
 
     /** Version 1: path (modified UTF-8), rowGroup, firstRow, firstSeq, nextBlock. */
