@@ -5,6 +5,8 @@ import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.spec.Presets;
+import dev.piper.pipeline.spec.SpecCompiler;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,9 +34,14 @@ public class DecodeBenchmark {
 
     static final int LINES = 4096;
 
+    /** Lines of PreSto's RM3 in a block: about 1 MiB, the job's default block. */
+    static final int RM3_LINES = 115;
+
     private RawChunk chunk;
     private CriteoDecoder decoder;
     private LineChunker endless;
+    private RawChunk rm3Chunk;
+    private CriteoDecoder rm3Decoder;
 
     @Setup
     public void setUp() throws IOException {
@@ -44,12 +51,29 @@ public class DecodeBenchmark {
         chunk = new RawChunk(0, 0, text, text.length, -1);
         decoder = new CriteoDecoder(DecodeOptions.defaults());
         endless = new LineChunker(new Repeating(text), 0, 0, text.length, 65536, 1024);
+
+        // PreSto's RM3 (docs/PERFORMANCE.md, "PreSto's lists"): 504 dense values with log, 42 list
+        // columns of about 20 ids with sigrid_hash, 42 generated columns bucketized
+        Presets.Preset rm3 = Presets.named("rm3");
+        ByteArrayOutputStream rm3Out = new ByteArrayOutputStream();
+        new CriteoGenerator(rm3.spec().layout(), 7, 0.01, 0, rm3.meanListLength())
+                .write(rm3Out, RM3_LINES);
+        byte[] rm3Text = rm3Out.toByteArray();
+        rm3Chunk = new RawChunk(0, 0, rm3Text, rm3Text.length, -1);
+        rm3Decoder = new CriteoDecoder(SpecCompiler.decodeOptions(rm3.spec(), 1024));
     }
 
     @Benchmark
     @OperationsPerInvocation(LINES)
     public Object decodeBlock() {
         return decoder.decode(chunk);
+    }
+
+    /** A block of RM3 lines decoded under the rm3 preset's program; per line. */
+    @Benchmark
+    @OperationsPerInvocation(RM3_LINES)
+    public Object decodeRm3Block() {
+        return rm3Decoder.decode(rm3Chunk);
     }
 
     @Benchmark
