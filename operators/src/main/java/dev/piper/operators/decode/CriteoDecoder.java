@@ -392,7 +392,9 @@ public final class CriteoDecoder {
         }
         if (lines > 0 && start > 0) { // size the next block's arrays by this one's lines
             int mean = (int) Math.min(Integer.MAX_VALUE, (long) start / lines);
-            expectedLineBytes = Math.max(MIN_EXPECTED_LINE_BYTES, mean - (mean >> 3));
+            // a row's line has a byte per field at least (its delimiters)
+            expectedLineBytes =
+                    Math.max(Math.max(MIN_EXPECTED_LINE_BYTES, inputFields), mean - (mean >> 3));
         }
         if (hasLists && rows > 0) {
             for (int c = 0; c < sparse; c++) {
