@@ -97,6 +97,26 @@ public final class Bucketize {
         }
     }
 
+    /** The buckets of the integers {@code 0..n-1}: {@code table[v] == bucket(v)}. */
+    public int[] smallIntegers(int n) {
+        int[] table = new int[n];
+        for (int v = 0; v < n; v++) {
+            table[v] = bucket(v);
+        }
+        return table;
+    }
+
+    /** Equal when the borders and the convention are: the same function of every value. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Bucketize b && right == b.right && Arrays.equals(borders, b.borders);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * Arrays.hashCode(borders) + Boolean.hashCode(right);
+    }
+
     @Override
     public String toString() {
         return "bucketize(" + Arrays.toString(borders) + (right ? ")" : ", right=false)");

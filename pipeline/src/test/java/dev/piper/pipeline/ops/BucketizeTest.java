@@ -75,6 +75,27 @@ class BucketizeTest {
         assertThat(out).containsExactly(1, 3, 5, 6);
     }
 
+    /**
+     * The table of small integers (what the column pass reads instead of searching) holds each
+     * integer's bucket, at borders between, on and below the integers, in both conventions; equal
+     * borders and convention are equal buckets (one table for all such columns).
+     */
+    @Test
+    void aTableOfSmallIntegersHoldsTheirBuckets() {
+        double[] borders = {-3, 0, 0.5, 2, 2, 7.25, 100, 4095, 4096};
+        for (boolean right : new boolean[] {true, false}) {
+            Bucketize b = new Bucketize(borders, right);
+            int[] table = b.smallIntegers(4096);
+            for (int v = 0; v < 4096; v++) {
+                assertThat(table[v]).as("%d, right %s", v, right).isEqualTo(b.bucket(v));
+            }
+            assertThat(b).isEqualTo(new Bucketize(borders.clone(), right));
+            assertThat(b.hashCode()).isEqualTo(new Bucketize(borders.clone(), right).hashCode());
+            assertThat(b).isNotEqualTo(new Bucketize(borders, !right));
+        }
+        assertThat(Bucketize.of(1, 2)).isNotEqualTo(Bucketize.of(1, 3));
+    }
+
     @Test
     void refusesBordersThatAreEmptyNaNOrDecreasing() {
         assertThatThrownBy(() -> Bucketize.of()).hasMessageContaining("at least one border");
