@@ -73,7 +73,7 @@ public final class PreprocessJob {
     private Sink<String> reportSink;
     private HotlineSettings hotline;
     private OneInputStreamOperator<AssembledBlock, AssembledBlock> shardWriter; // or null
-    private long blocksPerShard;
+    private long blocksPerShard; // 0 without a shard writer
 
     /**
      * @param parallelSource whether the source's readers can share the input (each chunk goes to
@@ -263,13 +263,7 @@ public final class PreprocessJob {
         SingleOutputStreamOperator<AssembledBlock> assembled =
                 columns.dense()
                         .connect(columns.indices())
-                        .keyBy(
-                                shardWriter == null
-                                        ? new DenseBySeq()
-                                        : new DenseByShard(blocksPerShard),
-                                shardWriter == null
-                                        ? new IndexBySeq()
-                                        : new IndexByShard(blocksPerShard))
+                        .keyBy(new DenseBySeq(blocksPerShard), new IndexBySeq(blocksPerShard))
                         .process(
                                 measure
                                         ? ConcatenateFunction.<Long>measured()
@@ -406,56 +400,47 @@ public final class PreprocessJob {
     }
 
     /**
-     * Keys a block's dense part by its sequence number, placed by its shard ({@code RowShards}).
+     * The key of block {@code seq} in the concatenation: the sequence number itself, or for a
+     * sharded output ({@code blocksPerShard > 0}) a key placed by the block's shard ({@link
+     * RowShards#concatenationKey}).
      */
-    static final class DenseByShard implements KeySelector<DenseChunk, Long> {
-        private static final long serialVersionUID = 1L;
-        private final long blocksPerShard;
-
-        DenseByShard(long blocksPerShard) {
-            this.blocksPerShard = blocksPerShard;
-        }
-
-        @Override
-        public Long getKey(DenseChunk chunk) {
-            return RowShards.concatenationKey(chunk.seq(), blocksPerShard);
-        }
+    static long blockKey(long seq, long blocksPerShard) {
+        return blocksPerShard > 0 ? RowShards.concatenationKey(seq, blocksPerShard) : seq;
     }
 
-    /**
-     * Keys a block's index chunk by its sequence number, placed by its shard ({@code RowShards}).
-     */
-    static final class IndexByShard implements KeySelector<IndexChunk, Long> {
-        private static final long serialVersionUID = 1L;
-        private final long blocksPerShard;
-
-        IndexByShard(long blocksPerShard) {
-            this.blocksPerShard = blocksPerShard;
-        }
-
-        @Override
-        public Long getKey(IndexChunk chunk) {
-            return RowShards.concatenationKey(chunk.seq(), blocksPerShard);
-        }
-    }
-
-    /** Keys a block's dense part by its sequence number. */
+    /** Keys a block's dense part by its sequence number ({@link #blockKey}). */
     static final class DenseBySeq implements KeySelector<DenseChunk, Long> {
         private static final long serialVersionUID = 1L;
+        private final long blocksPerShard;
+
+        /**
+         * @param blocksPerShard 0, or a sharded output's blocks per shard
+         */
+        DenseBySeq(long blocksPerShard) {
+            this.blocksPerShard = blocksPerShard;
+        }
 
         @Override
         public Long getKey(DenseChunk chunk) {
-            return chunk.seq();
+            return blockKey(chunk.seq(), blocksPerShard);
         }
     }
 
-    /** Keys a block's categorical index chunk by its sequence number. */
+    /** Keys a block's categorical index chunk by its sequence number ({@link #blockKey}). */
     static final class IndexBySeq implements KeySelector<IndexChunk, Long> {
         private static final long serialVersionUID = 1L;
+        private final long blocksPerShard;
+
+        /**
+         * @param blocksPerShard 0, or a sharded output's blocks per shard
+         */
+        IndexBySeq(long blocksPerShard) {
+            this.blocksPerShard = blocksPerShard;
+        }
 
         @Override
         public Long getKey(IndexChunk chunk) {
-            return chunk.seq();
+            return blockKey(chunk.seq(), blocksPerShard);
         }
     }
 }

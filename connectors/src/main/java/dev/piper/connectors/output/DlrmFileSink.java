@@ -68,11 +68,6 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
         return new DlrmFileSink(commit, options, format, hotline, blocksPerShard);
     }
 
-    /** The run this sink writes its part of. */
-    public OutputCommit commit() {
-        return commit;
-    }
-
     @Override
     public SinkWriter<AssembledBlock> createWriter(WriterInitContext context) throws IOException {
         int parallelism = context.getTaskInfo().getNumberOfParallelSubtasks();
