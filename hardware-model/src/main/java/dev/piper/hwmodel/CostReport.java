@@ -20,13 +20,15 @@ import java.util.Objects;
  * @param fpga the FPGA's time for all columns together
  * @param smartSsd one SmartSSD's time for all columns together
  * @param jobCpuSeconds the CPU core-seconds of the whole job the device times are compared with
+ * @param fpgaPower the FPGA's power in the configuration its vocabularies' tiers make
  */
 public record CostReport(
         boolean utf8,
         List<ColumnCost> columns,
         BoundTime<FpgaModel.Resource> fpga,
         BoundTime<SmartSsdModel.Resource> smartSsd,
-        double jobCpuSeconds) {
+        double jobCpuSeconds,
+        Parameter fpgaPower) {
 
     /** Whether a column holds numbers or categorical ids. */
     public enum Kind {
@@ -57,6 +59,7 @@ public record CostReport(
      *
      * @param measured what the job measured
      * @param tier the vocabulary's tier on the FPGA (null without a vocabulary)
+     * @param smartSsdTier the vocabulary's tier on the SmartSSD (null without a vocabulary)
      * @param fpgaSeconds the column's isolated time on the FPGA
      * @param smartSsdSeconds its isolated time on one SmartSSD
      * @param smartSsdExtrapolated the operators of its chain PreSto never built
@@ -64,6 +67,7 @@ public record CostReport(
     public record ColumnCost(
             Measured measured,
             Tier tier,
+            Tier smartSsdTier,
             double fpgaSeconds,
             double smartSsdSeconds,
             List<Operator> smartSsdExtrapolated) {
@@ -80,8 +84,8 @@ public record CostReport(
     }
 
     /**
-     * Prices {@code columns} on {@code fpga} and {@code ssd}. The SmartSSD's vocabulary tiers are
-     * the FPGA's: PreSto publishes no SRAM size (PARAMS.md §6).
+     * Prices {@code columns} on {@code fpga} and {@code ssd}, each device placing the vocabularies
+     * in its own on-chip memory.
      */
     public static CostReport of(
             List<Measured> columns,
@@ -91,28 +95,27 @@ public record CostReport(
             SmartSsdModel ssd) {
         List<ColumnWork> work = columns.stream().map(Measured::work).toList();
         List<Tier> tiers = fpga.tiers(work);
+        List<Tier> ssdTiers = ssd.tiers(work);
         List<ColumnCost> out = new ArrayList<>(columns.size());
         for (int i = 0; i < columns.size(); i++) {
             ColumnWork w = work.get(i);
             Tier tier = tiers.get(i);
-            double fpgaSeconds = fpga.columnSeconds(w, tier == null ? Tier.ONCHIP : tier, utf8);
-            List<Tier> one = new ArrayList<>(1);
-            one.add(tier);
-            double ssdSeconds = ssd.seconds(List.of(w), one).seconds();
             out.add(
                     new ColumnCost(
                             columns.get(i),
                             tier,
-                            fpgaSeconds,
-                            ssdSeconds,
+                            ssdTiers.get(i),
+                            fpga.columnSeconds(w, tier == null ? Tier.ONCHIP : tier, utf8),
+                            ssd.columnSeconds(w, ssdTiers.get(i)),
                             SmartSsdModel.extrapolated(w)));
         }
         return new CostReport(
                 utf8,
                 List.copyOf(out),
                 fpga.deviceSeconds(work, tiers, utf8),
-                ssd.seconds(work, tiers),
-                jobCpuSeconds);
+                ssd.seconds(work, ssdTiers, utf8),
+                jobCpuSeconds,
+                fpga.power(tiers));
     }
 
     /** The job's CPU core-seconds over the FPGA's time for all columns. */

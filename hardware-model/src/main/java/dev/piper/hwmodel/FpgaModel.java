@@ -63,11 +63,24 @@ public record FpgaModel(
     }
 
     /**
-     * The device's power while it runs: P2 Table 5 measures 24, 25 and 26 W for its three pipelines
-     * (17 W static); the middle value.
+     * The device's power while it runs the configuration whose vocabularies sit in {@code tiers}
+     * (null: a column without one), as P2 Table 5 measured it on both datasets: 24 W for a
+     * stateless pipeline (P-I), 25 W with small, on-chip vocabularies (P-II), 26 W with a large one
+     * off chip (P-III); 17 W of it static.
      */
-    public Parameter power() {
-        return Parameter.quoted(25, "W", "P2 Table 5: 24-26 W (P-I..P-III), 17 W static");
+    public Parameter power(List<Tier> tiers) {
+        boolean any = false;
+        boolean offChip = false;
+        for (Tier t : tiers) {
+            any |= t != null;
+            offChip |= t == Tier.OFFCHIP;
+        }
+        if (!any) {
+            return Parameter.quoted(24, "W", "P2 Table 5: P-I (stateless), 24 W");
+        }
+        return offChip
+                ? Parameter.quoted(26, "W", "P2 Table 5: P-III (large vocabularies), 26 W")
+                : Parameter.quoted(25, "W", "P2 Table 5: P-II (small vocabularies), 25 W");
     }
 
     private double clockHz() {
@@ -81,23 +94,7 @@ public record FpgaModel(
 
     /** The tier of each column's vocabulary (null for a column without one), in order. */
     public List<Tier> tiers(List<ColumnWork> columns) {
-        List<Integer> withVocab = new java.util.ArrayList<>();
-        List<Double> bytes = new java.util.ArrayList<>();
-        for (int i = 0; i < columns.size(); i++) {
-            if (columns.get(i).hasVocabulary()) {
-                withVocab.add(i);
-                bytes.add(columns.get(i).vocabulary().bytes());
-            }
-        }
-        List<Tier> assigned = VocabularyTiers.assign(bytes, vocabularyBudgetBytes());
-        List<Tier> tiers = new java.util.ArrayList<>();
-        for (int i = 0; i < columns.size(); i++) {
-            tiers.add(null);
-        }
-        for (int k = 0; k < withVocab.size(); k++) {
-            tiers.set(withVocab.get(k), assigned.get(k));
-        }
-        return tiers;
+        return VocabularyTiers.assignColumns(columns, vocabularyBudgetBytes());
     }
 
     /** Bytes per value an operator reads: hex ids as 8 characters, everything else as int32. */

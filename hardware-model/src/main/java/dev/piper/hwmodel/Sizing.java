@@ -30,6 +30,15 @@ public final class Sizing {
     }
 
     /**
+     * The electricity cost in dollars of drawing {@code watts} continuously for {@code years} at
+     * {@code dollarsPerKwh}: PreSto's OpEx (PS §V-C: OpEx = power x duration x electricity).
+     */
+    public static double energyDollars(double watts, double years, double dollarsPerKwh) {
+        double hours = years * 365 * 24;
+        return watts / 1000 * hours * dollarsPerKwh;
+    }
+
+    /**
      * RAP's exposed preprocessing latency: the kernels' summed standalone latencies minus the
      * training computation they overlap, never below zero.
      */

@@ -42,17 +42,33 @@ public record StreamDesign(Parameter clock, Parameter binaryCyclesPerRow) {
                 Parameter.fit(16.95, "cycles/row", BINARY_FIT + "U250 local 5K"));
     }
 
-    /**
-     * Cycles per value of {@code op} run alone (P1 Table 4: II 1 for every operator but GenVocab-1,
-     * whose read-modify-write of the bitmap takes 2).
-     */
-    public double initiationInterval(Operator op) {
-        return op == Operator.GENVOCAB ? 2 : 1;
+    /** The two loops over the data of P1's stateful pipeline (§3.2): generate, then apply. */
+    public enum Loop {
+        GENERATE,
+        APPLY
     }
 
-    /** Seconds for {@code op} alone over {@code values} values. */
-    public double seconds(Operator op, long values) {
-        return values * initiationInterval(op) / clock.value();
+    /**
+     * Cycles per value of {@code op} run alone in {@code loop} (P1 Table 4: one cycle for every
+     * operator, but GenVocab in the first loop, whose read-modify-write of the bitmap takes 2;
+     * GenVocab-2 passes values through; ApplyVocab reaches one cycle off chip too, its features'
+     * tables spread round robin over HBM channels, §4.4.6).
+     */
+    public double initiationInterval(Operator op, Loop loop) {
+        return op == Operator.GENVOCAB && loop == Loop.GENERATE ? 2 : 1;
+    }
+
+    /** Seconds for {@code op} alone over {@code values} values in {@code loop}. */
+    public double seconds(Operator op, Loop loop, long values) {
+        return values * initiationInterval(op, loop) / clock.value();
+    }
+
+    /**
+     * Seconds for Binary Unpack over {@code values} values: one value a cycle (P1 Table 4, the row
+     * replacing Decode on binary input).
+     */
+    public double unpackSeconds(long values) {
+        return values / clock.value();
     }
 
     /** Seconds to decode {@code utf8Bytes} of UTF-8 input. */
@@ -72,7 +88,7 @@ public record StreamDesign(Parameter clock, Parameter binaryCyclesPerRow) {
      * decoder is slower.
      */
     public double utf8RowsPerSecond(int valuesPerRow, double bytesPerRow, int passes) {
-        double stream = valuesPerRow * initiationInterval(Operator.GENVOCAB);
+        double stream = valuesPerRow * initiationInterval(Operator.GENVOCAB, Loop.GENERATE);
         double decode = bytesPerRow / DECODE_BYTES_PER_CYCLE;
         return clock.value() / (passes * Math.max(stream, decode));
     }

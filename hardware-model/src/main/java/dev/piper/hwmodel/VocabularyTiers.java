@@ -14,6 +14,27 @@ public final class VocabularyTiers {
     private VocabularyTiers() {}
 
     /**
+     * The tier of each column's vocabulary (null for a column without one), in order, with {@code
+     * budgetBytes} of on-chip memory for all of them.
+     */
+    public static List<Tier> assignColumns(List<ColumnWork> columns, double budgetBytes) {
+        List<Integer> withVocab = new ArrayList<>();
+        List<Double> bytes = new ArrayList<>();
+        for (int i = 0; i < columns.size(); i++) {
+            if (columns.get(i).hasVocabulary()) {
+                withVocab.add(i);
+                bytes.add(columns.get(i).vocabulary().bytes());
+            }
+        }
+        List<Tier> assigned = assign(bytes, budgetBytes);
+        List<Tier> tiers = new ArrayList<>(java.util.Collections.nCopies(columns.size(), null));
+        for (int k = 0; k < withVocab.size(); k++) {
+            tiers.set(withVocab.get(k), assigned.get(k));
+        }
+        return tiers;
+    }
+
+    /**
      * The tier of each table, in the order given.
      *
      * @param tableBytes each vocabulary's size on the device

@@ -168,6 +168,9 @@ final class CostReports {
             if (w.hasVocabulary()) {
                 o.put("vocab_entries", w.vocabulary().entries());
                 o.put("vocab_tier", c.tier().name().toLowerCase(java.util.Locale.ROOT));
+                o.put(
+                        "smartssd_vocab_tier",
+                        c.smartSsdTier().name().toLowerCase(java.util.Locale.ROOT));
                 o.put("vocab_table_bytes", Math.round(w.vocabulary().bytes()));
                 o.put(
                         "vocab_table",
@@ -175,6 +178,7 @@ final class CostReports {
             } else {
                 o.putNull("vocab_entries");
                 o.putNull("vocab_tier");
+                o.putNull("smartssd_vocab_tier");
             }
             ObjectNode ii = o.putObject("fpga_ii_cycles_per_beat");
             Tier t = c.tier() == null ? Tier.ONCHIP : c.tier();
@@ -182,6 +186,10 @@ final class CostReports {
                 ii.put(op.modelName(), fpga.design().initiationInterval(op, t).value());
             }
             o.put("fpga_clock_mhz", fpga.design().clock().value() / 1e6);
+            ObjectNode ssdIi = o.putObject("smartssd_ii_cycles_per_element");
+            for (Operator op : w.ops()) {
+                ssdIi.put(op.modelName(), ssd.initiationInterval(op, c.smartSsdTier()).value());
+            }
             o.put(
                     "cpu_ns_per_value",
                     w.values() > 0 ? c.measured().cpuCoreSeconds() * 1e9 / w.values() : 0);
@@ -211,7 +219,8 @@ final class CostReports {
         r.fpga().byResource().forEach((k, v) -> byResource.put(k.modelName(), v));
         ObjectNode ssdByResource = device.putObject("smartssd_seconds_by_resource");
         r.smartSsd().byResource().forEach((k, v) -> ssdByResource.put(k.modelName(), v));
-        device.put("fpga_joules", Sizing.joules(fpga.power().value(), r.fpga().seconds()));
+        device.put("fpga_watts", r.fpgaPower().value());
+        device.put("fpga_joules", Sizing.joules(r.fpgaPower().value(), r.fpga().seconds()));
         device.put("smartssd_joules", Sizing.joules(ssd.power().value(), r.smartSsd().seconds()));
         double seconds = r.fpga().seconds();
         device.put("fpga_rows_per_second", seconds > 0 ? accounts.rows / seconds : 0);
@@ -263,16 +272,26 @@ final class CostReports {
                 "counted per field in a sample of the blocks (each decoder's first and every"
                         + " n-th, piper.report.field-bytes-every); the other blocks' exact bytes"
                         + " are split by the shares counted so far");
-        d.put("fpga_watts", fpga.power().value());
+        d.put(
+                "fpga_watts",
+                "P2 Table 5 by configuration: 24 W without vocabularies (P-I), 25 W with every"
+                        + " vocabulary on chip (P-II), 26 W with one off chip (P-III);"
+                        + " device.fpga_watts is this report's");
         d.put(
                 "smartssd",
                 String.format(
                         java.util.Locale.ROOT,
                         "PreSto (PS): Samsung SmartSSD, double-buffered, P2P read %.2f GB/s, units"
-                                + " at %.0f MHz; vocabulary tiers as the FPGA's (no SmartSSD SRAM"
-                                + " size published)",
+                                + " at %.0f MHz, one element per cycle; two passes for a column"
+                                + " with a vocabulary (UTF-8 rows read whole in both); %.1f MB of"
+                                + " on-chip memory for vocabularies (the XCKU15P's block RAM and"
+                                + " UltraRAM PreSto's units leave free), off chip %.0f cycles an"
+                                + " element (P2 §3.4.2)",
                         ssd.p2pBytesPerSecond().value() / 1e9,
-                        ssd.clock().value() / 1e6));
+                        ssd.clock().value() / 1e6,
+                        ssd.vocabularyBytes().value() / 1e6,
+                        ssd.offChipInitiationInterval().value()));
+        d.put("smartssd_vocabulary_bytes", Math.round(ssd.vocabularyBytes().value()));
         d.put("smartssd_watts", ssd.power().value());
         d.put(
                 "speedup_basis",
