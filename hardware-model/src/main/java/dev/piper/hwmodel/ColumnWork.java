@@ -58,6 +58,17 @@ public record ColumnWork(
         }
     }
 
+    /** Bytes of one value in a binary input: an int32 (P1 §3.4.1, 160-byte rows of 40 values). */
+    public static final int BINARY_VALUE_BYTES = 4;
+
+    /**
+     * The same work on a binary or columnar input (P1's binary dataset, P2's Parquet): its values
+     * as int32, nothing to parse.
+     */
+    public ColumnWork asBinary() {
+        return new ColumnWork(column, ops, values, values * BINARY_VALUE_BYTES, vocabulary);
+    }
+
     /** Whether the chain builds and applies a vocabulary (two passes on PIPER). */
     public boolean hasVocabulary() {
         return vocabulary != null;

@@ -21,6 +21,8 @@ import java.util.Objects;
  * @param smartSsd one SmartSSD's time for all columns together
  * @param jobCpuSeconds the CPU core-seconds of the whole job the device times are compared with
  * @param fpgaPower the FPGA's power in the configuration its vocabularies' tiers make
+ * @param binaryFpga the FPGA's time for the same work on a binary input (a what-if)
+ * @param binarySmartSsd one SmartSSD's time for the same work on a binary input (a what-if)
  */
 public record CostReport(
         boolean utf8,
@@ -28,7 +30,9 @@ public record CostReport(
         BoundTime<FpgaModel.Resource> fpga,
         BoundTime<SmartSsdModel.Resource> smartSsd,
         double jobCpuSeconds,
-        Parameter fpgaPower) {
+        Parameter fpgaPower,
+        BoundTime<FpgaModel.Resource> binaryFpga,
+        BoundTime<SmartSsdModel.Resource> binarySmartSsd) {
 
     /** Whether a column holds numbers or categorical ids. */
     public enum Kind {
@@ -60,26 +64,41 @@ public record CostReport(
      * @param measured what the job measured
      * @param tier the vocabulary's tier on the FPGA (null without a vocabulary)
      * @param smartSsdTier the vocabulary's tier on the SmartSSD (null without a vocabulary)
-     * @param fpgaSeconds the column's isolated time on the FPGA
-     * @param smartSsdSeconds its isolated time on one SmartSSD
+     * @param fpga the column's isolated time on the FPGA, with what binds it
+     * @param smartSsd its isolated time on one SmartSSD, with what binds it
+     * @param binaryFpga the FPGA's time for the column on a binary input (a what-if: its values as
+     *     int32, nothing to parse)
+     * @param binarySmartSsd one SmartSSD's, likewise
      * @param smartSsdExtrapolated the operators of its chain PreSto never built
      */
     public record ColumnCost(
             Measured measured,
             Tier tier,
             Tier smartSsdTier,
-            double fpgaSeconds,
-            double smartSsdSeconds,
+            ColumnTime fpga,
+            ColumnTime smartSsd,
+            ColumnTime binaryFpga,
+            ColumnTime binarySmartSsd,
             List<Operator> smartSsdExtrapolated) {
+
+        /** The column's isolated time on the FPGA. */
+        public double fpgaSeconds() {
+            return fpga.seconds();
+        }
+
+        /** The column's isolated time on one SmartSSD. */
+        public double smartSsdSeconds() {
+            return smartSsd.seconds();
+        }
 
         /** CPU core-seconds over FPGA seconds (0 when the column did no work). */
         public double fpgaSpeedup() {
-            return ratio(measured.cpuCoreSeconds(), fpgaSeconds);
+            return ratio(measured.cpuCoreSeconds(), fpgaSeconds());
         }
 
         /** CPU core-seconds over SmartSSD seconds (0 when the column did no work). */
         public double smartSsdSpeedup() {
-            return ratio(measured.cpuCoreSeconds(), smartSsdSeconds);
+            return ratio(measured.cpuCoreSeconds(), smartSsdSeconds());
         }
     }
 
@@ -99,23 +118,28 @@ public record CostReport(
         List<ColumnCost> out = new ArrayList<>(columns.size());
         for (int i = 0; i < columns.size(); i++) {
             ColumnWork w = work.get(i);
-            Tier tier = tiers.get(i);
+            Tier tier = tiers.get(i) == null ? Tier.ONCHIP : tiers.get(i);
             out.add(
                     new ColumnCost(
                             columns.get(i),
-                            tier,
+                            tiers.get(i),
                             ssdTiers.get(i),
-                            fpga.columnSeconds(w, tier == null ? Tier.ONCHIP : tier, utf8),
-                            ssd.columnSeconds(w, ssdTiers.get(i)),
+                            fpga.columnTime(w, tier, utf8),
+                            ssd.columnTime(w, ssdTiers.get(i)),
+                            fpga.columnTime(w.asBinary(), tier, false),
+                            ssd.columnTime(w.asBinary(), ssdTiers.get(i)),
                             SmartSsdModel.extrapolated(w)));
         }
+        List<ColumnWork> binary = work.stream().map(ColumnWork::asBinary).toList();
         return new CostReport(
                 utf8,
                 List.copyOf(out),
                 fpga.deviceSeconds(work, tiers, utf8),
                 ssd.seconds(work, ssdTiers, utf8),
                 jobCpuSeconds,
-                fpga.power(tiers));
+                fpga.power(tiers),
+                fpga.deviceSeconds(binary, tiers, false),
+                ssd.seconds(binary, ssdTiers, false));
     }
 
     /** The job's CPU core-seconds over the FPGA's time for all columns. */

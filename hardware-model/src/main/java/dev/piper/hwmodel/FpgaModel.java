@@ -129,19 +129,29 @@ public record FpgaModel(
      * element, the UTF-8 decoder being one of them when {@code utf8}; summed over the passes.
      */
     public double columnSeconds(ColumnWork column, Tier tier, boolean utf8) {
+        return columnTime(column, tier, utf8).seconds();
+    }
+
+    /** {@link #columnSeconds} with the element that binds the column's longest pass. */
+    public ColumnTime columnTime(ColumnWork column, Tier tier, boolean utf8) {
         int passes = passes(column);
         double decode = utf8 ? column.inputBytes() / 4.0 / clockHz() : 0;
-        double total = 0;
+        double[] seconds = new double[passes];
+        String[] bound = new String[passes];
         for (int pass = 0; pass < passes; pass++) {
-            double slowest = decode;
+            seconds[pass] = decode;
+            bound[pass] = "decode";
             for (Operator op : column.ops()) {
                 if (runsIn(op, pass, passes)) {
-                    slowest = Math.max(slowest, design.seconds(op, tier, beats(op, column)));
+                    double t = design.seconds(op, tier, beats(op, column));
+                    if (t > seconds[pass]) {
+                        seconds[pass] = t;
+                        bound[pass] = op.modelName();
+                    }
                 }
             }
-            total += slowest;
         }
-        return total;
+        return ColumnTime.ofPasses(seconds, bound);
     }
 
     /**

@@ -171,21 +171,31 @@ public record SmartSsdModel(
      * passes.
      */
     public double columnSeconds(ColumnWork column, Tier tier) {
+        return columnTime(column, tier).seconds();
+    }
+
+    /** {@link #columnSeconds} with the resource or unit that binds the column's longest pass. */
+    public ColumnTime columnTime(ColumnWork column, Tier tier) {
         Tier t = tier == null ? Tier.ONCHIP : tier;
         int passes = passes(column);
         double read = column.inputBytes() / p2pBytesPerSecond.value();
         double decode = column.inputBytes() / decodeBytesPerCycle.value() / clockHz();
-        double total = 0;
+        double[] seconds = new double[passes];
+        String[] bound = new String[passes];
         for (int pass = 0; pass < passes; pass++) {
-            double slowest = Math.max(read, decode);
+            seconds[pass] = Math.max(read, decode);
+            bound[pass] = read > decode ? Resource.P2P.modelName() : Resource.DECODE.modelName();
             for (Operator op : column.ops()) {
                 if (runsIn(op, pass, passes)) {
-                    slowest = Math.max(slowest, unitSeconds(op, t, column.values()));
+                    double u = unitSeconds(op, t, column.values());
+                    if (u > seconds[pass]) {
+                        seconds[pass] = u;
+                        bound[pass] = op.modelName();
+                    }
                 }
             }
-            total += slowest;
         }
-        return total;
+        return ColumnTime.ofPasses(seconds, bound);
     }
 
     /**

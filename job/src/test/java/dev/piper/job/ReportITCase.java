@@ -49,6 +49,26 @@ class ReportITCase {
         return Preprocess.run(input, out, 2, StateBackend.hashmap, conf, QUIET);
     }
 
+    /**
+     * Every column of {@code report} priced within 10% of {@link IndependentCostModel} (issue 26's
+     * bar; the arithmetic is the same, so the rounding of a table's bytes is all that may differ).
+     */
+    private static void agreesWithTheIndependentModel(JsonNode report) {
+        double[] fpga = IndependentCostModel.fpgaSeconds(report);
+        double[] ssd = IndependentCostModel.smartSsdSeconds(report);
+        JsonNode columns = report.get("columns");
+        for (int i = 0; i < columns.size(); i++) {
+            JsonNode c = columns.get(i);
+            String name = c.get("column").asText();
+            assertThat(c.get("fpga_seconds").asDouble())
+                    .as("%s FPGA seconds", name)
+                    .isCloseTo(fpga[i], within(0.10 * fpga[i] + 1e-12));
+            assertThat(c.get("smartssd_seconds").asDouble())
+                    .as("%s SmartSSD seconds", name)
+                    .isCloseTo(ssd[i], within(0.10 * ssd[i] + 1e-12));
+        }
+    }
+
     private static List<JsonNode> reports(Path out) throws IOException {
         List<JsonNode> all = new ArrayList<>();
         for (String line : Files.readAllLines(out.resolve(ReportFiles.INTERVALS))) {
@@ -136,6 +156,19 @@ class ReportITCase {
         List<JsonNode> all = reports(out);
         assertThat(all.size()).isGreaterThanOrEqualTo(3);
         assertThat(all.get(all.size() - 1)).isEqualTo(r);
+        all.forEach(ReportITCase::agreesWithTheIndependentModel);
+        // on text every column is bound by its decoder; the binary what-if is never slower
+        for (JsonNode c : columns) {
+            assertThat(c.get("fpga_bound").asText())
+                    .as(c.get("column").asText())
+                    .isEqualTo("decode");
+            JsonNode binary = c.get("binary_input");
+            assertThat(binary.get("fpga_seconds").asDouble())
+                    .isLessThanOrEqualTo(c.get("fpga_seconds").asDouble());
+            assertThat(binary.get("fpga_bound").asText()).isNotEqualTo("decode");
+            assertThat(binary.get("smartssd_seconds").asDouble())
+                    .isLessThanOrEqualTo(c.get("smartssd_seconds").asDouble());
+        }
         for (int i = 0; i < 39; i++) {
             long values = 0;
             double cpu = 0;
@@ -187,6 +220,7 @@ class ReportITCase {
         preprocess(input, out, conf);
 
         List<JsonNode> all = reports(out);
+        all.forEach(ReportITCase::agreesWithTheIndependentModel);
         List<String> tiers = new ArrayList<>();
         List<Long> entries = new ArrayList<>();
         for (JsonNode report : all) {

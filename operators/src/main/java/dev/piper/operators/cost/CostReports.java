@@ -195,9 +195,19 @@ final class CostReports {
                     w.values() > 0 ? c.measured().cpuCoreSeconds() * 1e9 / w.values() : 0);
             o.put("cpu_core_seconds", c.measured().cpuCoreSeconds());
             o.put("fpga_seconds", c.fpgaSeconds());
+            o.put("fpga_bound", c.fpga().bound());
             o.put("fpga_speedup", c.fpgaSpeedup());
             o.put("smartssd_seconds", c.smartSsdSeconds());
+            o.put("smartssd_bound", c.smartSsd().bound());
             o.put("smartssd_speedup", c.smartSsdSpeedup());
+            ObjectNode binary = o.putObject("binary_input");
+            binary.put("fpga_seconds", c.binaryFpga().seconds());
+            binary.put("fpga_bound", c.binaryFpga().bound());
+            binary.put("fpga_speedup", ratio(c.measured().cpuCoreSeconds(), c.binaryFpga()));
+            binary.put("smartssd_seconds", c.binarySmartSsd().seconds());
+            binary.put("smartssd_bound", c.binarySmartSsd().bound());
+            binary.put(
+                    "smartssd_speedup", ratio(c.measured().cpuCoreSeconds(), c.binarySmartSsd()));
             ArrayNode extrapolated = o.putArray("smartssd_extrapolated_ops");
             c.smartSsdExtrapolated().forEach(op -> extrapolated.add(op.modelName()));
             ObjectNode cpu = o.putObject("cpu_breakdown");
@@ -226,6 +236,11 @@ final class CostReports {
         device.put("fpga_rows_per_second", seconds > 0 ? accounts.rows / seconds : 0);
         double ssdSeconds = r.smartSsd().seconds();
         device.put("smartssd_rows_per_second", ssdSeconds > 0 ? accounts.rows / ssdSeconds : 0);
+        ObjectNode binaryDevice = device.putObject("binary_input");
+        binaryDevice.put("fpga_seconds", r.binaryFpga().seconds());
+        binaryDevice.put("fpga_bound", r.binaryFpga().bound().modelName());
+        binaryDevice.put("smartssd_seconds", r.binarySmartSsd().seconds());
+        binaryDevice.put("smartssd_bound", r.binarySmartSsd().bound().modelName());
 
         ObjectNode job = root.putObject("job");
         job.put("cpu_basis", ThreadCpu.basis());
@@ -242,6 +257,11 @@ final class CostReports {
             o.put("task_cpu_seconds", accounts.stageThreadNanos[stage.ordinal()] / 1e9);
         }
         return root;
+    }
+
+    /** CPU seconds over a device time (0 when the column did no work). */
+    private static double ratio(double cpuSeconds, dev.piper.hwmodel.ColumnTime t) {
+        return t.seconds() > 0 ? cpuSeconds / t.seconds() : 0;
     }
 
     private static double rowsPerCoreSecond(ColumnAccounts a) {
