@@ -1,12 +1,19 @@
 package dev.piper.cli;
 
 import dev.piper.connectors.report.ReportFiles;
+import dev.piper.connectors.text.TextFiles;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
+import dev.piper.job.ReportOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
@@ -67,34 +74,77 @@ final class ReportCommand implements Callable<Integer> {
     int parallelism;
 
     @Option(
-            names = "--target-rows-per-second",
-            paramLabel = "T",
-            defaultValue = "0",
+            names = "--warmup-lines",
+            paramLabel = "N",
+            defaultValue = "1000000",
             description =
-                    "Size the fleet for this throughput: devices = ceil(T / one device's rows/s).")
-    double target;
+                    "First preprocess the input's first N lines once in this JVM and discard the"
+                            + " result, so the measured run's figures are those of compiled code,"
+                            + " not of the JIT's warm-up; 0: measure a cold run (default:"
+                            + " ${DEFAULT-VALUE}).")
+    long warmupLines;
 
-    @Option(
-            names = "--cpu-watts",
-            paramLabel = "W",
-            defaultValue = "0",
-            description =
-                    "Power of this machine's CPU package (all its cores); adds energy per million"
-                            + " rows, the CPU's pro-rated to the core-seconds measured.")
-    double cpuWatts;
+    /**
+     * Runs the job once over the input's first {@link #warmupLines} lines (the whole input if it is
+     * shorter) and discards everything it wrote: the JIT compiles the job's code, which the
+     * measured run, in the same JVM, then runs compiled.
+     */
+    private void warmUp(Path work, Configuration conf) throws Exception {
+        Path prefix = work.resolve("warmup.tsv");
+        long lines = copyLines(input, prefix, warmupLines);
+        System.err.printf(
+                Locale.ROOT,
+                "report: warming up on the first %,d lines (the figures are discarded) ...%n",
+                lines);
+        Path output = work.resolve("warmup");
+        Preprocess.prepareOutput(output, false);
+        Preprocess.Summary s =
+                Preprocess.run(
+                        prefix,
+                        output,
+                        parallelism,
+                        cluster.stateBackend,
+                        conf,
+                        new PrintStream(OutputStream.nullOutputStream()));
+        System.err.printf(
+                Locale.ROOT, "report: warm-up done in %.1f s; measuring%n", s.jobSeconds());
+        Preprocess.deleteRecursively(output);
+        Files.delete(prefix);
+    }
+
+    /**
+     * Copies the first {@code max} lines of {@code from} (decompressed) to {@code to}; returns how
+     * many it copied, a last line without a line break counted.
+     */
+    static long copyLines(Path from, Path to, long max) throws IOException {
+        long lines = 0;
+        boolean open = false; // the last byte copied ends no line
+        try (InputStream in = TextFiles.open(from.toString(), 0);
+                OutputStream out = Files.newOutputStream(to)) {
+            byte[] buf = new byte[1 << 20];
+            int n;
+            while (lines < max && (n = in.read(buf)) > 0) {
+                int end = n;
+                for (int i = 0; i < n; i++) {
+                    if (buf[i] == '\n' && ++lines == max) {
+                        end = i + 1;
+                        break;
+                    }
+                }
+                out.write(buf, 0, end);
+                open = buf[end - 1] != '\n';
+            }
+        }
+        return open ? lines + 1 : lines;
+    }
 
     @Override
     public Integer call() throws Exception {
         CliChecks.inputFile(spec.commandLine(), input);
         CliChecks.parallelism(spec.commandLine(), parallelism);
-        if (target < 0 || Double.isNaN(target)) {
+        if (warmupLines < 0) {
             throw new ParameterException(
-                    spec.commandLine(),
-                    "--target-rows-per-second: must not be negative, not " + target);
-        }
-        if (cpuWatts < 0 || Double.isNaN(cpuWatts)) {
-            throw new ParameterException(
-                    spec.commandLine(), "--cpu-watts: must not be negative, not " + cpuWatts);
+                    spec.commandLine(), "--warmup-lines: must not be negative, not " + warmupLines);
         }
         if (Files.exists(reportDir) && !Files.isDirectory(reportDir)) {
             throw new ParameterException(
@@ -104,8 +154,12 @@ final class ReportCommand implements Callable<Integer> {
         conf.set(PiperOptions.BLOCK_BYTES, PiperOptions.BLOCK_BYTES.defaultValue());
         pipeline.apply(spec.commandLine(), conf);
         reportOptions.apply(spec.commandLine(), conf);
+        conf.set(ReportOptions.WARMUP_LINES, warmupLines);
         Path work = Files.createTempDirectory("piper-report");
         try {
+            if (warmupLines > 0) {
+                warmUp(work, conf);
+            }
             Path output = work.resolve("output");
             Preprocess.prepareOutput(output, false);
             Preprocess.Summary s =
@@ -134,7 +188,7 @@ final class ReportCommand implements Callable<Integer> {
                     s.jobSeconds(),
                     parallelism,
                     s.taskCpuSeconds());
-            ReportTable.print(ReportTable.read(reportDir), target, cpuWatts, out);
+            ReportTable.print(ReportTable.read(reportDir), out);
             out.printf(
                     "%nwritten: %s, %s, %s%n",
                     reportDir.resolve(ReportFiles.REPORT),

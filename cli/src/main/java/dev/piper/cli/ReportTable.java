@@ -3,7 +3,6 @@ package dev.piper.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.connectors.report.ReportFiles;
-import dev.piper.hwmodel.Sizing;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -41,13 +40,10 @@ final class ReportTable {
     }
 
     /**
-     * The per-column table, the device line and, for a target throughput, how many devices (or
-     * cores) sustain it; with the CPU's power, energy per million rows.
-     *
-     * @param targetRowsPerSecond 0 for no sizing
-     * @param cpuWatts the measuring CPU's power for the cores the job used, 0 if not given
+     * The per-column table, the device lines (text and the binary what-if), energy per million rows
+     * and, if the report sized a fleet, how many devices (or cores) sustain its target.
      */
-    static void print(JsonNode r, double targetRowsPerSecond, double cpuWatts, PrintWriter out) {
+    static void print(JsonNode r, PrintWriter out) {
         out.printf(
                 Locale.ROOT,
                 "%-4s %-7s %-44s %12s %9s %-7s %10s %10s %9s %10s %9s%n",
@@ -108,36 +104,71 @@ final class ReportTable {
                 defaults.get("speedup_basis").asText(),
                 defaults.get("fpga").asText(),
                 defaults.get("smartssd").asText());
-        if (cpuWatts > 0 && rows > 0) {
-            double cores = Runtime.getRuntime().availableProcessors();
-            double cpuJoules = Sizing.joules(cpuWatts / cores, cpu);
+        JsonNode binary = d.get("binary_input");
+        out.printf(
+                Locale.ROOT,
+                "binary input (what-if: values as int32, nothing to parse): FPGA %.4f s, bound by"
+                        + " %s; SmartSSD %.4f s, bound by %s%n",
+                binary.get("fpga_seconds").asDouble(),
+                binary.get("fpga_bound").asText(),
+                binary.get("smartssd_seconds").asDouble(),
+                binary.get("smartssd_bound").asText());
+        out.printf(Locale.ROOT, "JIT warm-up: %s%n", job.get("jit_warmup").asText());
+        if (rows > 0) {
+            JsonNode cpuJoules = d.get("cpu_joules");
             out.printf(
                     Locale.ROOT,
-                    "energy per million rows: CPU %.1f J (%.0f W over %.0f cores, pro-rated to"
-                            + " core-seconds), FPGA %.1f J (%.0f W), SmartSSD %.1f J (%.0f W, TDP)%n",
-                    cpuJoules / rows * 1e6,
-                    cpuWatts,
-                    cores,
+                    "energy per million rows: CPU %s, FPGA %.1f J (%.0f W), SmartSSD %.1f J"
+                            + " (%.0f W, TDP)%n",
+                    cpuJoules == null || cpuJoules.isNull()
+                            ? "unknown (--cpu-watts)"
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%.1f J (pro-rated to core-seconds)",
+                                    cpuJoules.asDouble() / rows * 1e6),
                     d.get("fpga_joules").asDouble() / rows * 1e6,
-                    defaults.get("fpga_watts").asDouble(),
+                    d.get("fpga_watts").asDouble(),
                     d.get("smartssd_joules").asDouble() / rows * 1e6,
                     defaults.get("smartssd_watts").asDouble());
         }
-        if (targetRowsPerSecond > 0) {
-            double perCore = job.get("rows_per_core_second").asDouble();
+        JsonNode sizing = r.get("sizing");
+        if (sizing != null) {
             out.printf(
                     Locale.ROOT,
-                    "to sustain %,.0f rows/s: %d CPU cores of this machine (at the measured rows per"
-                            + " core-second, assuming linear scaling, which COMBINING.md pitfall 2"
-                            + " warns is optimistic), %d FPGAs, %d SmartSSDs (ceil(T / P))%n",
-                    targetRowsPerSecond,
-                    perCore > 0 ? Sizing.devices(targetRowsPerSecond, perCore) : 0,
-                    devices(targetRowsPerSecond, d.get("fpga_rows_per_second").asDouble()),
-                    devices(targetRowsPerSecond, d.get("smartssd_rows_per_second").asDouble()));
+                    "to sustain %,.0f rows/s, N = ceil(T / P), at $%s/kWh over %s years:%n",
+                    sizing.get("target_rows_per_second").asDouble(),
+                    sizing.get("dollars_per_kwh").asText(),
+                    sizing.get("years").asText());
+            fleet(out, "FPGAs", sizing.get("fpga"));
+            fleet(out, "SmartSSDs", sizing.get("smartssd"));
+            fleet(out, "CPU cores", sizing.get("cpu_cores"));
+            out.printf(
+                    Locale.ROOT, "  (cores: %s)%n", sizing.get("cpu_cores").get("note").asText());
         }
     }
 
-    private static long devices(double target, double perDevice) {
-        return perDevice > 0 ? Sizing.devices(target, perDevice) : 0;
+    private static void fleet(PrintWriter out, String what, JsonNode f) {
+        if (f.get("devices").isNull()) {
+            out.printf(Locale.ROOT, "  %-10s none: no throughput measured%n", what);
+            return;
+        }
+        out.printf(
+                Locale.ROOT,
+                "  %-10s %,6d at %,.0f rows/s each; %s; energy %s per million rows; devices %s"
+                        + " per million rows%n",
+                what,
+                f.get("devices").asLong(),
+                f.get("rows_per_second").asDouble(),
+                f.get("watts").isNull()
+                        ? "power unknown"
+                        : String.format(Locale.ROOT, "%,.0f W", f.get("watts").asDouble()),
+                dollars(f.get("energy_dollars_per_million_rows")),
+                dollars(f.get("capex_dollars_per_million_rows")));
+    }
+
+    private static String dollars(JsonNode v) {
+        return v == null || v.isNull()
+                ? "unknown"
+                : String.format(Locale.ROOT, "$%.3g", v.asDouble());
     }
 }

@@ -52,6 +52,58 @@ public final class ReportOptions {
                                     + " U55C's 43 MB SRAM). Tables are assigned smallest first;"
                                     + " the others are off chip.");
 
+    public static final ConfigOption<Long> WARMUP_LINES =
+            ConfigOptions.key("piper.report.warmup-lines")
+                    .longType()
+                    .defaultValue(0L)
+                    .withDescription(
+                            "Lines a warm-up run over the input's prefix processed in this JVM"
+                                    + " before the measured job (piper report sets it); the report"
+                                    + " states whether its figures include the JIT's warm-up.");
+
+    public static final ConfigOption<Double> TARGET_ROWS_PER_SECOND =
+            ConfigOptions.key("piper.report.target-rows-per-second")
+                    .doubleType()
+                    .defaultValue(0.0)
+                    .withDescription(
+                            "A trainer's rows per second: the report sizes the fleet of FPGAs,"
+                                    + " SmartSSDs and CPU cores that sustains it, ceil(T / P), with"
+                                    + " its power and cost per million rows; 0: no sizing.");
+
+    public static final ConfigOption<Double> CPU_WATTS =
+            ConfigOptions.key("piper.report.cpu-watts")
+                    .doubleType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "This machine's CPU package power, all its cores: the CPU's energy,"
+                                    + " pro-rated to the core-seconds measured.");
+
+    public static final ConfigOption<Double> DOLLARS_PER_KWH =
+            ConfigOptions.key("piper.report.dollars-per-kwh")
+                    .doubleType()
+                    .defaultValue(ReportSettings.FleetTarget.NONE.dollarsPerKwh())
+                    .withDescription("Electricity price for the fleet's energy cost (PreSto's).");
+
+    public static final ConfigOption<Double> FPGA_PRICE =
+            ConfigOptions.key("piper.report.price.fpga")
+                    .doubleType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "One FPGA card's price in dollars, written off over 3 years (PreSto's"
+                                    + " TCO duration); no paper gives one.");
+
+    public static final ConfigOption<Double> SMARTSSD_PRICE =
+            ConfigOptions.key("piper.report.price.smartssd")
+                    .doubleType()
+                    .noDefaultValue()
+                    .withDescription("One SmartSSD's price in dollars, likewise.");
+
+    public static final ConfigOption<Double> CORE_PRICE =
+            ConfigOptions.key("piper.report.price.cpu-core")
+                    .doubleType()
+                    .noDefaultValue()
+                    .withDescription("One CPU core's share of its server's price, likewise.");
+
     /** The report's settings from {@code conf}, or null if reporting is off. */
     public static ReportSettings settings(Configuration conf) {
         if (!conf.get(ENABLED)) {
@@ -77,6 +129,30 @@ public final class ReportOptions {
             throw new IllegalArgumentException(
                     FIELD_BYTES_EVERY.key() + ": must be at least 1, not " + every);
         }
-        return new ReportSettings(interval.toMillis(), lines, budget, every);
+        long warmup = conf.get(WARMUP_LINES);
+        if (warmup < 0) {
+            throw new IllegalArgumentException(
+                    WARMUP_LINES.key() + ": must not be negative, not " + warmup);
+        }
+        ReportSettings.FleetTarget fleet =
+                new ReportSettings.FleetTarget(
+                        nonNegative(conf, TARGET_ROWS_PER_SECOND, 0),
+                        nonNegative(conf, CPU_WATTS, Double.NaN),
+                        nonNegative(
+                                conf,
+                                DOLLARS_PER_KWH,
+                                ReportSettings.FleetTarget.NONE.dollarsPerKwh()),
+                        nonNegative(conf, FPGA_PRICE, Double.NaN),
+                        nonNegative(conf, SMARTSSD_PRICE, Double.NaN),
+                        nonNegative(conf, CORE_PRICE, Double.NaN));
+        return new ReportSettings(interval.toMillis(), lines, budget, every, warmup, fleet);
+    }
+
+    private static double nonNegative(Configuration conf, ConfigOption<Double> o, double absent) {
+        double v = conf.getOptional(o).orElse(absent);
+        if (v < 0) {
+            throw new IllegalArgumentException(o.key() + ": must not be negative, not " + v);
+        }
+        return v;
     }
 }

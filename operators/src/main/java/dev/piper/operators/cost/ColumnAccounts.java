@@ -32,10 +32,19 @@ final class ColumnAccounts {
     /** Encoded bytes per field: counted in the sampled blocks, split by shares in the others. */
     final double[] bytes = new double[FIELDS];
 
+    /** The elements' own work, per stage: decoding, the column passes, lookups, assembling. */
     final double[] decodeNanos = new double[FIELDS];
+
     final double[] passNanos = new double[FIELDS];
     final double[] vocabularyNanos = new double[FIELDS];
     final double[] outputNanos = new double[FIELDS];
+
+    /**
+     * The tasks' overhead around that work, attributed as the work it served is: reading the source
+     * and handing blocks over (decoders), receiving and deserializing keys (vocabularies) and
+     * blocks (the concatenation).
+     */
+    final double[] overheadNanos = new double[FIELDS];
 
     /** Per {@link CostSample.Stage}: the work's and the threads' CPU nanoseconds. */
     final long[] stageWorkNanos = new long[CostSample.Stage.values().length];
@@ -72,10 +81,15 @@ final class ColumnAccounts {
         stageThreadNanos[s.stage().ordinal()] += s.threadNanos();
         switch (s.stage()) {
             case DECODE -> addDecode(s, s.fieldBytes().length > 0 ? null : shares);
-            case VOCABULARY -> vocabularyNanos[DENSE + 1 + s.column()] += s.threadNanos();
+            case VOCABULARY -> {
+                int f = DENSE + 1 + s.column();
+                vocabularyNanos[f] += s.workNanos();
+                overheadNanos[f] += overhead(s);
+            }
             case OUTPUT -> {
                 for (int f = 0; f < FIELDS; f++) {
-                    outputNanos[f] += s.threadNanos() / (double) FIELDS;
+                    outputNanos[f] += s.workNanos() / (double) FIELDS;
+                    overheadNanos[f] += overhead(s) / (double) FIELDS;
                 }
             }
         }
@@ -98,18 +112,20 @@ final class ColumnAccounts {
                 share[f] = s.fieldBytes()[f] / (double) total;
             }
         }
-        // reading and decoding the block, with the fused operators and the hand-over of its output
-        double decode = Math.max(0, s.threadNanos() - s.passNanos());
+        // decoding the block with the fused operators and handing its output over; reading it
+        double work = s.workNanos();
+        double overhead = overhead(s);
         boolean split = share != null && total > 0;
         for (int f = 0; f < FIELDS; f++) {
             values[f] += s.values();
             if (split) {
                 bytes[f] += counted ? s.fieldBytes()[f] : total * share[f];
-                decodeNanos[f] += decode * share[f];
+                decodeNanos[f] += work * share[f];
+                overheadNanos[f] += overhead * share[f];
             }
         }
         if (!split) {
-            unattributedNanos += decode;
+            unattributedNanos += work + overhead;
         }
         if (anyPasses) {
             for (int f = 0; f < FIELDS; f++) {
@@ -118,6 +134,14 @@ final class ColumnAccounts {
         } else {
             unattributedNanos += s.passNanos();
         }
+    }
+
+    /**
+     * What the thread spent around the sample's own work (and its column passes): never negative,
+     * the clock being read at the work's start and end and at the sample's end.
+     */
+    private static double overhead(CostSample s) {
+        return Math.max(0, s.threadNanos() - s.workNanos() - s.passNanos());
     }
 
     /** The threads' CPU nanoseconds, all stages. */
@@ -140,7 +164,11 @@ final class ColumnAccounts {
 
     /** CPU nanoseconds attributed to field {@code f}. */
     double nanos(int f) {
-        return decodeNanos[f] + passNanos[f] + vocabularyNanos[f] + outputNanos[f];
+        return decodeNanos[f]
+                + passNanos[f]
+                + vocabularyNanos[f]
+                + outputNanos[f]
+                + overheadNanos[f];
     }
 
     /** CPU nanoseconds attributed to the 39 feature columns. */

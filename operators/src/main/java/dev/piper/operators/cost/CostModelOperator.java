@@ -240,6 +240,7 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
                                                 pipeline.entries(v),
                                                 fpga,
                                                 ssd,
+                                                settings,
                                                 index,
                                                 false)
                                         .toString()));
@@ -268,6 +269,7 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
                         pipeline.entries(v),
                         fpga,
                         ssd,
+                        settings,
                         index,
                         last);
         published.set(p, r);
@@ -294,6 +296,7 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
                                 pipeline.entries(e.getKey()),
                                 fpga,
                                 ssd,
+                                settings,
                                 index,
                                 true);
                 output.collect(new StreamRecord<>(r.toString()));

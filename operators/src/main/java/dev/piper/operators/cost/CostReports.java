@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.hwmodel.ColumnWork;
 import dev.piper.hwmodel.CostReport;
+import dev.piper.hwmodel.Fleet;
 import dev.piper.hwmodel.FpgaModel;
 import dev.piper.hwmodel.Operator;
 import dev.piper.hwmodel.Sizing;
@@ -115,6 +116,7 @@ final class CostReports {
             long[] entries,
             FpgaModel fpga,
             SmartSsdModel ssd,
+            ReportSettings settings,
             int index,
             boolean last) {
         List<CostReport.Measured> measured = new ArrayList<>();
@@ -215,6 +217,7 @@ final class CostReports {
             cpu.put("column_passes", accounts.passNanos[f] / 1e9);
             cpu.put("vocabulary", accounts.vocabularyNanos[f] / 1e9);
             cpu.put("output", accounts.outputNanos[f] / 1e9);
+            cpu.put("task_overhead", accounts.overheadNanos[f] / 1e9);
         }
 
         ObjectNode device = root.putObject("device");
@@ -232,6 +235,12 @@ final class CostReports {
         device.put("fpga_watts", r.fpgaPower().value());
         device.put("fpga_joules", Sizing.joules(r.fpgaPower().value(), r.fpga().seconds()));
         device.put("smartssd_joules", Sizing.joules(ssd.power().value(), r.smartSsd().seconds()));
+        double cpuWatts = settings.fleet().cpuWatts();
+        number(
+                device,
+                "cpu_joules",
+                Sizing.joules(
+                        cpuWatts / Runtime.getRuntime().availableProcessors(), r.jobCpuSeconds()));
         double seconds = r.fpga().seconds();
         device.put("fpga_rows_per_second", seconds > 0 ? accounts.rows / seconds : 0);
         double ssdSeconds = r.smartSsd().seconds();
@@ -242,8 +251,21 @@ final class CostReports {
         binaryDevice.put("smartssd_seconds", r.binarySmartSsd().seconds());
         binaryDevice.put("smartssd_bound", r.binarySmartSsd().bound().modelName());
 
+        if (settings.fleet().rowsPerSecond() > 0) {
+            sizing(root.putObject("sizing"), settings.fleet(), r, accounts);
+        }
+
         ObjectNode job = root.putObject("job");
         job.put("cpu_basis", ThreadCpu.basis());
+        job.put(
+                "jit_warmup",
+                settings.warmupLines() > 0
+                        ? String.format(
+                                java.util.Locale.ROOT,
+                                "excluded: the job ran over the input's first %,d lines in this JVM"
+                                        + " before this run, whose code was then compiled",
+                                settings.warmupLines())
+                        : "included: the job ran cold (piper report warms up first)");
         job.put("task_cpu_seconds", accounts.threadNanos() / 1e9);
         job.put("measured_work_cpu_seconds", accounts.workNanos() / 1e9);
         job.put("column_cpu_seconds", accounts.columnNanos() / 1e9);
@@ -257,6 +279,90 @@ final class CostReports {
             o.put("task_cpu_seconds", accounts.stageThreadNanos[stage.ordinal()] / 1e9);
         }
         return root;
+    }
+
+    /**
+     * The fleet of each device that sustains {@code target.rowsPerSecond()}: FPGAs and SmartSSDs at
+     * the model's rows per second for all columns, CPU cores at the measured rows per core-second
+     * (linear scaling, which COMBINING.md pitfall 2 calls optimistic).
+     */
+    private static void sizing(
+            ObjectNode o,
+            ReportSettings.FleetTarget target,
+            CostReport r,
+            ColumnAccounts accounts) {
+        double t = target.rowsPerSecond();
+        o.put("target_rows_per_second", t);
+        o.put("dollars_per_kwh", target.dollarsPerKwh());
+        o.put("years", Fleet.PRESTO_YEARS);
+        o.put(
+                "basis",
+                "N = ceil(T / P) (PS §IV-B); power while sustaining T; energy at dollars_per_kwh;"
+                        + " a device's price, when given, written off over the years at T"
+                        + " (PS §V-C)");
+        double rows = accounts.rows;
+        fleet(
+                o.putObject("fpga"),
+                t,
+                r.fpga().seconds() > 0 ? rows / r.fpga().seconds() : 0,
+                r.fpgaPower().value(),
+                target,
+                target.fpgaDollars());
+        fleet(
+                o.putObject("smartssd"),
+                t,
+                r.smartSsd().seconds() > 0 ? rows / r.smartSsd().seconds() : 0,
+                SmartSsdModel.presto().power().value(),
+                target,
+                target.smartSsdDollars());
+        ObjectNode cores = o.putObject("cpu_cores");
+        fleet(
+                cores,
+                t,
+                rowsPerCoreSecond(accounts),
+                target.cpuWatts() / Runtime.getRuntime().availableProcessors(),
+                target,
+                target.coreDollars());
+        cores.put(
+                "note",
+                "at the measured rows per core-second of this machine, scaling linearly"
+                        + " (optimistic: COMBINING.md pitfall 2)");
+    }
+
+    private static void fleet(
+            ObjectNode o,
+            double target,
+            double perDevice,
+            double watts,
+            ReportSettings.FleetTarget prices,
+            double price) {
+        o.put("rows_per_second", perDevice);
+        if (perDevice <= 0) {
+            o.putNull("devices");
+            return;
+        }
+        Fleet f =
+                Fleet.of(
+                        target,
+                        perDevice,
+                        watts,
+                        prices.dollarsPerKwh(),
+                        price,
+                        Fleet.PRESTO_YEARS);
+        o.put("devices", f.devices());
+        number(o, "watts", f.watts());
+        number(o, "joules_per_million_rows", f.joulesPerMillionRows());
+        number(o, "energy_dollars_per_million_rows", f.energyDollarsPerMillionRows());
+        number(o, "capex_dollars_per_million_rows", f.capexDollarsPerMillionRows());
+    }
+
+    /** {@code v}, or null when it is unknown (NaN). */
+    private static void number(ObjectNode o, String name, double v) {
+        if (Double.isNaN(v)) {
+            o.putNull(name);
+        } else {
+            o.put(name, v);
+        }
     }
 
     /** CPU seconds over a device time (0 when the column did no work). */

@@ -32,17 +32,21 @@ class ColumnAccountsTest {
         bytes[0] = 100; // label
         bytes[1] = 300; // I1
         bytes[14] = 600; // C1
-        // thread 1,400 ns of which log 400: 1,000 ns over 1,000 bytes
+        // thread 1,400 ns: decoding 900 and log 400, reading the block 100; over 1,000 bytes
         a.add(CostSample.decode(0, 12, 10, bytes, 1000, 900, 400, 1_400), null);
         a.add(CostSample.vocabulary(0, 0, 10, 7, 250, 300), null);
         a.add(CostSample.output(0, 10, 300, 400), null);
-        assertThat(a.decodeNanos[0]).isCloseTo(100, within(1e-9));
-        assertThat(a.decodeNanos[1]).isCloseTo(300, within(1e-9));
-        assertThat(a.decodeNanos[14]).isCloseTo(600, within(1e-9));
+        assertThat(a.decodeNanos[0]).isCloseTo(90, within(1e-9));
+        assertThat(a.decodeNanos[1]).isCloseTo(270, within(1e-9));
+        assertThat(a.decodeNanos[14]).isCloseTo(540, within(1e-9));
         assertThat(a.passNanos[2]).isCloseTo(200, within(1e-9));
         assertThat(a.passNanos[3]).isCloseTo(200, within(1e-9));
-        assertThat(a.vocabularyNanos[14]).isEqualTo(300);
-        assertThat(a.outputNanos[39]).isCloseTo(10, within(1e-9));
+        assertThat(a.vocabularyNanos[14]).isEqualTo(250);
+        assertThat(a.outputNanos[39]).isCloseTo(7.5, within(1e-9));
+        // the overhead around each element's work goes where its work went
+        assertThat(a.overheadNanos[1]).isCloseTo(30 + 2.5, within(1e-9));
+        assertThat(a.overheadNanos[14]).isCloseTo(60 + 50 + 2.5, within(1e-9));
+        assertThat(a.nanos(14)).isCloseTo(540 + 250 + 7.5 + 112.5, within(1e-9));
         // everything the threads spent is attributed: to the label or a column
         assertThat(a.columnNanos() + a.nanos(0)).isCloseTo(a.threadNanos(), within(1e-6));
         assertThat(a.threadNanos()).isEqualTo(2_100);
@@ -62,7 +66,8 @@ class ColumnAccountsTest {
         a.add(CostSample.decode(0, 10, 10, new int[0], 2_000, 500, 0, 1_000), shares);
         assertThat(a.bytes[1]).isCloseTo(500, within(1e-9));
         assertThat(a.bytes[20]).isCloseTo(1_500, within(1e-9));
-        assertThat(a.decodeNanos[20]).isCloseTo(750, within(1e-9));
+        assertThat(a.decodeNanos[20]).isCloseTo(375, within(1e-9));
+        assertThat(a.overheadNanos[20]).isCloseTo(375, within(1e-9));
         // nothing counted yet: the block's time stays unattributed
         ColumnAccounts b = new ColumnAccounts(program());
         b.add(CostSample.decode(0, 10, 10, new int[0], 2_000, 500, 0, 1_000), null);
@@ -93,6 +98,7 @@ class ColumnAccountsTest {
                         entries,
                         new ReportSettings(1000, 0, -1, 1).fpga(1),
                         SmartSsdModel.presto(),
+                        new ReportSettings(1000, 0, -1, 1),
                         0,
                         true);
         JsonNode cols = r.get("columns");
