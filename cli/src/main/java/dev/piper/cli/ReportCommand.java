@@ -1,6 +1,11 @@
 package dev.piper.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.connectors.report.ReportFiles;
+import dev.piper.connectors.report.ReportHtml;
 import dev.piper.connectors.text.TextFiles;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
@@ -10,9 +15,13 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
@@ -72,6 +81,16 @@ final class ReportCommand implements Callable<Integer> {
             defaultValue = "2",
             description = "Parallelism of the preprocess (default: ${DEFAULT-VALUE}).")
     int parallelism;
+
+    @Option(
+            names = "--repeat",
+            paramLabel = "N",
+            defaultValue = "3",
+            description =
+                    "Measure N runs and report the one with the median task CPU time whole, with"
+                            + " every run's CPU time and each column's lowest and highest speedup"
+                            + " beside it (default: ${DEFAULT-VALUE}).")
+    int repeat;
 
     @Option(
             names = "--warmup-lines",
@@ -138,10 +157,85 @@ final class ReportCommand implements Callable<Integer> {
         return open ? lines + 1 : lines;
     }
 
+    /** One measured run: its summary, its whole-run report and its reports.jsonl lines. */
+    record Run(Preprocess.Summary summary, ObjectNode report, List<String> intervals) {}
+
+    /** The run with the median task CPU time (the lower middle one of an even number). */
+    static Run median(List<Run> runs) {
+        List<Run> sorted = new ArrayList<>(runs);
+        sorted.sort(Comparator.comparingDouble(r -> r.summary().taskCpuSeconds()));
+        return sorted.get((sorted.size() - 1) / 2);
+    }
+
+    /**
+     * Adds to {@code report} (run {@code chosen} of {@code runs}) what the repeated runs measured:
+     * each run's task CPU, and per column the lowest and highest speedup any run gave.
+     */
+    static void repeats(ObjectNode report, List<Run> runs, int chosen) {
+        ObjectNode rep = report.putObject("repeats");
+        rep.put("runs", runs.size());
+        rep.put("chosen", chosen);
+        rep.put("basis", "the run with the median task CPU time is reported whole");
+        ArrayNode cpu = rep.putArray("task_cpu_seconds");
+        runs.forEach(r -> cpu.add(r.summary().taskCpuSeconds()));
+        ArrayNode columns = rep.putArray("columns");
+        JsonNode own = report.get("columns");
+        for (int i = 0; i < own.size(); i++) {
+            ObjectNode c = columns.addObject();
+            c.put("column", own.get(i).get("column").asText());
+            for (String device : new String[] {"fpga", "smartssd"}) {
+                double lo = Double.MAX_VALUE;
+                double hi = 0;
+                for (Run r : runs) {
+                    double v = r.report().get("columns").get(i).get(device + "_speedup").asDouble();
+                    lo = Math.min(lo, v);
+                    hi = Math.max(hi, v);
+                }
+                c.put(device + "_speedup_min", lo);
+                c.put(device + "_speedup_max", hi);
+            }
+        }
+    }
+
+    /**
+     * Writes the report's three files into {@link #reportDir}, each beside its place and renamed
+     * into it, report.json last: a reader never sees half a file, nor a report.json older than the
+     * files beside it. The last line of reports.jsonl is the report as written.
+     */
+    private void write(ObjectNode report, List<String> intervals) throws IOException {
+        Files.createDirectories(reportDir);
+        ObjectMapper json = new ObjectMapper();
+        List<String> lines = new ArrayList<>(intervals.subList(0, intervals.size() - 1));
+        List<JsonNode> history = new ArrayList<>();
+        for (String line : lines) {
+            history.add(json.readTree(line));
+        }
+        lines.add(json.writeValueAsString(report));
+        replace(ReportFiles.INTERVALS, String.join("\n", lines) + "\n");
+        replace(ReportFiles.HTML, ReportHtml.render(report, history));
+        replace(
+                ReportFiles.REPORT,
+                json.writerWithDefaultPrettyPrinter().writeValueAsString(report));
+    }
+
+    private void replace(String name, String text) throws IOException {
+        Path partial = reportDir.resolve("." + name + ".partial");
+        Files.writeString(partial, text, StandardCharsets.UTF_8);
+        Files.move(
+                partial,
+                reportDir.resolve(name),
+                StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
+    }
+
     @Override
     public Integer call() throws Exception {
         CliChecks.inputFile(spec.commandLine(), input);
         CliChecks.parallelism(spec.commandLine(), parallelism);
+        if (repeat < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--repeat: must be at least 1, not " + repeat);
+        }
         if (warmupLines < 0) {
             throw new ParameterException(
                     spec.commandLine(), "--warmup-lines: must not be negative, not " + warmupLines);
@@ -160,24 +254,33 @@ final class ReportCommand implements Callable<Integer> {
             if (warmupLines > 0) {
                 warmUp(work, conf);
             }
-            Path output = work.resolve("output");
-            Preprocess.prepareOutput(output, false);
-            Preprocess.Summary s =
-                    Preprocess.run(
-                            input, output, parallelism, cluster.stateBackend, conf, System.err);
-            Files.createDirectories(reportDir);
-            // each file copied beside its place and renamed into it, report.json last: a reader
-            // never sees half a file, nor a report.json older than the files beside it
-            for (String name :
-                    new String[] {ReportFiles.INTERVALS, ReportFiles.HTML, ReportFiles.REPORT}) {
-                Path partial = reportDir.resolve("." + name + ".partial");
-                Files.copy(output.resolve(name), partial, StandardCopyOption.REPLACE_EXISTING);
-                Files.move(
-                        partial,
-                        reportDir.resolve(name),
-                        StandardCopyOption.REPLACE_EXISTING,
-                        StandardCopyOption.ATOMIC_MOVE);
+            List<Run> runs = new ArrayList<>();
+            for (int i = 0; i < repeat; i++) {
+                if (repeat > 1) {
+                    System.err.printf(
+                            Locale.ROOT, "report: measured run %d of %d%n", i + 1, repeat);
+                }
+                Path output = work.resolve("output-" + i);
+                Preprocess.prepareOutput(output, false);
+                Preprocess.Summary summary =
+                        Preprocess.run(
+                                input, output, parallelism, cluster.stateBackend, conf, System.err);
+                runs.add(
+                        new Run(
+                                summary,
+                                (ObjectNode) ReportTable.read(output),
+                                Files.readAllLines(
+                                        output.resolve(ReportFiles.INTERVALS),
+                                        StandardCharsets.UTF_8)));
+                Preprocess.deleteRecursively(output); // its rows: up to gigabytes, not needed
             }
+            Run chosen = median(runs);
+            Preprocess.Summary s = chosen.summary();
+            ObjectNode report = chosen.report();
+            if (runs.size() > 1) {
+                repeats(report, runs, runs.indexOf(chosen));
+            }
+            write(report, chosen.intervals());
             PrintWriter out = spec.commandLine().getOut();
             out.printf(
                     "report: %,d lines, %,d rows, %,d dead letters; job %.1f s at parallelism %d;"

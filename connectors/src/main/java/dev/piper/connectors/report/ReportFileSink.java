@@ -48,6 +48,17 @@ public final class ReportFileSink implements Sink<String> {
         private final BufferedWriter lines;
         private boolean finalReport;
 
+        /**
+         * Interval reports for the page's history: at most {@link #HISTORY} of them, every {@code
+         * stride}-th (a long run's are thinned by halves, evenly over the run).
+         */
+        private final java.util.List<JsonNode> history = new java.util.ArrayList<>();
+
+        private long intervals;
+
+        private static final int HISTORY = 512;
+        private long stride = 1;
+
         Writer(OutputCommit commit) throws IOException {
             this.commit = commit;
             this.dir = commit.partStarted(PART);
@@ -66,11 +77,21 @@ public final class ReportFileSink implements Sink<String> {
             lines.write('\n');
             lines.flush();
             JsonNode node = JSON.readTree(report);
-            if (node.path("report").path("final").asBoolean()) {
+            boolean last = node.path("report").path("final").asBoolean();
+            if (!last && intervals++ % stride == 0) {
+                history.add(node);
+                if (history.size() == HISTORY) {
+                    for (int i = history.size() - 1; i > 0; i -= 2) {
+                        history.remove(i);
+                    }
+                    stride *= 2;
+                }
+            }
+            if (last) {
                 replace(
                         ReportFiles.REPORT,
                         JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node));
-                replace(ReportFiles.HTML, ReportHtml.render(node));
+                replace(ReportFiles.HTML, ReportHtml.render(node, history));
                 finalReport = true;
             }
         }

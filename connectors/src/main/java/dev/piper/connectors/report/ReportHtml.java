@@ -19,8 +19,17 @@ public final class ReportHtml {
 
     private ReportHtml() {}
 
-    /** The page of {@code report}. */
+    /** The page of {@code report}, without an interval history. */
     public static String render(JsonNode report) {
+        return render(report, java.util.List.of());
+    }
+
+    /**
+     * The page of {@code report}, with the history of the interval reports before it (those of the
+     * same pipeline and version: a chart and a table of each interval's figures with the spread of
+     * its columns' speedups).
+     */
+    public static String render(JsonNode report, java.util.List<JsonNode> intervals) {
         StringBuilder h = new StringBuilder(64 * 1024);
         JsonNode device = report.get("device");
         JsonNode defaults = report.get("defaults");
@@ -52,6 +61,19 @@ public final class ReportHtml {
                 .append("<th>speedup vs job CPU</th><th>rows/s</th><th>joules</th></tr>\n");
         deviceRow(h, "FPGA (PIPER)", device, "fpga");
         deviceRow(h, "SmartSSD (PreSto)", device, "smartssd");
+        JsonNode binary = device.path("binary_input");
+        if (!binary.isMissingNode()) {
+            h.append("<tr><td>FPGA, binary input (what-if)</td><td>")
+                    .append(num(binary.path("fpga_seconds").asDouble()))
+                    .append("</td><td>")
+                    .append(esc(binary.path("fpga_bound").asText()))
+                    .append("</td><td></td><td></td><td></td></tr>\n")
+                    .append("<tr><td>SmartSSD, binary input (what-if)</td><td>")
+                    .append(num(binary.path("smartssd_seconds").asDouble()))
+                    .append("</td><td>")
+                    .append(esc(binary.path("smartssd_bound").asText()))
+                    .append("</td><td></td><td></td><td></td></tr>\n");
+        }
         h.append("<tr><td>CPU, as measured</td><td>")
                 .append(num(device.path("cpu_core_seconds").asDouble()))
                 .append(" core-s</td><td></td><td>1</td><td>")
@@ -64,13 +86,21 @@ public final class ReportHtml {
                 .append(".<br>")
                 .append(esc(defaults.path("column_time").asText()))
                 .append(".</p>\n");
+        h.append("<p class=\"k\">JIT warm-up: ")
+                .append(esc(report.path("job").path("jit_warmup").asText()))
+                .append(".</p>\n");
+        repeats(h, report.path("repeats"));
+        sizing(h, report.path("sizing"));
+        history(h, report, intervals);
         h.append("<h2>Speedup per column (isolated, log scale)</h2>\n");
         chart(h, report.get("columns"));
         h.append("<h2>Columns</h2>\n<table><tr><th>column</th><th>ops</th><th>values</th>")
                 .append("<th>input bytes</th><th>vocab entries</th><th>tier</th>")
                 .append("<th>FPGA II gen/apply</th>")
-                .append("<th>CPU core-s</th><th>FPGA s</th><th>FPGA speedup</th>")
-                .append("<th>SmartSSD s</th><th>SmartSSD speedup</th>")
+                .append("<th>CPU core-s</th><th>of it task overhead</th>")
+                .append("<th>FPGA s</th><th>FPGA bound</th><th>FPGA speedup</th>")
+                .append("<th>SmartSSD s</th><th>SmartSSD bound</th><th>SmartSSD speedup</th>")
+                .append("<th>FPGA speedup, binary</th><th>SmartSSD speedup, binary</th>")
                 .append("<th>SmartSSD extrapolated</th></tr>\n");
         for (JsonNode c : report.get("columns")) {
             h.append("<tr><td>")
@@ -94,19 +124,248 @@ public final class ReportHtml {
                     .append("</td><td>")
                     .append(num(c.path("cpu_core_seconds").asDouble()))
                     .append("</td><td>")
+                    .append(num(c.path("cpu_breakdown").path("task_overhead").asDouble()))
+                    .append("</td><td>")
                     .append(num(c.path("fpga_seconds").asDouble()))
+                    .append("</td><td>")
+                    .append(esc(c.path("fpga_bound").asText()))
                     .append("</td><td>")
                     .append(num(c.path("fpga_speedup").asDouble()))
                     .append("</td><td>")
                     .append(num(c.path("smartssd_seconds").asDouble()))
                     .append("</td><td>")
+                    .append(esc(c.path("smartssd_bound").asText()))
+                    .append("</td><td>")
                     .append(num(c.path("smartssd_speedup").asDouble()))
+                    .append("</td><td>")
+                    .append(num(c.path("binary_input").path("fpga_speedup").asDouble()))
+                    .append("</td><td>")
+                    .append(num(c.path("binary_input").path("smartssd_speedup").asDouble()))
                     .append("</td><td>")
                     .append(esc(join(c.path("smartssd_extrapolated_ops"))))
                     .append("</td></tr>\n");
         }
         h.append("</table>\n</body></html>\n");
         return h.toString();
+    }
+
+    /** What repeated runs measured: each run's CPU time, each column's speedups' range. */
+    private static void repeats(StringBuilder h, JsonNode repeats) {
+        if (repeats.isMissingNode()) {
+            return;
+        }
+        StringBuilder cpu = new StringBuilder();
+        for (JsonNode v : repeats.path("task_cpu_seconds")) {
+            cpu.append(cpu.length() == 0 ? "" : ", ").append(num(v.asDouble()));
+        }
+        double widest = 0;
+        String column = "";
+        for (JsonNode c : repeats.path("columns")) {
+            double lo = c.path("fpga_speedup_min").asDouble();
+            double hi = c.path("fpga_speedup_max").asDouble();
+            if (lo > 0 && hi / lo - 1 > widest) {
+                widest = hi / lo - 1;
+                column = c.path("column").asText();
+            }
+        }
+        h.append("<p class=\"k\">")
+                .append(repeats.path("runs").asInt())
+                .append(" measured runs, task CPU ")
+                .append(cpu)
+                .append(" s; ")
+                .append(esc(repeats.path("basis").asText()))
+                .append(
+                        String.format(
+                                Locale.ROOT,
+                                "; the widest range of a column's FPGA speedup across runs: %.0f%% (%s)",
+                                100 * widest,
+                                esc(column)))
+                .append(".</p>\n");
+    }
+
+    /** The fleets that sustain the report's target, if it has one. */
+    private static void sizing(StringBuilder h, JsonNode sizing) {
+        if (sizing.isMissingNode()) {
+            return;
+        }
+        h.append("<h2>Fleet for ")
+                .append(
+                        String.format(
+                                Locale.ROOT,
+                                "%,.0f",
+                                sizing.path("target_rows_per_second").asDouble()))
+                .append(" rows/s</h2>\n<p class=\"k\">")
+                .append(esc(sizing.path("basis").asText()))
+                .append(".</p>\n<table><tr><th></th><th>rows/s each</th><th>devices</th>")
+                .append("<th>watts</th><th>J per million rows</th>")
+                .append("<th>energy $ per million rows</th><th>device $ per million rows</th>")
+                .append("</tr>\n");
+        String[][] kinds = {
+            {"fpga", "FPGAs"}, {"smartssd", "SmartSSDs"}, {"cpu_cores", "CPU cores"}
+        };
+        for (String[] k : kinds) {
+            JsonNode f = sizing.path(k[0]);
+            h.append("<tr><td>")
+                    .append(k[1])
+                    .append("</td><td>")
+                    .append(num(f.path("rows_per_second").asDouble()))
+                    .append("</td><td>")
+                    .append(known(f.path("devices")))
+                    .append("</td><td>")
+                    .append(known(f.path("watts")))
+                    .append("</td><td>")
+                    .append(known(f.path("joules_per_million_rows")))
+                    .append("</td><td>")
+                    .append(known(f.path("energy_dollars_per_million_rows")))
+                    .append("</td><td>")
+                    .append(known(f.path("capex_dollars_per_million_rows")))
+                    .append("</td></tr>\n");
+        }
+        h.append("</table>\n");
+    }
+
+    private static String known(JsonNode v) {
+        return v.isMissingNode() || v.isNull() ? "unknown" : num(v.asDouble());
+    }
+
+    /**
+     * Each interval's device speedups and the 10th, 50th and 90th percentile of its columns' FPGA
+     * speedups: a chart (inline SVG) and a table, for the intervals of the report's pipeline and
+     * version.
+     */
+    private static void history(StringBuilder h, JsonNode report, java.util.List<JsonNode> all) {
+        java.util.List<JsonNode> intervals = new java.util.ArrayList<>();
+        for (JsonNode i : all) {
+            if (i.path("pipeline").asText().equals(report.path("pipeline").asText())
+                    && i.path("pipeline_version").asInt() == report.path("pipeline_version").asInt()
+                    && !i.path("report").path("final").asBoolean()) {
+                intervals.add(i);
+            }
+        }
+        if (intervals.size() < 2) {
+            return;
+        }
+        int n = intervals.size();
+        double[][] series = new double[5][n]; // device FPGA, device SmartSSD, p10, p50, p90
+        for (int k = 0; k < n; k++) {
+            JsonNode i = intervals.get(k);
+            series[0][k] = i.path("device").path("fpga_speedup").asDouble();
+            series[1][k] = i.path("device").path("smartssd_speedup").asDouble();
+            double[] cols = new double[i.path("columns").size()];
+            int m = 0;
+            for (JsonNode c : i.path("columns")) {
+                double v = c.path("fpga_speedup").asDouble();
+                if (v > 0) {
+                    cols[m++] = v;
+                }
+            }
+            double[] sorted = java.util.Arrays.copyOf(cols, m);
+            java.util.Arrays.sort(sorted);
+            series[2][k] = quantile(sorted, 0.1);
+            series[3][k] = quantile(sorted, 0.5);
+            series[4][k] = quantile(sorted, 0.9);
+        }
+        double max = 0;
+        for (double[] s : series) {
+            for (double v : s) {
+                max = Math.max(max, v);
+            }
+        }
+        max = max > 0 ? max * 1.1 : 1;
+        int width = 640;
+        int height = 200;
+        int left = 40;
+        h.append("<h2>Intervals</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
+                .append(width + left + 10)
+                .append("\" height=\"")
+                .append(height + 30)
+                .append("\" role=\"img\" aria-label=\"speedups per interval\">\n");
+        double step = n > 1 ? width / (double) (n - 1) : 0;
+        // the band of the columns' FPGA speedups, 10th to 90th percentile
+        StringBuilder band = new StringBuilder();
+        for (int k = 0; k < n; k++) {
+            band.append(k == 0 ? "M" : "L")
+                    .append(num(left + k * step))
+                    .append(' ')
+                    .append(num(height - series[4][k] / max * height));
+        }
+        for (int k = n - 1; k >= 0; k--) {
+            band.append("L")
+                    .append(num(left + k * step))
+                    .append(' ')
+                    .append(num(height - series[2][k] / max * height));
+        }
+        h.append("<path d=\"").append(band).append("Z\" fill=\"#1f77b422\"/>\n");
+        String[] colors = {FPGA_COLOR, SSD_COLOR, "", "#1f77b4aa", ""};
+        for (int s = 0; s < 4; s++) {
+            if (colors[s].isEmpty()) {
+                continue;
+            }
+            StringBuilder line = new StringBuilder();
+            for (int k = 0; k < n; k++) {
+                line.append(k == 0 ? "" : " ")
+                        .append(num(left + k * step))
+                        .append(',')
+                        .append(num(height - series[s][k] / max * height));
+            }
+            h.append("<polyline fill=\"none\" stroke=\"")
+                    .append(colors[s])
+                    .append(s == 3 ? "\" stroke-dasharray=\"4 3" : "")
+                    .append("\" stroke-width=\"2\" points=\"")
+                    .append(line)
+                    .append("\"/>\n");
+        }
+        h.append("<line x1=\"")
+                .append(left)
+                .append("\" y1=\"")
+                .append(height)
+                .append("\" x2=\"")
+                .append(left + width)
+                .append("\" y2=\"")
+                .append(height)
+                .append("\" stroke=\"#888\"/>\n<text x=\"2\" y=\"12\" font-size=\"11\">")
+                .append(num(max))
+                .append("x</text><text x=\"2\" y=\"")
+                .append(height)
+                .append("\" font-size=\"11\">0</text><text x=\"")
+                .append(left)
+                .append("\" y=\"")
+                .append(height + 20)
+                .append("\" font-size=\"11\">interval 0 to ")
+                .append(n - 1)
+                .append(": FPGA (blue) and SmartSSD (orange) device speedup; columns' FPGA")
+                .append(" speedup, median (dashed) and 10th to 90th percentile (band)</text>\n")
+                .append("</svg>\n");
+        h.append("<table><tr><th>interval</th><th>lines</th><th>task CPU s</th>")
+                .append("<th>FPGA speedup</th><th>SmartSSD speedup</th>")
+                .append("<th>columns' FPGA speedup p10</th><th>median</th><th>p90</th></tr>\n");
+        for (int k = 0; k < n; k++) {
+            JsonNode i = intervals.get(k);
+            h.append("<tr><td>")
+                    .append(i.path("report").path("index").asInt())
+                    .append("</td><td>")
+                    .append(
+                            String.format(
+                                    Locale.ROOT, "%,d", i.path("report").path("lines").asLong()))
+                    .append("</td><td>")
+                    .append(num(i.path("job").path("task_cpu_seconds").asDouble()));
+            for (int s = 0; s < 5; s++) {
+                h.append("</td><td>").append(num(series[s][k]));
+            }
+            h.append("</td></tr>\n");
+        }
+        h.append("</table>\n");
+    }
+
+    /** The {@code q}-quantile of {@code sorted}, interpolated (0 if empty). */
+    private static double quantile(double[] sorted, double q) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        double pos = q * (sorted.length - 1);
+        int lo = (int) Math.floor(pos);
+        int hi = (int) Math.ceil(pos);
+        return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
     }
 
     private static void deviceRow(StringBuilder h, String name, JsonNode device, String key) {

@@ -266,6 +266,7 @@ final class CostReports {
                                         + " before this run, whose code was then compiled",
                                 settings.warmupLines())
                         : "included: the job ran cold (piper report warms up first)");
+        job.put("heap", HEAP);
         job.put("task_cpu_seconds", accounts.threadNanos() / 1e9);
         job.put("measured_work_cpu_seconds", accounts.workNanos() / 1e9);
         job.put("column_cpu_seconds", accounts.columnNanos() / 1e9);
@@ -429,6 +430,19 @@ final class CostReports {
                 "isolated: the column has the device to itself; the device time of all columns"
                         + " is the largest shared resource, not the sum");
     }
+
+    /**
+     * How the measuring JVM's heap meets the kernel: a page touched for the first time faults, and
+     * the kernel's work is CPU time of the thread that touched it.
+     */
+    private static final String HEAP =
+            java.lang.management.ManagementFactory.getRuntimeMXBean()
+                            .getInputArguments()
+                            .contains("-XX:+AlwaysPreTouch")
+                    ? "committed and touched at start (-XX:+AlwaysPreTouch): no page faults in"
+                            + " the figures"
+                    : "grown on demand: first touches of fresh pages (kernel time) are in the"
+                            + " figures of the threads that touch them";
 
     /** The measuring machine's CPU, read once. */
     private static final String CPU_NAME = cpuName();
