@@ -106,9 +106,9 @@ final class ReportCommand implements Callable<Integer> {
     /**
      * Runs the job once over the input's first {@link #warmupLines} lines (the whole input if it is
      * shorter) and discards everything it wrote: the JIT compiles the job's code, which the
-     * measured run, in the same JVM, then runs compiled.
+     * measured run, in the same JVM, then runs compiled. Returns the lines it ran.
      */
-    private void warmUp(Path work, Configuration conf) throws Exception {
+    private long warmUp(Path work, Configuration conf) throws Exception {
         Path prefix = work.resolve("warmup.tsv");
         long lines = copyLines(input, prefix, warmupLines);
         System.err.printf(
@@ -129,6 +129,7 @@ final class ReportCommand implements Callable<Integer> {
                 Locale.ROOT, "report: warm-up done in %.1f s; measuring%n", s.jobSeconds());
         Preprocess.deleteRecursively(output);
         Files.delete(prefix);
+        return lines;
     }
 
     /**
@@ -252,7 +253,8 @@ final class ReportCommand implements Callable<Integer> {
         Path work = Files.createTempDirectory("piper-report");
         try {
             if (warmupLines > 0) {
-                warmUp(work, conf);
+                // the report states the lines the warm-up actually ran (the input may be shorter)
+                conf.set(ReportOptions.WARMUP_LINES, warmUp(work, conf));
             }
             List<Run> runs = new ArrayList<>();
             for (int i = 0; i < repeat; i++) {

@@ -46,7 +46,7 @@ final class ReportTable {
     static void print(JsonNode r, PrintWriter out) {
         out.printf(
                 Locale.ROOT,
-                "%-4s %-7s %-44s %12s %9s %-7s %10s %10s %9s %10s %9s%n",
+                "%-5s %-9s %-44s %12s %9s %-7s %10s %10s %9s %10s %9s%n",
                 "col",
                 "kind",
                 "ops",
@@ -65,7 +65,7 @@ final class ReportTable {
             }
             out.printf(
                     Locale.ROOT,
-                    "%-4s %-7s %-44s %,12d %9s %-7s %10.4f %10.2e %9.1f %10.2e %9.1f%n",
+                    "%-5s %-9s %-44s %,12d %9s %-7s %10.4f %10.2e %9.1f %10.2e %9.1f%n",
                     c.get("column").asText(),
                     c.get("kind").asText(),
                     ops,

@@ -34,9 +34,13 @@ public record CostReport(
         BoundTime<FpgaModel.Resource> binaryFpga,
         BoundTime<SmartSsdModel.Resource> binarySmartSsd) {
 
-    /** Whether a column holds numbers or categorical ids. */
+    /**
+     * Whether a column holds numbers (dense, or generated from a dense column's value) or
+     * categorical ids (single or a list).
+     */
     public enum Kind {
         DENSE,
+        GENERATED,
         SPARSE;
 
         public String modelName() {

@@ -89,6 +89,24 @@ public record MiniPipeDesign(int miniPipes, Packing packing) {
             case BUCKETIZE, SIGRIDHASH, CLAMP, BOXCOX, LOGIT, CAST ->
                     Parameter.assumed(
                             1, "cycles/beat", "not built by PIPER; one beat per cycle assumed");
+            case FIRSTX ->
+                    Parameter.assumed(
+                            1,
+                            "cycles/beat",
+                            "RAP's FirstX, built by no paper: a list's ids streamed through,"
+                                    + " the first x kept, one beat per cycle assumed");
+            case NGRAM ->
+                    Parameter.assumed(
+                            1,
+                            "cycles/beat",
+                            "RAP's Ngram, built by no paper: one n-gram hashed per id, priced as"
+                                    + " a hash unit (one beat per cycle) assumed");
+            case ONEHOT ->
+                    Parameter.assumed(
+                            1,
+                            "cycles/beat",
+                            "RAP's Onehot, built by no paper: one beat of categories per cycle"
+                                    + " assumed; its size - 1 outputs per value are not priced");
             case MAPID ->
                     Parameter.assumed(
                             1,

@@ -20,7 +20,10 @@ public enum Operator {
     BOXCOX,
     LOGIT,
     CAST,
-    MAPID;
+    MAPID,
+    FIRSTX,
+    NGRAM,
+    ONEHOT;
 
     /** The model name, e.g. {@code genvocab}. */
     public String modelName() {

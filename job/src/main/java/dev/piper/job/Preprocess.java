@@ -273,7 +273,7 @@ public final class Preprocess {
 
     /**
      * Why the cost report cannot run with {@code program} on this input, if it cannot: it measures
-     * text decoding and prices Criteo's 40 columns, none of them onehot.
+     * text decoding, and prices every operator of every layout's columns.
      */
     public static Optional<String> reportRefusal(ColumnProgram program, boolean parquet) {
         if (parquet) {

@@ -10,6 +10,7 @@ import dev.piper.connectors.report.ReportFiles;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.layout.RowLayout;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -267,5 +268,83 @@ class ReportITCase {
         assertThat(c1.get("input_bytes").asLong()).isEqualTo(c1Bytes);
         assertThat(c1.get("vocab_table").asText()).isEqualTo("hashed");
         assertThat(c1.get("vocab_table_bytes").asLong()).isEqualTo(lines / 4 * 16L);
+    }
+
+    /**
+     * A layout with lists, a generated column and RAP's operators: every column is priced (a list
+     * column's values are the ids its vocabulary applied, which are the ids written to its list
+     * file), the operators no paper built are flagged as assumed, and the prices agree with the
+     * independent model.
+     */
+    @Test
+    void aLayoutWithListsAndGeneratedColumnsIsPricedColumnByColumn() throws Exception {
+        RowLayout layout = new RowLayout(3, 4, List.of(1, 3), ',', List.of(0));
+        Path input = tmp.resolve("lists.tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new CriteoGenerator(layout, 26, 0.001, 0.01, 4).write(out, 20_000);
+        }
+        String spec =
+                """
+                {"name": "lists-report", "version": 1,
+                 "input": {"format": "criteo-tsv", "dense": 3, "sparse": 4,
+                           "list_columns": ["C2", "C4"], "generated_from": ["I1"]},
+                 "columns": {
+                   "label": ["decode", "fill_missing"],
+                   "I1": ["decode", "fill_missing", "neg2zero"],
+                   "I2": ["decode", "fill_missing", {"op": "bucketize", "borders": [0, 1, 10, 100]},
+                          {"op": "onehot", "size": 5}],
+                   "I3": ["decode", "fill_missing", "neg2zero", "log"],
+                   "G1": ["decode", "fill_missing", "neg2zero",
+                          {"op": "bucketize", "borders": [0, 1, 10, 100]}],
+                   "C1": ["decode", "fill_missing", "hex2int", "vocab"],
+                   "C2": ["decode", "fill_missing", "hex2int",
+                          {"op": "sigrid_hash", "salt": 3, "max": 5000}, {"op": "firstx", "x": 4},
+                          "vocab"],
+                   "C3": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 1000}, "vocab"],
+                   "C4": ["decode", {"op": "fill_null", "value": 1}, "hex2int",
+                          {"op": "ngram", "n": 2}, {"op": "modulus", "m": 100000}, "vocab"]
+                 }}
+                """;
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        conf.set(ReportOptions.FIELD_BYTES_EVERY, 1); // exact bytes
+        Path out = tmp.resolve("out");
+        Preprocess.Summary s = preprocess(input, out, conf);
+
+        JsonNode r = JSON.readTree(out.resolve(ReportFiles.REPORT).toFile());
+        JsonNode columns = r.get("columns");
+        List<String> names = new ArrayList<>();
+        columns.forEach(c -> names.add(c.get("column").asText()));
+        assertThat(names).containsExactly("I1", "I2", "I3", "G1", "C1", "C2", "C3", "C4");
+        JsonNode g1 = columns.get(3);
+        assertThat(g1.get("kind").asText()).isEqualTo("generated");
+        assertThat(g1.get("input_bytes").asLong()).isZero(); // it decodes I1's field again
+        assertThat(g1.get("values").asLong()).isEqualTo(s.rowsWritten());
+        for (int c : new int[] {1, 3}) {
+            JsonNode list = columns.get(4 + c);
+            assertThat(list.get("list").asBoolean()).isTrue();
+            long ids = Files.size(out.resolve(OutputLayout.listValuesFile(c))) / Integer.BYTES;
+            assertThat(list.get("values").asLong()).as("C%d", c + 1).isEqualTo(ids);
+        }
+        assertThat(columns.get(1).get("fpga_assumed_ops").toString()).contains("onehot");
+        assertThat(columns.get(5).get("fpga_assumed_ops").toString()).contains("firstx");
+        assertThat(columns.get(7).get("fpga_assumed_ops").toString()).contains("ngram");
+        assertThat(columns.get(5).get("smartssd_extrapolated_ops").toString())
+                .contains("firstx")
+                .doesNotContain("sigridhash");
+        reports(out).forEach(ReportITCase::agreesWithTheIndependentModel);
+        // every sample's time lands on a column, the label or (blocks of dead letters only) apart
+        double columnCpu = 0;
+        for (JsonNode c : columns) {
+            columnCpu += c.get("cpu_core_seconds").asDouble();
+        }
+        JsonNode job = r.get("job");
+        assertThat(columnCpu).isCloseTo(job.get("column_cpu_seconds").asDouble(), within(1e-9));
+        assertThat(
+                        columnCpu
+                                + job.get("label_cpu_seconds").asDouble()
+                                + job.get("unattributed_cpu_seconds").asDouble())
+                .isCloseTo(job.get("task_cpu_seconds").asDouble(), within(1e-6));
+        assertThat(s.taskCpuSeconds()).isPositive();
     }
 }

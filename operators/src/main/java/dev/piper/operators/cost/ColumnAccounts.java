@@ -1,50 +1,57 @@
 package dev.piper.operators.cost;
 
-import static dev.piper.pipeline.layout.CriteoLayout.DENSE;
-import static dev.piper.pipeline.layout.CriteoLayout.FIELDS;
-
+import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 
 /**
- * One pipeline's measurements added up per field (label, I1..I13, C1..C26), with the CPU time of
- * each sample attributed to fields (COMBINING.md pitfall 4, consistently with the model's side). A
- * sample's time is its thread's CPU time since the previous sample: the element's own work and what
- * the task did to get it (reading the source, receiving and deserializing the input), so the
- * attributed time adds up to the tasks' busy CPU time:
+ * One pipeline's measurements added up per field of its layout (label, I1.., G1.., C1..), with the
+ * CPU time of each sample attributed to fields (COMBINING.md pitfall 4, consistently with the
+ * model's side). A sample's time is its thread's CPU time since the previous sample: the element's
+ * own work and what the task did to get it (reading the source, receiving and deserializing the
+ * input), so the attributed time adds up to the tasks' busy CPU time:
  *
  * <ul>
  *   <li>reading and decoding a block with the fused stateless operators: by each field's share of
  *       the block's encoded bytes (the model's link and decoder are priced by the same bytes);
  *   <li>the log pass: evenly over the block's log columns (each did the same number of values);
  *   <li>a vocabulary call: to its column;
- *   <li>concatenating and writing rows: evenly over the 40 fields (4 bytes each per row).
+ *   <li>concatenating and writing rows: evenly over the fields.
  * </ul>
  *
  * <p>A decoder counts each field's bytes only in a sample of its blocks (its first, then every
  * {@link ReportSettings#fieldBytesEvery()}-th): the other blocks' accepted bytes, exact, are split
  * by the shares counted so far. Decoding time of a block without one accepted line (all dead
- * letters) stays unattributed; the label's share is reported apart from the 39 columns.
+ * letters) stays unattributed; the label's share is reported apart from the columns.
  */
 final class ColumnAccounts {
 
-    final long[] values = new long[FIELDS];
+    /** The layout's fields: the label, the dense, the generated and the sparse columns. */
+    final int fields;
+
+    private final RowLayout layout;
+
+    /** Rows each field's values came from (a list column's ids are {@link #vocabularyKeys}). */
+    final long[] values;
+
+    /** Keys each categorical column's vocabulary applied: a list column's ids. */
+    final long[] vocabularyKeys;
 
     /** Encoded bytes per field: counted in the sampled blocks, split by shares in the others. */
-    final double[] bytes = new double[FIELDS];
+    final double[] bytes;
 
     /** The elements' own work, per stage: decoding, the column passes, lookups, assembling. */
-    final double[] decodeNanos = new double[FIELDS];
+    final double[] decodeNanos;
 
-    final double[] passNanos = new double[FIELDS];
-    final double[] vocabularyNanos = new double[FIELDS];
-    final double[] outputNanos = new double[FIELDS];
+    final double[] passNanos;
+    final double[] vocabularyNanos;
+    final double[] outputNanos;
 
     /**
      * The tasks' overhead around that work, attributed as the work it served is: reading the source
      * and handing blocks over (decoders), receiving and deserializing keys (vocabularies) and
      * blocks (the concatenation).
      */
-    final double[] overheadNanos = new double[FIELDS];
+    final double[] overheadNanos;
 
     /** Per {@link CostSample.Stage}: the work's and the threads' CPU nanoseconds. */
     final long[] stageWorkNanos = new long[CostSample.Stage.values().length];
@@ -57,16 +64,27 @@ final class ColumnAccounts {
     double unattributedNanos;
 
     /** Each field's share of the column passes' time: its pass operators over all of them. */
-    private final double[] passShare = new double[FIELDS];
+    private final double[] passShare;
 
     private final boolean anyPasses;
 
     ColumnAccounts(ColumnProgram program) {
+        layout = program.layout();
+        fields = layout.fields();
+        values = new long[fields];
+        vocabularyKeys = new long[layout.sparse()];
+        bytes = new double[fields];
+        decodeNanos = new double[fields];
+        passNanos = new double[fields];
+        vocabularyNanos = new double[fields];
+        outputNanos = new double[fields];
+        overheadNanos = new double[fields];
+        passShare = new double[fields];
         int total = 0;
-        for (int f = 0; f < FIELDS; f++) {
+        for (int f = 0; f < fields; f++) {
             total += program.passOps(f).size();
         }
-        for (int f = 0; f < FIELDS && total > 0; f++) {
+        for (int f = 0; f < fields && total > 0; f++) {
             passShare[f] = program.passOps(f).size() / (double) total;
         }
         anyPasses = total > 0;
@@ -82,14 +100,15 @@ final class ColumnAccounts {
         switch (s.stage()) {
             case DECODE -> addDecode(s, s.fieldBytes().length > 0 ? null : shares);
             case VOCABULARY -> {
-                int f = DENSE + 1 + s.column();
+                vocabularyKeys[s.column()] += s.values();
+                int f = layout.sparseField(s.column());
                 vocabularyNanos[f] += s.workNanos();
                 overheadNanos[f] += overhead(s);
             }
             case OUTPUT -> {
-                for (int f = 0; f < FIELDS; f++) {
-                    outputNanos[f] += s.workNanos() / (double) FIELDS;
-                    overheadNanos[f] += overhead(s) / (double) FIELDS;
+                for (int f = 0; f < fields; f++) {
+                    outputNanos[f] += s.workNanos() / (double) fields;
+                    overheadNanos[f] += overhead(s) / (double) fields;
                 }
             }
         }
@@ -107,8 +126,8 @@ final class ColumnAccounts {
             for (int b : s.fieldBytes()) {
                 total += b;
             }
-            share = new double[FIELDS];
-            for (int f = 0; f < FIELDS && total > 0; f++) {
+            share = new double[fields];
+            for (int f = 0; f < fields && total > 0; f++) {
                 share[f] = s.fieldBytes()[f] / (double) total;
             }
         }
@@ -116,7 +135,7 @@ final class ColumnAccounts {
         double work = s.workNanos();
         double overhead = overhead(s);
         boolean split = share != null && total > 0;
-        for (int f = 0; f < FIELDS; f++) {
+        for (int f = 0; f < fields; f++) {
             values[f] += s.values();
             if (split) {
                 bytes[f] += counted ? s.fieldBytes()[f] : total * share[f];
@@ -128,7 +147,7 @@ final class ColumnAccounts {
             unattributedNanos += work + overhead;
         }
         if (anyPasses) {
-            for (int f = 0; f < FIELDS; f++) {
+            for (int f = 0; f < fields; f++) {
                 passNanos[f] += s.passNanos() * passShare[f];
             }
         } else {
@@ -174,7 +193,7 @@ final class ColumnAccounts {
     /** CPU nanoseconds attributed to the 39 feature columns. */
     double columnNanos() {
         double sum = 0;
-        for (int f = 1; f < FIELDS; f++) {
+        for (int f = 1; f < fields; f++) {
             sum += nanos(f);
         }
         return sum;

@@ -3,7 +3,7 @@ package dev.piper.operators.cost;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.hwmodel.FpgaModel;
 import dev.piper.hwmodel.SmartSsdModel;
-import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -90,10 +90,11 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
         final Map<Long, Long> entries = new HashMap<>();
 
         /** Each field's bytes summed over the blocks whose fields were counted. */
-        final long[] countedBytes = new long[CriteoLayout.FIELDS];
+        final long[] countedBytes;
 
         Pipeline(ColumnProgram start) {
             this.start = start;
+            countedBytes = new long[start.layout().fields()];
             programs.put(start.version(), start);
         }
 
@@ -119,7 +120,7 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
         /** Per column, the entries of the vocabulary version {@code v} uses (-1: not seen). */
         long[] entries(int v) {
             ColumnProgram p = programs.get(v);
-            long[] e = new long[CriteoLayout.SPARSE];
+            long[] e = new long[p.layout().sparse()];
             for (int c = 0; c < e.length; c++) {
                 e[c] = entries.getOrDefault(key(c, p.epoch(c)), -1L);
             }
@@ -308,13 +309,14 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
 
     private void registerGauges(int p) {
         MetricGroup pipeline = getMetricGroup().addGroup("pipeline", programs[p].name());
-        for (int f = 1; f < CriteoLayout.FIELDS; f++) {
+        RowLayout layout = programs[p].layout();
+        for (int f = 1; f < layout.fields(); f++) {
             int i = f - 1;
-            MetricGroup column = pipeline.addGroup("column", CriteoLayout.fieldName(f));
+            MetricGroup column = pipeline.addGroup("column", layout.fieldName(f));
             column.gauge("cpuCoreSeconds", (Gauge<Double>) () -> figure(p, i, "cpu_core_seconds"));
             column.gauge("fpgaSpeedup", (Gauge<Double>) () -> figure(p, i, "fpga_speedup"));
             column.gauge("smartssdSpeedup", (Gauge<Double>) () -> figure(p, i, "smartssd_speedup"));
-            if (f > CriteoLayout.DENSE) {
+            if (f >= layout.labelDenseWidth()) {
                 column.gauge("vocabEntries", (Gauge<Double>) () -> figure(p, i, "vocab_entries"));
                 column.gauge(
                         "vocabOnChip",

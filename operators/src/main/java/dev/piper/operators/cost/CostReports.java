@@ -1,8 +1,5 @@
 package dev.piper.operators.cost;
 
-import static dev.piper.pipeline.layout.CriteoLayout.DENSE;
-import static dev.piper.pipeline.layout.CriteoLayout.FIELDS;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -14,7 +11,7 @@ import dev.piper.hwmodel.Operator;
 import dev.piper.hwmodel.Sizing;
 import dev.piper.hwmodel.SmartSsdModel;
 import dev.piper.hwmodel.Tier;
-import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.Op;
 import java.util.ArrayList;
@@ -65,19 +62,18 @@ final class CostReports {
                     Map.entry(Op.BoxCoxOp.class, Operator.BOXCOX),
                     Map.entry(Op.LogitOp.class, Operator.LOGIT),
                     Map.entry(Op.Cast.class, Operator.CAST),
-                    Map.entry(Op.MapIdOp.class, Operator.MAPID));
+                    Map.entry(Op.MapIdOp.class, Operator.MAPID),
+                    Map.entry(Op.FirstXOp.class, Operator.FIRSTX),
+                    Map.entry(Op.NgramOp.class, Operator.NGRAM),
+                    Map.entry(Op.OneHotOp.class, Operator.ONEHOT));
 
     /**
-     * Why the cost model cannot price {@code program}, if it cannot: it prices Criteo's 40 columns,
-     * and every operator of theirs needs a model operator.
+     * Why the cost model cannot price {@code program}, if it cannot: every operator of its columns
+     * needs a model operator (every spec operator has one today; a new one must get one).
      */
     static java.util.Optional<String> refusal(ColumnProgram program) {
-        if (!program.layout().equals(dev.piper.pipeline.layout.RowLayout.CRITEO)) {
-            return java.util.Optional.of(
-                    "the cost report prices Criteo's 40 columns; the spec's input has "
-                            + program.layout());
-        }
-        for (int f = 1; f < FIELDS; f++) {
+        RowLayout layout = program.layout();
+        for (int f = 1; f < layout.fields(); f++) {
             for (Op op : program.chain(f)) {
                 if (!(op instanceof Op.Vocab)
                         && !(op instanceof Op.Decode)
@@ -86,7 +82,7 @@ final class CostReports {
                             "the cost report has no price for "
                                     + op.name()
                                     + " ("
-                                    + program.layout().fieldName(f)
+                                    + layout.fieldName(f)
                                     + "); run it without");
                 }
             }
@@ -119,26 +115,31 @@ final class CostReports {
             ReportSettings settings,
             int index,
             boolean last) {
+        RowLayout layout = program.layout();
         List<CostReport.Measured> measured = new ArrayList<>();
-        for (int f = 1; f < FIELDS; f++) {
+        for (int f = 1; f < layout.fields(); f++) {
             List<Operator> ops = ops(program, f);
+            boolean sparse = !layout.isLabelOrDense(f);
+            int c = f - layout.labelDenseWidth();
             ColumnWork.Vocabulary vocab = null;
-            if (f > DENSE) {
-                int c = f - 1 - DENSE;
+            if (ops.contains(Operator.GENVOCAB)) {
                 vocab = new ColumnWork.Vocabulary(Math.max(0, entries[c]), program.keyBound(c));
             }
+            // a list column's values are its ids, which its vocabulary counts
+            long values =
+                    sparse && layout.isList(c) && vocab != null
+                            ? accounts.vocabularyKeys[c]
+                            : accounts.values[f];
             ColumnWork work =
                     new ColumnWork(
-                            CriteoLayout.fieldName(f),
-                            ops,
-                            accounts.values[f],
-                            Math.round(accounts.bytes[f]),
-                            vocab);
-            measured.add(
-                    new CostReport.Measured(
-                            f <= DENSE ? CostReport.Kind.DENSE : CostReport.Kind.SPARSE,
-                            work,
-                            accounts.nanos(f) / 1e9));
+                            layout.fieldName(f), ops, values, Math.round(accounts.bytes[f]), vocab);
+            CostReport.Kind kind =
+                    sparse
+                            ? CostReport.Kind.SPARSE
+                            : layout.isGenerated(f)
+                                    ? CostReport.Kind.GENERATED
+                                    : CostReport.Kind.DENSE;
+            measured.add(new CostReport.Measured(kind, work, accounts.nanos(f) / 1e9));
         }
         CostReport r = CostReport.of(measured, true, accounts.threadNanos() / 1e9, fpga, ssd);
 
@@ -163,6 +164,10 @@ final class CostReports {
             ObjectNode o = columns.addObject();
             o.put("column", w.column());
             o.put("kind", c.measured().kind().modelName());
+            int sc = f - layout.labelDenseWidth();
+            if (sc >= 0 && layout.isList(sc)) {
+                o.put("list", true); // its values are ids, its bytes the whole lists'
+            }
             ArrayNode ops = o.putArray("ops");
             w.ops().forEach(op -> ops.add(op.modelName()));
             o.put("values", w.values());
@@ -210,6 +215,13 @@ final class CostReports {
             binary.put("smartssd_bound", c.binarySmartSsd().bound());
             binary.put(
                     "smartssd_speedup", ratio(c.measured().cpuCoreSeconds(), c.binarySmartSsd()));
+            ArrayNode assumed = o.putArray("fpga_assumed_ops");
+            for (Operator op : w.ops()) {
+                if (fpga.design().initiationInterval(op, t).provenance()
+                        == dev.piper.hwmodel.Provenance.ASSUME) {
+                    assumed.add(op.modelName());
+                }
+            }
             ArrayNode extrapolated = o.putArray("smartssd_extrapolated_ops");
             c.smartSsdExtrapolated().forEach(op -> extrapolated.add(op.modelName()));
             ObjectNode cpu = o.putObject("cpu_breakdown");

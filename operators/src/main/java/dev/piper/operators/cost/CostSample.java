@@ -1,7 +1,6 @@
 package dev.piper.operators.cost;
 
 import dev.piper.operators.block.SerializerTypeInfo;
-import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.OutputTag;
@@ -116,10 +115,6 @@ public record CostSample(
     private static final int[] NO_BYTES = new int[0];
 
     public CostSample {
-        if (fieldBytes.length != 0 && fieldBytes.length != CriteoLayout.FIELDS) {
-            throw new IllegalArgumentException(
-                    "field bytes: one per field (" + CriteoLayout.FIELDS + ") or none");
-        }
         if ((stage == Stage.PROGRAM) != (program != null)) {
             throw new IllegalArgumentException("a program sample, and only one, has a program");
         }

@@ -2,6 +2,7 @@ package dev.piper.operators.cost;
 
 import dev.piper.operators.block.BlockSerializer;
 import dev.piper.operators.block.BlockSerializerSnapshot;
+import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -21,6 +22,9 @@ import org.apache.flink.util.InstantiationUtil;
  * announcement is safe (both ends run the same build).
  */
 public final class CostSampleSerializer extends BlockSerializer<CostSample> {
+
+    /** Fields of the largest layout: the label, dense, generated and sparse columns. */
+    static final int MAX_FIELDS = 1 + 2 * RowLayout.MAX_DENSE + RowLayout.MAX_SPARSE;
 
     private static final long serialVersionUID = 1L;
 
@@ -76,7 +80,7 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
         long lines = in.readLong();
         long values = in.readLong();
         int n = in.readInt();
-        if (n < 0 || n > 1024) {
+        if (n < 0 || n > MAX_FIELDS) {
             throw new IOException("cost sample: bad field count " + n);
         }
         int[] bytes = new int[n];

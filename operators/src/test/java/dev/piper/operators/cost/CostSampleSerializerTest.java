@@ -80,20 +80,11 @@ class CostSampleSerializerTest {
         byte[] bytes = write(CostSample.output(0, 1, 2, 3));
         bytes[0] = 9;
         assertThatThrownBy(() -> read(bytes)).hasMessageContaining("unknown stage 9");
-        assertThatThrownBy(
-                        () ->
-                                new CostSample(
-                                        CostSample.Stage.DECODE,
-                                        0,
-                                        -1,
-                                        0,
-                                        0,
-                                        new int[3],
-                                        0,
-                                        0,
-                                        0,
-                                        0,
-                                        -1))
-                .hasMessageContaining("one per field");
+        // a field count past the largest layout's is a corrupt sample
+        byte[] decode = write(CostSample.decode(0, 1, 1, new int[589], 10, 1, 0, 2));
+        java.nio.ByteBuffer.wrap(decode).putInt(1 + 4 + 4 + 8 + 8, 1 << 20);
+        assertThatThrownBy(() -> read(decode)).hasMessageContaining("bad field count 1048576");
+        assertThat(read(write(CostSample.decode(0, 1, 1, new int[589], 10, 1, 0, 2))).fieldBytes())
+                .hasSize(589); // PreSto's RM3 layout: 1 + 504 + 42 + 42 fields
     }
 }
