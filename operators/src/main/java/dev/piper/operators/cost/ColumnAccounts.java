@@ -36,6 +36,21 @@ final class ColumnAccounts {
     /** Keys each categorical column's vocabulary applied: a list column's ids. */
     final long[] vocabularyKeys;
 
+    /**
+     * The decoders' measurements of their kinds of fields ({@link CostSample#parseNanos}): thread
+     * CPU nanoseconds and bytes of the label and dense fields ([0]) and of the categorical ones
+     * ([1]) in the measured blocks, and how many blocks.
+     */
+    final long[] kindNanos = new long[2];
+
+    final long[] kindBytes = new long[2];
+    long kindBlocks;
+
+    /** Blocks whose decoding was split by measured kinds, and the weights last used. */
+    long weightedBlocks;
+
+    double[] lastWeights;
+
     /** Encoded bytes per field: counted in the sampled blocks, split by shares in the others. */
     final double[] bytes;
 
@@ -95,10 +110,19 @@ final class ColumnAccounts {
      * each field's share of the bytes counted so far (null if none were).
      */
     void add(CostSample s, double[] shares) {
+        add(s, shares, null);
+    }
+
+    /**
+     * Adds {@code s} as {@link #add(CostSample, double[])} does, a block's decoding split by each
+     * field's bytes times {@code weights}, the measured cost per byte of its kind of field (null:
+     * every byte alike).
+     */
+    void add(CostSample s, double[] shares, double[] weights) {
         stageWorkNanos[s.stage().ordinal()] += s.workNanos() + s.passNanos();
         stageThreadNanos[s.stage().ordinal()] += s.threadNanos();
         switch (s.stage()) {
-            case DECODE -> addDecode(s, s.fieldBytes().length > 0 ? null : shares);
+            case DECODE -> addDecode(s, s.fieldBytes().length > 0 ? null : shares, weights);
             case VOCABULARY -> {
                 vocabularyKeys[s.column()] += s.values();
                 int f = layout.sparseField(s.column());
@@ -114,11 +138,20 @@ final class ColumnAccounts {
         }
     }
 
-    private void addDecode(CostSample s, double[] shares) {
+    private void addDecode(CostSample s, double[] shares, double[] weights) {
         blocks++;
         lines += s.lines();
         rows += s.values();
         boolean counted = s.fieldBytes().length > 0;
+        if (counted && s.parseNanos().length == 2) {
+            int ld = layout.labelDenseWidth();
+            for (int f = 0; f < fields; f++) {
+                kindBytes[f < ld ? 0 : 1] += s.fieldBytes()[f];
+            }
+            kindNanos[0] += s.parseNanos()[0];
+            kindNanos[1] += s.parseNanos()[1];
+            kindBlocks++;
+        }
         double[] share = shares;
         long total = s.acceptedBytes();
         if (counted) {
@@ -135,12 +168,17 @@ final class ColumnAccounts {
         double work = s.workNanos();
         double overhead = overhead(s);
         boolean split = share != null && total > 0;
+        double[] time = split ? weighted(share, weights) : null;
+        if (split && weights != null) {
+            weightedBlocks++;
+            lastWeights = weights;
+        }
         for (int f = 0; f < fields; f++) {
             values[f] += s.values();
             if (split) {
                 bytes[f] += counted ? s.fieldBytes()[f] : total * share[f];
-                decodeNanos[f] += work * share[f];
-                overheadNanos[f] += overhead * share[f];
+                decodeNanos[f] += work * time[f];
+                overheadNanos[f] += overhead * time[f];
             }
         }
         if (!split) {
@@ -153,6 +191,25 @@ final class ColumnAccounts {
         } else {
             unattributedNanos += s.passNanos();
         }
+    }
+
+    /** Byte shares times weights, normalized (the byte shares themselves without weights). */
+    private static double[] weighted(double[] share, double[] weights) {
+        if (weights == null) {
+            return share;
+        }
+        double sum = 0;
+        for (int f = 0; f < share.length; f++) {
+            sum += share[f] * weights[f];
+        }
+        if (!(sum > 0)) {
+            return share;
+        }
+        double[] out = new double[share.length];
+        for (int f = 0; f < share.length; f++) {
+            out[f] = share[f] * weights[f] / sum;
+        }
+        return out;
     }
 
     /**

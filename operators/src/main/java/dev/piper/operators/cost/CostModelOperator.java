@@ -92,6 +92,59 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
         /** Each field's bytes summed over the blocks whose fields were counted. */
         final long[] countedBytes;
 
+        /**
+         * The decoders' latest measurements of their kinds of fields: nanoseconds per byte of the
+         * label and dense fields ([0][i]) and of the categorical ones ([1][i]), the last {@link
+         * #RECENT} blocks measured (a cold decoder's first measurement soon leaves).
+         */
+        final double[][] recent = new double[2][RECENT];
+
+        int measured;
+
+        static final int RECENT = 16;
+
+        /** Adds a measured block's cost per byte of each kind of field. */
+        void measure(CostSample s) {
+            int ld = start.layout().labelDenseWidth();
+            long[] bytes = new long[2];
+            for (int f = 0; f < s.fieldBytes().length; f++) {
+                bytes[f < ld ? 0 : 1] += s.fieldBytes()[f];
+            }
+            if (bytes[0] == 0 || bytes[1] == 0) {
+                return;
+            }
+            recent[0][measured % RECENT] = s.parseNanos()[0] / (double) bytes[0];
+            recent[1][measured % RECENT] = s.parseNanos()[1] / (double) bytes[1];
+            measured++;
+        }
+
+        /**
+         * Each field's weight in splitting a block's decoding time by bytes: its kind's cost per
+         * byte, the median of the latest measurements; null before the first (bytes alike).
+         */
+        double[] weights() {
+            if (measured == 0) {
+                return null;
+            }
+            int n = Math.min(measured, RECENT);
+            double[] perByte = {median(recent[0], n), median(recent[1], n)};
+            if (!(perByte[0] > 0) || !(perByte[1] > 0)) {
+                return null;
+            }
+            int ld = start.layout().labelDenseWidth();
+            double[] w = new double[countedBytes.length];
+            for (int f = 0; f < w.length; f++) {
+                w[f] = perByte[f < ld ? 0 : 1];
+            }
+            return w;
+        }
+
+        private static double median(double[] values, int n) {
+            double[] v = java.util.Arrays.copyOf(values, n);
+            java.util.Arrays.sort(v);
+            return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        }
+
         Pipeline(ColumnProgram start) {
             this.start = start;
             countedBytes = new long[start.layout().fields()];
@@ -183,17 +236,26 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
             return;
         }
         double[] shares = null;
+        double[] weights = null;
         if (s.stage() == CostSample.Stage.DECODE) {
             for (int f = 0; f < s.fieldBytes().length; f++) {
                 pipeline.countedBytes[f] += s.fieldBytes()[f];
             }
+            if (s.parseNanos().length == 2 && s.fieldBytes().length > 0) {
+                pipeline.measure(s);
+            }
             if (s.fieldBytes().length == 0) { // split by what was counted so far
                 shares = shares(pipeline.countedBytes);
             }
+            weights = pipeline.weights();
         }
         ColumnProgram program = pipeline.programs.get(v);
-        pipeline.interval.computeIfAbsent(v, x -> new ColumnAccounts(program)).add(s, shares);
-        pipeline.total.computeIfAbsent(v, x -> new ColumnAccounts(program)).add(s, shares);
+        double[] byBytes = shares;
+        double[] byKind = weights;
+        pipeline.interval
+                .computeIfAbsent(v, x -> new ColumnAccounts(program))
+                .add(s, byBytes, byKind);
+        pipeline.total.computeIfAbsent(v, x -> new ColumnAccounts(program)).add(s, byBytes, byKind);
         if (s.stage() == CostSample.Stage.VOCABULARY && s.entries() >= 0) {
             pipeline.entries.put(Pipeline.key(s.column(), program.epoch(s.column())), s.entries());
         }

@@ -279,6 +279,25 @@ final class CostReports {
                                 settings.warmupLines())
                         : "included: the job ran cold (piper report warms up first)");
         job.put("heap", HEAP);
+        ObjectNode attribution = job.putObject("decode_attribution");
+        attribution.put("blocks", accounts.blocks);
+        attribution.put("blocks_by_kinds", accounts.weightedBlocks);
+        attribution.put("measured_blocks", accounts.kindBlocks);
+        if (accounts.lastWeights != null) {
+            double[] w = accounts.lastWeights;
+            attribution.put("label_dense_ns_per_byte", w[0]);
+            attribution.put("categorical_ns_per_byte", w[w.length - 1]);
+        }
+        attribution.put(
+                "basis",
+                "a decoder times its own fast path over a block's label and dense fields and,"
+                        + " apart, over its categorical fields (thread CPU clock, on its first"
+                        + " counted block and every 4th after it, the measurement's own time left"
+                        + " out of every figure); a block's decoding is split by each field's bytes"
+                        + " times its kind's cost per byte (the median of the latest 16 blocks"
+                        + " measured)"
+                        + " (blocks_by_kinds), by bytes alike before the first measurement or for"
+                        + " a layout with lists, whose ids the fast path appends as it parses");
         job.put("task_cpu_seconds", accounts.threadNanos() / 1e9);
         job.put("measured_work_cpu_seconds", accounts.workNanos() / 1e9);
         job.put("column_cpu_seconds", accounts.columnNanos() / 1e9);

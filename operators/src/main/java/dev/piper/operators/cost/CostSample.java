@@ -39,6 +39,10 @@ import org.apache.flink.util.OutputTag;
  * @param program {@link Stage#PROGRAM}: the column program of a spec version, announced by the
  *     decoder that decodes the version's first block, so the cost model can price its chains; null
  *     otherwise
+ * @param parseNanos {@link Stage#DECODE}, for a block the decoder measured its kinds of fields on
+ *     ({@code CriteoDecoder#measureKinds}): the thread CPU time its fast path took over the block's
+ *     label and dense fields, and over its categorical fields, each part parsed apart; empty
+ *     otherwise
  */
 public record CostSample(
         Stage stage,
@@ -54,7 +58,8 @@ public record CostSample(
         long entries,
         int version,
         int epoch,
-        ColumnProgram program) {
+        ColumnProgram program,
+        long[] parseNanos) {
 
     /** A sample of the pipeline's starting spec (tests, and jobs without spec switches). */
     public CostSample(
@@ -83,7 +88,8 @@ public record CostSample(
                 entries,
                 -1,
                 -1,
-                null);
+                null,
+                NO_PARSE);
     }
 
     /** The operator that took a sample. */
@@ -114,7 +120,13 @@ public record CostSample(
 
     private static final int[] NO_BYTES = new int[0];
 
+    private static final long[] NO_PARSE = new long[0];
+
     public CostSample {
+        if (parseNanos.length != 0 && parseNanos.length != 2) {
+            throw new IllegalArgumentException(
+                    "parse nanoseconds: label and dense, then categorical, or none");
+        }
         if ((stage == Stage.PROGRAM) != (program != null)) {
             throw new IllegalArgumentException("a program sample, and only one, has a program");
         }
@@ -136,7 +148,31 @@ public record CostSample(
                 -1,
                 program.version(),
                 -1,
-                program);
+                program,
+                NO_PARSE);
+    }
+
+    /**
+     * This sample with the thread CPU time of its block's label and dense fields and of its
+     * categorical fields, each parsed apart ({@link #parseNanos}).
+     */
+    public CostSample withParseNanos(long labelDense, long categorical) {
+        return new CostSample(
+                stage,
+                pipeline,
+                column,
+                lines,
+                values,
+                fieldBytes,
+                acceptedBytes,
+                workNanos,
+                passNanos,
+                threadNanos,
+                entries,
+                version,
+                epoch,
+                program,
+                new long[] {labelDense, categorical});
     }
 
     /** This sample with the spec version of its block. */
@@ -164,7 +200,8 @@ public record CostSample(
                 entries,
                 version,
                 epoch,
-                program);
+                program,
+                parseNanos);
     }
 
     /** A decoded block's sample. */

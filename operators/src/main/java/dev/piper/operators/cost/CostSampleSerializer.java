@@ -11,15 +11,16 @@ import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.util.InstantiationUtil;
 
 /**
- * Serializer of {@link CostSample}. Format 2: {@code stage} (int8 ordinal), {@code pipeline},
+ * Serializer of {@link CostSample}. Format 3: {@code stage} (int8 ordinal), {@code pipeline},
  * {@code column} (int32), {@code lines}, {@code values} (int64), the field bytes (int32 count,
  * int32 values), {@code workNanos}, {@code passNanos}, {@code threadNanos}, {@code entries}
- * (int64), {@code version}, {@code epoch} (int32), then for a {@link CostSample.Stage#PROGRAM}
- * sample its program in Java serialization (int32 length, bytes).
+ * (int64), {@code version}, {@code epoch} (int32), the parse nanoseconds (int8 count, 0 or 2, int64
+ * values), then for a {@link CostSample.Stage#PROGRAM} sample its program in Java serialization
+ * (int32 length, bytes).
  *
  * <p>Samples only cross the network between the measuring operators and the cost model of one job,
- * never into state, so no reader of format 1 is kept, and Java serialization of the rare program
- * announcement is safe (both ends run the same build).
+ * never into state, so no reader of an earlier format is kept, and Java serialization of the rare
+ * program announcement is safe (both ends run the same build).
  */
 public final class CostSampleSerializer extends BlockSerializer<CostSample> {
 
@@ -30,7 +31,7 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
 
     public static final CostSampleSerializer INSTANCE = new CostSampleSerializer();
 
-    static final int FORMAT = 2;
+    static final int FORMAT = 3;
 
     private static final CostSample.Stage[] STAGES = CostSample.Stage.values();
 
@@ -62,6 +63,10 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
         out.writeLong(s.entries());
         out.writeInt(s.version());
         out.writeInt(s.epoch());
+        out.writeByte(s.parseNanos().length);
+        for (long n : s.parseNanos()) {
+            out.writeLong(n);
+        }
         if (s.stage() == CostSample.Stage.PROGRAM) {
             byte[] program = InstantiationUtil.serializeObject(s.program());
             out.writeInt(program.length);
@@ -94,6 +99,14 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
         long entries = in.readLong();
         int version = in.readInt();
         int epoch = in.readInt();
+        int parts = in.readUnsignedByte();
+        if (parts != 0 && parts != 2) {
+            throw new IOException("cost sample: bad parse count " + parts);
+        }
+        long[] parse = new long[parts];
+        for (int i = 0; i < parts; i++) {
+            parse[i] = in.readLong();
+        }
         ColumnProgram program = null;
         if (STAGES[stage] == CostSample.Stage.PROGRAM) {
             int length = in.readInt();
@@ -124,7 +137,8 @@ public final class CostSampleSerializer extends BlockSerializer<CostSample> {
                 entries,
                 version,
                 epoch,
-                program);
+                program,
+                parse);
     }
 
     @Override

@@ -13,6 +13,9 @@ public final class CpuMeter {
     private final long openedAt;
     private long lastSample;
 
+    /** CPU time of the measurement's own extra work, left out of the samples and the task's. */
+    private long excluded;
+
     private CpuMeter(long now) {
         this.openedAt = now;
         this.lastSample = now;
@@ -30,8 +33,22 @@ public final class CpuMeter {
         return d;
     }
 
-    /** Adds the thread's CPU time since the meter started to the task CPU accumulator. */
+    /**
+     * Leaves the thread's CPU time from {@code from} to {@code to}, spent on the measurement's own
+     * extra work after the previous sample ended, out of the next sample and out of the task's
+     * time.
+     */
+    public void exclude(long from, long to) {
+        excluded += to - from;
+        lastSample += to - from;
+    }
+
+    /**
+     * Adds the thread's CPU time since the meter started, less what was {@link #exclude}d, to the
+     * task CPU accumulator.
+     */
     public void close(RuntimeContext context) {
-        context.getLongCounter(CostSample.TASK_CPU_ACCUMULATOR).add(ThreadCpu.now() - openedAt);
+        context.getLongCounter(CostSample.TASK_CPU_ACCUMULATOR)
+                .add(ThreadCpu.now() - openedAt - excluded);
     }
 }

@@ -114,4 +114,36 @@ class ColumnAccountsTest {
         assertThat(r.get("defaults").get("fpga").asText()).contains("U55C", "200 MHz");
         assertThat(r.get("report").get("covers").asText()).isEqualTo("run");
     }
+
+    /**
+     * A block's decoding is split by each field's bytes times its kind's measured cost per byte:
+     * here label and dense bytes cost three times the categorical ones, so 100 label and dense
+     * bytes and 300 categorical bytes take half the time each.
+     */
+    @Test
+    void measuredKindsWeighTheByteShares() {
+        ColumnAccounts a = new ColumnAccounts(program());
+        int[] bytes = new int[CriteoLayout.FIELDS];
+        bytes[1] = 100; // I1
+        bytes[14] = 300; // C1
+        CostSample s =
+                CostSample.decode(0, 10, 10, bytes, 400, 1_000, 0, 1_000).withParseNanos(300, 300);
+        double[] weights = new double[CriteoLayout.FIELDS];
+        java.util.Arrays.fill(weights, 0, CriteoLayout.LABEL_DENSE_WIDTH, 3.0);
+        java.util.Arrays.fill(weights, CriteoLayout.LABEL_DENSE_WIDTH, weights.length, 1.0);
+        a.add(s, null, weights);
+        assertThat(a.decodeNanos[1]).isCloseTo(500, within(1e-9));
+        assertThat(a.decodeNanos[14]).isCloseTo(500, within(1e-9));
+        // the model still sees the bytes themselves
+        assertThat(a.bytes[1]).isEqualTo(100);
+        assertThat(a.bytes[14]).isEqualTo(300);
+        // the measurement is kept for the report: 300 ns over 100 and over 300 bytes
+        assertThat(a.kindNanos).containsExactly(300, 300);
+        assertThat(a.kindBytes).containsExactly(100, 300);
+        assertThat(a.weightedBlocks).isEqualTo(1);
+        // without weights, bytes alike
+        ColumnAccounts b = new ColumnAccounts(program());
+        b.add(s, null, null);
+        assertThat(b.decodeNanos[1]).isCloseTo(250, within(1e-9));
+    }
 }

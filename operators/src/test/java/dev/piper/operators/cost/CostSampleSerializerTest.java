@@ -36,6 +36,9 @@ class CostSampleSerializerTest {
         CostSample back = read(write(decode));
         assertThat(back.fieldBytes()).containsExactly(bytes);
         assertThat(back).usingRecursiveComparison().isEqualTo(decode);
+        CostSample kinds = decode.withParseNanos(1_200_000, 2_500_000).withVersion(4);
+        assertThat(read(write(kinds)).parseNanos()).containsExactly(1_200_000, 2_500_000);
+        assertThat(read(write(kinds)).version()).isEqualTo(4);
         CostSample vocab = CostSample.vocabulary(1, 25, 3990, 12345, 800_000, 900_000);
         assertThat(read(write(vocab))).usingRecursiveComparison().isEqualTo(vocab);
         CostSample output = CostSample.output(0, 3990, 300_000, 350_000).withVersion(3);
@@ -50,7 +53,7 @@ class CostSampleSerializerTest {
         assertThat(programBack.program()).isEqualTo(program);
     }
 
-    /** Format 2 as its class comment writes it down. */
+    /** Format 3 as its class comment writes it down. */
     @Test
     void formatIsFrozen() throws IOException {
         assertThat(
@@ -72,7 +75,8 @@ class CostSampleSerializerTest {
                                 + "0000000000000006" // thread
                                 + "0000000000000004" // entries
                                 + "ffffffff" // version: the starting spec's
-                                + "00000007"); // epoch
+                                + "00000007" // epoch
+                                + "00"); // no parse nanoseconds
     }
 
     @Test
