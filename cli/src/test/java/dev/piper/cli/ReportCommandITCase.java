@@ -28,7 +28,7 @@ class ReportCommandITCase {
     void warmsUpMeasuresAndSizesTheFleetForATarget() throws Exception {
         Path input = tmp.resolve("in.tsv");
         try (OutputStream out = Files.newOutputStream(input)) {
-            new CriteoGenerator(26, 0.01, 0.001).write(out, 30_000);
+            new CriteoGenerator(26, 0.01, 0.001).write(out, 12_000);
         }
         Path dir = tmp.resolve("report");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -46,7 +46,9 @@ class ReportCommandITCase {
                             "--report-dir",
                             dir.toString(),
                             "--warmup-lines",
-                            "5000",
+                            "3000",
+                            "--repeat",
+                            "2",
                             "--target-rows-per-second",
                             "1000000",
                             "--cpu-watts",
@@ -60,17 +62,34 @@ class ReportCommandITCase {
         String text = out.toString(StandardCharsets.UTF_8);
         assertThat(code).as(text).isZero();
         assertThat(text)
-                .contains("report: 30,000 lines, ")
+                .contains("report: 12,000 lines, ")
+                .contains("2 measured runs (task CPU ")
                 .contains("binary input (what-if")
-                .contains("JIT warm-up: excluded: the job ran over the input's first 5,000 lines")
+                .contains("JIT warm-up: excluded: the job ran over the input's first 3,000 lines")
                 .contains("to sustain 1,000,000 rows/s")
                 .contains("SmartSSDs")
                 .contains("CPU cores");
 
         JsonNode r = new ObjectMapper().readTree(dir.resolve(ReportFiles.REPORT).toFile());
         // the generator's bad lines (a rate of 0.001) are dead letters, not rows
-        assertThat(r.get("report").get("lines").asLong()).isEqualTo(30_000);
-        assertThat(r.get("report").get("rows").asLong()).isBetween(29_900L, 29_999L);
+        assertThat(r.get("report").get("lines").asLong()).isEqualTo(12_000);
+        assertThat(r.get("report").get("rows").asLong()).isBetween(11_950L, 12_000L);
+        // both runs measured, the reported one among them, each column's range around it
+        JsonNode repeats = r.get("repeats");
+        assertThat(repeats.get("runs").asInt()).isEqualTo(2);
+        assertThat(repeats.get("task_cpu_seconds")).hasSize(2);
+        for (int i = 0; i < r.get("columns").size(); i++) {
+            double own = r.get("columns").get(i).get("fpga_speedup").asDouble();
+            JsonNode range = repeats.get("columns").get(i);
+            assertThat(own)
+                    .isBetween(
+                            range.get("fpga_speedup_min").asDouble(),
+                            range.get("fpga_speedup_max").asDouble());
+        }
+        // the last line of reports.jsonl is report.json
+        java.util.List<String> lines =
+                Files.readAllLines(dir.resolve(ReportFiles.INTERVALS), StandardCharsets.UTF_8);
+        assertThat(new ObjectMapper().readTree(lines.get(lines.size() - 1))).isEqualTo(r);
         JsonNode sizing = r.get("sizing");
         assertThat(sizing.get("target_rows_per_second").asDouble()).isEqualTo(1e6);
         for (String device : new String[] {"fpga", "smartssd", "cpu_cores"}) {
