@@ -18,7 +18,6 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -181,6 +180,8 @@ final class ReportCommand implements Callable<Integer> {
         runs.forEach(r -> cpu.add(r.summary().taskCpuSeconds()));
         ArrayNode columns = rep.putArray("columns");
         JsonNode own = report.get("columns");
+        double widest = 0;
+        String widestColumn = "";
         for (int i = 0; i < own.size(); i++) {
             ObjectNode c = columns.addObject();
             c.put("column", own.get(i).get("column").asText());
@@ -194,8 +195,15 @@ final class ReportCommand implements Callable<Integer> {
                 }
                 c.put(device + "_speedup_min", lo);
                 c.put(device + "_speedup_max", hi);
+                if (device.equals("fpga") && lo > 0 && hi / lo - 1 > widest) {
+                    widest = hi / lo - 1;
+                    widestColumn = c.get("column").asText();
+                }
             }
         }
+        ObjectNode w = rep.putObject("widest");
+        w.put("column", widestColumn);
+        w.put("fpga_speedup_spread", widest);
     }
 
     /**
@@ -220,13 +228,7 @@ final class ReportCommand implements Callable<Integer> {
     }
 
     private void replace(String name, String text) throws IOException {
-        Path partial = reportDir.resolve("." + name + ".partial");
-        Files.writeString(partial, text, StandardCharsets.UTF_8);
-        Files.move(
-                partial,
-                reportDir.resolve(name),
-                StandardCopyOption.REPLACE_EXISTING,
-                StandardCopyOption.ATOMIC_MOVE);
+        ReportFiles.replace(reportDir, name, text);
     }
 
     @Override

@@ -121,24 +121,15 @@ final class ReportTable {
                 cpus.append(cpus.length() == 0 ? "" : ", ")
                         .append(String.format(Locale.ROOT, "%.2f", v.asDouble()));
             }
-            double widest = 0;
-            String column = "";
-            for (JsonNode c : repeats.get("columns")) {
-                double lo = c.get("fpga_speedup_min").asDouble();
-                double hi = c.get("fpga_speedup_max").asDouble();
-                if (lo > 0 && hi / lo - 1 > widest) {
-                    widest = hi / lo - 1;
-                    column = c.get("column").asText();
-                }
-            }
+            JsonNode widest = repeats.get("widest");
             out.printf(
                     Locale.ROOT,
                     "%d measured runs (task CPU %s s): the table is the median run's; a column's"
                             + " FPGA speedup varied by at most %.0f%% across them (%s)%n",
                     repeats.get("runs").asInt(),
                     cpus,
-                    100 * widest,
-                    column);
+                    100 * widest.get("fpga_speedup_spread").asDouble(),
+                    widest.get("column").asText());
         }
         if (rows > 0) {
             JsonNode cpuJoules = d.get("cpu_joules");

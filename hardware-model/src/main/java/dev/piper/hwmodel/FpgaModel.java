@@ -112,18 +112,6 @@ public record FpgaModel(
         return column.hasVocabulary() ? vocabularyPasses : 1;
     }
 
-    /** Whether {@code op} runs in pass {@code pass} (0-based) of a column's passes. */
-    private boolean runsIn(Operator op, int pass, int passes) {
-        if (passes == 1) {
-            return true;
-        }
-        return switch (op) {
-            case GENVOCAB -> pass == 0;
-            case APPLYVOCAB -> pass == 1;
-            default -> true; // the input is streamed again: stateless ops run in both passes
-        };
-    }
-
     /**
      * The column's time with the device to itself ("isolated"): per pass, the slowest processing
      * element, the UTF-8 decoder being one of them when {@code utf8}; summed over the passes.
@@ -142,7 +130,7 @@ public record FpgaModel(
             seconds[pass] = decode;
             bound[pass] = "decode";
             for (Operator op : column.ops()) {
-                if (runsIn(op, pass, passes)) {
+                if (op.runsIn(pass, passes)) {
                     double t = design.seconds(op, tier, beats(op, column));
                     if (t > seconds[pass]) {
                         seconds[pass] = t;
@@ -176,7 +164,7 @@ public record FpgaModel(
             for (Operator op : c.ops()) {
                 int runs = 0;
                 for (int pass = 0; pass < p; pass++) {
-                    runs += runsIn(op, pass, p) ? 1 : 0;
+                    runs += op.runsIn(pass, p) ? 1 : 0;
                 }
                 String engine = op.modelName() + (op.usesVocabulary() ? "/" + tier : "");
                 engines.merge(engine, runs * design.seconds(op, tier, beats(op, c)), Double::sum);

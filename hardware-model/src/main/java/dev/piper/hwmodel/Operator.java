@@ -44,6 +44,22 @@ public enum Operator {
                         + java.util.List.of(values()));
     }
 
+    /**
+     * Whether the operator runs in pass {@code pass} (0-based) of a column's {@code passes} over
+     * the data: with two (generate, then apply), GenVocab runs in the first, ApplyVocab in the
+     * second, and every stateless operator in both, the data being streamed again.
+     */
+    public boolean runsIn(int pass, int passes) {
+        if (passes == 1) {
+            return true;
+        }
+        return switch (this) {
+            case GENVOCAB -> pass == 0;
+            case APPLYVOCAB -> pass == 1;
+            default -> true;
+        };
+    }
+
     /** Whether the operator reads or writes a vocabulary table (whose tier sets its cost). */
     public boolean usesVocabulary() {
         return this == GENVOCAB || this == APPLYVOCAB;

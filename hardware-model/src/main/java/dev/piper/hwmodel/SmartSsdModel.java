@@ -139,18 +139,6 @@ public record SmartSsdModel(
         return c.hasVocabulary() ? 2 : 1;
     }
 
-    /** Whether {@code op} runs in pass {@code pass} (0-based) of {@code passes}. */
-    static boolean runsIn(Operator op, int pass, int passes) {
-        if (passes == 1) {
-            return true;
-        }
-        return switch (op) {
-            case GENVOCAB -> pass == 0;
-            case APPLYVOCAB -> pass == 1;
-            default -> true; // the data is read again: the stateless units run in both passes
-        };
-    }
-
     /** The tier of each column's vocabulary on the SmartSSD (null without one), in order. */
     public List<Tier> tiers(List<ColumnWork> columns) {
         return VocabularyTiers.assignColumns(columns, vocabularyBytes.value());
@@ -186,7 +174,7 @@ public record SmartSsdModel(
             seconds[pass] = Math.max(read, decode);
             bound[pass] = read > decode ? Resource.P2P.modelName() : Resource.DECODE.modelName();
             for (Operator op : column.ops()) {
-                if (runsIn(op, pass, passes)) {
+                if (op.runsIn(pass, passes)) {
                     double u = unitSeconds(op, t, column.values());
                     if (u > seconds[pass]) {
                         seconds[pass] = u;
@@ -223,7 +211,7 @@ public record SmartSsdModel(
             for (Operator op : c.ops()) {
                 int runs = 0;
                 for (int pass = 0; pass < p; pass++) {
-                    runs += runsIn(op, pass, p) ? 1 : 0;
+                    runs += op.runsIn(pass, p) ? 1 : 0;
                 }
                 String unit = op.modelName() + (op.usesVocabulary() ? "/" + tier : "");
                 units.merge(unit, runs * unitSeconds(op, tier, c.values()), Double::sum);

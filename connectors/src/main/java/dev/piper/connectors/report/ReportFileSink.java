@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -97,13 +96,7 @@ public final class ReportFileSink implements Sink<String> {
         }
 
         private void replace(String name, String text) throws IOException {
-            Path tmp = dir.resolve("." + name + ".tmp");
-            Files.writeString(tmp, text, StandardCharsets.UTF_8);
-            Files.move(
-                    tmp,
-                    dir.resolve(name),
-                    StandardCopyOption.REPLACE_EXISTING,
-                    StandardCopyOption.ATOMIC_MOVE);
+            ReportFiles.replace(dir, name, text);
         }
 
         @Override

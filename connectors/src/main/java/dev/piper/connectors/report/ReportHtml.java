@@ -158,16 +158,7 @@ public final class ReportHtml {
         for (JsonNode v : repeats.path("task_cpu_seconds")) {
             cpu.append(cpu.length() == 0 ? "" : ", ").append(num(v.asDouble()));
         }
-        double widest = 0;
-        String column = "";
-        for (JsonNode c : repeats.path("columns")) {
-            double lo = c.path("fpga_speedup_min").asDouble();
-            double hi = c.path("fpga_speedup_max").asDouble();
-            if (lo > 0 && hi / lo - 1 > widest) {
-                widest = hi / lo - 1;
-                column = c.path("column").asText();
-            }
-        }
+        JsonNode widest = repeats.path("widest");
         h.append("<p class=\"k\">")
                 .append(repeats.path("runs").asInt())
                 .append(" measured runs, task CPU ")
@@ -178,8 +169,8 @@ public final class ReportHtml {
                         String.format(
                                 Locale.ROOT,
                                 "; the widest range of a column's FPGA speedup across runs: %.0f%% (%s)",
-                                100 * widest,
-                                esc(column)))
+                                100 * widest.path("fpga_speedup_spread").asDouble(),
+                                esc(widest.path("column").asText())))
                 .append(".</p>\n");
     }
 

@@ -71,9 +71,9 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
     }
 
     /**
-     * Why this operator cannot price {@code program}, if it cannot (another layout than Criteo's,
-     * an operator without a hardware model, such as onehot): a job refuses such a spec before it
-     * reaches the operator.
+     * Why this operator cannot price {@code program}, if it cannot (an operator without a hardware
+     * model; every spec operator has one today): a job refuses such a spec before it reaches the
+     * operator.
      */
     public static java.util.Optional<String> refusal(ColumnProgram program) {
         return CostReports.refusal(program);

@@ -157,35 +157,20 @@ public record CostSample(
      * categorical fields, each parsed apart ({@link #parseNanos}).
      */
     public CostSample withParseNanos(long labelDense, long categorical) {
-        return new CostSample(
-                stage,
-                pipeline,
-                column,
-                lines,
-                values,
-                fieldBytes,
-                acceptedBytes,
-                workNanos,
-                passNanos,
-                threadNanos,
-                entries,
-                version,
-                epoch,
-                program,
-                new long[] {labelDense, categorical});
+        return with(version, epoch, new long[] {labelDense, categorical});
     }
 
     /** This sample with the spec version of its block. */
     public CostSample withVersion(int version) {
-        return with(version, epoch);
+        return with(version, epoch, parseNanos);
     }
 
     /** This sample with the vocabulary epoch of its keys. */
     public CostSample withEpoch(int epoch) {
-        return with(version, epoch);
+        return with(version, epoch, parseNanos);
     }
 
-    private CostSample with(int version, int epoch) {
+    private CostSample with(int version, int epoch, long[] parseNanos) {
         return new CostSample(
                 stage,
                 pipeline,
