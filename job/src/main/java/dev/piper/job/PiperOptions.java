@@ -270,17 +270,33 @@ public final class PiperOptions {
      */
     public static List<String> fileProblems(PipelineSpec spec) {
         List<String> problems = new ArrayList<>();
+        // a table several columns use is read once: its outcome, by file (null: it reads)
+        java.util.Map<String, String> mapids = new java.util.HashMap<>();
         for (PipelineSpec.Column c : spec.columns()) {
             for (Op op : c.ops()) {
-                try {
-                    if (op instanceof Op.Vocab v && v.policy().importPath() != null) {
+                String problem = null;
+                if (op instanceof Op.Vocab v && v.policy().importPath() != null) {
+                    try {
                         VocabularyImport.read(v.policy());
-                    } else if (op instanceof Op.MapIdOp m) {
-                        IdMap.read(Path.of(m.file()));
+                    } catch (IOException e) {
+                        problem = "vocab import: " + e.getMessage();
                     }
-                } catch (IOException e) {
-                    String what = op instanceof Op.Vocab ? "vocab import" : op.name();
-                    problems.add("columns." + c.name() + ": " + what + ": " + e.getMessage());
+                } else if (op instanceof Op.MapIdOp m) {
+                    problem =
+                            mapids.computeIfAbsent(
+                                    m.file(),
+                                    f -> {
+                                        try {
+                                            IdMap.read(Path.of(f));
+                                            return "";
+                                        } catch (IOException e) {
+                                            return op.name() + ": " + e.getMessage();
+                                        }
+                                    });
+                    problem = problem.isEmpty() ? null : problem;
+                }
+                if (problem != null) {
+                    problems.add("columns." + c.name() + ": " + problem);
                 }
             }
         }
