@@ -104,6 +104,16 @@ public record CostReport(
         public double smartSsdSpeedup() {
             return ratio(measured.cpuCoreSeconds(), smartSsdSeconds());
         }
+
+        /** CPU core-seconds over the FPGA's seconds on a binary input (the what-if). */
+        public double binaryFpgaSpeedup() {
+            return ratio(measured.cpuCoreSeconds(), binaryFpga.seconds());
+        }
+
+        /** CPU core-seconds over one SmartSSD's seconds on a binary input (the what-if). */
+        public double binarySmartSsdSpeedup() {
+            return ratio(measured.cpuCoreSeconds(), binarySmartSsd.seconds());
+        }
     }
 
     /**

@@ -37,13 +37,9 @@ final class ColumnAccounts {
     final long[] vocabularyKeys;
 
     /**
-     * The decoders' measurements of their kinds of fields ({@link CostSample#parseNanos}): thread
-     * CPU nanoseconds and bytes of the label and dense fields ([0]) and of the categorical ones
-     * ([1]) in the measured blocks, and how many blocks.
+     * Blocks on which a decoder measured its kinds of fields ({@link CostSample#parseNanos}); the
+     * cost model turns the measurements into the weights below.
      */
-    final long[] kindNanos = new long[2];
-
-    final long[] kindBytes = new long[2];
     long kindBlocks;
 
     /** Blocks whose decoding was split by measured kinds, and the weights last used. */
@@ -144,12 +140,6 @@ final class ColumnAccounts {
         rows += s.values();
         boolean counted = s.fieldBytes().length > 0;
         if (counted && s.parseNanos().length == 2) {
-            int ld = layout.labelDenseWidth();
-            for (int f = 0; f < fields; f++) {
-                kindBytes[f < ld ? 0 : 1] += s.fieldBytes()[f];
-            }
-            kindNanos[0] += s.parseNanos()[0];
-            kindNanos[1] += s.parseNanos()[1];
             kindBlocks++;
         }
         double[] share = shares;

@@ -250,12 +250,10 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
             weights = pipeline.weights();
         }
         ColumnProgram program = pipeline.programs.get(v);
-        double[] byBytes = shares;
-        double[] byKind = weights;
         pipeline.interval
                 .computeIfAbsent(v, x -> new ColumnAccounts(program))
-                .add(s, byBytes, byKind);
-        pipeline.total.computeIfAbsent(v, x -> new ColumnAccounts(program)).add(s, byBytes, byKind);
+                .add(s, shares, weights);
+        pipeline.total.computeIfAbsent(v, x -> new ColumnAccounts(program)).add(s, shares, weights);
         if (s.stage() == CostSample.Stage.VOCABULARY && s.entries() >= 0) {
             pipeline.entries.put(Pipeline.key(s.column(), program.epoch(s.column())), s.entries());
         }

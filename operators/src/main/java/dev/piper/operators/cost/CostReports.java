@@ -210,11 +210,10 @@ final class CostReports {
             ObjectNode binary = o.putObject("binary_input");
             binary.put("fpga_seconds", c.binaryFpga().seconds());
             binary.put("fpga_bound", c.binaryFpga().bound());
-            binary.put("fpga_speedup", ratio(c.measured().cpuCoreSeconds(), c.binaryFpga()));
+            binary.put("fpga_speedup", c.binaryFpgaSpeedup());
             binary.put("smartssd_seconds", c.binarySmartSsd().seconds());
             binary.put("smartssd_bound", c.binarySmartSsd().bound());
-            binary.put(
-                    "smartssd_speedup", ratio(c.measured().cpuCoreSeconds(), c.binarySmartSsd()));
+            binary.put("smartssd_speedup", c.binarySmartSsdSpeedup());
             ArrayNode assumed = o.putArray("fpga_assumed_ops");
             for (Operator op : w.ops()) {
                 if (fpga.design().initiationInterval(op, t).provenance()
@@ -253,10 +252,10 @@ final class CostReports {
                 "cpu_joules",
                 Sizing.joules(
                         cpuWatts / Runtime.getRuntime().availableProcessors(), r.jobCpuSeconds()));
-        double seconds = r.fpga().seconds();
-        device.put("fpga_rows_per_second", seconds > 0 ? accounts.rows / seconds : 0);
-        double ssdSeconds = r.smartSsd().seconds();
-        device.put("smartssd_rows_per_second", ssdSeconds > 0 ? accounts.rows / ssdSeconds : 0);
+        double fpgaRowsPerSecond = rowsPerSecond(accounts.rows, r.fpga().seconds());
+        device.put("fpga_rows_per_second", fpgaRowsPerSecond);
+        double ssdRowsPerSecond = rowsPerSecond(accounts.rows, r.smartSsd().seconds());
+        device.put("smartssd_rows_per_second", ssdRowsPerSecond);
         ObjectNode binaryDevice = device.putObject("binary_input");
         binaryDevice.put("fpga_seconds", r.binaryFpga().seconds());
         binaryDevice.put("fpga_bound", r.binaryFpga().bound().modelName());
@@ -264,7 +263,32 @@ final class CostReports {
         binaryDevice.put("smartssd_bound", r.binarySmartSsd().bound().modelName());
 
         if (settings.fleet().rowsPerSecond() > 0) {
-            sizing(root.putObject("sizing"), settings.fleet(), r, accounts);
+            ReportSettings.FleetTarget target = settings.fleet();
+            ObjectNode sizing = root.putObject("sizing");
+            sizingBasis(sizing, target);
+            fleet(
+                    sizing.putObject("fpga"),
+                    fpgaRowsPerSecond,
+                    r.fpgaPower().value(),
+                    target,
+                    target.fpgaDollars());
+            fleet(
+                    sizing.putObject("smartssd"),
+                    ssdRowsPerSecond,
+                    ssd.power().value(),
+                    target,
+                    target.smartSsdDollars());
+            ObjectNode cores = sizing.putObject("cpu_cores");
+            fleet(
+                    cores,
+                    rowsPerCoreSecond(accounts),
+                    target.cpuWatts() / Runtime.getRuntime().availableProcessors(),
+                    target,
+                    target.coreDollars());
+            cores.put(
+                    "note",
+                    "at the measured rows per core-second of this machine, scaling linearly"
+                            + " (optimistic: COMBINING.md pitfall 2)");
         }
 
         ObjectNode job = root.putObject("job");
@@ -294,10 +318,10 @@ final class CostReports {
                         + " apart, over its categorical fields (thread CPU clock, on its first"
                         + " counted block and every 4th after it, the measurement's own time left"
                         + " out of every figure); a block's decoding is split by each field's bytes"
-                        + " times its kind's cost per byte (the median of the latest 16 blocks"
-                        + " measured)"
-                        + " (blocks_by_kinds), by bytes alike before the first measurement or for"
-                        + " a layout with lists, whose ids the fast path appends as it parses");
+                        + " times its kind's cost per byte, the median of the latest 16 blocks"
+                        + " measured (blocks_by_kinds: the blocks split so); by bytes alike before"
+                        + " the first measurement or for a layout with lists, whose ids the fast"
+                        + " path appends as it parses");
         job.put("task_cpu_seconds", accounts.threadNanos() / 1e9);
         job.put("measured_work_cpu_seconds", accounts.workNanos() / 1e9);
         job.put("column_cpu_seconds", accounts.columnNanos() / 1e9);
@@ -314,17 +338,13 @@ final class CostReports {
     }
 
     /**
-     * The fleet of each device that sustains {@code target.rowsPerSecond()}: FPGAs and SmartSSDs at
-     * the model's rows per second for all columns, CPU cores at the measured rows per core-second
-     * (linear scaling, which COMBINING.md pitfall 2 calls optimistic).
+     * What a sizing rests on: the target and the prices; the fleet of each device that sustains the
+     * target follows, FPGAs and SmartSSDs at the model's rows per second for all columns, CPU cores
+     * at the measured rows per core-second (linear scaling, which COMBINING.md pitfall 2 calls
+     * optimistic).
      */
-    private static void sizing(
-            ObjectNode o,
-            ReportSettings.FleetTarget target,
-            CostReport r,
-            ColumnAccounts accounts) {
-        double t = target.rowsPerSecond();
-        o.put("target_rows_per_second", t);
+    private static void sizingBasis(ObjectNode o, ReportSettings.FleetTarget target) {
+        o.put("target_rows_per_second", target.rowsPerSecond());
         o.put("dollars_per_kwh", target.dollarsPerKwh());
         o.put("years", Fleet.PRESTO_YEARS);
         o.put(
@@ -332,41 +352,18 @@ final class CostReports {
                 "N = ceil(T / P) (PS §IV-B); power while sustaining T; energy at dollars_per_kwh;"
                         + " a device's price, when given, written off over the years at T"
                         + " (PS §V-C)");
-        double rows = accounts.rows;
-        fleet(
-                o.putObject("fpga"),
-                t,
-                r.fpga().seconds() > 0 ? rows / r.fpga().seconds() : 0,
-                r.fpgaPower().value(),
-                target,
-                target.fpgaDollars());
-        fleet(
-                o.putObject("smartssd"),
-                t,
-                r.smartSsd().seconds() > 0 ? rows / r.smartSsd().seconds() : 0,
-                SmartSsdModel.presto().power().value(),
-                target,
-                target.smartSsdDollars());
-        ObjectNode cores = o.putObject("cpu_cores");
-        fleet(
-                cores,
-                t,
-                rowsPerCoreSecond(accounts),
-                target.cpuWatts() / Runtime.getRuntime().availableProcessors(),
-                target,
-                target.coreDollars());
-        cores.put(
-                "note",
-                "at the measured rows per core-second of this machine, scaling linearly"
-                        + " (optimistic: COMBINING.md pitfall 2)");
+    }
+
+    /** Rows per second of a device that takes {@code seconds} for {@code rows} (0 if no time). */
+    private static double rowsPerSecond(long rows, double seconds) {
+        return seconds > 0 ? rows / seconds : 0;
     }
 
     private static void fleet(
             ObjectNode o,
-            double target,
             double perDevice,
             double watts,
-            ReportSettings.FleetTarget prices,
+            ReportSettings.FleetTarget target,
             double price) {
         o.put("rows_per_second", perDevice);
         if (perDevice <= 0) {
@@ -375,10 +372,10 @@ final class CostReports {
         }
         Fleet f =
                 Fleet.of(
-                        target,
+                        target.rowsPerSecond(),
                         perDevice,
                         watts,
-                        prices.dollarsPerKwh(),
+                        target.dollarsPerKwh(),
                         price,
                         Fleet.PRESTO_YEARS);
         o.put("devices", f.devices());
@@ -395,11 +392,6 @@ final class CostReports {
         } else {
             o.put(name, v);
         }
-    }
-
-    /** CPU seconds over a device time (0 when the column did no work). */
-    private static double ratio(double cpuSeconds, dev.piper.hwmodel.ColumnTime t) {
-        return t.seconds() > 0 ? cpuSeconds / t.seconds() : 0;
     }
 
     private static double rowsPerCoreSecond(ColumnAccounts a) {

@@ -137,10 +137,10 @@ class ColumnAccountsTest {
         // the model still sees the bytes themselves
         assertThat(a.bytes[1]).isEqualTo(100);
         assertThat(a.bytes[14]).isEqualTo(300);
-        // the measurement is kept for the report: 300 ns over 100 and over 300 bytes
-        assertThat(a.kindNanos).containsExactly(300, 300);
-        assertThat(a.kindBytes).containsExactly(100, 300);
+        // the report counts the measured block and the block split by the weights
+        assertThat(a.kindBlocks).isEqualTo(1);
         assertThat(a.weightedBlocks).isEqualTo(1);
+        assertThat(a.lastWeights).isSameAs(weights);
         // without weights, bytes alike
         ColumnAccounts b = new ColumnAccounts(program());
         b.add(s, null, null);
