@@ -6,8 +6,10 @@ import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.Arrays;
 
 /**
- * An append-only vocabulary of one column: it maps a 64-bit key to a dense index, the rank of the
- * key's first appearance (0, 1, 2, ...).
+ * The vocabulary of one column: it maps a 64-bit key to a dense index, the rank of the key's first
+ * appearance (0, 1, 2, ...). Append-only, unless its policy evicts ({@link
+ * VocabularyPolicy#evicts()}): then, once it holds {@code capacity} entries, a key it admits takes
+ * the index of a victim chosen by an {@link EvictionOrder}, and the victim leaves.
  *
  * <p>Layout, chosen for heap cost and for a cheap snapshot:
  *
@@ -29,6 +31,11 @@ import java.util.Arrays;
  * about 16 bytes a key at its default load, absent (null) under every other policy, and dropped
  * when the vocabulary is full.
  *
+ * <p>An evicting vocabulary also keeps its {@link EvictionOrder} (20 to 24 bytes an entry), the
+ * rows it has applied (the clock of a TTL, and of the row each assignment is reported at) and the
+ * number of assignments it made ({@link #assignments()}); table cells of evicted keys are freed by
+ * backward-shift deletion, so the table never holds tombstones.
+ *
  * <p>Not thread-safe; each instance belongs to one keyed-state entry of one operator subtask.
  */
 public final class Vocabulary {
@@ -46,6 +53,15 @@ public final class Vocabulary {
 
     /** Occurrences of keys not admitted yet, under a frequency threshold; null otherwise. */
     private Long2IntOpenHashMap counts;
+
+    /** Under an evicting policy: the order of its victims; null otherwise. */
+    private EvictionOrder order;
+
+    /** Under an evicting policy: the rows applied so far. */
+    private long rows;
+
+    /** Under an evicting policy: the assignments made so far (fresh and reused indices). */
+    private long assignments;
 
     public Vocabulary() {
         this(0);
@@ -142,11 +158,18 @@ public final class Vocabulary {
      * Maps {@code in[0..n)} to indices in {@code out[0..n)} under {@code policy}: an entry's index
      * is {@code policy.firstIndex()} plus its rank, a key the policy does not admit (yet) gets its
      * OOV bucket. Under the default policy this is {@link #apply(long[], int, int[])}.
+     *
+     * @throws IllegalArgumentException if the policy evicts (see {@link #apply(long[], int, int[],
+     *     VocabularyPolicy, int[], VocabularyEvents)})
      */
     public void apply(long[] in, int n, int[] out, VocabularyPolicy policy) {
         if (policy.isFirstAppearance()) {
             apply(in, n, out);
             return;
+        }
+        if (policy.evicts()) {
+            throw new IllegalArgumentException(
+                    "an evicting policy needs the rows and events: " + policy.label());
         }
         int base = policy.firstIndex();
         int minCount = policy.minCount();
@@ -163,6 +186,220 @@ public final class Vocabulary {
             }
             out[i] = index >= 0 ? base + index : policy.bucketOf(key);
         }
+    }
+
+    /**
+     * As {@link #apply(long[], int, int[], VocabularyPolicy)} for any policy, evicting ones
+     * included, recording into {@code events} (cleared first) the assignments an evicting policy
+     * makes.
+     *
+     * @param offsets for a list column, where each row's keys start ({@code rows + 1} entries, the
+     *     last {@code n}); null when every row has one key
+     */
+    public void apply(
+            long[] in,
+            int n,
+            int[] out,
+            VocabularyPolicy policy,
+            int[] offsets,
+            VocabularyEvents events) {
+        events.clear();
+        if (!policy.evicts()) {
+            apply(in, n, out, policy);
+            return;
+        }
+        if (order == null) {
+            if (size > policy.capacity()) {
+                throw new IllegalStateException(
+                        "vocabulary of "
+                                + size
+                                + " entries over its capacity "
+                                + policy.capacity());
+            }
+            order = new EvictionOrder(policy.eviction(), Math.min(policy.capacity(), 1 << 16));
+            for (int i = 0; i < size; i++) {
+                order.add(i, 1, 0); // imported entries: seen once, before the first row
+            }
+        } else if (order.kind() != policy.eviction()) {
+            throw new IllegalStateException(
+                    "vocabulary evicting by " + order.kind() + " applied under " + policy.label());
+        }
+        int base = policy.firstIndex();
+        int minCount = policy.minCount();
+        int capacity = policy.capacity();
+        long ttl = policy.ttlRows();
+        int rowsInBlock = offsets == null ? n : offsets.length - 1;
+        int row = 0;
+        int rowEnd = offsets == null ? 1 : offsets[1];
+        for (int i = 0; i < n; i++) {
+            if (offsets == null) {
+                row = i;
+            } else {
+                while (i >= rowEnd) {
+                    row++;
+                    rowEnd = offsets[row + 1];
+                }
+            }
+            long now = rows + row + 1;
+            long key = in[i];
+            int slot = probe(key);
+            int index = slots[slot] - 1;
+            if (index >= 0) {
+                order.touch(index, now);
+            } else {
+                int victim = size < capacity ? -1 : order.victim(now, ttl);
+                boolean room = size < capacity || victim >= 0;
+                if (room && admits(key, minCount)) {
+                    if (victim < 0) {
+                        index = insertAt(slot, key);
+                        events.assignFresh(index, key, row);
+                    } else {
+                        long old = keys[victim];
+                        order.remove(victim);
+                        removeKey(old);
+                        keys[victim] = key;
+                        slots[probe(key)] = victim + 1;
+                        index = victim;
+                        events.reuse(index, key, old, row);
+                    }
+                    order.add(index, minCount, now);
+                    assignments++;
+                } else if (!room) {
+                    note(key, minCount);
+                }
+            }
+            out[i] = index >= 0 ? base + index : policy.bucketOf(key);
+        }
+        rows += rowsInBlock;
+    }
+
+    /**
+     * Counts an occurrence of a key for which there is no room yet (TTL: nothing has expired),
+     * short of admitting it: at its next occurrence with room it is admitted.
+     */
+    private void note(long key, int minCount) {
+        if (minCount <= 1) {
+            return;
+        }
+        if (counts == null) {
+            counts = new Long2IntOpenHashMap();
+        }
+        int seen = counts.get(key);
+        if (seen < minCount - 1) {
+            counts.put(key, seen + 1);
+        }
+    }
+
+    /** Frees the table cell of {@code key}, which has an entry (backward-shift deletion). */
+    private void removeKey(long key) {
+        int mask = slots.length - 1;
+        int hole = probe(key);
+        int j = hole;
+        while (true) {
+            j = (j + 1) & mask;
+            int cell = slots[j];
+            if (cell == 0) {
+                break;
+            }
+            int home = slotOf(keys[cell - 1]);
+            // the cell at j may move back to the hole unless its home lies cyclically in (hole, j]
+            boolean stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+            if (!stays) {
+                slots[hole] = cell;
+                hole = j;
+            }
+        }
+        slots[hole] = 0;
+    }
+
+    /** The assignments made: fresh and reused indices of an evicting policy, else the size. */
+    public long assignments() {
+        return order == null ? size : assignments;
+    }
+
+    /** The rows an evicting vocabulary has applied; 0 for others. */
+    public long rowsApplied() {
+        return rows;
+    }
+
+    /** Whether this vocabulary has applied an evicting policy (it keeps an eviction order). */
+    public boolean evicting() {
+        return order != null;
+    }
+
+    /**
+     * The count (LFU) or the row it was last seen in (TTL) of entry {@code index} of an evicting
+     * vocabulary.
+     */
+    public long evictionStamp(int index) {
+        checkEvicting();
+        return order.stamp(keyIndex(index));
+    }
+
+    /**
+     * Calls {@code visitor} with every entry of an evicting vocabulary, from the next victim on.
+     */
+    public void forEachInEvictionOrder(EvictionVisitor visitor) {
+        checkEvicting();
+        order.forEach((index, stamp) -> visitor.accept(index, stamp, order.lastRow(index)));
+    }
+
+    /** Receives the entries of {@link #forEachInEvictionOrder}. */
+    @FunctionalInterface
+    public interface EvictionVisitor {
+        /**
+         * @param lastRow the low 32 bits of the row the entry was last seen in
+         */
+        void accept(int index, long stamp, int lastRow);
+    }
+
+    /** The eviction policy whose order this vocabulary keeps; NONE if it keeps none. */
+    public VocabularyPolicy.Eviction eviction() {
+        return order == null ? VocabularyPolicy.Eviction.NONE : order.kind();
+    }
+
+    /**
+     * Restores an evicting vocabulary's order and counters (state restore): {@link
+     * #restoreEvictionEntry} then takes each entry from the next victim on.
+     */
+    public void restoreEviction(VocabularyPolicy.Eviction kind, long rowsApplied, long made) {
+        if (kind == VocabularyPolicy.Eviction.NONE
+                || order != null
+                || rowsApplied < 0
+                || made < size) {
+            throw new IllegalArgumentException(
+                    "eviction state "
+                            + kind
+                            + ", "
+                            + rowsApplied
+                            + " rows, "
+                            + made
+                            + " assignments for "
+                            + size
+                            + " entries");
+        }
+        order = new EvictionOrder(kind, size);
+        rows = rowsApplied;
+        assignments = made;
+    }
+
+    /** See {@link #restoreEviction}. */
+    public void restoreEvictionEntry(int index, long stamp, int lastRow) {
+        checkEvicting();
+        order.restore(keyIndex(index), stamp, lastRow);
+    }
+
+    private void checkEvicting() {
+        if (order == null) {
+            throw new IllegalStateException("the vocabulary does not evict");
+        }
+    }
+
+    private int keyIndex(int index) {
+        if (index < 0 || index >= size) {
+            throw new IllegalArgumentException("index " + index + " of " + size);
+        }
+        return index;
     }
 
     /** Counts one occurrence of an unadmitted key; true when it reaches {@code minCount}. */
@@ -236,6 +473,9 @@ public final class Vocabulary {
         c.slots = slots.clone();
         c.shift = shift;
         c.counts = counts == null ? null : counts.clone();
+        c.order = order == null ? null : order.copy();
+        c.rows = rows;
+        c.assignments = assignments;
         return c;
     }
 
@@ -284,7 +524,10 @@ public final class Vocabulary {
         return (int) (VocabularyPolicy.mix(key) >>> shift);
     }
 
-    /** Equal when both hold the same keys at the same indices and the same counts. */
+    /**
+     * Equal when both hold the same keys at the same indices and the same counts, and, evicting,
+     * the same order, stamps and counters.
+     */
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -297,7 +540,34 @@ public final class Vocabulary {
         return size == other.size
                 && Arrays.equals(keys, 0, size, other.keys, 0, other.size)
                 && countedKeys() == other.countedKeys()
-                && (countedKeys() == 0 || counts.equals(other.counts));
+                && (countedKeys() == 0 || counts.equals(other.counts))
+                && sameEviction(other);
+    }
+
+    private boolean sameEviction(Vocabulary other) {
+        if (order == null || other.order == null) {
+            return order == other.order;
+        }
+        if (order.kind() != other.order.kind()
+                || rows != other.rows
+                || assignments != other.assignments) {
+            return false;
+        }
+        long[] mine = evictionSequence();
+        return Arrays.equals(mine, other.evictionSequence());
+    }
+
+    /** The eviction order as (index, stamp, last row) triples. */
+    private long[] evictionSequence() {
+        long[] seq = new long[3 * size];
+        int[] at = {0};
+        order.forEach(
+                (index, stamp) -> {
+                    seq[at[0]++] = index;
+                    seq[at[0]++] = stamp;
+                    seq[at[0]++] = order.lastRow(index);
+                });
+        return seq;
     }
 
     @Override
@@ -314,6 +584,9 @@ public final class Vocabulary {
         return "Vocabulary{size="
                 + size
                 + (counts == null ? "" : ", counted=" + counts.size())
+                + (order == null
+                        ? ""
+                        : ", evict=" + order.kind().label() + ", assignments=" + assignments)
                 + "}";
     }
 }

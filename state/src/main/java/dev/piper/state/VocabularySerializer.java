@@ -1,5 +1,6 @@
 package dev.piper.state;
 
+import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -11,19 +12,26 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * The serializer of {@link Vocabulary} keyed state.
  *
- * <h2>Byte format, version 2</h2>
+ * <h2>Byte format, version 3</h2>
  *
  * <pre>
  *   int32  (big-endian)       n, the number of entries
  *   n x int64 (little-endian) the keys in index order: key of index 0, 1, ..., n-1
  *   int32  (big-endian)       c, the number of counted keys not admitted yet (frequency threshold)
  *   c x (int64 key, int32 count), little-endian, in no particular order
+ *   int8                      e, the eviction order kept: 0 none, 1 LFU, 2 TTL
+ *   if e != 0:
+ *     int64 (big-endian)      the rows applied
+ *     int64 (big-endian)      the assignments made
+ *     n x (int32 index, int64 stamp, int32 last row), little-endian, from the next victim on:
+ *                             the stamp is the count (LFU) or the row last seen in (TTL), the
+ *                             last row its low 32 bits
  * </pre>
  *
- * Version 1 is the same without the counts ({@code c} and what follows). Only the reverse map is
- * written (8 bytes an entry); the hash table is rebuilt on read, so the format does not depend on
- * the in-memory table layout or hash function. Keys are written in blocks of {@value
- * #BLOCK_ENTRIES} with bulk array copies.
+ * Version 2 is the same without {@code e} and what follows, version 1 also without the counts
+ * ({@code c} and what follows). Only the reverse map is written (8 bytes an entry); the hash table
+ * is rebuilt on read, so the format does not depend on the in-memory table layout or hash function.
+ * Keys are written in blocks of {@value #BLOCK_ENTRIES} with bulk array copies.
  *
  * <p>The format version is the version of {@link VocabularySerializerSnapshot}. A serializer
  * restored from an older snapshot reads (and writes) that older format; {@code
@@ -34,11 +42,13 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
     private static final long serialVersionUID = 2L;
 
     /** The format this class writes. */
-    public static final int CURRENT_FORMAT = 2;
+    public static final int CURRENT_FORMAT = 3;
 
     static final int BLOCK_ENTRIES = 8192;
 
     private static final int COUNT_BYTES = Long.BYTES + Integer.BYTES;
+
+    private static final int ORDER_BYTES = Integer.BYTES + Long.BYTES + Integer.BYTES;
 
     public static final VocabularySerializer INSTANCE = new VocabularySerializer(CURRENT_FORMAT);
 
@@ -108,6 +118,79 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
             throw new IOException(
                     "vocabulary format 1 cannot hold the counts of a frequency threshold");
         }
+        if (format >= 3) {
+            writeEviction(record, target);
+        } else if (record.evicting()) {
+            throw new IOException("vocabulary format " + format + " cannot hold an eviction order");
+        }
+    }
+
+    private static void writeEviction(Vocabulary record, DataOutputView target) throws IOException {
+        VocabularyPolicy.Eviction kind = record.eviction();
+        target.writeByte(kind.ordinal());
+        if (kind == VocabularyPolicy.Eviction.NONE) {
+            return;
+        }
+        target.writeLong(record.rowsApplied());
+        target.writeLong(record.assignments());
+        int n = record.size();
+        ByteBuffer buf =
+                ByteBuffer.allocate(Math.max(1, Math.min(n, BLOCK_ENTRIES)) * ORDER_BYTES)
+                        .order(ByteOrder.LITTLE_ENDIAN);
+        IOException[] failed = new IOException[1];
+        record.forEachInEvictionOrder(
+                (index, stamp, lastRow) -> {
+                    if (failed[0] != null) {
+                        return;
+                    }
+                    buf.putInt(index).putLong(stamp).putInt(lastRow);
+                    if (!buf.hasRemaining()) {
+                        try {
+                            target.write(buf.array(), 0, buf.position());
+                        } catch (IOException e) {
+                            failed[0] = e;
+                        }
+                        buf.clear();
+                    }
+                });
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+        target.write(buf.array(), 0, buf.position());
+    }
+
+    private static void readEviction(Vocabulary v, DataInputView source) throws IOException {
+        int kind = source.readByte();
+        VocabularyPolicy.Eviction[] kinds = VocabularyPolicy.Eviction.values();
+        if (kind < 0 || kind >= kinds.length) {
+            throw new IOException("corrupt vocabulary: eviction kind " + kind);
+        }
+        if (kind == 0) {
+            return;
+        }
+        v.restoreEviction(kinds[kind], source.readLong(), source.readLong());
+        int n = v.size();
+        byte[] bytes = new byte[Math.min(n, BLOCK_ENTRIES) * ORDER_BYTES];
+        ByteBuffer view = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        boolean[] seen = new boolean[n];
+        for (int from = 0; from < n; from += BLOCK_ENTRIES) {
+            int len = Math.min(BLOCK_ENTRIES, n - from);
+            source.readFully(bytes, 0, len * ORDER_BYTES);
+            view.clear();
+            for (int i = 0; i < len; i++) {
+                int index = view.getInt();
+                if (index < 0 || index >= n || seen[index]) {
+                    throw new IOException(
+                            "corrupt vocabulary: index "
+                                    + index
+                                    + " in the eviction order of "
+                                    + n
+                                    + " entries");
+                }
+                seen[index] = true;
+                v.restoreEvictionEntry(index, view.getLong(), view.getInt());
+            }
+        }
     }
 
     private static void writeCounts(Vocabulary record, DataOutputView target) throws IOException {
@@ -161,6 +244,9 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
             if (format >= 2) {
                 readCounts(v, source);
             }
+            if (format >= 3) {
+                readEviction(v, source);
+            }
             return v;
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt vocabulary: " + e.getMessage(), e);
@@ -207,6 +293,20 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
                 int len = Math.min(BLOCK_ENTRIES, c - from) * COUNT_BYTES;
                 source.readFully(counts, 0, len);
                 target.write(counts, 0, len);
+            }
+        }
+        if (format >= 3) {
+            byte kind = source.readByte();
+            target.writeByte(kind);
+            if (kind != 0) {
+                target.writeLong(source.readLong());
+                target.writeLong(source.readLong());
+                byte[] order = new byte[Math.min(n, BLOCK_ENTRIES) * ORDER_BYTES];
+                for (int from = 0; from < n; from += BLOCK_ENTRIES) {
+                    int len = Math.min(BLOCK_ENTRIES, n - from) * ORDER_BYTES;
+                    source.readFully(order, 0, len);
+                    target.write(order, 0, len);
+                }
             }
         }
     }

@@ -17,6 +17,9 @@ import org.apache.flink.core.memory.DataOutputView;
  *   <li>1: {@code int32 n} then {@code n} little-endian int64 keys in index order.
  *   <li>2: format 1, then the counts of keys not admitted yet under a frequency threshold: {@code
  *       int32 c}, then {@code c} little-endian (int64 key, int32 count) pairs.
+ *   <li>3: format 2, then an evicting vocabulary's order: a byte for its kind (0 none), and for LFU
+ *       or TTL the rows applied, the assignments made and every entry's (index, stamp, last row)
+ *       from the next victim on.
  * </ul>
  *
  * A later format must keep a reader for every earlier version, and {@link

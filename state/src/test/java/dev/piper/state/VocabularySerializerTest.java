@@ -3,6 +3,7 @@ package dev.piper.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.io.IOException;
 import java.util.HexFormat;
 import java.util.SplittableRandom;
@@ -34,6 +35,32 @@ class VocabularySerializerTest {
     private static final String FROZEN_V2 =
             FROZEN_V1 + "00000001" + "0700000000000000" + "02000000";
 
+    /** Format version 3 of {@link #frozenV2()}: a vocabulary that does not evict. Frozen. */
+    private static final String FROZEN_V3_PLAIN = FROZEN_V2 + "00";
+
+    /**
+     * Format version 3 of {@link #frozenLfu()}: keys 10, 20, 40 at indices 0..2 under LFU, the
+     * order 40 (count 1, last row 7), 20 (2, row 6), 10 (3, row 5), 7 rows, 4 assignments. Frozen.
+     */
+    private static final String FROZEN_V3_LFU =
+            "00000003"
+                    + "0a00000000000000"
+                    + "1400000000000000"
+                    + "2800000000000000"
+                    + "00000000"
+                    + "01"
+                    + "0000000000000007"
+                    + "0000000000000004"
+                    + "02000000"
+                    + "0100000000000000"
+                    + "07000000"
+                    + "01000000"
+                    + "0200000000000000"
+                    + "06000000"
+                    + "00000000"
+                    + "0300000000000000"
+                    + "05000000";
+
     /** The serializer snapshot as Flink writes it into a savepoint, for format version 1. */
     private static final String FROZEN_SNAPSHOT_V1 =
             "002c" + hex("dev.piper.state.VocabularySerializerSnapshot") + "00000001";
@@ -41,6 +68,10 @@ class VocabularySerializerTest {
     /** The same for format version 2. */
     private static final String FROZEN_SNAPSHOT_V2 =
             "002c" + hex("dev.piper.state.VocabularySerializerSnapshot") + "00000002";
+
+    /** The same for format version 3. */
+    private static final String FROZEN_SNAPSHOT_V3 =
+            "002c" + hex("dev.piper.state.VocabularySerializerSnapshot") + "00000003";
 
     private static final long[] FROZEN_KEYS = {0, 0xdeadbeefL, -1L, 42};
 
@@ -50,21 +81,82 @@ class VocabularySerializerTest {
         return v;
     }
 
+    /** The LFU vocabulary of {@link #FROZEN_V3_LFU}, built by applying keys. */
+    private static Vocabulary frozenLfu() {
+        Vocabulary v = new Vocabulary();
+        VocabularyPolicy lfu =
+                new VocabularyPolicy(
+                        1, 4, VocabularyPolicy.MAX_SIZE, null, 3, VocabularyPolicy.Eviction.LFU, 0);
+        long[] keys = {10, 20, 30, 10, 10, 20, 40};
+        v.apply(keys, keys.length, new int[keys.length], lfu, null, new VocabularyEvents());
+        return v;
+    }
+
     @Test
-    void writesVersion2Bytes() throws IOException {
+    void writesVersion3Bytes() throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(64);
         SERIALIZER.serialize(frozenV2(), out);
-        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_V2);
+        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_V3_PLAIN);
+        out.clear();
+        SERIALIZER.serialize(frozenLfu(), out);
+        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_V3_LFU);
+    }
+
+    @Test
+    void readsFrozenVersion3Bytes() throws IOException {
+        Vocabulary v =
+                SERIALIZER.deserialize(
+                        new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V3_LFU)));
+        assertThat(v).isEqualTo(frozenLfu());
+        assertThat(v.eviction()).isEqualTo(VocabularyPolicy.Eviction.LFU);
+        assertThat(v.evictionStamp(0)).isEqualTo(3);
+        assertThat(v.assignments()).isEqualTo(4);
+        assertThat(v.rowsApplied()).isEqualTo(7);
+        Vocabulary plain =
+                SERIALIZER.deserialize(
+                        new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V3_PLAIN)));
+        assertThat(plain).isEqualTo(frozenV2());
+        assertThat(plain.evicting()).isFalse();
     }
 
     @Test
     void readsFrozenVersion2Bytes() throws IOException {
+        VocabularySerializer reader =
+                (VocabularySerializer) readSnapshot(FROZEN_SNAPSHOT_V2).restoreSerializer();
+        assertThat(reader.format()).isEqualTo(2);
         Vocabulary v =
-                SERIALIZER.deserialize(
-                        new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V2)));
+                reader.deserialize(new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V2)));
         assertThat(v).isEqualTo(frozenV2());
         assertThat(v.countOf(7)).isEqualTo(2);
         assertThat(v.indexOf(-1L)).isEqualTo(2);
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        reader.serialize(frozenV2(), out);
+        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_V2);
+        assertThatThrownBy(() -> reader.serialize(frozenLfu(), new DataOutputSerializer(64)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("cannot hold an eviction order");
+    }
+
+    @Test
+    void rejectsACorruptEvictionOrder() {
+        // index 0 twice in the order
+        String bad =
+                FROZEN_V3_LFU.substring(0, FROZEN_V3_LFU.length() - 32)
+                        + "00000000"
+                        + "0300000000000000"
+                        + "05000000";
+        String twice =
+                bad.substring(0, bad.length() - 64)
+                        + "00000000"
+                        + "0200000000000000"
+                        + "06000000"
+                        + bad.substring(bad.length() - 32);
+        assertThatThrownBy(
+                        () ->
+                                SERIALIZER.deserialize(
+                                        new DataInputDeserializer(HexFormat.of().parseHex(twice))))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("corrupt vocabulary");
     }
 
     @Test
@@ -92,13 +184,19 @@ class VocabularySerializerTest {
     }
 
     @Test
-    void readsFrozenVersion2SnapshotAndResolvesAsIs() throws IOException {
-        TypeSerializerSnapshot<Vocabulary> restored = readSnapshot(FROZEN_SNAPSHOT_V2);
-        assertThat(((VocabularySerializerSnapshot) restored).formatVersion()).isEqualTo(2);
+    void readsFrozenVersion3SnapshotAndResolvesAsIs() throws IOException {
+        TypeSerializerSnapshot<Vocabulary> restored = readSnapshot(FROZEN_SNAPSHOT_V3);
+        assertThat(((VocabularySerializerSnapshot) restored).formatVersion()).isEqualTo(3);
         assertThat(restored.restoreSerializer()).isEqualTo(SERIALIZER);
         TypeSerializerSchemaCompatibility<Vocabulary> compatibility =
                 SERIALIZER.snapshotConfiguration().resolveSchemaCompatibility(restored);
         assertThat(compatibility.isCompatibleAsIs()).isTrue();
+        assertThat(
+                        SERIALIZER
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(readSnapshot(FROZEN_SNAPSHOT_V2))
+                                .isCompatibleAfterMigration())
+                .isTrue();
     }
 
     private TypeSerializerSnapshot<Vocabulary> readSnapshot(String hex) throws IOException {
@@ -114,7 +212,7 @@ class VocabularySerializerTest {
     void writesTheFrozenSnapshot() throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(64);
         TypeSerializerSnapshot.writeVersionedSnapshot(out, SERIALIZER.snapshotConfiguration());
-        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_SNAPSHOT_V2);
+        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_SNAPSHOT_V3);
     }
 
     @Test
@@ -123,11 +221,11 @@ class VocabularySerializerTest {
                         () ->
                                 new VocabularySerializerSnapshot()
                                         .readSnapshot(
-                                                3,
+                                                4,
                                                 new DataInputDeserializer(new byte[0]),
                                                 getClass().getClassLoader()))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("unknown vocabulary format version 3");
+                .hasMessageContaining("unknown vocabulary format version 4");
     }
 
     @Test
@@ -146,7 +244,7 @@ class VocabularySerializerTest {
         }
         DataOutputSerializer out = new DataOutputSerializer(1024);
         SERIALIZER.serialize(v, out);
-        assertThat(out.length()).isEqualTo(4 + 8 * 100 + 4 + 12 * counted);
+        assertThat(out.length()).isEqualTo(4 + 8 * 100 + 4 + 12 * counted + 1);
         byte[] bytes = out.getCopyOfBuffer();
         Vocabulary back = SERIALIZER.deserialize(new DataInputDeserializer(bytes));
         assertThat(back).isEqualTo(v);
@@ -166,13 +264,48 @@ class VocabularySerializerTest {
         }
         DataOutputSerializer out = new DataOutputSerializer(1024);
         SERIALIZER.serialize(v, out);
-        assertThat(out.length()).isEqualTo(4 + 8 * v.size() + 4);
+        assertThat(out.length()).isEqualTo(4 + 8 * v.size() + 4 + 1);
         byte[] bytes = out.getCopyOfBuffer();
         assertThat(SERIALIZER.deserialize(new DataInputDeserializer(bytes))).isEqualTo(v);
 
         DataOutputSerializer copied = new DataOutputSerializer(1024);
         SERIALIZER.copy(new DataInputDeserializer(bytes), copied);
         assertThat(copied.getCopyOfBuffer()).isEqualTo(bytes);
+    }
+
+    @Test
+    void roundTripsAnEvictionOrderAcrossBlockBoundaries() throws IOException {
+        for (VocabularyPolicy.Eviction kind :
+                new VocabularyPolicy.Eviction[] {
+                    VocabularyPolicy.Eviction.LFU, VocabularyPolicy.Eviction.TTL
+                }) {
+            int capacity = 3 * VocabularySerializer.BLOCK_ENTRIES + 17;
+            VocabularyPolicy policy =
+                    new VocabularyPolicy(
+                            1,
+                            8,
+                            VocabularyPolicy.MAX_SIZE,
+                            null,
+                            capacity,
+                            kind,
+                            kind == VocabularyPolicy.Eviction.TTL ? 5000 : 0);
+            SplittableRandom random = new SplittableRandom(13);
+            Vocabulary v = new Vocabulary();
+            long[] keys = new long[50_000];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = random.nextInt(40_000);
+            }
+            v.apply(keys, keys.length, new int[keys.length], policy, null, new VocabularyEvents());
+            assertThat(v.size()).isEqualTo(capacity);
+            DataOutputSerializer out = new DataOutputSerializer(1024);
+            SERIALIZER.serialize(v, out);
+            assertThat(out.length()).isEqualTo(4 + 8 * capacity + 4 + 1 + 16 + 16 * capacity);
+            byte[] bytes = out.getCopyOfBuffer();
+            assertThat(SERIALIZER.deserialize(new DataInputDeserializer(bytes))).isEqualTo(v);
+            DataOutputSerializer copied = new DataOutputSerializer(1024);
+            SERIALIZER.copy(new DataInputDeserializer(bytes), copied);
+            assertThat(copied.getCopyOfBuffer()).isEqualTo(bytes);
+        }
     }
 
     @Test

@@ -35,6 +35,9 @@ import java.util.List;
  *       not yet admitted are kept exactly, in the vocabulary's state.
  *   <li>the vocabulary holds {@code maxSize} entries: a full vocabulary admits nothing more, every
  *       unseen key goes to its bucket, and the counts are dropped.
+ *   <li>the vocabulary holds {@code capacity} entries and evicts ({@link Eviction}): a key that is
+ *       admitted takes the index of a victim, which leaves the vocabulary, unless no entry may be
+ *       evicted yet (TTL: none unseen for {@code ttlRows} rows), when the key goes to its bucket.
  * </ul>
  *
  * Both need at least one OOV bucket, so that every key has an index. An imported vocabulary ({@code
@@ -44,9 +47,48 @@ import java.util.List;
  * @param oovBuckets buckets for keys without an entry, 0 to {@link #MAX_OOV_BUCKETS}
  * @param maxSize the most entries, 1 to {@link #MAX_SIZE}
  * @param importPath a vocabulary file whose keys are the first entries, or null
+ * @param capacity the most entries of an evicting vocabulary, 1 to {@link #MAX_SIZE}; 0 when it
+ *     does not evict
+ * @param eviction how a full vocabulary chooses the entry whose index a new key reuses
+ * @param ttlRows under {@link Eviction#TTL}, the rows of the column's input after which an unseen
+ *     entry may be evicted; 0 otherwise
  */
-public record VocabularyPolicy(int minCount, int oovBuckets, int maxSize, String importPath)
+public record VocabularyPolicy(
+        int minCount,
+        int oovBuckets,
+        int maxSize,
+        String importPath,
+        int capacity,
+        Eviction eviction,
+        long ttlRows)
         implements Serializable {
+
+    /** How a full vocabulary with a {@code capacity} makes room for a new key. */
+    public enum Eviction {
+        /** It does not: {@code max_size} bounds it, and unseen keys go to their buckets. */
+        NONE,
+        /**
+         * Least frequently used: the entry with the fewest occurrences since it was admitted (a key
+         * admitted under {@code min_count} starts with that count); among equals, the one that
+         * reached its count first.
+         */
+        LFU,
+        /**
+         * Time to live, in rows: the entry seen least recently, once it has not been seen in the
+         * last {@code ttlRows} rows of the column; while none has, new keys go to their buckets.
+         */
+        TTL;
+
+        /** The name in specs: {@code lfu}, {@code ttl}. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** A policy that does not evict. */
+    public VocabularyPolicy(int minCount, int oovBuckets, int maxSize, String importPath) {
+        this(minCount, oovBuckets, maxSize, importPath, 0, Eviction.NONE, 0);
+    }
 
     /**
      * The largest number of entries of a vocabulary. Indices are int32 in {@code rows.bin}; the
@@ -97,6 +139,60 @@ public record VocabularyPolicy(int minCount, int oovBuckets, int maxSize, String
         if (importPath != null && importPath.isEmpty()) {
             throw new IllegalArgumentException("vocab import must name a file");
         }
+        if (eviction == null) {
+            throw new IllegalArgumentException(
+                    "vocab eviction must be given (NONE if it does not)");
+        }
+        if (eviction == Eviction.NONE) {
+            if (capacity != 0) {
+                throw new IllegalArgumentException(
+                        "vocab capacity bounds an evicting vocabulary: set evict to \"lfu\" or"
+                                + " \"ttl\" (or use max_size, which stops admitting once full)");
+            }
+        } else {
+            if (capacity < 1 || capacity > MAX_SIZE) {
+                throw new IllegalArgumentException(
+                        "vocab evict needs a capacity between 1 and "
+                                + MAX_SIZE
+                                + ", not "
+                                + capacity);
+            }
+            if (maxSize != MAX_SIZE) {
+                throw new IllegalArgumentException(
+                        "vocab max_size and capacity both bound the vocabulary: give capacity"
+                                + " alone with evict");
+            }
+            if (oovBuckets == 0) {
+                throw new IllegalArgumentException(
+                        "vocab evict sends a new key to its OOV bucket when no entry may go (under"
+                                + " ttl none has expired; under lfu every entry is used by the key's"
+                                + " own row): set oov_buckets to at least 1");
+            }
+        }
+        if (eviction == Eviction.TTL) {
+            if (ttlRows < 1) {
+                throw new IllegalArgumentException(
+                        "vocab evict \"ttl\" needs a ttl of at least 1 row, not " + ttlRows);
+            }
+        } else if (ttlRows != 0) {
+            throw new IllegalArgumentException(
+                    "vocab ttl applies to evict \"ttl\" only, not to "
+                            + (eviction == Eviction.NONE
+                                    ? "a vocabulary that does not evict"
+                                    : "\"" + eviction.label() + "\""));
+        }
+    }
+
+    /** True when a full vocabulary evicts an entry to admit a key ({@code capacity} given). */
+    public boolean evicts() {
+        return eviction != Eviction.NONE;
+    }
+
+    /**
+     * The most entries the vocabulary holds: {@code capacity} if it evicts, else {@code maxSize}.
+     */
+    public int entryBound() {
+        return evicts() ? capacity : maxSize;
     }
 
     /** The default policy: no threshold, no buckets, no bound, nothing imported. */
@@ -128,6 +224,13 @@ public record VocabularyPolicy(int minCount, int oovBuckets, int maxSize, String
         }
         if (maxSize != MAX_SIZE) {
             params.add("max_size=" + maxSize);
+        }
+        if (evicts()) {
+            params.add("capacity=" + capacity);
+            params.add("evict=" + eviction.label());
+        }
+        if (ttlRows != 0) {
+            params.add("ttl=" + ttlRows + "rows");
         }
         if (importPath != null) {
             params.add("import=" + importPath);

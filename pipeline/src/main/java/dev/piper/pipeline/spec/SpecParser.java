@@ -775,23 +775,7 @@ public final class SpecParser {
                     case "onehot" -> p.make(() -> new Op.OneHotOp(p.intValue("size", 2)));
                     case "firstx" -> p.make(() -> new Op.FirstXOp(p.intValue("x", 1)));
                     case "ngram" -> p.make(() -> new Op.NgramOp(p.intValue("n", 1)));
-                    case "vocab" ->
-                            p.make(
-                                    () ->
-                                            new Op.Vocab(
-                                                    new VocabularyPolicy(
-                                                            p.has("min_count")
-                                                                    ? p.intValue("min_count", 1)
-                                                                    : 1,
-                                                            p.has("oov_buckets")
-                                                                    ? p.intValue("oov_buckets", 0)
-                                                                    : 0,
-                                                            p.has("max_size")
-                                                                    ? p.intValue("max_size", 1)
-                                                                    : VocabularyPolicy.MAX_SIZE,
-                                                            p.has("import")
-                                                                    ? p.text("import")
-                                                                    : null)));
+                    case "vocab" -> p.make(() -> new Op.Vocab(vocabPolicy(p)));
                     default -> throw new IllegalStateException(name);
                 };
         if (op != null && !p.unused().isEmpty()) {
@@ -828,7 +812,83 @@ public final class SpecParser {
                     Map.entry("modulus", List.of("m")),
                     Map.entry("sigrid_hash", List.of("salt", "max")),
                     Map.entry("mapid", List.of("file", "default")),
-                    Map.entry("vocab", List.of("min_count", "oov_buckets", "max_size", "import")));
+                    Map.entry(
+                            "vocab",
+                            List.of(
+                                    "min_count",
+                                    "oov_buckets",
+                                    "max_size",
+                                    "import",
+                                    "capacity",
+                                    "evict",
+                                    "ttl")));
+
+    /** A vocab operator's policy from its parameters (docs/SPECS.md, "Vocabulary policies"). */
+    private static VocabularyPolicy vocabPolicy(Params p) {
+        VocabularyPolicy.Eviction eviction = VocabularyPolicy.Eviction.NONE;
+        if (p.has("evict")) {
+            String e = p.text("evict");
+            eviction =
+                    switch (e) {
+                        case "lfu" -> VocabularyPolicy.Eviction.LFU;
+                        case "ttl" -> VocabularyPolicy.Eviction.TTL;
+                        default -> throw p.bad("evict", "\"lfu\" or \"ttl\"", p.node("evict"));
+                    };
+        }
+        return new VocabularyPolicy(
+                p.has("min_count") ? p.intValue("min_count", 1) : 1,
+                p.has("oov_buckets") ? p.intValue("oov_buckets", 0) : 0,
+                p.has("max_size") ? p.intValue("max_size", 1) : VocabularyPolicy.MAX_SIZE,
+                p.has("import") ? p.text("import") : null,
+                p.has("capacity") ? p.intValue("capacity", 1) : 0,
+                eviction,
+                p.has("ttl") ? ttlRows(p) : 0);
+    }
+
+    /**
+     * A vocab's {@code ttl} in rows: an integer, or a string of an integer and "rows" ({@code
+     * "5000000 rows"}, {@code "5M rows"} with k, M, G for thousands, millions, billions). A
+     * duration ({@code "7d"}) is refused: the vocabulary counts rows, it does not see record times.
+     */
+    private static long ttlRows(Params p) {
+        JsonNode n = p.node("ttl");
+        if (n.isIntegralNumber() && n.canConvertToLong() && n.longValue() >= 1) {
+            return n.longValue();
+        }
+        String what = "a number of rows, as 5000000 or \"5M rows\"";
+        if (!n.isTextual()) {
+            throw p.bad("ttl", what, n);
+        }
+        Matcher m = Pattern.compile("\\s*([0-9]+)\\s*([kMG]?)\\s*rows?\\s*").matcher(n.asText());
+        if (!m.matches()) {
+            if (n.asText().matches("\\s*[0-9.]+\\s*(ms|s|m|h|d|w)\\s*")) {
+                throw p.bad(
+                        "ttl",
+                        what
+                                + " (a time to live in time units would need each row's record"
+                                + " timestamp at the vocabulary, which the job does not carry"
+                                + " there: count it in rows of the column's input)",
+                        n);
+            }
+            throw p.bad("ttl", what, n);
+        }
+        long scale =
+                switch (m.group(2)) {
+                    case "k" -> 1_000L;
+                    case "M" -> 1_000_000L;
+                    case "G" -> 1_000_000_000L;
+                    default -> 1L;
+                };
+        try {
+            long rows = Math.multiplyExact(Long.parseLong(m.group(1)), scale);
+            if (rows < 1) {
+                throw p.bad("ttl", what + " of at least 1", n);
+            }
+            return rows;
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw p.bad("ttl", what + " below 2^63", n);
+        }
+    }
 
     /** Thrown by {@link Params} once it has reported a bad parameter. */
     private static final class BadParam extends RuntimeException {
@@ -861,6 +921,11 @@ public final class SpecParser {
             return values.keySet().stream().filter(k -> !read.contains(k)).toList();
         }
 
+        /** The parameter's JSON value, which must be present. */
+        JsonNode node(String name) {
+            return get(name);
+        }
+
         private JsonNode get(String name) {
             read.add(name);
             JsonNode n = values.get(name);
@@ -880,7 +945,7 @@ public final class SpecParser {
             return n;
         }
 
-        private BadParam bad(String name, String what, JsonNode n) {
+        BadParam bad(String name, String what, JsonNode n) {
             problem(path, op + " \"" + name + "\" must be " + what + ", not " + n);
             return new BadParam();
         }

@@ -91,8 +91,8 @@ public final class SpecResources {
         for (int c = 0; c < layout.sparse(); c++) {
             VocabularyPolicy policy = program.vocabPolicy(c);
             long bound = Long.MAX_VALUE;
-            if (policy.maxSize() < VocabularyPolicy.MAX_SIZE) {
-                bound = policy.maxSize();
+            if (policy.entryBound() < VocabularyPolicy.MAX_SIZE) {
+                bound = policy.entryBound();
             }
             long keys = program.keyBound(c);
             if (keys > 0) {

@@ -150,6 +150,45 @@ class SpecParserTest {
         assertThat(program.dlrmMaxIndRange()).isEmpty();
     }
 
+    /** Eviction: capacity, evict and ttl (rows, with k/M/G), printed back in the chain. */
+    @Test
+    void vocabTakesAnEvictionPolicy() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        spec(
+                                OK_COLUMNS.replace(
+                                        "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]",
+                                        """
+                                        "C1": ["decode", "fill_missing", "hex2int",
+                                               {"op": "vocab", "capacity": 1000, "evict": "lfu",
+                                                "oov_buckets": 8, "min_count": 2}],
+                                        "C2": ["decode", "fill_missing", "hex2int",
+                                               {"op": "vocab", "capacity": 10, "evict": "ttl",
+                                                "ttl": "5M rows", "oov_buckets": 1}]
+                                        """)));
+        assertThat(spec.column("C1").orElseThrow().chain())
+                .isEqualTo(
+                        "decode fill_missing hex2int"
+                                + " vocab(min_count=2,oov_buckets=8,capacity=1000,evict=lfu)");
+        assertThat(spec.column("C2").orElseThrow().chain())
+                .isEqualTo(
+                        "decode fill_missing hex2int"
+                                + " vocab(oov_buckets=1,capacity=10,evict=ttl,ttl=5000000rows)");
+        var program = SpecCompiler.program(spec);
+        assertThat(program.vocabPolicy(0))
+                .isEqualTo(
+                        new VocabularyPolicy(
+                                2,
+                                8,
+                                VocabularyPolicy.MAX_SIZE,
+                                null,
+                                1000,
+                                VocabularyPolicy.Eviction.LFU,
+                                0));
+        assertThat(program.vocabPolicy(1).ttlRows()).isEqualTo(5_000_000L);
+        assertThat(program.vocabPolicy(1).entryBound()).isEqualTo(10);
+    }
+
     @Test
     void parquetColumnsNameTheColumnsOfSomeFields() throws Exception {
         PipelineSpec spec =
@@ -331,7 +370,57 @@ class SpecParserTest {
                                                 "\"vocab\"",
                                                 "{\"op\": \"vocab\", \"min_freq\": 5}"))),
                         "columns.C4..C26[3]: vocab has no parameter \"min_freq\" (it takes min_count,"
-                                + " oov_buckets, max_size, import)"),
+                                + " oov_buckets, max_size, import, capacity, evict, ttl)"),
+                Arguments.of(
+                        "vocab evict of an unknown kind",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"capacity\": 10, \"evict\": \"lru\","
+                                                        + " \"oov_buckets\": 1}"))),
+                        "columns.C4..C26[3]: vocab \"evict\" must be \"lfu\" or \"ttl\", not \"lru\""),
+                Arguments.of(
+                        "vocab capacity without evict",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"capacity\": 10}"))),
+                        "columns.C4..C26[3]: vocab capacity bounds an evicting vocabulary: set evict"),
+                Arguments.of(
+                        "vocab evict without buckets",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"capacity\": 10, \"evict\":"
+                                                        + " \"lfu\"}"))),
+                        "columns.C4..C26[3]: vocab evict sends a new key to its OOV bucket"),
+                Arguments.of(
+                        "vocab ttl in time units",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"capacity\": 10, \"evict\":"
+                                                        + " \"ttl\", \"ttl\": \"7d\", \"oov_buckets\": 1}"))),
+                        "columns.C4..C26[3]: vocab \"ttl\" must be a number of rows, as 5000000 or"
+                                + " \"5M rows\" (a time to live in time units"),
+                Arguments.of(
+                        "vocab ttl without evict ttl",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"capacity\": 10, \"evict\":"
+                                                        + " \"lfu\", \"ttl\": 100, \"oov_buckets\": 1}"))),
+                        "columns.C4..C26[3]: vocab ttl applies to evict \"ttl\" only, not to \"lfu\""),
                 Arguments.of(
                         "unknown operator",
                         spec(c.replace("\"neg2zero\", \"log\"", "\"neg2zero\", \"sqrt\"")),
