@@ -220,6 +220,7 @@ public final class Vocabulary {
             for (int i = 0; i < size; i++) {
                 order.add(i, 1, 0); // imported entries: seen once, before the first row
             }
+            assignments = size;
         } else if (order.kind() != policy.eviction()) {
             throw new IllegalStateException(
                     "vocabulary evicting by " + order.kind() + " applied under " + policy.label());

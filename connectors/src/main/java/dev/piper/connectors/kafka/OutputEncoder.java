@@ -7,6 +7,7 @@ import dev.piper.connectors.output.HotlineFiles;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.connectors.output.RawText;
 import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.Assignments;
 import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.block.KafkaOut;
 import dev.piper.operators.block.Lanes;
@@ -66,20 +67,27 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
      * @param float32Columns the float32 fields, joined, or null for none
      * @param listColumns the list columns, joined, or null for none
      * @param buckets per sparse column, its vocabulary's OOV buckets
+     * @param evictions per sparse column, how its vocabulary evicts ({@code lfu}, {@code ttl}), or
+     *     null where it does not
      */
     private record Shape(
             int rowBytes,
             String rowColumns,
             String float32Columns,
             String listColumns,
-            int[] buckets)
+            int[] buckets,
+            String[] evictions)
             implements java.io.Serializable {
 
         static Shape of(ColumnProgram program) {
             RowLayout layout = program.layout();
             int[] buckets = new int[layout.sparse()];
+            String[] evictions = new String[layout.sparse()];
             for (int c = 0; c < layout.sparse(); c++) {
                 buckets[c] = program.vocabPolicy(c).oovBuckets();
+                if (program.vocabPolicy(c).evicts()) {
+                    evictions[c] = program.vocabPolicy(c).eviction().label();
+                }
             }
             List<String> floats = program.float32Columns();
             List<String> lists = new ArrayList<>();
@@ -91,7 +99,8 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                     String.join(",", program.rowColumns()),
                     floats.isEmpty() ? null : String.join(",", floats),
                     lists.isEmpty() ? null : String.join(",", lists),
-                    buckets);
+                    buckets,
+                    evictions);
         }
     }
 
@@ -191,7 +200,12 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             int[] buckets = shape(p, block).buckets();
             for (int c = 0; c < block.newKeys().length; c++) {
                 long[] keys = block.newKeys()[c];
-                if (keys.length > 0) {
+                Assignments a = block.assignments() == null ? null : block.assignments()[c];
+                if (a != null) {
+                    if (a.size() > 0) {
+                        out.collect(assignments(p, c, block, buckets[c], a));
+                    }
+                } else if (keys.length > 0) {
                     out.collect(
                             vocabulary(
                                     p,
@@ -244,6 +258,20 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         }
         if (anyBuckets) {
             header(names, values, StreamFormat.OOV_BUCKETS, commaJoined(buckets));
+        }
+        if (b.assignments() != null) {
+            long[] before = new long[buckets.length];
+            for (int c = 0; c < before.length; c++) {
+                Assignments a = b.assignments()[c];
+                before[c] = a != null ? a.first() : b.firstNewIndex()[c] - buckets[c];
+            }
+            header(
+                    names,
+                    values,
+                    StreamFormat.ASSIGNMENTS,
+                    java.util.Arrays.stream(before)
+                            .mapToObj(Long::toString)
+                            .collect(java.util.stream.Collectors.joining(",")));
         }
         header(names, values, StreamFormat.ROWS, b.rows());
         header(names, values, StreamFormat.LINES, b.lines());
@@ -440,6 +468,42 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         header(names, values, StreamFormat.EPOCH, epoch);
         header(names, values, StreamFormat.FIRST_INDEX, firstIndex);
         header(names, values, StreamFormat.COUNT, keys.length);
+        if (buckets > 0) {
+            header(names, values, StreamFormat.OOV_BUCKETS, buckets);
+        }
+        return new KafkaOut(
+                KafkaOut.target(p, KafkaOut.VOCAB),
+                name.getBytes(StandardCharsets.US_ASCII),
+                text.toString().getBytes(StandardCharsets.US_ASCII),
+                names.toArray(String[]::new),
+                values.toArray(byte[][]::new));
+    }
+
+    /** An evicting column's assignments in one block ({@link StreamFormat#EVICT}). */
+    private KafkaOut assignments(int p, int column, AssembledBlock b, int buckets, Assignments a) {
+        StringBuilder text = new StringBuilder(a.size() * 32);
+        for (int i = 0; i < a.size(); i++) {
+            text.append(a.indices()[i])
+                    .append('\t')
+                    .append(Long.toUnsignedString(a.keys()[i]))
+                    .append('\t')
+                    .append(a.rows()[i])
+                    .append('\t');
+            if (a.reused(i)) {
+                text.append(Long.toUnsignedString(a.evictedBy(i)));
+            }
+            text.append('\n');
+        }
+        String name = CriteoLayout.sparseName(column);
+        List<String> names = new ArrayList<>(9);
+        List<byte[]> values = new ArrayList<>(9);
+        header(names, values, StreamFormat.COLUMN, name);
+        header(names, values, StreamFormat.EPOCH, b.epochs()[column]);
+        header(names, values, StreamFormat.EVICT, shape(p, b).evictions()[column]);
+        header(names, values, StreamFormat.FIRST_ASSIGNMENT, a.first());
+        header(names, values, StreamFormat.COUNT, a.size());
+        header(names, values, StreamFormat.INPUT_PARTITION, Lanes.partition(b.lane()));
+        header(names, values, StreamFormat.BLOCK, b.seq());
         if (buckets > 0) {
             header(names, values, StreamFormat.OOV_BUCKETS, buckets);
         }

@@ -118,6 +118,29 @@ public final class StreamFormat {
     /** Vocabulary records: the number of entries in the record. */
     public static final String COUNT = "piper.count";
 
+    /**
+     * Vocabulary records of an evicting column ({@code lfu} or {@code ttl}; absent: the column does
+     * not evict). Their value lines are {@code index<TAB>key<TAB>row<TAB>evicted key}: from row
+     * {@code row} of the rows record of the same input partition and block ({@link
+     * #INPUT_PARTITION}, {@link #BLOCK}) on, {@code index} names {@code key}, evicting the key
+     * after the last tab (empty for an index no key held before).
+     */
+    public static final String EVICT = "piper.evict";
+
+    /**
+     * Vocabulary records of an evicting column: the number of the record's first assignment; a
+     * column's assignments (per epoch) are numbered from 0 without gaps.
+     */
+    public static final String FIRST_ASSIGNMENT = "piper.first.assignment";
+
+    /**
+     * Rows records, when a sparse column evicts: per sparse column (C1.., comma-separated), the
+     * assignments its vocabulary made before the block (for a column that does not evict, its
+     * entries before the block). A reader that has applied that many of a column's assignments,
+     * then the block's own at their rows, knows the key of every index of the block.
+     */
+    public static final String ASSIGNMENTS = "piper.assignments";
+
     private StreamFormat() {}
 
     /**

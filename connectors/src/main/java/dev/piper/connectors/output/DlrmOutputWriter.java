@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.Assignments;
 import dev.piper.operators.block.DeadLetter;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.layout.CriteoLayout;
@@ -72,6 +73,19 @@ public final class DlrmOutputWriter implements Closeable {
     /** Per column, the index the next added key gets: OOV buckets plus entries written. */
     private final int[] nextIndex;
 
+    /** Per evicting column: its assignments file; null for the others. */
+    private final OutputStream[] assignments;
+
+    /** Per evicting column: the key each index holds now (from the first entry), its length. */
+    private final long[][] holders;
+
+    private final int[] held;
+
+    /** Per evicting column: the number of its next assignment, and the evictions so far. */
+    private final long[] nextAssignment;
+
+    private final long[] evictions;
+
     private long nextSeq;
     private long nextLine = 1;
     private long linesRead;
@@ -139,9 +153,18 @@ public final class DlrmOutputWriter implements Closeable {
         RowLayout layout = options.program().layout();
         vocab = new OutputStream[layout.sparse()];
         nextIndex = new int[layout.sparse()];
+        assignments = new OutputStream[layout.sparse()];
+        holders = new long[layout.sparse()][];
+        held = new int[layout.sparse()];
+        nextAssignment = new long[layout.sparse()];
+        evictions = new long[layout.sparse()];
         for (int c = 0; c < layout.sparse(); c++) {
             vocab[c] = open(dir.resolve(OutputLayout.vocabFile(c)));
             nextIndex[c] = options.program().vocabPolicy(c).firstIndex();
+            if (options.program().vocabPolicy(c).evicts()) {
+                assignments[c] = open(dir.resolve(OutputLayout.assignmentsFile(c)));
+                holders[c] = new long[16];
+            }
         }
         dead = new DeadLetterFile(dir.resolve(OutputLayout.DEAD_LETTERS));
         this.hotline = hotline == null ? null : new HotlineFiles(dir, hotline);
@@ -229,7 +252,11 @@ public final class DlrmOutputWriter implements Closeable {
             listValues[l].write(values.array());
         }
         for (int c = 0; c < vocab.length; c++) {
-            appendVocab(c, block.firstNewIndex()[c], block.newKeys()[c]);
+            if (assignments[c] != null) {
+                appendAssignments(c, block);
+            } else {
+                appendVocab(c, block.firstNewIndex()[c], block.newKeys()[c]);
+            }
         }
         nextSeq++;
         nextLine += block.lines();
@@ -260,6 +287,95 @@ public final class DlrmOutputWriter implements Closeable {
             index++;
         }
         nextIndex[c] = index;
+    }
+
+    /**
+     * An evicting column's assignments of one block, each at its output row; the vocabulary file is
+     * written at the end, from the keys the indices then hold.
+     */
+    private void appendAssignments(int c, AssembledBlock block) throws IOException {
+        Assignments a = block.assignments() == null ? null : block.assignments()[c];
+        if (a == null) {
+            throw new IllegalStateException(
+                    CriteoLayout.sparseName(c)
+                            + ": block "
+                            + block.seq()
+                            + " has no assignments, but the column's vocabulary evicts");
+        }
+        if (a.first() != nextAssignment[c]) {
+            throw new IllegalStateException(
+                    CriteoLayout.sparseName(c)
+                            + ": block "
+                            + block.seq()
+                            + " starts at assignment "
+                            + a.first()
+                            + " but the assignments file continues at "
+                            + nextAssignment[c]);
+        }
+        int base = options.program().vocabPolicy(c).firstIndex();
+        OutputStream out = assignments[c];
+        StringBuilder line = new StringBuilder(64);
+        for (int i = 0; i < a.size(); i++) {
+            int entry = a.indices()[i] - base;
+            long key = a.keys()[i];
+            line.setLength(0);
+            line.append(rowsWritten + a.rows()[i])
+                    .append('\t')
+                    .append(a.indices()[i])
+                    .append('\t')
+                    .append(Long.toUnsignedString(key))
+                    .append('\t');
+            if (a.reused(i)) {
+                long old = a.evictedBy(i);
+                if (entry >= held[c] || holders[c][entry] != old) {
+                    throw new IllegalStateException(
+                            CriteoLayout.sparseName(c)
+                                    + ": assignment "
+                                    + (a.first() + i)
+                                    + " evicts key "
+                                    + Long.toUnsignedString(old)
+                                    + " from index "
+                                    + a.indices()[i]
+                                    + ", which holds "
+                                    + (entry < held[c]
+                                            ? Long.toUnsignedString(holders[c][entry])
+                                            : "no key"));
+                }
+                line.append(Long.toUnsignedString(old));
+                evictions[c]++;
+            } else {
+                if (entry != held[c]) {
+                    throw new IllegalStateException(
+                            CriteoLayout.sparseName(c)
+                                    + ": assignment "
+                                    + (a.first() + i)
+                                    + " takes new index "
+                                    + a.indices()[i]
+                                    + ", expected "
+                                    + (base + held[c]));
+                }
+                if (entry == holders[c].length) {
+                    holders[c] = java.util.Arrays.copyOf(holders[c], entry * 2);
+                }
+                held[c]++;
+            }
+            holders[c][entry] = key;
+            line.append('\n');
+            out.write(line.toString().getBytes(StandardCharsets.US_ASCII));
+        }
+        nextAssignment[c] += a.size();
+        nextIndex[c] = base + held[c];
+    }
+
+    /** An evicting column's vocabulary file: the key each index holds at the end. */
+    private void writeHolders(int c) throws IOException {
+        OutputStream out = vocab[c];
+        int base = options.program().vocabPolicy(c).firstIndex();
+        for (int i = 0; i < held[c]; i++) {
+            out.write(
+                    ((base + i) + "\t" + Long.toUnsignedString(holders[c][i]) + "\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+        }
     }
 
     /** Flushes every file and writes {@code metadata.json}. */
@@ -299,8 +415,12 @@ public final class DlrmOutputWriter implements Closeable {
             listLengths[l].close(); // complete, last partial block included
             listValues[l].close();
         }
-        for (OutputStream out : vocab) {
-            out.flush();
+        for (int c = 0; c < vocab.length; c++) {
+            if (assignments[c] != null) {
+                writeHolders(c);
+                assignments[c].flush();
+            }
+            vocab[c].flush();
         }
     }
 
@@ -400,7 +520,20 @@ public final class DlrmOutputWriter implements Closeable {
                     p.put("import", policy.importPath());
                 }
                 p.put("first_index", policy.firstIndex());
-                p.put("table_size", nextIndex[c]); // an embedding table's rows: buckets + entries
+                if (policy.evicts()) {
+                    p.put("capacity", policy.capacity());
+                    p.put("evict", policy.eviction().label());
+                    if (policy.ttlRows() > 0) {
+                        p.put("ttl_rows", policy.ttlRows());
+                    }
+                    p.put("assignments", nextAssignment[c]);
+                    p.put("evictions", evictions[c]);
+                    p.put("assignments_file", OutputLayout.assignmentsFile(c));
+                    // the embedding table a trainer allocates: every index the column may use
+                    p.put("table_size", policy.firstIndex() + policy.capacity());
+                } else {
+                    p.put("table_size", nextIndex[c]); // buckets + entries
+                }
             }
         }
         if (policies.isEmpty()) {
@@ -409,7 +542,9 @@ public final class DlrmOutputWriter implements Closeable {
             root.put(
                     "vocab_indices",
                     "dense, first appearance order, from 0; columns in vocab_policies: OOV buckets"
-                            + " from 0, then entries in order of admission from first_index");
+                            + " from 0, then entries in order of admission from first_index;"
+                            + " a column with evict reuses an evicted key's index: its"
+                            + " assignments_file says from which row each index names which key");
             root.set("vocab_policies", policies);
         }
         ObjectNode pipeline = root.putObject("pipeline");
@@ -491,8 +626,12 @@ public final class DlrmOutputWriter implements Closeable {
 
     private Closeable[] closeables() {
         int lists = listLengths == null ? 0 : listLengths.length;
-        Closeable[] all = new Closeable[vocab.length + 3 + 2 * lists];
+        Closeable[] all = new Closeable[2 * vocab.length + 3 + 2 * lists];
         all[vocab.length + 2 + 2 * lists] = hotline != null ? hotline : () -> {};
+        for (int c = 0; c < vocab.length; c++) {
+            OutputStream a = assignments == null ? null : assignments[c];
+            all[vocab.length + 3 + 2 * lists + c] = a != null ? a : () -> {};
+        }
         all[0] = dead;
         all[1] = parquet != null ? parquet::close : rows != null ? rows : () -> {};
         System.arraycopy(vocab, 0, all, 2, vocab.length);

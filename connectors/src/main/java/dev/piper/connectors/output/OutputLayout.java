@@ -52,6 +52,15 @@ public final class OutputLayout {
                 : VOCAB_DIR + "/" + CriteoLayout.sparseName(c) + ".epoch" + epoch + ".tsv";
     }
 
+    /**
+     * The assignments of sparse column {@code c}'s evicting vocabulary: one line per assignment, in
+     * order, {@code row<TAB>index<TAB>key<TAB>evicted key} (the evicted key empty for an index no
+     * key held before): from output row {@code row} on, {@code index} names {@code key}.
+     */
+    public static String assignmentsFile(int c) {
+        return VOCAB_DIR + "/" + CriteoLayout.sparseName(c) + ".assignments.tsv";
+    }
+
     /** The directory of list columns' files. */
     public static final String LISTS_DIR = "lists";
 

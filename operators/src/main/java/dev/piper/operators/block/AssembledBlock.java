@@ -22,6 +22,8 @@ import dev.piper.pipeline.hotline.Split;
  *     ({@code rows + 1} entries)
  * @param listIndices per list column: the indices of its rows' ids, in row order
  * @param split Hotline's popular / non-popular split of the rows, or null when the job runs none
+ * @param assignments per categorical column, what its evicting vocabulary assigned in this block
+ *     (null for a column that does not evict); null when no column evicts
  */
 public record AssembledBlock(
         int lane,
@@ -37,7 +39,8 @@ public record AssembledBlock(
         int[] epochs,
         int[][] listOffsets,
         int[][] listIndices,
-        Split split) {
+        Split split,
+        Assignments[] assignments) {
 
     public AssembledBlock {
         if (listOffsets.length != listIndices.length) {
@@ -47,6 +50,64 @@ public record AssembledBlock(
             throw new IllegalArgumentException(
                     "a split of " + split.rows() + " rows for a block of " + rows);
         }
+        if (assignments != null && assignments.length != newKeys.length) {
+            throw new IllegalArgumentException(
+                    "assignments of " + assignments.length + " columns for " + newKeys.length);
+        }
+    }
+
+    /** A block whose columns do not evict. */
+    public AssembledBlock(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            byte[] rowBytes,
+            DeadLetter[] deadLetters,
+            int[] firstNewIndex,
+            long[][] newKeys,
+            Origin origin,
+            int version,
+            int[] epochs,
+            int[][] listOffsets,
+            int[][] listIndices,
+            Split split) {
+        this(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                split,
+                null);
+    }
+
+    /** This block with its evicting columns' assignments. */
+    public AssembledBlock withAssignments(Assignments[] a) {
+        return new AssembledBlock(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                split,
+                a);
     }
 
     /** A block without a split. */
@@ -101,7 +162,8 @@ public record AssembledBlock(
                 epochs,
                 listOffsets,
                 listIndices,
-                split);
+                split,
+                assignments);
     }
 
     /** This block with Hotline's split of its rows. */
@@ -120,7 +182,8 @@ public record AssembledBlock(
                 epochs,
                 listOffsets,
                 listIndices,
-                s);
+                s,
+                assignments);
     }
 
     /** A block without list columns. */

@@ -23,9 +23,11 @@ import org.apache.flink.core.memory.DataOutputView;
  * the popular flags (int32 length, bytes), the popular rows (int32), per sparse column (int32
  * count) its working parameters (int32 count, little-endian int32 values), and the windows starting
  * in the block (int32 count), each its number (int32), first row (int64), capture (float64) and hot
- * set (int32 columns, per column int32 count and little-endian int32 indices). Format 5 had no
- * split (this build reads it), format 4 no lists, format 3 neither version nor epochs, format 2 no
- * lane and no origin.
+ * set (int32 columns, per column int32 count and little-endian int32 indices), then the evicting
+ * vocabularies' assignments: int32 0 when no column evicts, else the number of categorical columns
+ * and per column its {@link Assignments} (a byte 0 for a column that does not evict). Format 6 had
+ * no assignments, format 5 no split (this build reads both), format 4 no lists, format 3 neither
+ * version nor epochs, format 2 no lane and no origin.
  */
 public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlock> {
 
@@ -34,7 +36,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
     public static final AssembledBlockSerializer INSTANCE = new AssembledBlockSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 6;
+    static final int FORMAT = 7;
 
     @Override
     public AssembledBlock createInstance() {
@@ -49,6 +51,20 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
+        writeFormat6(r, out);
+        Assignments[] a = r.assignments();
+        if (a == null) {
+            out.writeInt(0);
+            return;
+        }
+        out.writeInt(a.length);
+        for (Assignments x : a) {
+            Assignments.write(x, out);
+        }
+    }
+
+    /** Format 6's fields: everything but the assignments. */
+    private static void writeFormat6(AssembledBlock r, DataOutputView out) throws IOException {
         writeFormat5(r, out);
         Split split = r.split();
         out.writeByte(split == null ? 0 : 1);
@@ -100,6 +116,23 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public AssembledBlock deserialize(DataInputView in) throws IOException {
+        AssembledBlock b = readFormat6(in);
+        int n = count(in, "assignment columns");
+        if (n == 0) {
+            return b;
+        }
+        if (n != b.newKeys().length) {
+            throw new IOException(
+                    "corrupt block: assignments of " + n + " columns for " + b.newKeys().length);
+        }
+        Assignments[] a = new Assignments[n];
+        for (int c = 0; c < n; c++) {
+            a[c] = Assignments.read(in);
+        }
+        return b.withAssignments(a);
+    }
+
+    private static AssembledBlock readFormat6(DataInputView in) throws IOException {
         AssembledBlock b = readFormat5(in);
         int flag = in.readByte();
         if (flag == 0) {
@@ -213,6 +246,9 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             if (r.split() != null) {
                 throw cannotHold("Hotline split");
             }
+            if (r.assignments() != null) {
+                throw cannotHold("evicting vocabularies");
+            }
             writeFormat5(r, out);
         }
 
@@ -222,7 +258,31 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
         }
     }
 
-    /** Snapshot of {@link AssembledBlockSerializer}; its version is the byte format, 5 or 6. */
+    /** Format 6, for restoring blocks in flight written before eviction: no assignments. */
+    static final class Format6 extends LegacyFormat<AssembledBlock> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format6 INSTANCE = new Format6();
+
+        private Format6() {
+            super("assembled block", 6, AssembledBlockSerializer.INSTANCE);
+        }
+
+        @Override
+        public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
+            if (r.assignments() != null) {
+                throw cannotHold("evicting vocabularies");
+            }
+            writeFormat6(r, out);
+        }
+
+        @Override
+        public AssembledBlock deserialize(DataInputView in) throws IOException {
+            return readFormat6(in);
+        }
+    }
+
+    /** Snapshot of {@link AssembledBlockSerializer}; its version is the byte format, 5 to 7. */
     public static final class Snapshot extends FormatSnapshot<AssembledBlock> {
         public Snapshot() {
             super(
@@ -230,7 +290,10 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
                     FORMAT,
                     5,
                     (IntFunction<TypeSerializer<AssembledBlock>>)
-                            f -> f == FORMAT ? INSTANCE : Format5.INSTANCE);
+                            f ->
+                                    f == FORMAT
+                                            ? INSTANCE
+                                            : f == 6 ? Format6.INSTANCE : Format5.INSTANCE);
         }
     }
 }

@@ -16,6 +16,8 @@ package dev.piper.operators.block;
  * @param epoch the vocabulary epoch the indices belong to (see {@link KeyChunk#epoch()})
  * @param offsets for a list column, where each row's indices start ({@code rows + 1} entries, the
  *     last {@code size}), as its key chunk had them; null for a column of one id per row
+ * @param assignments under an evicting vocabulary policy, what it assigned (fresh and reused
+ *     indices, in order, with their rows), and then {@code newKeys} are their keys; null otherwise
  */
 public record IndexChunk(
         int lane,
@@ -26,13 +28,28 @@ public record IndexChunk(
         int firstNewIndex,
         long[] newKeys,
         int epoch,
-        int[] offsets) {
+        int[] offsets,
+        Assignments assignments) {
 
     public IndexChunk {
         if (offsets != null && (offsets.length == 0 || offsets[offsets.length - 1] != size)) {
             throw new IllegalArgumentException(
                     "a list column's offsets must end at its " + size + " indices");
         }
+    }
+
+    /** A chunk whose vocabulary does not evict. */
+    public IndexChunk(
+            int lane,
+            int column,
+            long seq,
+            int[] indices,
+            int size,
+            int firstNewIndex,
+            long[] newKeys,
+            int epoch,
+            int[] offsets) {
+        this(lane, column, seq, indices, size, firstNewIndex, newKeys, epoch, offsets, null);
     }
 
     /** A chunk of a column of one id per row. */

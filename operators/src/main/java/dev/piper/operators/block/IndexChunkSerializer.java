@@ -8,14 +8,16 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link IndexChunk}. Format 4: {@code lane, column} (int32), {@code seq} (int64),
+ * Serializer of {@link IndexChunk}. Format 5: {@code lane, column} (int32), {@code seq} (int64),
  * the indices (int32 count, little-endian int32 values), {@code firstNewIndex} (int32), the new
  * keys (int32 count, little-endian int64 values), the {@code epoch} (int32), then a list column's
  * offsets: int32 -1 for a column of one id per row, else their count and little-endian int32
- * values. Format 3 had no offsets, format 2 no epoch, format 1 no lane.
+ * values, then an evicting vocabulary's {@link Assignments} (a byte 0 when there are none). Format
+ * 4 had no assignments, format 3 no offsets, format 2 no epoch, format 1 no lane.
  *
  * <p>Index chunks wait in the concatenation's keyed state for the rest of their block, so this
- * still reads format 3: a savepoint taken before list columns restores by migration.
+ * still reads formats 3 and 4: a savepoint taken before list columns or eviction restores by
+ * migration.
  */
 public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
 
@@ -24,7 +26,7 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
     public static final IndexChunkSerializer INSTANCE = new IndexChunkSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 4;
+    static final int FORMAT = 5;
 
     @Override
     public IndexChunk createInstance() {
@@ -38,6 +40,11 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
 
     @Override
     public void serialize(IndexChunk r, DataOutputView out) throws IOException {
+        writeFormat4(r, out);
+        Assignments.write(r.assignments(), out);
+    }
+
+    private static void writeFormat4(IndexChunk r, DataOutputView out) throws IOException {
         writeFormat3(r, out);
         if (r.offsets() == null) {
             out.writeInt(-1);
@@ -58,10 +65,11 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
 
     @Override
     public IndexChunk deserialize(DataInputView in) throws IOException {
-        return read(in, true);
+        return read(in, 5);
     }
 
-    private static IndexChunk read(DataInputView in, boolean withOffsets) throws IOException {
+    private static IndexChunk read(DataInputView in, int format) throws IOException {
+        boolean withOffsets = format >= 4;
         int lane = in.readInt();
         int column = in.readInt();
         long seq = in.readLong();
@@ -79,9 +87,19 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
                 offsets = ArrayIO.readInts(in, n);
             }
         }
+        Assignments assignments = format >= 5 ? Assignments.read(in) : null;
         try {
             return new IndexChunk(
-                    lane, column, seq, indices, indices.length, firstNew, newKeys, epoch, offsets);
+                    lane,
+                    column,
+                    seq,
+                    indices,
+                    indices.length,
+                    firstNew,
+                    newKeys,
+                    epoch,
+                    offsets,
+                    assignments);
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt index chunk: " + e.getMessage(), e);
         }
@@ -102,12 +120,39 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
             if (r.offsets() != null) {
                 throw cannotHold("list columns");
             }
+            if (r.assignments() != null) {
+                throw cannotHold("evicting vocabularies");
+            }
             writeFormat3(r, out);
         }
 
         @Override
         public IndexChunk deserialize(DataInputView in) throws IOException {
-            return read(in, false);
+            return read(in, 3);
+        }
+    }
+
+    /** Format 4, for restoring state written before eviction: no assignments. */
+    static final class Format4 extends LegacyFormat<IndexChunk> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format4 INSTANCE = new Format4();
+
+        private Format4() {
+            super("index chunk", 4, IndexChunkSerializer.INSTANCE);
+        }
+
+        @Override
+        public void serialize(IndexChunk r, DataOutputView out) throws IOException {
+            if (r.assignments() != null) {
+                throw cannotHold("evicting vocabularies");
+            }
+            writeFormat4(r, out);
+        }
+
+        @Override
+        public IndexChunk deserialize(DataInputView in) throws IOException {
+            return read(in, 4);
         }
     }
 
@@ -127,6 +172,7 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
             in.readFully(offsets);
             out.write(offsets);
         }
+        Assignments.copy(in, out);
     }
 
     @Override
@@ -134,7 +180,7 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
         return new Snapshot();
     }
 
-    /** Snapshot of {@link IndexChunkSerializer}; its version is the byte format, 3 or 4. */
+    /** Snapshot of {@link IndexChunkSerializer}; its version is the byte format, 3 to 5. */
     public static final class Snapshot extends FormatSnapshot<IndexChunk> {
         public Snapshot() {
             super(
@@ -142,7 +188,10 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
                     FORMAT,
                     3,
                     (IntFunction<TypeSerializer<IndexChunk>>)
-                            f -> f == FORMAT ? INSTANCE : Format3.INSTANCE);
+                            f ->
+                                    f == FORMAT
+                                            ? INSTANCE
+                                            : f == 4 ? Format4.INSTANCE : Format3.INSTANCE);
         }
     }
 }

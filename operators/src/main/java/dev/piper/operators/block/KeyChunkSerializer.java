@@ -11,11 +11,12 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Serializer of {@link KeyChunk}. Format 5: {@code lane, column} (int32), {@code seq} (int64), the
  * keys as int32 count and little-endian int64 values, the {@code epoch} (int32), then the
- * vocabulary policy: a byte, 0 for the default policy, else 1 followed by {@code min_count,
- * oov_buckets, max_size} (int32) and the import path (a byte, 1 if present, then its modified
- * UTF-8); then a list column's offsets: int32 -1 for a column of one id per row, else their count
- * and little-endian int32 values. Format 4 had no offsets, format 3 no policy, format 2 no epoch,
- * format 1 no lane.
+ * vocabulary policy: a byte, 0 for the default policy, else 1 (2 for an evicting policy) followed
+ * by {@code min_count, oov_buckets, max_size} (int32) and the import path (a byte, 1 if present,
+ * then its modified UTF-8), and after tag 2 the capacity (int32), the eviction (int8, 1 LFU, 2 TTL)
+ * and the ttl in rows (int64); then a list column's offsets: int32 -1 for a column of one id per
+ * row, else their count and little-endian int32 values. Format 4 had no offsets, format 3 no
+ * policy, format 2 no epoch, format 1 no lane.
  *
  * <p>Unlike the other block serializers, this one still reads formats 3 and 4: key chunks wait in
  * the vocabulary operator's keyed state, so a savepoint of an older build holds this state (empty
@@ -90,13 +91,18 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
             out.writeByte(0);
             return;
         }
-        out.writeByte(1);
+        out.writeByte(p.evicts() ? 2 : 1);
         out.writeInt(p.minCount());
         out.writeInt(p.oovBuckets());
         out.writeInt(p.maxSize());
         out.writeBoolean(p.importPath() != null);
         if (p.importPath() != null) {
             out.writeUTF(p.importPath());
+        }
+        if (p.evicts()) {
+            out.writeInt(p.capacity());
+            out.writeByte(p.eviction().ordinal());
+            out.writeLong(p.ttlRows());
         }
     }
 
@@ -105,15 +111,28 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         if (tag == 0) {
             return VocabularyPolicy.FIRST_APPEARANCE;
         }
-        if (tag != 1) {
+        if (tag != 1 && tag != 2) {
             throw new IOException("corrupt key chunk: vocabulary policy tag " + tag);
         }
         int minCount = in.readInt();
         int oov = in.readInt();
         int maxSize = in.readInt();
         String path = in.readBoolean() ? in.readUTF() : null;
+        int capacity = 0;
+        VocabularyPolicy.Eviction eviction = VocabularyPolicy.Eviction.NONE;
+        long ttl = 0;
+        if (tag == 2) {
+            capacity = in.readInt();
+            int kind = in.readByte();
+            VocabularyPolicy.Eviction[] kinds = VocabularyPolicy.Eviction.values();
+            if (kind < 1 || kind >= kinds.length) {
+                throw new IOException("corrupt key chunk: eviction kind " + kind);
+            }
+            eviction = kinds[kind];
+            ttl = in.readLong();
+        }
         try {
-            return new VocabularyPolicy(minCount, oov, maxSize, path);
+            return new VocabularyPolicy(minCount, oov, maxSize, path, capacity, eviction, ttl);
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt key chunk: " + e.getMessage(), e);
         }

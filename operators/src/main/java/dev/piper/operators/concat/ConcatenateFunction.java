@@ -1,6 +1,7 @@
 package dev.piper.operators.concat;
 
 import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.Assignments;
 import dev.piper.operators.block.DenseChunk;
 import dev.piper.operators.block.DenseChunkSerializer;
 import dev.piper.operators.block.IndexChunk;
@@ -160,6 +161,7 @@ public final class ConcatenateFunction<K>
         int[] firstNew = new int[sparseColumns];
         long[][] newKeys = new long[sparseColumns][];
         int[] epochs = new int[sparseColumns];
+        Assignments[] assignments = null;
         for (int c = 0; c < sparseColumns; c++) {
             IndexChunk chunk = columns[c];
             if (chunk.rows() != rows
@@ -187,6 +189,12 @@ public final class ConcatenateFunction<K>
             firstNew[c] = chunk.firstNewIndex();
             newKeys[c] = chunk.newKeys();
             epochs[c] = chunk.epoch();
+            if (chunk.assignments() != null) {
+                if (assignments == null) {
+                    assignments = new Assignments[sparseColumns];
+                }
+                assignments[c] = chunk.assignments();
+            }
         }
         int[] scalar = layout.scalarColumns();
         int pos = 0;
@@ -235,6 +243,8 @@ public final class ConcatenateFunction<K>
                 d.version(),
                 epochs,
                 listOffsets,
-                listIndices);
+                listIndices,
+                null,
+                assignments);
     }
 }

@@ -64,13 +64,17 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>Format 6 appends the Hotline section: a boolean, then if true its budget (varlong), dim
  * (varint), window (varlong), sample (double), sample rows (varint), tracker (varint of {@code
  * exact} 0, {@code srrip} 1), tracker entries (varint) and decay (double). Formats 1..5 have none.
+ *
+ * <p>Format 7 gives vocab a policy that evicts: the varint 2, then what tag 1 has and the capacity
+ * (varint), the eviction (varint, 1 LFU, 2 TTL) and the ttl in rows (varlong). Formats 1..6 have no
+ * tag 2; their bytes read the same.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 6;
+    static final int FORMAT = 7;
 
     /** Kryo registration ids: fixed forever, new classes take new ids. */
     static final int ID_SPEC = 100;
@@ -384,11 +388,16 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 out.writeVarInt(0, true);
                 return;
             }
-            out.writeVarInt(1, true);
+            out.writeVarInt(p.evicts() ? 2 : 1, true);
             out.writeVarInt(p.minCount(), true);
             out.writeVarInt(p.oovBuckets(), true);
             out.writeVarInt(p.maxSize(), true);
             out.writeString(p.importPath());
+            if (p.evicts()) {
+                out.writeVarInt(p.capacity(), true);
+                out.writeVarInt(p.eviction().ordinal(), true);
+                out.writeVarLong(p.ttlRows(), true);
+            }
         }
 
         @Override
@@ -400,15 +409,31 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
             if (tag == 0) {
                 return new Op.Vocab();
             }
-            if (tag != 1) {
+            if (tag != 1 && (tag != 2 || reading.format < 7)) {
                 throw new IllegalArgumentException("vocab policy tag " + tag);
+            }
+            int minCount = in.readVarInt(true);
+            int oov = in.readVarInt(true);
+            int maxSize = in.readVarInt(true);
+            String path = in.readString();
+            if (tag == 1) {
+                return new Op.Vocab(new VocabularyPolicy(minCount, oov, maxSize, path));
+            }
+            int capacity = in.readVarInt(true);
+            int kind = in.readVarInt(true);
+            VocabularyPolicy.Eviction[] kinds = VocabularyPolicy.Eviction.values();
+            if (kind < 1 || kind >= kinds.length) {
+                throw new IllegalArgumentException("vocab eviction " + kind);
             }
             return new Op.Vocab(
                     new VocabularyPolicy(
-                            in.readVarInt(true),
-                            in.readVarInt(true),
-                            in.readVarInt(true),
-                            in.readString()));
+                            minCount,
+                            oov,
+                            maxSize,
+                            path,
+                            capacity,
+                            kinds[kind],
+                            in.readVarLong(true)));
         }
     }
 

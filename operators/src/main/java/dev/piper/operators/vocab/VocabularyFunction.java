@@ -1,5 +1,6 @@
 package dev.piper.operators.vocab;
 
+import dev.piper.operators.block.Assignments;
 import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.KeyChunkSerializer;
@@ -9,6 +10,7 @@ import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
+import dev.piper.state.VocabularyEvents;
 import dev.piper.state.VocabularySerializer;
 import java.io.IOException;
 import java.util.Collections;
@@ -347,9 +349,13 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
      * of the vocabulary as added (the first block of an imported vocabulary).
      */
     static IndexChunk apply(Vocabulary vocab, KeyChunk chunk, boolean reportAll) {
-        int before = reportAll ? 0 : vocab.size();
+        VocabularyPolicy policy = chunk.policy();
         int[] indices = new int[chunk.size()];
-        vocab.apply(chunk.keys(), chunk.size(), indices, chunk.policy());
+        if (policy.evicts()) {
+            return applyEvicting(vocab, chunk, reportAll, indices);
+        }
+        int before = reportAll ? 0 : vocab.size();
+        vocab.apply(chunk.keys(), chunk.size(), indices, policy);
         long[] added = vocab.keysBetween(before, vocab.size());
         return new IndexChunk(
                 chunk.lane(),
@@ -357,9 +363,55 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
                 chunk.seq(),
                 indices,
                 chunk.size(),
-                chunk.policy().firstIndex() + before,
+                policy.firstIndex() + before,
                 added,
                 chunk.epoch(),
                 chunk.offsets());
+    }
+
+    /**
+     * An evicting vocabulary's block: its assignments (fresh and reused indices, each at its row)
+     * travel with the indices; an imported vocabulary's first block reports its entries as fresh
+     * assignments at row 0.
+     */
+    private static IndexChunk applyEvicting(
+            Vocabulary vocab, KeyChunk chunk, boolean reportAll, int[] indices) {
+        VocabularyPolicy policy = chunk.policy();
+        int base = policy.firstIndex();
+        long first = reportAll ? 0 : vocab.assignments();
+        long[] importedKeys = reportAll ? vocab.keysBetween(0, vocab.size()) : new long[0];
+        int imported = importedKeys.length;
+        int sizeBefore = vocab.size();
+        VocabularyEvents events = new VocabularyEvents();
+        vocab.apply(chunk.keys(), chunk.size(), indices, policy, chunk.offsets(), events);
+        int n = imported + events.size();
+        int[] at = new int[n];
+        long[] keys = new long[n];
+        int[] rows = new int[n];
+        for (int i = 0; i < imported; i++) {
+            at[i] = base + i;
+            keys[i] = importedKeys[i];
+        }
+        int[] eventIndices = events.indices();
+        long[] eventKeys = events.keys();
+        int[] eventRows = events.rows();
+        for (int i = 0; i < events.size(); i++) {
+            at[imported + i] = base + eventIndices[i];
+            keys[imported + i] = eventKeys[i];
+            rows[imported + i] = eventRows[i];
+        }
+        Assignments assignments =
+                new Assignments(first, imported + events.fresh(), at, keys, rows, events.evicted());
+        return new IndexChunk(
+                chunk.lane(),
+                chunk.column(),
+                chunk.seq(),
+                indices,
+                chunk.size(),
+                base + sizeBefore - imported,
+                keys,
+                chunk.epoch(),
+                chunk.offsets(),
+                assignments);
     }
 }

@@ -228,7 +228,7 @@ class BlockSerializersTest {
                                         5,
                                         new VocabularyPolicy(2, 3, 100, "/v"))))
                 .isEqualTo(KEY_POLICY_FROZEN);
-        assertThat(IndexChunkSerializer.FORMAT).isEqualTo(4);
+        assertThat(IndexChunkSerializer.FORMAT).isEqualTo(5);
         assertThat(
                         bytes(
                                 IndexChunkSerializer.INSTANCE,
@@ -253,7 +253,7 @@ class BlockSerializersTest {
                                         Origin.NONE,
                                         6)))
                 .isEqualTo(DENSE_FROZEN);
-        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(6);
+        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(7);
         assertThat(
                         bytes(
                                 AssembledBlockSerializer.INSTANCE,
@@ -431,7 +431,50 @@ class BlockSerializersTest {
             "0000000100000002000000000000000300000001040000000000000500000001060000000000000000000007";
 
     /** Format 4: format 3 and -1, a column of one id per row. */
-    private static final String INDEX_FROZEN = INDEX_FROZEN_3 + "ffffffff";
+    private static final String INDEX_FROZEN_4 = INDEX_FROZEN_3 + "ffffffff";
+
+    /** Format 5: format 4 and 0, no assignments (a vocabulary that does not evict). */
+    private static final String INDEX_FROZEN = INDEX_FROZEN_4 + "00";
+
+    /**
+     * Format 5 of an evicting column's chunk: indices [9, 8], first new index 10, keys [6, 7];
+     * assignments from number 5: fresh index 9 to key 6 at row 0, then index 8 to key 7 at row 1,
+     * evicting key 3.
+     */
+    private static final String INDEX_EVICTING_FROZEN =
+            "00000001"
+                    + "00000002"
+                    + "0000000000000003"
+                    + ("00000002" + "09000000" + "08000000")
+                    + "0000000a"
+                    + ("00000002" + "0600000000000000" + "0700000000000000")
+                    + "00000000"
+                    + "ffffffff"
+                    + "01"
+                    + "0000000000000005"
+                    + "00000001"
+                    + ("00000002" + "09000000" + "08000000")
+                    + ("00000002" + "0600000000000000" + "0700000000000000")
+                    + ("00000002" + "00000000" + "01000000")
+                    + ("00000001" + "0300000000000000");
+
+    /** A key chunk under an evicting policy: capacity 50, LFU, no ttl (tag 2). */
+    private static final String KEY_EVICTING_FROZEN =
+            "0000000100000002000000000000000300000001040000000000000000000005"
+                    + "02"
+                    + "00000001"
+                    + "00000003"
+                    + "20000000"
+                    + "00"
+                    + "00000032"
+                    + "01"
+                    + "0000000000000000"
+                    + "ffffffff";
+
+    private static Assignments frozenAssignments() {
+        return new Assignments(
+                5, 1, new int[] {9, 8}, new long[] {6, 7}, new int[] {0, 1}, new long[] {3});
+    }
 
     /** Format 4 of the dense chunk of {@link #formatsAreFrozen}: Criteo's layout, implied. */
     private static final String DENSE_FROZEN_4 =
@@ -456,13 +499,16 @@ class BlockSerializersTest {
                     + "00000000";
 
     /** Format 6: format 5, then no split. */
-    private static final String ASSEMBLED_FROZEN = ASSEMBLED_FROZEN_5 + "00";
+    private static final String ASSEMBLED_FROZEN_6 = ASSEMBLED_FROZEN_5 + "00";
+
+    /** Format 7: format 6, then no assignments (no column evicts). */
+    private static final String ASSEMBLED_FROZEN = ASSEMBLED_FROZEN_6 + "00000000";
 
     /**
      * Format 6 with a split: first row 3, the row popular, no working parameters in its one column,
      * window 1 from row 3 with capture 0.5 and index 4 hot.
      */
-    private static final String ASSEMBLED_SPLIT_FROZEN =
+    private static final String ASSEMBLED_SPLIT_FROZEN_6 =
             ASSEMBLED_FROZEN_5
                     + "01"
                     + "0000000000000003"
@@ -472,6 +518,9 @@ class BlockSerializersTest {
                     + "00000001"
                     + ("00000001" + "0000000000000003" + "3fe0000000000000")
                     + ("00000001" + "00000001" + "04000000");
+
+    /** Format 7 of the same: no assignments. */
+    private static final String ASSEMBLED_SPLIT_FROZEN = ASSEMBLED_SPLIT_FROZEN_6 + "00000000";
 
     private static AssembledBlock frozenAssembled() {
         return new AssembledBlock(
@@ -625,6 +674,86 @@ class BlockSerializersTest {
         assertThat(bytes(restored.restoreSerializer(), read)).isEqualTo(DENSE_FROZEN_4);
     }
 
+    /**
+     * An evicting column's chunks: the key chunk's policy (tag 2), the index chunk's and the
+     * assembled block's assignments (formats 5 and 7); state of the formats before (index chunk 4,
+     * assembled block 6) migrates, and those formats refuse to write assignments.
+     */
+    @Test
+    void evictingChunksAreFrozenAndEarlierFormatsMigrate() throws IOException {
+        VocabularyPolicy lfu =
+                new VocabularyPolicy(
+                        1,
+                        3,
+                        VocabularyPolicy.MAX_SIZE,
+                        null,
+                        50,
+                        VocabularyPolicy.Eviction.LFU,
+                        0);
+        KeyChunk key = new KeyChunk(1, 2, 3, new long[] {4}, 1, 5, lfu);
+        assertThat(bytes(KeyChunkSerializer.INSTANCE, key)).isEqualTo(KEY_EVICTING_FROZEN);
+        assertThat(roundTrip(KeyChunkSerializer.INSTANCE, key).policy()).isEqualTo(lfu);
+
+        IndexChunk index =
+                new IndexChunk(
+                        1,
+                        2,
+                        3,
+                        new int[] {9, 8},
+                        2,
+                        10,
+                        new long[] {6, 7},
+                        0,
+                        null,
+                        frozenAssignments());
+        assertThat(bytes(IndexChunkSerializer.INSTANCE, index)).isEqualTo(INDEX_EVICTING_FROZEN);
+        assertThat(roundTrip(IndexChunkSerializer.INSTANCE, index))
+                .usingRecursiveComparison()
+                .isEqualTo(index);
+        TypeSerializerSnapshot<IndexChunk> index4 =
+                restoredSnapshot(IndexChunkSerializer.Snapshot.class, 4);
+        assertThat(
+                        IndexChunkSerializer.INSTANCE
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(index4)
+                                .isCompatibleAfterMigration())
+                .isTrue();
+        IndexChunk old =
+                index4.restoreSerializer()
+                        .deserialize(
+                                new DataInputDeserializer(
+                                        java.util.HexFormat.of().parseHex(INDEX_FROZEN_4)));
+        assertThat(bytes(IndexChunkSerializer.INSTANCE, old)).isEqualTo(INDEX_FROZEN);
+        assertThat(bytes(index4.restoreSerializer(), old)).isEqualTo(INDEX_FROZEN_4);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> bytes(index4.restoreSerializer(), index))
+                .hasMessageContaining("format 4 has no evicting vocabularies");
+
+        AssembledBlock block =
+                frozenAssembled().withAssignments(new Assignments[] {frozenAssignments()});
+        String blockBytes =
+                ASSEMBLED_FROZEN_6
+                        + "00000001"
+                        + INDEX_EVICTING_FROZEN.substring(
+                                INDEX_EVICTING_FROZEN.indexOf("ffffffff01") + 8);
+        assertThat(bytes(AssembledBlockSerializer.INSTANCE, block)).isEqualTo(blockBytes);
+        assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block).assignments()[0])
+                .usingRecursiveComparison()
+                .isEqualTo(frozenAssignments());
+        TypeSerializerSnapshot<AssembledBlock> assembled6 =
+                restoredSnapshot(AssembledBlockSerializer.Snapshot.class, 6);
+        AssembledBlock six =
+                assembled6
+                        .restoreSerializer()
+                        .deserialize(
+                                new DataInputDeserializer(
+                                        java.util.HexFormat.of().parseHex(ASSEMBLED_FROZEN_6)));
+        assertThat(bytes(AssembledBlockSerializer.INSTANCE, six)).isEqualTo(ASSEMBLED_FROZEN);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> bytes(assembled6.restoreSerializer(), block))
+                .hasMessageContaining("format 6 has no evicting vocabularies");
+    }
+
     /** A list column's key chunk, and its index chunk, keep their offsets (formats 5 and 4). */
     @Test
     void listChunksAreFrozen() throws IOException {
@@ -658,7 +787,8 @@ class BlockSerializersTest {
                                                 "00000000000000020400000000000000"
                                                         + "0500000000000000")
                                         .replace("00000007", "00000000")
-                                + "00000003000000000200000002000000");
+                                + "00000003000000000200000002000000"
+                                + "00");
         assertThat(roundTrip(IndexChunkSerializer.INSTANCE, indices))
                 .usingRecursiveComparison()
                 .isEqualTo(indices);

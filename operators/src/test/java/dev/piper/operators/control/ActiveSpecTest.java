@@ -101,13 +101,13 @@ class ActiveSpecTest {
                     + "00000000".repeat(23);
 
     /**
-     * As written now: the same, with the spec in its format 6 (PipelineSpecSerializerTest): eight
+     * As written now: the same, with the spec in its format 7 (PipelineSpecSerializerTest): eight
      * bytes longer, vocab's policy tag, the empty list of Parquet column names, the layout (13
      * dense, 26 sparse, no lists, ',', no generated columns) and no Hotline section.
      */
     private static final String SMALL_WRITTEN_NOW =
             "0000003b"
-                    + "06"
+                    + "07"
                     + SMALL_FORMAT_1
                             .substring(10, SMALL_FORMAT_1.indexOf("0000001a"))
                             .replace("e80776", "e8077600")

@@ -245,7 +245,8 @@ public class PipelineSpecSerializerTest {
             // and no Hotline section
             assertThat(HexFormat.of().formatHex(serializer.toBytes(read)))
                     .isEqualTo(
-                            format6("05" + e.getKey().substring(2) + "0d1a" + "00" + "2c" + "00"));
+                            writtenNow(
+                                    "05" + e.getKey().substring(2) + "0d1a" + "00" + "2c" + "00"));
         }
     }
 
@@ -296,6 +297,63 @@ public class PipelineSpecSerializerTest {
     }
 
     /**
+     * What this build writes for a spec given in format 5: format 7, which for a spec without an
+     * evicting vocabulary is format 6's bytes but for the version.
+     */
+    private static String writtenNow(String format5) {
+        return "07" + format6(format5).substring(2);
+    }
+
+    /**
+     * Format 7, frozen: vocab's evicting policy is tag 2, tag 1's fields, then capacity 1000 (e8
+     * 07), LFU (01) and no ttl (00), or TTL (02) and 5,000,000 rows (c0 96 b1 02); format 6 bytes
+     * of a spec without one still read.
+     */
+    @Test
+    void formatSevenHoldsAnEvictingPolicy() throws Exception {
+        String now = HexFormat.of().formatHex(serializer.toBytes(small()));
+        assertThat(now).startsWith("07");
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex("06" + now.substring(2))))
+                .isEqualTo(small());
+        Map<String, VocabularyPolicy> frozen =
+                Map.of(
+                        "76" + "02" + "01" + "04" + "8080808002" + "80" + "e807" + "01" + "00",
+                        new VocabularyPolicy(
+                                1,
+                                4,
+                                VocabularyPolicy.MAX_SIZE,
+                                null,
+                                1000,
+                                VocabularyPolicy.Eviction.LFU,
+                                0),
+                        "76"
+                                + "02"
+                                + "02"
+                                + "04"
+                                + "8080808002"
+                                + "80"
+                                + "e807"
+                                + "02"
+                                + "c096b102",
+                        new VocabularyPolicy(
+                                2,
+                                4,
+                                VocabularyPolicy.MAX_SIZE,
+                                null,
+                                1000,
+                                VocabularyPolicy.Eviction.TTL,
+                                5_000_000));
+        for (Map.Entry<String, VocabularyPolicy> e : frozen.entrySet()) {
+            List<Op> ops = new java.util.ArrayList<>(small().columns().get(1).ops());
+            ops.set(ops.size() - 1, new Op.Vocab(e.getValue()));
+            PipelineSpec spec = withC3(ops);
+            String bytes = HexFormat.of().formatHex(serializer.toBytes(spec));
+            assertThat(bytes).isEqualTo(now.replace("7600", e.getKey()));
+            assertThat(serializer.fromBytes(HexFormat.of().parseHex(bytes))).isEqualTo(spec);
+        }
+    }
+
+    /**
      * Format 6 appends the Hotline section: false, or true and its settings (budget 1 MiB as the
      * varlong 80 80 40, dim 16, window 1,000,000 as c0 84 3d, sample 0.05 as its IEEE double (Kryo
      * writes doubles little-endian), sample rows 1024 as 80 08, srrip 1, tracker entries 65,536 as
@@ -343,10 +401,10 @@ public class PipelineSpecSerializerTest {
      */
     @Test
     void formatFiveIsFrozen() throws Exception {
-        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(6);
+        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(7);
         assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
                 .isEqualTo(
-                        format6(
+                        writtenNow(
                                 "05"
                                         + SMALL_FORMAT_4.substring(2)
                                         + "0d"
@@ -368,7 +426,7 @@ public class PipelineSpecSerializerTest {
                 .isEqualTo(small());
         assertThat(HexFormat.of().formatHex(serializer.toBytes(wide())))
                 .isEqualTo(
-                        format6(
+                        writtenNow(
                                 "05"
                                         + SMALL_FORMAT_4.substring(2)
                                         + "f803"
@@ -382,7 +440,7 @@ public class PipelineSpecSerializerTest {
         }
         assertThat(HexFormat.of().formatHex(serializer.toBytes(withLists())))
                 .isEqualTo(
-                        format6(
+                        writtenNow(
                                 "05"
                                         + SMALL_FORMAT_4.substring(2)
                                         + "f803"
@@ -408,7 +466,7 @@ public class PipelineSpecSerializerTest {
                         w.output());
         assertThat(HexFormat.of().formatHex(serializer.toBytes(generated)))
                 .isEqualTo(
-                        format6(
+                        writtenNow(
                                 "05"
                                         + SMALL_FORMAT_4.substring(2)
                                         + "f803"
@@ -505,7 +563,7 @@ public class PipelineSpecSerializerTest {
         byte[] bytes = serializer.toBytes(small());
         bytes[0] = 9; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 9; this build reads 1..6");
+                .hasMessageContaining("pipeline spec in format 9; this build reads 1..7");
     }
 
     @Test
