@@ -188,6 +188,11 @@ class VocabRecord:
 def decode_vocab(message):
     where = f"{message.topic()}/{message.partition()}@{message.offset()}"
     h = headers_of(message)
+    if "piper.evict" in h:
+        # a reused index would be taken for a new one: refuse rather than mis-size the tables
+        raise FeedError(
+            f"{where}: {h.get('piper.column', '?')}'s vocabulary evicts ({h['piper.evict']}):"
+            " this client does not re-initialise reused embedding rows yet")
     try:
         return VocabRecord(
             column=h["piper.column"],

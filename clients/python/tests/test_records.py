@@ -84,6 +84,12 @@ class RecordsTest(unittest.TestCase):
         self.assertEqual((v.column, v.epoch, v.first_index, v.count, v.buckets),
                          ("C3", 0, 4, 1, 4))
 
+    def test_an_evicting_vocabulary_is_refused_by_name(self):
+        with self.assertRaisesRegex(FeedError, "C3's vocabulary evicts \\(lfu\\)"):
+            decode_vocab(Message(b"4\t77\t0\t\n", {"piper.column": "C3", "piper.evict": "lfu",
+                                                   "piper.first.assignment": "0",
+                                                   "piper.count": "1"}, topic="vocab"))
+
     def test_auc_by_ranks(self):
         self.assertEqual(auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]), 0.75)
         self.assertEqual(auc([0.5, 0.5], [0, 1]), 0.5)

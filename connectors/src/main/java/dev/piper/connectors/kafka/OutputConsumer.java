@@ -525,6 +525,18 @@ public final class OutputConsumer {
                 return;
             }
             String name = header(r, StreamFormat.COLUMN, where);
+            if (r.headers().lastHeader(StreamFormat.EVICT) != null) {
+                // refused rather than written as an append-only map a reused index would corrupt
+                throw new IllegalStateException(
+                        where
+                                + ": "
+                                + name
+                                + "'s vocabulary evicts ("
+                                + header(r, StreamFormat.EVICT, where)
+                                + "): its indices are reused, and consume does not replay"
+                                + " assignments into rows.bin's order yet; read the vocabulary"
+                                + " topic's assignment records directly (docs/SEMANTICS.md)");
+            }
             int c = RowsRecord.sparseColumn(name);
             if (c < 0 || c >= RowLayout.MAX_SPARSE) {
                 throw new IllegalStateException(where + ": unknown column " + name);

@@ -26,9 +26,9 @@ import java.util.Optional;
  *       bytes each) and {@code mapid} tables (about {@value #MAPID_ENTRY_BYTES} bytes an id,
  *       counted from the file's lines; a file used by several columns is read once).
  *   <li>Each vocabulary holds at most its bound of entries, about {@value #VOCAB_ENTRY_BYTES} bytes
- *       each on the heap: {@code max_size}, or the key range its chain leaves ({@code modulus},
- *       {@code sigrid_hash}); without either, it grows with the input's distinct ids and has no
- *       bound here.
+ *       each on the heap ({@value #EVICTING_ENTRY_BYTES} evicting): {@code max_size} or {@code
+ *       capacity}, or the key range its chain leaves ({@code modulus}, {@code sigrid_hash});
+ *       without either, it grows with the input's distinct ids and has no bound here.
  * </ul>
  *
  * <p>{@link #problem(long, int)} refuses a program whose fixed part (every decoder's tables plus
@@ -42,6 +42,12 @@ public final class SpecResources {
 
     /** A vocabulary entry on the heap: key, index, table slack (state/Vocabulary). */
     public static final int VOCAB_ENTRY_BYTES = 24;
+
+    /**
+     * An evicting vocabulary's entry: the above plus its place in the eviction order (state's
+     * VocabularyEvictionTest bounds the whole at 52 bytes with JOL).
+     */
+    public static final int EVICTING_ENTRY_BYTES = 52;
 
     /** One resource: what it is, and its bytes per decoder or in all. */
     public record Item(String what, long bytes, boolean perDecoder) {}
@@ -106,7 +112,7 @@ public final class SpecResources {
             items.add(
                     new Item(
                             name + " vocabulary: at most " + bound + " entries",
-                            VOCAB_ENTRY_BYTES * bound,
+                            (policy.evicts() ? EVICTING_ENTRY_BYTES : VOCAB_ENTRY_BYTES) * bound,
                             false));
         }
         return new SpecResources(items, unbounded);
