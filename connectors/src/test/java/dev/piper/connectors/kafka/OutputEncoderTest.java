@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.operators.block.AssembledBlock;
+import dev.piper.operators.block.Assignments;
 import dev.piper.operators.block.DeadLetter;
 import dev.piper.operators.block.KafkaOut;
 import dev.piper.operators.block.Origin;
@@ -175,5 +176,58 @@ class OutputEncoderTest {
                 .containsEntry("piper.epoch", "2")
                 .containsEntry("piper.oov.buckets", "2");
         assertThat(headers(vocab.get(1))).containsEntry("piper.epoch", "0");
+    }
+
+    /**
+     * An evicting column's vocabulary record lists its block's assignments (index, key, row,
+     * evicted key), names its first assignment, input partition and block, and the rows record
+     * states per column the assignments before the block.
+     */
+    @Test
+    void anEvictingColumnAnnouncesItsAssignmentsWithTheirRows() throws Exception {
+        String v3 =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"version\": 1", "\"version\": 3")
+                        .replace(
+                                "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " \"vocab\"]",
+                                "\"C1\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"],"
+                                        + " \"C2\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " {\"op\": \"vocab\", \"oov_buckets\": 2, \"capacity\": 2,"
+                                        + " \"evict\": \"lfu\"}],"
+                                        + " \"C3..C26\": [\"decode\", \"fill_missing\","
+                                        + " \"hex2int\", \"vocab\"]");
+        OutputEncoder encoder = new OutputEncoder("clicks", true, DecodeOptions.defaults());
+        encoder.learn(0, SpecCompiler.program(SpecParser.parse(v3.getBytes(), "v3"), new int[26]));
+        Assignments[] assignments = new Assignments[26];
+        // index 3 to key 7 at row 0 (fresh), then index 2 to key 2^64-1 at row 2, evicting key 9
+        assignments[1] =
+                new Assignments(
+                        41,
+                        1,
+                        new int[] {3, 2},
+                        new long[] {7, -1L},
+                        new int[] {0, 2},
+                        new long[] {9});
+        AssembledBlock block = block(3, new int[26]).withAssignments(assignments);
+        List<KafkaOut> out = encode(encoder, block);
+        assertThat(headers(out.get(0)))
+                .containsEntry(
+                        "piper.assignments",
+                        "0,41,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
+        List<KafkaOut> vocab = out.stream().filter(r -> r.target() == KafkaOut.VOCAB).toList();
+        assertThat(vocab).hasSize(2);
+        assertThat(new String(vocab.get(0).value(), StandardCharsets.US_ASCII))
+                .isEqualTo("3\t7\t0\t\n2\t18446744073709551615\t2\t9\n");
+        assertThat(headers(vocab.get(0)))
+                .containsEntry("piper.column", "C2")
+                .containsEntry("piper.evict", "lfu")
+                .containsEntry("piper.first.assignment", "41")
+                .containsEntry("piper.count", "2")
+                .containsEntry("piper.input.partition", "3")
+                .containsEntry("piper.block", "12")
+                .containsEntry("piper.oov.buckets", "2")
+                .doesNotContainKey("piper.first.index");
+        assertThat(headers(vocab.get(1))).containsEntry("piper.column", "C26");
     }
 }
