@@ -231,7 +231,7 @@ public final class Vocabulary {
         long ttl = policy.ttlRows();
         int rowsInBlock = offsets == null ? n : offsets.length - 1;
         int row = 0;
-        int rowEnd = offsets == null ? 1 : offsets[1];
+        int rowEnd = offsets == null || offsets.length < 2 ? 1 : offsets[1];
         for (int i = 0; i < n; i++) {
             if (offsets == null) {
                 row = i;

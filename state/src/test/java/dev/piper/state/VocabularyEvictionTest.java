@@ -113,6 +113,19 @@ class VocabularyEvictionTest {
     }
 
     @Test
+    void aListChunkWithoutRowsOrWithEmptyListsApplies() {
+        Vocabulary v = new Vocabulary();
+        VocabularyEvents e = new VocabularyEvents();
+        v.apply(new long[0], 0, new int[0], lfu(2), new int[] {0}, e);
+        assertThat(v.rowsApplied()).isZero();
+        int[] out = new int[2];
+        // rows [], [5], [], [6]
+        v.apply(new long[] {5, 6}, 2, out, lfu(2), new int[] {0, 0, 1, 1, 2}, e);
+        assertThat(e.rows()).containsExactly(1, 3);
+        assertThat(v.rowsApplied()).isEqualTo(4);
+    }
+
+    @Test
     void minCountComposesWithEviction() {
         Vocabulary v = new Vocabulary();
         VocabularyEvents e = new VocabularyEvents();
