@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.connectors.kafka.LineProducer;
+import dev.piper.connectors.kafka.OutputConsumer;
+import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.operators.block.BlockTypes;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.VocabularyPolicy;
@@ -17,12 +21,16 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,7 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * more distinct keys than their capacities. The output is byte-identical at parallelism 1, 2 and 4
  * and on RocksDB; replaying each column's assignments file row by row, every index of every row
  * (rows.bin and the list files) names its own input line's key, no key holds two indices at once,
- * and each reuse is in the file at or before the first row that uses it.
+ * and each reuse is in the file at or before the first row that uses it. The stream, through a
+ * failure and a rescale, gives the same files once consumed.
  */
 class EvictionITCase {
 
@@ -129,6 +138,135 @@ class EvictionITCase {
         // other block boundaries, the same rows and assignments
         assertThat(SameOutput.sha256OfEveryFile(preprocess(2, StateBackend.hashmap, 1 << 20)))
                 .isEqualTo(files);
+    }
+
+    /**
+     * The stream of the same lines (one input partition) through two injected failures (before and
+     * after its first checkpoint) at parallelism 2, then a savepoint restored at parallelism 3 for
+     * the rest: {@code consume} replays the vocabulary topic's assignment records into the batch
+     * run's files, byte for byte (rows, lists, each column's assignments and final map), and those
+     * name every row's own keys.
+     */
+    @Test
+    void theStreamThroughAFailureAndARescaleConsumesToTheBatchFiles() throws Exception {
+        Path batch = preprocess(2, StateBackend.hashmap, 65_537);
+        checkAgainstInput(batch);
+        byte[] all = Files.readAllBytes(input);
+        Path[] parts = new Path[3];
+        int from = 0;
+        for (int i = 0; i < 3; i++) {
+            int to = i == 2 ? all.length : StreamITCase.nthNewline(all, LINES * (i + 1) / 3) + 1;
+            parts[i] =
+                    Files.write(
+                            tmp.resolve("part" + i + ".tsv"), Arrays.copyOfRange(all, from, to));
+            from = to;
+        }
+        try (TestKafka kafka = TestKafka.start()) {
+            Configuration conf =
+                    Streaming.configuration(
+                            2, StateBackend.hashmap, tmp.resolve("ckpt"), Duration.ofSeconds(1));
+            conf.set(PiperOptions.SPEC, spec);
+            conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+            conf.set(StreamOptions.INPUT_TOPIC, "evict-in");
+            conf.set(StreamOptions.OUTPUT_TOPIC, "evict-rows");
+            conf.set(StreamOptions.VOCAB_TOPIC, "evict-vocab");
+            kafka.createTopic("evict-in", 1);
+            LineProducer.produce(
+                    parts[0],
+                    kafka.bootstrapServers(),
+                    "evict-in",
+                    null,
+                    Map.of(),
+                    TestClusters.QUIET);
+            StreamTopics.prepareTopics(conf, TestClusters.QUIET);
+
+            StreamITCase.FailureInjector.arm(27);
+            StreamJob job =
+                    Streaming.job(conf)
+                            .beforeOutput(
+                                    s ->
+                                            s.map(new StreamITCase.FailureInjector())
+                                                    .returns(BlockTypes.ASSEMBLED_BLOCK)
+                                                    .name("inject-failures"));
+            CompletableFuture<StreamRunner.Result> first =
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    return StreamRunner.run(
+                                            job, conf, Duration.ofSeconds(10), TestClusters.QUIET);
+                                } catch (Exception e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            });
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (!StreamITCase.FailureInjector.checkpointed()) {
+                assertThat(System.nanoTime())
+                        .as("a checkpoint within 2 minutes")
+                        .isLessThan(deadline);
+                try {
+                    first.get(50, TimeUnit.MILLISECONDS);
+                    org.assertj.core.api.Assertions.fail("the run ended before any checkpoint");
+                } catch (java.util.concurrent.TimeoutException stillRunning) {
+                    // waiting for the checkpoint
+                }
+            }
+            // blocks flow after the checkpoint, where the second failure waits
+            LineProducer.produce(
+                    parts[1],
+                    kafka.bootstrapServers(),
+                    "evict-in",
+                    null,
+                    Map.of(),
+                    TestClusters.QUIET);
+            String savepoint = first.get(4, TimeUnit.MINUTES).savepoint().orElseThrow();
+            assertThat(StreamITCase.FailureInjector.failures()).isEqualTo(2);
+
+            LineProducer.produce(
+                    parts[2],
+                    kafka.bootstrapServers(),
+                    "evict-in",
+                    null,
+                    Map.of(),
+                    TestClusters.QUIET);
+            Configuration rescaled =
+                    Streaming.configuration(
+                            3, StateBackend.hashmap, tmp.resolve("ckpt-p3"), Duration.ofSeconds(1));
+            conf.toMap()
+                    .forEach(
+                            (k, v) -> {
+                                if (k.startsWith("piper.")) {
+                                    rescaled.setString(k, v);
+                                }
+                            });
+            rescaled.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, "evict-p3");
+            Streaming.restoreFrom(rescaled, Path.of(java.net.URI.create(savepoint)), false);
+            StreamRunner.run(
+                    Streaming.job(rescaled), rescaled, Duration.ofSeconds(2), TestClusters.QUIET);
+
+            JsonNode meta =
+                    new ObjectMapper().readTree(batch.resolve(OutputLayout.METADATA).toFile());
+            Path consumed = tmp.resolve("consumed");
+            OutputConsumer.Result r =
+                    new OutputConsumer(
+                                    kafka.bootstrapServers(),
+                                    Map.of(),
+                                    "evict-rows",
+                                    "evict-vocab",
+                                    StreamOptions.deadLetterTopic(conf))
+                            .consume(
+                                    consumed,
+                                    meta.get("rows_written").asLong(),
+                                    Duration.ofSeconds(20),
+                                    TestClusters.QUIET);
+            assertThat(r.rows()).isEqualTo(meta.get("rows_written").asLong());
+            assertThat(r.deadLetters()).isEqualTo(meta.get("dead_letters").asLong());
+            for (int c = 0; c < 4; c++) {
+                assertThat(r.vocabSizes().get("C" + (c + 1)))
+                        .isEqualTo(meta.get("vocab_size").get("C" + (c + 1)).asInt());
+            }
+            SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "evicting stream");
+            assertThat(consumed.resolve(OutputLayout.assignmentsFile(3))).exists();
+        }
     }
 
     /**

@@ -591,7 +591,7 @@ class StreamITCase {
                 .hasMessageContaining("topic no-such-topic does not exist");
     }
 
-    private static int nthNewline(byte[] text, int n) {
+    static int nthNewline(byte[] text, int n) {
         int seen = 0;
         for (int i = 0; i < text.length; i++) {
             if (text[i] == '\n' && ++seen == n) {
@@ -729,6 +729,10 @@ class StreamITCase {
 
         static int failures() {
             return FAILURES.get();
+        }
+
+        static boolean checkpointed() {
+            return checkpointed;
         }
 
         @Override

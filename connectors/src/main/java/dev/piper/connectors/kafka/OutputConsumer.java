@@ -37,9 +37,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * from the beginning) into the batch layout of any spec: {@code rows.bin} and, for list columns,
  * {@code lists/Cj.lengths} and {@code lists/Cj.values} from the rows topic, {@code vocab/C1.tsv..}
  * from the vocabulary topic (entries put in index order, whatever order their records arrive in; a
- * later vocabulary epoch of a column in {@code vocab/C3.epoch1.tsv}), {@code dead-letters.jsonl}
- * from the dead-letter topic, and {@code versions.tsv}: the runs of rows in {@code rows.bin} with
- * the pipeline version and vocabulary epochs they were produced under.
+ * later vocabulary epoch of a column in {@code vocab/C3.epoch1.tsv}; an evicting column's
+ * assignments replayed into {@code vocab/C3.assignments.tsv} and its final map by {@link
+ * EvictingVocabularies}), {@code dead-letters.jsonl} from the dead-letter topic, and {@code
+ * versions.tsv}: the runs of rows in {@code rows.bin} with the pipeline version and vocabulary
+ * epochs they were produced under.
  *
  * <p>The rows topic spreads an input partition's blocks over its partitions; the consumer puts them
  * back in block order per input partition before writing them, so that with one input partition the
@@ -110,7 +112,7 @@ public final class OutputConsumer {
                 ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20));
         Vocab vocab = vocabTopic == null ? null : new Vocab(dir);
         long deadLetters = 0;
-        Rows out = new Rows(dir);
+        Rows out = new Rows(dir, vocab == null ? null : vocab.evicting);
         try (out;
                 KafkaConsumer<byte[], byte[]> consumer =
                         new KafkaConsumer<>(
@@ -285,8 +287,12 @@ public final class OutputConsumer {
         /** The rows' shape ({@link RowsRecord#shape()}) of the first record written. */
         private String shape;
 
-        Rows(Path dir) throws IOException {
+        /** The evicting columns' replay, told of every block written; null without a vocabulary. */
+        private final EvictingVocabularies evicting;
+
+        Rows(Path dir, EvictingVocabularies evicting) throws IOException {
             this.dir = dir;
+            this.evicting = evicting;
             this.rowsOut =
                     new BufferedOutputStream(
                             NamedOutput.open(dir.resolve(OutputLayout.ROWS)), 1 << 20);
@@ -368,14 +374,19 @@ public final class OutputConsumer {
             }
             int[] epochs = r.epochs();
             int[] max = r.maxIndices();
+            long[] keys = new long[epochs.length];
             for (int c = 0; c < epochs.length; c++) {
                 long key = columnEpochKey(c, epochs[c]);
+                keys[c] = key;
                 if (max[c] >= 0) {
                     maxIndex.merge(key, max[c], Math::max);
                 }
                 if (r.buckets()[c] > 0) {
                     buckets.put(key, r.buckets()[c]);
                 }
+            }
+            if (evicting != null) {
+                evicting.blockWritten(r, rows, keys);
             }
             versions.add(rows, r.rows(), r.pipeline(), epochs);
             rows += r.rows();
@@ -476,6 +487,9 @@ public final class OutputConsumer {
 
         private record Entry(int count, byte[] text) {}
 
+        /** The evicting columns' assignments, replayed into rows.bin's rows. */
+        final EvictingVocabularies evicting;
+
         /** Hotline's hot-set announcements by window, and each window's first row. */
         final TreeMap<Integer, String> hotSets = new TreeMap<>();
 
@@ -499,6 +513,12 @@ public final class OutputConsumer {
 
         Vocab(Path dir) throws IOException {
             this.dir = dir;
+            this.evicting =
+                    new EvictingVocabularies(
+                            OutputConsumer::columnEpoch,
+                            key ->
+                                    dir.resolve(
+                                            OutputLayout.vocabFile((int) (key >>> 32), (int) key)));
             Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
         }
 
@@ -525,18 +545,6 @@ public final class OutputConsumer {
                 return;
             }
             String name = header(r, StreamFormat.COLUMN, where);
-            if (r.headers().lastHeader(StreamFormat.EVICT) != null) {
-                // refused rather than written as an append-only map a reused index would corrupt
-                throw new IllegalStateException(
-                        where
-                                + ": "
-                                + name
-                                + "'s vocabulary evicts ("
-                                + header(r, StreamFormat.EVICT, where)
-                                + "): its indices are reused, and consume does not replay"
-                                + " assignments into rows.bin's order yet; read the vocabulary"
-                                + " topic's assignment records directly (docs/SEMANTICS.md)");
-            }
             int c = RowsRecord.sparseColumn(name);
             if (c < 0 || c >= RowLayout.MAX_SPARSE) {
                 throw new IllegalStateException(where + ": unknown column " + name);
@@ -546,9 +554,13 @@ public final class OutputConsumer {
             if (epoch < 0) {
                 throw new IllegalStateException(where + ": negative epoch " + epoch);
             }
-            Column col = column(c, epoch);
             String bucketText = optionalHeader(r, StreamFormat.OOV_BUCKETS);
             int buckets = bucketText.isEmpty() ? 0 : Integer.parseInt(bucketText);
+            if (EvictingVocabularies.evicting(r)) {
+                evicting.add(r, columnEpochKey(c, epoch), buckets);
+                return;
+            }
+            Column col = column(c, epoch);
             if (col.buckets < 0) {
                 col.buckets = buckets;
                 col.next = buckets; // nothing is written before the first record
@@ -597,7 +609,7 @@ public final class OutputConsumer {
                     return false;
                 }
             }
-            return true;
+            return evicting.complete();
         }
 
         /**
@@ -608,9 +620,11 @@ public final class OutputConsumer {
         boolean covers(Map<Long, Integer> maxIndex, Map<Long, Integer> buckets) {
             for (Map.Entry<Long, Integer> used : maxIndex.entrySet()) {
                 Column col = columns.get(used.getKey());
+                int oov = buckets.getOrDefault(used.getKey(), 0);
                 int known =
-                        Math.max(
-                                buckets.getOrDefault(used.getKey(), 0), col == null ? 0 : col.next);
+                        evicting.has(used.getKey())
+                                ? oov + evicting.held(used.getKey())
+                                : Math.max(oov, col == null ? 0 : col.next);
                 if (used.getValue() >= known) {
                     return false;
                 }
@@ -621,8 +635,10 @@ public final class OutputConsumer {
         /** Entries per column and epoch: {@code C3}, {@code C3.epoch1}, ... */
         Map<String, Integer> sizes() {
             Map<String, Integer> sizes = new LinkedHashMap<>();
-            columns.forEach(
-                    (key, col) -> sizes.put(columnEpoch(key), col.next - Math.max(0, col.buckets)));
+            Map<Long, Integer> all = new TreeMap<>();
+            columns.forEach((key, col) -> all.put(key, col.next - Math.max(0, col.buckets)));
+            all.putAll(evicting.held());
+            all.forEach((key, size) -> sizes.put(columnEpoch(key), size));
             return sizes;
         }
 
@@ -632,11 +648,14 @@ public final class OutputConsumer {
          */
         void finish(int sparseCount) throws IOException {
             for (int c = 0; c < sparseCount; c++) {
-                column(c, 0);
+                if (!evicting.has(columnEpochKey(c, 0))) {
+                    column(c, 0);
+                }
             }
             for (Column col : columns.values()) {
                 col.file.close();
             }
+            evicting.finish();
             for (Map.Entry<Long, Column> e : columns.entrySet()) {
                 Column col = e.getValue();
                 if (!col.waiting.isEmpty()) {

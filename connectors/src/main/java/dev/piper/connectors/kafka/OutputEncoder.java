@@ -272,6 +272,24 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                     java.util.Arrays.stream(before)
                             .mapToObj(Long::toString)
                             .collect(java.util.stream.Collectors.joining(",")));
+            long[] own = new long[buckets.length];
+            for (int c = 0; c < own.length; c++) {
+                Assignments a = b.assignments()[c];
+                own[c] = a != null ? a.size() : 0;
+            }
+            header(
+                    names,
+                    values,
+                    StreamFormat.BLOCK_ASSIGNMENTS,
+                    java.util.Arrays.stream(own)
+                            .mapToObj(Long::toString)
+                            .collect(java.util.stream.Collectors.joining(",")));
+            String[] evictions = shape.evictions();
+            StringBuilder evicting = new StringBuilder();
+            for (int c = 0; c < evictions.length; c++) {
+                evicting.append(c == 0 ? "" : ",").append(evictions[c] == null ? "" : evictions[c]);
+            }
+            header(names, values, StreamFormat.EVICT, evicting);
         }
         header(names, values, StreamFormat.ROWS, b.rows());
         header(names, values, StreamFormat.LINES, b.lines());

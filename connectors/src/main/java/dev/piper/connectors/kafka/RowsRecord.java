@@ -35,6 +35,10 @@ import org.apache.kafka.common.header.Header;
  *     split's order; else -1
  * @param popular with the split, one byte per row, 1 popular; else null
  * @param working with the split, per sparse column its working parameters; else null
+ * @param assignmentsBefore when a column evicts ({@link StreamFormat#ASSIGNMENTS}), per sparse
+ *     column the assignments its vocabulary made before this block; else null
+ * @param evicts with {@code assignmentsBefore}, per sparse column whether its vocabulary evicts
+ *     ({@link StreamFormat#EVICT}); else null
  */
 public record RowsRecord(
         String where,
@@ -54,7 +58,9 @@ public record RowsRecord(
         byte[] value,
         long hotlineFirstRow,
         byte[] popular,
-        int[][] working) {
+        int[][] working,
+        long[] assignmentsBefore,
+        boolean[] evicts) {
 
     /** Reads {@code r}, a record of a rows topic. */
     public static RowsRecord of(ConsumerRecord<byte[], byte[]> r) {
@@ -197,6 +203,54 @@ public record RowsRecord(
             b.get(popular);
         }
         String pipeline = header(r, StreamFormat.PIPELINE);
+        String assignmentsText = header(r, StreamFormat.ASSIGNMENTS);
+        long[] assignmentsBefore = null;
+        boolean[] evicts = null;
+        if (assignmentsText != null) {
+            String[] kinds = required(r, StreamFormat.EVICT, where).split(",", -1);
+            if (kinds.length != sparseCount) {
+                throw new IllegalStateException(
+                        where
+                                + ": "
+                                + kinds.length
+                                + " entries in "
+                                + StreamFormat.EVICT
+                                + ", expected "
+                                + sparseCount);
+            }
+            evicts = new boolean[sparseCount];
+            for (int c = 0; c < sparseCount; c++) {
+                evicts[c] = !kinds[c].isEmpty();
+            }
+            String[] parts = assignmentsText.split(",", -1);
+            if (parts.length != sparseCount) {
+                throw new IllegalStateException(
+                        where
+                                + ": "
+                                + parts.length
+                                + " counts in "
+                                + StreamFormat.ASSIGNMENTS
+                                + ", expected "
+                                + sparseCount);
+            }
+            assignmentsBefore = new long[sparseCount];
+            for (int c = 0; c < sparseCount; c++) {
+                try {
+                    assignmentsBefore[c] = Long.parseLong(parts[c]);
+                } catch (NumberFormatException e) {
+                    assignmentsBefore[c] = -1;
+                }
+                if (assignmentsBefore[c] < 0) {
+                    throw new IllegalStateException(
+                            where
+                                    + ": \""
+                                    + parts[c]
+                                    + "\" in "
+                                    + StreamFormat.ASSIGNMENTS
+                                    + " is not a count");
+                }
+            }
+        }
         return new RowsRecord(
                 where,
                 required(r, StreamFormat.INPUT_TOPIC, where),
@@ -217,7 +271,9 @@ public record RowsRecord(
                 value,
                 hotlineFirstRow,
                 popular,
-                working);
+                working,
+                assignmentsBefore,
+                evicts);
     }
 
     /** The number of sparse columns, list columns included. */

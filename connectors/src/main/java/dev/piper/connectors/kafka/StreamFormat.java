@@ -123,7 +123,9 @@ public final class StreamFormat {
      * not evict). Their value lines are {@code index<TAB>key<TAB>row<TAB>evicted key}: from row
      * {@code row} of the rows record of the same input partition and block ({@link
      * #INPUT_PARTITION}, {@link #BLOCK}) on, {@code index} names {@code key}, evicting the key
-     * after the last tab (empty for an index no key held before).
+     * after the last tab (empty for an index no key held before). Rows records carry it beside
+     * {@link #ASSIGNMENTS}: per sparse column (C1.., comma-separated) how it evicts, empty where it
+     * does not.
      */
     public static final String EVICT = "piper.evict";
 
@@ -140,6 +142,13 @@ public final class StreamFormat {
      * then the block's own at their rows, knows the key of every index of the block.
      */
     public static final String ASSIGNMENTS = "piper.assignments";
+
+    /**
+     * Rows records, beside {@link #ASSIGNMENTS}: per sparse column (C1.., comma-separated) the
+     * assignments its vocabulary made while applying this block (0 for a column that does not
+     * evict), so a reader knows how many of the block's own to wait for.
+     */
+    public static final String BLOCK_ASSIGNMENTS = "piper.block.assignments";
 
     private StreamFormat() {}
 

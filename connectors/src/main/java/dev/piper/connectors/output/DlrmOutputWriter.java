@@ -76,15 +76,8 @@ public final class DlrmOutputWriter implements Closeable {
     /** Per evicting column: its assignments file; null for the others. */
     private final OutputStream[] assignments;
 
-    /** Per evicting column: the key each index holds now (from the first entry), its length. */
-    private final long[][] holders;
-
-    private final int[] held;
-
-    /** Per evicting column: the number of its next assignment, and the evictions so far. */
-    private final long[] nextAssignment;
-
-    private final long[] evictions;
+    /** Per evicting column: its assignments replayed, so the keys its indices hold; else null. */
+    private final AssignmentLog[] logs;
 
     private long nextSeq;
     private long nextLine = 1;
@@ -154,16 +147,17 @@ public final class DlrmOutputWriter implements Closeable {
         vocab = new OutputStream[layout.sparse()];
         nextIndex = new int[layout.sparse()];
         assignments = new OutputStream[layout.sparse()];
-        holders = new long[layout.sparse()][];
-        held = new int[layout.sparse()];
-        nextAssignment = new long[layout.sparse()];
-        evictions = new long[layout.sparse()];
+        logs = new AssignmentLog[layout.sparse()];
         for (int c = 0; c < layout.sparse(); c++) {
             vocab[c] = open(dir.resolve(OutputLayout.vocabFile(c)));
             nextIndex[c] = options.program().vocabPolicy(c).firstIndex();
             if (options.program().vocabPolicy(c).evicts()) {
                 assignments[c] = open(dir.resolve(OutputLayout.assignmentsFile(c)));
-                holders[c] = new long[16];
+                logs[c] =
+                        new AssignmentLog(
+                                CriteoLayout.sparseName(c),
+                                options.program().vocabPolicy(c).firstIndex(),
+                                assignments[c]);
             }
         }
         dead = new DeadLetterFile(dir.resolve(OutputLayout.DEAD_LETTERS));
@@ -302,7 +296,8 @@ public final class DlrmOutputWriter implements Closeable {
                             + block.seq()
                             + " has no assignments, but the column's vocabulary evicts");
         }
-        if (a.first() != nextAssignment[c]) {
+        AssignmentLog log = logs[c];
+        if (a.first() != log.next()) {
             throw new IllegalStateException(
                     CriteoLayout.sparseName(c)
                             + ": block "
@@ -310,72 +305,18 @@ public final class DlrmOutputWriter implements Closeable {
                             + " starts at assignment "
                             + a.first()
                             + " but the assignments file continues at "
-                            + nextAssignment[c]);
+                            + log.next());
         }
-        int base = options.program().vocabPolicy(c).firstIndex();
-        OutputStream out = assignments[c];
-        StringBuilder line = new StringBuilder(64);
         for (int i = 0; i < a.size(); i++) {
-            int entry = a.indices()[i] - base;
-            long key = a.keys()[i];
-            line.setLength(0);
-            line.append(rowsWritten + a.rows()[i])
-                    .append('\t')
-                    .append(a.indices()[i])
-                    .append('\t')
-                    .append(Long.toUnsignedString(key))
-                    .append('\t');
-            if (a.reused(i)) {
-                long old = a.evictedBy(i);
-                if (entry >= held[c] || holders[c][entry] != old) {
-                    throw new IllegalStateException(
-                            CriteoLayout.sparseName(c)
-                                    + ": assignment "
-                                    + (a.first() + i)
-                                    + " evicts key "
-                                    + Long.toUnsignedString(old)
-                                    + " from index "
-                                    + a.indices()[i]
-                                    + ", which holds "
-                                    + (entry < held[c]
-                                            ? Long.toUnsignedString(holders[c][entry])
-                                            : "no key"));
-                }
-                line.append(Long.toUnsignedString(old));
-                evictions[c]++;
-            } else {
-                if (entry != held[c]) {
-                    throw new IllegalStateException(
-                            CriteoLayout.sparseName(c)
-                                    + ": assignment "
-                                    + (a.first() + i)
-                                    + " takes new index "
-                                    + a.indices()[i]
-                                    + ", expected "
-                                    + (base + held[c]));
-                }
-                if (entry == holders[c].length) {
-                    holders[c] = java.util.Arrays.copyOf(holders[c], entry * 2);
-                }
-                held[c]++;
-            }
-            holders[c][entry] = key;
-            line.append('\n');
-            out.write(line.toString().getBytes(StandardCharsets.US_ASCII));
+            log.append(
+                    a.first() + i,
+                    rowsWritten + a.rows()[i],
+                    a.indices()[i],
+                    a.keys()[i],
+                    a.reused(i),
+                    a.reused(i) ? a.evictedBy(i) : 0);
         }
-        nextAssignment[c] += a.size();
-        nextIndex[c] = base + held[c];
-    }
-
-    /** An evicting column's vocabulary file: the key each index holds at the end. */
-    private void writeHolders(int c) throws IOException {
-        OutputStream out = vocab[c];
-        int base = options.program().vocabPolicy(c).firstIndex();
-        for (int i = 0; i < held[c]; i++) {
-            out.write(
-                    ((base + i) + "\t" + Long.toUnsignedString(holders[c][i]) + "\n")
-                            .getBytes(StandardCharsets.US_ASCII));
-        }
+        nextIndex[c] = options.program().vocabPolicy(c).firstIndex() + log.held();
     }
 
     /** Flushes every file and writes {@code metadata.json}. */
@@ -417,7 +358,7 @@ public final class DlrmOutputWriter implements Closeable {
         }
         for (int c = 0; c < vocab.length; c++) {
             if (assignments[c] != null) {
-                writeHolders(c);
+                logs[c].writeMap(vocab[c]);
                 assignments[c].flush();
             }
             vocab[c].flush();
@@ -526,8 +467,8 @@ public final class DlrmOutputWriter implements Closeable {
                     if (policy.ttlRows() > 0) {
                         p.put("ttl_rows", policy.ttlRows());
                     }
-                    p.put("assignments", nextAssignment[c]);
-                    p.put("evictions", evictions[c]);
+                    p.put("assignments", logs[c].next());
+                    p.put("evictions", logs[c].evictions());
                     p.put("assignments_file", OutputLayout.assignmentsFile(c));
                     // the embedding table a trainer allocates: every index the column may use
                     p.put("table_size", policy.firstIndex() + policy.capacity());

@@ -213,8 +213,9 @@ class OutputEncoderTest {
         List<KafkaOut> out = encode(encoder, block);
         assertThat(headers(out.get(0)))
                 .containsEntry(
-                        "piper.assignments",
-                        "0,41,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0");
+                        "piper.assignments", "0,41,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
+                .containsEntry("piper.block.assignments", "0,2" + ",0".repeat(24))
+                .containsEntry("piper.evict", ",lfu" + ",".repeat(24));
         List<KafkaOut> vocab = out.stream().filter(r -> r.target() == KafkaOut.VOCAB).toList();
         assertThat(vocab).hasSize(2);
         assertThat(new String(vocab.get(0).value(), StandardCharsets.US_ASCII))
