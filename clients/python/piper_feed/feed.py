@@ -11,6 +11,14 @@ yielded, every index the batch uses has been announced there: ``batch.table_size
 how many rows each embedding table needs (OOV buckets plus entries) for each column and
 vocabulary epoch.
 
+An evicting column (``"evict"`` in its vocab op) reuses indices: each batch then carries
+``reused``, per (column, epoch) the indices whose embedding rows must be re-initialised before
+training on it (an evicted key's index now names a new key). The feed applies each column's
+assignment records in number order up to the block's own, so no batch is yielded before the
+assignments its rows depend on. A block whose count is below what was applied already (with
+several input partitions, another partition's block came first) is counted in
+``feed.late_blocks``: its rows may use a few indices already re-initialised for newer keys.
+
 With Hotline's split (``stream --hotline-budget``), each batch also carries ``popular`` (one
 flag per row) and ``working`` (per column, the non-hot indices its non-popular rows use), and
 ``batch.split()`` gives the popular and the non-popular micro-batch; ``feed.hot_sets`` holds
@@ -24,7 +32,8 @@ import numpy as np
 import torch
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
 
-from .records import FeedError, decode_hot_set, decode_rows, decode_vocab, is_hot_set
+from .records import (AssignmentRecord, FeedError, decode_hot_set, decode_rows, decode_vocab,
+                      is_hot_set)
 
 
 @dataclass
@@ -43,6 +52,7 @@ class Batch:
     pipeline: str
     popular: torch.Tensor = None  # bool [rows] with Hotline's split, else None
     working: dict = None  # column -> int64 tensor of the non-popular rows' non-hot indices
+    reused: dict = None  # (column, epoch) -> int64 tensor of indices to re-initialise first
 
     @property
     def rows(self):
@@ -67,7 +77,7 @@ class Batch:
             else self.timestamps_ms[index.numpy()],
             source=self.source, pipeline=self.pipeline,
             popular=None if self.popular is None else self.popular[index],
-            working=self.working)
+            working=self.working, reused=self.reused)
 
     def split(self):
         """Hotline's micro-batches: (popular rows, non-popular rows); needs a split feed."""
@@ -121,6 +131,11 @@ class RowsFeed:
             self._vocab.assign([TopicPartition(vocab_topic, p, OFFSET_BEGINNING)
                                 for p in vmeta.partitions])
         self.hot_sets = {}  # window -> HotSetRecord, from the vocabulary topic
+        # evicting columns: (column, epoch) -> assignments applied, and records waiting by number
+        self.applied = {}
+        self._waiting = {}
+        self.keys = {}  # (column, epoch) -> {index: key}, as the assignments applied say
+        self.late_blocks = 0
         self.seen_blocks = set()
         self.duplicate_blocks = 0
         self.records = 0
@@ -142,8 +157,52 @@ class RowsFeed:
             return True
         v = decode_vocab(message)
         key = (v.column, v.epoch)
+        if isinstance(v, AssignmentRecord):
+            if v.first < self.applied.get(key, 0) or v.first in self._waiting.get(key, {}):
+                raise FeedError(f"{message.topic()}/{message.partition()}@{message.offset()}:"
+                                f" {v.column} assignments from {v.first} seen twice")
+            self._waiting.setdefault(key, {})[v.first] = v
+            return True
         self.table_sizes[key] = max(self.table_sizes.get(key, v.buckets), v.first_index + v.count)
         return True
+
+    def _apply_assignments(self, block):
+        """Applies each evicting column's assignments up to the block's own (waiting for their
+        records) and returns the indices they reused, by (column, epoch)."""
+        reused = {}
+        deadline = time.monotonic() + self.vocab_timeout_s
+        for name, (before, own) in (block.assignments or {}).items():
+            key = (name, block.epochs[name])
+            need = before + own
+            done = self.applied.get(key, 0)
+            if done > before:
+                self.late_blocks += 1
+            indices = []
+            keys = self.keys.setdefault(key, {})
+            while done < need:
+                record = self._waiting.get(key, {}).pop(done, None)
+                if record is None:
+                    if self._vocab is None:
+                        raise FeedError(f"{block.where}: {name} evicts; read the vocabulary topic"
+                                        " too (vocab_topic) to know which indices were reused")
+                    if time.monotonic() > deadline:
+                        raise FeedError(
+                            f"{block.where}: {name} (epoch {key[1]}) needs assignments up to"
+                            f" {need}, but the vocabulary topic {self.vocab_topic} gave {done}"
+                            f" within {self.vocab_timeout_s:.0f} s")
+                    self._poll_vocab(0.1)
+                    continue
+                for index, k, again in zip(record.indices, record.keys, record.reused):
+                    keys[index] = k
+                    if again:
+                        indices.append(index)
+                    self.table_sizes[key] = max(self.table_sizes.get(key, record.buckets),
+                                                index + 1)
+                done += record.count
+            self.applied[key] = done
+            if indices:
+                reused[key] = torch.tensor(indices, dtype=torch.int64)
+        return reused
 
     def _await_vocabulary(self, block):
         """Reads the vocabulary topic until every index of ``block`` has been announced."""
@@ -188,6 +247,7 @@ class RowsFeed:
             self.seen_blocks.add(source)
             if block.rows == 0:
                 continue
+            reused = self._apply_assignments(block)
             self._await_vocabulary(block)
             yield Batch(
                 labels=torch.from_numpy(block.labels.astype(np.float32)),
@@ -204,4 +264,5 @@ class RowsFeed:
                 popular=None if block.popular is None else torch.from_numpy(block.popular),
                 working=None if block.working is None
                 else {n: torch.from_numpy(w) for n, w in block.working.items()},
+                reused=reused,
             )

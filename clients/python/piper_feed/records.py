@@ -59,6 +59,8 @@ class RowsBlock:
     popular: np.ndarray = None  # bool, one per row (Hotline's split), or None without a split
     working: dict = None  # sparse column name -> int64 working parameters, or None
     hotline_first_row: int = -1  # the first row's number in the split's order
+    # evicting columns: name -> (assignments before the block, the block's own); else None
+    assignments: dict = None
 
     @property
     def rows(self):
@@ -148,6 +150,16 @@ def decode_rows(message):
             working[name] = ints[at: at + n].astype(np.int64)
             at += n
         popular = np.frombuffer(value, dtype=np.uint8, offset=split_at + 4 * at).astype(bool)
+    assignments = None  # column -> (assignments before the block, the block's own)
+    if "piper.assignments" in h:
+        before = _ints(h["piper.assignments"], len(all_sparse), where, "piper.assignments")
+        own = _ints(h["piper.block.assignments"], len(all_sparse), where,
+                    "piper.block.assignments")
+        evicts = h["piper.evict"].split(",")
+        if len(evicts) != len(all_sparse):
+            raise FeedError(f"{where}: {len(evicts)} entries in piper.evict,"
+                            f" expected {len(all_sparse)}")
+        assignments = {n: (b, o) for n, b, o, e in zip(all_sparse, before, own, evicts) if e}
     stamps = None
     if "piper.input.timestamps" in h:
         first, last = h["piper.input.timestamps"].split("-")
@@ -171,6 +183,7 @@ def decode_rows(message):
         popular=popular,
         working=working,
         hotline_first_row=int(h.get("piper.hotline.first.row", "-1")),
+        assignments=assignments,
     )
 
 
@@ -185,15 +198,35 @@ class VocabRecord:
     buckets: int
 
 
+@dataclass
+class AssignmentRecord:
+    """An evicting column's assignments in one block: from ``rows[i]`` of that block's rows
+    record on, ``indices[i]`` names ``keys[i]``; where ``reused[i]``, it evicted another key and
+    its embedding row must be re-initialised."""
+
+    column: str
+    epoch: int
+    first: int  # the number of the first assignment (a column's are numbered from 0)
+    buckets: int
+    input_partition: int
+    block: int
+    indices: list
+    keys: list
+    rows: list
+    reused: list
+
+    @property
+    def count(self):
+        return len(self.indices)
+
+
 def decode_vocab(message):
+    """A VocabRecord, or an AssignmentRecord for an evicting column (``piper.evict``)."""
     where = f"{message.topic()}/{message.partition()}@{message.offset()}"
     h = headers_of(message)
-    if "piper.evict" in h:
-        # a reused index would be taken for a new one: refuse rather than mis-size the tables
-        raise FeedError(
-            f"{where}: {h.get('piper.column', '?')}'s vocabulary evicts ({h['piper.evict']}):"
-            " this client does not re-initialise reused embedding rows yet")
     try:
+        if "piper.evict" in h:
+            return _decode_assignments(message, h, where)
         return VocabRecord(
             column=h["piper.column"],
             epoch=int(h.get("piper.epoch", "0")),
@@ -203,6 +236,27 @@ def decode_vocab(message):
         )
     except (KeyError, ValueError) as e:
         raise FeedError(f"{where}: not a vocabulary record ({e})") from e
+
+
+def _decode_assignments(message, h, where):
+    count = int(h["piper.count"])
+    lines = (message.value() or b"").decode("ascii").split("\n")
+    if len(lines) != count + 1 or lines[-1] != "":
+        raise FeedError(f"{where}: {count} assignments announced, the value has {len(lines) - 1}")
+    indices, keys, rows, reused = [], [], [], []
+    for n, line in enumerate(lines[:-1], 1):
+        f = line.split("\t")
+        if len(f) != 4:
+            raise FeedError(f"{where}: line {n} is not index, key, row, evicted key")
+        indices.append(int(f[0]))
+        keys.append(int(f[1]))
+        rows.append(int(f[2]))
+        reused.append(f[3] != "")
+    return AssignmentRecord(
+        column=h["piper.column"], epoch=int(h.get("piper.epoch", "0")),
+        first=int(h["piper.first.assignment"]), buckets=int(h.get("piper.oov.buckets", "0")),
+        input_partition=int(h["piper.input.partition"]), block=int(h["piper.block"]),
+        indices=indices, keys=keys, rows=rows, reused=reused)
 
 
 @dataclass

@@ -126,6 +126,7 @@ class Trainer:
         self.freshness = []
         self.window_freshness = []
         self.frozen = False
+        self.reinitialised = 0  # embedding rows re-initialised for an evicting column's reuse
         self.shape = None  # (dense slots, sparse columns) the model is built for
 
     def _build(self, batch):
@@ -162,6 +163,19 @@ class Trainer:
                 state["sum"] = grown
                 self.sparse_opt.state[table.weight] = state
 
+    def _reinitialise(self, batch):
+        """An evicting column's reused indices name new keys: their rows start afresh, as a new
+        entry's would (random weights, no accumulated Adagrad state)."""
+        for (name, epoch), indices in (batch.reused or {}).items():
+            table = self.model.table(name, epoch)
+            with torch.no_grad():
+                table.weight.data[indices] = torch.empty(len(indices), table.dim).uniform_(
+                    -0.05, 0.05)
+            state = self.sparse_opt.state.get(table.weight)
+            if state is not None:
+                state["sum"][indices] = 0
+            self.reinitialised += len(indices)
+
     def step(self, batch, now_ms):
         if self.model is None:
             self._build(batch)
@@ -172,6 +186,7 @@ class Trainer:
                 f" sparse columns {columns}; the model was built for {self.shape[0]} and"
                 f" {self.shape[1]} (a spec switch changed the rows' shape: train a new model)")
         self._ensure_tables(batch)
+        self._reinitialise(batch)
         logits = self.model(batch)
         probabilities = torch.sigmoid(logits).detach().numpy()
         self.window[0].extend(probabilities.tolist())
@@ -225,7 +240,9 @@ def split(batch, size):
             sparse=batch.sparse[start:end], sparse_names=batch.sparse_names, lists=lists,
             epochs=batch.epochs, table_sizes=batch.table_sizes,
             timestamps_ms=None if batch.timestamps_ms is None else batch.timestamps_ms[start:end],
-            source=batch.source, pipeline=batch.pipeline)
+            source=batch.source, pipeline=batch.pipeline,
+            # the block's reused rows start afresh once, before its first mini-batch
+            reused=batch.reused if start == 0 else None)
 
 
 def percentile(values, q):
@@ -294,6 +311,8 @@ def main(argv=None):
         "records": feed.records,
         "blocks": len(feed.seen_blocks),
         "duplicate_blocks": feed.duplicate_blocks,
+        "late_blocks": feed.late_blocks,
+        "reinitialised_rows": trainer.reinitialised,
         "partitions": feed.partitions,
         "windows": trainer.windows,
         "freshness_p50_s": percentile(trainer.freshness, 50),

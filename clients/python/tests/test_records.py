@@ -5,7 +5,7 @@ import unittest
 
 import numpy as np
 
-from piper_feed.records import FeedError, decode_rows, decode_vocab
+from piper_feed.records import AssignmentRecord, FeedError, decode_rows, decode_vocab
 from piper_feed.train import auc, split
 from piper_feed.feed import Batch
 
@@ -84,11 +84,40 @@ class RecordsTest(unittest.TestCase):
         self.assertEqual((v.column, v.epoch, v.first_index, v.count, v.buckets),
                          ("C3", 0, 4, 1, 4))
 
-    def test_an_evicting_vocabulary_is_refused_by_name(self):
-        with self.assertRaisesRegex(FeedError, "C3's vocabulary evicts \\(lfu\\)"):
-            decode_vocab(Message(b"4\t77\t0\t\n", {"piper.column": "C3", "piper.evict": "lfu",
-                                                   "piper.first.assignment": "0",
-                                                   "piper.count": "1"}, topic="vocab"))
+    def test_an_evicting_columns_assignments(self):
+        a = decode_vocab(Message(b"4\t77\t0\t\n5\t18446744073709551615\t3\t9\n",
+                                 {"piper.column": "C3", "piper.evict": "lfu", "piper.epoch": "1",
+                                  "piper.first.assignment": "40", "piper.count": "2",
+                                  "piper.input.partition": "2", "piper.block": "12",
+                                  "piper.oov.buckets": "4"}, topic="vocab"))
+        self.assertIsInstance(a, AssignmentRecord)
+        self.assertEqual((a.column, a.epoch, a.first, a.count, a.buckets, a.input_partition,
+                          a.block), ("C3", 1, 40, 2, 4, 2, 12))
+        self.assertEqual((a.indices, a.keys, a.rows, a.reused),
+                         ([4, 5], [77, 2 ** 64 - 1], [0, 3], [False, True]))
+        with self.assertRaisesRegex(FeedError, "vocab/0@7: 3 assignments announced, the value has 2"):
+            decode_vocab(Message(b"4\t77\t0\t\n5\t1\t3\t9\n",
+                                 {"piper.column": "C3", "piper.evict": "lfu",
+                                  "piper.first.assignment": "0", "piper.count": "3",
+                                  "piper.input.partition": "0", "piper.block": "0"},
+                                 topic="vocab"))
+
+    def test_rows_of_an_evicting_stream_say_what_precedes_them(self):
+        m = rows_record()
+        m._headers += [(k, v.encode("ascii")) for k, v in
+                       {"piper.assignments": "7,3", "piper.block.assignments": "2,0",
+                        "piper.evict": "ttl,"}.items()]
+        self.assertEqual(decode_rows(m).assignments, {"C1": (7, 2)})
+        self.assertIsNone(decode_rows(rows_record()).assignments)
+
+    def test_reused_rows_start_afresh_once_per_block(self):
+        b = Batch(labels=torch.zeros(5), dense=torch.zeros(5, 1),
+                  sparse=torch.zeros(5, 1, dtype=torch.int64), sparse_names=["C1"], lists={},
+                  epochs={"C1": 0}, table_sizes={}, timestamps_ms=None, source=("in", 0, 0),
+                  pipeline="p", reused={("C1", 0): torch.tensor([3])})
+        parts = list(split(b, 2))
+        self.assertEqual([p.reused for p in parts[1:]], [None, None])
+        self.assertEqual(parts[0].reused[("C1", 0)].tolist(), [3])
 
     def test_auc_by_ranks(self):
         self.assertEqual(auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]), 0.75)

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.connectors.kafka.LineProducer;
+import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.generate.ClickModel;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -44,7 +47,9 @@ import org.junit.jupiter.api.io.TempDir;
  * lines/s of a learnable click log, with the stream stopped with a savepoint and restarted from it
  * in the middle: one worker trains on exactly the rows written, reaches the hidden model's Bayes
  * AUC within 0.05 and sees rows at most the checkpoint interval + 2 s after their input record; two
- * workers of a two-partition rows topic each receive rows and together exactly those written.
+ * workers of a two-partition rows topic each receive rows and together exactly those written. On a
+ * feed whose vocabularies evict, a worker re-initialises the embedding row of every reused index,
+ * once, before training on the rows that use it.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class TrainerFeedITCase {
@@ -180,6 +185,74 @@ class TrainerFeedITCase {
                 rank1.get("rows").asLong());
     }
 
+    /**
+     * Three columns evicting (LFU, TTL, LFU with min_count) at capacities far below their distinct
+     * keys: the trainer applies the assignment records before each block, and re-initialises as
+     * many embedding rows as the feed reused indices (counted from what consume replays).
+     */
+    @Test
+    void aTrainerReinitialisesEveryIndexAnEvictingFeedReuses() throws Exception {
+        Path input = tmp.resolve("evicting.tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new CriteoGenerator(27, 0.01, 0).write(out, 50_000);
+        }
+        String sparse = "[\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        String spec =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace(
+                                "\"C1..C26\": " + sparse,
+                                "\"C1\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " {\"op\": \"vocab\", \"capacity\": 300, \"evict\": \"lfu\", \"oov_buckets\": 1}],"
+                                        + " \"C2\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " {\"op\": \"vocab\", \"capacity\": 300, \"evict\": \"ttl\","
+                                        + " \"ttl\": \"2000 rows\", \"oov_buckets\": 2}],"
+                                        + " \"C3\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " {\"op\": \"vocab\", \"capacity\": 300, \"evict\": \"lfu\","
+                                        + " \"min_count\": 2, \"oov_buckets\": 1}],"
+                                        + " \"C4..C26\": "
+                                        + sparse);
+        assertThat(spec).contains("\"evict\": \"ttl\"");
+        Configuration conf =
+                Streaming.configuration(
+                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), CHECKPOINTS);
+        conf.set(PiperOptions.SPEC, spec);
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, "evicting-in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, "evicting-rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, "evicting-vocab");
+        kafka.createTopic("evicting-in", 1);
+        LineProducer.produce(input, kafka.bootstrapServers(), "evicting-in", null, Map.of(), QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+
+        Path consumed = tmp.resolve("consumed");
+        new OutputConsumer(
+                        kafka.bootstrapServers(),
+                        Map.of(),
+                        "evicting-rows",
+                        "evicting-vocab",
+                        StreamOptions.deadLetterTopic(conf))
+                .consume(consumed, 50_000, Duration.ofSeconds(20), QUIET);
+        long reuses = 0;
+        for (int c = 0; c < 3; c++) {
+            for (String line :
+                    Files.readAllLines(consumed.resolve(OutputLayout.assignmentsFile(c)))) {
+                reuses += line.endsWith("\t") ? 0 : 1;
+            }
+        }
+        assertThat(reuses).as("indices the feed reused").isGreaterThan(1_000);
+
+        Process p = trainer("evicting", 0, 1, null, 10, "evicting-rows", "evicting-vocab");
+        assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("trainer ends").isTrue();
+        assertThat(p.exitValue()).as(Files.readString(tmp.resolve("trainer-3.log"))).isZero();
+        JsonNode m = metrics("evicting");
+        assertThat(m.get("rows").asLong()).isEqualTo(50_000);
+        assertThat(m.get("late_blocks").asInt()).isZero();
+        assertThat(m.get("reinitialised_rows").asLong()).isEqualTo(reuses);
+        // an evicting column's table: its buckets and at most its capacity
+        assertThat(m.get("table_sizes").get("C2.0").asInt()).isBetween(3, 302);
+    }
+
     private StreamRunner.Result runStream(Configuration conf) {
         try {
             // idle: no input for 8 s, longer than the stream takes to start before lines come
@@ -261,6 +334,18 @@ class TrainerFeedITCase {
 
     private Process trainer(String name, int rank, int world, Integer maxRows, int idleSeconds)
             throws IOException {
+        return trainer(name, rank, world, maxRows, idleSeconds, "rows", "vocab");
+    }
+
+    private Process trainer(
+            String name,
+            int rank,
+            int world,
+            Integer maxRows,
+            int idleSeconds,
+            String rowsTopic,
+            String vocabTopic)
+            throws IOException {
         List<String> command =
                 new ArrayList<>(
                         List.of(
@@ -270,9 +355,9 @@ class TrainerFeedITCase {
                                 "--bootstrap-servers",
                                 kafka.bootstrapServers(),
                                 "--rows-topic",
-                                "rows",
+                                rowsTopic,
                                 "--vocab-topic",
-                                "vocab",
+                                vocabTopic,
                                 "--rank",
                                 Integer.toString(rank),
                                 "--world",
@@ -286,7 +371,7 @@ class TrainerFeedITCase {
         }
         ProcessBuilder pb = new ProcessBuilder(command).directory(CLIENT.toFile());
         pb.environment().put("PYTHONPATH", CLIENT.toString());
-        int index = name.equals("one") ? 0 : name.equals("rank0") ? 1 : 2;
+        int index = List.of("one", "rank0", "rank1", "evicting").indexOf(name);
         pb.redirectErrorStream(true)
                 .redirectOutput(tmp.resolve("trainer-" + index + ".log").toFile());
         return pb.start();
