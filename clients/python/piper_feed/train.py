@@ -121,10 +121,9 @@ class Trainer:
         self.dense_opt = None
         self.sparse_opt = None
         self.rows = 0
-        self.window = ([], [])
+        self.window = ([], [], [])  # scores, labels, ages (None without a timestamp), per row
         self.windows = []
         self.freshness = []
-        self.window_freshness = []
         self.frozen = False
         self.reinitialised = 0  # embedding rows re-initialised for an evicting column's reuse
         self.shape = None  # (dense slots, sparse columns) the model is built for
@@ -201,7 +200,9 @@ class Trainer:
         if batch.timestamps_ms is not None:
             ages = ((now_ms - batch.timestamps_ms) / 1000.0).tolist()
             self.freshness.extend(ages)
-            self.window_freshness.extend(ages)
+            self.window[2].extend(ages)
+        else:
+            self.window[2].extend([None] * batch.rows)
         self.rows += batch.rows
         while len(self.window[0]) >= self.args.window_rows:
             self._close_window(self.args.window_rows)
@@ -210,15 +211,16 @@ class Trainer:
 
     def _close_window(self, n):
         scores, labels = self.window[0][:n], self.window[1][:n]
-        self.window = (self.window[0][n:], self.window[1][n:])
+        # the window's own rows' ages: a step's rows past the window belong to the next one
+        ages = [a for a in self.window[2][:n] if a is not None]
+        self.window = (self.window[0][n:], self.window[1][n:], self.window[2][n:])
         self.windows.append({
             "rows": self.rows - len(self.window[0]),
             "auc": auc(scores, labels),
             "logloss": logloss(scores, labels),
             "frozen": self.frozen,
-            "freshness_p99_s": percentile(self.window_freshness, 99),
+            "freshness_p99_s": percentile(ages, 99),
         })
-        self.window_freshness = []
 
     def finish(self):
         if self.window[0]:
@@ -247,6 +249,18 @@ def split(batch, size):
 
 def percentile(values, q):
     return float(np.percentile(np.asarray(values), q)) if values else float("nan")
+
+
+def json_safe(value):
+    """``value`` with every NaN or infinity as None: metrics.json stays standard JSON (a window
+    without timestamps has no freshness, one of a single class no AUC)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    return value
 
 
 def parse_args(argv):
@@ -321,7 +335,7 @@ def main(argv=None):
         "seconds": time.time() - started,
     }
     with open(args.metrics_out, "w") as out:
-        json.dump(metrics, out, indent=2, allow_nan=True)
+        json.dump(json_safe(metrics), out, indent=2, allow_nan=False)
     last = trainer.windows[-1]["auc"] if trainer.windows else math.nan
     print(f"train: {trainer.rows:,} rows in {metrics['seconds']:.1f} s, last window AUC {last:.4f},"
           f" freshness p50 {metrics['freshness_p50_s']:.2f} s p99 {metrics['freshness_p99_s']:.2f} s"

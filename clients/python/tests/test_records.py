@@ -6,7 +6,7 @@ import unittest
 import numpy as np
 
 from piper_feed.records import AssignmentRecord, FeedError, decode_rows, decode_vocab
-from piper_feed.train import auc, split
+from piper_feed.train import Trainer, auc, json_safe, parse_args, split
 from piper_feed.feed import Batch
 
 import torch
@@ -109,6 +109,25 @@ class RecordsTest(unittest.TestCase):
                         "piper.evict": "ttl,"}.items()]
         self.assertEqual(decode_rows(m).assignments, {"C1": (7, 2)})
         self.assertIsNone(decode_rows(rows_record()).assignments)
+
+    def test_a_window_holds_the_freshness_of_its_own_rows(self):
+        args = parse_args(["--bootstrap-servers", "b", "--rows-topic", "r", "--metrics-out", "m",
+                           "--window-rows", "3"])
+        trainer = Trainer(args)
+        for first in (0.0, 4.0):  # two steps of 2 rows, ages 10, 10 then 6, 6 seconds
+            trainer.step(Batch(labels=torch.tensor([0.0, 1.0]), dense=torch.zeros(2, 1),
+                               sparse=torch.zeros(2, 1, dtype=torch.int64), sparse_names=["C1"],
+                               lists={}, epochs={"C1": 0}, table_sizes={("C1", 0): 1},
+                               timestamps_ms=np.array([first * 1000, first * 1000]),
+                               source=("in", 0, 0), pipeline="p"), now_ms=10_000.0)
+        trainer.finish()
+        # the second step's second row is the last window's: its age went with it
+        self.assertEqual([w["rows"] for w in trainer.windows], [3, 4])
+        self.assertEqual([w["freshness_p99_s"] for w in trainer.windows], [10.0, 6.0])
+
+    def test_metrics_are_standard_json(self):
+        self.assertEqual(json_safe({"a": [float("nan"), 1.5], "b": float("inf"), "c": 2}),
+                         {"a": [None, 1.5], "b": None, "c": 2})
 
     def test_reused_rows_start_afresh_once_per_block(self):
         b = Batch(labels=torch.zeros(5), dense=torch.zeros(5, 1),
