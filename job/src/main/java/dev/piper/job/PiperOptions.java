@@ -140,6 +140,56 @@ public final class PiperOptions {
                             "How the batch output holds its rows: dlrm-rows (rows.bin, DLRM's"
                                     + " layout) or parquet (rows.parquet, a column per field).");
 
+    public static final ConfigOption<String> VOCAB_STORE =
+            ConfigOptions.key("piper.vocab.store")
+                    .stringType()
+                    .defaultValue("value")
+                    .withDescription(
+                            "How each column's vocabulary is kept in keyed state. value (the"
+                                    + " default): the whole vocabulary is one state value, the"
+                                    + " fastest on the hashmap backend; on rocksdb every block"
+                                    + " reads and writes all of it. entries: one state entry per"
+                                    + " key behind a heap cache (piper.vocab.cache-entries), for"
+                                    + " vocabularies larger than memory on the rocksdb backend,"
+                                    + " whose incremental checkpoints then write only the new"
+                                    + " entries. Both give the same indices; an evicting column"
+                                    + " keeps value (its capacity bounds it). A savepoint restores"
+                                    + " into the store it was taken with.");
+
+    public static final ConfigOption<Integer> VOCAB_CACHE_ENTRIES =
+            ConfigOptions.key("piper.vocab.cache-entries")
+                    .intType()
+                    .defaultValue(1 << 18)
+                    .withDescription(
+                            "With piper.vocab.store: entries, the heap cache in front of each"
+                                    + " column's vocabulary (per column and vocabulary epoch, on"
+                                    + " the subtask that owns it): how many entries it holds, 12"
+                                    + " bytes each. A miss reads the state; entries never change,"
+                                    + " so the cache is never stale.");
+
+    /**
+     * The heap cache's entries per column with {@link #VOCAB_STORE} {@code entries}, or 0 for the
+     * default store.
+     *
+     * @throws IllegalArgumentException naming the option, for an unknown store or a cache below 1
+     */
+    public static int vocabEntriesCache(Configuration conf) {
+        String store = conf.get(VOCAB_STORE);
+        if (store.equals("value")) {
+            return 0;
+        }
+        if (!store.equals("entries")) {
+            throw new IllegalArgumentException(
+                    VOCAB_STORE.key() + ": value or entries, not \"" + store + "\"");
+        }
+        int cache = conf.get(VOCAB_CACHE_ENTRIES);
+        if (cache < 1) {
+            throw new IllegalArgumentException(
+                    VOCAB_CACHE_ENTRIES.key() + ": at least 1, not " + cache);
+        }
+        return cache;
+    }
+
     public static final ConfigOption<Integer> SHARD_BLOCKS =
             ConfigOptions.key("piper.output.shard-blocks")
                     .intType()

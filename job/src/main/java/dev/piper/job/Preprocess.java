@@ -238,6 +238,7 @@ public final class Preprocess {
             if (shardWriter != null) {
                 job.withShards(shardWriter, shardBlocks);
             }
+            job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
             return hotline == null ? job : job.withHotline(hotline);
         }
         int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
@@ -259,6 +260,7 @@ public final class Preprocess {
                 new CriteoFileSource(
                         path, blockBytes, options.maxLineBytes(), options.maxRawBytes());
         PreprocessJob job = new PreprocessJob(source, source.isSplittable(), sink, options);
+        job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
         if (report != null) {
             job.withReport(report, new ReportFileSink(commit));
         }

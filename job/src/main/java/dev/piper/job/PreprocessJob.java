@@ -74,6 +74,7 @@ public final class PreprocessJob {
     private HotlineSettings hotline;
     private OneInputStreamOperator<AssembledBlock, AssembledBlock> shardWriter; // or null
     private long blocksPerShard; // 0 without a shard writer
+    private int vocabEntriesCache; // 0: the default store
 
     /**
      * @param parallelSource whether the source's readers can share the input (each chunk goes to
@@ -110,6 +111,15 @@ public final class PreprocessJob {
     public static PreprocessJob columnar(
             Source<ColumnBlock, ?, ?> source, Sink<AssembledBlock> sink, DecodeOptions options) {
         return new PreprocessJob(source, sink, options);
+    }
+
+    /**
+     * Keeps each non-evicting column's vocabulary as one state entry per key behind a heap cache of
+     * {@code cacheEntries} entries ({@code piper.vocab.store: entries}); 0 keeps the default.
+     */
+    public PreprocessJob withVocabularyEntries(int cacheEntries) {
+        this.vocabEntriesCache = cacheEntries;
+        return this;
     }
 
     /**
@@ -248,6 +258,9 @@ public final class PreprocessJob {
             keys = decode(raw, options, measure ? report.fieldBytesEvery() : 0);
         }
         VocabularyFunction vocabulary = new VocabularyFunction();
+        if (vocabEntriesCache > 0) {
+            vocabulary = vocabulary.withEntries(vocabEntriesCache);
+        }
         Columns columns =
                 columns(
                         env,

@@ -103,6 +103,7 @@ public final class StreamJob {
     private final Chunking chunking;
     private UnaryOperator<DataStream<AssembledBlock>> beforeOutput = UnaryOperator.identity();
     private Control control;
+    private int vocabEntriesCache; // 0: the default store
     private ReportSettings report;
     private Sink<String> reportSink;
     private HotlineSettings[] hotline; // by pipeline, null entries without a split; or null
@@ -132,6 +133,15 @@ public final class StreamJob {
      */
     public StreamJob beforeOutput(UnaryOperator<DataStream<AssembledBlock>> stage) {
         this.beforeOutput = Objects.requireNonNull(stage);
+        return this;
+    }
+
+    /**
+     * Keeps each non-evicting column's vocabulary as one state entry per key behind a heap cache of
+     * {@code cacheEntries} entries ({@code piper.vocab.store: entries}); 0 keeps the default.
+     */
+    public StreamJob withVocabularyEntries(int cacheEntries) {
+        this.vocabEntriesCache = cacheEntries;
         return this;
     }
 
@@ -271,6 +281,9 @@ public final class StreamJob {
                             .uid("decode");
         }
         VocabularyFunction vocabulary = VocabularyFunction.asArrived();
+        if (vocabEntriesCache > 0) {
+            vocabulary = vocabulary.withEntries(vocabEntriesCache);
+        }
         PreprocessJob.Columns columns =
                 PreprocessJob.columns(
                         env, keys, measure ? vocabulary.measured() : vocabulary, layouts);

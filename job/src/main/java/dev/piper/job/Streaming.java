@@ -116,6 +116,7 @@ public final class Streaming {
         StreamJob job =
                 new StreamJob(
                         source, sink, pipelines, conf.get(PiperOptions.MAX_RAW_BYTES), chunking);
+        job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
         Optional<String> control = conf.getOptional(StreamOptions.CONTROL_TOPIC);
         Optional<String> controlDir = conf.getOptional(StreamOptions.CONTROL_DIR);
         if (controlDir.isPresent()) {

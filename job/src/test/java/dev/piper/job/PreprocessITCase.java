@@ -1028,6 +1028,21 @@ class PreprocessITCase {
                 .containsExactly("C1", "C2", "C3", "C4", "C5");
         assertThat(policies.get("C3").get("table_size").asInt()).isEqualTo(101);
         assertThat(policies.get("C5").get("min_count").asInt()).isEqualTo(3);
+
+        // the vocabularies as one RocksDB entry per key, behind a cache too small to hold them:
+        // the same files (piper.vocab.store: entries)
+        Configuration entries = new Configuration(conf);
+        entries.set(PiperOptions.VOCAB_STORE, "entries");
+        entries.set(PiperOptions.VOCAB_CACHE_ENTRIES, 64);
+        entries.setString("state.backend.rocksdb.localdir", tmp.resolve("rocks").toString());
+        assertThat(
+                        SameOutput.sha256OfEveryFile(
+                                preprocess(generated, 2, entries, StateBackend.rocksdb)))
+                .isEqualTo(SameOutput.sha256OfEveryFile(out));
+        Configuration unknown = new Configuration(conf);
+        unknown.set(PiperOptions.VOCAB_STORE, "rows");
+        assertThatThrownBy(() -> Preprocess.job(generated, tmp.resolve("refused"), unknown))
+                .hasMessage("piper.vocab.store: value or entries, not \"rows\"");
         assertThat(policies.get("C5").get("max_size").asInt()).isEqualTo(1000);
         assertThat(policies.get("C4").get("import").asText()).isEqualTo(imported.toString());
         assertThat(policies.get("C1").get("table_size").asInt())

@@ -371,29 +371,59 @@ class StreamITCase {
      */
     @Test
     void aSavepointRestoresAtParallelismOneAndThree() throws Exception {
+        restoresAt("rescale", StateBackend.hashmap, new Configuration(), 1, 3);
+    }
+
+    /**
+     * The vocabularies kept as one RocksDB entry per key ({@code piper.vocab.store: entries}): a
+     * savepoint taken at parallelism 2 restores at 3 (the entries spread over other subtasks by key
+     * group), and the output is still the batch run's.
+     */
+    @Test
+    void theEntriesStoreRestoresAtAnotherParallelism() throws Exception {
+        Configuration entries = new Configuration();
+        entries.set(PiperOptions.VOCAB_STORE, "entries");
+        entries.set(PiperOptions.VOCAB_CACHE_ENTRIES, 1024);
+        restoresAt("entries", StateBackend.rocksdb, entries, 3);
+    }
+
+    /**
+     * The first half of the input streamed at parallelism 2 into topics named after {@code name},
+     * stopped with a savepoint, then the second half from that savepoint at each of {@code
+     * parallelisms} into topics of its own: the two runs' rows and vocabularies together are the
+     * batch output.
+     */
+    private void restoresAt(
+            String name, StateBackend backend, Configuration extra, int... parallelisms)
+            throws Exception {
         byte[] all = Files.readAllBytes(generated);
         int half = nthNewline(all, LINES / 2) + 1;
-        Path first = tmp.resolve("first.tsv");
-        Path second = tmp.resolve("second.tsv");
+        Path first = tmp.resolve(name + "-first.tsv");
+        Path second = tmp.resolve(name + "-second.tsv");
         Files.write(first, Arrays.copyOfRange(all, 0, half));
         Files.write(second, Arrays.copyOfRange(all, half, all.length));
 
-        Configuration conf = streamConf("rescale", Duration.ofSeconds(1));
-        kafka.createTopic("rescale-in", 1);
-        LineProducer.produce(first, kafka.bootstrapServers(), "rescale-in", null, Map.of(), QUIET);
+        Configuration conf = streamConf(name, Duration.ofSeconds(1));
+        conf.addAll(
+                Streaming.configuration(
+                        2, backend, tmp.resolve(name + "-checkpoints"), Duration.ofSeconds(1)));
+        conf.addAll(extra);
+        conf.setString("state.backend.rocksdb.localdir", tmp.resolve(name + "-rocks").toString());
+        kafka.createTopic(name + "-in", 1);
+        LineProducer.produce(first, kafka.bootstrapServers(), name + "-in", null, Map.of(), QUIET);
         StreamTopics.prepareTopics(conf, QUIET);
         String savepoint =
                 StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET)
                         .savepoint()
                         .orElseThrow();
-        LineProducer.produce(second, kafka.bootstrapServers(), "rescale-in", null, Map.of(), QUIET);
+        LineProducer.produce(second, kafka.bootstrapServers(), name + "-in", null, Map.of(), QUIET);
 
-        for (int parallelism : new int[] {1, 3}) {
+        for (int parallelism : parallelisms) {
             Configuration next =
                     Streaming.configuration(
                             parallelism,
-                            StateBackend.hashmap,
-                            tmp.resolve("checkpoints-p" + parallelism),
+                            backend,
+                            tmp.resolve(name + "-checkpoints-p" + parallelism),
                             Duration.ofSeconds(1));
             conf.toMap()
                     .forEach(
@@ -402,11 +432,11 @@ class StreamITCase {
                                     next.setString(k, v);
                                 }
                             });
-            next.set(StreamOptions.OUTPUT_TOPIC, "rescale-rows-p" + parallelism);
-            next.set(StreamOptions.DEAD_LETTER_TOPIC, "rescale-dead-p" + parallelism);
-            next.set(StreamOptions.VOCAB_TOPIC, "rescale-vocab-p" + parallelism);
-            next.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, "rescale-p" + parallelism);
-            next.set(StreamOptions.GROUP_ID, "rescale-p" + parallelism);
+            next.set(StreamOptions.OUTPUT_TOPIC, name + "-rows-p" + parallelism);
+            next.set(StreamOptions.DEAD_LETTER_TOPIC, name + "-dead-p" + parallelism);
+            next.set(StreamOptions.VOCAB_TOPIC, name + "-vocab-p" + parallelism);
+            next.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, name + "-p" + parallelism);
+            next.set(StreamOptions.GROUP_ID, name + "-p" + parallelism);
             Streaming.restoreFrom(next, Path.of(java.net.URI.create(savepoint)), false);
             StreamTopics.prepareTopics(next, QUIET);
             StreamRunner.Result r =
@@ -418,12 +448,12 @@ class StreamITCase {
             for (int c = 0; c < 26; c++) {
                 vocab.add(new java.util.TreeMap<>());
             }
-            for (String topic : List.of("rescale-rows", "rescale-rows-p" + parallelism)) {
+            for (String topic : List.of(name + "-rows", name + "-rows-p" + parallelism)) {
                 for (var rec : kafka.readCommitted(topic)) {
                     rows.write(rec.value());
                 }
             }
-            for (String topic : List.of("rescale-vocab", "rescale-vocab-p" + parallelism)) {
+            for (String topic : List.of(name + "-vocab", name + "-vocab-p" + parallelism)) {
                 for (var rec : kafka.readCommitted(topic)) {
                     int c = Integer.parseInt(header(rec, StreamFormat.COLUMN).substring(1)) - 1;
                     for (String line :

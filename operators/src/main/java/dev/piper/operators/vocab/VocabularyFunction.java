@@ -55,6 +55,9 @@ import org.apache.flink.util.Collector;
  * that owns the column; the first block applied to it reports the imported keys as its added keys,
  * so the output's vocabulary files and records hold them too.
  *
+ * <p>With {@link #withEntries}, a column that does not evict keeps its vocabulary as one state
+ * entry per key instead ({@link VocabularyEntries}), for vocabularies larger than memory.
+ *
  * <p>State, all keyed by column:
  *
  * <ul>
@@ -89,6 +92,12 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     private final boolean inSequence;
     private final boolean measure;
 
+    /** With {@link #withEntries}: the heap cache's entries per column and epoch; else 0. */
+    private final int entriesCache;
+
+    /** With {@link #withEntries}: the vocabularies of columns that do not evict; else null. */
+    private transient VocabularyEntries entries;
+
     private transient ValueState<Vocabulary> vocabulary;
     private transient ValueState<Integer> epoch;
     private transient MapState<Integer, Vocabulary> retired;
@@ -114,8 +123,13 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     }
 
     private VocabularyFunction(boolean inSequence, boolean measure) {
+        this(inSequence, measure, 0);
+    }
+
+    private VocabularyFunction(boolean inSequence, boolean measure, int entriesCache) {
         this.inSequence = inSequence;
         this.measure = measure;
+        this.entriesCache = entriesCache;
     }
 
     /** Applies blocks in the order they arrive (partitioned-log input). */
@@ -128,7 +142,21 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
      * the keys it applied, the column's vocabulary entries and the CPU time it took.
      */
     public VocabularyFunction measured() {
-        return new VocabularyFunction(inSequence, true);
+        return new VocabularyFunction(inSequence, true, entriesCache);
+    }
+
+    /**
+     * This function, keeping the vocabulary of each column that does not evict as one state entry
+     * per key ({@link VocabularyEntries}) behind a heap cache of {@code cacheEntries} entries per
+     * column and epoch: for vocabularies larger than memory on RocksDB or ForSt. The indices are
+     * the same.
+     */
+    public VocabularyFunction withEntries(int cacheEntries) {
+        if (cacheEntries < 1) {
+            throw new IllegalArgumentException(
+                    "the entries' cache needs at least 1 entry, not " + cacheEntries);
+        }
+        return new VocabularyFunction(inSequence, measure, cacheEntries);
     }
 
     @Override
@@ -139,6 +167,8 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         nextSeq = getRuntimeContext().getState(NEXT_SEQ);
         pending = getRuntimeContext().getMapState(PENDING);
         meter = measure ? CpuMeter.start() : null;
+        entries =
+                entriesCache > 0 ? new VocabularyEntries(getRuntimeContext(), entriesCache) : null;
     }
 
     @Override
@@ -321,15 +351,26 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         }
     }
 
-    /** {@link #apply}, counting what it did for the call's cost sample when measuring. */
+    /**
+     * {@link #apply} (or, for a column kept as entries, {@link VocabularyEntries#apply}), counting
+     * what it did for the call's cost sample when measuring.
+     */
     private IndexChunk applyCounted(Epochs epochs, KeyChunk chunk) throws Exception {
-        Vocabulary vocab = epochs.of(chunk);
-        IndexChunk result = apply(vocab, chunk, epochs.unreported(vocab));
+        IndexChunk result;
+        int size;
+        if (entries != null && !chunk.policy().evicts()) {
+            result = entries.apply(chunk);
+            size = entries.lastSize();
+        } else {
+            Vocabulary vocab = epochs.of(chunk);
+            result = apply(vocab, chunk, epochs.unreported(vocab));
+            size = vocab.size();
+        }
         if (measure) {
             sampleKeys += chunk.size();
             if (chunk.epoch() >= sampleEpoch) {
                 sampleEpoch = chunk.epoch();
-                sampleEntries = vocab.size();
+                sampleEntries = size;
             }
         }
         return result;
