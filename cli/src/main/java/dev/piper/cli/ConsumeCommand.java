@@ -7,6 +7,7 @@ import dev.piper.connectors.output.OutputCommit;
 import dev.piper.job.Preprocess;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -89,6 +90,7 @@ final class ConsumeCommand implements Callable<Integer> {
         if (timeline != null && !stats) {
             throw new ParameterException(spec.commandLine(), "--timeline: needs --stats");
         }
+        Map<String, String> client = kafka.connect(spec.commandLine());
         DeliveryStats delivery = stats ? new DeliveryStats() : null;
         Path output;
         OutputConsumer.Result r;
@@ -100,7 +102,7 @@ final class ConsumeCommand implements Callable<Integer> {
             r =
                     new OutputConsumer(
                                     kafka.bootstrapServers(spec.commandLine()),
-                                    kafka.clientProperties(spec.commandLine()),
+                                    client,
                                     topic,
                                     vocabTopic,
                                     deadLetterTopic)

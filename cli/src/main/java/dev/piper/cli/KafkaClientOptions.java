@@ -1,5 +1,6 @@
 package dev.piper.cli;
 
+import dev.piper.connectors.kafka.BrokerCheck;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -63,6 +64,20 @@ final class KafkaClientOptions {
                             + " --kafka-properties)");
         }
         return fromProperties;
+    }
+
+    /** How long a command waits for a broker to answer before it says so. */
+    static final java.time.Duration BROKER_WAIT = java.time.Duration.ofSeconds(10);
+
+    /**
+     * {@link #clientProperties}, once a broker at {@link #bootstrapServers} has answered: a command
+     * that talks to Kafka fails within {@link #BROKER_WAIT}, naming the address and the cause,
+     * rather than after its client's own timeouts (a minute for a producer's delivery).
+     */
+    Map<String, String> connect(CommandLine cmd) {
+        Map<String, String> client = clientProperties(cmd);
+        BrokerCheck.answers(bootstrapServers(cmd), client, BROKER_WAIT);
+        return client;
     }
 
     /** The file's properties, then the command line's. */

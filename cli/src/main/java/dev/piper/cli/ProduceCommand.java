@@ -59,7 +59,7 @@ final class ProduceCommand implements Callable<Integer> {
                     spec.commandLine(), "--partitions: must be at least 1, not " + partitions);
         }
         PrintStream progress = System.err;
-        Map<String, String> client = kafka.clientProperties(spec.commandLine());
+        Map<String, String> client = kafka.connect(spec.commandLine());
         if (partitions != null) {
             TopicCreation.createIfAbsent(
                     kafka.bootstrapServers(spec.commandLine()),

@@ -225,7 +225,7 @@ final class SpecCommand implements Runnable {
                     return 1;
                 }
             }
-            Map<String, String> client = kafka.clientProperties(spec.commandLine());
+            Map<String, String> client = kafka.connect(spec.commandLine());
             // Opened before publishing, so that no answer can be missed.
             StatusWatcher watcher =
                     wait

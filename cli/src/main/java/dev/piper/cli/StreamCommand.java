@@ -431,7 +431,7 @@ final class StreamCommand implements Callable<Integer> {
         Optional.ofNullable(transactionalIdPrefix)
                 .ifPresent(p -> conf.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, p));
         Optional.ofNullable(groupId).ifPresent(g -> conf.set(StreamOptions.GROUP_ID, g));
-        kafka.clientProperties(spec.commandLine())
+        kafka.connect(spec.commandLine())
                 .forEach((k, v) -> conf.setString(StreamOptions.KAFKA_PROPERTY_PREFIX + k, v));
 
         var err = System.err;
