@@ -3,13 +3,10 @@ package dev.piper.benchmarks;
 import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.vocab.VocabularyFunction;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -101,16 +98,6 @@ public class CheckpointBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
         harness.close();
-        try (Stream<Path> files = Files.walk(storage)) {
-            files.sorted(Comparator.reverseOrder())
-                    .forEach(
-                            p -> {
-                                try {
-                                    Files.delete(p);
-                                } catch (IOException e) {
-                                    // a leftover temporary file is harmless
-                                }
-                            });
-        }
+        TempDirs.delete(storage);
     }
 }

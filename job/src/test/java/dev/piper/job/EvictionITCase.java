@@ -9,7 +9,6 @@ import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.operators.block.BlockTypes;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.VocabularyPolicy;
@@ -181,35 +180,8 @@ class EvictionITCase {
             StreamTopics.prepareTopics(conf, TestClusters.QUIET);
 
             StreamITCase.FailureInjector.arm(27);
-            StreamJob job =
-                    Streaming.job(conf)
-                            .beforeOutput(
-                                    s ->
-                                            s.map(new StreamITCase.FailureInjector())
-                                                    .returns(BlockTypes.ASSEMBLED_BLOCK)
-                                                    .name("inject-failures"));
             CompletableFuture<StreamRunner.Result> first =
-                    CompletableFuture.supplyAsync(
-                            () -> {
-                                try {
-                                    return StreamRunner.run(
-                                            job, conf, Duration.ofSeconds(10), TestClusters.QUIET);
-                                } catch (Exception e) {
-                                    throw new IllegalStateException(e);
-                                }
-                            });
-            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-            while (!StreamITCase.FailureInjector.checkpointed()) {
-                assertThat(System.nanoTime())
-                        .as("a checkpoint within 2 minutes")
-                        .isLessThan(deadline);
-                try {
-                    first.get(50, TimeUnit.MILLISECONDS);
-                    org.assertj.core.api.Assertions.fail("the run ended before any checkpoint");
-                } catch (java.util.concurrent.TimeoutException stillRunning) {
-                    // waiting for the checkpoint
-                }
-            }
+                    StreamITCase.FailureInjector.runUntilCheckpointed(conf);
             // blocks flow after the checkpoint, where the second failure waits
             LineProducer.produce(
                     parts[1],

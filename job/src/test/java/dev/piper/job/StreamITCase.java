@@ -662,38 +662,7 @@ class StreamITCase {
             StreamTopics.prepareTopics(conf, QUIET);
             FailureInjector.arm(seed);
 
-            StreamJob job =
-                    Streaming.job(conf)
-                            .beforeOutput(
-                                    s ->
-                                            s.map(new FailureInjector())
-                                                    .returns(
-                                                            dev.piper.operators.block.BlockTypes
-                                                                    .ASSEMBLED_BLOCK)
-                                                    .name("inject-failures"));
-            CompletableFuture<StreamRunner.Result> run =
-                    CompletableFuture.supplyAsync(
-                            () -> {
-                                try {
-                                    // Idle long enough to outlast the wait for the checkpoint.
-                                    return StreamRunner.run(
-                                            job, conf, Duration.ofSeconds(10), QUIET);
-                                } catch (Exception e) {
-                                    throw new IllegalStateException(e);
-                                }
-                            });
-            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-            while (!FailureInjector.checkpointed) {
-                assertThat(System.nanoTime())
-                        .as("a checkpoint within 2 minutes")
-                        .isLessThan(deadline);
-                try {
-                    run.get(50, TimeUnit.MILLISECONDS);
-                    org.assertj.core.api.Assertions.fail("the run ended before any checkpoint");
-                } catch (java.util.concurrent.TimeoutException stillRunning) {
-                    // waiting for the checkpoint
-                }
-            }
+            CompletableFuture<StreamRunner.Result> run = FailureInjector.runUntilCheckpointed(conf);
             LineProducer.produce(
                     second, kafka.bootstrapServers(), name + "-in", null, Map.of(), QUIET);
             run.get(4, TimeUnit.MINUTES);
@@ -761,8 +730,46 @@ class StreamITCase {
             return FAILURES.get();
         }
 
-        static boolean checkpointed() {
-            return checkpointed;
+        /**
+         * Runs the stream of {@code conf} with failures injected before its output (after {@link
+         * #arm}) in the background, idle for 10 s before it stops, and returns once it has
+         * completed a checkpoint (two minutes at most).
+         */
+        static CompletableFuture<StreamRunner.Result> runUntilCheckpointed(Configuration conf)
+                throws Exception {
+            StreamJob job =
+                    Streaming.job(conf)
+                            .beforeOutput(
+                                    s ->
+                                            s.map(new FailureInjector())
+                                                    .returns(
+                                                            dev.piper.operators.block.BlockTypes
+                                                                    .ASSEMBLED_BLOCK)
+                                                    .name("inject-failures"));
+            CompletableFuture<StreamRunner.Result> run =
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    // Idle long enough to outlast the wait for the checkpoint.
+                                    return StreamRunner.run(
+                                            job, conf, Duration.ofSeconds(10), QUIET);
+                                } catch (Exception e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            });
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (!checkpointed) {
+                assertThat(System.nanoTime())
+                        .as("a checkpoint within 2 minutes")
+                        .isLessThan(deadline);
+                try {
+                    run.get(50, TimeUnit.MILLISECONDS);
+                    org.assertj.core.api.Assertions.fail("the run ended before any checkpoint");
+                } catch (java.util.concurrent.TimeoutException stillRunning) {
+                    // waiting for the checkpoint
+                }
+            }
+            return run;
         }
 
         @Override

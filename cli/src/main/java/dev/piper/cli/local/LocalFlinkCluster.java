@@ -158,6 +158,7 @@ public final class LocalFlinkCluster {
                 s.stateBackend() == StateBackend.rocksdb ? "0.4" : "0.1");
         put(c, PipelineOptions.GENERIC_TYPES, "false");
         put(c, StateBackendOptions.STATE_BACKEND, s.stateBackend().name());
+        EmbeddedRunner.backendConfiguration(s.stateBackend()).toMap().forEach(c::put);
         put(c, CheckpointingOptions.CHECKPOINTS_DIRECTORY, uri(storage.resolve("checkpoints")));
         put(c, CheckpointingOptions.SAVEPOINT_DIRECTORY, uri(storage.resolve("savepoints")));
         put(c, CoreOptions.TMP_DIRS, dir.toAbsolutePath().resolve("tmp").toString());

@@ -265,25 +265,13 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                 Assignments a = b.assignments()[c];
                 before[c] = a != null ? a.first() : b.firstNewIndex()[c] - buckets[c];
             }
-            header(
-                    names,
-                    values,
-                    StreamFormat.ASSIGNMENTS,
-                    java.util.Arrays.stream(before)
-                            .mapToObj(Long::toString)
-                            .collect(java.util.stream.Collectors.joining(",")));
+            header(names, values, StreamFormat.ASSIGNMENTS, commaJoined(before));
             long[] own = new long[buckets.length];
             for (int c = 0; c < own.length; c++) {
                 Assignments a = b.assignments()[c];
                 own[c] = a != null ? a.size() : 0;
             }
-            header(
-                    names,
-                    values,
-                    StreamFormat.BLOCK_ASSIGNMENTS,
-                    java.util.Arrays.stream(own)
-                            .mapToObj(Long::toString)
-                            .collect(java.util.stream.Collectors.joining(",")));
+            header(names, values, StreamFormat.BLOCK_ASSIGNMENTS, commaJoined(own));
             String[] evictions = shape.evictions();
             StringBuilder evicting = new StringBuilder();
             for (int c = 0; c < evictions.length; c++) {
@@ -462,8 +450,12 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
     }
 
     private static String commaJoined(int[] values) {
+        return commaJoined(java.util.Arrays.stream(values).asLongStream().toArray());
+    }
+
+    private static String commaJoined(long[] values) {
         StringBuilder sb = new StringBuilder(2 * values.length);
-        for (int v : values) {
+        for (long v : values) {
             if (sb.length() > 0) {
                 sb.append(',');
             }

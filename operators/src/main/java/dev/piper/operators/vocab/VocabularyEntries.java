@@ -4,7 +4,6 @@ import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
-import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.api.common.functions.RuntimeContext;
@@ -175,17 +174,7 @@ final class VocabularyEntries {
 
     /** The policy's import file as the epoch's first entries; returns their keys in order. */
     private long[] importEntries(KeyChunk chunk) throws Exception {
-        Vocabulary v;
-        try {
-            v = VocabularyImport.read(chunk.policy());
-        } catch (IOException e) {
-            throw new IllegalStateException(
-                    "column C"
-                            + (chunk.column() + 1)
-                            + ": cannot import its vocabulary: "
-                            + e.getMessage(),
-                    e);
-        }
+        Vocabulary v = VocabularyImport.readForColumn(chunk.policy(), chunk.column());
         long[] keys = v.keysBetween(0, v.size());
         for (int i = 0; i < keys.length; i++) {
             entries.put(Tuple2.of(chunk.epoch(), keys[i]), i);

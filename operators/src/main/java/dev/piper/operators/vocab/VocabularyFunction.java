@@ -12,7 +12,6 @@ import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularyEvents;
 import dev.piper.state.VocabularySerializer;
-import java.io.IOException;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -306,17 +305,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
             if (policy.importPath() == null) {
                 return new Vocabulary();
             }
-            Vocabulary v;
-            try {
-                v = VocabularyImport.read(policy);
-            } catch (IOException e) {
-                throw new IllegalStateException(
-                        "column C"
-                                + (chunk.column() + 1)
-                                + ": cannot import its vocabulary: "
-                                + e.getMessage(),
-                        e);
-            }
+            Vocabulary v = VocabularyImport.readForColumn(policy, chunk.column());
             if (created == null) {
                 created = Collections.newSetFromMap(new IdentityHashMap<>());
             }

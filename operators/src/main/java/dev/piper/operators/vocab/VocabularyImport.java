@@ -28,6 +28,21 @@ public final class VocabularyImport {
         return read(Path.of(policy.importPath()), policy);
     }
 
+    /**
+     * The vocabulary of {@code policy}'s import file for the column {@code column} (0 for C1), on
+     * the subtask that owns it; a file that cannot be read fails the job naming the column and the
+     * file.
+     */
+    static Vocabulary readForColumn(VocabularyPolicy policy, int column) {
+        try {
+            return read(policy);
+        } catch (IOException e) {
+            throw new IllegalStateException(
+                    "column C" + (column + 1) + ": cannot import its vocabulary: " + e.getMessage(),
+                    e);
+        }
+    }
+
     /** The vocabulary in {@code file}, checked against {@code policy}. */
     public static Vocabulary read(Path file, VocabularyPolicy policy) throws IOException {
         TableFiles.requireFile(file, "vocabulary file");
