@@ -431,7 +431,7 @@ final class StreamCommand implements Callable<Integer> {
         Optional.ofNullable(transactionalIdPrefix)
                 .ifPresent(p -> conf.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, p));
         Optional.ofNullable(groupId).ifPresent(g -> conf.set(StreamOptions.GROUP_ID, g));
-        kafka.connect(spec.commandLine())
+        kafka.clientProperties(spec.commandLine())
                 .forEach((k, v) -> conf.setString(StreamOptions.KAFKA_PROPERTY_PREFIX + k, v));
 
         var err = System.err;
@@ -489,6 +489,7 @@ final class StreamCommand implements Callable<Integer> {
                         p.name(), p.start().version(), p.inputTopic(), p.outputTopic());
             }
         }
+        kafka.connect(spec.commandLine()); // the arguments are checked: now the broker must answer
         StreamTopics.prepareTopics(conf, err);
         if (onCluster) {
             JobID id = OnCluster.submit(Streaming.job(conf)::build, conf, NAME);

@@ -62,7 +62,8 @@ public final class EmbeddedRunner {
      * What a backend needs besides its name. RocksDB: incremental checkpoints (a checkpoint uploads
      * the files written since the last, not every vocabulary entry again) and bloom filters (a new
      * key's lookup in {@code piper.vocab.store: entries} finds nothing, and a filter says so
-     * without reading a file: 66k -> 150k-240k rows/s in docs/PERFORMANCE.md's soak).
+     * without reading a file; without them a growing column fell to 66k rows/s within 0.4M keys,
+     * docs/PERFORMANCE.md).
      */
     public static Configuration backendConfiguration(StateBackend backend) {
         Configuration conf = new Configuration();
