@@ -32,7 +32,7 @@ import org.apache.kafka.common.header.Header;
  * is therefore checked against the count of assignments its rows record says came before it ({@link
  * StreamFormat#ASSIGNMENTS}): all those, and none after, must stand at rows before the block. A
  * block that breaks this fails the run, naming the column and the block, rather than writing an
- * assignments file that gives some rows another key's index. *
+ * assignments file that gives some rows another key's index.
  *
  * <p>Memory: the first row of every block written (records may still name it: about 100 bytes a
  * block, 100 MB for 10^6 blocks of some 4 * 10^9 rows), each column's keys as they stand (its
