@@ -138,15 +138,6 @@ public final class AssignmentLog {
         return held;
     }
 
-    /** The key index {@code index} holds now; the index must be held. */
-    public long keyAt(int index) {
-        int entry = index - firstIndex;
-        if (entry < 0 || entry >= held) {
-            throw new IllegalArgumentException(column + ": index " + index + " holds no key");
-        }
-        return holders[entry];
-    }
-
     /** Writes the vocabulary file: {@code index<TAB>key} for every held index, in index order. */
     public void writeMap(OutputStream vocab) throws IOException {
         StringBuilder text = new StringBuilder(32);
