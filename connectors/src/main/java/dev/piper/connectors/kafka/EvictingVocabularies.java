@@ -55,7 +55,7 @@ final class EvictingVocabularies {
          * Blocks in {@code rows.bin} order, each its first row and the assignments before it, kept
          * until an assignment numbered at or after that count has been replayed.
          */
-        final ArrayDeque<long[]> blocks = new ArrayDeque<>();
+        final ArrayDeque<Written> blocks = new ArrayDeque<>();
 
         /** The assignments before the last block written. */
         long lastBefore;
@@ -73,6 +73,16 @@ final class EvictingVocabularies {
                             1 << 16);
             this.log = new AssignmentLog(name, buckets, this.file);
             this.buckets = buckets;
+        }
+    }
+
+    /**
+     * A block in {@code rows.bin}: its first row, and the assignments its record says precede it.
+     */
+    private record Written(long firstRow, long before, int partition, long block) {
+        @Override
+        public String toString() {
+            return "block " + block + " of input partition " + partition;
         }
     }
 
@@ -180,28 +190,24 @@ final class EvictingVocabularies {
                 continue;
             }
             col = column(keys[c], r.buckets()[c], r.where());
-            long before = r.assignmentsBefore()[c];
-            if (before < col.lastBefore || before < col.log.next()) {
-                throw outOfOrder(col, r, before);
+            Written w =
+                    new Written(firstRow, r.assignmentsBefore()[c], r.inputPartition(), r.block());
+            if (w.before() < col.lastBefore || w.before() < col.log.next()) {
+                throw outOfOrder(col, w);
             }
-            col.lastBefore = before;
-            col.blocks.addLast(new long[] {firstRow, before, r.inputPartition(), r.block()});
+            col.lastBefore = w.before();
+            col.blocks.addLast(w);
             replay(col);
         }
     }
 
-    private static IllegalStateException outOfOrder(Column col, RowsRecord r, long before) {
-        return outOfOrder(
-                col, "block " + r.block() + " of input partition " + r.inputPartition(), before);
-    }
-
-    private static IllegalStateException outOfOrder(Column col, String block, long before) {
+    private static IllegalStateException outOfOrder(Column col, Written block) {
         return new IllegalStateException(
                 col.name
                         + ": its vocabulary applied "
                         + block
                         + " after "
-                        + before
+                        + block.before()
                         + " assignments, but rows.bin does not hold it after exactly those"
                         + " (with several input partitions a vocabulary applies their blocks as"
                         + " they reach it, and rows.bin cannot follow that order for every"
@@ -262,15 +268,15 @@ final class EvictingVocabularies {
      * it does not precede, before the first one it does.
      */
     private static void check(Column col, long number, long row) {
-        long[] b;
-        while ((b = col.blocks.peekFirst()) != null && b[1] <= number) {
-            if (row < b[0]) {
-                throw outOfOrder(col, "block " + b[3] + " of input partition " + b[2], b[1]);
+        Written b;
+        while ((b = col.blocks.peekFirst()) != null && b.before() <= number) {
+            if (row < b.firstRow()) {
+                throw outOfOrder(col, b);
             }
             col.blocks.pollFirst();
         }
-        if (b != null && row >= b[0]) {
-            throw outOfOrder(col, "block " + b[3] + " of input partition " + b[2], b[1]);
+        if (b != null && row >= b.firstRow()) {
+            throw outOfOrder(col, b);
         }
     }
 
@@ -280,15 +286,21 @@ final class EvictingVocabularies {
      */
     boolean complete() {
         for (Column col : columns.values()) {
-            if (col.log.next() < col.lastBefore || waitsForAGap(col)) {
+            if (lacksAssignments(col)) {
                 return false;
             }
         }
         return true;
     }
 
-    /** Whether a record of a block written waits (so an assignment before it never came). */
-    private boolean waitsForAGap(Column col) {
+    /**
+     * Whether an assignment of a block written has not been replayed: one before the last block's
+     * count, or one before a record of a block written that waits.
+     */
+    private boolean lacksAssignments(Column col) {
+        if (col.log.next() < col.lastBefore) {
+            return true;
+        }
         for (Pending p : col.waiting.values()) {
             Map<Long, Long> rows = blockRows.get((long) p.partition());
             if (rows != null && rows.containsKey(p.block())) {
@@ -319,7 +331,7 @@ final class EvictingVocabularies {
         for (Map.Entry<Long, Column> e : columns.entrySet()) {
             Column col = e.getValue();
             col.file.close();
-            if (col.log.next() < col.lastBefore || waitsForAGap(col)) {
+            if (lacksAssignments(col)) {
                 throw new IllegalStateException(
                         col.name
                                 + ": assignments from "

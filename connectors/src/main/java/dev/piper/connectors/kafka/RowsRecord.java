@@ -207,34 +207,12 @@ public record RowsRecord(
         long[] assignmentsBefore = null;
         boolean[] evicts = null;
         if (assignmentsText != null) {
-            String[] kinds = required(r, StreamFormat.EVICT, where).split(",", -1);
-            if (kinds.length != sparseCount) {
-                throw new IllegalStateException(
-                        where
-                                + ": "
-                                + kinds.length
-                                + " entries in "
-                                + StreamFormat.EVICT
-                                + ", expected "
-                                + sparseCount);
-            }
+            String[] kinds = fields(required(r, StreamFormat.EVICT, where), sparseCount, where);
             evicts = new boolean[sparseCount];
-            for (int c = 0; c < sparseCount; c++) {
-                evicts[c] = !kinds[c].isEmpty();
-            }
-            String[] parts = assignmentsText.split(",", -1);
-            if (parts.length != sparseCount) {
-                throw new IllegalStateException(
-                        where
-                                + ": "
-                                + parts.length
-                                + " counts in "
-                                + StreamFormat.ASSIGNMENTS
-                                + ", expected "
-                                + sparseCount);
-            }
+            String[] parts = fields(assignmentsText, sparseCount, where);
             assignmentsBefore = new long[sparseCount];
             for (int c = 0; c < sparseCount; c++) {
+                evicts[c] = !kinds[c].isEmpty();
                 try {
                     assignmentsBefore[c] = Long.parseLong(parts[c]);
                 } catch (NumberFormatException e) {
@@ -359,7 +337,8 @@ public record RowsRecord(
         }
     }
 
-    private static int[] ints(String text, int expected, String where) {
+    /** The comma-separated fields of a header, which must be {@code expected} of them. */
+    private static String[] fields(String text, int expected, String where) {
         String[] parts = text.split(",", -1);
         if (parts.length != expected) {
             throw new IllegalStateException(
@@ -371,6 +350,11 @@ public record RowsRecord(
                             + "\", expected "
                             + expected);
         }
+        return parts;
+    }
+
+    private static int[] ints(String text, int expected, String where) {
+        String[] parts = fields(text, expected, where);
         int[] out = new int[expected];
         for (int i = 0; i < expected; i++) {
             try {
