@@ -32,6 +32,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.yaml.snakeyaml.Yaml;
 
 /**
@@ -264,6 +265,91 @@ class DeploymentFilesTest {
         assertThat(jobArgs[0]).isEqualTo("stream");
         ClusterJob.check(jobArgs);
         assertThat(submit).contains("--jar " + jarInImage());
+    }
+
+    /**
+     * Issue 28: {@code docker-compose down} then {@code up} sent the generator's lines into {@code
+     * clicks} again. Its command, run by {@code /bin/sh} as the container would (with a stand-in
+     * for the piper command line that records its calls): it produces once, then says so and
+     * produces nothing on later starts; after a produce that began and did not finish it does not
+     * produce again either; a failed generate leaves no marker, so a restart tries again.
+     */
+    @Test
+    void theComposeGeneratorProducesOncePerVolume(@TempDir Path tmp) throws Exception {
+        Map<String, Object> compose;
+        try (InputStream in = Files.newInputStream(home.resolve("docker-compose.yml"))) {
+            compose = new Yaml().load(in);
+        }
+        Map<?, ?> generator = (Map<?, ?>) ((Map<?, ?>) compose.get("services")).get("generator");
+        Map<?, ?> env = (Map<?, ?>) generator.get("environment");
+        String state = String.valueOf(env.get("STATE"));
+        assertThat(generator.get("volumes").toString()).contains("generator-data:" + state);
+        assertThat(((Map<?, ?>) compose.get("volumes")).containsKey("generator-data")).isTrue();
+        // docker-compose turns $$ into $ before the shell sees the command
+        String command =
+                String.valueOf(((List<?>) generator.get("command")).get(0)).replace("$$", "$");
+
+        Path calls = tmp.resolve("calls.txt");
+        Path standIn = tmp.resolve("piper");
+        Files.writeString(
+                standIn,
+                "#!/bin/sh\n"
+                        + "echo \"$1\" >> '"
+                        + calls
+                        + "'\n"
+                        + "[ \"$1\" = generate ] && [ -n \"$FAIL_GENERATE\" ] && exit 1\n"
+                        + "exit 0\n");
+        assertThat(standIn.toFile().setExecutable(true)).isTrue();
+        Path volume = Files.createDirectories(tmp.resolve("volume"));
+
+        Generated failed = runGenerator(command, standIn, volume, true);
+        assertThat(failed.exit()).isNotZero();
+        assertThat(Files.readAllLines(calls)).containsExactly("generate");
+        try (Stream<Path> files = Files.list(volume)) {
+            assertThat(files).as("no marker after a failed generate").isEmpty();
+        }
+
+        Files.delete(calls);
+        Generated first = runGenerator(command, standIn, volume, false);
+        assertThat(first.exit()).as(first.output()).isZero();
+        assertThat(Files.readAllLines(calls)).containsExactly("generate", "produce");
+        assertThat(Files.readString(volume.resolve("produced")))
+                .startsWith("1000 lines produced into clicks");
+        assertThat(volume.resolve("producing")).doesNotExist();
+
+        Generated again = runGenerator(command, standIn, volume, false);
+        assertThat(again.exit()).isZero();
+        assertThat(again.output())
+                .contains("1000 lines produced into clicks", "not producing again");
+        assertThat(Files.readAllLines(calls)).containsExactly("generate", "produce");
+
+        Files.delete(volume.resolve("produced"));
+        Files.writeString(volume.resolve("producing"), "1000 lines, from 2026-11-26T15:00:00Z\n");
+        Generated interrupted = runGenerator(command, standIn, volume, false);
+        assertThat(interrupted.exit()).isZero();
+        assertThat(interrupted.output())
+                .contains("did not finish", "no line is sent twice", "down -v");
+        assertThat(Files.readAllLines(calls)).containsExactly("generate", "produce");
+    }
+
+    private record Generated(int exit, String output) {}
+
+    private static Generated runGenerator(
+            String command, Path piper, Path state, boolean failGenerate) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", command).redirectErrorStream(true);
+        pb.environment().put("PIPER", piper.toString());
+        pb.environment().put("ROWS", "1000");
+        pb.environment().put("RATE", "100");
+        pb.environment().put("STATE", state.toString());
+        if (failGenerate) {
+            pb.environment().put("FAIL_GENERATE", "1");
+        } else {
+            pb.environment().remove("FAIL_GENERATE");
+        }
+        Process p = pb.start();
+        String output = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        return new Generated(p.exitValue(), output);
     }
 
     /** Where docker/Dockerfile puts the job jar. */
