@@ -5,6 +5,11 @@ import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.output.DirectoryLock;
 import dev.piper.connectors.output.OutputCommit;
 import dev.piper.job.Preprocess;
+import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.spec.SpecCompiler;
+import dev.piper.pipeline.spec.SpecException;
+import dev.piper.pipeline.spec.SpecParser;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -24,7 +29,8 @@ import picocli.CommandLine.Spec;
             "Read the committed output of 'piper stream' (isolation.level=read_committed, from"
                     + " the beginning) into a directory in the batch layout: rows.bin, and"
                     + " vocab/C1.tsv..C26.tsv with --vocab-topic, dead-letters.jsonl with"
-                    + " --dead-letter-topic. Checks every record it reads."
+                    + " --dead-letter-topic, and metadata.json (preprocess's keys for the same spec)."
+                    + " Checks every record it reads."
         })
 final class ConsumeCommand implements Callable<Integer> {
 
@@ -77,6 +83,28 @@ final class ConsumeCommand implements Callable<Integer> {
                             + " output records' timestamps, pipeline version, rows).")
     Path timeline;
 
+    @Option(
+            names = "--spec",
+            paramLabel = "FILE",
+            description =
+                    "The spec the stream ran, for metadata.json's row layout, table sizes and"
+                            + " chains; needed only for a spec of your own (the built-in one and"
+                            + " the presets are known from the records).")
+    Path specFile;
+
+    /** The spec of --spec, or null. */
+    private DecodeOptions streamSpec() {
+        if (specFile == null) {
+            return null;
+        }
+        try {
+            return SpecCompiler.decodeOptions(
+                    SpecParser.parse(specFile), DecodeOptions.DEFAULT_MAX_RAW_BYTES);
+        } catch (SpecException | IOException e) {
+            throw new ParameterException(spec.commandLine(), "--spec: " + e.getMessage());
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         if (rows < 0) {
@@ -90,6 +118,7 @@ final class ConsumeCommand implements Callable<Integer> {
         if (timeline != null && !stats) {
             throw new ParameterException(spec.commandLine(), "--timeline: needs --stats");
         }
+        DecodeOptions streamSpec = streamSpec();
         Map<String, String> client = kafka.connect(spec.commandLine());
         DeliveryStats delivery = stats ? new DeliveryStats() : null;
         Path output;
@@ -106,6 +135,7 @@ final class ConsumeCommand implements Callable<Integer> {
                                     topic,
                                     vocabTopic,
                                     deadLetterTopic)
+                            .spec(streamSpec)
                             .consume(
                                     commit.partStarted(PART),
                                     rows,
@@ -123,11 +153,11 @@ final class ConsumeCommand implements Callable<Integer> {
                         r.deadLetters(),
                         r.vocabSizes().isEmpty()
                                 ? ""
-                                : ", "
-                                        + r.vocabSizes().values().stream()
+                                : String.format(
+                                        ", %,d vocabulary entries",
+                                        r.vocabSizes().values().stream()
                                                 .mapToLong(Integer::longValue)
-                                                .sum()
-                                        + " vocabulary entries",
+                                                .sum()),
                         r.seconds(),
                         output);
         if (delivery != null) {

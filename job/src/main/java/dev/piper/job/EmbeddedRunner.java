@@ -131,10 +131,13 @@ public final class EmbeddedRunner {
                 long now = System.nanoTime();
                 if (now - start >= QUIET.toNanos() && now - lastReport >= INTERVAL.toNanos()) {
                     long rows = rowsDone.getAsLong();
-                    double rate = (rows - lastRows) / ((now - lastReport) / 1e9);
-                    progress.printf(
-                            "%s: %,d rows written, %,.0f rows/s, %.0f s%n",
-                            name, rows, rate, (now - start) / 1e9);
+                    progress.println(
+                            progressLine(
+                                    name,
+                                    rows,
+                                    lastRows,
+                                    (now - lastReport) / 1e9,
+                                    (now - start) / 1e9));
                     lastReport = now;
                     lastRows = rows;
                 }
@@ -142,6 +145,23 @@ public final class EmbeddedRunner {
                 throw rootCause(e);
             }
         }
+    }
+
+    /**
+     * One progress line: {@code rows} written after {@code elapsed} seconds, and the rate since the
+     * last line ({@code lastRows}, {@code interval} seconds ago). A count below the last one means
+     * the writer started again (the job restarted after a failure): no rate is made of it.
+     */
+    static String progressLine(
+            String name, long rows, long lastRows, double interval, double elapsed) {
+        if (rows < lastRows) {
+            return String.format(
+                    "%s: %,d rows written (the writer restarted, from %,d), %.0f s",
+                    name, rows, lastRows, elapsed);
+        }
+        return String.format(
+                "%s: %,d rows written, %,.0f rows/s, %.0f s",
+                name, rows, (rows - lastRows) / interval, elapsed);
     }
 
     /** The innermost cause of a failed job, as an exception to rethrow. */

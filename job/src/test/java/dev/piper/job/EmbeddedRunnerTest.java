@@ -33,4 +33,13 @@ class EmbeddedRunnerTest {
                                 new ExecutionException(new RuntimeException("failed", alone))))
                 .isSameAs(alone);
     }
+
+    /** A count below the last line's (a restarted writer) is said so, not made a negative rate. */
+    @Test
+    void aProgressLineNeverShowsANegativeRate() {
+        assertThat(EmbeddedRunner.progressLine("preprocess", 1_523_000, 1_000_000, 2, 6))
+                .isEqualTo("preprocess: 1,523,000 rows written, 261,500 rows/s, 6 s");
+        assertThat(EmbeddedRunner.progressLine("preprocess", 0, 523_716, 2, 8))
+                .isEqualTo("preprocess: 0 rows written (the writer restarted, from 523,716), 8 s");
+    }
 }

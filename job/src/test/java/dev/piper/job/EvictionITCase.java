@@ -225,6 +225,7 @@ class EvictionITCase {
                                     "evict-rows",
                                     "evict-vocab",
                                     StreamOptions.deadLetterTopic(conf))
+                            .spec(PiperOptions.decodeOptions(conf)) // a spec of the test's own
                             .consume(
                                     consumed,
                                     meta.get("rows_written").asLong(),

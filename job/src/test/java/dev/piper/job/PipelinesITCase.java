@@ -127,6 +127,8 @@ class PipelinesITCase {
             StreamPipelines.Pipeline p = pipelines.get(i);
             assertThat(p.outputTopic()).isEqualTo("p" + i + "-rows");
             Path out = shared.resolve("consumed-" + i);
+            Configuration specConf = new Configuration();
+            specConf.set(PiperOptions.SPEC, spec(i));
             OutputConsumer.Result r =
                     new OutputConsumer(
                                     kafka.bootstrapServers(),
@@ -134,6 +136,7 @@ class PipelinesITCase {
                                     p.outputTopic(),
                                     p.vocabTopic(),
                                     p.deadLetterTopic())
+                            .spec(PiperOptions.decodeOptions(specConf))
                             .consume(
                                     out,
                                     summaries.get(i).rowsWritten(),

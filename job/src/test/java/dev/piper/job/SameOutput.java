@@ -2,6 +2,8 @@ package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.connectors.output.OutputLayout;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,10 +13,15 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
-/** The check that a stream's consumed output is a batch run's, byte for byte. */
+/**
+ * The check that a stream's consumed output is a batch run's, byte for byte, and that its {@code
+ * metadata.json} agrees.
+ */
 public final class SameOutput {
 
     private SameOutput() {}
@@ -42,6 +49,32 @@ public final class SameOutput {
             assertThat(Files.mismatch(consumed.resolve(file), batch.resolve(file)))
                     .as("%s %s", what, file)
                     .isEqualTo(-1);
+        }
+        assertMetadataAgrees(consumed, batch, what);
+    }
+
+    /**
+     * The consumed {@code metadata.json} has every key of the batch run's but {@code hotline} (the
+     * split's settings are not in the records) and, without the dead-letter topic, {@code
+     * dead_letters_by_reason}; and every key both have holds the same value.
+     */
+    public static void assertMetadataAgrees(Path consumed, Path batch, String what)
+            throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        JsonNode stream = json.readTree(consumed.resolve(OutputLayout.METADATA).toFile());
+        JsonNode files = json.readTree(batch.resolve(OutputLayout.METADATA).toFile());
+        Set<String> expected = new TreeSet<>();
+        files.fieldNames().forEachRemaining(expected::add);
+        expected.removeAll(List.of("hotline", "dead_letters_by_reason"));
+        Set<String> keys = new TreeSet<>();
+        stream.fieldNames().forEachRemaining(keys::add);
+        assertThat(keys).as("%s metadata.json keys", what).containsAll(expected);
+        for (String key : keys) {
+            if (files.has(key)) {
+                assertThat(stream.get(key))
+                        .as("%s metadata.json %s", what, key)
+                        .isEqualTo(files.get(key));
+            }
         }
     }
 

@@ -123,14 +123,18 @@ class StreamITCase {
         return conf;
     }
 
-    /** A consumer of the stream's rows, vocabulary and dead-letter topics. */
+    /**
+     * A consumer of the stream's rows, vocabulary and dead-letter topics; given the stream's spec
+     * when it is the test's own (the built-in one it knows from the records).
+     */
     private static OutputConsumer consumer(Configuration conf) {
         return new OutputConsumer(
-                kafka.bootstrapServers(),
-                Map.of(),
-                conf.get(StreamOptions.OUTPUT_TOPIC),
-                conf.get(StreamOptions.VOCAB_TOPIC),
-                StreamOptions.deadLetterTopic(conf));
+                        kafka.bootstrapServers(),
+                        Map.of(),
+                        conf.get(StreamOptions.OUTPUT_TOPIC),
+                        conf.get(StreamOptions.VOCAB_TOPIC),
+                        StreamOptions.deadLetterTopic(conf))
+                .spec(conf.contains(PiperOptions.SPEC) ? PiperOptions.decodeOptions(conf) : null);
     }
 
     private Path consume(Configuration conf, long rows) throws Exception {

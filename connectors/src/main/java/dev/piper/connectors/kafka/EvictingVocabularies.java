@@ -316,6 +316,18 @@ final class EvictingVocabularies {
         return col == null ? 0 : col.log.held();
     }
 
+    /** The assignments replayed of the column and epoch of {@code key}; 0 if it does not evict. */
+    long assignments(long key) {
+        Column col = columns.get(key);
+        return col == null ? 0 : col.log.next();
+    }
+
+    /** The evictions replayed of the column and epoch of {@code key}; 0 if it does not evict. */
+    long evictions(long key) {
+        Column col = columns.get(key);
+        return col == null ? 0 : col.log.evictions();
+    }
+
     /** Per (column, epoch) key, the indices a key holds now. */
     Map<Long, Integer> held() {
         Map<Long, Integer> held = new TreeMap<>();

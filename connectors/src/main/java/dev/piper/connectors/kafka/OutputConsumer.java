@@ -6,6 +6,7 @@ import dev.piper.connectors.output.NamedOutput;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -41,7 +42,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * assignments replayed into {@code vocab/C3.assignments.tsv} and its final map by {@link
  * EvictingVocabularies}), {@code dead-letters.jsonl} from the dead-letter topic, and {@code
  * versions.tsv}: the runs of rows in {@code rows.bin} with the pipeline version and vocabulary
- * epochs they were produced under.
+ * epochs they were produced under, and {@code metadata.json}, {@code preprocess}'s keys for the
+ * same spec ({@link ConsumedMetadata}).
  *
  * <p>The rows topic spreads an input partition's blocks over its partitions; the consumer puts them
  * back in block order per input partition before writing them, so that with one input partition the
@@ -67,6 +69,9 @@ public final class OutputConsumer {
     private final String vocabTopic;
     private final String deadLetterTopic;
 
+    /** The spec the rows were made under, when it is not one piper ships; or null. */
+    private DecodeOptions spec;
+
     /**
      * @param vocabTopic the vocabulary topic, or null
      * @param deadLetterTopic the dead-letter topic, or null
@@ -82,6 +87,15 @@ public final class OutputConsumer {
         this.rowsTopic = rowsTopic;
         this.vocabTopic = vocabTopic;
         this.deadLetterTopic = deadLetterTopic;
+    }
+
+    /**
+     * The spec the stream ran, for {@code metadata.json}'s layout, table sizes and chains; needed
+     * only for a spec that is neither the built-in one nor a preset (those the records name).
+     */
+    public OutputConsumer spec(DecodeOptions spec) {
+        this.spec = spec;
+        return this;
     }
 
     /**
@@ -113,6 +127,7 @@ public final class OutputConsumer {
         Vocab vocab = vocabTopic == null ? null : new Vocab(dir);
         long deadLetters = 0;
         Rows out = new Rows(dir, vocab == null ? null : vocab.evicting);
+        ConsumedMetadata metadata = new ConsumedMetadata(spec);
         try (out;
                 KafkaConsumer<byte[], byte[]> consumer =
                         new KafkaConsumer<>(
@@ -147,6 +162,7 @@ public final class OutputConsumer {
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     if (r.topic().equals(rowsTopic)) {
                         RowsRecord rows = RowsRecord.of(r);
+                        metadata.rows(r, rows);
                         if (stats != null) {
                             stats.add(r, rows.rows(), readMillis);
                         }
@@ -154,6 +170,7 @@ public final class OutputConsumer {
                     } else if (r.topic().equals(vocabTopic)) {
                         vocab.add(r);
                     } else {
+                        metadata.deadLetter(r);
                         deadOut.write(r.value());
                         deadOut.write('\n');
                         deadLetters++;
@@ -162,7 +179,11 @@ public final class OutputConsumer {
                 boolean vocabComplete =
                         vocab == null
                                 || (vocab.complete() && vocab.covers(out.maxIndex, out.buckets));
-                if (maxRows > 0 && out.rows >= maxRows && vocabComplete) {
+                // and the dead letters of the blocks read (on their own topic, too)
+                boolean deadComplete =
+                        deadLetterTopic == null
+                                || metadata.deadLettersRead() >= metadata.deadLetters();
+                if (maxRows > 0 && out.rows >= maxRows && vocabComplete && deadComplete) {
                     break;
                 }
                 if (now - lastRecord >= idle.toNanos()) {
@@ -199,6 +220,13 @@ public final class OutputConsumer {
                 }
             }
         }
+        metadata.write(
+                dir,
+                out.rows,
+                vocab == null ? null : sizes,
+                vocab == null ? null : vocab.evicting,
+                deadLetterTopic != null,
+                progress);
         return new Result(
                 out.rows, out.records, deadLetters, sizes, (System.nanoTime() - start) / 1e9);
     }

@@ -71,6 +71,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
      *     null where it does not
      */
     private record Shape(
+            String format,
             int rowBytes,
             String rowColumns,
             String float32Columns,
@@ -95,6 +96,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                 lists.add(layout.fieldName(layout.sparseField(c)));
             }
             return new Shape(
+                    OutputLayout.format(program),
                     program.rowBytes(),
                     String.join(",", program.rowColumns()),
                     floats.isEmpty() ? null : String.join(",", floats),
@@ -146,7 +148,11 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             params.append("pad_missing_fields=")
                     .append(options[p].padMissingFields())
                     .append(";max_line_bytes=")
-                    .append(options[p].maxLineBytes());
+                    .append(options[p].maxLineBytes())
+                    .append(";max_raw_bytes=")
+                    .append(options[p].maxRawBytes())
+                    .append(";chains=")
+                    .append(program.fingerprint());
             pipelineParams[p] = params.toString();
         }
     }
@@ -232,7 +238,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         Shape shape = shape(p, b);
         List<String> names = new ArrayList<>(20);
         List<byte[]> values = new ArrayList<>(20);
-        header(names, values, StreamFormat.FORMAT, OutputLayout.FORMAT);
+        header(names, values, StreamFormat.FORMAT, shape.format());
         header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
         Split split = b.split();
         header(

@@ -243,15 +243,23 @@ public record RowsRecord(
                 lengths,
                 values,
                 pipeline == null ? "" : pipeline,
-                "columns "
-                        + String.join(",", columns)
-                        + (listText == null ? "" : ", lists " + listText),
+                shape(columns, List.of(listNames)),
                 value,
                 hotlineFirstRow,
                 popular,
                 working,
                 assignmentsBefore,
                 evicts);
+    }
+
+    /**
+     * The {@link #shape()} of rows with the slots {@code columns} and the list columns {@code
+     * lists}.
+     */
+    public static String shape(List<String> columns, List<String> lists) {
+        return "columns "
+                + String.join(",", columns)
+                + (lists.isEmpty() ? "" : ", lists " + String.join(",", lists));
     }
 
     /** The number of sparse columns, list columns included. */

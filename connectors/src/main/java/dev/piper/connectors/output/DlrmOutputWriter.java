@@ -1,7 +1,5 @@
 package dev.piper.connectors.output;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.operators.block.AssembledBlock;
 import dev.piper.operators.block.Assignments;
@@ -9,10 +7,7 @@ import dev.piper.operators.block.DeadLetter;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
-import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
-import dev.piper.pipeline.ops.VocabularyPolicy;
-import dev.piper.state.Vocabulary;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -23,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -42,12 +36,15 @@ public final class DlrmOutputWriter implements Closeable {
 
     /**
      * Rows written so far, by output directory, for the progress lines of a run in this JVM ({@code
-     * rows.parquet} cannot be sized from outside the way {@code rows.bin} can).
+     * rows.parquet} cannot be sized from outside the way {@code rows.bin} can). A count stays after
+     * its writer finishes and closes, until the next writer of the same directory starts: the job
+     * runs on while the last files close (seconds for a large {@code rows.parquet}), and a count
+     * that dropped to 0 then read as a negative rate. One small entry per output directory.
      */
     private static final Map<Path, AtomicLong> PROGRESS = new ConcurrentHashMap<>();
 
     private final Path dir;
-    private final Path progressKey;
+    private final AtomicLong progress = new AtomicLong(); // this writer's, in PROGRESS
     private final DecodeOptions options;
     private final RowsFormat format;
     private final DirectFileOutput rows; // rows.bin, or null
@@ -128,10 +125,9 @@ public final class DlrmOutputWriter implements Closeable {
         }
         this.blocksPerShard = blocksPerShard;
         this.dir = dir;
-        this.progressKey = OutputCommit.real(output);
         this.options = options;
         this.format = format;
-        PROGRESS.put(progressKey, new AtomicLong());
+        PROGRESS.put(OutputCommit.real(output), progress);
         Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
         if (blocksPerShard > 0) {
             rows = null;
@@ -184,8 +180,8 @@ public final class DlrmOutputWriter implements Closeable {
     }
 
     /**
-     * Rows written so far for output directory {@code dir} by a writer in this JVM (an embedded
-     * run's progress), or 0 if none writes it.
+     * Rows written so far for output directory {@code dir} by the latest writer in this JVM (an
+     * embedded run's progress; all of them once it finished), or 0 if none has written it.
      */
     public static long rowsWrittenSoFar(Path dir) {
         AtomicLong n = PROGRESS.get(OutputCommit.real(dir));
@@ -256,10 +252,7 @@ public final class DlrmOutputWriter implements Closeable {
         nextLine += block.lines();
         linesRead += block.lines();
         rowsWritten += block.rows();
-        AtomicLong progress = PROGRESS.get(progressKey);
-        if (progress != null) {
-            progress.set(rowsWritten);
-        }
+        progress.set(rowsWritten);
     }
 
     private void appendVocab(int c, int firstNew, long[] keys) throws IOException {
@@ -344,7 +337,6 @@ public final class DlrmOutputWriter implements Closeable {
         flushAll();
         writeMetadata();
         finished = true;
-        PROGRESS.remove(progressKey);
     }
 
     private void flushAll() throws IOException {
@@ -366,16 +358,31 @@ public final class DlrmOutputWriter implements Closeable {
     }
 
     private void writeMetadata() throws IOException {
-        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        ObjectNode root = json.createObjectNode();
-        root.put("format", OutputLayout.FORMAT);
-        root.put("format_version", OutputLayout.FORMAT_VERSION);
-        root.put("lines_read", linesRead);
-        root.put("rows_written", rowsWritten);
-        root.put("dead_letters", dead.count());
-        ObjectNode reasons = root.putObject("dead_letters_by_reason");
-        dead.byReason().forEach(reasons::put);
-        root.put("rows_format", format.id());
+        int sparse = options.program().layout().sparse();
+        OutputMetadata.Vocab[] vocabs = new OutputMetadata.Vocab[sparse];
+        for (int c = 0; c < sparse; c++) {
+            int entries = nextIndex[c] - options.program().vocabPolicy(c).firstIndex();
+            vocabs[c] =
+                    logs[c] == null
+                            ? new OutputMetadata.Vocab(entries, 0, 0)
+                            : new OutputMetadata.Vocab(
+                                    entries, logs[c].next(), logs[c].evictions());
+        }
+        ObjectNode root =
+                OutputMetadata.describe(
+                        options,
+                        format,
+                        new OutputMetadata.Counts(
+                                linesRead, rowsWritten, dead.count(), dead.byReason()),
+                        this::describeRowsFile,
+                        vocabs);
+        if (hotline != null) {
+            hotline.describe(root);
+        }
+        OutputMetadata.write(dir, root);
+    }
+
+    private void describeRowsFile(ObjectNode root) {
         if (blocksPerShard > 0) {
             // the rows files concatenated in the manifest's order are the single rows.bin
             root.put("rows_file", OutputLayout.ROWS_MANIFEST);
@@ -383,148 +390,6 @@ public final class DlrmOutputWriter implements Closeable {
             root.put("shard_blocks", blocksPerShard);
         } else {
             root.put("rows_file", format.file());
-        }
-        ColumnProgram program = options.program();
-        RowLayout layout = program.layout();
-        String denseNames =
-                "I1..I"
-                        + layout.dense()
-                        + (layout.generated() > 0 ? ", G1..G" + layout.generated() : "");
-        String sparseNames = "C1..C" + layout.sparse();
-        if (format == RowsFormat.PARQUET) {
-            root.put(
-                    "row_layout",
-                    "one required Parquet column per field: label, "
-                            + denseNames
-                            + " (INT32, FLOAT for float32_columns), "
-                            + sparseNames
-                            + " vocabulary indices (INT32; a list column a required LIST of"
-                            + " them)");
-        } else {
-            sparseNames += layout.hasLists() ? " but the list columns" : "";
-            root.put("row_bytes", program.rowBytes());
-            root.put(
-                    "row_layout",
-                    program.rowBytes() / Integer.BYTES
-                            + " little-endian int32 per row: label, "
-                            + denseNames
-                            + ", "
-                            + sparseNames
-                            + " vocabulary indices");
-        }
-        root.put("dense_columns", layout.dense());
-        root.put("sparse_columns", layout.sparse());
-        int[] onehot = program.onehotSizes();
-        if (onehot != null) {
-            ObjectNode columns = root.putObject("onehot_columns");
-            for (int f = 0; f < onehot.length; f++) {
-                if (onehot[f] > 0) {
-                    columns.put(layout.fieldName(f), onehot[f] - 1); // its columns in the row
-                }
-            }
-        }
-        if (layout.generated() > 0) {
-            ObjectNode generated = root.putObject("generated_columns");
-            for (int g = 0; g < layout.generated(); g++) {
-                generated.put("G" + (g + 1), "I" + (layout.generatedFrom().get(g) + 1));
-            }
-        }
-        if (layout.hasLists()) {
-            var lists = root.putArray("list_columns");
-            for (int c : layout.listColumns()) {
-                lists.add(CriteoLayout.sparseName(c));
-            }
-            root.put(
-                    "list_layout",
-                    format == RowsFormat.PARQUET
-                            ? "in rows.parquet: each list column a required LIST of INT32"
-                                    + " vocabulary indices"
-                            : "not in the rows: per list column Cj, lists/Cj.lengths (one"
-                                    + " little-endian int32 per row, its number of ids) and"
-                                    + " lists/Cj.values (the ids' vocabulary indices, little-endian"
-                                    + " int32, rows in order)");
-        }
-        ObjectNode sizes = root.putObject("vocab_size");
-        ObjectNode policies = json.createObjectNode();
-        for (int c = 0; c < layout.sparse(); c++) {
-            VocabularyPolicy policy = program.vocabPolicy(c);
-            int entries = nextIndex[c] - policy.firstIndex();
-            sizes.put(CriteoLayout.sparseName(c), entries);
-            if (!policy.isFirstAppearance()) {
-                ObjectNode p = policies.putObject(CriteoLayout.sparseName(c));
-                p.put("min_count", policy.minCount());
-                p.put("oov_buckets", policy.oovBuckets());
-                if (policy.maxSize() < Vocabulary.MAX_SIZE) {
-                    p.put("max_size", policy.maxSize());
-                }
-                if (policy.importPath() != null) {
-                    p.put("import", policy.importPath());
-                }
-                p.put("first_index", policy.firstIndex());
-                if (policy.evicts()) {
-                    p.put("capacity", policy.capacity());
-                    p.put("evict", policy.eviction().label());
-                    if (policy.ttlRows() > 0) {
-                        p.put("ttl_rows", policy.ttlRows());
-                    }
-                    p.put("assignments", logs[c].next());
-                    p.put("evictions", logs[c].evictions());
-                    p.put("assignments_file", OutputLayout.assignmentsFile(c));
-                    // the embedding table a trainer allocates: every index the column may use
-                    p.put("table_size", policy.firstIndex() + policy.capacity());
-                } else {
-                    p.put("table_size", nextIndex[c]); // buckets + entries
-                }
-            }
-        }
-        if (policies.isEmpty()) {
-            root.put("vocab_indices", "dense, first appearance order, from 0");
-        } else {
-            root.put(
-                    "vocab_indices",
-                    "dense, first appearance order, from 0; columns in vocab_policies: OOV buckets"
-                            + " from 0, then entries in order of admission from first_index;"
-                            + " a column with evict reuses an evicted key's index: its"
-                            + " assignments_file says from which row each index names which key");
-            root.set("vocab_policies", policies);
-        }
-        ObjectNode pipeline = root.putObject("pipeline");
-        pipeline.put("name", program.name());
-        pipeline.put("version", program.version());
-        OptionalLong dlrm = program.dlrmMaxIndRange();
-        if (dlrm.isPresent()) {
-            pipeline.put("max_ind_range", dlrm.getAsLong());
-        }
-        pipeline.put("pad_missing_fields", options.padMissingFields());
-        pipeline.put("max_line_bytes", options.maxLineBytes());
-        pipeline.put("max_raw_bytes", options.maxRawBytes());
-        if (dlrm.isPresent()) {
-            // DLRM's shape: one chain per kind of column.
-            ObjectNode ops = pipeline.putObject("ops");
-            ops.putArray("label").add("decode").add("fill_missing");
-            ops.putArray("dense").add("decode").add("fill_missing").add("neg2zero");
-            var sparse = ops.putArray("sparse").add("decode").add("fill_missing").add("hex2int");
-            if (dlrm.getAsLong() > 0) {
-                sparse.add("modulus(" + dlrm.getAsLong() + ")");
-            }
-            sparse.add("genvocab").add("applyvocab");
-        } else {
-            ObjectNode columns = pipeline.putObject("columns");
-            var floats = pipeline.putArray("float32_columns");
-            for (int f = 0; f < layout.fields(); f++) {
-                columns.put(layout.fieldName(f), program.chainOf(f));
-                if (program.type(f) == dev.piper.pipeline.ops.Op.ValueType.float32) {
-                    floats.add(layout.fieldName(f)); // their slots hold IEEE float32 bits
-                }
-            }
-        }
-        if (hotline != null) {
-            hotline.describe(root);
-        }
-        byte[] bytes = json.writeValueAsBytes(root);
-        try (OutputStream out = Files.newOutputStream(dir.resolve(OutputLayout.METADATA))) {
-            out.write(bytes);
-            out.write('\n');
         }
     }
 
@@ -536,7 +401,6 @@ public final class DlrmOutputWriter implements Closeable {
      */
     @Override
     public void close() throws IOException {
-        PROGRESS.remove(progressKey);
         if (finished) {
             Closeables.closeAll(java.util.Arrays.asList(closeables()));
             return;

@@ -1,6 +1,8 @@
 package dev.piper.connectors.output;
 
 import dev.piper.pipeline.layout.CriteoLayout;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,13 +31,36 @@ public final class OutputLayout {
     public static final String DEAD_LETTERS = "dead-letters.jsonl";
     public static final String METADATA = "metadata.json";
 
-    /** Name of the output format in {@code metadata.json}. */
+    /**
+     * Name of the output format in {@code metadata.json} when the rows are DLRM's Criteo rows: 40
+     * int32 (label, I1..I13, C1..C26), no list or generated columns.
+     */
     public static final String FORMAT = "piper-dlrm-criteo";
+
+    /**
+     * Name of the output format of every other row layout (a spec's: other column counts, lists,
+     * generated, onehot or float32 columns); {@code metadata.json}'s {@code row_layout} and {@code
+     * row_columns} say what a row holds.
+     */
+    public static final String FORMAT_ROWS = "piper-rows";
 
     /** Version of the output format; bumped on any change of the files' layout. */
     public static final int FORMAT_VERSION = 1;
 
     private OutputLayout() {}
+
+    /** The output format of {@code program}'s rows: {@link #FORMAT} or {@link #FORMAT_ROWS}. */
+    public static String format(ColumnProgram program) {
+        RowLayout layout = program.layout();
+        boolean criteo =
+                layout.dense() == CriteoLayout.DENSE
+                        && layout.sparse() == CriteoLayout.SPARSE
+                        && layout.generated() == 0
+                        && !layout.hasLists()
+                        && program.rowBytes() == CriteoLayout.ROW_BYTES
+                        && program.float32Columns().isEmpty();
+        return criteo ? FORMAT : FORMAT_ROWS;
+    }
 
     /** Path of column {@code c}'s vocabulary file relative to the output directory. */
     public static String vocabFile(int c) {

@@ -68,7 +68,7 @@ final class ParquetRows implements AutoCloseable {
                         true,
                         Map.of(
                                 "piper.format",
-                                OutputLayout.FORMAT,
+                                OutputLayout.format(program),
                                 "piper.format.version",
                                 Integer.toString(OutputLayout.FORMAT_VERSION)));
     }

@@ -90,7 +90,8 @@ class OutputEncoderTest {
                 .containsEntry("piper.pipeline", "dlrm-criteo/1")
                 .containsEntry(
                         "piper.pipeline.params",
-                        "max_ind_range=-1;pad_missing_fields=false;max_line_bytes=65536")
+                        "max_ind_range=-1;pad_missing_fields=false;max_line_bytes=65536;max_raw_bytes=1024;chains="
+                                + DecodeOptions.defaults().program().fingerprint())
                 .containsEntry(
                         "piper.epochs", "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
                 .containsEntry("piper.rows", "3")

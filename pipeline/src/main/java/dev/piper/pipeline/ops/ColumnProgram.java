@@ -352,6 +352,19 @@ public final class ColumnProgram implements Serializable {
         return names;
     }
 
+    /**
+     * If label/dense field {@code f}'s chain ends with a {@code bucketize}, its number of buckets
+     * (its values are then ids {@code 0..n-1}, an embedding table's rows); otherwise 0.
+     */
+    public int bucketCount(int f) {
+        Op[] chain = chains[f];
+        return f < layout.labelDenseWidth()
+                        && chain.length > 0
+                        && chain[chain.length - 1] instanceof Op.BucketizeOp b
+                ? b.bucketize().buckets()
+                : 0;
+    }
+
     /** The names of the fields whose row slots hold float32 bits, in field order. */
     public List<String> float32Columns() {
         List<String> names = new ArrayList<>();
@@ -424,6 +437,35 @@ public final class ColumnProgram implements Serializable {
             }
         }
         return OptionalLong.of(m > 0 ? m : -1);
+    }
+
+    /**
+     * A short digest of what this program does to every field (each field's name, whether it is a
+     * list, its chain with every parameter and vocabulary policy, its output type): equal for equal
+     * programs, whatever their name and version; 16 hex digits of a SHA-256.
+     */
+    public String fingerprint() {
+        StringBuilder text = new StringBuilder();
+        for (int f = 0; f < layout.fields(); f++) {
+            boolean list = !layout.isLabelOrDense(f) && layout.isList(f - layout.labelDenseWidth());
+            text.append(layout.fieldName(f))
+                    .append(list ? "[]" : "")
+                    .append(' ')
+                    .append(chainOf(f))
+                    .append(' ')
+                    .append(types[f])
+                    .append('\n');
+        }
+        try {
+            byte[] digest =
+                    java.security.MessageDigest.getInstance("SHA-256")
+                            .digest(
+                                    text.toString()
+                                            .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(digest, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
     }
 
     /**
