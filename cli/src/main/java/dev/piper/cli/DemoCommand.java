@@ -4,12 +4,14 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.Preprocess;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.BufferedOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -48,6 +50,17 @@ final class DemoCommand implements Callable<Integer> {
             description =
                     "Where to put the sample and the output (default: a new temporary directory).")
     Path dir;
+
+    /** The bytes of the files below {@code dir}. */
+    private static long sizeOf(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            long total = 0;
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                total += Files.size(f);
+            }
+            return total;
+        }
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -102,7 +115,15 @@ final class DemoCommand implements Callable<Integer> {
         out.printf("  rows.bin            %,d rows x 40 little-endian int32%n", s.rowsWritten());
         out.printf("  vocab/C1..C26.tsv   index<TAB>key, one line per vocabulary entry%n");
         out.printf("  dead-letters.jsonl  one JSON record per rejected line%n");
-        out.printf("  metadata.json       counts, vocabulary sizes, the pipeline%n");
+        out.printf("  metadata.json       counts, vocabulary and table sizes, the pipeline%n");
+        if (dir == null) {
+            // the sample stays for the reader to look at; the system's temp cleaner, or rm, ends it
+            out.printf(
+                    "%nThese files (%,.1f MB) are in a temporary directory that piper does not"
+                            + " remove: rm -r %s when done, or pass --dir DIR to choose where they"
+                            + " go.%n",
+                    sizeOf(base) / 1e6, base);
+        }
         return 0;
     }
 }

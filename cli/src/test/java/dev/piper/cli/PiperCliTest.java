@@ -89,6 +89,39 @@ class PiperCliTest {
     }
 
     /**
+     * Issue 28: {@code demo} left a temporary directory of tens of MB without a word. It now says
+     * where the files are, how large, that they stay, and how to remove them.
+     */
+    @Test
+    void theDemoSaysWhereItsTemporaryFilesAreAndThatTheyStay() throws Exception {
+        assertThat(PiperCli.execute("demo", "--rows", "3000", "--parallelism", "1")).isZero();
+        String printed = out.toString(StandardCharsets.UTF_8);
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile(
+                                "These files \\(([0-9.,]+) MB\\) are in a temporary directory that"
+                                        + " piper does not remove: rm -r (\\S+) when done, or pass"
+                                        + " --dir DIR")
+                        .matcher(printed);
+        assertThat(m.find()).as(printed).isTrue();
+        Path base = Path.of(m.group(2));
+        try {
+            assertThat(base.resolve("out/rows.bin")).exists();
+            assertThat(Double.parseDouble(m.group(1).replace(",", ""))).isPositive();
+        } finally {
+            try (var files = Files.walk(base)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+        // with --dir the user chose the place: nothing to say
+        out.reset();
+        Path chosen = tmp.resolve("demo");
+        assertThat(PiperCli.execute("demo", "--rows", "3000", "--dir", chosen.toString())).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("Output in " + chosen.resolve("out"))
+                .doesNotContain("temporary directory");
+    }
+
+    /**
      * {@code piper hotline}: an output's split checked against a replay of its settings (a flipped
      * flag named by its row), and the study's table, JSON and chart, the oracle never below the
      * online split at a budget that holds every entry.
