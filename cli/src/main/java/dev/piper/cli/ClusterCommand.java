@@ -122,6 +122,15 @@ final class ClusterCommand extends LocalServiceCommands.Group {
         Path checkpointStorage;
 
         @Option(
+                names = "--metrics-port",
+                defaultValue = "9249",
+                paramLabel = "P",
+                description =
+                        "Prometheus endpoint of the JobManager on 127.0.0.1; TaskManager i serves"
+                                + " its metrics on P+i (default: ${DEFAULT-VALUE}).")
+        int metricsPort;
+
+        @Option(
                 names = "--timeout",
                 defaultValue = "120",
                 paramLabel = "S",
@@ -141,6 +150,30 @@ final class ClusterCommand extends LocalServiceCommands.Group {
                         spec.commandLine(),
                         "--taskmanagers: must be at least 1, not " + taskManagers);
             }
+            int lastMetricsPort = metricsPort + taskManagers;
+            if (metricsPort < 1 || lastMetricsPort > 65535) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--metrics-port: ports "
+                                + metricsPort
+                                + ".."
+                                + lastMetricsPort
+                                + " (one per process) must lie between 1 and 65535");
+            }
+            for (int p : new int[] {port, rpcPort}) {
+                if (p >= metricsPort && p <= lastMetricsPort) {
+                    throw new ParameterException(
+                            spec.commandLine(),
+                            "--metrics-port: ports "
+                                    + metricsPort
+                                    + ".."
+                                    + lastMetricsPort
+                                    + " (one per process) include "
+                                    + p
+                                    + ", taken by "
+                                    + (p == port ? "--port" : "--rpc-port"));
+                }
+            }
             LocalServiceCommands.checkSize(
                     spec, "--jobmanager-memory", jobManagerMemory, "[0-9]+[kKmMgG]", "1536m");
             LocalServiceCommands.checkSize(
@@ -154,7 +187,8 @@ final class ClusterCommand extends LocalServiceCommands.Group {
                             taskManagerMemory,
                             stateBackend,
                             checkpointStorage,
-                            taskManagers);
+                            taskManagers,
+                            metricsPort);
             LocalFlinkCluster.Running running;
             try {
                 running =
@@ -163,6 +197,17 @@ final class ClusterCommand extends LocalServiceCommands.Group {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
+            StringBuilder metrics = new StringBuilder();
+            cluster.open()
+                    .metricsEndpoints()
+                    .forEach(
+                            (role, url) ->
+                                    metrics.append(metrics.isEmpty() ? "" : ", ")
+                                            .append(url)
+                                            .append(" (")
+                                            .append(role)
+                                            .append(')'));
+            spec.commandLine().getOut().printf("cluster: Prometheus metrics at %s%n", metrics);
             spec.commandLine()
                     .getOut()
                     .printf(

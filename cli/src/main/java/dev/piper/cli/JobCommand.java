@@ -111,17 +111,18 @@ final class JobCommand implements Runnable {
         public Integer call() throws Exception {
             List<FlinkRest.Job> jobs = rest.client(spec.commandLine()).jobs();
             var out = spec.commandLine().getOut();
-            out.printf("%-32s  %-10s  %-12s  %-20s  %s%n", "id", "state", "name", "start", "time");
+            // the name last: it says the pipeline, version and input, so it is long (JobNames)
+            out.printf("%-32s  %-10s  %-20s  %10s  %s%n", "id", "state", "start", "time", "name");
             for (FlinkRest.Job j : jobs) {
                 out.printf(
-                        "%-32s  %-10s  %-12s  %-20s  %.0f s%n",
+                        "%-32s  %-10s  %-20s  %,8.0f s  %s%n",
                         j.id(),
                         j.state(),
-                        j.name(),
                         Instant.ofEpochMilli(j.startTime())
                                 .toString()
                                 .replaceFirst("\\.\\d+Z$", "Z"),
-                        j.durationMillis() / 1e3);
+                        j.durationMillis() / 1e3,
+                        j.name());
             }
             return 0;
         }

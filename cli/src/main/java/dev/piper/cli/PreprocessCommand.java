@@ -3,6 +3,7 @@ package dev.piper.cli;
 import dev.piper.cli.cluster.OnCluster;
 import dev.piper.connectors.output.DirectoryLock;
 import dev.piper.connectors.output.RowsFormat;
+import dev.piper.job.JobNames;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.pipeline.spec.SpecCompiler;
@@ -194,7 +195,11 @@ final class PreprocessCommand implements Callable<Integer> {
             Path output = out.prepare(spec.commandLine(), input);
             Configuration job = cluster.jobConfiguration(spec, parallelism);
             job.addAll(conf);
-            JobID id = OnCluster.submit(Preprocess.job(input, output, job)::build, job, NAME);
+            JobID id =
+                    OnCluster.submit(
+                            Preprocess.job(input, output, job)::build,
+                            job,
+                            JobNames.preprocess(job, input));
             spec.commandLine()
                     .getOut()
                     .printf(

@@ -3,6 +3,7 @@ package dev.piper.cli;
 import dev.piper.cli.cluster.OnCluster;
 import dev.piper.connectors.kafka.KafkaConnectors.StartFrom;
 import dev.piper.job.CheckpointDirectory;
+import dev.piper.job.JobNames;
 import dev.piper.job.ReportOptions;
 import dev.piper.job.StreamOptions;
 import dev.piper.job.StreamPipelines;
@@ -492,7 +493,7 @@ final class StreamCommand implements Callable<Integer> {
         kafka.connect(spec.commandLine()); // the arguments are checked: now the broker must answer
         StreamTopics.prepareTopics(conf, err);
         if (onCluster) {
-            JobID id = OnCluster.submit(Streaming.job(conf)::build, conf, NAME);
+            JobID id = OnCluster.submit(Streaming.job(conf)::build, conf, JobNames.stream(conf));
             spec.commandLine().getOut().printf("stream: job %s submitted%n", id);
             return 0;
         }

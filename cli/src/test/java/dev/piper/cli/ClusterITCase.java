@@ -84,7 +84,8 @@ class ClusterITCase {
         LocalFlinkCluster.Settings settings =
                 LocalFlinkCluster.Settings.defaults()
                         .withPorts(freePort(), freePort())
-                        .withTaskManagers(2, 1);
+                        .withTaskManagers(2, 1)
+                        .withMetricsPort(freePorts(3));
         try {
             rest = cluster.start(settings, Duration.ofMinutes(2), QUIET).restUrl();
         } catch (RuntimeException | IOException e) {
@@ -282,12 +283,17 @@ class ClusterITCase {
                 checkpoints.toString(),
                 "--checkpoint-interval",
                 "1s",
+                // Hotline's split too, so that every metric of the dashboard is registered
+                "--hotline-budget",
+                "1280000",
                 // a secret the PLAINTEXT clients ignore: the cluster must not show it
                 "--kafka-property",
                 "ssl.key.password=" + SECRET
             };
             String job = lastLine(piper(0, concat(submit(), stream)));
-            assertThat(piper(0, "job", "list", "--rest", rest)).contains(job + "  RUNNING");
+            assertThat(piper(0, "job", "list", "--rest", rest))
+                    .contains(job + "  RUNNING")
+                    .contains("piper stream dlrm-criteo/1 clicks -> rows");
             for (String endpoint :
                     List.of(
                             "jobs/" + job,
@@ -316,6 +322,12 @@ class ClusterITCase {
                                             QUIET)
                                     .rows())
                     .isEqualTo(firstRows);
+
+            // Prometheus: every metric and label the dashboard uses is served by the running job
+            MetricsScrape.assertServes(
+                    cluster.metricsEndpoints().values(),
+                    home().resolve("monitoring/grafana-dashboard.json"),
+                    Duration.ofSeconds(60));
 
             String savepoint = lastLine(piper(0, "job", "stop", "--rest", rest, job));
             assertThat(savepoint).startsWith("file:" + checkpoints.resolve("savepoints"));
@@ -412,6 +424,29 @@ class ClusterITCase {
                     .map(p -> dir.relativize(p).toString())
                     .sorted()
                     .toList();
+        }
+    }
+
+    private static Path home() {
+        return Path.of(System.getProperty("piper.home"));
+    }
+
+    /** The first of {@code n} consecutive free ports. */
+    private static int freePorts(int n) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            int first = freePort();
+            boolean free = first + n - 1 <= 65535;
+            for (int p = first + 1; free && p < first + n; p++) {
+                try (ServerSocket s = new ServerSocket(p)) {
+                    s.setReuseAddress(true);
+                } catch (IOException e) {
+                    free = false;
+                }
+            }
+            if (free) {
+                return first;
+            }
+            assertThat(attempt).as("%d consecutive free ports", n).isLessThan(100);
         }
     }
 

@@ -380,7 +380,8 @@ class DeploymentFilesTest {
                         "taskmanager.memory.managed.fraction",
                         "taskmanager.numberOfTaskSlots",
                         "pipeline.generic-types",
-                        "state.backend.type");
+                        "state.backend.type",
+                        LocalFlinkCluster.PROMETHEUS_FACTORY);
         return options.entrySet().stream()
                 .filter(e -> shared.contains(e.getKey()))
                 .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().replace(" ", "")));

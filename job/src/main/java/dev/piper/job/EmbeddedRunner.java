@@ -104,8 +104,9 @@ public final class EmbeddedRunner {
     }
 
     /**
-     * Runs the job built by {@code job} and waits for it. While it runs longer than a few seconds,
-     * prints {@code rowsDone} and its rate to {@code progress} every two seconds.
+     * Runs the preprocess job built by {@code job} as Flink job {@code name} ({@link JobNames}) and
+     * waits for it. While it runs longer than a few seconds, prints {@code rowsDone} and its rate
+     * to {@code progress} every two seconds.
      */
     public static JobExecutionResult run(
             PreprocessJob job,
@@ -133,7 +134,7 @@ public final class EmbeddedRunner {
                     long rows = rowsDone.getAsLong();
                     progress.println(
                             progressLine(
-                                    name,
+                                    "preprocess",
                                     rows,
                                     lastRows,
                                     (now - lastReport) / 1e9,

@@ -163,7 +163,7 @@ public final class Preprocess {
                 EmbeddedRunner.run(
                         job,
                         conf,
-                        "preprocess",
+                        JobNames.preprocess(conf, input),
                         () -> DlrmOutputWriter.rowsWrittenSoFar(output),
                         progress);
         double seconds = (System.nanoTime() - start) / 1e9;

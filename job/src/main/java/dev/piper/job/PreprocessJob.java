@@ -257,7 +257,7 @@ public final class PreprocessJob {
             }
             keys = decode(raw, options, measure ? report.fieldBytesEvery() : 0);
         }
-        VocabularyFunction vocabulary = new VocabularyFunction();
+        VocabularyFunction vocabulary = new VocabularyFunction().named(options.program().name());
         if (vocabEntriesCache > 0) {
             vocabulary = vocabulary.withEntries(vocabEntriesCache);
         }

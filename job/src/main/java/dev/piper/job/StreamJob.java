@@ -280,7 +280,8 @@ public final class StreamJob {
                             .name("decode")
                             .uid("decode");
         }
-        VocabularyFunction vocabulary = VocabularyFunction.asArrived();
+        VocabularyFunction vocabulary =
+                VocabularyFunction.asArrived().named(pipelines.names().toArray(String[]::new));
         if (vocabEntriesCache > 0) {
             vocabulary = vocabulary.withEntries(vocabEntriesCache);
         }

@@ -67,7 +67,7 @@ public final class StreamRunner {
         long start = System.nanoTime();
         try (InputProbe probe = StreamTopics.probe(conf)) {
             InputProbe.Position first = probe.poll();
-            JobClient client = env.executeAsync("stream");
+            JobClient client = env.executeAsync(JobNames.stream(conf));
             progress.printf("stream: job %s running%n", client.getJobID());
             CompletableFuture<JobExecutionResult> result = client.getJobExecutionResult();
             long lastEnd = first.end();

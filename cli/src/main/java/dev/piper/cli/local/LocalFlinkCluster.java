@@ -54,14 +54,16 @@ public final class LocalFlinkCluster {
             String taskManagerMemory,
             StateBackend stateBackend,
             Path checkpointStorage,
-            int taskManagers) {
+            int taskManagers,
+            int metricsPort) {
 
         /**
          * The defaults: REST on 8081, RPC on 6123, one TaskManager of 2 slots, 1024m/1536m,
          * hashmap, DIR/.
          */
         public static Settings defaults() {
-            return new Settings(8081, 6123, 2, "1024m", "1536m", StateBackend.hashmap, null, 1);
+            return new Settings(
+                    8081, 6123, 2, "1024m", "1536m", StateBackend.hashmap, null, 1, 9249);
         }
 
         /** These settings with other REST and RPC ports. */
@@ -74,7 +76,8 @@ public final class LocalFlinkCluster {
                     taskManagerMemory,
                     stateBackend,
                     checkpointStorage,
-                    taskManagers);
+                    taskManagers,
+                    metricsPort);
         }
 
         /** These settings with {@code n} TaskManagers of {@code slotsEach} slots. */
@@ -91,9 +94,42 @@ public final class LocalFlinkCluster {
                     taskManagerMemory,
                     stateBackend,
                     checkpointStorage,
-                    n);
+                    n,
+                    metricsPort);
+        }
+
+        /**
+         * These settings with the Prometheus endpoints from port {@code first}: the JobManager's,
+         * then TaskManager {@code i}'s at {@code first + 1 + i}.
+         */
+        public Settings withMetricsPort(int first) {
+            return new Settings(
+                    restPort,
+                    rpcPort,
+                    slots,
+                    jobManagerMemory,
+                    taskManagerMemory,
+                    stateBackend,
+                    checkpointStorage,
+                    taskManagers,
+                    first);
+        }
+
+        /** The Prometheus port of TaskManager {@code i} (from 0). */
+        int taskManagerMetricsPort(int i) {
+            return metricsPort + 1 + i;
         }
     }
+
+    /** The Prometheus reporter's name in the configuration ({@code metrics.reporter.NAME.*}). */
+    public static final String PROMETHEUS = "prom";
+
+    /** The configuration key of the Prometheus reporter's port. */
+    public static final String PROMETHEUS_PORT = "metrics.reporter." + PROMETHEUS + ".port";
+
+    /** The configuration key of the Prometheus reporter's factory. */
+    public static final String PROMETHEUS_FACTORY =
+            "metrics.reporter." + PROMETHEUS + ".factory.class";
 
     /**
      * The name of TaskManager {@code i} (from 0): its pid file and logs; the first is plain {@code
@@ -101,6 +137,31 @@ public final class LocalFlinkCluster {
      */
     static String taskManagerRole(int i) {
         return i == 0 ? "taskmanager" : "taskmanager-" + (i + 1);
+    }
+
+    /** The file of a started cluster's Prometheus endpoints: one {@code role<TAB>URL} a line. */
+    public static final String METRICS_FILE = "metrics";
+
+    private static String metricsUrl(int port) {
+        return "http://127.0.0.1:" + port + "/metrics";
+    }
+
+    /**
+     * The Prometheus endpoints of the cluster started from this directory, by role ({@code
+     * jobmanager}, {@code taskmanager}, {@code taskmanager-2}, ...); empty if none was started.
+     */
+    public Map<String, String> metricsEndpoints() throws IOException {
+        Map<String, String> endpoints = new LinkedHashMap<>();
+        Path file = dir.resolve(METRICS_FILE);
+        if (Files.exists(file)) {
+            for (String line : Files.readAllLines(file)) {
+                int tab = line.indexOf('\t');
+                if (tab > 0) {
+                    endpoints.put(line.substring(0, tab), line.substring(tab + 1));
+                }
+            }
+        }
+        return endpoints;
     }
 
     /** A running cluster: its processes and REST address. */
@@ -163,6 +224,10 @@ public final class LocalFlinkCluster {
         put(c, CheckpointingOptions.SAVEPOINT_DIRECTORY, uri(storage.resolve("savepoints")));
         put(c, CoreOptions.TMP_DIRS, dir.toAbsolutePath().resolve("tmp").toString());
         put(c, WebOptions.UPLOAD_DIR, dir.toAbsolutePath().resolve("web-upload").toString());
+        // Every process serves its metrics to Prometheus (the JobManager on this port; each
+        // TaskManager on its own, given on its command line): docs/OPERATIONS.md, "Metrics".
+        c.put(PROMETHEUS_FACTORY, "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
+        c.put(PROMETHEUS_PORT, Integer.toString(s.metricsPort()));
         return c;
     }
 
@@ -220,6 +285,11 @@ public final class LocalFlinkCluster {
         }
         LocalProcess.checkFree(s.restPort(), "--port");
         LocalProcess.checkFree(s.rpcPort(), "--rpc-port");
+        for (int port = s.metricsPort();
+                port <= s.taskManagerMetricsPort(s.taskManagers() - 1);
+                port++) {
+            LocalProcess.checkFree(port, "--metrics-port (one port per process from it)");
+        }
         String classpath = LocalProcess.classpath(classpathFile, "Flink cluster's");
         Path conf = Files.createDirectories(dir.resolve("conf"));
         Path logs = Files.createDirectories(dir.resolve("log"));
@@ -239,7 +309,8 @@ public final class LocalFlinkCluster {
                         "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
                         classpath,
                         conf,
-                        logs);
+                        logs,
+                        s.metricsPort());
         Map<String, Process> processes = new java.util.LinkedHashMap<>();
         processes.put("jobmanager", jobManager);
         for (int i = 0; i < s.taskManagers(); i++) {
@@ -251,7 +322,8 @@ public final class LocalFlinkCluster {
                             "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
                             classpath,
                             conf,
-                            logs));
+                            logs,
+                            s.taskManagerMetricsPort(i)));
         }
         Process taskManager = processes.get(taskManagerRole(0));
         String url = "http://127.0.0.1:" + s.restPort();
@@ -280,6 +352,15 @@ public final class LocalFlinkCluster {
             throw e;
         }
         Files.writeString(dir.resolve("rest"), url + "\n");
+        StringBuilder metrics = new StringBuilder();
+        metrics.append("jobmanager\t").append(metricsUrl(s.metricsPort())).append('\n');
+        for (int i = 0; i < s.taskManagers(); i++) {
+            metrics.append(taskManagerRole(i))
+                    .append('\t')
+                    .append(metricsUrl(s.taskManagerMetricsPort(i)))
+                    .append('\n');
+        }
+        Files.writeString(dir.resolve(METRICS_FILE), metrics);
         return new Running(jobManager.pid(), taskManager.pid(), url);
     }
 
@@ -303,7 +384,8 @@ public final class LocalFlinkCluster {
                         "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
                         LocalProcess.classpath(classpathFile, "Flink cluster's"),
                         dir.resolve("conf"),
-                        dir.resolve("log"));
+                        dir.resolve("log"),
+                        taskManagerMetricsPort());
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             if (!taskManager.isAlive()) {
@@ -357,7 +439,18 @@ public final class LocalFlinkCluster {
             Files.deleteIfExists(pidFile(role));
         }
         Files.deleteIfExists(dir.resolve("rest"));
+        Files.deleteIfExists(dir.resolve(METRICS_FILE));
         return any;
+    }
+
+    /** The Prometheus port of the first TaskManager, from the endpoints the start wrote. */
+    private int taskManagerMetricsPort() throws IOException {
+        String url = metricsEndpoints().get(taskManagerRole(0));
+        if (url == null) {
+            return Settings.defaults().taskManagerMetricsPort(0);
+        }
+        String port = url.substring(url.lastIndexOf(':') + 1, url.indexOf("/metrics"));
+        return Integer.parseInt(port);
     }
 
     /**
@@ -370,7 +463,8 @@ public final class LocalFlinkCluster {
             String mainClass,
             String classpath,
             Path conf,
-            Path logs)
+            Path logs,
+            int metricsPort)
             throws IOException, InterruptedException {
         List<String[]> params = resourceParams(paramsCommand, classpath, conf, logs);
         List<String> command = new ArrayList<>();
@@ -386,6 +480,8 @@ public final class LocalFlinkCluster {
         command.add("--configDir");
         command.add(conf.toString());
         command.addAll(Arrays.asList(params.get(1)));
+        command.add("-D");
+        command.add(PROMETHEUS_PORT + "=" + metricsPort); // each process its own
         return LocalProcess.startDetached(command, logs.resolve(role + ".out"), pidFile(role));
     }
 

@@ -94,6 +94,12 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     /** With {@link #withEntries}: the heap cache's entries per column and epoch; else 0. */
     private final int entriesCache;
 
+    /** With {@link #named}: the pipelines' names, for the metrics' labels; else null. */
+    private final String[] pipelineNames;
+
+    /** Per column, its vocabulary's metrics ({@link VocabularyMetrics}). */
+    private transient VocabularyMetrics metrics;
+
     /** With {@link #withEntries}: the vocabularies of columns that do not evict; else null. */
     private transient VocabularyEntries entries;
 
@@ -126,9 +132,15 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     }
 
     private VocabularyFunction(boolean inSequence, boolean measure, int entriesCache) {
+        this(inSequence, measure, entriesCache, null);
+    }
+
+    private VocabularyFunction(
+            boolean inSequence, boolean measure, int entriesCache, String[] pipelineNames) {
         this.inSequence = inSequence;
         this.measure = measure;
         this.entriesCache = entriesCache;
+        this.pipelineNames = pipelineNames == null ? null : pipelineNames.clone();
     }
 
     /** Applies blocks in the order they arrive (partitioned-log input). */
@@ -141,7 +153,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
      * the keys it applied, the column's vocabulary entries and the CPU time it took.
      */
     public VocabularyFunction measured() {
-        return new VocabularyFunction(inSequence, true, entriesCache);
+        return new VocabularyFunction(inSequence, true, entriesCache, pipelineNames);
     }
 
     /**
@@ -155,7 +167,15 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
             throw new IllegalArgumentException(
                     "the entries' cache needs at least 1 entry, not " + cacheEntries);
         }
-        return new VocabularyFunction(inSequence, measure, cacheEntries);
+        return new VocabularyFunction(inSequence, measure, cacheEntries, pipelineNames);
+    }
+
+    /**
+     * This function, labelling each column's metrics with its pipeline's name ({@code names} by
+     * pipeline index) rather than the index.
+     */
+    public VocabularyFunction named(String... names) {
+        return new VocabularyFunction(inSequence, measure, entriesCache, names);
     }
 
     @Override
@@ -166,6 +186,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         nextSeq = getRuntimeContext().getState(NEXT_SEQ);
         pending = getRuntimeContext().getMapState(PENDING);
         meter = measure ? CpuMeter.start() : null;
+        metrics = new VocabularyMetrics(getRuntimeContext().getMetricGroup(), pipelineNames);
         entries =
                 entriesCache > 0 ? new VocabularyEntries(getRuntimeContext(), entriesCache) : null;
     }
@@ -355,6 +376,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
             result = apply(vocab, chunk, epochs.unreported(vocab));
             size = vocab.size();
         }
+        metrics.count(chunk, result, size);
         if (measure) {
             sampleKeys += chunk.size();
             if (chunk.epoch() >= sampleEpoch) {

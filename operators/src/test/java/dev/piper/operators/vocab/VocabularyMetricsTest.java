@@ -1,0 +1,92 @@
+package dev.piper.operators.vocab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.piper.operators.block.KeyChunk;
+import dev.piper.pipeline.ops.VocabularyPolicy;
+import dev.piper.state.Vocabulary;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.junit.jupiter.api.Test;
+
+/** Each column's vocabulary metrics count what its vocabulary did. */
+class VocabularyMetricsTest {
+
+    /**
+     * A metric group that keeps what is registered by its path ({@code pipeline.p.column.C3.x}).
+     */
+    private static final class Recording extends UnregisteredMetricsGroup {
+        final Map<String, Object> metrics;
+        final String path;
+
+        Recording(Map<String, Object> metrics, String path) {
+            this.metrics = metrics;
+            this.path = path;
+        }
+
+        @Override
+        public MetricGroup addGroup(String key, String value) {
+            return new Recording(metrics, path + key + "." + value + ".");
+        }
+
+        @Override
+        public Counter counter(String name) {
+            SimpleCounter c = new SimpleCounter();
+            metrics.put(path + name, c);
+            return c;
+        }
+
+        @Override
+        public <T, G extends Gauge<T>> G gauge(String name, G gauge) {
+            metrics.put(path + name, gauge);
+            return gauge;
+        }
+
+        long count(String name) {
+            return ((Counter) metrics.get(name)).getCount();
+        }
+
+        Object value(String name) {
+            return ((Gauge<?>) metrics.get(name)).getValue();
+        }
+    }
+
+    @Test
+    void keysNewEntriesAndOovKeysPerColumnUnderItsPipelinesName() {
+        Recording group = new Recording(new TreeMap<>(), "");
+        VocabularyMetrics metrics = new VocabularyMetrics(group, new String[] {"clicks"});
+        // C4 admits a key at its second sight, the others go to one of 8 OOV buckets
+        VocabularyPolicy threshold = new VocabularyPolicy(2, 8, Vocabulary.MAX_SIZE, null);
+        Vocabulary c4 = new Vocabulary();
+        KeyChunk first = new KeyChunk(0, 3, 0, new long[] {5, 6, 5, 7}, 4, 0, threshold);
+        metrics.count(first, VocabularyFunction.apply(c4, first), c4.size());
+        KeyChunk second = new KeyChunk(0, 3, 1, new long[] {6, 9}, 2, 0, threshold);
+        metrics.count(second, VocabularyFunction.apply(c4, second), c4.size());
+        // C1 without a policy: every key is an entry at its first sight
+        Vocabulary c1 = new Vocabulary();
+        KeyChunk plain =
+                new KeyChunk(
+                        0, 0, 0, new long[] {1, 2, 1}, 3, 0, VocabularyPolicy.FIRST_APPEARANCE);
+        metrics.count(plain, VocabularyFunction.apply(c1, plain), c1.size());
+
+        String c4Path = "pipeline.clicks.column.C4.";
+        assertThat(group.count(c4Path + VocabularyMetrics.KEYS)).isEqualTo(6);
+        // 5 at its second sight in the first block, 6 at its second in the second
+        assertThat(group.count(c4Path + VocabularyMetrics.NEW_ENTRIES)).isEqualTo(2);
+        assertThat(group.value(c4Path + VocabularyMetrics.ENTRIES)).isEqualTo(2L);
+        // 5 (first), 6, 7 and 9: four keys in buckets; the second 5 and the second 6 are entries
+        assertThat(group.count(c4Path + VocabularyMetrics.OOV_KEYS)).isEqualTo(4);
+        assertThat(group.count(c4Path + VocabularyMetrics.EVICTIONS)).isZero();
+
+        String c1Path = "pipeline.clicks.column.C1.";
+        assertThat(group.count(c1Path + VocabularyMetrics.KEYS)).isEqualTo(3);
+        assertThat(group.count(c1Path + VocabularyMetrics.NEW_ENTRIES)).isEqualTo(2);
+        assertThat(group.count(c1Path + VocabularyMetrics.OOV_KEYS)).isZero();
+        assertThat(group.value(c1Path + VocabularyMetrics.ENTRIES)).isEqualTo(2L);
+    }
+}
