@@ -1,6 +1,7 @@
 package dev.piper.job;
 
 import dev.piper.connectors.kafka.InputProbe;
+import dev.piper.connectors.kafka.TopicCreation;
 import dev.piper.operators.block.KafkaOut;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -102,8 +103,8 @@ public final class StreamTopics {
                 probe.await("creating topics", probe.admin().createTopics(missing).all());
                 for (NewTopic t : missing) {
                     progress.printf(
-                            "stream: created topic %s (%d partitions)%n",
-                            t.name(), t.numPartitions());
+                            "stream: created topic %s (%s)%n",
+                            t.name(), TopicCreation.partitions(t.numPartitions()));
                 }
             }
         }

@@ -40,7 +40,8 @@ public final class TopicCreation {
                                 .size();
                 if (existing != partitions) {
                     progress.printf(
-                            "topic %s exists with %d partitions; left as it is%n", topic, existing);
+                            "topic %s exists with %s; left as it is%n",
+                            topic, partitions(existing));
                 }
                 return;
             }
@@ -49,7 +50,7 @@ public final class TopicCreation {
                     .all()
                     .get(30, TimeUnit.SECONDS);
             awaitLeaders(admin, topic, java.time.Duration.ofSeconds(30));
-            progress.printf("created topic %s (%d partitions)%n", topic, partitions);
+            progress.printf("created topic %s (%s)%n", topic, partitions(partitions));
         }
     }
 
@@ -101,5 +102,10 @@ public final class TopicCreation {
             }
             Thread.sleep(50); // polling the broker's metadata, with a deadline
         }
+    }
+
+    /** {@code 1 partition}, {@code 12 partitions}: a count as every message of piper writes it. */
+    public static String partitions(int n) {
+        return n == 1 ? "1 partition" : String.format("%,d partitions", n);
     }
 }

@@ -1,0 +1,200 @@
+package dev.piper.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README as a test: the commands of its numbered steps for the embedded, Kafka and local
+ * cluster shapes, extracted from README.md and run by {@code bash} in order, in one directory, as a
+ * user would from the checkout: every one must succeed, and the shapes must not collide (issue 28:
+ * shape 2's consume found shape 1's {@code out}, shape 3's stream resumed shape 2's checkpoint).
+ *
+ * <p>What differs from a user's run, and why: {@code bin/piper} in the directory starts the command
+ * line from the build under test (the real script would run Maven inside {@code mvn verify}); the
+ * generated inputs have {@link #ROWS} lines instead of 1,000,000 (time); {@code JOB} is the id the
+ * last {@code submit} printed. The README's ports (Kafka 9092, Flink 8081 and 6123, Prometheus
+ * 9249..) must be free, as they are on a fresh machine.
+ */
+class ReadmeITCase {
+
+    static final int ROWS = 20_000;
+
+    private static final Pattern STEP = Pattern.compile("^(\\d+)\\. ");
+    private static final Pattern CODE = Pattern.compile("`([^`]+)`");
+    private static final Pattern JOB_ID = Pattern.compile("^[0-9a-f]{32}$", Pattern.MULTILINE);
+
+    @TempDir Path work;
+
+    /** One command of a step: its shape's heading, its step number, the command. */
+    record Command(String shape, int step, String line) {}
+
+    /**
+     * The commands of the numbered steps under the headings starting with {@code shapes}, in order:
+     * code spans that start with {@code bin/piper } or {@code PYTHONPATH=} (the others name options
+     * or files in the prose).
+     */
+    static List<Command> commands(List<String> readme, List<String> shapes) {
+        List<Command> commands = new ArrayList<>();
+        String shape = null;
+        int step = 0;
+        for (String line : readme) {
+            if (line.startsWith("#")) {
+                String title = line.replaceFirst("^#+ ", "");
+                shape = shapes.stream().filter(title::startsWith).findFirst().orElse(null);
+                step = 0;
+                continue;
+            }
+            if (shape == null) {
+                continue;
+            }
+            Matcher s = STEP.matcher(line);
+            if (s.find()) {
+                step = Integer.parseInt(s.group(1));
+            } else if (!line.startsWith("   ")) {
+                step = 0; // prose after the steps
+            }
+            if (step == 0) {
+                continue;
+            }
+            Matcher code = CODE.matcher(line);
+            while (code.find()) {
+                String c = code.group(1);
+                if (c.startsWith("bin/piper ") || c.startsWith("PYTHONPATH=")) {
+                    commands.add(new Command(shape, step, c));
+                }
+            }
+        }
+        return commands;
+    }
+
+    @Test
+    void theReadmesShapesRunAsWrittenInOneDirectory() throws Exception {
+        Path home = Path.of(System.getProperty("piper.home"));
+        List<Command> commands =
+                commands(
+                        Files.readAllLines(home.resolve("README.md")),
+                        List.of("1. Embedded", "2. Kafka-fed", "3. A Flink cluster"));
+        // the steps as the README has them: if one moves, this list says what the test covers
+        assertThat(commands.stream().map(c -> c.shape().charAt(0) + "." + c.step()).toList())
+                .containsExactly(
+                        "1.1", "1.2", "1.4", "1.4", "2.1", "2.2", "2.2", "2.3", "2.4", "2.5", "2.6",
+                        "3.1", "3.2", "3.3", "3.3", "3.4", "3.4", "3.5", "3.5");
+        writeLauncher(home);
+        Files.createSymbolicLink(work.resolve("clients"), home.resolve("clients"));
+
+        String lastJob = null;
+        try {
+            for (Command c : commands) {
+                String line = c.line().replace("--rows 1000000", "--rows " + ROWS);
+                if (line.contains(" JOB")) {
+                    assertThat(lastJob).as("a submit printed a job id before %s", line).isNotNull();
+                    line = line.replace(" JOB", " " + lastJob);
+                }
+                String out = run(c, line);
+                Matcher job = JOB_ID.matcher(out);
+                while (job.find()) {
+                    lastJob = job.group();
+                }
+            }
+        } finally {
+            // a failed step leaves its services running: stop them (quietly if they are not)
+            run(new Command("cleanup", 0, ""), "bin/piper cluster stop --dir flink || true");
+            run(new Command("cleanup", 0, ""), "bin/piper kafka stop --dir kafka || true");
+        }
+
+        // what the steps made, read back
+        assertThat(work.resolve("out/rows.bin")).isNotEmptyFile();
+        assertThat(Files.mismatch(work.resolve("out-pq/rows.bin"), work.resolve("out/rows.bin")))
+                .as("shape 1 from Parquet")
+                .isEqualTo(-1);
+        assertThat(
+                        Files.mismatch(
+                                work.resolve("out-cluster/rows.bin"), work.resolve("out/rows.bin")))
+                .as("shape 3's preprocess on the cluster")
+                .isEqualTo(-1);
+        long clicks = 0; // lines, counted as bytes: the malformed ones are not all UTF-8
+        for (byte b : Files.readAllBytes(work.resolve("clicks.tsv"))) {
+            clicks += b == '\n' ? 1 : 0;
+        }
+        var meta =
+                new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(work.resolve("out-stream/metadata.json").toFile());
+        assertThat(meta.get("lines_read").asLong()).as("shape 2's consumed feed").isEqualTo(clicks);
+        assertThat(work.resolve("train.json")).isNotEmptyFile();
+        assertThat(work.resolve("ckpt-cluster/savepoints")).isDirectory();
+    }
+
+    /** Runs {@code line} with bash in the work directory; it must exit 0 within 5 minutes. */
+    private String run(Command c, String line) throws Exception {
+        Path log = work.resolve("step-" + c.shape().charAt(0) + "." + c.step() + ".log");
+        ProcessBuilder pb =
+                new ProcessBuilder("bash", "-c", line)
+                        .directory(work.toFile())
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        Map<String, String> env = pb.environment();
+        env.remove("PYTHONPATH");
+        Process p = pb.start();
+        boolean done = p.waitFor(5, TimeUnit.MINUTES);
+        if (!done) {
+            p.destroyForcibly();
+        }
+        String out = Files.exists(log) ? Files.readString(log) : "";
+        if (!c.shape().equals("cleanup")) {
+            assertThat(done ? p.exitValue() : -1)
+                    .as("README shape %s, step %d: %s%n%s", c.shape(), c.step(), line, tail(out))
+                    .isZero();
+        }
+        return out;
+    }
+
+    private static String tail(String text) {
+        List<String> lines = text.lines().toList();
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+    }
+
+    /**
+     * {@code bin/piper} of the work directory: the command line of the build under test, with the
+     * JVM flags the real script gives it.
+     */
+    private void writeLauncher(Path home) throws IOException {
+        List<String> flags = new ArrayList<>();
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (a.startsWith("--add-opens") || a.startsWith("--add-exports")) {
+                flags.add(a);
+            }
+        }
+        Path bin = Files.createDirectories(work.resolve("bin"));
+        Path piper = bin.resolve("piper");
+        Files.writeString(
+                piper,
+                "#!/usr/bin/env bash\n"
+                        + "exec '"
+                        + Path.of(System.getProperty("java.home"), "bin", "java")
+                        + "' "
+                        + String.join(" ", flags)
+                        + " -Dlog4j.configurationFile='"
+                        + home.resolve("conf/log4j2-cli.properties")
+                        + "' -Dpiper.log.file='"
+                        + work.resolve("piper.log")
+                        + "' -Dpiper.home='"
+                        + home
+                        + "' -cp '"
+                        + System.getProperty("java.class.path")
+                        + "' dev.piper.cli.PiperCli \"$@\"\n");
+        Files.setPosixFilePermissions(piper, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+}
