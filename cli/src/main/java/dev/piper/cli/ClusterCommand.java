@@ -151,24 +151,22 @@ final class ClusterCommand extends LocalServiceCommands.Group {
                         "--taskmanagers: must be at least 1, not " + taskManagers);
             }
             int lastMetricsPort = metricsPort + taskManagers;
+            String metricsPorts =
+                    "--metrics-port: ports "
+                            + metricsPort
+                            + ".."
+                            + lastMetricsPort
+                            + " (one per process)";
             if (metricsPort < 1 || lastMetricsPort > 65535) {
                 throw new ParameterException(
-                        spec.commandLine(),
-                        "--metrics-port: ports "
-                                + metricsPort
-                                + ".."
-                                + lastMetricsPort
-                                + " (one per process) must lie between 1 and 65535");
+                        spec.commandLine(), metricsPorts + " must lie between 1 and 65535");
             }
             for (int p : new int[] {port, rpcPort}) {
                 if (p >= metricsPort && p <= lastMetricsPort) {
                     throw new ParameterException(
                             spec.commandLine(),
-                            "--metrics-port: ports "
-                                    + metricsPort
-                                    + ".."
-                                    + lastMetricsPort
-                                    + " (one per process) include "
+                            metricsPorts
+                                    + " include "
                                     + p
                                     + ", taken by "
                                     + (p == port ? "--port" : "--rpc-port"));

@@ -89,9 +89,7 @@ final class ConsumedMetadata {
                             + " holds rows of pipeline "
                             + rows.pipeline()
                             + ", the spec given is "
-                            + given.program().name()
-                            + "/"
-                            + given.program().version());
+                            + given.program());
         }
         shapes.putIfAbsent(rows.pipeline(), rows.shape());
     }
@@ -167,9 +165,7 @@ final class ConsumedMetadata {
                 if (given != null) {
                     throw new IllegalArgumentException(
                             "the spec given ("
-                                    + options.program().name()
-                                    + "/"
-                                    + options.program().version()
+                                    + options.program()
                                     + ") is not the one the stream ran: its chains differ (chains="
                                     + options.program().fingerprint()
                                     + ", the records' "
@@ -185,9 +181,7 @@ final class ConsumedMetadata {
                 if (given != null) {
                     throw new IllegalArgumentException(
                             "the spec given ("
-                                    + options.program().name()
-                                    + "/"
-                                    + options.program().version()
+                                    + options.program()
                                     + ") makes rows of "
                                     + shapeOf(options.program())
                                     + ", the records hold "
@@ -223,16 +217,8 @@ final class ConsumedMetadata {
     /** The counts and what the records state, when the spec is not known. */
     private ObjectNode partial(OutputMetadata.Counts counts, Map<String, Integer> vocabSizes) {
         ObjectNode root = JSON.createObjectNode();
-        root.put("format", format == null ? OutputLayout.FORMAT : format);
-        root.put("format_version", OutputLayout.FORMAT_VERSION);
-        root.put("lines_read", counts.linesRead());
-        root.put("rows_written", counts.rowsWritten());
-        root.put("dead_letters", counts.deadLetters());
-        if (counts.deadLettersByReason() != null) {
-            ObjectNode reasons = root.putObject("dead_letters_by_reason");
-            counts.deadLettersByReason().forEach(reasons::put);
-        }
-        root.put("rows_format", RowsFormat.DLRM_ROWS.id());
+        OutputMetadata.describeCounts(
+                root, format == null ? OutputLayout.FORMAT : format, RowsFormat.DLRM_ROWS, counts);
         root.put("rows_file", RowsFormat.DLRM_ROWS.file());
         if (vocabSizes != null) {
             ObjectNode sizes = root.putObject("vocab_size");

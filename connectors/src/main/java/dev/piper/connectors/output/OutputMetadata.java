@@ -72,7 +72,23 @@ public final class OutputMetadata {
         ColumnProgram program = options.program();
         RowLayout layout = program.layout();
         ObjectNode root = new ObjectMapper().createObjectNode();
-        root.put("format", OutputLayout.format(program));
+        describeCounts(root, OutputLayout.format(program), format, counts);
+        rowsFile.accept(root);
+        describeRows(root, program, format);
+        if (vocab != null) {
+            describeVocabularies(root, program, vocab);
+        }
+        describePipeline(root.putObject("pipeline"), options);
+        return root;
+    }
+
+    /**
+     * The first keys of every {@code metadata.json}: {@code format} ({@code outputFormat}), its
+     * version, the counts and {@code rows_format}.
+     */
+    public static void describeCounts(
+            ObjectNode root, String outputFormat, RowsFormat format, Counts counts) {
+        root.put("format", outputFormat);
         root.put("format_version", OutputLayout.FORMAT_VERSION);
         root.put("lines_read", counts.linesRead());
         root.put("rows_written", counts.rowsWritten());
@@ -82,13 +98,6 @@ public final class OutputMetadata {
             counts.deadLettersByReason().forEach(reasons::put);
         }
         root.put("rows_format", format.id());
-        rowsFile.accept(root);
-        describeRows(root, program, format);
-        if (vocab != null) {
-            describeVocabularies(root, program, vocab);
-        }
-        describePipeline(root.putObject("pipeline"), options);
-        return root;
     }
 
     /** Writes {@code root} as {@code dir/metadata.json}, indented, with a final line break. */
