@@ -98,9 +98,31 @@ class ClusterITCase {
     static void stopCluster() throws Exception {
         if (cluster != null) {
             boolean stopped = cluster.stop(Duration.ofSeconds(60));
+            keepLogs();
             assertThat(cluster.status()).isEmpty();
             if (rest != null) {
                 assertThat(stopped).as("the cluster was running until now").isTrue();
+            }
+        }
+    }
+
+    /**
+     * Copies the cluster's logs to {@code target/cluster-itcase-logs/} (the temporary directory
+     * goes with the test): a job that waits for a TaskManager that is gone is explained there only.
+     */
+    private static void keepLogs() throws IOException {
+        Path logs = shared.resolve("cluster/log");
+        Path kept = Path.of("target", "cluster-itcase-logs");
+        if (!Files.isDirectory(logs)) {
+            return;
+        }
+        Files.createDirectories(kept);
+        try (Stream<Path> files = Files.list(logs)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Files.copy(
+                        f,
+                        kept.resolve(f.getFileName()),
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
         }
     }
