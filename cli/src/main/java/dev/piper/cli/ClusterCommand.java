@@ -2,8 +2,10 @@ package dev.piper.cli;
 
 import dev.piper.cli.local.LocalFlinkCluster;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -42,6 +44,17 @@ final class ClusterCommand extends LocalServiceCommands.Group {
         LocalFlinkCluster open() {
             return new LocalFlinkCluster(dir, LocalFlinkCluster.classpathFile(PiperHome.get()));
         }
+    }
+
+    /** {@code Prometheus metrics at URL (role), ...}: where each process serves its metrics. */
+    static String metricsLine(Map<String, String> endpoints) {
+        StringBuilder line = new StringBuilder("Prometheus metrics at ");
+        String sep = "";
+        for (Map.Entry<String, String> e : endpoints.entrySet()) {
+            line.append(sep).append(e.getValue()).append(" (").append(e.getKey()).append(')');
+            sep = ", ";
+        }
+        return line.toString();
     }
 
     /** {@code piper cluster start}. */
@@ -195,17 +208,9 @@ final class ClusterCommand extends LocalServiceCommands.Group {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
-            StringBuilder metrics = new StringBuilder();
-            cluster.open()
-                    .metricsEndpoints()
-                    .forEach(
-                            (role, url) ->
-                                    metrics.append(metrics.isEmpty() ? "" : ", ")
-                                            .append(url)
-                                            .append(" (")
-                                            .append(role)
-                                            .append(')'));
-            spec.commandLine().getOut().printf("cluster: Prometheus metrics at %s%n", metrics);
+            spec.commandLine()
+                    .getOut()
+                    .printf("cluster: %s%n", metricsLine(cluster.open().metricsEndpoints()));
             spec.commandLine()
                     .getOut()
                     .printf(
@@ -283,10 +288,17 @@ final class ClusterCommand extends LocalServiceCommands.Group {
 
         @Override
         String describe(LocalFlinkCluster.Running r) {
+            String metrics;
+            try {
+                metrics = "\n" + metricsLine(cluster.open().metricsEndpoints());
+            } catch (IOException e) {
+                metrics = ""; // the endpoints' file unreadable: the rest still holds
+            }
             return "JobManager pid "
                     + r.jobManagerPid()
                     + ", TaskManager "
                     + (r.taskManagerPid() < 0 ? "not running" : "pid " + r.taskManagerPid())
+                    + metrics
                     + "\n"
                     + r.restUrl();
         }

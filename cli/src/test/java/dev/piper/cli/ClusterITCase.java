@@ -345,6 +345,14 @@ class ClusterITCase {
                                     .rows())
                     .isEqualTo(firstRows);
 
+            // cluster status names the endpoints, the REST address last
+            String status =
+                    piper(0, "cluster", "status", "--dir", shared.resolve("cluster").toString());
+            for (String url : cluster.metricsEndpoints().values()) {
+                assertThat(status).contains(url);
+            }
+            assertThat(cluster.metricsEndpoints()).hasSize(3);
+            assertThat(lastLine(status)).isEqualTo(rest);
             // Prometheus: every metric and label the dashboard uses is served by the running job
             MetricsScrape.assertServes(
                     cluster.metricsEndpoints().values(),
