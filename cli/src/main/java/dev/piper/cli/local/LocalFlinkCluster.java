@@ -449,8 +449,7 @@ public final class LocalFlinkCluster {
         if (url == null) {
             return Settings.defaults().taskManagerMetricsPort(0);
         }
-        String port = url.substring(url.lastIndexOf(':') + 1, url.indexOf("/metrics"));
-        return Integer.parseInt(port);
+        return URI.create(url).getPort();
     }
 
     /**

@@ -17,15 +17,11 @@ import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecParser;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 
 /**
  * The {@code metadata.json} of a consumed stream: what {@code preprocess} writes for the same spec
@@ -76,10 +72,10 @@ final class ConsumedMetadata {
         lines += longHeader(r, StreamFormat.LINES, rows.rows());
         deadLetters += longHeader(r, StreamFormat.DEAD_LETTERS, 0);
         if (format == null) {
-            format = text(r, StreamFormat.FORMAT);
+            format = RowsRecord.header(r, StreamFormat.FORMAT);
         }
         if (params == null) {
-            params = text(r, StreamFormat.PIPELINE_PARAMS);
+            params = RowsRecord.header(r, StreamFormat.PIPELINE_PARAMS);
         }
         if (given != null
                 && !rows.pipeline().startsWith(given.program().name() + "/")
@@ -324,12 +320,7 @@ final class ConsumedMetadata {
 
     /** The shape ({@link RowsRecord#shape()}) of the rows {@code program} makes. */
     static String shapeOf(ColumnProgram program) {
-        RowLayout layout = program.layout();
-        List<String> lists = new ArrayList<>();
-        for (int c : layout.listColumns()) {
-            lists.add(CriteoLayout.sparseName(c));
-        }
-        return RowsRecord.shape(program.rowColumns(), lists);
+        return RowsRecord.shape(program.rowColumns(), program.layout().listNames());
     }
 
     private static int parseInt(String text, int otherwise) {
@@ -337,12 +328,7 @@ final class ConsumedMetadata {
     }
 
     private static long longHeader(ConsumerRecord<byte[], byte[]> r, String key, long otherwise) {
-        String text = text(r, key);
+        String text = RowsRecord.header(r, key);
         return text == null ? otherwise : Long.parseLong(text);
-    }
-
-    private static String text(ConsumerRecord<byte[], byte[]> r, String key) {
-        Header h = r.headers().lastHeader(key);
-        return h == null ? null : new String(h.value(), StandardCharsets.US_ASCII);
     }
 }

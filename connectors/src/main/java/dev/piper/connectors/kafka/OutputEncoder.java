@@ -91,10 +91,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                 }
             }
             List<String> floats = program.float32Columns();
-            List<String> lists = new ArrayList<>();
-            for (int c : layout.listColumns()) {
-                lists.add(layout.fieldName(layout.sparseField(c)));
-            }
+            List<String> lists = layout.listNames();
             return new Shape(
                     OutputLayout.format(program),
                     program.rowBytes(),

@@ -319,7 +319,8 @@ public record RowsRecord(
         return names;
     }
 
-    private static String header(ConsumerRecord<byte[], byte[]> r, String key) {
+    /** Header {@code key} of {@code r} as text, or null if it has none. */
+    static String header(ConsumerRecord<byte[], byte[]> r, String key) {
         Header h = r.headers().lastHeader(key);
         return h == null ? null : new String(h.value(), StandardCharsets.US_ASCII);
     }

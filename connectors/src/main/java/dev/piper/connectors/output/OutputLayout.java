@@ -39,8 +39,8 @@ public final class OutputLayout {
 
     /**
      * Name of the output format of every other row layout (a spec's: other column counts, lists,
-     * generated, onehot or float32 columns); {@code metadata.json}'s {@code row_layout} and {@code
-     * row_columns} say what a row holds.
+     * generated, onehot or float32 columns); {@code metadata.json}'s {@code row_layout} says what a
+     * row holds.
      */
     public static final String FORMAT_ROWS = "piper-rows";
 

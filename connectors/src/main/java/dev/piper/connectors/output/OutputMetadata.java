@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -70,7 +69,6 @@ public final class OutputMetadata {
             Consumer<ObjectNode> rowsFile,
             Vocab[] vocab) {
         ColumnProgram program = options.program();
-        RowLayout layout = program.layout();
         ObjectNode root = new ObjectMapper().createObjectNode();
         describeCounts(root, OutputLayout.format(program), format, counts);
         rowsFile.accept(root);
@@ -115,7 +113,7 @@ public final class OutputMetadata {
     private static void describeRows(ObjectNode root, ColumnProgram program, RowsFormat format) {
         RowLayout layout = program.layout();
         String rowColumns = ranges(program.rowColumns());
-        String lists = layout.hasLists() ? listNames(layout) : "";
+        String lists = ranges(layout.listNames());
         if (format == RowsFormat.PARQUET) {
             root.put(
                     "row_layout",
@@ -158,9 +156,7 @@ public final class OutputMetadata {
         }
         if (layout.hasLists()) {
             var names = root.putArray("list_columns");
-            for (int c : layout.listColumns()) {
-                names.add(CriteoLayout.sparseName(c));
-            }
+            layout.listNames().forEach(names::add);
             root.put(
                     "list_layout",
                     format == RowsFormat.PARQUET
@@ -271,14 +267,6 @@ public final class OutputMetadata {
                 }
             }
         }
-    }
-
-    private static String listNames(RowLayout layout) {
-        List<String> names = new ArrayList<>();
-        for (int c : layout.listColumns()) {
-            names.add(CriteoLayout.sparseName(c));
-        }
-        return ranges(names);
     }
 
     /**

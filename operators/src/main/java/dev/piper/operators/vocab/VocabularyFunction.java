@@ -120,19 +120,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
 
     /** Applies one lane's blocks in sequence order (file input). */
     public VocabularyFunction() {
-        this(true);
-    }
-
-    private VocabularyFunction(boolean inSequence) {
-        this(inSequence, false);
-    }
-
-    private VocabularyFunction(boolean inSequence, boolean measure) {
-        this(inSequence, measure, 0);
-    }
-
-    private VocabularyFunction(boolean inSequence, boolean measure, int entriesCache) {
-        this(inSequence, measure, entriesCache, null);
+        this(true, false, 0, null);
     }
 
     private VocabularyFunction(
@@ -145,7 +133,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
 
     /** Applies blocks in the order they arrive (partitioned-log input). */
     public static VocabularyFunction asArrived() {
-        return new VocabularyFunction(false);
+        return new VocabularyFunction(false, false, 0, null);
     }
 
     /**

@@ -135,6 +135,15 @@ public record RowLayout(
         return listColumns.contains(c);
     }
 
+    /** The names of the sparse columns that hold lists ({@code C1}, ...), ascending. */
+    public List<String> listNames() {
+        List<String> names = new ArrayList<>(listColumns.size());
+        for (int c : listColumns) {
+            names.add(CriteoLayout.sparseName(c));
+        }
+        return names;
+    }
+
     /** Whether any sparse column holds lists. */
     public boolean hasLists() {
         return !listColumns.isEmpty();
