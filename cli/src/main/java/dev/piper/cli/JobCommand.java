@@ -60,13 +60,35 @@ final class JobCommand implements Runnable {
             String into =
                     directory != null
                             ? directory
-                            : cluster.latestCheckpoint(job)
+                            : latestCheckpoint(cluster, job)
                                     .flatMap(CheckpointDirectory::savepointDirectoryOf)
                                     .orElse(null);
             String location =
                     cluster.savepoint(job, into, stop, Duration.ofSeconds(timeoutSeconds));
             sealIfLocal(location);
             return location;
+        }
+
+        /**
+         * The job's latest completed checkpoint, which says where its savepoints go (a stream's
+         * {@code --checkpoint-dir}/savepoints). A job that checkpoints but has not completed one
+         * yet (stopped right after its submission) is waited for, up to {@code --timeout}: without
+         * it the savepoint went to the cluster's default directory, where the next {@code submit}
+         * of the stream does not look.
+         */
+        private java.util.Optional<String> latestCheckpoint(FlinkRest cluster, String job)
+                throws Exception {
+            java.util.Optional<String> latest = cluster.latestCheckpoint(job);
+            if (latest.isPresent() || !cluster.checkpoints(job)) {
+                return latest;
+            }
+            System.err.printf("job: waiting for %s's first checkpoint%n", job);
+            long deadline = System.nanoTime() + Duration.ofSeconds(timeoutSeconds).toNanos();
+            while (latest.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(200); // polling the cluster: it sends no event
+                latest = cluster.latestCheckpoint(job);
+            }
+            return latest;
         }
 
         /**

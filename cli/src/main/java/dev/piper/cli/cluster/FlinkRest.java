@@ -333,6 +333,18 @@ public final class FlinkRest {
         return path.isEmpty() ? Optional.empty() : Optional.of(path);
     }
 
+    /**
+     * Whether job {@code id} takes checkpoints ({@code GET jobs/:id/checkpoints/config} answers
+     * only for such a job).
+     */
+    public boolean checkpoints(String id) throws IOException, InterruptedException {
+        try {
+            return call("GET", "jobs/" + id + "/checkpoints/config", null).has("interval");
+        } catch (RestException e) {
+            return false;
+        }
+    }
+
     /** Cancels a job (no savepoint). */
     public void cancel(String id) throws IOException, InterruptedException {
         call("PATCH", "jobs/" + id + "?mode=cancel", null);
