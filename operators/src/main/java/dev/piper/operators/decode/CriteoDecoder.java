@@ -613,29 +613,39 @@ public final class CriteoDecoder {
         int exception = 0;
         for (int f = part == SPARSE_ONLY ? dense + 1 : 0; f <= dense; f++) {
             int fieldStart = p;
-            boolean negative = false;
-            if (p < end && b[p] == '-') {
-                negative = true;
-                p++;
-            }
             long v = 0;
             int digits = 0;
-            while (p < end) {
-                int d = b[p] - '0';
-                if (d < 0 || d > 9) {
-                    break;
+            long word;
+            if (p + Long.BYTES <= end
+                    && (digits = Swar.decimalDigits(word = Swar.load(b, p))) < Long.BYTES
+                    && b[p + digits] == '\t') {
+                // up to seven digits and a tab, one word: most dense counts are short
+                v = digits == 0 ? fill[f] : Swar.decimal(word, digits);
+                p += digits;
+            } else {
+                boolean negative = false;
+                if (p < end && b[p] == '-') {
+                    negative = true;
+                    p++;
                 }
-                v = v * 10 + d;
-                digits++;
-                p++;
-            }
-            if (p >= end || b[p] != '\t' || digits > 10 || (negative && digits == 0)) {
-                return -1;
-            }
-            if (negative) {
-                v = -v;
-            } else if (digits == 0) {
-                v = fill[f];
+                digits = 0;
+                while (p < end) {
+                    int d = b[p] - '0';
+                    if (d < 0 || d > 9) {
+                        break;
+                    }
+                    v = v * 10 + d;
+                    digits++;
+                    p++;
+                }
+                if (p >= end || b[p] != '\t' || digits > 10 || (negative && digits == 0)) {
+                    return -1;
+                }
+                if (negative) {
+                    v = -v;
+                } else if (digits == 0) {
+                    v = fill[f];
+                }
             }
             if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
                 return -1;
@@ -767,6 +777,8 @@ public final class CriteoDecoder {
             return p;
         }
         byte separator = listSeparator;
+        long[] k = keys[c]; // the ids and their count in locals, stored back when the field ends
+        int n = listSize[c];
         while (true) {
             long v = 0;
             int digits = 0;
@@ -792,16 +804,23 @@ public final class CriteoDecoder {
                     p++;
                 }
                 if (digits == 0 || digits > 16) {
-                    return -1;
+                    p = -1;
+                    break;
                 }
             }
-            append(keys, c, m > 0 ? Long.remainderUnsigned(v, m) : v);
+            if (n == k.length) {
+                k = Arrays.copyOf(k, Math.max(16, n + (n >> 1)));
+            }
+            k[n++] = m > 0 ? Long.remainderUnsigned(v, m) : v;
             if (p < end && b[p] == separator) {
                 p++;
             } else {
-                return p;
+                break;
             }
         }
+        keys[c] = k;
+        listSize[c] = n;
+        return p;
     }
 
     /**

@@ -82,6 +82,27 @@ public final class Swar {
     }
 
     /**
+     * How many of the bytes of {@code w}, from its first, are decimal digits {@code 0-9} before the
+     * first byte that is not (8 if all are). Any byte values: a byte at or above 0x80 is no digit.
+     */
+    static int decimalDigits(long w) {
+        long digits = inRange(w & ~HIGHS, '0', '9') & ~w;
+        return Long.numberOfTrailingZeros(~digits & HIGHS) >>> 3;
+    }
+
+    /**
+     * The value of the first {@code n} bytes of {@code w}, which must be decimal digits, the first
+     * most significant; {@code 1 <= n <= 8}. The digits are shifted to the top of the word, so the
+     * bytes below them read as leading zeros, then combined in pairs, fours and eights.
+     */
+    static long decimal(long w, int n) {
+        long d = (w << ((Long.BYTES - n) << 3)) & 0x0F0F0F0F0F0F0F0FL;
+        d = (d * 10 + (d >>> 8)) & 0x00FF00FF00FF00FFL;
+        d = (d * 100 + (d >>> 16)) & 0x0000FFFF0000FFFFL;
+        return (d * 10000 + (d >>> 32)) & 0xFFFFFFFFL;
+    }
+
+    /**
      * The value of eight hex digits ({@link #isHex8} must hold), the first byte most significant.
      */
     static long hex8(long w) {

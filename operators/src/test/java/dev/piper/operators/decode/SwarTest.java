@@ -79,6 +79,60 @@ class SwarTest {
         }
     }
 
+    @ParameterizedTest
+    @CsvSource({
+        "'	0000000', 0, 0",
+        "'7	......', 1, 7",
+        "'42	99999', 2, 42",
+        "'1234567	', 7, 1234567",
+        "'0099	123', 4, 99",
+        "'9999999	', 7, 9999999",
+        "12345678, 8, 12345678",
+        "'-5	00000', 0, 0",
+        "'12-3	000', 2, 12"
+    })
+    void readsTheLeadingDecimalDigitsOfAWord(String text, int digits, long value) {
+        long w = Swar.load(text.getBytes(StandardCharsets.ISO_8859_1), 0);
+        assertThat(Swar.decimalDigits(w)).isEqualTo(digits);
+        if (digits > 0) {
+            assertThat(Swar.decimal(w, digits)).isEqualTo(value);
+        }
+    }
+
+    /**
+     * Against the scalar definition: random words of digits and the bytes around them ('/', ':',
+     * '0' and '9' with the high bit set, a tab), every length of leading digits.
+     */
+    @Test
+    void decimalDigitsAgreeWithTheScalarRulesOnRandomWords() {
+        SplittableRandom random = new SplittableRandom(43);
+        byte[] tricky = "0123456789/:\t\u00b0\u00b9 -+".getBytes(StandardCharsets.ISO_8859_1);
+        byte[] b = new byte[8];
+        for (int n = 0; n < 200_000; n++) {
+            for (int i = 0; i < 8; i++) {
+                b[i] =
+                        random.nextInt(5) == 0
+                                ? (byte) random.nextInt(256)
+                                : random.nextInt(3) == 0
+                                        ? tricky[random.nextInt(tricky.length)]
+                                        : (byte) ('0' + random.nextInt(10));
+            }
+            int digits = 0;
+            long value = 0;
+            while (digits < 8 && b[digits] >= '0' && b[digits] <= '9') {
+                value = value * 10 + (b[digits] - '0');
+                digits++;
+            }
+            long w = Swar.load(b, 0);
+            assertThat(Swar.decimalDigits(w))
+                    .as(new String(b, StandardCharsets.ISO_8859_1))
+                    .isEqualTo(digits);
+            if (digits > 0) {
+                assertThat(Swar.decimal(w, digits)).isEqualTo(value);
+            }
+        }
+    }
+
     /** Against a plain loop: every target byte, every alignment, matches near word boundaries. */
     @Test
     void indexOfAgreesWithAPlainLoop() {
