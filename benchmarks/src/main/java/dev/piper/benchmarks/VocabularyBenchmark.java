@@ -30,6 +30,14 @@ public class VocabularyBenchmark {
     @Param({"5000", "10000000"})
     int entries;
 
+    /**
+     * The keys: {@code random} 64-bit; {@code bounded} in {@code [0, 2.5 x entries)}, as a
+     * sigrid_hash or modulus leaves them (the table turns direct); {@code shifted} the bounded keys
+     * plus 2^40, outside any direct range (the same lookups, hashed).
+     */
+    @Param({"random", "bounded", "shifted"})
+    String keys;
+
     private Vocabulary vocabulary;
     private long[] present;
     private long[] absent;
@@ -40,8 +48,15 @@ public class VocabularyBenchmark {
         SplittableRandom random = new SplittableRandom(entries);
         vocabulary = new Vocabulary();
         long[] keys = new long[entries];
+        long range = entries * 5L / 2;
+        long offset = this.keys.equals("shifted") ? 1L << 40 : 0;
         for (int i = 0; i < entries; i++) {
-            keys[i] = random.nextLong();
+            do {
+                keys[i] =
+                        this.keys.equals("random")
+                                ? random.nextLong()
+                                : offset + random.nextLong(range);
+            } while (vocabulary.indexOf(keys[i]) >= 0);
             vocabulary.getOrAdd(keys[i]);
         }
         present = new long[BATCH];
@@ -50,7 +65,10 @@ public class VocabularyBenchmark {
             present[i] = keys[random.nextInt(entries)];
             long k;
             do {
-                k = random.nextLong();
+                k =
+                        this.keys.equals("random")
+                                ? random.nextLong()
+                                : offset + random.nextLong(range);
             } while (vocabulary.indexOf(k) >= 0);
             absent[i] = k;
         }

@@ -19,6 +19,13 @@ import java.util.Arrays;
  *   <li>{@code slots} is an open-addressing table (linear probing, power-of-two capacity, load at
  *       most 1/2) whose cells hold {@code index + 1}; 0 marks an empty cell. The key of a cell is
  *       read through {@code keys}, so the table costs 4 bytes a cell.
+ *   <li><b>Direct</b>: when the table doubles and every key lies in {@code [0, capacity)} (keys
+ *       bounded by a modulus or sigrid_hash's max, once the vocabulary holds a quarter of the range
+ *       or more), the new table is indexed by the key itself: {@code slots[key]} holds {@code index
+ *       + 1}. A lookup is one read instead of a probe and a read of {@code keys} (two cache misses
+ *       in a large vocabulary); the table is no larger than the hashed one it replaces and stops
+ *       doubling. A key outside the range turns it back into a hashed table, so any key is
+ *       accepted.
  * </ul>
  *
  * <p>Heap cost per entry: the table is 8 to 16 bytes (load 1/4 to 1/2 between doublings), the key
@@ -41,6 +48,13 @@ import java.util.Arrays;
 public final class Vocabulary {
 
     private static final int MIN_TABLE = 16;
+
+    /**
+     * The smallest direct table: below it a hashed table fits the caches anyway, and a vocabulary
+     * of small keys that might grow beyond them stays hashed.
+     */
+    private static final int MIN_DIRECT = 1 << 12;
+
     private static final int MIN_KEYS = 8;
 
     /** The largest number of entries: {@link VocabularyPolicy#MAX_SIZE}. */
@@ -50,6 +64,11 @@ public final class Vocabulary {
     private int size;
     private int[] slots;
     private int shift;
+
+    /**
+     * Whether {@code slots} is indexed by the key itself (every key in {@code [0, slots.length)}).
+     */
+    private boolean direct;
 
     /** Occurrences of keys not admitted yet, under a frequency threshold; null otherwise. */
     private Long2IntOpenHashMap counts;
@@ -96,6 +115,10 @@ public final class Vocabulary {
                                 + i);
             }
         }
+        // the table was sized for n and never doubled: direct now, as a grown one would be
+        if (v.slots.length >= MIN_DIRECT && v.keysBelow(v.slots.length)) {
+            v.rehash(v.slots.length, true);
+        }
         return v;
     }
 
@@ -119,8 +142,16 @@ public final class Vocabulary {
         return Arrays.copyOfRange(keys, from, to);
     }
 
+    /** Whether the table is direct (indexed by the key): for tests. */
+    boolean isDirect() {
+        return direct;
+    }
+
     /** The index of {@code key}, or -1 if it has none. */
     public int indexOf(long key) {
+        if (direct) { // a key outside the range has no entry, and the table stays direct
+            return key >= 0 && key < slots.length ? slots[(int) key] - 1 : -1;
+        }
         return slots[probe(key)] - 1;
     }
 
@@ -133,9 +164,16 @@ public final class Vocabulary {
 
     /**
      * The table slot of {@code key}: its cell if the key has an entry, else the empty cell where it
-     * would go (linear probing).
+     * would go (linear probing). A key outside a direct table's range turns it into a hashed one
+     * first, so a caller reads {@code slots} only after the call.
      */
     private int probe(long key) {
+        if (direct) {
+            if (key >= 0 && key < slots.length) {
+                return (int) key;
+            }
+            rehash(tableCapacityFor(size + 1), false); // a key outside the range: hashed now
+        }
         int mask = slots.length - 1;
         int slot = slotOf(key);
         while (true) {
@@ -259,7 +297,8 @@ public final class Vocabulary {
                         order.remove(victim);
                         removeKey(old);
                         keys[victim] = key;
-                        slots[probe(key)] = victim + 1;
+                        int to = probe(key); // before slots is read: probe may replace it
+                        slots[to] = victim + 1;
                         index = victim;
                         events.reuse(index, key, old, row);
                     }
@@ -293,6 +332,10 @@ public final class Vocabulary {
 
     /** Frees the table cell of {@code key}, which has an entry (backward-shift deletion). */
     private void removeKey(long key) {
+        if (direct) {
+            slots[(int) key] = 0;
+            return;
+        }
         int mask = slots.length - 1;
         int hole = probe(key);
         int j = hole;
@@ -473,6 +516,7 @@ public final class Vocabulary {
         c.size = size;
         c.slots = slots.clone();
         c.shift = shift;
+        c.direct = direct;
         c.counts = counts == null ? null : counts.clone();
         c.order = order == null ? null : order.copy();
         c.rows = rows;
@@ -491,16 +535,29 @@ public final class Vocabulary {
         }
         keys[index] = key;
         size = index + 1;
-        if (size > (slots.length >> 1)) {
-            rehash(slots.length << 1);
+        if (!direct && size > (slots.length >> 1)) {
+            rehash(slots.length << 1, true);
         } else {
             slots[slot] = index + 1;
         }
         return index;
     }
 
-    private void rehash(int capacity) {
+    /**
+     * A table of {@code capacity} cells holding every entry: direct if {@code mayBeDirect}, every
+     * key lies in {@code [0, capacity)} and {@code capacity} is at least {@link #MIN_DIRECT}, else
+     * hashed.
+     */
+    private void rehash(int capacity, boolean mayBeDirect) {
         allocateTable(capacity);
+        if (mayBeDirect && capacity >= MIN_DIRECT && keysBelow(capacity)) {
+            direct = true;
+            for (int i = 0; i < size; i++) {
+                slots[(int) keys[i]] = i + 1;
+            }
+            return;
+        }
+        direct = false;
         int mask = capacity - 1;
         for (int i = 0; i < size; i++) {
             int slot = slotOf(keys[i]);
@@ -509,6 +566,17 @@ public final class Vocabulary {
             }
             slots[slot] = i + 1;
         }
+    }
+
+    /** Whether every key lies in {@code [0, bound)}. */
+    private boolean keysBelow(int bound) {
+        for (int i = 0; i < size; i++) {
+            long k = keys[i];
+            if (k < 0 || k >= bound) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void allocateTable(int capacity) {

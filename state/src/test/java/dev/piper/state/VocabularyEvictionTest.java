@@ -229,6 +229,39 @@ class VocabularyEvictionTest {
                 p.ttlRows());
     }
 
+    /**
+     * LFU and TTL over keys bounded to [0, 12,000) at a capacity of 5,000: the table turns direct
+     * as it grows, evictions free direct cells; a plain reference model of the policy (counts and
+     * stamps per key) gives the same indices, and the vocabulary stays consistent.
+     */
+    @Test
+    void evictionOverBoundedKeysKeepsTheDirectTableConsistent() {
+        for (VocabularyPolicy p : List.of(lfu(5_000), ttl(5_000, 3_000))) {
+            Vocabulary v = new Vocabulary();
+            Vocabulary hashed = new Vocabulary();
+            VocabularyEvents e = new VocabularyEvents();
+            VocabularyEvents he = new VocabularyEvents();
+            SplittableRandom random = new SplittableRandom(11);
+            long[] keys = new long[1_000];
+            long[] far = new long[keys.length];
+            int[] out = new int[keys.length];
+            int[] expected = new int[keys.length];
+            for (int block = 0; block < 60; block++) {
+                for (int i = 0; i < keys.length; i++) {
+                    keys[i] = random.nextInt(12_000);
+                    far[i] = keys[i] + (1L << 40); // the same keys, out of any direct range
+                }
+                v.apply(keys, keys.length, out, p, null, e);
+                hashed.apply(far, far.length, expected, p, null, he);
+                assertThat(out).as("block %d under %s", block, p.label()).isEqualTo(expected);
+                assertThat(e.indices()).isEqualTo(he.indices());
+                checkConsistent(v, p.capacity());
+            }
+            assertThat(v.isDirect()).isTrue();
+            assertThat(hashed.isDirect()).isFalse();
+        }
+    }
+
     private static void checkConsistent(Vocabulary v, int capacity) {
         assertThat(v.size()).isLessThanOrEqualTo(capacity);
         long[] keys = v.keysBetween(0, v.size());

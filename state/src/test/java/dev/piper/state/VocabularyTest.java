@@ -59,6 +59,53 @@ class VocabularyTest {
         reference.forEach((k, idx) -> assertThat(v.indexOf(k)).isEqualTo(idx));
     }
 
+    /**
+     * Keys bounded as a modulus or sigrid_hash bounds them turn the table direct when it doubles;
+     * later keys outside the range (negative, large) turn it back into a hashed table; every index
+     * agrees with a HashMap throughout, and so do a copy and a vocabulary rebuilt from the keys.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {4, 5})
+    void boundedKeysAgreeWithAHashMapThroughTheDirectTableAndBack(long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        Vocabulary v = new Vocabulary();
+        Map<Long, Integer> reference = new HashMap<>();
+        for (int i = 0; i < 200_000; i++) {
+            long key =
+                    i < 150_000
+                            ? random.nextInt(20_000)
+                            : switch (i % 3) {
+                                case 0 -> -1 - random.nextInt(100);
+                                case 1 -> 1L << 40 | random.nextInt(100);
+                                default -> random.nextInt(40_000);
+                            };
+            Integer expected = reference.putIfAbsent(key, reference.size());
+            assertThat(v.getOrAdd(key))
+                    .as("key %d at step %d", key, i)
+                    .isEqualTo(expected == null ? reference.size() - 1 : expected);
+            if (i == 149_999) {
+                assertThat(v.isDirect()).isTrue();
+                assertThat(v.indexOf(20_000)).isEqualTo(-1);
+                assertThat(v.indexOf(-5)).isEqualTo(-1); // a lookup outside the range
+                Vocabulary copy = v.copy();
+                Vocabulary rebuilt = Vocabulary.ofKeys(v.keysBetween(0, v.size()), v.size());
+                for (Map.Entry<Long, Integer> e : reference.entrySet()) {
+                    assertThat(copy.indexOf(e.getKey())).isEqualTo(e.getValue());
+                    assertThat(rebuilt.indexOf(e.getKey())).isEqualTo(e.getValue());
+                }
+                assertThat(rebuilt).isEqualTo(v);
+                assertThat(rebuilt.isDirect()).isTrue();
+                assertThat(v.isDirect()).isTrue(); // the lookups outside the range left it so
+                assertThat(copy.getOrAdd(-7)).isEqualTo(v.size()); // the copy leaves alone
+                assertThat(copy.isDirect()).isFalse();
+                assertThat(v.indexOf(-7)).isEqualTo(-1);
+            }
+        }
+        assertThat(v.isDirect()).isFalse();
+        assertThat(v.size()).isEqualTo(reference.size());
+        reference.forEach((k, idx) -> assertThat(v.indexOf(k)).isEqualTo(idx));
+    }
+
     @Test
     void ofKeysRebuildsAndRejectsDuplicates() {
         Vocabulary v = Vocabulary.ofKeys(new long[] {3, 1, 2}, 3);
