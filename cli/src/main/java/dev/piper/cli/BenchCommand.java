@@ -3,6 +3,7 @@ package dev.piper.cli;
 import dev.piper.benchmarks.bench.Bench;
 import dev.piper.benchmarks.bench.BenchChart;
 import dev.piper.job.PiperOptions;
+import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.Sizes;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -133,6 +134,16 @@ public final class BenchCommand implements Callable<Integer> {
     boolean cold;
 
     @Option(
+            names = "--preset",
+            paramLabel = "NAME",
+            description =
+                    "Measure a preset's spec instead of the built-in DLRM Criteo spec: PreSto's"
+                            + " rm1..rm5 (inputs of its layout, as generate --preset writes them;"
+                            + " the verified output is rows.bin and every list column's files)."
+                            + " Not with --fusion or --parquet.")
+    String preset;
+
+    @Option(
             names = "--chart-from",
             paramLabel = "JSON",
             description =
@@ -214,6 +225,20 @@ public final class BenchCommand implements Callable<Integer> {
                 throw new ParameterException(
                         spec.commandLine(),
                         "--with-hotline: \"" + withHotline + "\" is not a size in bytes (e.g. 1m)");
+            }
+        }
+        if (preset != null) {
+            if (fusion || parquet) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        (fusion ? "--fusion" : "--parquet")
+                                + " measures the built-in spec; it cannot be combined with"
+                                + " --preset");
+            }
+            try {
+                bench.withPreset(Presets.named(preset));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--preset: " + e.getMessage());
             }
         }
         if (fusion) {

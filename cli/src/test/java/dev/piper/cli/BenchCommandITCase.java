@@ -108,6 +108,76 @@ class BenchCommandITCase {
     }
 
     /**
+     * {@code --preset rm3}: inputs of PreSto's RM3 layout, every stage under its spec, and each
+     * job's output (rows.bin and the 84 list files) verified against the single-thread loop's,
+     * whole process included ({@code --cold}).
+     */
+    @Test
+    void aPresetRunsItsSpecOnItsLayoutAndVerifiesRowsAndLists() throws Exception {
+        Path json = tmp.resolve("rm3.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code =
+                bench(
+                        out,
+                        "--preset",
+                        "rm3",
+                        "--rows",
+                        "400",
+                        "--regimes",
+                        "small",
+                        "--parallelism",
+                        "2",
+                        "--repeat",
+                        "1",
+                        "--cold",
+                        "--data-dir",
+                        tmp.resolve("data").toString(),
+                        "--json",
+                        json.toString());
+        assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isZero();
+        JsonNode results = new ObjectMapper().readTree(json.toFile()).get("results");
+        assertThat(results).hasSize(4); // decode, fused work, the job at p 2, the cold process
+        for (JsonNode r : results) {
+            assertThat(r.get("regime").asText()).isEqualTo("rm3/small");
+            assertThat(r.get("outputVerified").asBoolean()).isTrue();
+        }
+        try (var files = Files.list(tmp.resolve("data"))) {
+            assertThat(
+                            files.filter(
+                                            f ->
+                                                    f.getFileName()
+                                                            .toString()
+                                                            .startsWith("rm3-seed1-scale0.0005"))
+                                    .count())
+                    .isEqualTo(2);
+        }
+        Path header = tmp.resolve("data").resolve("rm3-seed1-scale0.0005-rows400.tsv");
+        assertThat(Files.readAllLines(header).get(0).split("\t", -1)).hasSize(1 + 504 + 42);
+        try (var lists = Files.list(tmp.resolve("data").resolve("cold-output").resolve("lists"))) {
+            assertThat(lists.count()).isEqualTo(84);
+        }
+    }
+
+    @Test
+    void aPresetIsRefusedWithTheBuiltInSpecsMeasurementsAndAnUnknownOneIsNamed() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream savedErr = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try {
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            assertThat(PiperCli.execute("bench", "--preset", "rm3", "--parquet")).isEqualTo(2);
+            assertThat(PiperCli.execute("bench", "--preset", "rm9")).isEqualTo(2);
+        } finally {
+            System.setErr(savedErr);
+        }
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "--parquet measures the built-in spec; it cannot be combined with --preset")
+                .contains("--preset: unknown preset \"rm9\" (known: dlrm-criteo, rm1");
+        assertThat(out.size()).isZero();
+    }
+
+    /**
      * {@code --cold}: each input preprocessed by a new process started as this one was; its rate is
      * N over the whole process's wall time, and its rows must hash as the single-thread loop's.
      */

@@ -13,8 +13,10 @@ import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.job.ReportOptions;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.PipelineSpec;
+import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecException;
 import dev.piper.pipeline.spec.SpecParser;
@@ -24,6 +26,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -43,6 +46,11 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * warm-up and cluster start cancel out. Single-thread loops get one warm-up pass first. Every job
  * run's {@code rows.bin} must hash to the same sha256 as the single-thread loop's rows, so a fast
  * wrong answer fails the bench.
+ *
+ * <p>With a preset ({@link #withPreset}, PreSto's rm1..rm5) the inputs are the preset's layout from
+ * the same generator ({@code generate --preset}), every stage runs the preset's spec, and the
+ * verified output is {@code rows.bin} and each list column's {@code lengths} and {@code values}
+ * files ({@link #outputSha256}).
  */
 public final class Bench {
 
@@ -83,6 +91,9 @@ public final class Bench {
 
     /** The command that starts a CLI process ({@link #withCold}); null: not measured. */
     private List<String> coldCommand;
+
+    /** The preset whose spec and layout every stage runs ({@link #withPreset}); null: Criteo's. */
+    private Presets.Preset preset;
 
     public Bench(
             Path dataDir,
@@ -145,6 +156,32 @@ public final class Bench {
         return this;
     }
 
+    /**
+     * Runs every stage under {@code preset}'s spec on inputs of its layout (generated as {@code
+     * generate --preset} does); results name their regime {@code preset/regime}.
+     */
+    public Bench withPreset(Presets.Preset preset) {
+        this.preset = preset;
+        return this;
+    }
+
+    /** The decode options of every stage: the preset's spec, or the built-in spec's defaults. */
+    private DecodeOptions options() {
+        return preset == null
+                ? DecodeOptions.defaults()
+                : SpecCompiler.decodeOptions(preset.spec(), DecodeOptions.DEFAULT_MAX_RAW_BYTES);
+    }
+
+    /** The layout of the inputs and outputs. */
+    private RowLayout layout() {
+        return options().program().layout();
+    }
+
+    /** The regime as results name it: with a preset, {@code preset/regime}. */
+    private String label(Regime regime) {
+        return preset == null ? regime.name() : preset.name() + "/" + regime.name();
+    }
+
     /** The stage name of {@link #withCold}'s results. */
     public static final String COLD_STAGE = "cold process (rows / wall time)";
 
@@ -160,7 +197,7 @@ public final class Bench {
             long fullBytes = Files.size(full);
             long halfBytes = Files.size(half);
 
-            progress.printf("bench %s: single-thread loops%n", regime.name());
+            progress.printf("bench %s: single-thread loops%n", label(regime));
             results.add(
                     loop(
                                     regime,
@@ -191,7 +228,7 @@ public final class Bench {
             }
 
             for (int p : parallelisms) {
-                progress.printf("bench %s: Flink job at parallelism %d%n", regime.name(), p);
+                progress.printf("bench %s: Flink job at parallelism %d%n", label(regime), p);
                 JobRun jFull = null;
                 JobRun jHalf = null;
                 JobRun rFull = null;
@@ -267,7 +304,7 @@ public final class Bench {
                                     + regime.name()
                                     + ", parallelism "
                                     + p
-                                    + ": rows.bin differs from the single-thread reference ("
+                                    + ": the output differs from the single-thread reference ("
                                     + jFull.sha256()
                                     + " vs "
                                     + fFull.rowsSha256()
@@ -293,7 +330,7 @@ public final class Bench {
                     // the whole process's rate, not the marginal one: start-up is what it shows
                     results.add(
                             new Result(
-                                    regime.name(),
+                                    label(regime),
                                     regime.scale(),
                                     COLD_STAGE,
                                     p,
@@ -483,7 +520,7 @@ public final class Bench {
     /** One warm-up pass, then the best of the repeats on each input. */
     private LoopResult loop(Regime regime, String stage, Path full, Path half, Loop loop)
             throws IOException {
-        DecodeOptions options = DecodeOptions.defaults();
+        DecodeOptions options = options();
         loop.run(half, blockBytes, options);
         SingleThreadLoops.Pass bestFull = best(loop, full, options);
         SingleThreadLoops.Pass bestHalf = best(loop, half, options);
@@ -541,7 +578,7 @@ public final class Bench {
         double dt = tFull - tHalf;
         long dRows = rows - rows / 2;
         return new Result(
-                regime.name(),
+                label(regime),
                 regime.scale(),
                 stage,
                 parallelism,
@@ -589,9 +626,12 @@ public final class Bench {
         Preprocess.prepareOutput(out, true);
         Configuration conf = new Configuration(extra);
         conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
+        if (preset != null) {
+            conf.set(PiperOptions.SPEC, new String(preset.text(), StandardCharsets.UTF_8));
+        }
         Preprocess.Summary s =
                 Preprocess.run(input, out, parallelism, StateBackend.hashmap, conf, progress);
-        return new JobRun(s.jobSeconds(), sha256(out.resolve(OutputLayout.ROWS)));
+        return new JobRun(s.jobSeconds(), outputSha256(out));
     }
 
     /**
@@ -614,6 +654,9 @@ public final class Bench {
                         Integer.toString(parallelism),
                         "--block-bytes",
                         Integer.toString(blockBytes)));
+        if (preset != null) {
+            command.addAll(List.of("--preset", preset.name()));
+        }
         progress.printf("bench: cold process of %s at parallelism %d%n", input, parallelism);
         long start = System.nanoTime();
         Process process =
@@ -633,7 +676,7 @@ public final class Bench {
                             + String.join(" ", command)
                             + ")");
         }
-        String got = sha256(out.resolve(OutputLayout.ROWS));
+        String got = outputSha256(out);
         if (!got.equals(sha256)) {
             throw new IllegalStateException(
                     "the cold preprocess process of "
@@ -652,19 +695,46 @@ public final class Bench {
         Path file =
                 dataDir.resolve(
                         String.format(
-                                "criteo-seed%d-scale%s-rows%d.tsv",
-                                seed, plain(regime.scale()), n));
+                                "%s-seed%d-scale%s-rows%d.tsv",
+                                preset == null ? "criteo" : preset.name(),
+                                seed,
+                                plain(regime.scale()),
+                                n));
         if (!Files.exists(file)) {
             progress.printf(
                     "bench: generating %,d lines at scale %s into %s%n",
                     n, plain(regime.scale()), file);
             Path tmp = Files.createTempFile(dataDir, "generating-", ".tsv");
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 20)) {
-                new CriteoGenerator(seed, regime.scale(), 0).write(out, n);
+                (preset == null
+                                ? new CriteoGenerator(seed, regime.scale(), 0)
+                                : new CriteoGenerator(
+                                        layout(), seed, regime.scale(), 0, preset.meanListLength()))
+                        .write(out, n);
             }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
         }
         return file;
+    }
+
+    /**
+     * The digest of an output that every run must reproduce: the sha256 of {@code rows.bin}; with
+     * list columns, the sha256 of the hex digests of {@code rows.bin} and of each list column's
+     * lengths and values files, in column order ({@link SingleThreadLoops.OutputDigest}).
+     */
+    private String outputSha256(Path out) throws IOException {
+        String rowsSha = sha256(out.resolve(OutputLayout.ROWS));
+        RowLayout layout = layout();
+        if (!layout.hasLists()) {
+            return rowsSha;
+        }
+        List<String> parts = new ArrayList<>();
+        parts.add(rowsSha);
+        for (int c : layout.listColumns()) {
+            parts.add(sha256(out.resolve(OutputLayout.listLengthsFile(c))));
+            parts.add(sha256(out.resolve(OutputLayout.listValuesFile(c))));
+        }
+        return SingleThreadLoops.OutputDigest.combine(parts);
     }
 
     static String plain(double scale) {

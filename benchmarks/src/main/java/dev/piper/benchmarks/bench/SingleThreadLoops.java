@@ -13,11 +13,16 @@ import dev.piper.state.Vocabulary;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * The job's per-block work run in one thread without Flink, on the same classes the operators use:
@@ -85,16 +90,19 @@ final class SingleThreadLoops {
 
     /**
      * Decode, the vocabularies (GenVocab + ApplyVocab) and the row assembly: everything the job
-     * does per block except moving blocks between operators. Returns the sha256 of the rows it
-     * produced, which every job run must reproduce; the time spent hashing is not counted.
+     * does per block except moving blocks between operators. Returns the digest of the output it
+     * produced ({@link OutputDigest}), which every job run must reproduce; the time spent hashing
+     * is not counted.
      */
     static Pass fused(Path input, int blockBytes, DecodeOptions options) throws IOException {
         CriteoDecoder decoder = new CriteoDecoder(options);
-        Vocabulary[] vocab = new Vocabulary[CriteoLayout.SPARSE];
+        int sparse = options.program().layout().sparse();
+        Vocabulary[] vocab = new Vocabulary[sparse];
         for (int c = 0; c < vocab.length; c++) {
             vocab[c] = new Vocabulary();
         }
-        MessageDigest sha = sha256();
+        OutputDigest digest = new OutputDigest(options.program().layout().listColumns().size());
+        int rowBytes = options.program().rowBytes();
         long start = System.nanoTime();
         long hashing = 0;
         long lines = 0;
@@ -102,22 +110,98 @@ final class SingleThreadLoops {
         try (InputStream in = open(input)) {
             LineChunker chunker = chunker(in, blockBytes, options);
             RawChunk chunk;
-            IndexChunk[] indices = new IndexChunk[CriteoLayout.SPARSE];
+            IndexChunk[] indices = new IndexChunk[sparse];
             while ((chunk = chunker.next()) != null) {
                 CriteoDecoder.Decoded d = decoder.decode(chunk);
-                for (int c = 0; c < CriteoLayout.SPARSE; c++) {
+                for (int c = 0; c < sparse; c++) {
                     indices[c] = VocabularyFunction.apply(vocab[c], d.keys()[c]);
                 }
                 AssembledBlock block = ConcatenateFunction.assemble(d.dense(), indices);
                 long hashStart = System.nanoTime();
-                sha.update(block.rowBytes(), 0, block.rows() * CriteoLayout.ROW_BYTES);
+                digest.add(block, rowBytes);
                 hashing += System.nanoTime() - hashStart;
                 lines += block.lines();
                 rows += block.rows();
             }
         }
         double seconds = (System.nanoTime() - start - hashing) / 1e9;
-        return new Pass(lines, rows, seconds, HexFormat.of().formatHex(sha.digest()));
+        return new Pass(lines, rows, seconds, digest.hex());
+    }
+
+    /**
+     * The digest of a job's output as the blocks that make it pass: the sha256 of {@code rows.bin};
+     * with list columns, the sha256 of the hex digests of {@code rows.bin} and of each list
+     * column's lengths and values files (little-endian int32 each), in column order, which {@code
+     * Bench} computes from the files the same way.
+     */
+    static final class OutputDigest {
+        private final MessageDigest rows = sha256();
+        private final MessageDigest[] lengths;
+        private final MessageDigest[] values;
+        private final ByteBuffer scratch =
+                ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
+
+        OutputDigest(int lists) {
+            lengths = new MessageDigest[lists];
+            values = new MessageDigest[lists];
+            for (int l = 0; l < lists; l++) {
+                lengths[l] = sha256();
+                values[l] = sha256();
+            }
+        }
+
+        void add(AssembledBlock block, int rowBytes) {
+            int n = block.rows();
+            rows.update(block.rowBytes(), 0, n * rowBytes);
+            for (int l = 0; l < lengths.length; l++) {
+                int[] offsets = block.listOffsets()[l];
+                for (int r = 0; r < n; r++) {
+                    put(lengths[l], offsets[r + 1] - offsets[r]);
+                }
+                drain(lengths[l]);
+                int[] indices = block.listIndices()[l];
+                for (int i = offsets[0]; i < offsets[n]; i++) {
+                    put(values[l], indices[i]);
+                }
+                drain(values[l]);
+            }
+        }
+
+        /** Buffers {@code v} for {@code digest}; each run of puts ends with a drain. */
+        private void put(MessageDigest digest, int v) {
+            if (!scratch.hasRemaining()) {
+                drain(digest);
+            }
+            scratch.putInt(v);
+        }
+
+        private void drain(MessageDigest digest) {
+            digest.update(scratch.array(), 0, scratch.position());
+            scratch.clear();
+        }
+
+        String hex() {
+            String rowsHex = HexFormat.of().formatHex(rows.digest());
+            if (lengths.length == 0) {
+                return rowsHex;
+            }
+            List<String> parts = new ArrayList<>();
+            parts.add(rowsHex);
+            for (int l = 0; l < lengths.length; l++) {
+                parts.add(HexFormat.of().formatHex(lengths[l].digest()));
+                parts.add(HexFormat.of().formatHex(values[l].digest()));
+            }
+            return combine(parts);
+        }
+
+        /** The sha256 of the digests' hex texts, in order. */
+        static String combine(List<String> hexDigests) {
+            MessageDigest all = sha256();
+            for (String h : hexDigests) {
+                all.update(h.getBytes(StandardCharsets.US_ASCII));
+            }
+            return HexFormat.of().formatHex(all.digest());
+        }
     }
 
     private static InputStream open(Path input) throws IOException {
