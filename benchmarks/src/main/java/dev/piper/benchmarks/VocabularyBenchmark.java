@@ -48,14 +48,9 @@ public class VocabularyBenchmark {
         SplittableRandom random = new SplittableRandom(entries);
         vocabulary = new Vocabulary();
         long[] keys = new long[entries];
-        long range = entries * 5L / 2;
-        long offset = this.keys.equals("shifted") ? 1L << 40 : 0;
         for (int i = 0; i < entries; i++) {
             do {
-                keys[i] =
-                        this.keys.equals("random")
-                                ? random.nextLong()
-                                : offset + random.nextLong(range);
+                keys[i] = nextKey(random);
             } while (vocabulary.indexOf(keys[i]) >= 0);
             vocabulary.getOrAdd(keys[i]);
         }
@@ -65,14 +60,20 @@ public class VocabularyBenchmark {
             present[i] = keys[random.nextInt(entries)];
             long k;
             do {
-                k =
-                        this.keys.equals("random")
-                                ? random.nextLong()
-                                : offset + random.nextLong(range);
+                k = nextKey(random);
             } while (vocabulary.indexOf(k) >= 0);
             absent[i] = k;
         }
         out = new int[BATCH];
+    }
+
+    /** A key as {@link #keys} draws them. */
+    private long nextKey(SplittableRandom random) {
+        if (keys.equals("random")) {
+            return random.nextLong();
+        }
+        long bounded = random.nextLong(entries * 5L / 2);
+        return keys.equals("shifted") ? (1L << 40) + bounded : bounded;
     }
 
     /** ApplyVocab on keys that are all in the vocabulary (the common case once it is warm). */

@@ -95,6 +95,9 @@ public final class Bench {
     /** The preset whose spec and layout every stage runs ({@link #withPreset}); null: Criteo's. */
     private Presets.Preset preset;
 
+    /** The decode options of every stage: the preset's spec, or the built-in spec's defaults. */
+    private DecodeOptions options = DecodeOptions.defaults();
+
     public Bench(
             Path dataDir,
             long rows,
@@ -162,19 +165,14 @@ public final class Bench {
      */
     public Bench withPreset(Presets.Preset preset) {
         this.preset = preset;
+        this.options =
+                SpecCompiler.decodeOptions(preset.spec(), DecodeOptions.DEFAULT_MAX_RAW_BYTES);
         return this;
-    }
-
-    /** The decode options of every stage: the preset's spec, or the built-in spec's defaults. */
-    private DecodeOptions options() {
-        return preset == null
-                ? DecodeOptions.defaults()
-                : SpecCompiler.decodeOptions(preset.spec(), DecodeOptions.DEFAULT_MAX_RAW_BYTES);
     }
 
     /** The layout of the inputs and outputs. */
     private RowLayout layout() {
-        return options().program().layout();
+        return options.program().layout();
     }
 
     /** The regime as results name it: with a preset, {@code preset/regime}. */
@@ -520,7 +518,6 @@ public final class Bench {
     /** One warm-up pass, then the best of the repeats on each input. */
     private LoopResult loop(Regime regime, String stage, Path full, Path half, Loop loop)
             throws IOException {
-        DecodeOptions options = options();
         loop.run(half, blockBytes, options);
         SingleThreadLoops.Pass bestFull = best(loop, full, options);
         SingleThreadLoops.Pass bestHalf = best(loop, half, options);
