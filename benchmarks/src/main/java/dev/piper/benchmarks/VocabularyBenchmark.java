@@ -16,7 +16,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-/** Vocabulary lookups that hit and that miss, at 5K and 10M entries; per lookup. */
+/**
+ * Vocabulary lookups that hit (one batch repeated, or a stream of batches whose cells are not
+ * cached) and that miss, at 5K and 10M entries; per lookup.
+ */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -26,6 +29,9 @@ import org.openjdk.jmh.annotations.Warmup;
 public class VocabularyBenchmark {
 
     static final int BATCH = 4096;
+
+    /** Keys of {@link #hitCold}: 16 MB, walked a batch at a time, so no batch repeats in cache. */
+    static final int STREAM = 1 << 21;
 
     @Param({"5000", "10000000"})
     int entries;
@@ -42,6 +48,9 @@ public class VocabularyBenchmark {
     private long[] present;
     private long[] absent;
     private int[] out;
+    private long[] stream;
+    private int cursor;
+    private final long[] batch = new long[BATCH];
 
     @Setup
     public void setUp() {
@@ -65,6 +74,10 @@ public class VocabularyBenchmark {
             absent[i] = k;
         }
         out = new int[BATCH];
+        stream = new long[STREAM];
+        for (int i = 0; i < STREAM; i++) {
+            stream[i] = keys[random.nextInt(entries)];
+        }
     }
 
     /** A key as {@link #keys} draws them. */
@@ -81,6 +94,20 @@ public class VocabularyBenchmark {
     @OperationsPerInvocation(BATCH)
     public int[] hit() {
         vocabulary.apply(present, BATCH, out);
+        return out;
+    }
+
+    /**
+     * As {@link #hit}, each call on the next batch of a 2M-key stream: the lookups' table cells are
+     * not in the caches from the previous call (in the job, 21 vocabularies of a subtask share the
+     * core's caches).
+     */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int[] hitCold() {
+        System.arraycopy(stream, cursor, batch, 0, BATCH); // as a chunk arrives: in cache
+        vocabulary.apply(batch, BATCH, out);
+        cursor = cursor + BATCH == STREAM ? 0 : cursor + BATCH;
         return out;
     }
 
