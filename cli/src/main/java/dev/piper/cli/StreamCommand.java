@@ -211,10 +211,8 @@ final class StreamCommand implements Callable<Integer> {
             description =
                     "Stop cleanly, with a savepoint and all output committed, once no input"
                             + " record has arrived for this many seconds and all input is"
-                            + " consumed as of a checkpoint (the consumer group's committed"
-                            + " offsets; Flink's Kafka source commits them between fetches,"
-                            + " which last up to 10 s on idle input, so the stop may come that"
-                            + " much later). Default: run until killed.")
+                            + " consumed as of a completed checkpoint (the consumer group's"
+                            + " committed offsets). Default: run until killed.")
     Integer untilIdle;
 
     @Option(

@@ -40,9 +40,10 @@ public final class KafkaConnectors {
 
     /**
      * Reads {@code topics} from their partitions, committed input only, each record in the lane of
-     * its topic's pipeline and its partition.
+     * its topic's pipeline and its partition; the group's offsets are committed as each checkpoint
+     * completes ({@link PromptCommitSource}).
      */
-    public static KafkaSource<LogRecord> source(
+    public static PromptCommitSource<LogRecord> source(
             String bootstrapServers,
             List<String> topics,
             Map<String, Integer> pipelineOfTopic,
@@ -60,14 +61,15 @@ public final class KafkaConnectors {
                     case committed ->
                             OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
                 };
-        return KafkaSource.<LogRecord>builder()
-                .setBootstrapServers(bootstrapServers)
-                .setTopics(topics)
-                .setGroupId(groupId)
-                .setStartingOffsets(offsets)
-                .setDeserializer(new LogRecordDeserializer(pipelineOfTopic))
-                .setProperties(props)
-                .build();
+        return new PromptCommitSource<>(
+                KafkaSource.<LogRecord>builder()
+                        .setBootstrapServers(bootstrapServers)
+                        .setTopics(topics)
+                        .setGroupId(groupId)
+                        .setStartingOffsets(offsets)
+                        .setDeserializer(new LogRecordDeserializer(pipelineOfTopic))
+                        .setProperties(props)
+                        .build());
     }
 
     /**

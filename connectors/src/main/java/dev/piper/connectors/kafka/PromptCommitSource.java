@@ -1,0 +1,199 @@
+package dev.piper.connectors.kafka;
+
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.KafkaSourceEnumState;
+import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.streaming.api.lineage.LineageVertex;
+import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
+
+/**
+ * A {@link KafkaSource} whose readers commit a completed checkpoint's offsets to the consumer group
+ * at once, not up to 10 s later.
+ *
+ * <p>Flink's Kafka reader (flink-connector-kafka 5.0.0-2.2) queues the commit behind its running
+ * fetch, a consumer poll of up to 10 s, which on an idle input runs to its end (FLINK-40367 makes
+ * the poll's timeout a setting in a later release). Until then the group's committed offsets, which
+ * {@code --until-idle} and every lag monitor read, trail the job by up to 10 s once the input
+ * stops. After each completed checkpoint this reader asks Flink's to resume the splits it holds: a
+ * no-op for the consumer (none is paused), which the split fetcher carries out by waking the poll,
+ * and the queued commit runs next.
+ *
+ * <p>For an unbounded source, as the job's is: its splits never finish, so every split resumed here
+ * is one its consumer is assigned (resuming one it had let go would fail the fetch).
+ *
+ * <p>Everything else is Kafka's source unchanged: the same enumerator, splits, serializers and
+ * state, so a savepoint taken with or without the wrapper restores in the other. The offsets
+ * committed to Kafka serve monitoring only; exactly-once rests on the offsets in the checkpoint.
+ */
+public final class PromptCommitSource<T>
+        implements Source<T, KafkaPartitionSplit, KafkaSourceEnumState>,
+                ResultTypeQueryable<T>,
+                LineageVertexProvider {
+
+    private static final long serialVersionUID = 1L;
+
+    private final KafkaSource<T> kafka;
+
+    /**
+     * @param kafka an unbounded Kafka source without stopping offsets
+     * @throws IllegalArgumentException if the source is bounded
+     */
+    public PromptCommitSource(KafkaSource<T> kafka) {
+        if (kafka.getBoundedness() != Boundedness.CONTINUOUS_UNBOUNDED) {
+            throw new IllegalArgumentException(
+                    "prompt offset commits need an unbounded Kafka source, not "
+                            + kafka.getBoundedness());
+        }
+        this.kafka = kafka;
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return kafka.getBoundedness();
+    }
+
+    @Override
+    public SourceReader<T, KafkaPartitionSplit> createReader(SourceReaderContext context)
+            throws Exception {
+        return new Reader<>(kafka.createReader(context));
+    }
+
+    @Override
+    public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> createEnumerator(
+            SplitEnumeratorContext<KafkaPartitionSplit> context) throws Exception {
+        return kafka.createEnumerator(context);
+    }
+
+    @Override
+    public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restoreEnumerator(
+            SplitEnumeratorContext<KafkaPartitionSplit> context, KafkaSourceEnumState checkpoint)
+            throws Exception {
+        return kafka.restoreEnumerator(context, checkpoint);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<KafkaPartitionSplit> getSplitSerializer() {
+        return kafka.getSplitSerializer();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<KafkaSourceEnumState> getEnumeratorCheckpointSerializer() {
+        return kafka.getEnumeratorCheckpointSerializer();
+    }
+
+    @Override
+    public TypeInformation<T> getProducedType() {
+        return kafka.getProducedType();
+    }
+
+    @Override
+    public LineageVertex getLineageVertex() {
+        return kafka.getLineageVertex();
+    }
+
+    /**
+     * Kafka's reader, woken after each completed checkpoint so that its offset commit runs. Package
+     * private for its test.
+     */
+    static final class Reader<T> implements SourceReader<T, KafkaPartitionSplit> {
+
+        private final SourceReader<T, KafkaPartitionSplit> reader;
+
+        /** The ids of the splits assigned to this reader. */
+        private final Set<String> splits = new LinkedHashSet<>();
+
+        /** Those of them Flink has paused (watermark alignment): never resumed here. */
+        private final Set<String> paused = new LinkedHashSet<>();
+
+        Reader(SourceReader<T, KafkaPartitionSplit> reader) {
+            this.reader = Objects.requireNonNull(reader);
+        }
+
+        @Override
+        public void start() {
+            reader.start();
+        }
+
+        @Override
+        public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
+            return reader.pollNext(output);
+        }
+
+        @Override
+        public List<KafkaPartitionSplit> snapshotState(long checkpointId) {
+            return reader.snapshotState(checkpointId);
+        }
+
+        @Override
+        public CompletableFuture<Void> isAvailable() {
+            return reader.isAvailable();
+        }
+
+        @Override
+        public void addSplits(List<KafkaPartitionSplit> added) {
+            reader.addSplits(added);
+            for (KafkaPartitionSplit split : added) {
+                splits.add(split.splitId());
+            }
+        }
+
+        @Override
+        public void notifyNoMoreSplits() {
+            reader.notifyNoMoreSplits();
+        }
+
+        @Override
+        public void handleSourceEvents(SourceEvent event) {
+            reader.handleSourceEvents(event);
+        }
+
+        /**
+         * Lets Kafka's reader queue the commit of the checkpoint's offsets, then wakes its fetch by
+         * resuming the splits it holds and reads (the fetcher ignores ids it no longer holds).
+         */
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) throws Exception {
+            reader.notifyCheckpointComplete(checkpointId);
+            List<String> reading = splits.stream().filter(id -> !paused.contains(id)).toList();
+            if (!reading.isEmpty()) {
+                reader.pauseOrResumeSplits(List.of(), reading);
+            }
+        }
+
+        @Override
+        public void notifyCheckpointAborted(long checkpointId) throws Exception {
+            reader.notifyCheckpointAborted(checkpointId);
+        }
+
+        @Override
+        public void pauseOrResumeSplits(
+                Collection<String> splitsToPause, Collection<String> splitsToResume) {
+            reader.pauseOrResumeSplits(splitsToPause, splitsToResume);
+            paused.addAll(splitsToPause);
+            paused.removeAll(splitsToResume);
+        }
+
+        @Override
+        public void close() throws Exception {
+            reader.close();
+        }
+    }
+}
