@@ -32,15 +32,16 @@ import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
  * fetch, a consumer poll of up to 10 s, which on an idle input runs to its end (FLINK-40367 makes
  * the poll's timeout a setting in a later release). Until then the group's committed offsets, which
  * {@code --until-idle} and every lag monitor read, trail the job by up to 10 s once the input
- * stops. After each completed checkpoint this reader asks Flink's to resume the splits it holds: a
- * no-op for the consumer (none is paused), which the split fetcher carries out by waking the poll,
- * and the queued commit runs next.
+ * stops. After each completed checkpoint this reader asks Kafka's reader to resume the splits it
+ * holds: a no-op for the consumer (none is paused), which the split fetcher carries out by waking
+ * the poll, and the queued commit runs next.
  *
- * <p>For an unbounded source, as the job's is: its splits never finish, so every split resumed here
- * is one its consumer is assigned (resuming one it had let go would fail the fetch).
+ * <p>The source must be unbounded, as the job's is: its splits never finish, so every split resumed
+ * here is still assigned to the consumer (resuming one it had released would fail the fetch).
  *
  * <p>Everything else is Kafka's source unchanged: the same enumerator, splits, serializers and
- * state, so a savepoint taken with or without the wrapper restores in the other. The offsets
+ * state, so a savepoint of the plain source restores with the wrapper (SavepointCompatibilityITCase
+ * restores one taken before it) and, the state being the same, the other way round. The offsets
  * committed to Kafka serve monitoring only; exactly-once rests on the offsets in the checkpoint.
  */
 public final class PromptCommitSource<T>

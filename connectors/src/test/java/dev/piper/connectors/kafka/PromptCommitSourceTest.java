@@ -96,7 +96,7 @@ class PromptCommitSourceTest {
      * savepoint format) unchanged.
      */
     @Test
-    void theSourceKeepsKafkasStateAndType() {
+    void theSourceKeepsKafkasStateAndType() throws Exception {
         PromptCommitSource<LogRecord> source =
                 KafkaConnectors.source(
                         "127.0.0.1:9",
@@ -118,6 +118,9 @@ class PromptCommitSourceTest {
                 .isExactlyInstanceOf(kafka.getSplitSerializer().getClass());
         assertThat(source.getSplitSerializer().getVersion())
                 .isEqualTo(kafka.getSplitSerializer().getVersion());
+        KafkaPartitionSplit split = split("in", 1, 42);
+        assertThat(source.getSplitSerializer().serialize(split))
+                .isEqualTo(kafka.getSplitSerializer().serialize(split));
         assertThat(source.getEnumeratorCheckpointSerializer())
                 .isExactlyInstanceOf(kafka.getEnumeratorCheckpointSerializer().getClass());
         assertThat(source.getEnumeratorCheckpointSerializer().getVersion())
