@@ -13,6 +13,7 @@ import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
 import org.apache.flink.core.io.InputStatus;
@@ -87,6 +88,15 @@ class PromptCommitSourceTest {
         }
     }
 
+    /** A plain Kafka source of topic "in", the comparison for the wrapped one. */
+    private static KafkaSourceBuilder<LogRecord> kafkaSource() {
+        return KafkaSource.<LogRecord>builder()
+                .setBootstrapServers("127.0.0.1:9")
+                .setTopics("in")
+                .setGroupId("group")
+                .setDeserializer(new LogRecordDeserializer(Map.of("in", 0)));
+    }
+
     private static KafkaPartitionSplit split(String topic, int partition, long offset) {
         return new KafkaPartitionSplit(new TopicPartition(topic, partition), offset);
     }
@@ -105,13 +115,7 @@ class PromptCommitSourceTest {
                         "group",
                         KafkaConnectors.StartFrom.earliest,
                         Map.of());
-        var kafka =
-                KafkaSource.<LogRecord>builder()
-                        .setBootstrapServers("127.0.0.1:9")
-                        .setTopics("in")
-                        .setGroupId("group")
-                        .setDeserializer(new LogRecordDeserializer(Map.of("in", 0)))
-                        .build();
+        var kafka = kafkaSource().build();
 
         assertThat(source.getBoundedness()).isEqualTo(kafka.getBoundedness());
         assertThat(source.getSplitSerializer())
@@ -131,14 +135,7 @@ class PromptCommitSourceTest {
 
     @Test
     void aBoundedKafkaSourceIsRefused() {
-        var bounded =
-                KafkaSource.<LogRecord>builder()
-                        .setBootstrapServers("127.0.0.1:9")
-                        .setTopics("in")
-                        .setGroupId("group")
-                        .setDeserializer(new LogRecordDeserializer(Map.of("in", 0)))
-                        .setBounded(OffsetsInitializer.latest())
-                        .build();
+        var bounded = kafkaSource().setBounded(OffsetsInitializer.latest()).build();
 
         assertThatThrownBy(() -> new PromptCommitSource<>(bounded))
                 .isInstanceOf(IllegalArgumentException.class)
