@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
+from confluent_kafka import (OFFSET_BEGINNING, TIMESTAMP_NOT_AVAILABLE, Consumer, KafkaException,
+                             TopicPartition)
 
 from .records import (AssignmentRecord, FeedError, decode_hot_set, decode_rows, decode_vocab,
                       is_hot_set)
@@ -53,6 +54,8 @@ class Batch:
     popular: torch.Tensor = None  # bool [rows] with Hotline's split, else None
     working: dict = None  # column -> int64 tensor of the non-popular rows' non-hot indices
     reused: dict = None  # (column, epoch) -> int64 tensor of indices to re-initialise first
+    received_ms: float = None  # when the feed read the block's record from Kafka (ms), or None
+    written_ms: float = None  # the record's timestamp: when the stream's sink wrote it (ms)
 
     @property
     def rows(self):
@@ -77,7 +80,8 @@ class Batch:
             else self.timestamps_ms[index.numpy()],
             source=self.source, pipeline=self.pipeline,
             popular=None if self.popular is None else self.popular[index],
-            working=self.working, reused=self.reused)
+            working=self.working, reused=self.reused, received_ms=self.received_ms,
+            written_ms=self.written_ms)
 
     def split(self):
         """Hotline's micro-batches: (popular rows, non-popular rows); needs a split feed."""
@@ -85,6 +89,13 @@ class Batch:
             raise FeedError(f"{self.source}: the stream wrote no Hotline split"
                             " (run it with --hotline-budget)")
         return self.select(self.popular), self.select(~self.popular)
+
+
+def _sent_ms(message):
+    """A rows record's timestamp (the stream's sink sets none, so Kafka's producer stamps the
+    time it was sent), or None if the topic keeps no timestamps."""
+    kind, stamp = message.timestamp()
+    return None if kind == TIMESTAMP_NOT_AVAILABLE else float(stamp)
 
 
 def _consumer(bootstrap, group, extra):
@@ -237,6 +248,7 @@ class RowsFeed:
                 continue
             if message.error():
                 raise KafkaException(message.error())
+            received_ms = time.time() * 1000.0
             last = time.monotonic()
             block = decode_rows(message)
             self.records += 1
@@ -265,4 +277,6 @@ class RowsFeed:
                 working=None if block.working is None
                 else {n: torch.from_numpy(w) for n, w in block.working.items()},
                 reused=reused,
+                received_ms=received_ms,
+                written_ms=_sent_ms(message),
             )

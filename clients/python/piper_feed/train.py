@@ -89,14 +89,12 @@ def auc(scores, labels):
         return float("nan")
     order = np.argsort(scores, kind="mergesort")
     sorted_scores = scores[order]
+    # tied scores share the mean of their ranks (1-based): a run of ties from i to j has (i+j)/2+1
+    first = np.r_[True, sorted_scores[1:] != sorted_scores[:-1]]
+    starts = np.flatnonzero(first)
+    ends = np.r_[starts[1:], len(scores)] - 1
     ranks = np.empty(len(scores), dtype=np.float64)
-    i = 0
-    while i < len(scores):
-        j = i
-        while j + 1 < len(scores) and sorted_scores[j + 1] == sorted_scores[i]:
-            j += 1
-        ranks[order[i: j + 1]] = (i + j) / 2.0 + 1
-        i = j + 1
+    ranks[order] = ((starts + ends) / 2.0 + 1)[np.cumsum(first) - 1]
     return float((ranks[labels].sum() - pos * (pos + 1) / 2.0) / (pos * neg))
 
 
@@ -121,9 +119,13 @@ class Trainer:
         self.dense_opt = None
         self.sparse_opt = None
         self.rows = 0
-        self.window = ([], [], [])  # scores, labels, ages (None without a timestamp), per row
+        # per row: score, label, age when trained and age when read from Kafka (None without
+        # a timestamp)
+        self.window = ([], [], [], [])
         self.windows = []
-        self.freshness = []
+        self.freshness = []  # per row, input record timestamp to the training step (s)
+        self.delivery = []  # per row, input record timestamp to the feed's read of its block (s)
+        self.written = []  # per row, input record timestamp to the stream's write of its block (s)
         self.frozen = False
         self.reinitialised = 0  # embedding rows re-initialised for an evicting column's reuse
         self.shape = None  # (dense slots, sparse columns) the model is built for
@@ -203,6 +205,14 @@ class Trainer:
             self.window[2].extend(ages)
         else:
             self.window[2].extend([None] * batch.rows)
+        if batch.timestamps_ms is not None and batch.received_ms is not None:
+            delivered = ((batch.received_ms - batch.timestamps_ms) / 1000.0).tolist()
+            self.delivery.extend(delivered)
+            self.window[3].extend(delivered)
+        else:
+            self.window[3].extend([None] * batch.rows)
+        if batch.timestamps_ms is not None and batch.written_ms is not None:
+            self.written.extend(((batch.written_ms - batch.timestamps_ms) / 1000.0).tolist())
         self.rows += batch.rows
         while len(self.window[0]) >= self.args.window_rows:
             self._close_window(self.args.window_rows)
@@ -213,13 +223,15 @@ class Trainer:
         scores, labels = self.window[0][:n], self.window[1][:n]
         # the window's own rows' ages: a step's rows past the window belong to the next one
         ages = [a for a in self.window[2][:n] if a is not None]
-        self.window = (self.window[0][n:], self.window[1][n:], self.window[2][n:])
+        delivered = [a for a in self.window[3][:n] if a is not None]
+        self.window = tuple(column[n:] for column in self.window)
         self.windows.append({
             "rows": self.rows - len(self.window[0]),
             "auc": auc(scores, labels),
             "logloss": logloss(scores, labels),
             "frozen": self.frozen,
             "freshness_p99_s": percentile(ages, 99),
+            "delivery_p99_s": percentile(delivered, 99),
         })
 
     def finish(self):
@@ -242,7 +254,8 @@ def split(batch, size):
             sparse=batch.sparse[start:end], sparse_names=batch.sparse_names, lists=lists,
             epochs=batch.epochs, table_sizes=batch.table_sizes,
             timestamps_ms=None if batch.timestamps_ms is None else batch.timestamps_ms[start:end],
-            source=batch.source, pipeline=batch.pipeline,
+            source=batch.source, pipeline=batch.pipeline, received_ms=batch.received_ms,
+            written_ms=batch.written_ms,
             # the block's reused rows start afresh once, before its first mini-batch
             reused=batch.reused if start == 0 else None)
 
@@ -303,10 +316,13 @@ def main(argv=None):
         print(f"piper_feed.train: {e}", file=sys.stderr)
         return 2
     last_report = started
+    stepping = 0.0  # seconds in training steps
     try:
         for block in feed:
             for batch in split(block, args.batch_rows):
-                trainer.step(batch, time.time() * 1000.0)
+                before = time.time()
+                trainer.step(batch, before * 1000.0)
+                stepping += time.time() - before
             if time.time() - last_report > 5:
                 last = trainer.windows[-1] if trainer.windows else None
                 print(f"train: {trainer.rows:,} rows"
@@ -331,8 +347,15 @@ def main(argv=None):
         "windows": trainer.windows,
         "freshness_p50_s": percentile(trainer.freshness, 50),
         "freshness_p99_s": percentile(trainer.freshness, 99),
+        "freshness_max_s": max(trainer.freshness, default=float("nan")),
+        "delivery_p50_s": percentile(trainer.delivery, 50),
+        "delivery_p99_s": percentile(trainer.delivery, 99),
+        "delivery_max_s": max(trainer.delivery, default=float("nan")),
+        "written_p50_s": percentile(trainer.written, 50),
+        "written_p99_s": percentile(trainer.written, 99),
         "table_sizes": {f"{c}.{e}": n for (c, e), n in sorted(feed.table_sizes.items())},
         "seconds": time.time() - started,
+        "step_seconds": stepping,
     }
     with open(args.metrics_out, "w") as out:
         json.dump(json_safe(metrics), out, indent=2, allow_nan=False)

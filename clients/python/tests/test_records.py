@@ -4,10 +4,11 @@ import struct
 import unittest
 
 import numpy as np
+from confluent_kafka import TIMESTAMP_CREATE_TIME, TIMESTAMP_NOT_AVAILABLE
 
 from piper_feed.records import AssignmentRecord, FeedError, decode_rows, decode_vocab
 from piper_feed.train import Trainer, auc, json_safe, parse_args, split
-from piper_feed.feed import Batch
+from piper_feed.feed import Batch, _sent_ms
 
 import torch
 
@@ -15,9 +16,14 @@ import torch
 class Message:
     """The part of confluent_kafka.Message the decoders read."""
 
-    def __init__(self, value, headers, topic="rows", partition=0, offset=7):
+    def __init__(self, value, headers, topic="rows", partition=0, offset=7,
+                 timestamp=(TIMESTAMP_CREATE_TIME, 1234)):
         self._value, self._headers = value, [(k, v.encode("ascii")) for k, v in headers.items()]
         self._topic, self._partition, self._offset = topic, partition, offset
+        self._timestamp = timestamp
+
+    def timestamp(self):
+        return self._timestamp
 
     def value(self):
         return self._value
@@ -125,6 +131,28 @@ class RecordsTest(unittest.TestCase):
         self.assertEqual([w["rows"] for w in trainer.windows], [3, 4])
         self.assertEqual([w["freshness_p99_s"] for w in trainer.windows], [10.0, 6.0])
 
+    def test_a_window_holds_when_its_rows_were_written_read_and_trained(self):
+        args = parse_args(["--bootstrap-servers", "b", "--rows-topic", "r", "--metrics-out", "m",
+                           "--window-rows", "2"])
+        trainer = Trainer(args)
+        # input at 0 s; the stream wrote the block at 1 s, the feed read it at 3 s, trained at 4 s
+        block = Batch(labels=torch.tensor([0.0, 1.0]), dense=torch.zeros(2, 1),
+                      sparse=torch.zeros(2, 1, dtype=torch.int64), sparse_names=["C1"], lists={},
+                      epochs={"C1": 0}, table_sizes={("C1", 0): 1},
+                      timestamps_ms=np.array([0.0, 0.0]), source=("in", 0, 0), pipeline="p",
+                      received_ms=3000.0, written_ms=1000.0)
+        for part in split(block, 1):  # the mini-batches keep their block's times
+            trainer.step(part, now_ms=4000.0)
+        self.assertEqual(trainer.freshness, [4.0, 4.0])
+        self.assertEqual(trainer.delivery, [3.0, 3.0])
+        self.assertEqual(trainer.written, [1.0, 1.0])
+        self.assertEqual([(w["freshness_p99_s"], w["delivery_p99_s"]) for w in trainer.windows],
+                         [(4.0, 3.0)])
+
+    def test_a_rows_record_was_written_when_its_timestamp_says(self):
+        self.assertEqual(_sent_ms(rows_record()), 1234.0)
+        self.assertIsNone(_sent_ms(Message(b"", {}, timestamp=(TIMESTAMP_NOT_AVAILABLE, -1))))
+
     def test_metrics_are_standard_json(self):
         self.assertEqual(json_safe({"a": [float("nan"), 1.5], "b": float("inf"), "c": 2}),
                          {"a": [None, 1.5], "b": None, "c": 2})
@@ -141,6 +169,15 @@ class RecordsTest(unittest.TestCase):
     def test_auc_by_ranks(self):
         self.assertEqual(auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]), 0.75)
         self.assertEqual(auc([0.5, 0.5], [0, 1]), 0.5)
+
+    def test_auc_with_ties_is_the_pairwise_probability(self):
+        # AUC = P(positive scores above negative) + P(equal) / 2, counted over all pairs
+        rng = np.random.default_rng(11)
+        scores = np.round(rng.random(400), 1)  # eleven distinct scores: many ties
+        labels = rng.random(400) < 0.3
+        pos, neg = scores[labels], scores[~labels]
+        pairs = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+        self.assertAlmostEqual(auc(scores, labels), pairs / (len(pos) * len(neg)), places=12)
 
     def test_split_cuts_lists_at_row_boundaries(self):
         b = decode_rows(rows_record())

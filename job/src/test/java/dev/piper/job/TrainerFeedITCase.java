@@ -161,6 +161,17 @@ class TrainerFeedITCase {
         assertThat(best).as("best window AUC, Bayes AUC %.4f", bayes).isGreaterThan(bayes - 0.05);
         System.out.println("trainer windows: " + one.get("windows"));
         assertThat(one.get("freshness_p99_s").asDouble())
+                .as(
+                        "freshness p99 (written by the stream p50 %.2f s p99 %.2f s; read by the"
+                                + " trainer p50 %.2f s p99 %.2f s max %.2f s; trained max %.2f s;"
+                                + " windows %s)",
+                        one.get("written_p50_s").asDouble(),
+                        one.get("written_p99_s").asDouble(),
+                        one.get("delivery_p50_s").asDouble(),
+                        one.get("delivery_p99_s").asDouble(),
+                        one.get("delivery_max_s").asDouble(),
+                        one.get("freshness_max_s").asDouble(),
+                        one.get("windows"))
                 .isLessThanOrEqualTo(CHECKPOINTS.toSeconds() + 2.0);
         JsonNode rank0 = metrics("rank0");
         JsonNode rank1 = metrics("rank1");
@@ -175,12 +186,19 @@ class TrainerFeedITCase {
         assertThat(rank0.get("blocks").asLong() + rank1.get("blocks").asLong())
                 .isEqualTo(one.get("blocks").asLong());
         System.out.printf(
-                "trainer: Bayes AUC %.4f, best window %.4f, freshness p50 %.2f s p99 %.2f s;"
-                        + " workers %d + %d rows%n",
+                "trainer: Bayes AUC %.4f, best window %.4f, freshness p50 %.2f s p99 %.2f s"
+                        + " (written p50 %.2f s p99 %.2f s, read p50 %.2f s p99 %.2f s);"
+                        + " training %.1f s of %.1f s; workers %d + %d rows%n",
                 bayes,
                 best,
                 one.get("freshness_p50_s").asDouble(),
                 one.get("freshness_p99_s").asDouble(),
+                one.get("written_p50_s").asDouble(),
+                one.get("written_p99_s").asDouble(),
+                one.get("delivery_p50_s").asDouble(),
+                one.get("delivery_p99_s").asDouble(),
+                one.get("step_seconds").asDouble(),
+                one.get("seconds").asDouble(),
                 rank0.get("rows").asLong(),
                 rank1.get("rows").asLong());
     }
