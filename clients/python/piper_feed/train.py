@@ -256,6 +256,9 @@ def split(batch, size):
             timestamps_ms=None if batch.timestamps_ms is None else batch.timestamps_ms[start:end],
             source=batch.source, pipeline=batch.pipeline, received_ms=batch.received_ms,
             written_ms=batch.written_ms,
+            # Hotline's flags are per row; the working parameters are the block's (a superset)
+            popular=None if batch.popular is None else batch.popular[start:end],
+            working=batch.working,
             # the block's reused rows start afresh once, before its first mini-batch
             reused=batch.reused if start == 0 else None)
 

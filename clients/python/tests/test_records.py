@@ -243,6 +243,22 @@ class HotlineRecordsTest(unittest.TestCase):
         self.assertEqual(rest.lists["C2"][1].tolist(), [0, 0])
         self.assertEqual(popular.rows + rest.rows, batch.rows)
 
+    def test_mini_batches_of_a_split_block_keep_their_rows_flags(self):
+        b = decode_rows(split_record())
+        batch = Batch(
+            labels=torch.from_numpy(b.labels.astype(np.float32)),
+            dense=torch.from_numpy(b.dense), sparse=torch.from_numpy(b.sparse),
+            sparse_names=b.sparse_names,
+            lists={n: (torch.from_numpy(v), torch.from_numpy(o)) for n, (v, o) in b.lists.items()},
+            epochs=b.epochs, table_sizes={}, timestamps_ms=b.row_timestamps_ms(),
+            source=("in", 3, 12), pipeline="", popular=torch.from_numpy(b.popular),
+            working={n: torch.from_numpy(w) for n, w in b.working.items()})
+        first, second = split(batch, 1)
+        self.assertEqual(first.popular.tolist(), [True])
+        self.assertEqual(second.popular.tolist(), [False])
+        self.assertEqual(second.split()[1].sparse.tolist(), [[8]])  # the non-popular row
+        self.assertEqual(second.working["C1"].tolist(), [8])  # the block's working parameters
+
     def test_hot_set_records(self):
         from piper_feed.records import decode_hot_set, is_hot_set
         m = Message(b'{"window":2,"first_row":60,"entries":1,"tracker_capture":1.0,'
