@@ -263,6 +263,21 @@ def split(batch, size):
             reused=batch.reused if start == 0 else None)
 
 
+def progress(trainer, stepping):
+    """The periodic report: rows, the last window's AUC and freshness, and how fast the steps
+    train (once that nears the feed's rate, rows queue and freshness grows)."""
+    text = f"train: {trainer.rows:,} rows"
+    if trainer.windows:
+        last = trainer.windows[-1]
+        text += f", window AUC {last['auc']:.4f}"
+        if last["freshness_p99_s"] == last["freshness_p99_s"]:  # not NaN: rows had timestamps
+            text += (f", freshness p99 {last['freshness_p99_s']:.2f} s"
+                     f" (read {last['delivery_p99_s']:.2f} s)")
+    if stepping > 0:
+        text += f", training {trainer.rows / stepping:,.0f} rows/s"
+    return text
+
+
 def percentile(values, q):
     return float(np.percentile(np.asarray(values), q)) if values else float("nan")
 
@@ -309,6 +324,8 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
+    # One thread: a step is many small operators, and a second thread halved the steps' speed
+    # (54-57k rows/s against 28k on the 2-vCPU machine of docs/ONLINE.md, idle otherwise).
     torch.set_num_threads(1)
     trainer = Trainer(args)
     started = time.time()
@@ -327,9 +344,7 @@ def main(argv=None):
                 trainer.step(batch, before * 1000.0)
                 stepping += time.time() - before
             if time.time() - last_report > 5:
-                last = trainer.windows[-1] if trainer.windows else None
-                print(f"train: {trainer.rows:,} rows"
-                      + (f", window AUC {last['auc']:.4f}" if last else ""), file=sys.stderr)
+                print(progress(trainer, stepping), file=sys.stderr)
                 last_report = time.time()
             if args.max_rows is not None and trainer.rows >= args.max_rows:
                 break
@@ -365,6 +380,7 @@ def main(argv=None):
     last = trainer.windows[-1]["auc"] if trainer.windows else math.nan
     print(f"train: {trainer.rows:,} rows in {metrics['seconds']:.1f} s, last window AUC {last:.4f},"
           f" freshness p50 {metrics['freshness_p50_s']:.2f} s p99 {metrics['freshness_p99_s']:.2f} s"
+          f" (read p99 {metrics['delivery_p99_s']:.2f} s), {stepping:.1f} s training"
           f" -> {args.metrics_out}", file=sys.stderr)
     return 0
 

@@ -7,7 +7,7 @@ import numpy as np
 from confluent_kafka import TIMESTAMP_CREATE_TIME, TIMESTAMP_NOT_AVAILABLE
 
 from piper_feed.records import AssignmentRecord, FeedError, decode_rows, decode_vocab
-from piper_feed.train import Trainer, auc, json_safe, parse_args, split
+from piper_feed.train import Trainer, auc, json_safe, parse_args, progress, split
 from piper_feed.feed import Batch, _sent_ms
 
 import torch
@@ -148,6 +148,20 @@ class RecordsTest(unittest.TestCase):
         self.assertEqual(trainer.written, [1.0, 1.0])
         self.assertEqual([(w["freshness_p99_s"], w["delivery_p99_s"]) for w in trainer.windows],
                          [(4.0, 3.0)])
+
+    def test_the_progress_line_says_how_fresh_and_how_fast(self):
+        args = parse_args(["--bootstrap-servers", "b", "--rows-topic", "r", "--metrics-out", "m",
+                           "--window-rows", "2"])
+        trainer = Trainer(args)
+        self.assertEqual(progress(trainer, 0.0), "train: 0 rows")
+        trainer.step(Batch(labels=torch.tensor([0.0, 1.0]), dense=torch.zeros(2, 1),
+                           sparse=torch.zeros(2, 1, dtype=torch.int64), sparse_names=["C1"],
+                           lists={}, epochs={"C1": 0}, table_sizes={("C1", 0): 1},
+                           timestamps_ms=np.array([0.0, 0.0]), source=("in", 0, 0),
+                           pipeline="p", received_ms=1500.0), now_ms=2000.0)
+        self.assertEqual(progress(trainer, 0.5),
+                         "train: 2 rows, window AUC 0.5000, freshness p99 2.00 s (read 1.50 s),"
+                         " training 4 rows/s")
 
     def test_a_rows_record_was_written_when_its_timestamp_says(self):
         self.assertEqual(_sent_ms(rows_record()), 1234.0)
