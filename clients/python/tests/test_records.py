@@ -223,6 +223,19 @@ def split_record():
     return m
 
 
+def split_batch():
+    """split_record() as the feed yields it: a Batch with Hotline's flags and working parameters."""
+    b = decode_rows(split_record())
+    return Batch(
+        labels=torch.from_numpy(b.labels.astype(np.float32)),
+        dense=torch.from_numpy(b.dense), sparse=torch.from_numpy(b.sparse),
+        sparse_names=b.sparse_names,
+        lists={n: (torch.from_numpy(v), torch.from_numpy(o)) for n, (v, o) in b.lists.items()},
+        epochs=b.epochs, table_sizes={}, timestamps_ms=b.row_timestamps_ms(),
+        source=("in", 3, 12), pipeline="", popular=torch.from_numpy(b.popular),
+        working={n: torch.from_numpy(w) for n, w in b.working.items()})
+
+
 class HotlineRecordsTest(unittest.TestCase):
 
     def test_rows_with_a_split_carry_flags_and_working_parameters(self):
@@ -240,15 +253,7 @@ class HotlineRecordsTest(unittest.TestCase):
             decode_rows(m)
 
     def test_micro_batches_hold_the_popular_and_the_non_popular_rows(self):
-        b = decode_rows(split_record())
-        batch = Batch(
-            labels=torch.from_numpy(b.labels.astype(np.float32)),
-            dense=torch.from_numpy(b.dense), sparse=torch.from_numpy(b.sparse),
-            sparse_names=b.sparse_names,
-            lists={n: (torch.from_numpy(v), torch.from_numpy(o)) for n, (v, o) in b.lists.items()},
-            epochs=b.epochs, table_sizes={}, timestamps_ms=b.row_timestamps_ms(),
-            source=("in", 3, 12), pipeline="", popular=torch.from_numpy(b.popular),
-            working={n: torch.from_numpy(w) for n, w in b.working.items()})
+        batch = split_batch()
         popular, rest = batch.split()
         self.assertEqual(popular.sparse.tolist(), [[9]])
         self.assertEqual(rest.sparse.tolist(), [[8]])
@@ -258,15 +263,7 @@ class HotlineRecordsTest(unittest.TestCase):
         self.assertEqual(popular.rows + rest.rows, batch.rows)
 
     def test_mini_batches_of_a_split_block_keep_their_rows_flags(self):
-        b = decode_rows(split_record())
-        batch = Batch(
-            labels=torch.from_numpy(b.labels.astype(np.float32)),
-            dense=torch.from_numpy(b.dense), sparse=torch.from_numpy(b.sparse),
-            sparse_names=b.sparse_names,
-            lists={n: (torch.from_numpy(v), torch.from_numpy(o)) for n, (v, o) in b.lists.items()},
-            epochs=b.epochs, table_sizes={}, timestamps_ms=b.row_timestamps_ms(),
-            source=("in", 3, 12), pipeline="", popular=torch.from_numpy(b.popular),
-            working={n: torch.from_numpy(w) for n, w in b.working.items()})
+        batch = split_batch()
         first, second = split(batch, 1)
         self.assertEqual(first.popular.tolist(), [True])
         self.assertEqual(second.popular.tolist(), [False])
