@@ -25,6 +25,7 @@ flag per row) and ``working`` (per column, the non-hot indices its non-popular r
 every window's hot set read so far (the embedding rows to keep in GPU memory).
 """
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -72,16 +73,13 @@ class Batch:
             torch.cumsum(lengths, 0, out=new_offsets[1:])
             picked = [values[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
             lists[name] = (torch.cat(picked) if picked else values[:0], new_offsets)
-        return Batch(
-            labels=self.labels[index], dense=self.dense[index], sparse=self.sparse[index],
-            sparse_names=self.sparse_names, lists=lists, epochs=self.epochs,
-            table_sizes=self.table_sizes,
+        # the per-row fields picked; every other field is the block's
+        return dataclasses.replace(
+            self, labels=self.labels[index], dense=self.dense[index], sparse=self.sparse[index],
+            lists=lists,
             timestamps_ms=None if self.timestamps_ms is None
             else self.timestamps_ms[index.numpy()],
-            source=self.source, pipeline=self.pipeline,
-            popular=None if self.popular is None else self.popular[index],
-            working=self.working, reused=self.reused, received_ms=self.received_ms,
-            written_ms=self.written_ms)
+            popular=None if self.popular is None else self.popular[index])
 
     def split(self):
         """Hotline's micro-batches: (popular rows, non-popular rows); needs a split feed."""

@@ -9,6 +9,7 @@ from a row's input record timestamp to the training step that used it.
 """
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -102,6 +103,14 @@ def logloss(probabilities, labels):
     p = np.clip(np.asarray(probabilities, dtype=np.float64), 1e-7, 1 - 1e-7)
     y = np.asarray(labels, dtype=np.float64)
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def row_ages(batch, at_ms):
+    """Each row's age at ``at_ms`` (seconds since its input record's timestamp), or None if the
+    rows have no timestamps or the time is unknown."""
+    if batch.timestamps_ms is None or at_ms is None:
+        return None
+    return ((at_ms - batch.timestamps_ms) / 1000.0).tolist()
 
 
 def shape_of(batch):
@@ -199,20 +208,13 @@ class Trainer:
             loss.backward()
             self.dense_opt.step()
             self.sparse_opt.step()
-        if batch.timestamps_ms is not None:
-            ages = ((now_ms - batch.timestamps_ms) / 1000.0).tolist()
-            self.freshness.extend(ages)
-            self.window[2].extend(ages)
-        else:
-            self.window[2].extend([None] * batch.rows)
-        if batch.timestamps_ms is not None and batch.received_ms is not None:
-            delivered = ((batch.received_ms - batch.timestamps_ms) / 1000.0).tolist()
-            self.delivery.extend(delivered)
-            self.window[3].extend(delivered)
-        else:
-            self.window[3].extend([None] * batch.rows)
-        if batch.timestamps_ms is not None and batch.written_ms is not None:
-            self.written.extend(((batch.written_ms - batch.timestamps_ms) / 1000.0).tolist())
+        for at_ms, kept, column in ((now_ms, self.freshness, 2),
+                                    (batch.received_ms, self.delivery, 3),
+                                    (batch.written_ms, self.written, None)):
+            ages = row_ages(batch, at_ms)
+            kept.extend(ages or [])
+            if column is not None:
+                self.window[column].extend(ages or [None] * batch.rows)
         self.rows += batch.rows
         while len(self.window[0]) >= self.args.window_rows:
             self._close_window(self.args.window_rows)
@@ -249,16 +251,13 @@ def split(batch, size):
         lists = {}
         for name, (values, offsets) in batch.lists.items():
             lists[name] = (values[offsets[start]: offsets[end]], offsets[start: end + 1] - offsets[start])
-        yield type(batch)(
-            labels=batch.labels[start:end], dense=batch.dense[start:end],
-            sparse=batch.sparse[start:end], sparse_names=batch.sparse_names, lists=lists,
-            epochs=batch.epochs, table_sizes=batch.table_sizes,
+        # the per-row fields cut; every other field (the working parameters too, a superset)
+        # is the block's
+        yield dataclasses.replace(
+            batch, labels=batch.labels[start:end], dense=batch.dense[start:end],
+            sparse=batch.sparse[start:end], lists=lists,
             timestamps_ms=None if batch.timestamps_ms is None else batch.timestamps_ms[start:end],
-            source=batch.source, pipeline=batch.pipeline, received_ms=batch.received_ms,
-            written_ms=batch.written_ms,
-            # Hotline's flags are per row; the working parameters are the block's (a superset)
             popular=None if batch.popular is None else batch.popular[start:end],
-            working=batch.working,
             # the block's reused rows start afresh once, before its first mini-batch
             reused=batch.reused if start == 0 else None)
 
@@ -270,7 +269,7 @@ def progress(trainer, stepping):
     if trainer.windows:
         last = trainer.windows[-1]
         text += f", window AUC {last['auc']:.4f}"
-        if last["freshness_p99_s"] == last["freshness_p99_s"]:  # not NaN: rows had timestamps
+        if not math.isnan(last["freshness_p99_s"]):  # the rows had timestamps
             text += (f", freshness p99 {last['freshness_p99_s']:.2f} s"
                      f" (read {last['delivery_p99_s']:.2f} s)")
     if stepping > 0:
