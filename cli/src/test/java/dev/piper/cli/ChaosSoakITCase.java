@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -71,12 +70,6 @@ class ChaosSoakITCase {
 
     @TempDir Path tmp;
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
     private static long rssKb(long pid) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
@@ -124,10 +117,10 @@ class ChaosSoakITCase {
         LocalFlinkCluster cluster =
                 new LocalFlinkCluster(
                         dir.resolve("cluster"), LocalFlinkCluster.classpathFile(home));
-        int kafkaPort = freePort();
-        int controllerPort = freePort();
+        int kafkaPort = TestPorts.free();
+        int controllerPort = TestPorts.free();
         LocalFlinkCluster.Settings settings =
-                LocalFlinkCluster.Settings.defaults().withPorts(freePort(), freePort());
+                LocalFlinkCluster.Settings.defaults().withPorts(TestPorts.free(), TestPorts.free());
         Path samples = dir.resolve("soak.tsv");
         Path summary = dir.resolve("soak-summary.txt");
         try (PrintWriter tsv = new PrintWriter(Files.newBufferedWriter(samples))) {

@@ -19,7 +19,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,9 +82,9 @@ class ClusterITCase {
         // two TaskManagers of one slot each: a job at parallelism 2 runs on both
         LocalFlinkCluster.Settings settings =
                 LocalFlinkCluster.Settings.defaults()
-                        .withPorts(freePort(), freePort())
+                        .withPorts(TestPorts.free(), TestPorts.free())
                         .withTaskManagers(2, 1)
-                        .withMetricsPort(freePorts(3));
+                        .withMetricsPort(TestPorts.consecutive(3));
         try {
             rest = cluster.start(settings, Duration.ofMinutes(2), QUIET).restUrl();
         } catch (RuntimeException | IOException e) {
@@ -459,30 +458,5 @@ class ClusterITCase {
 
     private static Path home() {
         return Path.of(System.getProperty("piper.home"));
-    }
-
-    /** The first of {@code n} consecutive free ports. */
-    private static int freePorts(int n) throws IOException {
-        for (int attempt = 0; ; attempt++) {
-            int first = freePort();
-            boolean free = first + n - 1 <= 65535;
-            for (int p = first + 1; free && p < first + n; p++) {
-                try (ServerSocket s = new ServerSocket(p)) {
-                    s.setReuseAddress(true);
-                } catch (IOException e) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return first;
-            }
-            assertThat(attempt).as("%d consecutive free ports", n).isLessThan(100);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.cli.local.LocalKafka;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -49,12 +48,6 @@ class LocalKafkaITCase {
     void stopBroker() throws Exception {
         if (broker != null) {
             broker.stop(Duration.ofSeconds(30));
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 
@@ -109,8 +102,8 @@ class LocalKafkaITCase {
     @Test
     void startsServesTransactionsStopsAndKeepsItsDataAcrossARestart() throws Exception {
         broker = broker();
-        int port = freePort();
-        int controller = freePort();
+        int port = TestPorts.free();
+        int controller = TestPorts.free();
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
         PrintStream log = new PrintStream(progress, true, StandardCharsets.UTF_8);
 
@@ -148,8 +141,8 @@ class LocalKafkaITCase {
         broker = broker();
         LocalKafka.Running running =
                 broker.start(
-                        freePort(),
-                        freePort(),
+                        TestPorts.free(),
+                        TestPorts.free(),
                         "512m",
                         TIMEOUT,
                         new PrintStream(new ByteArrayOutputStream()));
@@ -199,7 +192,7 @@ class LocalKafkaITCase {
                             () ->
                                     broker.start(
                                             port,
-                                            freePort(),
+                                            TestPorts.free(),
                                             "512m",
                                             TIMEOUT,
                                             new PrintStream(new ByteArrayOutputStream())))

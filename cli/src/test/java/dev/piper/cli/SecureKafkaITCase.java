@@ -8,7 +8,6 @@ import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -125,11 +124,11 @@ class SecureKafkaITCase {
         security = new LocalKafka.Security(keyStore, trustStore, STORE_PASSWORD, users);
         Path home = Path.of(System.getProperty("piper.home"));
         broker = new LocalKafka(tmp.resolve("kafka"), LocalKafka.classpathFile(home));
-        int port = freePort();
+        int port = TestPorts.free();
         bootstrap =
                 broker.start(
                                 port,
-                                freePort(),
+                                TestPorts.free(),
                                 "512m",
                                 Duration.ofSeconds(120),
                                 new java.io.PrintStream(OutputStream.nullOutputStream()),
@@ -177,12 +176,6 @@ class SecureKafkaITCase {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor()).as("keytool %s: %s", args[0], out).isZero();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 
     /** A client properties file for {@code user}, as a user would pass it. */
