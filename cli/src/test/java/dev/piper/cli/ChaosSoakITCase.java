@@ -119,8 +119,12 @@ class ChaosSoakITCase {
                         dir.resolve("cluster"), LocalFlinkCluster.classpathFile(home));
         int kafkaPort = TestPorts.free();
         int controllerPort = TestPorts.free();
+        // its own metrics ports too: the defaults' 9249 and 9250 are the README's, which
+        // ReadmeITCase's cluster takes when the two run at once
         LocalFlinkCluster.Settings settings =
-                LocalFlinkCluster.Settings.defaults().withPorts(TestPorts.free(), TestPorts.free());
+                LocalFlinkCluster.Settings.defaults()
+                        .withPorts(TestPorts.free(), TestPorts.free())
+                        .withMetricsPort(TestPorts.consecutive(2));
         Path samples = dir.resolve("soak.tsv");
         Path summary = dir.resolve("soak-summary.txt");
         try (PrintWriter tsv = new PrintWriter(Files.newBufferedWriter(samples))) {
