@@ -26,6 +26,7 @@ every window's hot set read so far (the embedding rows to keep in GPU memory).
 """
 
 import dataclasses
+import sys
 import time
 from dataclasses import dataclass
 
@@ -105,9 +106,29 @@ def _consumer(bootstrap, group, extra):
         "auto.offset.reset": "earliest",
         "fetch.max.bytes": 64 << 20,
         "max.partition.fetch.bytes": 16 << 20,
+        # never make the broker create a topic the stream has not created yet (with its defaults)
+        "allow.auto.create.topics": False,
     }
     conf.update(extra or {})
     return Consumer(conf)
+
+
+def _await_topic(consumer, name, kind, bootstrap, deadline, report_s=10.0):
+    """The metadata of topic ``name`` once it exists; a FeedError naming it at ``deadline``."""
+    last_report = time.monotonic()
+    while True:
+        metadata = consumer.list_topics(name, timeout=30).topics.get(name)
+        if metadata is not None and metadata.error is None and metadata.partitions:
+            return metadata
+        now = time.monotonic()
+        if now >= deadline:
+            raise FeedError(f"{kind} topic {name} does not exist on {bootstrap}: is 'piper stream'"
+                            " running with it? It creates the topic as it starts")
+        if now - last_report >= report_s:
+            print(f"feed: waiting for {kind} topic {name} to be created by the stream",
+                  file=sys.stderr, flush=True)
+            last_report = now
+        time.sleep(0.25)
 
 
 class RowsFeed:
@@ -123,10 +144,10 @@ class RowsFeed:
         self.vocab_timeout_s = vocab_timeout_s
         group = f"piper-feed-{rows_topic}-{rank}-of-{world}"
         self._rows = _consumer(bootstrap_servers, group, kafka_config)
-        metadata = self._rows.list_topics(rows_topic, timeout=30)
-        topic = metadata.topics.get(rows_topic)
-        if topic is None or topic.error is not None or not topic.partitions:
-            raise FeedError(f"rows topic {rows_topic} does not exist on {bootstrap_servers}")
+        # The feed may start before the stream that creates its topics: wait for them, as long
+        # as it waits for records.
+        deadline = time.monotonic() + idle_timeout_s
+        topic = _await_topic(self._rows, rows_topic, "rows", bootstrap_servers, deadline)
         self.partitions = sorted(p for p in topic.partitions if p % world == rank)
         self._rows.assign([TopicPartition(rows_topic, p, OFFSET_BEGINNING)
                            for p in self.partitions])
@@ -134,9 +155,8 @@ class RowsFeed:
         self.table_sizes = {}
         if vocab_topic is not None:
             self._vocab = _consumer(bootstrap_servers, group + "-vocab", kafka_config)
-            vmeta = self._vocab.list_topics(vocab_topic, timeout=30).topics.get(vocab_topic)
-            if vmeta is None or vmeta.error is not None or not vmeta.partitions:
-                raise FeedError(f"vocabulary topic {vocab_topic} does not exist")
+            vmeta = _await_topic(self._vocab, vocab_topic, "vocabulary", bootstrap_servers,
+                                 deadline)
             self._vocab.assign([TopicPartition(vocab_topic, p, OFFSET_BEGINNING)
                                 for p in vmeta.partitions])
         self.hot_sets = {}  # window -> HotSetRecord, from the vocabulary topic

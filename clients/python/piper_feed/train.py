@@ -304,7 +304,8 @@ def parse_args(argv):
     p.add_argument("--vocab-topic", help="the stream's --vocab-topic (tables grow as it says)")
     p.add_argument("--max-rows", type=int, help="stop after training on this many rows")
     p.add_argument("--idle-timeout", type=float, default=30.0,
-                   help="stop when no record arrived for this many seconds (default 30)")
+                   help="stop when no record arrived for this many seconds, and wait as long"
+                        " for topics the stream has not created yet (default 30)")
     p.add_argument("--metrics-out", required=True, help="JSON file to write the metrics to")
     p.add_argument("--rank", type=int, default=0, help="this worker's rank (default 0)")
     p.add_argument("--world", type=int, default=1,

@@ -64,7 +64,9 @@ final class ConsumeCommand implements Callable<Integer> {
             paramLabel = "SECONDS",
             defaultValue = "10",
             description =
-                    "Stop once no record has arrived for this long (default: ${DEFAULT-VALUE}).")
+                    "Stop once no record has arrived for this long, and wait this long for"
+                            + " topics the stream has not created yet (default:"
+                            + " ${DEFAULT-VALUE}).")
     int timeout;
 
     @Option(

@@ -149,8 +149,22 @@ public final class PiperCli implements Runnable {
         if (root != e && !top.contains(text(root))) {
             top += " (cause: " + root.getClass().getSimpleName() + ": " + text(root) + ")";
         }
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof OutOfMemoryError) {
+                top += OUT_OF_MEMORY;
+                break;
+            }
+        }
         return top.replace('\n', ' ');
     }
+
+    /** What to do about a JVM that ran out of memory, after the error's own words. */
+    static final String OUT_OF_MEMORY =
+            "; the JVM ran out of memory (heap: "
+                    + Runtime.getRuntime().maxMemory() / (1 << 20)
+                    + " MiB): give it more with PIPER_JAVA_OPTS=-Xmx8g (bin/piper), or keep the"
+                    + " vocabularies out of the heap with --state-backend rocksdb"
+                    + " (docs/OPERATIONS.md, \"Memory\")";
 
     private static String text(Throwable e) {
         if (e instanceof java.nio.file.FileSystemException f && f.getReason() == null) {

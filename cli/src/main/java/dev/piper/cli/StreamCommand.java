@@ -101,12 +101,23 @@ final class StreamCommand implements Callable<Integer> {
     String outputTopic;
 
     @Option(
+            names = "--input-wait",
+            paramLabel = "DURATION",
+            defaultValue = "2min",
+            description =
+                    "How long to wait for input topics that do not exist yet (the stream may start"
+                            + " before its producer) before failing (default: ${DEFAULT-VALUE}).")
+    String inputWait;
+
+    @Option(
             names = "--output-partitions",
             paramLabel = "N",
             description =
                     "Partitions of a rows topic the stream creates (default: the input topic's):"
                             + " block b of input partition p goes to partition (p + b) mod N, so"
-                            + " N trainer workers each read a share (docs/SEMANTICS.md).")
+                            + " N trainer workers each read a share (docs/SEMANTICS.md). An"
+                            + " existing rows topic with another count is refused; name its"
+                            + " count here to use it as it is.")
     Integer outputPartitions;
 
     @Option(
@@ -204,6 +215,16 @@ final class StreamCommand implements Callable<Integer> {
                             + " --from-savepoint, the Kubernetes operator's on an upgrade) comes"
                             + " first.")
     Path fromSavepoint;
+
+    @Option(
+            names = "--start-over",
+            description =
+                    "Start from --start-from without restoring any snapshot in --checkpoint-dir,"
+                            + " even though it has served a stream before. Without it, a"
+                            + " directory whose stream committed output but whose snapshots are"
+                            + " gone or damaged is refused: starting over commits that output a"
+                            + " second time. Use it with new output topics.")
+    boolean startOver;
 
     @Option(
             names = "--until-idle",
@@ -398,6 +419,7 @@ final class StreamCommand implements Callable<Integer> {
         }
         conf.set(StreamOptions.BLOCK_LINES, blockLines);
         conf.set(StreamOptions.LINGER, lingerTime);
+        conf.set(StreamOptions.INPUT_WAIT, duration("--input-wait", inputWait));
         conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers(spec.commandLine()));
         Optional.ofNullable(outputTopic).ifPresent(t -> conf.set(StreamOptions.OUTPUT_TOPIC, t));
         Optional.ofNullable(outputPartitions)
@@ -455,8 +477,13 @@ final class StreamCommand implements Callable<Integer> {
             CheckpointDirectory.checkReadable(fromSavepoint.toAbsolutePath());
             Streaming.restoreFrom(conf, fromSavepoint.toAbsolutePath(), false);
             err.printf("stream: restoring %s%n", fromSavepoint);
+        } else if (startOver) {
+            err.printf(
+                    "stream: --start-over: not restoring any snapshot in %s; starting from %s%n",
+                    dir, startFrom);
         } else {
             Optional<Path> latest = CheckpointDirectory.latestSnapshot(dir);
+            refuseLost(dir, latest);
             if (latest.isPresent()) {
                 CheckpointDirectory.checkReadable(latest.get()); // before pruning the others
                 Streaming.restoreFrom(conf, latest.get(), true);
@@ -465,7 +492,7 @@ final class StreamCommand implements Callable<Integer> {
                     err.printf("stream: removed superseded snapshot %s%n", old);
                 }
             } else {
-                err.printf("stream: no snapshot in %s; starting from %s%n", dir, startFrom);
+                fresh = true;
             }
         }
         StreamPipelines pipelines;
@@ -492,6 +519,30 @@ final class StreamCommand implements Callable<Integer> {
             }
         }
         kafka.connect(spec.commandLine()); // the arguments are checked: now the broker must answer
+        StreamTopics.awaitInputs(conf, err);
+        if (fresh) {
+            long committed = StreamTopics.committedInput(conf);
+            if (committed > 0) {
+                throw new IllegalStateException(
+                        "--checkpoint-dir "
+                                + dir
+                                + " holds no snapshot to resume from, but consumer group "
+                                + StreamOptions.groupId(conf)
+                                + " has committed "
+                                + String.format("%,d", committed)
+                                + " input records: a stream on this directory committed their"
+                                + " output, and its snapshots are gone. Starting from "
+                                + startFrom
+                                + " would commit that output a second time. Restore a snapshot"
+                                + " kept elsewhere with --from-savepoint, or start over into"
+                                + " new output topics with --start-over (docs/OPERATIONS.md,"
+                                + " \"Damaged checkpoint directories\")");
+            }
+            err.printf(
+                    "stream: no snapshot in %s and no input committed by group %s; starting"
+                            + " from %s%n",
+                    dir, StreamOptions.groupId(conf), startFrom);
+        }
         StreamTopics.prepareTopics(conf, err);
         if (onCluster) {
             JobID id = OnCluster.submit(Streaming.job(conf)::build, conf, JobNames.stream(conf));
@@ -512,6 +563,41 @@ final class StreamCommand implements Callable<Integer> {
                         r.seconds(),
                         r.savepoint().map(p -> "; savepoint " + p).orElse(""));
         return 0;
+    }
+
+    /** Whether no snapshot is restored: the run starts from --start-from, if nothing forbids. */
+    private boolean fresh;
+
+    /**
+     * Refuses to resume when a snapshot newer than {@code latest} completed once (this program
+     * sealed it) but lost its {@code _metadata}: resuming from an older one, or from nothing, would
+     * commit the output after it a second time.
+     */
+    private static void refuseLost(Path dir, Optional<Path> latest) throws IOException {
+        List<Path> lost = CheckpointDirectory.lostSnapshots(dir, latest);
+        if (!lost.isEmpty()) {
+            throw new IllegalStateException(
+                    "the snapshot "
+                            + lost.get(lost.size() - 1)
+                            + " completed (it is sealed) but its _metadata is gone, so it cannot"
+                            + " be restored, and "
+                            + latest.map(p -> "resuming from the older " + p)
+                                    .orElse("starting from the beginning")
+                            + " would commit the output after it a second time. Either put"
+                            + " back a copy of its _metadata; or "
+                            + latest.map(
+                                            p ->
+                                                    "move it away to resume from "
+                                                            + p
+                                                            + ", accepting that readers see the"
+                                                            + " rows committed after that"
+                                                            + " twice; or ")
+                                    .orElse(
+                                            "restore a snapshot kept elsewhere with"
+                                                    + " --from-savepoint; or ")
+                            + "start over into new output topics with --start-over"
+                            + " (docs/OPERATIONS.md, \"Damaged checkpoint directories\")");
+        }
     }
 
     /** Puts the --pipeline specs into {@code conf}, refusing options they replace. */

@@ -41,6 +41,57 @@ public final class CheckpointDirectory {
     private CheckpointDirectory() {}
 
     /**
+     * What a user can do about a snapshot that cannot be restored. The directory keeps the two
+     * newest checkpoints ({@link Streaming#RETAINED_CHECKPOINTS}), so there is usually an earlier
+     * one; but if the damaged one had completed, its output is committed, and resuming before it
+     * writes that output again.
+     */
+    static final String WAYS_OUT =
+            "Either move the damaged snapshot directory away, and the next run resumes from the"
+                    + " newest one left (or name one with --from-savepoint): the output committed"
+                    + " after that one is written again, so readers see those rows twice; or start"
+                    + " over into new output topics with --start-over (docs/OPERATIONS.md,"
+                    + " \"Damaged checkpoint directories\")";
+
+    /**
+     * The snapshots in {@code checkpointDir} newer than {@code latest} (or all, if empty) that were
+     * complete once (this program sealed them, {@link #seal}) but whose {@code _metadata} is gone.
+     * An interrupted checkpoint has no {@code _metadata} either, but was never sealed; a sealed one
+     * without it was removed or lost after it completed, and its output is committed, so resuming
+     * from an older snapshot, or from nothing, would commit that output a second time.
+     */
+    public static List<Path> lostSnapshots(Path checkpointDir, Optional<Path> latest)
+            throws IOException {
+        FileTime after =
+                latest.isPresent()
+                        ? Files.getLastModifiedTime(latest.get().resolve(METADATA))
+                        : FileTime.fromMillis(Long.MIN_VALUE);
+        List<Path> lost = new ArrayList<>();
+        for (String sub : List.of(CHECKPOINTS, SAVEPOINTS)) {
+            Path root = checkpointDir.resolve(sub);
+            if (!Files.isDirectory(root)) {
+                continue;
+            }
+            try (Stream<Path> walk = Files.walk(root, 2)) {
+                for (Path seal :
+                        walk.filter(p -> p.getFileName().toString().endsWith(SEAL))
+                                .sorted()
+                                .toList()) {
+                    String name = seal.getFileName().toString();
+                    Path snapshot =
+                            seal.resolveSibling(name.substring(0, name.length() - SEAL.length()));
+                    if (Files.isDirectory(snapshot)
+                            && !Files.exists(snapshot.resolve(METADATA))
+                            && Files.getLastModifiedTime(seal).compareTo(after) > 0) {
+                        lost.add(snapshot);
+                    }
+                }
+            }
+        }
+        return lost;
+    }
+
+    /**
      * The most recent complete snapshot in {@code checkpointDir}: the newest {@code _metadata} of a
      * retained checkpoint ({@code checkpoints/<job>/chk-<n>}) or savepoint ({@code
      * savepoints/savepoint-...}). A checkpoint being written when the process died has no {@code
@@ -97,8 +148,8 @@ public final class CheckpointDirectory {
                             + " cannot be read ("
                             + e.getClass().getSimpleName()
                             + (e.getMessage() == null ? "" : ": " + e.getMessage())
-                            + "), so the snapshot is not restored: move it away to resume from"
-                            + " an earlier one, or name one with --from-savepoint",
+                            + "), so the snapshot is not restored. "
+                            + WAYS_OUT,
                     e);
         }
     }
@@ -225,8 +276,8 @@ public final class CheckpointDirectory {
                                     + problem
                                     + ", so the snapshot is damaged and not restored (seal "
                                     + seal
-                                    + "): move it away to resume from an earlier one, or name one"
-                                    + " with --from-savepoint");
+                                    + "). "
+                                    + WAYS_OUT);
                 }
             }
         } catch (IOException | RuntimeException e) {

@@ -50,6 +50,15 @@ public final class StreamOptions {
                                     + " partition (p + b) mod N, so N trainer workers each read"
                                     + " their share. An existing topic keeps its own.");
 
+    public static final ConfigOption<Duration> INPUT_WAIT =
+            ConfigOptions.key("piper.kafka.input-wait")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(2))
+                    .withDescription(
+                            "How long a starting stream waits for its input topics to be created"
+                                    + " (a stream may start before its producer) before it fails"
+                                    + " naming the missing ones.");
+
     public static final ConfigOption<Integer> ROWS_RECORD_LIMIT =
             ConfigOptions.key("piper.kafka.rows-record-limit")
                     .intType()

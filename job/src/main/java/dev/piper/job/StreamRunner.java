@@ -14,6 +14,7 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -52,6 +53,48 @@ public final class StreamRunner {
     }
 
     /**
+     * The cause of a failed stream job, to show on the terminal: the innermost cause, and, when the
+     * job failed because its restarts were used up ({@link Streaming#RESTART_ATTEMPTS} in a row), a
+     * sentence saying so, so that a permanent failure (a state file gone, a full disk) reads as one
+     * rather than as a single mishap.
+     */
+    static Exception failure(ExecutionException e) {
+        Exception root = EmbeddedRunner.rootCause(e);
+        for (Throwable t = e; t != null && t != t.getCause(); t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && m.startsWith("Recovery is suppressed")) {
+                return new IllegalStateException(
+                        "the job failed "
+                                + Streaming.RESTART_ATTEMPTS
+                                + " times in a row and stopped restarting (a failure that every"
+                                + " restart meets again); the last failure: "
+                                + root.getClass().getSimpleName()
+                                + ": "
+                                + root.getMessage(),
+                        root);
+            }
+        }
+        return root;
+    }
+
+    /**
+     * Where the run starts reading, as a sum of input offsets, for the count of records it read: a
+     * restored run resumes where its snapshot's checkpoint committed the group's offsets; a fresh
+     * one starts where {@link StreamOptions#START_FROM} says.
+     */
+    private static long startPosition(
+            Configuration conf, InputProbe probe, InputProbe.Position first) {
+        if (conf.getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent()) {
+            return first.committed();
+        }
+        return switch (conf.get(StreamOptions.START_FROM)) {
+            case earliest -> probe.earliest();
+            case latest -> first.end();
+            case committed -> first.committed();
+        };
+    }
+
+    /**
      * Runs {@code job} with {@code conf} until it ends: never for an endless stream, or, with
      * {@code untilIdle}, once no input record has arrived for that long and the job has consumed
      * every record (as of a completed checkpoint); it then stops with a savepoint, which commits
@@ -74,7 +117,7 @@ public final class StreamRunner {
             long lastChange = System.nanoTime();
             long lastReport = System.nanoTime();
             long lastCommitted = first.committed();
-            long startCommitted = first.committed();
+            long startCommitted = startPosition(conf, probe, first);
             while (true) {
                 try {
                     result.get(POLL.toMillis(), TimeUnit.MILLISECONDS);
@@ -85,7 +128,7 @@ public final class StreamRunner {
                 } catch (TimeoutException e) {
                     // still running
                 } catch (ExecutionException e) {
-                    throw EmbeddedRunner.rootCause(e);
+                    throw failure(e);
                 }
                 seal(conf, progress);
                 InputProbe.Position at;
@@ -131,7 +174,7 @@ public final class StreamRunner {
                     try {
                         result.get(2, TimeUnit.MINUTES);
                     } catch (ExecutionException e) {
-                        throw EmbeddedRunner.rootCause(e);
+                        throw failure(e);
                     }
                     progress.printf("stream: savepoint %s%n", savepoint);
                     seal(conf, progress);

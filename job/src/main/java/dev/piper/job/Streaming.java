@@ -38,19 +38,55 @@ public final class Streaming {
     }
 
     /**
+     * How often a stream restarts after failures that follow each other with no stretch of steady
+     * running in between ({@link #RESTART_QUIET}) before it gives up and fails with the last cause.
+     * A transient fault (a broker restarted, a TaskManager lost) costs one to three restarts; a
+     * permanent one (a state file gone, a full checkpoint disk) fails every attempt and ends the
+     * run within about a minute instead of restarting for ever.
+     */
+    public static final int RESTART_ATTEMPTS = 6;
+
+    /** The first restart's delay; each next one doubles it, up to {@link #RESTART_MAX_DELAY}. */
+    static final Duration RESTART_DELAY = Duration.ofSeconds(1);
+
+    static final Duration RESTART_MAX_DELAY = Duration.ofSeconds(8);
+
+    /**
+     * Steady running after which the count of restarts starts again: at least 30 s, and more than
+     * two checkpoint intervals, so that a checkpoint that fails every time (a full disk) is never
+     * mistaken for a recovery.
+     */
+    static Duration restartQuiet(Duration checkpointInterval) {
+        Duration twoIntervals = checkpointInterval.multipliedBy(2).plusSeconds(10);
+        return twoIntervals.compareTo(RESTART_QUIET) > 0 ? twoIntervals : RESTART_QUIET;
+    }
+
+    private static final Duration RESTART_QUIET = Duration.ofSeconds(30);
+
+    /**
      * The stream's own settings, on any cluster: exactly-once checkpoints every {@code interval}
-     * into {@code checkpointDir}/checkpoints (the latest one retained when the job stops or dies),
-     * savepoints into {@code checkpointDir}/savepoints, restarts with exponential delay.
+     * into {@code checkpointDir}/checkpoints (the latest two retained when the job stops or dies,
+     * so that a damaged newest one leaves an earlier one to fall back to), savepoints into {@code
+     * checkpointDir}/savepoints, restarts with exponential delay, at most {@link #RESTART_ATTEMPTS}
+     * in a row.
      */
     public static Configuration checkpointing(Path checkpointDir, Duration interval) {
         Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
         conf.set(
                 RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF,
-                Duration.ofMillis(500));
+                RESTART_DELAY);
         conf.set(
                 RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF,
-                Duration.ofSeconds(30));
+                RESTART_MAX_DELAY);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_JITTER_FACTOR, 0.1);
+        conf.set(
+                RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS,
+                RESTART_ATTEMPTS);
+        conf.set(
+                RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD,
+                restartQuiet(interval));
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, interval);
         conf.set(
                 CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
@@ -64,9 +100,12 @@ public final class Streaming {
         conf.set(
                 CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
                 ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-        conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1);
+        conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, RETAINED_CHECKPOINTS);
         return conf;
     }
+
+    /** Completed checkpoints kept: the newest and the one before it. */
+    public static final int RETAINED_CHECKPOINTS = 2;
 
     /**
      * Restores the run from {@code snapshot} (a checkpoint or savepoint directory). A snapshot of

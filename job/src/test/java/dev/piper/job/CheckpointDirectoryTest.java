@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -145,5 +146,40 @@ class CheckpointDirectoryTest {
         Files.write(metadata, flipped);
         assertThatThrownBy(() -> CheckpointDirectory.checkReadable(copy))
                 .hasMessageStartingWith(metadata + " cannot be read (");
+    }
+
+    /**
+     * Issue 40: a checkpoint whose {@code _metadata} was deleted looked like one interrupted while
+     * it was written, and the stream started over (or resumed from an older one), committing its
+     * output again. A sealed one completed: without its {@code _metadata} it is reported as lost,
+     * when it is newer than the snapshot that would be restored.
+     */
+    @Test
+    void aSealedSnapshotWithoutMetadataIsLostAnInterruptedOneIsNot() throws Exception {
+        Path older = snapshot("checkpoints/aaaa/chk-6", 1000);
+        CheckpointDirectory.seal(older);
+        Files.setLastModifiedTime(
+                dir.resolve("checkpoints/aaaa/chk-6.checksums"),
+                FileTime.from(Instant.ofEpochSecond(1001)));
+        Path newest = snapshot("checkpoints/aaaa/chk-7", 2000);
+        Files.writeString(newest.resolve("state"), "vocabulary");
+        CheckpointDirectory.seal(newest);
+        Files.setLastModifiedTime(
+                dir.resolve("checkpoints/aaaa/chk-7.checksums"),
+                FileTime.from(Instant.ofEpochSecond(2001)));
+        Files.createDirectories(dir.resolve("checkpoints/aaaa/chk-8")); // interrupted, unsealed
+        assertThat(CheckpointDirectory.lostSnapshots(dir, Optional.of(newest))).isEmpty();
+
+        Files.delete(newest.resolve("_metadata"));
+        assertThat(CheckpointDirectory.latestSnapshot(dir)).contains(older);
+        assertThat(CheckpointDirectory.lostSnapshots(dir, Optional.of(older)))
+                .containsExactly(newest);
+        assertThat(CheckpointDirectory.lostSnapshots(dir, Optional.empty()))
+                .containsExactly(newest);
+
+        // An older snapshot half removed (Flink discarding a subsumed one) is not a loss.
+        Files.delete(older.resolve("_metadata"));
+        Path restored = snapshot("savepoints/savepoint-aaaa-1", 3000);
+        assertThat(CheckpointDirectory.lostSnapshots(dir, Optional.of(restored))).isEmpty();
     }
 }

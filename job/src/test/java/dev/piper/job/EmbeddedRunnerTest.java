@@ -34,6 +34,36 @@ class EmbeddedRunnerTest {
                 .isSameAs(alone);
     }
 
+    /**
+     * Issue 40: a stream whose every restart met the same failure (a state file gone) restarted for
+     * ever; now its restarts are bounded, and the cause says that they are used up.
+     */
+    @Test
+    void aStreamWhoseRestartsAreUsedUpSaysSoWithTheLastCause() {
+        java.io.FileNotFoundException gone =
+                new java.io.FileNotFoundException("/ckpt/chk-7/0b1c (No such file or directory)");
+        ExecutionException job =
+                new ExecutionException(
+                        new RuntimeException(
+                                "Job execution failed.",
+                                new RuntimeException(
+                                        "Recovery is suppressed by"
+                                                + " ExponentialDelayRestartBackoffTimeStrategy",
+                                        new IllegalStateException("restore failed", gone))));
+        assertThat(StreamRunner.failure(job))
+                .hasMessage(
+                        "the job failed "
+                                + Streaming.RESTART_ATTEMPTS
+                                + " times in a row and stopped restarting (a failure that every"
+                                + " restart meets again); the last failure:"
+                                + " FileNotFoundException: /ckpt/chk-7/0b1c (No such file or"
+                                + " directory)")
+                .hasCause(gone);
+        // one failure of a job that does not restart is its cause alone
+        assertThat(StreamRunner.failure(new ExecutionException(new RuntimeException("x", gone))))
+                .isSameAs(gone);
+    }
+
     /** A count below the last line's (a restarted writer) is said so, not made a negative rate. */
     @Test
     void aProgressLineNeverShowsANegativeRate() {

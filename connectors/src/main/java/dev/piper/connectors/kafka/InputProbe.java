@@ -145,6 +145,21 @@ public final class InputProbe implements AutoCloseable {
         return new Position(end, done, behind);
     }
 
+    /** The sum of the topics' earliest offsets: where a run from {@code earliest} starts. */
+    public long earliest() {
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        for (TopicPartition tp : partitions()) {
+            request.put(tp, OffsetSpec.earliest());
+        }
+        long sum = 0;
+        for (ListOffsetsResultInfo info :
+                await("listing earliest offsets of " + topics, admin.listOffsets(request).all())
+                        .values()) {
+            sum += info.offset();
+        }
+        return sum;
+    }
+
     /**
      * Whether no committed record follows the given offsets: a partition written by transactional
      * producers ends in a commit marker that takes an offset but is never delivered, and the source
@@ -156,6 +171,7 @@ public final class InputProbe implements AutoCloseable {
         props.putAll(clientProperties);
         props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(
                         props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

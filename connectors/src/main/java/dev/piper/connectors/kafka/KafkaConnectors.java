@@ -52,6 +52,7 @@ public final class KafkaConnectors {
             Map<String, String> userProperties) {
         Properties props = new Properties();
         props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         props.setProperty("partition.discovery.interval.ms", "30000");
         props.putAll(userProperties);
         OffsetsInitializer offsets =
@@ -115,6 +116,7 @@ public final class KafkaConnectors {
             Map<String, String> userProperties) {
         Properties props = new Properties();
         props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         props.putAll(userProperties);
         return KafkaSource.<ControlMessage>builder()
                 .setBootstrapServers(bootstrapServers)

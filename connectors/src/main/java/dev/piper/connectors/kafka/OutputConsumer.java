@@ -100,7 +100,8 @@ public final class OutputConsumer {
 
     /**
      * Reads into {@code dir} until {@code maxRows} rows have been read and the vocabulary has no
-     * gap, or no new record has arrived for {@code idle}.
+     * gap, or no new record has arrived for {@code idle}. Topics that do not exist yet are waited
+     * for, also for at most {@code idle}; a reader never creates them.
      *
      * @param maxRows stop after this many rows; 0 or negative: no limit
      * @throws IllegalStateException if what was read is inconsistent (a gap in a column's
@@ -122,6 +123,9 @@ public final class OutputConsumer {
         props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        // Never make the broker create a topic the stream has not created yet: it would get the
+        // broker's defaults (one partition, 1 MiB records) instead of the stream's.
+        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         props.putIfAbsent(
                 ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20));
         Vocab vocab = vocabTopic == null ? null : new Vocab(dir);
@@ -137,17 +141,7 @@ public final class OutputConsumer {
                                 ? OutputStream.nullOutputStream()
                                 : new BufferedOutputStream(
                                         NamedOutput.open(dir.resolve(OutputLayout.DEAD_LETTERS)))) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (String topic : new String[] {rowsTopic, vocabTopic, deadLetterTopic}) {
-                if (topic == null) {
-                    continue;
-                }
-                List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(30));
-                if (infos == null || infos.isEmpty()) {
-                    throw new IllegalArgumentException("topic " + topic + " does not exist");
-                }
-                infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
-            }
+            List<TopicPartition> partitions = awaitTopics(consumer, idle, progress);
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long lastRecord = System.nanoTime();
@@ -229,6 +223,63 @@ public final class OutputConsumer {
                 progress);
         return new Result(
                 out.rows, out.records, deadLetters, sizes, (System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * The partitions of the rows, vocabulary and dead-letter topics, once all of them exist: a
+     * reader may start before the stream that creates them. Says every few seconds which ones it
+     * waits for.
+     *
+     * @throws IllegalArgumentException naming the topics still missing after {@code wait}
+     */
+    private List<TopicPartition> awaitTopics(
+            KafkaConsumer<byte[], byte[]> consumer, Duration wait, PrintStream progress) {
+        long start = System.nanoTime();
+        long lastReport = start;
+        while (true) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            List<String> missing = new ArrayList<>();
+            for (String topic : new String[] {rowsTopic, vocabTopic, deadLetterTopic}) {
+                if (topic == null) {
+                    continue;
+                }
+                List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(30));
+                if (infos == null || infos.isEmpty()) {
+                    missing.add(topic);
+                } else {
+                    infos.forEach(
+                            i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
+                }
+            }
+            if (missing.isEmpty()) {
+                return partitions;
+            }
+            long now = System.nanoTime();
+            if (now - start >= wait.toNanos()) {
+                throw new IllegalArgumentException(
+                        (missing.size() == 1 ? "topic " : "topics ")
+                                + String.join(", ", missing)
+                                + (missing.size() == 1 ? " does" : " do")
+                                + " not exist on "
+                                + bootstrapServers
+                                + " after "
+                                + wait.toSeconds()
+                                + " s of waiting: is 'piper stream' running with these topics?"
+                                + " It creates them as it starts");
+            }
+            if (now - lastReport >= 5_000_000_000L) {
+                progress.printf(
+                        "consume: waiting for %s to be created by the stream%n",
+                        String.join(", ", missing));
+                lastReport = now;
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + missing, e);
+            }
+        }
     }
 
     /**
