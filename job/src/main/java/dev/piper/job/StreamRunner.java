@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -103,6 +104,38 @@ public final class StreamRunner {
     public static Result run(
             StreamJob job, Configuration conf, Duration untilIdle, PrintStream progress)
             throws Exception {
+        // SIGTERM (or Ctrl-C) ends the process with no word from Flink: say what is committed.
+        AtomicLong read = new AtomicLong();
+        Thread hook =
+                new Thread(
+                        () ->
+                                progress.printf(
+                                        "stream: stopped by a signal; the output is committed as"
+                                                + " of the last completed checkpoint (%,d input"
+                                                + " records of this run as of the last look);"
+                                                + " run again with the same --checkpoint-dir to"
+                                                + " resume from it%n",
+                                        read.get()),
+                        "piper-stream-stopped");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return run(job, conf, untilIdle, progress, read);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs
+            }
+        }
+    }
+
+    private static Result run(
+            StreamJob job,
+            Configuration conf,
+            Duration untilIdle,
+            PrintStream progress,
+            AtomicLong read)
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.configure(conf);
         env.setParallelism(conf.get(CoreOptions.DEFAULT_PARALLELISM));
@@ -144,6 +177,7 @@ public final class StreamRunner {
                     lastChange = now;
                     continue;
                 }
+                read.set(at.committed() - startCommitted);
                 long now = System.nanoTime();
                 if (at.end() != lastEnd) {
                     lastEnd = at.end();
@@ -165,12 +199,31 @@ public final class StreamRunner {
                             "stream: no input for %d s and all of it consumed; stopping with a"
                                     + " savepoint%n",
                             untilIdle.toSeconds());
-                    String savepoint =
-                            client.stopWithSavepoint(
-                                            false,
-                                            conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY),
-                                            SavepointFormatType.CANONICAL)
-                                    .get(10, TimeUnit.MINUTES);
+                    String savepoint;
+                    try {
+                        savepoint =
+                                client.stopWithSavepoint(
+                                                false,
+                                                conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY),
+                                                SavepointFormatType.CANONICAL)
+                                        .get(10, TimeUnit.MINUTES);
+                    } catch (ExecutionException e) {
+                        if (result.isDone()) {
+                            try {
+                                result.get();
+                            } catch (ExecutionException failed) {
+                                throw failure(failed); // the job's cause, not the stop's
+                            }
+                        }
+                        // Not every task is running (the job is restarting): the savepoint
+                        // cannot be taken now. Watch on; a job that cannot run fails on its own.
+                        progress.printf(
+                                "stream: the savepoint could not be taken now (%s); trying again"
+                                        + " once the input has been idle for %d s more%n",
+                                EmbeddedRunner.rootCause(e).getMessage(), untilIdle.toSeconds());
+                        lastChange = System.nanoTime();
+                        continue;
+                    }
                     try {
                         result.get(2, TimeUnit.MINUTES);
                     } catch (ExecutionException e) {

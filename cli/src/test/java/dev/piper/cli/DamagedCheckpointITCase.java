@@ -1,0 +1,238 @@
+package dev.piper.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.piper.connectors.kafka.LineProducer;
+import dev.piper.connectors.kafka.OutputConsumer;
+import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.job.CheckpointDirectory;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.Preprocess;
+import dev.piper.job.SameOutput;
+import dev.piper.job.TestClusters;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import java.io.BufferedOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 40: a damaged checkpoint directory never starts the stream over silently and never hangs. A
+ * stream on a real broker commits all its output and is killed with SIGKILL; then, on copies of its
+ * directory: a state file missing from a snapshot that was never sealed (every restore fails: it
+ * restarted for ever) ends with exit 1 and the cause; every {@code _metadata} deleted (it started
+ * over from the earliest offset and committed everything again) and the snapshots gone altogether
+ * are refused with exit 1; a truncated {@code _metadata} is refused naming the way out; and that
+ * way out, {@code --start-over} into new topics, gives the batch output exactly.
+ */
+@Timeout(value = 8, unit = TimeUnit.MINUTES)
+class DamagedCheckpointITCase {
+
+    private static final PrintStream QUIET = TestClusters.QUIET;
+    private static final int LINES = 20_000;
+    private static final Duration DEADLINE = Duration.ofSeconds(120);
+
+    @TempDir static Path tmp;
+
+    private static TestKafka kafka;
+
+    @BeforeAll
+    static void startKafka() throws Exception {
+        kafka = TestKafka.start();
+    }
+
+    @AfterAll
+    static void stopKafka() throws Exception {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    private static List<String> stream(Path checkpoints, String topics, String... more) {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "stream",
+                                "--bootstrap-servers",
+                                kafka.bootstrapServers(),
+                                "--input-topic",
+                                "dmg-in",
+                                "--output-topic",
+                                topics + "-rows",
+                                "--vocab-topic",
+                                topics + "-vocab",
+                                "--checkpoint-dir",
+                                checkpoints.toString(),
+                                "--checkpoint-interval",
+                                "1s"));
+        args.addAll(List.of(more));
+        return args;
+    }
+
+    /** Runs piper to its end (at most {@link #DEADLINE}); returns its exit code and output. */
+    private static String run(String name, List<String> args, int exitCode) throws Exception {
+        Path log = tmp.resolve(name + ".log");
+        long start = System.nanoTime();
+        Process p = PiperProcesses.start(log, args);
+        assertThat(p.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS))
+                .as("%s ends within %s (a hang before); see %s", name, DEADLINE, log)
+                .isTrue();
+        String out = Files.readString(log);
+        assertThat(p.exitValue()).as("%s's exit code; output:%n%s", name, out).isEqualTo(exitCode);
+        System.out.printf(
+                "DamagedCheckpointITCase: %s ended with %d after %.1f s%n",
+                name, exitCode, (System.nanoTime() - start) / 1e9);
+        return out;
+    }
+
+    private static long committed(String group) throws Exception {
+        try (Admin admin = kafka.admin()) {
+            return admin
+                    .listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS)
+                    .values()
+                    .stream()
+                    .mapToLong(OffsetAndMetadata::offset)
+                    .sum();
+        }
+    }
+
+    private static void copy(Path from, Path to) throws Exception {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path f : files.toList()) {
+                Path target = to.resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(target);
+                } else if (!f.getFileName().toString().equals(".lock")) {
+                    Files.copy(f, target);
+                }
+            }
+        }
+    }
+
+    private static List<Path> files(Path dir, String name) throws Exception {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            return walk.filter(f -> f.getFileName().toString().equals(name)).toList();
+        }
+    }
+
+    @Test
+    void aDamagedDirectoryIsRefusedOrFailsWithItsCauseAndStartOverIsExact() throws Exception {
+        Path input = tmp.resolve("input.tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new CriteoGenerator(20261127, 0.01, 0.01).write(out, LINES);
+        }
+        Path batch = tmp.resolve("batch");
+        Preprocess.prepareOutput(batch, false);
+        Preprocess.Summary expected =
+                Preprocess.run(input, batch, 2, StateBackend.hashmap, new Configuration(), QUIET);
+        kafka.createTopic("dmg-in", 1);
+        LineProducer.produce(input, kafka.bootstrapServers(), "dmg-in", null, Map.of(), QUIET);
+
+        // A stream that committed all its output, killed once its latest checkpoint is sealed.
+        Path served = tmp.resolve("served");
+        Process first = PiperProcesses.start(tmp.resolve("first.log"), stream(served, "dmg"));
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (committed("piper-dmg-rows") < LINES
+                || CheckpointDirectory.latestSnapshot(served)
+                        .map(s -> !Files.exists(s.resolveSibling(s.getFileName() + ".checksums")))
+                        .orElse(true)) {
+            assertThat(System.nanoTime()).as("all input committed, sealed").isLessThan(deadline);
+            assertThat(first.waitFor(50, TimeUnit.MILLISECONDS)).as("see first.log").isFalse();
+        }
+        first.destroyForcibly(); // SIGKILL
+        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+
+        // 1. A state file missing from a snapshot never sealed: every restore fails.
+        Path missing = tmp.resolve("missing-state");
+        copy(served, missing);
+        Path latest = CheckpointDirectory.latestSnapshot(missing).orElseThrow();
+        try (Stream<Path> seals = Files.walk(missing)) {
+            for (Path seal : seals.filter(f -> f.toString().endsWith(".checksums")).toList()) {
+                Files.delete(seal);
+            }
+        }
+        Path state;
+        try (Stream<Path> walk = Files.walk(latest)) {
+            state =
+                    walk.filter(Files::isRegularFile)
+                            .filter(f -> !f.getFileName().toString().equals("_metadata"))
+                            .max(Comparator.comparingLong(f -> f.toFile().length()))
+                            .orElseThrow();
+        }
+        Files.delete(state);
+        String out = run("missing-state", stream(missing, "dmg", "--until-idle", "3"), 1);
+        assertThat(out)
+                .contains("stream: error: the job failed 6 times in a row and stopped restarting")
+                .contains(state.getFileName().toString());
+
+        // 2. Every _metadata deleted: the sealed snapshots were complete; nothing starts over.
+        Path noMetadata = tmp.resolve("no-metadata");
+        copy(served, noMetadata);
+        for (Path m : files(noMetadata.resolve("checkpoints"), "_metadata")) {
+            Files.delete(m);
+        }
+        out = run("no-metadata", stream(noMetadata, "dmg", "--until-idle", "3"), 1);
+        assertThat(out)
+                .contains("completed (it is sealed) but its _metadata is gone")
+                .contains("--start-over")
+                .doesNotContain("starting from earliest");
+
+        // 3. The snapshots gone altogether: the consumer group says output was committed.
+        Path gone = tmp.resolve("gone");
+        copy(served, gone);
+        Preprocess.deleteRecursively(gone.resolve("checkpoints"));
+        out = run("gone", stream(gone, "dmg", "--until-idle", "3"), 1);
+        assertThat(out)
+                .contains(
+                        "holds no snapshot to resume from, but consumer group piper-dmg-rows has"
+                                + " committed "
+                                + String.format("%,d", LINES)
+                                + " input records");
+
+        // 4. A truncated _metadata: refused, naming the file and the ways out.
+        Path truncated = tmp.resolve("truncated");
+        copy(served, truncated);
+        Path metadata =
+                CheckpointDirectory.latestSnapshot(truncated).orElseThrow().resolve("_metadata");
+        byte[] bytes = Files.readAllBytes(metadata);
+        Files.write(metadata, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        out = run("truncated", stream(truncated, "dmg", "--until-idle", "3"), 1);
+        assertThat(out).contains(metadata + " cannot be read").contains("--start-over");
+
+        // The documented way out: start over into new topics; the output is the batch's.
+        out = run("start-over", stream(gone, "over", "--until-idle", "3", "--start-over"), 0);
+        assertThat(out)
+                .contains("stream: --start-over: not restoring any snapshot")
+                .contains(String.format("stream: %,d input records consumed", LINES));
+        Path consumed = tmp.resolve("consumed");
+        OutputConsumer.Result r =
+                new OutputConsumer(
+                                kafka.bootstrapServers(),
+                                Map.of(),
+                                "over-rows",
+                                "over-vocab",
+                                "over-rows-dead-letters")
+                        .consume(consumed, expected.rowsWritten(), Duration.ofSeconds(20), QUIET);
+        assertThat(r.rows()).isEqualTo(expected.rowsWritten());
+        assertThat(r.deadLetters()).isEqualTo(expected.deadLetters());
+        SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "started over");
+    }
+}
