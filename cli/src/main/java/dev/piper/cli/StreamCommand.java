@@ -227,6 +227,15 @@ final class StreamCommand implements Callable<Integer> {
     boolean startOver;
 
     @Option(
+            names = "--take-over-output",
+            description =
+                    "Claim the output topics even though another stream (another checkpoint"
+                            + " directory) owns them: for when that stream is gone for good. A"
+                            + " running owner on this program's embedded cluster notices within"
+                            + " seconds and stops.")
+    boolean takeOverOutput;
+
+    @Option(
             names = "--until-idle",
             paramLabel = "SECONDS",
             description =
@@ -544,6 +553,10 @@ final class StreamCommand implements Callable<Integer> {
                     dir, StreamOptions.groupId(conf), startFrom);
         }
         StreamTopics.prepareTopics(conf, err);
+        for (String rows : pipelines.outputTopics()) {
+            StreamOptions.claims(conf, rows)
+                    .claim(List.of(rows), dir.toString(), takeOverOutput, err);
+        }
         if (onCluster) {
             JobID id = OnCluster.submit(Streaming.job(conf)::build, conf, JobNames.stream(conf));
             spec.commandLine().getOut().printf("stream: job %s submitted%n", id);

@@ -36,10 +36,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 40: readers, trainer and stream started in any order give the same output. {@code piper
  * consume}, the Python trainer and a plain Kafka consumer (Kafka's defaults, which let it make the
- * broker create a topic) start first, then {@code piper stream}, which waits for its input topic;
- * then the input arrives. Before, consume and the trainer exited at once ("topic ... does not
- * exist"), and consume's metadata request had made the broker create the rows topic that the stream
- * then used as it found it.
+ * broker create a topic) start first, then two {@code piper stream}s with their own checkpoint
+ * directories on the same topics, which wait for their input topic; then the input arrives: one
+ * stream runs, the other is refused naming the first. Before, consume and the trainer exited at
+ * once ("topic ... does not exist"), and consume's metadata request had made the broker create the
+ * rows topic that the stream then used as it found it.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class StartOrderITCase {
@@ -113,6 +114,28 @@ class StartOrderITCase {
                 .start();
     }
 
+    /** {@code piper stream} on the test's topics, with checkpoint directory checkpoints-NAME. */
+    private static Process stream(String name) throws Exception {
+        return PiperProcesses.start(
+                tmp.resolve(name + ".log"),
+                List.of(
+                        "stream",
+                        "--bootstrap-servers",
+                        kafka.bootstrapServers(),
+                        "--input-topic",
+                        "so-in",
+                        "--output-topic",
+                        "so-rows",
+                        "--vocab-topic",
+                        "so-vocab",
+                        "--checkpoint-dir",
+                        tmp.resolve("checkpoints-" + name).toString(),
+                        "--checkpoint-interval",
+                        "1s",
+                        "--until-idle",
+                        "3"));
+    }
+
     /** Waits until {@code p}'s log holds {@code line}, failing if it ends first. */
     private static void awaitLine(Process p, String name, String line) throws Exception {
         Path log = tmp.resolve(name + ".log");
@@ -180,35 +203,31 @@ class StartOrderITCase {
         CompletableFuture<Long> plain =
                 CompletableFuture.supplyAsync(() -> plainConsumer("so-rows", rows));
 
-        Path streamLog = tmp.resolve("stream.log");
-        Process stream =
-                PiperProcesses.start(
-                        streamLog,
-                        List.of(
-                                "stream",
-                                "--bootstrap-servers",
-                                kafka.bootstrapServers(),
-                                "--input-topic",
-                                "so-in",
-                                "--output-topic",
-                                "so-rows",
-                                "--vocab-topic",
-                                "so-vocab",
-                                "--checkpoint-dir",
-                                tmp.resolve("checkpoints").toString(),
-                                "--checkpoint-interval",
-                                "1s",
-                                "--until-idle",
-                                "3"));
-        awaitLine(stream, "stream", "stream: waiting for input topic [so-in]");
+        // Two streams with their own checkpoint directories on the same new topics, started
+        // together: before, both ran and every block was committed twice.
+        Process first = stream("first");
+        Process second = stream("second");
+        awaitLine(first, "first", "stream: waiting for input topic [so-in]");
+        awaitLine(second, "second", "stream: waiting for input topic [so-in]");
         assertThat(consume.isAlive()).as("consume waits for the stream's topics").isTrue();
         assertThat(trainer.isAlive()).as("the trainer waits for the stream's topics").isTrue();
 
         kafka.createTopic("so-in", 1);
         LineProducer.produce(input, kafka.bootstrapServers(), "so-in", null, Map.of(), QUIET);
 
-        String streamOut = awaitExit(stream, "stream");
+        assertThat(first.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(second.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        boolean firstWon = first.exitValue() == 0;
+        String winner = firstWon ? "first" : "second";
+        String loser = firstWon ? "second" : "first";
+        String streamOut = awaitExit(firstWon ? first : second, winner);
         assertThat(streamOut).contains(String.format("stream: %,d input records consumed", LINES));
+        assertThat((firstWon ? second : first).exitValue()).as("the other stream").isEqualTo(1);
+        assertThat(Files.readString(tmp.resolve(loser + ".log")))
+                .contains(
+                        "stream: error: output topic so-rows belongs to the stream of checkpoint"
+                                + " directory "
+                                + tmp.resolve("checkpoints-" + winner));
         awaitExit(consume, "consume");
         SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "consume started first");
         awaitExit(trainer, "trainer");

@@ -59,6 +59,18 @@ public final class StreamOptions {
                                     + " (a stream may start before its producer) before it fails"
                                     + " naming the missing ones.");
 
+    public static final ConfigOption<String> CLAIMS_TOPIC =
+            ConfigOptions.key("piper.kafka.claims-topic")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Topic of the rows topics' claims (created if absent, one partition,"
+                                    + " kept for ever): a stream claims its rows topics as it"
+                                    + " starts, and a second stream with another checkpoint"
+                                    + " directory on the same rows topic is refused, naming the"
+                                    + " first. Default: each rows topic's name followed by"
+                                    + " -claims.");
+
     public static final ConfigOption<Integer> ROWS_RECORD_LIMIT =
             ConfigOptions.key("piper.kafka.rows-record-limit")
                     .intType()
@@ -296,6 +308,17 @@ public final class StreamOptions {
 
     public static String transactionalIdPrefix(Configuration conf) {
         return conf.getOptional(TRANSACTIONAL_ID_PREFIX).orElse("piper-" + outputBase(conf));
+    }
+
+    /**
+     * The claims of rows topic {@code rowsTopic} on the stream's broker ({@link #CLAIMS_TOPIC}).
+     */
+    public static dev.piper.connectors.kafka.OutputClaims claims(
+            Configuration conf, String rowsTopic) {
+        return new dev.piper.connectors.kafka.OutputClaims(
+                required(conf, BOOTSTRAP_SERVERS),
+                kafkaProperties(conf),
+                conf.getOptional(CLAIMS_TOPIC).orElse(rowsTopic + "-claims"));
     }
 
     public static String groupId(Configuration conf) {

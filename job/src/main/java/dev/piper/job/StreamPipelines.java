@@ -205,6 +205,11 @@ public record StreamPipelines(List<Pipeline> pipelines) {
         return pipelines.stream().map(Pipeline::inputTopic).toList();
     }
 
+    /** The rows topics of the pipelines, each once. */
+    public List<String> outputTopics() {
+        return pipelines.stream().map(Pipeline::outputTopic).distinct().toList();
+    }
+
     /** Each input topic's pipeline index. */
     public Map<String, Integer> pipelineOfTopic() {
         Map<String, Integer> m = new HashMap<>();

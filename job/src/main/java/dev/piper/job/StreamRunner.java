@@ -53,6 +53,40 @@ public final class StreamRunner {
         }
     }
 
+    private static final Duration OWNER_CHECK = Duration.ofSeconds(10);
+
+    /**
+     * Why this stream must stop, if another stream has taken over one of its output topics ({@code
+     * --take-over-output}, {@link dev.piper.connectors.kafka.OutputClaims}): both would commit
+     * every block. Empty while it owns them, or when the claims cannot be read now (the job itself
+     * meets a broker that is down).
+     */
+    private static Optional<String> lostOutput(Configuration conf) {
+        String checkpoints = conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
+        if (checkpoints == null || !checkpoints.startsWith("file:")) {
+            return Optional.empty();
+        }
+        String dir = Path.of(java.net.URI.create(checkpoints)).getParent().toString();
+        try {
+            for (String topic : StreamPipelines.of(conf).outputTopics()) {
+                var owner = StreamOptions.claims(conf, topic).owner(topic);
+                if (owner.isPresent() && !owner.get().checkpointDir().equals(dir)) {
+                    return Optional.of(
+                            "output topic "
+                                    + topic
+                                    + " was taken over by "
+                                    + owner.get().describe()
+                                    + " (--take-over-output); this stream stopped so that no"
+                                    + " block is committed twice: its output up to its last"
+                                    + " completed checkpoint is committed");
+                }
+            }
+        } catch (Exception e) {
+            return Optional.empty();
+        }
+        return Optional.empty();
+    }
+
     /**
      * The cause of a failed stream job, to show on the terminal: the innermost cause, and, when the
      * job failed because its restarts were used up ({@link Streaming#RESTART_ATTEMPTS} in a row), a
@@ -151,6 +185,7 @@ public final class StreamRunner {
             long lastReport = System.nanoTime();
             long lastCommitted = first.committed();
             long startCommitted = startPosition(conf, probe, first);
+            long lastOwnerCheck = System.nanoTime();
             while (true) {
                 try {
                     result.get(POLL.toMillis(), TimeUnit.MILLISECONDS);
@@ -164,6 +199,14 @@ public final class StreamRunner {
                     throw failure(e);
                 }
                 seal(conf, progress);
+                if (System.nanoTime() - lastOwnerCheck >= OWNER_CHECK.toNanos()) {
+                    lastOwnerCheck = System.nanoTime();
+                    Optional<String> lost = lostOutput(conf);
+                    if (lost.isPresent()) {
+                        client.cancel().get(1, TimeUnit.MINUTES);
+                        throw new IllegalStateException(lost.get());
+                    }
+                }
                 InputProbe.Position at;
                 try {
                     at = probe.poll();

@@ -44,7 +44,8 @@ public final class OutputClaims {
     /** One claim: who wrote to a topic from which checkpoint directory, since when. */
     public record Claim(String checkpointDir, String host, String started, boolean takeOver) {
 
-        String describe() {
+        /** "the stream of checkpoint directory D on H (claimed T)". */
+        public String describe() {
             return "the stream of checkpoint directory "
                     + checkpointDir
                     + " on "
@@ -115,9 +116,7 @@ public final class OutputClaims {
         }
     }
 
-    /**
-     * The owner of {@code topic}, as the claims read now say; empty if none claimed it.
-     */
+    /** The owner of {@code topic}, as the claims read now say; empty if none claimed it. */
     public Optional<Claim> owner(String topic) throws Exception {
         return Optional.ofNullable(owners().get(topic));
     }
@@ -154,9 +153,7 @@ public final class OutputClaims {
             NewTopic topic = new NewTopic(claimsTopic, Optional.of(1), Optional.empty());
             topic.configs(Map.of("retention.ms", "-1", "cleanup.policy", "delete"));
             try {
-                admin.createTopics(List.of(topic))
-                        .all()
-                        .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                admin.createTopics(List.of(topic)).all().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
                 TopicCreation.awaitLeaders(admin, claimsTopic, TIMEOUT);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof TopicExistsException)) {
@@ -175,6 +172,9 @@ public final class OutputClaims {
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(
                         props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            if (consumer.partitionsFor(claimsTopic, TIMEOUT).isEmpty()) {
+                return owners; // no stream has claimed anything here yet
+            }
             TopicPartition tp = new TopicPartition(claimsTopic, 0);
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));

@@ -229,7 +229,7 @@ public record RowsRecord(
                 }
             }
         }
-        return new RowsRecord(
+        RowsRecord record = new RowsRecord(
                 where,
                 required(r, StreamFormat.INPUT_TOPIC, where),
                 intHeader(r, StreamFormat.INPUT_PARTITION, -1, where),
@@ -250,6 +250,49 @@ public record RowsRecord(
                 working,
                 assignmentsBefore,
                 evicts);
+        record.checkIndices();
+        return record;
+    }
+
+    /**
+     * Refuses a record holding a negative vocabulary index (the writer's indices start at 0, and a
+     * trainer's embedding lookup fails on one), naming the column and the row.
+     */
+    private void checkIndices() {
+        ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
+        for (int[] column : sparseColumns) {
+            for (int row = 0; row < rows; row++) {
+                int index = b.getInt(row * rowBytes + column[1] * Integer.BYTES);
+                if (index < 0) {
+                    throw negative(column[0], "row " + row, index);
+                }
+            }
+        }
+        for (int l = 0; l < listColumns.length; l++) {
+            for (int i = 0; i < listValues[l].length; i++) {
+                if (listValues[l][i] < 0) {
+                    throw negative(listColumns[l], "list value " + i, listValues[l][i]);
+                }
+            }
+        }
+    }
+
+    private IllegalStateException negative(int column, String at, int index) {
+        return new IllegalStateException(
+                where
+                        + ": column C"
+                        + (column + 1)
+                        + ", "
+                        + at
+                        + " of block "
+                        + block
+                        + " of "
+                        + inputTopic
+                        + "/"
+                        + inputPartition
+                        + ": vocabulary index "
+                        + index
+                        + " is negative (indices start at 0)");
     }
 
     /**
