@@ -229,27 +229,28 @@ public record RowsRecord(
                 }
             }
         }
-        RowsRecord record = new RowsRecord(
-                where,
-                required(r, StreamFormat.INPUT_TOPIC, where),
-                intHeader(r, StreamFormat.INPUT_PARTITION, -1, where),
-                Long.parseLong(required(r, StreamFormat.BLOCK, where)),
-                rows,
-                rowBytes,
-                sparse.toArray(int[][]::new),
-                epochs,
-                buckets,
-                lists,
-                lengths,
-                values,
-                pipeline == null ? "" : pipeline,
-                shape(columns, List.of(listNames)),
-                value,
-                hotlineFirstRow,
-                popular,
-                working,
-                assignmentsBefore,
-                evicts);
+        RowsRecord record =
+                new RowsRecord(
+                        where,
+                        required(r, StreamFormat.INPUT_TOPIC, where),
+                        intHeader(r, StreamFormat.INPUT_PARTITION, -1, where),
+                        Long.parseLong(required(r, StreamFormat.BLOCK, where)),
+                        rows,
+                        rowBytes,
+                        sparse.toArray(int[][]::new),
+                        epochs,
+                        buckets,
+                        lists,
+                        lengths,
+                        values,
+                        pipeline == null ? "" : pipeline,
+                        shape(columns, List.of(listNames)),
+                        value,
+                        hotlineFirstRow,
+                        popular,
+                        working,
+                        assignmentsBefore,
+                        evicts);
         record.checkIndices();
         return record;
     }
