@@ -25,6 +25,7 @@ flag per row) and ``working`` (per column, the non-hot indices its non-popular r
 every window's hot set read so far (the embedding rows to keep in GPU memory).
 """
 
+import bisect
 import dataclasses
 import sys
 import time
@@ -167,6 +168,14 @@ class RowsFeed:
         self.late_blocks = 0
         self.seen_blocks = set()
         self.duplicate_blocks = 0
+        # (input topic, input partition) -> sorted, disjoint [first, last] input offsets read
+        self.read_offsets = {}
+        # (rows partition, input topic, input partition) -> block numbers read there
+        self._lanes = {}
+        self._rows_partitions = len(topic.partitions)
+        # non-evicting vocabularies: (column, epoch) -> next index and records waiting for it
+        self._vocab_next = {}
+        self._vocab_waiting = {}
         self.records = 0
 
     def close(self):
@@ -192,8 +201,70 @@ class RowsFeed:
                                 f" {v.column} assignments from {v.first} seen twice")
             self._waiting.setdefault(key, {})[v.first] = v
             return True
+        where = f"{message.topic()}/{message.partition()}@{message.offset()}"
+        waiting = self._vocab_waiting.setdefault(key, {})
+        reached = self._vocab_next.get(key, v.buckets)
+        if v.first_index < reached or v.first_index in waiting:
+            # piper consume refuses the same: an index announced twice may name two keys
+            raise FeedError(f"{where}: {v.column} (epoch {v.epoch}) entries from index"
+                            f" {v.first_index} seen twice")
+        waiting[v.first_index] = v.count
+        while reached in waiting:
+            reached += waiting.pop(reached)
+        self._vocab_next[key] = reached
         self.table_sizes[key] = max(self.table_sizes.get(key, v.buckets), v.first_index + v.count)
         return True
+
+    def _read_before(self, block, source):
+        """Whether ``block``'s rows were read already: its input offsets lie in what was read
+        (a stream resumed from an earlier snapshot writes them again, possibly cut into other
+        blocks with the same numbers). A block whose offsets were read in part cannot be split
+        by offset: the feed stops rather than train some rows twice. Records that state no
+        offsets are recognised by their block number."""
+        if block.input_offsets is None:
+            return source in self.seen_blocks
+        first, last = block.input_offsets
+        ranges = self.read_offsets.setdefault((block.input_topic, block.input_partition), [])
+        i = bisect.bisect_right(ranges, [first, float("inf")])
+        at = i - 1 if i > 0 and ranges[i - 1][1] >= first else i
+        overlapping = []
+        while at < len(ranges) and ranges[at][0] <= last:
+            overlapping.append(ranges[at])
+            at += 1
+        if not overlapping:
+            if i > 0 and ranges[i - 1][1] + 1 == first:
+                ranges[i - 1][1] = last
+            else:
+                ranges.insert(i, [first, last])
+            return False
+        covered = first
+        for lo, hi in overlapping:
+            if lo > covered:
+                break
+            covered = max(covered, hi + 1)
+        if covered > last:
+            return True
+        raise FeedError(f"{block.where}: block {block.block} of {block.input_topic}/"
+                        f"{block.input_partition} holds input offsets {first}-{last}, of which"
+                        f" {', '.join(f'{lo}-{hi}' for lo, hi in overlapping)} were read before;"
+                        " its rows cannot be split by offset, so the feed stops rather than"
+                        " train some of them twice")
+
+    def _check_no_gaps(self):
+        """At the end of the feed, refuses a block missing between two read: block b of input
+        partition p goes to rows partition (p + b) mod N, so each rows partition holds every N-th
+        block of an input partition, and all of them up to the last read are committed by then."""
+        n = self._rows_partitions
+        for (q, topic, p), blocks in sorted(self._lanes.items()):
+            lo, hi = min(blocks), max(blocks)
+            missing = [b for b in range(lo, hi + 1, n) if b not in blocks]
+            if missing:
+                shown = ", ".join(str(b) for b in missing[:5])
+                raise FeedError(
+                    f"rows topic {self.rows_topic} partition {q}: block(s) {shown}"
+                    f"{' ...' if len(missing) > 5 else ''} of {topic}/{p} never arrived, between"
+                    f" blocks {lo} and {hi} read there: the output read is not complete (a"
+                    " transaction still open, or records removed)")
 
     def _apply_assignments(self, block):
         """Applies each evicting column's assignments up to the block's own (waiting for their
@@ -262,6 +333,7 @@ class RowsFeed:
             message = self._rows.poll(0.2)
             if message is None:
                 if time.monotonic() - last > self.idle_timeout_s:
+                    self._check_no_gaps()
                     return
                 continue
             if message.error():
@@ -271,10 +343,12 @@ class RowsFeed:
             block = decode_rows(message)
             self.records += 1
             source = (block.input_topic, block.input_partition, block.block)
-            if source in self.seen_blocks:
+            if self._read_before(block, source):
                 self.duplicate_blocks += 1
                 continue
             self.seen_blocks.add(source)
+            self._lanes.setdefault((message.partition(), block.input_topic,
+                                    block.input_partition), set()).add(block.block)
             if block.rows == 0:
                 continue
             reused = self._apply_assignments(block)

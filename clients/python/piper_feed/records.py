@@ -59,6 +59,7 @@ class RowsBlock:
     popular: np.ndarray = None  # bool, one per row (Hotline's split), or None without a split
     working: dict = None  # sparse column name -> int64 working parameters, or None
     hotline_first_row: int = -1  # the first row's number in the split's order
+    input_offsets: tuple = None  # (first, last) input offsets of the block's records, or None
     # evicting columns: name -> (assignments before the block, the block's own); else None
     assignments: dict = None
 
@@ -136,6 +137,11 @@ def decode_rows(message):
         np.cumsum(lengths, out=offsets[1:])
         decoded_lists[name] = (values, offsets)
     sparse_names = [columns[i] for i in sparse_idx]
+    sparse = matrix[:, sparse_idx].astype(np.int64)
+    block = int(h.get("piper.block", "-1"))
+    source = f"block {block} of {h.get('piper.input.topic', '')}/{h.get('piper.input.partition', '')}"
+    _check_indices(where, source, sparse_names, sparse,
+                   {name: values for name, (values, _) in decoded_lists.items()})
     all_sparse = sorted(sparse_names + lists, key=lambda n: int(n[1:]))
     epochs = dict(zip(all_sparse, _ints(h["piper.epochs"], len(all_sparse), where, "piper.epochs"))) \
         if "piper.epochs" in h else {n: 0 for n in all_sparse}
@@ -160,6 +166,10 @@ def decode_rows(message):
             raise FeedError(f"{where}: {len(evicts)} entries in piper.evict,"
                             f" expected {len(all_sparse)}")
         assignments = {n: (b, o) for n, b, o, e in zip(all_sparse, before, own, evicts) if e}
+    offsets = None
+    if "piper.input.offsets" in h:
+        first, last = h["piper.input.offsets"].split("-")
+        offsets = (int(first), int(last))
     stamps = None
     if "piper.input.timestamps" in h:
         first, last = h["piper.input.timestamps"].split("-")
@@ -168,13 +178,13 @@ def decode_rows(message):
         where=where,
         input_topic=h.get("piper.input.topic", ""),
         input_partition=int(h.get("piper.input.partition", "-1")),
-        block=int(h.get("piper.block", "-1")),
+        block=block,
         pipeline=h.get("piper.pipeline", ""),
         columns=columns,
         labels=np.ascontiguousarray(matrix[:, 0]),
         dense=dense,
         dense_names=[columns[i] for i in dense_idx],
-        sparse=matrix[:, sparse_idx].astype(np.int64),
+        sparse=sparse,
         sparse_names=sparse_names,
         lists=decoded_lists,
         epochs=epochs,
@@ -184,7 +194,25 @@ def decode_rows(message):
         working=working,
         hotline_first_row=int(h.get("piper.hotline.first.row", "-1")),
         assignments=assignments,
+        input_offsets=offsets,
     )
+
+
+def _check_indices(where, source, names, sparse, lists):
+    """Refuses a negative vocabulary index (an embedding lookup would fail on it with a bare
+    traceback), naming the record, the column and the row, as ``piper consume`` does."""
+    for j, name in enumerate(names):
+        negative = np.flatnonzero(sparse[:, j] < 0)
+        if len(negative):
+            row = int(negative[0])
+            raise FeedError(f"{where}: column {name}, row {row} of {source}: vocabulary index"
+                            f" {int(sparse[row, j])} is negative (indices start at 0)")
+    for name, values in lists.items():
+        negative = np.flatnonzero(values < 0)
+        if len(negative):
+            i = int(negative[0])
+            raise FeedError(f"{where}: column {name}, list value {i} of {source}: vocabulary"
+                            f" index {int(values[i])} is negative (indices start at 0)")
 
 
 @dataclass

@@ -77,6 +77,24 @@ class RecordsTest(unittest.TestCase):
         with self.assertRaisesRegex(FeedError, r"rows/0@7: 2 rows of 4 slots"):
             decode_rows(m)
 
+    def test_a_negative_index_is_refused_naming_record_column_and_row(self):
+        m = rows_record()
+        ints = list(struct.unpack("<12i", m._value))
+        ints[7] = -5  # C1 of row 1
+        m._value = struct.pack("<12i", *ints)
+        with self.assertRaisesRegex(FeedError, r"rows/0@7: column C1, row 1 of block 12 of in/3:"
+                                               r" vocabulary index -5 is negative"):
+            decode_rows(m)
+        ints[7], ints[11] = 8, -1  # C2's second list value
+        m._value = struct.pack("<12i", *ints)
+        with self.assertRaisesRegex(FeedError, r"column C2, list value 1 of block 12"):
+            decode_rows(m)
+
+    def test_input_offsets_are_read(self):
+        m = rows_record()
+        m._headers.append(("piper.input.offsets", b"100-149"))
+        self.assertEqual(decode_rows(m).input_offsets, (100, 149))
+
     def test_format_1_is_criteos_40_columns(self):
         m = Message(bytes(160), {"piper.rows": "1"})
         b = decode_rows(m)

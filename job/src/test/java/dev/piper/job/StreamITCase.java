@@ -623,6 +623,61 @@ class StreamITCase {
                                         .consume(
                                                 tmp.resolve("f3"), 0, Duration.ofSeconds(2), QUIET))
                 .hasMessageContaining("topic no-such-topic does not exist");
+
+        // Issue 40: a negative index was written to rows.bin (exit 0); rows read twice under new
+        // block numbers were written twice.
+        kafka.createTopic("forged-negative", 1);
+        kafka.createTopic("forged-again", 1);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConf)) {
+            producer.send(criteoRows("forged-negative", 0, "0-9", -5)).get();
+            producer.send(criteoRows("forged-again", 0, "0-9", 3)).get();
+            producer.send(criteoRows("forged-again", 1, "5-14", 4)).get();
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () ->
+                                new OutputConsumer(
+                                                kafka.bootstrapServers(),
+                                                Map.of(),
+                                                "forged-negative",
+                                                null,
+                                                null)
+                                        .consume(
+                                                tmp.resolve("f4"), 0, Duration.ofSeconds(2), QUIET))
+                .hasMessage(
+                        "forged-negative/0@0: column C1, row 0 of block 0 of in/0: vocabulary"
+                                + " index -5 is negative (indices start at 0)");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () ->
+                                new OutputConsumer(
+                                                kafka.bootstrapServers(),
+                                                Map.of(),
+                                                "forged-again",
+                                                null,
+                                                null)
+                                        .consume(
+                                                tmp.resolve("f5"), 0, Duration.ofSeconds(2), QUIET))
+                .hasMessage(
+                        "forged-again/0@1: block 1 of in/0 holds input offsets 5-14, but the"
+                                + " blocks before it reached offset 9: rows of those offsets seen"
+                                + " twice");
+    }
+
+    /** A rows record of one row in Criteo's layout (format 1) whose C1 index is {@code c1}. */
+    private static ProducerRecord<byte[], byte[]> criteoRows(
+            String topic, int block, String offsets, int c1) {
+        java.nio.ByteBuffer row =
+                java.nio.ByteBuffer.allocate(160).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        row.putInt(14 * Integer.BYTES, c1);
+        ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, new byte[4], row.array());
+        r.headers().add(StreamFormat.ROWS, "1".getBytes(StandardCharsets.US_ASCII));
+        r.headers().add(StreamFormat.INPUT_TOPIC, "in".getBytes(StandardCharsets.US_ASCII));
+        r.headers().add(StreamFormat.INPUT_PARTITION, "0".getBytes(StandardCharsets.US_ASCII));
+        r.headers()
+                .add(
+                        StreamFormat.BLOCK,
+                        Integer.toString(block).getBytes(StandardCharsets.US_ASCII));
+        r.headers().add(StreamFormat.INPUT_OFFSETS, offsets.getBytes(StandardCharsets.US_ASCII));
+        return r;
     }
 
     static int nthNewline(byte[] text, int n) {

@@ -395,7 +395,32 @@ public final class OutputConsumer {
             nextBlock.put(input, next);
         }
 
+        /** Per input (topic, partition): the last input offset of the blocks written. */
+        private final Map<String, Long> lastOffset = new HashMap<>();
+
         private void write(RowsRecord r) throws IOException {
+            if (r.inputOffsets() != null) {
+                // In block order, each block's input follows the last one's: a stream that
+                // resumed from an earlier snapshot writes rows again under new block numbers.
+                String input = r.inputTopic() + "/" + r.inputPartition();
+                Long before = lastOffset.get(input);
+                if (before != null && r.inputOffsets()[0] <= before) {
+                    throw new IllegalStateException(
+                            r.where()
+                                    + ": block "
+                                    + r.block()
+                                    + " of "
+                                    + input
+                                    + " holds input offsets "
+                                    + r.inputOffsets()[0]
+                                    + "-"
+                                    + r.inputOffsets()[1]
+                                    + ", but the blocks before it reached offset "
+                                    + before
+                                    + ": rows of those offsets seen twice");
+                }
+                lastOffset.put(input, r.inputOffsets()[1]);
+            }
             if (sparseCount < 0) {
                 sparseCount = r.sparseCount();
                 listColumns = r.listColumns();

@@ -39,6 +39,8 @@ import org.apache.kafka.common.header.Header;
  *     column the assignments its vocabulary made before this block; else null
  * @param evicts with {@code assignmentsBefore}, per sparse column whether its vocabulary evicts
  *     ({@link StreamFormat#EVICT}); else null
+ * @param inputOffsets the first and last input offset of the block's records ({@link
+ *     StreamFormat#INPUT_OFFSETS}), or null where the record states none
  */
 public record RowsRecord(
         String where,
@@ -60,7 +62,8 @@ public record RowsRecord(
         byte[] popular,
         int[][] working,
         long[] assignmentsBefore,
-        boolean[] evicts) {
+        boolean[] evicts,
+        long[] inputOffsets) {
 
     /** Reads {@code r}, a record of a rows topic. */
     public static RowsRecord of(ConsumerRecord<byte[], byte[]> r) {
@@ -250,9 +253,36 @@ public record RowsRecord(
                         popular,
                         working,
                         assignmentsBefore,
-                        evicts);
+                        evicts,
+                        inputOffsets(r, where));
         record.checkIndices();
         return record;
+    }
+
+    private static long[] inputOffsets(ConsumerRecord<byte[], byte[]> r, String where) {
+        Header h = r.headers().lastHeader(StreamFormat.INPUT_OFFSETS);
+        if (h == null) {
+            return null;
+        }
+        String text = new String(h.value(), StandardCharsets.US_ASCII);
+        int dash = text.indexOf('-');
+        try {
+            long[] offsets = {
+                Long.parseLong(text.substring(0, dash)), Long.parseLong(text.substring(dash + 1))
+            };
+            if (offsets[0] < 0 || offsets[1] < offsets[0]) {
+                throw new NumberFormatException("not an offset range");
+            }
+            return offsets;
+        } catch (RuntimeException e) {
+            throw new IllegalStateException(
+                    where
+                            + ": "
+                            + StreamFormat.INPUT_OFFSETS
+                            + " is '"
+                            + text
+                            + "', not FIRST-LAST input offsets");
+        }
     }
 
     /**
