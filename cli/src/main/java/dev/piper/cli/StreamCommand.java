@@ -497,6 +497,7 @@ final class StreamCommand implements Callable<Integer> {
                 CheckpointDirectory.checkReadable(latest.get()); // before pruning the others
                 Streaming.restoreFrom(conf, latest.get(), true);
                 err.printf("stream: resuming from %s%n", latest.get());
+                warnIfOlderThanTransactions(latest.get(), err);
                 for (Path old : CheckpointDirectory.pruneSuperseded(dir, latest.get())) {
                     err.printf("stream: removed superseded snapshot %s%n", old);
                 }
@@ -553,9 +554,10 @@ final class StreamCommand implements Callable<Integer> {
                     dir, StreamOptions.groupId(conf), startFrom);
         }
         StreamTopics.prepareTopics(conf, err);
+        String streamId = CheckpointDirectory.streamId(dir);
         for (String rows : pipelines.outputTopics()) {
             StreamOptions.claims(conf, rows)
-                    .claim(List.of(rows), dir.toString(), takeOverOutput, err);
+                    .claim(List.of(rows), streamId, dir.toString(), takeOverOutput, err);
         }
         if (onCluster) {
             JobID id = OnCluster.submit(Streaming.job(conf)::build, conf, JobNames.stream(conf));
@@ -576,6 +578,37 @@ final class StreamCommand implements Callable<Integer> {
                         r.seconds(),
                         r.savepoint().map(p -> "; savepoint " + p).orElse(""));
         return 0;
+    }
+
+    /**
+     * Says so when the snapshot resumed from completed longer ago than the sink's transaction
+     * timeout: if the process died between that checkpoint and the commit of its output, the broker
+     * has aborted that output since, and those rows are lost (a reader finds the blocks missing).
+     * Within the timeout the restored job commits them, and Flink's "already fenced" messages about
+     * the transactions the crashed run had committed are expected.
+     */
+    private static void warnIfOlderThanTransactions(Path snapshot, java.io.PrintStream err)
+            throws IOException {
+        if (!snapshot.getFileName().toString().startsWith("chk-")) {
+            return; // a savepoint: the stop that took it committed its output
+        }
+        Duration age =
+                Duration.between(
+                        Files.getLastModifiedTime(snapshot.resolve("_metadata")).toInstant(),
+                        java.time.Instant.now());
+        Duration timeout =
+                Duration.ofMillis(
+                        Long.parseLong(
+                                dev.piper.connectors.kafka.KafkaConnectors.TRANSACTION_TIMEOUT_MS));
+        if (age.compareTo(timeout) > 0) {
+            err.printf(
+                    "stream: note: that checkpoint completed %d min ago, longer than the"
+                            + " transactions' timeout (%d min): if the last run died in the moment"
+                            + " between the checkpoint and the commit of its output, the broker"
+                            + " has aborted that output and those rows are missing ('piper"
+                            + " consume' names missing blocks)%n",
+                    age.toMinutes(), timeout.toMinutes());
+        }
     }
 
     /** Whether no snapshot is restored: the run starts from --start-from, if nothing forbids. */

@@ -58,7 +58,9 @@ final class SubmitCommand implements Callable<Integer> {
     @Option(
             names = "--parallelism",
             paramLabel = "N",
-            description = "The job's default parallelism (default: the cluster's).")
+            description =
+                    "The job's default parallelism (default: the cluster's parallelism.default,"
+                            + " else all its slots).")
     Integer parallelism;
 
     @Option(
@@ -124,6 +126,12 @@ final class SubmitCommand implements Callable<Integer> {
         PrintStream err = System.err;
         var out = spec.commandLine().getOut();
         cluster.overview(); // a missing cluster fails here, before the upload
+        int jobParallelism = parallelism != null ? parallelism : cluster.defaultParallelism();
+        if (parallelism == null) {
+            err.printf(
+                    "submit: parallelism %d, the cluster's default (--parallelism to choose)%n",
+                    jobParallelism);
+        }
         String jarId = cluster.uploadJar(jobJar);
         String jobId;
         try {
@@ -131,7 +139,7 @@ final class SubmitCommand implements Callable<Integer> {
                     cluster.run(
                             jarId,
                             ClusterJob.class.getName(),
-                            parallelism,
+                            jobParallelism,
                             jobArgs,
                             fromSavepoint,
                             allowNonRestoredState);

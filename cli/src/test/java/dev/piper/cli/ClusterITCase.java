@@ -311,7 +311,8 @@ class ClusterITCase {
                 "--kafka-property",
                 "ssl.key.password=" + SECRET
             };
-            String job = lastLine(piper(0, concat(submit(), stream)));
+            // Without --parallelism (issue 40: it ran at 1 on a cluster of 2 slots)
+            String job = lastLine(piper(0, concat(submitWithDefaultParallelism(), stream)));
             assertThat(piper(0, "job", "list", "--rest", rest))
                     .contains(job + "  RUNNING")
                     .contains("piper stream dlrm-criteo/1 clicks -> rows");
@@ -343,6 +344,20 @@ class ClusterITCase {
                                             QUIET)
                                     .rows())
                     .isEqualTo(firstRows);
+            // Issue 40: a fresh start restarted once (the first offset commit met a coordinator
+            // that was not ready and was woken) and logged an ERROR about fencing.
+            FlinkRest started = new FlinkRest(java.net.URI.create(rest), Duration.ofSeconds(10));
+            assertThat(started.restarts(job)).as("restarts of a fresh start").isZero();
+            assertThat(started.parallelism(job))
+                    .as("the cluster's default parallelism")
+                    .isEqualTo(2);
+            try (Stream<Path> logs = Files.list(shared.resolve("cluster/log"))) {
+                for (Path log : logs.filter(f -> f.toString().endsWith(".log")).toList()) {
+                    assertThat(Files.readAllLines(log))
+                            .as("ERROR lines in %s", log)
+                            .noneMatch(line -> line.matches("^\\S+ \\S+ ERROR .*"));
+                }
+            }
 
             // cluster status names the endpoints, the REST address last
             String status =
@@ -413,6 +428,11 @@ class ClusterITCase {
         } finally {
             kafka.close();
         }
+    }
+
+    /** {@code piper submit} without {@code --parallelism}, up to the {@code --}. */
+    private static String[] submitWithDefaultParallelism() {
+        return new String[] {"submit", "--rest", rest, "--jar", jar.toString(), "--"};
     }
 
     /** {@code piper submit} with {@code options}, up to the {@code --} before the job's. */

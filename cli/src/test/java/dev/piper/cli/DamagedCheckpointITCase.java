@@ -34,12 +34,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 40: a damaged checkpoint directory never starts the stream over silently and never hangs. A
- * stream on a real broker commits all its output and is killed with SIGKILL; then, on copies of its
- * directory: a state file missing from a snapshot that was never sealed (every restore fails: it
- * restarted for ever) ends with exit 1 and the cause; every {@code _metadata} deleted (it started
- * over from the earliest offset and committed everything again) and the snapshots gone altogether
- * are refused with exit 1; a truncated {@code _metadata} is refused naming the way out; and that
- * way out, {@code --start-over} into new topics, gives the batch output exactly.
+ * stream on a real broker commits all its output and is stopped with SIGTERM (it says what is
+ * committed and how to resume); then, on copies of its directory: a state file missing from a
+ * snapshot that was never sealed (every restore fails: it restarted for ever) ends with exit 1 and
+ * the cause; every {@code _metadata} deleted (it started over from the earliest offset and
+ * committed everything again) and the snapshots gone altogether are refused with exit 1; a
+ * truncated {@code _metadata} is refused naming the way out; and that way out, {@code --start-over}
+ * into new topics, gives the batch output exactly.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class DamagedCheckpointITCase {
@@ -157,8 +158,15 @@ class DamagedCheckpointITCase {
             assertThat(System.nanoTime()).as("all input committed, sealed").isLessThan(deadline);
             assertThat(first.waitFor(50, TimeUnit.MILLISECONDS)).as("see first.log").isFalse();
         }
-        first.destroyForcibly(); // SIGKILL
+        // SIGTERM: it ended in silence; now it says what is committed and how to resume
+        first.destroy();
         assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(first.exitValue()).isEqualTo(143);
+        assertThat(Files.readString(tmp.resolve("first.log")))
+                .contains(
+                        "stream: stopped by a signal (or a fatal error, in the log file); the"
+                                + " output is committed as of the last completed checkpoint (")
+                .contains("run again with the same --checkpoint-dir to resume from it");
 
         // 1. A state file missing from a snapshot never sealed: every restore fails.
         Path missing = tmp.resolve("missing-state");

@@ -26,6 +26,7 @@ import java.util.stream.Stream;
  * checkpoints/&lt;job&gt;/chk-&lt;n&gt;.checksums   its state files' CRC-32C and sizes (seal)
  * savepoints/savepoint-....checksums     likewise
  * pipelines.txt                           the pipelines and chains its state belongs to
+ * stream-id                               the id the stream claims its output topics with
  * .lock                                   held by the stream running on it
  * </pre>
  */
@@ -67,25 +68,12 @@ public final class CheckpointDirectory {
                         ? Files.getLastModifiedTime(latest.get().resolve(METADATA))
                         : FileTime.fromMillis(Long.MIN_VALUE);
         List<Path> lost = new ArrayList<>();
-        for (String sub : List.of(CHECKPOINTS, SAVEPOINTS)) {
-            Path root = checkpointDir.resolve(sub);
-            if (!Files.isDirectory(root)) {
-                continue;
-            }
-            try (Stream<Path> walk = Files.walk(root, 2)) {
-                for (Path seal :
-                        walk.filter(p -> p.getFileName().toString().endsWith(SEAL))
-                                .sorted()
-                                .toList()) {
-                    String name = seal.getFileName().toString();
-                    Path snapshot =
-                            seal.resolveSibling(name.substring(0, name.length() - SEAL.length()));
-                    if (Files.isDirectory(snapshot)
-                            && !Files.exists(snapshot.resolve(METADATA))
-                            && Files.getLastModifiedTime(seal).compareTo(after) > 0) {
-                        lost.add(snapshot);
-                    }
-                }
+        for (Path seal : seals(checkpointDir)) {
+            Path snapshot = sealed(seal);
+            if (Files.isDirectory(snapshot)
+                    && !Files.exists(snapshot.resolve(METADATA))
+                    && Files.getLastModifiedTime(seal).compareTo(after) > 0) {
+                lost.add(snapshot);
             }
         }
         return lost;
@@ -154,6 +142,27 @@ public final class CheckpointDirectory {
         }
     }
 
+    /** The seals in {@code checkpointDir}, in name order. */
+    private static List<Path> seals(Path checkpointDir) throws IOException {
+        List<Path> seals = new ArrayList<>();
+        for (String sub : List.of(CHECKPOINTS, SAVEPOINTS)) {
+            Path root = checkpointDir.resolve(sub);
+            if (Files.isDirectory(root)) {
+                try (Stream<Path> walk = Files.walk(root, 2)) {
+                    walk.filter(p -> p.getFileName().toString().endsWith(SEAL)).forEach(seals::add);
+                }
+            }
+        }
+        seals.sort(null);
+        return seals;
+    }
+
+    /** The snapshot directory whose seal is {@code seal}. */
+    private static Path sealed(Path seal) {
+        String name = seal.getFileName().toString();
+        return seal.resolveSibling(name.substring(0, name.length() - SEAL.length()));
+    }
+
     /** A snapshot's seal: the CRC-32C and size of each of its state files, beside it. */
     static Path sealOf(Path snapshot) {
         return snapshot.resolveSibling(snapshot.getFileName() + SEAL);
@@ -218,21 +227,9 @@ public final class CheckpointDirectory {
      * @return the snapshot sealed now, if any
      */
     public static Optional<Path> sealLatest(Path checkpointDir) throws IOException {
-        for (String sub : List.of(CHECKPOINTS, SAVEPOINTS)) {
-            Path root = checkpointDir.resolve(sub);
-            if (!Files.isDirectory(root)) {
-                continue;
-            }
-            try (Stream<Path> walk = Files.walk(root, 2)) {
-                for (Path seal :
-                        walk.filter(p -> p.getFileName().toString().endsWith(SEAL)).toList()) {
-                    String name = seal.getFileName().toString();
-                    Path snapshot =
-                            seal.resolveSibling(name.substring(0, name.length() - SEAL.length()));
-                    if (!Files.isDirectory(snapshot)) {
-                        Files.deleteIfExists(seal);
-                    }
-                }
+        for (Path seal : seals(checkpointDir)) {
+            if (!Files.isDirectory(sealed(seal))) {
+                Files.deleteIfExists(seal);
             }
         }
         Optional<Path> latest = latestSnapshot(checkpointDir);
@@ -397,6 +394,35 @@ public final class CheckpointDirectory {
         public void close() throws IOException {
             channel.close(); // releases the lock
         }
+    }
+
+    /** The file holding the id of the stream a checkpoint directory serves. */
+    static final String STREAM_ID_FILE = "stream-id";
+
+    /**
+     * The id of the stream that {@code checkpointDir} serves, made on its first use: the stream's
+     * identity when it claims its output topics ({@code OutputClaims}), kept when the directory is
+     * moved or restored from a copy, while another directory is another stream.
+     */
+    public static String streamId(Path checkpointDir) throws IOException {
+        Path file = checkpointDir.resolve(STREAM_ID_FILE);
+        if (!Files.exists(file)) {
+            Path tmp = checkpointDir.resolve("." + STREAM_ID_FILE + ".tmp");
+            Files.writeString(tmp, java.util.UUID.randomUUID() + "\n", StandardCharsets.UTF_8);
+            try {
+                Files.move(tmp, file); // not replacing: a concurrent first use keeps the first id
+            } catch (java.nio.file.FileAlreadyExistsException raced) {
+                Files.deleteIfExists(tmp);
+            }
+        }
+        String id = Files.readString(file, StandardCharsets.UTF_8).strip();
+        if (id.isEmpty()) {
+            throw new IllegalStateException(
+                    file
+                            + " is empty: it names the stream this directory serves; restore it"
+                            + " from a copy, or delete it to make this directory a new stream");
+        }
+        return id;
     }
 
     /** The file in a checkpoint directory naming the pipelines its snapshots hold. */

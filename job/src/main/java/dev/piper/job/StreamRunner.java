@@ -66,11 +66,13 @@ public final class StreamRunner {
         if (checkpoints == null || !checkpoints.startsWith("file:")) {
             return Optional.empty();
         }
-        String dir = Path.of(java.net.URI.create(checkpoints)).getParent().toString();
         try {
+            String us =
+                    CheckpointDirectory.streamId(
+                            Path.of(java.net.URI.create(checkpoints)).getParent());
             for (String topic : StreamPipelines.of(conf).outputTopics()) {
                 var owner = StreamOptions.claims(conf, topic).owner(topic);
-                if (owner.isPresent() && !owner.get().checkpointDir().equals(dir)) {
+                if (owner.isPresent() && !owner.get().streamId().equals(us)) {
                     return Optional.of(
                             "output topic "
                                     + topic
@@ -138,14 +140,16 @@ public final class StreamRunner {
     public static Result run(
             StreamJob job, Configuration conf, Duration untilIdle, PrintStream progress)
             throws Exception {
-        // SIGTERM (or Ctrl-C) ends the process with no word from Flink: say what is committed.
+        // SIGTERM (or Ctrl-C, or a fatal error that exits the JVM) ends the process with no word
+        // from Flink: say what is committed.
         AtomicLong read = new AtomicLong();
         Thread hook =
                 new Thread(
                         () ->
                                 progress.printf(
-                                        "stream: stopped by a signal; the output is committed as"
-                                                + " of the last completed checkpoint (%,d input"
+                                        "stream: stopped by a signal (or a fatal error, in"
+                                                + " the log file); the output is committed as of"
+                                                + " the last completed checkpoint (%,d input"
                                                 + " records of this run as of the last look);"
                                                 + " run again with the same --checkpoint-dir to"
                                                 + " resume from it%n",

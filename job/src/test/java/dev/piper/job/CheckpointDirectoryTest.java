@@ -182,4 +182,17 @@ class CheckpointDirectoryTest {
         Path restored = snapshot("savepoints/savepoint-aaaa-1", 3000);
         assertThat(CheckpointDirectory.lostSnapshots(dir, Optional.of(restored))).isEmpty();
     }
+
+    /** A directory's stream id is made once and read back; another directory has another. */
+    @Test
+    void aDirectoryKeepsItsStreamId() throws Exception {
+        String id = CheckpointDirectory.streamId(dir);
+        assertThat(id).matches("[0-9a-f-]{36}");
+        assertThat(CheckpointDirectory.streamId(dir)).isEqualTo(id);
+        Path other = Files.createDirectories(dir.resolve("other"));
+        assertThat(CheckpointDirectory.streamId(other)).isNotEqualTo(id);
+        Files.writeString(other.resolve("stream-id"), "\n");
+        assertThatThrownBy(() -> CheckpointDirectory.streamId(other))
+                .hasMessageStartingWith(other.resolve("stream-id") + " is empty");
+    }
 }

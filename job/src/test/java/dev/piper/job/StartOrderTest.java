@@ -80,7 +80,11 @@ class StartOrderTest {
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(
                         props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            consumer.partitionsFor(topic, Duration.ofSeconds(30));
+            // the first metadata request creates it; later ones see it once it has a leader
+            long deadline = System.nanoTime() + DEADLINE.toNanos();
+            while (consumer.partitionsFor(topic, Duration.ofSeconds(30)).isEmpty()) {
+                assertThat(System.nanoTime()).as("%s auto-created", topic).isLessThan(deadline);
+            }
         }
     }
 

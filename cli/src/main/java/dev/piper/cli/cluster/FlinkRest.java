@@ -325,6 +325,41 @@ public final class FlinkRest {
         }
     }
 
+    /**
+     * The parallelism a job submitted without one should get: the cluster's {@code
+     * parallelism.default} where its configuration sets one, else every slot it has. (A REST
+     * submission without a parallelism runs at 1: Flink's jar handler passes "default", -1, which
+     * overrides the cluster's setting and is scheduled as 1.)
+     */
+    public int defaultParallelism() throws IOException, InterruptedException {
+        for (JsonNode entry : call("GET", "jobmanager/config", null)) {
+            if (entry.path("key").asText().equals("parallelism.default")) {
+                int configured = entry.path("value").asInt(-1);
+                if (configured > 0) {
+                    return configured;
+                }
+            }
+        }
+        return Math.max(1, overview().path("slots-total").asInt(1));
+    }
+
+    /** The largest parallelism of job {@code id}'s operators. */
+    public int parallelism(String id) throws IOException, InterruptedException {
+        int max = 0;
+        for (JsonNode vertex : call("GET", "jobs/" + id, null).path("vertices")) {
+            max = Math.max(max, vertex.path("parallelism").asInt());
+        }
+        return max;
+    }
+
+    /** How often job {@code id} has restarted (its {@code numRestarts} metric). */
+    public long restarts(String id) throws IOException, InterruptedException {
+        for (JsonNode m : call("GET", "jobs/" + id + "/metrics?get=numRestarts", null)) {
+            return m.path("value").asLong();
+        }
+        return 0;
+    }
+
     /** Where the job's latest completed checkpoint is, if it has one. */
     public Optional<String> latestCheckpoint(String id) throws IOException, InterruptedException {
         JsonNode completed =

@@ -569,7 +569,15 @@ public final class LocalFlinkCluster {
         return "-Dpiper.flink.dir=" + dir;
     }
 
-    private static String log4jProperties() {
+    private static final String COMMITTER =
+            "org.apache.flink.connector.kafka.sink.internal.KafkaCommitter";
+
+    private static final String FENCED = ".*because its producer is already fenced.*";
+
+    /**
+     * The logging configuration of the cluster's processes: a file per process ({@code log.file}).
+     */
+    public static String log4jProperties() {
         return String.join(
                 "\n",
                 "# written by bin/piper cluster start",
@@ -578,6 +586,33 @@ public final class LocalFlinkCluster {
                 "rootLogger.appenderRef.file.ref = MainAppender",
                 "logger.kafka.name = org.apache.kafka",
                 "logger.kafka.level = WARN",
+                // The Kafka committer's "already fenced" error, expected on every recovery, at
+                // INFO (conf/log4j2-cli.properties says why); its other errors stay errors.
+                "appender.fenced.type = Rewrite",
+                "appender.fenced.name = fenced",
+                "appender.fenced.toFile.type = AppenderRef",
+                "appender.fenced.toFile.ref = MainAppender",
+                "appender.fenced.filter.regex.type = RegexFilter",
+                "appender.fenced.filter.regex.regex = " + FENCED,
+                "appender.fenced.filter.regex.onMatch = ACCEPT",
+                "appender.fenced.filter.regex.onMismatch = DENY",
+                "appender.fenced.policy.type = LoggerNameLevelRewritePolicy",
+                "appender.fenced.policy.logger = " + COMMITTER,
+                "appender.fenced.policy.error.type = KeyValuePair",
+                "appender.fenced.policy.error.key = ERROR",
+                "appender.fenced.policy.error.value = INFO",
+                "appender.committer.type = Rewrite",
+                "appender.committer.name = committer",
+                "appender.committer.toFile.type = AppenderRef",
+                "appender.committer.toFile.ref = MainAppender",
+                "appender.committer.filter.regex.type = RegexFilter",
+                "appender.committer.filter.regex.regex = " + FENCED,
+                "appender.committer.filter.regex.onMatch = DENY",
+                "appender.committer.filter.regex.onMismatch = ACCEPT",
+                "logger.committer.name = " + COMMITTER,
+                "logger.committer.additivity = false",
+                "logger.committer.appenderRef.fenced.ref = fenced",
+                "logger.committer.appenderRef.committer.ref = committer",
                 "appender.main.name = MainAppender",
                 "appender.main.type = RollingFile",
                 "appender.main.append = true",

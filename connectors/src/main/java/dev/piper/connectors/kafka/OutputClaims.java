@@ -34,15 +34,20 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Which stream owns an output topic: two streams writing one rows topic (another checkpoint
  * directory, the same topic) would each commit every block. A stream claims its output topics as it
  * starts by appending a claim to the claims topic (one partition, kept for ever): key the output
- * topic, value {@code {"checkpoint_dir", "host", "started"}}. The owner of a topic is its first
- * claim, or the latest claim that took it over ({@code --take-over-output}); a stream whose
- * checkpoint directory is not the owner's is refused, naming the owner. Two streams that claim at
- * the same moment both append, read back, and agree on the first.
+ * topic, value {@code {"stream_id", "checkpoint_dir", "host", "started"}}. The owner of a topic is
+ * its first claim, or the latest claim that took it over ({@code --take-over-output}); another
+ * stream (another checkpoint directory's id) is refused, naming the owner's directory and host. Two
+ * streams that claim at the same moment both append, read back, and agree on the first.
  */
 public final class OutputClaims {
 
-    /** One claim: who wrote to a topic from which checkpoint directory, since when. */
-    public record Claim(String checkpointDir, String host, String started, boolean takeOver) {
+    /**
+     * One claim: which stream (the id its checkpoint directory holds, so that a directory moved or
+     * restored elsewhere stays the same stream) writes a topic, from which directory and host,
+     * since when.
+     */
+    public record Claim(
+            String streamId, String checkpointDir, String host, String started, boolean takeOver) {
 
         /** "the stream of checkpoint directory D on H (claimed T)". */
         public String describe() {
@@ -71,14 +76,19 @@ public final class OutputClaims {
     }
 
     /**
-     * Claims {@code outputTopics} for the stream of {@code checkpointDir}: nothing to do for the
-     * topics it owns already, a claim appended for the others, and with {@code takeOver} a claim
-     * that takes them over from another owner (said on {@code progress}).
+     * Claims {@code outputTopics} for stream {@code streamId} (of checkpoint directory {@code
+     * checkpointDir}): nothing to do for the topics it owns already, a claim appended for the
+     * others, and with {@code takeOver} a claim that takes them over from another owner (said on
+     * {@code progress}).
      *
      * @throws IllegalStateException naming the topic and its owner, if another stream owns it
      */
     public void claim(
-            List<String> outputTopics, String checkpointDir, boolean takeOver, PrintStream progress)
+            List<String> outputTopics,
+            String streamId,
+            String checkpointDir,
+            boolean takeOver,
+            PrintStream progress)
             throws Exception {
         createIfAbsent();
         Map<String, Claim> owners = owners();
@@ -87,13 +97,12 @@ public final class OutputClaims {
         Map<String, Claim> appended = new HashMap<>();
         for (String topic : outputTopics) {
             Claim owner = owners.get(topic);
-            if (owner != null && owner.checkpointDir().equals(checkpointDir)) {
+            if (owner != null && owner.streamId().equals(streamId)) {
                 continue;
             }
             if (owner != null && !takeOver) {
                 throw refusal(topic, owner);
             }
-            Claim claim = new Claim(checkpointDir, host, started, owner != null);
             if (owner != null) {
                 progress.printf(
                         "stream: --take-over-output: output topic %s was %s's; it is this"
@@ -101,7 +110,7 @@ public final class OutputClaims {
                                 + " block)%n",
                         topic, owner.describe());
             }
-            appended.put(topic, claim);
+            appended.put(topic, new Claim(streamId, checkpointDir, host, started, owner != null));
         }
         if (appended.isEmpty()) {
             return;
@@ -110,7 +119,7 @@ public final class OutputClaims {
         Map<String, Claim> after = owners();
         for (String topic : appended.keySet()) {
             Claim owner = after.get(topic);
-            if (owner == null || !owner.checkpointDir().equals(checkpointDir)) {
+            if (owner == null || !owner.streamId().equals(streamId)) {
                 throw refusal(topic, owner);
             }
         }
@@ -224,6 +233,7 @@ public final class OutputClaims {
                     e);
         }
         return new Claim(
+                v.path("stream_id").asText(""),
                 v.path("checkpoint_dir").asText(""),
                 v.path("host").asText("?"),
                 v.path("started").asText("?"),
@@ -238,6 +248,7 @@ public final class OutputClaims {
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (Map.Entry<String, Claim> e : claims.entrySet()) {
                 ObjectNode v = JSON.createObjectNode();
+                v.put("stream_id", e.getValue().streamId());
                 v.put("checkpoint_dir", e.getValue().checkpointDir());
                 v.put("host", e.getValue().host());
                 v.put("started", e.getValue().started());

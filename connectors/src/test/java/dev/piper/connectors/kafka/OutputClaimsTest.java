@@ -50,9 +50,10 @@ class OutputClaimsTest {
 
     @Test
     void theFirstDirectoryOwnsTheTopicASecondIsRefusedNamingIt() throws Exception {
-        claims("one").claim(List.of("one"), "/data/a", false, QUIET);
-        claims("one").claim(List.of("one"), "/data/a", false, QUIET); // its restart
-        assertThatThrownBy(() -> claims("one").claim(List.of("one"), "/data/b", false, QUIET))
+        claims("one").claim(List.of("one"), "id-a", "/data/a", false, QUIET);
+        claims("one").claim(List.of("one"), "id-a", "/data/a", false, QUIET); // its restart
+        assertThatThrownBy(
+                        () -> claims("one").claim(List.of("one"), "id-b", "/data/b", false, QUIET))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageStartingWith(
                         "output topic one belongs to the stream of checkpoint directory /data/a on ")
@@ -63,6 +64,7 @@ class OutputClaimsTest {
         claims("one")
                 .claim(
                         List.of("one"),
+                        "id-b",
                         "/data/b",
                         true,
                         new PrintStream(said, true, StandardCharsets.UTF_8));
@@ -71,10 +73,13 @@ class OutputClaimsTest {
                         "--take-over-output: output topic one was the stream of checkpoint"
                                 + " directory /data/a");
         assertThat(claims("one").owner("one").orElseThrow().checkpointDir()).isEqualTo("/data/b");
-        assertThatThrownBy(() -> claims("one").claim(List.of("one"), "/data/a", false, QUIET))
+        assertThatThrownBy(
+                        () -> claims("one").claim(List.of("one"), "id-a", "/data/a", false, QUIET))
                 .hasMessageStartingWith(
                         "output topic one belongs to the stream of checkpoint directory /data/b");
         assertThat(claims("never").owner("never")).as("no claims topic yet").isEmpty();
+        // the same stream from its directory moved elsewhere (the id travels with it)
+        claims("one").claim(List.of("one"), "id-b", "/mnt/moved/b", false, QUIET);
     }
 
     /** Streams started at the same moment all claim; exactly one owns the topic. */
@@ -92,7 +97,13 @@ class OutputClaimsTest {
                             () -> {
                                 try {
                                     go.await();
-                                    claims("raced").claim(List.of("raced"), dir, false, QUIET);
+                                    claims("raced")
+                                            .claim(
+                                                    List.of("raced"),
+                                                    "id-" + dir,
+                                                    dir,
+                                                    false,
+                                                    QUIET);
                                 } catch (Exception e) {
                                     throw new IllegalStateException(e);
                                 }
