@@ -600,6 +600,19 @@ class PiperCliTest {
      * Issue 23: a full disk under a failed job showed only "The TaskExecutor is shutting down.".
      * The error line adds the root cause of the chain when it says something else.
      */
+    /** Issue 40: running out of heap gave a bare OutOfMemoryError; the line says what to do. */
+    @Test
+    void anOutOfMemoryErrorNamesTheRemedies() {
+        RuntimeException failed =
+                new RuntimeException(
+                        "Job execution failed.", new OutOfMemoryError("Java heap space"));
+        assertThat(PiperCli.message(failed))
+                .startsWith("Job execution failed. (cause: OutOfMemoryError: Java heap space);")
+                .contains("give it more with PIPER_JAVA_OPTS=-Xmx8g")
+                .contains("--state-backend rocksdb");
+        assertThat(PiperCli.message(new IllegalStateException("x"))).isEqualTo("x");
+    }
+
     @Test
     void anErrorLineNamesTheRootCause() {
         Exception failed =

@@ -204,7 +204,8 @@ public final class LocalFlinkCluster {
         put(c, JobManagerOptions.TOTAL_PROCESS_MEMORY, s.jobManagerMemory());
         put(c, TaskManagerOptions.TOTAL_PROCESS_MEMORY, s.taskManagerMemory());
         put(c, TaskManagerOptions.NUM_TASK_SLOTS, Integer.toString(s.slots()));
-        put(c, CoreOptions.DEFAULT_PARALLELISM, Integer.toString(s.slots()));
+        // every slot of every TaskManager, as docs/OPERATIONS.md says
+        put(c, CoreOptions.DEFAULT_PARALLELISM, Integer.toString(s.slots() * s.taskManagers()));
         for (ConfigOption<?> o :
                 List.of(
                         TaskManagerOptions.MEMORY_SEGMENT_SIZE,
