@@ -39,8 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  * snapshot that was never sealed (every restore fails: it restarted for ever) ends with exit 1 and
  * the cause; every {@code _metadata} deleted (it started over from the earliest offset and
  * committed everything again) and the snapshots gone altogether are refused with exit 1; a
- * truncated {@code _metadata} is refused naming the way out; and that way out, {@code --start-over}
- * into new topics, gives the batch output exactly.
+ * truncated {@code _metadata} is refused naming the way out; checkpoints that fail every time (as
+ * on a full disk) end the run with the cause; and that way out, {@code --start-over} into new
+ * topics, gives the batch output exactly.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class DamagedCheckpointITCase {
@@ -96,9 +97,10 @@ class DamagedCheckpointITCase {
                 .isTrue();
         String out = Files.readString(log);
         assertThat(p.exitValue()).as("%s's exit code; output:%n%s", name, out).isEqualTo(exitCode);
+        String[] lines = out.strip().split("\n");
         System.out.printf(
-                "DamagedCheckpointITCase: %s ended with %d after %.1f s%n",
-                name, exitCode, (System.nanoTime() - start) / 1e9);
+                "DamagedCheckpointITCase: %s ended with %d after %.1f s: %s%n",
+                name, exitCode, (System.nanoTime() - start) / 1e9, lines[lines.length - 1]);
         return out;
     }
 
@@ -224,6 +226,32 @@ class DamagedCheckpointITCase {
         Files.write(metadata, java.util.Arrays.copyOf(bytes, bytes.length / 2));
         out = run("truncated", stream(truncated, "dmg", "--until-idle", "3"), 1);
         assertThat(out).contains(metadata + " cannot be read").contains("--start-over");
+
+        // 5. Checkpoints that fail every time, as on a full disk: each chk-N of the job's
+        // directory is taken by a file, so no checkpoint can be written (a fixed job id names the
+        // directory in advance). It restarted for ever; now it ends with the cause.
+        String jobId = "0000000000000000000000000000f011";
+        Path full = tmp.resolve("full");
+        Path jobDir = Files.createDirectories(full.resolve("checkpoints").resolve(jobId));
+        for (int n = 1; n <= 100; n++) {
+            Files.writeString(jobDir.resolve("chk-" + n), "not a directory");
+        }
+        out =
+                run(
+                        "full",
+                        stream(
+                                full,
+                                "full",
+                                "--until-idle",
+                                "3",
+                                "--flink-conf",
+                                "$internal.pipeline.job-id=" + jobId,
+                                // the bound, not the default's delays, is what this case is about
+                                "--flink-conf",
+                                "restart-strategy.exponential-delay.max-backoff=1s"),
+                        1);
+        assertThat(out)
+                .contains("stream: error: the job failed 6 times in a row and stopped restarting");
 
         // The documented way out: start over into new topics; the output is the batch's.
         out = run("start-over", stream(gone, "over", "--until-idle", "3", "--start-over"), 0);

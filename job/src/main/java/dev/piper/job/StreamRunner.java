@@ -15,6 +15,7 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -95,15 +96,23 @@ public final class StreamRunner {
      * sentence saying so, so that a permanent failure (a state file gone, a full disk) reads as one
      * rather than as a single mishap.
      */
-    static Exception failure(ExecutionException e) {
+    static Exception failure(ExecutionException e, Configuration conf) {
         Exception root = EmbeddedRunner.rootCause(e);
         for (Throwable t = e; t != null && t != t.getCause(); t = t.getCause()) {
             String m = t.getMessage();
             if (m != null && m.startsWith("Recovery is suppressed")) {
+                boolean ours =
+                        "exponential-delay"
+                                .equals(conf.get(RestartStrategyOptions.RESTART_STRATEGY));
                 return new IllegalStateException(
                         "the job failed "
-                                + Streaming.RESTART_ATTEMPTS
-                                + " times in a row and stopped restarting (a failure that every"
+                                + (ours
+                                        ? conf.get(
+                                                        RestartStrategyOptions
+                                                                .RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS)
+                                                + " times in a row"
+                                        : "as often as its restart strategy allows")
+                                + " and stopped restarting (a failure that every"
                                 + " restart meets again); the last failure: "
                                 + root.getClass().getSimpleName()
                                 + ": "
@@ -200,7 +209,7 @@ public final class StreamRunner {
                 } catch (TimeoutException e) {
                     // still running
                 } catch (ExecutionException e) {
-                    throw failure(e);
+                    throw failure(e, conf);
                 }
                 seal(conf, progress);
                 if (System.nanoTime() - lastOwnerCheck >= OWNER_CHECK.toNanos()) {
@@ -259,7 +268,7 @@ public final class StreamRunner {
                             try {
                                 result.get();
                             } catch (ExecutionException failed) {
-                                throw failure(failed); // the job's cause, not the stop's
+                                throw failure(failed, conf); // the job's cause, not the stop's
                             }
                         }
                         // Not every task is running (the job is restarting): the savepoint
@@ -274,7 +283,7 @@ public final class StreamRunner {
                     try {
                         result.get(2, TimeUnit.MINUTES);
                     } catch (ExecutionException e) {
-                        throw failure(e);
+                        throw failure(e, conf);
                     }
                     progress.printf("stream: savepoint %s%n", savepoint);
                     seal(conf, progress);

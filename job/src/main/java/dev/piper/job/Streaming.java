@@ -47,7 +47,7 @@ public final class Streaming {
     public static final int RESTART_ATTEMPTS = 6;
 
     /** The first restart's delay; each next one doubles it, up to {@link #RESTART_MAX_DELAY}. */
-    static final Duration RESTART_DELAY = Duration.ofSeconds(1);
+    static final Duration RESTART_DELAY = Duration.ofMillis(500);
 
     static final Duration RESTART_MAX_DELAY = Duration.ofSeconds(8);
 

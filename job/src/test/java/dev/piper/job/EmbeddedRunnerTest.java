@@ -50,7 +50,10 @@ class EmbeddedRunnerTest {
                                         "Recovery is suppressed by"
                                                 + " ExponentialDelayRestartBackoffTimeStrategy",
                                         new IllegalStateException("restore failed", gone))));
-        assertThat(StreamRunner.failure(job))
+        org.apache.flink.configuration.Configuration conf =
+                Streaming.checkpointing(
+                        java.nio.file.Path.of("/ckpt"), java.time.Duration.ofSeconds(5));
+        assertThat(StreamRunner.failure(job, conf))
                 .hasMessage(
                         "the job failed "
                                 + Streaming.RESTART_ATTEMPTS
@@ -60,7 +63,9 @@ class EmbeddedRunnerTest {
                                 + " directory)")
                 .hasCause(gone);
         // one failure of a job that does not restart is its cause alone
-        assertThat(StreamRunner.failure(new ExecutionException(new RuntimeException("x", gone))))
+        assertThat(
+                        StreamRunner.failure(
+                                new ExecutionException(new RuntimeException("x", gone)), conf))
                 .isSameAs(gone);
     }
 
