@@ -251,7 +251,10 @@ class DamagedCheckpointITCase {
                                 "restart-strategy.exponential-delay.max-backoff=1s"),
                         1);
         assertThat(out)
-                .contains("stream: error: the job failed 6 times in a row and stopped restarting");
+                .contains("stream: error: the job failed 6 times in a row and stopped restarting")
+                .contains("Exceeded checkpoint tolerable failure threshold")
+                .contains("[checkpoints go to " + full.resolve("checkpoints") + ", where ")
+                .contains(" MiB are free; the log file ");
 
         // The documented way out: start over into new topics; the output is the batch's.
         out = run("start-over", stream(gone, "over", "--until-idle", "3", "--start-over"), 0);

@@ -116,11 +116,52 @@ public final class StreamRunner {
                                 + " restart meets again); the last failure: "
                                 + root.getClass().getSimpleName()
                                 + ": "
-                                + root.getMessage(),
+                                + root.getMessage()
+                                + checkpointsFailed(root, conf),
                         root);
             }
         }
         return root;
+    }
+
+    /**
+     * For a job that failed because its checkpoints did (Flink's "Exceeded checkpoint tolerable
+     * failure threshold", whose own cause stays in the log): where they were written and the space
+     * left there, the usual cause (a full disk), and the log file that names the exception.
+     */
+    private static String checkpointsFailed(Throwable root, Configuration conf) {
+        String m = root.getMessage();
+        String checkpoints = conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
+        if (m == null
+                || !m.startsWith("Exceeded checkpoint tolerable failure threshold")
+                || checkpoints == null
+                || !checkpoints.startsWith("file:")) {
+            return "";
+        }
+        Path dir = Path.of(java.net.URI.create(checkpoints));
+        String space;
+        try {
+            Path existing = dir;
+            while (existing != null && !java.nio.file.Files.exists(existing)) {
+                existing = existing.getParent();
+            }
+            long free =
+                    existing == null
+                            ? -1
+                            : java.nio.file.Files.getFileStore(existing).getUsableSpace();
+            space = free < 0 ? "unknown" : String.format("%,d MiB", free >> 20);
+        } catch (IOException e) {
+            space = "unknown (" + e.getMessage() + ")";
+        }
+        return " [checkpoints go to "
+                + dir
+                + ", where "
+                + space
+                + " are free; the log file "
+                + System.getProperty(
+                        "piper.log.file",
+                        Path.of(System.getProperty("java.io.tmpdir"), "piper.log").toString())
+                + " names each checkpoint's exception]";
     }
 
     /**

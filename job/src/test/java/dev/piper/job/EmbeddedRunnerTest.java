@@ -69,6 +69,33 @@ class EmbeddedRunnerTest {
                 .isSameAs(gone);
     }
 
+    /**
+     * Checkpoints that fail every time (a full disk) end the job with Flink's "Exceeded checkpoint
+     * tolerable failure threshold", their own cause only in the log: the line adds where the
+     * checkpoints go, the space left there and the log file.
+     */
+    @Test
+    void failedCheckpointsNameTheirDirectoryAndItsFreeSpace(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        ExecutionException job =
+                new ExecutionException(
+                        new RuntimeException(
+                                "Recovery is suppressed by ExponentialDelayRestartBackoffTimeStrategy",
+                                new IllegalStateException(
+                                        "Exceeded checkpoint tolerable failure threshold. The latest"
+                                                + " checkpoint failed due to IO-problem detected.")));
+        assertThat(
+                        StreamRunner.failure(
+                                        job,
+                                        Streaming.checkpointing(
+                                                dir, java.time.Duration.ofSeconds(5)))
+                                .getMessage())
+                .contains("the last failure: IllegalStateException: Exceeded checkpoint tolerable")
+                .contains("[checkpoints go to " + dir.resolve("checkpoints") + ", where ")
+                .containsPattern(
+                        " [0-9,]+ MiB are free; the log file .* names each checkpoint's exception]");
+    }
+
     /** A count below the last line's (a restarted writer) is said so, not made a negative rate. */
     @Test
     void aProgressLineNeverShowsANegativeRate() {
