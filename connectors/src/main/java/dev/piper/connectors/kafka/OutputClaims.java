@@ -162,8 +162,7 @@ public final class OutputClaims {
             NewTopic topic = new NewTopic(claimsTopic, Optional.of(1), Optional.empty());
             topic.configs(Map.of("retention.ms", "-1", "cleanup.policy", "delete"));
             try {
-                admin.createTopics(List.of(topic)).all().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-                TopicCreation.awaitLeaders(admin, claimsTopic, TIMEOUT);
+                TopicCreation.create(admin, topic, TIMEOUT);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof TopicExistsException)) {
                     throw e;

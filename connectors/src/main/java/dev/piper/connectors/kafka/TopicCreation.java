@@ -45,13 +45,25 @@ public final class TopicCreation {
                 }
                 return;
             }
-            admin.createTopics(
-                            List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-            awaitLeaders(admin, topic, java.time.Duration.ofSeconds(30));
+            create(
+                    admin,
+                    new NewTopic(topic, Optional.of(partitions), Optional.empty()),
+                    java.time.Duration.ofSeconds(30));
             progress.printf("created topic %s (%s)%n", topic, partitions(partitions));
         }
+    }
+
+    /**
+     * Creates {@code topic} and waits until every partition has a leader ({@link #awaitLeaders}),
+     * each step for at most {@code wait}.
+     *
+     * @throws java.util.concurrent.ExecutionException with a {@code TopicExistsException} if the
+     *     topic exists
+     */
+    public static void create(Admin admin, NewTopic topic, java.time.Duration wait)
+            throws Exception {
+        admin.createTopics(List.of(topic)).all().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        awaitLeaders(admin, topic.name(), wait);
     }
 
     /**
