@@ -44,7 +44,22 @@ public final class PiperCli implements Runnable {
 
     /** Runs the command line; returns the exit code (0 ok, 1 failure, 2 bad usage). */
     public static int execute(String... args) {
-        return configure(new CommandLine(new PiperCli())).execute(args);
+        CommandLine cli = configure(new CommandLine(new PiperCli()));
+        try {
+            return cli.execute(args);
+        } catch (Error e) {
+            // picocli's handler takes exceptions only: an Error (out of memory when the embedded
+            // cluster allocates its network buffers) ended the main thread with a stack trace,
+            // and the cluster's threads kept the JVM alive. Say it in one line and exit.
+            CommandLine.ParseResult command = cli.getParseResult();
+            while (command != null && command.subcommand() != null) {
+                command = command.subcommand();
+            }
+            String name = command == null ? "piper" : command.commandSpec().name();
+            cli.getErr().println(name + ": error: " + message(e));
+            cli.getErr().flush();
+            return CommandLine.ExitCode.SOFTWARE;
+        }
     }
 
     /** The error handling every piper command line shares. */
@@ -151,20 +166,41 @@ public final class PiperCli implements Runnable {
         }
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof OutOfMemoryError) {
-                top += OUT_OF_MEMORY;
+                String named = top.contains("OutOfMemoryError") ? "" : "OutOfMemoryError: ";
+                top = named + shortened(top) + outOfMemory(top);
                 break;
             }
         }
         return top.replace('\n', ' ');
     }
 
-    /** What to do about a JVM that ran out of memory, after the error's own words. */
-    static final String OUT_OF_MEMORY =
-            "; the JVM ran out of memory (heap: "
-                    + Runtime.getRuntime().maxMemory() / (1 << 20)
-                    + " MiB): give it more with PIPER_JAVA_OPTS=-Xmx8g (bin/piper), or keep the"
-                    + " vocabularies out of the heap with --state-backend rocksdb"
-                    + " (docs/OPERATIONS.md, \"Memory\")";
+    /**
+     * What to do about a JVM that ran out of memory, after the error's own words: {@code message}
+     * says whether the heap or direct memory (the embedded cluster's network buffers) ran out.
+     */
+    static String outOfMemory(String message) {
+        String what =
+                message.contains("irect buffer memory") || message.contains("direct memory")
+                        ? "direct memory (the embedded Flink cluster's network buffers alone take"
+                                + " 128 MiB; the limit is the heap's, "
+                        : "memory (heap: ";
+        return "; the JVM ran out of "
+                + what
+                + Runtime.getRuntime().maxMemory() / (1 << 20)
+                + " MiB): give it more with PIPER_JAVA_OPTS=-Xmx8g (bin/piper), or keep the"
+                + " vocabularies out of the heap with --state-backend rocksdb"
+                + " (docs/OPERATIONS.md, \"Memory\")";
+    }
+
+    /** A message of Flink's that explains at length, cut after its first two sentences. */
+    private static String shortened(String message) {
+        if (message.length() <= 300) {
+            return message;
+        }
+        int end = message.indexOf(". ");
+        end = end < 0 ? -1 : message.indexOf(". ", end + 2);
+        return end < 0 ? message : message.substring(0, end + 1) + " ...";
+    }
 
     private static String text(Throwable e) {
         if (e instanceof java.nio.file.FileSystemException f && f.getReason() == null) {

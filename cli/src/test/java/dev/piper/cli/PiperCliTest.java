@@ -600,6 +600,45 @@ class PiperCliTest {
      * Issue 23: a full disk under a failed job showed only "The TaskExecutor is shutting down.".
      * The error line adds the root cause of the chain when it says something else.
      */
+    /**
+     * Issue 40: when the embedded cluster could not start (its network buffers need more direct
+     * memory than a small heap allows), the OutOfMemoryError ended the main thread with a stack
+     * trace and the cluster's threads kept the JVM alive for ever. It ends with one line and exit
+     * 1.
+     */
+    @Test
+    void anEmbeddedClusterThatCannotStartEndsTheProcess() throws Exception {
+        Path input = tmp.resolve("in.tsv");
+        assertThat(PiperCli.execute("generate", "--rows", "50", "--output", input.toString()))
+                .isZero();
+        Path log = tmp.resolve("process.log");
+        Process process =
+                PiperProcesses.start(
+                        log,
+                        List.of("-Xmx64m", "-XX:MaxDirectMemorySize=32m"),
+                        List.of(
+                                "preprocess",
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("out").toString()));
+        try {
+            assertThat(process.waitFor(2, java.util.concurrent.TimeUnit.MINUTES))
+                    .as("the process ended; it printed: %s", Files.readString(log))
+                    .isTrue();
+        } finally {
+            process.destroyForcibly();
+        }
+        String printed = Files.readString(log);
+        assertThat(process.exitValue()).as(printed).isEqualTo(1);
+        assertThat(printed)
+                .contains("preprocess: error: OutOfMemoryError: ")
+                .contains("the JVM ran out of direct memory")
+                .contains("PIPER_JAVA_OPTS=-Xmx8g")
+                .doesNotContain("Exception in thread \"main\"");
+        assertThat(tmp.resolve("out").resolve("metadata.json")).doesNotExist();
+    }
+
     /** Issue 40: running out of heap gave a bare OutOfMemoryError; the line says what to do. */
     @Test
     void anOutOfMemoryErrorNamesTheRemedies() {
