@@ -2,7 +2,10 @@ package dev.piper.pipeline.ops;
 
 import java.io.Serializable;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -478,27 +481,47 @@ public sealed interface Op extends Serializable {
         }
     }
 
-    /** Every operator name a spec may use. */
-    List<String> NAMES =
-            List.of(
-                    "decode",
-                    "fill_missing",
-                    "fill_null",
-                    "neg2zero",
-                    "clamp",
-                    "log",
-                    "bucketize",
-                    "boxcox",
-                    "logit",
-                    "cast",
-                    "hex2int",
-                    "modulus",
-                    "sigrid_hash",
-                    "mapid",
-                    "onehot",
-                    "firstx",
-                    "ngram",
-                    "vocab");
+    /**
+     * Every operator a spec may use, in the order docs list them, with the parameters a spec may
+     * give it (those {@code SpecParser} reads; any other is refused naming it). {@code
+     * OperatorTableTest} parses every operator with a stray parameter.
+     */
+    Map<String, List<String>> PARAMETERS = parameters();
+
+    /** Every operator name a spec may use: {@link #PARAMETERS}' keys. */
+    List<String> NAMES = List.copyOf(PARAMETERS.keySet());
+
+    private static Map<String, List<String>> parameters() {
+        Map<String, List<String>> p = new LinkedHashMap<>();
+        p.put("decode", List.of());
+        p.put("fill_missing", List.of());
+        p.put("fill_null", List.of("value"));
+        p.put("neg2zero", List.of());
+        p.put("clamp", List.of("lo", "hi"));
+        p.put("log", List.of());
+        p.put("bucketize", List.of("borders", "right"));
+        p.put("boxcox", List.of("lambda"));
+        p.put("logit", List.of("eps"));
+        p.put("cast", List.of("to"));
+        p.put("hex2int", List.of());
+        p.put("modulus", List.of("m"));
+        p.put("sigrid_hash", List.of("salt", "max"));
+        p.put("mapid", List.of("file", "default"));
+        p.put("onehot", List.of("size"));
+        p.put("firstx", List.of("x"));
+        p.put("ngram", List.of("n"));
+        p.put(
+                "vocab",
+                List.of(
+                        "min_count",
+                        "oov_buckets",
+                        "max_size",
+                        "import",
+                        "capacity",
+                        "evict",
+                        "ttl"));
+        return Collections.unmodifiableMap(p);
+    }
 
     /** A parameter as chains print it: integral values without a fraction. */
     static String number(double v) {

@@ -786,42 +786,14 @@ public final class SpecParser {
                             + String.join(
                                     ", ", p.unused().stream().map(u -> "\"" + u + "\"").toList())
                             + " ("
-                            + (PARAMS.get(name).isEmpty()
+                            + (Op.PARAMETERS.get(name).isEmpty()
                                     ? "it takes none"
-                                    : "it takes " + String.join(", ", PARAMS.get(name)))
+                                    : "it takes " + String.join(", ", Op.PARAMETERS.get(name)))
                             + ")");
             return null;
         }
         return op;
     }
-
-    /** Each operator's parameters, for messages. */
-    private static final Map<String, List<String>> PARAMS =
-            Map.ofEntries(
-                    Map.entry("decode", List.of()),
-                    Map.entry("fill_missing", List.of()),
-                    Map.entry("fill_null", List.of("value")),
-                    Map.entry("neg2zero", List.of()),
-                    Map.entry("log", List.of()),
-                    Map.entry("clamp", List.of("lo", "hi")),
-                    Map.entry("bucketize", List.of("borders", "right")),
-                    Map.entry("boxcox", List.of("lambda")),
-                    Map.entry("logit", List.of("eps")),
-                    Map.entry("cast", List.of("to")),
-                    Map.entry("hex2int", List.of()),
-                    Map.entry("modulus", List.of("m")),
-                    Map.entry("sigrid_hash", List.of("salt", "max")),
-                    Map.entry("mapid", List.of("file", "default")),
-                    Map.entry(
-                            "vocab",
-                            List.of(
-                                    "min_count",
-                                    "oov_buckets",
-                                    "max_size",
-                                    "import",
-                                    "capacity",
-                                    "evict",
-                                    "ttl")));
 
     /** A vocab operator's policy from its parameters (docs/SPECS.md, "Vocabulary policies"). */
     private static VocabularyPolicy vocabPolicy(Params p) {
@@ -938,7 +910,7 @@ public final class SpecParser {
                                 + "\" ("
                                 + op
                                 + " takes "
-                                + String.join(", ", PARAMS.get(op))
+                                + String.join(", ", Op.PARAMETERS.get(op))
                                 + "; docs/SPECS.md)");
                 throw new BadParam();
             }

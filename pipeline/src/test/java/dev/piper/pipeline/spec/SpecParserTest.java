@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains.Kind;
+import dev.piper.pipeline.ops.Op;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -744,6 +745,48 @@ class SpecParserTest {
                 .isInstanceOf(SpecException.class)
                 .hasMessageStartingWith("test.json: ")
                 .hasMessageContaining(expected);
+    }
+
+    /**
+     * Issue 41: {@code {"op": "onehot", "size": 5, "sizes": 3}} failed with a NullPointerException,
+     * since onehot, firstx and ngram had no entry in the parser's table of parameters. Every
+     * operator, given its required parameters and a misspelt one, is refused naming the stray.
+     */
+    @Test
+    void aStrayParameterOfEveryOperatorIsNamed() {
+        Map<String, String> required =
+                Map.ofEntries(
+                        Map.entry("fill_null", "\"value\": 0"),
+                        Map.entry("clamp", "\"lo\": 0, \"hi\": 1"),
+                        Map.entry("bucketize", "\"borders\": [1, 2]"),
+                        Map.entry("boxcox", "\"lambda\": 0.5"),
+                        Map.entry("cast", "\"to\": \"float32\""),
+                        Map.entry("modulus", "\"m\": 10"),
+                        Map.entry("sigrid_hash", "\"max\": 10"),
+                        Map.entry("mapid", "\"file\": \"ids.tsv\""),
+                        Map.entry("onehot", "\"size\": 5"),
+                        Map.entry("firstx", "\"x\": 2"),
+                        Map.entry("ngram", "\"n\": 2"));
+        assertThat(Op.NAMES).containsAll(required.keySet());
+        for (String name : Op.NAMES) {
+            String params = required.getOrDefault(name, "");
+            String op =
+                    "{\"op\": \""
+                            + name
+                            + "\", "
+                            + (params.isEmpty() ? "" : params + ", ")
+                            + "\"sizes\": 3}";
+            String text = spec(OK_COLUMNS.replace("{\"op\": \"modulus\", \"m\": 1000}", op));
+            assertThatThrownBy(() -> parse(text))
+                    .as(name)
+                    .isInstanceOf(SpecException.class)
+                    .hasMessageContaining(
+                            "columns.C3[3]: " + name + " has no parameter \"sizes\" (it takes ")
+                    .hasMessageContaining(
+                            Op.PARAMETERS.get(name).isEmpty()
+                                    ? "it takes none"
+                                    : String.join(", ", Op.PARAMETERS.get(name)));
+        }
     }
 
     @Test
