@@ -9,8 +9,11 @@ row, 1 if the row is popular (every index in its window's hot set).
 """
 
 import json
+import os
+import re
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -20,6 +23,110 @@ SUPPORTED_RECORD_VERSIONS = (1, 2, 3)
 
 class FeedError(Exception):
     """A record that does not hold what its headers say, or a feed that cannot go on."""
+
+
+def _format_path():
+    """formats/rows-record.json of the checkout this client runs from (or $PIPER_FORMATS/)."""
+    base = os.environ.get("PIPER_FORMATS")
+    return (Path(base) if base else Path(__file__).resolve().parents[3] / "formats") \
+        / "rows-record.json"
+
+
+def load_rows_format(path=None):
+    """The rows record's description (formats/rows-record.json), the one the Java writer and
+    reader are tested against: header name -> its entry (type, count, when, since, choices)."""
+    path = Path(path) if path else _format_path()
+    try:
+        described = json.loads(path.read_text())["headers"]
+    except OSError as e:
+        raise FeedError(f"cannot read the rows record's description {path}: {e.strerror}"
+                        " (run the client from a piper checkout, or set PIPER_FORMATS to the"
+                        " directory holding rows-record.json)") from e
+    return {name: dict(entry, since=entry.get("since", 1)) for name, entry in described.items()}
+
+
+ROWS_FORMAT = load_rows_format()
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def check_headers(h, version, where, described=None):
+    """Checks a rows record's headers against the description, as the Java reader does: every
+    header that is always there (from its format on), each group present together or not at
+    all and not before its format, and every value of its type and count. Raises FeedError
+    naming the record and the header."""
+    described = described or ROWS_FORMAT
+    groups = {}
+    for name, d in described.items():
+        present = name in h
+        if d["when"] == "always":
+            if not present and version >= d["since"]:
+                raise FeedError(f"{where}: no {name} header (every record of format {version}"
+                                " has it)")
+        else:
+            groups.setdefault(d["when"], [])
+            if present:
+                groups[d["when"]].append(name)
+            if present and version < d["since"]:
+                raise FeedError(f"{where}: header {name} in a record of format {version} (it"
+                                f" belongs to format {d['since']} and later)")
+    for when, present in groups.items():
+        every = [n for n, d in described.items() if d["when"] == when]
+        if present and len(present) < len(every):
+            missing = [n for n in every if n not in present]
+            raise FeedError(f"{where}: header {present[0]} without {', '.join(missing)} (with"
+                            f" {when} a record has all of {', '.join(every)})")
+    named = [n for n in h if n in described and described[n]["type"] == "names"]
+    for name in named + [n for n in h if n in described and n not in named]:
+        problem = _header_problem(described[name], h[name], h, version)
+        if problem:
+            raise FeedError(f"{where}: header {name} \"{h[name]}\": {problem}")
+
+
+def _header_problem(d, value, h, version):
+    kind = d["type"]
+    if kind == "text":
+        return None if value else "empty"
+    if kind in ("count", "number"):
+        return None if _number(value, kind) else f"not an integer from 0 to {_max(kind)}"
+    if kind in ("counts", "numbers", "choices"):
+        lists = len(h["piper.list.columns"].split(",")) if h.get("piper.list.columns") else 0
+        if d.get("count") == "lists":
+            expected = lists
+        elif version < 2:
+            expected = 26
+        else:
+            columns = h.get("piper.row.columns", "")
+            expected = sum(1 for c in columns.split(",") if re.fullmatch(r"C[0-9]+", c)) \
+                + lists
+        items = value.split(",")
+        if len(items) != expected:
+            return f"{len(items)} values, the record's columns call for {expected}"
+        for i, item in enumerate(items):
+            ok = (not item or item in d.get("choices", [])) if kind == "choices" \
+                else _number(item, "count" if kind == "counts" else "number")
+            if not ok:
+                return f"value {i + 1} \"{item}\" is not valid"
+        return None
+    if kind == "names":
+        names = value.split(",")
+        for n in names:
+            if not _NAME.match(n):
+                return f"\"{n}\" is not a column name"
+        return "a name twice" if len(set(names)) != len(names) else None
+    if kind == "range":
+        first, dash, last = value.partition("-")
+        if not dash or not _number(first, "number") or not _number(last, "number"):
+            return "not two numbers joined by a dash"
+        return "its first number is above its second" if int(first) > int(last) else None
+    raise FeedError(f"rows-record.json: unknown header type {kind}")
+
+
+def _max(kind):
+    return 2**31 - 1 if kind in ("count", "counts") else 2**63 - 1
+
+
+def _number(text, kind):
+    return bool(re.fullmatch(r"[0-9]{1,19}", text)) and int(text) <= _max(kind)
 
 
 def headers_of(message):
@@ -95,8 +202,7 @@ def decode_rows(message):
     version = int(h.get("piper.record.version", "1"))
     if version not in SUPPORTED_RECORD_VERSIONS:
         raise FeedError(f"{where}: record format {version}, this client reads 1 to 3")
-    if "piper.rows" not in h:
-        raise FeedError(f"{where}: no piper.rows header")
+    check_headers(h, version, where)
     rows = int(h["piper.rows"])
     columns = h["piper.row.columns"].split(",") if version >= 2 else CRITEO_COLUMNS
     lists = h["piper.list.columns"].split(",") if h.get("piper.list.columns") else []

@@ -6,7 +6,8 @@ import unittest
 import numpy as np
 from confluent_kafka import TIMESTAMP_CREATE_TIME, TIMESTAMP_NOT_AVAILABLE
 
-from piper_feed.records import AssignmentRecord, FeedError, decode_rows, decode_vocab
+from piper_feed.records import (AssignmentRecord, FeedError, ROWS_FORMAT, check_headers,
+                                decode_rows, decode_vocab, headers_of)
 from piper_feed.train import Trainer, auc, json_safe, parse_args, progress, split
 from piper_feed.feed import Batch, _sent_ms
 
@@ -47,7 +48,9 @@ def rows_record():
             0, struct.unpack("<i", struct.pack("<f", 2.0))[0], 4, 8,
             2, 0,  # C2's lengths
             5, 6]  # C2's values
-    headers = {"piper.record.version": "2", "piper.rows": "2",
+    headers = {"piper.format": "piper-dlrm-criteo", "piper.format.version": "1",
+               "piper.pipeline": "p/1", "piper.lines": "2", "piper.dead.letters": "0",
+               "piper.record.version": "2", "piper.rows": "2",
                "piper.row.columns": "label,I1,I2,C1", "piper.float32.columns": "I1",
                "piper.list.columns": "C2", "piper.list.values": "2",
                "piper.epochs": "0,1", "piper.input.topic": "in", "piper.input.partition": "3",
@@ -94,6 +97,44 @@ class RecordsTest(unittest.TestCase):
         m = rows_record()
         m._headers.append(("piper.input.offsets", b"100-149"))
         self.assertEqual(decode_rows(m).input_offsets, (100, 149))
+
+    def test_every_described_header_is_checked_as_the_java_reader_checks_it(self):
+        """formats/rows-record.json drives the checks: for each described header, a record
+        without it (where it is always there), with it alone of its group, or with a value not
+        of its type is refused naming it (RowsRecordFormatTest does the same in Java)."""
+        self.assertIn("piper.input.offsets", ROWS_FORMAT)
+        full = split_record()
+        full._headers += [("piper.input.offsets", b"10-12"), ("piper.pipeline.params", b"a=1"),
+                          ("piper.oov.buckets", b"0,2"), ("piper.assignments", b"5,0"),
+                          ("piper.block.assignments", b"1,0"), ("piper.evict", b"lfu,")]
+        self.assertEqual(set(headers_of(full)), set(ROWS_FORMAT))
+        decode_rows(full)
+        bad = {"text": [""], "count": ["-1", "x", "2147483648"],
+               "number": ["-1", "1.5", "9223372036854775808"], "choices": ["lfu", "lru,"],
+               "names": ["", "label,,C1", "1x", "a,a"], "range": ["5", "5-3", "a-b"]}
+        for name, d in ROWS_FORMAT.items():
+            n = 1 if d.get("count") == "lists" else 2  # the record: C1, list column C2
+            values = bad.get(d["type"]) or ["0," * n + "0", "0," * (n - 1) + "-1"]
+            for value in values:
+                m = split_record()
+                m._headers = [(k, v) for k, v in headers_of(full).items() if k != name]
+                m._headers = [(k, v.encode("ascii")) for k, v in m._headers]
+                if d["when"] == "always":
+                    if name != "piper.record.version":
+                        with self.assertRaisesRegex(FeedError, f"rows/0@7: no {name} header"):
+                            decode_rows(m)
+                else:
+                    others = [k for k, e in ROWS_FORMAT.items() if e["when"] == d["when"]]
+                    if len(others) > 1:
+                        alone = Message(m.value(), {k: v.decode() for k, v in m._headers
+                                                    if k not in others})
+                        alone._headers.append((name, headers_of(full)[name].encode("ascii")))
+                        with self.assertRaisesRegex(FeedError,
+                                                    f"rows/0@7: header {name} without "):
+                            decode_rows(alone)
+                m._headers.append((name, value.encode("ascii")))
+                with self.assertRaisesRegex(FeedError, f'rows/0@7: header {name} "'):
+                    check_headers(headers_of(m), 3, "rows/0@7")
 
     def test_format_1_is_criteos_40_columns(self):
         m = Message(bytes(160), {"piper.rows": "1"})

@@ -77,6 +77,7 @@ public record RowsRecord(
                             + ", this build reads 1 to "
                             + StreamFormat.CURRENT_RECORD_VERSION);
         }
+        RowsRecordFormat.DESCRIBED.check(headers(r), version, where);
         int rows = intHeader(r, StreamFormat.ROWS, -1, where);
         if (rows < 0) {
             throw new IllegalStateException(where + ": no " + StreamFormat.ROWS + " header");
@@ -391,6 +392,17 @@ public record RowsRecord(
             names.add(CriteoLayout.fieldName(f));
         }
         return names;
+    }
+
+    /** Every header of {@code r} as text, the last value of each name. */
+    static java.util.Map<String, String> headers(ConsumerRecord<byte[], byte[]> r) {
+        java.util.Map<String, String> all = new java.util.LinkedHashMap<>();
+        for (Header h : r.headers()) {
+            all.put(
+                    h.key(),
+                    h.value() == null ? "" : new String(h.value(), StandardCharsets.US_ASCII));
+        }
+        return all;
     }
 
     /** Header {@code key} of {@code r} as text, or null if it has none. */

@@ -232,4 +232,61 @@ class OutputEncoderTest {
                 .doesNotContainKey("piper.first.index");
         assertThat(headers(vocab.get(1))).containsEntry("piper.column", "C26");
     }
+
+    /**
+     * Issue 41: the writer against {@code formats/rows-record.json}. Rows records of a plain block,
+     * of a switched spec with OOV buckets, of an evicting column and with Hotline's split carry
+     * only described headers, every one that is always there, and values of their types and counts;
+     * together they carry every described header but those of list and float32 columns (written by
+     * the list and float32 layouts of {@code StreamLayoutsITCase}, whose reader checks them against
+     * the same description).
+     */
+    @Test
+    void everyRowsRecordIsAsDescribed() throws Exception {
+        String v3 =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"version\": 1", "\"version\": 3")
+                        .replace(
+                                "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " \"vocab\"]",
+                                "\"C1\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"],"
+                                        + " \"C2\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " {\"op\": \"vocab\", \"oov_buckets\": 2, \"capacity\": 2,"
+                                        + " \"evict\": \"lfu\"}],"
+                                        + " \"C3..C26\": [\"decode\", \"fill_missing\","
+                                        + " \"hex2int\", \"vocab\"]");
+        OutputEncoder encoder = new OutputEncoder("clicks", true, DecodeOptions.defaults());
+        encoder.learn(0, SpecCompiler.program(SpecParser.parse(v3.getBytes(), "v3"), new int[26]));
+        Assignments[] assignments = new Assignments[26];
+        assignments[1] =
+                new Assignments(41, 1, new int[] {3}, new long[] {7}, new int[] {0}, new long[0]);
+        int[][] working = new int[26][0];
+        working[0] = new int[] {4};
+        AssembledBlock[] blocks = {
+            block(),
+            block(3, new int[26]),
+            block(3, new int[26]).withAssignments(assignments),
+            block().withSplit(
+                            new dev.piper.pipeline.hotline.Split(
+                                    100, new byte[] {1, 0, 0}, 1, working, List.of()))
+        };
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (AssembledBlock b : blocks) {
+            KafkaOut rows = encode(encoder, b).get(0);
+            Map<String, String> h = headers(rows);
+            assertThat(RowsRecordFormat.DESCRIBED.headers())
+                    .containsKeys(h.keySet().toArray(String[]::new));
+            RowsRecordFormat.DESCRIBED.check(
+                    h, Integer.parseInt(h.get(StreamFormat.RECORD_VERSION)), "block " + b.seq());
+            seen.addAll(h.keySet());
+        }
+        java.util.Set<String> unseen =
+                new java.util.HashSet<>(RowsRecordFormat.DESCRIBED.headers().keySet());
+        unseen.removeAll(seen);
+        assertThat(unseen)
+                .containsExactlyInAnyOrder(
+                        StreamFormat.LIST_COLUMNS,
+                        StreamFormat.LIST_VALUES,
+                        StreamFormat.FLOAT32_COLUMNS);
+    }
 }
