@@ -351,8 +351,63 @@ final class StreamCommand implements Callable<Integer> {
     private CheckpointDirectory.Lock lock;
 
     private Integer stream() throws Exception {
-        Duration interval = duration("--checkpoint-interval", checkpointInterval);
-        Duration lingerTime = duration("--linger", linger);
+        checkArguments();
+        Configuration control = controlSettings();
+        List<String> problems = StreamOptions.problems(control, FLAGS::get);
+        if (!problems.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), problems.get(0));
+        }
+        if (controlDir != null && !Files.isDirectory(controlDir)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--control-dir: " + controlDir + " is not a directory");
+        }
+        boolean onCluster = parent instanceof ClusterJob;
+        if (onCluster && untilIdle != null) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--until-idle: only on the embedded cluster; stop a job on a Flink cluster with"
+                            + " 'piper job stop' (a savepoint, all output committed)");
+        }
+        Path dir = checkpointDir.toAbsolutePath();
+        Files.createDirectories(dir);
+        Configuration conf = configuration(dir, onCluster, control);
+        var err = System.err;
+        chooseStart(conf, dir, onCluster, err);
+        StreamPipelines pipelines = pipelines(conf, dir, onCluster, err);
+        kafka.connect(spec.commandLine()); // the arguments are checked: now the broker must answer
+        StreamTopics.awaitInputs(conf, err);
+        if (fresh) {
+            refuseCommittedInputWithoutSnapshot(conf, dir, err);
+        }
+        StreamTopics.prepareTopics(conf, err);
+        String streamId = CheckpointDirectory.streamId(dir);
+        for (String rows : pipelines.outputTopics()) {
+            StreamOptions.claims(conf, rows)
+                    .claim(List.of(rows), streamId, dir.toString(), takeOverOutput, err);
+        }
+        if (onCluster) {
+            JobID id = OnCluster.submit(Streaming.job(conf)::build, conf, JobNames.stream(conf));
+            spec.commandLine().getOut().printf("stream: job %s submitted%n", id);
+            return 0;
+        }
+        StreamRunner.Result r =
+                StreamRunner.run(
+                        Streaming.job(conf),
+                        conf,
+                        untilIdle == null ? null : Duration.ofSeconds(untilIdle),
+                        err);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "stream: %,d input records consumed in %.1f s%s%n",
+                        r.inputRecords(),
+                        r.seconds(),
+                        r.savepoint().map(p -> "; savepoint " + p).orElse(""));
+        return 0;
+    }
+
+    /** Refuses arguments that are wrong on their own, naming the option. */
+    private void checkArguments() {
         if (parallelism < 1) {
             throw new ParameterException(
                     spec.commandLine(), "--parallelism: must be at least 1, not " + parallelism);
@@ -381,24 +436,16 @@ final class StreamCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "--output-partitions: must be at least 1, not " + outputPartitions);
         }
-        Configuration control = controlSettings();
-        List<String> problems = StreamOptions.problems(control, FLAGS::get);
-        if (!problems.isEmpty()) {
-            throw new ParameterException(spec.commandLine(), problems.get(0));
-        }
-        if (controlDir != null && !Files.isDirectory(controlDir)) {
-            throw new ParameterException(
-                    spec.commandLine(), "--control-dir: " + controlDir + " is not a directory");
-        }
-        boolean onCluster = parent instanceof ClusterJob;
-        if (onCluster && untilIdle != null) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--until-idle: only on the embedded cluster; stop a job on a Flink cluster with"
-                            + " 'piper job stop' (a savepoint, all output committed)");
-        }
-        Path dir = checkpointDir.toAbsolutePath();
-        Files.createDirectories(dir);
+    }
+
+    /**
+     * The job's configuration from the arguments: checkpointing in {@code dir} (locked while an
+     * embedded run uses it), the pipelines, topics, Kafka clients, Hotline and {@code control}.
+     */
+    private Configuration configuration(Path dir, boolean onCluster, Configuration control)
+            throws IOException {
+        Duration interval = duration("--checkpoint-interval", checkpointInterval);
+        Duration lingerTime = duration("--linger", linger);
         Configuration conf;
         if (onCluster) {
             // No lock: this program ends once the job is submitted, and the cluster, which may
@@ -467,7 +514,17 @@ final class StreamCommand implements Callable<Integer> {
         kafka.clientProperties(spec.commandLine())
                 .forEach((k, v) -> conf.setString(StreamOptions.KAFKA_PROPERTY_PREFIX + k, v));
 
-        var err = System.err;
+        return conf;
+    }
+
+    /**
+     * Where the run starts: the cluster's savepoint, {@code --from-savepoint}, {@code
+     * --start-over}, or the latest snapshot in {@code dir}, into {@code conf}; with none, {@link
+     * #fresh}.
+     */
+    private void chooseStart(
+            Configuration conf, Path dir, boolean onCluster, java.io.PrintStream err)
+            throws IOException {
         Optional<String> givenByCluster =
                 onCluster
                         ? OnCluster.clusterConfiguration()
@@ -505,6 +562,12 @@ final class StreamCommand implements Callable<Integer> {
                 fresh = true;
             }
         }
+    }
+
+    /** The pipelines {@code conf} runs, checked against {@code dir} and this machine. */
+    private StreamPipelines pipelines(
+            Configuration conf, Path dir, boolean onCluster, java.io.PrintStream err)
+            throws IOException {
         StreamPipelines pipelines;
         try {
             pipelines = StreamPipelines.of(conf);
@@ -528,56 +591,36 @@ final class StreamCommand implements Callable<Integer> {
                         p.name(), p.start().version(), p.inputTopic(), p.outputTopic());
             }
         }
-        kafka.connect(spec.commandLine()); // the arguments are checked: now the broker must answer
-        StreamTopics.awaitInputs(conf, err);
-        if (fresh) {
-            long committed = StreamTopics.committedInput(conf);
-            if (committed > 0) {
-                throw new IllegalStateException(
-                        "--checkpoint-dir "
-                                + dir
-                                + " holds no snapshot to resume from, but consumer group "
-                                + StreamOptions.groupId(conf)
-                                + " has committed "
-                                + String.format("%,d", committed)
-                                + " input records: a stream on this directory committed their"
-                                + " output, and its snapshots are gone. Starting from "
-                                + startFrom
-                                + " would commit that output a second time. Restore a snapshot"
-                                + " kept elsewhere with --from-savepoint, or start over into"
-                                + " new output topics with --start-over (docs/OPERATIONS.md,"
-                                + " \"Damaged checkpoint directories\")");
-            }
-            err.printf(
-                    "stream: no snapshot in %s and no input committed by group %s; starting"
-                            + " from %s%n",
-                    dir, StreamOptions.groupId(conf), startFrom);
+        return pipelines;
+    }
+
+    /**
+     * A fresh start in a directory whose consumer group has committed input would commit that
+     * output a second time: refused, naming the ways out.
+     */
+    private void refuseCommittedInputWithoutSnapshot(
+            Configuration conf, Path dir, java.io.PrintStream err) {
+        long committed = StreamTopics.committedInput(conf);
+        if (committed > 0) {
+            throw new IllegalStateException(
+                    "--checkpoint-dir "
+                            + dir
+                            + " holds no snapshot to resume from, but consumer group "
+                            + StreamOptions.groupId(conf)
+                            + " has committed "
+                            + String.format("%,d", committed)
+                            + " input records: a stream on this directory committed their"
+                            + " output, and its snapshots are gone. Starting from "
+                            + startFrom
+                            + " would commit that output a second time. Restore a snapshot"
+                            + " kept elsewhere with --from-savepoint, or start over into"
+                            + " new output topics with --start-over (docs/OPERATIONS.md,"
+                            + " \"Damaged checkpoint directories\")");
         }
-        StreamTopics.prepareTopics(conf, err);
-        String streamId = CheckpointDirectory.streamId(dir);
-        for (String rows : pipelines.outputTopics()) {
-            StreamOptions.claims(conf, rows)
-                    .claim(List.of(rows), streamId, dir.toString(), takeOverOutput, err);
-        }
-        if (onCluster) {
-            JobID id = OnCluster.submit(Streaming.job(conf)::build, conf, JobNames.stream(conf));
-            spec.commandLine().getOut().printf("stream: job %s submitted%n", id);
-            return 0;
-        }
-        StreamRunner.Result r =
-                StreamRunner.run(
-                        Streaming.job(conf),
-                        conf,
-                        untilIdle == null ? null : Duration.ofSeconds(untilIdle),
-                        err);
-        spec.commandLine()
-                .getOut()
-                .printf(
-                        "stream: %,d input records consumed in %.1f s%s%n",
-                        r.inputRecords(),
-                        r.seconds(),
-                        r.savepoint().map(p -> "; savepoint " + p).orElse(""));
-        return 0;
+        err.printf(
+                "stream: no snapshot in %s and no input committed by group %s; starting"
+                        + " from %s%n",
+                dir, StreamOptions.groupId(conf), startFrom);
     }
 
     /**
