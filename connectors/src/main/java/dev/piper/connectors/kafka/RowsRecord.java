@@ -68,129 +68,39 @@ public record RowsRecord(
     /** Reads {@code r}, a record of a rows topic. */
     public static RowsRecord of(ConsumerRecord<byte[], byte[]> r) {
         String where = r.topic() + "/" + r.partition() + "@" + r.offset();
-        int version = intHeader(r, StreamFormat.RECORD_VERSION, 1, where);
-        if (version < 1 || version > StreamFormat.CURRENT_RECORD_VERSION) {
-            throw new IllegalStateException(
-                    where
-                            + ": record format "
-                            + version
-                            + ", this build reads 1 to "
-                            + StreamFormat.CURRENT_RECORD_VERSION);
-        }
+        int version = version(r, where);
         RowsRecordFormat.DESCRIBED.check(headers(r), version, where);
-        int rows = intHeader(r, StreamFormat.ROWS, -1, where);
-        if (rows < 0) {
-            throw new IllegalStateException(where + ": no " + StreamFormat.ROWS + " header");
-        }
+        int rows = intHeader(r, StreamFormat.ROWS, -1, where); // present: the check says so
         List<String> columns = criteoColumns();
         if (version >= 2) {
             columns = List.of(required(r, StreamFormat.ROW_COLUMNS, where).split(",", -1));
         }
-        List<int[]> sparse = new ArrayList<>();
-        for (int slot = 0; slot < columns.size(); slot++) {
-            int c = sparseColumn(columns.get(slot));
-            if (c >= 0) {
-                sparse.add(new int[] {c, slot});
-            }
-        }
+        List<int[]> sparse = sparseSlots(columns);
         String listText = header(r, StreamFormat.LIST_COLUMNS);
         String[] listNames = listText == null ? new String[0] : listText.split(",", -1);
-        int[] lists = new int[listNames.length];
-        for (int l = 0; l < lists.length; l++) {
-            lists[l] = sparseColumn(listNames[l]);
-            if (lists[l] < 0) {
-                throw new IllegalStateException(
-                        where + ": list column " + listNames[l] + " is not a sparse column");
-            }
-        }
+        int[] lists = listColumns(listNames, where);
         int[] valueCounts =
                 lists.length == 0
                         ? new int[0]
                         : ints(required(r, StreamFormat.LIST_VALUES, where), lists.length, where);
-        String epochText = header(r, StreamFormat.EPOCHS);
         int sparseCount = sparse.size() + lists.length;
-        int[] epochs =
-                epochText == null ? new int[sparseCount] : ints(epochText, sparseCount, where);
-        String bucketText = header(r, StreamFormat.OOV_BUCKETS);
-        int[] buckets =
-                bucketText == null ? new int[sparseCount] : ints(bucketText, sparseCount, where);
+        int[] epochs = countsOrZeros(r, StreamFormat.EPOCHS, sparseCount, where);
+        int[] buckets = countsOrZeros(r, StreamFormat.OOV_BUCKETS, sparseCount, where);
 
-        boolean[] seen = new boolean[sparseCount];
-        for (int c : columnNumbers(sparse, lists)) {
-            if (c >= sparseCount || seen[c]) {
-                throw new IllegalStateException(
-                        where
-                                + ": sparse columns "
-                                + columns
-                                + (listText == null ? "" : " and lists " + listText)
-                                + " are not C1..C"
-                                + sparseCount
-                                + " once each");
-            }
-            seen[c] = true;
-        }
+        checkOnceEach(sparse, lists, sparseCount, where, columns, listText);
         int rowBytes = columns.size() * Integer.BYTES;
-        long expected = (long) rows * rowBytes;
-        for (int count : valueCounts) {
-            expected += (long) (rows + count) * Integer.BYTES;
-        }
         String workingText = header(r, StreamFormat.HOTLINE_WORKING);
-        int[] workingCounts = null;
-        if (workingText != null) {
-            workingCounts = ints(workingText, sparseCount, where);
-            expected += rows;
-            for (int count : workingCounts) {
-                if (count < 0) {
-                    throw new IllegalStateException(
-                            where + ": a negative count in " + StreamFormat.HOTLINE_WORKING);
-                }
-                expected += (long) count * Integer.BYTES;
-            }
-        }
+        int[] workingCounts = workingText == null ? null : ints(workingText, sparseCount, where);
         byte[] value = r.value() == null ? new byte[0] : r.value();
-        if (value.length != expected) {
-            throw new IllegalStateException(
-                    where
-                            + ": "
-                            + rows
-                            + " rows of "
-                            + rowBytes
-                            + " bytes"
-                            + (lists.length > 0 ? " with list values " + listText : "")
-                            + (workingText != null ? " and their Hotline split " + workingText : "")
-                            + " take "
-                            + expected
-                            + " bytes, the value has "
-                            + value.length);
-        }
+        checkLength(
+                value, rows, rowBytes, valueCounts, workingCounts, where, listText, workingText);
         ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
         b.position(rows * rowBytes);
-        int[][] lengths = new int[lists.length][rows];
+        int[][] lengths = new int[lists.length][];
         int[][] values = new int[lists.length][];
         for (int l = 0; l < lists.length; l++) {
-            long sum = 0;
-            for (int i = 0; i < rows; i++) {
-                lengths[l][i] = b.getInt();
-                if (lengths[l][i] < 0) {
-                    throw new IllegalStateException(
-                            where + ": " + listNames[l] + " row " + i + " has a negative length");
-                }
-                sum += lengths[l][i];
-            }
-            if (sum != valueCounts[l]) {
-                throw new IllegalStateException(
-                        where
-                                + ": "
-                                + listNames[l]
-                                + "'s lengths add up to "
-                                + sum
-                                + ", its header says "
-                                + valueCounts[l]
-                                + " values");
-            }
-            values[l] = new int[valueCounts[l]];
-            b.asIntBuffer().get(values[l]);
-            b.position(b.position() + valueCounts[l] * Integer.BYTES);
+            lengths[l] = listLengths(b, rows, listNames[l], valueCounts[l], where);
+            values[l] = ints(b, valueCounts[l]);
         }
         long hotlineFirstRow = -1;
         byte[] popular = null;
@@ -199,40 +109,12 @@ public record RowsRecord(
             hotlineFirstRow = Long.parseLong(required(r, StreamFormat.HOTLINE_FIRST_ROW, where));
             working = new int[workingCounts.length][];
             for (int c = 0; c < working.length; c++) {
-                working[c] = new int[workingCounts[c]];
-                b.asIntBuffer().get(working[c]);
-                b.position(b.position() + workingCounts[c] * Integer.BYTES);
+                working[c] = ints(b, workingCounts[c]);
             }
             popular = new byte[rows];
             b.get(popular);
         }
         String pipeline = header(r, StreamFormat.PIPELINE);
-        String assignmentsText = header(r, StreamFormat.ASSIGNMENTS);
-        long[] assignmentsBefore = null;
-        boolean[] evicts = null;
-        if (assignmentsText != null) {
-            String[] kinds = fields(required(r, StreamFormat.EVICT, where), sparseCount, where);
-            evicts = new boolean[sparseCount];
-            String[] parts = fields(assignmentsText, sparseCount, where);
-            assignmentsBefore = new long[sparseCount];
-            for (int c = 0; c < sparseCount; c++) {
-                evicts[c] = !kinds[c].isEmpty();
-                try {
-                    assignmentsBefore[c] = Long.parseLong(parts[c]);
-                } catch (NumberFormatException e) {
-                    assignmentsBefore[c] = -1;
-                }
-                if (assignmentsBefore[c] < 0) {
-                    throw new IllegalStateException(
-                            where
-                                    + ": \""
-                                    + parts[c]
-                                    + "\" in "
-                                    + StreamFormat.ASSIGNMENTS
-                                    + " is not a count");
-                }
-            }
-        }
         RowsRecord record =
                 new RowsRecord(
                         where,
@@ -253,37 +135,201 @@ public record RowsRecord(
                         hotlineFirstRow,
                         popular,
                         working,
-                        assignmentsBefore,
-                        evicts,
-                        inputOffsets(r, where));
+                        assignmentsBefore(r, sparseCount),
+                        evicts(r, sparseCount),
+                        inputOffsets(r));
         record.checkIndices();
         return record;
     }
 
-    private static long[] inputOffsets(ConsumerRecord<byte[], byte[]> r, String where) {
-        Header h = r.headers().lastHeader(StreamFormat.INPUT_OFFSETS);
-        if (h == null) {
+    /** Per sparse column of {@code columns}, in row order: its column number and its slot. */
+    private static List<int[]> sparseSlots(List<String> columns) {
+        List<int[]> sparse = new ArrayList<>();
+        for (int slot = 0; slot < columns.size(); slot++) {
+            int c = sparseColumn(columns.get(slot));
+            if (c >= 0) {
+                sparse.add(new int[] {c, slot});
+            }
+        }
+        return sparse;
+    }
+
+    /** The column numbers of the list columns {@code names}, which must be sparse columns. */
+    private static int[] listColumns(String[] names, String where) {
+        int[] lists = new int[names.length];
+        for (int l = 0; l < lists.length; l++) {
+            lists[l] = sparseColumn(names[l]);
+            if (lists[l] < 0) {
+                throw new IllegalStateException(
+                        where + ": list column " + names[l] + " is not a sparse column");
+            }
+        }
+        return lists;
+    }
+
+    /** Refuses sparse and list columns that are not C1..C{@code sparseCount} once each. */
+    private static void checkOnceEach(
+            List<int[]> sparse,
+            int[] lists,
+            int sparseCount,
+            String where,
+            List<String> columns,
+            String listText) {
+        boolean[] seen = new boolean[sparseCount];
+        for (int c : columnNumbers(sparse, lists)) {
+            if (c >= sparseCount || seen[c]) {
+                throw new IllegalStateException(
+                        where
+                                + ": sparse columns "
+                                + columns
+                                + (listText == null ? "" : " and lists " + listText)
+                                + " are not C1..C"
+                                + sparseCount
+                                + " once each");
+            }
+            seen[c] = true;
+        }
+    }
+
+    /**
+     * Per sparse column, the assignments its vocabulary made before the block, or null where no
+     * column evicts; the description's check made them counts, one per sparse column.
+     */
+    private static long[] assignmentsBefore(ConsumerRecord<byte[], byte[]> r, int sparseCount) {
+        String text = header(r, StreamFormat.ASSIGNMENTS);
+        if (text == null) {
             return null;
         }
-        String text = new String(h.value(), StandardCharsets.US_ASCII);
-        int dash = text.indexOf('-');
-        try {
-            long[] offsets = {
-                Long.parseLong(text.substring(0, dash)), Long.parseLong(text.substring(dash + 1))
-            };
-            if (offsets[0] < 0 || offsets[1] < offsets[0]) {
-                throw new NumberFormatException("not an offset range");
+        String[] parts = text.split(",", -1);
+        long[] before = new long[sparseCount];
+        for (int c = 0; c < sparseCount; c++) {
+            before[c] = Long.parseLong(parts[c]);
+        }
+        return before;
+    }
+
+    /** Per sparse column, whether its vocabulary evicts, or null where none does. */
+    private static boolean[] evicts(ConsumerRecord<byte[], byte[]> r, int sparseCount) {
+        String text = header(r, StreamFormat.EVICT);
+        if (text == null) {
+            return null;
+        }
+        String[] kinds = text.split(",", -1);
+        boolean[] evicts = new boolean[sparseCount];
+        for (int c = 0; c < sparseCount; c++) {
+            evicts[c] = !kinds[c].isEmpty();
+        }
+        return evicts;
+    }
+
+    /**
+     * Refuses a value whose length is not what its headers state: {@code rows} rows of {@code
+     * rowBytes}, each list column's lengths and values, and Hotline's working parameters and flags.
+     */
+    private static void checkLength(
+            byte[] value,
+            int rows,
+            int rowBytes,
+            int[] valueCounts,
+            int[] workingCounts,
+            String where,
+            String listText,
+            String workingText) {
+        long expected = (long) rows * rowBytes;
+        for (int count : valueCounts) {
+            expected += (long) (rows + count) * Integer.BYTES;
+        }
+        if (workingCounts != null) {
+            expected += rows;
+            for (int count : workingCounts) {
+                expected += (long) count * Integer.BYTES;
             }
-            return offsets;
-        } catch (RuntimeException e) {
+        }
+        if (value.length != expected) {
             throw new IllegalStateException(
                     where
                             + ": "
-                            + StreamFormat.INPUT_OFFSETS
-                            + " is '"
-                            + text
-                            + "', not FIRST-LAST input offsets");
+                            + rows
+                            + " rows of "
+                            + rowBytes
+                            + " bytes"
+                            + (valueCounts.length > 0 ? " with list values " + listText : "")
+                            + (workingText != null ? " and their Hotline split " + workingText : "")
+                            + " take "
+                            + expected
+                            + " bytes, the value has "
+                            + value.length);
         }
+    }
+
+    /** The record format {@code r} states (1 without the header), which this build must read. */
+    private static int version(ConsumerRecord<byte[], byte[]> r, String where) {
+        int version = intHeader(r, StreamFormat.RECORD_VERSION, 1, where);
+        if (version < 1 || version > StreamFormat.CURRENT_RECORD_VERSION) {
+            throw new IllegalStateException(
+                    where
+                            + ": record format "
+                            + version
+                            + ", this build reads 1 to "
+                            + StreamFormat.CURRENT_RECORD_VERSION);
+        }
+        return version;
+    }
+
+    /** Header {@code name}'s {@code n} counts, or {@code n} zeros where the record has none. */
+    private static int[] countsOrZeros(
+            ConsumerRecord<byte[], byte[]> r, String name, int n, String where) {
+        String text = header(r, name);
+        return text == null ? new int[n] : ints(text, n, where);
+    }
+
+    /** The next {@code count} little-endian int32 of {@code b}. */
+    private static int[] ints(ByteBuffer b, int count) {
+        int[] out = new int[count];
+        b.asIntBuffer().get(out);
+        b.position(b.position() + count * Integer.BYTES);
+        return out;
+    }
+
+    /** The block's first and last input offset, or null; the description checked the range. */
+    private static long[] inputOffsets(ConsumerRecord<byte[], byte[]> r) {
+        String text = header(r, StreamFormat.INPUT_OFFSETS);
+        if (text == null) {
+            return null;
+        }
+        int dash = text.indexOf('-');
+        return new long[] {
+            Long.parseLong(text.substring(0, dash)), Long.parseLong(text.substring(dash + 1))
+        };
+    }
+
+    /**
+     * The lengths of list column {@code name}'s {@code rows} rows, read from {@code b}, which must
+     * add up to the {@code count} values its header states.
+     */
+    private static int[] listLengths(ByteBuffer b, int rows, String name, int count, String where) {
+        int[] lengths = new int[rows];
+        long sum = 0;
+        for (int i = 0; i < rows; i++) {
+            lengths[i] = b.getInt();
+            if (lengths[i] < 0) {
+                throw new IllegalStateException(
+                        where + ": " + name + " row " + i + " has a negative length");
+            }
+            sum += lengths[i];
+        }
+        if (sum != count) {
+            throw new IllegalStateException(
+                    where
+                            + ": "
+                            + name
+                            + "'s lengths add up to "
+                            + sum
+                            + ", its header says "
+                            + count
+                            + " values");
+        }
+        return lengths;
     }
 
     /**
