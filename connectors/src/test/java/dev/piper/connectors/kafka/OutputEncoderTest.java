@@ -180,12 +180,10 @@ class OutputEncoderTest {
     }
 
     /**
-     * An evicting column's vocabulary record lists its block's assignments (index, key, row,
-     * evicted key), names its first assignment, input partition and block, and the rows record
-     * states per column the assignments before the block.
+     * An encoder that knows version 3 of the built-in spec, in which C2 has 2 OOV buckets and
+     * evicts (capacity 2, LFU).
      */
-    @Test
-    void anEvictingColumnAnnouncesItsAssignmentsWithTheirRows() throws Exception {
+    private static OutputEncoder evictingEncoder() throws Exception {
         String v3 =
                 new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
                         .replace("\"version\": 1", "\"version\": 3")
@@ -200,6 +198,17 @@ class OutputEncoderTest {
                                         + " \"hex2int\", \"vocab\"]");
         OutputEncoder encoder = new OutputEncoder("clicks", true, DecodeOptions.defaults());
         encoder.learn(0, SpecCompiler.program(SpecParser.parse(v3.getBytes(), "v3"), new int[26]));
+        return encoder;
+    }
+
+    /**
+     * An evicting column's vocabulary record lists its block's assignments (index, key, row,
+     * evicted key), names its first assignment, input partition and block, and the rows record
+     * states per column the assignments before the block.
+     */
+    @Test
+    void anEvictingColumnAnnouncesItsAssignmentsWithTheirRows() throws Exception {
+        OutputEncoder encoder = evictingEncoder();
         Assignments[] assignments = new Assignments[26];
         // index 3 to key 7 at row 0 (fresh), then index 2 to key 2^64-1 at row 2, evicting key 9
         assignments[1] =
@@ -243,20 +252,7 @@ class OutputEncoderTest {
      */
     @Test
     void everyRowsRecordIsAsDescribed() throws Exception {
-        String v3 =
-                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
-                        .replace("\"version\": 1", "\"version\": 3")
-                        .replace(
-                                "\"C1..C26\": [\"decode\", \"fill_missing\", \"hex2int\","
-                                        + " \"vocab\"]",
-                                "\"C1\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"],"
-                                        + " \"C2\": [\"decode\", \"fill_missing\", \"hex2int\","
-                                        + " {\"op\": \"vocab\", \"oov_buckets\": 2, \"capacity\": 2,"
-                                        + " \"evict\": \"lfu\"}],"
-                                        + " \"C3..C26\": [\"decode\", \"fill_missing\","
-                                        + " \"hex2int\", \"vocab\"]");
-        OutputEncoder encoder = new OutputEncoder("clicks", true, DecodeOptions.defaults());
-        encoder.learn(0, SpecCompiler.program(SpecParser.parse(v3.getBytes(), "v3"), new int[26]));
+        OutputEncoder encoder = evictingEncoder();
         Assignments[] assignments = new Assignments[26];
         assignments[1] =
                 new Assignments(41, 1, new int[] {3}, new long[] {7}, new int[] {0}, new long[0]);
