@@ -484,7 +484,7 @@ public sealed interface Op extends Serializable {
     /**
      * Every operator a spec may use, in the order docs list them, with the parameters a spec may
      * give it (those {@code SpecParser} reads; any other is refused naming it). {@code
-     * OperatorTableTest} parses every operator with a stray parameter.
+     * SpecParserTest} parses every operator with a stray parameter.
      */
     Map<String, List<String>> PARAMETERS = parameters();
 
