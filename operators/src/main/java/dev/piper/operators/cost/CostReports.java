@@ -14,9 +14,9 @@ import dev.piper.hwmodel.Tier;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.Op;
+import dev.piper.pipeline.ops.OpDefinition;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Turns one pipeline's {@link ColumnAccounts} into the report of {@code docs/HARDWARE_MODEL.md}
@@ -45,29 +45,6 @@ final class CostReports {
     }
 
     /**
-     * The model operator of each spec operator (decode and vocab excepted); fill_null is priced as
-     * fill_missing, a default for the empty element merged into decode.
-     */
-    private static final Map<Class<? extends Op>, Operator> MODEL =
-            Map.ofEntries(
-                    Map.entry(Op.FillMissing.class, Operator.FILL_MISSING),
-                    Map.entry(Op.FillNull.class, Operator.FILL_MISSING),
-                    Map.entry(Op.Neg2Zero.class, Operator.NEG2ZERO),
-                    Map.entry(Op.Log.class, Operator.LOG),
-                    Map.entry(Op.Hex2Int.class, Operator.HEX2INT),
-                    Map.entry(Op.Modulus.class, Operator.MODULUS),
-                    Map.entry(Op.BucketizeOp.class, Operator.BUCKETIZE),
-                    Map.entry(Op.SigridHashOp.class, Operator.SIGRIDHASH),
-                    Map.entry(Op.ClampOp.class, Operator.CLAMP),
-                    Map.entry(Op.BoxCoxOp.class, Operator.BOXCOX),
-                    Map.entry(Op.LogitOp.class, Operator.LOGIT),
-                    Map.entry(Op.Cast.class, Operator.CAST),
-                    Map.entry(Op.MapIdOp.class, Operator.MAPID),
-                    Map.entry(Op.FirstXOp.class, Operator.FIRSTX),
-                    Map.entry(Op.NgramOp.class, Operator.NGRAM),
-                    Map.entry(Op.OneHotOp.class, Operator.ONEHOT));
-
-    /**
      * Why the cost model cannot price {@code program}, if it cannot: every operator of its columns
      * needs a model operator (every spec operator has one today; a new one must get one).
      */
@@ -77,7 +54,7 @@ final class CostReports {
             for (Op op : program.chain(f)) {
                 if (!(op instanceof Op.Vocab)
                         && !(op instanceof Op.Decode)
-                        && !MODEL.containsKey(op.getClass())) {
+                        && OpDefinition.of(op).pricedAs() == null) {
                     return java.util.Optional.of(
                             "the cost report has no price for "
                                     + op.name()
@@ -90,13 +67,17 @@ final class CostReports {
         return java.util.Optional.empty();
     }
 
-    /** The model's name for {@code op} (decode and vocab excepted). */
+    /**
+     * The model operator {@code op} is priced as, from its definition ({@link
+     * OpDefinition#pricedAs()}; decode and vocab excepted): fill_null as fill_missing, a default
+     * for the empty element merged into decode.
+     */
     static Operator model(Op op) {
-        Operator m = MODEL.get(op.getClass());
-        if (m == null) {
+        String priced = OpDefinition.of(op).pricedAs();
+        if (priced == null) {
             throw new IllegalArgumentException(op.name() + " has no model operator");
         }
-        return m;
+        return Operator.byModelName(priced);
     }
 
     /**

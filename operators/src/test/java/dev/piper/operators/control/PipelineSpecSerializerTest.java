@@ -116,6 +116,32 @@ public class PipelineSpecSerializerTest {
         assertThat(roundTrip(small())).isEqualTo(small());
     }
 
+    /**
+     * Every operator is registered under its definition's tag (unique), so that a new operator
+     * needs no entry here: one without parameters round-trips as its one value.
+     */
+    @Test
+    void everyOperatorIsRegisteredUnderItsTag() {
+        com.esotericsoftware.kryo.Kryo kryo = PipelineSpecSerializer.newKryo();
+        java.util.Set<Integer> tags = new java.util.HashSet<>();
+        for (dev.piper.pipeline.ops.OpDefinition d : dev.piper.pipeline.ops.OpDefinition.all()) {
+            assertThat(tags.add(d.tag())).as("the tag of %s is its own", d.name()).isTrue();
+            assertThat(kryo.getRegistration(d.type()).getId()).as(d.name()).isEqualTo(d.tag());
+            if (d.params().isEmpty()) {
+                Op op = d.parse().apply(null);
+                com.esotericsoftware.kryo.io.Output out =
+                        new com.esotericsoftware.kryo.io.Output(16, -1);
+                kryo.writeObject(out, op);
+                assertThat(
+                                kryo.readObject(
+                                        new com.esotericsoftware.kryo.io.Input(out.toBytes()),
+                                        d.type()))
+                        .as(d.name())
+                        .isEqualTo(op);
+            }
+        }
+    }
+
     @Test
     void formatOneIsStillRead() throws Exception {
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(SMALL_FORMAT_1)))

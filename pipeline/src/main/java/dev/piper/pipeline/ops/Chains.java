@@ -44,11 +44,10 @@ public final class Chains {
      */
     public record Problem(int at, String message) {}
 
-    private static final List<String> DENSE_OPS =
-            List.of("neg2zero", "clamp", "log", "bucketize", "boxcox", "logit", "cast", "onehot");
-    private static final List<String> SPARSE_OPS = List.of("modulus", "sigrid_hash", "mapid");
-    private static final List<String> LIST_OPS =
-            List.of("modulus", "sigrid_hash", "mapid", "firstx", "ngram");
+    /** The operators every chain is built around; the others fill the places between. */
+    private static final Set<String> SKELETON =
+            Set.of("decode", "fill_missing", "fill_null", "hex2int", "vocab");
+
     private static final Set<String> FILLS = Set.of("fill_missing", "fill_null");
 
     private Chains() {}
@@ -75,14 +74,14 @@ public final class Chains {
             case label -> "label: decode, fill_missing or fill_null";
             case dense ->
                     "dense: decode, fill_missing or fill_null, then any of "
-                            + String.join(", ", DENSE_OPS);
+                            + String.join(", ", middle(Kind.dense));
             case sparse ->
                     "sparse: decode, fill_missing or fill_null, hex2int, any of "
-                            + String.join(", ", SPARSE_OPS)
+                            + String.join(", ", middle(Kind.sparse))
                             + ", vocab";
             case list ->
                     "list: decode, fill_missing or fill_null, hex2int, any of "
-                            + String.join(", ", LIST_OPS)
+                            + String.join(", ", middle(Kind.list))
                             + ", vocab";
         };
     }
@@ -144,22 +143,9 @@ public final class Chains {
         return type;
     }
 
-    /**
-     * The type of the value {@code op} leaves, given a value of type {@code in}: {@code log},
-     * {@code boxcox} and {@code logit} give a float32, {@code bucketize} an int32, {@code cast} its
-     * target; the other operators keep the type.
-     */
+    /** The type of the value {@code op} leaves, given a value of type {@code in}. */
     public static ValueType outType(Op op, ValueType in) {
-        if (op instanceof Op.Log || op instanceof Op.BoxCoxOp || op instanceof Op.LogitOp) {
-            return ValueType.float32;
-        }
-        if (op instanceof Op.BucketizeOp) {
-            return ValueType.int32;
-        }
-        if (op instanceof Op.Cast c) {
-            return c.to();
-        }
-        return in;
+        return op.outType(in);
     }
 
     /** A chain as specs print it: its operators' labels, e.g. {@code decode fill_missing log}. */
@@ -197,49 +183,18 @@ public final class Chains {
         return Optional.empty();
     }
 
+    /** Each dense operator's own rule on the value it takes (its type, its sign, its place). */
     private static Optional<Problem> checkDense(List<Op> chain) {
         ValueType type = ValueType.int32;
         boolean nonNegative = false;
         for (int i = 2; i < chain.size(); i++) {
             Op op = chain.get(i);
-            if (op instanceof Op.Neg2Zero || op instanceof Op.BucketizeOp) {
-                nonNegative = true;
-            } else if (op instanceof Op.ClampOp c) {
-                if (type == ValueType.int32 && Math.ceil(c.lo()) > Math.floor(c.hi())) {
-                    return problem(
-                            i,
-                            c.label()
-                                    + " holds no integer, and the value is an int32 here"
-                                    + " (cast it to float32 first)");
-                }
-                nonNegative = c.lo() >= 0 || (nonNegative && c.hi() >= 0);
-            } else if (op instanceof Op.Log) {
-                if (!nonNegative) {
-                    return problem(
-                            i,
-                            "log needs neg2zero (or clamp with lo >= 0, or bucketize) before it"
-                                    + " (log(x + 1) is undefined below -1)");
-                }
-            } else if (op instanceof Op.BoxCoxOp || op instanceof Op.LogitOp) {
-                nonNegative = false;
-            } else if (op instanceof Op.Cast c) {
-                if (c.to() == type) {
-                    return problem(i, "the value is already " + type + " here");
-                }
-            } else if (op instanceof Op.OneHotOp) {
-                if (i != chain.size() - 1) {
-                    return problem(i, "onehot must come last (its value is several columns)");
-                }
-                if (type != ValueType.int32) {
-                    return problem(
-                            i,
-                            "onehot takes an int32 category, and the value is a float32 here"
-                                    + " (bucketize or cast it first)");
-                }
-            } else {
-                throw new IllegalStateException(op.name());
+            Optional<String> problem = op.denseProblem(type, nonNegative, i == chain.size() - 1);
+            if (problem.isPresent()) {
+                return problem(i, problem.get());
             }
-            type = outType(op, type);
+            nonNegative = op.nonNegativeAfter(nonNegative);
+            type = op.outType(type);
         }
         return Optional.empty();
     }
@@ -269,16 +224,15 @@ public final class Chains {
     }
 
     private static boolean allowed(Kind kind, String name) {
-        if (name.equals("decode") || FILLS.contains(name)) {
-            return true;
-        }
-        return switch (kind) {
-            case label -> false;
-            case dense -> DENSE_OPS.contains(name);
-            case sparse ->
-                    SPARSE_OPS.contains(name) || name.equals("hex2int") || name.equals("vocab");
-            case list -> LIST_OPS.contains(name) || name.equals("hex2int") || name.equals("vocab");
-        };
+        return OpDefinition.byName(name).map(d -> d.kinds().contains(kind)).orElse(false);
+    }
+
+    /** The operators a chain of {@code kind} takes between its skeleton's, in docs order. */
+    private static List<String> middle(Kind kind) {
+        return OpDefinition.all().stream()
+                .filter(d -> d.kinds().contains(kind) && !SKELETON.contains(d.name()))
+                .map(OpDefinition::name)
+                .toList();
     }
 
     private static int indexOf(List<Op> chain, String name) {

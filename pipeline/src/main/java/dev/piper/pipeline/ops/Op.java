@@ -2,11 +2,9 @@ package dev.piper.pipeline.ops;
 
 import java.io.Serializable;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * One operator of a column's chain, as a spec names it: PIPER's set (decode, fill_missing,
@@ -35,8 +33,41 @@ public sealed interface Op extends Serializable {
         throw new IllegalArgumentException(name() + " does not run as a column pass");
     }
 
+    /**
+     * The type of the value this operator leaves in a dense chain, given a value of type {@code
+     * in}: the same unless the operator says otherwise.
+     */
+    default ValueType outType(ValueType in) {
+        return in;
+    }
+
+    /**
+     * Why this operator cannot take a dense value of type {@code type}, known non-negative or not,
+     * at the chain's end or not ({@link Chains}), if it cannot.
+     */
+    default java.util.Optional<String> denseProblem(
+            ValueType type, boolean nonNegative, boolean last) {
+        return java.util.Optional.empty();
+    }
+
+    /** Whether the value is known non-negative after this operator, given whether it was before. */
+    default boolean nonNegativeAfter(boolean before) {
+        return before;
+    }
+
     /** Splits the field out of the line (every chain starts with it). */
     record Decode() implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                OpDefinition.constant(
+                        "decode",
+                        new Decode(),
+                        "splits the field out of the line",
+                        "PIPER",
+                        OpDefinition.ALL_KINDS,
+                        null,
+                        110);
+
         public String name() {
             return "decode";
         }
@@ -44,6 +75,17 @@ public sealed interface Op extends Serializable {
 
     /** An empty field becomes 0 (id 0 for categorical columns). */
     record FillMissing() implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                OpDefinition.constant(
+                        "fill_missing",
+                        new FillMissing(),
+                        "an empty field becomes 0 (id 0 for a sparse column)",
+                        "PIPER, DLRM",
+                        OpDefinition.ALL_KINDS,
+                        "fill_missing",
+                        111);
+
         public String name() {
             return "fill_missing";
         }
@@ -54,6 +96,20 @@ public sealed interface Op extends Serializable {
      * columns, an unsigned id below 2^63 for categorical ones. Takes fill_missing's place.
      */
     record FillNull(long value) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "fill_null",
+                        FillNull.class,
+                        List.of("value"),
+                        "`value`: an int32 (label, dense), an id ≥ 0 (sparse)",
+                        "an empty field becomes `value`",
+                        "RAP FillNull",
+                        OpDefinition.ALL_KINDS,
+                        "fill_missing",
+                        117,
+                        p -> new FillNull(p.longValue("value", Long.MIN_VALUE)));
+
         public String name() {
             return "fill_null";
         }
@@ -66,6 +122,22 @@ public sealed interface Op extends Serializable {
 
     /** Negative values become 0. */
     record Neg2Zero() implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                OpDefinition.constant(
+                        "neg2zero",
+                        new Neg2Zero(),
+                        "a negative value becomes 0",
+                        "PIPER, DLRM",
+                        OpDefinition.DENSE,
+                        "neg2zero",
+                        112);
+
+        @Override
+        public boolean nonNegativeAfter(boolean before) {
+            return true;
+        }
+
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.Neg2Zero(g.width, g.fields, g.inFloat);
@@ -76,20 +148,39 @@ public sealed interface Op extends Serializable {
         }
     }
 
-    /** {@code log(x + 1)}, a float32. */
-    record Log() implements Op {
-        @Override
-        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
-            return new ColumnPasses.Log(g.width, g.fields, g.inFloat);
-        }
-
-        public String name() {
-            return "log";
-        }
-    }
-
     /** Into {@code [lo, hi]} ({@link Clamp}); an int32 column to the integers inside. */
     record ClampOp(double lo, double hi) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "clamp",
+                        ClampOp.class,
+                        List.of("lo", "hi"),
+                        "`lo`, `hi`: numbers, `lo <= hi`",
+                        "into `[lo, hi]`; an int32 into the integers `[ceil(lo), floor(hi)]` (at least one required); a float32 to the bounds rounded to float32; NaN stays NaN",
+                        "`torch.clamp`, RAP Clamp",
+                        OpDefinition.DENSE,
+                        "clamp",
+                        118,
+                        p -> new ClampOp(p.number("lo"), p.number("hi")));
+
+        @Override
+        public java.util.Optional<String> denseProblem(
+                ValueType type, boolean nonNegative, boolean last) {
+            if (type == ValueType.int32 && Math.ceil(lo) > Math.floor(hi)) {
+                return java.util.Optional.of(
+                        label()
+                                + " holds no integer, and the value is an int32 here"
+                                + " (cast it to float32 first)");
+            }
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public boolean nonNegativeAfter(boolean before) {
+            return lo >= 0 || (before && hi >= 0);
+        }
+
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.Clamp(
@@ -118,8 +209,77 @@ public sealed interface Op extends Serializable {
         }
     }
 
+    /** {@code log(x + 1)}, a float32. */
+    record Log() implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                OpDefinition.constant(
+                        "log",
+                        new Log(),
+                        "`log(x + 1)` as a float32: `float32(x) + 1` in float32, its logarithm rounded to float32 (DLRM's loader)",
+                        "PIPER, DLRM",
+                        OpDefinition.DENSE,
+                        "log",
+                        113);
+
+        @Override
+        public ValueType outType(ValueType in) {
+            return ValueType.float32;
+        }
+
+        @Override
+        public java.util.Optional<String> denseProblem(
+                ValueType type, boolean nonNegative, boolean last) {
+            return nonNegative
+                    ? java.util.Optional.empty()
+                    : java.util.Optional.of(
+                            "log needs neg2zero (or clamp with lo >= 0, or bucketize) before it"
+                                    + " (log(x + 1) is undefined below -1)");
+        }
+
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.Log(g.width, g.fields, g.inFloat);
+        }
+
+        public String name() {
+            return "log";
+        }
+    }
+
     /** The bucket among {@code borders} ({@link Bucketize}), an int32. */
     record BucketizeOp(double[] borders, boolean right) implements Op {
+        /**
+         * The most borders a bucketize takes (each decoder keeps them, metadata.json lists them).
+         */
+        public static final int MAX_BORDERS = 1 << 16;
+
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "bucketize",
+                        BucketizeOp.class,
+                        List.of("borders", "right"),
+                        "`borders`: non-decreasing numbers, at most 65,536; `right`: default `true`",
+                        "an int32 bucket from 0 to the number of borders: with `right: true` the number of borders strictly below the value (`torch.bucketize(right=False)`, TorchRec); with `right: false` the number at or below it (`numpy.digitize`); NaN to the last bucket",
+                        "RAP Bucketize, PreSto",
+                        OpDefinition.DENSE,
+                        "bucketize",
+                        119,
+                        p ->
+                                new BucketizeOp(
+                                        p.numbers("borders", MAX_BORDERS), p.flag("right", true)));
+
+        @Override
+        public ValueType outType(ValueType in) {
+            return ValueType.int32;
+        }
+
+        @Override
+        public boolean nonNegativeAfter(boolean before) {
+            return true;
+        }
+
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.BucketizePass(
@@ -183,6 +343,30 @@ public sealed interface Op extends Serializable {
 
     /** The Box-Cox transform ({@link BoxCox}), a float32. */
     record BoxCoxOp(double lambda) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "boxcox",
+                        BoxCoxOp.class,
+                        List.of("lambda"),
+                        "`lambda`: a number",
+                        "`(x^lambda - 1) / lambda`, `log x` at `lambda = 0`, as a float32; NaN for `x < 0`",
+                        "`scipy.special.boxcox`, RAP BoxCox",
+                        OpDefinition.DENSE,
+                        "boxcox",
+                        120,
+                        p -> new BoxCoxOp(p.number("lambda")));
+
+        @Override
+        public ValueType outType(ValueType in) {
+            return ValueType.float32;
+        }
+
+        @Override
+        public boolean nonNegativeAfter(boolean before) {
+            return false;
+        }
+
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.BoxCoxPass(
@@ -216,6 +400,30 @@ public sealed interface Op extends Serializable {
      * [0, 0.5]}.
      */
     record LogitOp(double eps) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "logit",
+                        LogitOp.class,
+                        List.of("eps"),
+                        "`eps` (optional): in `[0, 0.5]`",
+                        "`log(p / (1 - p))` as a float32, the input first clamped to `[eps, 1 - eps]` when `eps` is given; without it values outside `[0, 1]` give NaN, 0 and 1 give -inf and +inf",
+                        "`torch.logit`, RAP Logit",
+                        OpDefinition.DENSE,
+                        "logit",
+                        121,
+                        p -> new LogitOp(p.has("eps") ? p.number("eps") : Double.NaN));
+
+        @Override
+        public ValueType outType(ValueType in) {
+            return ValueType.float32;
+        }
+
+        @Override
+        public boolean nonNegativeAfter(boolean before) {
+            return false;
+        }
+
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.LogitPass(
@@ -262,6 +470,33 @@ public sealed interface Op extends Serializable {
      * int32 truncates toward zero, saturating at the int32 bounds, NaN to 0 (Java's narrowing).
      */
     record Cast(ValueType to) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "cast",
+                        Cast.class,
+                        List.of("to"),
+                        "`to`: `\"int32\"` or `\"float32\"` (not the current type)",
+                        "int32 to float32: the nearest float; float32 to int32: toward zero, saturating at the int32 bounds, NaN to 0 (Java's narrowing)",
+                        "RAP Cast",
+                        OpDefinition.DENSE,
+                        "cast",
+                        122,
+                        p -> new Cast(p.valueType("to")));
+
+        @Override
+        public ValueType outType(ValueType in) {
+            return to;
+        }
+
+        @Override
+        public java.util.Optional<String> denseProblem(
+                ValueType type, boolean nonNegative, boolean last) {
+            return to == type
+                    ? java.util.Optional.of("the value is already " + type + " here")
+                    : java.util.Optional.empty();
+        }
+
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.Cast(g.width, g.fields, g.inFloat);
@@ -279,6 +514,17 @@ public sealed interface Op extends Serializable {
 
     /** Hexadecimal id to an unsigned 64-bit integer. */
     record Hex2Int() implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                OpDefinition.constant(
+                        "hex2int",
+                        new Hex2Int(),
+                        "hexadecimal id to an unsigned 64-bit integer",
+                        "PIPER, DLRM",
+                        OpDefinition.IDS,
+                        "hex2int",
+                        114);
+
         public String name() {
             return "hex2int";
         }
@@ -286,6 +532,20 @@ public sealed interface Op extends Serializable {
 
     /** {@code id mod m} (unsigned), {@code m > 0}. */
     record Modulus(long m) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "modulus",
+                        Modulus.class,
+                        List.of("m"),
+                        "`m`: a positive integer",
+                        "key = id mod m (unsigned)",
+                        "PIPER, DLRM",
+                        OpDefinition.IDS,
+                        "modulus",
+                        115,
+                        p -> new Modulus(p.longValue("m", 1)));
+
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.Modulus(g.width, g.fields, g.longs(Modulus.class, Modulus::m));
@@ -309,6 +569,23 @@ public sealed interface Op extends Serializable {
 
     /** Meta's SigridHash ({@link SigridHash}): the id hashed into {@code [0, max)}. */
     record SigridHashOp(long salt, long max) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "sigrid_hash",
+                        SigridHashOp.class,
+                        List.of("salt", "max"),
+                        "`salt`: int64, default 0; `max`: a positive integer",
+                        "Meta's definition: `floorMod(hash_128_to_64(salt, twang_mix64(id)), max)` (folly's mixes, the hash read as signed), so keys lie in `[0, max)`",
+                        "TorchRec, PreSto, RAP SigridHash",
+                        OpDefinition.IDS,
+                        "sigridhash",
+                        123,
+                        p ->
+                                new SigridHashOp(
+                                        p.has("salt") ? p.longValue("salt", Long.MIN_VALUE) : 0,
+                                        p.longValue("max", 1)));
+
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.Sigrid(
@@ -341,6 +618,23 @@ public sealed interface Op extends Serializable {
      * becomes {@code fallback}, or stays as it is when {@code fallback} is null.
      */
     record MapIdOp(String file, Long fallback) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "mapid",
+                        MapIdOp.class,
+                        List.of("file", "default"),
+                        "`file`: a table of `id<TAB>value` lines (unsigned decimals, an id at most once); `default` (optional): an id ≥ 0",
+                        "an id the table holds becomes its value; another becomes `default`, or stays as it is without one. The table is read where the column's decoder runs (each decoder holds it: a fastutil map, about 24 bytes an id), once per file",
+                        "RAP Mapid (\"maps feature IDs to fixed values\")",
+                        OpDefinition.IDS,
+                        "mapid",
+                        124,
+                        p ->
+                                new MapIdOp(
+                                        p.text("file"),
+                                        p.has("default") ? p.longValue("default", 0) : null));
+
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.MapId(
@@ -376,6 +670,35 @@ public sealed interface Op extends Serializable {
      * {@code size - 1} int32 columns; the last operator of a dense chain.
      */
     record OneHotOp(int size) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "onehot",
+                        OneHotOp.class,
+                        List.of("size"),
+                        "`size`: 2 to 4,096",
+                        "dense only, last in its chain, on an int32 category (e.g. after `bucketize`): the value becomes `size - 1` int32 columns of the row, 1 at the category and 0 elsewhere; the last category (`size - 1`) and any value outside `[0, size)` are all zeros (drop-last: `torch.nn.functional.one_hot(v, size)[:-1]`, where torch refuses out-of-range values). `metadata.json` lists such columns under `onehot_columns` (their width), `rows.parquet` names them `I3_0`..",
+                        "RAP Onehot",
+                        OpDefinition.DENSE,
+                        "onehot",
+                        127,
+                        p -> new OneHotOp(p.intValue("size", 2)));
+
+        @Override
+        public java.util.Optional<String> denseProblem(
+                ValueType type, boolean nonNegative, boolean last) {
+            if (!last) {
+                return java.util.Optional.of(
+                        "onehot must come last (its value is several columns)");
+            }
+            if (type != ValueType.int32) {
+                return java.util.Optional.of(
+                        "onehot takes an int32 category, and the value is a float32 here"
+                                + " (bucketize or cast it first)");
+            }
+            return java.util.Optional.empty();
+        }
+
         public OneHotOp {
             new OneHot(size); // validates
         }
@@ -397,6 +720,20 @@ public sealed interface Op extends Serializable {
 
     /** RAP's FirstX ({@link FirstX}): a list cut to its first {@code x} ids; lists only. */
     record FirstXOp(int x) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "firstx",
+                        FirstXOp.class,
+                        List.of("x"),
+                        "`x`: an integer ≥ 1",
+                        "lists only: a list cut to its first `min(x, length)` ids, no padding",
+                        "RAP FirstX, TorchArrow `firstx`",
+                        Set.of(Chains.Kind.list),
+                        "firstx",
+                        125,
+                        p -> new FirstXOp(p.intValue("x", 1)));
+
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.ListPass(
@@ -432,6 +769,20 @@ public sealed interface Op extends Serializable {
      * id; lists only.
      */
     record NgramOp(int n) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "ngram",
+                        NgramOp.class,
+                        List.of("n"),
+                        "`n`: 1 to 16",
+                        "lists only: each run of `n` consecutive ids becomes one id, `h = x[i]`, then `h = hash_128_to_64(h, x[i+j])` for j = 1..n-1 (folly's mix, unsigned 64 bits); a list of k ids gives `max(0, k - n + 1)`. RAP describes Ngram as crossing several sparse features; this is the n-gram within one list. Follow it with `modulus` or `sigrid_hash` to bound the ids",
+                        "RAP Ngram",
+                        Set.of(Chains.Kind.list),
+                        "ngram",
+                        126,
+                        p -> new NgramOp(p.intValue("n", 1)));
+
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.ListPass(
@@ -462,6 +813,27 @@ public sealed interface Op extends Serializable {
      * (frequency threshold, OOV buckets, maximum size, imported entries; the default has none).
      */
     record Vocab(VocabularyPolicy policy) implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                new OpDefinition(
+                        "vocab",
+                        Vocab.class,
+                        List.of(
+                                "min_count",
+                                "oov_buckets",
+                                "max_size",
+                                "import",
+                                "capacity",
+                                "evict",
+                                "ttl"),
+                        "`min_count`, `oov_buckets`, `max_size`, `import`, `capacity`, `evict`, `ttl`, all optional ([below](#vocabulary-policies))",
+                        "GenVocab + ApplyVocab: the key's index of first appearance in the column",
+                        "PIPER; thresholds, OOV buckets and bounds as NVTabular, tf.Transform, TorchRec offer them",
+                        OpDefinition.IDS,
+                        null,
+                        116,
+                        p -> new Vocab(p.vocabularyPolicy()));
+
         public Vocab {
             Objects.requireNonNull(policy, "policy");
         }
@@ -481,46 +853,9 @@ public sealed interface Op extends Serializable {
         }
     }
 
-    /**
-     * Every operator a spec may use, in the order docs list them, with the parameters a spec may
-     * give it (those {@code SpecParser} reads; any other is refused naming it). {@code
-     * SpecParserTest} parses every operator with a stray parameter.
-     */
-    Map<String, List<String>> PARAMETERS = parameters();
-
-    /** Every operator name a spec may use: {@link #PARAMETERS}' keys. */
-    List<String> NAMES = List.copyOf(PARAMETERS.keySet());
-
-    private static Map<String, List<String>> parameters() {
-        Map<String, List<String>> p = new LinkedHashMap<>();
-        p.put("decode", List.of());
-        p.put("fill_missing", List.of());
-        p.put("fill_null", List.of("value"));
-        p.put("neg2zero", List.of());
-        p.put("clamp", List.of("lo", "hi"));
-        p.put("log", List.of());
-        p.put("bucketize", List.of("borders", "right"));
-        p.put("boxcox", List.of("lambda"));
-        p.put("logit", List.of("eps"));
-        p.put("cast", List.of("to"));
-        p.put("hex2int", List.of());
-        p.put("modulus", List.of("m"));
-        p.put("sigrid_hash", List.of("salt", "max"));
-        p.put("mapid", List.of("file", "default"));
-        p.put("onehot", List.of("size"));
-        p.put("firstx", List.of("x"));
-        p.put("ngram", List.of("n"));
-        p.put(
-                "vocab",
-                List.of(
-                        "min_count",
-                        "oov_buckets",
-                        "max_size",
-                        "import",
-                        "capacity",
-                        "evict",
-                        "ttl"));
-        return Collections.unmodifiableMap(p);
+    /** Every operator name a spec may use ({@link OpDefinition#names()}). */
+    static List<String> names() {
+        return OpDefinition.names();
     }
 
     /** A parameter as chains print it: integral values without a fraction. */

@@ -11,6 +11,8 @@ import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
 import dev.piper.pipeline.ops.Chains.Kind;
 import dev.piper.pipeline.ops.Op;
+import dev.piper.pipeline.ops.OpDefinition;
+import dev.piper.pipeline.ops.OpParams;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.pipeline.spec.PipelineSpec.Column;
 import java.io.IOException;
@@ -79,7 +81,7 @@ public final class SpecParser {
      * The most borders of one bucketize: PreSto's mixes use 1,024 to 4,096; 12 million validated
      * and ran the job out of memory (issue 23).
      */
-    public static final int MAX_BORDERS = 1 << 16;
+    public static final int MAX_BORDERS = Op.BucketizeOp.MAX_BORDERS;
 
     private final List<String> problems = new ArrayList<>();
 
@@ -721,63 +723,19 @@ public final class SpecParser {
             problem(path, "an operator is a name or an object with \"op\", not " + node);
             return null;
         }
-        if (!Op.NAMES.contains(name)) {
+        Optional<OpDefinition> definition = OpDefinition.byName(name);
+        if (definition.isEmpty()) {
             problem(
                     path,
                     "unknown operator \""
                             + name
                             + "\" (known: "
-                            + String.join(", ", Op.NAMES)
+                            + String.join(", ", OpDefinition.names())
                             + ")");
             return null;
         }
         Params p = new Params(name, params, path);
-        Op op =
-                switch (name) {
-                    case "decode" -> new Op.Decode();
-                    case "fill_missing" -> new Op.FillMissing();
-                    case "fill_null" ->
-                            p.integer("value", Long.MIN_VALUE).map(Op.FillNull::new).orElse(null);
-                    case "neg2zero" -> new Op.Neg2Zero();
-                    case "log" -> new Op.Log();
-                    case "clamp" -> p.make(() -> new Op.ClampOp(p.number("lo"), p.number("hi")));
-                    case "bucketize" ->
-                            p.make(
-                                    () ->
-                                            new Op.BucketizeOp(
-                                                    p.numbers("borders", MAX_BORDERS),
-                                                    p.flag("right", true)));
-                    case "boxcox" -> p.make(() -> new Op.BoxCoxOp(p.number("lambda")));
-                    case "logit" ->
-                            p.make(
-                                    () ->
-                                            new Op.LogitOp(
-                                                    p.has("eps") ? p.number("eps") : Double.NaN));
-                    case "cast" -> p.make(() -> new Op.Cast(p.valueType("to")));
-                    case "hex2int" -> new Op.Hex2Int();
-                    case "modulus" -> p.integer("m", 1).map(Op.Modulus::new).orElse(null);
-                    case "sigrid_hash" ->
-                            p.make(
-                                    () ->
-                                            new Op.SigridHashOp(
-                                                    p.has("salt")
-                                                            ? p.longValue("salt", Long.MIN_VALUE)
-                                                            : 0,
-                                                    p.longValue("max", 1)));
-                    case "mapid" ->
-                            p.make(
-                                    () ->
-                                            new Op.MapIdOp(
-                                                    p.text("file"),
-                                                    p.has("default")
-                                                            ? p.longValue("default", 0)
-                                                            : null));
-                    case "onehot" -> p.make(() -> new Op.OneHotOp(p.intValue("size", 2)));
-                    case "firstx" -> p.make(() -> new Op.FirstXOp(p.intValue("x", 1)));
-                    case "ngram" -> p.make(() -> new Op.NgramOp(p.intValue("n", 1)));
-                    case "vocab" -> p.make(() -> new Op.Vocab(vocabPolicy(p)));
-                    default -> throw new IllegalStateException(name);
-                };
+        Op op = p.make(() -> definition.get().parse().apply(p));
         if (op != null && !p.unused().isEmpty()) {
             problem(
                     path,
@@ -786,9 +744,9 @@ public final class SpecParser {
                             + String.join(
                                     ", ", p.unused().stream().map(u -> "\"" + u + "\"").toList())
                             + " ("
-                            + (Op.PARAMETERS.get(name).isEmpty()
+                            + (definition.get().params().isEmpty()
                                     ? "it takes none"
-                                    : "it takes " + String.join(", ", Op.PARAMETERS.get(name)))
+                                    : "it takes " + String.join(", ", definition.get().params()))
                             + ")");
             return null;
         }
@@ -873,7 +831,7 @@ public final class SpecParser {
      * An operator's parameters: typed reads that report a missing or mistyped parameter with the
      * operator's path, and the check the operator's own constructor makes.
      */
-    private final class Params {
+    private final class Params implements OpParams {
         private final String op;
         private final Map<String, JsonNode> values;
         private final String path;
@@ -885,7 +843,8 @@ public final class SpecParser {
             this.path = path;
         }
 
-        boolean has(String name) {
+        @Override
+        public boolean has(String name) {
             return values.containsKey(name);
         }
 
@@ -910,7 +869,7 @@ public final class SpecParser {
                                 + "\" ("
                                 + op
                                 + " takes "
-                                + String.join(", ", Op.PARAMETERS.get(op))
+                                + String.join(", ", OpDefinition.byName(op).orElseThrow().params())
                                 + "; docs/SPECS.md)");
                 throw new BadParam();
             }
@@ -922,7 +881,8 @@ public final class SpecParser {
             return new BadParam();
         }
 
-        double number(String name) {
+        @Override
+        public double number(String name) {
             JsonNode n = get(name);
             if (!n.isNumber() || !Double.isFinite(n.doubleValue())) {
                 throw bad(name, "a number", n);
@@ -930,7 +890,8 @@ public final class SpecParser {
             return n.doubleValue();
         }
 
-        double[] numbers(String name, int max) {
+        @Override
+        public double[] numbers(String name, int max) {
             JsonNode n = get(name);
             if (!n.isArray() || n.isEmpty()) {
                 throw bad(name, "a non-empty array of numbers", n);
@@ -956,7 +917,8 @@ public final class SpecParser {
             return out;
         }
 
-        boolean flag(String name, boolean fallback) {
+        @Override
+        public boolean flag(String name, boolean fallback) {
             if (!has(name)) {
                 return fallback;
             }
@@ -967,7 +929,8 @@ public final class SpecParser {
             return n.booleanValue();
         }
 
-        long longValue(String name, long min) {
+        @Override
+        public long longValue(String name, long min) {
             JsonNode n = get(name);
             if (!n.isIntegralNumber() || !n.canConvertToLong() || n.longValue() < min) {
                 throw bad(
@@ -980,7 +943,8 @@ public final class SpecParser {
             return n.longValue();
         }
 
-        int intValue(String name, int min) {
+        @Override
+        public int intValue(String name, int min) {
             JsonNode n = get(name);
             if (!n.isIntegralNumber() || !n.canConvertToInt() || n.intValue() < min) {
                 throw bad(
@@ -993,7 +957,8 @@ public final class SpecParser {
             return n.intValue();
         }
 
-        String text(String name) {
+        @Override
+        public String text(String name) {
             JsonNode n = get(name);
             if (!n.isTextual() || n.asText().isEmpty()) {
                 throw bad(name, "a non-empty string", n);
@@ -1001,15 +966,8 @@ public final class SpecParser {
             return n.asText();
         }
 
-        Optional<Long> integer(String name, long min) {
-            try {
-                return Optional.of(longValue(name, min));
-            } catch (BadParam e) {
-                return Optional.empty();
-            }
-        }
-
-        Op.ValueType valueType(String name) {
+        @Override
+        public Op.ValueType valueType(String name) {
             JsonNode n = get(name);
             for (Op.ValueType t : Op.ValueType.values()) {
                 if (n.isTextual() && n.asText().equals(t.name())) {
@@ -1017,6 +975,11 @@ public final class SpecParser {
                 }
             }
             throw bad(name, "\"int32\" or \"float32\"", n);
+        }
+
+        @Override
+        public VocabularyPolicy vocabularyPolicy() {
+            return vocabPolicy(this);
         }
 
         /** The operator {@code make} builds, or null once a problem is reported. */

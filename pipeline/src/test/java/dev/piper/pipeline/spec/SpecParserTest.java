@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains.Kind;
-import dev.piper.pipeline.ops.Op;
+import dev.piper.pipeline.ops.OpDefinition;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -767,8 +767,8 @@ class SpecParserTest {
                         Map.entry("onehot", "\"size\": 5"),
                         Map.entry("firstx", "\"x\": 2"),
                         Map.entry("ngram", "\"n\": 2"));
-        assertThat(Op.NAMES).containsAll(required.keySet());
-        for (String name : Op.NAMES) {
+        assertThat(OpDefinition.names()).containsAll(required.keySet());
+        for (String name : OpDefinition.names()) {
             String params = required.getOrDefault(name, "");
             String op =
                     "{\"op\": \""
@@ -783,9 +783,11 @@ class SpecParserTest {
                     .hasMessageContaining(
                             "columns.C3[3]: " + name + " has no parameter \"sizes\" (it takes ")
                     .hasMessageContaining(
-                            Op.PARAMETERS.get(name).isEmpty()
+                            OpDefinition.byName(name).orElseThrow().params().isEmpty()
                                     ? "it takes none"
-                                    : String.join(", ", Op.PARAMETERS.get(name)));
+                                    : String.join(
+                                            ", ",
+                                            OpDefinition.byName(name).orElseThrow().params()));
         }
     }
 

@@ -1,0 +1,62 @@
+package dev.piper.pipeline.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every operator record has its definition, and the operator table of {@code docs/SPECS.md} is
+ * generated from them (regenerate: {@code mvn -pl pipeline test -Dtest=OpDefinitionTest
+ * -Dpiper.docs.update=true}).
+ */
+class OpDefinitionTest {
+
+    private static final String START =
+            "<!-- operators:start (generated from each operator's definition: OpDefinitionTest)"
+                    + " -->\n";
+    private static final String END = "<!-- operators:end -->";
+
+    @Test
+    void everyOperatorRecordHasItsDefinition() {
+        Set<String> names = new HashSet<>();
+        Set<Class<?>> types = new HashSet<>();
+        for (OpDefinition d : OpDefinition.all()) {
+            assertThat(names.add(d.name())).as("one operator named %s", d.name()).isTrue();
+            types.add(d.type());
+            assertThat(d.kinds()).as(d.name()).isNotEmpty();
+            assertThat(d.does()).as(d.name()).isNotBlank();
+            assertThat(d.reference()).as(d.name()).isNotBlank();
+            if (d.params().isEmpty()) {
+                Op op = d.parse().apply(null);
+                assertThat(op).as(d.name()).isInstanceOf(d.type());
+                assertThat(op.name()).isEqualTo(d.name());
+                assertThat(OpDefinition.of(op)).isSameAs(d);
+            }
+        }
+        assertThat(types).containsExactlyInAnyOrder(Op.class.getPermittedSubclasses());
+    }
+
+    @Test
+    void theDocsTableIsGeneratedFromTheDefinitions() throws Exception {
+        Path doc = Path.of(System.getProperty("piper.home"), "docs", "SPECS.md");
+        String text = Files.readString(doc, StandardCharsets.UTF_8);
+        int start = text.indexOf(START);
+        int end = text.indexOf(END);
+        assertThat(start).as("the start marker in " + doc).isNotNegative();
+        assertThat(end).as("the end marker in " + doc).isGreaterThan(start);
+        String generated = OpDefinition.markdownTable();
+        if (Boolean.getBoolean("piper.docs.update")) {
+            text = text.substring(0, start + START.length()) + generated + text.substring(end);
+            Files.writeString(doc, text, StandardCharsets.UTF_8);
+            end = text.indexOf(END);
+        }
+        assertThat(text.substring(start + START.length(), end))
+                .as("the operator table in %s (regenerate: see OpDefinitionTest)", doc)
+                .isEqualTo(generated);
+    }
+}
