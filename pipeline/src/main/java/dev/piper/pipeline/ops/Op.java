@@ -247,6 +247,66 @@ public sealed interface Op extends Serializable {
         }
     }
 
+    /**
+     * The square root, a float32: {@code float32(x)}, its square root rounded to float32 ({@code
+     * torch.sqrt} on a float32 tensor). It needs a value known to be non-negative, as log does, and
+     * leaves one.
+     */
+    record Sqrt() implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                OpDefinition.constant(
+                        "sqrt",
+                        new Sqrt(),
+                        "`sqrt(x)` as a float32: `float32(x)`, its square root rounded to float32;"
+                                + " after `neg2zero`, a `clamp` with `lo >= 0`, a `bucketize`,"
+                                + " `log` or another `sqrt`",
+                        "`torch.sqrt`; priced as `log` in the cost report (a unary float"
+                                + " function; the papers price no square root)",
+                        OpDefinition.DENSE,
+                        "log",
+                        128);
+
+        @Override
+        public ValueType outType(ValueType in) {
+            return ValueType.float32;
+        }
+
+        @Override
+        public java.util.Optional<String> denseProblem(
+                ValueType type, boolean nonNegative, boolean last) {
+            return nonNegative
+                    ? java.util.Optional.empty()
+                    : java.util.Optional.of(
+                            "sqrt needs neg2zero (or clamp with lo >= 0, or bucketize) before it"
+                                    + " (the square root of a negative value is NaN)");
+        }
+
+        @Override
+        public ColumnPasses.Pass pass(ColumnPasses.Group g) {
+            return new ColumnPasses.Pass(g.width, g.fields, g.inFloat) {
+                @Override
+                void run(int[] a, long[][] keys, int[][] offsets, int rows) {
+                    for (int r = 0, base = 0; r < rows; r++, base += w) {
+                        for (int f : fields) {
+                            a[base + f] = sqrt(a[base + f], inFloat);
+                        }
+                    }
+                }
+            };
+        }
+
+        /** The operator on one value's bits, an int32 or (with {@code inFloat}) a float32. */
+        public static int sqrt(int bits, boolean inFloat) {
+            float x = inFloat ? Float.intBitsToFloat(bits) : (float) bits;
+            return Float.floatToRawIntBits((float) Math.sqrt(x));
+        }
+
+        public String name() {
+            return "sqrt";
+        }
+    }
+
     /** The bucket among {@code borders} ({@link Bucketize}), an int32. */
     record BucketizeOp(double[] borders, boolean right) implements Op {
         /**

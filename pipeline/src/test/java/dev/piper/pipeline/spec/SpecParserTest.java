@@ -424,8 +424,8 @@ class SpecParserTest {
                         "columns.C4..C26[3]: vocab ttl applies to evict \"ttl\" only, not to \"lfu\""),
                 Arguments.of(
                         "unknown operator",
-                        spec(c.replace("\"neg2zero\", \"log\"", "\"neg2zero\", \"sqrt\"")),
-                        "columns.I5[3]: unknown operator \"sqrt\""),
+                        spec(c.replace("\"neg2zero\", \"log\"", "\"neg2zero\", \"cbrt\"")),
+                        "columns.I5[3]: unknown operator \"cbrt\""),
                 Arguments.of(
                         "missing parameter",
                         spec(c.replace("{\"op\": \"modulus\", \"m\": 1000}", "\"modulus\"")),
