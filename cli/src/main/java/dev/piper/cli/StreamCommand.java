@@ -237,13 +237,14 @@ final class StreamCommand implements Callable<Integer> {
 
     @Option(
             names = "--until-idle",
-            paramLabel = "SECONDS",
+            paramLabel = "DURATION",
             description =
                     "Stop cleanly, with a savepoint and all output committed, once no input"
-                            + " record has arrived for this many seconds and all input is"
-                            + " consumed as of a completed checkpoint (the consumer group's"
-                            + " committed offsets). Default: run until killed.")
-    Integer untilIdle;
+                            + " record has arrived for this long (10s, 2min; a bare number is"
+                            + " seconds) and all input is consumed as of a completed checkpoint"
+                            + " (the consumer group's committed offsets). Default: run until"
+                            + " killed.")
+    String untilIdle;
 
     @Option(
             names = "--block-lines",
@@ -287,9 +288,19 @@ final class StreamCommand implements Callable<Integer> {
                             + " (default: ${DEFAULT-VALUE}).")
     StartFrom startFrom;
 
+    /** {@code --until-idle}: a duration, or a bare number of seconds (as it was first). */
+    private Duration idle() {
+        return duration("--until-idle", untilIdle, untilIdle.matches("[0-9]+") ? "s" : "");
+    }
+
     private Duration duration(String option, String value) {
+        return duration(option, value, "");
+    }
+
+    /** {@code value} and {@code unit} (empty, or a unit for a bare number) as a duration. */
+    private Duration duration(String option, String value, String unit) {
         try {
-            Duration d = TimeUtils.parseDuration(value);
+            Duration d = TimeUtils.parseDuration(value + unit);
             if (d.isNegative() || d.isZero()) {
                 throw new IllegalArgumentException("must be positive");
             }
@@ -391,11 +402,7 @@ final class StreamCommand implements Callable<Integer> {
             return 0;
         }
         StreamRunner.Result r =
-                StreamRunner.run(
-                        Streaming.job(conf),
-                        conf,
-                        untilIdle == null ? null : Duration.ofSeconds(untilIdle),
-                        err);
+                StreamRunner.run(Streaming.job(conf), conf, untilIdle == null ? null : idle(), err);
         spec.commandLine()
                 .getOut()
                 .printf(
@@ -416,7 +423,7 @@ final class StreamCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--block-lines: must be at least 1, not " + blockLines);
         }
-        if (untilIdle != null && untilIdle < 1) {
+        if (untilIdle != null && idle().toMillis() < 1000) {
             throw new ParameterException(
                     spec.commandLine(),
                     "--until-idle: must be at least 1 second, not " + untilIdle);

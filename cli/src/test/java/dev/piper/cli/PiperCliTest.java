@@ -280,7 +280,11 @@ class PiperCliTest {
         assertThat(stream("--linger", "0ms")).isEqualTo(2);
         assertThat(err()).contains("--linger: '0ms'");
         assertThat(stream("--until-idle", "0")).isEqualTo(2);
-        assertThat(err()).contains("--until-idle: must be at least 1 second");
+        assertThat(err()).contains("--until-idle: '0' is not a positive duration");
+        assertThat(stream("--until-idle", "500ms")).isEqualTo(2);
+        assertThat(err()).contains("--until-idle: must be at least 1 second, not 500ms");
+        assertThat(stream("--until-idle", "soon")).isEqualTo(2);
+        assertThat(err()).contains("--until-idle: 'soon' is not a positive duration");
         assertThat(stream("--block-lines", "0")).isEqualTo(2);
         assertThat(err()).contains("--block-lines: must be at least 1");
         assertThat(stream("--output-partitions", "0")).isEqualTo(2);
