@@ -11,9 +11,6 @@ import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
 import dev.piper.pipeline.ops.Chains.Kind;
 import dev.piper.pipeline.ops.Op;
-import dev.piper.pipeline.ops.OpDefinition;
-import dev.piper.pipeline.ops.OpParams;
-import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.pipeline.spec.PipelineSpec.Column;
 import java.io.IOException;
 import java.io.InputStream;
@@ -46,16 +43,6 @@ public final class SpecParser {
             Pattern.compile("([A-Za-z]+)([0-9]+)\\.\\.([A-Za-z]+)([0-9]+)");
     private static final Set<String> TOP =
             Set.of("name", "version", "description", "input", "columns", "output", "hotline");
-    private static final Set<String> HOTLINE =
-            Set.of(
-                    "budget",
-                    "dim",
-                    "window",
-                    "sample",
-                    "sample_rows",
-                    "tracker",
-                    "tracker_entries",
-                    "decay");
     private static final Set<String> INPUT =
             Set.of(
                     "format",
@@ -84,6 +71,14 @@ public final class SpecParser {
     public static final int MAX_BORDERS = Op.BucketizeOp.MAX_BORDERS;
 
     private final List<String> problems = new ArrayList<>();
+
+    /** How many problems are reported so far. */
+    int problemCount() {
+        return problems.size();
+    }
+
+    /** Reads the columns' operators, reporting their problems with the spec's. */
+    private final OperatorReader operators = new OperatorReader(this::problem);
 
     /** The input's layout, once {@code input} is read (Criteo's if it is missing or invalid). */
     private RowLayout layout = RowLayout.CRITEO;
@@ -165,120 +160,18 @@ public final class SpecParser {
         PipelineSpec.Input input = input(root.get("input"));
         List<Column> columns = columns(root.get("columns"));
         PipelineSpec.Output output = output(root.get("output"));
-        HotlineSettings hotline = hotline(root.get("hotline"));
+        HotlineSettings hotline = HotlineSection.read(this, root.get("hotline"));
         if (!problems.isEmpty()) {
             throw new SpecException(source, problems);
         }
         return new PipelineSpec(name, version, input, columns, output, hotline);
     }
 
-    /**
-     * The {@code hotline} section: {@code budget} (bytes, a number or a string with a binary unit,
-     * {@code "512m"}) required, every other setting optional with its default.
-     */
-    private HotlineSettings hotline(JsonNode node) {
-        if (node == null) {
-            return null;
-        }
-        if (!node.isObject()) {
-            problem("hotline", "must be an object");
-            return null;
-        }
-        unknownFields(node, HOTLINE, "hotline");
-        int before = problems.size();
-        long budget = -1;
-        JsonNode b = node.get("budget");
-        if (b == null) {
-            problem("hotline.budget", "missing (bytes of GPU memory for popular embedding rows)");
-        } else if (b.isIntegralNumber() && b.canConvertToLong() && b.longValue() > 0) {
-            budget = b.longValue();
-        } else {
-            String notASize =
-                    "must be a positive number of bytes or a size such as \"512m\", not " + b;
-            try {
-                if (b.isTextual()) {
-                    budget = Sizes.bytes(b.asText());
-                } else {
-                    problem("hotline.budget", notASize);
-                }
-            } catch (Sizes.TooLarge e) {
-                problem("hotline.budget", b + " is too large");
-            } catch (IllegalArgumentException e) {
-                problem("hotline.budget", notASize);
-            }
-        }
-        int dim = hotlineInt(node, "dim", HotlineSettings.DEFAULT_DIM);
-        long window = hotlineLong(node, "window", HotlineSettings.DEFAULT_WINDOW_ROWS);
-        double sample = hotlineDouble(node, "sample", HotlineSettings.DEFAULT_SAMPLE_RATE);
-        int sampleRows = hotlineInt(node, "sample_rows", HotlineSettings.DEFAULT_SAMPLE_ROWS);
-        int trackerEntries =
-                hotlineInt(node, "tracker_entries", HotlineSettings.AUTO_TRACKER_ENTRIES);
-        double decay = hotlineDouble(node, "decay", HotlineSettings.DEFAULT_DECAY);
-        HotlineSettings.Tracker tracker = HotlineSettings.Tracker.EXACT;
-        JsonNode t = node.get("tracker");
-        if (t != null) {
-            tracker = HotlineSettings.Tracker.of(t.asText()).orElse(null);
-            if (tracker == null || !t.isTextual()) {
-                problem("hotline.tracker", "must be \"exact\" or \"srrip\", not " + t);
-            }
-        }
-        if (problems.size() > before) {
-            return null;
-        }
-        java.util.Optional<String> why =
-                HotlineSettings.problem(
-                        budget, dim, window, sample, sampleRows, trackerEntries, decay);
-        if (why.isPresent()) {
-            problem(
-                    "hotline." + why.get().substring(0, why.get().indexOf(':')),
-                    why.get().substring(why.get().indexOf(':') + 2));
-            return null;
-        }
-        return new HotlineSettings(
-                budget, dim, window, sample, sampleRows, tracker, trackerEntries, decay);
-    }
-
-    private int hotlineInt(JsonNode node, String field, int absent) {
-        JsonNode n = node.get(field);
-        if (n == null) {
-            return absent;
-        }
-        if (!n.isIntegralNumber() || !n.canConvertToInt()) {
-            problem("hotline." + field, "must be an integer, not " + n);
-            return absent;
-        }
-        return n.intValue();
-    }
-
-    private long hotlineLong(JsonNode node, String field, long absent) {
-        JsonNode n = node.get(field);
-        if (n == null) {
-            return absent;
-        }
-        if (!n.isIntegralNumber() || !n.canConvertToLong()) {
-            problem("hotline." + field, "must be an integer, not " + n);
-            return absent;
-        }
-        return n.longValue();
-    }
-
-    private double hotlineDouble(JsonNode node, String field, double absent) {
-        JsonNode n = node.get(field);
-        if (n == null) {
-            return absent;
-        }
-        if (!n.isNumber()) {
-            problem("hotline." + field, "must be a number, not " + n);
-            return absent;
-        }
-        return n.doubleValue();
-    }
-
-    private void problem(String path, String message) {
+    void problem(String path, String message) {
         problems.add((path.isEmpty() ? "(top)" : path) + ": " + message);
     }
 
-    private void unknownFields(JsonNode node, Set<String> known, String path) {
+    void unknownFields(JsonNode node, Set<String> known, String path) {
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String f = it.next();
             if (!known.contains(f)) {
@@ -681,7 +574,7 @@ public final class SpecParser {
         List<Op> ops = new ArrayList<>();
         boolean ok = true;
         for (int i = 0; i < node.size(); i++) {
-            Op op = op(node.get(i), path + "[" + i + "]");
+            Op op = operators.op(node.get(i), path + "[" + i + "]");
             if (op == null) {
                 ok = false;
             } else {
@@ -698,301 +591,6 @@ public final class SpecParser {
             return null;
         }
         return List.copyOf(ops);
-    }
-
-    private Op op(JsonNode node, String path) {
-        String name;
-        Map<String, JsonNode> params = new LinkedHashMap<>();
-        if (node.isTextual()) {
-            name = node.asText();
-        } else if (node.isObject()) {
-            JsonNode n = node.get("op");
-            if (n == null || !n.isTextual()) {
-                problem(path, "an operator object needs \"op\": the operator's name");
-                return null;
-            }
-            name = n.asText();
-            node.fields()
-                    .forEachRemaining(
-                            e -> {
-                                if (!e.getKey().equals("op")) {
-                                    params.put(e.getKey(), e.getValue());
-                                }
-                            });
-        } else {
-            problem(path, "an operator is a name or an object with \"op\", not " + node);
-            return null;
-        }
-        Optional<OpDefinition> definition = OpDefinition.byName(name);
-        if (definition.isEmpty()) {
-            problem(
-                    path,
-                    "unknown operator \""
-                            + name
-                            + "\" (known: "
-                            + String.join(", ", OpDefinition.names())
-                            + ")");
-            return null;
-        }
-        Params p = new Params(name, params, path);
-        Op op = p.make(() -> definition.get().parse().apply(p));
-        if (op != null && !p.unused().isEmpty()) {
-            problem(
-                    path,
-                    name
-                            + " has no parameter "
-                            + String.join(
-                                    ", ", p.unused().stream().map(u -> "\"" + u + "\"").toList())
-                            + " ("
-                            + (definition.get().params().isEmpty()
-                                    ? "it takes none"
-                                    : "it takes " + String.join(", ", definition.get().params()))
-                            + ")");
-            return null;
-        }
-        return op;
-    }
-
-    /** A vocab operator's policy from its parameters (docs/SPECS.md, "Vocabulary policies"). */
-    private static VocabularyPolicy vocabPolicy(Params p) {
-        VocabularyPolicy.Eviction eviction = VocabularyPolicy.Eviction.NONE;
-        if (p.has("evict")) {
-            String e = p.text("evict");
-            eviction =
-                    switch (e) {
-                        case "lfu" -> VocabularyPolicy.Eviction.LFU;
-                        case "ttl" -> VocabularyPolicy.Eviction.TTL;
-                        default -> throw p.bad("evict", "\"lfu\" or \"ttl\"", p.node("evict"));
-                    };
-        }
-        return new VocabularyPolicy(
-                p.has("min_count") ? p.intValue("min_count", 1) : 1,
-                p.has("oov_buckets") ? p.intValue("oov_buckets", 0) : 0,
-                p.has("max_size") ? p.intValue("max_size", 1) : VocabularyPolicy.MAX_SIZE,
-                p.has("import") ? p.text("import") : null,
-                p.has("capacity") ? p.intValue("capacity", 1) : 0,
-                eviction,
-                p.has("ttl") ? ttlRows(p) : 0);
-    }
-
-    /**
-     * A vocab's {@code ttl} in rows: an integer, or a string of an integer and "rows" ({@code
-     * "5000000 rows"}, {@code "5M rows"} with k, M, G for thousands, millions, billions). A
-     * duration ({@code "7d"}) is refused: the vocabulary counts rows, it does not see record times.
-     */
-    private static long ttlRows(Params p) {
-        JsonNode n = p.node("ttl");
-        if (n.isIntegralNumber() && n.canConvertToLong() && n.longValue() >= 1) {
-            return n.longValue();
-        }
-        String what = "a number of rows, as 5000000 or \"5M rows\"";
-        if (!n.isTextual()) {
-            throw p.bad("ttl", what, n);
-        }
-        Matcher m = Pattern.compile("\\s*([0-9]+)\\s*([kMG]?)\\s*rows?\\s*").matcher(n.asText());
-        if (!m.matches()) {
-            if (n.asText().matches("\\s*[0-9.]+\\s*(ms|s|m|h|d|w)\\s*")) {
-                throw p.bad(
-                        "ttl",
-                        what
-                                + " (a time to live in time units would need each row's record"
-                                + " timestamp at the vocabulary, which the job does not carry"
-                                + " there: count it in rows of the column's input)",
-                        n);
-            }
-            throw p.bad("ttl", what, n);
-        }
-        long scale =
-                switch (m.group(2)) {
-                    case "k" -> 1_000L;
-                    case "M" -> 1_000_000L;
-                    case "G" -> 1_000_000_000L;
-                    default -> 1L;
-                };
-        try {
-            long rows = Math.multiplyExact(Long.parseLong(m.group(1)), scale);
-            if (rows < 1) {
-                throw p.bad("ttl", what + " of at least 1", n);
-            }
-            return rows;
-        } catch (ArithmeticException | NumberFormatException e) {
-            throw p.bad("ttl", what + " below 2^63", n);
-        }
-    }
-
-    /** Thrown by {@link Params} once it has reported a bad parameter. */
-    private static final class BadParam extends RuntimeException {
-        BadParam() {
-            super(null, null, false, false);
-        }
-    }
-
-    /**
-     * An operator's parameters: typed reads that report a missing or mistyped parameter with the
-     * operator's path, and the check the operator's own constructor makes.
-     */
-    private final class Params implements OpParams {
-        private final String op;
-        private final Map<String, JsonNode> values;
-        private final String path;
-        private final java.util.Set<String> read = new java.util.HashSet<>();
-
-        Params(String op, Map<String, JsonNode> values, String path) {
-            this.op = op;
-            this.values = values;
-            this.path = path;
-        }
-
-        @Override
-        public boolean has(String name) {
-            return values.containsKey(name);
-        }
-
-        List<String> unused() {
-            return values.keySet().stream().filter(k -> !read.contains(k)).toList();
-        }
-
-        /** The parameter's JSON value, which must be present. */
-        JsonNode node(String name) {
-            return get(name);
-        }
-
-        private JsonNode get(String name) {
-            read.add(name);
-            JsonNode n = values.get(name);
-            if (n == null) {
-                problem(
-                        path,
-                        op
-                                + " needs its parameter \""
-                                + name
-                                + "\" ("
-                                + op
-                                + " takes "
-                                + String.join(", ", OpDefinition.byName(op).orElseThrow().params())
-                                + "; docs/SPECS.md)");
-                throw new BadParam();
-            }
-            return n;
-        }
-
-        BadParam bad(String name, String what, JsonNode n) {
-            problem(path, op + " \"" + name + "\" must be " + what + ", not " + n);
-            return new BadParam();
-        }
-
-        @Override
-        public double number(String name) {
-            JsonNode n = get(name);
-            if (!n.isNumber() || !Double.isFinite(n.doubleValue())) {
-                throw bad(name, "a number", n);
-            }
-            return n.doubleValue();
-        }
-
-        @Override
-        public double[] numbers(String name, int max) {
-            JsonNode n = get(name);
-            if (!n.isArray() || n.isEmpty()) {
-                throw bad(name, "a non-empty array of numbers", n);
-            }
-            if (n.size() > max) {
-                throw new IllegalArgumentException(
-                        "\""
-                                + name
-                                + "\" must hold at most "
-                                + max
-                                + " numbers, not "
-                                + n.size()
-                                + " (each is kept by every decoder and written into"
-                                + " metadata.json)");
-            }
-            double[] out = new double[n.size()];
-            for (int i = 0; i < out.length; i++) {
-                if (!n.get(i).isNumber() || !Double.isFinite(n.get(i).doubleValue())) {
-                    throw bad(name + "[" + i + "]", "a number", n.get(i));
-                }
-                out[i] = n.get(i).doubleValue();
-            }
-            return out;
-        }
-
-        @Override
-        public boolean flag(String name, boolean fallback) {
-            if (!has(name)) {
-                return fallback;
-            }
-            JsonNode n = get(name);
-            if (!n.isBoolean()) {
-                throw bad(name, "true or false", n);
-            }
-            return n.booleanValue();
-        }
-
-        @Override
-        public long longValue(String name, long min) {
-            JsonNode n = get(name);
-            if (!n.isIntegralNumber() || !n.canConvertToLong() || n.longValue() < min) {
-                throw bad(
-                        name,
-                        min == Long.MIN_VALUE
-                                ? "a 64-bit integer"
-                                : min == 1 ? "a positive integer" : "an integer of at least " + min,
-                        n);
-            }
-            return n.longValue();
-        }
-
-        @Override
-        public int intValue(String name, int min) {
-            JsonNode n = get(name);
-            if (!n.isIntegralNumber() || !n.canConvertToInt() || n.intValue() < min) {
-                throw bad(
-                        name,
-                        min == 1
-                                ? "a positive 32-bit integer"
-                                : "a 32-bit integer of at least " + min,
-                        n);
-            }
-            return n.intValue();
-        }
-
-        @Override
-        public String text(String name) {
-            JsonNode n = get(name);
-            if (!n.isTextual() || n.asText().isEmpty()) {
-                throw bad(name, "a non-empty string", n);
-            }
-            return n.asText();
-        }
-
-        @Override
-        public Op.ValueType valueType(String name) {
-            JsonNode n = get(name);
-            for (Op.ValueType t : Op.ValueType.values()) {
-                if (n.isTextual() && n.asText().equals(t.name())) {
-                    return t;
-                }
-            }
-            throw bad(name, "\"int32\" or \"float32\"", n);
-        }
-
-        @Override
-        public VocabularyPolicy vocabularyPolicy() {
-            return vocabPolicy(this);
-        }
-
-        /** The operator {@code make} builds, or null once a problem is reported. */
-        Op make(java.util.function.Supplier<Op> make) {
-            try {
-                return make.get();
-            } catch (BadParam e) {
-                return null;
-            } catch (IllegalArgumentException e) {
-                problem(path, e.getMessage());
-                return null;
-            }
-        }
     }
 
     private PipelineSpec.Output output(JsonNode node) {
