@@ -4,6 +4,7 @@ import dev.piper.connectors.text.CriteoFileSource;
 import dev.piper.operators.vocab.VocabularyImport;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.ops.IdMap;
+import dev.piper.pipeline.ops.IdOp;
 import dev.piper.pipeline.ops.Op;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.SpecCompiler;
@@ -331,7 +332,7 @@ public final class PiperOptions {
                     } catch (IOException e) {
                         problem = "vocab import: " + e.getMessage();
                     }
-                } else if (op instanceof Op.MapIdOp m) {
+                } else if (op instanceof IdOp.MapIdOp m) {
                     problem =
                             mapids.computeIfAbsent(
                                     m.file(),

@@ -15,7 +15,7 @@ import dev.piper.pipeline.layout.Reason;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
-import dev.piper.pipeline.ops.Op;
+import dev.piper.pipeline.ops.DenseOp;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.Presets;
 import java.io.BufferedOutputStream;
@@ -737,7 +737,8 @@ class PreprocessITCase {
                             Float.floatToRawIntBits(
                                     (float) Math.log((float) Math.max(0, parse(f)) + 1f));
         }
-        Op.BucketizeOp bucketize = (Op.BucketizeOp) spec.column("G1").orElseThrow().ops().get(3);
+        DenseOp.BucketizeOp bucketize =
+                (DenseOp.BucketizeOp) spec.column("G1").orElseThrow().ops().get(3);
         double[] borders = bucketize.borders();
         int[] from = new int[layout.generated()];
         ReferencePreprocessor.Dense[] generated = new ReferencePreprocessor.Dense[from.length];

@@ -11,6 +11,8 @@ import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.ops.DenseOp;
+import dev.piper.pipeline.ops.IdOp;
 import dev.piper.pipeline.ops.Op;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -66,35 +68,35 @@ class ListParquetTest {
     private static ColumnProgram program() {
         List<List<Op>> chains = new ArrayList<>();
         chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
-        chains.add(List.of(new Op.Decode(), new Op.FillMissing(), new Op.Neg2Zero()));
+        chains.add(List.of(new Op.Decode(), new Op.FillMissing(), new DenseOp.Neg2Zero()));
         chains.add(List.of(new Op.Decode(), new Op.FillNull(-5)));
         chains.add( // G1 <- I1
                 List.of(
                         new Op.Decode(),
                         new Op.FillNull(3),
-                        new Op.BucketizeOp(new double[] {0, 10}, true)));
+                        new DenseOp.BucketizeOp(new double[] {0, 10}, true)));
         chains.add(
                 List.of(
                         new Op.Decode(),
                         new Op.FillMissing(),
                         new Op.Hex2Int(),
-                        new Op.Modulus(1000),
+                        new IdOp.Modulus(1000),
                         new Op.Vocab()));
         chains.add(
                 List.of(
                         new Op.Decode(),
                         new Op.FillNull(77),
                         new Op.Hex2Int(),
-                        new Op.Modulus(50),
-                        new Op.FirstXOp(2),
+                        new IdOp.Modulus(50),
+                        new IdOp.FirstXOp(2),
                         new Op.Vocab()));
         chains.add(
                 List.of(
                         new Op.Decode(),
                         new Op.FillMissing(),
                         new Op.Hex2Int(),
-                        new Op.SigridHashOp(0, 100),
-                        new Op.NgramOp(2),
+                        new IdOp.SigridHashOp(0, 100),
+                        new IdOp.NgramOp(2),
                         new Op.Vocab()));
         return new ColumnProgram("lists", 1, LAYOUT, chains, new int[3]);
     }

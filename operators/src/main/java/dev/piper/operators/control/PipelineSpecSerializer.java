@@ -8,6 +8,8 @@ import dev.piper.operators.block.FormatSnapshot;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains.Kind;
+import dev.piper.pipeline.ops.DenseOp;
+import dev.piper.pipeline.ops.IdOp;
 import dev.piper.pipeline.ops.Op;
 import dev.piper.pipeline.ops.OpDefinition;
 import dev.piper.pipeline.ops.VocabularyPolicy;
@@ -83,19 +85,19 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
      */
     static final int ID_SPEC = 100;
 
-    static final int ID_OP_MODULUS = Op.Modulus.DEFINITION.tag();
+    static final int ID_OP_MODULUS = IdOp.Modulus.DEFINITION.tag();
     static final int ID_OP_VOCAB = Op.Vocab.DEFINITION.tag();
     static final int ID_OP_FILL_NULL = Op.FillNull.DEFINITION.tag();
-    static final int ID_OP_CLAMP = Op.ClampOp.DEFINITION.tag();
-    static final int ID_OP_BUCKETIZE = Op.BucketizeOp.DEFINITION.tag();
-    static final int ID_OP_BOXCOX = Op.BoxCoxOp.DEFINITION.tag();
-    static final int ID_OP_LOGIT = Op.LogitOp.DEFINITION.tag();
-    static final int ID_OP_CAST = Op.Cast.DEFINITION.tag();
-    static final int ID_OP_SIGRID_HASH = Op.SigridHashOp.DEFINITION.tag();
-    static final int ID_OP_MAPID = Op.MapIdOp.DEFINITION.tag();
-    static final int ID_OP_FIRSTX = Op.FirstXOp.DEFINITION.tag();
-    static final int ID_OP_NGRAM = Op.NgramOp.DEFINITION.tag();
-    static final int ID_OP_ONEHOT = Op.OneHotOp.DEFINITION.tag();
+    static final int ID_OP_CLAMP = DenseOp.ClampOp.DEFINITION.tag();
+    static final int ID_OP_BUCKETIZE = DenseOp.BucketizeOp.DEFINITION.tag();
+    static final int ID_OP_BOXCOX = DenseOp.BoxCoxOp.DEFINITION.tag();
+    static final int ID_OP_LOGIT = DenseOp.LogitOp.DEFINITION.tag();
+    static final int ID_OP_CAST = DenseOp.Cast.DEFINITION.tag();
+    static final int ID_OP_SIGRID_HASH = IdOp.SigridHashOp.DEFINITION.tag();
+    static final int ID_OP_MAPID = IdOp.MapIdOp.DEFINITION.tag();
+    static final int ID_OP_FIRSTX = IdOp.FirstXOp.DEFINITION.tag();
+    static final int ID_OP_NGRAM = IdOp.NgramOp.DEFINITION.tag();
+    static final int ID_OP_ONEHOT = DenseOp.OneHotOp.DEFINITION.tag();
 
     private transient Kryo kryo;
     private transient Reading reading;
@@ -111,7 +113,7 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
         k.setRegistrationRequired(true);
         k.setReferences(false);
         k.register(PipelineSpec.class, new SpecWriter(reading), ID_SPEC);
-        k.register(Op.Modulus.class, new ModulusWriter(), ID_OP_MODULUS);
+        k.register(IdOp.Modulus.class, new ModulusWriter(), ID_OP_MODULUS);
         k.register(Op.Vocab.class, vocab, ID_OP_VOCAB);
         k.register(
                 Op.FillNull.class,
@@ -120,16 +122,16 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                         i -> new Op.FillNull(i.readVarLong(false))),
                 ID_OP_FILL_NULL);
         k.register(
-                Op.ClampOp.class,
+                DenseOp.ClampOp.class,
                 new OpWriter<>(
                         (o, c) -> {
                             o.writeDouble(c.lo());
                             o.writeDouble(c.hi());
                         },
-                        i -> new Op.ClampOp(i.readDouble(), i.readDouble())),
+                        i -> new DenseOp.ClampOp(i.readDouble(), i.readDouble())),
                 ID_OP_CLAMP);
         k.register(
-                Op.BucketizeOp.class,
+                DenseOp.BucketizeOp.class,
                 new OpWriter<>(
                         (o, b) -> {
                             o.writeBoolean(b.right());
@@ -140,36 +142,37 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                         i -> {
                             boolean right = i.readBoolean();
                             int n = i.readVarInt(true);
-                            return new Op.BucketizeOp(i.readDoubles(n), right);
+                            return new DenseOp.BucketizeOp(i.readDoubles(n), right);
                         }),
                 ID_OP_BUCKETIZE);
         k.register(
-                Op.BoxCoxOp.class,
+                DenseOp.BoxCoxOp.class,
                 new OpWriter<>(
-                        (o, b) -> o.writeDouble(b.lambda()), i -> new Op.BoxCoxOp(i.readDouble())),
+                        (o, b) -> o.writeDouble(b.lambda()),
+                        i -> new DenseOp.BoxCoxOp(i.readDouble())),
                 ID_OP_BOXCOX);
         k.register(
-                Op.LogitOp.class,
+                DenseOp.LogitOp.class,
                 new OpWriter<>(
-                        (o, l) -> o.writeDouble(l.eps()), i -> new Op.LogitOp(i.readDouble())),
+                        (o, l) -> o.writeDouble(l.eps()), i -> new DenseOp.LogitOp(i.readDouble())),
                 ID_OP_LOGIT);
         k.register(
-                Op.Cast.class,
+                DenseOp.Cast.class,
                 new OpWriter<>(
                         (o, c) -> o.writeVarInt(c.to().ordinal(), true),
-                        i -> new Op.Cast(Op.ValueType.values()[i.readVarInt(true)])),
+                        i -> new DenseOp.Cast(Op.ValueType.values()[i.readVarInt(true)])),
                 ID_OP_CAST);
         k.register(
-                Op.SigridHashOp.class,
+                IdOp.SigridHashOp.class,
                 new OpWriter<>(
                         (o, h) -> {
                             o.writeVarLong(h.salt(), false);
                             o.writeVarLong(h.max(), true);
                         },
-                        i -> new Op.SigridHashOp(i.readVarLong(false), i.readVarLong(true))),
+                        i -> new IdOp.SigridHashOp(i.readVarLong(false), i.readVarLong(true))),
                 ID_OP_SIGRID_HASH);
         k.register(
-                Op.MapIdOp.class,
+                IdOp.MapIdOp.class,
                 new OpWriter<>(
                         (o, m) -> {
                             o.writeString(m.file());
@@ -180,27 +183,27 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                         },
                         i -> {
                             String file = i.readString();
-                            return new Op.MapIdOp(
+                            return new IdOp.MapIdOp(
                                     file, i.readBoolean() ? i.readVarLong(true) : null);
                         }),
                 ID_OP_MAPID);
         k.register(
-                Op.FirstXOp.class,
+                IdOp.FirstXOp.class,
                 new OpWriter<>(
                         (o, f) -> o.writeVarInt(f.x(), true),
-                        i -> new Op.FirstXOp(i.readVarInt(true))),
+                        i -> new IdOp.FirstXOp(i.readVarInt(true))),
                 ID_OP_FIRSTX);
         k.register(
-                Op.NgramOp.class,
+                IdOp.NgramOp.class,
                 new OpWriter<>(
                         (o, g) -> o.writeVarInt(g.n(), true),
-                        i -> new Op.NgramOp(i.readVarInt(true))),
+                        i -> new IdOp.NgramOp(i.readVarInt(true))),
                 ID_OP_NGRAM);
         k.register(
-                Op.OneHotOp.class,
+                DenseOp.OneHotOp.class,
                 new OpWriter<>(
                         (o, h) -> o.writeVarInt(h.size(), true),
-                        i -> new Op.OneHotOp(i.readVarInt(true))),
+                        i -> new DenseOp.OneHotOp(i.readVarInt(true))),
                 ID_OP_ONEHOT);
         registerTheRest(k);
         return k;
@@ -453,15 +456,15 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
         }
     }
 
-    private static final class ModulusWriter extends Serializer<Op.Modulus> {
+    private static final class ModulusWriter extends Serializer<IdOp.Modulus> {
         @Override
-        public void write(Kryo kryo, Output output, Op.Modulus m) {
+        public void write(Kryo kryo, Output output, IdOp.Modulus m) {
             output.writeVarLong(m.m(), true);
         }
 
         @Override
-        public Op.Modulus read(Kryo kryo, Input input, Class<? extends Op.Modulus> type) {
-            return new Op.Modulus(input.readVarLong(true));
+        public IdOp.Modulus read(Kryo kryo, Input input, Class<? extends IdOp.Modulus> type) {
+            return new IdOp.Modulus(input.readVarLong(true));
         }
     }
 

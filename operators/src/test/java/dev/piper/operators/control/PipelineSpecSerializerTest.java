@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.esotericsoftware.kryo.io.Output;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains.Kind;
+import dev.piper.pipeline.ops.DenseOp;
+import dev.piper.pipeline.ops.IdOp;
 import dev.piper.pipeline.ops.Op;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.pipeline.spec.PipelineSpec;
@@ -41,8 +43,8 @@ public class PipelineSpecSerializerTest {
                                 List.of(
                                         new Op.Decode(),
                                         new Op.FillMissing(),
-                                        new Op.Neg2Zero(),
-                                        new Op.Log())),
+                                        new DenseOp.Neg2Zero(),
+                                        new DenseOp.Log())),
                         new Column(
                                 "C3",
                                 Kind.sparse,
@@ -50,7 +52,7 @@ public class PipelineSpecSerializerTest {
                                         new Op.Decode(),
                                         new Op.FillMissing(),
                                         new Op.Hex2Int(),
-                                        new Op.Modulus(1000),
+                                        new IdOp.Modulus(1000),
                                         new Op.Vocab()))),
                 new PipelineSpec.Output("dlrm-rows", true, 65536));
     }
@@ -69,12 +71,12 @@ public class PipelineSpecSerializerTest {
                                 List.of(
                                         new Op.Decode(),
                                         new Op.FillNull(-5),
-                                        new Op.ClampOp(-1.5, 100),
-                                        new Op.BucketizeOp(new double[] {0, 2.5, 1e9}, false),
-                                        new Op.Cast(Op.ValueType.float32),
-                                        new Op.BoxCoxOp(0.25),
-                                        new Op.LogitOp(1e-6),
-                                        Op.LogitOp.unclamped())),
+                                        new DenseOp.ClampOp(-1.5, 100),
+                                        new DenseOp.BucketizeOp(new double[] {0, 2.5, 1e9}, false),
+                                        new DenseOp.Cast(Op.ValueType.float32),
+                                        new DenseOp.BoxCoxOp(0.25),
+                                        new DenseOp.LogitOp(1e-6),
+                                        DenseOp.LogitOp.unclamped())),
                         new Column(
                                 "C1",
                                 Kind.sparse,
@@ -82,7 +84,7 @@ public class PipelineSpecSerializerTest {
                                         new Op.Decode(),
                                         new Op.FillNull(7),
                                         new Op.Hex2Int(),
-                                        new Op.SigridHashOp(-3, 1L << 40),
+                                        new IdOp.SigridHashOp(-3, 1L << 40),
                                         new Op.Vocab()))),
                 new PipelineSpec.Output("dlrm-rows", false, 1024));
     }
@@ -202,8 +204,8 @@ public class PipelineSpecSerializerTest {
     /** {@link #small()} with two mapids on C3 (with and without a default) before its modulus. */
     static PipelineSpec withMapid() {
         List<Op> ops = new java.util.ArrayList<>(small().columns().get(1).ops());
-        ops.add(3, new Op.MapIdOp("/m", 300L));
-        ops.add(4, new Op.MapIdOp("/m", null));
+        ops.add(3, new IdOp.MapIdOp("/m", 300L));
+        ops.add(4, new IdOp.MapIdOp("/m", null));
         return withC3(ops);
     }
 
@@ -507,7 +509,7 @@ public class PipelineSpecSerializerTest {
         PipelineSpec s = small();
         Column c3 = s.columns().get(1);
         List<Op> ops = new java.util.ArrayList<>(c3.ops());
-        ops.addAll(4, List.of(new Op.FirstXOp(20), new Op.NgramOp(2)));
+        ops.addAll(4, List.of(new IdOp.FirstXOp(20), new IdOp.NgramOp(2)));
         PipelineSpec listOps =
                 new PipelineSpec(
                         s.name(),
@@ -525,7 +527,7 @@ public class PipelineSpecSerializerTest {
         // onehot: registration id 127 (81 01 as Kryo writes it), then its size
         Column i5 = s.columns().get(0);
         List<Op> withOnehot = new java.util.ArrayList<>(i5.ops());
-        withOnehot.add(new Op.OneHotOp(8));
+        withOnehot.add(new DenseOp.OneHotOp(8));
         PipelineSpec onehot =
                 new PipelineSpec(
                         s.name(),

@@ -7,6 +7,8 @@ import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.ColumnPasses;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.ops.DenseOp;
+import dev.piper.pipeline.ops.IdOp;
 import dev.piper.pipeline.ops.Op;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -40,46 +42,50 @@ class ColumnPassesTest {
     static ColumnProgram program() {
         List<List<Op>> chains = new ArrayList<>();
         chains.add(dense(new Op.FillNull(1)));
-        chains.add(dense(new Op.FillNull(-7), new Op.Neg2Zero(), new Op.ClampOp(0, 50)));
+        chains.add(dense(new Op.FillNull(-7), new DenseOp.Neg2Zero(), new DenseOp.ClampOp(0, 50)));
         chains.add(
                 dense(
                         FILL,
-                        new Op.ClampOp(-20, 20),
-                        new Op.Cast(Op.ValueType.float32),
-                        new Op.LogitOp(0.01)));
+                        new DenseOp.ClampOp(-20, 20),
+                        new DenseOp.Cast(Op.ValueType.float32),
+                        new DenseOp.LogitOp(0.01)));
         chains.add(
                 dense(
                         FILL,
-                        new Op.Neg2Zero(),
-                        new Op.Log(),
-                        new Op.BucketizeOp(new double[] {0.5, 1, 2, 3}, true)));
+                        new DenseOp.Neg2Zero(),
+                        new DenseOp.Log(),
+                        new DenseOp.BucketizeOp(new double[] {0.5, 1, 2, 3}, true)));
         chains.add(
                 dense(
                         new Op.FillNull(3),
-                        new Op.BucketizeOp(new double[] {0, 2, 3, 5, 500, 1000}, false),
-                        new Op.Log()));
-        chains.add(dense(FILL, new Op.Neg2Zero(), new Op.BoxCoxOp(0.5)));
-        chains.add(dense(FILL, new Op.Neg2Zero(), new Op.BoxCoxOp(0)));
+                        new DenseOp.BucketizeOp(new double[] {0, 2, 3, 5, 500, 1000}, false),
+                        new DenseOp.Log()));
+        chains.add(dense(FILL, new DenseOp.Neg2Zero(), new DenseOp.BoxCoxOp(0.5)));
+        chains.add(dense(FILL, new DenseOp.Neg2Zero(), new DenseOp.BoxCoxOp(0)));
         chains.add(
                 dense(
                         FILL,
-                        new Op.Cast(Op.ValueType.float32),
-                        new Op.ClampOp(-0.5, 0.5),
-                        new Op.Cast(Op.ValueType.int32)));
+                        new DenseOp.Cast(Op.ValueType.float32),
+                        new DenseOp.ClampOp(-0.5, 0.5),
+                        new DenseOp.Cast(Op.ValueType.int32)));
         chains.add(
-                dense(FILL, new Op.ClampOp(0, 100), new Op.Log(), new Op.Cast(Op.ValueType.int32)));
+                dense(
+                        FILL,
+                        new DenseOp.ClampOp(0, 100),
+                        new DenseOp.Log(),
+                        new DenseOp.Cast(Op.ValueType.int32)));
         for (int f = 9; f <= 13; f++) {
-            chains.add(dense(FILL, new Op.Neg2Zero(), new Op.ClampOp(0, 100 * f)));
+            chains.add(dense(FILL, new DenseOp.Neg2Zero(), new DenseOp.ClampOp(0, 100 * f)));
         }
-        chains.add(sparse(FILL, new Op.SigridHashOp(0, 100)));
-        chains.add(sparse(FILL, new Op.SigridHashOp(1, 1000), new Op.Modulus(7)));
-        chains.add(sparse(FILL, new Op.Modulus(1000), new Op.SigridHashOp(3, 50)));
+        chains.add(sparse(FILL, new IdOp.SigridHashOp(0, 100)));
+        chains.add(sparse(FILL, new IdOp.SigridHashOp(1, 1000), new IdOp.Modulus(7)));
+        chains.add(sparse(FILL, new IdOp.Modulus(1000), new IdOp.SigridHashOp(3, 50)));
         chains.add(sparse(new Op.FillNull(12345)));
         for (int c = 4; c < 26; c++) {
             chains.add(
                     c % 2 == 0
-                            ? sparse(FILL, new Op.SigridHashOp(c, 1L << 40))
-                            : sparse(FILL, new Op.Modulus(97)));
+                            ? sparse(FILL, new IdOp.SigridHashOp(c, 1L << 40))
+                            : sparse(FILL, new IdOp.Modulus(97)));
         }
         return new ColumnProgram("all-ops", 1, chains, new int[26]);
     }
@@ -120,27 +126,27 @@ class ColumnPassesTest {
         double v = field.isEmpty() ? fill : Long.parseLong(field);
         boolean isFloat = false;
         for (Op op : chain.subList(2, chain.size())) {
-            if (op instanceof Op.Neg2Zero) {
+            if (op instanceof DenseOp.Neg2Zero) {
                 v = v < 0 ? 0 : v;
-            } else if (op instanceof Op.ClampOp c) {
+            } else if (op instanceof DenseOp.ClampOp c) {
                 if (isFloat) {
                     v = v < c.lo() ? (float) c.lo() : v > c.hi() ? (float) c.hi() : v;
                 } else {
                     v = Math.min(Math.max(v, Math.ceil(c.lo())), Math.floor(c.hi()));
                 }
-            } else if (op instanceof Op.Log) {
+            } else if (op instanceof DenseOp.Log) {
                 v = (float) Math.log((float) v + 1f);
                 isFloat = true;
-            } else if (op instanceof Op.BucketizeOp b) {
+            } else if (op instanceof DenseOp.BucketizeOp b) {
                 v = b.bucketize().bucket(v);
                 isFloat = false;
-            } else if (op instanceof Op.BoxCoxOp b) {
+            } else if (op instanceof DenseOp.BoxCoxOp b) {
                 v = (float) b.boxcox().transform(v);
                 isFloat = true;
-            } else if (op instanceof Op.LogitOp l) {
+            } else if (op instanceof DenseOp.LogitOp l) {
                 v = (float) l.logit().logit(v);
                 isFloat = true;
-            } else if (op instanceof Op.Cast c) {
+            } else if (op instanceof DenseOp.Cast c) {
                 isFloat = c.to() == Op.ValueType.float32;
                 v = isFloat ? (float) v : (int) v;
             }
@@ -154,9 +160,9 @@ class ColumnPassesTest {
                         ? (chain.get(1) instanceof Op.FillNull n ? n.value() : 0)
                         : Long.parseUnsignedLong(field, 16);
         for (Op op : chain.subList(3, chain.size() - 1)) {
-            if (op instanceof Op.Modulus m) {
+            if (op instanceof IdOp.Modulus m) {
                 v = Long.remainderUnsigned(v, m.m());
-            } else if (op instanceof Op.SigridHashOp h) {
+            } else if (op instanceof IdOp.SigridHashOp h) {
                 v = h.hash().hash(v);
             }
         }
@@ -229,19 +235,20 @@ class ColumnPassesTest {
         // int32 of NaN: 0
         List<List<Op>> chains = new ArrayList<>();
         chains.add(dense(FILL));
-        chains.add(dense(FILL, new Op.Cast(Op.ValueType.float32), Op.LogitOp.unclamped()));
-        chains.add(dense(FILL, new Op.BoxCoxOp(2)));
+        chains.add(
+                dense(FILL, new DenseOp.Cast(Op.ValueType.float32), DenseOp.LogitOp.unclamped()));
+        chains.add(dense(FILL, new DenseOp.BoxCoxOp(2)));
         chains.add(
                 dense(
                         FILL,
-                        new Op.BoxCoxOp(2),
-                        new Op.Cast(Op.ValueType.int32))); // NaN for negatives -> 0
-        chains.add(dense(FILL, new Op.ClampOp(-2147483648.0 * 4, 2147483647.0 * 4)));
+                        new DenseOp.BoxCoxOp(2),
+                        new DenseOp.Cast(Op.ValueType.int32))); // NaN for negatives -> 0
+        chains.add(dense(FILL, new DenseOp.ClampOp(-2147483648.0 * 4, 2147483647.0 * 4)));
         for (int f = 5; f <= 13; f++) {
             chains.add(dense(FILL));
         }
         for (int c = 0; c < 26; c++) {
-            chains.add(sparse(FILL, new Op.SigridHashOp(c, 1)));
+            chains.add(sparse(FILL, new IdOp.SigridHashOp(c, 1)));
         }
         ColumnProgram p = new ColumnProgram("edges", 1, chains, new int[26]);
         String[] f = new String[40];
@@ -283,9 +290,14 @@ class ColumnPassesTest {
         for (int f = 0; f <= 13; f++) {
             chains.add(dense(FILL));
         }
-        chains.add(sparse(FILL, new Op.Modulus(100), new Op.MapIdOp(path, null)));
-        chains.add(sparse(FILL, new Op.Modulus(100), new Op.MapIdOp(path, 7L)));
-        chains.add(sparse(FILL, new Op.Modulus(100), new Op.MapIdOp(path, 7L), new Op.Modulus(10)));
+        chains.add(sparse(FILL, new IdOp.Modulus(100), new IdOp.MapIdOp(path, null)));
+        chains.add(sparse(FILL, new IdOp.Modulus(100), new IdOp.MapIdOp(path, 7L)));
+        chains.add(
+                sparse(
+                        FILL,
+                        new IdOp.Modulus(100),
+                        new IdOp.MapIdOp(path, 7L),
+                        new IdOp.Modulus(10)));
         for (int c = 3; c < 26; c++) {
             chains.add(sparse(FILL));
         }

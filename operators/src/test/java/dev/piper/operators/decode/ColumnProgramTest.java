@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.ops.DenseOp;
 import dev.piper.pipeline.ops.Op;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -40,7 +41,7 @@ class ColumnProgramTest {
         ColumnProgram p = custom();
         assertThat(p.neg2zero(5)).isTrue();
         assertThat(p.neg2zero(2)).isFalse();
-        assertThat(p.passOps(5)).containsExactly(new Op.Log());
+        assertThat(p.passOps(5)).containsExactly(new DenseOp.Log());
         assertThat(p.type(5)).isEqualTo(Op.ValueType.float32);
         assertThat(p.type(4)).isEqualTo(Op.ValueType.int32);
         assertThat(p.modulus(2)).isEqualTo(10);

@@ -13,6 +13,8 @@ import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.ops.DenseOp;
+import dev.piper.pipeline.ops.IdOp;
 import dev.piper.pipeline.ops.Ngram;
 import dev.piper.pipeline.ops.Op;
 import dev.piper.pipeline.ops.SigridHash;
@@ -42,7 +44,7 @@ class ListColumnsTest {
     private static ColumnProgram program() {
         List<List<Op>> chains = new ArrayList<>();
         chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
-        chains.add(List.of(new Op.Decode(), new Op.FillMissing(), new Op.Neg2Zero()));
+        chains.add(List.of(new Op.Decode(), new Op.FillMissing(), new DenseOp.Neg2Zero()));
         chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
         chains.add(
                 List.of(new Op.Decode(), new Op.FillMissing(), new Op.Hex2Int(), new Op.Vocab()));
@@ -51,16 +53,16 @@ class ListColumnsTest {
                         new Op.Decode(),
                         new Op.FillNull(1234),
                         new Op.Hex2Int(),
-                        new Op.Modulus(1000),
-                        new Op.FirstXOp(3),
+                        new IdOp.Modulus(1000),
+                        new IdOp.FirstXOp(3),
                         new Op.Vocab()));
         chains.add(
                 List.of(
                         new Op.Decode(),
                         new Op.FillNull(7),
                         new Op.Hex2Int(),
-                        new Op.SigridHashOp(0, 100),
-                        new Op.NgramOp(2),
+                        new IdOp.SigridHashOp(0, 100),
+                        new IdOp.NgramOp(2),
                         new Op.Vocab()));
         return new ColumnProgram("lists", 1, LAYOUT, chains, new int[3]);
     }
@@ -83,7 +85,7 @@ class ListColumnsTest {
                         new Op.Decode(),
                         new Op.FillMissing(),
                         new Op.Hex2Int(),
-                        new Op.FirstXOp(2),
+                        new IdOp.FirstXOp(2),
                         new Op.Vocab());
         assertThat(Chains.check(Chains.Kind.sparse, scalarWithFirstx))
                 .hasValueSatisfying(

@@ -13,6 +13,8 @@ import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.ops.DenseOp;
+import dev.piper.pipeline.ops.IdOp;
 import dev.piper.pipeline.ops.Op;
 import dev.piper.pipeline.ops.SigridHash;
 import java.nio.ByteBuffer;
@@ -69,21 +71,26 @@ class RowLayoutTest {
         List<List<Op>> chains = new ArrayList<>();
         chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
         chains.add(List.of(new Op.Decode(), new Op.FillNull(-9)));
-        chains.add(List.of(new Op.Decode(), new Op.FillMissing(), new Op.Neg2Zero(), new Op.Log()));
-        chains.add(List.of(new Op.Decode(), new Op.FillMissing(), new Op.ClampOp(0, 10)));
+        chains.add(
+                List.of(
+                        new Op.Decode(),
+                        new Op.FillMissing(),
+                        new DenseOp.Neg2Zero(),
+                        new DenseOp.Log()));
+        chains.add(List.of(new Op.Decode(), new Op.FillMissing(), new DenseOp.ClampOp(0, 10)));
         chains.add(
                 List.of(
                         new Op.Decode(),
                         new Op.FillMissing(),
                         new Op.Hex2Int(),
-                        new Op.Modulus(7),
+                        new IdOp.Modulus(7),
                         new Op.Vocab()));
         chains.add(
                 List.of(
                         new Op.Decode(),
                         new Op.FillNull(5),
                         new Op.Hex2Int(),
-                        new Op.SigridHashOp(3, 100),
+                        new IdOp.SigridHashOp(3, 100),
                         new Op.Vocab()));
         return new ColumnProgram("small", 1, SMALL, chains, new int[2]);
     }
@@ -277,15 +284,16 @@ class RowLayoutTest {
         assertThat(layout).hasToString("3 dense, 2 sparse, 3 generated");
         List<List<Op>> chains = new ArrayList<>();
         chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
-        chains.add(List.of(new Op.Decode(), new Op.FillMissing(), new Op.Neg2Zero()));
+        chains.add(List.of(new Op.Decode(), new Op.FillMissing(), new DenseOp.Neg2Zero()));
         chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
         chains.add(List.of(new Op.Decode(), new Op.FillMissing()));
         chains.add( // G1 <- I1
                 List.of(
                         new Op.Decode(),
                         new Op.FillNull(-1),
-                        new Op.BucketizeOp(new double[] {0, 10}, true)));
-        chains.add(List.of(new Op.Decode(), new Op.FillNull(7), new Op.Neg2Zero())); // G2 <- I3
+                        new DenseOp.BucketizeOp(new double[] {0, 10}, true)));
+        chains.add(
+                List.of(new Op.Decode(), new Op.FillNull(7), new DenseOp.Neg2Zero())); // G2 <- I3
         chains.add(List.of(new Op.Decode(), new Op.FillMissing())); // G3 <- I1
         chains.add(
                 List.of(new Op.Decode(), new Op.FillMissing(), new Op.Hex2Int(), new Op.Vocab()));
@@ -356,8 +364,8 @@ class RowLayoutTest {
                 List.of(
                         new Op.Decode(),
                         new Op.FillMissing(),
-                        new Op.BucketizeOp(new double[] {0, 10}, true),
-                        new Op.OneHotOp(3)));
+                        new DenseOp.BucketizeOp(new double[] {0, 10}, true),
+                        new DenseOp.OneHotOp(3)));
         chains.add(
                 List.of(new Op.Decode(), new Op.FillMissing(), new Op.Hex2Int(), new Op.Vocab()));
         ColumnProgram program = new ColumnProgram("oh", 1, layout, chains, new int[1]);

@@ -114,18 +114,18 @@ public final class ColumnProgram implements Serializable {
             return;
         }
         if (layout.isLabelOrDense(f)) {
-            if (from < to && chain.get(from) instanceof Op.Neg2Zero) {
+            if (from < to && chain.get(from) instanceof DenseOp.Neg2Zero) {
                 neg2zero[f] = true;
                 from++;
             }
-            if (from < to && chain.get(to - 1) instanceof Op.OneHotOp h) {
+            if (from < to && chain.get(to - 1) instanceof DenseOp.OneHotOp h) {
                 onehot[f] = h.size(); // applied as the row is written: the value is the category
                 to--;
             }
         } else {
             from = 3; // after hex2int
             to--; // vocab
-            if (from < to && chain.get(from) instanceof Op.Modulus m) {
+            if (from < to && chain.get(from) instanceof IdOp.Modulus m) {
                 modulus[f - layout.labelDenseWidth()] = m.m();
                 from++;
             } else {
@@ -195,10 +195,10 @@ public final class ColumnProgram implements Serializable {
         for (int f = 1; f < neg2zero.length; f++) {
             List<Op> chain = new ArrayList<>(List.of(new Op.Decode(), new Op.FillMissing()));
             if (neg2zero[f]) {
-                chain.add(new Op.Neg2Zero());
+                chain.add(new DenseOp.Neg2Zero());
             }
             if (log[f]) {
-                chain.add(new Op.Log());
+                chain.add(new DenseOp.Log());
             }
             chains.add(chain);
         }
@@ -207,7 +207,7 @@ public final class ColumnProgram implements Serializable {
                     new ArrayList<>(
                             List.of(new Op.Decode(), new Op.FillMissing(), new Op.Hex2Int()));
             if (modulus[c] > 0) {
-                chain.add(new Op.Modulus(modulus[c]));
+                chain.add(new IdOp.Modulus(modulus[c]));
             }
             chain.add(new Op.Vocab());
             chains.add(chain);
@@ -360,7 +360,7 @@ public final class ColumnProgram implements Serializable {
         Op[] chain = chains[f];
         return f < layout.labelDenseWidth()
                         && chain.length > 0
-                        && chain[chain.length - 1] instanceof Op.BucketizeOp b
+                        && chain[chain.length - 1] instanceof DenseOp.BucketizeOp b
                 ? b.bucketize().buckets()
                 : 0;
     }
@@ -389,14 +389,14 @@ public final class ColumnProgram implements Serializable {
     public long keyBound(int c) {
         long bound = 0;
         for (Op op : chains[layout.sparseField(c)]) {
-            if (op instanceof Op.MapIdOp || op instanceof Op.NgramOp) {
+            if (op instanceof IdOp.MapIdOp || op instanceof IdOp.NgramOp) {
                 bound = 0; // a table's values, or an n-gram's hash, may lie anywhere
                 continue;
             }
             long m =
-                    op instanceof Op.Modulus mod
+                    op instanceof IdOp.Modulus mod
                             ? mod.m()
-                            : op instanceof Op.SigridHashOp s ? s.max() : 0;
+                            : op instanceof IdOp.SigridHashOp s ? s.max() : 0;
             if (m > 0 && (bound == 0 || m < bound)) {
                 bound = m;
             }

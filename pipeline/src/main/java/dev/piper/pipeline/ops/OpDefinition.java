@@ -81,7 +81,7 @@ public record OpDefinition(
                 p -> value);
     }
 
-    /** Every operator's definition, in the order of their records in {@link Op}. */
+    /** Every operator's definition, in the order of their records: a chain's order. */
     public static List<OpDefinition> all() {
         return Registry.ALL;
     }
@@ -142,16 +142,17 @@ public record OpDefinition(
     }
 
     /**
-     * The definitions, found as the {@code DEFINITION} field of each record that {@link Op}
-     * permits, so that a new operator is its record and nothing else to register.
+     * The definitions, found as the {@code DEFINITION} field of each record that {@link Op} permits
+     * (through {@link DenseOp} and {@link IdOp}), so that a new operator is its record and nothing
+     * else to register.
      */
-    private static final class Registry {
+    static final class Registry {
         static final List<OpDefinition> ALL = load();
         static final Map<String, OpDefinition> BY_NAME = byName(ALL);
 
         private static List<OpDefinition> load() {
             List<OpDefinition> all = new ArrayList<>();
-            for (Class<?> type : Op.class.getPermittedSubclasses()) {
+            for (Class<?> type : records(Op.class)) {
                 try {
                     Field f = type.getField("DEFINITION");
                     if (!Modifier.isStatic(f.getModifiers()) || f.getType() != OpDefinition.class) {
@@ -172,6 +173,22 @@ public record OpDefinition(
                 }
             }
             return List.copyOf(all);
+        }
+
+        /**
+         * The operator records {@code type} permits, in order: those of a sealed sub-interface
+         * ({@link DenseOp}, {@link IdOp}) at its place.
+         */
+        static List<Class<?>> records(Class<?> type) {
+            List<Class<?>> out = new ArrayList<>();
+            for (Class<?> c : type.getPermittedSubclasses()) {
+                if (c.isInterface()) {
+                    out.addAll(records(c));
+                } else {
+                    out.add(c);
+                }
+            }
+            return out;
         }
 
         private static Map<String, OpDefinition> byName(List<OpDefinition> all) {

@@ -3,6 +3,7 @@ package dev.piper.pipeline.spec;
 import dev.piper.pipeline.ops.Chains;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.ops.IdOp;
 import dev.piper.pipeline.ops.Op;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +42,7 @@ public final class SpecCompiler {
             List<Op> ops = new ArrayList<>();
             for (Op op : c.ops()) {
                 if (op instanceof Op.Vocab) {
-                    ops.add(new Op.Modulus(maxIndRange));
+                    ops.add(new IdOp.Modulus(maxIndRange));
                 }
                 ops.add(op);
             }

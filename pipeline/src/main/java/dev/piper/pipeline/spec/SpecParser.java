@@ -10,6 +10,7 @@ import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
 import dev.piper.pipeline.ops.Chains.Kind;
+import dev.piper.pipeline.ops.DenseOp;
 import dev.piper.pipeline.ops.Op;
 import dev.piper.pipeline.spec.PipelineSpec.Column;
 import java.io.IOException;
@@ -68,7 +69,7 @@ public final class SpecParser {
      * The most borders of one bucketize: PreSto's mixes use 1,024 to 4,096; 12 million validated
      * and ran the job out of memory (issue 23).
      */
-    public static final int MAX_BORDERS = Op.BucketizeOp.MAX_BORDERS;
+    public static final int MAX_BORDERS = DenseOp.BucketizeOp.MAX_BORDERS;
 
     private final List<String> problems = new ArrayList<>();
 

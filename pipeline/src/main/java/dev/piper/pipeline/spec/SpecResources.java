@@ -2,6 +2,8 @@ package dev.piper.pipeline.spec;
 
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DenseOp;
+import dev.piper.pipeline.ops.IdOp;
 import dev.piper.pipeline.ops.Op;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.io.IOException;
@@ -73,7 +75,7 @@ public final class SpecResources {
         var layout = program.layout();
         for (int f = 0; f < layout.fields(); f++) {
             for (Op op : program.chain(f)) {
-                if (op instanceof Op.BucketizeOp b) {
+                if (op instanceof DenseOp.BucketizeOp b) {
                     items.add(
                             new Item(
                                     layout.fieldName(f)
@@ -82,7 +84,7 @@ public final class SpecResources {
                                             + " borders",
                                     8L * b.borders().length,
                                     true));
-                } else if (op instanceof Op.MapIdOp m && !mapidFiles.containsKey(m.file())) {
+                } else if (op instanceof IdOp.MapIdOp m && !mapidFiles.containsKey(m.file())) {
                     mapidFiles.put(m.file(), lines(Path.of(m.file())));
                 }
             }

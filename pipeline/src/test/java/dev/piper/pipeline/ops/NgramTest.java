@@ -105,9 +105,9 @@ class NgramTest {
                 .hasMessage("ngram \"n\" must be from 1 to 16, not 0");
         assertThatThrownBy(() -> new Ngram(17))
                 .hasMessage("ngram \"n\" must be from 1 to 16, not 17");
-        assertThatThrownBy(() -> new Op.FirstXOp(0))
+        assertThatThrownBy(() -> new IdOp.FirstXOp(0))
                 .hasMessage("firstx \"x\" must be at least 1, not 0");
-        assertThat(new Op.NgramOp(2).label()).isEqualTo("ngram(2)");
-        assertThat(new Op.FirstXOp(20).label()).isEqualTo("firstx(20)");
+        assertThat(new IdOp.NgramOp(2).label()).isEqualTo("ngram(2)");
+        assertThat(new IdOp.FirstXOp(20).label()).isEqualTo("firstx(20)");
     }
 }

@@ -50,30 +50,30 @@ class OneHotTest {
     void sizeIsBoundedAndOnehotComesLastOnAnInt32() {
         assertThatThrownBy(() -> new OneHot(1))
                 .hasMessage("onehot \"size\" must be from 2 to 4096, not 1");
-        assertThatThrownBy(() -> new Op.OneHotOp(4097)).hasMessageContaining("not 4097");
-        assertThat(new Op.OneHotOp(8).label()).isEqualTo("onehot(8)");
+        assertThatThrownBy(() -> new DenseOp.OneHotOp(4097)).hasMessageContaining("not 4097");
+        assertThat(new DenseOp.OneHotOp(8).label()).isEqualTo("onehot(8)");
         List<Op> last =
                 List.of(
                         new Op.Decode(),
                         new Op.FillMissing(),
-                        new Op.BucketizeOp(new double[] {1, 2}, true),
-                        new Op.OneHotOp(3));
+                        new DenseOp.BucketizeOp(new double[] {1, 2}, true),
+                        new DenseOp.OneHotOp(3));
         assertThat(Chains.check(Chains.Kind.dense, last)).isEmpty();
         List<Op> notLast =
                 List.of(
                         new Op.Decode(),
                         new Op.FillMissing(),
-                        new Op.OneHotOp(3),
-                        new Op.Neg2Zero());
+                        new DenseOp.OneHotOp(3),
+                        new DenseOp.Neg2Zero());
         assertThat(Chains.check(Chains.Kind.dense, notLast).map(Chains.Problem::message))
                 .isEqualTo(Optional.of("onehot must come last (its value is several columns)"));
         List<Op> onFloat =
                 List.of(
                         new Op.Decode(),
                         new Op.FillMissing(),
-                        new Op.Neg2Zero(),
-                        new Op.Log(),
-                        new Op.OneHotOp(3));
+                        new DenseOp.Neg2Zero(),
+                        new DenseOp.Log(),
+                        new DenseOp.OneHotOp(3));
         assertThat(Chains.check(Chains.Kind.dense, onFloat).map(Chains.Problem::message))
                 .hasValueSatisfying(
                         m -> assertThat(m).startsWith("onehot takes an int32 category"));
@@ -82,7 +82,7 @@ class OneHotTest {
                         new Op.Decode(),
                         new Op.FillMissing(),
                         new Op.Hex2Int(),
-                        new Op.OneHotOp(3),
+                        new DenseOp.OneHotOp(3),
                         new Op.Vocab());
         assertThat(Chains.check(Chains.Kind.sparse, onSparse)).isPresent();
     }

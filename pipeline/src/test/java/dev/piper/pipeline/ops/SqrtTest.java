@@ -84,11 +84,11 @@ class SqrtTest {
     @Test
     void itIsDeclaredOnceForEveryoneElse() {
         OpDefinition d = OpDefinition.byName("sqrt").orElseThrow();
-        assertThat(d.type()).isEqualTo(Op.Sqrt.class);
+        assertThat(d.type()).isEqualTo(DenseOp.Sqrt.class);
         assertThat(d.kinds()).containsExactly(Chains.Kind.dense);
         assertThat(d.pricedAs()).isEqualTo("log");
         assertThat(Chains.grammar(Chains.Kind.dense)).contains("sqrt");
-        assertThat(Op.Sqrt.sqrt(Float.floatToRawIntBits(2.25f), true))
+        assertThat(DenseOp.Sqrt.sqrt(Float.floatToRawIntBits(2.25f), true))
                 .isEqualTo(Float.floatToRawIntBits(1.5f));
     }
 }
