@@ -179,21 +179,20 @@ public final class StreamJob {
 
     /** Adds the dataflow to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
-        DataStream<LogRecord> records =
-                env.fromSource(
-                                source,
-                                WatermarkStrategy.noWatermarks(),
-                                "kafka-input",
-                                BlockTypes.LOG_RECORD)
-                        .uid("kafka-input");
-        int n = pipelines.size();
-        int[] blockLines = new int[n];
+        Starts starts = Starts.of(pipelines, maxRawBytes);
+        int[] blockLines = new int[starts.size()];
         for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
             blockLines[p.index()] =
                     blockLines(chunking.maxBlockLines(), p.start().program().rowBytes());
         }
         DataStream<RawChunk> raw =
-                records.transform(
+                env.fromSource(
+                                source,
+                                WatermarkStrategy.noWatermarks(),
+                                "kafka-input",
+                                BlockTypes.LOG_RECORD)
+                        .uid("kafka-input")
+                        .transform(
                                 "chunk",
                                 BlockTypes.RAW_CHUNK,
                                 new LogChunkOperator(
@@ -201,85 +200,11 @@ public final class StreamJob {
                                         blockLines,
                                         chunking.lingerMillis()))
                         .uid("chunk");
-
-        ActiveSpec[] starts = new ActiveSpec[n];
-        String[] names = new String[n];
-        int[] startVersions = new int[n];
-        String[] inputTopics = new String[n];
-        boolean[] vocab = new boolean[n];
-        DecodeOptions[] options = new DecodeOptions[n];
-        RowLayout[] layouts = new RowLayout[n];
-        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
-            int i = p.index();
-            starts[i] = p.start();
-            names[i] = p.name();
-            startVersions[i] = p.start().version();
-            inputTopics[i] = p.inputTopic();
-            vocab[i] = p.vocabTopic() != null;
-            options[i] = p.start().options(maxRawBytes);
-            layouts[i] = p.start().spec().layout();
-        }
-
         boolean measure = report != null;
         if (measure) {
-            for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
-                Preprocess.reportRefusal(p.start().program(), false)
-                        .ifPresent(
-                                why -> {
-                                    throw new IllegalArgumentException(
-                                            "pipeline " + p.name() + ": " + why);
-                                });
-            }
+            refuseUnpriced();
         }
-        SingleOutputStreamOperator<KeyChunk> keys;
-        DataStream<KafkaOut> status = null;
-        if (control == null && n == 1) {
-            keys = PreprocessJob.decode(raw, options[0], measure ? report.fieldBytesEvery() : 0);
-        } else if (control == null) {
-            keys =
-                    raw.process(
-                                    measure
-                                            ? PipelinesDecodeFunction.measured(
-                                                    starts, maxRawBytes, report.fieldBytesEvery())
-                                            : new PipelinesDecodeFunction(starts, maxRawBytes),
-                                    BlockTypes.KEY_CHUNK)
-                            .name("decode")
-                            .uid("decode");
-        } else {
-            SingleOutputStreamOperator<ActiveSpec> accepted =
-                    env.fromSource(
-                                    control.source(),
-                                    WatermarkStrategy.noWatermarks(),
-                                    "control-input",
-                                    ControlMessage.TYPE)
-                            .setParallelism(1)
-                            .uid("control-input")
-                            .process(
-                                    new ControlFunction(
-                                            starts,
-                                            inputTopics,
-                                            new SwitchLimits(
-                                                    blockLines,
-                                                    KafkaOut.MAX_ROW_BYTES,
-                                                    chunking.maxBlockBytes(),
-                                                    chunking.recordLimit(),
-                                                    measure)),
-                                    ACTIVE_SPEC)
-                            .setParallelism(1)
-                            .name("control")
-                            .uid("control");
-            status = accepted.getSideOutput(ControlFunction.STATUS);
-            keys =
-                    raw.connect(accepted.broadcast(SpecDecodeFunction.SPECS))
-                            .process(
-                                    measure
-                                            ? SpecDecodeFunction.measured(
-                                                    starts, maxRawBytes, report.fieldBytesEvery())
-                                            : new SpecDecodeFunction(starts, maxRawBytes),
-                                    BlockTypes.KEY_CHUNK)
-                            .name("decode")
-                            .uid("decode");
-        }
+        Decoded decoded = decode(env, raw, starts, blockLines, measure);
         VocabularyFunction vocabulary =
                 VocabularyFunction.asArrived().named(pipelines.names().toArray(String[]::new));
         if (vocabEntriesCache > 0) {
@@ -287,40 +212,187 @@ public final class StreamJob {
         }
         PreprocessJob.Columns columns =
                 PreprocessJob.columns(
-                        env, keys, measure ? vocabulary.measured() : vocabulary, layouts);
-
-        TypeInformation<Tuple2<Integer, Long>> blockKey = Types.TUPLE(Types.INT, Types.LONG);
-        SingleOutputStreamOperator<AssembledBlock> assembled =
-                columns.dense()
-                        .connect(columns.indices())
-                        .keyBy(new DenseByBlock(), new IndexByBlock(), blockKey)
-                        .process(
-                                measure
-                                        ? ConcatenateFunction.<Tuple2<Integer, Long>>measured()
-                                        : new ConcatenateFunction<Tuple2<Integer, Long>>(),
-                                BlockTypes.ASSEMBLED_BLOCK)
-                        .name("concatenate")
-                        .uid("concatenate");
+                        env,
+                        decoded.keys(),
+                        measure ? vocabulary.measured() : vocabulary,
+                        starts.layouts());
+        SingleOutputStreamOperator<AssembledBlock> assembled = concatenate(columns, measure);
         if (measure) {
-            ColumnProgram[] programs = new ColumnProgram[n];
-            for (int i = 0; i < n; i++) {
-                programs[i] = options[i].program();
+            ColumnProgram[] programs = new ColumnProgram[starts.size()];
+            for (int i = 0; i < programs.length; i++) {
+                programs[i] = starts.options()[i].program();
             }
-            PreprocessJob.costModel(keys, columns, assembled, programs, report, reportSink);
+            PreprocessJob.costModel(
+                    decoded.keys(), columns, assembled, programs, report, reportSink);
+        }
+        DataStream<AssembledBlock> ordered = order(assembled, decoded.status(), starts);
+        encode(ordered, decoded.keys(), starts);
+    }
+
+    /**
+     * Each pipeline's start, by its index: the spec, name, version, input topic, whether it writes
+     * vocabulary records, decode options and layout.
+     */
+    private record Starts(
+            ActiveSpec[] specs,
+            String[] names,
+            int[] versions,
+            String[] inputTopics,
+            boolean[] vocab,
+            DecodeOptions[] options,
+            RowLayout[] layouts) {
+
+        static Starts of(StreamPipelines pipelines, int maxRawBytes) {
+            int n = pipelines.size();
+            Starts s =
+                    new Starts(
+                            new ActiveSpec[n],
+                            new String[n],
+                            new int[n],
+                            new String[n],
+                            new boolean[n],
+                            new DecodeOptions[n],
+                            new RowLayout[n]);
+            for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+                int i = p.index();
+                s.specs[i] = p.start();
+                s.names[i] = p.name();
+                s.versions[i] = p.start().version();
+                s.inputTopics[i] = p.inputTopic();
+                s.vocab[i] = p.vocabTopic() != null;
+                s.options[i] = p.start().options(maxRawBytes);
+                s.layouts[i] = p.start().spec().layout();
+            }
+            return s;
         }
 
+        int size() {
+            return specs.length;
+        }
+    }
+
+    /** The decoders' keys, and with a control stream the accepted specs' status records. */
+    private record Decoded(
+            SingleOutputStreamOperator<KeyChunk> keys, DataStream<KafkaOut> status) {}
+
+    /** Refuses to measure a pipeline the cost report cannot price. */
+    private void refuseUnpriced() {
+        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+            Preprocess.reportRefusal(p.start().program(), false)
+                    .ifPresent(
+                            why -> {
+                                throw new IllegalArgumentException(
+                                        "pipeline " + p.name() + ": " + why);
+                            });
+        }
+    }
+
+    /**
+     * The decoders: one pipeline's, several pipelines', or with a control stream the decoders of
+     * the specs the control operator accepts (broadcast state).
+     */
+    private Decoded decode(
+            StreamExecutionEnvironment env,
+            DataStream<RawChunk> raw,
+            Starts starts,
+            int[] blockLines,
+            boolean measure) {
+        if (control == null && starts.size() == 1) {
+            return new Decoded(
+                    PreprocessJob.decode(
+                            raw, starts.options()[0], measure ? report.fieldBytesEvery() : 0),
+                    null);
+        }
+        if (control == null) {
+            return new Decoded(
+                    raw.process(
+                                    measure
+                                            ? PipelinesDecodeFunction.measured(
+                                                    starts.specs(),
+                                                    maxRawBytes,
+                                                    report.fieldBytesEvery())
+                                            : new PipelinesDecodeFunction(
+                                                    starts.specs(), maxRawBytes),
+                                    BlockTypes.KEY_CHUNK)
+                            .name("decode")
+                            .uid("decode"),
+                    null);
+        }
+        SingleOutputStreamOperator<ActiveSpec> accepted =
+                env.fromSource(
+                                control.source(),
+                                WatermarkStrategy.noWatermarks(),
+                                "control-input",
+                                ControlMessage.TYPE)
+                        .setParallelism(1)
+                        .uid("control-input")
+                        .process(
+                                new ControlFunction(
+                                        starts.specs(),
+                                        starts.inputTopics(),
+                                        new SwitchLimits(
+                                                blockLines,
+                                                KafkaOut.MAX_ROW_BYTES,
+                                                chunking.maxBlockBytes(),
+                                                chunking.recordLimit(),
+                                                measure)),
+                                ACTIVE_SPEC)
+                        .setParallelism(1)
+                        .name("control")
+                        .uid("control");
+        return new Decoded(
+                raw.connect(accepted.broadcast(SpecDecodeFunction.SPECS))
+                        .process(
+                                measure
+                                        ? SpecDecodeFunction.measured(
+                                                starts.specs(),
+                                                maxRawBytes,
+                                                report.fieldBytesEvery())
+                                        : new SpecDecodeFunction(starts.specs(), maxRawBytes),
+                                BlockTypes.KEY_CHUNK)
+                        .name("decode")
+                        .uid("decode"),
+                accepted.getSideOutput(ControlFunction.STATUS));
+    }
+
+    /** Each block's rows, its dense part and its columns' indices joined by block. */
+    private static SingleOutputStreamOperator<AssembledBlock> concatenate(
+            PreprocessJob.Columns columns, boolean measure) {
+        TypeInformation<Tuple2<Integer, Long>> blockKey = Types.TUPLE(Types.INT, Types.LONG);
+        return columns.dense()
+                .connect(columns.indices())
+                .keyBy(new DenseByBlock(), new IndexByBlock(), blockKey)
+                .process(
+                        measure
+                                ? ConcatenateFunction.<Tuple2<Integer, Long>>measured()
+                                : new ConcatenateFunction<Tuple2<Integer, Long>>(),
+                        BlockTypes.ASSEMBLED_BLOCK)
+                .name("concatenate")
+                .uid("concatenate");
+    }
+
+    /**
+     * The blocks in each lane's order; with a control stream, tracked for the switches they
+     * complete (their status records joined to {@code status}); with Hotline, split.
+     */
+    private DataStream<AssembledBlock> order(
+            SingleOutputStreamOperator<AssembledBlock> assembled,
+            DataStream<KafkaOut> status,
+            Starts starts) {
         DataStream<AssembledBlock> ordered =
                 assembled
                         .keyBy(new ByLane(), Types.INT)
                         .process(new LaneSequenceFunction(), BlockTypes.ASSEMBLED_BLOCK)
                         .name("sequence")
                         .uid("sequence");
-
         if (control != null) {
             SingleOutputStreamOperator<AssembledBlock> tracked =
                     DataStreamUtils.reinterpretAsKeyedStream(ordered, new ByLane(), Types.INT)
                             .process(
-                                    new SwitchTracker(names, startVersions, inputTopics),
+                                    new SwitchTracker(
+                                            starts.names(),
+                                            starts.versions(),
+                                            starts.inputTopics()),
                                     BlockTypes.ASSEMBLED_BLOCK)
                             .name("switch-tracker")
                             .uid("switch-tracker");
@@ -331,7 +403,6 @@ public final class StreamJob {
                     .uid("control-status");
             ordered = tracked;
         }
-
         if (hotline != null) {
             if (control != null) {
                 throw new IllegalArgumentException(
@@ -342,13 +413,24 @@ public final class StreamJob {
             ordered =
                     ordered.keyBy(new PreprocessJob.ByPipeline(), Types.INT)
                             .process(
-                                    new HotlineFunction(hotline, layouts, true),
+                                    new HotlineFunction(hotline, starts.layouts(), true),
                                     BlockTypes.ASSEMBLED_BLOCK)
                             .name("hotline")
                             .uid("hotline");
         }
+        return ordered;
+    }
 
-        OutputEncoder encoder = new OutputEncoder(inputTopics, vocab, options);
+    /**
+     * The blocks as Kafka records into the sink; with a control stream, each with its spec's rows'
+     * shape, which the decoders announce.
+     */
+    private void encode(
+            DataStream<AssembledBlock> ordered,
+            SingleOutputStreamOperator<KeyChunk> keys,
+            Starts starts) {
+        OutputEncoder encoder =
+                new OutputEncoder(starts.inputTopics(), starts.vocab(), starts.options());
         DataStream<AssembledBlock> toEncode = beforeOutput.apply(ordered);
         SingleOutputStreamOperator<KafkaOut> encoded;
         if (control == null) {
@@ -361,7 +443,9 @@ public final class StreamJob {
                             .connect(
                                     keys.getSideOutput(SpecDecodeFunction.ANNOUNCED)
                                             .broadcast(SwitchingOutputEncoder.SPECS))
-                            .process(new SwitchingOutputEncoder(encoder, names), KafkaOut.TYPE);
+                            .process(
+                                    new SwitchingOutputEncoder(encoder, starts.names()),
+                                    KafkaOut.TYPE);
         }
         encoded.name("encode").uid("encode").sinkTo(sink).name("kafka-output").uid("kafka-output");
     }
