@@ -96,6 +96,48 @@ final class CostReports {
             ReportSettings settings,
             int index,
             boolean last) {
+        CostReport r =
+                CostReport.of(
+                        measured(program, accounts, entries),
+                        true,
+                        accounts.threadNanos() / 1e9,
+                        fpga,
+                        ssd);
+        ObjectNode root = JSON.createObjectNode();
+        root.put("pipeline", program.name());
+        root.put("pipeline_version", program.version());
+        ObjectNode rep = root.putObject("report");
+        rep.put("index", index);
+        rep.put("final", last);
+        rep.put("covers", last ? "run" : "interval");
+        rep.put("lines", accounts.lines);
+        rep.put("rows", accounts.rows);
+        rep.put("blocks", accounts.blocks);
+        root.put("input_format", "utf8");
+        defaults(root.putObject("defaults"), fpga, ssd);
+
+        ArrayNode columns = root.putArray("columns");
+        for (int i = 0; i < r.columns().size(); i++) {
+            column(
+                    columns.addObject(),
+                    program.layout(),
+                    i + 1,
+                    r.columns().get(i),
+                    accounts,
+                    fpga,
+                    ssd);
+        }
+        device(root.putObject("device"), r, accounts, ssd, settings);
+        if (settings.fleet().rowsPerSecond() > 0) {
+            sizing(root.putObject("sizing"), r, accounts, ssd, settings.fleet());
+        }
+        job(root.putObject("job"), accounts, settings);
+        return root;
+    }
+
+    /** Each column's measured work: its operators, values, bytes, vocabulary and CPU time. */
+    private static List<CostReport.Measured> measured(
+            ColumnProgram program, ColumnAccounts accounts, long[] entries) {
         RowLayout layout = program.layout();
         List<CostReport.Measured> measured = new ArrayList<>();
         for (int f = 1; f < layout.fields(); f++) {
@@ -122,97 +164,93 @@ final class CostReports {
                                     : CostReport.Kind.DENSE;
             measured.add(new CostReport.Measured(kind, work, accounts.nanos(f) / 1e9));
         }
-        CostReport r = CostReport.of(measured, true, accounts.threadNanos() / 1e9, fpga, ssd);
+        return measured;
+    }
 
-        ObjectNode root = JSON.createObjectNode();
-        root.put("pipeline", program.name());
-        root.put("pipeline_version", program.version());
-        ObjectNode rep = root.putObject("report");
-        rep.put("index", index);
-        rep.put("final", last);
-        rep.put("covers", last ? "run" : "interval");
-        rep.put("lines", accounts.lines);
-        rep.put("rows", accounts.rows);
-        rep.put("blocks", accounts.blocks);
-        root.put("input_format", "utf8");
-        defaults(root.putObject("defaults"), fpga, ssd);
-
-        ArrayNode columns = root.putArray("columns");
-        for (int i = 0; i < r.columns().size(); i++) {
-            int f = i + 1;
-            CostReport.ColumnCost c = r.columns().get(i);
-            ColumnWork w = c.measured().work();
-            ObjectNode o = columns.addObject();
-            o.put("column", w.column());
-            o.put("kind", c.measured().kind().modelName());
-            int sc = f - layout.labelDenseWidth();
-            if (sc >= 0 && layout.isList(sc)) {
-                o.put("list", true); // its values are ids, its bytes the whole lists'
-            }
-            ArrayNode ops = o.putArray("ops");
-            w.ops().forEach(op -> ops.add(op.modelName()));
-            o.put("values", w.values());
-            o.put("input_bytes", w.inputBytes());
-            if (w.hasVocabulary()) {
-                o.put("vocab_entries", w.vocabulary().entries());
-                o.put("vocab_tier", c.tier().name().toLowerCase(java.util.Locale.ROOT));
-                o.put(
-                        "smartssd_vocab_tier",
-                        c.smartSsdTier().name().toLowerCase(java.util.Locale.ROOT));
-                o.put("vocab_table_bytes", Math.round(w.vocabulary().bytes()));
-                o.put(
-                        "vocab_table",
-                        w.vocabulary().modulusRange() > 0 ? "direct-mapped" : "hashed");
-            } else {
-                o.putNull("vocab_entries");
-                o.putNull("vocab_tier");
-                o.putNull("smartssd_vocab_tier");
-            }
-            ObjectNode ii = o.putObject("fpga_ii_cycles_per_beat");
-            Tier t = c.tier() == null ? Tier.ONCHIP : c.tier();
-            for (Operator op : w.ops()) {
-                ii.put(op.modelName(), fpga.design().initiationInterval(op, t).value());
-            }
-            o.put("fpga_clock_mhz", fpga.design().clock().value() / 1e6);
-            ObjectNode ssdIi = o.putObject("smartssd_ii_cycles_per_element");
-            for (Operator op : w.ops()) {
-                ssdIi.put(op.modelName(), ssd.initiationInterval(op, c.smartSsdTier()).value());
-            }
-            o.put(
-                    "cpu_ns_per_value",
-                    w.values() > 0 ? c.measured().cpuCoreSeconds() * 1e9 / w.values() : 0);
-            o.put("cpu_core_seconds", c.measured().cpuCoreSeconds());
-            o.put("fpga_seconds", c.fpgaSeconds());
-            o.put("fpga_bound", c.fpga().bound());
-            o.put("fpga_speedup", c.fpgaSpeedup());
-            o.put("smartssd_seconds", c.smartSsdSeconds());
-            o.put("smartssd_bound", c.smartSsd().bound());
-            o.put("smartssd_speedup", c.smartSsdSpeedup());
-            ObjectNode binary = o.putObject("binary_input");
-            binary.put("fpga_seconds", c.binaryFpga().seconds());
-            binary.put("fpga_bound", c.binaryFpga().bound());
-            binary.put("fpga_speedup", c.binaryFpgaSpeedup());
-            binary.put("smartssd_seconds", c.binarySmartSsd().seconds());
-            binary.put("smartssd_bound", c.binarySmartSsd().bound());
-            binary.put("smartssd_speedup", c.binarySmartSsdSpeedup());
-            ArrayNode assumed = o.putArray("fpga_assumed_ops");
-            for (Operator op : w.ops()) {
-                if (fpga.design().initiationInterval(op, t).provenance()
-                        == dev.piper.hwmodel.Provenance.ASSUME) {
-                    assumed.add(op.modelName());
-                }
-            }
-            ArrayNode extrapolated = o.putArray("smartssd_extrapolated_ops");
-            c.smartSsdExtrapolated().forEach(op -> extrapolated.add(op.modelName()));
-            ObjectNode cpu = o.putObject("cpu_breakdown");
-            cpu.put("decode", accounts.decodeNanos[f] / 1e9);
-            cpu.put("column_passes", accounts.passNanos[f] / 1e9);
-            cpu.put("vocabulary", accounts.vocabularyNanos[f] / 1e9);
-            cpu.put("output", accounts.outputNanos[f] / 1e9);
-            cpu.put("task_overhead", accounts.overheadNanos[f] / 1e9);
+    /** Column {@code f}'s entry: its work, vocabulary, the devices' times and its CPU time. */
+    private static void column(
+            ObjectNode o,
+            RowLayout layout,
+            int f,
+            CostReport.ColumnCost c,
+            ColumnAccounts accounts,
+            FpgaModel fpga,
+            SmartSsdModel ssd) {
+        ColumnWork w = c.measured().work();
+        o.put("column", w.column());
+        o.put("kind", c.measured().kind().modelName());
+        int sc = f - layout.labelDenseWidth();
+        if (sc >= 0 && layout.isList(sc)) {
+            o.put("list", true); // its values are ids, its bytes the whole lists'
         }
+        ArrayNode ops = o.putArray("ops");
+        w.ops().forEach(op -> ops.add(op.modelName()));
+        o.put("values", w.values());
+        o.put("input_bytes", w.inputBytes());
+        if (w.hasVocabulary()) {
+            o.put("vocab_entries", w.vocabulary().entries());
+            o.put("vocab_tier", c.tier().name().toLowerCase(java.util.Locale.ROOT));
+            o.put(
+                    "smartssd_vocab_tier",
+                    c.smartSsdTier().name().toLowerCase(java.util.Locale.ROOT));
+            o.put("vocab_table_bytes", Math.round(w.vocabulary().bytes()));
+            o.put("vocab_table", w.vocabulary().modulusRange() > 0 ? "direct-mapped" : "hashed");
+        } else {
+            o.putNull("vocab_entries");
+            o.putNull("vocab_tier");
+            o.putNull("smartssd_vocab_tier");
+        }
+        ObjectNode ii = o.putObject("fpga_ii_cycles_per_beat");
+        Tier t = c.tier() == null ? Tier.ONCHIP : c.tier();
+        for (Operator op : w.ops()) {
+            ii.put(op.modelName(), fpga.design().initiationInterval(op, t).value());
+        }
+        o.put("fpga_clock_mhz", fpga.design().clock().value() / 1e6);
+        ObjectNode ssdIi = o.putObject("smartssd_ii_cycles_per_element");
+        for (Operator op : w.ops()) {
+            ssdIi.put(op.modelName(), ssd.initiationInterval(op, c.smartSsdTier()).value());
+        }
+        o.put(
+                "cpu_ns_per_value",
+                w.values() > 0 ? c.measured().cpuCoreSeconds() * 1e9 / w.values() : 0);
+        o.put("cpu_core_seconds", c.measured().cpuCoreSeconds());
+        o.put("fpga_seconds", c.fpgaSeconds());
+        o.put("fpga_bound", c.fpga().bound());
+        o.put("fpga_speedup", c.fpgaSpeedup());
+        o.put("smartssd_seconds", c.smartSsdSeconds());
+        o.put("smartssd_bound", c.smartSsd().bound());
+        o.put("smartssd_speedup", c.smartSsdSpeedup());
+        ObjectNode binary = o.putObject("binary_input");
+        binary.put("fpga_seconds", c.binaryFpga().seconds());
+        binary.put("fpga_bound", c.binaryFpga().bound());
+        binary.put("fpga_speedup", c.binaryFpgaSpeedup());
+        binary.put("smartssd_seconds", c.binarySmartSsd().seconds());
+        binary.put("smartssd_bound", c.binarySmartSsd().bound());
+        binary.put("smartssd_speedup", c.binarySmartSsdSpeedup());
+        ArrayNode assumed = o.putArray("fpga_assumed_ops");
+        for (Operator op : w.ops()) {
+            if (fpga.design().initiationInterval(op, t).provenance()
+                    == dev.piper.hwmodel.Provenance.ASSUME) {
+                assumed.add(op.modelName());
+            }
+        }
+        ArrayNode extrapolated = o.putArray("smartssd_extrapolated_ops");
+        c.smartSsdExtrapolated().forEach(op -> extrapolated.add(op.modelName()));
+        ObjectNode cpu = o.putObject("cpu_breakdown");
+        cpu.put("decode", accounts.decodeNanos[f] / 1e9);
+        cpu.put("column_passes", accounts.passNanos[f] / 1e9);
+        cpu.put("vocabulary", accounts.vocabularyNanos[f] / 1e9);
+        cpu.put("output", accounts.outputNanos[f] / 1e9);
+        cpu.put("task_overhead", accounts.overheadNanos[f] / 1e9);
+    }
 
-        ObjectNode device = root.putObject("device");
+    /** The device section: the whole job's time, bound, speedup and energy on each device. */
+    private static void device(
+            ObjectNode device,
+            CostReport r,
+            ColumnAccounts accounts,
+            SmartSsdModel ssd,
+            ReportSettings settings) {
         device.put("fpga_seconds", r.fpga().seconds());
         device.put("fpga_bound", r.fpga().bound().modelName());
         device.put("smartssd_seconds", r.smartSsd().seconds());
@@ -242,37 +280,45 @@ final class CostReports {
         binaryDevice.put("fpga_bound", r.binaryFpga().bound().modelName());
         binaryDevice.put("smartssd_seconds", r.binarySmartSsd().seconds());
         binaryDevice.put("smartssd_bound", r.binarySmartSsd().bound().modelName());
+    }
 
-        if (settings.fleet().rowsPerSecond() > 0) {
-            ReportSettings.FleetTarget target = settings.fleet();
-            ObjectNode sizing = root.putObject("sizing");
-            sizingBasis(sizing, target);
-            fleet(
-                    sizing.putObject("fpga"),
-                    fpgaRowsPerSecond,
-                    r.fpgaPower().value(),
-                    target,
-                    target.fpgaDollars());
-            fleet(
-                    sizing.putObject("smartssd"),
-                    ssdRowsPerSecond,
-                    ssd.power().value(),
-                    target,
-                    target.smartSsdDollars());
-            ObjectNode cores = sizing.putObject("cpu_cores");
-            fleet(
-                    cores,
-                    rowsPerCoreSecond(accounts),
-                    target.cpuWatts() / Runtime.getRuntime().availableProcessors(),
-                    target,
-                    target.coreDollars());
-            cores.put(
-                    "note",
-                    "at the measured rows per core-second of this machine, scaling linearly"
-                            + " (optimistic: COMBINING.md pitfall 2)");
-        }
+    /** The sizing section: how many devices (and cores) sustain the fleet's target rows/s. */
+    private static void sizing(
+            ObjectNode sizing,
+            CostReport r,
+            ColumnAccounts accounts,
+            SmartSsdModel ssd,
+            ReportSettings.FleetTarget target) {
+        double fpgaRowsPerSecond = rowsPerSecond(accounts.rows, r.fpga().seconds());
+        double ssdRowsPerSecond = rowsPerSecond(accounts.rows, r.smartSsd().seconds());
+        sizingBasis(sizing, target);
+        fleet(
+                sizing.putObject("fpga"),
+                fpgaRowsPerSecond,
+                r.fpgaPower().value(),
+                target,
+                target.fpgaDollars());
+        fleet(
+                sizing.putObject("smartssd"),
+                ssdRowsPerSecond,
+                ssd.power().value(),
+                target,
+                target.smartSsdDollars());
+        ObjectNode cores = sizing.putObject("cpu_cores");
+        fleet(
+                cores,
+                rowsPerCoreSecond(accounts),
+                target.cpuWatts() / Runtime.getRuntime().availableProcessors(),
+                target,
+                target.coreDollars());
+        cores.put(
+                "note",
+                "at the measured rows per core-second of this machine, scaling linearly"
+                        + " (optimistic: COMBINING.md pitfall 2)");
+    }
 
-        ObjectNode job = root.putObject("job");
+    /** The job section: how the CPU was measured and attributed, per stage. */
+    private static void job(ObjectNode job, ColumnAccounts accounts, ReportSettings settings) {
         job.put("cpu_basis", ThreadCpu.basis());
         job.put(
                 "jit_warmup",
@@ -315,7 +361,6 @@ final class CostReports {
             o.put("work_cpu_seconds", accounts.stageWorkNanos[stage.ordinal()] / 1e9);
             o.put("task_cpu_seconds", accounts.stageThreadNanos[stage.ordinal()] / 1e9);
         }
-        return root;
     }
 
     /**
