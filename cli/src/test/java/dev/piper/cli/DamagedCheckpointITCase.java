@@ -26,10 +26,9 @@ import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -52,19 +51,7 @@ class DamagedCheckpointITCase {
 
     @TempDir static Path tmp;
 
-    private static TestKafka kafka;
-
-    @BeforeAll
-    static void startKafka() throws Exception {
-        kafka = TestKafka.start();
-    }
-
-    @AfterAll
-    static void stopKafka() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
     private static List<String> stream(Path checkpoints, String topics, String... more) {
         List<String> args =

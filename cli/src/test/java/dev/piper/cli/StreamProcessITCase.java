@@ -23,10 +23,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -43,19 +42,7 @@ class StreamProcessITCase {
 
     @TempDir static Path tmp;
 
-    private static TestKafka kafka;
-
-    @BeforeAll
-    static void startKafka() throws Exception {
-        kafka = TestKafka.start();
-    }
-
-    @AfterAll
-    static void stopKafka() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
     private static Process piper(Path log, List<String> args) throws Exception {
         return PiperProcesses.start(log, args);

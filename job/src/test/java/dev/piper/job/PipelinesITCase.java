@@ -20,8 +20,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,19 +41,7 @@ class PipelinesITCase {
 
     @TempDir static Path shared;
 
-    private static TestKafka kafka;
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        kafka = TestKafka.start();
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
     /**
      * Pipeline {@code i}'s spec: every third has log on the dense columns, every third keeps their

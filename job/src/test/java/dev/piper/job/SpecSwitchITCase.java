@@ -42,7 +42,6 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -85,7 +84,7 @@ class SpecSwitchITCase {
     @TempDir static Path shared;
     @TempDir Path tmp;
 
-    private static TestKafka kafka;
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
     private static Path firstHalf;
     private static Path secondHalf;
 
@@ -100,7 +99,6 @@ class SpecSwitchITCase {
 
     @BeforeAll
     static void setUp() throws Exception {
-        kafka = TestKafka.start();
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         new CriteoGenerator(20261123, 0.01, 0.01).write(text, LINES);
         byte[] all = text.toByteArray();
@@ -131,13 +129,6 @@ class SpecSwitchITCase {
         boolean[] log = new boolean[14];
         log[5] = true;
         return ReferencePreprocessor.run(lines, modulus, neg2zero, log, false, 65536);
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
     }
 
     private static int indexOf(byte[] a, byte b, int from) {

@@ -23,10 +23,9 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -42,19 +41,7 @@ class StartOrderTest {
 
     @TempDir static Path tmp;
 
-    private static TestKafka kafka;
-
-    @BeforeAll
-    static void startKafka() throws Exception {
-        kafka = TestKafka.start();
-    }
-
-    @AfterAll
-    static void stopKafka() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
     private static Configuration streamConf(String name) {
         Configuration conf =

@@ -43,7 +43,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -65,7 +64,7 @@ class StreamITCase {
     @TempDir static Path shared;
     @TempDir Path tmp;
 
-    private static TestKafka kafka;
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
     /** 200k generated lines, 1% malformed of every kind. */
     private static Path generated;
@@ -89,7 +88,6 @@ class StreamITCase {
 
     @BeforeAll
     static void setUp() throws Exception {
-        kafka = TestKafka.start();
         generated = shared.resolve("generated.tsv");
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(generated))) {
             new CriteoGenerator(20261123, 0.01, 0.01).write(out, LINES);
@@ -102,13 +100,6 @@ class StreamITCase {
         batchHotline = shared.resolve("batch-hotline");
         Preprocess.prepareOutput(batchHotline, false);
         Preprocess.run(generated, batchHotline, 2, StateBackend.hashmap, hotline(), QUIET);
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
     }
 
     /** The stream configuration for topics named after {@code name}. */

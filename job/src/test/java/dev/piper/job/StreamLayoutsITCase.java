@@ -27,8 +27,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -51,19 +49,7 @@ class StreamLayoutsITCase {
 
     @TempDir Path tmp;
 
-    private static TestKafka kafka;
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        kafka = TestKafka.start();
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
     /**
      * PreSto's RM1 (13 dense columns with log, hence float32; 13 generated bucketized columns) and

@@ -34,7 +34,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -66,7 +65,7 @@ class TrainerFeedITCase {
 
     @TempDir Path tmp;
 
-    private static TestKafka kafka;
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
     @BeforeAll
     static void setUp() throws Exception {
@@ -81,14 +80,6 @@ class TrainerFeedITCase {
                                 + " python3-confluent-kafka (apt-get install; .ci/run does): %s",
                         said)
                 .isZero();
-        kafka = TestKafka.start();
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
     }
 
     @Test

@@ -11,9 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@link LineProducer} on a real broker: every line once, in order, and a rate never exceeded. */
@@ -21,19 +20,9 @@ class LineProducerTest {
 
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
 
-    private static TestKafka kafka;
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
     @TempDir Path tmp;
-
-    @BeforeAll
-    static void start() throws Exception {
-        kafka = TestKafka.start();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        kafka.close();
-    }
 
     @Test
     void aPacedProducerSendsEveryLineInOrderAndNeverAheadOfItsRate() throws Exception {

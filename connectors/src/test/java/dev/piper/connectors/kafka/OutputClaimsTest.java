@@ -15,10 +15,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 40: two streams with different checkpoint directories and the same output topic both ran
@@ -30,19 +29,7 @@ class OutputClaimsTest {
 
     private static final PrintStream QUIET = new PrintStream(PrintStream.nullOutputStream());
 
-    private static TestKafka kafka;
-
-    @BeforeAll
-    static void startKafka() throws Exception {
-        kafka = TestKafka.start();
-    }
-
-    @AfterAll
-    static void stopKafka() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
     private static OutputClaims claims(String rows) {
         return new OutputClaims(kafka.bootstrapServers(), Map.of(), rows + "-claims");

@@ -20,20 +20,48 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A real single-node Kafka (KRaft, broker and controller combined) inside the test JVM, on
- * loopback, configured for transactions on one broker.
+ * loopback, configured for transactions on one broker. A test class holds one for all its tests
+ * with {@code @RegisterExtension static final TestKafka kafka = TestKafka.perClass();} (started
+ * before the class's first test, stopped after its last); {@link #start()} starts one at once.
  */
-public final class TestKafka implements AutoCloseable {
+public final class TestKafka implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
 
-    private final KafkaClusterTestKit cluster;
+    private KafkaClusterTestKit cluster;
 
     private TestKafka(KafkaClusterTestKit cluster) {
         this.cluster = cluster;
     }
 
+    /** A broker that starts before the test class's first test and stops after its last. */
+    public static TestKafka perClass() {
+        return new TestKafka(null);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        cluster = started();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        if (cluster != null) {
+            cluster.close();
+            cluster = null;
+        }
+    }
+
+    /** A broker started now; close it when done. */
     public static TestKafka start() throws Exception {
+        return new TestKafka(started());
+    }
+
+    private static KafkaClusterTestKit started() throws Exception {
         KafkaClusterTestKit cluster =
                 new KafkaClusterTestKit.Builder(
                                 new TestKitNodes.Builder()
@@ -51,10 +79,13 @@ public final class TestKafka implements AutoCloseable {
         cluster.format();
         cluster.startup();
         cluster.waitForReadyBrokers();
-        return new TestKafka(cluster);
+        return cluster;
     }
 
     public String bootstrapServers() {
+        if (cluster == null) {
+            throw new IllegalStateException("the broker is not running (outside its test class?)");
+        }
         return cluster.bootstrapServers();
     }
 
