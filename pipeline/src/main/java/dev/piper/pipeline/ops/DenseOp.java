@@ -99,6 +99,20 @@ public sealed interface DenseOp extends Op {
         }
     }
 
+    /**
+     * The problem of operator {@code op}, defined on non-negative values only ({@code why} says
+     * what it does to a negative one), unless the value is known non-negative.
+     */
+    private static java.util.Optional<String> needsNonNegative(
+            String op, boolean nonNegative, String why) {
+        return nonNegative
+                ? java.util.Optional.empty()
+                : java.util.Optional.of(
+                        op
+                                + " needs neg2zero (or clamp with lo >= 0, or bucketize) before it "
+                                + why);
+    }
+
     /** {@code log(x + 1)}, a float32. */
     record Log() implements DenseOp {
         /** This operator's declaration ({@link OpDefinition}). */
@@ -120,11 +134,7 @@ public sealed interface DenseOp extends Op {
         @Override
         public java.util.Optional<String> denseProblem(
                 ValueType type, boolean nonNegative, boolean last) {
-            return nonNegative
-                    ? java.util.Optional.empty()
-                    : java.util.Optional.of(
-                            "log needs neg2zero (or clamp with lo >= 0, or bucketize) before it"
-                                    + " (log(x + 1) is undefined below -1)");
+            return needsNonNegative("log", nonNegative, "(log(x + 1) is undefined below -1)");
         }
 
         @Override
@@ -165,11 +175,8 @@ public sealed interface DenseOp extends Op {
         @Override
         public java.util.Optional<String> denseProblem(
                 ValueType type, boolean nonNegative, boolean last) {
-            return nonNegative
-                    ? java.util.Optional.empty()
-                    : java.util.Optional.of(
-                            "sqrt needs neg2zero (or clamp with lo >= 0, or bucketize) before it"
-                                    + " (the square root of a negative value is NaN)");
+            return needsNonNegative(
+                    "sqrt", nonNegative, "(the square root of a negative value is NaN)");
         }
 
         @Override
