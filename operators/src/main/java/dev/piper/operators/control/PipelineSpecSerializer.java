@@ -213,7 +213,7 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
      * Registers every operator not registered above under its definition's tag: one without
      * parameters as its one value (nothing written). An operator with parameters needs its writer
      * above; without one, every Kryo this class makes fails naming it ({@code
-     * PipelineSpecSerializerTest} round-trips a spec of every operator).
+     * PipelineSpecSerializerTest} checks every operator's registration).
      */
     private static void registerTheRest(Kryo k) {
         for (OpDefinition d : OpDefinition.all()) {
@@ -226,7 +226,10 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                                 + d.name()
                                 + " has parameters and no writer in PipelineSpecSerializer");
             }
-            k.register(d.type(), new Constant<>(d.parse().apply(null)), d.tag());
+            k.register(
+                    d.type(),
+                    new Constant<>(d.parse().apply(dev.piper.pipeline.ops.OpParams.none())),
+                    d.tag());
         }
     }
 

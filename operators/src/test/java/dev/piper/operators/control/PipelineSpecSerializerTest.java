@@ -130,7 +130,7 @@ public class PipelineSpecSerializerTest {
             assertThat(tags.add(d.tag())).as("the tag of %s is its own", d.name()).isTrue();
             assertThat(kryo.getRegistration(d.type()).getId()).as(d.name()).isEqualTo(d.tag());
             if (d.params().isEmpty()) {
-                Op op = d.parse().apply(null);
+                Op op = d.parse().apply(dev.piper.pipeline.ops.OpParams.none());
                 com.esotericsoftware.kryo.io.Output out =
                         new com.esotericsoftware.kryo.io.Output(16, -1);
                 kryo.writeObject(out, op);

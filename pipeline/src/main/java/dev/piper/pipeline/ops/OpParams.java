@@ -34,4 +34,58 @@ public interface OpParams {
 
     /** A vocab operator's policy from its parameters (docs/SPECS.md, "Vocabulary policies"). */
     VocabularyPolicy vocabularyPolicy();
+
+    /** No parameters at all: what an operator without any is built from outside a spec. */
+    static OpParams none() {
+        return new OpParams() {
+            @Override
+            public boolean has(String name) {
+                return false;
+            }
+
+            private IllegalArgumentException absent(String name) {
+                return new IllegalArgumentException("no parameter \"" + name + "\" given");
+            }
+
+            @Override
+            public double number(String name) {
+                throw absent(name);
+            }
+
+            @Override
+            public double[] numbers(String name, int max) {
+                throw absent(name);
+            }
+
+            @Override
+            public boolean flag(String name, boolean fallback) {
+                return fallback;
+            }
+
+            @Override
+            public long longValue(String name, long min) {
+                throw absent(name);
+            }
+
+            @Override
+            public int intValue(String name, int min) {
+                throw absent(name);
+            }
+
+            @Override
+            public String text(String name) {
+                throw absent(name);
+            }
+
+            @Override
+            public Op.ValueType valueType(String name) {
+                throw absent(name);
+            }
+
+            @Override
+            public VocabularyPolicy vocabularyPolicy() {
+                return VocabularyPolicy.FIRST_APPEARANCE;
+            }
+        };
+    }
 }

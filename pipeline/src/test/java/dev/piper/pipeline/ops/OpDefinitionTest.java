@@ -32,7 +32,7 @@ class OpDefinitionTest {
             assertThat(d.does()).as(d.name()).isNotBlank();
             assertThat(d.reference()).as(d.name()).isNotBlank();
             if (d.params().isEmpty()) {
-                Op op = d.parse().apply(null);
+                Op op = d.parse().apply(dev.piper.pipeline.ops.OpParams.none());
                 assertThat(op).as(d.name()).isInstanceOf(d.type());
                 assertThat(op.name()).isEqualTo(d.name());
                 assertThat(OpDefinition.of(op)).isSameAs(d);
