@@ -32,10 +32,6 @@ public sealed interface DenseOp extends Op {
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.Neg2Zero(g.width, g.fields, g.inFloat);
         }
-
-        public String name() {
-            return "neg2zero";
-        }
     }
 
     /** Into {@code [lo, hi]} ({@link Clamp}); an int32 column to the integers inside. */
@@ -89,10 +85,6 @@ public sealed interface DenseOp extends Op {
             }
         }
 
-        public String name() {
-            return "clamp";
-        }
-
         @Override
         public String label() {
             return "clamp(" + Op.number(lo) + "," + Op.number(hi) + ")";
@@ -140,10 +132,6 @@ public sealed interface DenseOp extends Op {
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.Log(g.width, g.fields, g.inFloat);
-        }
-
-        public String name() {
-            return "log";
         }
     }
 
@@ -197,10 +185,6 @@ public sealed interface DenseOp extends Op {
         public static int sqrt(int bits, boolean inFloat) {
             float x = inFloat ? Float.intBitsToFloat(bits) : (float) bits;
             return Float.floatToRawIntBits((float) Math.sqrt(x));
-        }
-
-        public String name() {
-            return "sqrt";
         }
     }
 
@@ -260,10 +244,6 @@ public sealed interface DenseOp extends Op {
         /** The function this operator applies. */
         public Bucketize bucketize() {
             return new Bucketize(borders, right);
-        }
-
-        public String name() {
-            return "bucketize";
         }
 
         @Override
@@ -342,10 +322,6 @@ public sealed interface DenseOp extends Op {
             return new BoxCox(lambda);
         }
 
-        public String name() {
-            return "boxcox";
-        }
-
         @Override
         public String label() {
             return "boxcox(" + Op.number(lambda) + ")";
@@ -406,10 +382,6 @@ public sealed interface DenseOp extends Op {
             return Double.isNaN(eps) ? Logit.unclamped() : Logit.clamped(eps);
         }
 
-        public String name() {
-            return "logit";
-        }
-
         @Override
         public String label() {
             return Double.isNaN(eps) ? "logit" : "logit(" + Op.number(eps) + ")";
@@ -451,10 +423,6 @@ public sealed interface DenseOp extends Op {
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.Cast(g.width, g.fields, g.inFloat);
-        }
-
-        public String name() {
-            return "cast";
         }
 
         @Override
@@ -504,10 +472,6 @@ public sealed interface DenseOp extends Op {
         /** The function this operator applies. */
         public OneHot onehot() {
             return new OneHot(size);
-        }
-
-        public String name() {
-            return "onehot";
         }
 
         @Override

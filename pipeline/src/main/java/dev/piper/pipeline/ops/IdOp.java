@@ -37,10 +37,6 @@ public sealed interface IdOp extends Op {
             }
         }
 
-        public String name() {
-            return "modulus";
-        }
-
         @Override
         public String label() {
             return "modulus(" + m + ")";
@@ -81,10 +77,6 @@ public sealed interface IdOp extends Op {
         /** The function this operator applies. */
         public SigridHash hash() {
             return new SigridHash(salt, max);
-        }
-
-        public String name() {
-            return "sigrid_hash";
         }
 
         @Override
@@ -132,10 +124,6 @@ public sealed interface IdOp extends Op {
             }
         }
 
-        public String name() {
-            return "mapid";
-        }
-
         @Override
         public String label() {
             return "mapid("
@@ -181,10 +169,6 @@ public sealed interface IdOp extends Op {
             return new FirstX(x);
         }
 
-        public String name() {
-            return "firstx";
-        }
-
         @Override
         public String label() {
             return "firstx(" + x + ")";
@@ -223,10 +207,6 @@ public sealed interface IdOp extends Op {
         /** The function this operator applies. */
         public Ngram ngram() {
             return new Ngram(n);
-        }
-
-        public String name() {
-            return "ngram";
         }
 
         @Override

@@ -14,8 +14,10 @@ import java.util.Objects;
 public sealed interface Op extends Serializable
         permits Op.Decode, Op.FillMissing, Op.FillNull, DenseOp, Op.Hex2Int, IdOp, Op.Vocab {
 
-    /** The operator's name in specs. */
-    String name();
+    /** The operator's name in specs, as its {@link OpDefinition} declares it. */
+    default String name() {
+        return OpDefinition.of(getClass()).name();
+    }
 
     /** The operator with its parameters, as chains print it, e.g. {@code modulus(1000)}. */
     default String label() {
@@ -66,10 +68,6 @@ public sealed interface Op extends Serializable
                         OpDefinition.ALL_KINDS,
                         null,
                         110);
-
-        public String name() {
-            return "decode";
-        }
     }
 
     /** An empty field becomes 0 (id 0 for categorical columns). */
@@ -84,10 +82,6 @@ public sealed interface Op extends Serializable
                         OpDefinition.ALL_KINDS,
                         "fill_missing",
                         111);
-
-        public String name() {
-            return "fill_missing";
-        }
     }
 
     /**
@@ -108,10 +102,6 @@ public sealed interface Op extends Serializable
                         "fill_missing",
                         117,
                         p -> new FillNull(p.longValue("value", Long.MIN_VALUE)));
-
-        public String name() {
-            return "fill_null";
-        }
 
         @Override
         public String label() {
@@ -137,10 +127,6 @@ public sealed interface Op extends Serializable
                         OpDefinition.IDS,
                         "hex2int",
                         114);
-
-        public String name() {
-            return "hex2int";
-        }
     }
 
     /**
@@ -176,10 +162,6 @@ public sealed interface Op extends Serializable
         /** DLRM's vocabulary: every key admitted at its first appearance, from index 0. */
         public Vocab() {
             this(VocabularyPolicy.FIRST_APPEARANCE);
-        }
-
-        public String name() {
-            return "vocab";
         }
 
         @Override
