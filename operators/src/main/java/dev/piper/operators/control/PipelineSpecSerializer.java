@@ -85,20 +85,6 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
      */
     static final int ID_SPEC = 100;
 
-    static final int ID_OP_MODULUS = IdOp.Modulus.DEFINITION.tag();
-    static final int ID_OP_VOCAB = Op.Vocab.DEFINITION.tag();
-    static final int ID_OP_FILL_NULL = Op.FillNull.DEFINITION.tag();
-    static final int ID_OP_CLAMP = DenseOp.ClampOp.DEFINITION.tag();
-    static final int ID_OP_BUCKETIZE = DenseOp.BucketizeOp.DEFINITION.tag();
-    static final int ID_OP_BOXCOX = DenseOp.BoxCoxOp.DEFINITION.tag();
-    static final int ID_OP_LOGIT = DenseOp.LogitOp.DEFINITION.tag();
-    static final int ID_OP_CAST = DenseOp.Cast.DEFINITION.tag();
-    static final int ID_OP_SIGRID_HASH = IdOp.SigridHashOp.DEFINITION.tag();
-    static final int ID_OP_MAPID = IdOp.MapIdOp.DEFINITION.tag();
-    static final int ID_OP_FIRSTX = IdOp.FirstXOp.DEFINITION.tag();
-    static final int ID_OP_NGRAM = IdOp.NgramOp.DEFINITION.tag();
-    static final int ID_OP_ONEHOT = DenseOp.OneHotOp.DEFINITION.tag();
-
     private transient Kryo kryo;
     private transient Reading reading;
 
@@ -113,25 +99,26 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
         k.setRegistrationRequired(true);
         k.setReferences(false);
         k.register(PipelineSpec.class, new SpecWriter(reading), ID_SPEC);
-        k.register(IdOp.Modulus.class, new ModulusWriter(), ID_OP_MODULUS);
-        k.register(Op.Vocab.class, vocab, ID_OP_VOCAB);
-        k.register(
-                Op.FillNull.class,
+        register(k, IdOp.Modulus.DEFINITION, new ModulusWriter());
+        register(k, Op.Vocab.DEFINITION, vocab);
+        register(
+                k,
+                Op.FillNull.DEFINITION,
                 new OpWriter<>(
                         (o, n) -> o.writeVarLong(n.value(), false),
-                        i -> new Op.FillNull(i.readVarLong(false))),
-                ID_OP_FILL_NULL);
-        k.register(
-                DenseOp.ClampOp.class,
+                        i -> new Op.FillNull(i.readVarLong(false))));
+        register(
+                k,
+                DenseOp.ClampOp.DEFINITION,
                 new OpWriter<>(
                         (o, c) -> {
                             o.writeDouble(c.lo());
                             o.writeDouble(c.hi());
                         },
-                        i -> new DenseOp.ClampOp(i.readDouble(), i.readDouble())),
-                ID_OP_CLAMP);
-        k.register(
-                DenseOp.BucketizeOp.class,
+                        i -> new DenseOp.ClampOp(i.readDouble(), i.readDouble())));
+        register(
+                k,
+                DenseOp.BucketizeOp.DEFINITION,
                 new OpWriter<>(
                         (o, b) -> {
                             o.writeBoolean(b.right());
@@ -143,36 +130,37 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                             boolean right = i.readBoolean();
                             int n = i.readVarInt(true);
                             return new DenseOp.BucketizeOp(i.readDoubles(n), right);
-                        }),
-                ID_OP_BUCKETIZE);
-        k.register(
-                DenseOp.BoxCoxOp.class,
+                        }));
+        register(
+                k,
+                DenseOp.BoxCoxOp.DEFINITION,
                 new OpWriter<>(
                         (o, b) -> o.writeDouble(b.lambda()),
-                        i -> new DenseOp.BoxCoxOp(i.readDouble())),
-                ID_OP_BOXCOX);
-        k.register(
-                DenseOp.LogitOp.class,
+                        i -> new DenseOp.BoxCoxOp(i.readDouble())));
+        register(
+                k,
+                DenseOp.LogitOp.DEFINITION,
                 new OpWriter<>(
-                        (o, l) -> o.writeDouble(l.eps()), i -> new DenseOp.LogitOp(i.readDouble())),
-                ID_OP_LOGIT);
-        k.register(
-                DenseOp.Cast.class,
+                        (o, l) -> o.writeDouble(l.eps()),
+                        i -> new DenseOp.LogitOp(i.readDouble())));
+        register(
+                k,
+                DenseOp.Cast.DEFINITION,
                 new OpWriter<>(
                         (o, c) -> o.writeVarInt(c.to().ordinal(), true),
-                        i -> new DenseOp.Cast(Op.ValueType.values()[i.readVarInt(true)])),
-                ID_OP_CAST);
-        k.register(
-                IdOp.SigridHashOp.class,
+                        i -> new DenseOp.Cast(Op.ValueType.values()[i.readVarInt(true)])));
+        register(
+                k,
+                IdOp.SigridHashOp.DEFINITION,
                 new OpWriter<>(
                         (o, h) -> {
                             o.writeVarLong(h.salt(), false);
                             o.writeVarLong(h.max(), true);
                         },
-                        i -> new IdOp.SigridHashOp(i.readVarLong(false), i.readVarLong(true))),
-                ID_OP_SIGRID_HASH);
-        k.register(
-                IdOp.MapIdOp.class,
+                        i -> new IdOp.SigridHashOp(i.readVarLong(false), i.readVarLong(true))));
+        register(
+                k,
+                IdOp.MapIdOp.DEFINITION,
                 new OpWriter<>(
                         (o, m) -> {
                             o.writeString(m.file());
@@ -185,28 +173,32 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                             String file = i.readString();
                             return new IdOp.MapIdOp(
                                     file, i.readBoolean() ? i.readVarLong(true) : null);
-                        }),
-                ID_OP_MAPID);
-        k.register(
-                IdOp.FirstXOp.class,
+                        }));
+        register(
+                k,
+                IdOp.FirstXOp.DEFINITION,
                 new OpWriter<>(
                         (o, f) -> o.writeVarInt(f.x(), true),
-                        i -> new IdOp.FirstXOp(i.readVarInt(true))),
-                ID_OP_FIRSTX);
-        k.register(
-                IdOp.NgramOp.class,
+                        i -> new IdOp.FirstXOp(i.readVarInt(true))));
+        register(
+                k,
+                IdOp.NgramOp.DEFINITION,
                 new OpWriter<>(
                         (o, g) -> o.writeVarInt(g.n(), true),
-                        i -> new IdOp.NgramOp(i.readVarInt(true))),
-                ID_OP_NGRAM);
-        k.register(
-                DenseOp.OneHotOp.class,
+                        i -> new IdOp.NgramOp(i.readVarInt(true))));
+        register(
+                k,
+                DenseOp.OneHotOp.DEFINITION,
                 new OpWriter<>(
                         (o, h) -> o.writeVarInt(h.size(), true),
-                        i -> new DenseOp.OneHotOp(i.readVarInt(true))),
-                ID_OP_ONEHOT);
+                        i -> new DenseOp.OneHotOp(i.readVarInt(true))));
         registerTheRest(k);
         return k;
+    }
+
+    /** Registers operator {@code d}'s record under its tag, written by {@code writer}. */
+    private static void register(Kryo k, OpDefinition d, Serializer<?> writer) {
+        k.register(d.type(), writer, d.tag());
     }
 
     /**
