@@ -138,14 +138,9 @@ public final class Chains {
     public static ValueType resultType(List<Op> chain) {
         ValueType type = ValueType.int32;
         for (Op op : chain) {
-            type = outType(op, type);
+            type = op.outType(type);
         }
         return type;
-    }
-
-    /** The type of the value {@code op} leaves, given a value of type {@code in}. */
-    public static ValueType outType(Op op, ValueType in) {
-        return op.outType(in);
     }
 
     /** A chain as specs print it: its operators' labels, e.g. {@code decode fill_missing log}. */

@@ -71,7 +71,7 @@ public final class ColumnPasses {
                 boolean inFloat = type[fs[0]] == ValueType.float32;
                 out.add(ops[0].pass(new Group(width, fs, inFloat, ops, tables)));
                 for (int i = 0; i < fs.length; i++) {
-                    type[fs[i]] = Chains.outType(ops[i], type[fs[i]]);
+                    type[fs[i]] = ops[i].outType(type[fs[i]]);
                 }
             }
         }
