@@ -144,7 +144,7 @@ public final class RowsRecordFormat {
                         : (int)
                                         split(values.getOrDefault(StreamFormat.ROW_COLUMNS, ""))
                                                 .stream()
-                                                .filter(RowsRecordFormat::isSparse)
+                                                .filter(c -> RowsRecord.sparseColumn(c) >= 0)
                                                 .count()
                                 + lists;
         // the names first: the other headers' counts come from them
@@ -181,13 +181,6 @@ public final class RowsRecordFormat {
                 .filter(h -> h.when().equals(when))
                 .map(Header::name)
                 .toList();
-    }
-
-    /** Whether a row column name is a sparse (categorical) column: C and a number. */
-    static boolean isSparse(String column) {
-        return column.length() > 1
-                && column.charAt(0) == 'C'
-                && column.substring(1).chars().allMatch(Character::isDigit);
     }
 
     private static int count(String names) {
