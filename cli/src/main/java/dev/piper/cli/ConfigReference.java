@@ -40,7 +40,7 @@ public final class ConfigReference {
     /** The reference as Markdown. */
     public static String markdown() {
         StringBuilder md = new StringBuilder();
-        CommandLine piper = new CommandLine(new PiperCli());
+        CommandLine piper = PiperCli.configure(new CommandLine(new PiperCli()));
         for (String command : COMMANDS) {
             CommandLine cmd = piper;
             for (String word : command.split(" ")) {

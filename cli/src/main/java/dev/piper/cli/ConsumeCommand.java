@@ -5,6 +5,10 @@ import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.output.DirectoryLock;
 import dev.piper.connectors.output.OutputCommit;
 import dev.piper.job.Preprocess;
+import dev.piper.job.args.JobArgs;
+import dev.piper.job.args.JobOption;
+import dev.piper.job.launch.KafkaArgs;
+import dev.piper.job.launch.OutputArgs;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecException;
@@ -12,10 +16,11 @@ import dev.piper.pipeline.spec.SpecParser;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -32,16 +37,17 @@ import picocli.CommandLine.Spec;
                     + " --dead-letter-topic, and metadata.json (preprocess's keys for the same spec)."
                     + " Checks every record it reads."
         })
-final class ConsumeCommand implements Callable<Integer> {
+final class ConsumeCommand implements Callable<Integer>, JobOptionsCli.Taking {
 
     /** The one part of a consume run's output ({@link OutputCommit}). */
     private static final String PART = "consume";
 
     @Spec CommandSpec spec;
 
-    @Mixin KafkaClientOptions kafka;
-
-    @Mixin OutputDirOptions out;
+    @Override
+    public List<JobOption> jobOptions() {
+        return Stream.of(KafkaArgs.OPTIONS, OutputArgs.OPTIONS).flatMap(List::stream).toList();
+    }
 
     @Option(names = "--topic", required = true, paramLabel = "O", description = "Rows topic.")
     String topic;
@@ -121,18 +127,19 @@ final class ConsumeCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--timeline: needs --stats");
         }
         DecodeOptions streamSpec = streamSpec();
-        Map<String, String> client = kafka.connect(spec.commandLine());
+        JobArgs args = JobOptionsCli.args(spec);
+        Map<String, String> client = KafkaArgs.connect(args);
         DeliveryStats delivery = stats ? new DeliveryStats() : null;
         Path output;
         OutputConsumer.Result r;
         // The run holds its output directory from before it is checked to its publication; it
         // writes into a staging directory that replaces the output only once complete.
-        try (DirectoryLock lock = Preprocess.lockOutput(out.dir)) {
-            output = out.prepare(spec.commandLine());
+        try (DirectoryLock lock = Preprocess.lockOutput(OutputArgs.dir(args))) {
+            output = OutputArgs.prepare(args);
             OutputCommit commit = OutputCommit.start(output, PART);
             r =
                     new OutputConsumer(
-                                    kafka.bootstrapServers(spec.commandLine()),
+                                    KafkaArgs.bootstrapServers(args),
                                     client,
                                     topic,
                                     vocabTopic,

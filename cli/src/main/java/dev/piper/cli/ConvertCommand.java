@@ -3,6 +3,7 @@ package dev.piper.cli;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.connectors.output.DirectoryLock;
 import dev.piper.connectors.output.OutputCommit;
+import dev.piper.job.launch.LaunchChecks;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -136,7 +137,7 @@ final class ConvertCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        CliChecks.inputFile(spec.commandLine(), input);
+        LaunchChecks.inputFile(input);
         // Held from the check that the output is absent to its rename into place: two converts
         // into one file would otherwise write the same partial file.
         try (DirectoryLock lock =

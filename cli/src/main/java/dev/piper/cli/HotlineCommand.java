@@ -10,6 +10,9 @@ import dev.piper.connectors.output.HotlineReplay;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.connectors.report.HotlineChart;
 import dev.piper.job.HotlineOptions;
+import dev.piper.job.args.JobArgs;
+import dev.piper.job.args.JobOption;
+import dev.piper.job.launch.HotlineArgs;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.hotline.Split;
 import dev.piper.pipeline.spec.Sizes;
@@ -25,7 +28,6 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -50,11 +52,14 @@ import picocli.CommandLine.Spec;
             "With --verify: replays the output's own settings (metadata.json hotline) and checks"
                     + " that hotline/popular.bin and hotline/hot-sets.jsonl are what they give."
         })
-final class HotlineCommand implements Callable<Integer> {
+final class HotlineCommand implements Callable<Integer>, JobOptionsCli.Taking {
 
     @Spec CommandSpec spec;
 
-    @Mixin HotlineCliOptions hotline;
+    @Override
+    public List<JobOption> jobOptions() {
+        return HotlineArgs.OPTIONS;
+    }
 
     @Option(
             names = "--output-dir",
@@ -97,7 +102,8 @@ final class HotlineCommand implements Callable<Integer> {
         if (verify) {
             return verify(replay);
         }
-        if (hotline.budget != null) {
+        JobArgs args = JobOptionsCli.args(spec);
+        if (HotlineArgs.enabled(args)) {
             throw new ParameterException(
                     spec.commandLine(),
                     "--hotline-budget: the study takes its budgets from --budgets");
@@ -112,9 +118,8 @@ final class HotlineCommand implements Callable<Integer> {
                         spec.commandLine(),
                         "--budgets: \"" + budgets.get(i) + "\" is not a size in bytes (e.g. 4m)");
             }
-            hotline.budget = Long.toString(bytes[i]);
             Configuration conf = new Configuration();
-            hotline.apply(spec.commandLine(), conf);
+            HotlineArgs.apply(args, bytes[i], conf);
             settings.add(HotlineOptions.settings(conf));
         }
         PrintWriter err = spec.commandLine().getErr();

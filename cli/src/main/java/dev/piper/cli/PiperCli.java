@@ -1,5 +1,6 @@
 package dev.piper.cli;
 
+import dev.piper.job.args.JobArgumentException;
 import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine;
@@ -64,9 +65,16 @@ public final class PiperCli implements Runnable {
 
     /** The error handling every piper command line shares. */
     static CommandLine configure(CommandLine cli) {
+        JobOptionsCli.addTo(cli);
         cli.setParameterExceptionHandler(PiperCli::oneLineUsageError);
         cli.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {
+                    if (e instanceof JobArgumentException bad) {
+                        // a job option's value, refused by the job's own checks: a usage error
+                        return oneLineUsageError(
+                                new CommandLine.ParameterException(commandLine, bad.getMessage()),
+                                parseResult.originalArgs().toArray(String[]::new));
+                    }
                     commandLine
                             .getErr()
                             .println(commandLine.getCommandName() + ": error: " + message(e));

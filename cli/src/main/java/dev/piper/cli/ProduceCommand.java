@@ -2,12 +2,16 @@ package dev.piper.cli;
 
 import dev.piper.connectors.kafka.LineProducer;
 import dev.piper.connectors.kafka.TopicCreation;
+import dev.piper.job.args.JobArgs;
+import dev.piper.job.args.JobOption;
+import dev.piper.job.launch.KafkaArgs;
+import dev.piper.job.launch.LaunchChecks;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -21,11 +25,14 @@ import picocli.CommandLine.Spec;
             "Send every line of a Criteo text file (.gz is decompressed) to a Kafka topic as one"
                     + " record, its value the line's bytes without the line break, in file order."
         })
-final class ProduceCommand implements Callable<Integer> {
+final class ProduceCommand implements Callable<Integer>, JobOptionsCli.Taking {
 
     @Spec CommandSpec spec;
 
-    @Mixin KafkaClientOptions kafka;
+    @Override
+    public List<JobOption> jobOptions() {
+        return KafkaArgs.OPTIONS;
+    }
 
     @Option(names = "--topic", required = true, paramLabel = "T", description = "Topic to write.")
     String topic;
@@ -49,7 +56,7 @@ final class ProduceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        CliChecks.inputFile(spec.commandLine(), input);
+        LaunchChecks.inputFile(input);
         if (rate != null && !(rate > 0)) {
             throw new ParameterException(
                     spec.commandLine(), "--rate: must be positive, not " + rate);
@@ -59,23 +66,15 @@ final class ProduceCommand implements Callable<Integer> {
                     spec.commandLine(), "--partitions: must be at least 1, not " + partitions);
         }
         PrintStream progress = System.err;
-        Map<String, String> client = kafka.connect(spec.commandLine());
+        JobArgs args = JobOptionsCli.args(spec);
+        Map<String, String> client = KafkaArgs.connect(args);
         if (partitions != null) {
             TopicCreation.createIfAbsent(
-                    kafka.bootstrapServers(spec.commandLine()),
-                    client,
-                    topic,
-                    partitions,
-                    progress);
+                    KafkaArgs.bootstrapServers(args), client, topic, partitions, progress);
         }
         LineProducer.Result r =
                 LineProducer.produce(
-                        input,
-                        kafka.bootstrapServers(spec.commandLine()),
-                        topic,
-                        rate,
-                        client,
-                        progress);
+                        input, KafkaArgs.bootstrapServers(args), topic, rate, client, progress);
         spec.commandLine()
                 .getOut()
                 .printf(

@@ -7,9 +7,16 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.connectors.report.ReportFiles;
 import dev.piper.connectors.report.ReportHtml;
 import dev.piper.connectors.text.TextFiles;
+import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.job.ReportOptions;
+import dev.piper.job.args.JobArgs;
+import dev.piper.job.args.JobOption;
+import dev.piper.job.launch.ClusterArgs;
+import dev.piper.job.launch.LaunchChecks;
+import dev.piper.job.launch.PipelineArgs;
+import dev.piper.job.launch.ReportArgs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -23,9 +30,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -48,15 +55,19 @@ import picocli.CommandLine.Spec;
             "The preprocessed output goes to a temporary directory that is removed; report.json,"
                     + " reports.jsonl and report.html are kept in --report-dir."
         })
-final class ReportCommand implements Callable<Integer> {
+final class ReportCommand implements Callable<Integer>, JobOptionsCli.Taking {
 
     @Spec CommandSpec spec;
 
-    @Mixin PipelineOptions pipeline;
+    @Override
+    public List<JobOption> jobOptions() {
+        return Stream.of(PipelineArgs.OPTIONS, ClusterArgs.OPTIONS, ReportArgs.OPTIONS)
+                .flatMap(List::stream)
+                .toList();
+    }
 
-    @Mixin ClusterOptions cluster;
-
-    @Mixin ReportCliOptions reportOptions;
+    /** Where the vocabularies live ({@code --state-backend}). */
+    private StateBackend stateBackend;
 
     @Option(
             names = "--input",
@@ -121,7 +132,7 @@ final class ReportCommand implements Callable<Integer> {
                         prefix,
                         output,
                         parallelism,
-                        cluster.stateBackend,
+                        stateBackend,
                         conf,
                         new PrintStream(OutputStream.nullOutputStream()));
         System.err.printf(
@@ -233,8 +244,10 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        CliChecks.inputFile(spec.commandLine(), input);
-        CliChecks.parallelism(spec.commandLine(), parallelism);
+        JobArgs args = JobOptionsCli.args(spec);
+        LaunchChecks.inputFile(input);
+        LaunchChecks.parallelism(parallelism);
+        stateBackend = ClusterArgs.stateBackend(args);
         if (repeat < 1) {
             throw new ParameterException(
                     spec.commandLine(), "--repeat: must be at least 1, not " + repeat);
@@ -247,10 +260,10 @@ final class ReportCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--report-dir: " + reportDir + " is not a directory");
         }
-        Configuration conf = Configuration.fromMap(cluster.flinkConf);
+        Configuration conf = ClusterArgs.flinkConf(args);
         conf.set(PiperOptions.BLOCK_BYTES, PiperOptions.BLOCK_BYTES.defaultValue());
-        pipeline.apply(spec.commandLine(), conf);
-        reportOptions.apply(spec.commandLine(), conf);
+        PipelineArgs.apply(args, conf);
+        ReportArgs.apply(args, conf);
         conf.set(ReportOptions.WARMUP_LINES, warmupLines);
         Path work = Files.createTempDirectory("piper-report");
         try {
@@ -267,8 +280,7 @@ final class ReportCommand implements Callable<Integer> {
                 Path output = work.resolve("output-" + i);
                 Preprocess.prepareOutput(output, false);
                 Preprocess.Summary summary =
-                        Preprocess.run(
-                                input, output, parallelism, cluster.stateBackend, conf, System.err);
+                        Preprocess.run(input, output, parallelism, stateBackend, conf, System.err);
                 runs.add(
                         new Run(
                                 summary,

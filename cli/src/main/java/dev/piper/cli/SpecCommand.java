@@ -3,6 +3,10 @@ package dev.piper.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.piper.connectors.kafka.StatusWatcher;
 import dev.piper.job.PiperOptions;
+import dev.piper.job.args.JobArgs;
+import dev.piper.job.args.JobOption;
+import dev.piper.job.launch.KafkaArgs;
+import dev.piper.job.launch.LaunchChecks;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.Presets;
@@ -29,7 +33,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -97,7 +100,7 @@ final class SpecCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            CliChecks.parallelism(spec.commandLine(), parallelism);
+            LaunchChecks.parallelism(parallelism);
             long heap;
             try {
                 heap = memory == null ? Runtime.getRuntime().maxMemory() : Sizes.bytes(memory);
@@ -158,11 +161,14 @@ final class SpecCommand implements Runnable {
                         + " against its active spec and reports acceptance or rejection, and"
                         + " where it took effect, on its status topic."
             })
-    static final class Publish implements Callable<Integer> {
+    static final class Publish implements Callable<Integer>, JobOptionsCli.Taking {
 
         @Spec CommandSpec spec;
 
-        @Mixin KafkaClientOptions kafka;
+        @Override
+        public List<JobOption> jobOptions() {
+            return KafkaArgs.OPTIONS;
+        }
 
         @Option(
                 names = "--topic",
@@ -225,17 +231,18 @@ final class SpecCommand implements Runnable {
                     return 1;
                 }
             }
-            Map<String, String> client = kafka.connect(spec.commandLine());
+            JobArgs args = JobOptionsCli.args(spec);
+            Map<String, String> client = KafkaArgs.connect(args);
             // Opened before publishing, so that no answer can be missed.
             StatusWatcher watcher =
                     wait
                             ? new StatusWatcher(
-                                    kafka.bootstrapServers(spec.commandLine()),
+                                    KafkaArgs.bootstrapServers(args),
                                     client,
                                     statusTopic != null ? statusTopic : topic + "-status")
                             : null;
             try {
-                return publish(key, client, watcher);
+                return publish(key, KafkaArgs.bootstrapServers(args), client, watcher);
             } finally {
                 if (watcher != null) {
                     watcher.close();
@@ -243,13 +250,12 @@ final class SpecCommand implements Runnable {
             }
         }
 
-        private int publish(String key, Map<String, String> client, StatusWatcher watcher)
+        private int publish(
+                String key, String bootstrap, Map<String, String> client, StatusWatcher watcher)
                 throws Exception {
             Properties props = new Properties();
             props.putAll(client);
-            props.setProperty(
-                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    kafka.bootstrapServers(spec.commandLine()));
+            props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             props.setProperty(ProducerConfig.ACKS_CONFIG, "all");
             props.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
             try (KafkaProducer<byte[], byte[]> producer =

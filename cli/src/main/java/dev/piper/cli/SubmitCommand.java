@@ -1,6 +1,8 @@
 package dev.piper.cli;
 
 import dev.piper.cli.cluster.FlinkRest;
+import dev.piper.job.launch.JobMain;
+import dev.piper.job.launch.PreprocessProgram;
 import dev.piper.operators.decode.DecodeMetrics;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -52,7 +54,7 @@ final class SubmitCommand implements Callable<Integer> {
     @Option(
             names = "--jar",
             paramLabel = "PATH",
-            description = "The job jar (default: the build's cli/target/piper-job-*-flink.jar).")
+            description = "The job jar (default: the build's job/target/piper-job-*-flink.jar).")
     Path jar;
 
     @Option(
@@ -105,8 +107,8 @@ final class SubmitCommand implements Callable<Integer> {
         }
         String jobName;
         try {
-            jobName = ClusterJob.check(jobArgs.toArray(String[]::new));
-        } catch (ParameterException e) {
+            jobName = JobMain.check(jobArgs.toArray(String[]::new));
+        } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "job arguments: " + e.getMessage());
         }
         if (parallelism != null && parallelism < 1) {
@@ -138,7 +140,7 @@ final class SubmitCommand implements Callable<Integer> {
             jobId =
                     cluster.run(
                             jarId,
-                            ClusterJob.class.getName(),
+                            JobMain.class.getName(),
                             jobParallelism,
                             jobArgs,
                             fromSavepoint,
@@ -165,7 +167,7 @@ final class SubmitCommand implements Callable<Integer> {
             out.println(jobId);
             return 0;
         }
-        boolean bounded = jobName.equals(PreprocessCommand.NAME);
+        boolean bounded = jobName.equals(PreprocessProgram.NAME);
         return bounded ? followToEnd(cluster, jobId, err) : awaitRunning(cluster, jobId);
     }
 
@@ -243,7 +245,7 @@ final class SubmitCommand implements Callable<Integer> {
 
     /** The job jar the build made. */
     private static Path builtJar() throws IOException {
-        Path target = PiperHome.get().resolve("cli/target");
+        Path target = PiperHome.get().resolve("job/target");
         if (Files.isDirectory(target)) {
             try (Stream<Path> files = Files.list(target)) {
                 List<Path> jars =

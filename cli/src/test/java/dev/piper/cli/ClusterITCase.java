@@ -12,6 +12,7 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.Preprocess;
 import dev.piper.job.SameOutput;
 import dev.piper.job.TestClusters;
+import dev.piper.job.launch.JobMain;
 import dev.piper.operators.decode.DecodeMetrics;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -71,8 +72,8 @@ class ClusterITCase {
         try (JarFile j = new JarFile(jar.toFile())) {
             // What 'flink run job.jar' runs when no entry class is named.
             assertThat(j.getManifest().getMainAttributes().getValue("Main-Class"))
-                    .isEqualTo(ClusterJob.class.getName());
-            assertThat(j.getEntry(ClusterJob.class.getName().replace('.', '/') + ".class"))
+                    .isEqualTo(JobMain.class.getName());
+            assertThat(j.getEntry(JobMain.class.getName().replace('.', '/') + ".class"))
                     .isNotNull();
         }
         Path home = Path.of(System.getProperty("piper.home"));

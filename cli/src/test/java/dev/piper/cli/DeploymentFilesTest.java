@@ -12,6 +12,7 @@ import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import dev.piper.cli.local.LocalFlinkCluster;
+import dev.piper.job.launch.JobMain;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -222,13 +223,13 @@ class DeploymentFilesTest {
     void theFlinkDeploymentRunsTheJobJarWithValidStreamArguments() throws Exception {
         JsonNode spec = YAML.readTree(home.resolve("k8s/piper-stream.yaml").toFile()).path("spec");
         JsonNode job = spec.path("job");
-        assertThat(job.path("entryClass").asText()).isEqualTo(ClusterJob.class.getName());
+        assertThat(job.path("entryClass").asText()).isEqualTo(JobMain.class.getName());
         assertThat(job.path("upgradeMode").asText()).isEqualTo("savepoint");
         assertThat(job.path("jarURI").asText()).isEqualTo("local://" + jarInImage());
         List<String> args = new ArrayList<>();
         job.path("args").forEach(a -> args.add(a.asText()));
         assertThat(args.get(0)).isEqualTo("stream");
-        ClusterJob.check(args.toArray(String[]::new));
+        JobMain.check(args.toArray(String[]::new));
         // The Kafka settings come from the mounted ConfigMap and Secret.
         String mounts = spec.path("podTemplate").toString();
         assertThat(mounts)
@@ -263,7 +264,7 @@ class DeploymentFilesTest {
                         ((List<?>) ((Map<?, ?>) services.get("submit")).get("command")).get(0));
         String[] jobArgs = submit.substring(submit.indexOf(" -- ") + 4).trim().split("\\s+");
         assertThat(jobArgs[0]).isEqualTo("stream");
-        ClusterJob.check(jobArgs);
+        JobMain.check(jobArgs);
         assertThat(submit).contains("--jar " + jarInImage());
     }
 

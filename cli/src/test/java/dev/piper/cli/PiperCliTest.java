@@ -1475,14 +1475,15 @@ class PiperCliTest {
                                 "x"))
                 .isEqualTo(2);
         assertThat(err().strip())
-                .startsWith("piper submit: job arguments: Unknown options: '--inptu', 'x'")
+                .startsWith("piper submit: job arguments: Unknown option: '--inptu'")
                 .doesNotContain("\n");
         err.reset();
         assertThat(
                         PiperCli.execute(
                                 "submit", "--jar", jar.toString(), "--", "bench", "--rows", "1"))
                 .isEqualTo(2);
-        assertThat(err()).contains("job arguments: Unmatched arguments");
+        assertThat(err())
+                .contains("job arguments: name the job to run: preprocess or stream, not 'bench'");
         err.reset();
         assertThat(PiperCli.execute("submit", "--jar", jar.toString(), "--", "stream", "--help"))
                 .isEqualTo(2);

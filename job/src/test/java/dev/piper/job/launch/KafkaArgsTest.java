@@ -1,31 +1,24 @@
-package dev.piper.cli;
+package dev.piper.job.launch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.piper.job.args.JobArgs;
+import dev.piper.job.args.JobArgumentException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 
 /** Kafka client settings from options and properties files (a ConfigMap and a Secret, say). */
-class KafkaClientOptionsTest {
+class KafkaArgsTest {
 
     @TempDir Path tmp;
 
-    @Command(name = "kafka-test")
-    static final class Holder {
-        @Mixin KafkaClientOptions kafka;
-    }
-
-    private static CommandLine parse(Holder holder, String... args) {
-        CommandLine cmd = new CommandLine(holder);
-        cmd.parseArgs(args);
-        return cmd;
+    private static JobArgs parse(String... args) {
+        return JobArgs.parse(KafkaArgs.OPTIONS, List.of(args));
     }
 
     @Test
@@ -37,18 +30,16 @@ class KafkaClientOptionsTest {
         Path secret =
                 Files.writeString(
                         tmp.resolve("credentials.properties"), "acks=all\nsasl.mechanism=PLAIN\n");
-        Holder h = new Holder();
-        CommandLine cmd =
+        JobArgs args =
                 parse(
-                        h,
                         "--kafka-properties",
                         config.toString(),
                         "--kafka-properties",
                         secret.toString(),
                         "--kafka-property",
                         "sasl.mechanism=SCRAM-SHA-512");
-        assertThat(h.kafka.bootstrapServers(cmd)).isEqualTo("kafka:9093");
-        assertThat(h.kafka.clientProperties(cmd))
+        assertThat(KafkaArgs.bootstrapServers(args)).isEqualTo("kafka:9093");
+        assertThat(KafkaArgs.clientProperties(args))
                 .containsAllEntriesOf(
                         Map.of(
                                 "security.protocol", "SASL_SSL",
@@ -60,21 +51,27 @@ class KafkaClientOptionsTest {
     void theOptionWinsOverTheFilesBootstrapServersAndOneOfThemIsRequired() throws Exception {
         Path config =
                 Files.writeString(tmp.resolve("c.properties"), "bootstrap.servers=kafka:9093\n");
-        Holder h = new Holder();
-        CommandLine cmd =
-                parse(
-                        h,
-                        "--bootstrap-servers",
-                        "127.0.0.1:9092",
-                        "--kafka-properties",
-                        config.toString());
-        assertThat(h.kafka.bootstrapServers(cmd)).isEqualTo("127.0.0.1:9092");
+        JobArgs args =
+                parse("--bootstrap-servers", "127.0.0.1:9092", "--kafka-properties", config + "");
+        assertThat(KafkaArgs.bootstrapServers(args)).isEqualTo("127.0.0.1:9092");
 
-        Holder none = new Holder();
-        CommandLine bare = parse(none, "--kafka-property", "acks=all");
-        assertThatThrownBy(() -> none.kafka.bootstrapServers(bare))
-                .isInstanceOf(CommandLine.ParameterException.class)
+        JobArgs none = parse("--kafka-property", "acks=all");
+        assertThatThrownBy(() -> KafkaArgs.bootstrapServers(none))
+                .isInstanceOf(JobArgumentException.class)
                 .hasMessageContaining(
                         "'--bootstrap-servers=B' (or bootstrap.servers in --kafka-properties)");
+    }
+
+    @Test
+    void anUnreadableFileOrAPropertyWithoutItsValueIsNamed() {
+        JobArgs missing = parse("--kafka-properties", tmp.resolve("absent.properties") + "");
+        assertThatThrownBy(() -> KafkaArgs.clientProperties(missing))
+                .hasMessageStartingWith("--kafka-properties: cannot read ")
+                .hasMessageContaining("absent.properties");
+        JobArgs bare = parse("--kafka-property", "acks");
+        assertThatThrownBy(() -> KafkaArgs.clientProperties(bare))
+                .hasMessage(
+                        "Value for option '--kafka-property' should be in KEY=VALUE format but"
+                                + " was acks");
     }
 }

@@ -1,4 +1,4 @@
-package dev.piper.cli.cluster;
+package dev.piper.job.launch;
 
 import java.util.function.Consumer;
 import org.apache.flink.api.common.JobID;
@@ -8,8 +8,8 @@ import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * Submitting a job from the program a Flink cluster runs: the job jar's entry class ({@code
- * ClusterJob}) under {@code POST /jars/:id/run}, {@code flink run} or the Kubernetes operator's
+ * Submitting a job from the program a Flink cluster runs: the job jar's entry class ({@link
+ * JobMain}) under {@code POST /jars/:id/run}, {@code flink run} or the Kubernetes operator's
  * application mode. The program builds the graph, submits it and returns; the cluster runs the job,
  * and whoever submitted the program follows it ({@code piper submit}, the operator).
  */

@@ -1,0 +1,456 @@
+package dev.piper.job.launch;
+
+import dev.piper.connectors.kafka.KafkaConnectors;
+import dev.piper.job.CheckpointDirectory;
+import dev.piper.job.JobNames;
+import dev.piper.job.ReportOptions;
+import dev.piper.job.StreamOptions;
+import dev.piper.job.StreamPipelines;
+import dev.piper.job.StreamRunner;
+import dev.piper.job.StreamTopics;
+import dev.piper.job.Streaming;
+import dev.piper.job.args.JobArgs;
+import dev.piper.job.args.JobArgumentException;
+import dev.piper.job.args.JobOption;
+import dev.piper.pipeline.spec.SpecException;
+import dev.piper.pipeline.spec.SpecParser;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+
+/**
+ * The {@code stream} job's program: from its arguments to a stream ready to run, the same for
+ * {@code piper stream} (which runs it on an embedded cluster) and for the job jar on a Flink
+ * cluster ({@link JobMain}, which submits it there). Getting ready chooses where the stream starts
+ * (the cluster's savepoint, {@code --from-savepoint}, the latest snapshot of {@code
+ * --checkpoint-dir}), checks its pipelines, waits for the broker and the input topics, creates the
+ * output topics and claims them.
+ */
+public final class StreamProgram {
+
+    /** The job's name among the job jar's programs. */
+    public static final String NAME = "stream";
+
+    /** Every option of the job. */
+    public static final List<JobOption> OPTIONS = StreamArgs.OPTIONS;
+
+    private final StreamArgs a;
+    private final boolean onCluster;
+
+    /** The checkpoint directory's lock, held by an embedded run while it runs its stream. */
+    private CheckpointDirectory.Lock lock;
+
+    /** Whether no snapshot is restored: the run starts from --start-from, if nothing forbids. */
+    private boolean fresh;
+
+    private StreamProgram(StreamArgs a, boolean onCluster) {
+        this.a = a;
+        this.onCluster = onCluster;
+    }
+
+    /**
+     * A stream ready to run: its job's configuration and, for an embedded run, the lock of its
+     * checkpoint directory, held until this is closed.
+     *
+     * @param untilIdle {@code --until-idle}, or {@code null}
+     */
+    public record Ready(Configuration conf, Duration untilIdle, CheckpointDirectory.Lock lock)
+            implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            if (lock != null) {
+                lock.close();
+            }
+        }
+    }
+
+    /**
+     * Checks the arguments and gets the stream ready to run here ({@code onCluster} false: on an
+     * embedded cluster, holding its checkpoint directory) or on the cluster this program runs on;
+     * what it does goes to {@code err}.
+     *
+     * @throws JobArgumentException naming the first bad argument
+     */
+    public static Ready prepare(JobArgs args, boolean onCluster, PrintStream err) throws Exception {
+        StreamProgram p = new StreamProgram(new StreamArgs(args), onCluster);
+        try {
+            return p.prepare(err);
+        } catch (Exception | Error e) {
+            if (p.lock != null) {
+                p.lock.close();
+            }
+            throw e;
+        }
+    }
+
+    /** Submits a stream made ready on the cluster this program runs on; says so on {@code out}. */
+    public static JobID submit(Ready ready, PrintStream out) throws Exception {
+        JobID id =
+                OnCluster.submit(
+                        Streaming.job(ready.conf())::build,
+                        ready.conf(),
+                        JobNames.stream(ready.conf()));
+        out.printf("stream: job %s submitted%n", id);
+        return id;
+    }
+
+    /** Runs a stream made ready here on an embedded cluster, until stopped or idle. */
+    public static StreamRunner.Result run(Ready ready, PrintStream err) throws Exception {
+        return StreamRunner.run(Streaming.job(ready.conf()), ready.conf(), ready.untilIdle(), err);
+    }
+
+    private Ready prepare(PrintStream err) throws Exception {
+        Configuration control = controlSettings();
+        List<String> problems = StreamOptions.problems(control, FLAGS::get);
+        if (!problems.isEmpty()) {
+            throw new JobArgumentException(problems.get(0));
+        }
+        if (onCluster && a.untilIdle != null) {
+            throw JobArgumentException.of(
+                    StreamArgs.UNTIL_IDLE,
+                    "only on the embedded cluster; stop a job on a Flink cluster with 'piper job"
+                            + " stop' (a savepoint, all output committed)");
+        }
+        Path dir = a.checkpointDir.toAbsolutePath();
+        Files.createDirectories(dir);
+        Configuration conf = configuration(dir, onCluster, control);
+        chooseStart(conf, dir, onCluster, err);
+        StreamPipelines pipelines = pipelines(conf, dir, onCluster, err);
+        KafkaArgs.connect(a.args); // the arguments are checked: now the broker must answer
+        StreamTopics.awaitInputs(conf, err);
+        if (fresh) {
+            refuseCommittedInputWithoutSnapshot(conf, dir, err);
+        }
+        StreamTopics.prepareTopics(conf, err);
+        String streamId = CheckpointDirectory.streamId(dir);
+        for (String rows : pipelines.outputTopics()) {
+            StreamOptions.claims(conf, rows)
+                    .claim(List.of(rows), streamId, dir.toString(), a.takeOverOutput, err);
+        }
+        return new Ready(conf, a.untilIdle, lock);
+    }
+
+    /** The command-line flag of each control and report option, for {@link #controlSettings}. */
+    private static final Map<ConfigOption<?>, String> FLAGS =
+            Map.of(
+                    StreamOptions.CONTROL_TOPIC, "--control-topic",
+                    StreamOptions.STATUS_TOPIC, "--status-topic",
+                    StreamOptions.CONTROL_DIR, "--control-dir",
+                    StreamOptions.STATUS_DIR, "--status-dir",
+                    StreamOptions.REPORT_TOPIC, "--report-topic",
+                    ReportOptions.ENABLED, "--report-topic");
+
+    /**
+     * The control and report options as given: the control directory and its status directory
+     * (given, or the control directory's status/) absolute; with a report topic, the report on.
+     */
+    private Configuration controlSettings() {
+        Configuration c = new Configuration();
+        Optional.ofNullable(a.controlTopic).ifPresent(t -> c.set(StreamOptions.CONTROL_TOPIC, t));
+        Optional.ofNullable(a.statusTopic).ifPresent(t -> c.set(StreamOptions.STATUS_TOPIC, t));
+        if (a.controlDir != null) {
+            c.set(StreamOptions.CONTROL_DIR, a.controlDir.toAbsolutePath().toString());
+        }
+        Path status =
+                a.statusDir != null
+                        ? a.statusDir
+                        : a.controlDir == null ? null : a.controlDir.resolve("status");
+        if (status != null) {
+            c.set(StreamOptions.STATUS_DIR, status.toAbsolutePath().toString());
+        }
+        if (a.reportTopic != null) {
+            c.set(StreamOptions.REPORT_TOPIC, a.reportTopic);
+            c.set(ReportOptions.ENABLED, true);
+        }
+        return c;
+    }
+
+    /**
+     * The job's configuration from the arguments: checkpointing in {@code dir} (locked while an
+     * embedded run uses it), the pipelines, topics, Kafka clients, Hotline and {@code control}.
+     */
+    private Configuration configuration(Path dir, boolean onCluster, Configuration control)
+            throws IOException {
+        Configuration conf;
+        if (onCluster) {
+            // No lock: this program ends once the job is submitted, and the cluster, which may
+            // restart or restore the job at any time, owns the directory from then on.
+            conf = ClusterArgs.jobConfiguration(a.args);
+            conf.addAll(Streaming.checkpointing(dir, a.checkpointInterval));
+        } else {
+            try {
+                lock = CheckpointDirectory.lock(dir);
+            } catch (IllegalStateException e) {
+                throw new JobArgumentException("--checkpoint-dir: " + e.getMessage());
+            }
+            conf =
+                    Streaming.configuration(
+                            a.parallelism,
+                            ClusterArgs.stateBackend(a.args),
+                            dir,
+                            a.checkpointInterval);
+        }
+        conf.addAll(ClusterArgs.flinkConf(a.args));
+        if (a.pipelineFiles.isEmpty()) {
+            if (a.inputTopic == null || a.outputTopic == null) {
+                throw new JobArgumentException(
+                        "--input-topic and --output-topic are required (or --pipeline files)");
+            }
+            PipelineArgs.apply(a.args, conf);
+            conf.set(StreamOptions.INPUT_TOPIC, a.inputTopic);
+        } else {
+            applyPipelines(conf);
+        }
+        conf.set(StreamOptions.BLOCK_LINES, a.blockLines);
+        conf.set(StreamOptions.LINGER, a.linger);
+        conf.set(StreamOptions.INPUT_WAIT, a.inputWait);
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, KafkaArgs.bootstrapServers(a.args));
+        Optional.ofNullable(a.outputTopic).ifPresent(t -> conf.set(StreamOptions.OUTPUT_TOPIC, t));
+        Optional.ofNullable(a.outputPartitions)
+                .ifPresent(n -> conf.set(StreamOptions.OUTPUT_PARTITIONS, n));
+        conf.set(StreamOptions.START_FROM, a.startFrom);
+        Optional.ofNullable(a.deadLetterTopic)
+                .ifPresent(t -> conf.set(StreamOptions.DEAD_LETTER_TOPIC, t));
+        Optional.ofNullable(a.vocabTopic).ifPresent(t -> conf.set(StreamOptions.VOCAB_TOPIC, t));
+        if (a.reportTopic != null) {
+            ReportArgs.apply(a.args, conf);
+        }
+        if (HotlineArgs.enabled(a.args)) {
+            if (a.vocabTopic == null) {
+                throw new JobArgumentException(
+                        "--hotline-budget: the split needs --vocab-topic, where the hot sets are"
+                                + " published");
+            }
+            if (a.controlTopic != null || a.controlDir != null) {
+                throw new JobArgumentException(
+                        "--hotline-budget: the split does not run with "
+                                + (a.controlTopic != null ? "--control-topic" : "--control-dir")
+                                + " (a spec switch may change the rows' shape its hot sets are"
+                                + " chosen for)");
+            }
+            HotlineArgs.apply(a.args, conf);
+        }
+        conf.addAll(control);
+        if (a.controlDir != null) {
+            Files.createDirectories(Path.of(conf.get(StreamOptions.STATUS_DIR)));
+        }
+        Optional.ofNullable(a.transactionalIdPrefix)
+                .ifPresent(p -> conf.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, p));
+        Optional.ofNullable(a.groupId).ifPresent(g -> conf.set(StreamOptions.GROUP_ID, g));
+        KafkaArgs.clientProperties(a.args)
+                .forEach((k, v) -> conf.setString(StreamOptions.KAFKA_PROPERTY_PREFIX + k, v));
+
+        return conf;
+    }
+
+    /**
+     * Where the run starts: the cluster's savepoint, {@code --from-savepoint}, {@code
+     * --start-over}, or the latest snapshot in {@code dir}, into {@code conf}; with none, {@link
+     * #fresh}.
+     */
+    private void chooseStart(Configuration conf, Path dir, boolean onCluster, PrintStream err)
+            throws IOException {
+        Optional<String> givenByCluster =
+                onCluster
+                        ? OnCluster.clusterConfiguration()
+                                .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
+                        : Optional.empty();
+        if (givenByCluster.isPresent()) {
+            // The operator passes its latest savepoint on every upgrade, while the arguments
+            // stay as written: a --from-savepoint among them would restore an older state.
+            err.printf(
+                    "stream: restoring %s (the submission's savepoint)%s%n",
+                    givenByCluster.get(),
+                    a.fromSavepoint == null
+                            ? ""
+                            : "; --from-savepoint " + a.fromSavepoint + " ignored");
+        } else if (a.fromSavepoint != null) {
+            CheckpointDirectory.checkReadable(a.fromSavepoint.toAbsolutePath());
+            Streaming.restoreFrom(conf, a.fromSavepoint.toAbsolutePath(), false);
+            err.printf("stream: restoring %s%n", a.fromSavepoint);
+        } else if (a.startOver) {
+            err.printf(
+                    "stream: --start-over: not restoring any snapshot in %s; starting from %s%n",
+                    dir, a.startFrom);
+        } else {
+            Optional<Path> latest = CheckpointDirectory.latestSnapshot(dir);
+            refuseLost(dir, latest);
+            if (latest.isPresent()) {
+                CheckpointDirectory.checkReadable(latest.get()); // before pruning the others
+                Streaming.restoreFrom(conf, latest.get(), true);
+                err.printf("stream: resuming from %s%n", latest.get());
+                warnIfOlderThanTransactions(latest.get(), err);
+                for (Path old : CheckpointDirectory.pruneSuperseded(dir, latest.get())) {
+                    err.printf("stream: removed superseded snapshot %s%n", old);
+                }
+            } else {
+                fresh = true;
+            }
+        }
+    }
+
+    /** The pipelines {@code conf} runs, checked against {@code dir} and this machine. */
+    private StreamPipelines pipelines(
+            Configuration conf, Path dir, boolean onCluster, PrintStream err) throws IOException {
+        StreamPipelines pipelines;
+        try {
+            pipelines = StreamPipelines.of(conf);
+            CheckpointDirectory.checkPipelines(dir, pipelines);
+        } catch (IllegalArgumentException e) {
+            throw new JobArgumentException(e.getMessage());
+        }
+        if (!onCluster) {
+            for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+                LaunchChecks.resources(
+                        a.pipelineFiles.isEmpty() ? "--spec" : "--pipeline " + p.name(),
+                        p.start().program(),
+                        a.parallelism);
+            }
+        }
+        if (pipelines.size() > 1) {
+            for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+                err.printf(
+                        "stream: pipeline %s/%d: %s -> %s%n",
+                        p.name(), p.start().version(), p.inputTopic(), p.outputTopic());
+            }
+        }
+        return pipelines;
+    }
+
+    /**
+     * A fresh start in a directory whose consumer group has committed input would commit that
+     * output a second time: refused, naming the ways out.
+     */
+    private void refuseCommittedInputWithoutSnapshot(
+            Configuration conf, Path dir, PrintStream err) {
+        long committed = StreamTopics.committedInput(conf);
+        if (committed > 0) {
+            throw new IllegalStateException(
+                    "--checkpoint-dir "
+                            + dir
+                            + " holds no snapshot to resume from, but consumer group "
+                            + StreamOptions.groupId(conf)
+                            + " has committed "
+                            + String.format("%,d", committed)
+                            + " input records: a stream on this directory committed their"
+                            + " output, and its snapshots are gone. Starting from "
+                            + a.startFrom
+                            + " would commit that output a second time. Restore a snapshot"
+                            + " kept elsewhere with --from-savepoint, or start over into"
+                            + " new output topics with --start-over (docs/OPERATIONS.md,"
+                            + " \"Damaged checkpoint directories\")");
+        }
+        err.printf(
+                "stream: no snapshot in %s and no input committed by group %s; starting"
+                        + " from %s%n",
+                dir, StreamOptions.groupId(conf), a.startFrom);
+    }
+
+    /**
+     * Says so when the snapshot resumed from completed longer ago than the sink's transaction
+     * timeout: if the process died between that checkpoint and the commit of its output, the broker
+     * has aborted that output since, and those rows are lost (a reader finds the blocks missing).
+     * Within the timeout the restored job commits them, and Flink's "already fenced" messages about
+     * the transactions the crashed run had committed are expected.
+     */
+    private static void warnIfOlderThanTransactions(Path snapshot, PrintStream err)
+            throws IOException {
+        if (!snapshot.getFileName().toString().startsWith("chk-")) {
+            return; // a savepoint: the stop that took it committed its output
+        }
+        Duration age =
+                Duration.between(
+                        Files.getLastModifiedTime(snapshot.resolve("_metadata")).toInstant(),
+                        java.time.Instant.now());
+        Duration timeout =
+                Duration.ofMillis(Long.parseLong(KafkaConnectors.TRANSACTION_TIMEOUT_MS));
+        if (age.compareTo(timeout) > 0) {
+            err.printf(
+                    "stream: note: that checkpoint completed %d min ago, longer than the"
+                            + " transactions' timeout (%d min): if the last run died in the moment"
+                            + " between the checkpoint and the commit of its output, the broker"
+                            + " has aborted that output and those rows are missing ('piper"
+                            + " consume' names missing blocks)%n",
+                    age.toMinutes(), timeout.toMinutes());
+        }
+    }
+
+    /**
+     * Refuses to resume when a snapshot newer than {@code latest} completed once (this program
+     * sealed it) but lost its {@code _metadata}: resuming from an older one, or from nothing, would
+     * commit the output after it a second time.
+     */
+    private static void refuseLost(Path dir, Optional<Path> latest) throws IOException {
+        List<Path> lost = CheckpointDirectory.lostSnapshots(dir, latest);
+        if (!lost.isEmpty()) {
+            throw new IllegalStateException(
+                    "the snapshot "
+                            + lost.get(lost.size() - 1)
+                            + " completed (it is sealed) but its _metadata is gone, so it cannot"
+                            + " be restored, and "
+                            + latest.map(p -> "resuming from the older " + p)
+                                    .orElse("starting from the beginning")
+                            + " would commit the output after it a second time. Either put"
+                            + " back a copy of its _metadata; or "
+                            + latest.map(
+                                            p ->
+                                                    "move it away to resume from "
+                                                            + p
+                                                            + ", accepting that readers see the"
+                                                            + " rows committed after that"
+                                                            + " twice; or ")
+                                    .orElse(
+                                            "restore a snapshot kept elsewhere with"
+                                                    + " --from-savepoint; or ")
+                            + "start over into new output topics with --start-over"
+                            + " (docs/OPERATIONS.md, \"Damaged checkpoint directories\")");
+        }
+    }
+
+    /** Puts the --pipeline specs into {@code conf}, refusing options they replace. */
+    private void applyPipelines(Configuration conf) {
+        for (String option :
+                List.of(
+                        "--input-topic",
+                        "--dead-letter-topic",
+                        "--spec",
+                        "--max-ind-range",
+                        "--pad-missing-fields",
+                        "--max-line-bytes")) {
+            if (a.args.given(option)) {
+                throw new JobArgumentException(
+                        option
+                                + " cannot be combined with --pipeline: each pipeline's spec"
+                                + " defines its input and operators");
+            }
+        }
+        List<byte[]> texts = new ArrayList<>();
+        for (Path file : a.pipelineFiles) {
+            try {
+                byte[] text = Files.readAllBytes(file);
+                SpecParser.parse(text, file.toString());
+                texts.add(text);
+            } catch (IOException e) {
+                throw new JobArgumentException("--pipeline: cannot read " + file + ": " + e);
+            } catch (SpecException e) {
+                throw new JobArgumentException("--pipeline: " + e.getMessage());
+            }
+        }
+        try {
+            conf.set(StreamOptions.PIPELINES, StreamPipelines.toOption(texts));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
