@@ -2,6 +2,7 @@ package dev.piper.cli;
 
 import dev.piper.benchmarks.bench.Bench;
 import dev.piper.benchmarks.bench.BenchChart;
+import dev.piper.benchmarks.bench.BenchResults;
 import dev.piper.job.PiperOptions;
 import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.Sizes;
@@ -170,7 +171,7 @@ public final class BenchCommand implements Callable<Integer> {
                         spec.commandLine(),
                         "--chart-from: " + chartFrom + " is not a readable file");
             }
-            List<Bench.Result> earlier = Bench.readJson(chartFrom);
+            List<Bench.Result> earlier = BenchResults.readJson(chartFrom);
             BenchChart.write(earlier, title(earlier), svg);
             spec.commandLine().getOut().printf("chart of %s written to %s%n", chartFrom, svg);
             return 0;
@@ -251,8 +252,8 @@ public final class BenchCommand implements Callable<Integer> {
             bench.withCold(thisCommand());
         }
         List<Bench.Result> results = bench.run(chosen);
-        Bench.printTable(results, spec.commandLine().getOut());
-        Bench.writeJson(results, json, rows, seed, blockBytes);
+        BenchResults.printTable(results, spec.commandLine().getOut());
+        BenchResults.writeJson(results, json, rows, seed, blockBytes);
         BenchChart.write(results, title(results), svg);
         spec.commandLine()
                 .getOut()

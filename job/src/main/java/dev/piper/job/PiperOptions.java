@@ -1,5 +1,6 @@
 package dev.piper.job;
 
+import dev.piper.connectors.output.RowsFormat;
 import dev.piper.connectors.text.CriteoFileSource;
 import dev.piper.operators.vocab.VocabularyImport;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -136,10 +137,9 @@ public final class PiperOptions {
     public static final ConfigOption<String> OUTPUT_FORMAT =
             ConfigOptions.key("piper.output-format")
                     .stringType()
-                    .defaultValue("dlrm-rows")
+                    .defaultValue(RowsFormat.DLRM_ROWS.id())
                     .withDescription(
-                            "How the batch output holds its rows: dlrm-rows (rows.bin, DLRM's"
-                                    + " layout) or parquet (rows.parquet, a column per field).");
+                            "How the batch output holds its rows: " + RowsFormat.described() + ".");
 
     public static final ConfigOption<String> VOCAB_STORE =
             ConfigOptions.key("piper.vocab.store")

@@ -1,6 +1,7 @@
 package dev.piper.job;
 
 import dev.piper.connectors.kafka.KafkaConnectors.StartFrom;
+import dev.piper.job.args.JobOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -199,6 +200,68 @@ public final class StreamOptions {
                     .withDescription(
                             "Longest time a block waits for more lines before it is cut. Blocks"
                                     + " are also cut before every checkpoint.");
+
+    /**
+     * The {@code stream} options that set one of these settings as given (the program checks the
+     * rest of its options itself): a new one is a setting above and its line here.
+     */
+    public static final List<JobOption> FLAGS =
+            List.of(
+                    JobOption.setting(
+                            "--input-wait",
+                            "DURATION",
+                            INPUT_WAIT,
+                            "How long to wait for input topics that do not exist yet (the stream may start"
+                                    + " before its producer) before failing (default: ${DEFAULT-VALUE})."),
+                    JobOption.setting(
+                            "--output-partitions",
+                            "N",
+                            OUTPUT_PARTITIONS,
+                            "Partitions of a rows topic the stream creates (default: the input topic's):"
+                                    + " block b of input partition p goes to partition (p + b) mod N, so"
+                                    + " N trainer workers each read a share (docs/SEMANTICS.md). An"
+                                    + " existing rows topic with another count is refused; name its"
+                                    + " count here to use it as it is."),
+                    JobOption.setting(
+                            "--dead-letter-topic",
+                            "D",
+                            DEAD_LETTER_TOPIC,
+                            "Topic of the dead letters (default: the output topic + -dead-letters)."),
+                    JobOption.setting(
+                            "--vocab-topic",
+                            "V",
+                            VOCAB_TOPIC,
+                            "Topic to publish every new vocabulary entry to (column, index, key);"
+                                    + " default: none."),
+                    JobOption.setting(
+                            "--block-lines",
+                            "N",
+                            BLOCK_LINES,
+                            "Most rows per output record (160 bytes each; default ${DEFAULT-VALUE} fits"
+                                    + " Kafka's default 1 MiB record limit)."),
+                    JobOption.setting(
+                            "--linger",
+                            "DURATION",
+                            LINGER,
+                            "Longest wait for more lines before a block is cut (default: ${DEFAULT-VALUE})."),
+                    JobOption.setting(
+                            "--transactional-id-prefix",
+                            "P",
+                            TRANSACTIONAL_ID_PREFIX,
+                            "Prefix of the sink's transactional ids: unique per job, stable across its"
+                                    + " restarts (default: piper- + the output topic)."),
+                    JobOption.setting(
+                            "--group-id",
+                            "G",
+                            GROUP_ID,
+                            "Consumer group the consumed offsets are committed to at each checkpoint, for"
+                                    + " monitoring (default: piper- + the output topic)."),
+                    JobOption.setting(
+                            "--start-from",
+                            "WHERE",
+                            START_FROM,
+                            "Where a run without restored state starts: earliest, latest or committed"
+                                    + " (default: ${DEFAULT-VALUE})."));
 
     private StreamOptions() {}
 

@@ -1,16 +1,7 @@
 package dev.piper.benchmarks.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.connectors.convert.TsvToParquet;
-import dev.piper.connectors.output.OutputLayout;
-import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.HotlineOptions;
-import dev.piper.job.PiperOptions;
-import dev.piper.job.Preprocess;
 import dev.piper.job.ReportOptions;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
@@ -25,14 +16,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -50,7 +37,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * <p>With a preset ({@link #withPreset}, PreSto's rm1..rm5) the inputs are the preset's layout from
  * the same generator ({@code generate --preset}), every stage runs the preset's spec, and the
  * verified output is {@code rows.bin} and each list column's {@code lengths} and {@code values}
- * files ({@link #outputSha256}).
+ * files ({@link JobRuns#outputSha256}).
  */
 public final class Bench {
 
@@ -186,191 +173,197 @@ public final class Bench {
     /** Rows per block of the Parquet measurements: the job's default. */
     static final int PARQUET_BLOCK_ROWS = 4096;
 
+    /** The job runs of {@link #run}, with the settings made by then. */
+    private JobRuns jobRuns;
+
     public List<Result> run(List<Regime> regimes) throws Exception {
         Files.createDirectories(dataDir);
+        jobRuns = new JobRuns(dataDir, blockBytes, preset, layout(), coldCommand, progress);
         List<Result> results = new ArrayList<>();
         for (Regime regime : regimes) {
-            Path full = data(regime, rows);
-            Path half = data(regime, rows / 2);
-            long fullBytes = Files.size(full);
-            long halfBytes = Files.size(half);
-
-            progress.printf("bench %s: single-thread loops%n", label(regime));
-            results.add(
-                    loop(
-                                    regime,
-                                    "decode, 1 thread, no Flink",
-                                    full,
-                                    half,
-                                    SingleThreadLoops::decodeOnly)
-                            .result());
-            if (withFusion && regime == regimes.get(0)) {
-                results.addAll(fusion(regime, full, half));
-            }
-            LoopResult fused =
-                    loop(
-                            regime,
-                            "fused column work, 1 thread, no Flink",
-                            full,
-                            half,
-                            SingleThreadLoops::fused);
-            results.add(fused.result());
-            SingleThreadLoops.Pass fFull = fused.full();
-            SingleThreadLoops.Pass fHalf = fused.half();
-            Path pFull = null;
-            Path pHalf = null;
-            if (withParquet) {
-                pFull = parquet(full);
-                pHalf = parquet(half);
-                results.addAll(parquetLoops(regime, full, half, pFull, pHalf));
-            }
-
+            Inputs in = singleThread(regime, regime == regimes.get(0), results);
             for (int p : parallelisms) {
                 progress.printf("bench %s: Flink job at parallelism %d%n", label(regime), p);
-                JobRun jFull = null;
-                JobRun jHalf = null;
-                JobRun rFull = null;
-                JobRun rHalf = null;
-                JobRun hFull = null;
-                JobRun hHalf = null;
-                for (int i = 0; i < repeat; i++) { // alternating, so JIT warm-up favours neither
-                    jFull = faster(jFull, job(full, p, false));
-                    if (withReport) {
-                        rFull = faster(rFull, job(full, p, true));
-                    }
-                    if (hotlineBudget > 0) {
-                        hFull = faster(hFull, job(full, p, hotline()));
-                    }
-                    jHalf = faster(jHalf, job(half, p, false));
-                    if (withReport) {
-                        rHalf = faster(rHalf, job(half, p, true));
-                    }
-                    if (hotlineBudget > 0) {
-                        hHalf = faster(hHalf, job(half, p, hotline()));
-                    }
-                }
-                if (hotlineBudget > 0) {
-                    if (!hFull.sha256().equals(jFull.sha256())
-                            || !hHalf.sha256().equals(jHalf.sha256())) {
-                        throw new IllegalStateException(
-                                "regime "
-                                        + regime.name()
-                                        + ", parallelism "
-                                        + p
-                                        + ": the job with Hotline's split wrote other rows");
-                    }
-                    results.add(
-                            result(
-                                    regime,
-                                    "Flink job with Hotline",
-                                    p,
-                                    fullBytes,
-                                    halfBytes,
-                                    hFull.seconds(),
-                                    hHalf.seconds(),
-                                    true));
-                }
-                if (withReport) {
-                    boolean same =
-                            rFull.sha256().equals(jFull.sha256())
-                                    && rHalf.sha256().equals(jHalf.sha256());
-                    if (!same) {
-                        throw new IllegalStateException(
-                                "regime "
-                                        + regime.name()
-                                        + ", parallelism "
-                                        + p
-                                        + ": the job with --report wrote other rows");
-                    }
-                    results.add(
-                            result(
-                                    regime,
-                                    "Flink job with --report",
-                                    p,
-                                    fullBytes,
-                                    halfBytes,
-                                    rFull.seconds(),
-                                    rHalf.seconds(),
-                                    true));
-                }
-                boolean verified =
-                        jFull.sha256().equals(fFull.rowsSha256())
-                                && jHalf.sha256().equals(fHalf.rowsSha256());
-                if (!verified) {
-                    throw new IllegalStateException(
-                            "regime "
-                                    + regime.name()
-                                    + ", parallelism "
-                                    + p
-                                    + ": the output differs from the single-thread reference ("
-                                    + jFull.sha256()
-                                    + " vs "
-                                    + fFull.rowsSha256()
-                                    + ")");
-                }
-                results.add(
-                        result(
-                                regime,
-                                "Flink job",
-                                p,
-                                fullBytes,
-                                halfBytes,
-                                jFull.seconds(),
-                                jHalf.seconds(),
-                                verified));
+                results.addAll(jobs(regime, in, p));
                 if (coldCommand != null) {
-                    double cFull = Double.MAX_VALUE;
-                    double cHalf = Double.MAX_VALUE;
-                    for (int i = 0; i < repeat; i++) {
-                        cFull = Math.min(cFull, cold(full, p, fFull.rowsSha256()));
-                        cHalf = Math.min(cHalf, cold(half, p, fHalf.rowsSha256()));
-                    }
-                    // the whole process's rate, not the marginal one: start-up is what it shows
-                    results.add(
-                            new Result(
-                                    label(regime),
-                                    regime.scale(),
-                                    COLD_STAGE,
-                                    p,
-                                    rows,
-                                    fullBytes,
-                                    cFull,
-                                    cHalf,
-                                    rows / cFull,
-                                    fullBytes / 1e6 / cFull,
-                                    true));
+                    results.add(cold(regime, in, p));
                 }
                 if (withParquet) {
-                    JobRun qFull = null;
-                    JobRun qHalf = null;
-                    for (int i = 0; i < repeat; i++) {
-                        qFull = faster(qFull, job(pFull, p, false));
-                        qHalf = faster(qHalf, job(pHalf, p, false));
-                    }
-                    if (!qFull.sha256().equals(fFull.rowsSha256())
-                            || !qHalf.sha256().equals(fHalf.rowsSha256())) {
-                        throw new IllegalStateException(
-                                "regime "
-                                        + regime.name()
-                                        + ", parallelism "
-                                        + p
-                                        + ": rows.bin of the Parquet input differs from the"
-                                        + " text's single-thread reference");
-                    }
-                    results.add(
-                            result(
-                                    regime,
-                                    "Flink job, Parquet input",
-                                    p,
-                                    Files.size(pFull),
-                                    Files.size(pHalf),
-                                    qFull.seconds(),
-                                    qHalf.seconds(),
-                                    true));
+                    results.add(parquetJob(regime, in, p));
                 }
             }
         }
         return results;
+    }
+
+    /**
+     * A regime's inputs, their single-thread reference passes (whose rows every job must write)
+     * and, with {@link #withParquet}, their Parquet copies.
+     */
+    private record Inputs(
+            Path full,
+            Path half,
+            long fullBytes,
+            long halfBytes,
+            SingleThreadLoops.Pass reference,
+            SingleThreadLoops.Pass halfReference,
+            Path parquetFull,
+            Path parquetHalf) {}
+
+    /** The best runs of one job on the full and the half input. */
+    private record Runs(JobRuns.JobRun full, JobRuns.JobRun half) {
+        Runs faster(JobRuns.JobRun fullRun, JobRuns.JobRun halfRun) {
+            return new Runs(JobRuns.faster(full, fullRun), JobRuns.faster(half, halfRun));
+        }
+    }
+
+    /** Generates the regime's inputs and measures the single-thread loops on them. */
+    private Inputs singleThread(Regime regime, boolean first, List<Result> results)
+            throws Exception {
+        Path full = data(regime, rows);
+        Path half = data(regime, rows / 2);
+        progress.printf("bench %s: single-thread loops%n", label(regime));
+        results.add(
+                loop(
+                                regime,
+                                "decode, 1 thread, no Flink",
+                                full,
+                                half,
+                                SingleThreadLoops::decodeOnly)
+                        .result());
+        if (withFusion && first) {
+            results.addAll(fusion(regime, full, half));
+        }
+        LoopResult fused =
+                loop(
+                        regime,
+                        "fused column work, 1 thread, no Flink",
+                        full,
+                        half,
+                        SingleThreadLoops::fused);
+        results.add(fused.result());
+        Path pFull = null;
+        Path pHalf = null;
+        if (withParquet) {
+            pFull = parquet(full);
+            pHalf = parquet(half);
+            results.addAll(parquetLoops(regime, full, half, pFull, pHalf));
+        }
+        return new Inputs(
+                full,
+                half,
+                Files.size(full),
+                Files.size(half),
+                fused.full(),
+                fused.half(),
+                pFull,
+                pHalf);
+    }
+
+    /**
+     * The Flink job at parallelism {@code p}, and with {@link #withReport} and {@link #withHotline}
+     * the job with each, alternating so that JIT warm-up favours none; each must write the
+     * single-thread reference's rows.
+     */
+    private List<Result> jobs(Regime regime, Inputs in, int p) throws Exception {
+        Runs plain = new Runs(null, null);
+        Runs report = new Runs(null, null);
+        Runs hot = new Runs(null, null);
+        for (int i = 0; i < repeat; i++) {
+            plain = plain.faster(job(in.full(), p, false), job(in.half(), p, false));
+            if (withReport) {
+                report = report.faster(job(in.full(), p, true), job(in.half(), p, true));
+            }
+            if (hotlineBudget > 0) {
+                hot =
+                        hot.faster(
+                                jobRuns.job(in.full(), p, hotline()),
+                                jobRuns.job(in.half(), p, hotline()));
+            }
+        }
+        List<Result> results = new ArrayList<>();
+        if (hotlineBudget > 0) {
+            results.add(checked(regime, in, p, "Flink job with Hotline", hot));
+        }
+        if (withReport) {
+            results.add(checked(regime, in, p, "Flink job with --report", report));
+        }
+        results.add(checked(regime, in, p, "Flink job", plain));
+        return results;
+    }
+
+    /**
+     * The result of {@code stage}'s runs, once their rows are the single-thread reference's.
+     *
+     * @throws IllegalStateException naming the regime, parallelism and stage, if they are not
+     */
+    private Result checked(Regime regime, Inputs in, int p, String stage, Runs runs) {
+        if (!runs.full().sha256().equals(in.reference().rowsSha256())
+                || !runs.half().sha256().equals(in.halfReference().rowsSha256())) {
+            throw new IllegalStateException(
+                    "regime "
+                            + regime.name()
+                            + ", parallelism "
+                            + p
+                            + ": "
+                            + stage
+                            + " wrote other rows than the single-thread reference ("
+                            + runs.full().sha256()
+                            + " vs "
+                            + in.reference().rowsSha256()
+                            + ")");
+        }
+        return result(
+                regime,
+                stage,
+                p,
+                in.fullBytes(),
+                in.halfBytes(),
+                runs.full().seconds(),
+                runs.half().seconds(),
+                true);
+    }
+
+    /** A whole cold process ({@link #withCold}): its rate, start-up included. */
+    private Result cold(Regime regime, Inputs in, int p) throws Exception {
+        double cFull = Double.MAX_VALUE;
+        double cHalf = Double.MAX_VALUE;
+        for (int i = 0; i < repeat; i++) {
+            cFull = Math.min(cFull, jobRuns.cold(in.full(), p, in.reference().rowsSha256()));
+            cHalf = Math.min(cHalf, jobRuns.cold(in.half(), p, in.halfReference().rowsSha256()));
+        }
+        // the whole process's rate, not the marginal one: start-up is what it shows
+        return new Result(
+                label(regime),
+                regime.scale(),
+                COLD_STAGE,
+                p,
+                rows,
+                in.fullBytes(),
+                cFull,
+                cHalf,
+                rows / cFull,
+                in.fullBytes() / 1e6 / cFull,
+                true);
+    }
+
+    /** The Flink job on the Parquet copies; its rows must be the text's reference's. */
+    private Result parquetJob(Regime regime, Inputs in, int p) throws Exception {
+        Runs runs = new Runs(null, null);
+        for (int i = 0; i < repeat; i++) {
+            runs = runs.faster(job(in.parquetFull(), p, false), job(in.parquetHalf(), p, false));
+        }
+        Inputs parquet =
+                new Inputs(
+                        in.parquetFull(),
+                        in.parquetHalf(),
+                        Files.size(in.parquetFull()),
+                        Files.size(in.parquetHalf()),
+                        in.reference(),
+                        in.halfReference(),
+                        null,
+                        null);
+        return checked(regime, parquet, p, "Flink job, Parquet input", runs);
     }
 
     /**
@@ -588,27 +581,10 @@ public final class Bench {
                 verified);
     }
 
-    private record JobRun(double seconds, String sha256) {}
-
-    /** The faster of two runs of the same job; their outputs must agree. */
-    private static JobRun faster(JobRun best, JobRun run) {
-        if (best == null) {
-            return run;
-        }
-        if (!best.sha256().equals(run.sha256())) {
-            throw new IllegalStateException(
-                    "two runs of the same job wrote different rows.bin: "
-                            + best.sha256()
-                            + " vs "
-                            + run.sha256());
-        }
-        return run.seconds() < best.seconds() ? run : best;
-    }
-
-    private JobRun job(Path input, int parallelism, boolean report) throws Exception {
+    private JobRuns.JobRun job(Path input, int parallelism, boolean report) throws Exception {
         Configuration conf = new Configuration();
         conf.set(ReportOptions.ENABLED, report);
-        return job(input, parallelism, conf);
+        return jobRuns.job(input, parallelism, conf);
     }
 
     /** Hotline's options: the defaults but for the budget. */
@@ -616,75 +592,6 @@ public final class Bench {
         Configuration conf = new Configuration();
         conf.set(HotlineOptions.BUDGET, hotlineBudget);
         return conf;
-    }
-
-    private JobRun job(Path input, int parallelism, Configuration extra) throws Exception {
-        Path out = dataDir.resolve("run-output");
-        Preprocess.prepareOutput(out, true);
-        Configuration conf = new Configuration(extra);
-        conf.set(PiperOptions.BLOCK_BYTES, blockBytes);
-        if (preset != null) {
-            conf.set(PiperOptions.SPEC, new String(preset.text(), StandardCharsets.UTF_8));
-        }
-        Preprocess.Summary s =
-                Preprocess.run(input, out, parallelism, StateBackend.hashmap, conf, progress);
-        return new JobRun(s.jobSeconds(), outputSha256(out));
-    }
-
-    /**
-     * Runs one {@code preprocess} process of {@code input} at {@code parallelism} and returns its
-     * wall time in seconds, from its start to its exit; its rows.bin must hash to {@code sha256}.
-     */
-    private double cold(Path input, int parallelism, String sha256) throws Exception {
-        Path out = dataDir.resolve("cold-output");
-        Path log = dataDir.resolve("cold-run.log");
-        List<String> command = new ArrayList<>(coldCommand);
-        command.addAll(
-                List.of(
-                        "preprocess",
-                        "--input",
-                        input.toString(),
-                        "--output",
-                        out.toString(),
-                        "--overwrite",
-                        "--parallelism",
-                        Integer.toString(parallelism),
-                        "--block-bytes",
-                        Integer.toString(blockBytes)));
-        if (preset != null) {
-            command.addAll(List.of("--preset", preset.name()));
-        }
-        progress.printf("bench: cold process of %s at parallelism %d%n", input, parallelism);
-        long start = System.nanoTime();
-        Process process =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .start();
-        int code = process.waitFor();
-        double seconds = (System.nanoTime() - start) / 1e9;
-        if (code != 0) {
-            throw new IllegalStateException(
-                    "the cold preprocess process exited with "
-                            + code
-                            + "; its output is in "
-                            + log
-                            + " (command: "
-                            + String.join(" ", command)
-                            + ")");
-        }
-        String got = outputSha256(out);
-        if (!got.equals(sha256)) {
-            throw new IllegalStateException(
-                    "the cold preprocess process of "
-                            + input
-                            + " wrote other rows than the single-thread loop ("
-                            + got
-                            + " vs "
-                            + sha256
-                            + ")");
-        }
-        return seconds;
     }
 
     /** The generated input of {@code n} lines for {@code regime}, generated once and cached. */
@@ -695,12 +602,12 @@ public final class Bench {
                                 "%s-seed%d-scale%s-rows%d.tsv",
                                 preset == null ? "criteo" : preset.name(),
                                 seed,
-                                plain(regime.scale()),
+                                BenchResults.plain(regime.scale()),
                                 n));
         if (!Files.exists(file)) {
             progress.printf(
                     "bench: generating %,d lines at scale %s into %s%n",
-                    n, plain(regime.scale()), file);
+                    n, BenchResults.plain(regime.scale()), file);
             Path tmp = Files.createTempFile(dataDir, "generating-", ".tsv");
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 20)) {
                 (preset == null
@@ -712,106 +619,5 @@ public final class Bench {
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
         }
         return file;
-    }
-
-    /**
-     * The digest of an output that every run must reproduce: the sha256 of {@code rows.bin}; with
-     * list columns, the sha256 of the hex digests of {@code rows.bin} and of each list column's
-     * lengths and values files, in column order ({@link SingleThreadLoops.OutputDigest}).
-     */
-    private String outputSha256(Path out) throws IOException {
-        String rowsSha = sha256(out.resolve(OutputLayout.ROWS));
-        RowLayout layout = layout();
-        if (!layout.hasLists()) {
-            return rowsSha;
-        }
-        List<String> parts = new ArrayList<>();
-        parts.add(rowsSha);
-        for (int c : layout.listColumns()) {
-            parts.add(sha256(out.resolve(OutputLayout.listLengthsFile(c))));
-            parts.add(sha256(out.resolve(OutputLayout.listValuesFile(c))));
-        }
-        return SingleThreadLoops.OutputDigest.combine(parts);
-    }
-
-    static String plain(double scale) {
-        return java.math.BigDecimal.valueOf(scale).stripTrailingZeros().toPlainString();
-    }
-
-    static String sha256(Path file) throws IOException {
-        MessageDigest sha = SingleThreadLoops.sha256();
-        byte[] buf = new byte[1 << 20];
-        try (InputStream in = Files.newInputStream(file)) {
-            int n;
-            while ((n = in.read(buf)) > 0) {
-                sha.update(buf, 0, n);
-            }
-        }
-        return HexFormat.of().formatHex(sha.digest());
-    }
-
-    public static void printTable(List<Result> results, PrintWriter out) {
-        out.printf(
-                "%-7s %-7s %-40s %5s %12s %9s%n",
-                "regime", "scale", "stage", "p", "rows/s", "MB/s");
-        for (Result r : results) {
-            out.printf(
-                    "%-7s %-7s %-40s %5d %,12.0f %9.1f%n",
-                    r.regime(),
-                    plain(r.scale()),
-                    r.stage(),
-                    r.parallelism(),
-                    r.rowsPerSecond(),
-                    r.mbPerSecond());
-        }
-    }
-
-    /** Reads the results of an earlier run from its JSON file. */
-    public static List<Result> readJson(Path file) throws IOException {
-        ObjectMapper json = new ObjectMapper();
-        JsonNode root = json.readTree(file.toFile());
-        List<Result> results = new ArrayList<>();
-        for (JsonNode r : root.get("results")) {
-            results.add(json.treeToValue(r, Result.class));
-        }
-        return results;
-    }
-
-    public static void writeJson(
-            List<Result> results, Path file, long rows, long seed, int blockBytes)
-            throws IOException {
-        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        ObjectNode root = json.createObjectNode();
-        ObjectNode machine = root.putObject("machine");
-        machine.put("cores", Runtime.getRuntime().availableProcessors());
-        machine.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
-        machine.put(
-                "java",
-                System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-        machine.put(
-                "os",
-                System.getProperty("os.name")
-                        + " "
-                        + System.getProperty("os.version")
-                        + " "
-                        + System.getProperty("os.arch"));
-        root.put(
-                "method",
-                "marginal: (N - N/2) / (t(N) - t(N/2)) over inputs of N and N/2 generated lines;"
-                        + " single-thread loops: best of the repeats after one warm-up pass; job:"
-                        + " best of the repeats of Flink's net job run time (cluster start-up"
-                        + " excluded); '"
-                        + COLD_STAGE
-                        + "': not marginal but N / the wall time of a whole preprocess process"
-                        + " (best of the repeats; JVM and cluster start, JIT warm-up included);"
-                        + " every job run's rows.bin matches the single-thread loop's sha256");
-        root.put("rows", rows);
-        root.put("seed", seed);
-        root.put("block_bytes", blockBytes);
-        ArrayNode list = root.putArray("results");
-        for (Result r : results) {
-            list.addPOJO(r);
-        }
-        Files.write(file, json.writeValueAsBytes(root));
     }
 }

@@ -50,7 +50,7 @@ public final class BenchChart {
             }
             double v = Double.isNaN(r.rowsPerSecond()) ? 0 : r.rowsPerSecond();
             byRegime.computeIfAbsent(
-                            r.regime() + " (scale " + Bench.plain(r.scale()) + ")",
+                            r.regime() + " (scale " + BenchResults.plain(r.scale()) + ")",
                             k -> new LinkedHashMap<>())
                     .put(s, v);
             max = Math.max(max, v);

@@ -47,10 +47,9 @@ public final class DlrmOutputWriter implements Closeable {
     private final AtomicLong progress = new AtomicLong(); // this writer's, in PROGRESS
     private final DecodeOptions options;
     private final RowsFormat format;
-    private final DirectFileOutput rows; // rows.bin, or null
+    private final RowsFile rows; // null for a sharded output, whose shards write the rows
     private final long blocksPerShard; // sharded output (RowShards): > 0
     private long[] shardRows = new long[0]; // sharded: rows per shard so far
-    private final ParquetRows parquet; // rows.parquet, or null
     private final OutputStream[] vocab;
     private final DeadLetterFile dead;
     private final HotlineFiles hotline; // or null: no split
@@ -129,16 +128,10 @@ public final class DlrmOutputWriter implements Closeable {
         this.format = format;
         PROGRESS.put(OutputCommit.real(output), progress);
         Files.createDirectories(dir.resolve(OutputLayout.VOCAB_DIR));
-        if (blocksPerShard > 0) {
-            rows = null;
-            parquet = null;
-        } else if (format == RowsFormat.PARQUET) {
-            rows = null;
-            parquet = new ParquetRows(dir.resolve(format.file()), options.program());
-        } else {
-            rows = new DirectFileOutput(dir.resolve(format.file()), true);
-            parquet = null;
-        }
+        rows =
+                blocksPerShard > 0
+                        ? null
+                        : format.open(dir.resolve(format.file()), options.program());
         RowLayout layout = options.program().layout();
         vocab = new OutputStream[layout.sparse()];
         nextIndex = new int[layout.sparse()];
@@ -158,7 +151,7 @@ public final class DlrmOutputWriter implements Closeable {
         }
         dead = new DeadLetterFile(dir.resolve(OutputLayout.DEAD_LETTERS));
         this.hotline = hotline == null ? null : new HotlineFiles(dir, hotline);
-        int lists = format == RowsFormat.PARQUET ? 0 : layout.listColumns().size();
+        int lists = format.listsInRows() ? 0 : layout.listColumns().size();
         listLengths = new DirectFileOutput[lists];
         listValues = new DirectFileOutput[lists];
         if (lists > 0) {
@@ -215,10 +208,8 @@ public final class DlrmOutputWriter implements Closeable {
                 shardRows = java.util.Arrays.copyOf(shardRows, shard + 1);
             }
             shardRows[shard] += block.rows();
-        } else if (parquet != null) {
-            parquet.write(block.rowBytes(), block.rows(), block.listOffsets(), block.listIndices());
         } else {
-            rows.write(block.rowBytes(), 0, block.rows() * options.program().rowBytes());
+            rows.write(block.rowBytes(), block.rows(), block.listOffsets(), block.listIndices());
         }
         for (DeadLetter d : block.deadLetters()) {
             dead.write(d, nextLine + d.lineInBlock());
@@ -329,10 +320,8 @@ public final class DlrmOutputWriter implements Closeable {
         // complete, last partial block (or row group) included, before the metadata says so
         if (blocksPerShard > 0) {
             RowShards.writeManifest(dir, options.program().rowBytes(), shardRows);
-        } else if (parquet != null) {
-            parquet.close();
         } else {
-            rows.close();
+            rows.finish();
         }
         flushAll();
         writeMetadata();
@@ -406,7 +395,11 @@ public final class DlrmOutputWriter implements Closeable {
             return;
         }
         if (rows != null) {
-            rows.abort();
+            try {
+                rows.abort();
+            } catch (IOException | RuntimeException ignored) {
+                // the run has failed already, with its own cause
+            }
         }
         for (int l = 0; l < listLengths.length; l++) {
             abortQuietly(listLengths[l]);
@@ -438,7 +431,7 @@ public final class DlrmOutputWriter implements Closeable {
             all[vocab.length + 3 + 2 * lists + c] = a != null ? a : () -> {};
         }
         all[0] = dead;
-        all[1] = parquet != null ? parquet::close : rows != null ? rows : () -> {};
+        all[1] = () -> {}; // the rows file: finished before, or abandoned by close()
         System.arraycopy(vocab, 0, all, 2, vocab.length);
         for (int l = 0; l < lists; l++) {
             all[2 + vocab.length + 2 * l] = listLengths[l];

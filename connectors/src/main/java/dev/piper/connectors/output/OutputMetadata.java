@@ -114,29 +114,7 @@ public final class OutputMetadata {
         RowLayout layout = program.layout();
         String rowColumns = ranges(program.rowColumns());
         String lists = ranges(layout.listNames());
-        if (format == RowsFormat.PARQUET) {
-            root.put(
-                    "row_layout",
-                    "one required Parquet column per field: "
-                            + rowColumns
-                            + " (INT32, FLOAT for float32_columns; ids are vocabulary indices)"
-                            + (lists.isEmpty()
-                                    ? ""
-                                    : ", and the list columns "
-                                            + lists
-                                            + " as required LISTs of INT32 vocabulary indices"));
-        } else {
-            root.put("row_bytes", program.rowBytes());
-            root.put(
-                    "row_layout",
-                    program.rowBytes() / Integer.BYTES
-                            + " little-endian int32 per row: "
-                            + rowColumns
-                            + " (ids are vocabulary indices)"
-                            + (lists.isEmpty()
-                                    ? ""
-                                    : "; the list columns " + lists + " are in lists/"));
-        }
+        format.describe(root, program, rowColumns, lists);
         root.put("dense_columns", layout.dense());
         root.put("sparse_columns", layout.sparse());
         int[] onehot = program.onehotSizes();
@@ -157,15 +135,7 @@ public final class OutputMetadata {
         if (layout.hasLists()) {
             var names = root.putArray("list_columns");
             layout.listNames().forEach(names::add);
-            root.put(
-                    "list_layout",
-                    format == RowsFormat.PARQUET
-                            ? "in rows.parquet: each list column a required LIST of INT32"
-                                    + " vocabulary indices"
-                            : "not in the rows: per list column Cj, lists/Cj.lengths (one"
-                                    + " little-endian int32 per row, its number of ids) and"
-                                    + " lists/Cj.values (the ids' vocabulary indices, little-endian"
-                                    + " int32, rows in order)");
+            root.put("list_layout", format.listLayout());
         }
     }
 

@@ -25,7 +25,7 @@ import org.apache.parquet.schema.Types;
  *
  * <p>Written from the block's row bytes value by value through {@link ColumnFileWriter}.
  */
-final class ParquetRows implements AutoCloseable {
+final class ParquetRows implements RowsFile {
 
     /** Rows per row group: pyarrow's default, a good unit for a training loader's reads. */
     static final int ROW_GROUP_ROWS = 1 << 20;
@@ -108,7 +108,8 @@ final class ParquetRows implements AutoCloseable {
      * Appends {@code rows} rows of {@code rowBytes} (the {@code rows.bin} layout) and, for the list
      * columns, their lists ({@code listOffsets[l]}, {@code listIndices[l]} per list column).
      */
-    void write(byte[] rowBytes, int rows, int[][] listOffsets, int[][] listIndices)
+    @Override
+    public void write(byte[] rowBytes, int rows, int[][] listOffsets, int[][] listIndices)
             throws IOException {
         ByteBuffer bytes = ByteBuffer.wrap(rowBytes).order(ByteOrder.LITTLE_ENDIAN);
         int at = 0;
@@ -134,7 +135,12 @@ final class ParquetRows implements AutoCloseable {
 
     /** Writes the last row group and the footer; once. */
     @Override
-    public void close() throws IOException {
+    public void finish() throws IOException {
         writer.close();
+    }
+
+    @Override
+    public void abort() throws IOException {
+        writer.close(); // a partial file, which the failed run's staging directory takes away
     }
 }

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.util.TimeUtils;
 
 /**
@@ -231,6 +232,45 @@ public final class JobArgs {
             pairs.put(v.substring(0, eq), v.substring(eq + 1));
         }
         return pairs;
+    }
+
+    /**
+     * The job settings of the options that name one ({@link JobOption#setting}), each set to the
+     * value given; an option not given leaves its setting at the setting's default.
+     *
+     * @throws JobArgumentException naming the option whose value its setting cannot take
+     */
+    public Configuration settings() {
+        Configuration conf = new Configuration();
+        for (JobOption o : declared.values()) {
+            if (o.setting() == null || !given.containsKey(o.name())) {
+                continue;
+            }
+            String value = string(o.name());
+            Configuration one = new Configuration();
+            one.setString(o.setting().key(), value);
+            try {
+                one.get(o.setting());
+            } catch (IllegalArgumentException e) {
+                throw new JobArgumentException(
+                        "Invalid value for option '"
+                                + o.name()
+                                + "': '"
+                                + value
+                                + "' ("
+                                + rootMessage(e)
+                                + ")");
+            }
+            conf.addAll(one);
+        }
+        return conf;
+    }
+
+    private static String rootMessage(Throwable e) {
+        while (e.getCause() != null && e.getCause() != e) {
+            e = e.getCause();
+        }
+        return e.getMessage();
     }
 
     private static JobArgumentException invalid(String name, String value, String what) {

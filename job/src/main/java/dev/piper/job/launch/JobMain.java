@@ -34,8 +34,7 @@ public final class JobMain {
             throw new IllegalArgumentException(
                     named.isEmpty()
                             ? "piper: " + e.getMessage()
-                            : "piper " + named + ": " + e.getMessage() + seeHelp(named),
-                    e);
+                            : "piper " + named + ": " + e.getMessage() + seeHelp(named));
         }
         try {
             if (program.equals(PreprocessProgram.NAME)) {
@@ -48,8 +47,9 @@ public final class JobMain {
                 StreamProgram.submit(ready, System.out);
             }
         } catch (JobArgumentException e) {
+            // without its cause: the REST API answers with the innermost one
             throw new IllegalArgumentException(
-                    "piper " + program + ": " + e.getMessage() + seeHelp(program), e);
+                    "piper " + program + ": " + e.getMessage() + seeHelp(program));
         } catch (Exception e) {
             throw new IllegalStateException(program + ": error: " + oneLine(e), e);
         }

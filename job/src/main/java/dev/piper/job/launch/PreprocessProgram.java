@@ -61,11 +61,10 @@ public final class PreprocessProgram {
                     JobOption.value(
                             OUTPUT_FORMAT,
                             "F",
-                            "dlrm-rows",
-                            "How the rows are written: dlrm-rows (rows.bin: 40 little-endian"
-                                    + " int32 per row, DLRM's layout) or parquet (rows.parquet: a"
-                                    + " column per field; float32 columns as FLOAT) (default:"
-                                    + " ${DEFAULT-VALUE})."),
+                            RowsFormat.DLRM_ROWS.id(),
+                            "How the rows are written: "
+                                    + RowsFormat.described()
+                                    + " (default: ${DEFAULT-VALUE})."),
                     JobOption.value(
                             BLOCK_ROWS,
                             "N",

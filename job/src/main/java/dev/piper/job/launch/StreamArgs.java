@@ -1,6 +1,6 @@
 package dev.piper.job.launch;
 
-import dev.piper.connectors.kafka.KafkaConnectors.StartFrom;
+import dev.piper.job.StreamOptions;
 import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobArgumentException;
 import dev.piper.job.args.JobOption;
@@ -40,20 +40,6 @@ final class StreamArgs {
                             "Topic of the row blocks; created with --output-partitions partitions if"
                                     + " absent. Required unless --pipeline is given; then a name in which"
                                     + " {pipeline} stands for each pipeline's (default: {pipeline}-rows)."),
-                    JobOption.value(
-                            "--input-wait",
-                            "DURATION",
-                            "2min",
-                            "How long to wait for input topics that do not exist yet (the stream may start"
-                                    + " before its producer) before failing (default: ${DEFAULT-VALUE})."),
-                    JobOption.value(
-                            "--output-partitions",
-                            "N",
-                            "Partitions of a rows topic the stream creates (default: the input topic's):"
-                                    + " block b of input partition p goes to partition (p + b) mod N, so"
-                                    + " N trainer workers each read a share (docs/SEMANTICS.md). An"
-                                    + " existing rows topic with another count is refused; name its"
-                                    + " count here to use it as it is."),
                     JobOption.repeatable(
                             "--pipeline",
                             "FILE",
@@ -62,15 +48,6 @@ final class StreamArgs {
                                     + " vocabularies and writes to the output, dead-letter and vocab"
                                     + " topics named after it (--output-topic, --vocab-topic with"
                                     + " {pipeline}). Not with --input-topic or --spec."),
-                    JobOption.value(
-                            "--dead-letter-topic",
-                            "D",
-                            "Topic of the dead letters (default: the output topic + -dead-letters)."),
-                    JobOption.value(
-                            "--vocab-topic",
-                            "V",
-                            "Topic to publish every new vocabulary entry to (column, index, key);"
-                                    + " default: none."),
                     JobOption.value(
                             "--control-topic",
                             "C",
@@ -138,39 +115,13 @@ final class StreamArgs {
                                     + " record has arrived for this long (10s, 2min; a bare number is"
                                     + " seconds) and all input is consumed as of a completed checkpoint"
                                     + " (the consumer group's committed offsets). Default: run until"
-                                    + " killed."),
-                    JobOption.value(
-                            "--block-lines",
-                            "N",
-                            "4096",
-                            "Most rows per output record (160 bytes each; default ${DEFAULT-VALUE} fits"
-                                    + " Kafka's default 1 MiB record limit)."),
-                    JobOption.value(
-                            "--linger",
-                            "DURATION",
-                            "200ms",
-                            "Longest wait for more lines before a block is cut (default: ${DEFAULT-VALUE})."),
-                    JobOption.value(
-                            "--transactional-id-prefix",
-                            "P",
-                            "Prefix of the sink's transactional ids: unique per job, stable across its"
-                                    + " restarts (default: piper- + the output topic)."),
-                    JobOption.value(
-                            "--group-id",
-                            "G",
-                            "Consumer group the consumed offsets are committed to at each checkpoint, for"
-                                    + " monitoring (default: piper- + the output topic)."),
-                    JobOption.value(
-                            "--start-from",
-                            "WHERE",
-                            "earliest",
-                            "Where a run without restored state starts: earliest, latest or committed"
-                                    + " (default: ${DEFAULT-VALUE})."));
+                                    + " killed."));
 
     /** Every option of the job, its own and those of the groups it takes. */
     static final List<JobOption> OPTIONS =
             Stream.of(
                             OWN,
+                            StreamOptions.FLAGS,
                             PipelineArgs.OPTIONS,
                             ClusterArgs.OPTIONS,
                             KafkaArgs.OPTIONS,
@@ -183,11 +134,7 @@ final class StreamArgs {
     final String reportTopic;
     final String inputTopic;
     final String outputTopic;
-    final Duration inputWait;
-    final Integer outputPartitions;
     final List<Path> pipelineFiles;
-    final String deadLetterTopic;
-    final String vocabTopic;
     final String controlTopic;
     final String statusTopic;
     final Path controlDir;
@@ -202,12 +149,6 @@ final class StreamArgs {
     /** {@code --until-idle}: a duration, or a bare number of seconds (as it was first). */
     final Duration untilIdle;
 
-    final int blockLines;
-    final Duration linger;
-    final String transactionalIdPrefix;
-    final String groupId;
-    final StartFrom startFrom;
-
     /**
      * Reads and checks the values that are wrong on their own.
      *
@@ -218,11 +159,7 @@ final class StreamArgs {
         reportTopic = args.string("--report-topic");
         inputTopic = args.string("--input-topic");
         outputTopic = args.string("--output-topic");
-        inputWait = args.duration("--input-wait", "");
-        outputPartitions = args.integer("--output-partitions");
         pipelineFiles = args.paths("--pipeline");
-        deadLetterTopic = args.string("--dead-letter-topic");
-        vocabTopic = args.string("--vocab-topic");
         controlTopic = args.string("--control-topic");
         statusTopic = args.string("--status-topic");
         controlDir = args.path("--control-dir");
@@ -234,15 +171,15 @@ final class StreamArgs {
         startOver = args.flag("--start-over");
         takeOverOutput = args.flag("--take-over-output");
         untilIdle = args.duration(UNTIL_IDLE, "s");
-        blockLines = args.integer("--block-lines");
-        linger = args.duration("--linger", "");
-        transactionalIdPrefix = args.string("--transactional-id-prefix");
-        groupId = args.string("--group-id");
-        startFrom = args.choice("--start-from", StartFrom.class);
         check();
     }
 
     private void check() {
+        // the job reads these settings from its configuration (StreamOptions.FLAGS): checked here
+        args.duration("--input-wait", "");
+        args.duration("--linger", "");
+        int blockLines = args.integer("--block-lines");
+        Integer outputPartitions = args.integer("--output-partitions");
         if (blockLines < 1) {
             throw JobArgumentException.of("--block-lines", "must be at least 1, not " + blockLines);
         }

@@ -212,22 +212,14 @@ public final class StreamProgram {
         } else {
             applyPipelines(conf);
         }
-        conf.set(StreamOptions.BLOCK_LINES, a.blockLines);
-        conf.set(StreamOptions.LINGER, a.linger);
-        conf.set(StreamOptions.INPUT_WAIT, a.inputWait);
         conf.set(StreamOptions.BOOTSTRAP_SERVERS, KafkaArgs.bootstrapServers(a.args));
+        conf.addAll(a.args.settings());
         Optional.ofNullable(a.outputTopic).ifPresent(t -> conf.set(StreamOptions.OUTPUT_TOPIC, t));
-        Optional.ofNullable(a.outputPartitions)
-                .ifPresent(n -> conf.set(StreamOptions.OUTPUT_PARTITIONS, n));
-        conf.set(StreamOptions.START_FROM, a.startFrom);
-        Optional.ofNullable(a.deadLetterTopic)
-                .ifPresent(t -> conf.set(StreamOptions.DEAD_LETTER_TOPIC, t));
-        Optional.ofNullable(a.vocabTopic).ifPresent(t -> conf.set(StreamOptions.VOCAB_TOPIC, t));
         if (a.reportTopic != null) {
             ReportArgs.apply(a.args, conf);
         }
         if (HotlineArgs.enabled(a.args)) {
-            if (a.vocabTopic == null) {
+            if (!conf.contains(StreamOptions.VOCAB_TOPIC)) {
                 throw new JobArgumentException(
                         "--hotline-budget: the split needs --vocab-topic, where the hot sets are"
                                 + " published");
@@ -245,9 +237,6 @@ public final class StreamProgram {
         if (a.controlDir != null) {
             Files.createDirectories(Path.of(conf.get(StreamOptions.STATUS_DIR)));
         }
-        Optional.ofNullable(a.transactionalIdPrefix)
-                .ifPresent(p -> conf.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, p));
-        Optional.ofNullable(a.groupId).ifPresent(g -> conf.set(StreamOptions.GROUP_ID, g));
         KafkaArgs.clientProperties(a.args)
                 .forEach((k, v) -> conf.setString(StreamOptions.KAFKA_PROPERTY_PREFIX + k, v));
 
@@ -282,7 +271,7 @@ public final class StreamProgram {
         } else if (a.startOver) {
             err.printf(
                     "stream: --start-over: not restoring any snapshot in %s; starting from %s%n",
-                    dir, a.startFrom);
+                    dir, conf.get(StreamOptions.START_FROM));
         } else {
             Optional<Path> latest = CheckpointDirectory.latestSnapshot(dir);
             refuseLost(dir, latest);
@@ -345,7 +334,7 @@ public final class StreamProgram {
                             + String.format("%,d", committed)
                             + " input records: a stream on this directory committed their"
                             + " output, and its snapshots are gone. Starting from "
-                            + a.startFrom
+                            + conf.get(StreamOptions.START_FROM)
                             + " would commit that output a second time. Restore a snapshot"
                             + " kept elsewhere with --from-savepoint, or start over into"
                             + " new output topics with --start-over (docs/OPERATIONS.md,"
@@ -354,7 +343,7 @@ public final class StreamProgram {
         err.printf(
                 "stream: no snapshot in %s and no input committed by group %s; starting"
                         + " from %s%n",
-                dir, StreamOptions.groupId(conf), a.startFrom);
+                dir, StreamOptions.groupId(conf), conf.get(StreamOptions.START_FROM));
     }
 
     /**

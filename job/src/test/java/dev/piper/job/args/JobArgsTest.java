@@ -7,6 +7,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 
 /** The job jar's own argument parser and the typed reading both parsers share. */
@@ -92,6 +95,28 @@ class JobArgsTest {
     }
 
     @Test
+    void anOptionThatNamesASettingSetsItAsGivenWithTheSettingsOwnTypeCheck() {
+        ConfigOption<Duration> linger =
+                ConfigOptions.key("piper.test.linger")
+                        .durationType()
+                        .defaultValue(Duration.ofMillis(200));
+        ConfigOption<Integer> lines =
+                ConfigOptions.key("piper.test.lines").intType().defaultValue(4096);
+        List<JobOption> options =
+                List.of(
+                        JobOption.setting("--linger", "DURATION", linger, "wait"),
+                        JobOption.setting("--lines", "N", lines, "rows"));
+        assertThat(options.get(0).defaultValue()).isEqualTo("200ms");
+        assertThat(options.get(1).defaultValue()).isEqualTo("4096");
+        Configuration conf = JobArgs.parse(options, List.of("--linger", "2s")).settings();
+        assertThat(conf.get(linger)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(conf.contains(lines)).as("not given: the setting's default").isFalse();
+        assertThatThrownBy(() -> JobArgs.parse(options, List.of("--lines", "many")).settings())
+                .isInstanceOf(JobArgumentException.class)
+                .hasMessageStartingWith("Invalid value for option '--lines': 'many' (");
+    }
+
+    @Test
     void anOptionIsDeclaredOnceAndAFlagTakesNoValue() {
         assertThatThrownBy(
                         () ->
@@ -101,7 +126,7 @@ class JobArgsTest {
                                                 JobOption.flag("--a", "y")),
                                         List.of()))
                 .hasMessage("option declared twice: --a");
-        assertThatThrownBy(() -> new JobOption("--a", null, "1", false, false, "x"))
+        assertThatThrownBy(() -> new JobOption("--a", null, "1", false, false, "x", null))
                 .hasMessage("--a: a flag has no default and no value");
         assertThatThrownBy(() -> JobOption.flag("a", "x"))
                 .hasMessage("an option's name starts with --: a");
