@@ -108,20 +108,8 @@ final class GenerateCommand implements Callable<Integer> {
                             + " lists of 20 ids on average) instead of --dense/--sparse.")
     String preset;
 
-    @Override
-    public Integer call() throws IOException {
-        RowLayout layout = layoutOptions.layout(spec.commandLine());
-        int meanListLength = 0;
-        if (preset != null) {
-            LayoutOptions.refuseNextTo(spec.commandLine(), "--preset, which sets the layout");
-            try {
-                Presets.Preset p = Presets.named(preset);
-                layout = p.spec().layout();
-                meanListLength = p.meanListLength();
-            } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "--preset: " + e.getMessage());
-            }
-        }
+    /** Refuses the values that are wrong on their own, naming the option. */
+    private void checkArguments() {
         if (rows < 0) {
             throw new ParameterException(spec.commandLine(), "--rows: must not be negative");
         }
@@ -141,27 +129,20 @@ final class GenerateCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "--drift-at: must be a line between 1 and " + (rows - 1) + ", not " + driftAt);
         }
-        if (clickModel && !layout.equals(RowLayout.CRITEO)) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--click-model: the hidden model reads Criteo's columns; not with "
-                            + (preset != null ? "--preset" : "--dense/--sparse"));
-        }
         Path parent = output.toAbsolutePath().getParent();
         if (parent != null && !Files.isDirectory(parent)) {
             throw new ParameterException(
                     spec.commandLine(), "--output: directory " + parent + " does not exist");
         }
-        long start = System.nanoTime();
-        CriteoGenerator generator =
-                new CriteoGenerator(layout, seed, scale, badRate, meanListLength);
-        ClickModel model = clickModel ? new ClickModel(seed) : null;
-        if (model != null) {
-            generator.withClickModel(model, driftAt == null ? -1 : driftAt);
-        }
+    }
+
+    /**
+     * Writes the generator's lines to {@code --output}: as text, or, for a name ending in .parquet,
+     * as text first and then converted (what convert makes of them).
+     */
+    private void write(CriteoGenerator generator, RowLayout layout) throws IOException {
         boolean parquet = output.getFileName().toString().endsWith(".parquet");
-        // Parquet: the lines as text first, then converted (what convert makes of them). Text:
-        // written beside the output and renamed into place once whole, so that a killed run
+        // Text: written beside the output and renamed into place once whole, so that a killed run
         // never leaves a shorter file that reads as a complete input.
         // A pipe or device (--output /dev/stdout) is written directly: a stream cannot be renamed
         // into, and renaming over /dev/stdout would replace the link with a file. A link to a
@@ -208,6 +189,37 @@ final class GenerateCommand implements Callable<Integer> {
                 Files.deleteIfExists(text);
             }
         }
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        RowLayout layout = layoutOptions.layout(spec.commandLine());
+        int meanListLength = 0;
+        checkArguments();
+        if (preset != null) {
+            LayoutOptions.refuseNextTo(spec.commandLine(), "--preset, which sets the layout");
+            try {
+                Presets.Preset p = Presets.named(preset);
+                layout = p.spec().layout();
+                meanListLength = p.meanListLength();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--preset: " + e.getMessage());
+            }
+        }
+        if (clickModel && !layout.equals(RowLayout.CRITEO)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--click-model: the hidden model reads Criteo's columns; not with "
+                            + (preset != null ? "--preset" : "--dense/--sparse"));
+        }
+        long start = System.nanoTime();
+        CriteoGenerator generator =
+                new CriteoGenerator(layout, seed, scale, badRate, meanListLength);
+        ClickModel model = clickModel ? new ClickModel(seed) : null;
+        if (model != null) {
+            generator.withClickModel(model, driftAt == null ? -1 : driftAt);
+        }
+        write(generator, layout);
         spec.commandLine()
                 .getOut()
                 .printf(

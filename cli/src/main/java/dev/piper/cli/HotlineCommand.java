@@ -102,26 +102,8 @@ final class HotlineCommand implements Callable<Integer>, JobOptionsCli.Taking {
         if (verify) {
             return verify(replay);
         }
-        JobArgs args = JobOptionsCli.args(spec);
-        if (HotlineArgs.enabled(args)) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "--hotline-budget: the study takes its budgets from --budgets");
-        }
-        long[] bytes = new long[budgets.size()];
-        List<HotlineSettings> settings = new ArrayList<>();
-        for (int i = 0; i < bytes.length; i++) {
-            try {
-                bytes[i] = Sizes.bytes(budgets.get(i));
-            } catch (IllegalArgumentException e) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--budgets: \"" + budgets.get(i) + "\" is not a size in bytes (e.g. 4m)");
-            }
-            Configuration conf = new Configuration();
-            HotlineArgs.apply(args, bytes[i], conf);
-            settings.add(HotlineOptions.settings(conf));
-        }
+        long[] bytes = budgetBytes();
+        List<HotlineSettings> settings = settings(bytes);
         PrintWriter err = spec.commandLine().getErr();
         int[] entries = settings.stream().mapToInt(HotlineSettings::entries).toArray();
         long windowRows = settings.get(0).windowRows();
@@ -151,63 +133,125 @@ final class HotlineCommand implements Callable<Integer>, JobOptionsCli.Taking {
                 "oracle",
                 "ratio",
                 "capture");
-        double[] x = new double[bytes.length];
         double[] online = new double[bytes.length];
-        double[] oracleShare = new double[bytes.length];
-        List<double[]> perWindow = new ArrayList<>();
+        double[] lastWindows = null;
         for (int i = 0; i < bytes.length; i++) {
             long t = System.nanoTime();
             Study s = study(replay, settings.get(i));
-            double after =
-                    s.rowsAfterFirst == 0 ? 0 : (double) s.popularAfterFirst / s.rowsAfterFirst;
-            double all = replay.rows() == 0 ? 0 : (double) s.popular / replay.rows();
-            double ratio = oracle.fraction(i) == 0 ? Double.NaN : all / oracle.fraction(i);
-            o.printf(
-                    Locale.ROOT,
-                    "%12s %,10d %8.2f%% %11.2f%% %8.2f%% %8.3f %9s%n",
-                    HotlineChart.bytes(bytes[i]),
-                    entries[i],
-                    100 * all,
-                    100 * after,
-                    100 * oracle.fraction(i),
-                    ratio,
-                    s.capture.isEmpty()
-                            ? "-"
-                            : String.format(Locale.ROOT, "%.3f", mean(s.capture)));
-            o.flush();
+            online[i] = replay.rows() == 0 ? 0 : (double) s.popular / replay.rows();
+            lastWindows = report(s, i, bytes[i], entries[i], replay, oracle, results.addObject());
             err.printf(
                     Locale.ROOT,
                     "hotline: budget %s replayed in %.1f s%n",
                     HotlineChart.bytes(bytes[i]),
                     (System.nanoTime() - t) / 1e9);
-            ObjectNode r = results.addObject();
-            r.put("budget_bytes", bytes[i]);
-            r.put("entries", entries[i]);
-            r.put("online_popular_fraction", all);
-            r.put("online_popular_fraction_after_window_0", after);
-            r.put("oracle_popular_fraction", oracle.fraction(i));
-            r.put("online_over_oracle", ratio);
-            r.put("tracker_capture_mean", s.capture.isEmpty() ? Double.NaN : mean(s.capture));
-            ArrayNode windows = r.putArray("windows");
-            double[] shares = new double[s.windowRows.size()];
-            for (int w = 0; w < s.windowRows.size(); w++) {
-                ObjectNode win = windows.addObject();
-                win.put("window", w);
-                win.put("rows", s.windowRows.get(w));
-                win.put(
-                        "online_popular_fraction",
-                        (double) s.windowPopular.get(w) / s.windowRows.get(w));
-                win.put("oracle_popular_fraction", oracle.fraction(i, w));
-                shares[w] = (double) s.windowPopular.get(w) / s.windowRows.get(w);
-            }
-            perWindow.add(shares);
-            x[i] = bytes[i];
-            online[i] = all;
-            oracleShare[i] = oracle.fraction(i);
         }
         json.writeValue(Path.of(out + ".json").toFile(), root);
+        chart(bytes, online, lastWindows, replay, oracle);
+        err.printf("hotline: wrote %s.json and %s.svg%n", out, out);
+        return 0;
+    }
+
+    /** The budgets of {@code --budgets}, in bytes. */
+    private long[] budgetBytes() {
+        long[] bytes = new long[budgets.size()];
+        for (int i = 0; i < bytes.length; i++) {
+            try {
+                bytes[i] = Sizes.bytes(budgets.get(i));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--budgets: \"" + budgets.get(i) + "\" is not a size in bytes (e.g. 4m)");
+            }
+        }
+        return bytes;
+    }
+
+    /** The split's settings for each budget: the --hotline-* options but for the budget. */
+    private List<HotlineSettings> settings(long[] bytes) {
+        JobArgs args = JobOptionsCli.args(spec);
+        if (HotlineArgs.enabled(args)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--hotline-budget: the study takes its budgets from --budgets");
+        }
+        List<HotlineSettings> settings = new ArrayList<>();
+        for (long b : bytes) {
+            Configuration conf = new Configuration();
+            HotlineArgs.apply(args, b, conf);
+            settings.add(HotlineOptions.settings(conf));
+        }
+        return settings;
+    }
+
+    /**
+     * Prints budget {@code i}'s line of the table and fills its JSON object {@code r}; returns its
+     * popular share per window.
+     */
+    private double[] report(
+            Study s,
+            int i,
+            long bytes,
+            int entries,
+            HotlineReplay replay,
+            HotlineReplay.Oracle oracle,
+            ObjectNode r) {
+        double after = s.rowsAfterFirst == 0 ? 0 : (double) s.popularAfterFirst / s.rowsAfterFirst;
+        double all = replay.rows() == 0 ? 0 : (double) s.popular / replay.rows();
+        double ratio = oracle.fraction(i) == 0 ? Double.NaN : all / oracle.fraction(i);
+        PrintWriter o = spec.commandLine().getOut();
+        o.printf(
+                Locale.ROOT,
+                "%12s %,10d %8.2f%% %11.2f%% %8.2f%% %8.3f %9s%n",
+                HotlineChart.bytes(bytes),
+                entries,
+                100 * all,
+                100 * after,
+                100 * oracle.fraction(i),
+                ratio,
+                s.capture.isEmpty() ? "-" : String.format(Locale.ROOT, "%.3f", mean(s.capture)));
+        o.flush();
+        r.put("budget_bytes", bytes);
+        r.put("entries", entries);
+        r.put("online_popular_fraction", all);
+        r.put("online_popular_fraction_after_window_0", after);
+        r.put("oracle_popular_fraction", oracle.fraction(i));
+        r.put("online_over_oracle", ratio);
+        r.put("tracker_capture_mean", s.capture.isEmpty() ? Double.NaN : mean(s.capture));
+        ArrayNode windows = r.putArray("windows");
+        double[] shares = new double[s.windowRows.size()];
+        for (int w = 0; w < s.windowRows.size(); w++) {
+            ObjectNode win = windows.addObject();
+            win.put("window", w);
+            win.put("rows", s.windowRows.get(w));
+            win.put(
+                    "online_popular_fraction",
+                    (double) s.windowPopular.get(w) / s.windowRows.get(w));
+            win.put("oracle_popular_fraction", oracle.fraction(i, w));
+            shares[w] = (double) s.windowPopular.get(w) / s.windowRows.get(w);
+        }
+        return shares;
+    }
+
+    /**
+     * The study's chart: the popular share of each budget, online and the static oracle's, and per
+     * window for the largest budget ({@code lastWindows}, online).
+     */
+    private void chart(
+            long[] bytes,
+            double[] online,
+            double[] lastWindows,
+            HotlineReplay replay,
+            HotlineReplay.Oracle oracle)
+            throws IOException {
         int last = bytes.length - 1;
-        double[] windowsX = new double[perWindow.get(last).length];
+        double[] x = new double[bytes.length];
+        double[] oracleShare = new double[bytes.length];
+        for (int i = 0; i < bytes.length; i++) {
+            x[i] = bytes[i];
+            oracleShare[i] = oracle.fraction(i);
+        }
+        double[] windowsX = new double[lastWindows.length];
         double[] oracleWindows = new double[windowsX.length];
         for (int w = 0; w < windowsX.length; w++) {
             windowsX[w] = w;
@@ -226,7 +270,7 @@ final class HotlineCommand implements Callable<Integer>, JobOptionsCli.Taking {
                                 "#1f77b4",
                                 false,
                                 windowsX,
-                                perWindow.get(last)),
+                                lastWindows),
                         new HotlineChart.Series(
                                 "static oracle, " + HotlineChart.bytes(bytes[last]),
                                 "#d62728",
@@ -234,8 +278,6 @@ final class HotlineCommand implements Callable<Integer>, JobOptionsCli.Taking {
                                 windowsX,
                                 oracleWindows)),
                 Path.of(out + ".svg"));
-        err.printf("hotline: wrote %s.json and %s.svg%n", out, out);
-        return 0;
     }
 
     /** One budget's online split, summed. */

@@ -233,107 +233,181 @@ public final class StreamRunner {
             InputProbe.Position first = probe.poll();
             JobClient client = env.executeAsync(JobNames.stream(conf));
             progress.printf("stream: job %s running%n", client.getJobID());
-            CompletableFuture<JobExecutionResult> result = client.getJobExecutionResult();
-            long lastEnd = first.end();
-            long lastChange = System.nanoTime();
-            long lastReport = System.nanoTime();
-            long lastCommitted = first.committed();
-            long startCommitted = startPosition(conf, probe, first);
-            long lastOwnerCheck = System.nanoTime();
+            Watch watch = new Watch(conf, progress, client, probe, first, start);
             while (true) {
-                try {
-                    result.get(POLL.toMillis(), TimeUnit.MILLISECONDS);
-                    return new Result(
-                            Optional.empty(),
-                            probe.poll().committed() - startCommitted,
-                            (System.nanoTime() - start) / 1e9);
-                } catch (TimeoutException e) {
-                    // still running
-                } catch (ExecutionException e) {
-                    throw failure(e, conf);
+                Optional<Result> ended = watch.ended();
+                if (ended.isPresent()) {
+                    return ended.get();
                 }
                 seal(conf, progress);
-                if (System.nanoTime() - lastOwnerCheck >= OWNER_CHECK.toNanos()) {
-                    lastOwnerCheck = System.nanoTime();
-                    Optional<String> lost = lostOutput(conf);
-                    if (lost.isPresent()) {
-                        client.cancel().get(1, TimeUnit.MINUTES);
-                        throw new IllegalStateException(lost.get());
-                    }
+                watch.checkOwner();
+                InputProbe.Position at = watch.poll();
+                if (at == null) {
+                    continue; // the job retries on its own; the watcher reports and tries again
                 }
-                InputProbe.Position at;
-                try {
-                    at = probe.poll();
-                } catch (IllegalStateException e) {
-                    // The job retries on its own; the watcher only reports and tries again.
-                    long now = System.nanoTime();
-                    if (now - lastReport >= REPORT.toNanos()) {
-                        progress.printf("stream: cannot watch the input: %s%n", e.getMessage());
-                        lastReport = now;
+                read.set(at.committed() - watch.startCommitted);
+                watch.observe(at);
+                if (untilIdle != null && watch.idle(untilIdle, at)) {
+                    Optional<Result> stopped = watch.stop(untilIdle);
+                    if (stopped.isPresent()) {
+                        return stopped.get();
                     }
-                    lastChange = now;
-                    continue;
-                }
-                read.set(at.committed() - startCommitted);
-                long now = System.nanoTime();
-                if (at.end() != lastEnd) {
-                    lastEnd = at.end();
-                    lastChange = now;
-                }
-                if (now - lastReport >= REPORT.toNanos()) {
-                    double rate = (at.committed() - lastCommitted) / ((now - lastReport) / 1e9);
-                    progress.printf(
-                            "stream: %,d input records consumed (as of the last checkpoint),"
-                                    + " lag %,d, %,.0f records/s%n",
-                            at.committed(), at.lag(), rate);
-                    lastReport = now;
-                    lastCommitted = at.committed();
-                }
-                if (untilIdle != null
-                        && now - lastChange >= untilIdle.toNanos()
-                        && (at.caughtUp() || probe.nothingToReadFrom(at.behind()))) {
-                    progress.printf(
-                            "stream: no input for %d s and all of it consumed; stopping with a"
-                                    + " savepoint%n",
-                            untilIdle.toSeconds());
-                    String savepoint;
-                    try {
-                        savepoint =
-                                client.stopWithSavepoint(
-                                                false,
-                                                conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY),
-                                                SavepointFormatType.CANONICAL)
-                                        .get(10, TimeUnit.MINUTES);
-                    } catch (ExecutionException e) {
-                        if (result.isDone()) {
-                            try {
-                                result.get();
-                            } catch (ExecutionException failed) {
-                                throw failure(failed, conf); // the job's cause, not the stop's
-                            }
-                        }
-                        // Not every task is running (the job is restarting): the savepoint
-                        // cannot be taken now. Watch on; a job that cannot run fails on its own.
-                        progress.printf(
-                                "stream: the savepoint could not be taken now (%s); trying again"
-                                        + " once the input has been idle for %d s more%n",
-                                EmbeddedRunner.rootCause(e).getMessage(), untilIdle.toSeconds());
-                        lastChange = System.nanoTime();
-                        continue;
-                    }
-                    try {
-                        result.get(2, TimeUnit.MINUTES);
-                    } catch (ExecutionException e) {
-                        throw failure(e, conf);
-                    }
-                    progress.printf("stream: savepoint %s%n", savepoint);
-                    seal(conf, progress);
-                    return new Result(
-                            Optional.of(savepoint),
-                            probe.poll().committed() - startCommitted,
-                            (System.nanoTime() - start) / 1e9);
                 }
             }
+        }
+    }
+
+    /**
+     * The embedded stream's watcher: it says how far the input is consumed, stops the job when
+     * another stream took its output, and with {@code --until-idle} stops it with a savepoint once
+     * the input has been idle and consumed.
+     */
+    private static final class Watch {
+        private final Configuration conf;
+        private final PrintStream progress;
+        private final JobClient client;
+        private final CompletableFuture<JobExecutionResult> result;
+        private final InputProbe probe;
+        private final long start;
+        final long startCommitted;
+        private long lastEnd;
+        private long lastChange = System.nanoTime();
+        private long lastReport = System.nanoTime();
+        private long lastCommitted;
+        private long lastOwnerCheck = System.nanoTime();
+
+        Watch(
+                Configuration conf,
+                PrintStream progress,
+                JobClient client,
+                InputProbe probe,
+                InputProbe.Position first,
+                long start) {
+            this.conf = conf;
+            this.progress = progress;
+            this.client = client;
+            this.result = client.getJobExecutionResult();
+            this.probe = probe;
+            this.start = start;
+            this.lastEnd = first.end();
+            this.lastCommitted = first.committed();
+            this.startCommitted = startPosition(conf, probe, first);
+        }
+
+        /** The run's result once the job has finished (within {@code POLL}); its failure thrown. */
+        Optional<Result> ended() throws Exception {
+            try {
+                result.get(POLL.toMillis(), TimeUnit.MILLISECONDS);
+                return Optional.of(result(Optional.empty()));
+            } catch (TimeoutException e) {
+                return Optional.empty(); // still running
+            } catch (ExecutionException e) {
+                throw failure(e, conf);
+            }
+        }
+
+        private Result result(Optional<String> savepoint) {
+            return new Result(
+                    savepoint,
+                    probe.poll().committed() - startCommitted,
+                    (System.nanoTime() - start) / 1e9);
+        }
+
+        /** Every {@code OWNER_CHECK}: cancels the job and says why if its output was taken. */
+        void checkOwner() throws Exception {
+            if (System.nanoTime() - lastOwnerCheck < OWNER_CHECK.toNanos()) {
+                return;
+            }
+            lastOwnerCheck = System.nanoTime();
+            Optional<String> lost = lostOutput(conf);
+            if (lost.isPresent()) {
+                client.cancel().get(1, TimeUnit.MINUTES);
+                throw new IllegalStateException(lost.get());
+            }
+        }
+
+        /** The input's position, or {@code null} when it cannot be read now (said once a while). */
+        InputProbe.Position poll() {
+            try {
+                return probe.poll();
+            } catch (IllegalStateException e) {
+                long now = System.nanoTime();
+                if (now - lastReport >= REPORT.toNanos()) {
+                    progress.printf("stream: cannot watch the input: %s%n", e.getMessage());
+                    lastReport = now;
+                }
+                lastChange = now;
+                return null;
+            }
+        }
+
+        /** Notes whether the input grew, and says every {@code REPORT} how far it is consumed. */
+        void observe(InputProbe.Position at) {
+            long now = System.nanoTime();
+            if (at.end() != lastEnd) {
+                lastEnd = at.end();
+                lastChange = now;
+            }
+            if (now - lastReport >= REPORT.toNanos()) {
+                double rate = (at.committed() - lastCommitted) / ((now - lastReport) / 1e9);
+                progress.printf(
+                        "stream: %,d input records consumed (as of the last checkpoint),"
+                                + " lag %,d, %,.0f records/s%n",
+                        at.committed(), at.lag(), rate);
+                lastReport = now;
+                lastCommitted = at.committed();
+            }
+        }
+
+        /** Whether no input has arrived for {@code untilIdle} and all of it is consumed. */
+        boolean idle(Duration untilIdle, InputProbe.Position at) {
+            return System.nanoTime() - lastChange >= untilIdle.toNanos()
+                    && (at.caughtUp() || probe.nothingToReadFrom(at.behind()));
+        }
+
+        /**
+         * Stops the job with a savepoint, all output committed: the run's result, or nothing when
+         * the savepoint cannot be taken now (the job is restarting), to try again after another
+         * idle {@code untilIdle}.
+         */
+        Optional<Result> stop(Duration untilIdle) throws Exception {
+            progress.printf(
+                    "stream: no input for %d s and all of it consumed; stopping with a"
+                            + " savepoint%n",
+                    untilIdle.toSeconds());
+            String savepoint;
+            try {
+                savepoint =
+                        client.stopWithSavepoint(
+                                        false,
+                                        conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY),
+                                        SavepointFormatType.CANONICAL)
+                                .get(10, TimeUnit.MINUTES);
+            } catch (ExecutionException e) {
+                if (result.isDone()) {
+                    try {
+                        result.get();
+                    } catch (ExecutionException failed) {
+                        throw failure(failed, conf); // the job's cause, not the stop's
+                    }
+                }
+                // Not every task is running (the job is restarting): the savepoint cannot be
+                // taken now. Watch on; a job that cannot run fails on its own.
+                progress.printf(
+                        "stream: the savepoint could not be taken now (%s); trying again once the"
+                                + " input has been idle for %d s more%n",
+                        EmbeddedRunner.rootCause(e).getMessage(), untilIdle.toSeconds());
+                lastChange = System.nanoTime();
+                return Optional.empty();
+            }
+            try {
+                result.get(2, TimeUnit.MINUTES);
+            } catch (ExecutionException e) {
+                throw failure(e, conf);
+            }
+            progress.printf("stream: savepoint %s%n", savepoint);
+            seal(conf, progress);
+            return Optional.of(result(Optional.of(savepoint)));
         }
     }
 }
