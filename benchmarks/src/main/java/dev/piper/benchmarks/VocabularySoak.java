@@ -50,9 +50,86 @@ public final class VocabularySoak {
     private static final int BLOCK = 1 << 16;
     private static final int HOT_KEYS = 1 << 20;
 
-    private VocabularySoak() {}
+    private final long distinct;
+    private final long reportKeys;
+    private final long checkpointKeys;
+    private final boolean rocksdb;
+    private final VocabularyPolicy policy;
+    private final KeyedOneInputStreamOperatorTestHarness<Integer, KeyChunk, IndexChunk> harness;
+    private final SplittableRandom random = new SplittableRandom(27);
+    private final long[] hot = new long[HOT_KEYS];
+
+    private long fresh;
+    private long rows;
+    private long seq;
+    private long evictions;
+    private long intervalRows;
+    private long intervalNanos;
+    private long checkpoint;
+    private long lastCheckpointMillis;
+    private long maxCheckpointMillis;
+    private long lastUploaded;
+    private long lastSize;
+
+    private VocabularySoak(Map<String, String> opts, Path storage) throws Exception {
+        distinct = Long.parseLong(opts.get("--keys"));
+        int capacity = Integer.parseInt(opts.get("--capacity"));
+        reportKeys = Long.parseLong(opts.get("--report-keys"));
+        checkpointKeys = Long.parseLong(opts.get("--checkpoint-keys"));
+        rocksdb = opts.get("--backend").equals("rocksdb");
+        boolean entries = opts.get("--store").equals("entries");
+        policy =
+                capacity > 0
+                        ? new VocabularyPolicy(
+                                1, 1, VocabularyPolicy.MAX_SIZE, null, capacity, Eviction.LFU, 0)
+                        : VocabularyPolicy.FIRST_APPEARANCE;
+        VocabularyFunction function = new VocabularyFunction();
+        if (entries) {
+            function = function.withEntries(Integer.parseInt(opts.get("--cache")));
+        }
+        harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(function), KeyChunk::column, Types.INT);
+        if (rocksdb) {
+            // Outside a TaskManager there is no managed memory to size RocksDB by: it gets its own
+            // defaults (64 MiB write buffers, an 8 MiB block cache) and a local directory here.
+            Configuration rocks = new Configuration();
+            rocks.set(RocksDBOptions.USE_MANAGED_MEMORY, false);
+            rocks.set(RocksDBOptions.LOCAL_DIRECTORIES, storage.resolve("rocksdb").toString());
+            // a new key is a lookup that finds nothing: bloom filters answer it without a read
+            rocks.set(
+                    RocksDBConfigurableOptions.USE_BLOOM_FILTER,
+                    Boolean.parseBoolean(opts.get("--bloom")));
+            harness.setStateBackend(
+                    new EmbeddedRocksDBStateBackend(true)
+                            .configure(rocks, VocabularySoak.class.getClassLoader()));
+        }
+        harness.setCheckpointStorage(new FileSystemCheckpointStorage(storage.toUri()));
+        for (int i = 0; i < HOT_KEYS; i++) {
+            hot[i] = random.nextLong();
+        }
+        System.out.printf(
+                "vocabulary soak: %,d distinct new keys, %s, %s backend, store %s; blocks of %,d"
+                        + " ids (1/4 from %,d hot keys); JVM %s, max heap %,d MiB%n",
+                distinct,
+                capacity > 0 ? "LFU capacity " + String.format("%,d", capacity) : "no eviction",
+                rocksdb ? "rocksdb (incremental)" : "hashmap",
+                entries ? "entries (cache " + opts.get("--cache") + ")" : "value",
+                BLOCK,
+                HOT_KEYS,
+                Runtime.version(),
+                Runtime.getRuntime().maxMemory() >> 20);
+    }
 
     public static void main(String[] args) throws Exception {
+        Path storage = Files.createTempDirectory("piper-vocabulary-soak");
+        VocabularySoak soak = new VocabularySoak(options(args), storage);
+        soak.run();
+        TempDirs.delete(storage);
+    }
+
+    /** The options given, over their defaults; a usage line and exit 2 for an unknown one. */
+    private static Map<String, String> options(String[] args) {
         Map<String, String> opts = new LinkedHashMap<>();
         opts.put("--keys", "100000000");
         opts.put("--capacity", "10000000");
@@ -73,137 +150,94 @@ public final class VocabularySoak {
             }
             opts.put(args[i], args[++i]);
         }
-        long distinct = Long.parseLong(opts.get("--keys"));
-        int capacity = Integer.parseInt(opts.get("--capacity"));
-        long reportKeys = Long.parseLong(opts.get("--report-keys"));
-        long checkpointKeys = Long.parseLong(opts.get("--checkpoint-keys"));
-        boolean rocksdb = opts.get("--backend").equals("rocksdb");
-        boolean entries = opts.get("--store").equals("entries");
-        VocabularyPolicy policy =
-                capacity > 0
-                        ? new VocabularyPolicy(
-                                1, 1, VocabularyPolicy.MAX_SIZE, null, capacity, Eviction.LFU, 0)
-                        : VocabularyPolicy.FIRST_APPEARANCE;
-        Path storage = Files.createTempDirectory("piper-vocabulary-soak");
-        VocabularyFunction function = new VocabularyFunction();
-        if (entries) {
-            function = function.withEntries(Integer.parseInt(opts.get("--cache")));
-        }
-        var harness =
-                new KeyedOneInputStreamOperatorTestHarness<Integer, KeyChunk, IndexChunk>(
-                        new KeyedProcessOperator<>(function), KeyChunk::column, Types.INT);
-        if (rocksdb) {
-            // Outside a TaskManager there is no managed memory to size RocksDB by: it gets its own
-            // defaults (64 MiB write buffers, an 8 MiB block cache) and a local directory here.
-            Configuration rocks = new Configuration();
-            rocks.set(RocksDBOptions.USE_MANAGED_MEMORY, false);
-            rocks.set(RocksDBOptions.LOCAL_DIRECTORIES, storage.resolve("rocksdb").toString());
-            // a new key is a lookup that finds nothing: bloom filters answer it without a read
-            rocks.set(
-                    RocksDBConfigurableOptions.USE_BLOOM_FILTER,
-                    Boolean.parseBoolean(opts.get("--bloom")));
-            harness.setStateBackend(
-                    new EmbeddedRocksDBStateBackend(true)
-                            .configure(rocks, VocabularySoak.class.getClassLoader()));
-        }
-        harness.setCheckpointStorage(new FileSystemCheckpointStorage(storage.toUri()));
+        return opts;
+    }
+
+    private void run() throws Exception {
         harness.open();
-        SplittableRandom random = new SplittableRandom(27);
-        long[] hot = new long[HOT_KEYS];
-        for (int i = 0; i < HOT_KEYS; i++) {
-            hot[i] = random.nextLong();
-        }
-        System.out.printf(
-                "vocabulary soak: %,d distinct new keys, %s, %s backend, store %s; blocks of %,d"
-                        + " ids (1/4 from %,d hot keys); JVM %s, max heap %,d MiB%n",
-                distinct,
-                capacity > 0 ? "LFU capacity " + String.format("%,d", capacity) : "no eviction",
-                rocksdb ? "rocksdb (incremental)" : "hashmap",
-                entries ? "entries (cache " + opts.get("--cache") + ")" : "value",
-                BLOCK,
-                HOT_KEYS,
-                Runtime.version(),
-                Runtime.getRuntime().maxMemory() >> 20);
         System.out.println(
                 "new keys\trows\tinterval rows/s\theap after GC (MiB)\tRSS (MiB)\tlast checkpoint"
                         + " ms\tslowest in interval ms\tuploaded MiB\tstate MiB\tevictions");
-        long fresh = 0;
-        long rows = 0;
-        long seq = 0;
-        long evictions = 0;
         long nextReport = reportKeys;
-        long intervalRows = 0;
-        long intervalNanos = 0;
-        long checkpoint = 0;
         long nextCheckpoint = checkpointKeys;
-        long lastCheckpointMillis = 0;
-        long maxCheckpointMillis = 0;
-        long lastUploaded = 0;
-        long lastSize = 0;
         while (fresh < distinct) {
-            long[] keys = new long[BLOCK];
-            for (int i = 0; i < BLOCK; i++) {
-                if ((i & 3) == 0) {
-                    keys[i] = hot[random.nextInt(HOT_KEYS)];
-                } else {
-                    // fresh: distinct from each other and (with odds 2^-64) from the hot keys
-                    keys[i] = VocabularyPolicy.mix(++fresh);
-                }
-            }
-            long start = System.nanoTime();
-            harness.processElement(
-                    new StreamRecord<>(new KeyChunk(0, 0, seq++, keys, BLOCK, 0, policy)));
-            intervalNanos += System.nanoTime() - start;
-            for (StreamRecord<? extends IndexChunk> out : harness.extractOutputStreamRecords()) {
-                var a = out.getValue().assignments();
-                if (a != null) {
-                    evictions += a.size() - a.fresh();
-                }
-            }
-            harness.getOutput().clear();
-            rows += BLOCK;
-            intervalRows += BLOCK;
+            block();
             if (fresh >= nextCheckpoint || fresh >= distinct) {
-                long cpStart = System.nanoTime();
-                OperatorSubtaskState state = harness.snapshot(++checkpoint, checkpoint);
-                long cpNanos = System.nanoTime() - cpStart;
-                harness.notifyOfCompletedCheckpoint(checkpoint);
-                lastUploaded = 0;
-                lastSize = 0;
-                for (KeyedStateHandle handle : state.getManagedKeyedState()) {
-                    lastUploaded += handle.getCheckpointedSize();
-                    lastSize += handle.getStateSize();
-                }
-                if (!rocksdb) {
-                    state.discardState(); // a full snapshot shares nothing with the next
-                }
-                lastCheckpointMillis = cpNanos / 1_000_000;
-                maxCheckpointMillis = Math.max(maxCheckpointMillis, lastCheckpointMillis);
+                checkpoint();
                 nextCheckpoint += checkpointKeys;
             }
             if (fresh >= nextReport || fresh >= distinct) {
-                System.gc();
-                long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-                System.out.printf(
-                        "%,d\t%,d\t%,.0f\t%,d\t%,d\t%,d\t%,d\t%,.1f\t%,.1f\t%,d%n",
-                        fresh,
-                        rows,
-                        intervalRows / (intervalNanos / 1e9),
-                        heap >> 20,
-                        residentMiB(),
-                        lastCheckpointMillis,
-                        maxCheckpointMillis,
-                        lastUploaded / 1048576.0,
-                        lastSize / 1048576.0,
-                        evictions);
-                intervalRows = 0;
-                intervalNanos = 0;
-                maxCheckpointMillis = 0;
+                report();
                 nextReport += reportKeys;
             }
         }
         harness.close();
-        TempDirs.delete(storage);
+    }
+
+    /** One block of ids through the operator: a quarter hot keys, the rest new. */
+    private void block() throws Exception {
+        long[] keys = new long[BLOCK];
+        for (int i = 0; i < BLOCK; i++) {
+            if ((i & 3) == 0) {
+                keys[i] = hot[random.nextInt(HOT_KEYS)];
+            } else {
+                // fresh: distinct from each other and (with odds 2^-64) from the hot keys
+                keys[i] = VocabularyPolicy.mix(++fresh);
+            }
+        }
+        long start = System.nanoTime();
+        harness.processElement(
+                new StreamRecord<>(new KeyChunk(0, 0, seq++, keys, BLOCK, 0, policy)));
+        intervalNanos += System.nanoTime() - start;
+        for (StreamRecord<? extends IndexChunk> out : harness.extractOutputStreamRecords()) {
+            var a = out.getValue().assignments();
+            if (a != null) {
+                evictions += a.size() - a.fresh();
+            }
+        }
+        harness.getOutput().clear();
+        rows += BLOCK;
+        intervalRows += BLOCK;
+    }
+
+    /** A checkpoint, completed: its duration and sizes. */
+    private void checkpoint() throws Exception {
+        long cpStart = System.nanoTime();
+        OperatorSubtaskState state = harness.snapshot(++checkpoint, checkpoint);
+        long cpNanos = System.nanoTime() - cpStart;
+        harness.notifyOfCompletedCheckpoint(checkpoint);
+        lastUploaded = 0;
+        lastSize = 0;
+        for (KeyedStateHandle handle : state.getManagedKeyedState()) {
+            lastUploaded += handle.getCheckpointedSize();
+            lastSize += handle.getStateSize();
+        }
+        if (!rocksdb) {
+            state.discardState(); // a full snapshot shares nothing with the next
+        }
+        lastCheckpointMillis = cpNanos / 1_000_000;
+        maxCheckpointMillis = Math.max(maxCheckpointMillis, lastCheckpointMillis);
+    }
+
+    /** The interval's line, after a full GC; starts the next interval. */
+    private void report() throws IOException {
+        System.gc();
+        long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        System.out.printf(
+                "%,d\t%,d\t%,.0f\t%,d\t%,d\t%,d\t%,d\t%,.1f\t%,.1f\t%,d%n",
+                fresh,
+                rows,
+                intervalRows / (intervalNanos / 1e9),
+                heap >> 20,
+                residentMiB(),
+                lastCheckpointMillis,
+                maxCheckpointMillis,
+                lastUploaded / 1048576.0,
+                lastSize / 1048576.0,
+                evictions);
+        intervalRows = 0;
+        intervalNanos = 0;
+        maxCheckpointMillis = 0;
     }
 
     /** The process's resident memory (heap, RocksDB's native memory, the rest), from /proc. */

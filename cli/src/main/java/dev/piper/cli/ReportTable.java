@@ -78,9 +78,48 @@ final class ReportTable {
                     c.get("smartssd_seconds").asDouble(),
                     c.get("smartssd_speedup").asDouble());
         }
+        device(r, out);
+        JsonNode d = r.get("device");
+        JsonNode defaults = r.get("defaults");
+        long rows = r.get("report").get("rows").asLong();
+        repeats(r, out);
+        if (rows > 0) {
+            JsonNode cpuJoules = d.get("cpu_joules");
+            out.printf(
+                    Locale.ROOT,
+                    "energy per million rows: CPU %s, FPGA %.1f J (%.0f W), SmartSSD %.1f J"
+                            + " (%.0f W, TDP)%n",
+                    cpuJoules == null || cpuJoules.isNull()
+                            ? "unknown (--cpu-watts)"
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%.1f J (pro-rated to core-seconds)",
+                                    cpuJoules.asDouble() / rows * 1e6),
+                    d.get("fpga_joules").asDouble() / rows * 1e6,
+                    d.get("fpga_watts").asDouble(),
+                    d.get("smartssd_joules").asDouble() / rows * 1e6,
+                    defaults.get("smartssd_watts").asDouble());
+        }
+        JsonNode sizing = r.get("sizing");
+        if (sizing != null) {
+            out.printf(
+                    Locale.ROOT,
+                    "to sustain %,.0f rows/s, N = ceil(T / P), at $%s/kWh over %s years:%n",
+                    sizing.get("target_rows_per_second").asDouble(),
+                    sizing.get("dollars_per_kwh").asText(),
+                    sizing.get("years").asText());
+            fleet(out, "FPGAs", sizing.get("fpga"));
+            fleet(out, "SmartSSDs", sizing.get("smartssd"));
+            fleet(out, "CPU cores", sizing.get("cpu_cores"));
+            out.printf(
+                    Locale.ROOT, "  (cores: %s)%n", sizing.get("cpu_cores").get("note").asText());
+        }
+    }
+
+    /** The device lines: every column together on CPU, FPGA and SmartSSD, and their bases. */
+    private static void device(JsonNode r, PrintWriter out) {
         JsonNode d = r.get("device");
         JsonNode job = r.get("job");
-        long rows = r.get("report").get("rows").asLong();
         double cpu = d.get("cpu_core_seconds").asDouble();
         out.printf(
                 Locale.ROOT,
@@ -114,6 +153,10 @@ final class ReportTable {
                 binary.get("smartssd_seconds").asDouble(),
                 binary.get("smartssd_bound").asText());
         out.printf(Locale.ROOT, "JIT warm-up: %s%n", job.get("jit_warmup").asText());
+    }
+
+    /** With several measured runs, how much they varied. */
+    private static void repeats(JsonNode r, PrintWriter out) {
         JsonNode repeats = r.get("repeats");
         if (repeats != null) {
             StringBuilder cpus = new StringBuilder();
@@ -130,37 +173,6 @@ final class ReportTable {
                     cpus,
                     100 * widest.get("fpga_speedup_spread").asDouble(),
                     widest.get("column").asText());
-        }
-        if (rows > 0) {
-            JsonNode cpuJoules = d.get("cpu_joules");
-            out.printf(
-                    Locale.ROOT,
-                    "energy per million rows: CPU %s, FPGA %.1f J (%.0f W), SmartSSD %.1f J"
-                            + " (%.0f W, TDP)%n",
-                    cpuJoules == null || cpuJoules.isNull()
-                            ? "unknown (--cpu-watts)"
-                            : String.format(
-                                    Locale.ROOT,
-                                    "%.1f J (pro-rated to core-seconds)",
-                                    cpuJoules.asDouble() / rows * 1e6),
-                    d.get("fpga_joules").asDouble() / rows * 1e6,
-                    d.get("fpga_watts").asDouble(),
-                    d.get("smartssd_joules").asDouble() / rows * 1e6,
-                    defaults.get("smartssd_watts").asDouble());
-        }
-        JsonNode sizing = r.get("sizing");
-        if (sizing != null) {
-            out.printf(
-                    Locale.ROOT,
-                    "to sustain %,.0f rows/s, N = ceil(T / P), at $%s/kWh over %s years:%n",
-                    sizing.get("target_rows_per_second").asDouble(),
-                    sizing.get("dollars_per_kwh").asText(),
-                    sizing.get("years").asText());
-            fleet(out, "FPGAs", sizing.get("fpga"));
-            fleet(out, "SmartSSDs", sizing.get("smartssd"));
-            fleet(out, "CPU cores", sizing.get("cpu_cores"));
-            out.printf(
-                    Locale.ROOT, "  (cores: %s)%n", sizing.get("cpu_cores").get("note").asText());
         }
     }
 

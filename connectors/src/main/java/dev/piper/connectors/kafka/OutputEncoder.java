@@ -231,56 +231,13 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
     }
 
     private KafkaOut rows(int p, AssembledBlock b, byte[] key) {
-        Origin o = b.origin();
         Shape shape = shape(p, b);
         List<String> names = new ArrayList<>(20);
         List<byte[]> values = new ArrayList<>(20);
-        header(names, values, StreamFormat.FORMAT, shape.format());
-        header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
         Split split = b.split();
-        header(
-                names,
-                values,
-                StreamFormat.RECORD_VERSION,
-                split == null
-                        ? StreamFormat.RECORD_VERSION_WITHOUT_SPLIT
-                        : StreamFormat.CURRENT_RECORD_VERSION);
-        header(names, values, StreamFormat.ROW_COLUMNS, shape.rowColumns());
-        if (shape.float32Columns() != null) {
-            header(names, values, StreamFormat.FLOAT32_COLUMNS, shape.float32Columns());
-        }
-        header(names, values, StreamFormat.PIPELINE, pipeline[p] + b.version());
-        if (b.version() == startVersions[p]) {
-            header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams[p]);
-        }
-        header(names, values, StreamFormat.EPOCHS, commaJoined(b.epochs()));
-        int[] buckets = shape.buckets();
-        boolean anyBuckets = false;
-        for (int bucket : buckets) {
-            anyBuckets |= bucket > 0;
-        }
-        if (anyBuckets) {
-            header(names, values, StreamFormat.OOV_BUCKETS, commaJoined(buckets));
-        }
+        layoutHeaders(p, b, shape, names, values);
         if (b.assignments() != null) {
-            long[] before = new long[buckets.length];
-            for (int c = 0; c < before.length; c++) {
-                Assignments a = b.assignments()[c];
-                before[c] = a != null ? a.first() : b.firstNewIndex()[c] - buckets[c];
-            }
-            header(names, values, StreamFormat.ASSIGNMENTS, commaJoined(before));
-            long[] own = new long[buckets.length];
-            for (int c = 0; c < own.length; c++) {
-                Assignments a = b.assignments()[c];
-                own[c] = a != null ? a.size() : 0;
-            }
-            header(names, values, StreamFormat.BLOCK_ASSIGNMENTS, commaJoined(own));
-            String[] evictions = shape.evictions();
-            StringBuilder evicting = new StringBuilder();
-            for (int c = 0; c < evictions.length; c++) {
-                evicting.append(c == 0 ? "" : ",").append(evictions[c] == null ? "" : evictions[c]);
-            }
-            header(names, values, StreamFormat.EVICT, evicting);
+            evictionHeaders(b, shape, names, values);
         }
         header(names, values, StreamFormat.ROWS, b.rows());
         header(names, values, StreamFormat.LINES, b.lines());
@@ -288,6 +245,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         header(names, values, StreamFormat.BLOCK, b.seq());
         header(names, values, StreamFormat.INPUT_TOPIC, inputTopics[p]);
         header(names, values, StreamFormat.INPUT_PARTITION, Lanes.partition(b.lane()));
+        Origin o = b.origin();
         if (o.isLog()) {
             header(
                     names,
@@ -302,22 +260,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                         o.firstTimestamp() + "-" + o.lastTimestamp());
             }
         }
-        int length = b.rows() * shape.rowBytes();
-        if (b.rowBytes().length < length) {
-            throw new IllegalStateException(
-                    "block "
-                            + b.seq()
-                            + " of lane "
-                            + b.lane()
-                            + ": "
-                            + b.rows()
-                            + " rows in "
-                            + b.rowBytes().length
-                            + " bytes, not "
-                            + shape.rowBytes()
-                            + " a row");
-        }
-        byte[] value;
+        int length = rowsLength(b, shape);
         if (split != null) {
             header(names, values, StreamFormat.HOTLINE_FIRST_ROW, split.firstRow());
             header(names, values, StreamFormat.HOTLINE_POPULAR, split.popularRows());
@@ -327,6 +270,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             }
             header(names, values, StreamFormat.HOTLINE_WORKING, commaJoined(working));
         }
+        byte[] value;
         if (shape.listColumns() == null) {
             value =
                     b.rowBytes().length == length
@@ -352,6 +296,83 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                 names.toArray(String[]::new),
                 values.toArray(byte[][]::new),
                 (long) Lanes.partition(b.lane()) + b.seq());
+    }
+
+    /**
+     * The headers that say what the rows are: format and record version, the row's columns, the
+     * pipeline and its version, the vocabulary epochs and OOV buckets.
+     */
+    private void layoutHeaders(
+            int p, AssembledBlock b, Shape shape, List<String> names, List<byte[]> values) {
+        header(names, values, StreamFormat.FORMAT, shape.format());
+        header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
+        header(
+                names,
+                values,
+                StreamFormat.RECORD_VERSION,
+                b.split() == null
+                        ? StreamFormat.RECORD_VERSION_WITHOUT_SPLIT
+                        : StreamFormat.CURRENT_RECORD_VERSION);
+        header(names, values, StreamFormat.ROW_COLUMNS, shape.rowColumns());
+        if (shape.float32Columns() != null) {
+            header(names, values, StreamFormat.FLOAT32_COLUMNS, shape.float32Columns());
+        }
+        header(names, values, StreamFormat.PIPELINE, pipeline[p] + b.version());
+        if (b.version() == startVersions[p]) {
+            header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams[p]);
+        }
+        header(names, values, StreamFormat.EPOCHS, commaJoined(b.epochs()));
+        boolean anyBuckets = false;
+        for (int bucket : shape.buckets()) {
+            anyBuckets |= bucket > 0;
+        }
+        if (anyBuckets) {
+            header(names, values, StreamFormat.OOV_BUCKETS, commaJoined(shape.buckets()));
+        }
+    }
+
+    /**
+     * An evicting stream's headers: per sparse column the assignments made before the block and by
+     * it, and each column's eviction.
+     */
+    private static void evictionHeaders(
+            AssembledBlock b, Shape shape, List<String> names, List<byte[]> values) {
+        int[] buckets = shape.buckets();
+        long[] before = new long[buckets.length];
+        long[] own = new long[buckets.length];
+        for (int c = 0; c < before.length; c++) {
+            Assignments a = b.assignments()[c];
+            before[c] = a != null ? a.first() : b.firstNewIndex()[c] - buckets[c];
+            own[c] = a != null ? a.size() : 0;
+        }
+        header(names, values, StreamFormat.ASSIGNMENTS, commaJoined(before));
+        header(names, values, StreamFormat.BLOCK_ASSIGNMENTS, commaJoined(own));
+        String[] evictions = shape.evictions();
+        StringBuilder evicting = new StringBuilder();
+        for (int c = 0; c < evictions.length; c++) {
+            evicting.append(c == 0 ? "" : ",").append(evictions[c] == null ? "" : evictions[c]);
+        }
+        header(names, values, StreamFormat.EVICT, evicting);
+    }
+
+    /** The bytes of the block's rows, which its row bytes must hold. */
+    private static int rowsLength(AssembledBlock b, Shape shape) {
+        int length = b.rows() * shape.rowBytes();
+        if (b.rowBytes().length < length) {
+            throw new IllegalStateException(
+                    "block "
+                            + b.seq()
+                            + " of lane "
+                            + b.lane()
+                            + ": "
+                            + b.rows()
+                            + " rows in "
+                            + b.rowBytes().length
+                            + " bytes, not "
+                            + shape.rowBytes()
+                            + " a row");
+        }
+        return length;
     }
 
     /**
