@@ -160,22 +160,11 @@ public final class BenchCommand implements Callable<Integer> {
                 + " cores)";
     }
 
-    @Override
-    public Integer call() throws Exception {
-        Path svg =
-                json.resolveSibling(
-                        json.getFileName().toString().replaceFirst("\\.json$", "") + ".svg");
-        if (chartFrom != null) {
-            if (!java.nio.file.Files.isRegularFile(chartFrom)) {
-                throw new ParameterException(
-                        spec.commandLine(),
-                        "--chart-from: " + chartFrom + " is not a readable file");
-            }
-            List<Bench.Result> earlier = BenchResults.readJson(chartFrom);
-            BenchChart.write(earlier, title(earlier), svg);
-            spec.commandLine().getOut().printf("chart of %s written to %s%n", chartFrom, svg);
-            return 0;
-        }
+    /**
+     * Checks the options that are wrong on their own, naming the option; returns the regimes of
+     * {@code --regimes}.
+     */
+    private List<Bench.Regime> checkedRegimes() {
         if (rows < 2) {
             throw new ParameterException(
                     spec.commandLine(), "--rows: must be at least 2, not " + rows);
@@ -192,6 +181,10 @@ public final class BenchCommand implements Callable<Integer> {
                         spec.commandLine(), "--parallelism: must be at least 1, not " + p);
             }
         }
+        if (repeat < 1) {
+            throw new ParameterException(
+                    spec.commandLine(), "--repeat: must be at least 1, not " + repeat);
+        }
         List<Bench.Regime> chosen = new ArrayList<>();
         for (String name : regimes) {
             Bench.Regime regime =
@@ -207,14 +200,11 @@ public final class BenchCommand implements Callable<Integer> {
                                                             + "' (small, medium, large)"));
             chosen.add(regime);
         }
-        Path dir =
-                dataDir != null
-                        ? dataDir
-                        : Path.of(System.getProperty("java.io.tmpdir"), "piper-bench");
-        if (repeat < 1) {
-            throw new ParameterException(
-                    spec.commandLine(), "--repeat: must be at least 1, not " + repeat);
-        }
+        return chosen;
+    }
+
+    /** The bench of the options: its stages and spec. */
+    private Bench configured(Path dir) {
         Bench bench = new Bench(dir, rows, seed, blockBytes, parallelism, repeat, System.err);
         if (withReport) {
             bench.withReport();
@@ -251,6 +241,31 @@ public final class BenchCommand implements Callable<Integer> {
         if (cold) {
             bench.withCold(thisCommand());
         }
+        return bench;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Path svg =
+                json.resolveSibling(
+                        json.getFileName().toString().replaceFirst("\\.json$", "") + ".svg");
+        if (chartFrom != null) {
+            if (!java.nio.file.Files.isRegularFile(chartFrom)) {
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--chart-from: " + chartFrom + " is not a readable file");
+            }
+            List<Bench.Result> earlier = BenchResults.readJson(chartFrom);
+            BenchChart.write(earlier, title(earlier), svg);
+            spec.commandLine().getOut().printf("chart of %s written to %s%n", chartFrom, svg);
+            return 0;
+        }
+        List<Bench.Regime> chosen = checkedRegimes();
+        Path dir =
+                dataDir != null
+                        ? dataDir
+                        : Path.of(System.getProperty("java.io.tmpdir"), "piper-bench");
+        Bench bench = configured(dir);
         List<Bench.Result> results = bench.run(chosen);
         BenchResults.printTable(results, spec.commandLine().getOut());
         BenchResults.writeJson(results, json, rows, seed, blockBytes);

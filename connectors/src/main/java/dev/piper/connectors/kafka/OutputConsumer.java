@@ -115,16 +115,7 @@ public final class OutputConsumer {
             throws IOException {
         Files.createDirectories(dir);
         long start = System.nanoTime();
-        Properties props = new Properties();
-        props.putAll(properties);
-        props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        // Never make the broker create a topic the stream has not created yet: it would get the
-        // broker's defaults (one partition, 1 MiB records) instead of the stream's.
-        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-        props.putIfAbsent(
-                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20));
+        Properties props = consumerProperties();
         ConsumedVocabulary vocab = vocabTopic == null ? null : new ConsumedVocabulary(dir);
         long deadLetters = 0;
         Rows out = new Rows(dir, vocab == null ? null : vocab.evicting);
@@ -161,20 +152,10 @@ public final class OutputConsumer {
                     } else if (r.topic().equals(vocabTopic)) {
                         vocab.add(r);
                     } else {
-                        metadata.deadLetter(r);
-                        deadOut.write(r.value());
-                        deadOut.write('\n');
-                        deadLetters++;
+                        deadLetters += deadLetter(r, metadata, deadOut);
                     }
                 }
-                boolean vocabComplete =
-                        vocab == null
-                                || (vocab.complete() && vocab.covers(out.maxIndex, out.buckets));
-                // and the dead letters of the blocks read (on their own topic, too)
-                boolean deadComplete =
-                        deadLetterTopic == null
-                                || metadata.deadLettersRead() >= metadata.deadLetters();
-                if (maxRows > 0 && out.rows >= maxRows && vocabComplete && deadComplete) {
+                if (maxRows > 0 && out.rows >= maxRows && complete(vocab, out, metadata)) {
                     break;
                 }
                 if (now - lastRecord >= idle.toNanos()) {
@@ -191,26 +172,7 @@ public final class OutputConsumer {
         if (vocab != null && !vocab.hotSets.isEmpty()) {
             ConsumedVocabulary.writeHotSets(dir, vocab, out.hotlineRows);
         }
-        Map<String, Integer> sizes = new LinkedHashMap<>();
-        if (vocab != null) {
-            vocab.finish(out.sparseCount);
-            sizes.putAll(vocab.sizes());
-            for (Map.Entry<Long, Integer> used : new TreeMap<>(out.maxIndex).entrySet()) {
-                String name = ConsumedVocabulary.columnEpoch(used.getKey());
-                int oov = out.buckets.getOrDefault(used.getKey(), 0);
-                int size = oov + sizes.getOrDefault(name, 0);
-                if (used.getValue() >= size) {
-                    throw new IllegalStateException(
-                            name
-                                    + ": the rows use index "
-                                    + used.getValue()
-                                    + " but the vocabulary topic holds "
-                                    + sizes.getOrDefault(name, 0)
-                                    + " entries"
-                                    + (oov > 0 ? " after " + oov + " OOV buckets" : ""));
-                }
-            }
-        }
+        Map<String, Integer> sizes = vocab == null ? new LinkedHashMap<>() : sizes(vocab, out);
         metadata.write(
                 dir,
                 out.rows,
@@ -220,6 +182,72 @@ public final class OutputConsumer {
                 progress);
         return new Result(
                 out.rows, out.records, deadLetters, sizes, (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Writes a dead-letter record as its line; returns 1, the count it adds. */
+    private static int deadLetter(
+            ConsumerRecord<byte[], byte[]> r, ConsumedMetadata metadata, OutputStream deadOut)
+            throws IOException {
+        metadata.deadLetter(r);
+        deadOut.write(r.value());
+        deadOut.write('\n');
+        return 1;
+    }
+
+    /**
+     * Whether what the rows read need has been read too: the vocabulary entries of every index they
+     * use, and the dead letters of their blocks (on their own topic).
+     */
+    private boolean complete(ConsumedVocabulary vocab, Rows out, ConsumedMetadata metadata) {
+        boolean vocabComplete =
+                vocab == null || (vocab.complete() && vocab.covers(out.maxIndex, out.buckets));
+        boolean deadComplete =
+                deadLetterTopic == null || metadata.deadLettersRead() >= metadata.deadLetters();
+        return vocabComplete && deadComplete;
+    }
+
+    /** The consumer's properties: the client's, reading committed records from the start. */
+    private Properties consumerProperties() {
+        Properties props = new Properties();
+        props.putAll(properties);
+        props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        // Never make the broker create a topic the stream has not created yet: it would get the
+        // broker's defaults (one partition, 1 MiB records) instead of the stream's.
+        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        props.putIfAbsent(
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20));
+        return props;
+    }
+
+    /**
+     * Each (column, epoch)'s vocabulary size, once every index the rows use is in it.
+     *
+     * @throws IllegalStateException naming a column whose rows use an index the vocabulary topic
+     *     does not hold
+     */
+    private static Map<String, Integer> sizes(ConsumedVocabulary vocab, Rows out)
+            throws IOException {
+        Map<String, Integer> sizes = new LinkedHashMap<>();
+        vocab.finish(out.sparseCount);
+        sizes.putAll(vocab.sizes());
+        for (Map.Entry<Long, Integer> used : new TreeMap<>(out.maxIndex).entrySet()) {
+            String name = ConsumedVocabulary.columnEpoch(used.getKey());
+            int oov = out.buckets.getOrDefault(used.getKey(), 0);
+            int size = oov + sizes.getOrDefault(name, 0);
+            if (used.getValue() >= size) {
+                throw new IllegalStateException(
+                        name
+                                + ": the rows use index "
+                                + used.getValue()
+                                + " but the vocabulary topic holds "
+                                + sizes.getOrDefault(name, 0)
+                                + " entries"
+                                + (oov > 0 ? " after " + oov + " OOV buckets" : ""));
+            }
+        }
+        return sizes;
     }
 
     /**

@@ -31,7 +31,6 @@ public final class ReportHtml {
      */
     public static String render(JsonNode report, java.util.List<JsonNode> intervals) {
         StringBuilder h = new StringBuilder(64 * 1024);
-        JsonNode device = report.get("device");
         JsonNode defaults = report.get("defaults");
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<title>piper cost report: ")
@@ -57,6 +56,21 @@ public final class ReportHtml {
                 .append("; speedup basis: ")
                 .append(esc(defaults.path("speedup_basis").asText()))
                 .append("</p>\n");
+        device(h, report);
+        repeats(h, report.path("repeats"));
+        sizing(h, report.path("sizing"));
+        history(h, report, intervals);
+        h.append("<h2>Speedup per column (isolated, log scale)</h2>\n");
+        chart(h, report.get("columns"));
+        columns(h, report.get("columns"));
+        h.append("</table>\n</body></html>\n");
+        return h.toString();
+    }
+
+    /** The whole device's table and the models' bases. */
+    private static void device(StringBuilder h, JsonNode report) {
+        JsonNode device = report.get("device");
+        JsonNode defaults = report.get("defaults");
         h.append("<h2>Whole device</h2>\n<table><tr><th></th><th>seconds</th><th>bound by</th>")
                 .append("<th>speedup vs job CPU</th><th>rows/s</th><th>joules</th></tr>\n");
         deviceRow(h, "FPGA (PIPER)", device, "fpga");
@@ -89,11 +103,10 @@ public final class ReportHtml {
         h.append("<p class=\"k\">JIT warm-up: ")
                 .append(esc(report.path("job").path("jit_warmup").asText()))
                 .append(".</p>\n");
-        repeats(h, report.path("repeats"));
-        sizing(h, report.path("sizing"));
-        history(h, report, intervals);
-        h.append("<h2>Speedup per column (isolated, log scale)</h2>\n");
-        chart(h, report.get("columns"));
+    }
+
+    /** The table of the columns, each with its work and its speedups. */
+    private static void columns(StringBuilder h, JsonNode columns) {
         h.append("<h2>Columns</h2>\n<table><tr><th>column</th><th>ops</th><th>values</th>")
                 .append("<th>input bytes</th><th>vocab entries</th><th>tier</th>")
                 .append("<th>FPGA II gen/apply</th>")
@@ -102,7 +115,7 @@ public final class ReportHtml {
                 .append("<th>SmartSSD s</th><th>SmartSSD bound</th><th>SmartSSD speedup</th>")
                 .append("<th>FPGA speedup, binary</th><th>SmartSSD speedup, binary</th>")
                 .append("<th>SmartSSD extrapolated</th></tr>\n");
-        for (JsonNode c : report.get("columns")) {
+        for (JsonNode c : columns) {
             h.append("<tr><td>")
                     .append(esc(c.path("column").asText()))
                     .append("</td><td>")
@@ -145,8 +158,6 @@ public final class ReportHtml {
                     .append(esc(join(c.path("smartssd_extrapolated_ops"))))
                     .append("</td></tr>\n");
         }
-        h.append("</table>\n</body></html>\n");
-        return h.toString();
     }
 
     /** What repeated runs measured: each run's CPU time, each column's speedups' range. */
@@ -236,6 +247,16 @@ public final class ReportHtml {
         if (intervals.size() < 2) {
             return;
         }
+        double[][] series = series(intervals);
+        intervalChart(h, series);
+        intervalTable(h, intervals, series);
+    }
+
+    /**
+     * Per interval: the device's FPGA and SmartSSD speedups and the 10th, 50th and 90th percentile
+     * of its columns' FPGA speedups, in that order.
+     */
+    private static double[][] series(java.util.List<JsonNode> intervals) {
         int n = intervals.size();
         double[][] series = new double[5][n]; // device FPGA, device SmartSSD, p10, p50, p90
         for (int k = 0; k < n; k++) {
@@ -256,6 +277,12 @@ public final class ReportHtml {
             series[3][k] = quantile(sorted, 0.5);
             series[4][k] = quantile(sorted, 0.9);
         }
+        return series;
+    }
+
+    /** The intervals' speedups as an inline SVG chart. */
+    private static void intervalChart(StringBuilder h, double[][] series) {
+        int n = series[0].length;
         double max = 0;
         for (double[] s : series) {
             for (double v : s) {
@@ -327,6 +354,12 @@ public final class ReportHtml {
                 .append(": FPGA (blue) and SmartSSD (orange) device speedup; columns' FPGA")
                 .append(" speedup, median (dashed) and 10th to 90th percentile (band)</text>\n")
                 .append("</svg>\n");
+    }
+
+    /** The intervals' speedups as a table. */
+    private static void intervalTable(
+            StringBuilder h, java.util.List<JsonNode> intervals, double[][] series) {
+        int n = intervals.size();
         h.append("<table><tr><th>interval</th><th>lines</th><th>task CPU s</th>")
                 .append("<th>FPGA speedup</th><th>SmartSSD speedup</th>")
                 .append("<th>columns' FPGA speedup p10</th><th>median</th><th>p90</th></tr>\n");

@@ -164,27 +164,7 @@ public final class ConcatenateFunction<K>
         Assignments[] assignments = null;
         for (int c = 0; c < sparseColumns; c++) {
             IndexChunk chunk = columns[c];
-            if (chunk.rows() != rows
-                    || (chunk.offsets() != null) != layout.isList(c)
-                    || chunk.seq() != d.seq()
-                    || chunk.lane() != d.lane()) {
-                throw new IllegalStateException(
-                        "block "
-                                + d.lane()
-                                + "/"
-                                + d.seq()
-                                + ": column C"
-                                + (c + 1)
-                                + " has "
-                                + chunk.rows()
-                                + (chunk.offsets() != null ? " lists" : " rows")
-                                + " of block "
-                                + chunk.lane()
-                                + "/"
-                                + chunk.seq()
-                                + ", expected "
-                                + rows);
-            }
+            checkChunk(d, c, chunk);
             indices[c] = chunk.indices();
             firstNew[c] = chunk.firstNewIndex();
             newKeys[c] = chunk.newKeys();
@@ -196,29 +176,7 @@ public final class ConcatenateFunction<K>
                 assignments[c] = chunk.assignments();
             }
         }
-        int[] scalar = layout.scalarColumns();
-        int pos = 0;
-        for (int r = 0; r < rows; r++) {
-            int base = r * width;
-            for (int j = 0; j < width; j++) {
-                int v = labelDense[base + j];
-                if (onehot != null && onehot[j] > 0) {
-                    int hot = OneHot.hot(v, onehot[j]); // drop-last one-hot of the category v
-                    for (int k = 0; k < onehot[j] - 1; k++) {
-                        buf.putInt(pos, k == hot ? 1 : 0);
-                        pos += Integer.BYTES;
-                    }
-                    continue;
-                }
-                buf.putInt(pos, v);
-                pos += Integer.BYTES;
-            }
-            for (int c : scalar) {
-                buf.putInt(pos, indices[c][r]);
-                pos += Integer.BYTES;
-            }
-        }
-        assert pos == rows * rowBytes;
+        writeRows(buf, rows, width, labelDense, onehot, layout.scalarColumns(), indices);
         int lists = layout.listColumns().size();
         int[][] listOffsets = new int[lists][];
         int[][] listIndices = new int[lists][];
@@ -246,5 +204,67 @@ public final class ConcatenateFunction<K>
                 listIndices,
                 null,
                 assignments);
+    }
+
+    /** Refuses an index chunk {@code chunk} of sparse column {@code c} that is not of block d. */
+    private static void checkChunk(DenseChunk d, int c, IndexChunk chunk) {
+        int rows = d.rows();
+        if (chunk.rows() != rows
+                || (chunk.offsets() != null) != d.layout().isList(c)
+                || chunk.seq() != d.seq()
+                || chunk.lane() != d.lane()) {
+            throw new IllegalStateException(
+                    "block "
+                            + d.lane()
+                            + "/"
+                            + d.seq()
+                            + ": column C"
+                            + (c + 1)
+                            + " has "
+                            + chunk.rows()
+                            + (chunk.offsets() != null ? " lists" : " rows")
+                            + " of block "
+                            + chunk.lane()
+                            + "/"
+                            + chunk.seq()
+                            + ", expected "
+                            + rows);
+        }
+    }
+
+    /**
+     * Writes each row: its label and dense values (a onehot column as its columns), then its scalar
+     * sparse columns' indices, little-endian int32.
+     */
+    private static void writeRows(
+            ByteBuffer buf,
+            int rows,
+            int width,
+            int[] labelDense,
+            int[] onehot,
+            int[] scalar,
+            int[][] indices) {
+        int pos = 0;
+        for (int r = 0; r < rows; r++) {
+            int base = r * width;
+            for (int j = 0; j < width; j++) {
+                int v = labelDense[base + j];
+                if (onehot != null && onehot[j] > 0) {
+                    int hot = OneHot.hot(v, onehot[j]); // drop-last one-hot of the category v
+                    for (int k = 0; k < onehot[j] - 1; k++) {
+                        buf.putInt(pos, k == hot ? 1 : 0);
+                        pos += Integer.BYTES;
+                    }
+                    continue;
+                }
+                buf.putInt(pos, v);
+                pos += Integer.BYTES;
+            }
+            for (int c : scalar) {
+                buf.putInt(pos, indices[c][r]);
+                pos += Integer.BYTES;
+            }
+        }
+        assert pos == buf.capacity();
     }
 }
