@@ -197,21 +197,7 @@ public final class Preprocess {
         int shardBlocks = conf.get(PiperOptions.SHARD_BLOCKS);
         ShardWriterOperator shardWriter = null;
         if (shardBlocks != 0) {
-            String key = PiperOptions.SHARD_BLOCKS.key();
-            if (shardBlocks < 0) {
-                throw new IllegalArgumentException(
-                        key + ": must be 0 (one rows.bin) or positive, not " + shardBlocks);
-            }
-            if (format != RowsFormat.DLRM_ROWS) {
-                throw new IllegalArgumentException(
-                        key + ": sharded output writes dlrm-rows, not " + format.id());
-            }
-            if (hotline != null) {
-                throw new IllegalArgumentException(
-                        key
-                                + ": sharded output does not combine with Hotline's split, which"
-                                + " needs every row in order on one task");
-            }
+            checkShards(shardBlocks, format, hotline);
             sink = sink.sharded(shardBlocks);
             shardWriter =
                     new ShardWriterOperator(commit, shardBlocks, options.program().rowBytes());
@@ -241,6 +227,47 @@ public final class Preprocess {
             job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
             return hotline == null ? job : job.withHotline(hotline);
         }
+        CriteoFileSource source = textSource(input, conf, options);
+        PreprocessJob job = new PreprocessJob(source, source.isSplittable(), sink, options);
+        job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
+        if (report != null) {
+            job.withReport(report, new ReportFileSink(commit));
+        }
+        if (hotline != null) {
+            job.withHotline(hotline);
+        }
+        if (shardWriter != null) {
+            job.withShards(shardWriter, shardBlocks);
+        }
+        return job;
+    }
+
+    /**
+     * Refuses a sharded output ({@code piper.output.shard-blocks} {@code shardBlocks}) of another
+     * format than dlrm-rows, or with Hotline's split.
+     */
+    private static void checkShards(int shardBlocks, RowsFormat format, HotlineSettings hotline) {
+        String key = PiperOptions.SHARD_BLOCKS.key();
+        if (shardBlocks < 0) {
+            throw new IllegalArgumentException(
+                    key + ": must be 0 (one rows.bin) or positive, not " + shardBlocks);
+        }
+        if (format != RowsFormat.DLRM_ROWS) {
+            throw new IllegalArgumentException(
+                    key + ": sharded output writes dlrm-rows, not " + format.id());
+        }
+        if (hotline != null) {
+            throw new IllegalArgumentException(
+                    key
+                            + ": sharded output does not combine with Hotline's split, which"
+                            + " needs every row in order on one task");
+        }
+    }
+
+    /** The text input's source, in blocks of {@code piper.block-bytes} (checked for its size). */
+    private static CriteoFileSource textSource(
+            Path input, Configuration conf, DecodeOptions options) {
+        String path = input.toAbsolutePath().toString();
         int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
         if (!path.endsWith(".gz")) {
             long size;
@@ -256,21 +283,8 @@ public final class Preprocess {
                                         PiperOptions.BLOCK_BYTES.key() + ": " + why);
                             });
         }
-        CriteoFileSource source =
-                new CriteoFileSource(
-                        path, blockBytes, options.maxLineBytes(), options.maxRawBytes());
-        PreprocessJob job = new PreprocessJob(source, source.isSplittable(), sink, options);
-        job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
-        if (report != null) {
-            job.withReport(report, new ReportFileSink(commit));
-        }
-        if (hotline != null) {
-            job.withHotline(hotline);
-        }
-        if (shardWriter != null) {
-            job.withShards(shardWriter, shardBlocks);
-        }
-        return job;
+        return new CriteoFileSource(
+                path, blockBytes, options.maxLineBytes(), options.maxRawBytes());
     }
 
     /**

@@ -229,34 +229,7 @@ public final class PreprocessJob {
     /** Adds the dataflow to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
         boolean measure = report != null;
-        SingleOutputStreamOperator<KeyChunk> keys;
-        if (columnSource != null) {
-            keys =
-                    env.fromSource(
-                                    columnSource,
-                                    WatermarkStrategy.noWatermarks(),
-                                    "parquet-input",
-                                    BlockTypes.COLUMN_BLOCK)
-                            .uid("parquet-input")
-                            .process(
-                                    new ColumnDecodeFunction(options.program()),
-                                    BlockTypes.KEY_CHUNK)
-                            .name("decode")
-                            .uid("decode");
-        } else {
-            SingleOutputStreamOperator<RawChunk> input =
-                    env.fromSource(
-                                    source,
-                                    WatermarkStrategy.noWatermarks(),
-                                    "criteo-input",
-                                    BlockTypes.RAW_CHUNK)
-                            .uid("criteo-input");
-            DataStream<RawChunk> raw = input;
-            if (!parallelSource) {
-                raw = input.setParallelism(1).rebalance();
-            }
-            keys = decode(raw, options, measure ? report.fieldBytesEvery() : 0);
-        }
+        SingleOutputStreamOperator<KeyChunk> keys = keys(env, measure);
         VocabularyFunction vocabulary = new VocabularyFunction().named(options.program().name());
         if (vocabEntriesCache > 0) {
             vocabulary = vocabulary.withEntries(vocabEntriesCache);
@@ -297,6 +270,48 @@ public final class PreprocessJob {
                     reportSink);
         }
 
+        write(assembled);
+    }
+
+    /** The input, read and decoded into each column's keys: Parquet row groups or text. */
+    private SingleOutputStreamOperator<KeyChunk> keys(
+            StreamExecutionEnvironment env, boolean measure) {
+        SingleOutputStreamOperator<KeyChunk> keys;
+        if (columnSource != null) {
+            keys =
+                    env.fromSource(
+                                    columnSource,
+                                    WatermarkStrategy.noWatermarks(),
+                                    "parquet-input",
+                                    BlockTypes.COLUMN_BLOCK)
+                            .uid("parquet-input")
+                            .process(
+                                    new ColumnDecodeFunction(options.program()),
+                                    BlockTypes.KEY_CHUNK)
+                            .name("decode")
+                            .uid("decode");
+        } else {
+            SingleOutputStreamOperator<RawChunk> input =
+                    env.fromSource(
+                                    source,
+                                    WatermarkStrategy.noWatermarks(),
+                                    "criteo-input",
+                                    BlockTypes.RAW_CHUNK)
+                            .uid("criteo-input");
+            DataStream<RawChunk> raw = input;
+            if (!parallelSource) {
+                raw = input.setParallelism(1).rebalance();
+            }
+            keys = decode(raw, options, measure ? report.fieldBytesEvery() : 0);
+        }
+        return keys;
+    }
+
+    /**
+     * Writes the assembled blocks: through the shard writers if sharded, in sequence, split by
+     * Hotline if asked, into the output.
+     */
+    private void write(SingleOutputStreamOperator<AssembledBlock> assembled) {
         DataStream<AssembledBlock> written = assembled;
         if (shardWriter != null) {
             written =

@@ -158,41 +158,65 @@ public final class StreamTopics {
                             new NewTopic(p.vocabTopic(), Optional.of(1), Optional.empty()));
                 }
             }
-            for (Optional<String> single :
-                    List.of(
-                            conf.getOptional(StreamOptions.CONTROL_TOPIC),
-                            StreamOptions.statusTopic(conf),
-                            conf.getOptional(StreamOptions.REPORT_TOPIC))) {
-                single.filter(t -> !existing.contains(t))
-                        .ifPresent(
-                                t ->
-                                        missing.putIfAbsent(
-                                                t,
-                                                new NewTopic(t, Optional.of(1), Optional.empty())));
-            }
+            missingSingles(conf, existing, missing);
             Set<String> created = create(probe, missing.values(), progress);
-            int recordLimit = Integer.MAX_VALUE;
-            for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
-                if (created.contains(p.outputTopic())) {
-                    recordLimit = Math.min(recordLimit, roomy);
-                    continue;
-                }
-                checkPartitions(conf, probe, p.outputTopic(), rowsPartitions.get(p.outputTopic()));
-                int needed =
-                        KafkaOut.maxRecordBytes(blockBytes, p.start().spec().layout().hasLists());
-                int limit = checkRecordLimit(probe, p, needed);
-                if (limit < roomy) {
-                    progress.printf(
-                            "stream: rows topic %s takes records of at most %,d bytes (%s), enough"
-                                    + " for pipeline %s but less than the %,d of a rows topic the"
-                                    + " stream creates: a switch to a spec with list columns will"
-                                    + " be refused%n",
-                            p.outputTopic(), limit, MAX_MESSAGE_BYTES, p.name(), roomy);
-                }
-                recordLimit = Math.min(recordLimit, limit);
-            }
+            int recordLimit =
+                    recordLimit(conf, probe, pipelines, created, rowsPartitions, roomy, progress);
             conf.set(StreamOptions.ROWS_RECORD_LIMIT, recordLimit);
         }
+    }
+
+    /** Adds the control, status and report topics the configuration names and lacks. */
+    private static void missingSingles(
+            Configuration conf, Set<String> existing, Map<String, NewTopic> missing) {
+        for (Optional<String> single :
+                List.of(
+                        conf.getOptional(StreamOptions.CONTROL_TOPIC),
+                        StreamOptions.statusTopic(conf),
+                        conf.getOptional(StreamOptions.REPORT_TOPIC))) {
+            single.filter(t -> !existing.contains(t))
+                    .ifPresent(
+                            t ->
+                                    missing.putIfAbsent(
+                                            t, new NewTopic(t, Optional.of(1), Optional.empty())));
+        }
+    }
+
+    /**
+     * The largest rows record every rows topic takes: {@code roomy} for the ones just {@code
+     * created}; an existing one's is checked against its pipeline's starting spec (and its
+     * partitions against {@code rowsPartitions}), and said when a switch to lists would not fit.
+     */
+    private static int recordLimit(
+            Configuration conf,
+            InputProbe probe,
+            StreamPipelines pipelines,
+            Set<String> created,
+            Map<String, Integer> rowsPartitions,
+            int roomy,
+            PrintStream progress)
+            throws Exception {
+        int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
+        int recordLimit = Integer.MAX_VALUE;
+        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+            if (created.contains(p.outputTopic())) {
+                recordLimit = Math.min(recordLimit, roomy);
+                continue;
+            }
+            checkPartitions(conf, probe, p.outputTopic(), rowsPartitions.get(p.outputTopic()));
+            int needed = KafkaOut.maxRecordBytes(blockBytes, p.start().spec().layout().hasLists());
+            int limit = checkRecordLimit(probe, p, needed);
+            if (limit < roomy) {
+                progress.printf(
+                        "stream: rows topic %s takes records of at most %,d bytes (%s), enough"
+                                + " for pipeline %s but less than the %,d of a rows topic the"
+                                + " stream creates: a switch to a spec with list columns will"
+                                + " be refused%n",
+                        p.outputTopic(), limit, MAX_MESSAGE_BYTES, p.name(), roomy);
+            }
+            recordLimit = Math.min(recordLimit, limit);
+        }
+        return recordLimit;
     }
 
     /**

@@ -156,6 +156,20 @@ public final class Streaming {
                 new StreamJob(
                         source, sink, pipelines, conf.get(PiperOptions.MAX_RAW_BYTES), chunking);
         job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
+        withControl(job, conf, bootstrap, props);
+        withHotline(job, conf, pipelines);
+        Optional<String> reportTopic = conf.getOptional(StreamOptions.REPORT_TOPIC);
+        if (reportTopic.isPresent()) {
+            job.withReport(
+                    ReportOptions.settings(conf),
+                    KafkaConnectors.reportSink(bootstrap, reportTopic.get(), props));
+        }
+        return job;
+    }
+
+    /** The control stream, if the configuration names one: a topic or a directory of specs. */
+    private static void withControl(
+            StreamJob job, Configuration conf, String bootstrap, Map<String, String> props) {
         Optional<String> control = conf.getOptional(StreamOptions.CONTROL_TOPIC);
         Optional<String> controlDir = conf.getOptional(StreamOptions.CONTROL_DIR);
         if (controlDir.isPresent()) {
@@ -181,7 +195,15 @@ public final class Streaming {
                                     "status-" + StreamOptions.transactionalIdPrefix(conf),
                                     props)));
         }
-        // --hotline-budget splits every pipeline; otherwise each spec's hotline section its own
+    }
+
+    /**
+     * Hotline's split: {@code --hotline-budget} splits every pipeline; otherwise each spec's
+     * hotline section its own.
+     *
+     * @throws IllegalArgumentException for a split pipeline without a vocabulary topic
+     */
+    private static void withHotline(StreamJob job, Configuration conf, StreamPipelines pipelines) {
         HotlineSettings given = HotlineOptions.settings(conf);
         HotlineSettings[] hotline = new HotlineSettings[pipelines.size()];
         boolean any = false;
@@ -202,12 +224,5 @@ public final class Streaming {
         if (any) {
             job.withHotline(hotline);
         }
-        Optional<String> reportTopic = conf.getOptional(StreamOptions.REPORT_TOPIC);
-        if (reportTopic.isPresent()) {
-            job.withReport(
-                    ReportOptions.settings(conf),
-                    KafkaConnectors.reportSink(bootstrap, reportTopic.get(), props));
-        }
-        return job;
     }
 }

@@ -74,31 +74,7 @@ public final class BenchChart {
                         "<text x=\"%d\" y=\"24\" font-size=\"15\" font-weight=\"bold\">%s</text>%n",
                         LEFT,
                         escape(title)));
-        for (int i = 0; i <= 5; i++) {
-            double v = top * i / 5;
-            double y = TOP + plotH - plotH * (v / top);
-            svg.append(
-                    String.format(
-                            Locale.ROOT,
-                            "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>%n",
-                            LEFT,
-                            y,
-                            LEFT + plotW,
-                            y));
-            svg.append(
-                    String.format(
-                            Locale.ROOT,
-                            "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
-                            LEFT - 6,
-                            y + 4,
-                            String.format(Locale.ROOT, "%,.0f", v)));
-        }
-        svg.append(
-                String.format(
-                        Locale.ROOT,
-                        "<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" text-anchor=\"middle\">rows/s (marginal)</text>%n",
-                        TOP + plotH / 2,
-                        TOP + plotH / 2));
+        axis(svg, top, plotW, plotH);
         int groups = byRegime.size();
         double groupW = (double) plotW / Math.max(1, groups);
         double barW = groupW * 0.8 / Math.max(1, seriesNames.size());
@@ -132,6 +108,42 @@ public final class BenchChart {
                             escape(e.getKey())));
             g++;
         }
+        legend(svg, seriesNames);
+        svg.append("</svg>\n");
+        Files.writeString(file, svg, StandardCharsets.UTF_8);
+    }
+
+    /** The value axis: five grid lines up to {@code top}, and its label. */
+    private static void axis(StringBuilder svg, double top, int plotW, int plotH) {
+        for (int i = 0; i <= 5; i++) {
+            double v = top * i / 5;
+            double y = TOP + plotH - plotH * (v / top);
+            svg.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e0e0e0\"/>%n",
+                            LEFT,
+                            y,
+                            LEFT + plotW,
+                            y));
+            svg.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
+                            LEFT - 6,
+                            y + 4,
+                            String.format(Locale.ROOT, "%,.0f", v)));
+        }
+        svg.append(
+                String.format(
+                        Locale.ROOT,
+                        "<text x=\"16\" y=\"%d\" transform=\"rotate(-90 16 %d)\" text-anchor=\"middle\">rows/s (marginal)</text>%n",
+                        TOP + plotH / 2,
+                        TOP + plotH / 2));
+    }
+
+    /** One swatch and name per series, two to a line. */
+    private static void legend(StringBuilder svg, List<String> seriesNames) {
         for (int s = 0; s < seriesNames.size(); s++) {
             int x = LEFT + (s % 2) * 320;
             int y = HEIGHT - BOTTOM + 45 + (s / 2) * 20;
@@ -146,8 +158,6 @@ public final class BenchChart {
                             y,
                             escape(seriesNames.get(s))));
         }
-        svg.append("</svg>\n");
-        Files.writeString(file, svg, StandardCharsets.UTF_8);
     }
 
     /** The smallest of 1, 2 or 5 times a power of ten at or above {@code v}. */

@@ -258,7 +258,16 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
         }
         // The input layout may change too (a new version whose records say so); every sparse
         // column then starts a new vocabulary epoch (ActiveSpec.next).
-        ColumnProgram then = SpecCompiler.program(spec);
+        problems.addAll(recordProblems(spec, SpecCompiler.program(spec)));
+        return problems;
+    }
+
+    /**
+     * What keeps the rows of {@code then}, a new version of {@code spec}'s pipeline, from this
+     * job's records: the cost report's refusals, and rows or lists larger than a record holds.
+     */
+    private List<String> recordProblems(PipelineSpec spec, ColumnProgram then) {
+        List<String> problems = new ArrayList<>();
         if (limits.priced()) {
             CostModelOperator.refusal(then)
                     .ifPresent(

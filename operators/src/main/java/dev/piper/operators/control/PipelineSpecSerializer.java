@@ -107,6 +107,14 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 new OpWriter<>(
                         (o, n) -> o.writeVarLong(n.value(), false),
                         i -> new Op.FillNull(i.readVarLong(false))));
+        registerDenseOps(k);
+        registerIdOps(k);
+        registerTheRest(k);
+        return k;
+    }
+
+    /** The dense operators with parameters: each written as its parameters. */
+    private static void registerDenseOps(Kryo k) {
         register(
                 k,
                 DenseOp.ClampOp.DEFINITION,
@@ -151,6 +159,16 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                         i -> new DenseOp.Cast(Op.ValueType.values()[i.readVarInt(true)])));
         register(
                 k,
+                DenseOp.OneHotOp.DEFINITION,
+                new OpWriter<>(
+                        (o, h) -> o.writeVarInt(h.size(), true),
+                        i -> new DenseOp.OneHotOp(i.readVarInt(true))));
+    }
+
+    /** The id operators with parameters: each written as its parameters. */
+    private static void registerIdOps(Kryo k) {
+        register(
+                k,
                 IdOp.SigridHashOp.DEFINITION,
                 new OpWriter<>(
                         (o, h) -> {
@@ -186,14 +204,6 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 new OpWriter<>(
                         (o, g) -> o.writeVarInt(g.n(), true),
                         i -> new IdOp.NgramOp(i.readVarInt(true))));
-        register(
-                k,
-                DenseOp.OneHotOp.DEFINITION,
-                new OpWriter<>(
-                        (o, h) -> o.writeVarInt(h.size(), true),
-                        i -> new DenseOp.OneHotOp(i.readVarInt(true))));
-        registerTheRest(k);
-        return k;
     }
 
     /** Registers operator {@code d}'s record under its tag, written by {@code writer}. */
