@@ -273,35 +273,10 @@ public final class LocalFlinkCluster {
      */
     public Running start(Settings s, Duration timeout, PrintStream log)
             throws IOException, InterruptedException {
-        Optional<Running> running = status();
-        if (running.isPresent()) {
-            throw new IllegalStateException(
-                    "a cluster already runs from "
-                            + dir
-                            + " (JobManager pid "
-                            + running.get().jobManagerPid()
-                            + ", "
-                            + running.get().restUrl()
-                            + "); stop it first");
-        }
-        LocalProcess.checkFree(s.restPort(), "--port");
-        LocalProcess.checkFree(s.rpcPort(), "--rpc-port");
-        for (int port = s.metricsPort();
-                port <= s.taskManagerMetricsPort(s.taskManagers() - 1);
-                port++) {
-            LocalProcess.checkFree(port, "--metrics-port (one port per process from it)");
-        }
+        checkNotRunning(s);
         String classpath = LocalProcess.classpath(classpathFile, "Flink cluster's");
-        Path conf = Files.createDirectories(dir.resolve("conf"));
+        Path conf = writeConfiguration(s);
         Path logs = Files.createDirectories(dir.resolve("log"));
-        Map<String, String> config = configuration(s, dir);
-        Files.createDirectories(Path.of(config.get(CoreOptions.TMP_DIRS.key())));
-        Files.createDirectories(Path.of(config.get(WebOptions.UPLOAD_DIR.key())));
-        StringBuilder yaml = new StringBuilder("# written by bin/piper cluster start\n");
-        config.forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
-        Files.writeString(conf.resolve("config.yaml"), yaml);
-        Path log4j = conf.resolve("log4j.properties");
-        Files.writeString(log4j, log4jProperties());
 
         Process jobManager =
                 startRole(
@@ -352,6 +327,49 @@ public final class LocalFlinkCluster {
             }
             throw e;
         }
+        writeAddresses(s, url);
+        return new Running(jobManager.pid(), taskManager.pid(), url);
+    }
+
+    /** Refuses to start a second cluster from this directory, or on ports that are taken. */
+    private void checkNotRunning(Settings s) throws IOException {
+        Optional<Running> running = status();
+        if (running.isPresent()) {
+            throw new IllegalStateException(
+                    "a cluster already runs from "
+                            + dir
+                            + " (JobManager pid "
+                            + running.get().jobManagerPid()
+                            + ", "
+                            + running.get().restUrl()
+                            + "); stop it first");
+        }
+        LocalProcess.checkFree(s.restPort(), "--port");
+        LocalProcess.checkFree(s.rpcPort(), "--rpc-port");
+        for (int port = s.metricsPort();
+                port <= s.taskManagerMetricsPort(s.taskManagers() - 1);
+                port++) {
+            LocalProcess.checkFree(port, "--metrics-port (one port per process from it)");
+        }
+    }
+
+    /** Writes the cluster's conf/config.yaml and log4j.properties; returns conf/. */
+    private Path writeConfiguration(Settings s) throws IOException {
+        Path conf = Files.createDirectories(dir.resolve("conf"));
+        Map<String, String> config = configuration(s, dir);
+        Files.createDirectories(Path.of(config.get(CoreOptions.TMP_DIRS.key())));
+        Files.createDirectories(Path.of(config.get(WebOptions.UPLOAD_DIR.key())));
+        StringBuilder yaml = new StringBuilder("# written by bin/piper cluster start\n");
+        config.forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
+        Files.writeString(conf.resolve("config.yaml"), yaml);
+        Path log4j = conf.resolve("log4j.properties");
+        Files.writeString(log4j, log4jProperties());
+
+        return conf;
+    }
+
+    /** Writes where the cluster answers: its REST address, and each process's metrics. */
+    private void writeAddresses(Settings s, String url) throws IOException {
         Files.writeString(dir.resolve("rest"), url + "\n");
         StringBuilder metrics = new StringBuilder();
         metrics.append("jobmanager\t").append(metricsUrl(s.metricsPort())).append('\n');
@@ -362,7 +380,6 @@ public final class LocalFlinkCluster {
                     .append('\n');
         }
         Files.writeString(dir.resolve(METRICS_FILE), metrics);
-        return new Running(jobManager.pid(), taskManager.pid(), url);
     }
 
     /**

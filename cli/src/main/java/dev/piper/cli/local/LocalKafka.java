@@ -192,25 +192,7 @@ public final class LocalKafka {
         Files.writeString(log4j, log4jProperties(logs.resolve("server.log")));
 
         if (!Files.exists(data.resolve("meta.properties"))) {
-            log.println("kafka: formatting " + data);
-            List<String> format =
-                    new java.util.ArrayList<>(
-                            List.of(
-                                    LocalProcess.java(),
-                                    "-cp",
-                                    classpath,
-                                    "-Dlog4j2.configurationFile=" + log4j,
-                                    "kafka.tools.StorageTool",
-                                    "format",
-                                    "-t",
-                                    Uuid.randomUuid().toString(),
-                                    "-c",
-                                    server.toString()));
-            if (security != null) {
-                format.addAll(security.formatArgs());
-            }
-            LocalProcess.runToCompletion(
-                    "formatting the broker's storage", format, logs.resolve("format.out"), timeout);
+            format(classpath, log4j, server, data, logs, timeout, log, security);
         }
 
         Process process =
@@ -246,6 +228,38 @@ public final class LocalKafka {
         }
         Files.writeString(dir.resolve("bootstrap"), bootstrap + "\n");
         return new Running(pid, bootstrap);
+    }
+
+    /** Formats the broker's storage in {@code data} (KRaft: a new cluster id). */
+    private static void format(
+            String classpath,
+            Path log4j,
+            Path server,
+            Path data,
+            Path logs,
+            Duration timeout,
+            PrintStream log,
+            Security security)
+            throws IOException, InterruptedException {
+        log.println("kafka: formatting " + data);
+        List<String> format =
+                new java.util.ArrayList<>(
+                        List.of(
+                                LocalProcess.java(),
+                                "-cp",
+                                classpath,
+                                "-Dlog4j2.configurationFile=" + log4j,
+                                "kafka.tools.StorageTool",
+                                "format",
+                                "-t",
+                                Uuid.randomUuid().toString(),
+                                "-c",
+                                server.toString()));
+        if (security != null) {
+            format.addAll(security.formatArgs());
+        }
+        LocalProcess.runToCompletion(
+                "formatting the broker's storage", format, logs.resolve("format.out"), timeout);
     }
 
     /**

@@ -378,9 +378,41 @@ public final class OutputConsumer {
         private final Map<String, Long> lastOffset = new HashMap<>();
 
         private void write(RowsRecord r) throws IOException {
+            checkOffsets(r);
+            checkShape(r);
+            rowsOut.write(r.value(), 0, r.rows() * r.rowBytes());
+            writePopular(r);
+            for (int l = 0; l < listColumns.length; l++) {
+                lengthsOut[l].write(littleEndian(r.listLengths()[l]));
+                valuesOut[l].write(littleEndian(r.listValues()[l]));
+            }
+            int[] epochs = r.epochs();
+            int[] max = r.maxIndices();
+            long[] keys = new long[epochs.length];
+            for (int c = 0; c < epochs.length; c++) {
+                long key = ConsumedVocabulary.columnEpochKey(c, epochs[c]);
+                keys[c] = key;
+                if (max[c] >= 0) {
+                    maxIndex.merge(key, max[c], Math::max);
+                }
+                if (r.buckets()[c] > 0) {
+                    buckets.put(key, r.buckets()[c]);
+                }
+            }
+            if (evicting != null) {
+                evicting.blockWritten(r, rows, keys);
+            }
+            versions.add(rows, r.rows(), r.pipeline(), epochs);
+            rows += r.rows();
+            records++;
+        }
+
+        /**
+         * In block order, each block's input follows the last one's: a stream that resumed from an
+         * earlier snapshot writes rows again under new block numbers, refused here.
+         */
+        private void checkOffsets(RowsRecord r) {
             if (r.inputOffsets() != null) {
-                // In block order, each block's input follows the last one's: a stream that
-                // resumed from an earlier snapshot writes rows again under new block numbers.
                 String input = r.inputTopic() + "/" + r.inputPartition();
                 Long before = lastOffset.get(input);
                 if (before != null && r.inputOffsets()[0] <= before) {
@@ -400,6 +432,10 @@ public final class OutputConsumer {
                 }
                 lastOffset.put(input, r.inputOffsets()[1]);
             }
+        }
+
+        /** The first record sets the rows' shape; a record of another shape is refused. */
+        private void checkShape(RowsRecord r) throws IOException {
             if (sparseCount < 0) {
                 sparseCount = r.sparseCount();
                 listColumns = r.listColumns();
@@ -427,7 +463,10 @@ public final class OutputConsumer {
                                 + " rows before it, consume the rest with a reader of the topic"
                                 + " (each record states its shape)");
             }
-            rowsOut.write(r.value(), 0, r.rows() * r.rowBytes());
+        }
+
+        /** Hotline's flags into hotline/popular.bin: for every row, or for none. */
+        private void writePopular(RowsRecord r) throws IOException {
             if (records > 0 && (r.popular() != null) != (popularOut != null)) {
                 // hotline/popular.bin holds a flag for every row of rows.bin, or is absent
                 throw new IllegalStateException(
@@ -451,29 +490,6 @@ public final class OutputConsumer {
                 popularOut.write(r.popular());
                 hotlineRows = Math.max(hotlineRows, r.hotlineFirstRow() + r.rows());
             }
-            for (int l = 0; l < listColumns.length; l++) {
-                lengthsOut[l].write(littleEndian(r.listLengths()[l]));
-                valuesOut[l].write(littleEndian(r.listValues()[l]));
-            }
-            int[] epochs = r.epochs();
-            int[] max = r.maxIndices();
-            long[] keys = new long[epochs.length];
-            for (int c = 0; c < epochs.length; c++) {
-                long key = ConsumedVocabulary.columnEpochKey(c, epochs[c]);
-                keys[c] = key;
-                if (max[c] >= 0) {
-                    maxIndex.merge(key, max[c], Math::max);
-                }
-                if (r.buckets()[c] > 0) {
-                    buckets.put(key, r.buckets()[c]);
-                }
-            }
-            if (evicting != null) {
-                evicting.blockWritten(r, rows, keys);
-            }
-            versions.add(rows, r.rows(), r.pipeline(), epochs);
-            rows += r.rows();
-            records++;
         }
 
         private void openLists() throws IOException {

@@ -88,6 +88,15 @@ public final class RowsRecordFormat {
      * @throws IllegalStateException naming {@code where}, the header and what is wrong
      */
     public void check(Map<String, String> values, int version, String where) {
+        checkPresence(values, version, where);
+        checkValues(values, version, where);
+    }
+
+    /**
+     * Refuses a header missing from a record of its format, one of a later format, and one of a
+     * group without the others.
+     */
+    private void checkPresence(Map<String, String> values, int version, String where) {
         Map<String, List<String>> groups = new TreeMap<>();
         for (Header h : headers.values()) {
             boolean present = values.containsKey(h.name());
@@ -137,6 +146,10 @@ public final class RowsRecordFormat {
                                 + ")");
             }
         }
+    }
+
+    /** Refuses a header whose value is not of its type, or not as many as its count says. */
+    private void checkValues(Map<String, String> values, int version, String where) {
         int lists = count(values.get(StreamFormat.LIST_COLUMNS));
         int sparse =
                 version < 2
@@ -157,20 +170,12 @@ public final class RowsRecordFormat {
         }
         for (Map.Entry<String, String> v : described) {
             Header h = headers.get(v.getKey());
-            {
-                Integer expected =
-                        h.count() == null ? null : h.count().equals("lists") ? lists : sparse;
-                String problem = problem(h, v.getValue(), expected);
-                if (problem != null) {
-                    throw new IllegalStateException(
-                            where
-                                    + ": header "
-                                    + h.name()
-                                    + " \""
-                                    + v.getValue()
-                                    + "\": "
-                                    + problem);
-                }
+            Integer expected =
+                    h.count() == null ? null : h.count().equals("lists") ? lists : sparse;
+            String problem = problem(h, v.getValue(), expected);
+            if (problem != null) {
+                throw new IllegalStateException(
+                        where + ": header " + h.name() + " \"" + v.getValue() + "\": " + problem);
             }
         }
     }

@@ -148,50 +148,61 @@ public final class ParquetLayout {
                                         .map(Type::getName)
                                         .collect(Collectors.joining(", ")));
             }
-            Type type = schema.getType(column);
-            boolean list = !layout.isLabelOrDense(f) && layout.isList(f - layout.labelDenseWidth());
-            String[] leaf = new String[] {column};
-            int slotLevel = -1;
-            if (list) {
-                String[] repeated = listPath(type, where);
-                leaf = leafPath(type, repeated);
-                slotLevel = schema.getMaxDefinitionLevel(repeated);
-            } else if (!type.isPrimitive()) {
-                throw new IllegalArgumentException(
-                        where
-                                + ": a group, not a value column"
-                                + (layout.isLabelOrDense(f)
-                                        ? ""
-                                        : " (a list? name the field in input.list_columns)"));
-            } else if (type.isRepetition(Type.Repetition.REPEATED)) {
-                throw new IllegalArgumentException(
-                        where
-                                + ": repeated; one value per row needed"
-                                + (layout.isLabelOrDense(f)
-                                        ? ""
-                                        : " (a list? name the field in input.list_columns)"));
-            }
-            PrimitiveType primitive = schema.getType(leaf).asPrimitiveType();
-            Kind kind = kind(layout.isLabelOrDense(f), primitive);
-            if (kind == null) {
-                throw new IllegalArgumentException(
-                        where
-                                + ": type "
-                                + primitive.getPrimitiveTypeName()
-                                + " cannot hold "
-                                + (layout.isLabelOrDense(f)
-                                        ? "a Criteo integer (INT32 or INT64 expected)"
-                                        : "a categorical id (INT64, INT32 or BINARY hex text"
-                                                + " expected)"));
-            }
-            ColumnDescriptor descriptor = schema.getColumnDescription(leaf);
-            bindings.add(new Binding(f, column, descriptor, kind, slotLevel));
-            projection.addField(type);
+            bindings.add(binding(layout, schema, f, column, where));
+            projection.addField(schema.getType(column));
         }
         return new ParquetLayout(
                 layout,
                 java.util.Collections.unmodifiableList(bindings),
                 projection.named(schema.getName()));
+    }
+
+    /**
+     * Field {@code f}'s binding to {@code column}: a value column of a type the field can take, or
+     * for a list column a LIST of them.
+     *
+     * @throws IllegalArgumentException naming {@code where} and what the column is instead
+     */
+    private static Binding binding(
+            RowLayout layout, MessageType schema, int f, String column, String where) {
+        Type type = schema.getType(column);
+        boolean list = !layout.isLabelOrDense(f) && layout.isList(f - layout.labelDenseWidth());
+        String[] leaf = new String[] {column};
+        int slotLevel = -1;
+        if (list) {
+            String[] repeated = listPath(type, where);
+            leaf = leafPath(type, repeated);
+            slotLevel = schema.getMaxDefinitionLevel(repeated);
+        } else if (!type.isPrimitive()) {
+            throw new IllegalArgumentException(
+                    where
+                            + ": a group, not a value column"
+                            + (layout.isLabelOrDense(f)
+                                    ? ""
+                                    : " (a list? name the field in input.list_columns)"));
+        } else if (type.isRepetition(Type.Repetition.REPEATED)) {
+            throw new IllegalArgumentException(
+                    where
+                            + ": repeated; one value per row needed"
+                            + (layout.isLabelOrDense(f)
+                                    ? ""
+                                    : " (a list? name the field in input.list_columns)"));
+        }
+        PrimitiveType primitive = schema.getType(leaf).asPrimitiveType();
+        Kind kind = kind(layout.isLabelOrDense(f), primitive);
+        if (kind == null) {
+            throw new IllegalArgumentException(
+                    where
+                            + ": type "
+                            + primitive.getPrimitiveTypeName()
+                            + " cannot hold "
+                            + (layout.isLabelOrDense(f)
+                                    ? "a Criteo integer (INT32 or INT64 expected)"
+                                    : "a categorical id (INT64, INT32 or BINARY hex text"
+                                            + " expected)"));
+        }
+        ColumnDescriptor descriptor = schema.getColumnDescription(leaf);
+        return new Binding(f, column, descriptor, kind, slotLevel);
     }
 
     /**

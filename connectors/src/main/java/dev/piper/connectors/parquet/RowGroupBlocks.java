@@ -268,23 +268,7 @@ public final class RowGroupBlocks {
             dead = deadLetters(labelDense, keys, offsets, missing);
             rows = lines - dead.length;
             labelDense = withoutBadRows(labelDense, rowWidth, rows);
-            for (int c = 0; c < sparseColumns; c++) {
-                if (offsets[c] == null) {
-                    keys[c] = withoutBadRows(keys[c], rows);
-                } else {
-                    dropBadLists(keys, offsets, c, rows);
-                }
-            }
-            for (int f : fallible) {
-                if (missing[f].length != 0) {
-                    missing[f] = withoutBadRowBits(missing[f], rows);
-                }
-            }
-            for (int g : generatedFields) {
-                if (missing[g].length != 0) {
-                    missing[g] = withoutBadRowBits(missing[g], rows);
-                }
-            }
+            dropBadRows(keys, offsets, missing, rows);
         }
         for (int g : generatedFields) {
             decoder.apply(g, labelDense, keys, missing[g], rows);
@@ -423,6 +407,27 @@ public final class RowGroupBlocks {
      * the set of rows whose list is null or empty. A null id, an empty or bad hex id makes the row
      * bad (as the text decoder rejects an empty or bad id of a list).
      */
+    /** Drops the rejected rows from the columns' keys, lists and missing bits. */
+    private void dropBadRows(long[][] keys, int[][] offsets, long[][] missing, int rows) {
+        for (int c = 0; c < sparseColumns; c++) {
+            if (offsets[c] == null) {
+                keys[c] = withoutBadRows(keys[c], rows);
+            } else {
+                dropBadLists(keys, offsets, c, rows);
+            }
+        }
+        for (int f : fallible) {
+            if (missing[f].length != 0) {
+                missing[f] = withoutBadRowBits(missing[f], rows);
+            }
+        }
+        for (int g : generatedFields) {
+            if (missing[g].length != 0) {
+                missing[g] = withoutBadRowBits(missing[g], rows);
+            }
+        }
+    }
+
     private long[] readList(int f, int lines, long[][] keys, int[][] offsets) throws IOException {
         ColumnCursor cursor = cursors[f];
         ParquetLayout.Binding b = layout.binding(f);

@@ -93,22 +93,7 @@ public final class HotlineChart {
                             y + 4,
                             i * 25));
         }
-        if (!lines.isEmpty()) {
-            double[] xs = lines.get(0).x();
-            for (int i = 0; i < xs.length; i++) {
-                if (!logX && xs.length > 12 && i % Math.ceil(xs.length / 12.0) != 0) {
-                    continue;
-                }
-                double v = logX ? Math.log10(xs[i]) : xs[i];
-                svg.append(
-                        String.format(
-                                Locale.ROOT,
-                                "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
-                                left + PANEL_W * (v - minX) / (maxX - minX),
-                                TOP + PLOT_H + 16,
-                                logX ? bytes(xs[i]) : String.valueOf((long) xs[i])));
-            }
-        }
+        xTicks(svg, left, lines, logX, minX, maxX);
         int legend = 0;
         for (Series s : lines) {
             StringBuilder points = new StringBuilder();
@@ -145,6 +130,32 @@ public final class HotlineChart {
                             y,
                             escape(s.name())));
             legend++;
+        }
+    }
+
+    /** The x axis's labels: each of the first series' x, at most about 12 on a linear axis. */
+    private static void xTicks(
+            StringBuilder svg,
+            int left,
+            List<Series> lines,
+            boolean logX,
+            double minX,
+            double maxX) {
+        if (!lines.isEmpty()) {
+            double[] xs = lines.get(0).x();
+            for (int i = 0; i < xs.length; i++) {
+                if (!logX && xs.length > 12 && i % Math.ceil(xs.length / 12.0) != 0) {
+                    continue;
+                }
+                double v = logX ? Math.log10(xs[i]) : xs[i];
+                svg.append(
+                        String.format(
+                                Locale.ROOT,
+                                "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+                                left + PANEL_W * (v - minX) / (maxX - minX),
+                                TOP + PLOT_H + 16,
+                                logX ? bytes(xs[i]) : String.valueOf((long) xs[i])));
+            }
         }
     }
 

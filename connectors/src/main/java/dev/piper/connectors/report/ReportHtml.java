@@ -474,6 +474,12 @@ public final class ReportHtml {
             }
             y += 2 * ROW + 4;
         }
+        chartLegend(h, height);
+        h.append("</svg>\n");
+    }
+
+    /** The chart's legend: one swatch per device, along its bottom. */
+    private static void chartLegend(StringBuilder h, int height) {
         h.append(
                 String.format(
                         Locale.ROOT,
@@ -491,7 +497,6 @@ public final class ReportHtml {
                         SSD_COLOR,
                         LABEL + 134,
                         height - 5));
-        h.append("</svg>\n");
     }
 
     private static void bar(StringBuilder h, double v, double lo, double hi, int y, String color) {
