@@ -107,4 +107,34 @@ class ArchitectureTest {
                     .should()
                     .dependOnClassesThat()
                     .resideInAnyPackage("dev.piper.cli..", "dev.piper.benchmarks..");
+
+    /**
+     * Inside {@code job}, the programs and the job jar's entry class ({@code job.launch}) sit above
+     * the job graphs ({@code dev.piper.job}), and an option's declaration and its parser ({@code
+     * job.args}) use no piper code at all: the command line and the job jar share them.
+     */
+    @ArchTest
+    static final ArchRule theJobGraphsDoNotReachTheirPrograms =
+            noClasses()
+                    .that()
+                    .resideInAPackage("dev.piper.job")
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage("dev.piper.job.launch..");
+
+    @ArchTest
+    static final ArchRule jobOptionsUseNoPiperCode =
+            noClasses()
+                    .that()
+                    .resideInAPackage("dev.piper.job.args..")
+                    .should()
+                    .dependOnClassesThat()
+                    .resideInAnyPackage(
+                            "dev.piper.pipeline..",
+                            "dev.piper.hwmodel..",
+                            "dev.piper.state..",
+                            "dev.piper.operators..",
+                            "dev.piper.connectors..",
+                            "dev.piper.job",
+                            "dev.piper.job.launch..");
 }

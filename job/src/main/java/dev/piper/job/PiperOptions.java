@@ -15,7 +15,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
@@ -254,12 +257,43 @@ public final class PiperOptions {
             }
         }
         try {
-            return runnable(
-                    SpecParser.parse(spec.getBytes(StandardCharsets.UTF_8), SPEC.key()),
-                    SPEC.key());
+            return runnable(parsed(spec, SPEC.key()), SPEC.key());
         } catch (SpecException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
+    }
+
+    /** The specs this process has parsed, by their text: the last few, least recently used out. */
+    private static final Map<String, PipelineSpec> PARSED =
+            Collections.synchronizedMap(
+                    new LinkedHashMap<>(16, 0.75f, true) {
+                        @Override
+                        protected boolean removeEldestEntry(Map.Entry<String, PipelineSpec> e) {
+                            return size() > 16;
+                        }
+                    });
+
+    /**
+     * The spec {@code text} as {@link SpecParser} reads it, parsed once per process: a run reads
+     * its spec from its configuration in several places (the checks, the job graph, its operators'
+     * options), each now the same parse. A spec is immutable, so sharing it is safe.
+     *
+     * @param source what a refusal names as the spec's origin (a file, a configuration key)
+     * @throws SpecException naming every problem of the spec; a refused text is not remembered
+     */
+    public static PipelineSpec parsed(String text, String source) throws SpecException {
+        return parsed(text.getBytes(StandardCharsets.UTF_8), source);
+    }
+
+    /** As {@link #parsed(String, String)}, from the spec's bytes (which must be UTF-8). */
+    public static PipelineSpec parsed(byte[] text, String source) throws SpecException {
+        String key = new String(text, StandardCharsets.UTF_8);
+        PipelineSpec spec = PARSED.get(key);
+        if (spec == null) {
+            spec = SpecParser.parse(text, source);
+            PARSED.put(key, spec);
+        }
+        return spec;
     }
 
     /**
@@ -305,10 +339,7 @@ public final class PiperOptions {
         }
         try {
             return SpecCompiler.decodeOptions(
-                    runnable(
-                            SpecParser.parse(spec.getBytes(StandardCharsets.UTF_8), SPEC.key()),
-                            SPEC.key()),
-                    conf.get(MAX_RAW_BYTES));
+                    runnable(parsed(spec, SPEC.key()), SPEC.key()), conf.get(MAX_RAW_BYTES));
         } catch (SpecException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }

@@ -8,7 +8,6 @@ import dev.piper.operators.block.Lanes;
 import dev.piper.operators.control.ActiveSpec;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.SpecException;
-import dev.piper.pipeline.spec.SpecParser;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -158,7 +157,7 @@ public record StreamPipelines(List<Pipeline> pipelines) {
             try {
                 PipelineSpec spec =
                         PiperOptions.runnable(
-                                SpecParser.parse(mapper.writeValueAsBytes(array.get(i)), source),
+                                PiperOptions.parsed(mapper.writeValueAsBytes(array.get(i)), source),
                                 source);
                 if (!names.add(spec.name())) {
                     throw new IllegalArgumentException(

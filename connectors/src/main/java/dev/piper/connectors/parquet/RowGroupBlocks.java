@@ -267,7 +267,7 @@ public final class RowGroupBlocks {
         if (badField != null) {
             dead = deadLetters(labelDense, keys, offsets, missing);
             rows = lines - dead.length;
-            labelDense = withoutBadRows(labelDense, rowWidth, rows);
+            labelDense = GoodRows.of(labelDense, rowWidth, badField, blockLines, rows);
             dropBadRows(keys, offsets, missing, rows);
         }
         for (int g : generatedFields) {
@@ -411,19 +411,19 @@ public final class RowGroupBlocks {
     private void dropBadRows(long[][] keys, int[][] offsets, long[][] missing, int rows) {
         for (int c = 0; c < sparseColumns; c++) {
             if (offsets[c] == null) {
-                keys[c] = withoutBadRows(keys[c], rows);
+                keys[c] = GoodRows.of(keys[c], badField, blockLines, rows);
             } else {
                 dropBadLists(keys, offsets, c, rows);
             }
         }
         for (int f : fallible) {
             if (missing[f].length != 0) {
-                missing[f] = withoutBadRowBits(missing[f], rows);
+                missing[f] = GoodRows.bits(missing[f], badField, blockLines, rows);
             }
         }
         for (int g : generatedFields) {
             if (missing[g].length != 0) {
-                missing[g] = withoutBadRowBits(missing[g], rows);
+                missing[g] = GoodRows.bits(missing[g], badField, blockLines, rows);
             }
         }
     }
@@ -618,44 +618,6 @@ public final class RowGroupBlocks {
             }
         }
         return dead.toArray(new DeadLetter[0]);
-    }
-
-    /** The rows of {@code values} ({@code width} per row) but the bad ones. */
-    private int[] withoutBadRows(int[] values, int width, int rows) {
-        int[] out = new int[rows * width];
-        int row = 0;
-        for (int r = 0; r < blockLines; r++) {
-            if (badField[r] < 0) {
-                System.arraycopy(values, r * width, out, row++ * width, width);
-            }
-        }
-        return out;
-    }
-
-    private long[] withoutBadRows(long[] values, int rows) {
-        long[] out = new long[rows];
-        int row = 0;
-        for (int r = 0; r < blockLines; r++) {
-            if (badField[r] < 0) {
-                out[row++] = values[r];
-            }
-        }
-        return out;
-    }
-
-    /** A missing set without the bad rows' bits. */
-    private long[] withoutBadRowBits(long[] set, int rows) {
-        long[] out = new long[ColumnBlock.words(rows)];
-        int row = 0;
-        for (int r = 0; r < blockLines; r++) {
-            if (badField[r] < 0) {
-                if ((set[r >>> 6] >>> r & 1) != 0) {
-                    out[row >>> 6] |= 1L << row;
-                }
-                row++;
-            }
-        }
-        return out;
     }
 
     /** Keeps the file's text of a bad row's value, for its dead letter. */

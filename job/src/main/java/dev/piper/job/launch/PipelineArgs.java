@@ -8,7 +8,6 @@ import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.SpecException;
-import dev.piper.pipeline.spec.SpecParser;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -118,7 +117,7 @@ public final class PipelineArgs {
         }
         PipelineSpec parsed;
         try {
-            parsed = SpecParser.parse(text, file.toString());
+            parsed = PiperOptions.parsed(text, file.toString());
         } catch (SpecException e) {
             throw JobArgumentException.of(SPEC, e.getMessage());
         }

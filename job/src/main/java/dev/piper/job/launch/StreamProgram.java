@@ -3,6 +3,7 @@ package dev.piper.job.launch;
 import dev.piper.connectors.kafka.KafkaConnectors;
 import dev.piper.job.CheckpointDirectory;
 import dev.piper.job.JobNames;
+import dev.piper.job.PiperOptions;
 import dev.piper.job.ReportOptions;
 import dev.piper.job.StreamOptions;
 import dev.piper.job.StreamPipelines;
@@ -13,7 +14,6 @@ import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobArgumentException;
 import dev.piper.job.args.JobOption;
 import dev.piper.pipeline.spec.SpecException;
-import dev.piper.pipeline.spec.SpecParser;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -428,7 +428,7 @@ public final class StreamProgram {
         for (Path file : a.pipelineFiles) {
             try {
                 byte[] text = Files.readAllBytes(file);
-                SpecParser.parse(text, file.toString());
+                PiperOptions.parsed(text, file.toString());
                 texts.add(text);
             } catch (IOException e) {
                 throw new JobArgumentException("--pipeline: cannot read " + file + ": " + e);
