@@ -30,9 +30,11 @@ final class JobOptionsCli {
         if (cli.getCommand() instanceof Taking taking) {
             CommandSpec spec = cli.getCommandSpec();
             for (JobOption o : taking.jobOptions()) {
-                if (!spec.optionsMap().containsKey(o.name())) {
-                    spec.addOption(optionSpec(o));
+                if (spec.optionsMap().containsKey(o.name())) {
+                    throw new IllegalStateException(
+                            spec.qualifiedName() + ": option " + o.name() + " declared twice");
                 }
+                spec.addOption(optionSpec(o));
             }
         }
         cli.getSubcommands().values().forEach(JobOptionsCli::addTo);

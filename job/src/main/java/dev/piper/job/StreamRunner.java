@@ -383,20 +383,23 @@ public final class StreamRunner {
                                         conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY),
                                         SavepointFormatType.CANONICAL)
                                 .get(10, TimeUnit.MINUTES);
-            } catch (ExecutionException e) {
-                if (result.isDone()) {
-                    try {
-                        result.get();
-                    } catch (ExecutionException failed) {
-                        throw failure(failed, conf); // the job's cause, not the stop's
-                    }
+            } catch (ExecutionException | IllegalStateException e) {
+                // A job that has ended meanwhile refuses the stop, and its embedded cluster may
+                // be shut down already ("MiniCluster is not yet running"): the job's own end, its
+                // cause rather than the stop's, is the run's.
+                Optional<Result> ended = ended();
+                if (ended.isPresent()) {
+                    return ended;
                 }
                 // Not every task is running (the job is restarting): the savepoint cannot be
                 // taken now. Watch on; a job that cannot run fails on its own.
                 progress.printf(
                         "stream: the savepoint could not be taken now (%s); trying again once the"
                                 + " input has been idle for %d s more%n",
-                        EmbeddedRunner.rootCause(e).getMessage(), untilIdle.toSeconds());
+                        e instanceof ExecutionException x
+                                ? EmbeddedRunner.rootCause(x).getMessage()
+                                : e.getMessage(),
+                        untilIdle.toSeconds());
                 lastChange = System.nanoTime();
                 return Optional.empty();
             }

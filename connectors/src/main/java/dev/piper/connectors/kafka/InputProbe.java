@@ -14,7 +14,6 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
@@ -167,11 +166,7 @@ public final class InputProbe implements AutoCloseable {
      * partition from its offset to its end, {@code read_committed}.
      */
     public boolean nothingToReadFrom(Map<TopicPartition, Long> offsets) {
-        Properties props = new Properties();
-        props.putAll(clientProperties);
-        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        Properties props = KafkaConnectors.committedReader(clientProperties);
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(
                         props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

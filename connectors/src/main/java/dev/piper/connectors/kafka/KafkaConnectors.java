@@ -36,6 +36,20 @@ public final class KafkaConnectors {
         committed
     }
 
+    /**
+     * A plain consumer's properties: {@code client}'s, then reading committed records only,
+     * committing no offsets and never making the broker create a topic (it would get the broker's
+     * defaults, not the stream's partitions and record limit).
+     */
+    public static Properties committedReader(Map<?, ?> client) {
+        Properties props = new Properties();
+        props.putAll(client);
+        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        return props;
+    }
+
     private KafkaConnectors() {}
 
     /**

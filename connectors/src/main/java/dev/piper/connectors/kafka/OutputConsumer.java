@@ -208,14 +208,8 @@ public final class OutputConsumer {
 
     /** The consumer's properties: the client's, reading committed records from the start. */
     private Properties consumerProperties() {
-        Properties props = new Properties();
-        props.putAll(properties);
+        Properties props = KafkaConnectors.committedReader(properties);
         props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        // Never make the broker create a topic the stream has not created yet: it would get the
-        // broker's defaults (one partition, 1 MiB records) instead of the stream's.
-        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         props.putIfAbsent(
                 ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20));
         return props;

@@ -28,13 +28,8 @@ public final class StatusWatcher implements AutoCloseable {
 
     /** Opens the watcher at the topic's current end: only later records are seen. */
     public StatusWatcher(String bootstrapServers, Map<String, String> properties, String topic) {
-        Properties props = new Properties();
-        props.putAll(properties);
+        Properties props = KafkaConnectors.committedReader(properties);
         props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        // a reader never makes the broker create the stream's topic (with the broker's defaults)
-        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         this.topic = topic;
         this.consumer =
                 new KafkaConsumer<>(

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.util.TimeUtils;
 
@@ -142,31 +143,25 @@ public final class JobArgs {
 
     /** The value as an int, or {@code null}. */
     public Integer integer(String name) {
-        String v = string(name);
-        try {
-            return v == null ? null : Integer.valueOf(v.strip());
-        } catch (NumberFormatException e) {
-            throw invalid(name, v, "an int");
-        }
+        return number(name, Integer::valueOf, "an int");
     }
 
     /** The value as a long, or {@code null}. */
     public Long longValue(String name) {
-        String v = string(name);
-        try {
-            return v == null ? null : Long.valueOf(v.strip());
-        } catch (NumberFormatException e) {
-            throw invalid(name, v, "a long");
-        }
+        return number(name, Long::valueOf, "a long");
     }
 
     /** The value as a double, or {@code null}. */
     public Double decimal(String name) {
+        return number(name, Double::valueOf, "a double");
+    }
+
+    private <T> T number(String name, Function<String, T> parse, String what) {
         String v = string(name);
         try {
-            return v == null ? null : Double.valueOf(v.strip());
+            return v == null ? null : parse.apply(v.strip());
         } catch (NumberFormatException e) {
-            throw invalid(name, v, "a double");
+            throw invalid(name, v, what);
         }
     }
 

@@ -88,7 +88,11 @@ public final class StreamProgram {
             return p.prepare(err);
         } catch (Exception | Error e) {
             if (p.lock != null) {
-                p.lock.close();
+                try {
+                    p.lock.close();
+                } catch (IOException closing) {
+                    e.addSuppressed(closing);
+                }
             }
             throw e;
         }
