@@ -419,7 +419,10 @@ public record RowsRecord(
         return all;
     }
 
-    /** The column number of {@code C<n>}, or -1 for any other name. */
+    /**
+     * The column number of {@code C<n>}, or -1 for any other name; a number past any layout's
+     * ({@code C99999999999}) is {@link Integer#MAX_VALUE}, which the callers refuse by name.
+     */
     static int sparseColumn(String name) {
         if (name.length() < 2 || name.charAt(0) != 'C') {
             return -1;
@@ -429,7 +432,10 @@ public record RowsRecord(
                 return -1;
             }
         }
-        return Integer.parseInt(name.substring(1)) - 1;
+        if (name.length() > 11) {
+            return Integer.MAX_VALUE; // more digits than an int holds
+        }
+        return (int) Math.min(Long.parseLong(name.substring(1)) - 1, Integer.MAX_VALUE);
     }
 
     private static List<String> criteoColumns() {

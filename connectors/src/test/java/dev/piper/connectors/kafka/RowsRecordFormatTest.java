@@ -8,6 +8,7 @@ import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -107,6 +108,19 @@ class RowsRecordFormatTest {
         assertThat(read.listValues()[0]).containsExactly(6, 7, 8);
         assertThat(read.popular()).containsExactly(1, 0);
         assertThat(read.inputOffsets()).containsExactly(10, 12);
+    }
+
+    @Test
+    void aColumnNumberPastAnyLayoutIsRefusedNamingTheColumns() {
+        for (String column : List.of("C99999999999", "C4294967297", "C3000000000000000000000")) {
+            Map<String, String> headers = everyHeader();
+            headers.put(StreamFormat.ROW_COLUMNS, "label,I1,C1," + column);
+            assertThatThrownBy(() -> RowsRecord.of(record(headers)))
+                    .as(column)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("rows/0@9: ")
+                    .hasMessageContaining(column);
+        }
     }
 
     @Test
