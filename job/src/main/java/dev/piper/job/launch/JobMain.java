@@ -24,11 +24,9 @@ public final class JobMain {
     private JobMain() {}
 
     public static void main(String[] args) throws Exception {
-        String program;
         JobArgs parsed;
         try {
-            program = check(args);
-            parsed = parse(args);
+            parsed = checked(args);
         } catch (IllegalArgumentException e) {
             String named = args.length > 0 && PROGRAMS.contains(args[0]) ? args[0] : "";
             throw new IllegalArgumentException(
@@ -36,6 +34,7 @@ public final class JobMain {
                             ? "piper: " + e.getMessage()
                             : "piper " + named + ": " + e.getMessage() + seeHelp(named));
         }
+        String program = args[0];
         try {
             if (program.equals(PreprocessProgram.NAME)) {
                 PreprocessProgram.Run run = PreprocessProgram.check(parsed, System.err);
@@ -64,6 +63,12 @@ public final class JobMain {
      *     '--inptu-topic'}
      */
     public static String check(String... args) {
+        checked(args);
+        return args[0];
+    }
+
+    /** The arguments of the program {@code args} names, parsed once; refused as {@link #check}. */
+    private static JobArgs checked(String[] args) {
         if (args.length == 0 || !PROGRAMS.contains(args[0])) {
             throw new IllegalArgumentException(
                     "name the job to run: preprocess or stream"
@@ -76,8 +81,7 @@ public final class JobMain {
                         "--help and --version run no job; see 'piper " + program + " --help'");
             }
         }
-        parse(args);
-        return program;
+        return parse(args);
     }
 
     private static String seeHelp(String program) {
