@@ -18,7 +18,6 @@ import picocli.CommandLine.Command;
             GenerateCommand.class,
             ConvertCommand.class,
             DemoCommand.class,
-            BenchCommand.class,
             KafkaCommand.class,
             ProduceCommand.class,
             StreamCommand.class,
@@ -27,8 +26,7 @@ import picocli.CommandLine.Command;
             SpecCommand.class,
             ClusterCommand.class,
             SubmitCommand.class,
-            JobCommand.class,
-            CommandLine.HelpCommand.class
+            JobCommand.class
         })
 public final class PiperCli implements Runnable {
 
@@ -65,6 +63,9 @@ public final class PiperCli implements Runnable {
 
     /** The error handling every piper command line shares. */
     static CommandLine configure(CommandLine cli) {
+        // the programs found at run time (bench), then help, last in --help's list
+        ProgramCommands.addTo(cli);
+        cli.addSubcommand("help", new CommandLine.HelpCommand());
         JobOptionsCli.addTo(cli);
         cli.setParameterExceptionHandler(PiperCli::oneLineUsageError);
         cli.setExecutionExceptionHandler(

@@ -89,6 +89,46 @@ class PiperCliTest {
     }
 
     /**
+     * {@code bench} is a program of the benchmarks module, which the command line has on its class
+     * path at run time only: found there, listed in {@code --help}, its options checked by the
+     * program and a bad one named in one line, exit code 2, before anything is measured.
+     */
+    @Test
+    void theBenchProgramIsFoundAtRunTimeAndNamesABadOption() {
+        assertThat(PiperCli.execute("--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .containsPattern("\\n\\s+bench\\s+Measure marginal throughput");
+        String[][] bad = {
+            {"--rows", "1"},
+            {"--regimes", "small,tiny"},
+            {"--parallelism", "1,x"},
+            {"--parallelism", "0"},
+            {"--block-bytes", "0"},
+            {"--with-hotline", "lots"},
+            {"--chart-from", "no-such-results.json"}
+        };
+        String[] said = {
+            "--rows: must be at least 2, not 1",
+            "--regimes: unknown regime 'tiny' (small, medium, large)",
+            "--parallelism: 'x' is not an int",
+            "--parallelism: must be at least 1, not 0",
+            "--block-bytes: ",
+            "--with-hotline: \"lots\" is not a size in bytes (e.g. 1m)",
+            "--chart-from: no-such-results.json is not a readable file"
+        };
+        for (int i = 0; i < bad.length; i++) {
+            err.reset();
+            List<String> args = new ArrayList<>(List.of("bench"));
+            args.addAll(List.of(bad[i]));
+            assertThat(PiperCli.execute(args.toArray(String[]::new)))
+                    .as(args.toString())
+                    .isEqualTo(2);
+            assertThat(err()).as(args.toString()).contains(said[i]);
+            assertThat(err().strip()).as(args.toString()).doesNotContain("\n");
+        }
+    }
+
+    /**
      * Issue 28: {@code demo} left a temporary directory of tens of MB without a word. It now says
      * where the files are, how large, that they stay, and how to remove them.
      */

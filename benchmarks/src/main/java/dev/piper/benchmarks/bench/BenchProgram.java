@@ -1,0 +1,328 @@
+package dev.piper.benchmarks.bench;
+
+import dev.piper.job.PiperOptions;
+import dev.piper.job.args.JobArgs;
+import dev.piper.job.args.JobArgumentException;
+import dev.piper.job.args.JobOption;
+import dev.piper.job.args.Program;
+import dev.piper.pipeline.spec.Presets;
+import dev.piper.pipeline.spec.Sizes;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code piper bench}: throughput of the data path, measured. A {@link Program}: the command line
+ * finds it at run time (META-INF/services) and builds its options from {@link #OPTIONS}, so that
+ * the command line does not depend on this module at compile time.
+ */
+public final class BenchProgram implements Program {
+
+    static final JobOption ROWS =
+            JobOption.value(
+                    "--rows",
+                    "N",
+                    "2000000",
+                    "Lines of the larger input; the smaller has N/2 (default: ${DEFAULT-VALUE}).");
+    static final JobOption REGIMES =
+            JobOption.value(
+                    "--regimes",
+                    "R",
+                    "small,medium,large",
+                    "Vocabulary regimes, comma-separated: small (scale 0.0005, ~5K), medium"
+                            + " (0.01, ~100K), large (0.1, ~1M) (default: ${DEFAULT-VALUE}).");
+    static final JobOption PARALLELISM =
+            JobOption.value(
+                    "--parallelism",
+                    "P",
+                    "1,2",
+                    "Job parallelisms to measure, comma-separated (default: ${DEFAULT-VALUE}).");
+    static final JobOption BLOCK_BYTES =
+            JobOption.value(
+                    "--block-bytes",
+                    "B",
+                    "1048576",
+                    "Input bytes per block (default: ${DEFAULT-VALUE}).");
+    static final JobOption REPEAT =
+            JobOption.value(
+                    "--repeat",
+                    "K",
+                    "2",
+                    "Runs per measurement; the fastest counts (default: ${DEFAULT-VALUE}).");
+    static final JobOption SEED =
+            JobOption.value("--seed", "S", "1", "Generator seed (default: ${DEFAULT-VALUE}).");
+    static final JobOption DATA_DIR =
+            JobOption.value(
+                    "--data-dir",
+                    "DIR",
+                    "Where generated inputs are cached (default: $TMPDIR/piper-bench).");
+    static final JobOption JSON =
+            JobOption.value(
+                    "--json",
+                    "FILE",
+                    "bench-results.json",
+                    "Where to write the results as JSON (default: ${DEFAULT-VALUE}).");
+    static final JobOption WITH_REPORT =
+            JobOption.flag(
+                    "--with-report",
+                    "Also run every job with the cost report on (preprocess --report), alternating"
+                            + " with the plain job, to measure the measurement's overhead.");
+    static final JobOption WITH_HOTLINE =
+            JobOption.value(
+                    "--with-hotline",
+                    "BYTES",
+                    "Also run every job with Hotline's split at this budget (preprocess"
+                            + " --hotline-budget, the other settings at their defaults), alternating"
+                            + " with the plain job, to measure the split's overhead.");
+    static final JobOption FUSION =
+            JobOption.flag(
+                    "--fusion",
+                    "Also measure RAP's horizontal fusion: decoding under the spec"
+                            + " specs/rap-criteo.json (clamp, bucketize, log, boxcox, cast,"
+                            + " sigrid_hash) with its column passes fused and with one pass per"
+                            + " column and operator (first regime only; both must decode the same"
+                            + " values).");
+    static final JobOption PARQUET =
+            JobOption.flag(
+                    "--parquet",
+                    "Also measure Parquet input: the inputs converted to Parquet (piper convert),"
+                            + " read and decoded on --parallelism threads without Flink, and the"
+                            + " Flink job over them; every output verified against the text's.");
+    static final JobOption COLD =
+            JobOption.flag(
+                    "--cold",
+                    "Also measure what a user sees: each input preprocessed by a new piper process"
+                            + " (started as this one was: the same java, flags and class-data"
+                            + " archive), N / its wall time from start to exit, JVM start, cluster"
+                            + " start and JIT warm-up included; the page cache is warm, the output"
+                            + " verified.");
+    static final JobOption PRESET =
+            JobOption.value(
+                    "--preset",
+                    "NAME",
+                    "Measure a preset's spec instead of the built-in DLRM Criteo spec: PreSto's"
+                            + " rm1..rm5 (inputs of its layout, as generate --preset writes them;"
+                            + " the verified output is rows.bin and every list column's files)."
+                            + " Not with --fusion or --parquet.");
+    static final JobOption CHART_FROM =
+            JobOption.value(
+                    "--chart-from",
+                    "JSON",
+                    "Do not measure: draw the chart (--json with .svg) of an earlier run's JSON"
+                            + " file.");
+
+    /** The options, in the order of {@code --help}. */
+    static final List<JobOption> OPTIONS =
+            List.of(
+                    ROWS,
+                    REGIMES,
+                    PARALLELISM,
+                    BLOCK_BYTES,
+                    REPEAT,
+                    SEED,
+                    DATA_DIR,
+                    JSON,
+                    WITH_REPORT,
+                    WITH_HOTLINE,
+                    FUSION,
+                    PARQUET,
+                    COLD,
+                    PRESET,
+                    CHART_FROM);
+
+    @Override
+    public String name() {
+        return "bench";
+    }
+
+    @Override
+    public List<String> description() {
+        return List.of(
+                "Measure marginal throughput (rows/s, MB/s) of decoding, the fused column work and"
+                        + " the full Flink job, for small, medium and large vocabularies; print a"
+                        + " table and write JSON.",
+                "Inputs are generated once and cached in --data-dir.");
+    }
+
+    @Override
+    public List<JobOption> options() {
+        return OPTIONS;
+    }
+
+    /** One run's options, read and checked. */
+    private record Options(
+            long rows,
+            List<Bench.Regime> regimes,
+            List<Integer> parallelism,
+            int blockBytes,
+            int repeat,
+            long seed,
+            Path dataDir,
+            Path json) {
+
+        static Options of(JobArgs args) {
+            long rows = args.longValue(ROWS.name());
+            if (rows < 2) {
+                throw JobArgumentException.of(ROWS.name(), "must be at least 2, not " + rows);
+            }
+            int blockBytes = args.integer(BLOCK_BYTES.name());
+            PiperOptions.blockBytesProblem(0, blockBytes)
+                    .ifPresent(
+                            why -> {
+                                throw JobArgumentException.of(BLOCK_BYTES.name(), why);
+                            });
+            List<Integer> parallelism = new ArrayList<>();
+            for (String p : commaSeparated(args, PARALLELISM)) {
+                int n;
+                try {
+                    n = Integer.parseInt(p);
+                } catch (NumberFormatException e) {
+                    throw JobArgumentException.of(PARALLELISM.name(), "'" + p + "' is not an int");
+                }
+                if (n < 1) {
+                    throw JobArgumentException.of(
+                            PARALLELISM.name(), "must be at least 1, not " + n);
+                }
+                parallelism.add(n);
+            }
+            int repeat = args.integer(REPEAT.name());
+            if (repeat < 1) {
+                throw JobArgumentException.of(REPEAT.name(), "must be at least 1, not " + repeat);
+            }
+            List<Bench.Regime> regimes = new ArrayList<>();
+            for (String name : commaSeparated(args, REGIMES)) {
+                regimes.add(
+                        Bench.REGIMES.stream()
+                                .filter(r -> r.name().equals(name))
+                                .findFirst()
+                                .orElseThrow(
+                                        () ->
+                                                JobArgumentException.of(
+                                                        REGIMES.name(),
+                                                        "unknown regime '"
+                                                                + name
+                                                                + "' (small, medium, large)")));
+            }
+            Path dataDir =
+                    args.given(DATA_DIR.name())
+                            ? args.path(DATA_DIR.name())
+                            : Path.of(System.getProperty("java.io.tmpdir"), "piper-bench");
+            return new Options(
+                    rows,
+                    regimes,
+                    parallelism,
+                    blockBytes,
+                    repeat,
+                    args.longValue(SEED.name()),
+                    dataDir,
+                    args.path(JSON.name()));
+        }
+
+        private static List<String> commaSeparated(JobArgs args, JobOption option) {
+            return java.util.Arrays.stream(args.string(option.name()).split(",", -1))
+                    .map(String::strip)
+                    .toList();
+        }
+    }
+
+    private static String title(List<Bench.Result> results) {
+        boolean cold = results.stream().anyMatch(r -> r.stage().equals(Bench.COLD_STAGE));
+        return "piper bench: "
+                + (cold ? "rows/s (marginal; cold: rows / process wall time)" : "marginal rows/s")
+                + " by vocabulary regime ("
+                + Runtime.getRuntime().availableProcessors()
+                + " cores)";
+    }
+
+    /** The bench of the options: its stages and spec. */
+    private static Bench configured(JobArgs args, Options o, List<String> relaunch) {
+        Bench bench =
+                new Bench(
+                        o.dataDir(),
+                        o.rows(),
+                        o.seed(),
+                        o.blockBytes(),
+                        o.parallelism(),
+                        o.repeat(),
+                        System.err);
+        boolean fusion = args.flag(FUSION.name());
+        boolean parquet = args.flag(PARQUET.name());
+        if (args.flag(WITH_REPORT.name())) {
+            bench.withReport();
+        }
+        String hotline = args.string(WITH_HOTLINE.name());
+        if (hotline != null) {
+            try {
+                bench.withHotline(Sizes.bytes(hotline));
+            } catch (IllegalArgumentException e) {
+                throw JobArgumentException.of(
+                        WITH_HOTLINE.name(),
+                        "\"" + hotline + "\" is not a size in bytes (e.g. 1m)");
+            }
+        }
+        String preset = args.string(PRESET.name());
+        if (preset != null) {
+            if (fusion || parquet) {
+                throw new JobArgumentException(
+                        (fusion ? FUSION : PARQUET).name()
+                                + " measures the built-in spec; it cannot be combined with"
+                                + " --preset");
+            }
+            try {
+                bench.withPreset(Presets.named(preset));
+            } catch (IllegalArgumentException e) {
+                throw JobArgumentException.of(PRESET.name(), e.getMessage());
+            }
+        }
+        if (fusion) {
+            bench.withFusion();
+        }
+        if (parquet) {
+            bench.withParquet();
+        }
+        if (args.flag(COLD.name())) {
+            bench.withCold(relaunch);
+        }
+        return bench;
+    }
+
+    @Override
+    public int run(JobArgs args, Context context) throws Exception {
+        PrintWriter out = context.out();
+        Path json = args.path(JSON.name());
+        Path svg =
+                json.resolveSibling(
+                        json.getFileName().toString().replaceFirst("\\.json$", "") + ".svg");
+        Path chartFrom = args.path(CHART_FROM.name());
+        if (chartFrom != null) {
+            if (!Files.isRegularFile(chartFrom)) {
+                throw JobArgumentException.of(
+                        CHART_FROM.name(), chartFrom + " is not a readable file");
+            }
+            List<Bench.Result> earlier = BenchResults.readJson(chartFrom);
+            BenchChart.write(earlier, title(earlier), svg);
+            out.printf("chart of %s written to %s%n", chartFrom, svg);
+            return 0;
+        }
+        Options o = Options.of(args);
+        Bench bench = configured(args, o, context.relaunch());
+        List<Bench.Result> results = bench.run(o.regimes());
+        BenchResults.printTable(results, out);
+        BenchResults.writeJson(results, json, o.rows(), o.seed(), o.blockBytes());
+        BenchChart.write(results, title(results), svg);
+        out.printf(
+                "%nMethod: marginal rows/s = (N - N/2) / (t(N) - t(N/2)), N = %,d, best of"
+                        + " %d runs; job times are Flink's net run time (cluster start-up"
+                        + " excluded)%s; every job output is verified by sha256. Results in"
+                        + " %s%n",
+                o.rows(),
+                o.repeat(),
+                args.flag(COLD.name())
+                        ? "; \"" + Bench.COLD_STAGE + "\" is N / the wall time of a whole process"
+                        : "",
+                json);
+        return 0;
+    }
+}
