@@ -96,16 +96,7 @@ class TrainerFeedITCase {
         double bayes = generator.bayesAuc(0);
         warmUp();
 
-        Configuration conf =
-                Streaming.configuration(
-                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), CHECKPOINTS);
-        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-        conf.set(StreamOptions.INPUT_TOPIC, "clicks");
-        conf.set(StreamOptions.OUTPUT_TOPIC, "rows");
-        conf.set(StreamOptions.VOCAB_TOPIC, "vocab");
-        conf.set(StreamOptions.OUTPUT_PARTITIONS, 2);
-        kafka.createTopic("clicks", 1);
-        StreamTopics.prepareTopics(conf, QUIET);
+        Configuration conf = pacedFeed("", tmp.resolve("checkpoints"));
 
         // One worker trains on the live feed (its freshness is measured); the pair of workers
         // reads the same committed feed after the stream ends, so that the paced run shares the
@@ -280,16 +271,7 @@ class TrainerFeedITCase {
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(lines))) {
             new CriteoGenerator(5, 0.01, 0).write(out, WARM_UP_LINES);
         }
-        Configuration conf =
-                Streaming.configuration(
-                        2, StateBackend.hashmap, tmp.resolve("warm-up-checkpoints"), CHECKPOINTS);
-        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-        conf.set(StreamOptions.INPUT_TOPIC, "warm-up-clicks");
-        conf.set(StreamOptions.OUTPUT_TOPIC, "warm-up-rows");
-        conf.set(StreamOptions.VOCAB_TOPIC, "warm-up-vocab");
-        conf.set(StreamOptions.OUTPUT_PARTITIONS, 2);
-        kafka.createTopic("warm-up-clicks", 1);
-        StreamTopics.prepareTopics(conf, QUIET);
+        Configuration conf = pacedFeed("warm-up-", tmp.resolve("warm-up-checkpoints"));
         LineProducer.produce(
                 lines, kafka.bootstrapServers(), "warm-up-clicks", null, Map.of(), QUIET);
         StreamRunner.Result warm =
@@ -300,6 +282,23 @@ class TrainerFeedITCase {
     }
 
     private static final int WARM_UP_LINES = 100_000;
+
+    /**
+     * The stream of the paced run, on topics named {@code prefix} + clicks (one partition, made
+     * here), rows (two partitions) and vocab, checkpointing into {@code checkpoints}.
+     */
+    private Configuration pacedFeed(String prefix, Path checkpoints) throws Exception {
+        Configuration conf =
+                Streaming.configuration(2, StateBackend.hashmap, checkpoints, CHECKPOINTS);
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, prefix + "clicks");
+        conf.set(StreamOptions.OUTPUT_TOPIC, prefix + "rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, prefix + "vocab");
+        conf.set(StreamOptions.OUTPUT_PARTITIONS, 2);
+        kafka.createTopic(prefix + "clicks", 1);
+        StreamTopics.prepareTopics(conf, QUIET);
+        return conf;
+    }
 
     private StreamRunner.Result runStream(Configuration conf) {
         try {
@@ -343,13 +342,7 @@ class TrainerFeedITCase {
                 if (left <= 0) {
                     throw new AssertionError("the stream made no checkpoint in 2 minutes");
                 }
-                WatchKey key =
-                        watcher.poll(
-                                Math.min(left, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
-                if (key != null) {
-                    key.pollEvents();
-                    key.reset();
-                }
+                nextChange(watcher, left);
             }
         }
     }
@@ -376,14 +369,20 @@ class TrainerFeedITCase {
                 if (left <= 0) {
                     throw new AssertionError("the trainer did not read in 2 minutes: " + said);
                 }
-                WatchKey key =
-                        watcher.poll(
-                                Math.min(left, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
-                if (key != null) {
-                    key.pollEvents();
-                    key.reset();
-                }
+                nextChange(watcher, left);
             }
+        }
+    }
+
+    /** Waits for {@code watcher}'s next change, a second and {@code leftNanos} at most. */
+    private static void nextChange(WatchService watcher, long leftNanos)
+            throws InterruptedException {
+        WatchKey key =
+                watcher.poll(
+                        Math.min(leftNanos, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+        if (key != null) {
+            key.pollEvents();
+            key.reset();
         }
     }
 
