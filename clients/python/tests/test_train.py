@@ -99,6 +99,13 @@ class DlrmTest(unittest.TestCase):
         torch.testing.assert_close(inputs[0][:, 4:6], torch.stack(
             [table[c2] + table[c2 + 2], torch.zeros(2), table[c2 + 1]]))
 
+    def test_an_index_past_its_table_is_refused_naming_the_column(self):
+        model = Dlrm(1, ["C1", "C2"], dim=2)
+        model.store.ensure(("C1", 0), 1)  # C1 holds 1 row; the batch uses index 1
+        model.store.ensure(("C2", 0), 3)
+        with self.assertRaisesRegex(IndexError, r"C1 \(epoch 0\): index 1 past its table of 1"):
+            model(self.batch())
+
     def test_a_trainer_step_moves_the_rows_it_used_only(self):
         args = parse_args(["--bootstrap-servers", "b", "--rows-topic", "r", "--metrics-out", "m"])
         trainer = Trainer(args)
