@@ -153,8 +153,8 @@ class Dlrm(nn.Module):
                 raise IndexError(f"{name} (epoch {key[1]}): index {int(used.max())} past its"
                                  f" table of {self.store.rows(key)} rows")
             ids.append(used + self.store.start(key))
-        lookup = Lookup(torch.cat(ids) if ids else torch.empty(0, dtype=torch.int64), None)
-        lookup.rows = self.store.lookup(lookup.ids)
+        every = torch.cat(ids) if ids else torch.empty(0, dtype=torch.int64)
+        lookup = Lookup(every, self.store.lookup(every))
         parts = [x]
         # one split (its gradient is one concatenation; a slice per column would add a gradient
         # the size of all rows per column)

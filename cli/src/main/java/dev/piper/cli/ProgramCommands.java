@@ -53,10 +53,9 @@ final class ProgramCommands {
 
         @Override
         public Integer call() throws Exception {
-            CommandLine line = spec.commandLine();
             return program.run(
                     JobOptionsCli.args(spec),
-                    new Program.Context(line.getOut(), line.getErr(), thisCommand()));
+                    new Program.Context(spec.commandLine().getOut(), thisCommand()));
         }
     }
 

@@ -30,13 +30,13 @@ public interface Program {
     int run(JobArgs args, Context context) throws Exception;
 
     /**
-     * Where it writes, and how to start a process like this one.
+     * Where it writes its results (its progress goes to standard error), and how to start a process
+     * like this one.
      *
      * @param out its results
-     * @param err its progress and errors
      * @param relaunch the command that started this process, up to its main class (the same java,
      *     JVM flags and class path): a program that measures a whole new process appends its
      *     arguments
      */
-    record Context(PrintWriter out, PrintWriter err, List<String> relaunch) {}
+    record Context(PrintWriter out, List<String> relaunch) {}
 }
