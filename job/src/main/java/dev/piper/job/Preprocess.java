@@ -14,7 +14,7 @@ import dev.piper.connectors.report.ReportFileSink;
 import dev.piper.connectors.text.CriteoFileSource;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.operators.cost.CostModelOperator;
-import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.cost.ReportSettings;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.ops.ColumnProgram;
@@ -167,7 +167,7 @@ public final class Preprocess {
                         () -> DlrmOutputWriter.rowsWrittenSoFar(output),
                         progress);
         double seconds = (System.nanoTime() - start) / 1e9;
-        Object taskCpu = result.getAccumulatorResult(CostSample.TASK_CPU_ACCUMULATOR);
+        Object taskCpu = result.getAccumulatorResult(CostSamples.TASK_CPU_ACCUMULATOR);
         return readSummary(
                 output,
                 seconds,

@@ -12,6 +12,7 @@ import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.concat.ConcatenateFunction;
 import dev.piper.operators.cost.CostModelOperator;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.cost.ReportSettings;
 import dev.piper.operators.decode.ColumnDecodeFunction;
 import dev.piper.operators.decode.DecodeFunction;
@@ -177,7 +178,7 @@ public final class PreprocessJob {
 
     /**
      * The decoder with the stateless column operators, chained to {@code raw}; if {@code
-     * countEvery} is positive, it emits a {@link CostSample} per block on {@link CostSample#TAG},
+     * countEvery} is positive, it emits a {@link CostSample} per block on {@link CostSamples#TAG},
      * counting the fields' bytes in every {@code countEvery}-th block.
      */
     static SingleOutputStreamOperator<KeyChunk> decode(
@@ -352,10 +353,10 @@ public final class PreprocessJob {
             ColumnProgram[] programs,
             ReportSettings settings,
             Sink<String> sink) {
-        keys.getSideOutput(CostSample.TAG)
+        keys.getSideOutput(CostSamples.TAG)
                 .union(
-                        columns.indices().getSideOutput(CostSample.TAG),
-                        assembled.getSideOutput(CostSample.TAG))
+                        columns.indices().getSideOutput(CostSamples.TAG),
+                        assembled.getSideOutput(CostSamples.TAG))
                 .transform("cost-model", Types.STRING, new CostModelOperator(programs, settings))
                 .setParallelism(1)
                 .uid("cost-model")

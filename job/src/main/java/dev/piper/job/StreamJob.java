@@ -434,7 +434,7 @@ public final class StreamJob {
         DataStream<AssembledBlock> toEncode = beforeOutput.apply(ordered);
         SingleOutputStreamOperator<KafkaOut> encoded;
         if (control == null) {
-            encoded = toEncode.flatMap(encoder, KafkaOut.TYPE);
+            encoded = toEncode.flatMap(encoder, BlockTypes.KAFKA_OUT);
         } else {
             // Blocks of a switched spec are encoded with its rows' shape: the decoders announce
             // each spec they start using (again after a restore), and the encoder learns it.
@@ -445,7 +445,7 @@ public final class StreamJob {
                                             .broadcast(SwitchingOutputEncoder.SPECS))
                             .process(
                                     new SwitchingOutputEncoder(encoder, starts.names()),
-                                    KafkaOut.TYPE);
+                                    BlockTypes.KAFKA_OUT);
         }
         encoded.name("encode").uid("encode").sinkTo(sink).name("kafka-output").uid("kafka-output");
     }

@@ -59,7 +59,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
         }
         out.writeInt(a.length);
         for (Assignments x : a) {
-            Assignments.write(x, out);
+            AssignmentsIO.write(x, out);
         }
     }
 
@@ -127,7 +127,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
         }
         Assignments[] a = new Assignments[n];
         for (int c = 0; c < n; c++) {
-            a[c] = Assignments.read(in);
+            a[c] = AssignmentsIO.read(in);
         }
         return b.withAssignments(a);
     }

@@ -19,6 +19,8 @@ public final class BlockTypes {
             new SerializerTypeInfo<>(IndexChunk.class, IndexChunkSerializer.INSTANCE);
     public static final TypeInformation<AssembledBlock> ASSEMBLED_BLOCK =
             new SerializerTypeInfo<>(AssembledBlock.class, AssembledBlockSerializer.INSTANCE);
+    public static final TypeInformation<KafkaOut> KAFKA_OUT =
+            new SerializerTypeInfo<>(KafkaOut.class, KafkaOutSerializer.INSTANCE);
 
     private BlockTypes() {}
 }

@@ -41,7 +41,7 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
     @Override
     public void serialize(IndexChunk r, DataOutputView out) throws IOException {
         writeFormat4(r, out);
-        Assignments.write(r.assignments(), out);
+        AssignmentsIO.write(r.assignments(), out);
     }
 
     private static void writeFormat4(IndexChunk r, DataOutputView out) throws IOException {
@@ -87,7 +87,7 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
                 offsets = ArrayIO.readInts(in, n);
             }
         }
-        Assignments assignments = format >= 5 ? Assignments.read(in) : null;
+        Assignments assignments = format >= 5 ? AssignmentsIO.read(in) : null;
         try {
             return new IndexChunk(
                     lane,
@@ -172,7 +172,7 @@ public final class IndexChunkSerializer extends BlockSerializer<IndexChunk> {
             in.readFully(offsets);
             out.write(offsets);
         }
-        Assignments.copy(in, out);
+        AssignmentsIO.copy(in, out);
     }
 
     @Override

@@ -1,11 +1,5 @@
 package dev.piper.operators.block;
 
-import java.io.IOException;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.core.memory.DataInputView;
-import org.apache.flink.core.memory.DataOutputView;
-
 /**
  * One record for the Kafka sink: which of the job's output topics it goes to, its key, value and
  * headers (names and values in parallel arrays).
@@ -68,82 +62,10 @@ public record KafkaOut(
         return pipeline * KINDS + kind;
     }
 
-    public static final TypeInformation<KafkaOut> TYPE =
-            new SerializerTypeInfo<>(KafkaOut.class, Serializer.INSTANCE);
-
     public KafkaOut {
         if (headerNames.length != headerValues.length) {
             throw new IllegalArgumentException(
                     headerNames.length + " header names but " + headerValues.length + " values");
-        }
-    }
-
-    /**
-     * Serializer of {@link KafkaOut}. Format 2: {@code target} (int32), {@code spread} (int64), key
-     * and value (int32 length, bytes), then the headers (int32 count; each: name as modified UTF-8,
-     * value as int32 length and bytes). Records only cross the network between operators, never
-     * into state, so no reader of format 1 is kept.
-     */
-    public static final class Serializer extends BlockSerializer<KafkaOut> {
-
-        private static final long serialVersionUID = 1L;
-
-        public static final Serializer INSTANCE = new Serializer();
-
-        static final int FORMAT = 2;
-
-        @Override
-        public KafkaOut createInstance() {
-            return new KafkaOut(0, new byte[0], new byte[0], new String[0], new byte[0][]);
-        }
-
-        @Override
-        public KafkaOut copy(KafkaOut from) {
-            return from;
-        }
-
-        @Override
-        public void serialize(KafkaOut r, DataOutputView out) throws IOException {
-            out.writeInt(r.target());
-            out.writeLong(r.spread());
-            writeByteArray(out, r.key());
-            writeByteArray(out, r.value());
-            out.writeInt(r.headerNames().length);
-            for (int i = 0; i < r.headerNames().length; i++) {
-                out.writeUTF(r.headerNames()[i]);
-                writeByteArray(out, r.headerValues()[i]);
-            }
-        }
-
-        @Override
-        public KafkaOut deserialize(DataInputView in) throws IOException {
-            int target = in.readInt();
-            long spread = in.readLong();
-            byte[] key = readByteArray(in);
-            byte[] value = readByteArray(in);
-            int n = in.readInt();
-            if (n < 0) {
-                throw new IOException("corrupt Kafka output record: negative header count " + n);
-            }
-            String[] names = new String[n];
-            byte[][] values = new byte[n][];
-            for (int i = 0; i < n; i++) {
-                names[i] = in.readUTF();
-                values[i] = readByteArray(in);
-            }
-            return new KafkaOut(target, key, value, names, values, spread);
-        }
-
-        @Override
-        public TypeSerializerSnapshot<KafkaOut> snapshotConfiguration() {
-            return new Snapshot();
-        }
-    }
-
-    /** Snapshot of {@link Serializer}; its version is the byte format. */
-    public static final class Snapshot extends BlockSerializerSnapshot<KafkaOut> {
-        public Snapshot() {
-            super("Kafka output record", Serializer.FORMAT, () -> Serializer.INSTANCE);
         }
     }
 }

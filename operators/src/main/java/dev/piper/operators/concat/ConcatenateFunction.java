@@ -8,6 +8,7 @@ import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.IndexChunkSerializer;
 import dev.piper.operators.block.Lanes;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.pipeline.layout.RowLayout;
@@ -62,7 +63,7 @@ public final class ConcatenateFunction<K>
 
     /**
      * A concatenation that also emits a {@link CostSample} per assembled block on {@link
-     * CostSample#TAG}: the rows it assembled and the CPU time it took, including the operators
+     * CostSamples#TAG}: the rows it assembled and the CPU time it took, including the operators
      * chained behind it (sequencing and the sink's write).
      */
     public static <K> ConcatenateFunction<K> measured() {
@@ -125,7 +126,7 @@ public final class ConcatenateFunction<K>
         if (measure) {
             long end = ThreadCpu.now();
             ctx.output(
-                    CostSample.TAG,
+                    CostSamples.TAG,
                     CostSample.output(
                                     Lanes.pipeline(d.lane()),
                                     d.rows(),

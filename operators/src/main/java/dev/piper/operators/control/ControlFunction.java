@@ -1,5 +1,6 @@
 package dev.piper.operators.control;
 
+import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.KafkaOut;
 import dev.piper.operators.cost.CostModelOperator;
 import dev.piper.pipeline.ops.ColumnProgram;
@@ -40,7 +41,7 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
 
     /** The status records. */
     public static final OutputTag<KafkaOut> STATUS =
-            new OutputTag<>("control-status", KafkaOut.TYPE);
+            new OutputTag<>("control-status", BlockTypes.KAFKA_OUT);
 
     private final byte[][] starts;
 

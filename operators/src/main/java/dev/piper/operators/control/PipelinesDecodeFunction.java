@@ -3,6 +3,7 @@ package dev.piper.operators.control;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
 import dev.piper.operators.decode.DecodeMetrics;
@@ -35,7 +36,7 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
     }
 
     /**
-     * A decoder that also emits a {@link CostSample} per block on {@link CostSample#TAG}, counting
+     * A decoder that also emits a {@link CostSample} per block on {@link CostSamples#TAG}, counting
      * each field's bytes in its first block and every {@code countEvery}-th after it (as {@link
      * DecodeFunction#measured}).
      */
@@ -69,7 +70,7 @@ public final class PipelinesDecodeFunction extends ProcessFunction<RawChunk, Key
                         chunk,
                         dense -> ctx.output(DecodeFunction.DENSE, dense),
                         out,
-                        sample -> ctx.output(CostSample.TAG, sample));
+                        sample -> ctx.output(CostSamples.TAG, sample));
         metrics.count(decoded.dense());
     }
 }

@@ -5,6 +5,7 @@ import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.block.SerializerTypeInfo;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
 import dev.piper.operators.decode.DecodeMetrics;
@@ -69,7 +70,7 @@ public final class SpecDecodeFunction
     }
 
     /**
-     * A decoder that also emits a {@link CostSample} per block on {@link CostSample#TAG}, stamped
+     * A decoder that also emits a {@link CostSample} per block on {@link CostSamples#TAG}, stamped
      * with the block's spec version (as {@link PipelinesDecodeFunction#measured}), and before the
      * first block it decodes under a version, that version's column program ({@link
      * CostSample#program}), so that the cost model prices each version's chains. After a restore
@@ -91,7 +92,7 @@ public final class SpecDecodeFunction
         if (announced[p] != spec.version()) {
             ctx.output(ANNOUNCED, spec);
             if (decoders.measures()) {
-                ctx.output(CostSample.TAG, CostSample.program(p, spec.program()));
+                ctx.output(CostSamples.TAG, CostSample.program(p, spec.program()));
             }
             announced[p] = spec.version();
         }
@@ -102,7 +103,7 @@ public final class SpecDecodeFunction
                         chunk,
                         dense -> ctx.output(DecodeFunction.DENSE, dense),
                         out,
-                        sample -> ctx.output(CostSample.TAG, sample));
+                        sample -> ctx.output(CostSamples.TAG, sample));
         metrics.count(decoded.dense());
     }
 

@@ -1,9 +1,6 @@
 package dev.piper.operators.cost;
 
-import dev.piper.operators.block.SerializerTypeInfo;
 import dev.piper.pipeline.ops.ColumnProgram;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.util.OutputTag;
 
 /**
  * What one measuring operator did for one input element, for the hardware cost model (COMBINING.md,
@@ -103,20 +100,6 @@ public record CostSample(
         /** Not work: the column program of a spec version ({@link #program()}). */
         PROGRAM
     }
-
-    /** Type information with the dedicated serializer (no Kryo). */
-    public static final TypeInformation<CostSample> TYPE =
-            new SerializerTypeInfo<>(CostSample.class, CostSampleSerializer.INSTANCE);
-
-    /**
-     * The accumulator (a {@code LongCounter}) the measuring operators add their task thread's CPU
-     * time to, from their {@code open} to their {@code close}: the tasks' busy CPU time measured
-     * apart from the samples, which the samples' attribution can be checked against.
-     */
-    public static final String TASK_CPU_ACCUMULATOR = "piper.task-cpu-nanos";
-
-    /** The side output the measuring operators emit their samples on. */
-    public static final OutputTag<CostSample> TAG = new OutputTag<>("cost", TYPE);
 
     private static final int[] NO_BYTES = new int[0];
 

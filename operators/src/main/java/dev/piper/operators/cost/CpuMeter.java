@@ -5,7 +5,7 @@ import org.apache.flink.api.common.functions.RuntimeContext;
 /**
  * The thread CPU bookkeeping of a measuring function: when it opened, and where its previous sample
  * ended, so that each {@link CostSample} carries the thread's CPU time since the previous one and
- * the function's task adds its whole busy time to {@link CostSample#TASK_CPU_ACCUMULATOR} when it
+ * the function's task adds its whole busy time to {@link CostSamples#TASK_CPU_ACCUMULATOR} when it
  * closes. Used from the task's thread only.
  */
 public final class CpuMeter {
@@ -48,7 +48,7 @@ public final class CpuMeter {
      * task CPU accumulator.
      */
     public void close(RuntimeContext context) {
-        context.getLongCounter(CostSample.TASK_CPU_ACCUMULATOR)
+        context.getLongCounter(CostSamples.TASK_CPU_ACCUMULATOR)
                 .add(ThreadCpu.now() - openedAt - excluded);
     }
 }

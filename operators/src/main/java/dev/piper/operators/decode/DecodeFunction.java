@@ -6,6 +6,7 @@ import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.Lanes;
 import dev.piper.operators.block.RawChunk;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -18,7 +19,7 @@ import org.apache.flink.util.OutputTag;
  * Decodes raw chunks in parallel. Emits one {@link KeyChunk} per categorical column (to the
  * vocabulary operators) and the block's {@link DenseChunk} (labels, dense values, dead letters) on
  * {@link #DENSE}, which goes straight to the concatenation. When it {@link #measured measures}, it
- * also emits one {@link CostSample} per block on {@link CostSample#TAG}.
+ * also emits one {@link CostSample} per block on {@link CostSamples#TAG}.
  */
 public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
 
@@ -64,8 +65,8 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
     }
 
     /**
-     * A decoder that also emits a {@link CostSample} per block on {@link CostSample#TAG}, with each
-     * field's bytes counted in its first block and every {@code countEvery}-th after it.
+     * A decoder that also emits a {@link CostSample} per block on {@link CostSamples#TAG}, with
+     * each field's bytes counted in its first block and every {@code countEvery}-th after it.
      */
     public static DecodeFunction measured(DecodeOptions options, int countEvery) {
         return new DecodeFunction(options, true, countEvery);
@@ -109,7 +110,7 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
                     sample = sample.withParseNanos(kinds[0], kinds[1]);
                 }
             }
-            ctx.output(CostSample.TAG, sample);
+            ctx.output(CostSamples.TAG, sample);
         }
     }
 }

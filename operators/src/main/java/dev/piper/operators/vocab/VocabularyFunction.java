@@ -6,6 +6,7 @@ import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.KeyChunkSerializer;
 import dev.piper.operators.block.Lanes;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.cost.CpuMeter;
 import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.pipeline.ops.VocabularyPolicy;
@@ -137,7 +138,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
     }
 
     /**
-     * This function, also emitting a {@link CostSample} per input block on {@link CostSample#TAG}:
+     * This function, also emitting a {@link CostSample} per input block on {@link CostSamples#TAG}:
      * the keys it applied, the column's vocabulary entries and the CPU time it took.
      */
     public VocabularyFunction measured() {
@@ -201,7 +202,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         process(chunk, out);
         long end = ThreadCpu.now();
         ctx.output(
-                CostSample.TAG,
+                CostSamples.TAG,
                 CostSample.vocabulary(
                                 Lanes.pipeline(chunk.lane()),
                                 chunk.column(),

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.cost.CostSample;
+import dev.piper.operators.cost.CostSamples;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
 import java.nio.file.Files;
@@ -67,7 +68,7 @@ class VocabularyFunctionTest {
             h.processElement(chunk(4, 0, 10, 5));
             assertThat(h.extractOutputValues()).hasSize(2);
             List<CostSample> samples = new ArrayList<>();
-            h.getSideOutput(CostSample.TAG).forEach(r -> samples.add(r.getValue()));
+            h.getSideOutput(CostSamples.TAG).forEach(r -> samples.add(r.getValue()));
             assertThat(samples).hasSize(2);
             assertThat(samples)
                     .allSatisfy(
