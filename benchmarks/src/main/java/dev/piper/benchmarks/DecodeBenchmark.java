@@ -1,8 +1,8 @@
 package dev.piper.benchmarks;
 
 import dev.piper.connectors.text.LineChunker;
-import dev.piper.operators.block.RawChunk;
-import dev.piper.operators.decode.CriteoDecoder;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.Presets;

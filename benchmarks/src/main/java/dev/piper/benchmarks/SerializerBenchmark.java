@@ -1,8 +1,8 @@
 package dev.piper.benchmarks;
 
-import dev.piper.operators.block.IndexChunk;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.KeyChunk;
 import dev.piper.operators.block.IndexChunkSerializer;
-import dev.piper.operators.block.KeyChunk;
 import dev.piper.operators.block.KeyChunkSerializer;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularySerializer;

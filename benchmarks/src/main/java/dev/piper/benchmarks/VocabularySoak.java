@@ -1,7 +1,7 @@
 package dev.piper.benchmarks;
 
-import dev.piper.operators.block.IndexChunk;
-import dev.piper.operators.block.KeyChunk;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.KeyChunk;
 import dev.piper.operators.vocab.VocabularyFunction;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.pipeline.ops.VocabularyPolicy.Eviction;

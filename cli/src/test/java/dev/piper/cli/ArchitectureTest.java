@@ -37,6 +37,8 @@ class ArchitectureTest {
                     .definedBy("dev.piper.hwmodel..")
                     .layer("state")
                     .definedBy("dev.piper.state..")
+                    .layer("core")
+                    .definedBy("dev.piper.core..")
                     .layer("operators")
                     .definedBy("dev.piper.operators..")
                     .layer("connectors")
@@ -58,25 +60,29 @@ class ArchitectureTest {
                     .mayOnlyBeAccessedByLayers("job", "benchmarks", "cli")
                     .whereLayer("operators")
                     .mayOnlyBeAccessedByLayers("connectors", "job", "benchmarks", "cli")
+                    .whereLayer("core")
+                    .mayOnlyBeAccessedByLayers(
+                            "operators", "connectors", "job", "benchmarks", "cli")
                     .whereLayer("state")
                     .mayOnlyBeAccessedByLayers(
                             "operators", "connectors", "job", "benchmarks", "cli")
                     .whereLayer("hardware-model")
                     .mayOnlyBeAccessedByLayers(
-                            "operators", "connectors", "job", "benchmarks", "cli")
+                            "core", "operators", "connectors", "job", "benchmarks", "cli")
                     .whereLayer("pipeline")
                     .mayOnlyBeAccessedByLayers(
-                            "state", "operators", "connectors", "job", "benchmarks", "cli");
+                            "state", "core", "operators", "connectors", "job", "benchmarks", "cli");
 
     @ArchTest
     static final ArchRule noPackageCycles =
             slices().matching("dev.piper.(**)").should().beFreeOfCycles();
 
     @ArchTest
-    static final ArchRule pipelineAndHardwareModelAreFreeOfFlink =
+    static final ArchRule pipelineHardwareModelAndCoreAreFreeOfFlink =
             noClasses()
                     .that()
-                    .resideInAnyPackage("dev.piper.pipeline..", "dev.piper.hwmodel..")
+                    .resideInAnyPackage(
+                            "dev.piper.pipeline..", "dev.piper.hwmodel..", "dev.piper.core..")
                     .should()
                     .dependOnClassesThat()
                     .resideInAnyPackage("org.apache.flink..");
@@ -134,6 +140,7 @@ class ArchitectureTest {
                             "dev.piper.pipeline..",
                             "dev.piper.hwmodel..",
                             "dev.piper.state..",
+                            "dev.piper.core..",
                             "dev.piper.operators..",
                             "dev.piper.connectors..",
                             "dev.piper.job",

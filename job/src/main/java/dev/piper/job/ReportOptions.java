@@ -1,6 +1,6 @@
 package dev.piper.job;
 
-import dev.piper.operators.cost.ReportSettings;
+import dev.piper.core.cost.ReportSettings;
 import java.time.Duration;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;

@@ -2,7 +2,7 @@ package dev.piper.job;
 
 import dev.piper.connectors.kafka.InputProbe;
 import dev.piper.connectors.kafka.TopicCreation;
-import dev.piper.operators.block.KafkaOut;
+import dev.piper.core.block.KafkaOut;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Collection;

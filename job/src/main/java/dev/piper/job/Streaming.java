@@ -2,8 +2,8 @@ package dev.piper.job;
 
 import dev.piper.connectors.files.ControlFiles;
 import dev.piper.connectors.kafka.KafkaConnectors;
+import dev.piper.core.block.KafkaOut;
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.operators.block.KafkaOut;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -33,34 +33,41 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.FieldSource;
 
 /**
  * A savepoint written by an earlier build restores in this one: users upgrade a running stream by
- * stopping it with a savepoint and starting the new build from it. The savepoint under {@code
- * src/test/resources/savepoints/stream-0.1} was taken by {@link #main} with the build of 2026-11-24
- * (before the modules were restructured): a stream with a control topic, after the first {@value
- * #HALF} lines under spec version 1 and the acceptance of version 2 (C3 modulo 1000, log on I5). It
- * holds every kind of state the stream keeps: the Kafka source's offsets, the vocabularies, the
- * control operator's and the decoders' active specs, the per-lane sequences, and the Kafka sink's
- * transactional-id prefix (no open transaction: nothing was written after the last checkpoint).
+ * stopping it with a savepoint and starting the new build from it. Each savepoint under {@code
+ * src/test/resources/savepoints} was taken by {@link #main} with the build named in {@link
+ * #SAVEPOINTS}: a stream with a control topic, after the first {@value #HALF} lines under spec
+ * version 1 and the acceptance of version 2 (C3 modulo 1000, log on I5). It holds every kind of
+ * state the stream keeps: the Kafka source's offsets, the vocabularies, the control operator's and
+ * the decoders' active specs, the per-lane sequences, and the Kafka sink's transactional-id prefix
+ * (no open transaction: nothing was written after the last checkpoint).
  *
- * <p>The test restores it on a fresh broker into which the same lines are produced again (so that
+ * <p>The test restores each on a fresh broker into which the same lines are produced again (so that
  * the saved offsets point at the same records) and checks that the stream continues exactly where
  * it stopped: the second half's rows under version 2, every unchanged column continuing its
  * vocabulary, C3 in a new epoch. Serializer snapshot classes and operator uids are written into
- * savepoints by name; moving or renaming one breaks this test.
+ * savepoints by name; moving or renaming one breaks this test. Before a change that moves classes
+ * whose names a savepoint holds, freeze one more with today's build and add it here.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SavepointCompatibilityITCase {
 
     @RegisterExtension static final MiniClusterExtension CLUSTER = TestClusters.twoByTwo();
 
-    /** The frozen savepoint, relative to the test resources. */
-    static final String SAVEPOINT = "savepoints/stream-0.1";
+    /**
+     * The frozen savepoints, relative to the test resources: {@code stream-0.1} by the build of
+     * 2026-11-24 (before the modules were restructured), {@code stream-0.2} by cff844c of
+     * 2026-11-27 (before the block, decoder, cost and control records moved to core, the active
+     * spec's serializer already in operators).
+     */
+    static final String[] SAVEPOINTS = {"savepoints/stream-0.1", "savepoints/stream-0.2"};
 
     private static final String NAME = "frozen";
     private static final int LINES = 10_000;
@@ -133,11 +140,13 @@ class SavepointCompatibilityITCase {
                 .toList();
     }
 
-    @Test
-    void aSavepointOfTheEarlierBuildRestoresAndTheStreamContinuesWhereItStopped() throws Exception {
+    @ParameterizedTest
+    @FieldSource("SAVEPOINTS")
+    void aSavepointOfAnEarlierBuildRestoresAndTheStreamContinuesWhereItStopped(String frozen)
+            throws Exception {
         Input input = Input.generate();
         Path savepoint = tmp.resolve("savepoint");
-        copyTree(resource(SAVEPOINT), savepoint);
+        copyTree(resource(frozen), savepoint);
 
         ReferencePreprocessor.Result oldAll =
                 ReferencePreprocessor.run(input.all(), -1, false, 65536);

@@ -3,8 +3,8 @@ package dev.piper.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.operators.block.KafkaOut;
-import dev.piper.operators.block.Lanes;
+import dev.piper.core.block.KafkaOut;
+import dev.piper.core.block.Lanes;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.spec.SpecParser;
 import java.nio.charset.StandardCharsets;

@@ -6,11 +6,10 @@ import dev.piper.connectors.parquet.ParquetLayout;
 import dev.piper.connectors.parquet.RowGroupBlocks;
 import dev.piper.connectors.parquet.RowGroupSplit;
 import dev.piper.connectors.text.LineChunker;
-import dev.piper.operators.block.ColumnBlock;
-import dev.piper.operators.block.RawChunk;
-import dev.piper.operators.decode.ColumnDecodeFunction;
-import dev.piper.operators.decode.ColumnarDecoder;
-import dev.piper.operators.decode.CriteoDecoder;
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.decode.ColumnarDecoder;
+import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -76,7 +75,7 @@ final class ParquetLoops {
                                         ColumnBlock b;
                                         while ((b = blocks.next(0, 0, blockRows)) != null) {
                                             CriteoDecoder.Decoded d =
-                                                    ColumnDecodeFunction.decoded(program, b);
+                                                    ColumnarDecoder.decoded(program, b);
                                             lines.addAndGet(d.dense().lines());
                                             rows.addAndGet(d.dense().rows());
                                         }
@@ -122,7 +121,7 @@ final class ParquetLoops {
                         new RowGroupBlocks(file, layout, decoder, g.rowGroup(), g.firstRow(), 1024);
                 ColumnBlock b;
                 while ((b = blocks.next(0, 0, blockRows)) != null) {
-                    hashRows(sha, ColumnDecodeFunction.decoded(program, b));
+                    hashRows(sha, ColumnarDecoder.decoded(program, b));
                 }
             }
         }

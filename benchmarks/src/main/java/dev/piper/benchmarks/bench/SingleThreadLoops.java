@@ -1,11 +1,11 @@
 package dev.piper.benchmarks.bench;
 
 import dev.piper.connectors.text.LineChunker;
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.IndexChunk;
-import dev.piper.operators.block.RawChunk;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.operators.concat.ConcatenateFunction;
-import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.vocab.VocabularyFunction;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.DecodeOptions;

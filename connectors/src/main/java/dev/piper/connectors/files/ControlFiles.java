@@ -1,6 +1,6 @@
 package dev.piper.connectors.files;
 
-import dev.piper.operators.block.KafkaOut;
+import dev.piper.core.block.KafkaOut;
 import dev.piper.operators.control.ControlMessage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package dev.piper.connectors.kafka;
 
-import dev.piper.operators.block.KafkaOut;
-import dev.piper.operators.block.LogRecord;
+import dev.piper.core.block.KafkaOut;
+import dev.piper.core.block.LogRecord;
 import dev.piper.operators.control.ControlMessage;
 import java.util.List;
 import java.util.Map;

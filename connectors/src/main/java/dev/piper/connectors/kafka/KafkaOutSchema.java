@@ -1,6 +1,6 @@
 package dev.piper.connectors.kafka;
 
-import dev.piper.operators.block.KafkaOut;
+import dev.piper.core.block.KafkaOut;
 import java.util.Arrays;
 import java.util.Objects;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;

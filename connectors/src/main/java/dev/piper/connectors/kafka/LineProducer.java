@@ -1,6 +1,6 @@
 package dev.piper.connectors.kafka;
 
-import dev.piper.operators.decode.Swar;
+import dev.piper.core.decode.Swar;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;

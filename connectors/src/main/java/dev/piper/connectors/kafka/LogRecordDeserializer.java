@@ -1,8 +1,8 @@
 package dev.piper.connectors.kafka;
 
+import dev.piper.core.block.Lanes;
+import dev.piper.core.block.LogRecord;
 import dev.piper.operators.block.BlockTypes;
-import dev.piper.operators.block.Lanes;
-import dev.piper.operators.block.LogRecord;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.TypeInformation;

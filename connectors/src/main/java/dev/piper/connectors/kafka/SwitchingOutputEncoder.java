@@ -1,10 +1,10 @@
 package dev.piper.connectors.kafka;
 
-import dev.piper.operators.block.AssembledBlock;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.KafkaOut;
+import dev.piper.core.block.Lanes;
+import dev.piper.core.control.ActiveSpec;
 import dev.piper.operators.block.BlockTypes;
-import dev.piper.operators.block.KafkaOut;
-import dev.piper.operators.block.Lanes;
-import dev.piper.operators.control.ActiveSpec;
 import dev.piper.operators.control.ActiveSpecSerializer;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.piper.connectors.output;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.piper.operators.block.DeadLetter;
+import dev.piper.core.block.DeadLetter;
 import dev.piper.pipeline.layout.Reason;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;

@@ -1,6 +1,6 @@
 package dev.piper.connectors.output;
 
-import dev.piper.operators.block.AssembledBlock;
+import dev.piper.core.block.AssembledBlock;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;

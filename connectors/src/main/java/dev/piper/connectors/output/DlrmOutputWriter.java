@@ -1,9 +1,9 @@
 package dev.piper.connectors.output;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.Assignments;
-import dev.piper.operators.block.DeadLetter;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.Assignments;
+import dev.piper.core.block.DeadLetter;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;

@@ -1,6 +1,6 @@
 package dev.piper.connectors.output;
 
-import dev.piper.operators.block.AssembledBlock;
+import dev.piper.core.block.AssembledBlock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package dev.piper.connectors.parquet;
 
-import dev.piper.operators.block.ColumnBlock;
+import dev.piper.core.block.ColumnBlock;
 
 /**
  * A block's columns without its bad rows: {@code badField[r] >= 0} marks row {@code r} of the

@@ -1,9 +1,9 @@
 package dev.piper.connectors.parquet;
 
 import dev.piper.connectors.text.SplitQueue;
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.decode.ColumnarDecoder;
 import dev.piper.operators.block.BlockTypes;
-import dev.piper.operators.block.ColumnBlock;
-import dev.piper.operators.decode.ColumnarDecoder;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import java.io.IOException;

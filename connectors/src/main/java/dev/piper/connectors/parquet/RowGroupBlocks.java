@@ -1,8 +1,8 @@
 package dev.piper.connectors.parquet;
 
-import dev.piper.operators.block.ColumnBlock;
-import dev.piper.operators.block.DeadLetter;
-import dev.piper.operators.decode.ColumnarDecoder;
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.decode.ColumnarDecoder;
 import dev.piper.pipeline.layout.HexIds;
 import dev.piper.pipeline.layout.Reason;
 import java.io.IOException;

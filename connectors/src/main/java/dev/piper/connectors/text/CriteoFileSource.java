@@ -1,7 +1,7 @@
 package dev.piper.connectors.text;
 
+import dev.piper.core.block.RawChunk;
 import dev.piper.operators.block.BlockTypes;
-import dev.piper.operators.block.RawChunk;
 import java.io.IOException;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;

@@ -1,6 +1,6 @@
 package dev.piper.connectors.text;
 
-import dev.piper.operators.block.RawChunk;
+import dev.piper.core.block.RawChunk;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.piper.connectors.text;
 
-import dev.piper.operators.block.RawChunk;
-import dev.piper.operators.decode.Swar;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.decode.Swar;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;

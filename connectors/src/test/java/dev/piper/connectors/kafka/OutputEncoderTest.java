@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.Assignments;
-import dev.piper.operators.block.DeadLetter;
-import dev.piper.operators.block.KafkaOut;
-import dev.piper.operators.block.Origin;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.Assignments;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.KafkaOut;
+import dev.piper.core.block.Origin;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecParser;

@@ -3,7 +3,7 @@ package dev.piper.connectors.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.operators.block.LogRecord;
+import dev.piper.core.block.LogRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

@@ -2,10 +2,10 @@ package dev.piper.connectors.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.KafkaOut;
-import dev.piper.operators.block.Origin;
-import dev.piper.operators.control.ActiveSpec;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.KafkaOut;
+import dev.piper.core.block.Origin;
+import dev.piper.core.control.ActiveSpec;
 import dev.piper.pipeline.spec.SpecParser;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -46,7 +46,7 @@ class SwitchingOutputEncoderTest {
                 1,
                 1,
                 new byte[160],
-                new dev.piper.operators.block.DeadLetter[0],
+                new dev.piper.core.block.DeadLetter[0],
                 new int[26],
                 new long[26][0],
                 new Origin(new long[] {seq}, new int[] {0}, 1000 + seq, 1000 + seq),

@@ -3,8 +3,8 @@ package dev.piper.connectors.output;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.DeadLetter;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.DeadLetter;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -2,8 +2,8 @@ package dev.piper.connectors.output;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.DeadLetter;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.DeadLetter;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,11 +3,11 @@ package dev.piper.connectors.parquet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.operators.block.ColumnBlock;
-import dev.piper.operators.block.DeadLetter;
-import dev.piper.operators.block.RawChunk;
-import dev.piper.operators.decode.ColumnarDecoder;
-import dev.piper.operators.decode.CriteoDecoder;
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.decode.ColumnarDecoder;
+import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;

@@ -1,7 +1,7 @@
 package dev.piper.connectors.parquet;
 
-import dev.piper.operators.block.ColumnBlock;
-import dev.piper.operators.decode.ColumnarDecoder;
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.decode.ColumnarDecoder;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.connectors.TestReaders;
 import dev.piper.connectors.convert.TsvToParquet;
-import dev.piper.operators.block.ColumnBlock;
+import dev.piper.core.block.ColumnBlock;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;

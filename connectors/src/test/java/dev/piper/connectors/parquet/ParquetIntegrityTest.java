@@ -3,8 +3,8 @@ package dev.piper.connectors.parquet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.connectors.convert.TsvToParquet;
-import dev.piper.operators.block.ColumnBlock;
-import dev.piper.operators.block.DeadLetter;
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.block.DeadLetter;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.Reason;
 import dev.piper.pipeline.ops.DecodeOptions;

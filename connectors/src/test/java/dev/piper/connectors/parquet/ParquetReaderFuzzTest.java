@@ -3,7 +3,7 @@ package dev.piper.connectors.parquet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.piper.operators.block.ColumnBlock;
+import dev.piper.core.block.ColumnBlock;
 import dev.piper.pipeline.layout.RowLayout;
 import java.io.IOException;
 import java.nio.file.Files;

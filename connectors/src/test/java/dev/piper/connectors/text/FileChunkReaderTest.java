@@ -3,7 +3,7 @@ package dev.piper.connectors.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.connectors.TestReaders;
-import dev.piper.operators.block.RawChunk;
+import dev.piper.core.block.RawChunk;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

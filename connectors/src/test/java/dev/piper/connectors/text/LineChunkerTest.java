@@ -2,7 +2,7 @@ package dev.piper.connectors.text;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.operators.block.RawChunk;
+import dev.piper.core.block.RawChunk;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,5 +1,9 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.Assignments;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.Origin;
 import dev.piper.pipeline.hotline.HotSet;
 import dev.piper.pipeline.hotline.Split;
 import java.io.IOException;

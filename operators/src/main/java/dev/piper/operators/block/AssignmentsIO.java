@@ -1,5 +1,6 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.Assignments;
 import java.io.IOException;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;

@@ -1,5 +1,7 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.Origin;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputView;

@@ -1,5 +1,13 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.block.DenseChunk;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.KafkaOut;
+import dev.piper.core.block.KeyChunk;
+import dev.piper.core.block.LogRecord;
+import dev.piper.core.block.RawChunk;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 
 /** Type information of every record type on the data path. */

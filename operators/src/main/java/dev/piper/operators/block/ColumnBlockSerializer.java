@@ -1,5 +1,7 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.block.DeadLetter;
 import dev.piper.pipeline.layout.RowLayout;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;

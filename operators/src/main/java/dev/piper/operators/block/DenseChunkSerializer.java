@@ -1,5 +1,8 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.DenseChunk;
+import dev.piper.core.block.Origin;
 import dev.piper.pipeline.layout.RowLayout;
 import java.io.IOException;
 import java.util.ArrayList;

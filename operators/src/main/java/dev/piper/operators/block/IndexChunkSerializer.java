@@ -1,5 +1,7 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.Assignments;
+import dev.piper.core.block.IndexChunk;
 import java.io.IOException;
 import java.util.function.IntFunction;
 import org.apache.flink.api.common.typeutils.TypeSerializer;

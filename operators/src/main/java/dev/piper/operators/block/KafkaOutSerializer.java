@@ -1,5 +1,6 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.KafkaOut;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;

@@ -1,5 +1,6 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.KeyChunk;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.io.IOException;
 import java.util.function.IntFunction;

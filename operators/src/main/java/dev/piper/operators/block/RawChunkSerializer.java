@@ -1,5 +1,7 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.Origin;
+import dev.piper.core.block.RawChunk;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;

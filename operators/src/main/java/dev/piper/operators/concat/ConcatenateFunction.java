@@ -1,16 +1,16 @@
 package dev.piper.operators.concat;
 
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.Assignments;
-import dev.piper.operators.block.DenseChunk;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.Assignments;
+import dev.piper.core.block.DenseChunk;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.Lanes;
+import dev.piper.core.cost.CostSample;
+import dev.piper.core.cost.ThreadCpu;
 import dev.piper.operators.block.DenseChunkSerializer;
-import dev.piper.operators.block.IndexChunk;
 import dev.piper.operators.block.IndexChunkSerializer;
-import dev.piper.operators.block.Lanes;
-import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.cost.CpuMeter;
-import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.OneHot;
 import java.nio.ByteBuffer;

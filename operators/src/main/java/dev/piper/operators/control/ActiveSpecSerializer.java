@@ -1,5 +1,6 @@
 package dev.piper.operators.control;
 
+import dev.piper.core.control.ActiveSpec;
 import dev.piper.operators.block.FormatSnapshot;
 import dev.piper.pipeline.spec.PipelineSpec;
 import java.io.IOException;

@@ -1,7 +1,10 @@
 package dev.piper.operators.control;
 
+import dev.piper.core.block.KafkaOut;
+import dev.piper.core.control.ActiveSpec;
+import dev.piper.core.control.ControlStatus;
+import dev.piper.core.control.SwitchLimits;
 import dev.piper.operators.block.BlockTypes;
-import dev.piper.operators.block.KafkaOut;
 import dev.piper.operators.cost.CostModelOperator;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.spec.PipelineSpec;

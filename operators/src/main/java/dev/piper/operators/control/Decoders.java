@@ -1,13 +1,14 @@
 package dev.piper.operators.control;
 
-import dev.piper.operators.block.DenseChunk;
-import dev.piper.operators.block.KeyChunk;
-import dev.piper.operators.block.Lanes;
-import dev.piper.operators.block.RawChunk;
-import dev.piper.operators.cost.CostSample;
+import dev.piper.core.block.DenseChunk;
+import dev.piper.core.block.KeyChunk;
+import dev.piper.core.block.Lanes;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.control.ActiveSpec;
+import dev.piper.core.cost.CostSample;
+import dev.piper.core.cost.ThreadCpu;
+import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.operators.cost.CpuMeter;
-import dev.piper.operators.cost.ThreadCpu;
-import dev.piper.operators.decode.CriteoDecoder;
 import java.io.Serializable;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.RuntimeContext;

@@ -1,12 +1,13 @@
 package dev.piper.operators.control;
 
-import dev.piper.operators.block.KeyChunk;
-import dev.piper.operators.block.Lanes;
-import dev.piper.operators.block.RawChunk;
+import dev.piper.core.block.KeyChunk;
+import dev.piper.core.block.Lanes;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.control.ActiveSpec;
+import dev.piper.core.cost.CostSample;
+import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.operators.block.SerializerTypeInfo;
-import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.CostSamples;
-import dev.piper.operators.decode.CriteoDecoder;
 import dev.piper.operators.decode.DecodeFunction;
 import dev.piper.operators.decode.DecodeMetrics;
 import org.apache.flink.api.common.functions.OpenContext;

@@ -1,8 +1,9 @@
 package dev.piper.operators.control;
 
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.KafkaOut;
-import dev.piper.operators.block.Lanes;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.KafkaOut;
+import dev.piper.core.block.Lanes;
+import dev.piper.core.control.ControlStatus;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;

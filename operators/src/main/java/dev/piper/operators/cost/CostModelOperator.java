@@ -1,6 +1,10 @@
 package dev.piper.operators.cost;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.piper.core.cost.ColumnAccounts;
+import dev.piper.core.cost.CostReports;
+import dev.piper.core.cost.CostSample;
+import dev.piper.core.cost.ReportSettings;
 import dev.piper.hwmodel.FpgaModel;
 import dev.piper.hwmodel.SmartSsdModel;
 import dev.piper.pipeline.layout.RowLayout;

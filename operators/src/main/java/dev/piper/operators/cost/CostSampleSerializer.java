@@ -1,5 +1,6 @@
 package dev.piper.operators.cost;
 
+import dev.piper.core.cost.CostSample;
 import dev.piper.operators.block.BlockSerializer;
 import dev.piper.operators.block.BlockSerializerSnapshot;
 import dev.piper.pipeline.layout.RowLayout;

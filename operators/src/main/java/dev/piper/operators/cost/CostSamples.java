@@ -1,5 +1,6 @@
 package dev.piper.operators.cost;
 
+import dev.piper.core.cost.CostSample;
 import dev.piper.operators.block.SerializerTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.OutputTag;

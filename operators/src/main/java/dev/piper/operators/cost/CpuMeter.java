@@ -1,5 +1,7 @@
 package dev.piper.operators.cost;
 
+import dev.piper.core.cost.CostSample;
+import dev.piper.core.cost.ThreadCpu;
 import org.apache.flink.api.common.functions.RuntimeContext;
 
 /**

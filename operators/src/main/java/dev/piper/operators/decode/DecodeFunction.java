@@ -1,14 +1,15 @@
 package dev.piper.operators.decode;
 
+import dev.piper.core.block.DenseChunk;
+import dev.piper.core.block.KeyChunk;
+import dev.piper.core.block.Lanes;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.cost.CostSample;
+import dev.piper.core.cost.ThreadCpu;
+import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.operators.block.BlockTypes;
-import dev.piper.operators.block.DenseChunk;
-import dev.piper.operators.block.KeyChunk;
-import dev.piper.operators.block.Lanes;
-import dev.piper.operators.block.RawChunk;
-import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.cost.CpuMeter;
-import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.pipeline.ops.DecodeOptions;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;

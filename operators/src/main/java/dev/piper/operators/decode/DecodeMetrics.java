@@ -1,7 +1,7 @@
 package dev.piper.operators.decode;
 
-import dev.piper.operators.block.DeadLetter;
-import dev.piper.operators.block.DenseChunk;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.DenseChunk;
 import dev.piper.pipeline.layout.Reason;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.piper.operators.hotline;
 
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.Lanes;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.Lanes;
 import dev.piper.pipeline.hotline.Hotline;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.hotline.Split;

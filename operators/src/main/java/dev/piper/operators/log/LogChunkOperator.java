@@ -1,9 +1,9 @@
 package dev.piper.operators.log;
 
-import dev.piper.operators.block.Lanes;
-import dev.piper.operators.block.LogRecord;
-import dev.piper.operators.block.Origin;
-import dev.piper.operators.block.RawChunk;
+import dev.piper.core.block.Lanes;
+import dev.piper.core.block.LogRecord;
+import dev.piper.core.block.Origin;
+import dev.piper.core.block.RawChunk;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package dev.piper.operators.order;
 
-import dev.piper.operators.block.AssembledBlock;
+import dev.piper.core.block.AssembledBlock;
 import dev.piper.operators.block.AssembledBlockSerializer;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,7 +1,7 @@
 package dev.piper.operators.vocab;
 
-import dev.piper.operators.block.IndexChunk;
-import dev.piper.operators.block.KeyChunk;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.KeyChunk;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
 import java.util.HashMap;

@@ -1,14 +1,14 @@
 package dev.piper.operators.vocab;
 
-import dev.piper.operators.block.Assignments;
-import dev.piper.operators.block.IndexChunk;
-import dev.piper.operators.block.KeyChunk;
+import dev.piper.core.block.Assignments;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.KeyChunk;
+import dev.piper.core.block.Lanes;
+import dev.piper.core.cost.CostSample;
+import dev.piper.core.cost.ThreadCpu;
 import dev.piper.operators.block.KeyChunkSerializer;
-import dev.piper.operators.block.Lanes;
-import dev.piper.operators.cost.CostSample;
 import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.cost.CpuMeter;
-import dev.piper.operators.cost.ThreadCpu;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularyEvents;

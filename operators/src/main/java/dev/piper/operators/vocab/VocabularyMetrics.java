@@ -1,8 +1,8 @@
 package dev.piper.operators.vocab;
 
-import dev.piper.operators.block.IndexChunk;
-import dev.piper.operators.block.KeyChunk;
-import dev.piper.operators.block.Lanes;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.KeyChunk;
+import dev.piper.core.block.Lanes;
 import dev.piper.pipeline.layout.CriteoLayout;
 import java.util.HashMap;
 import java.util.Map;

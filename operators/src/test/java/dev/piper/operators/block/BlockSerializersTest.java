@@ -2,6 +2,16 @@ package dev.piper.operators.block;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.Assignments;
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.DenseChunk;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.KeyChunk;
+import dev.piper.core.block.LogRecord;
+import dev.piper.core.block.Origin;
+import dev.piper.core.block.RawChunk;
 import dev.piper.pipeline.hotline.HotSet;
 import dev.piper.pipeline.hotline.Split;
 import dev.piper.pipeline.layout.RowLayout;

@@ -2,10 +2,10 @@ package dev.piper.operators.concat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.DeadLetter;
-import dev.piper.operators.block.DenseChunk;
-import dev.piper.operators.block.IndexChunk;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.DenseChunk;
+import dev.piper.core.block.IndexChunk;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;

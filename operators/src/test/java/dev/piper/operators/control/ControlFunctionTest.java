@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.operators.block.KafkaOut;
+import dev.piper.core.block.KafkaOut;
+import dev.piper.core.control.ActiveSpec;
+import dev.piper.core.control.SwitchLimits;
 import dev.piper.pipeline.spec.SpecParser;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.core.cost.CostSample;
+import dev.piper.core.cost.ReportSettings;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.spec.SpecCompiler;

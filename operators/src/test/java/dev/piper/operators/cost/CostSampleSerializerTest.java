@@ -3,6 +3,7 @@ package dev.piper.operators.cost;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.piper.core.cost.CostSample;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import java.io.IOException;

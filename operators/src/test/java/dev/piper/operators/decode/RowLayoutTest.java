@@ -3,11 +3,13 @@ package dev.piper.operators.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.ColumnBlock;
-import dev.piper.operators.block.DeadLetter;
-import dev.piper.operators.block.IndexChunk;
-import dev.piper.operators.block.RawChunk;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.decode.ColumnarDecoder;
+import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.operators.concat.ConcatenateFunction;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;

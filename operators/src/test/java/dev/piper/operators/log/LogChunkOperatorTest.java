@@ -2,8 +2,8 @@ package dev.piper.operators.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.operators.block.LogRecord;
-import dev.piper.operators.block.RawChunk;
+import dev.piper.core.block.LogRecord;
+import dev.piper.core.block.RawChunk;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;

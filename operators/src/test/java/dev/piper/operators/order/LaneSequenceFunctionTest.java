@@ -3,9 +3,9 @@ package dev.piper.operators.order;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.DeadLetter;
-import dev.piper.operators.block.Origin;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.Origin;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;

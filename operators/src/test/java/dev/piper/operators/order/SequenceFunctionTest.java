@@ -3,8 +3,8 @@ package dev.piper.operators.order;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.operators.block.AssembledBlock;
-import dev.piper.operators.block.DeadLetter;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.DeadLetter;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.ProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;

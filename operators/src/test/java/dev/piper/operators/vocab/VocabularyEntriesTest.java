@@ -3,8 +3,8 @@ package dev.piper.operators.vocab;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.operators.block.IndexChunk;
-import dev.piper.operators.block.KeyChunk;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.KeyChunk;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package dev.piper.operators.vocab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.operators.block.KeyChunk;
+import dev.piper.core.block.KeyChunk;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
 import java.util.Map;

@@ -1,0 +1,240 @@
+package dev.piper.core.block;
+
+import dev.piper.pipeline.hotline.Split;
+
+/**
+ * A block concatenated back into rows, ready for a sink.
+ *
+ * @param lane the block's input lane (see {@link RawChunk})
+ * @param seq the block's sequence number in its lane
+ * @param lines number of input lines in the block
+ * @param rows number of rows in {@code rowBytes}
+ * @param rowBytes rows in the DLRM layout: per row, label, dense and categorical indices as
+ *     little-endian int32 (the indices of the columns of one id per row; list columns are apart)
+ * @param deadLetters the rejected lines, in line order
+ * @param firstNewIndex per categorical column, the index of its first new key (see {@link
+ *     IndexChunk#firstNewIndex()})
+ * @param newKeys per categorical column, the keys this block added, in index order
+ * @param origin the log records the block's lines came from, or {@link Origin#NONE}
+ * @param version the version of the pipeline spec the whole block was decoded with
+ * @param epochs per categorical column, the vocabulary epoch its indices belong to
+ * @param listOffsets per list column of the layout, in column order: where each row's indices start
+ *     ({@code rows + 1} entries)
+ * @param listIndices per list column: the indices of its rows' ids, in row order
+ * @param split Hotline's popular / non-popular split of the rows, or null when the job runs none
+ * @param assignments per categorical column, what its evicting vocabulary assigned in this block
+ *     (null for a column that does not evict); null when no column evicts
+ */
+public record AssembledBlock(
+        int lane,
+        long seq,
+        int lines,
+        int rows,
+        byte[] rowBytes,
+        DeadLetter[] deadLetters,
+        int[] firstNewIndex,
+        long[][] newKeys,
+        Origin origin,
+        int version,
+        int[] epochs,
+        int[][] listOffsets,
+        int[][] listIndices,
+        Split split,
+        Assignments[] assignments) {
+
+    public AssembledBlock {
+        if (listOffsets.length != listIndices.length) {
+            throw new IllegalArgumentException("one offsets and one indices array per list column");
+        }
+        if (split != null && split.rows() != rows) {
+            throw new IllegalArgumentException(
+                    "a split of " + split.rows() + " rows for a block of " + rows);
+        }
+        if (assignments != null && assignments.length != newKeys.length) {
+            throw new IllegalArgumentException(
+                    "assignments of " + assignments.length + " columns for " + newKeys.length);
+        }
+    }
+
+    /** A block whose columns do not evict. */
+    public AssembledBlock(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            byte[] rowBytes,
+            DeadLetter[] deadLetters,
+            int[] firstNewIndex,
+            long[][] newKeys,
+            Origin origin,
+            int version,
+            int[] epochs,
+            int[][] listOffsets,
+            int[][] listIndices,
+            Split split) {
+        this(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                split,
+                null);
+    }
+
+    /** This block with its evicting columns' assignments. */
+    public AssembledBlock withAssignments(Assignments[] a) {
+        return new AssembledBlock(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                split,
+                a);
+    }
+
+    /** A block without a split. */
+    public AssembledBlock(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            byte[] rowBytes,
+            DeadLetter[] deadLetters,
+            int[] firstNewIndex,
+            long[][] newKeys,
+            Origin origin,
+            int version,
+            int[] epochs,
+            int[][] listOffsets,
+            int[][] listIndices) {
+        this(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                null);
+    }
+
+    /**
+     * This block without its rows' bytes (an empty {@link #rowBytes()}; {@link #rows()} still
+     * counts them): what follows a block whose rows a shard writer has written, so that they do not
+     * cross the network again.
+     */
+    public AssembledBlock withoutRowBytes() {
+        return new AssembledBlock(
+                lane,
+                seq,
+                lines,
+                rows,
+                new byte[0],
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                split,
+                assignments);
+    }
+
+    /** This block with Hotline's split of its rows. */
+    public AssembledBlock withSplit(Split s) {
+        return new AssembledBlock(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                s,
+                assignments);
+    }
+
+    /** A block without list columns. */
+    public AssembledBlock(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            byte[] rowBytes,
+            DeadLetter[] deadLetters,
+            int[] firstNewIndex,
+            long[][] newKeys,
+            Origin origin,
+            int version,
+            int[] epochs) {
+        this(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                new int[0][],
+                new int[0][]);
+    }
+
+    /** A block of lane 0 (file input). */
+    public AssembledBlock(
+            long seq,
+            int lines,
+            int rows,
+            byte[] rowBytes,
+            DeadLetter[] deadLetters,
+            int[] firstNewIndex,
+            long[][] newKeys) {
+        this(
+                0,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                Origin.NONE,
+                1,
+                new int[newKeys.length]);
+    }
+}
