@@ -10,6 +10,7 @@ import dev.piper.core.block.KeyChunk;
 import dev.piper.core.block.LogRecord;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.control.ActiveSpec;
+import dev.piper.core.control.ControlMessage;
 import dev.piper.core.control.SwitchLimits;
 import dev.piper.core.cost.ReportSettings;
 import dev.piper.operators.block.BlockTypes;
@@ -17,7 +18,7 @@ import dev.piper.operators.block.SerializerTypeInfo;
 import dev.piper.operators.concat.ConcatenateFunction;
 import dev.piper.operators.control.ActiveSpecSerializer;
 import dev.piper.operators.control.ControlFunction;
-import dev.piper.operators.control.ControlMessage;
+import dev.piper.operators.control.ControlMessageSerializer;
 import dev.piper.operators.control.PipelinesDecodeFunction;
 import dev.piper.operators.control.SpecDecodeFunction;
 import dev.piper.operators.control.SwitchTracker;
@@ -323,7 +324,7 @@ public final class StreamJob {
                                 control.source(),
                                 WatermarkStrategy.noWatermarks(),
                                 "control-input",
-                                ControlMessage.TYPE)
+                                ControlMessageSerializer.TYPE)
                         .setParallelism(1)
                         .uid("control-input")
                         .process(

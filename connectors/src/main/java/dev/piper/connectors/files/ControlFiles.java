@@ -1,7 +1,8 @@
 package dev.piper.connectors.files;
 
 import dev.piper.core.block.KafkaOut;
-import dev.piper.operators.control.ControlMessage;
+import dev.piper.core.control.ControlMessage;
+import dev.piper.operators.control.ControlMessageSerializer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -129,7 +130,7 @@ public final class ControlFiles {
 
         @Override
         public TypeInformation<ControlMessage> getProducedType() {
-            return ControlMessage.TYPE;
+            return ControlMessageSerializer.TYPE;
         }
     }
 

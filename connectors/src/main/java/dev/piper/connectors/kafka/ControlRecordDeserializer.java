@@ -1,6 +1,7 @@
 package dev.piper.connectors.kafka;
 
-import dev.piper.operators.control.ControlMessage;
+import dev.piper.core.control.ControlMessage;
+import dev.piper.operators.control.ControlMessageSerializer;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
@@ -26,6 +27,6 @@ public final class ControlRecordDeserializer
 
     @Override
     public TypeInformation<ControlMessage> getProducedType() {
-        return ControlMessage.TYPE;
+        return ControlMessageSerializer.TYPE;
     }
 }

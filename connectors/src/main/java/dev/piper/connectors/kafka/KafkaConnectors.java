@@ -2,7 +2,7 @@ package dev.piper.connectors.kafka;
 
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.LogRecord;
-import dev.piper.operators.control.ControlMessage;
+import dev.piper.core.control.ControlMessage;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;

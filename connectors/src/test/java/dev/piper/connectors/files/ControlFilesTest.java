@@ -2,7 +2,7 @@ package dev.piper.connectors.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.operators.control.ControlMessage;
+import dev.piper.core.control.ControlMessage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;

@@ -2,6 +2,7 @@ package dev.piper.operators.control;
 
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.control.ActiveSpec;
+import dev.piper.core.control.ControlMessage;
 import dev.piper.core.control.ControlStatus;
 import dev.piper.core.control.SwitchLimits;
 import dev.piper.operators.block.BlockTypes;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.control.ActiveSpec;
+import dev.piper.core.control.ControlMessage;
 import dev.piper.core.control.SwitchLimits;
 import dev.piper.pipeline.spec.SpecParser;
 import java.nio.charset.StandardCharsets;
