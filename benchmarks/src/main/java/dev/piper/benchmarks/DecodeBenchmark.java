@@ -1,6 +1,6 @@
 package dev.piper.benchmarks;
 
-import dev.piper.connectors.text.LineChunker;
+import dev.piper.connectors.text.source.reader.LineChunker;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.pipeline.generate.CriteoGenerator;

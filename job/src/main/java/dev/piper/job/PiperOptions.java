@@ -1,7 +1,7 @@
 package dev.piper.job;
 
 import dev.piper.connectors.output.RowsFormat;
-import dev.piper.connectors.text.CriteoFileSource;
+import dev.piper.connectors.text.source.CriteoFileSource;
 import dev.piper.operators.vocab.VocabularyImport;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.ops.IdMap;

@@ -1,11 +1,11 @@
 package dev.piper.benchmarks.bench;
 
-import dev.piper.connectors.parquet.ParquetFileSource;
 import dev.piper.connectors.parquet.ParquetFiles;
 import dev.piper.connectors.parquet.ParquetLayout;
-import dev.piper.connectors.parquet.RowGroupBlocks;
-import dev.piper.connectors.parquet.RowGroupSplit;
-import dev.piper.connectors.text.LineChunker;
+import dev.piper.connectors.parquet.source.ParquetFileSource;
+import dev.piper.connectors.parquet.source.reader.RowGroupBlocks;
+import dev.piper.connectors.parquet.source.split.RowGroupSplit;
+import dev.piper.connectors.text.source.reader.LineChunker;
 import dev.piper.core.block.ColumnBlock;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.decode.ColumnarDecoder;

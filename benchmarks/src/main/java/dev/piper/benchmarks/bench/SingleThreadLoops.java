@@ -1,6 +1,6 @@
 package dev.piper.benchmarks.bench;
 
-import dev.piper.connectors.text.LineChunker;
+import dev.piper.connectors.text.source.reader.LineChunker;
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.IndexChunk;
 import dev.piper.core.block.RawChunk;

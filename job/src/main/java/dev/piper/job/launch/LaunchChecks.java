@@ -1,7 +1,7 @@
 package dev.piper.job.launch;
 
-import dev.piper.connectors.parquet.ParquetFileSource;
 import dev.piper.connectors.parquet.ParquetFiles;
+import dev.piper.connectors.parquet.source.ParquetFileSource;
 import dev.piper.job.args.JobArgumentException;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.spec.PipelineSpec;
