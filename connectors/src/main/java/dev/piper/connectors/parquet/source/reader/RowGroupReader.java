@@ -20,9 +20,11 @@ import org.apache.flink.core.io.InputStatus;
 import org.apache.parquet.hadoop.ParquetFileReader;
 
 /**
- * Reads its row groups on the task thread, where the decoder is chained, a block per call. Its
- * checkpointed state is the row groups it holds, the current one advanced to its next block (a
- * resumed row group is read again from its start and the blocks already emitted skipped).
+ * The Parquet source's reader: decodes the row groups the enumerator gives it into blocks of {@code
+ * blockRows} rows ({@link RowGroupBlocks}), on the task thread where the decoder is chained, a
+ * block per call. Its checkpointed state is the row groups it holds, the current one advanced to
+ * its next block (a resumed row group is read again from its start and the blocks already emitted
+ * skipped).
  */
 public final class RowGroupReader implements SourceReader<ColumnBlock, RowGroupSplit> {
     private final SourceReaderContext context;
