@@ -1,11 +1,11 @@
 package dev.piper.benchmarks.bench;
 
 import dev.piper.connectors.text.source.reader.LineChunker;
+import dev.piper.core.assemble.RowAssembly;
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.IndexChunk;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.decode.CriteoDecoder;
-import dev.piper.operators.concat.ConcatenateFunction;
 import dev.piper.operators.vocab.VocabularyFunction;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -116,7 +116,7 @@ final class SingleThreadLoops {
                 for (int c = 0; c < sparse; c++) {
                     indices[c] = VocabularyFunction.apply(vocab[c], d.keys()[c]);
                 }
-                AssembledBlock block = ConcatenateFunction.assemble(d.dense(), indices);
+                AssembledBlock block = RowAssembly.assemble(d.dense(), indices);
                 long hashStart = System.nanoTime();
                 digest.add(block, rowBytes);
                 hashing += System.nanoTime() - hashStart;

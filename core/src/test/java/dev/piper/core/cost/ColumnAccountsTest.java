@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.hwmodel.SmartSsdModel;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ColumnAccountsTest {
@@ -83,7 +85,7 @@ class ColumnAccountsTest {
     }
 
     @Test
-    void theReportNamesEachColumnsChainAndTheTableKindOfItsVocabulary() {
+    void theReportNamesEachColumnsChainAndTheTableKindOfItsVocabulary() throws Exception {
         ColumnAccounts a = new ColumnAccounts(program());
         int[] bytes = new int[CriteoLayout.FIELDS];
         Arrays.fill(bytes, 9);
@@ -91,7 +93,7 @@ class ColumnAccountsTest {
         long[] entries = new long[CriteoLayout.SPARSE];
         Arrays.fill(entries, -1);
         entries[1] = 42;
-        JsonNode r =
+        PipelineCostReport r =
                 CostReports.report(
                         program(),
                         a,
@@ -101,18 +103,28 @@ class ColumnAccountsTest {
                         new ReportSettings(1000, 0, -1, 1),
                         0,
                         true);
-        JsonNode cols = r.get("columns");
-        assertThat(cols.get(1).get("ops").toString())
-                .isEqualTo("[\"fill_missing\",\"neg2zero\",\"log\"]");
-        assertThat(cols.get(13).get("ops").toString())
-                .isEqualTo(
-                        "[\"fill_missing\",\"hex2int\",\"modulus\",\"genvocab\",\"applyvocab\"]");
-        assertThat(cols.get(13).get("vocab_table").asText()).isEqualTo("direct-mapped");
-        assertThat(cols.get(13).get("vocab_entries").asLong()).isZero();
-        assertThat(cols.get(14).get("vocab_table").asText()).isEqualTo("hashed");
-        assertThat(cols.get(14).get("vocab_entries").asLong()).isEqualTo(42);
-        assertThat(r.get("defaults").get("fpga").asText()).contains("U55C", "200 MHz");
-        assertThat(r.get("report").get("covers").asText()).isEqualTo("run");
+        List<PipelineCostReport.Column> cols = r.columns();
+        assertThat(cols.get(1).ops()).containsExactly("fill_missing", "neg2zero", "log");
+        assertThat(cols.get(13).ops())
+                .containsExactly("fill_missing", "hex2int", "modulus", "genvocab", "applyvocab");
+        assertThat(cols.get(13).vocabTable()).isEqualTo("direct-mapped");
+        assertThat(cols.get(13).vocabEntries()).isZero();
+        assertThat(cols.get(14).vocabTable()).isEqualTo("hashed");
+        assertThat(cols.get(14).vocabEntries()).isEqualTo(42);
+        assertThat(cols.get(1).vocabEntries()).as("a dense column has no vocabulary").isNull();
+        assertThat(r.defaults().fpga()).contains("U55C", "200 MHz");
+        assertThat(r.report().covers()).isEqualTo("run");
+        assertThat(r.sizing()).as("no fleet target").isNull();
+        // the JSON document: these names, a dense column's vocabulary figures null and its table
+        // left out, no sizing section
+        JsonNode json = new ObjectMapper().readTree(r.toJson());
+        assertThat(json.get("columns").get(13).get("vocab_table").asText())
+                .isEqualTo("direct-mapped");
+        assertThat(json.get("columns").get(1).get("vocab_entries").isNull()).isTrue();
+        assertThat(json.get("columns").get(1).has("vocab_table")).isFalse();
+        assertThat(json.get("columns").get(1).has("list")).isFalse();
+        assertThat(json.has("sizing")).isFalse();
+        assertThat(json.get("report").get("final").asBoolean()).isTrue();
     }
 
     /**

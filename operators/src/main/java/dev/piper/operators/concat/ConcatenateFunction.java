@@ -1,7 +1,7 @@
 package dev.piper.operators.concat;
 
+import dev.piper.core.assemble.RowAssembly;
 import dev.piper.core.block.AssembledBlock;
-import dev.piper.core.block.Assignments;
 import dev.piper.core.block.DenseChunk;
 import dev.piper.core.block.IndexChunk;
 import dev.piper.core.block.Lanes;
@@ -11,11 +11,6 @@ import dev.piper.operators.block.DenseChunkSerializer;
 import dev.piper.operators.block.IndexChunkSerializer;
 import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.cost.CpuMeter;
-import dev.piper.pipeline.layout.RowLayout;
-import dev.piper.pipeline.ops.OneHot;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.Arrays;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -28,8 +23,7 @@ import org.apache.flink.util.Collector;
 /**
  * PIPER's Concatenate: keyed by block (its sequence number, or lane and sequence number), it waits
  * for the block's dense part and its categorical index chunks (as many as the dense part's layout
- * has sparse columns), then writes the rows in the DLRM layout (little-endian int32 per row: label,
- * I1.., C1..; 40 in Criteo's layout).
+ * has sparse columns), then writes the rows in the DLRM layout ({@link RowAssembly}).
  */
 public final class ConcatenateFunction<K>
         extends KeyedCoProcessFunction<K, DenseChunk, IndexChunk, AssembledBlock> {
@@ -119,7 +113,7 @@ public final class ConcatenateFunction<K>
         for (int c = 0; c < columns.length; c++) {
             columns[c] = sparse.get(c);
         }
-        out.collect(assemble(d, columns));
+        out.collect(RowAssembly.assemble(d, columns));
         dense.clear();
         sparse.clear();
         sparseCount.clear();
@@ -134,138 +128,5 @@ public final class ConcatenateFunction<K>
                                     meter.sinceLastSample(end))
                             .withVersion(d.version()));
         }
-    }
-
-    /** Interleaves the block's columns into rows. */
-    public static AssembledBlock assemble(DenseChunk d, IndexChunk[] columns) {
-        int rows = d.rows();
-        RowLayout layout = d.layout();
-        int sparseColumns = layout.sparse();
-        int width = layout.labelDenseWidth();
-        if (columns.length != sparseColumns) {
-            throw new IllegalStateException(
-                    "block "
-                            + d.lane()
-                            + "/"
-                            + d.seq()
-                            + ": "
-                            + columns.length
-                            + " index chunks for "
-                            + layout);
-        }
-        int[] onehot = d.onehot();
-        int rowBytes = layout.rowBytes(onehot);
-        byte[] bytes = new byte[rows * rowBytes];
-        ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        int[] labelDense = d.labelDense();
-        int[][] indices = new int[sparseColumns][];
-        int[] firstNew = new int[sparseColumns];
-        long[][] newKeys = new long[sparseColumns][];
-        int[] epochs = new int[sparseColumns];
-        Assignments[] assignments = null;
-        for (int c = 0; c < sparseColumns; c++) {
-            IndexChunk chunk = columns[c];
-            checkChunk(d, c, chunk);
-            indices[c] = chunk.indices();
-            firstNew[c] = chunk.firstNewIndex();
-            newKeys[c] = chunk.newKeys();
-            epochs[c] = chunk.epoch();
-            if (chunk.assignments() != null) {
-                if (assignments == null) {
-                    assignments = new Assignments[sparseColumns];
-                }
-                assignments[c] = chunk.assignments();
-            }
-        }
-        writeRows(buf, rows, width, labelDense, onehot, layout.scalarColumns(), indices);
-        int lists = layout.listColumns().size();
-        int[][] listOffsets = new int[lists][];
-        int[][] listIndices = new int[lists][];
-        for (int l = 0; l < lists; l++) {
-            IndexChunk chunk = columns[layout.listColumns().get(l)];
-            listOffsets[l] = chunk.offsets();
-            listIndices[l] =
-                    chunk.indices().length == chunk.size()
-                            ? chunk.indices()
-                            : Arrays.copyOf(chunk.indices(), chunk.size());
-        }
-        return new AssembledBlock(
-                d.lane(),
-                d.seq(),
-                d.lines(),
-                rows,
-                bytes,
-                d.deadLetters(),
-                firstNew,
-                newKeys,
-                d.origin(),
-                d.version(),
-                epochs,
-                listOffsets,
-                listIndices,
-                null,
-                assignments);
-    }
-
-    /** Refuses an index chunk {@code chunk} of sparse column {@code c} that is not of block d. */
-    private static void checkChunk(DenseChunk d, int c, IndexChunk chunk) {
-        int rows = d.rows();
-        if (chunk.rows() != rows
-                || (chunk.offsets() != null) != d.layout().isList(c)
-                || chunk.seq() != d.seq()
-                || chunk.lane() != d.lane()) {
-            throw new IllegalStateException(
-                    "block "
-                            + d.lane()
-                            + "/"
-                            + d.seq()
-                            + ": column C"
-                            + (c + 1)
-                            + " has "
-                            + chunk.rows()
-                            + (chunk.offsets() != null ? " lists" : " rows")
-                            + " of block "
-                            + chunk.lane()
-                            + "/"
-                            + chunk.seq()
-                            + ", expected "
-                            + rows);
-        }
-    }
-
-    /**
-     * Writes each row: its label and dense values (a onehot column as its columns), then its scalar
-     * sparse columns' indices, little-endian int32.
-     */
-    private static void writeRows(
-            ByteBuffer buf,
-            int rows,
-            int width,
-            int[] labelDense,
-            int[] onehot,
-            int[] scalar,
-            int[][] indices) {
-        int pos = 0;
-        for (int r = 0; r < rows; r++) {
-            int base = r * width;
-            for (int j = 0; j < width; j++) {
-                int v = labelDense[base + j];
-                if (onehot != null && onehot[j] > 0) {
-                    int hot = OneHot.hot(v, onehot[j]); // drop-last one-hot of the category v
-                    for (int k = 0; k < onehot[j] - 1; k++) {
-                        buf.putInt(pos, k == hot ? 1 : 0);
-                        pos += Integer.BYTES;
-                    }
-                    continue;
-                }
-                buf.putInt(pos, v);
-                pos += Integer.BYTES;
-            }
-            for (int c : scalar) {
-                buf.putInt(pos, indices[c][r]);
-                pos += Integer.BYTES;
-            }
-        }
-        assert pos == buf.capacity();
     }
 }

@@ -1,9 +1,9 @@
 package dev.piper.operators.cost;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.core.cost.ColumnAccounts;
 import dev.piper.core.cost.CostReports;
 import dev.piper.core.cost.CostSample;
+import dev.piper.core.cost.PipelineCostReport;
 import dev.piper.core.cost.ReportSettings;
 import dev.piper.hwmodel.FpgaModel;
 import dev.piper.hwmodel.SmartSsdModel;
@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.ToDoubleFunction;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -61,7 +62,7 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
     private transient List<CostSample> waiting;
 
     /** The whole run's report per pipeline as of the last interval, for the gauges' thread. */
-    private transient AtomicReferenceArray<ObjectNode> published;
+    private transient AtomicReferenceArray<PipelineCostReport> published;
 
     private transient int index;
     private transient long linesSinceReport;
@@ -308,7 +309,7 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
                                                 settings,
                                                 index,
                                                 false)
-                                        .toString()));
+                                        .toJson()));
                 any = true;
             }
             pipeline.interval.clear();
@@ -320,14 +321,14 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
     }
 
     /** The whole run's report of pipeline {@code p}'s newest version, for the gauges. */
-    private ObjectNode publish(int p, boolean last) {
+    private PipelineCostReport publish(int p, boolean last) {
         Pipeline pipeline = pipelines[p];
         Map.Entry<Integer, ColumnAccounts> newest = pipeline.total.lastEntry();
         if (newest == null) {
             return null;
         }
         int v = newest.getKey();
-        ObjectNode r =
+        PipelineCostReport r =
                 CostReports.report(
                         pipeline.programs.get(v),
                         newest.getValue(),
@@ -354,7 +355,7 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
             pipeline.total.computeIfAbsent(
                     pipeline.start.version(), v -> new ColumnAccounts(pipeline.start));
             for (Map.Entry<Integer, ColumnAccounts> e : pipeline.total.entrySet()) {
-                ObjectNode r =
+                PipelineCostReport r =
                         CostReports.report(
                                 pipeline.programs.get(e.getKey()),
                                 e.getValue(),
@@ -364,7 +365,7 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
                                 settings,
                                 index,
                                 true);
-                output.collect(new StreamRecord<>(r.toString()));
+                output.collect(new StreamRecord<>(r.toJson()));
             }
             publish(p, true);
         }
@@ -377,41 +378,57 @@ public final class CostModelOperator extends AbstractStreamOperator<String>
         for (int f = 1; f < layout.fields(); f++) {
             int i = f - 1;
             MetricGroup column = pipeline.addGroup("column", layout.fieldName(f));
-            column.gauge("cpuCoreSeconds", (Gauge<Double>) () -> figure(p, i, "cpu_core_seconds"));
-            column.gauge("fpgaSpeedup", (Gauge<Double>) () -> figure(p, i, "fpga_speedup"));
-            column.gauge("smartssdSpeedup", (Gauge<Double>) () -> figure(p, i, "smartssd_speedup"));
+            column.gauge(
+                    "cpuCoreSeconds",
+                    (Gauge<Double>) () -> figure(p, i, PipelineCostReport.Column::cpuCoreSeconds));
+            column.gauge(
+                    "fpgaSpeedup",
+                    (Gauge<Double>) () -> figure(p, i, PipelineCostReport.Column::fpgaSpeedup));
+            column.gauge(
+                    "smartssdSpeedup",
+                    (Gauge<Double>) () -> figure(p, i, PipelineCostReport.Column::smartSsdSpeedup));
             if (f >= layout.labelDenseWidth()) {
-                column.gauge("vocabEntries", (Gauge<Double>) () -> figure(p, i, "vocab_entries"));
+                column.gauge(
+                        "vocabEntries",
+                        (Gauge<Double>)
+                                () ->
+                                        figure(
+                                                p,
+                                                i,
+                                                c ->
+                                                        c.vocabEntries() == null
+                                                                ? 0
+                                                                : c.vocabEntries()));
                 column.gauge(
                         "vocabOnChip",
                         (Gauge<Integer>)
-                                () -> {
-                                    ObjectNode r = published.get(p);
-                                    return r != null
-                                                    && "onchip"
-                                                            .equals(
-                                                                    r.get("columns")
-                                                                            .get(i)
-                                                                            .path("vocab_tier")
-                                                                            .asText())
-                                            ? 1
-                                            : 0;
-                                });
+                                () ->
+                                        (int)
+                                                figure(
+                                                        p,
+                                                        i,
+                                                        c ->
+                                                                "onchip".equals(c.vocabTier())
+                                                                        ? 1
+                                                                        : 0));
             }
         }
-        pipeline.gauge("fpgaSpeedup", (Gauge<Double>) () -> deviceFigure(p, "fpga_speedup"));
         pipeline.gauge(
-                "smartssdSpeedup", (Gauge<Double>) () -> deviceFigure(p, "smartssd_speedup"));
+                "fpgaSpeedup",
+                (Gauge<Double>) () -> deviceFigure(p, PipelineCostReport.Device::fpgaSpeedup));
+        pipeline.gauge(
+                "smartssdSpeedup",
+                (Gauge<Double>) () -> deviceFigure(p, PipelineCostReport.Device::smartSsdSpeedup));
     }
 
     /** A column's figure in the latest published run report (0 before the first). */
-    private double figure(int p, int i, String field) {
-        ObjectNode r = published.get(p);
-        return r == null ? 0 : r.get("columns").get(i).path(field).asDouble();
+    private double figure(int p, int i, ToDoubleFunction<PipelineCostReport.Column> field) {
+        PipelineCostReport r = published.get(p);
+        return r == null ? 0 : field.applyAsDouble(r.columns().get(i));
     }
 
-    private double deviceFigure(int p, String field) {
-        ObjectNode r = published.get(p);
-        return r == null ? 0 : r.get("device").path(field).asDouble();
+    private double deviceFigure(int p, ToDoubleFunction<PipelineCostReport.Device> field) {
+        PipelineCostReport r = published.get(p);
+        return r == null ? 0 : field.applyAsDouble(r.device());
     }
 }

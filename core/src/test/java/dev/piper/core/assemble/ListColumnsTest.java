@@ -1,4 +1,4 @@
-package dev.piper.operators.decode;
+package dev.piper.core.assemble;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,7 +9,6 @@ import dev.piper.core.block.IndexChunk;
 import dev.piper.core.block.KeyChunk;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.decode.CriteoDecoder;
-import dev.piper.operators.concat.ConcatenateFunction;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
 import dev.piper.pipeline.ops.ColumnProgram;
@@ -210,7 +209,7 @@ class ListColumnsTest {
             }
             indices[c] = new IndexChunk(0, c, 0, idx, k.size(), 0, new long[0], 0, k.offsets());
         }
-        AssembledBlock block = ConcatenateFunction.assemble(d.dense(), indices);
+        AssembledBlock block = RowAssembly.assemble(d.dense(), indices);
         assertThat(block.rowBytes()).hasSize(valid.size() * 16);
         ByteBuffer b = ByteBuffer.wrap(block.rowBytes()).order(ByteOrder.LITTLE_ENDIAN);
         assertThat(b.getInt(12)).isEqualTo(0); // C1's index of row 0

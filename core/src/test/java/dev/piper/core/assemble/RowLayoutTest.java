@@ -1,4 +1,4 @@
-package dev.piper.operators.decode;
+package dev.piper.core.assemble;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,7 +10,6 @@ import dev.piper.core.block.IndexChunk;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.decode.ColumnarDecoder;
 import dev.piper.core.decode.CriteoDecoder;
-import dev.piper.operators.concat.ConcatenateFunction;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
@@ -248,7 +247,7 @@ class RowLayoutTest {
             new IndexChunk(0, 4, new int[] {0, 1}, 2, 0, new long[] {3, 0}),
             new IndexChunk(1, 4, new int[] {7, 8}, 2, 7, new long[] {11, 12})
         };
-        AssembledBlock block = ConcatenateFunction.assemble(d.dense(), indices);
+        AssembledBlock block = RowAssembly.assemble(d.dense(), indices);
         assertThat(block.rows()).isEqualTo(2);
         assertThat(block.rowBytes()).hasSize(2 * 24);
         ByteBuffer b = ByteBuffer.wrap(block.rowBytes()).order(ByteOrder.LITTLE_ENDIAN);
@@ -259,10 +258,7 @@ class RowLayoutTest {
         int log3 = Float.floatToRawIntBits((float) Math.log(3f + 1f));
         assertThat(values).containsExactly(1, 2, log3, 4, 0, 7, 0, -9, 0, 10, 1, 8);
         assertThat(block.epochs()).hasSize(2);
-        assertThatThrownBy(
-                        () ->
-                                ConcatenateFunction.assemble(
-                                        d.dense(), new IndexChunk[] {indices[0]}))
+        assertThatThrownBy(() -> RowAssembly.assemble(d.dense(), new IndexChunk[] {indices[0]}))
                 .hasMessageContaining("1 index chunks for 3 dense, 2 sparse");
     }
 
@@ -381,7 +377,7 @@ class RowLayoutTest {
                         .decode(new RawChunk(0, 0, data, data.length, -1));
         assertThat(d.dense().labelDense()).startsWith(1, 7, 0, 0, 8, 1, 1, 9, 2);
         IndexChunk[] indices = {new IndexChunk(0, 0, new int[] {0, 1, 2}, 3, 0, new long[0])};
-        AssembledBlock block = ConcatenateFunction.assemble(d.dense(), indices);
+        AssembledBlock block = RowAssembly.assemble(d.dense(), indices);
         ByteBuffer b = ByteBuffer.wrap(block.rowBytes()).order(ByteOrder.LITTLE_ENDIAN);
         int[] values = new int[15];
         for (int i = 0; i < 15; i++) {
