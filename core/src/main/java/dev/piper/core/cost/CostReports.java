@@ -22,9 +22,9 @@ import java.util.Optional;
 
 /**
  * Turns one pipeline's {@link ColumnAccounts} into the report of {@code docs/HARDWARE_MODEL.md}
- * (the schema of issue 7, with extra fields): per column the work, the CPU core-seconds, the FPGA's
- * and the SmartSSD's time and speedup; for the device, its time, binding resource and speedup over
- * the job's whole CPU time.
+ * (the schema of issue 7, with extra fields), a {@link PipelineCostReport}: per column the work,
+ * the CPU core-seconds, the FPGA's and the SmartSSD's time and speedup; for the device, its time,
+ * binding resource and speedup over the job's whole CPU time.
  */
 public final class CostReports {
 
