@@ -5,6 +5,7 @@ import dev.piper.hwmodel.CostReport;
 import dev.piper.hwmodel.Fleet;
 import dev.piper.hwmodel.FpgaModel;
 import dev.piper.hwmodel.Operator;
+import dev.piper.hwmodel.Parameter;
 import dev.piper.hwmodel.Provenance;
 import dev.piper.hwmodel.Sizing;
 import dev.piper.hwmodel.SmartSsdModel;
@@ -107,6 +108,7 @@ public final class CostReports {
         for (int i = 0; i < r.columns().size(); i++) {
             columns.add(column(program.layout(), i + 1, r.columns().get(i), accounts, fpga, ssd));
         }
+        PipelineCostReport.Device device = device(r, accounts, ssd, settings);
         return new PipelineCostReport(
                 program.name(),
                 program.version(),
@@ -120,9 +122,9 @@ public final class CostReports {
                 "utf8",
                 defaults(fpga, ssd),
                 columns,
-                device(r, accounts, ssd, settings),
+                device,
                 settings.fleet().rowsPerSecond() > 0
-                        ? sizing(r, accounts, ssd, settings.fleet())
+                        ? sizing(device, accounts, ssd, settings.fleet())
                         : null,
                 job(accounts, settings));
     }
@@ -174,9 +176,10 @@ public final class CostReports {
         Map<String, Double> ssdIi = new LinkedHashMap<>();
         List<String> assumed = new ArrayList<>();
         for (Operator op : w.ops()) {
-            ii.putIfAbsent(op.modelName(), fpga.design().initiationInterval(op, t).value());
+            Parameter fpgaIi = fpga.design().initiationInterval(op, t);
+            ii.putIfAbsent(op.modelName(), fpgaIi.value());
             ssdIi.putIfAbsent(op.modelName(), ssd.initiationInterval(op, c.smartSsdTier()).value());
-            if (fpga.design().initiationInterval(op, t).provenance() == Provenance.ASSUME) {
+            if (fpgaIi.provenance() == Provenance.ASSUME) {
                 assumed.add(op.modelName());
             }
         }
@@ -262,12 +265,10 @@ public final class CostReports {
      * COMBINING.md pitfall 2 calls optimistic).
      */
     private static PipelineCostReport.Sizing sizing(
-            CostReport r,
+            PipelineCostReport.Device device,
             ColumnAccounts accounts,
             SmartSsdModel ssd,
             ReportSettings.FleetTarget target) {
-        double fpgaRowsPerSecond = rowsPerSecond(accounts.rows, r.fpga().seconds());
-        double ssdRowsPerSecond = rowsPerSecond(accounts.rows, r.smartSsd().seconds());
         return new PipelineCostReport.Sizing(
                 target.rowsPerSecond(),
                 target.dollarsPerKwh(),
@@ -275,8 +276,12 @@ public final class CostReports {
                 "N = ceil(T / P) (PS §IV-B); power while sustaining T; energy at dollars_per_kwh;"
                         + " a device's price, when given, written off over the years at T"
                         + " (PS §V-C)",
-                fleet(fpgaRowsPerSecond, r.fpgaPower().value(), target, target.fpgaDollars()),
-                fleet(ssdRowsPerSecond, ssd.power().value(), target, target.smartSsdDollars()),
+                fleet(device.fpgaRowsPerSecond(), device.fpgaWatts(), target, target.fpgaDollars()),
+                fleet(
+                        device.smartSsdRowsPerSecond(),
+                        ssd.power().value(),
+                        target,
+                        target.smartSsdDollars()),
                 new PipelineCostReport.CpuCores(
                         fleet(
                                 rowsPerCoreSecond(accounts),
