@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from .feed import Batch
-from .train import Dlrm
+from .train import Dlrm, learn
 
 DENSE = 13
 SPARSE = 26
@@ -81,12 +81,7 @@ class Store:
 
     def step(self, batch):
         logits, lookup = self.model(batch)
-        loss = nn.functional.binary_cross_entropy_with_logits(logits, batch.labels)
-        self.dense_opt.zero_grad()
-        loss.backward()
-        self.dense_opt.step()
-        with torch.no_grad():
-            self.model.store.adagrad(lookup.ids, lookup.rows.grad, self.embedding_lr)
+        learn(self.model, self.dense_opt, logits, lookup, batch.labels, self.embedding_lr)
 
 
 def timed(trainer, made):

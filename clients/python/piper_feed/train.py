@@ -207,6 +207,18 @@ def shape_of(batch):
     return batch.dense.shape[1], columns
 
 
+def learn(model, dense_opt, logits, lookup, labels, embedding_lr):
+    """One step on a scored batch: Adam on the dense parameters, Adagrad by hand on the embedding
+    rows its lookup used."""
+    loss = nn.functional.binary_cross_entropy_with_logits(logits, labels)
+    dense_opt.zero_grad()
+    loss.backward()
+    dense_opt.step()
+    if lookup.rows.grad is not None:  # None: the model has no sparse column
+        with torch.no_grad():
+            model.store.adagrad(lookup.ids, lookup.rows.grad, embedding_lr)
+
+
 class Trainer:
     """The online loop: tables grown from the feed, score then train, windows of metrics."""
 
@@ -261,14 +273,8 @@ class Trainer:
         self.window[0].extend(probabilities.tolist())
         self.window[1].extend(batch.labels.numpy().tolist())
         if not self.frozen:
-            loss = nn.functional.binary_cross_entropy_with_logits(logits, batch.labels)
-            self.dense_opt.zero_grad()
-            loss.backward()
-            self.dense_opt.step()
-            if lookup.rows.grad is not None:  # None: the model has no sparse column
-                with torch.no_grad():
-                    self.model.store.adagrad(lookup.ids, lookup.rows.grad,
-                                             self.args.embedding_lr)
+            learn(self.model, self.dense_opt, logits, lookup, batch.labels,
+                  self.args.embedding_lr)
         for at_ms, kept, column in ((now_ms, self.freshness, 2),
                                     (batch.received_ms, self.delivery, 3),
                                     (batch.written_ms, self.written, None)):
