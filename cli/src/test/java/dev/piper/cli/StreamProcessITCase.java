@@ -89,8 +89,18 @@ class StreamProcessITCase {
                     .as("first run ended early; see first.log")
                     .isFalse();
         }
-        // Input starts once the job runs (its first checkpoint is taken) and keeps arriving for
-        // about 20 s, so the kill lands mid-stream however long the JVM took to start.
+        // A second stream on the same directory is refused while the first holds it. Checked
+        // before any input arrives: the rival's JVM start took up to 20 s on CI's machines.
+        Path rivalLog = tmp.resolve("rival.log");
+        Process rival = piper(rivalLog, args);
+        assertThat(rival.waitFor(60, TimeUnit.SECONDS))
+                .as("a second stream on the dir ends")
+                .isTrue();
+        assertThat(rival.exitValue()).isEqualTo(2);
+        assertThat(Files.readString(rivalLog)).contains("is in use by another piper stream");
+
+        // Input starts once the job runs and keeps arriving for about 20 s; the kill comes two
+        // checkpoints after the first input was sent, so it lands mid-stream with state to restore.
         CompletableFuture<LineProducer.Result> producing =
                 CompletableFuture.supplyAsync(
                         () -> {
@@ -106,13 +116,15 @@ class StreamProcessITCase {
                                 throw new IllegalStateException(e);
                             }
                         });
-        Path rivalLog = tmp.resolve("rival.log");
-        Process rival = piper(rivalLog, args);
-        assertThat(rival.waitFor(60, TimeUnit.SECONDS))
-                .as("a second stream on the dir ends")
-                .isTrue();
-        assertThat(rival.exitValue()).isEqualTo(2);
-        assertThat(Files.readString(rivalLog)).contains("is in use by another piper stream");
+        long atStart = checkpointNumber(checkpoints);
+        while (checkpointNumber(checkpoints) < atStart + 2) {
+            assertThat(System.nanoTime())
+                    .as("two checkpoints after input started, within the deadline")
+                    .isLessThan(deadline);
+            assertThat(first.waitFor(50, TimeUnit.MILLISECONDS))
+                    .as("first run ended early; see first.log")
+                    .isFalse();
+        }
         assertThat(producing).as("killed while input still arrives").isNotDone();
         first.destroyForcibly(); // SIGKILL
         assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -162,5 +174,14 @@ class StreamProcessITCase {
         assertThat(third.exitValue()).isNotZero();
         assertThat(Files.readString(thirdLog))
                 .contains("the state file " + state + " does not match its checksum");
+    }
+
+    /** The number of the newest completed checkpoint in the directory ({@code chk-N}), or 0. */
+    private static long checkpointNumber(Path checkpoints) throws Exception {
+        return CheckpointDirectory.latestSnapshot(checkpoints)
+                .map(p -> p.getFileName().toString())
+                .filter(n -> n.startsWith("chk-"))
+                .map(n -> Long.parseLong(n.substring(4)))
+                .orElse(0L);
     }
 }
