@@ -33,7 +33,7 @@ import java.util.List;
  *
  * <p>Not thread-safe; one instance per operator subtask.
  */
-public final class CriteoDecoder {
+public final class CriteoDecoder implements BlockDecoder {
 
     /** Signals a field that is not an int32; outside the int range so it cannot collide. */
     private static final long NOT_INT32 = Long.MIN_VALUE;

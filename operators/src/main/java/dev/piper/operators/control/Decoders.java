@@ -7,6 +7,7 @@ import dev.piper.core.block.RawChunk;
 import dev.piper.core.control.ActiveSpec;
 import dev.piper.core.cost.CostSample;
 import dev.piper.core.cost.ThreadCpu;
+import dev.piper.core.decode.BlockDecoder;
 import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.operators.cost.CpuMeter;
 import java.io.Serializable;
@@ -34,7 +35,7 @@ final class Decoders implements Serializable {
 
     private transient ActiveSpec[] starts;
     private transient ActiveSpec[] using;
-    private transient CriteoDecoder[] decoders;
+    private transient BlockDecoder[] decoders;
 
     /** Measuring: blocks decoded, and the thread CPU bookkeeping (null until opened). */
     private transient long blocks;
@@ -91,7 +92,7 @@ final class Decoders implements Serializable {
                 starts[i] = ActiveSpecSerializer.fromBytes(startBytes[i]);
             }
             using = new ActiveSpec[starts.length];
-            decoders = new CriteoDecoder[starts.length];
+            decoders = new BlockDecoder[starts.length];
         }
     }
 
@@ -135,7 +136,7 @@ final class Decoders implements Serializable {
         ActiveSpec spec = spec(p, active);
         if (using[p] == null || using[p].version() != spec.version()) {
             using[p] = spec;
-            decoders[p] = new CriteoDecoder(spec.options(maxRawBytes), measure);
+            decoders[p] = BlockDecoder.of(spec.options(maxRawBytes), measure);
         }
         CriteoDecoder.Decoded decoded =
                 decoders[p].decode(chunk, measure && blocks++ % countEvery == 0);

@@ -71,13 +71,17 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>Format 7 gives vocab a policy that evicts: the varint 2, then what tag 1 has and the capacity
  * (varint), the eviction (varint, 1 LFU, 2 TTL) and the ttl in rows (varlong). Formats 1..6 have no
  * tag 2; their bytes read the same.
+ *
+ * <p>Format 8 appends the input's field paths ({@code input.fields}, for named-field input): a
+ * varint count, then each (column, path) pair as two strings, sorted by column. Formats 1..7 have
+ * none (their input is positional). Format 8 also adds hash64 (no parameters).
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 7;
+    static final int FORMAT = 8;
 
     /**
      * Kryo registration ids: fixed forever, new classes take new ids; an operator's is its
@@ -530,6 +534,12 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 out.writeVarInt(h.trackerEntries(), true);
                 out.writeDouble(h.decay());
             }
+            Map<String, String> fields = new TreeMap<>(s.input().fields());
+            out.writeVarInt(fields.size(), true);
+            for (Map.Entry<String, String> e : fields.entrySet()) {
+                out.writeString(e.getKey());
+                out.writeString(e.getValue());
+            }
         }
 
         @Override
@@ -578,8 +588,6 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 }
                 layout = new RowLayout(dense, sparse, listColumns, separator, generatedFrom);
             }
-            PipelineSpec.Input input =
-                    new PipelineSpec.Input(format, topic, routeField, routeValue, parquet, layout);
             HotlineSettings hotline = null;
             if (reading.format >= 6 && in.readBoolean()) {
                 hotline =
@@ -593,6 +601,16 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                                 in.readVarInt(true),
                                 in.readDouble());
             }
+            Map<String, String> fields = new LinkedHashMap<>();
+            if (reading.format >= 8) {
+                int pairs = in.readVarInt(true);
+                for (int i = 0; i < pairs; i++) {
+                    fields.put(in.readString(), in.readString());
+                }
+            }
+            PipelineSpec.Input input =
+                    new PipelineSpec.Input(
+                            format, topic, routeField, routeValue, parquet, layout, fields);
             return new PipelineSpec(name, version, input, List.copyOf(columns), output, hotline);
         }
     }

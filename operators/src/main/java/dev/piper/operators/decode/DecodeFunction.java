@@ -6,6 +6,7 @@ import dev.piper.core.block.Lanes;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.cost.CostSample;
 import dev.piper.core.cost.ThreadCpu;
+import dev.piper.core.decode.BlockDecoder;
 import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.cost.CostSamples;
@@ -17,10 +18,11 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Decodes raw chunks in parallel. Emits one {@link KeyChunk} per categorical column (to the
- * vocabulary operators) and the block's {@link DenseChunk} (labels, dense values, dead letters) on
- * {@link #DENSE}, which goes straight to the concatenation. When it {@link #measured measures}, it
- * also emits one {@link CostSample} per block on {@link CostSamples#TAG}.
+ * Decodes raw chunks in parallel, with the decoder of the input's format ({@link BlockDecoder}).
+ * Emits one {@link KeyChunk} per categorical column (to the vocabulary operators) and the block's
+ * {@link DenseChunk} (labels, dense values, dead letters) on {@link #DENSE}, which goes straight to
+ * the concatenation. When it {@link #measured measures}, it also emits one {@link CostSample} per
+ * block on {@link CostSamples#TAG}.
  */
 public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
 
@@ -32,7 +34,7 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
     private final DecodeOptions options;
     private final boolean measure;
     private final int countEvery;
-    private transient CriteoDecoder decoder;
+    private transient BlockDecoder decoder;
     private transient DecodeMetrics metrics;
 
     /** Measuring: blocks this subtask decoded. */
@@ -75,7 +77,7 @@ public final class DecodeFunction extends ProcessFunction<RawChunk, KeyChunk> {
 
     @Override
     public void open(OpenContext openContext) {
-        decoder = new CriteoDecoder(options, measure);
+        decoder = BlockDecoder.of(options, measure);
         metrics = new DecodeMetrics(getRuntimeContext().getMetricGroup());
         meter = measure ? CpuMeter.start() : null;
     }

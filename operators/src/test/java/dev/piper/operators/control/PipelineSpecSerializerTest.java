@@ -325,11 +325,12 @@ public class PipelineSpecSerializerTest {
     }
 
     /**
-     * What this build writes for a spec given in format 5: format 7, which for a spec without an
-     * evicting vocabulary is format 6's bytes but for the version.
+     * What this build writes for a spec given in format 5: format 8, which for a spec without an
+     * evicting vocabulary and of positional input is format 6's bytes but for the version, then no
+     * field paths (a varint 0).
      */
     private static String writtenNow(String format5) {
-        return "07" + format6(format5).substring(2);
+        return "08" + format6(format5).substring(2) + "00";
     }
 
     /**
@@ -340,8 +341,10 @@ public class PipelineSpecSerializerTest {
     @Test
     void formatSevenHoldsAnEvictingPolicy() throws Exception {
         String now = HexFormat.of().formatHex(serializer.toBytes(small()));
-        assertThat(now).startsWith("07");
-        assertThat(serializer.fromBytes(HexFormat.of().parseHex("06" + now.substring(2))))
+        assertThat(now).startsWith("08").endsWith("0000"); // no Hotline, no field paths
+        String format7 = "07" + now.substring(2, now.length() - 2);
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(format7))).isEqualTo(small());
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex("06" + format7.substring(2))))
                 .isEqualTo(small());
         Map<String, VocabularyPolicy> frozen =
                 Map.of(
@@ -409,7 +412,7 @@ public class PipelineSpecSerializerTest {
         String plain = HexFormat.of().formatHex(serializer.toBytes(s));
         assertThat(HexFormat.of().formatHex(serializer.toBytes(hot)))
                 .isEqualTo(
-                        plain.substring(0, plain.length() - 2)
+                        plain.substring(0, plain.length() - 4) // no Hotline, no field paths
                                 + "01"
                                 + "808040"
                                 + "10"
@@ -418,8 +421,56 @@ public class PipelineSpecSerializerTest {
                                 + "8008"
                                 + "01"
                                 + "808004"
-                                + "000000000000e03f");
+                                + "000000000000e03f"
+                                + "00");
         assertThat(roundTrip(hot)).isEqualTo(hot);
+    }
+
+    /**
+     * Format 8, frozen: the field paths of a JSON input after the Hotline section, a varint count
+     * then each (column, path) as strings sorted by column ("C3" before "label"), and hash64 under
+     * its tag 129 (Kryo writes registration id + 2 as a varint: 83 01).
+     */
+    @Test
+    void formatEightHoldsFieldPaths() throws Exception {
+        PipelineSpec s = small();
+        List<Op> ops = new java.util.ArrayList<>(s.columns().get(1).ops());
+        ops.set(2, new Op.Hash64());
+        PipelineSpec hashed = withC3(ops);
+        PipelineSpec json =
+                new PipelineSpec(
+                        hashed.name(),
+                        hashed.version(),
+                        new PipelineSpec.Input(
+                                "json",
+                                s.input().topic(),
+                                s.input().routeField(),
+                                s.input().routeValue(),
+                                Map.of(),
+                                s.layout(),
+                                Map.of("label", "clicked", "C3", "user.id")),
+                        hashed.columns(),
+                        hashed.output());
+        String bytes = HexFormat.of().formatHex(serializer.toBytes(json));
+        String plain = HexFormat.of().formatHex(serializer.toBytes(hashed));
+        String frozen =
+                "08"
+                        + "827002"
+                        + "6a736fee" // json (Kryo marks a string's last character)
+                        + "827480800249b501047071727343b302057071"
+                        + "8301" // hash64
+                        + "75e8077600646c726d2d726f77f301808004"
+                        + "00" // no Parquet columns
+                        + "0d1a002c00" // the layout
+                        + "00" // no Hotline
+                        + "02"
+                        + "43b3" // C3
+                        + "757365722e69e4" // user.id
+                        + "6c616265ec" // label
+                        + "636c69636b65e4"; // clicked
+        assertThat(bytes).isEqualTo(frozen);
+        assertThat(plain).contains("8301");
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(json);
     }
 
     /**
@@ -429,7 +480,7 @@ public class PipelineSpecSerializerTest {
      */
     @Test
     void formatFiveIsFrozen() throws Exception {
-        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(7);
+        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(8);
         assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
                 .isEqualTo(
                         writtenNow(
@@ -591,7 +642,7 @@ public class PipelineSpecSerializerTest {
         byte[] bytes = serializer.toBytes(small());
         bytes[0] = 9; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 9; this build reads 1..7");
+                .hasMessageContaining("pipeline spec in format 9; this build reads 1..8");
     }
 
     @Test

@@ -25,7 +25,15 @@ public enum Reason {
      * A page of the row's Parquet row group fails its checksum: the file is damaged there, and
      * every row of the row group is rejected, none read from it.
      */
-    CORRUPT_PAGE("corrupt_page");
+    CORRUPT_PAGE("corrupt_page"),
+    /** A line of JSON input is not one JSON object (a syntax error, or another kind of value). */
+    INVALID_JSON("invalid_json"),
+    /**
+     * A named field's value has a type its column cannot hold (a boolean id, a record where a
+     * number belongs, a list in a column of one id); the detail names the column, its path and the
+     * value.
+     */
+    WRONG_TYPE("wrong_type");
 
     private final String code;
 

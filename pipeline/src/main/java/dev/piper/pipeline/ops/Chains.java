@@ -20,8 +20,9 @@ import java.util.Set;
  *       clamp} with {@code lo >= 0}, a {@code bucketize} or another {@code log}. A {@code clamp} of
  *       an int32 must hold an integer; {@code onehot} takes an int32 and comes last (its value is
  *       several columns);
- *   <li>sparse: {@code decode}, a fill, {@code hex2int}, then any sequence of {@code modulus},
- *       {@code sigrid_hash} and {@code mapid}, then {@code vocab};
+ *   <li>sparse: {@code decode}, a fill, {@code hex2int} (or {@code hash64}, which reads a string id
+ *       of named-field input), then any sequence of {@code modulus}, {@code sigrid_hash} and {@code
+ *       mapid}, then {@code vocab};
  *   <li>list (a sparse column of the layout's list columns): as sparse, and {@code firstx} and
  *       {@code ngram} among the operators between {@code hex2int} and {@code vocab}, which apply to
  *       each id of the list (firstx and ngram to the list as a whole).
@@ -46,7 +47,7 @@ public final class Chains {
 
     /** The operators every chain is built around; the others fill the places between. */
     private static final Set<String> SKELETON =
-            Set.of("decode", "fill_missing", "fill_null", "hex2int", "vocab");
+            Set.of("decode", "fill_missing", "fill_null", "hex2int", "hash64", "vocab");
 
     private static final Set<String> FILLS = Set.of("fill_missing", "fill_null");
 
@@ -76,11 +77,11 @@ public final class Chains {
                     "dense: decode, fill_missing or fill_null, then any of "
                             + String.join(", ", middle(Kind.dense));
             case sparse ->
-                    "sparse: decode, fill_missing or fill_null, hex2int, any of "
+                    "sparse: decode, fill_missing or fill_null, hex2int or hash64, any of "
                             + String.join(", ", middle(Kind.sparse))
                             + ", vocab";
             case list ->
-                    "list: decode, fill_missing or fill_null, hex2int, any of "
+                    "list: decode, fill_missing or fill_null, hex2int or hash64, any of "
                             + String.join(", ", middle(Kind.list))
                             + ", vocab";
         };
@@ -196,11 +197,16 @@ public final class Chains {
 
     private static Optional<Problem> checkSparse(Kind kind, List<Op> chain) {
         int hex = indexOf(chain, "hex2int");
-        if (hex < 0) {
-            return problem(-1, "missing hex2int (" + grammar(kind) + ")");
+        int hash = indexOf(chain, "hash64");
+        if (hex < 0 && hash < 0) {
+            return problem(-1, "missing hex2int or hash64 (" + grammar(kind) + ")");
         }
-        if (hex != 2) {
-            return problem(hex, "hex2int must come right after the fill");
+        if (hex >= 0 && hash >= 0) {
+            return problem(Math.max(hex, hash), "hex2int and hash64: one reads the id, not both");
+        }
+        String parse = hex >= 0 ? "hex2int" : "hash64";
+        if (Math.max(hex, hash) != 2) {
+            return problem(Math.max(hex, hash), parse + " must come right after the fill");
         }
         int vocab = indexOf(chain, "vocab");
         if (vocab < 0) {
@@ -208,8 +214,8 @@ public final class Chains {
         }
         for (int i = 3; i < chain.size(); i++) {
             String name = chain.get(i).name();
-            if (name.equals("hex2int")) {
-                return problem(i, "hex2int appears twice");
+            if (name.equals(parse)) {
+                return problem(i, parse + " appears twice");
             }
             if (name.equals("vocab") && i != chain.size() - 1) {
                 return problem(i, "vocab must come last");

@@ -123,7 +123,7 @@ public final class ColumnProgram implements Serializable {
                 to--;
             }
         } else {
-            from = 3; // after hex2int
+            from = 3; // after hex2int or hash64
             to--; // vocab
             if (from < to && chain.get(from) instanceof IdOp.Modulus m) {
                 modulus[f - layout.labelDenseWidth()] = m.m();
@@ -285,6 +285,14 @@ public final class ColumnProgram implements Serializable {
     /** Whether the parser applies neg2zero to field {@code f} (0 the label, then the dense). */
     public boolean neg2zero(int f) {
         return neg2zero[f];
+    }
+
+    /**
+     * Whether sparse column {@code c} reads its ids with hash64 (a string id hashed), rather than
+     * hex2int (hexadecimal text parsed).
+     */
+    public boolean hashesIds(int c) {
+        return chains[layout.sparseField(c)][2] instanceof Op.Hash64;
     }
 
     /** The modulus the parser applies to sparse column {@code c} (0 for C1), or -1 for none. */

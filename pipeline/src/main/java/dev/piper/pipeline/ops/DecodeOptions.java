@@ -1,5 +1,6 @@
 package dev.piper.pipeline.ops;
 
+import dev.piper.pipeline.input.EventFields;
 import java.io.Serializable;
 import java.util.Objects;
 
@@ -11,9 +12,15 @@ import java.util.Objects;
  *     line
  * @param maxLineBytes longest accepted line in bytes, without its line break
  * @param maxRawBytes how many bytes of a rejected line its dead letter keeps
+ * @param events for an input of named fields (JSON), where each field is read from; null for
+ *     Criteo's positional text
  */
 public record DecodeOptions(
-        ColumnProgram program, boolean padMissingFields, int maxLineBytes, int maxRawBytes)
+        ColumnProgram program,
+        boolean padMissingFields,
+        int maxLineBytes,
+        int maxRawBytes,
+        EventFields events)
         implements Serializable {
 
     public static final int DEFAULT_MAX_LINE_BYTES = 64 * 1024;
@@ -27,6 +34,19 @@ public record DecodeOptions(
         if (maxRawBytes < 0) {
             throw new IllegalArgumentException("maxRawBytes must not be negative: " + maxRawBytes);
         }
+        if (events != null && !events.layout().equals(program.layout())) {
+            throw new IllegalArgumentException(
+                    "events of layout "
+                            + events.layout()
+                            + " for a program of "
+                            + program.layout());
+        }
+    }
+
+    /** Options for Criteo's positional text. */
+    public DecodeOptions(
+            ColumnProgram program, boolean padMissingFields, int maxLineBytes, int maxRawBytes) {
+        this(program, padMissingFields, maxLineBytes, maxRawBytes, null);
     }
 
     /**
@@ -50,6 +70,6 @@ public record DecodeOptions(
     }
 
     public DecodeOptions withPadMissingFields(boolean pad) {
-        return new DecodeOptions(program, pad, maxLineBytes, maxRawBytes);
+        return new DecodeOptions(program, pad, maxLineBytes, maxRawBytes, events);
     }
 }

@@ -6,13 +6,20 @@ import java.util.Objects;
 
 /**
  * One operator of a column's chain, as a spec names it: PIPER's set (decode, fill_missing,
- * neg2zero, log, hex2int, modulus, vocab) and RAP's numeric and hashing operators (fill_null,
- * clamp, bucketize, boxcox, logit, cast, sigrid_hash). Parameters are typed fields, validated on
- * construction with messages that name the parameter. {@link #label()} is the operator as chains
- * print it; {@link Chains} says which chains are valid.
+ * neg2zero, log, hex2int, modulus, vocab), hash64 for string ids, and RAP's numeric and hashing
+ * operators (fill_null, clamp, bucketize, boxcox, logit, cast, sigrid_hash). Parameters are typed
+ * fields, validated on construction with messages that name the parameter. {@link #label()} is the
+ * operator as chains print it; {@link Chains} says which chains are valid.
  */
 public sealed interface Op extends Serializable
-        permits Op.Decode, Op.FillMissing, Op.FillNull, DenseOp, Op.Hex2Int, IdOp, Op.Vocab {
+        permits Op.Decode,
+                Op.FillMissing,
+                Op.FillNull,
+                DenseOp,
+                Op.Hex2Int,
+                Op.Hash64,
+                IdOp,
+                Op.Vocab {
 
     /** The operator's name in specs, as its {@link OpDefinition} declares it. */
     default String name() {
@@ -127,6 +134,24 @@ public sealed interface Op extends Serializable
                         OpDefinition.IDS,
                         "hex2int",
                         114);
+    }
+
+    /**
+     * A string id to its 64-bit key, XXH64 with seed 0 over its UTF-8 bytes ({@link
+     * dev.piper.pipeline.input.StringIds}); an integer id stays as it is. Takes hex2int's place in
+     * the chain of a column of named-field input (JSON).
+     */
+    record Hash64() implements Op {
+        /** This operator's declaration ({@link OpDefinition}). */
+        public static final OpDefinition DEFINITION =
+                OpDefinition.constant(
+                        "hash64",
+                        new Hash64(),
+                        "named-field input (json) only: a string id to its key, XXH64 with seed 0 over its UTF-8 bytes ([test vectors](#string-ids)); an integer id stays as it is. Takes hex2int's place; priced as hex2int (the id's parse)",
+                        "xxHash (XXH64), as ClickHouse's `xxHash64` and Python's `xxhash`",
+                        OpDefinition.IDS,
+                        "hex2int",
+                        129);
     }
 
     /**

@@ -40,7 +40,7 @@ public record PipelineSpec(
     }
 
     /**
-     * @param format the input format ({@code criteo-tsv})
+     * @param format the input format ({@code criteo-tsv}, {@code json})
      * @param topic the Kafka topic the pipeline reads, if it is given one
      * @param routeField with {@code routeValue}: the pipeline takes the lines whose field has that
      *     value, if routing is used
@@ -48,6 +48,8 @@ public record PipelineSpec(
      *     fields not read from the column of their own name
      * @param layout the input's fields: a label, {@code input.dense} dense and {@code input.sparse}
      *     sparse columns (Criteo's 13 and 26 unless the spec says otherwise)
+     * @param fields for an input of named fields ({@code json}): the path a column is read from
+     *     ({@code input.fields}), for the columns not read from the field of their own name
      */
     public record Input(
             String format,
@@ -55,11 +57,24 @@ public record PipelineSpec(
             Optional<String> routeField,
             Optional<String> routeValue,
             Map<String, String> parquetColumns,
-            RowLayout layout) {
+            RowLayout layout,
+            Map<String, String> fields) {
 
         public Input {
             parquetColumns = Collections.unmodifiableMap(new LinkedHashMap<>(parquetColumns));
+            fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
             Objects.requireNonNull(layout, "layout");
+        }
+
+        /** An input of positional fields. */
+        public Input(
+                String format,
+                Optional<String> topic,
+                Optional<String> routeField,
+                Optional<String> routeValue,
+                Map<String, String> parquetColumns,
+                RowLayout layout) {
+            this(format, topic, routeField, routeValue, parquetColumns, layout, Map.of());
         }
 
         /** An input of Criteo's layout. */

@@ -1,5 +1,7 @@
 package dev.piper.pipeline.spec;
 
+import dev.piper.pipeline.input.EventFields;
+import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.ops.Chains;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -67,6 +69,23 @@ public final class SpecCompiler {
                 program(spec, epochs),
                 spec.output().padMissingFields(),
                 spec.output().maxLineBytes(),
-                maxRawBytes);
+                maxRawBytes,
+                events(spec));
+    }
+
+    /**
+     * Where each field of {@code spec}'s input is read from, for a format of named fields; null for
+     * Criteo's positional text.
+     */
+    public static EventFields events(PipelineSpec spec) {
+        InputFormat format =
+                InputFormat.of(spec.input().format())
+                        .orElseThrow(
+                                () ->
+                                        new IllegalArgumentException(
+                                                "unknown input format " + spec.input().format()));
+        return format.namedFields()
+                ? EventFields.of(format, spec.layout(), spec.input().fields())
+                : null;
     }
 }

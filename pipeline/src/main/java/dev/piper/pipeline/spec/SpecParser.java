@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.input.FieldPath;
+import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
@@ -54,7 +56,8 @@ public final class SpecParser {
                     "generated_from",
                     "topic",
                     "route",
-                    "parquet_columns");
+                    "parquet_columns",
+                    "fields");
     private static final Set<String> ROUTE = Set.of("field", "value");
     private static final Set<String> OUTPUT =
             Set.of("format", "pad_missing_fields", "max_line_bytes");
@@ -162,10 +165,40 @@ public final class SpecParser {
         List<Column> columns = columns(root.get("columns"));
         PipelineSpec.Output output = output(root.get("output"));
         HotlineSettings hotline = HotlineSection.read(this, root.get("hotline"));
+        checkIdParsers(input, columns);
         if (!problems.isEmpty()) {
             throw new SpecException(source, problems);
         }
         return new PipelineSpec(name, version, input, columns, output, hotline);
+    }
+
+    /** hash64 reads named-field input's string ids; Criteo's text has hexadecimal ones. */
+    private void checkIdParsers(PipelineSpec.Input input, List<Column> columns) {
+        if (input == null
+                || columns == null
+                || InputFormat.of(input.format()).map(InputFormat::namedFields).orElse(true)) {
+            return;
+        }
+        List<String> hashing = new ArrayList<>();
+        int at = -1;
+        for (Column c : columns) {
+            for (int i = 0; i < c.ops().size(); i++) {
+                if (c.ops().get(i) instanceof Op.Hash64) {
+                    hashing.add(c.name());
+                    at = at < 0 ? i : at;
+                }
+            }
+        }
+        if (!hashing.isEmpty()) {
+            problem(
+                    "columns." + hashing.get(0) + "[" + at + "]",
+                    "hash64 reads the string ids of named-field input (json); "
+                            + input.format()
+                            + " ids are hexadecimal (hex2int)"
+                            + (hashing.size() > 1
+                                    ? "; " + hashing.size() + " columns have hash64"
+                                    : ""));
+        }
     }
 
     void problem(String path, String message) {
@@ -211,8 +244,14 @@ public final class SpecParser {
         }
         unknownFields(node, INPUT, "input");
         String format = text(node, "format", "input.format");
-        if (format != null && !format.equals("criteo-tsv")) {
-            problem("input.format", "unknown format \"" + format + "\" (known: criteo-tsv)");
+        if (format != null && InputFormat.of(format).isEmpty()) {
+            problem(
+                    "input.format",
+                    "unknown format \""
+                            + format
+                            + "\" (known: "
+                            + String.join(", ", InputFormat.names())
+                            + ")");
         }
         int dense = columnCount(node, "dense", CriteoLayout.DENSE, RowLayout.MAX_DENSE);
         int sparse = columnCount(node, "sparse", CriteoLayout.SPARSE, RowLayout.MAX_SPARSE);
@@ -247,7 +286,81 @@ public final class SpecParser {
             }
         }
         return new PipelineSpec.Input(
-                format, topic, field, value, parquetColumns(node.get("parquet_columns")), layout);
+                format,
+                topic,
+                field,
+                value,
+                parquetColumns(node.get("parquet_columns")),
+                layout,
+                fields(node.get("fields"), format));
+    }
+
+    /**
+     * {@code input.fields}: from column name to the path of the event field it is read from ({@link
+     * FieldPath}), for a format of named fields; no path may lie inside another's value.
+     */
+    private Map<String, String> fields(JsonNode node, String format) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        if (node == null) {
+            return fields;
+        }
+        String path = "input.fields";
+        boolean named = InputFormat.of(format).map(InputFormat::namedFields).orElse(true);
+        if (!named) {
+            problem(
+                    path,
+                    "names event fields, but input.format "
+                            + format
+                            + " has positional fields (json has named ones)");
+            return fields;
+        }
+        if (!node.isObject()) {
+            problem(
+                    path,
+                    "must be an object from column name (label, I1.., C1..) to a field path such"
+                            + " as \"user.id\" or \"items[0]\"");
+            return fields;
+        }
+        Map<String, FieldPath> parsed = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String column = e.getKey();
+            int f = layoutIndex(column);
+            if (f < 0 || layout.isGenerated(f)) {
+                problem(
+                        path + "." + column,
+                        f < 0
+                                ? "not a column of " + layoutText()
+                                : "a generated column reads its source's field");
+                continue;
+            }
+            String text = text(node, column, path + "." + column);
+            if (text == null) {
+                continue;
+            }
+            try {
+                parsed.put(column, FieldPath.parse(text));
+                fields.put(column, text);
+            } catch (IllegalArgumentException bad) {
+                problem(path + "." + column, bad.getMessage());
+            }
+        }
+        for (Map.Entry<String, FieldPath> a : parsed.entrySet()) {
+            for (Map.Entry<String, FieldPath> b : parsed.entrySet()) {
+                if (a.getValue().encloses(b.getValue())) {
+                    problem(
+                            path + "." + b.getKey(),
+                            "\""
+                                    + b.getValue()
+                                    + "\" lies inside \""
+                                    + a.getValue()
+                                    + "\", the field of "
+                                    + a.getKey()
+                                    + ": a field is a value or a record, not both");
+                }
+            }
+        }
+        return fields;
     }
 
     /**

@@ -70,6 +70,33 @@ class SpecParserTest {
         assertThat(spec.input().topic()).contains("t");
     }
 
+    @Test
+    void jsonInputNamesTheFieldOfEachColumn() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        spec(OK_COLUMNS.replace(
+                                        "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\"",
+                                        "\"C1..C2\": [\"decode\", \"fill_missing\", \"hash64\""))
+                                .replace(
+                                        "\"criteo-tsv\", \"topic\": \"t\"",
+                                        "\"json\", \"fields\": {\"label\": \"clicked\","
+                                                + " \"C1\": \"user.id\", \"C2\": \"items[0]\"}"));
+        assertThat(spec.input().format()).isEqualTo("json");
+        assertThat(spec.input().fields())
+                .containsExactly(
+                        Map.entry("label", "clicked"),
+                        Map.entry("C1", "user.id"),
+                        Map.entry("C2", "items[0]"));
+        assertThat(spec.column("C1").orElseThrow().chain())
+                .isEqualTo("decode fill_missing hash64 vocab");
+        var events = SpecCompiler.events(spec);
+        assertThat(events.path(0).text()).isEqualTo("clicked");
+        assertThat(events.path(5).text()).isEqualTo("I5"); // a column not named: its own name
+        assertThat(events.path(14).text()).isEqualTo("user.id");
+        assertThat(SpecCompiler.program(spec).hashesIds(0)).isTrue();
+        assertThat(SpecCompiler.program(spec).hashesIds(2)).isFalse();
+    }
+
     /** Every operator of RAP's set the spec language has, with its parameters. */
     @Test
     void everyOperatorParsesWithItsParameters() throws Exception {
@@ -623,6 +650,38 @@ class SpecParserTest {
                         "input format",
                         spec(c).replace("criteo-tsv", "csv"),
                         "input.format: unknown format \"csv\""),
+                Arguments.of(
+                        "fields of positional input",
+                        spec(c).replace("\"topic\": \"t\"", "\"fields\": {\"C1\": \"user.id\"}"),
+                        "input.fields: names event fields, but input.format criteo-tsv has"
+                                + " positional fields"),
+                Arguments.of(
+                        "a bad field path",
+                        spec(c).replace(
+                                        "\"criteo-tsv\", \"topic\": \"t\"",
+                                        "\"json\", \"fields\": {\"C1\": \"user..id\"}"),
+                        "input.fields.C1: \"user..id\": empty field name at character 6"),
+                Arguments.of(
+                        "a field inside another's value",
+                        spec(c).replace(
+                                        "\"criteo-tsv\", \"topic\": \"t\"",
+                                        "\"json\", \"fields\": {\"C1\": \"user\", \"C2\": \"user.id\"}"),
+                        "input.fields.C2: \"user.id\" lies inside \"user\", the field of C1"),
+                Arguments.of(
+                        "a field of a column the layout lacks",
+                        spec(c).replace(
+                                        "\"criteo-tsv\", \"topic\": \"t\"",
+                                        "\"json\", \"fields\": {\"C27\": \"x\"}"),
+                        "input.fields.C27: not a column of"),
+                Arguments.of(
+                        "hash64 on hexadecimal text",
+                        spec(c.replace("\"hex2int\", {\"op\"", "\"hash64\", {\"op\"")),
+                        "columns.C3[2]: hash64 reads the string ids of named-field input (json);"
+                                + " criteo-tsv ids are hexadecimal (hex2int)"),
+                Arguments.of(
+                        "hex2int and hash64",
+                        spec(c.replace("\"hex2int\", {\"op\"", "\"hex2int\", \"hash64\", {\"op\"")),
+                        "columns.C3[3]: hex2int and hash64: one reads the id, not both"),
                 Arguments.of(
                         "typo in a field",
                         spec(c).replace("\"version\"", "\"verison\""),

@@ -1,0 +1,33 @@
+package dev.piper.core.decode;
+
+import dev.piper.core.block.RawChunk;
+import dev.piper.pipeline.ops.DecodeOptions;
+
+/**
+ * Decodes a block of input lines into the block's parts (PIPER's decoder with the column operators
+ * fused next to it): Criteo's positional text ({@link CriteoDecoder}) or events of named fields
+ * ({@link JsonEventDecoder}). Every line becomes a row or a dead letter. Not thread-safe; one per
+ * decoding subtask.
+ */
+public interface BlockDecoder {
+
+    /**
+     * Decodes every line of {@code chunk}. With {@code countFields}, also counts each field's bytes
+     * where the format can ({@link CriteoDecoder.Decoded#fieldBytes()}; empty where it cannot).
+     */
+    CriteoDecoder.Decoded decode(RawChunk chunk, boolean countFields);
+
+    /**
+     * What each kind of field of {@code chunk} costs to parse (nanoseconds of dense and of
+     * categorical fields), for the cost report; zeros where the format does not split its parse by
+     * field.
+     */
+    long[] measureKinds(RawChunk chunk);
+
+    /** The decoder of {@code options}' input format. */
+    static BlockDecoder of(DecodeOptions options, boolean measure) {
+        return options.events() == null
+                ? new CriteoDecoder(options, measure)
+                : new JsonEventDecoder(options, measure);
+    }
+}

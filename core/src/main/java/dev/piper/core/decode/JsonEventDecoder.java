@@ -1,0 +1,705 @@
+package dev.piper.core.decode;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.DenseChunk;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.cost.ThreadCpu;
+import dev.piper.pipeline.input.EventFields;
+import dev.piper.pipeline.input.FieldPath;
+import dev.piper.pipeline.input.StringIds;
+import dev.piper.pipeline.layout.HexIds;
+import dev.piper.pipeline.layout.Reason;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DecodeOptions;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decodes lines of JSON events, one object per line (a file's line, or a Kafka record's value):
+ * each column's value is read from the field its {@link FieldPath} names ({@link EventFields}),
+ * with Jackson's streaming parser, which the decoder walks along the paths it needs and skips past
+ * everything else. A row's values then take their column operators as Parquet's do ({@link
+ * ColumnarDecoder}: fills, neg2zero, modulus, then the column passes), so a JSON event holding a
+ * Criteo line's values decodes to that line's row.
+ *
+ * <p>Values, per kind of column (docs/SEMANTICS.md, "JSON input"): a label or dense column takes an
+ * integer, a number with no fraction, a boolean (1 or 0) or a decimal text, each within 32 bits; a
+ * sparse column an integer (as it is; 0 to 2^64-1, a negative one as its two's complement) or a
+ * string (hex2int: hexadecimal text; hash64: its XXH64 key, {@link StringIds}); a list column an
+ * array of such ids. An absent field, {@code null} and an empty string are missing values (the
+ * column's fill). Anything else makes the line a dead letter naming the column, its path and the
+ * value: {@code invalid_json} for a line that is not one JSON object, {@code wrong_type}, or the
+ * text decoder's reasons for values out of range ({@code dense_not_int32}, {@code
+ * categorical_not_hex}, ...).
+ *
+ * <p>Not thread-safe; one per decoding subtask.
+ */
+public final class JsonEventDecoder implements BlockDecoder {
+
+    /** The most characters of a bad value its dead letter's detail quotes. */
+    private static final int QUOTED_CHARS = 64;
+
+    private static final long[] NONE_MISSING = new long[0];
+    private static final int[] NOT_COUNTED = new int[0];
+
+    private final DecodeOptions options;
+    private final ColumnProgram program;
+    private final RowLayout layout;
+    private final ColumnarDecoder columnar;
+    private final boolean measure;
+    private final JsonFactory json;
+
+    /** The paths as a tree, from the event's top-level object. */
+    private final Node root;
+
+    private final FieldPath[] paths;
+    private final int width;
+    private final int sparse;
+    private final int fields;
+    private final boolean[] hashes;
+
+    // The line being decoded: its values, and which fields it has.
+    private final int[] lineDense;
+    private final long[] lineIds;
+    private final boolean[] present;
+    private final long[][] lineLists;
+    private final int[] lineListSize;
+
+    /** Why the current line is rejected, once it is. */
+    private Reason failReason;
+
+    private String failDetail;
+
+    /** Sizes the next block's arrays: rows of the last block. */
+    private int expectedRows = 256;
+
+    public JsonEventDecoder(DecodeOptions options, boolean measure) {
+        EventFields events = options.events();
+        if (events == null) {
+            throw new IllegalArgumentException("options without event fields");
+        }
+        this.options = options;
+        this.program = options.program();
+        this.layout = program.layout();
+        this.columnar = new ColumnarDecoder(program);
+        this.measure = measure;
+        this.json =
+                JsonFactory.builder()
+                        .streamReadConstraints(
+                                StreamReadConstraints.builder()
+                                        .maxNestingDepth(1000)
+                                        .maxNumberLength(1000)
+                                        .build())
+                        .build();
+        this.width = layout.labelDenseWidth();
+        this.sparse = layout.sparse();
+        this.fields = layout.fields();
+        this.paths = new FieldPath[fields];
+        this.root = new Node();
+        for (int f = 0; f < fields; f++) {
+            paths[f] = events.path(f);
+            root.add(paths[f], 0, f);
+        }
+        root.checkLeaves();
+        this.hashes = new boolean[sparse];
+        for (int c = 0; c < sparse; c++) {
+            hashes[c] = program.hashesIds(c);
+        }
+        this.lineDense = new int[width];
+        this.lineIds = new long[sparse];
+        this.present = new boolean[fields];
+        this.lineLists = new long[sparse][];
+        this.lineListSize = new int[sparse];
+        for (int c = 0; c < sparse; c++) {
+            if (layout.isList(c)) {
+                lineLists[c] = new long[16];
+            }
+        }
+    }
+
+    /** A step of the paths: the fields read here, and the steps below. */
+    private static final class Node {
+        /** Layout fields whose value is this node's value. */
+        int[] targets = new int[0];
+
+        Map<String, Node> fields;
+        Map<Integer, Node> elements;
+
+        void add(FieldPath path, int depth, int field) {
+            if (depth == path.segments().size()) {
+                targets = Arrays.copyOf(targets, targets.length + 1);
+                targets[targets.length - 1] = field;
+                return;
+            }
+            FieldPath.Segment s = path.segments().get(depth);
+            Node child;
+            if (s.isField()) {
+                fields = fields == null ? new HashMap<>() : fields;
+                child = fields.computeIfAbsent(s.name(), k -> new Node());
+            } else {
+                elements = elements == null ? new HashMap<>() : elements;
+                child = elements.computeIfAbsent(s.index(), k -> new Node());
+            }
+            child.add(path, depth + 1, field);
+        }
+
+        /** Refuses a path that lies inside another's value (the spec parser reports it first). */
+        void checkLeaves() {
+            for (Map<?, Node> m : Arrays.asList(fields, elements)) {
+                if (m != null) {
+                    if (targets.length > 0) {
+                        throw new IllegalArgumentException(
+                                "a field is read as a value and as a record at once");
+                    }
+                    m.values().forEach(Node::checkLeaves);
+                }
+            }
+        }
+
+        /** The first layout field at or below this node, for messages. */
+        int firstField() {
+            if (targets.length > 0) {
+                return targets[0];
+            }
+            int best = Integer.MAX_VALUE;
+            for (Map<?, Node> m : Arrays.asList(fields, elements)) {
+                if (m != null) {
+                    for (Node n : m.values()) {
+                        best = Math.min(best, n.firstField());
+                    }
+                }
+            }
+            return best;
+        }
+    }
+
+    @Override
+    public long[] measureKinds(RawChunk chunk) {
+        return new long[2];
+    }
+
+    @Override
+    public CriteoDecoder.Decoded decode(RawChunk chunk, boolean countFields) {
+        byte[] b = chunk.data();
+        int end = chunk.lastLineCut() ? Swar.lastLineStart(b, chunk.length()) : chunk.length();
+        int capacity = Math.max(16, expectedRows);
+        int[] labelDense = new int[capacity * width];
+        long[][] keys = new long[sparse][];
+        int[][] offsets = new int[sparse][];
+        for (int c = 0; c < sparse; c++) {
+            if (layout.isList(c)) {
+                offsets[c] = new int[capacity + 1];
+                keys[c] = new long[capacity * 4];
+            } else {
+                keys[c] = new long[capacity];
+            }
+        }
+        long[][] missing = new long[fields][];
+        List<DeadLetter> dead = new ArrayList<>();
+        int acceptedBytes = 0;
+        int rows = 0;
+        int lines = 0;
+        int start = 0;
+        while (start < end) {
+            int nl = Swar.indexOf(b, (byte) '\n', start, end);
+            int lineEnd = nl < 0 ? end : nl;
+            int contentEnd = lineEnd > start && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
+            int next = nl < 0 ? end : nl + 1;
+            if (parseLine(b, start, contentEnd)) {
+                if (rows == capacity) {
+                    capacity += capacity >> 1;
+                    labelDense = Arrays.copyOf(labelDense, capacity * width);
+                    for (int c = 0; c < sparse; c++) {
+                        if (offsets[c] != null) {
+                            offsets[c] = Arrays.copyOf(offsets[c], capacity + 1);
+                        } else {
+                            keys[c] = Arrays.copyOf(keys[c], capacity);
+                        }
+                    }
+                }
+                commit(rows, labelDense, keys, offsets, missing, capacity);
+                acceptedBytes += next - start;
+                rows++;
+            } else {
+                dead.add(deadLetter(chunk, lines, b, start, contentEnd));
+            }
+            lines++;
+            start = next;
+        }
+        if (chunk.lastLineCut()) {
+            int kept = Math.min(chunk.length() - end, options.maxRawBytes());
+            dead.add(
+                    new DeadLetter(
+                            lines,
+                            chunk.firstOffset() + end,
+                            Reason.LINE_TOO_LONG.code(),
+                            "line has "
+                                    + chunk.lastLineLength()
+                                    + " bytes; the limit is "
+                                    + options.maxLineBytes(),
+                            Arrays.copyOfRange(b, end, end + kept),
+                            chunk.lastLineLength() > kept));
+            lines++;
+        }
+        expectedRows = Math.max(16, rows);
+        long passStart = measure ? ThreadCpu.now() : 0;
+        for (int f = 0; f < fields; f++) {
+            long[] m = missing[f] == null ? NONE_MISSING : missing[f];
+            int c = f - width;
+            if (c >= 0 && offsets[c] != null) {
+                offsets[c] = columnar.applyList(c, keys, offsets[c], m, rows);
+            } else {
+                columnar.apply(f, labelDense, keys, m, rows);
+            }
+        }
+        columnar.runPasses(labelDense, keys, offsets, rows);
+        long passNanos = measure ? ThreadCpu.now() - passStart : 0;
+        DenseChunk denseChunk =
+                new DenseChunk(
+                        chunk.lane(),
+                        chunk.seq(),
+                        lines,
+                        rows,
+                        labelDense,
+                        dead.toArray(new DeadLetter[0]),
+                        chunk.origin(),
+                        program.version(),
+                        layout,
+                        program.onehotSizes());
+        return new CriteoDecoder.Decoded(
+                denseChunk,
+                CriteoDecoder.keyChunks(program, chunk.lane(), chunk.seq(), keys, offsets, rows),
+                NOT_COUNTED,
+                acceptedBytes,
+                passNanos);
+    }
+
+    /** Copies the accepted line's values into row {@code row} of the block's arrays. */
+    private void commit(
+            int row,
+            int[] labelDense,
+            long[][] keys,
+            int[][] offsets,
+            long[][] missing,
+            int capacity) {
+        System.arraycopy(lineDense, 0, labelDense, row * width, width);
+        for (int f = 0; f < fields; f++) {
+            if (!present[f]) {
+                if (missing[f] == null) {
+                    missing[f] = new long[ColumnBlock.words(capacity)];
+                } else if (missing[f].length < ColumnBlock.words(row + 1)) {
+                    missing[f] = Arrays.copyOf(missing[f], ColumnBlock.words(capacity));
+                }
+                missing[f][row >>> 6] |= 1L << row;
+            }
+        }
+        for (int c = 0; c < sparse; c++) {
+            if (offsets[c] == null) {
+                keys[c][row] = lineIds[c];
+                continue;
+            }
+            int at = offsets[c][row];
+            int n = lineListSize[c];
+            if (keys[c].length < at + n) {
+                keys[c] = Arrays.copyOf(keys[c], Math.max(at + n, keys[c].length * 3 / 2));
+            }
+            System.arraycopy(lineLists[c], 0, keys[c], at, n);
+            offsets[c][row + 1] = at + n;
+        }
+    }
+
+    /** Reads one line's values into the line's arrays; false (with the reason set) if it is bad. */
+    private boolean parseLine(byte[] b, int s, int e) {
+        if (e - s > options.maxLineBytes()) {
+            return fail(
+                    Reason.LINE_TOO_LONG,
+                    "line has " + (e - s) + " bytes; the limit is " + options.maxLineBytes());
+        }
+        if (blank(b, s, e)) {
+            return fail(Reason.EMPTY_LINE, "the line is empty");
+        }
+        Arrays.fill(present, false);
+        Arrays.fill(lineDense, 0);
+        Arrays.fill(lineIds, 0);
+        Arrays.fill(lineListSize, 0);
+        try (JsonParser p = json.createParser(b, s, e - s)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return fail(
+                        Reason.INVALID_JSON,
+                        "the line is " + kindOf(p.currentToken()) + ", not a JSON object");
+            }
+            if (!readObject(p, root)) {
+                return false;
+            }
+            JsonToken after = p.nextToken();
+            if (after != null) {
+                return fail(
+                        Reason.INVALID_JSON,
+                        "content after the JSON object, at column "
+                                + p.currentLocation().getColumnNr());
+            }
+            return true;
+        } catch (JsonParseException bad) {
+            String message = bad.getOriginalMessage();
+            int source = message.indexOf(" (start marker at ");
+            message = (source < 0 ? message : message.substring(0, source)).replace('\n', ' ');
+            return fail(
+                    Reason.INVALID_JSON,
+                    message
+                            + " (column "
+                            + (bad.getLocation() == null ? "?" : bad.getLocation().getColumnNr())
+                            + ")");
+        } catch (IOException | RuntimeException bad) {
+            // Jackson's other read errors (a number too long, nesting too deep) are the line's.
+            return fail(Reason.INVALID_JSON, String.valueOf(bad.getMessage()));
+        }
+    }
+
+    private static boolean blank(byte[] b, int s, int e) {
+        for (int i = s; i < e; i++) {
+            if (b[i] != ' ' && b[i] != '\t') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Walks an object (its START_OBJECT read) along the paths below {@code node}. */
+    private boolean readObject(JsonParser p, Node node) throws IOException {
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+            Node child = node.fields == null ? null : node.fields.get(p.currentName());
+            JsonToken value = p.nextToken();
+            if (child == null) {
+                p.skipChildren();
+            } else if (!readValue(p, value, child)) {
+                return false;
+            }
+        }
+        return t == JsonToken.END_OBJECT
+                || fail(Reason.INVALID_JSON, "the object does not end where it should");
+    }
+
+    /** Walks an array (its START_ARRAY read) along the element paths below {@code node}. */
+    private boolean readArray(JsonParser p, Node node) throws IOException {
+        int i = 0;
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY && t != null) {
+            Node child = node.elements.get(i++);
+            if (child == null) {
+                p.skipChildren();
+            } else if (!readValue(p, t, child)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The value at {@code node} (its first token {@code t} read). */
+    private boolean readValue(JsonParser p, JsonToken t, Node node) throws IOException {
+        if (t == JsonToken.VALUE_NULL) {
+            return true; // missing, as if absent
+        }
+        if (node.targets.length > 0) {
+            return readTargets(p, t, node.targets);
+        }
+        if (t == JsonToken.START_OBJECT && node.fields != null) {
+            return readObject(p, node);
+        }
+        if (t == JsonToken.START_ARRAY && node.elements != null) {
+            return readArray(p, node);
+        }
+        int f = node.firstField();
+        return fail(
+                Reason.WRONG_TYPE,
+                column(f)
+                        + ": the event's "
+                        + prefix(paths[f], node)
+                        + " is "
+                        + kindOf(t)
+                        + (node.fields != null ? ", not a record" : ", not an array"));
+    }
+
+    /** The part of {@code path} that leads to {@code node}, for messages. */
+    private String prefix(FieldPath path, Node node) {
+        Node n = root;
+        StringBuilder sb = new StringBuilder();
+        for (FieldPath.Segment s : path.segments()) {
+            if (n == node) {
+                break;
+            }
+            sb.append(s.isField() && sb.length() > 0 ? "." : "").append(s);
+            n = s.isField() ? n.fields.get(s.name()) : n.elements.get(s.index());
+        }
+        return "\"" + sb + "\"";
+    }
+
+    /** Reads a leaf value into each field that reads it. */
+    private boolean readTargets(JsonParser p, JsonToken t, int[] targets) throws IOException {
+        if (t == JsonToken.START_ARRAY) {
+            int first = -1;
+            for (int f : targets) {
+                int c = f - width;
+                if (c < 0 || lineLists[c] == null) {
+                    p.skipChildren();
+                    return fail(
+                            Reason.WRONG_TYPE,
+                            column(f) + ": an array, but the column holds one value, not a list");
+                }
+                if (first < 0) {
+                    if (!readList(p, f, c)) {
+                        return false;
+                    }
+                    first = c;
+                } else {
+                    lineLists[c] = Arrays.copyOf(lineLists[first], lineLists[first].length);
+                    lineListSize[c] = lineListSize[first];
+                }
+                present[f] = lineListSize[c] > 0;
+            }
+            return true;
+        }
+        if (t == JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return fail(Reason.WRONG_TYPE, column(targets[0]) + ": a record, not a value");
+        }
+        for (int f : targets) {
+            if (!readScalar(p, t, f)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean readScalar(JsonParser p, JsonToken t, int f) throws IOException {
+        if (f < width) {
+            return readInt(p, t, f);
+        }
+        int c = f - width;
+        if (lineLists[c] != null) {
+            return fail(
+                    Reason.WRONG_TYPE,
+                    column(f) + ": " + kindOf(t) + " " + quoted(p) + ", but the column is a list");
+        }
+        return readId(p, t, f, c, -1);
+    }
+
+    /** A label or dense value: a 32-bit integer in any of JSON's forms. */
+    private boolean readInt(JsonParser p, JsonToken t, int f) throws IOException {
+        Reason range = f == 0 ? Reason.LABEL_NOT_INT32 : Reason.DENSE_NOT_INT32;
+        switch (t) {
+            case VALUE_TRUE, VALUE_FALSE -> {
+                lineDense[f] = t == JsonToken.VALUE_TRUE ? 1 : 0;
+                present[f] = true;
+                return true;
+            }
+            case VALUE_NUMBER_INT -> {
+                if (p.getNumberType() != JsonParser.NumberType.INT) {
+                    return fail(range, column(f) + ": " + p.getText() + " is not a 32-bit integer");
+                }
+                lineDense[f] = p.getIntValue();
+                present[f] = true;
+                return true;
+            }
+            case VALUE_NUMBER_FLOAT -> {
+                double v = p.getDoubleValue();
+                if (v != Math.rint(v) || v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+                    return fail(
+                            range,
+                            column(f)
+                                    + ": "
+                                    + p.getText()
+                                    + " is not a 32-bit integer (dense columns decode int32)");
+                }
+                lineDense[f] = (int) v;
+                present[f] = true;
+                return true;
+            }
+            case VALUE_STRING -> {
+                String text = p.getText();
+                if (text.isEmpty()) {
+                    return true; // missing, as Criteo's empty field
+                }
+                try {
+                    lineDense[f] = Integer.parseInt(text);
+                } catch (NumberFormatException bad) {
+                    return fail(
+                            range,
+                            column(f) + ": \"" + clip(text) + "\" is not a 32-bit decimal integer");
+                }
+                present[f] = true;
+                return true;
+            }
+            default -> {
+                return fail(
+                        Reason.WRONG_TYPE,
+                        column(f) + ": " + kindOf(t) + " where a number or a boolean belongs");
+            }
+        }
+    }
+
+    /**
+     * An id of sparse column {@code c}: into {@code lineIds[c]}, or appended to its list when
+     * {@code element} is its index in the list (else -1).
+     */
+    private boolean readId(JsonParser p, JsonToken t, int f, int c, int element)
+            throws IOException {
+        String where = element < 0 ? "" : " id " + (element + 1) + " of the list";
+        long id;
+        switch (t) {
+            case VALUE_NUMBER_INT -> {
+                if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                    BigInteger v = p.getBigIntegerValue();
+                    if (v.signum() < 0 || v.bitLength() > 64) {
+                        return fail(
+                                Reason.CATEGORICAL_OVERFLOW,
+                                column(f)
+                                        + where
+                                        + ": "
+                                        + clip(v.toString())
+                                        + " is beyond 64 bits");
+                    }
+                    id = v.longValue();
+                } else {
+                    id = p.getLongValue();
+                }
+            }
+            case VALUE_STRING -> {
+                byte[] text = p.getText().getBytes(StandardCharsets.UTF_8);
+                if (text.length == 0) {
+                    if (element >= 0) {
+                        return fail(
+                                Reason.CATEGORICAL_NOT_HEX,
+                                column(f) + where + " is an empty text");
+                    }
+                    return true; // missing
+                }
+                if (hashes[c]) {
+                    id = StringIds.key(text, 0, text.length);
+                } else {
+                    int status = HexIds.status(text, 0, text.length);
+                    if (status != HexIds.OK) {
+                        return fail(
+                                status == HexIds.OVERFLOW
+                                        ? Reason.CATEGORICAL_OVERFLOW
+                                        : Reason.CATEGORICAL_NOT_HEX,
+                                column(f)
+                                        + where
+                                        + ": \""
+                                        + clip(p.getText())
+                                        + (status == HexIds.OVERFLOW
+                                                ? "\" is beyond 64 bits"
+                                                : "\" is not hexadecimal (hex2int; hash64 takes"
+                                                        + " any text)"));
+                    }
+                    id = HexIds.value(text, 0, text.length);
+                }
+            }
+            default -> {
+                return fail(
+                        Reason.WRONG_TYPE,
+                        column(f)
+                                + where
+                                + ": "
+                                + kindOf(t)
+                                + " "
+                                + quoted(p)
+                                + " where an integer or a string id belongs");
+            }
+        }
+        if (element < 0) {
+            lineIds[c] = id;
+            present[f] = true;
+        } else {
+            long[] list = lineLists[c];
+            if (lineListSize[c] == list.length) {
+                lineLists[c] = list = Arrays.copyOf(list, list.length * 2);
+            }
+            list[lineListSize[c]++] = id;
+        }
+        return true;
+    }
+
+    /** A list column's array (its START_ARRAY read). */
+    private boolean readList(JsonParser p, int f, int c) throws IOException {
+        lineListSize[c] = 0; // a field given twice: the last one counts
+        int i = 0;
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            if (t == JsonToken.VALUE_NULL) {
+                return fail(
+                        Reason.CATEGORICAL_NOT_HEX,
+                        column(f) + " id " + (i + 1) + " of the list is null");
+            }
+            if (!readId(p, t, f, c, i++)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A column and its path, as details name them: {@code C1 (user.id)}. */
+    private String column(int f) {
+        return layout.fieldName(f) + " (" + paths[f].text() + ")";
+    }
+
+    private static String kindOf(JsonToken t) {
+        if (t == null) {
+            return "nothing";
+        }
+        return switch (t) {
+            case START_OBJECT -> "a record";
+            case START_ARRAY -> "an array";
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT -> "an integer";
+            case VALUE_NUMBER_FLOAT -> "a number with a fraction";
+            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+            case VALUE_NULL -> "null";
+            default -> "a " + t;
+        };
+    }
+
+    private static String quoted(JsonParser p) throws IOException {
+        JsonToken t = p.currentToken();
+        if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return "";
+        }
+        String text = clip(p.getText());
+        return t == JsonToken.VALUE_STRING ? "\"" + text + "\"" : text;
+    }
+
+    private static String clip(String s) {
+        return s.length() <= QUOTED_CHARS ? s : s.substring(0, QUOTED_CHARS) + "...";
+    }
+
+    private boolean fail(Reason reason, String detail) {
+        failReason = reason;
+        failDetail = detail;
+        return false;
+    }
+
+    private DeadLetter deadLetter(RawChunk chunk, int lineIndex, byte[] b, int s, int e) {
+        int keep = Math.min(e - s, options.maxRawBytes());
+        return new DeadLetter(
+                lineIndex,
+                chunk.firstOffset() + s,
+                failReason.code(),
+                failDetail,
+                Arrays.copyOfRange(b, s, s + keep),
+                keep < e - s);
+    }
+}

@@ -1,0 +1,206 @@
+package dev.piper.core.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.KeyChunk;
+import dev.piper.core.block.RawChunk;
+import dev.piper.pipeline.generate.CriteoEvents;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.input.StringIds;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.spec.PipelineSpec;
+import dev.piper.pipeline.spec.SpecCompiler;
+import dev.piper.pipeline.spec.SpecParser;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * JSON events decode to the rows their values make: a Criteo line written as an event ({@link
+ * CriteoEvents}) to the text's row, value for value and dead letter for dead letter; string ids to
+ * their XXH64 keys; nested fields, elements and lists by path; and every value a column cannot hold
+ * to a dead letter naming the column, its path and the value.
+ */
+class JsonEventDecoderTest {
+
+    private static DecodeOptions options(String spec) throws Exception {
+        PipelineSpec parsed = SpecParser.parse(spec.getBytes(StandardCharsets.UTF_8), "test");
+        return SpecCompiler.decodeOptions(parsed, 256);
+    }
+
+    private static CriteoDecoder.Decoded decode(DecodeOptions options, String text) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        return BlockDecoder.of(options, false).decode(new RawChunk(0, 0, b, b.length, -1), false);
+    }
+
+    private static final String CRITEO_CHAINS =
+            """
+            "columns": {
+              "label": ["decode", "fill_missing"],
+              "I1..I13": ["decode", "fill_missing", "neg2zero", "log"],
+              "C1..C26": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 100000}, "vocab"]
+            }""";
+
+    @Test
+    void criteoLinesAsEventsDecodeToTheTextsRows() throws Exception {
+        ByteArrayOutputStream tsv = new ByteArrayOutputStream();
+        new CriteoGenerator(20261128, 0.001, 0.02).write(tsv, 3000);
+        String text = tsv.toString(StandardCharsets.UTF_8);
+        CriteoEvents events = new CriteoEvents(RowLayout.CRITEO);
+        StringBuilder json = new StringBuilder();
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length - 1; i++) { // the last is what follows the last break
+            json.append(events.toJson(lines[i])).append('\n');
+        }
+        CriteoDecoder.Decoded expected =
+                decode(
+                        options(
+                                "{\"name\": \"t\", \"version\": 1, \"input\": {\"format\":"
+                                        + " \"criteo-tsv\"},"
+                                        + CRITEO_CHAINS
+                                        + "}"),
+                        text);
+        CriteoDecoder.Decoded actual =
+                decode(
+                        options(
+                                "{\"name\": \"t\", \"version\": 1, \"input\": {\"format\":"
+                                        + " \"json\"},"
+                                        + CRITEO_CHAINS
+                                        + "}"),
+                        json.toString());
+        int rows = expected.dense().rows();
+        assertThat(rows).isGreaterThan(2800);
+        assertThat(actual.dense().lines()).isEqualTo(expected.dense().lines()).isEqualTo(3000);
+        assertThat(actual.dense().rows()).isEqualTo(rows);
+        assertThat(Arrays.copyOf(actual.dense().labelDense(), rows * 14))
+                .isEqualTo(Arrays.copyOf(expected.dense().labelDense(), rows * 14));
+        for (int c = 0; c < 26; c++) {
+            KeyChunk e = expected.keys()[c];
+            KeyChunk a = actual.keys()[c];
+            assertThat(Arrays.copyOf(a.keys(), a.size()))
+                    .as("C%d", c + 1)
+                    .isEqualTo(Arrays.copyOf(e.keys(), e.size()));
+        }
+        // the same lines are rejected, those of bad values for the same reasons
+        DeadLetter[] ed = expected.dense().deadLetters();
+        DeadLetter[] ad = actual.dense().deadLetters();
+        assertThat(ad).hasSameSizeAs(ed);
+        for (int i = 0; i < ed.length; i++) {
+            assertThat(ad[i].lineInBlock()).isEqualTo(ed[i].lineInBlock());
+            if (!ed[i].reason().equals("wrong_field_count")
+                    && !ed[i].reason().equals("empty_line")) {
+                assertThat(ad[i].reason()).as(ad[i].detail()).isEqualTo(ed[i].reason());
+            }
+        }
+    }
+
+    private static final String EVENTS_SPEC =
+            """
+            {"name": "clicks", "version": 1,
+             "input": {"format": "json", "dense": 2, "sparse": 4, "list_columns": ["C4"],
+                       "fields": {"label": "clicked", "I1": "price_cents", "I2": "user.age",
+                                  "C1": "user.id", "C2": "item_id", "C3": "tags[1]",
+                                  "C4": "recent_items"}},
+             "columns": {
+               "label": ["decode", "fill_missing"],
+               "I1..I2": ["decode", {"op": "fill_null", "value": -1}],
+               "C1": ["decode", "fill_missing", "hash64", "vocab"],
+               "C2": ["decode", "fill_missing", "hash64", "vocab"],
+               "C3": ["decode", "fill_missing", "hash64", "vocab"],
+               "C4": ["decode", "fill_missing", "hash64", "vocab"]
+             }}
+            """;
+
+    @Test
+    void namedNestedAndListFieldsAreReadByPath() throws Exception {
+        CriteoDecoder.Decoded d =
+                decode(
+                        options(EVENTS_SPEC),
+                        """
+                        {"ts": 1764230400123, "clicked": true, "user": {"id": "u_9f3c", "country": "DE", "age": 31}, "item_id": 88213004417, "price_cents": 1250, "recent_items": ["i_77", "i_12"], "tags": ["x", "y"], "extra": {"deep": [1, {"x": null}]}}
+                        {"item_id": -1, "clicked": false, "recent_items": [], "user": null}
+                        {"clicked": 1, "price_cents": 5.0, "item_id": "i_1", "user": {"age": "42"}, "recent_items": ["i_3"], "tags": ["z"]}
+                        """);
+        assertThat(d.dense().deadLetters()).isEmpty();
+        assertThat(d.dense().rows()).isEqualTo(3);
+        // label, I1, I2 per row; absent and null dense values take fill_null(-1)
+        assertThat(Arrays.copyOf(d.dense().labelDense(), 9))
+                .containsExactly(1, 1250, 31, 0, -1, -1, 1, 5, 42);
+        KeyChunk[] k = d.keys();
+        assertThat(k[0].keys()[0]).isEqualTo(StringIds.key("u_9f3c"));
+        assertThat(k[0].keys()[1]).isZero(); // missing: fill_missing's id 0
+        assertThat(Arrays.copyOf(k[1].keys(), 3))
+                .containsExactly(88213004417L, -1L, StringIds.key("i_1"));
+        assertThat(Arrays.copyOf(k[2].keys(), 3))
+                .containsExactly(StringIds.key("y"), 0L, 0L); // tags[1]: absent in rows 2, 3
+        assertThat(Arrays.copyOf(k[3].offsets(), 4)).containsExactly(0, 2, 2, 3);
+        assertThat(Arrays.copyOf(k[3].keys(), 3))
+                .containsExactly(
+                        StringIds.key("i_77"), StringIds.key("i_12"), StringIds.key("i_3"));
+    }
+
+    @Test
+    void everyBadEventIsADeadLetterNamingColumnPathAndValue() throws Exception {
+        String good = "{\"clicked\": 0, \"user\": {\"id\": \"u\"}}";
+        List<String> bad =
+                List.of(
+                        "{\"clicked\": 0, \"user\": {\"id\": true}}",
+                        "{\"clicked\": 0, \"user\": \"u_1\"}",
+                        "{\"clicked\": 2.5}",
+                        "{\"clicked\": 0, \"price_cents\": 3000000000}",
+                        "{\"clicked\": 0, \"item_id\": 1.5}",
+                        "{\"clicked\": 0, \"item_id\": [\"a\"]}",
+                        "{\"clicked\": 0, \"recent_items\": \"i_1\"}",
+                        "{\"clicked\": 0, \"recent_items\": [\"i_1\", null]}",
+                        "{\"clicked\": 0, \"item_id\": 18446744073709551616}",
+                        "{\"clicked\": 0, \"user\": {\"id\": \"u\"}",
+                        "[1, 2]",
+                        "{\"clicked\": 0} {\"clicked\": 1}",
+                        "not json at all",
+                        "   ");
+        StringBuilder text = new StringBuilder(good).append('\n');
+        for (String b : bad) {
+            text.append(b).append('\n');
+        }
+        text.append(good).append('\n');
+        CriteoDecoder.Decoded d = decode(options(EVENTS_SPEC), text.toString());
+        assertThat(d.dense().rows()).isEqualTo(2);
+        assertThat(d.dense().lines()).isEqualTo(bad.size() + 2);
+        DeadLetter[] dead = d.dense().deadLetters();
+        assertThat(dead).hasSize(bad.size());
+        List<String> details =
+                Arrays.stream(dead).map(l -> l.reason() + ": " + l.detail()).toList();
+        assertThat(details)
+                .containsExactly(
+                        "wrong_type: C1 (user.id): a boolean true where an integer or a string id"
+                                + " belongs",
+                        "wrong_type: I2 (user.age): the event's \"user\" is a string, not a record",
+                        "label_not_int32: label (clicked): 2.5 is not a 32-bit integer (dense"
+                                + " columns decode int32)",
+                        "dense_not_int32: I1 (price_cents): 3000000000 is not a 32-bit integer",
+                        "wrong_type: C2 (item_id): a number with a fraction 1.5 where an integer or"
+                                + " a string id belongs",
+                        "wrong_type: C2 (item_id): an array, but the column holds one value, not a"
+                                + " list",
+                        "wrong_type: C4 (recent_items): a string \"i_1\", but the column is a list",
+                        "categorical_not_hex: C4 (recent_items) id 2 of the list is null",
+                        "categorical_overflow: C2 (item_id): 18446744073709551616 is beyond 64"
+                                + " bits",
+                        details.get(9),
+                        "invalid_json: the line is an array, not a JSON object",
+                        "invalid_json: content after the JSON object, at column 17",
+                        details.get(12),
+                        "empty_line: the line is empty");
+        assertThat(details.get(9))
+                .isEqualTo(
+                        "invalid_json: Unexpected end-of-input: expected close marker for Object"
+                                + " (column 35)");
+        assertThat(details.get(12)).startsWith("invalid_json: Unrecognized token 'not'");
+        assertThat(dead[0].lineInBlock()).isEqualTo(1);
+        assertThat(new String(dead[0].raw(), StandardCharsets.UTF_8)).isEqualTo(bad.get(0));
+    }
+}

@@ -1,0 +1,71 @@
+package dev.piper.pipeline.input;
+
+import dev.piper.pipeline.layout.RowLayout;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Where each field of a layout is read from in an event of a named-field format: {@code
+ * input.fields} of a spec, from column name to {@link FieldPath}; a column the spec does not name
+ * reads the event's field of its own name ({@code label}, {@code I3}, {@code C7}), and a generated
+ * column reads its source's field again.
+ *
+ * @param format the events' format (one with {@link InputFormat#namedFields() named fields})
+ * @param layout the pipeline's layout
+ * @param paths per field of the layout (label, dense, generated, sparse), its path
+ */
+public record EventFields(InputFormat format, RowLayout layout, List<FieldPath> paths)
+        implements Serializable {
+
+    public EventFields {
+        Objects.requireNonNull(format, "format");
+        paths = List.copyOf(paths);
+        if (paths.size() != layout.fields()) {
+            throw new IllegalArgumentException(
+                    paths.size() + " paths for the " + layout.fields() + " fields of " + layout);
+        }
+    }
+
+    /**
+     * The fields of {@code layout} read as {@code fields} (column name to path text, checked by the
+     * spec parser) says.
+     *
+     * @throws IllegalArgumentException if a name is not a column of the layout or a path is not one
+     */
+    public static EventFields of(InputFormat format, RowLayout layout, Map<String, String> fields) {
+        Map<String, FieldPath> named = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : fields.entrySet()) {
+            int f = layout.fieldOf(e.getKey());
+            if (f < 0 || layout.isGenerated(f)) {
+                throw new IllegalArgumentException(
+                        e.getKey() + " is not an input column of " + layout);
+            }
+            named.put(e.getKey(), FieldPath.parse(e.getValue()));
+        }
+        List<FieldPath> paths = new ArrayList<>(layout.fields());
+        for (int f = 0; f < layout.fields(); f++) {
+            String name = layout.fieldName(f);
+            paths.add(null);
+            if (!layout.isGenerated(f)) {
+                FieldPath p = named.get(name);
+                paths.set(f, p != null ? p : FieldPath.parse(name));
+            }
+        }
+        for (int f = 0; f < layout.fields(); f++) {
+            if (layout.isGenerated(f)) {
+                int source = 1 + layout.generatedFrom().get(f - 1 - layout.dense());
+                paths.set(f, paths.get(source));
+            }
+        }
+        return new EventFields(format, layout, paths);
+    }
+
+    /** Field {@code f}'s path. */
+    public FieldPath path(int f) {
+        return paths.get(f);
+    }
+}
