@@ -1,5 +1,6 @@
 package dev.piper.cli;
 
+import dev.piper.connectors.convert.TsvToJson;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.connectors.output.DirectoryLock;
 import dev.piper.connectors.output.OutputCommit;
@@ -25,7 +26,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code piper convert}: Criteo text to Parquet, for Parquet input to preprocess. */
+/**
+ * {@code piper convert}: Criteo text to Parquet (for Parquet input to preprocess) or to JSON events
+ * (for a spec of {@code input.format} json).
+ */
 @Command(
         name = "convert",
         mixinStandardHelpOptions = true,
@@ -35,7 +39,12 @@ import picocli.CommandLine.Spec;
                     + " order, values unchanged (no operator is applied).",
             "Lines preprocess would reject are not converted: they go to the dead-letter file"
                     + " with the reason, line number and offset preprocess gives them, so"
-                    + " preprocessing the Parquet file gives the same rows and indices."
+                    + " preprocessing the Parquet file gives the same rows and indices.",
+            "With --output-format json (or an output ending in .jsonl), write JSON events"
+                    + " instead, one object per line: label, I1.. as numbers, C1.. as their hex"
+                    + " text, list columns as arrays, empty fields left out; every line is"
+                    + " written (one that is not a row as it is), so preprocessing them with a"
+                    + " json spec of the same chains gives the same rows, indices and dead letters."
         })
 final class ConvertCommand implements Callable<Integer> {
 
@@ -96,6 +105,14 @@ final class ConvertCommand implements Callable<Integer> {
                     "Longest accepted line, as preprocess's option (default: ${DEFAULT-VALUE}).")
     int maxLineBytes;
 
+    @Option(
+            names = "--output-format",
+            paramLabel = "F",
+            description =
+                    "parquet or json (default: json for an output ending in .jsonl or .json,"
+                            + " else parquet).")
+    String outputFormat;
+
     private static final String[] CODECS = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
 
     @Mixin LayoutOptions layoutOptions;
@@ -155,6 +172,32 @@ final class ConvertCommand implements Callable<Integer> {
         if (parent != null && !Files.isDirectory(parent)) {
             throw new ParameterException(
                     spec.commandLine(), "--output: directory " + parent + " does not exist");
+        }
+        String format =
+                outputFormat != null
+                        ? outputFormat.toLowerCase(Locale.ROOT)
+                        : output.toString().matches(".*\\.jsonl?$") ? "json" : "parquet";
+        if (!format.equals("json") && !format.equals("parquet")) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--output-format: unknown format \""
+                            + outputFormat
+                            + "\" (known: parquet, json)");
+        }
+        if (format.equals("json")) {
+            TsvToJson.Result r = TsvToJson.convert(input, output, layout(), System.err);
+            spec.commandLine()
+                    .getOut()
+                    .printf(
+                            "convert: %,d lines read, %,d JSON events written (%,d bytes) in %.1f"
+                                    + " s (%,.0f lines/s) -> %s%n",
+                            r.lines(),
+                            r.lines(),
+                            r.bytes(),
+                            r.seconds(),
+                            r.lines() / Math.max(r.seconds(), 1e-9),
+                            output);
+            return 0;
         }
         String codec = compression.toLowerCase(Locale.ROOT);
         if (!Arrays.asList(CODECS).contains(codec)) {

@@ -182,9 +182,15 @@ public final class StreamJob {
     public void build(StreamExecutionEnvironment env) {
         Starts starts = Starts.of(pipelines, maxRawBytes);
         int[] blockLines = new int[starts.size()];
+        boolean[] wholeRecords = new boolean[starts.size()];
         for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
             blockLines[p.index()] =
                     blockLines(chunking.maxBlockLines(), p.start().program().rowBytes());
+            // a JSON event is its whole record, line breaks and all
+            wholeRecords[p.index()] =
+                    dev.piper.pipeline.input.InputFormat.of(p.start().spec().input().format())
+                            .map(dev.piper.pipeline.input.InputFormat::namedFields)
+                            .orElse(false);
         }
         DataStream<RawChunk> raw =
                 env.fromSource(
@@ -199,6 +205,7 @@ public final class StreamJob {
                                 new LogChunkOperator(
                                         chunking.maxBlockBytes(),
                                         blockLines,
+                                        wholeRecords,
                                         chunking.lingerMillis()))
                         .uid("chunk");
         boolean measure = report != null;

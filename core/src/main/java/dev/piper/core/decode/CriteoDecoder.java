@@ -1056,7 +1056,7 @@ public final class CriteoDecoder implements BlockDecoder {
         return Swar.indexOf(b, target, from, to);
     }
 
-    private static boolean isUtf8(byte[] b, int s, int e) {
+    static boolean isUtf8(byte[] b, int s, int e) {
         try {
             StandardCharsets.UTF_8
                     .newDecoder()

@@ -41,9 +41,9 @@ import java.util.Map;
  * string (hex2int: hexadecimal text; hash64: its XXH64 key, {@link StringIds}); a list column an
  * array of such ids. An absent field, {@code null} and an empty string are missing values (the
  * column's fill). Anything else makes the line a dead letter naming the column, its path and the
- * value: {@code invalid_json} for a line that is not one JSON object, {@code wrong_type}, or the
- * text decoder's reasons for values out of range ({@code dense_not_int32}, {@code
- * categorical_not_hex}, ...).
+ * value: {@code invalid_json} for a line that is not one JSON object ({@code invalid_utf8} if it is
+ * not UTF-8), {@code wrong_type}, or the text decoder's reasons for values out of range ({@code
+ * dense_not_int32}, {@code categorical_not_hex}, ...).
  *
  * <p>Not thread-safe; one per decoding subtask.
  */
@@ -258,6 +258,9 @@ public final class JsonEventDecoder implements BlockDecoder {
         long passStart = measure ? ThreadCpu.now() : 0;
         for (int f = 0; f < fields; f++) {
             long[] m = missing[f] == null ? NONE_MISSING : missing[f];
+            if (m.length != 0 && m.length < ColumnBlock.words(rows)) {
+                m = Arrays.copyOf(m, ColumnBlock.words(rows)); // set before the block grew
+            }
             int c = f - width;
             if (c >= 0 && offsets[c] != null) {
                 offsets[c] = columnar.applyList(c, keys, offsets[c], m, rows);
@@ -323,6 +326,16 @@ public final class JsonEventDecoder implements BlockDecoder {
 
     /** Reads one line's values into the line's arrays; false (with the reason set) if it is bad. */
     private boolean parseLine(byte[] b, int s, int e) {
+        if (readLine(b, s, e)) {
+            return true;
+        }
+        if (failReason == Reason.INVALID_JSON && !CriteoDecoder.isUtf8(b, s, e)) {
+            return fail(Reason.INVALID_UTF8, "the line is not valid UTF-8");
+        }
+        return false;
+    }
+
+    private boolean readLine(byte[] b, int s, int e) {
         if (e - s > options.maxLineBytes()) {
             return fail(
                     Reason.LINE_TOO_LONG,

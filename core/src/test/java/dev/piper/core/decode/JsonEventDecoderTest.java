@@ -143,6 +143,21 @@ class JsonEventDecoderTest {
                         StringIds.key("i_77"), StringIds.key("i_12"), StringIds.key("i_3"));
     }
 
+    /** A block that grows past its first arrays keeps the missing values found before. */
+    @Test
+    void aMissingValueBeforeTheBlockGrowsKeepsItsFill() throws Exception {
+        StringBuilder text = new StringBuilder("{\"clicked\": 1}\n");
+        for (int i = 1; i < 1000; i++) {
+            text.append("{\"clicked\": 0, \"price_cents\": ").append(i).append("}\n");
+        }
+        CriteoDecoder.Decoded d = decode(options(EVENTS_SPEC), text.toString());
+        assertThat(d.dense().rows()).isEqualTo(1000);
+        int[] v = d.dense().labelDense();
+        assertThat(v[1]).isEqualTo(-1); // row 0's I1: fill_null
+        assertThat(v[999 * 3 + 1]).isEqualTo(999);
+        assertThat(v[999 * 3 + 2]).isEqualTo(-1); // I2 missing everywhere
+    }
+
     @Test
     void everyBadEventIsADeadLetterNamingColumnPathAndValue() throws Exception {
         String good = "{\"clicked\": 0, \"user\": {\"id\": \"u\"}}";

@@ -29,7 +29,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * is ever part of a checkpoint: the state is only each lane's next sequence number, and a restore
  * re-reads exactly the records after the source's checkpointed offsets.
  *
- * <p>Lines: a record's value is split at {@code \n}; a final {@code \n} ends the last line rather
+ * <p>Lines: a record's value is split at {@code \n} (a pipeline of JSON events takes each record
+ * whole, its line breaks as spaces: {@link #oneLine}); a final {@code \n} ends the last line rather
  * than starting an empty one, and an empty value is one empty line (which the decoder turns into a
  * dead letter, so that every record is accounted for). A record with more lines than a block holds
  * is continued in the next block.
@@ -55,6 +56,9 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
 
     private final long lingerMillis;
 
+    /** Per pipeline: whether a record is one event, whatever line breaks it holds. */
+    private final boolean[] wholeRecords;
+
     private transient Map<Integer, Lane> lanes;
     private transient ListState<Tuple2<Integer, Long>> nextSeqState;
     private transient long timerAt;
@@ -74,6 +78,19 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
      *     (rows) than this (rows of a wider layout need fewer to a record)
      */
     public LogChunkOperator(int maxBlockBytes, int[] maxBlockLines, long lingerMillis) {
+        this(maxBlockBytes, maxBlockLines, new boolean[maxBlockLines.length], lingerMillis);
+    }
+
+    /**
+     * @param wholeRecords per pipeline, by index: whether each record is one event (JSON), whose
+     *     line breaks are whitespace: they become spaces, and the record one line
+     */
+    public LogChunkOperator(
+            int maxBlockBytes, int[] maxBlockLines, boolean[] wholeRecords, long lingerMillis) {
+        if (wholeRecords.length != maxBlockLines.length) {
+            throw new IllegalArgumentException("one whole-record flag per pipeline");
+        }
+        this.wholeRecords = wholeRecords.clone();
         int fewest = Integer.MAX_VALUE;
         for (int lines : maxBlockLines) {
             fewest = Math.min(fewest, lines);
@@ -121,7 +138,7 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
         LogRecord r = element.getValue();
         Lane lane = lane(r.lane());
         int maxBlockLines = this.maxBlockLines[Lanes.pipeline(r.lane())];
-        byte[] v = r.value();
+        byte[] v = wholeRecords[Lanes.pipeline(r.lane())] ? oneLine(r.value()) : r.value();
         int n = v.length;
         int newlines = 0;
         for (int i = 0; i < n; i++) {
@@ -164,6 +181,23 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
         if (lane.lines >= maxBlockLines || lane.length >= maxBlockBytes) {
             emit(lane);
         }
+    }
+
+    /**
+     * A JSON event as one line: its line breaks are whitespace between tokens (JSON strings cannot
+     * hold them raw), so they become spaces. The record's bytes are copied only if it has any.
+     */
+    static byte[] oneLine(byte[] v) {
+        byte[] out = null;
+        for (int i = 0; i < v.length; i++) {
+            if (v[i] == '\n' || v[i] == '\r') {
+                if (out == null) {
+                    out = v.clone();
+                }
+                out[i] = ' ';
+            }
+        }
+        return out == null ? v : out;
     }
 
     private static int indexOf(byte[] v, int from, int to) {

@@ -72,6 +72,24 @@ class LogChunkOperatorTest {
         }
     }
 
+    /** A pipeline of JSON events takes each record whole: a pretty-printed event is one line. */
+    @Test
+    void aWholeRecordIsOneLineWhateverBreaksItHolds() throws Exception {
+        try (var h =
+                new OneInputStreamOperatorTestHarness<LogRecord, RawChunk>(
+                        new LogChunkOperator(1 << 20, new int[] {2}, new boolean[] {true}, 100))) {
+            h.open();
+            h.processElement(record(0, 0, "{\n  \"a\": 1,\r\n  \"b\": \"x\"\n}\n"));
+            h.processElement(record(0, 1, "{\"a\": 2}"));
+            List<RawChunk> out = chunks(h);
+            assertThat(out)
+                    .extracting(LogChunkOperatorTest::text)
+                    .containsExactly("{   \"a\": 1,    \"b\": \"x\" } \n{\"a\": 2}\n");
+            assertThat(out.get(0).origin().firstLines()).containsExactly(0, 1);
+        }
+        assertThat(LogChunkOperator.oneLine(new byte[] {'{', '}'})).containsExactly('{', '}');
+    }
+
     @Test
     void multiLineAndEmptyValuesAreLines() throws Exception {
         try (var h = harness(1 << 20, 100)) {

@@ -1,0 +1,169 @@
+package dev.piper.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.piper.connectors.convert.TsvToJson;
+import dev.piper.connectors.kafka.LineProducer;
+import dev.piper.connectors.kafka.OutputConsumer;
+import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.layout.RowLayout;
+import java.io.BufferedOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 42: one click log as Criteo text and as JSON events ({@code piper convert}'s {@link
+ * TsvToJson}), preprocessed at parallelism 2 with the same chains under {@code input.format}
+ * criteo-tsv and json, gives byte-identical rows and vocabularies and as many dead letters; and the
+ * JSON events streamed through a real broker, one event per record, consume into the same files.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class JsonEventsITCase {
+
+    @RegisterExtension static final MiniClusterExtension CLUSTER = TestClusters.twoByTwo();
+
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
+
+    private static final PrintStream QUIET = TestClusters.QUIET;
+
+    private static final String CHAINS =
+            """
+            "columns": {
+              "label": ["decode", "fill_missing"],
+              "I1..I13": ["decode", "fill_missing", "neg2zero"],
+              "C1..C26": ["decode", "fill_missing", "hex2int", "vocab"]
+            }""";
+
+    private static String spec(String format) {
+        return "{\"name\": \"clicks\", \"version\": 1, \"input\": {\"format\": \""
+                + format
+                + "\"}, "
+                + CHAINS
+                + "}";
+    }
+
+    @TempDir static Path tmp;
+
+    static Path tsv;
+    static Path json;
+
+    @BeforeAll
+    static void writeTheLog() throws Exception {
+        tsv = tmp.resolve("clicks.tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tsv))) {
+            new CriteoGenerator(20261128, 0.01, 0.01).write(out, 200_000);
+        }
+        json = tmp.resolve("clicks.jsonl");
+        assertThat(TsvToJson.convert(tsv, json, RowLayout.CRITEO, QUIET).lines())
+                .isEqualTo(200_000);
+    }
+
+    private static int indexOf(byte[] b, int from) {
+        for (int i = from; i < b.length; i++) {
+            if (b[i] == '\n') {
+                return i;
+            }
+        }
+        throw new IllegalStateException("fewer lines than asked");
+    }
+
+    private static Preprocess.Summary preprocess(Path input, String format, Path output)
+            throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec(format));
+        Preprocess.prepareOutput(output, false);
+        return Preprocess.run(input, output, 2, StateBackend.hashmap, conf, QUIET);
+    }
+
+    @Test
+    void theLogAsJsonEventsPreprocessesToTheTextsOutput() throws Exception {
+        Preprocess.Summary text = preprocess(tsv, "criteo-tsv", tmp.resolve("from-tsv"));
+        Preprocess.Summary events = preprocess(json, "json", tmp.resolve("from-json"));
+        assertThat(text.deadLetters()).isGreaterThan(1000);
+        assertThat(events.rowsWritten()).isEqualTo(text.rowsWritten());
+        assertThat(events.deadLetters()).isEqualTo(text.deadLetters());
+        // a line that is not a row of the layout is not a JSON object either
+        assertThat(events.deadLettersByReason().get("invalid_json"))
+                .isEqualTo(text.deadLettersByReason().get("wrong_field_count"));
+        assertThat(events.rowsWritten() + events.deadLetters()).isEqualTo(200_000);
+        for (String file : outputFiles(tmp.resolve("from-tsv"))) {
+            assertThat(
+                            Files.mismatch(
+                                    tmp.resolve("from-json/" + file),
+                                    tmp.resolve("from-tsv/" + file)))
+                    .as(file)
+                    .isEqualTo(-1);
+        }
+        assertThat(Files.readString(tmp.resolve("from-json").resolve("dead-letters.jsonl")))
+                .contains("\"reason\":\"invalid_json\"")
+                .contains("\"reason\":\"categorical_not_hex\"");
+    }
+
+    /** rows.bin and every vocabulary file of an output directory. */
+    private static List<String> outputFiles(Path dir) throws Exception {
+        List<String> files = new ArrayList<>(List.of("rows.bin"));
+        try (Stream<Path> vocab = Files.list(dir.resolve("vocab"))) {
+            vocab.map(f -> "vocab/" + f.getFileName()).sorted().forEach(files::add);
+        }
+        assertThat(files).hasSize(27);
+        return files;
+    }
+
+    @Test
+    void theEventsStreamedOneARecordConsumeIntoTheSameFiles() throws Exception {
+        Path input = tmp.resolve("stream.jsonl");
+        byte[] all = Files.readAllBytes(json);
+        int end = 0;
+        for (int lines = 0; lines < 40_000; lines++) {
+            end = indexOf(all, end) + 1;
+        }
+        Files.write(input, java.util.Arrays.copyOf(all, end));
+        Path batch = tmp.resolve("stream-batch");
+        Preprocess.Summary summary = preprocess(input, "json", batch);
+
+        Configuration conf =
+                Streaming.configuration(
+                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), Duration.ofSeconds(1));
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, "events-in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, "events-rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, "events-vocab");
+        conf.set(StreamOptions.OUTPUT_PARTITIONS, 2);
+        conf.set(PiperOptions.SPEC, spec("json"));
+        kafka.createTopic("events-in", 1); // one partition: arrival order is line order
+        LineProducer.produce(input, kafka.bootstrapServers(), "events-in", null, Map.of(), QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+
+        Path consumed = tmp.resolve("stream-consumed");
+        OutputConsumer.Result r =
+                new OutputConsumer(
+                                kafka.bootstrapServers(),
+                                Map.of(),
+                                "events-rows",
+                                "events-vocab",
+                                "events-rows-dead-letters")
+                        .spec(PiperOptions.decodeOptions(conf)) // a spec not known by name
+                        .consume(consumed, summary.rowsWritten(), Duration.ofSeconds(20), QUIET);
+        assertThat(r.rows()).isEqualTo(summary.rowsWritten());
+        assertThat(r.deadLetters()).isEqualTo(summary.deadLetters());
+        SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "stream of JSON events");
+    }
+}
