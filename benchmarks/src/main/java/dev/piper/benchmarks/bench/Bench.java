@@ -1,7 +1,9 @@
 package dev.piper.benchmarks.bench;
 
+import dev.piper.connectors.convert.TsvToJson;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.job.HotlineOptions;
+import dev.piper.job.PiperOptions;
 import dev.piper.job.ReportOptions;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
@@ -16,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -75,6 +78,8 @@ public final class Bench {
     private long hotlineBudget; // bytes; 0: not measured
     private boolean withFusion;
     private boolean withParquet;
+
+    private boolean withEvents;
 
     /** The command that starts a CLI process ({@link #withCold}); null: not measured. */
     private List<String> coldCommand;
@@ -136,6 +141,17 @@ public final class Bench {
     }
 
     /**
+     * Also measures JSON events: each input converted ({@code piper convert --output-format json}:
+     * 13 numeric and 26 string fields a line), decoded in one thread without Flink under a json
+     * spec of the same chains (hex2int, whose rows must be the text's) and with hash64 (every id
+     * text hashed), and the Flink job over them.
+     */
+    public Bench withEvents() {
+        this.withEvents = true;
+        return this;
+    }
+
+    /**
      * Also measures what a user sees: a whole {@code preprocess} process per run, started by {@code
      * command} (this CLI's java command line, up to and including its main class), timed from its
      * start to its exit: JVM start, cluster start, JIT warm-up and output commit included. Its
@@ -191,6 +207,9 @@ public final class Bench {
                 if (withParquet) {
                     results.add(parquetJob(regime, in, p));
                 }
+                if (withEvents) {
+                    results.add(eventsJob(regime, in, p));
+                }
             }
         }
         return results;
@@ -208,7 +227,9 @@ public final class Bench {
             SingleThreadLoops.Pass reference,
             SingleThreadLoops.Pass halfReference,
             Path parquetFull,
-            Path parquetHalf) {}
+            Path parquetHalf,
+            Path eventsFull,
+            Path eventsHalf) {}
 
     /** The best runs of one job on the full and the half input. */
     private record Runs(JobRuns.JobRun full, JobRuns.JobRun half) {
@@ -249,6 +270,13 @@ public final class Bench {
             pHalf = parquet(half);
             results.addAll(parquetLoops(regime, full, half, pFull, pHalf));
         }
+        Path jFull = null;
+        Path jHalf = null;
+        if (withEvents) {
+            jFull = events(full);
+            jHalf = events(half);
+            results.addAll(eventLoops(regime, half, jFull, jHalf));
+        }
         return new Inputs(
                 full,
                 half,
@@ -257,7 +285,9 @@ public final class Bench {
                 fused.full(),
                 fused.half(),
                 pFull,
-                pHalf);
+                pHalf,
+                jFull,
+                jHalf);
     }
 
     /**
@@ -362,8 +392,112 @@ public final class Bench {
                         in.reference(),
                         in.halfReference(),
                         null,
+                        null,
+                        null,
                         null);
         return checked(regime, parquet, p, "Flink job, Parquet input", runs);
+    }
+
+    /** The json spec of the built-in chains: JSON events decode to the text's rows under it. */
+    private static String eventsSpec(String idParser) {
+        return """
+                {"name": "dlrm-criteo-json", "version": 1, "input": {"format": "json"},
+                 "columns": {
+                   "label": ["decode", "fill_missing"],
+                   "I1..I13": ["decode", "fill_missing", "neg2zero"],
+                   "C1..C26": ["decode", "fill_missing", "%s", "vocab"]
+                 }}
+                """
+                .formatted(idParser);
+    }
+
+    private static DecodeOptions eventsOptions(String idParser) {
+        try {
+            return SpecCompiler.decodeOptions(
+                    SpecParser.parse(
+                            eventsSpec(idParser).getBytes(StandardCharsets.UTF_8), "events spec"),
+                    DecodeOptions.DEFAULT_MAX_RAW_BYTES);
+        } catch (SpecException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    /** The Flink job on the JSON events; its rows must be the text's reference's. */
+    private Result eventsJob(Regime regime, Inputs in, int p) throws Exception {
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, eventsSpec("hex2int"));
+        Runs runs = new Runs(null, null);
+        for (int i = 0; i < repeat; i++) {
+            runs =
+                    runs.faster(
+                            jobRuns.job(in.eventsFull(), p, conf),
+                            jobRuns.job(in.eventsHalf(), p, conf));
+        }
+        Inputs events =
+                new Inputs(
+                        in.eventsFull(),
+                        in.eventsHalf(),
+                        Files.size(in.eventsFull()),
+                        Files.size(in.eventsHalf()),
+                        in.reference(),
+                        in.halfReference(),
+                        null,
+                        null,
+                        null,
+                        null);
+        return checked(regime, events, p, "Flink job, JSON events", runs);
+    }
+
+    /**
+     * JSON events decoded in one thread without Flink: under the hex2int spec (first verified: the
+     * smaller file's decoded values must hash as its text's) and under hash64.
+     */
+    private List<Result> eventLoops(Regime regime, Path half, Path jFull, Path jHalf)
+            throws Exception {
+        progress.printf("bench %s: JSON events decode, no Flink%n", regime.name());
+        DecodeOptions hex = eventsOptions("hex2int");
+        if (!SingleThreadLoops.decodedSha256(jHalf, blockBytes, hex)
+                .equals(SingleThreadLoops.decodedSha256(half, blockBytes, options, true))) {
+            throw new IllegalStateException(
+                    jHalf + ": its decoded values differ from those of " + half);
+        }
+        List<Result> out = new ArrayList<>();
+        for (String parser : List.of("hex2int", "hash64")) {
+            DecodeOptions o = eventsOptions(parser);
+            SingleThreadLoops.decodeAny(jHalf, blockBytes, o); // warm-up
+            SingleThreadLoops.Pass bestFull = null;
+            SingleThreadLoops.Pass bestHalf = null;
+            for (int i = 0; i < repeat; i++) {
+                bestFull = faster(bestFull, SingleThreadLoops.decodeAny(jFull, blockBytes, o));
+                bestHalf = faster(bestHalf, SingleThreadLoops.decodeAny(jHalf, blockBytes, o));
+            }
+            checkRead(bestFull, rows, jFull);
+            checkRead(bestHalf, rows / 2, jHalf);
+            out.add(
+                    result(
+                            regime,
+                            "JSON events decode (" + parser + "), 1 thread, no Flink",
+                            1,
+                            Files.size(jFull),
+                            Files.size(jHalf),
+                            bestFull.seconds(),
+                            bestHalf.seconds(),
+                            parser.equals("hex2int")));
+        }
+        return out;
+    }
+
+    /** The JSON events of a generated input ({@code piper convert}), made once and cached. */
+    private Path events(Path tsv) throws IOException {
+        Path file = tsv.resolveSibling(tsv.getFileName().toString().replace(".tsv", ".jsonl"));
+        if (!Files.exists(file)) {
+            progress.printf("bench: converting %s to JSON events%n", tsv.getFileName());
+            Path tmp = Files.createTempFile(dataDir, "converting-", ".jsonl");
+            Files.delete(tmp);
+            TsvToJson.convert(tsv, tmp, layout(), progress);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        }
+        return file;
     }
 
     /**

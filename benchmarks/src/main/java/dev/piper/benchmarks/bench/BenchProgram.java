@@ -90,6 +90,13 @@ public final class BenchProgram implements Program {
                     "Also measure Parquet input: the inputs converted to Parquet (piper convert),"
                             + " read and decoded on --parallelism threads without Flink, and the"
                             + " Flink job over them; every output verified against the text's.");
+    static final JobOption EVENTS =
+            JobOption.flag(
+                    "--events",
+                    "Also measure JSON events: the inputs converted to JSON (piper convert"
+                            + " --output-format json: 13 numeric and 26 string fields a line),"
+                            + " decoded in one thread without Flink with hex2int (verified against"
+                            + " the text) and with hash64, and the Flink job over them (verified).");
     static final JobOption COLD =
             JobOption.flag(
                     "--cold",
@@ -105,7 +112,7 @@ public final class BenchProgram implements Program {
                     "Measure a preset's spec instead of the built-in DLRM Criteo spec: PreSto's"
                             + " rm1..rm5 (inputs of its layout, as generate --preset writes them;"
                             + " the verified output is rows.bin and every list column's files)."
-                            + " Not with --fusion or --parquet.");
+                            + " Not with --fusion, --parquet or --events.");
     static final JobOption CHART_FROM =
             JobOption.value(
                     "--chart-from",
@@ -128,6 +135,7 @@ public final class BenchProgram implements Program {
                     WITH_HOTLINE,
                     FUSION,
                     PARQUET,
+                    EVENTS,
                     COLD,
                     PRESET,
                     CHART_FROM);
@@ -249,6 +257,7 @@ public final class BenchProgram implements Program {
                         System.err);
         boolean fusion = args.flag(FUSION.name());
         boolean parquet = args.flag(PARQUET.name());
+        boolean events = args.flag(EVENTS.name());
         if (args.flag(WITH_REPORT.name())) {
             bench.withReport();
         }
@@ -264,9 +273,9 @@ public final class BenchProgram implements Program {
         }
         String preset = args.string(PRESET.name());
         if (preset != null) {
-            if (fusion || parquet) {
+            if (fusion || parquet || events) {
                 throw new JobArgumentException(
-                        (fusion ? FUSION : PARQUET).name()
+                        (fusion ? FUSION : parquet ? PARQUET : EVENTS).name()
                                 + " measures the built-in spec; it cannot be combined with"
                                 + " --preset");
             }
@@ -281,6 +290,9 @@ public final class BenchProgram implements Program {
         }
         if (parquet) {
             bench.withParquet();
+        }
+        if (events) {
+            bench.withEvents();
         }
         if (args.flag(COLD.name())) {
             bench.withCold(relaunch);

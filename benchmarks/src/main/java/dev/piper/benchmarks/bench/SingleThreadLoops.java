@@ -5,6 +5,7 @@ import dev.piper.core.assemble.RowAssembly;
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.IndexChunk;
 import dev.piper.core.block.RawChunk;
+import dev.piper.core.decode.BlockDecoder;
 import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.operators.vocab.VocabularyFunction;
 import dev.piper.pipeline.layout.CriteoLayout;
@@ -62,30 +63,74 @@ final class SingleThreadLoops {
         return new Pass(lines, rows, (System.nanoTime() - start) / 1e9, null);
     }
 
+    /**
+     * Reads and decodes every line with the decoder of the options' input format ({@link
+     * BlockDecoder}: Criteo text, or JSON events).
+     */
+    static Pass decodeAny(Path input, int blockBytes, DecodeOptions options) throws IOException {
+        BlockDecoder decoder = BlockDecoder.of(options, false);
+        long start = System.nanoTime();
+        long lines = 0;
+        long rows = 0;
+        try (InputStream in = open(input)) {
+            LineChunker chunker = chunker(in, blockBytes, options);
+            RawChunk chunk;
+            while ((chunk = chunker.next()) != null) {
+                CriteoDecoder.Decoded d = decoder.decode(chunk, false);
+                lines += d.dense().lines();
+                rows += d.dense().rows();
+            }
+        }
+        return new Pass(lines, rows, (System.nanoTime() - start) / 1e9, null);
+    }
+
     /** The sha256 of every decoded value (dense values, then each column's keys, per block). */
     static String decodedSha256(Path input, int blockBytes, DecodeOptions options, boolean fuse)
             throws IOException {
-        CriteoDecoder decoder = new CriteoDecoder(options, false, fuse);
-        MessageDigest sha = sha256();
+        return decodedSha256(input, blockBytes, options, new CriteoDecoder(options, false, fuse));
+    }
+
+    /** As above, with the decoder of the options' input format. */
+    static String decodedSha256(Path input, int blockBytes, DecodeOptions options)
+            throws IOException {
+        return decodedSha256(input, blockBytes, options, BlockDecoder.of(options, false));
+    }
+
+    private static String decodedSha256(
+            Path input, int blockBytes, DecodeOptions options, BlockDecoder decoder)
+            throws IOException {
+        // one digest for the dense values and one per column's keys, so that the result does not
+        // depend on where blocks end (JSON events' blocks hold fewer rows than text's)
+        MessageDigest dense = sha256();
+        MessageDigest[] keys = new MessageDigest[CriteoLayout.SPARSE];
+        for (int c = 0; c < keys.length; c++) {
+            keys[c] = sha256();
+        }
         java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(8);
         try (InputStream in = open(input)) {
             LineChunker chunker = chunker(in, blockBytes, options);
             RawChunk chunk;
             while ((chunk = chunker.next()) != null) {
-                CriteoDecoder.Decoded d = decoder.decode(chunk);
+                CriteoDecoder.Decoded d = decoder.decode(chunk, false);
                 int rows = d.dense().rows();
-                int[] dense = d.dense().labelDense();
+                int[] values = d.dense().labelDense();
                 for (int i = 0; i < rows * CriteoLayout.LABEL_DENSE_WIDTH; i++) {
-                    sha.update(buf.clear().putInt(0, dense[i]).array(), 0, 4);
+                    dense.update(buf.clear().putInt(0, values[i]).array(), 0, 4);
                 }
-                for (var keys : d.keys()) {
+                for (int c = 0; c < keys.length; c++) {
+                    long[] k = d.keys()[c].keys();
                     for (int r = 0; r < rows; r++) {
-                        sha.update(buf.clear().putLong(0, keys.keys()[r]).array(), 0, 8);
+                        keys[c].update(buf.clear().putLong(0, k[r]).array(), 0, 8);
                     }
                 }
             }
         }
-        return HexFormat.of().formatHex(sha.digest());
+        List<String> parts = new ArrayList<>();
+        parts.add(HexFormat.of().formatHex(dense.digest()));
+        for (MessageDigest k : keys) {
+            parts.add(HexFormat.of().formatHex(k.digest()));
+        }
+        return OutputDigest.combine(parts);
     }
 
     /**

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.io.SerializedString;
 import dev.piper.core.block.ColumnBlock;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.DenseChunk;
@@ -98,6 +99,9 @@ public final class JsonEventDecoder implements BlockDecoder {
         this.measure = measure;
         this.json =
                 JsonFactory.builder()
+                        // interned field names: a field is found by identity ({@link Node#child})
+                        .enable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
+                        .enable(JsonFactory.Feature.INTERN_FIELD_NAMES)
                         .streamReadConstraints(
                                 StreamReadConstraints.builder()
                                         .maxNestingDepth(1000)
@@ -138,6 +142,37 @@ public final class JsonEventDecoder implements BlockDecoder {
         Map<String, Node> fields;
         Map<Integer, Node> elements;
 
+        /**
+         * The fields below, in the order first added, by interned name: events of one producer list
+         * their fields in one order, so the field after the last one found is tried first, by
+         * identity (the parser interns field names), before the map.
+         */
+        String[] order = new String[0];
+
+        Node[] orderNodes = new Node[0];
+
+        /** {@link #order}'s names as the parser matches them ({@link JsonParser#nextFieldName}). */
+        SerializedString[] expected = new SerializedString[0];
+
+        /** The index in {@link #order} expected next. */
+        int next;
+
+        Node child(String name) {
+            int i = next;
+            if (i < order.length && order[i] == name) {
+                next = i + 1;
+                return orderNodes[i];
+            }
+            Node n = fields == null ? null : fields.get(name);
+            if (n != null) {
+                next = n.position + 1;
+            }
+            return n;
+        }
+
+        /** This node's index in its parent's {@link #order}. */
+        int position;
+
         void add(FieldPath path, int depth, int field) {
             if (depth == path.segments().size()) {
                 targets = Arrays.copyOf(targets, targets.length + 1);
@@ -148,7 +183,18 @@ public final class JsonEventDecoder implements BlockDecoder {
             Node child;
             if (s.isField()) {
                 fields = fields == null ? new HashMap<>() : fields;
-                child = fields.computeIfAbsent(s.name(), k -> new Node());
+                child = fields.get(s.name());
+                if (child == null) {
+                    child = new Node();
+                    child.position = order.length;
+                    fields.put(s.name(), child);
+                    order = Arrays.copyOf(order, order.length + 1);
+                    order[order.length - 1] = s.name().intern();
+                    orderNodes = Arrays.copyOf(orderNodes, orderNodes.length + 1);
+                    orderNodes[orderNodes.length - 1] = child;
+                    expected = Arrays.copyOf(expected, expected.length + 1);
+                    expected[expected.length - 1] = new SerializedString(s.name());
+                }
             } else {
                 elements = elements == null ? new HashMap<>() : elements;
                 child = elements.computeIfAbsent(s.index(), k -> new Node());
@@ -393,8 +439,25 @@ public final class JsonEventDecoder implements BlockDecoder {
     /** Walks an object (its START_OBJECT read) along the paths below {@code node}. */
     private boolean readObject(JsonParser p, Node node) throws IOException {
         JsonToken t;
-        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-            Node child = node.fields == null ? null : node.fields.get(p.currentName());
+        node.next = 0;
+        while (true) {
+            Node child;
+            int expected = node.next;
+            if (expected < node.order.length && p.nextFieldName(node.expected[expected])) {
+                // the field that followed the last one found: matched on the input's bytes,
+                // without the parser's symbol table
+                node.next = expected + 1;
+                child = node.orderNodes[expected];
+            } else {
+                if (expected >= node.order.length) {
+                    p.nextToken();
+                }
+                t = p.currentToken();
+                if (t != JsonToken.FIELD_NAME) {
+                    break;
+                }
+                child = node.fields == null ? null : node.child(p.currentName());
+            }
             JsonToken value = p.nextToken();
             if (child == null) {
                 p.skipChildren();
@@ -591,8 +654,11 @@ public final class JsonEventDecoder implements BlockDecoder {
                 }
             }
             case VALUE_STRING -> {
-                byte[] text = p.getText().getBytes(StandardCharsets.UTF_8);
-                if (text.length == 0) {
+                // the parser's characters, without a String per value
+                char[] text = p.getTextCharacters();
+                int from = p.getTextOffset();
+                int length = p.getTextLength();
+                if (length == 0) {
                     if (element >= 0) {
                         return fail(
                                 Reason.CATEGORICAL_NOT_HEX,
@@ -601,9 +667,9 @@ public final class JsonEventDecoder implements BlockDecoder {
                     return true; // missing
                 }
                 if (hashes[c]) {
-                    id = StringIds.key(text, 0, text.length);
+                    id = key(text, from, length);
                 } else {
-                    int status = HexIds.status(text, 0, text.length);
+                    int status = HexIds.status(text, from, from + length);
                     if (status != HexIds.OK) {
                         return fail(
                                 status == HexIds.OVERFLOW
@@ -618,7 +684,7 @@ public final class JsonEventDecoder implements BlockDecoder {
                                                 : "\" is not hexadecimal (hex2int; hash64 takes"
                                                         + " any text)"));
                     }
-                    id = HexIds.value(text, 0, text.length);
+                    id = HexIds.value(text, from, from + length);
                 }
             }
             default -> {
@@ -644,6 +710,25 @@ public final class JsonEventDecoder implements BlockDecoder {
             list[lineListSize[c]++] = id;
         }
         return true;
+    }
+
+    /** UTF-8 bytes of the id being hashed; grows as needed. */
+    private byte[] utf8 = new byte[64];
+
+    /** The {@link StringIds} key of the text {@code c[from, from + length)}. */
+    private long key(char[] c, int from, int length) {
+        if (utf8.length < length) {
+            utf8 = new byte[Math.max(length, utf8.length * 2)];
+        }
+        for (int i = 0; i < length; i++) {
+            char ch = c[from + i];
+            if (ch >= 0x80) { // not ASCII: the JDK's encoder (surrogate pairs and all)
+                byte[] b = new String(c, from, length).getBytes(StandardCharsets.UTF_8);
+                return StringIds.key(b, 0, b.length);
+            }
+            utf8[i] = (byte) ch;
+        }
+        return StringIds.key(utf8, 0, length);
     }
 
     /** A list column's array (its START_ARRAY read). */

@@ -54,6 +54,30 @@ public final class HexIds {
         return significant > 16 ? OVERFLOW : OK;
     }
 
+    /** As {@link #status(byte[], int, int)}, over the characters {@code c[s, e)}. */
+    public static int status(char[] c, int s, int e) {
+        int significant = 0;
+        for (int i = s; i < e; i++) {
+            int d = c[i] < 256 ? DIGIT[c[i]] : -1;
+            if (d < 0) {
+                return NOT_HEX;
+            }
+            if (significant > 0 || d != 0) {
+                significant++;
+            }
+        }
+        return significant > 16 ? OVERFLOW : OK;
+    }
+
+    /** As {@link #value(byte[], int, int)}, over the characters {@code c[s, e)}. */
+    public static long value(char[] c, int s, int e) {
+        long v = 0;
+        for (int i = s; i < e; i++) {
+            v = (v << 4) | DIGIT[c[i]];
+        }
+        return v;
+    }
+
     /** The reason a bad id of this {@link #status} rejects its line. */
     public static Reason reason(int status) {
         return status == NOT_HEX ? Reason.CATEGORICAL_NOT_HEX : Reason.CATEGORICAL_OVERFLOW;
