@@ -3,6 +3,7 @@ package dev.piper.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.piper.connectors.convert.TsvToJson;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.connectors.output.NamedOutput;
 import dev.piper.pipeline.generate.ClickModel;
@@ -36,6 +37,9 @@ import picocli.CommandLine.Spec;
             "Categorical cardinalities are the Criteo Kaggle set's times --scale, ids Zipf-skewed.",
             "--dense/--sparse write wider (or narrower) lines, column j shaped as Criteo's"
                     + " column j mod 13 (dense) or j mod 26 (categorical).",
+            "An --output ending in .jsonl gets them as JSON events, one object per line (as"
+                    + " bin/piper convert --output-format json writes them: read them with"
+                    + " --preset dlrm-criteo-json, or a json spec of your own).",
             "An --output ending in .parquet gets the lines as bin/piper convert writes them"
                     + " (malformed lines to its .dead-letters.jsonl).",
             "--click-model draws each label from a hidden logistic model over I1..I6 and ten"
@@ -64,7 +68,9 @@ final class GenerateCommand implements Callable<Integer> {
             names = "--output",
             required = true,
             paramLabel = "PATH",
-            description = "File to write: text, or Parquet if its name ends in .parquet.")
+            description =
+                    "File to write: text, JSON events if its name ends in .jsonl, or Parquet if"
+                            + " it ends in .parquet.")
     Path output;
 
     @Option(
@@ -142,6 +148,21 @@ final class GenerateCommand implements Callable<Integer> {
      */
     private void write(CriteoGenerator generator, RowLayout layout) throws IOException {
         boolean parquet = output.getFileName().toString().endsWith(".parquet");
+        boolean events = output.getFileName().toString().matches(".*\\.jsonl?$");
+        if (events) {
+            // JSON events: the lines written as text beside the output, then converted
+            Path text = output.resolveSibling("." + output.getFileName() + ".tsv");
+            try {
+                try (OutputStream out =
+                        new BufferedOutputStream(Files.newOutputStream(text), 1 << 20)) {
+                    generate(generator, out, rows, System.err);
+                }
+                TsvToJson.convert(text, output, layout, System.err);
+            } finally {
+                Files.deleteIfExists(text);
+            }
+            return;
+        }
         // Text: written beside the output and renamed into place once whole, so that a killed run
         // never leaves a shorter file that reads as a complete input.
         // A pipe or device (--output /dev/stdout) is written directly: a stream cannot be renamed

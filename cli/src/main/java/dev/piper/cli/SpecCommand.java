@@ -363,7 +363,9 @@ final class SpecCommand implements Runnable {
         @Option(
                 names = "--preset",
                 paramLabel = "NAME",
-                description = "Show a preset: dlrm-criteo, rm1..rm5 (PreSto's feature mixes).")
+                description =
+                        "Show a preset: dlrm-criteo, dlrm-criteo-json, rm1..rm5 (PreSto's feature"
+                                + " mixes).")
         String preset;
 
         @Override

@@ -1390,7 +1390,7 @@ class PiperCliTest {
                 .isEqualTo(2);
         assertThat(err())
                 .contains(
-                        "--preset: unknown preset \"rm9\" (known: dlrm-criteo, rm1, rm2, rm3, rm4, rm5)");
+                        "--preset: unknown preset \"rm9\" (known: dlrm-criteo, dlrm-criteo-json, rm1, rm2, rm3, rm4, rm5)");
         assertThat(
                         PiperCli.execute(
                                 "generate",

@@ -86,12 +86,17 @@ class ReadmeITCase {
         List<Command> commands =
                 commands(
                         Files.readAllLines(home.resolve("README.md")),
-                        List.of("1. Embedded", "2. Kafka-fed", "3. A Flink cluster"));
+                        List.of(
+                                "1. Embedded",
+                                "2. Kafka-fed",
+                                "3. A Flink cluster",
+                                "6. Your own events"));
         // the steps as the README has them: if one moves, this list says what the test covers
         assertThat(commands.stream().map(c -> c.shape().charAt(0) + "." + c.step()).toList())
                 .containsExactly(
                         "1.1", "1.2", "1.4", "1.4", "2.1", "2.2", "2.2", "2.3", "2.4", "2.5", "2.6",
-                        "3.1", "3.2", "3.3", "3.3", "3.4", "3.4", "3.5", "3.5");
+                        "3.1", "3.2", "3.3", "3.3", "3.4", "3.4", "3.5", "3.5", "6.1", "6.1", "6.2",
+                        "6.3", "6.3");
         writeLauncher(home);
         Files.createSymbolicLink(work.resolve("clients"), home.resolve("clients"));
 
@@ -119,6 +124,11 @@ class ReadmeITCase {
         assertThat(work.resolve("out/rows.bin")).isNotEmptyFile();
         assertThat(Files.mismatch(work.resolve("out-pq/rows.bin"), work.resolve("out/rows.bin")))
                 .as("shape 1 from Parquet")
+                .isEqualTo(-1);
+        assertThat(
+                        Files.mismatch(
+                                work.resolve("out-events/rows.bin"), work.resolve("out/rows.bin")))
+                .as("shape 6's JSON events")
                 .isEqualTo(-1);
         assertThat(
                         Files.mismatch(

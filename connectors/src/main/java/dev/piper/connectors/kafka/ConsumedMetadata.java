@@ -301,7 +301,8 @@ final class ConsumedMetadata {
                         given.program(),
                         given.padMissingFields(),
                         given.maxLineBytes(),
-                        Integer.parseInt(raw));
+                        Integer.parseInt(raw),
+                        given.events());
     }
 
     /** {@code piper.pipeline.params}' {@code key=value;...} as a map; empty for null. */

@@ -1,6 +1,7 @@
 package dev.piper.core.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.KeyChunk;
@@ -141,6 +142,31 @@ class JsonEventDecoderTest {
         assertThat(Arrays.copyOf(k[3].keys(), 3))
                 .containsExactly(
                         StringIds.key("i_77"), StringIds.key("i_12"), StringIds.key("i_3"));
+    }
+
+    /** The example of docs/SPECS.md, "Events with named fields (JSON)", decodes as it says. */
+    @Test
+    void theSpecsExampleDecodesAsDocumented() throws Exception {
+        String doc = java.nio.file.Files.readString(java.nio.file.Path.of("../docs/SPECS.md"));
+        int section = doc.indexOf("### Events with named fields (JSON)");
+        int start = doc.indexOf("```json\n", section) + 8;
+        String spec = doc.substring(start, doc.indexOf("```", start));
+        CriteoDecoder.Decoded d =
+                decode(
+                        options(spec),
+                        "{\"ts\": 1764230400123, \"clicked\": true, \"user\": {\"id\": \"u_9f3c\","
+                                + " \"age\": 31}, \"item_id\": 88213004417, \"category\": \"shoes\","
+                                + " \"price_cents\": 1250, \"recent_items\": [\"i_77\", \"i_12\"]}\n");
+        assertThat(d.dense().deadLetters()).isEmpty();
+        int[] v = d.dense().labelDense();
+        assertThat(v[0]).isEqualTo(1);
+        assertThat(Float.intBitsToFloat(v[1])).isCloseTo((float) Math.log1p(1250), within(1e-6f));
+        assertThat(Float.intBitsToFloat(v[2])).isCloseTo((float) Math.log1p(31), within(1e-6f));
+        assertThat(d.keys()[0].keys()[0]).isEqualTo(StringIds.key("u_9f3c"));
+        assertThat(d.keys()[1].keys()[0]).isEqualTo(88213004417L);
+        assertThat(d.keys()[2].keys()[0]).isEqualTo(StringIds.key("shoes"));
+        assertThat(Arrays.copyOf(d.keys()[3].keys(), 2))
+                .containsExactly(StringIds.key("i_77"), StringIds.key("i_12"));
     }
 
     /** A block that grows past its first arrays keeps the missing values found before. */

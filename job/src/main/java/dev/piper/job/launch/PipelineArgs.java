@@ -59,9 +59,9 @@ public final class PipelineArgs {
                     JobOption.value(
                             PRESET,
                             "NAME",
-                            "A spec that ships with piper instead of --spec: dlrm-criteo, or"
-                                    + " PreSto's feature mixes rm1..rm5 (docs/SPECS.md,"
-                                    + " \"Presets\")."));
+                            "A spec that ships with piper instead of --spec: dlrm-criteo,"
+                                    + " dlrm-criteo-json (its JSON events), or PreSto's feature"
+                                    + " mixes rm1..rm5 (docs/SPECS.md, \"Presets\")."));
 
     private PipelineArgs() {}
 

@@ -57,6 +57,13 @@ public final class Presets {
                             "Meta's DLRM Criteo preprocessing: 13 dense, 26 sparse (the default)",
                             0),
                     new Preset(
+                            "dlrm-criteo-json",
+                            "/specs/dlrm-criteo-json.json",
+                            "DLRM's Criteo preprocessing of JSON events (label, I1..I13, C1..C26"
+                                    + " as named fields, ids as hex text): what convert"
+                                    + " --output-format json and generate --output X.jsonl write",
+                            0),
+                    new Preset(
                             "rm1",
                             "/specs/presto-rm1.json",
                             "PreSto RM1: 13 dense (log), 26 sparse (sigrid_hash), 13 generated"
