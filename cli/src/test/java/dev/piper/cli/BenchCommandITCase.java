@@ -173,7 +173,8 @@ class BenchCommandITCase {
         assertThat(err.toString(StandardCharsets.UTF_8))
                 .contains(
                         "--parquet measures the built-in spec; it cannot be combined with --preset")
-                .contains("--preset: unknown preset \"rm9\" (known: dlrm-criteo, dlrm-criteo-json, rm1");
+                .contains(
+                        "--preset: unknown preset \"rm9\" (known: dlrm-criteo, dlrm-criteo-json, rm1");
         assertThat(out.size()).isZero();
     }
 

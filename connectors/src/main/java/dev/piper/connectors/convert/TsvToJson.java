@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -50,42 +51,51 @@ public final class TsvToJson {
         try (InputStream in = open(input);
                 OutputStream out =
                         new BufferedOutputStream(Files.newOutputStream(partial), 1 << 16)) {
-            byte[] line = new byte[1 << 12];
-            int n = 0;
-            int b;
-            boolean any = false;
+            byte[] buf = new byte[1 << 16];
+            int pos = 0; // the next line's start in buf
+            int limit = 0; // the end of the input read into buf
+            boolean eof = false;
             while (true) {
-                b = in.read();
-                if (b < 0 || b == '\n') {
-                    if (b < 0 && !any) {
+                int nl = -1;
+                for (int i = pos; i < limit; i++) {
+                    if (buf[i] == '\n') {
+                        nl = i;
                         break;
                     }
-                    int end = n > 0 && line[n - 1] == '\r' ? n - 1 : n;
-                    String text;
-                    try {
-                        text = utf8.decode(ByteBuffer.wrap(line, 0, end)).toString();
-                        out.write(events.toJson(text).getBytes(StandardCharsets.UTF_8));
-                    } catch (CharacterCodingException notUtf8) {
-                        out.write(line, 0, end);
+                }
+                if (nl < 0 && !eof) {
+                    System.arraycopy(buf, pos, buf, 0, limit - pos);
+                    limit -= pos;
+                    pos = 0;
+                    if (limit == buf.length) {
+                        buf = Arrays.copyOf(buf, buf.length * 2); // a line longer than the buffer
                     }
-                    out.write('\n');
-                    lines++;
-                    n = 0;
-                    any = false;
-                    if (b < 0) {
-                        break;
-                    }
-                    if ((lines & 0xFFFF) == 0 && System.nanoTime() - lastReport > 10e9) {
-                        lastReport = System.nanoTime();
-                        progress.printf("convert: %,d lines%n", lines);
+                    int n = in.read(buf, limit, buf.length - limit);
+                    if (n < 0) {
+                        eof = true;
+                    } else {
+                        limit += n;
                     }
                     continue;
                 }
-                any = true;
-                if (n == line.length) {
-                    line = java.util.Arrays.copyOf(line, n * 2);
+                if (nl < 0 && pos == limit) {
+                    break; // the input ended with its last line's break
                 }
-                line[n++] = (byte) b;
+                int lineEnd = nl < 0 ? limit : nl;
+                int end = lineEnd > pos && buf[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
+                try {
+                    String text = utf8.decode(ByteBuffer.wrap(buf, pos, end - pos)).toString();
+                    out.write(events.toJson(text).getBytes(StandardCharsets.UTF_8));
+                } catch (CharacterCodingException notUtf8) {
+                    out.write(buf, pos, end - pos);
+                }
+                out.write('\n');
+                lines++;
+                pos = nl < 0 ? limit : nl + 1;
+                if ((lines & 0xFFFF) == 0 && System.nanoTime() - lastReport > 10e9) {
+                    lastReport = System.nanoTime();
+                    progress.printf("convert: %,d lines%n", lines);
+                }
             }
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(partial);

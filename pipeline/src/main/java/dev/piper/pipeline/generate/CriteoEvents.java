@@ -23,13 +23,20 @@ public final class CriteoEvents {
     private final RowLayout layout;
     private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(1024);
 
+    /** Each field's name, by field number. */
+    private final String[] names;
+
     public CriteoEvents(RowLayout layout) {
         this.layout = layout;
+        this.names = new String[layout.fields()];
+        for (int f = 0; f < names.length; f++) {
+            names[f] = layout.fieldName(f);
+        }
     }
 
     /** The JSON event of {@code line} (without its line break), or the line if it is not a row. */
     public String toJson(String line) {
-        String[] fields = line.split("\t", -1);
+        String[] fields = split(line, '\t');
         if (fields.length != layout.inputFields()) {
             return line;
         }
@@ -42,22 +49,18 @@ public final class CriteoEvents {
                 if (text.isEmpty()) {
                     continue;
                 }
-                String name = layout.fieldName(f);
+                g.writeFieldName(names[f]);
                 int c = f - layout.labelDenseWidth();
                 if (c >= 0 && layout.isList(c)) {
-                    g.writeArrayFieldStart(name);
-                    for (String id :
-                            text.split(
-                                    java.util.regex.Pattern.quote(
-                                            String.valueOf(layout.listSeparator())),
-                                    -1)) {
+                    g.writeStartArray();
+                    for (String id : split(text, layout.listSeparator())) {
                         g.writeString(id);
                     }
                     g.writeEndArray();
                 } else if (c < 0 && isInt32(text)) {
-                    g.writeNumberField(name, Integer.parseInt(text));
+                    g.writeNumber(Integer.parseInt(text));
                 } else {
-                    g.writeStringField(name, text);
+                    g.writeString(text);
                 }
             }
             g.writeEndObject();
@@ -67,11 +70,44 @@ public final class CriteoEvents {
         return buffer.toString(StandardCharsets.UTF_8);
     }
 
+    /** {@code text} split at every {@code separator}, empty pieces kept. */
+    private static String[] split(String text, char separator) {
+        int n = 1;
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) == separator) {
+                n++;
+            }
+        }
+        String[] out = new String[n];
+        int start = 0;
+        int k = 0;
+        for (int i = 0; i <= text.length(); i++) {
+            if (i == text.length() || text.charAt(i) == separator) {
+                out[k++] = text.substring(start, i);
+                start = i + 1;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Whether {@code text} is a decimal integer within 32 bits: an optional '-', 1 to 10 digits.
+     */
     private static boolean isInt32(String text) {
-        if (!text.matches("-?[0-9]{1,10}")) {
+        int start = text.startsWith("-") ? 1 : 0;
+        int digits = text.length() - start;
+        if (digits < 1 || digits > 10) {
             return false;
         }
-        long v = Long.parseLong(text);
+        long v = 0;
+        for (int i = start; i < text.length(); i++) {
+            char ch = text.charAt(i);
+            if (ch < '0' || ch > '9') {
+                return false;
+            }
+            v = v * 10 + (ch - '0');
+        }
+        v = start == 1 ? -v : v;
         return v == (int) v;
     }
 }
