@@ -241,6 +241,7 @@ public final class JsonEventDecoder implements BlockDecoder {
     public CriteoDecoder.Decoded decode(RawChunk chunk, boolean countFields) {
         byte[] b = chunk.data();
         int end = chunk.lastLineCut() ? Swar.lastLineStart(b, chunk.length()) : chunk.length();
+        blockEnd = end;
         int capacity = Math.max(16, expectedRows);
         int[] labelDense = new int[capacity * width];
         long[][] keys = new long[sparse][];
@@ -285,6 +286,7 @@ public final class JsonEventDecoder implements BlockDecoder {
             lines++;
             start = next;
         }
+        closeShared();
         if (chunk.lastLineCut()) {
             int kept = Math.min(chunk.length() - end, options.maxRawBytes());
             dead.add(
@@ -381,19 +383,82 @@ public final class JsonEventDecoder implements BlockDecoder {
         return false;
     }
 
+    /**
+     * The block's parser, reading line after line while each holds one object: a parser per line
+     * costs a third of Jackson's time on short events. Null once a line went wrong (the next line
+     * starts a new one), and between blocks.
+     */
+    private JsonParser shared;
+
+    /** Where in the block {@link #shared} starts: its byte offsets count from there. */
+    private int sharedBase;
+
+    /** The end of the block's complete lines, which {@link #shared} reads up to. */
+    private int blockEnd;
+
     private boolean readLine(byte[] b, int s, int e) {
         if (e - s > options.maxLineBytes()) {
+            closeShared(); // it would read the line
             return fail(
                     Reason.LINE_TOO_LONG,
                     "line has " + (e - s) + " bytes; the limit is " + options.maxLineBytes());
         }
         if (blank(b, s, e)) {
-            return fail(Reason.EMPTY_LINE, "the line is empty");
+            return fail(Reason.EMPTY_LINE, "the line is empty"); // whitespace to the parser
         }
+        if (readShared(b, s, e)) {
+            return true;
+        }
+        // Whatever went wrong, the line is read again on its own: the reason and detail are those
+        // of a parser that sees this line only (one that read on into the next line would name
+        // it, or take an object split over two lines for one).
+        closeShared();
+        return readAlone(b, s, e);
+    }
+
+    /** Reads the line with the block's parser; false if anything about it is not a plain row. */
+    private boolean readShared(byte[] b, int s, int e) {
+        clearLine();
+        try {
+            if (shared == null) {
+                shared = json.createParser(b, s, blockEnd - s);
+                sharedBase = s;
+            }
+            JsonParser p = shared;
+            if (p.nextToken() != JsonToken.START_OBJECT
+                    || sharedBase + p.currentTokenLocation().getByteOffset() < s
+                    || sharedBase + p.currentTokenLocation().getByteOffset() >= e
+                    || !readObject(p, root)) {
+                return false;
+            }
+            long after = sharedBase + p.currentLocation().getByteOffset();
+            return after <= e && blank(b, (int) after, e);
+        } catch (IOException | RuntimeException bad) {
+            return false;
+        }
+    }
+
+    private void closeShared() {
+        if (shared != null) {
+            try {
+                shared.close();
+            } catch (IOException ignored) {
+                // a parser over a byte array holds nothing to release
+            }
+            shared = null;
+        }
+    }
+
+    private void clearLine() {
         Arrays.fill(present, false);
         Arrays.fill(lineDense, 0);
         Arrays.fill(lineIds, 0);
         Arrays.fill(lineListSize, 0);
+    }
+
+    /** Reads the line with a parser of its own, which sees nothing after it. */
+    private boolean readAlone(byte[] b, int s, int e) {
+        clearLine();
         try (JsonParser p = json.createParser(b, s, e - s)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return fail(

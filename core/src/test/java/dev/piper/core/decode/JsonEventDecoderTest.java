@@ -169,6 +169,113 @@ class JsonEventDecoderTest {
                 .containsExactly(StringIds.key("i_77"), StringIds.key("i_12"));
     }
 
+    /**
+     * The block's lines share a parser while they are rows; a line that is not is read again on its
+     * own, so an object split over two lines is two bad lines, and the lines after it decode.
+     */
+    @Test
+    void aLineIsReadAsItselfWhateverTheLinesAroundIt() throws Exception {
+        CriteoDecoder.Decoded d =
+                decode(
+                        options(EVENTS_SPEC),
+                        String.join(
+                                "\n",
+                                "{\"clicked\": 1, \"price_cents\": 1}",
+                                "{\"clicked\": 0, \"price_cents\":",
+                                "2}",
+                                "",
+                                "{\"clicked\": 1, \"item_id\": \"unterminated",
+                                "{\"clicked\": 1, \"price_cents\": 3}  ",
+                                "  {\"clicked\": 0, \"price_cents\": 4}",
+                                "{\"clicked\": 1, \"price_cents\": 5}"));
+        assertThat(d.dense().rows()).isEqualTo(4);
+        int[] v = d.dense().labelDense();
+        assertThat(new int[] {v[1], v[4], v[7], v[10]}).containsExactly(1, 3, 4, 5);
+        assertThat(
+                        Arrays.stream(d.dense().deadLetters())
+                                .map(l -> l.lineInBlock() + " " + l.reason()))
+                .containsExactly(
+                        "1 invalid_json", "2 invalid_json", "3 empty_line", "4 invalid_json");
+        // the line's own end, not the next line's "2}"
+        assertThat(d.dense().deadLetters()[0].detail())
+                .isEqualTo("Unexpected end-of-input within/between Object entries (column 30)");
+    }
+
+    /**
+     * Seeded mixtures of good and bad lines: a block decodes to what its lines decode to one at a
+     * time (each its own block), row for row and dead letter for dead letter.
+     */
+    @Test
+    void aBlockDecodesAsItsLinesOneByOne() throws Exception {
+        List<String> pool =
+                List.of(
+                        "{\"clicked\": 1, \"price_cents\": 7, \"user\": {\"id\": \"u\", \"age\": 3}}",
+                        "{\"item_id\": 5, \"recent_items\": [\"a\", \"b\"], \"tags\": [1, \"t\"]}",
+                        "{\"clicked\": 0, \"price_cents\":",
+                        "2}",
+                        "{\"clicked\": \"x",
+                        "",
+                        "  ",
+                        "[1]",
+                        "{} {}",
+                        "{\"clicked\": true}  ",
+                        "{\"user\": {\"id\": true}}",
+                        "{\"deep\": {\"a\": [{\"b\": \"}\"}]}, \"clicked\": 1}",
+                        "\"just a string\"",
+                        "{\"recent_items\": [\"a\",",
+                        "\"b\"]}");
+        DecodeOptions options = options(EVENTS_SPEC);
+        java.util.Random random = new java.util.Random(20261128);
+        for (int trial = 0; trial < 200; trial++) {
+            List<String> lines = new java.util.ArrayList<>();
+            for (int i = 0; i < 1 + random.nextInt(12); i++) {
+                lines.add(pool.get(random.nextInt(pool.size())));
+            }
+            CriteoDecoder.Decoded block = decode(options, String.join("\n", lines) + "\n");
+            List<String> expected = new java.util.ArrayList<>();
+            for (String line : lines) {
+                CriteoDecoder.Decoded one = decode(options, line + "\n");
+                expected.add(describe(one, 0));
+            }
+            List<String> actual = new java.util.ArrayList<>();
+            int row = 0;
+            int dead = 0;
+            for (int i = 0; i < lines.size(); i++) {
+                DeadLetter[] letters = block.dense().deadLetters();
+                if (dead < letters.length && letters[dead].lineInBlock() == i) {
+                    actual.add(letters[dead].reason() + ": " + letters[dead].detail());
+                    dead++;
+                } else {
+                    actual.add(describe(block, row++));
+                }
+            }
+            assertThat(actual).as("lines %s", lines).isEqualTo(expected);
+        }
+    }
+
+    /** Row {@code row} of a block (its values and keys), or its one dead letter. */
+    private static String describe(CriteoDecoder.Decoded d, int row) {
+        if (d.dense().rows() == 0) {
+            DeadLetter l = d.dense().deadLetters()[0];
+            return l.reason() + ": " + l.detail();
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            sb.append(d.dense().labelDense()[row * 3 + i]).append(' ');
+        }
+        for (KeyChunk k : d.keys()) {
+            if (k.offsets() == null) {
+                sb.append(k.keys()[row]).append(' ');
+            } else {
+                sb.append(
+                        Arrays.toString(
+                                Arrays.copyOfRange(
+                                        k.keys(), k.offsets()[row], k.offsets()[row + 1])));
+            }
+        }
+        return sb.toString();
+    }
+
     /** A block that grows past its first arrays keeps the missing values found before. */
     @Test
     void aMissingValueBeforeTheBlockGrowsKeepsItsFill() throws Exception {
