@@ -229,7 +229,23 @@ public final class Bench {
             Path parquetFull,
             Path parquetHalf,
             Path eventsFull,
-            Path eventsHalf) {}
+            Path eventsHalf) {
+
+        /** The same lines in other files (Parquet, JSON events): the same reference rows. */
+        Inputs copies(Path full, Path half) throws IOException {
+            return new Inputs(
+                    full,
+                    half,
+                    Files.size(full),
+                    Files.size(half),
+                    reference,
+                    halfReference,
+                    null,
+                    null,
+                    null,
+                    null);
+        }
+    }
 
     /** The best runs of one job on the full and the half input. */
     private record Runs(JobRuns.JobRun full, JobRuns.JobRun half) {
@@ -383,18 +399,7 @@ public final class Bench {
         for (int i = 0; i < repeat; i++) {
             runs = runs.faster(job(in.parquetFull(), p, false), job(in.parquetHalf(), p, false));
         }
-        Inputs parquet =
-                new Inputs(
-                        in.parquetFull(),
-                        in.parquetHalf(),
-                        Files.size(in.parquetFull()),
-                        Files.size(in.parquetHalf()),
-                        in.reference(),
-                        in.halfReference(),
-                        null,
-                        null,
-                        null,
-                        null);
+        Inputs parquet = in.copies(in.parquetFull(), in.parquetHalf());
         return checked(regime, parquet, p, "Flink job, Parquet input", runs);
     }
 
@@ -433,18 +438,7 @@ public final class Bench {
                             jobRuns.job(in.eventsFull(), p, conf),
                             jobRuns.job(in.eventsHalf(), p, conf));
         }
-        Inputs events =
-                new Inputs(
-                        in.eventsFull(),
-                        in.eventsHalf(),
-                        Files.size(in.eventsFull()),
-                        Files.size(in.eventsHalf()),
-                        in.reference(),
-                        in.halfReference(),
-                        null,
-                        null,
-                        null,
-                        null);
+        Inputs events = in.copies(in.eventsFull(), in.eventsHalf());
         return checked(regime, events, p, "Flink job, JSON events", runs);
     }
 

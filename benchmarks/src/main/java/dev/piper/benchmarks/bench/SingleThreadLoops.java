@@ -47,20 +47,7 @@ final class SingleThreadLoops {
      */
     static Pass decode(Path input, int blockBytes, DecodeOptions options, boolean fuse)
             throws IOException {
-        CriteoDecoder decoder = new CriteoDecoder(options, false, fuse);
-        long start = System.nanoTime();
-        long lines = 0;
-        long rows = 0;
-        try (InputStream in = open(input)) {
-            LineChunker chunker = chunker(in, blockBytes, options);
-            RawChunk chunk;
-            while ((chunk = chunker.next()) != null) {
-                CriteoDecoder.Decoded d = decoder.decode(chunk);
-                lines += d.dense().lines();
-                rows += d.dense().rows();
-            }
-        }
-        return new Pass(lines, rows, (System.nanoTime() - start) / 1e9, null);
+        return decode(input, blockBytes, options, new CriteoDecoder(options, false, fuse));
     }
 
     /**
@@ -68,7 +55,12 @@ final class SingleThreadLoops {
      * BlockDecoder}: Criteo text, or JSON events).
      */
     static Pass decodeAny(Path input, int blockBytes, DecodeOptions options) throws IOException {
-        BlockDecoder decoder = BlockDecoder.of(options, false);
+        return decode(input, blockBytes, options, BlockDecoder.of(options, false));
+    }
+
+    private static Pass decode(
+            Path input, int blockBytes, DecodeOptions options, BlockDecoder decoder)
+            throws IOException {
         long start = System.nanoTime();
         long lines = 0;
         long rows = 0;

@@ -504,6 +504,14 @@ public final class CriteoDecoder implements BlockDecoder {
 
     /** The dead letter of a cut-short last line starting at {@code s}. */
     private DeadLetter cutLine(RawChunk chunk, int lineIndex, int s) {
+        return cutLine(chunk, lineIndex, s, options);
+    }
+
+    /**
+     * The dead letter of {@code chunk}'s cut-short last line, which starts at {@code s}: too long
+     * (every decoder's).
+     */
+    static DeadLetter cutLine(RawChunk chunk, int lineIndex, int s, DecodeOptions options) {
         int kept = Math.min(chunk.length() - s, options.maxRawBytes());
         return new DeadLetter(
                 lineIndex,
@@ -1042,7 +1050,20 @@ public final class CriteoDecoder implements BlockDecoder {
 
     private DeadLetter deadLetter(
             RawChunk chunk, int lineIndex, byte[] b, int s, int e, Reason reason, String detail) {
-        int keep = Math.min(e - s, options.maxRawBytes());
+        return deadLetter(chunk, lineIndex, b, s, e, reason, detail, options.maxRawBytes());
+    }
+
+    /** The dead letter of line {@code b[s, e)} of {@code chunk}, its first bytes kept. */
+    static DeadLetter deadLetter(
+            RawChunk chunk,
+            int lineIndex,
+            byte[] b,
+            int s,
+            int e,
+            Reason reason,
+            String detail,
+            int maxRawBytes) {
+        int keep = Math.min(e - s, maxRawBytes);
         return new DeadLetter(
                 lineIndex,
                 chunk.firstOffset() + s,

@@ -288,18 +288,7 @@ public final class JsonEventDecoder implements BlockDecoder {
         }
         closeShared();
         if (chunk.lastLineCut()) {
-            int kept = Math.min(chunk.length() - end, options.maxRawBytes());
-            dead.add(
-                    new DeadLetter(
-                            lines,
-                            chunk.firstOffset() + end,
-                            Reason.LINE_TOO_LONG.code(),
-                            "line has "
-                                    + chunk.lastLineLength()
-                                    + " bytes; the limit is "
-                                    + options.maxLineBytes(),
-                            Arrays.copyOfRange(b, end, end + kept),
-                            chunk.lastLineLength() > kept));
+            dead.add(CriteoDecoder.cutLine(chunk, lines, end, options));
             lines++;
         }
         expectedRows = Math.max(16, rows);
@@ -856,13 +845,7 @@ public final class JsonEventDecoder implements BlockDecoder {
     }
 
     private DeadLetter deadLetter(RawChunk chunk, int lineIndex, byte[] b, int s, int e) {
-        int keep = Math.min(e - s, options.maxRawBytes());
-        return new DeadLetter(
-                lineIndex,
-                chunk.firstOffset() + s,
-                failReason.code(),
-                failDetail,
-                Arrays.copyOfRange(b, s, s + keep),
-                keep < e - s);
+        return CriteoDecoder.deadLetter(
+                chunk, lineIndex, b, s, e, failReason, failDetail, options.maxRawBytes());
     }
 }
