@@ -64,6 +64,30 @@ public record EventFields(InputFormat format, RowLayout layout, List<FieldPath> 
         return new EventFields(format, layout, paths);
     }
 
+    /**
+     * Two fields of which the first's path lies inside the second's value ({@code user.id} and
+     * {@code user}), if any: a field is a value or a record, not both. Paths the spec does not name
+     * count too (a column reads the field of its own name).
+     *
+     * @return {@code {inner, outer}} field numbers, or an empty array
+     */
+    public int[] enclosure() {
+        Map<List<FieldPath.Segment>, Integer> byPath = new java.util.HashMap<>();
+        for (int f = 0; f < paths.size(); f++) {
+            byPath.putIfAbsent(paths.get(f).segments(), f);
+        }
+        for (int f = 0; f < paths.size(); f++) {
+            List<FieldPath.Segment> s = paths.get(f).segments();
+            for (int k = 1; k < s.size(); k++) {
+                Integer outer = byPath.get(s.subList(0, k));
+                if (outer != null) {
+                    return new int[] {f, outer};
+                }
+            }
+        }
+        return new int[0];
+    }
+
     /** Field {@code f}'s path. */
     public FieldPath path(int f) {
         return paths.get(f);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.input.EventFields;
 import dev.piper.pipeline.input.FieldPath;
 import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.layout.CriteoLayout;
@@ -321,7 +322,6 @@ public final class SpecParser {
                             + " as \"user.id\" or \"items[0]\"");
             return fields;
         }
-        Map<String, FieldPath> parsed = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             String column = e.getKey();
@@ -339,25 +339,29 @@ public final class SpecParser {
                 continue;
             }
             try {
-                parsed.put(column, FieldPath.parse(text));
+                FieldPath.parse(text); // checked here, read again where it is used
                 fields.put(column, text);
             } catch (IllegalArgumentException bad) {
                 problem(path + "." + column, bad.getMessage());
             }
         }
-        for (Map.Entry<String, FieldPath> a : parsed.entrySet()) {
-            for (Map.Entry<String, FieldPath> b : parsed.entrySet()) {
-                if (a.getValue().encloses(b.getValue())) {
-                    problem(
-                            path + "." + b.getKey(),
-                            "\""
-                                    + b.getValue()
-                                    + "\" lies inside \""
-                                    + a.getValue()
-                                    + "\", the field of "
-                                    + a.getKey()
-                                    + ": a field is a value or a record, not both");
-                }
+        if (InputFormat.of(format).isPresent()) { // the paths with those not named: own names
+            EventFields all = EventFields.of(InputFormat.of(format).get(), layout, fields);
+            int[] pair = all.enclosure();
+            if (pair.length == 2) {
+                String inner = layout.fieldName(pair[0]);
+                String outer = layout.fieldName(pair[1]);
+                problem(
+                        path + "." + (fields.containsKey(inner) ? inner : outer),
+                        "\""
+                                + all.path(pair[0])
+                                + "\" (the field of "
+                                + inner
+                                + ") lies inside \""
+                                + all.path(pair[1])
+                                + "\", the field of "
+                                + outer
+                                + ": a field is a value or a record, not both");
             }
         }
         return fields;

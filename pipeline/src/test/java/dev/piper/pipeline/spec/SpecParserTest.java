@@ -666,7 +666,15 @@ class SpecParserTest {
                         spec(c).replace(
                                         "\"criteo-tsv\", \"topic\": \"t\"",
                                         "\"json\", \"fields\": {\"C1\": \"user\", \"C2\": \"user.id\"}"),
-                        "input.fields.C2: \"user.id\" lies inside \"user\", the field of C1"),
+                        "input.fields.C2: \"user.id\" (the field of C2) lies inside \"user\", the"
+                                + " field of C1"),
+                Arguments.of(
+                        "a field inside a column's own name",
+                        spec(c).replace(
+                                        "\"criteo-tsv\", \"topic\": \"t\"",
+                                        "\"json\", \"fields\": {\"C2\": \"C1.id\"}"),
+                        "input.fields.C2: \"C1.id\" (the field of C2) lies inside \"C1\", the"
+                                + " field of C1"),
                 Arguments.of(
                         "a field of a column the layout lacks",
                         spec(c).replace(
