@@ -1330,6 +1330,21 @@ class PiperCliTest {
                                 "rm2"))
                 .as(err())
                 .isZero();
+        // a spec of JSON events does not read Parquet
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                parquet.toString(),
+                                "--output",
+                                tmp.resolve("rm2-json").toString(),
+                                "--preset",
+                                "dlrm-criteo-json"))
+                .isNotZero();
+        assertThat(err())
+                .contains(
+                        "is read as Parquet, but the spec's input.format is json: Parquet input"
+                                + " takes a spec of positional columns (criteo-tsv)");
         Path p = tmp.resolve("rm2-parquet");
         assertThat(
                         PiperCli.execute(

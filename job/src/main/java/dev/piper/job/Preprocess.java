@@ -203,6 +203,14 @@ public final class Preprocess {
                     new ShardWriterOperator(commit, shardBlocks, options.program().rowBytes());
         }
         boolean parquet = PiperOptions.parquetInput(conf, path);
+        if (parquet && options.events() != null) {
+            throw new IllegalArgumentException(
+                    path
+                            + " is read as Parquet, but the spec's input.format is "
+                            + options.events().format().specName()
+                            + ": Parquet input takes a spec of positional columns (criteo-tsv),"
+                            + " whose input.parquet_columns name the columns read");
+        }
         if (report != null) {
             reportRefusal(options.program(), parquet)
                     .ifPresent(

@@ -27,6 +27,7 @@ import dev.piper.operators.log.LogChunkOperator;
 import dev.piper.operators.order.LaneSequenceFunction;
 import dev.piper.operators.vocab.VocabularyFunction;
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -188,8 +189,8 @@ public final class StreamJob {
                     blockLines(chunking.maxBlockLines(), p.start().program().rowBytes());
             // a JSON event is its whole record, line breaks and all
             wholeRecords[p.index()] =
-                    dev.piper.pipeline.input.InputFormat.of(p.start().spec().input().format())
-                            .map(dev.piper.pipeline.input.InputFormat::namedFields)
+                    InputFormat.of(p.start().spec().input().format())
+                            .map(InputFormat::namedFields)
                             .orElse(false);
         }
         DataStream<RawChunk> raw =

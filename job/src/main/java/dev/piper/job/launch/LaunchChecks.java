@@ -3,6 +3,7 @@ package dev.piper.job.launch;
 import dev.piper.connectors.parquet.ParquetFiles;
 import dev.piper.connectors.parquet.source.ParquetFileSource;
 import dev.piper.job.args.JobArgumentException;
+import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.SpecResources;
@@ -33,6 +34,15 @@ public final class LaunchChecks {
      */
     public static void parquetInput(
             Path input, PipelineSpec.Input spec, String command, PrintStream err) {
+        if (InputFormat.of(spec.format()).map(InputFormat::namedFields).orElse(false)) {
+            throw JobArgumentException.of(
+                    "--input",
+                    input
+                            + " is read as Parquet, but the spec's input.format is "
+                            + spec.format()
+                            + ": Parquet input takes a spec of positional columns (criteo-tsv),"
+                            + " whose input.parquet_columns name the columns read");
+        }
         try {
             ParquetFileSource.check(
                     input.toAbsolutePath().toString(), spec.layout(), spec.parquetColumns());
