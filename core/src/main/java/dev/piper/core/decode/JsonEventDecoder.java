@@ -99,9 +99,6 @@ public final class JsonEventDecoder implements BlockDecoder {
         this.measure = measure;
         this.json =
                 JsonFactory.builder()
-                        // interned field names: a field is found by identity ({@link Node#child})
-                        .enable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES)
-                        .enable(JsonFactory.Feature.INTERN_FIELD_NAMES)
                         .streamReadConstraints(
                                 StreamReadConstraints.builder()
                                         .maxNestingDepth(1000)
@@ -143,26 +140,19 @@ public final class JsonEventDecoder implements BlockDecoder {
         Map<Integer, Node> elements;
 
         /**
-         * The fields below, in the order first added, by interned name: events of one producer list
-         * their fields in one order, so the field after the last one found is tried first, by
-         * identity (the parser interns field names), before the map.
+         * The fields below in the order first added, as the parser matches them ({@link
+         * JsonParser#nextFieldName}): events of one producer list their fields in one order, so the
+         * field after the last one found is tried first, on the input's bytes, before the map.
          */
-        String[] order = new String[0];
+        SerializedString[] expected = new SerializedString[0];
 
         Node[] orderNodes = new Node[0];
 
-        /** {@link #order}'s names as the parser matches them ({@link JsonParser#nextFieldName}). */
-        SerializedString[] expected = new SerializedString[0];
-
-        /** The index in {@link #order} expected next. */
+        /** The index in {@link #expected} expected next. */
         int next;
 
+        /** The field {@code name} below, when it was not the one expected next. */
         Node child(String name) {
-            int i = next;
-            if (i < order.length && order[i] == name) {
-                next = i + 1;
-                return orderNodes[i];
-            }
             Node n = fields == null ? null : fields.get(name);
             if (n != null) {
                 next = n.position + 1;
@@ -170,7 +160,7 @@ public final class JsonEventDecoder implements BlockDecoder {
             return n;
         }
 
-        /** This node's index in its parent's {@link #order}. */
+        /** This node's index in its parent's {@link #expected}. */
         int position;
 
         void add(FieldPath path, int depth, int field) {
@@ -186,10 +176,8 @@ public final class JsonEventDecoder implements BlockDecoder {
                 child = fields.get(s.name());
                 if (child == null) {
                     child = new Node();
-                    child.position = order.length;
+                    child.position = expected.length;
                     fields.put(s.name(), child);
-                    order = Arrays.copyOf(order, order.length + 1);
-                    order[order.length - 1] = s.name().intern();
                     orderNodes = Arrays.copyOf(orderNodes, orderNodes.length + 1);
                     orderNodes[orderNodes.length - 1] = child;
                     expected = Arrays.copyOf(expected, expected.length + 1);
@@ -497,13 +485,13 @@ public final class JsonEventDecoder implements BlockDecoder {
         while (true) {
             Node child;
             int expected = node.next;
-            if (expected < node.order.length && p.nextFieldName(node.expected[expected])) {
+            if (expected < node.expected.length && p.nextFieldName(node.expected[expected])) {
                 // the field that followed the last one found: matched on the input's bytes,
                 // without the parser's symbol table
                 node.next = expected + 1;
                 child = node.orderNodes[expected];
             } else {
-                if (expected >= node.order.length) {
+                if (expected >= node.expected.length) {
                     p.nextToken();
                 }
                 t = p.currentToken();
