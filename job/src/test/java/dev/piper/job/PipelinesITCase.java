@@ -2,11 +2,13 @@ package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.piper.connectors.convert.TsvToJson;
 import dev.piper.connectors.kafka.LineProducer;
 import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.layout.RowLayout;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -27,8 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * MiniPipe's several pipelines in one job: eight specs with different operator chains, each on its
- * own topic, run together at parallelism 2; each pipeline's committed output equals the batch
- * output of its spec over its own input, byte for byte, vocabularies included.
+ * own topic, run together at parallelism 2, two of them reading JSON events (one with its ids
+ * hashed) beside six reading Criteo text; each pipeline's committed output equals the batch output
+ * of its spec over its own input, byte for byte, vocabularies included.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class PipelinesITCase {
@@ -54,18 +57,27 @@ class PipelinesITCase {
                     case 1 -> "[\"decode\", \"fill_missing\", \"neg2zero\"]";
                     default -> "[\"decode\", \"fill_missing\"]";
                 };
+        String ids = i == 7 ? "hash64" : "hex2int";
         String sparse =
                 i % 2 == 0
                         ? "[\"decode\", \"fill_missing\", \"hex2int\", {\"op\": \"modulus\", \"m\": "
                                 + 500 * (i + 1)
                                 + "}, \"vocab\"]"
-                        : "[\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+                        : "[\"decode\", \"fill_missing\", \"" + ids + "\", \"vocab\"]";
         return """
                {"name": "p%d", "version": 1,
-                "input": {"format": "criteo-tsv", "topic": "multi-in-%d"},
+                "input": {"format": "%s", "topic": "multi-in-%d"},
                 "columns": {"label": ["decode", "fill_missing"], "I1..I13": %s, "C1..C26": %s}}
                """
-                .formatted(i, i, dense, sparse);
+                .formatted(i, json(i) ? "json" : "criteo-tsv", i, dense, sparse);
+    }
+
+    /**
+     * Whether pipeline {@code i} reads JSON events (p3, and p7 with its ids hashed): the others
+     * Criteo text.
+     */
+    static boolean json(int i) {
+        return i % 4 == 3;
     }
 
     @Test
@@ -77,6 +89,11 @@ class PipelinesITCase {
             Path input = shared.resolve("input-" + i + ".tsv");
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
                 new CriteoGenerator(100 + i, 0.01, 0.01).write(out, LINES);
+            }
+            if (json(i)) {
+                Path events = shared.resolve("input-" + i + ".jsonl");
+                TsvToJson.convert(input, events, RowLayout.CRITEO, QUIET);
+                input = events;
             }
             kafka.createTopic("multi-in-" + i, 1);
             LineProducer.produce(

@@ -46,6 +46,11 @@ import java.util.Map;
  * not UTF-8), {@code wrong_type}, or the text decoder's reasons for values out of range ({@code
  * dense_not_int32}, {@code categorical_not_hex}, ...).
  *
+ * <p>Most lines never reach Jackson: {@link JsonFastPath} reads a line of plain JSON (ASCII strings
+ * without escapes, integers that fit their column) straight from its bytes and hands anything else
+ * back, which Jackson then reads as described here; both give every line they both read the same
+ * row ({@code JsonFastPathTest}).
+ *
  * <p>Not thread-safe; one per decoding subtask.
  */
 public final class JsonEventDecoder implements BlockDecoder {
@@ -79,6 +84,12 @@ public final class JsonEventDecoder implements BlockDecoder {
     private final long[][] lineLists;
     private final int[] lineListSize;
 
+    /** Reads the common lines without Jackson; null in the reference decoder. */
+    private final JsonFastPath fast;
+
+    /** Lines {@link #fast} read, for tests. */
+    long fastLines;
+
     /** Why the current line is rejected, once it is. */
     private Reason failReason;
 
@@ -88,6 +99,14 @@ public final class JsonEventDecoder implements BlockDecoder {
     private int expectedRows = 256;
 
     public JsonEventDecoder(DecodeOptions options, boolean measure) {
+        this(options, measure, true);
+    }
+
+    /**
+     * A decoder that reads every line with Jackson when {@code fastPath} is false: the reference
+     * that {@link JsonFastPath}'s readings are tested against.
+     */
+    JsonEventDecoder(DecodeOptions options, boolean measure, boolean fastPath) {
         EventFields events = options.events();
         if (events == null) {
             throw new IllegalArgumentException("options without event fields");
@@ -129,10 +148,22 @@ public final class JsonEventDecoder implements BlockDecoder {
                 lineLists[c] = new long[16];
             }
         }
+        this.fast =
+                fastPath
+                        ? new JsonFastPath(
+                                root,
+                                width,
+                                hashes,
+                                lineDense,
+                                lineIds,
+                                present,
+                                lineLists,
+                                lineListSize)
+                        : null;
     }
 
     /** A step of the paths: the fields read here, and the steps below. */
-    private static final class Node {
+    static final class Node {
         /** Layout fields whose value is this node's value. */
         int[] targets = new int[0];
 
@@ -145,6 +176,15 @@ public final class JsonEventDecoder implements BlockDecoder {
          * field after the last one found is tried first, on the input's bytes, before the map.
          */
         SerializedString[] expected = new SerializedString[0];
+
+        /**
+         * The names of {@link #expected} as {@link JsonFastPath} matches them: their bytes, or null
+         * for a name it leaves to Jackson ({@link JsonFastPath#plainName}).
+         */
+        byte[][] nameBytes = new byte[0][];
+
+        /** {@link #nameBytes} of up to 7 bytes and their closing quote, as 8 bytes read them. */
+        long[] nameWords = new long[0];
 
         Node[] orderNodes = new Node[0];
 
@@ -182,6 +222,11 @@ public final class JsonEventDecoder implements BlockDecoder {
                     orderNodes[orderNodes.length - 1] = child;
                     expected = Arrays.copyOf(expected, expected.length + 1);
                     expected[expected.length - 1] = new SerializedString(s.name());
+                    nameBytes = Arrays.copyOf(nameBytes, nameBytes.length + 1);
+                    nameBytes[nameBytes.length - 1] = JsonFastPath.plainName(s.name());
+                    nameWords = Arrays.copyOf(nameWords, nameWords.length + 1);
+                    nameWords[nameWords.length - 1] =
+                            JsonFastPath.nameWord(nameBytes[nameBytes.length - 1]);
                 }
             } else {
                 elements = elements == null ? new HashMap<>() : elements;
@@ -249,11 +294,16 @@ public final class JsonEventDecoder implements BlockDecoder {
         int lines = 0;
         int start = 0;
         while (start < end) {
-            int nl = Swar.indexOf(b, (byte) '\n', start, end);
-            int lineEnd = nl < 0 ? end : nl;
-            int contentEnd = lineEnd > start && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
-            int next = nl < 0 ? end : nl + 1;
-            if (parseLine(b, start, contentEnd)) {
+            int lineEnd = readFast(b, start, end);
+            boolean row = lineEnd >= 0;
+            if (!row) {
+                int nl = Swar.indexOf(b, (byte) '\n', start, end);
+                lineEnd = nl < 0 ? end : nl;
+                int contentEnd = lineEnd > start && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
+                row = parseLine(b, start, contentEnd);
+            }
+            int next = lineEnd < end ? lineEnd + 1 : end;
+            if (row) {
                 if (rows == capacity) {
                     capacity += capacity >> 1;
                     labelDense = Arrays.copyOf(labelDense, capacity * width);
@@ -269,6 +319,7 @@ public final class JsonEventDecoder implements BlockDecoder {
                 acceptedBytes += next - start;
                 rows++;
             } else {
+                int contentEnd = lineEnd > start && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
                 dead.add(deadLetter(chunk, lines, b, start, contentEnd));
             }
             lines++;
@@ -347,6 +398,28 @@ public final class JsonEventDecoder implements BlockDecoder {
             System.arraycopy(lineLists[c], 0, keys[c], at, n);
             offsets[c][row + 1] = at + n;
         }
+    }
+
+    /**
+     * Reads the line at {@code s} with the {@link JsonFastPath}, if this decoder has one.
+     *
+     * @return the line's end (its {@code \n}, or {@code end}) if it read the line as a row, else -1
+     *     (the line is read again by {@link #parseLine})
+     */
+    private int readFast(byte[] b, int s, int end) {
+        if (fast == null) {
+            return -1;
+        }
+        clearLine();
+        int lineEnd = fast.read(b, s, end);
+        if (lineEnd < 0
+                || (lineEnd > s && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd) - s
+                        > options.maxLineBytes()) {
+            return -1; // a line too long is a dead letter, however well-formed
+        }
+        closeShared(); // it is behind this line
+        fastLines++;
+        return lineEnd;
     }
 
     /** Reads one line's values into the line's arrays; false (with the reason set) if it is bad. */

@@ -111,4 +111,21 @@ public final class Swar {
         long quads = ((pairs << 8) | (pairs >>> 16)) & 0x0000FFFF0000FFFFL;
         return ((quads << 16) | (quads >>> 32)) & 0xFFFFFFFFL;
     }
+
+    /**
+     * How many of the bytes of {@code w}, from its first, may stand in a JSON string as they are (8
+     * if all): printable ASCII but the quote and the backslash. The first byte that may not (a
+     * quote, a backslash, a control character or a byte at or above 0x80) is found exactly: each
+     * test below flags its lowest match exactly, whatever the bytes above it.
+     */
+    static int plainJsonChars(long w) {
+        long quote = w ^ ('"' * ONES);
+        long backslash = w ^ ('\\' * ONES);
+        long special =
+                ((quote - ONES) & ~quote)
+                        | ((backslash - ONES) & ~backslash)
+                        | ((w - 0x20 * ONES) & ~w)
+                        | w;
+        return Long.numberOfTrailingZeros(special & HIGHS) >>> 3;
+    }
 }
