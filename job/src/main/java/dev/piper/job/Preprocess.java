@@ -17,11 +17,14 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.operators.cost.CostModelOperator;
 import dev.piper.operators.cost.CostSamples;
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.input.CsvOptions;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -179,6 +182,33 @@ public final class Preprocess {
      * The preprocess job of {@code input} into {@code output} with the piper options in {@code
      * conf} ({@link PiperOptions}, {@link ReportOptions}).
      */
+    /**
+     * A CSV input whose spec says it has a header ({@code input.header}) must start with the
+     * columns the spec names, in order: a file of other columns would be read into the wrong ones.
+     */
+    private static void checkCsvHeader(Path input, DecodeOptions options) {
+        CsvOptions csv = options.events().csv();
+        if (!csv.header()) {
+            return;
+        }
+        String line;
+        try (BufferedReader in = Files.newBufferedReader(input, StandardCharsets.UTF_8)) {
+            line = in.readLine();
+        } catch (IOException | UncheckedIOException e) {
+            throw new IllegalArgumentException(
+                    input + ": cannot read its CSV header line: " + e.getMessage(), e);
+        }
+        if (line == null) {
+            return; // an empty file: no header, and no line
+        }
+        try {
+            csv.checkHeader(line.endsWith("\r") ? line.substring(0, line.length() - 1) : line);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    input + " is not the CSV the spec describes: " + e.getMessage(), e);
+        }
+    }
+
     public static PreprocessJob job(Path input, Path output, Configuration conf) {
         DecodeOptions options = PiperOptions.decodeOptions(conf);
         String path = input.toAbsolutePath().toString();
@@ -210,6 +240,9 @@ public final class Preprocess {
                             + options.events().format().specName()
                             + ": Parquet input takes a spec of positional columns (criteo-tsv),"
                             + " whose input.parquet_columns name the columns read");
+        }
+        if (!parquet && options.events() != null && options.events().csv() != null) {
+            checkCsvHeader(input, options);
         }
         if (report != null) {
             reportRefusal(options.program(), parquet)

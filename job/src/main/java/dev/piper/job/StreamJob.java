@@ -187,7 +187,7 @@ public final class StreamJob {
         for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
             blockLines[p.index()] =
                     blockLines(chunking.maxBlockLines(), p.start().program().rowBytes());
-            // a JSON event is its whole record, line breaks and all
+            // an event (JSON, CSV) is its whole record, line breaks and all
             wholeRecords[p.index()] =
                     InputFormat.of(p.start().spec().input().format())
                             .map(InputFormat::namedFields)

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * MiniPipe's several pipelines in one job: eight specs with different operator chains, each on its
  * own topic, run together at parallelism 2, two of them reading JSON events (one with its ids
- * hashed) beside six reading Criteo text; each pipeline's committed output equals the batch output
- * of its spec over its own input, byte for byte, vocabularies included.
+ * hashed) and one CSV beside five reading Criteo text; each pipeline's committed output equals the
+ * batch output of its spec over its own input, byte for byte, vocabularies included.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class PipelinesITCase {
@@ -66,18 +66,32 @@ class PipelinesITCase {
                         : "[\"decode\", \"fill_missing\", \"" + ids + "\", \"vocab\"]";
         return """
                {"name": "p%d", "version": 1,
-                "input": {"format": "%s", "topic": "multi-in-%d"},
+                "input": {%s, "topic": "multi-in-%d"},
                 "columns": {"label": ["decode", "fill_missing"], "I1..I13": %s, "C1..C26": %s}}
                """
-                .formatted(i, json(i) ? "json" : "criteo-tsv", i, dense, sparse);
+                .formatted(i, format(i), i, dense, sparse);
     }
 
     /**
-     * Whether pipeline {@code i} reads JSON events (p3, and p7 with its ids hashed): the others
-     * Criteo text.
+     * The format pipeline {@code i} reads, as its spec's input gives it: JSON events (p3, and p7
+     * with its ids hashed), CSV without a header (p5, its columns named as the layout's), or Criteo
+     * text.
      */
-    static boolean json(int i) {
-        return i % 4 == 3;
+    static String format(int i) {
+        if (i % 4 == 3) {
+            return "\"format\": \"json\"";
+        }
+        if (i == 5) {
+            List<String> names = new ArrayList<>(List.of("\"label\""));
+            for (int k = 1; k <= 13; k++) {
+                names.add("\"I" + k + "\"");
+            }
+            for (int k = 1; k <= 26; k++) {
+                names.add("\"C" + k + "\"");
+            }
+            return "\"format\": \"csv\", \"columns\": [" + String.join(", ", names) + "]";
+        }
+        return "\"format\": \"criteo-tsv\"";
     }
 
     @Test
@@ -90,10 +104,18 @@ class PipelinesITCase {
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
                 new CriteoGenerator(100 + i, 0.01, 0.01).write(out, LINES);
             }
-            if (json(i)) {
+            if (format(i).contains("json")) {
                 Path events = shared.resolve("input-" + i + ".jsonl");
                 TsvToJson.convert(input, events, RowLayout.CRITEO, QUIET);
                 input = events;
+            } else if (format(i).contains("csv")) {
+                Path csv = shared.resolve("input-" + i + ".csv");
+                byte[] text = Files.readAllBytes(input);
+                for (int k = 0; k < text.length; k++) {
+                    text[k] = text[k] == '\t' ? (byte) ',' : text[k];
+                }
+                Files.write(csv, text);
+                input = csv;
             }
             kafka.createTopic("multi-in-" + i, 1);
             LineProducer.produce(

@@ -6,8 +6,8 @@ import dev.piper.pipeline.ops.DecodeOptions;
 /**
  * Decodes a block of input lines into the block's parts (PIPER's decoder with the column operators
  * fused next to it): Criteo's positional text ({@link CriteoDecoder}) or events of named fields
- * ({@link JsonEventDecoder}). Every line becomes a row or a dead letter. Not thread-safe; one per
- * decoding subtask.
+ * ({@link JsonEventDecoder}, {@link CsvEventDecoder}). Every line becomes a row or a dead letter.
+ * Not thread-safe; one per decoding subtask.
  */
 public interface BlockDecoder {
 
@@ -26,8 +26,13 @@ public interface BlockDecoder {
 
     /** The decoder of {@code options}' input format. */
     static BlockDecoder of(DecodeOptions options, boolean measure) {
-        return options.events() == null
-                ? new CriteoDecoder(options, measure)
-                : new JsonEventDecoder(options, measure);
+        if (options.events() == null) {
+            return new CriteoDecoder(options, measure);
+        }
+        return switch (options.events().format()) {
+            case CSV -> new CsvEventDecoder(options, measure);
+            case JSON -> new JsonEventDecoder(options, measure);
+            case CRITEO_TSV -> throw new IllegalArgumentException("positional text has no events");
+        };
     }
 }

@@ -6,6 +6,7 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import dev.piper.operators.block.FormatSnapshot;
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.input.CsvOptions;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains.Kind;
 import dev.piper.pipeline.ops.DenseOp;
@@ -75,13 +76,17 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>Format 8 appends the input's field paths ({@code input.fields}, for named-field input): a
  * varint count, then each (column, path) pair as two strings, sorted by column. Formats 1..7 have
  * none (their input is positional). Format 8 also adds hash64 (no parameters).
+ *
+ * <p>Format 9 appends a CSV input's layout: a boolean, then for CSV input its columns (a varint
+ * count, then each name as a string), whether files start with a header (a boolean) and the
+ * delimiter (a varint). Formats 1..8 have none (there was no CSV input).
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 8;
+    static final int FORMAT = 9;
 
     /**
      * Kryo registration ids: fixed forever, new classes take new ids; an operator's is its
@@ -540,6 +545,16 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 out.writeString(e.getKey());
                 out.writeString(e.getValue());
             }
+            CsvOptions csv = s.input().csv();
+            out.writeBoolean(csv != null);
+            if (csv != null) {
+                out.writeVarInt(csv.columns().size(), true);
+                for (String c : csv.columns()) {
+                    out.writeString(c);
+                }
+                out.writeBoolean(csv.header());
+                out.writeVarInt(csv.delimiter(), true);
+            }
         }
 
         @Override
@@ -608,9 +623,18 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                     fields.put(in.readString(), in.readString());
                 }
             }
+            CsvOptions csv = null;
+            if (reading.format >= 9 && in.readBoolean()) {
+                int count = in.readVarInt(true);
+                List<String> names = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    names.add(in.readString());
+                }
+                csv = new CsvOptions(names, in.readBoolean(), (char) in.readVarInt(true));
+            }
             PipelineSpec.Input input =
                     new PipelineSpec.Input(
-                            format, topic, routeField, routeValue, parquet, layout, fields);
+                            format, topic, routeField, routeValue, parquet, layout, fields, csv);
             return new PipelineSpec(name, version, input, List.copyOf(columns), output, hotline);
         }
     }

@@ -102,19 +102,20 @@ class ActiveSpecTest {
                     + "00000000".repeat(23);
 
     /**
-     * As written now: the same, with the spec in its format 8 (PipelineSpecSerializerTest): nine
+     * As written now: the same, with the spec in its format 9 (PipelineSpecSerializerTest): ten
      * bytes longer, vocab's policy tag, the empty list of Parquet column names, the layout (13
-     * dense, 26 sparse, no lists, ',', no generated columns), no Hotline section and no field
-     * paths.
+     * dense, 26 sparse, no lists, ',', no generated columns), no Hotline section, no field paths
+     * and no CSV layout.
      */
     private static final String SMALL_WRITTEN_NOW =
-            "0000003c"
-                    + "08"
+            "0000003d"
+                    + "09"
                     + SMALL_FORMAT_1
                             .substring(10, SMALL_FORMAT_1.indexOf("0000001a"))
                             .replace("e80776", "e8077600")
                     + "00"
                     + "0d1a002c00"
+                    + "00"
                     + "00"
                     + "00"
                     + SMALL_FORMAT_1.substring(SMALL_FORMAT_1.indexOf("0000001a"));

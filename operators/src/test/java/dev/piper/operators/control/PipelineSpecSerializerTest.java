@@ -325,12 +325,12 @@ public class PipelineSpecSerializerTest {
     }
 
     /**
-     * What this build writes for a spec given in format 5: format 8, which for a spec without an
+     * What this build writes for a spec given in format 5: format 9, which for a spec without an
      * evicting vocabulary and of positional input is format 6's bytes but for the version, then no
-     * field paths (a varint 0).
+     * field paths (a varint 0) and no CSV layout (false).
      */
     private static String writtenNow(String format5) {
-        return "08" + format6(format5).substring(2) + "00";
+        return "09" + format6(format5).substring(2) + "00" + "00";
     }
 
     /**
@@ -341,8 +341,8 @@ public class PipelineSpecSerializerTest {
     @Test
     void formatSevenHoldsAnEvictingPolicy() throws Exception {
         String now = HexFormat.of().formatHex(serializer.toBytes(small()));
-        assertThat(now).startsWith("08").endsWith("0000"); // no Hotline, no field paths
-        String format7 = "07" + now.substring(2, now.length() - 2);
+        assertThat(now).startsWith("09").endsWith("000000"); // no Hotline, field paths, CSV
+        String format7 = "07" + now.substring(2, now.length() - 4);
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(format7))).isEqualTo(small());
         assertThat(serializer.fromBytes(HexFormat.of().parseHex("06" + format7.substring(2))))
                 .isEqualTo(small());
@@ -412,7 +412,7 @@ public class PipelineSpecSerializerTest {
         String plain = HexFormat.of().formatHex(serializer.toBytes(s));
         assertThat(HexFormat.of().formatHex(serializer.toBytes(hot)))
                 .isEqualTo(
-                        plain.substring(0, plain.length() - 4) // no Hotline, no field paths
+                        plain.substring(0, plain.length() - 6) // no Hotline, field paths, CSV
                                 + "01"
                                 + "808040"
                                 + "10"
@@ -422,6 +422,7 @@ public class PipelineSpecSerializerTest {
                                 + "01"
                                 + "808004"
                                 + "000000000000e03f"
+                                + "00"
                                 + "00");
         assertThat(roundTrip(hot)).isEqualTo(hot);
     }
@@ -468,9 +469,55 @@ public class PipelineSpecSerializerTest {
                         + "757365722e69e4" // user.id
                         + "6c616265ec" // label
                         + "636c69636b65e4"; // clicked
-        assertThat(bytes).isEqualTo(frozen);
+        assertThat(bytes).isEqualTo("09" + frozen.substring(2) + "00"); // no CSV layout
         assertThat(plain).contains("8301");
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(json);
+    }
+
+    /**
+     * Format 9, frozen: format 8's bytes, then a CSV input's layout: true, the column count and
+     * names, the header flag and the delimiter (';' 3b).
+     */
+    @Test
+    void formatNineHoldsACsvLayout() throws Exception {
+        PipelineSpec s = small();
+        PipelineSpec csv =
+                new PipelineSpec(
+                        s.name(),
+                        s.version(),
+                        new PipelineSpec.Input(
+                                "csv",
+                                s.input().topic(),
+                                s.input().routeField(),
+                                s.input().routeValue(),
+                                Map.of(),
+                                s.layout(),
+                                Map.of("label", "y"),
+                                new dev.piper.pipeline.input.CsvOptions(
+                                        List.of("y", "C3"), true, ';')),
+                        s.columns(),
+                        s.output());
+        String bytes = HexFormat.of().formatHex(serializer.toBytes(csv));
+        String frozen =
+                "09"
+                        + "827002"
+                        + "6373f6" // csv
+                        + "827480800249b501047071727343b3020570717475e8077600646c726d2d726f77f3"
+                        + "01808004"
+                        + "00" // no Parquet columns
+                        + "0d1a002c00" // the layout
+                        + "00" // no Hotline
+                        + "01"
+                        + "6c616265ec" // label
+                        + "8279" // y (Kryo writes a one-character string with its length)
+                        + "01" // a CSV layout
+                        + "02" // two columns
+                        + "8279" // y
+                        + "43b3" // C3
+                        + "01" // a header
+                        + "3b"; // ';'
+        assertThat(bytes).isEqualTo(frozen);
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(csv);
     }
 
     /**
@@ -480,7 +527,7 @@ public class PipelineSpecSerializerTest {
      */
     @Test
     void formatFiveIsFrozen() throws Exception {
-        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(8);
+        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(9);
         assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
                 .isEqualTo(
                         writtenNow(
@@ -640,9 +687,9 @@ public class PipelineSpecSerializerTest {
     @Test
     void aLaterFormatIsRefusedByName() {
         byte[] bytes = serializer.toBytes(small());
-        bytes[0] = 9; // the format varint
+        bytes[0] = 10; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 9; this build reads 1..8");
+                .hasMessageContaining("pipeline spec in format 10; this build reads 1..9");
     }
 
     @Test

@@ -17,8 +17,11 @@ import java.util.Objects;
  * @param format the events' format (one with {@link InputFormat#namedFields() named fields})
  * @param layout the pipeline's layout
  * @param paths per field of the layout (label, dense, generated, sparse), its path
+ * @param csv the CSV's columns and delimiter, for {@link InputFormat#CSV} (whose paths are column
+ *     names, each one of them); else null
  */
-public record EventFields(InputFormat format, RowLayout layout, List<FieldPath> paths)
+public record EventFields(
+        InputFormat format, RowLayout layout, List<FieldPath> paths, CsvOptions csv)
         implements Serializable {
 
     public EventFields {
@@ -28,6 +31,25 @@ public record EventFields(InputFormat format, RowLayout layout, List<FieldPath> 
             throw new IllegalArgumentException(
                     paths.size() + " paths for the " + layout.fields() + " fields of " + layout);
         }
+        if ((format == InputFormat.CSV) != (csv != null)) {
+            throw new IllegalArgumentException("CSV options are for CSV input only: " + format);
+        }
+        if (csv != null) {
+            for (FieldPath p : paths) {
+                if (csv.indexOf(p.text()) < 0) {
+                    throw new IllegalArgumentException(
+                            "\""
+                                    + p.text()
+                                    + "\" is not one of the CSV's columns "
+                                    + csv.columns());
+                }
+            }
+        }
+    }
+
+    /** The fields of events of a format other than CSV. */
+    public EventFields(InputFormat format, RowLayout layout, List<FieldPath> paths) {
+        this(format, layout, paths, null);
     }
 
     /**
@@ -37,6 +59,19 @@ public record EventFields(InputFormat format, RowLayout layout, List<FieldPath> 
      * @throws IllegalArgumentException if a name is not a column of the layout or a path is not one
      */
     public static EventFields of(InputFormat format, RowLayout layout, Map<String, String> fields) {
+        return of(format, layout, fields, null);
+    }
+
+    /**
+     * As {@link #of(InputFormat, RowLayout, Map)}, for CSV with its {@code csv} options: a CSV
+     * column's name is a path of one field, dots and all ({@link FieldPath#name}).
+     *
+     * @throws IllegalArgumentException also if a path names no column of the CSV
+     */
+    public static EventFields of(
+            InputFormat format, RowLayout layout, Map<String, String> fields, CsvOptions csv) {
+        java.util.function.Function<String, FieldPath> path =
+                format == InputFormat.CSV ? FieldPath::name : FieldPath::parse;
         Map<String, FieldPath> named = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : fields.entrySet()) {
             int f = layout.fieldOf(e.getKey());
@@ -44,7 +79,7 @@ public record EventFields(InputFormat format, RowLayout layout, List<FieldPath> 
                 throw new IllegalArgumentException(
                         e.getKey() + " is not an input column of " + layout);
             }
-            named.put(e.getKey(), FieldPath.parse(e.getValue()));
+            named.put(e.getKey(), path.apply(e.getValue()));
         }
         List<FieldPath> paths = new ArrayList<>(layout.fields());
         for (int f = 0; f < layout.fields(); f++) {
@@ -52,7 +87,7 @@ public record EventFields(InputFormat format, RowLayout layout, List<FieldPath> 
             paths.add(null);
             if (!layout.isGenerated(f)) {
                 FieldPath p = named.get(name);
-                paths.set(f, p != null ? p : FieldPath.parse(name));
+                paths.set(f, p != null ? p : path.apply(name));
             }
         }
         for (int f = 0; f < layout.fields(); f++) {
@@ -61,7 +96,7 @@ public record EventFields(InputFormat format, RowLayout layout, List<FieldPath> 
                 paths.set(f, paths.get(source));
             }
         }
-        return new EventFields(format, layout, paths);
+        return new EventFields(format, layout, paths, csv);
     }
 
     /**

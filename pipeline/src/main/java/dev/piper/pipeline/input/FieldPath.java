@@ -101,6 +101,17 @@ public record FieldPath(String text, List<Segment> segments) implements Serializ
         }
     }
 
+    /**
+     * A path of one field named {@code name} as it is, dots and brackets included: a CSV column's
+     * name, which is flat.
+     */
+    public static FieldPath name(String name) {
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("empty column name");
+        }
+        return new FieldPath(name, List.of(Segment.field(name)));
+    }
+
     private static IllegalArgumentException bad(String text, String what, int at) {
         return new IllegalArgumentException(
                 "\"" + text + "\": " + what + " at character " + (at + 1));

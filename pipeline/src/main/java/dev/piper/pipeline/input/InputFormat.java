@@ -12,7 +12,13 @@ public enum InputFormat {
      * One JSON object per line of a file, or per Kafka record; each column reads the field its
      * {@link FieldPath} names.
      */
-    JSON("json");
+    JSON("json"),
+    /**
+     * Comma-separated values (RFC 4180 quoting), one record per line of a file or per Kafka record;
+     * {@link CsvOptions} names the columns, each column of the layout reads the one its {@link
+     * FieldPath} names.
+     */
+    CSV("csv");
 
     private final String specName;
 

@@ -33,7 +33,12 @@ public enum Reason {
      * number belongs, a list in a column of one id); the detail names the column, its path and the
      * value.
      */
-    WRONG_TYPE("wrong_type");
+    WRONG_TYPE("wrong_type"),
+    /**
+     * A line of CSV input breaks RFC 4180's quoting: a quote inside an unquoted field, a quoted
+     * field that does not end on its line, or characters after a closing quote.
+     */
+    INVALID_CSV("invalid_csv");
 
     private final String code;
 

@@ -1,6 +1,7 @@
 package dev.piper.pipeline.spec;
 
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.input.CsvOptions;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
 import dev.piper.pipeline.ops.Chains.Kind;
@@ -40,7 +41,7 @@ public record PipelineSpec(
     }
 
     /**
-     * @param format the input format ({@code criteo-tsv}, {@code json})
+     * @param format the input format ({@code criteo-tsv}, {@code json}, {@code csv})
      * @param topic the Kafka topic the pipeline reads, if it is given one
      * @param routeField with {@code routeValue}: the pipeline takes the lines whose field has that
      *     value, if routing is used
@@ -48,8 +49,10 @@ public record PipelineSpec(
      *     fields not read from the column of their own name
      * @param layout the input's fields: a label, {@code input.dense} dense and {@code input.sparse}
      *     sparse columns (Criteo's 13 and 26 unless the spec says otherwise)
-     * @param fields for an input of named fields ({@code json}): the path a column is read from
-     *     ({@code input.fields}), for the columns not read from the field of their own name
+     * @param fields for an input of named fields ({@code json}, {@code csv}): the path a column is
+     *     read from ({@code input.fields}), for the columns not read from the field of their own
+     *     name
+     * @param csv for {@code csv} input: its columns, header and delimiter; null for other formats
      */
     public record Input(
             String format,
@@ -58,12 +61,25 @@ public record PipelineSpec(
             Optional<String> routeValue,
             Map<String, String> parquetColumns,
             RowLayout layout,
-            Map<String, String> fields) {
+            Map<String, String> fields,
+            CsvOptions csv) {
 
         public Input {
             parquetColumns = Collections.unmodifiableMap(new LinkedHashMap<>(parquetColumns));
             fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
             Objects.requireNonNull(layout, "layout");
+        }
+
+        /** An input of a format other than CSV. */
+        public Input(
+                String format,
+                Optional<String> topic,
+                Optional<String> routeField,
+                Optional<String> routeValue,
+                Map<String, String> parquetColumns,
+                RowLayout layout,
+                Map<String, String> fields) {
+            this(format, topic, routeField, routeValue, parquetColumns, layout, fields, null);
         }
 
         /** An input of positional fields. */

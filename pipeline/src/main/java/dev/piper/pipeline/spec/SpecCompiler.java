@@ -85,7 +85,7 @@ public final class SpecCompiler {
                                         new IllegalArgumentException(
                                                 "unknown input format " + spec.input().format()));
         return format.namedFields()
-                ? EventFields.of(format, spec.layout(), spec.input().fields())
+                ? EventFields.of(format, spec.layout(), spec.input().fields(), spec.input().csv())
                 : null;
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.input.CsvOptions;
 import dev.piper.pipeline.input.EventFields;
 import dev.piper.pipeline.input.FieldPath;
 import dev.piper.pipeline.input.InputFormat;
@@ -58,7 +59,10 @@ public final class SpecParser {
                     "topic",
                     "route",
                     "parquet_columns",
-                    "fields");
+                    "fields",
+                    "columns",
+                    "header",
+                    "delimiter");
     private static final Set<String> ROUTE = Set.of("field", "value");
     private static final Set<String> OUTPUT =
             Set.of("format", "pad_missing_fields", "max_line_bytes");
@@ -173,6 +177,34 @@ public final class SpecParser {
         return new PipelineSpec(name, version, input, columns, output, hotline);
     }
 
+    /**
+     * Each input column of a csv spec reads a column {@code input.columns} names: the one {@code
+     * input.fields} gives it, or the one of its own name.
+     */
+    private void checkCsvColumns(Map<String, String> fields, CsvOptions csv) {
+        if (csv == null || layout == null) {
+            return; // no valid columns to check against (reported already), or not csv
+        }
+        for (int f = 0; f < layout.fields(); f++) {
+            if (layout.isGenerated(f)) {
+                continue;
+            }
+            String name = layout.fieldName(f);
+            String column = fields.getOrDefault(name, name);
+            if (csv.indexOf(column) < 0) {
+                problem(
+                        fields.containsKey(name) ? "input.fields." + name : "input.columns",
+                        fields.containsKey(name)
+                                ? "\"" + column + "\" is not one of input.columns"
+                                : "has no column \""
+                                        + name
+                                        + "\", which "
+                                        + name
+                                        + " reads unless input.fields names another");
+            }
+        }
+    }
+
     /** hash64 reads named-field input's string ids; Criteo's text has hexadecimal ones. */
     private void checkIdParsers(PipelineSpec.Input input, List<Column> columns) {
         if (input == null
@@ -193,7 +225,7 @@ public final class SpecParser {
         if (!hashing.isEmpty()) {
             problem(
                     "columns." + hashing.get(0) + "[" + at + "]",
-                    "hash64 reads the string ids of named-field input (json); "
+                    "hash64 reads the string ids of named-field input (json, csv); "
                             + input.format()
                             + " ids are hexadecimal (hex2int)"
                             + (hashing.size() > 1
@@ -286,6 +318,7 @@ public final class SpecParser {
                                                         + layoutText()));
             }
         }
+        CsvOptions csv = csv(node, format);
         return new PipelineSpec.Input(
                 format,
                 topic,
@@ -293,16 +326,86 @@ public final class SpecParser {
                 value,
                 parquetColumns(node.get("parquet_columns")),
                 layout,
-                fields(node.get("fields"), format));
+                fields(node.get("fields"), format, csv),
+                csv);
+    }
+
+    /**
+     * {@code input.columns}, {@code input.header} and {@code input.delimiter}: a CSV input's
+     * columns in order (required), whether its files start with a header line (default false), and
+     * its delimiter (default {@code ,}); refused for other formats. Null unless the format is csv
+     * and they are valid.
+     */
+    private CsvOptions csv(JsonNode node, String format) {
+        boolean isCsv = "csv".equals(format);
+        if (!isCsv) {
+            for (String key : List.of("columns", "header", "delimiter")) {
+                if (node.has(key)) {
+                    problem("input." + key, "is for csv input; input.format is " + format);
+                }
+            }
+            return null;
+        }
+        int before = problems.size();
+        List<String> columns = new ArrayList<>();
+        JsonNode c = node.get("columns");
+        if (c == null) {
+            problem(
+                    "input.columns",
+                    "missing: a csv input names its columns in order, e.g. [\"clicked\","
+                            + " \"user_id\", \"price\"]");
+        } else if (!c.isArray() || c.isEmpty()) {
+            problem("input.columns", "must be a non-empty array of column names, not " + c);
+        } else {
+            for (int i = 0; i < c.size(); i++) {
+                JsonNode n = c.get(i);
+                String at = "input.columns[" + i + "]";
+                if (!n.isTextual() || n.asText().isEmpty()) {
+                    problem(at, "must be a non-empty string, not " + n);
+                } else if (columns.contains(n.asText())) {
+                    problem(at, "\"" + n.asText() + "\" is named twice");
+                } else {
+                    columns.add(n.asText());
+                }
+            }
+        }
+        boolean header = false;
+        JsonNode h = node.get("header");
+        if (h != null) {
+            if (!h.isBoolean()) {
+                problem("input.header", "must be true or false, not " + h);
+            } else {
+                header = h.booleanValue();
+            }
+        }
+        char delimiter = CsvOptions.DEFAULT_DELIMITER;
+        JsonNode d = node.get("delimiter");
+        if (d != null) {
+            if (!d.isTextual() || d.asText().length() != 1) {
+                problem(
+                        "input.delimiter",
+                        "must be one character, such as \",\" or \"\\t\", not " + d);
+            } else if (!CsvOptions.validDelimiter(d.asText().charAt(0))) {
+                problem(
+                        "input.delimiter",
+                        CsvOptions.describe(d.asText().charAt(0)) + " cannot separate fields");
+            } else {
+                delimiter = d.asText().charAt(0);
+            }
+        }
+        return columns.isEmpty() || problems.size() > before
+                ? null
+                : new CsvOptions(columns, header, delimiter);
     }
 
     /**
      * {@code input.fields}: from column name to the path of the event field it is read from ({@link
      * FieldPath}), for a format of named fields; no path may lie inside another's value.
      */
-    private Map<String, String> fields(JsonNode node, String format) {
+    private Map<String, String> fields(JsonNode node, String format, CsvOptions csv) {
         Map<String, String> fields = new LinkedHashMap<>();
         if (node == null) {
+            checkCsvColumns(fields, csv);
             return fields;
         }
         String path = "input.fields";
@@ -312,7 +415,7 @@ public final class SpecParser {
                     path,
                     "names event fields, but input.format "
                             + format
-                            + " has positional fields (json has named ones)");
+                            + " has positional fields (json and csv have named ones)");
             return fields;
         }
         if (!node.isObject()) {
@@ -338,12 +441,20 @@ public final class SpecParser {
             if (text == null) {
                 continue;
             }
+            if ("csv".equals(format)) {
+                fields.put(column, text); // a column's name, checked below
+                continue;
+            }
             try {
                 FieldPath.parse(text); // checked here, read again where it is used
                 fields.put(column, text);
             } catch (IllegalArgumentException bad) {
                 problem(path + "." + column, bad.getMessage());
             }
+        }
+        if ("csv".equals(format)) {
+            checkCsvColumns(fields, csv);
+            return fields;
         }
         if (InputFormat.of(format).isPresent()) { // the paths with those not named: own names
             EventFields all = EventFields.of(InputFormat.of(format).get(), layout, fields);

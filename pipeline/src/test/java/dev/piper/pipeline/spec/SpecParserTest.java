@@ -97,6 +97,92 @@ class SpecParserTest {
         assertThat(SpecCompiler.program(spec).hashesIds(2)).isFalse();
     }
 
+    /** A spec of CSV input with {@code input} (its format, columns, ...) spliced in. */
+    private static String csvSpec(String input) {
+        return spec(OK_COLUMNS).replace("\"format\": \"criteo-tsv\", \"topic\": \"t\"", input);
+    }
+
+    /** Columns named in the order of the CSV: the layout's names, with label as "clicked". */
+    private static final String CSV_COLUMNS =
+            "\"columns\": [\"clicked\", \"I1\", \"I2\", \"I3\", \"I4\", \"I5\", \"I6\","
+                    + " \"I7\", \"I8\", \"I9\", \"I10\", \"I11\", \"I12\", \"I13\","
+                    + " \"user.id\", \"C2\", \"C3\", \"C4\", \"C5\", \"C6\", \"C7\", \"C8\","
+                    + " \"C9\", \"C10\", \"C11\", \"C12\", \"C13\", \"C14\", \"C15\", \"C16\","
+                    + " \"C17\", \"C18\", \"C19\", \"C20\", \"C21\", \"C22\", \"C23\", \"C24\","
+                    + " \"C25\", \"C26\", \"unused\"]";
+
+    @Test
+    void csvInputNamesItsColumnsAndWhereEachColumnIsRead() throws Exception {
+        PipelineSpec spec =
+                parse(
+                        csvSpec(
+                                "\"format\": \"csv\", \"header\": true, \"delimiter\": \";\", "
+                                        + CSV_COLUMNS
+                                        + ", \"fields\": {\"label\": \"clicked\", \"C1\":"
+                                        + " \"user.id\"}"));
+        assertThat(spec.input().csv().columns()).hasSize(41).startsWith("clicked", "I1");
+        assertThat(spec.input().csv().header()).isTrue();
+        assertThat(spec.input().csv().delimiter()).isEqualTo(';');
+        var events = SpecCompiler.events(spec);
+        assertThat(events.csv()).isEqualTo(spec.input().csv());
+        assertThat(events.path(0).text()).isEqualTo("clicked");
+        // a CSV column's name is flat: its dot is no path into a record
+        assertThat(events.path(14).segments()).hasSize(1);
+        assertThat(events.path(14).text()).isEqualTo("user.id");
+        assertThat(events.path(15).text()).isEqualTo("C2");
+    }
+
+    static Stream<Arguments> badCsvSpecs() {
+        return Stream.of(
+                Arguments.of(
+                        "no columns",
+                        csvSpec("\"format\": \"csv\""),
+                        "input.columns: missing: a csv input names its columns in order"),
+                Arguments.of(
+                        "a column named twice",
+                        csvSpec("\"format\": \"csv\", \"columns\": [\"a\", \"b\", \"a\"]"),
+                        "input.columns[2]: \"a\" is named twice"),
+                Arguments.of(
+                        "a column the CSV does not have",
+                        csvSpec(
+                                "\"format\": \"csv\", "
+                                        + CSV_COLUMNS
+                                        + ", \"fields\": {\"label\": \"y\", \"C1\": \"user.id\"}"),
+                        "input.fields.label: \"y\" is not one of input.columns"),
+                Arguments.of(
+                        "a column read by its own name that the CSV lacks",
+                        csvSpec("\"format\": \"csv\", " + CSV_COLUMNS.replace("\"C7\", ", "")),
+                        "input.columns: has no column \"C7\", which C7 reads unless input.fields"
+                                + " names another"),
+                Arguments.of(
+                        "a delimiter of two characters",
+                        csvSpec("\"format\": \"csv\", \"delimiter\": \";;\", " + CSV_COLUMNS),
+                        "input.delimiter: must be one character"),
+                Arguments.of(
+                        "the quote as delimiter",
+                        csvSpec("\"format\": \"csv\", \"delimiter\": \"\\\"\", " + CSV_COLUMNS),
+                        "input.delimiter: '\"' (the quote) cannot separate fields"),
+                Arguments.of(
+                        "a header that is no boolean",
+                        csvSpec("\"format\": \"csv\", \"header\": \"yes\", " + CSV_COLUMNS),
+                        "input.header: must be true or false, not \"yes\""),
+                Arguments.of(
+                        "CSV settings for another format",
+                        spec(OK_COLUMNS)
+                                .replace(
+                                        "\"topic\": \"t\"",
+                                        "\"topic\": \"t\", \"columns\": [\"a\"]"),
+                        "input.columns: is for csv input; input.format is criteo-tsv"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badCsvSpecs")
+    void aBadCsvSpecIsRejectedNamingTheField(String what, String text, String expected) {
+        assertThatThrownBy(() -> parse(text))
+                .isInstanceOf(SpecException.class)
+                .hasMessageContaining(expected);
+    }
+
     /** Every operator of RAP's set the spec language has, with its parameters. */
     @Test
     void everyOperatorParsesWithItsParameters() throws Exception {
@@ -648,8 +734,8 @@ class SpecParserTest {
                         "name: \"Bad Name\" is not a pipeline name"),
                 Arguments.of(
                         "input format",
-                        spec(c).replace("criteo-tsv", "csv"),
-                        "input.format: unknown format \"csv\""),
+                        spec(c).replace("criteo-tsv", "avro"),
+                        "input.format: unknown format \"avro\" (known: criteo-tsv, json, csv)"),
                 Arguments.of(
                         "fields of positional input",
                         spec(c).replace("\"topic\": \"t\"", "\"fields\": {\"C1\": \"user.id\"}"),
@@ -684,7 +770,7 @@ class SpecParserTest {
                 Arguments.of(
                         "hash64 on hexadecimal text",
                         spec(c.replace("\"hex2int\", {\"op\"", "\"hash64\", {\"op\"")),
-                        "columns.C3[2]: hash64 reads the string ids of named-field input (json);"
+                        "columns.C3[2]: hash64 reads the string ids of named-field input (json, csv);"
                                 + " criteo-tsv ids are hexadecimal (hex2int)"),
                 Arguments.of(
                         "hex2int and hash64",

@@ -12,6 +12,7 @@ import dev.piper.pipeline.layout.RowLayout;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,13 +30,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 42: one click log as Criteo text and as JSON events ({@code piper convert}'s {@link
- * TsvToJson}), preprocessed at parallelism 2 with the same chains under {@code input.format}
- * criteo-tsv and json, gives byte-identical rows and vocabularies and as many dead letters; and the
- * JSON events streamed through a real broker, one event per record, consume into the same files.
+ * Issue 42: one click log as Criteo text, as JSON events ({@code piper convert}'s {@link
+ * TsvToJson}) and as CSV with a header (columns in another order, the label under another name),
+ * preprocessed at parallelism 2 with the same chains under {@code input.format} criteo-tsv, json
+ * and csv, gives byte-identical rows and vocabularies and as many dead letters; and the JSON events
+ * streamed through a real broker, one event per record, consume into the same files.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
-class JsonEventsITCase {
+class EventFormatsITCase {
 
     @RegisterExtension static final MiniClusterExtension CLUSTER = TestClusters.twoByTwo();
 
@@ -114,6 +116,83 @@ class JsonEventsITCase {
         assertThat(Files.readString(tmp.resolve("from-json").resolve("dead-letters.jsonl")))
                 .contains("\"reason\":\"invalid_json\"")
                 .contains("\"reason\":\"categorical_not_hex\"");
+    }
+
+    @Test
+    void theLogAsCsvPreprocessesToTheTextsOutput() throws Exception {
+        List<String> columns = new ArrayList<>(List.of("clicked"));
+        for (int i = 1; i <= 13; i++) {
+            columns.add("I" + i);
+        }
+        for (int i = 1; i <= 26; i++) {
+            columns.add("C" + i);
+        }
+        java.util.Collections.shuffle(columns, new java.util.Random(42));
+        Path csv = tmp.resolve("clicks.csv");
+        try (java.io.BufferedReader in = Files.newBufferedReader(tsv, StandardCharsets.ISO_8859_1);
+                java.io.BufferedWriter out =
+                        Files.newBufferedWriter(csv, StandardCharsets.ISO_8859_1)) {
+            out.write(String.join(",", columns) + "\n");
+            String line;
+            while ((line = in.readLine()) != null) {
+                String[] f = line.split("\t", -1);
+                List<String> values = new ArrayList<>();
+                if (f.length != 40) {
+                    values.add(line.replace('\t', ',')); // a bad line stays bad
+                } else {
+                    for (String c : columns) {
+                        int i =
+                                c.equals("clicked")
+                                        ? 0
+                                        : c.startsWith("I")
+                                                ? Integer.parseInt(c.substring(1))
+                                                : 13 + Integer.parseInt(c.substring(1));
+                        String v = f[i];
+                        values.add(
+                                v.contains(",") || v.contains("\"")
+                                        ? "\"" + v.replace("\"", "\"\"") + "\""
+                                        : v);
+                    }
+                }
+                out.write(String.join(",", values) + "\n");
+            }
+        }
+        String spec =
+                spec("csv")
+                        .replace(
+                                "\"format\": \"csv\"",
+                                "\"format\": \"csv\", \"header\": true, \"columns\": [\""
+                                        + String.join("\", \"", columns)
+                                        + "\"], \"fields\": {\"label\": \"clicked\"}");
+        Preprocess.Summary text = preprocess(tsv, "criteo-tsv", tmp.resolve("csv-from-tsv"));
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        Path out = tmp.resolve("from-csv");
+        Preprocess.prepareOutput(out, false);
+        Preprocess.Summary events = Preprocess.run(csv, out, 2, StateBackend.hashmap, conf, QUIET);
+        assertThat(events.rowsWritten()).isEqualTo(text.rowsWritten());
+        assertThat(events.deadLetters()).isEqualTo(text.deadLetters());
+        assertThat(events.linesRead()).isEqualTo(200_000); // the header is no line of the log
+        assertThat(events.deadLettersByReason()).isEqualTo(text.deadLettersByReason());
+        for (String file : outputFiles(tmp.resolve("csv-from-tsv"))) {
+            assertThat(Files.mismatch(out.resolve(file), tmp.resolve("csv-from-tsv/" + file)))
+                    .as(file)
+                    .isEqualTo(-1);
+        }
+
+        // a header of other columns is refused before the job, naming the file and the column
+        String other =
+                spec.replace("\"clicked\", ", "\"label\", ")
+                        .replace("{\"label\": \"clicked\"}", "{}");
+        Configuration wrong = new Configuration();
+        wrong.set(PiperOptions.SPEC, other);
+        Path refused = tmp.resolve("csv-refused");
+        Preprocess.prepareOutput(refused, false);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> Preprocess.run(csv, refused, 2, StateBackend.hashmap, wrong, QUIET))
+                .hasMessageContaining(csv + " is not the CSV the spec describes")
+                .hasMessageContaining("\"clicked\" as column")
+                .hasMessageContaining("where input.columns has \"label\"");
     }
 
     /** rows.bin and every vocabulary file of an output directory. */
