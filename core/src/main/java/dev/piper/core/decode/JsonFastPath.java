@@ -99,6 +99,32 @@ final class JsonFastPath {
         return i == e || b[i] == '\n' ? i : -1;
     }
 
+    // What follows a value in an object or array (separator()).
+    private static final int MORE = 0;
+    private static final int CLOSED = 1;
+    private static final int BAD = 2;
+
+    /**
+     * Reads what follows a value inside an object or array whose closing byte is {@code close}:
+     * {@link #MORE} after a comma (and the space after it), {@link #CLOSED} after {@code close},
+     * {@link #BAD} for anything else.
+     */
+    private int separator(byte close) {
+        space();
+        if (i >= e) {
+            return BAD;
+        }
+        byte c = b[i++];
+        if (c == close) {
+            return CLOSED;
+        }
+        if (c != ',') {
+            return BAD;
+        }
+        space();
+        return MORE;
+    }
+
     /** Skips JSON whitespace on the line: spaces, tabs and carriage returns. */
     private void space() {
         while (i < e) {
@@ -162,18 +188,10 @@ final class JsonFastPath {
             if (!(child == null ? skip(depth + 1) : value(child, depth + 1))) {
                 return false;
             }
-            space();
-            if (i >= e) {
-                return false;
+            int after = separator((byte) '}');
+            if (after != MORE) {
+                return after == CLOSED;
             }
-            byte c = b[i++];
-            if (c == '}') {
-                return true;
-            }
-            if (c != ',') {
-                return false;
-            }
-            space();
         }
     }
 
@@ -285,18 +303,10 @@ final class JsonFastPath {
             if (!(child == null ? skip(depth + 1) : value(child, depth + 1))) {
                 return false;
             }
-            space();
-            if (i >= e) {
-                return false;
+            int after = separator((byte) ']');
+            if (after != MORE) {
+                return after == CLOSED;
             }
-            byte c = b[i++];
-            if (c == ']') {
-                return true;
-            }
-            if (c != ',') {
-                return false;
-            }
-            space();
         }
     }
 
@@ -401,18 +411,13 @@ final class JsonFastPath {
                     lineLists[first] = values = Arrays.copyOf(values, values.length * 2);
                 }
                 values[lineListSize[first]++] = id;
-                space();
-                if (i >= e) {
-                    return false;
-                }
-                byte sep = b[i++];
-                if (sep == ']') {
+                int after = separator((byte) ']');
+                if (after == CLOSED) {
                     break;
                 }
-                if (sep != ',') {
+                if (after == BAD) {
                     return false;
                 }
-                space();
             }
         }
         for (int k = 0; k < targets.length; k++) {
@@ -569,18 +574,10 @@ final class JsonFastPath {
                     if (!skip(depth + 1)) {
                         return false;
                     }
-                    space();
-                    if (i >= e) {
-                        return false;
+                    int after = separator((byte) '}');
+                    if (after != MORE) {
+                        return after == CLOSED;
                     }
-                    byte sep = b[i++];
-                    if (sep == '}') {
-                        return true;
-                    }
-                    if (sep != ',') {
-                        return false;
-                    }
-                    space();
                 }
             }
             case '[' -> {
@@ -594,18 +591,10 @@ final class JsonFastPath {
                     if (!skip(depth + 1)) {
                         return false;
                     }
-                    space();
-                    if (i >= e) {
-                        return false;
+                    int after = separator((byte) ']');
+                    if (after != MORE) {
+                        return after == CLOSED;
                     }
-                    byte sep = b[i++];
-                    if (sep == ']') {
-                        return true;
-                    }
-                    if (sep != ',') {
-                        return false;
-                    }
-                    space();
                 }
             }
             case 't' -> {

@@ -3,7 +3,6 @@ package dev.piper.core.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.core.block.DeadLetter;
-import dev.piper.core.block.KeyChunk;
 import dev.piper.core.block.RawChunk;
 import dev.piper.pipeline.generate.CriteoEvents;
 import dev.piper.pipeline.generate.CriteoGenerator;
@@ -186,24 +185,7 @@ class JsonFastPathTest {
         CriteoDecoder.Decoded reference =
                 new JsonEventDecoder(options, false, false)
                         .decode(new RawChunk(0, 0, b, b.length, -1), false);
-        int rows = reference.dense().rows();
-        assertThat(fast.dense().rows()).as(what).isEqualTo(rows);
-        int width = options.program().layout().labelDenseWidth();
-        assertThat(Arrays.copyOf(fast.dense().labelDense(), rows * width))
-                .as(what)
-                .isEqualTo(Arrays.copyOf(reference.dense().labelDense(), rows * width));
-        for (int c = 0; c < reference.keys().length; c++) {
-            KeyChunk r = reference.keys()[c];
-            KeyChunk f = fast.keys()[c];
-            assertThat(Arrays.copyOf(f.keys(), f.size()))
-                    .as("%s C%d", what, c + 1)
-                    .isEqualTo(Arrays.copyOf(r.keys(), r.size()));
-            if (r.offsets() != null) {
-                assertThat(Arrays.copyOf(f.offsets(), rows + 1))
-                        .as("%s C%d offsets", what, c + 1)
-                        .isEqualTo(Arrays.copyOf(r.offsets(), rows + 1));
-            }
-        }
+        DecodedBlocks.assertSameRows(what, reference, fast);
         assertThat(Arrays.stream(fast.dense().deadLetters()).map(JsonFastPathTest::letter))
                 .as(what)
                 .containsExactlyElementsOf(
