@@ -187,11 +187,12 @@ public final class StreamJob {
         for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
             blockLines[p.index()] =
                     blockLines(chunking.maxBlockLines(), p.start().program().rowBytes());
-            // an event (JSON, CSV) is its whole record, line breaks and all
+            // a JSON event is its whole record, line breaks and all; a record of CSV (as of
+            // text) holds lines, a trailing line break ending the last
             wholeRecords[p.index()] =
                     InputFormat.of(p.start().spec().input().format())
-                            .map(InputFormat::namedFields)
-                            .orElse(false);
+                            .filter(f -> f == InputFormat.JSON)
+                            .isPresent();
         }
         DataStream<RawChunk> raw =
                 env.fromSource(
