@@ -179,10 +179,6 @@ public final class Preprocess {
     }
 
     /**
-     * The preprocess job of {@code input} into {@code output} with the piper options in {@code
-     * conf} ({@link PiperOptions}, {@link ReportOptions}).
-     */
-    /**
      * A CSV input whose spec says it has a header ({@code input.header}) must start with the
      * columns the spec names, in order: a file of other columns would be read into the wrong ones.
      */
@@ -202,13 +198,17 @@ public final class Preprocess {
             return; // an empty file: no header, and no line
         }
         try {
-            csv.checkHeader(line.endsWith("\r") ? line.substring(0, line.length() - 1) : line);
+            csv.checkHeader(line); // readLine drops the line's \n or \r\n
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     input + " is not the CSV the spec describes: " + e.getMessage(), e);
         }
     }
 
+    /**
+     * The preprocess job of {@code input} into {@code output} with the piper options in {@code
+     * conf} ({@link PiperOptions}, {@link ReportOptions}).
+     */
     public static PreprocessJob job(Path input, Path output, Configuration conf) {
         DecodeOptions options = PiperOptions.decodeOptions(conf);
         String path = input.toAbsolutePath().toString();
