@@ -13,7 +13,8 @@ import java.util.List;
  * @param columns the CSV's column names, in order; at least one, no two alike
  * @param header whether each input file's first line is a header (batch input; Kafka records are
  *     lines without one)
- * @param delimiter the field delimiter: one ASCII character, neither a quote nor a line break
+ * @param delimiter the field delimiter: one ASCII character, neither a quote, a line break, a
+ *     letter nor a digit
  */
 public record CsvOptions(List<String> columns, boolean header, char delimiter)
         implements Serializable {
@@ -34,9 +35,12 @@ public record CsvOptions(List<String> columns, boolean header, char delimiter)
         }
     }
 
-    /** Whether {@code c} may separate fields: an ASCII character, not a quote nor a line break. */
+    /**
+     * Whether {@code c} may separate fields: an ASCII character, not a quote nor a line break, and
+     * no letter or digit (which values are made of).
+     */
     public static boolean validDelimiter(char c) {
-        return c < 0x80 && c != '"' && c != '\n' && c != '\r';
+        return c < 0x80 && c != '"' && c != '\n' && c != '\r' && !Character.isLetterOrDigit(c);
     }
 
     /** A delimiter as messages name it: {@code ','}, {@code tab}. */
@@ -49,6 +53,9 @@ public record CsvOptions(List<String> columns, boolean header, char delimiter)
         }
         if (c == '\n' || c == '\r') {
             return "a line break";
+        }
+        if (Character.isLetterOrDigit(c) && c < 0x80) {
+            return "'" + c + "' (a letter or digit)";
         }
         return c < 0x80 ? "'" + c + "'" : "'" + c + "' (beyond ASCII)";
     }

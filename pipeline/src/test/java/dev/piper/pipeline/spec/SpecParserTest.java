@@ -163,6 +163,10 @@ class SpecParserTest {
                         csvSpec("\"format\": \"csv\", \"delimiter\": \"\\\"\", " + CSV_COLUMNS),
                         "input.delimiter: '\"' (the quote) cannot separate fields"),
                 Arguments.of(
+                        "a digit as delimiter",
+                        csvSpec("\"format\": \"csv\", \"delimiter\": \"1\", " + CSV_COLUMNS),
+                        "input.delimiter: '1' (a letter or digit) cannot separate fields"),
+                Arguments.of(
                         "a header that is no boolean",
                         csvSpec("\"format\": \"csv\", \"header\": \"yes\", " + CSV_COLUMNS),
                         "input.header: must be true or false, not \"yes\""),
