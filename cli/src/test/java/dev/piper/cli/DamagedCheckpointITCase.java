@@ -16,6 +16,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -111,7 +112,8 @@ class DamagedCheckpointITCase {
                 if (Files.isDirectory(f)) {
                     Files.createDirectories(target);
                 } else if (!f.getFileName().toString().equals(".lock")) {
-                    Files.copy(f, target);
+                    // with its modification time: the newest _metadata is the latest snapshot
+                    Files.copy(f, target, StandardCopyOption.COPY_ATTRIBUTES);
                 }
             }
         }
