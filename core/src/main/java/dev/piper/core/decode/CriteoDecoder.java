@@ -1091,7 +1091,7 @@ public final class CriteoDecoder implements BlockDecoder {
     }
 
     /** The field's text for an error message, quoted and cut at 40 bytes. */
-    private static String quote(byte[] b, int s, int e) {
+    static String quote(byte[] b, int s, int e) {
         int keep = Math.min(e - s, 40);
         String text = new String(b, s, keep, StandardCharsets.UTF_8);
         return "\"" + text + (keep < e - s ? "...\"" : "\"");

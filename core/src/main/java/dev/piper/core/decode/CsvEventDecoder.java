@@ -348,7 +348,7 @@ public final class CsvEventDecoder implements BlockDecoder {
                             Reason.INVALID_CSV,
                             column(fields)
                                     + ": "
-                                    + quote(b, p, stray)
+                                    + CriteoDecoder.quote(b, p, stray)
                                     + " after the closing quote, where a delimiter belongs");
                 }
             } else {
@@ -453,10 +453,6 @@ public final class CsvEventDecoder implements BlockDecoder {
         if (outLength + more > out.length) {
             out = Arrays.copyOf(out, Math.max(outLength + more, out.length * 2));
         }
-    }
-
-    private static String quote(byte[] b, int s, int e) {
-        return "\"" + new String(b, s, e - s, StandardCharsets.UTF_8) + "\"";
     }
 
     private boolean fail(Reason reason, String detail) {
