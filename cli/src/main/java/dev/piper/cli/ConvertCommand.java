@@ -1,10 +1,13 @@
 package dev.piper.cli;
 
+import dev.piper.connectors.convert.TsvToAvro;
 import dev.piper.connectors.convert.TsvToJson;
 import dev.piper.connectors.convert.TsvToParquet;
+import dev.piper.connectors.convert.TsvToProtobuf;
 import dev.piper.connectors.output.DirectoryLock;
 import dev.piper.connectors.output.OutputCommit;
 import dev.piper.job.launch.LaunchChecks;
+import dev.piper.pipeline.generate.CriteoProtobuf;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -15,6 +18,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -27,8 +31,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code piper convert}: Criteo text to Parquet (for Parquet input to preprocess) or to JSON events
- * (for a spec of {@code input.format} json).
+ * {@code piper convert}: Criteo text to Parquet (for Parquet input to preprocess), to JSON events
+ * (for a spec of {@code input.format} json), to an Avro container file (avro) or to
+ * length-delimited Protobuf messages (protobuf).
  */
 @Command(
         name = "convert",
@@ -44,7 +49,16 @@ import picocli.CommandLine.Spec;
                     + " instead, one object per line: label, I1.. as numbers, C1.. as their hex"
                     + " text, list columns as arrays, empty fields left out; every line is"
                     + " written (one that is not a row as it is), so preprocessing them with a"
-                    + " json spec of the same chains gives the same rows, indices and dead letters."
+                    + " json spec of the same chains gives the same rows, indices and dead letters.",
+            "With --output-format avro (or an output ending in .avro), write an Avro container"
+                    + " file of records label, I1.. (int, or the text if it is no int), C1.."
+                    + " (their hex text; list columns arrays), empty fields null; a line no record"
+                    + " can carry (another field count, not UTF-8) goes to OUTPUT.rejected.tsv.",
+            "With --output-format protobuf (or an output ending in .pb), write length-delimited"
+                    + " Protobuf messages dev.piper.events.CriteoLine (label, I1.. sint32; C1.."
+                    + " their hex text) and their descriptor set to OUTPUT.desc; a line no message"
+                    + " can carry (a label or dense field that is no int32, another field count)"
+                    + " goes to OUTPUT.rejected.tsv."
         })
 final class ConvertCommand implements Callable<Integer> {
 
@@ -75,11 +89,26 @@ final class ConvertCommand implements Callable<Integer> {
     @Option(
             names = "--compression",
             paramLabel = "C",
-            defaultValue = "snappy",
             description =
-                    "Page compression: uncompressed, snappy, gzip, zstd or lz4_raw (default:"
-                            + " ${DEFAULT-VALUE}).")
+                    "Parquet's page compression: uncompressed, snappy, gzip, zstd or lz4_raw"
+                            + " (default: snappy); an Avro file's blocks: uncompressed or gzip"
+                            + " (deflate; the default).")
     String compression;
+
+    /** Avro's codec name for --compression: none, or deflate (gzip's algorithm). */
+    private String avroCodec() {
+        String c = compression == null ? "gzip" : compression.toLowerCase(Locale.ROOT);
+        return switch (c) {
+            case "uncompressed" -> "null";
+            case "gzip" -> "deflate";
+            default ->
+                    throw new ParameterException(
+                            spec.commandLine(),
+                            "--compression: an Avro file is uncompressed or gzip (deflate), not \""
+                                    + compression
+                                    + "\"");
+        };
+    }
 
     @Option(
             names = "--row-group-rows",
@@ -109,8 +138,8 @@ final class ConvertCommand implements Callable<Integer> {
             names = "--output-format",
             paramLabel = "F",
             description =
-                    "parquet or json (default: json for an output ending in .jsonl or .json,"
-                            + " else parquet).")
+                    "parquet, json, avro or protobuf (default: json for an output ending in"
+                            + " .jsonl or .json, avro for .avro, protobuf for .pb, else parquet).")
     String outputFormat;
 
     private static final String[] CODECS = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
@@ -176,13 +205,70 @@ final class ConvertCommand implements Callable<Integer> {
         String format =
                 outputFormat != null
                         ? outputFormat.toLowerCase(Locale.ROOT)
-                        : output.toString().matches(".*\\.jsonl?$") ? "json" : "parquet";
-        if (!format.equals("json") && !format.equals("parquet")) {
+                        : output.toString().matches(".*\\.jsonl?$")
+                                ? "json"
+                                : output.toString().endsWith(".avro")
+                                        ? "avro"
+                                        : output.toString().endsWith(".pb")
+                                                ? "protobuf"
+                                                : "parquet";
+        if (!List.of("json", "parquet", "avro", "protobuf").contains(format)) {
             throw new ParameterException(
                     spec.commandLine(),
                     "--output-format: unknown format \""
                             + outputFormat
-                            + "\" (known: parquet, json)");
+                            + "\" (known: parquet, json, avro, protobuf)");
+        }
+        if (format.equals("protobuf")) {
+            TsvToProtobuf.Result r = TsvToProtobuf.convert(input, output, layout(), System.err);
+            spec.commandLine()
+                    .getOut()
+                    .printf(
+                            "convert: %,d lines read, %,d Protobuf messages written (%,d bytes) in"
+                                    + " %.1f s -> %s (message %s, descriptor set %s)%n",
+                            r.lines(),
+                            r.messages(),
+                            r.bytes(),
+                            r.seconds(),
+                            output,
+                            CriteoProtobuf.MESSAGE,
+                            TsvToProtobuf.descriptorFile(output));
+            if (r.rejected() > 0) {
+                spec.commandLine()
+                        .getOut()
+                        .printf(
+                                "convert: %,d lines are no message of the layout (another field"
+                                        + " count, a label or dense field that is no int32, not"
+                                        + " UTF-8), written as they are to %s%n",
+                                r.rejected(), TsvToAvro.rejectedFile(output));
+            }
+            return 0;
+        }
+        if (format.equals("avro")) {
+            TsvToAvro.Result r =
+                    TsvToAvro.convert(input, output, layout(), avroCodec(), System.err);
+            spec.commandLine()
+                    .getOut()
+                    .printf(
+                            "convert: %,d lines read, %,d Avro records written (%,d bytes, codec"
+                                    + " %s) in %.1f s (%,.0f lines/s) -> %s%n",
+                            r.lines(),
+                            r.records(),
+                            r.bytes(),
+                            avroCodec(),
+                            r.seconds(),
+                            r.lines() / Math.max(r.seconds(), 1e-9),
+                            output);
+            if (r.rejected() > 0) {
+                spec.commandLine()
+                        .getOut()
+                        .printf(
+                                "convert: %,d lines are no record of the layout (another field"
+                                        + " count, an empty line, not UTF-8), written as they"
+                                        + " are to %s%n",
+                                r.rejected(), TsvToAvro.rejectedFile(output));
+            }
+            return 0;
         }
         if (format.equals("json")) {
             TsvToJson.Result r = TsvToJson.convert(input, output, layout(), System.err);
@@ -199,7 +285,7 @@ final class ConvertCommand implements Callable<Integer> {
                             output);
             return 0;
         }
-        String codec = compression.toLowerCase(Locale.ROOT);
+        String codec = compression == null ? "snappy" : compression.toLowerCase(Locale.ROOT);
         if (!Arrays.asList(CODECS).contains(codec)) {
             throw new ParameterException(
                     spec.commandLine(),

@@ -17,13 +17,20 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code piper produce}: a Criteo file into a Kafka topic, one record per line. */
+/**
+ * {@code piper produce}: a text file into a Kafka topic, one record per line; an Avro container
+ * file, one record per datum.
+ */
 @Command(
         name = "produce",
         mixinStandardHelpOptions = true,
         description = {
-            "Send every line of a Criteo text file (.gz is decompressed) to a Kafka topic as one"
-                    + " record, its value the line's bytes without the line break, in file order."
+            "Send every line of a text file (Criteo, JSON events, CSV; .gz is decompressed) to"
+                    + " a Kafka topic as one record, its value the line's bytes without the line"
+                    + " break, in file order.",
+            "An Avro container file (a name ending in .avro) is sent one datum a record, in"
+                    + " Avro's binary encoding without a header, for a spec of input.format avro"
+                    + " whose input.schema is the file's schema."
         })
 final class ProduceCommand implements Callable<Integer>, JobOptionsCli.Taking {
 
@@ -72,14 +79,28 @@ final class ProduceCommand implements Callable<Integer>, JobOptionsCli.Taking {
             TopicCreation.createIfAbsent(
                     KafkaArgs.bootstrapServers(args), client, topic, partitions, progress);
         }
+        boolean avro = input.toString().endsWith(".avro");
         LineProducer.Result r =
-                LineProducer.produce(
-                        input, KafkaArgs.bootstrapServers(args), topic, rate, client, progress);
+                avro
+                        ? LineProducer.produceAvro(
+                                input,
+                                KafkaArgs.bootstrapServers(args),
+                                topic,
+                                rate,
+                                client,
+                                progress)
+                        : LineProducer.produce(
+                                input,
+                                KafkaArgs.bootstrapServers(args),
+                                topic,
+                                rate,
+                                client,
+                                progress);
         spec.commandLine()
                 .getOut()
                 .printf(
-                        "produce: %,d lines (%,d bytes) to %s in %.1f s%n",
-                        r.lines(), r.bytes(), topic, r.seconds());
+                        "produce: %,d %s (%,d bytes) to %s in %.1f s%n",
+                        r.lines(), avro ? "datums" : "lines", r.bytes(), topic, r.seconds());
         return 0;
     }
 }

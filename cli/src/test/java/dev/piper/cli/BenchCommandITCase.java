@@ -174,7 +174,7 @@ class BenchCommandITCase {
                 .contains(
                         "--parquet measures the built-in spec; it cannot be combined with --preset")
                 .contains(
-                        "--preset: unknown preset \"rm9\" (known: dlrm-criteo, dlrm-criteo-json, rm1");
+                        "--preset: unknown preset \"rm9\" (known: dlrm-criteo, dlrm-criteo-json, dlrm-criteo-avro, rm1");
         assertThat(out.size()).isZero();
     }
 

@@ -1405,7 +1405,7 @@ class PiperCliTest {
                 .isEqualTo(2);
         assertThat(err())
                 .contains(
-                        "--preset: unknown preset \"rm9\" (known: dlrm-criteo, dlrm-criteo-json, rm1, rm2, rm3, rm4, rm5)");
+                        "--preset: unknown preset \"rm9\" (known: dlrm-criteo, dlrm-criteo-json, dlrm-criteo-avro, rm1, rm2, rm3, rm4, rm5)");
         assertThat(
                         PiperCli.execute(
                                 "generate",

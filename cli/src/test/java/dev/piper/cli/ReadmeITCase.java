@@ -96,7 +96,7 @@ class ReadmeITCase {
                 .containsExactly(
                         "1.1", "1.2", "1.4", "1.4", "2.1", "2.2", "2.2", "2.3", "2.4", "2.5", "2.6",
                         "3.1", "3.2", "3.3", "3.3", "3.4", "3.4", "3.5", "3.5", "6.1", "6.1", "6.2",
-                        "6.3", "6.3");
+                        "6.3", "6.3", "6.5", "6.5");
         writeLauncher(home);
         Files.createSymbolicLink(work.resolve("clients"), home.resolve("clients"));
 
@@ -129,6 +129,9 @@ class ReadmeITCase {
                         Files.mismatch(
                                 work.resolve("out-events/rows.bin"), work.resolve("out/rows.bin")))
                 .as("shape 6's JSON events")
+                .isEqualTo(-1);
+        assertThat(Files.mismatch(work.resolve("out-avro/rows.bin"), work.resolve("out/rows.bin")))
+                .as("shape 6's Avro container file")
                 .isEqualTo(-1);
         assertThat(
                         Files.mismatch(

@@ -12,12 +12,15 @@ import dev.piper.connectors.output.ShardWriterOperator;
 import dev.piper.connectors.parquet.source.ParquetFileSource;
 import dev.piper.connectors.report.ReportFileSink;
 import dev.piper.connectors.text.source.CriteoFileSource;
+import dev.piper.connectors.text.source.reader.AvroBlockChunker;
 import dev.piper.core.cost.ReportSettings;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.operators.cost.CostModelOperator;
 import dev.piper.operators.cost.CostSamples;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.input.CsvOptions;
+import dev.piper.pipeline.input.EventFields;
+import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.BufferedReader;
@@ -179,6 +182,34 @@ public final class Preprocess {
     }
 
     /**
+     * The options reading {@code input}, an Avro container file, with its writer schema (from its
+     * header); every input column's path must lead to a value in its records, since a column of a
+     * path the file lacks would read nothing but fills.
+     */
+    private static DecodeOptions withContainerSchema(Path input, DecodeOptions options) {
+        String schema;
+        try {
+            schema = AvroBlockChunker.writerSchema(Files.newInputStream(input));
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException(
+                    input + " is not an Avro container file (input.format avro): " + e.getMessage(),
+                    e);
+        }
+        EventFields events = options.events();
+        String why = events.avroProblem(schema);
+        if (why != null) {
+            throw new IllegalArgumentException(
+                    input + ": " + why + " (input.fields names where each column is read)");
+        }
+        return new DecodeOptions(
+                options.program(),
+                options.padMissingFields(),
+                options.maxLineBytes(),
+                options.maxRawBytes(),
+                events.withAvro(events.avro().withSchema(schema)));
+    }
+
+    /**
      * A CSV input whose spec says it has a header ({@code input.header}) must start with the
      * columns the spec names, in order: a file of other columns would be read into the wrong ones.
      */
@@ -212,6 +243,10 @@ public final class Preprocess {
     public static PreprocessJob job(Path input, Path output, Configuration conf) {
         DecodeOptions options = PiperOptions.decodeOptions(conf);
         String path = input.toAbsolutePath().toString();
+        boolean avro = options.events() != null && options.events().format() == InputFormat.AVRO;
+        if (avro && !PiperOptions.parquetInput(conf, path)) {
+            options = withContainerSchema(input, options);
+        }
         ReportSettings report = ReportOptions.settings(conf);
         OutputCommit commit =
                 report == null
@@ -268,7 +303,16 @@ public final class Preprocess {
             job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
             return hotline == null ? job : job.withHotline(hotline);
         }
-        CriteoFileSource source = textSource(input, conf, options);
+        boolean protobuf =
+                options.events() != null && options.events().format() == InputFormat.PROTOBUF;
+        int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
+        CriteoFileSource source =
+                avro
+                        ? CriteoFileSource.avroContainer(path, blockBytes, options.maxRawBytes())
+                        : protobuf
+                                ? CriteoFileSource.protobufDelimited(
+                                        path, blockBytes, options.maxRawBytes())
+                                : textSource(input, conf, options);
         PreprocessJob job = new PreprocessJob(source, source.isSplittable(), sink, options);
         job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
         if (report != null) {

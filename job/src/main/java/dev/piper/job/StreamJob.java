@@ -183,16 +183,20 @@ public final class StreamJob {
     public void build(StreamExecutionEnvironment env) {
         Starts starts = Starts.of(pipelines, maxRawBytes);
         int[] blockLines = new int[starts.size()];
-        boolean[] wholeRecords = new boolean[starts.size()];
+        LogChunkOperator.RecordShape[] shapes = new LogChunkOperator.RecordShape[starts.size()];
         for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
             blockLines[p.index()] =
                     blockLines(chunking.maxBlockLines(), p.start().program().rowBytes());
-            // a JSON event is its whole record, line breaks and all; a record of CSV (as of
-            // text) holds lines, a trailing line break ending the last
-            wholeRecords[p.index()] =
-                    InputFormat.of(p.start().spec().input().format())
-                            .filter(f -> f == InputFormat.JSON)
-                            .isPresent();
+            // a JSON event is its whole record, line breaks and all; an Avro one its bytes,
+            // framed; a record of CSV (as of text) holds lines, a trailing line break ending
+            // the last
+            InputFormat format = InputFormat.of(p.start().spec().input().format()).orElseThrow();
+            shapes[p.index()] =
+                    switch (format) {
+                        case JSON -> LogChunkOperator.RecordShape.ONE_LINE;
+                        case AVRO, PROTOBUF -> LogChunkOperator.RecordShape.FRAME;
+                        case CRITEO_TSV, CSV -> LogChunkOperator.RecordShape.LINES;
+                    };
         }
         DataStream<RawChunk> raw =
                 env.fromSource(
@@ -207,7 +211,7 @@ public final class StreamJob {
                                 new LogChunkOperator(
                                         chunking.maxBlockBytes(),
                                         blockLines,
-                                        wholeRecords,
+                                        shapes,
                                         chunking.lingerMillis()))
                         .uid("chunk");
         boolean measure = report != null;

@@ -2,12 +2,16 @@ package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.piper.connectors.convert.TsvToAvro;
 import dev.piper.connectors.convert.TsvToJson;
+import dev.piper.connectors.convert.TsvToProtobuf;
 import dev.piper.connectors.kafka.LineProducer;
 import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.generate.CriteoAvro;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.generate.CriteoProtobuf;
 import dev.piper.pipeline.layout.RowLayout;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
@@ -119,6 +123,97 @@ class EventFormatsITCase {
     }
 
     @Test
+    void theLogAsAnAvroContainerFilePreprocessesToTheTextsOutput() throws Exception {
+        Path avro = tmp.resolve("clicks.avro");
+        TsvToAvro.Result converted =
+                TsvToAvro.convert(tsv, avro, RowLayout.CRITEO, "deflate", QUIET);
+        assertThat(converted.lines()).isEqualTo(200_000);
+        Preprocess.Summary text = preprocess(tsv, "criteo-tsv", tmp.resolve("avro-from-tsv"));
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec("avro"));
+        conf.set(PiperOptions.BLOCK_BYTES, 256 * 1024); // several chunks, several decoders
+        Path out = tmp.resolve("from-avro");
+        Preprocess.prepareOutput(out, false);
+        Preprocess.Summary events = Preprocess.run(avro, out, 2, StateBackend.hashmap, conf, QUIET);
+        assertThat(events.rowsWritten()).isEqualTo(text.rowsWritten());
+        // a line that is no row of the layout (empty, of another field count) or not UTF-8 has
+        // no record: the converter set it aside
+        Map<String, Long> reasons = text.deadLettersByReason();
+        assertThat(converted.rejected())
+                .as("%s", reasons)
+                .isEqualTo(
+                        reasons.get("wrong_field_count")
+                                + reasons.get("invalid_utf8")
+                                + reasons.get("empty_line"))
+                .isPositive();
+        assertThat(events.deadLetters() + converted.rejected()).isEqualTo(text.deadLetters());
+        assertThat(events.rowsWritten() + events.deadLetters()).isEqualTo(converted.records());
+        for (String file : outputFiles(tmp.resolve("avro-from-tsv"))) {
+            assertThat(Files.mismatch(out.resolve(file), tmp.resolve("avro-from-tsv/" + file)))
+                    .as(file)
+                    .isEqualTo(-1);
+        }
+        assertThat(Files.readString(out.resolve("dead-letters.jsonl")))
+                .contains("\"reason\":\"categorical_not_hex\"");
+
+        // a column whose field the file's records lack is refused before anything is read
+        Configuration wrong = new Configuration();
+        wrong.set(
+                PiperOptions.SPEC,
+                spec("avro")
+                        .replace(
+                                "\"format\": \"avro\"",
+                                "\"format\": \"avro\", \"fields\": {\"C3\": \"user.id\"}"));
+        Path refused = tmp.resolve("avro-refused");
+        Preprocess.prepareOutput(refused, false);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> Preprocess.run(avro, refused, 2, StateBackend.hashmap, wrong, QUIET))
+                .hasMessageContaining(
+                        avro
+                                + ": C3 reads \"user.id\", but in the file's records record"
+                                + " dev.piper.events.CriteoLine has no field \"user\"");
+    }
+
+    @Test
+    void theLogAsProtobufMessagesPreprocessesToTheTextsOutput() throws Exception {
+        Path messages = tmp.resolve("clicks.pb");
+        TsvToProtobuf.Result converted =
+                TsvToProtobuf.convert(tsv, messages, RowLayout.CRITEO, QUIET);
+        assertThat(converted.lines()).isEqualTo(200_000);
+        Preprocess.Summary text = preprocess(tsv, "criteo-tsv", tmp.resolve("pb-from-tsv"));
+        Configuration conf = new Configuration();
+        conf.set(
+                PiperOptions.SPEC,
+                spec("protobuf")
+                        .replace(
+                                "\"format\": \"protobuf\"",
+                                "\"format\": \"protobuf\", \"descriptor\": \""
+                                        + TsvToProtobuf.descriptorFile(messages)
+                                                .toString()
+                                                .replace("\\", "\\\\")
+                                        + "\", \"message\": \""
+                                        + CriteoProtobuf.MESSAGE
+                                        + "\""));
+        conf.set(PiperOptions.BLOCK_BYTES, 256 * 1024);
+        Path out = tmp.resolve("from-protobuf");
+        Preprocess.prepareOutput(out, false);
+        Preprocess.Summary events =
+                Preprocess.run(messages, out, 2, StateBackend.hashmap, conf, QUIET);
+        assertThat(events.rowsWritten()).isEqualTo(text.rowsWritten());
+        // a line no message carries (of another field count, not UTF-8, a label or dense field
+        // that is text but no int32) was set aside: the text's dead letters are those and the
+        // messages' own
+        assertThat(converted.rejected()).isPositive();
+        assertThat(events.deadLetters() + converted.rejected()).isEqualTo(text.deadLetters());
+        assertThat(events.rowsWritten() + events.deadLetters()).isEqualTo(converted.messages());
+        for (String file : outputFiles(tmp.resolve("pb-from-tsv"))) {
+            assertThat(Files.mismatch(out.resolve(file), tmp.resolve("pb-from-tsv/" + file)))
+                    .as(file)
+                    .isEqualTo(-1);
+        }
+    }
+
+    @Test
     void theLogAsCsvPreprocessesToTheTextsOutput() throws Exception {
         List<String> columns = new ArrayList<>(List.of("clicked"));
         for (int i = 1; i <= 13; i++) {
@@ -217,32 +312,105 @@ class EventFormatsITCase {
         Path batch = tmp.resolve("stream-batch");
         Preprocess.Summary summary = preprocess(input, "json", batch);
 
+        Path consumed =
+                stream(
+                        "events",
+                        spec("json"),
+                        summary,
+                        topic ->
+                                LineProducer.produce(
+                                        input,
+                                        kafka.bootstrapServers(),
+                                        topic,
+                                        null,
+                                        Map.of(),
+                                        QUIET));
+        SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "stream of JSON events");
+    }
+
+    @Test
+    void theAvroDatumsStreamedOneARecordConsumeIntoTheSameFiles() throws Exception {
+        Path lines = tmp.resolve("stream.tsv");
+        byte[] all = Files.readAllBytes(tsv);
+        int end = 0;
+        for (int n = 0; n < 40_000; n++) {
+            end = indexOf(all, end) + 1;
+        }
+        Files.write(lines, java.util.Arrays.copyOf(all, end));
+        Path container = tmp.resolve("stream.avro");
+        TsvToAvro.convert(lines, container, RowLayout.CRITEO, "null", QUIET);
+        Path batch = tmp.resolve("avro-stream-batch");
+        Preprocess.Summary summary = preprocess(container, "avro", batch);
+        assertThat(summary.rowsWritten()).isGreaterThan(39_000);
+
+        // the stream reads bare datums with the schema the spec names
+        Path schema = tmp.resolve("criteo-line.avsc");
+        Files.writeString(schema, new CriteoAvro(RowLayout.CRITEO).schema().toString(true));
+        String spec =
+                spec("avro")
+                        .replace(
+                                "\"format\": \"avro\"",
+                                "\"format\": \"avro\", \"schema\": \""
+                                        + schema.toString().replace("\\", "\\\\")
+                                        + "\"");
+        Path consumed =
+                stream(
+                        "avro",
+                        spec,
+                        summary,
+                        topic ->
+                                LineProducer.produceAvro(
+                                        container,
+                                        kafka.bootstrapServers(),
+                                        topic,
+                                        null,
+                                        Map.of(),
+                                        QUIET));
+        SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "stream of Avro datums");
+    }
+
+    /** Sends a topic's records. */
+    interface Producer {
+        void produce(String topic) throws Exception;
+    }
+
+    /**
+     * Streams what {@code producer} sends to a one-partition topic ({@code prefix-in}) through the
+     * job of {@code spec} at parallelism 2, and consumes its output: as many rows and dead letters
+     * as {@code batch} has.
+     */
+    private static Path stream(
+            String prefix, String spec, Preprocess.Summary batch, Producer producer)
+            throws Exception {
         Configuration conf =
                 Streaming.configuration(
-                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), Duration.ofSeconds(1));
+                        2,
+                        StateBackend.hashmap,
+                        tmp.resolve(prefix + "-checkpoints"),
+                        Duration.ofSeconds(1));
         conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-        conf.set(StreamOptions.INPUT_TOPIC, "events-in");
-        conf.set(StreamOptions.OUTPUT_TOPIC, "events-rows");
-        conf.set(StreamOptions.VOCAB_TOPIC, "events-vocab");
+        conf.set(StreamOptions.INPUT_TOPIC, prefix + "-in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, prefix + "-rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, prefix + "-vocab");
         conf.set(StreamOptions.OUTPUT_PARTITIONS, 2);
-        conf.set(PiperOptions.SPEC, spec("json"));
-        kafka.createTopic("events-in", 1); // one partition: arrival order is line order
-        LineProducer.produce(input, kafka.bootstrapServers(), "events-in", null, Map.of(), QUIET);
+        conf.set(PiperOptions.SPEC, spec);
+        kafka.createTopic(prefix + "-in", 1); // one partition: arrival order is file order
+        producer.produce(prefix + "-in");
         StreamTopics.prepareTopics(conf, QUIET);
         StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
 
-        Path consumed = tmp.resolve("stream-consumed");
+        Path consumed = tmp.resolve(prefix + "-consumed");
         OutputConsumer.Result r =
                 new OutputConsumer(
                                 kafka.bootstrapServers(),
                                 Map.of(),
-                                "events-rows",
-                                "events-vocab",
-                                "events-rows-dead-letters")
+                                prefix + "-rows",
+                                prefix + "-vocab",
+                                prefix + "-rows-dead-letters")
                         .spec(PiperOptions.decodeOptions(conf)) // a spec not known by name
-                        .consume(consumed, summary.rowsWritten(), Duration.ofSeconds(20), QUIET);
-        assertThat(r.rows()).isEqualTo(summary.rowsWritten());
-        assertThat(r.deadLetters()).isEqualTo(summary.deadLetters());
-        SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "stream of JSON events");
+                        .consume(consumed, batch.rowsWritten(), Duration.ofSeconds(20), QUIET);
+        assertThat(r.rows()).isEqualTo(batch.rowsWritten());
+        assertThat(r.deadLetters()).isEqualTo(batch.deadLetters());
+        return consumed;
     }
 }

@@ -1,11 +1,14 @@
 package dev.piper.benchmarks.bench;
 
+import dev.piper.connectors.convert.TsvToAvro;
 import dev.piper.connectors.convert.TsvToJson;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.job.HotlineOptions;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.ReportOptions;
+import dev.piper.pipeline.generate.CriteoAvro;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.PipelineSpec;
@@ -144,7 +147,8 @@ public final class Bench {
      * Also measures JSON events: each input converted ({@code piper convert --output-format json}:
      * 13 numeric and 26 string fields a line), decoded in one thread without Flink under a json
      * spec of the same chains (hex2int, whose rows must be the text's) and with hash64 (every id
-     * text hashed), and the Flink job over them.
+     * text hashed), and the Flink job over them; and the same for Avro events (an uncompressed
+     * container file of the same records, {@code piper convert --output-format avro}).
      */
     public Bench withEvents() {
         this.withEvents = true;
@@ -208,7 +212,8 @@ public final class Bench {
                     results.add(parquetJob(regime, in, p));
                 }
                 if (withEvents) {
-                    results.add(eventsJob(regime, in, p));
+                    results.add(eventsJob(regime, in, p, "json"));
+                    results.add(eventsJob(regime, in, p, "avro"));
                 }
             }
         }
@@ -229,7 +234,9 @@ public final class Bench {
             Path parquetFull,
             Path parquetHalf,
             Path eventsFull,
-            Path eventsHalf) {
+            Path eventsHalf,
+            Path avroFull,
+            Path avroHalf) {
 
         /** The same lines in other files (Parquet, JSON events): the same reference rows. */
         Inputs copies(Path full, Path half) throws IOException {
@@ -240,6 +247,8 @@ public final class Bench {
                     Files.size(half),
                     reference,
                     halfReference,
+                    null,
+                    null,
                     null,
                     null,
                     null,
@@ -288,10 +297,15 @@ public final class Bench {
         }
         Path jFull = null;
         Path jHalf = null;
+        Path aFull = null;
+        Path aHalf = null;
         if (withEvents) {
             jFull = events(full);
             jHalf = events(half);
-            results.addAll(eventLoops(regime, half, jFull, jHalf));
+            results.addAll(eventLoops(regime, half, jFull, jHalf, "json"));
+            aFull = avroEvents(full);
+            aHalf = avroEvents(half);
+            results.addAll(eventLoops(regime, half, aFull, aHalf, "avro"));
         }
         return new Inputs(
                 full,
@@ -303,7 +317,9 @@ public final class Bench {
                 pFull,
                 pHalf,
                 jFull,
-                jHalf);
+                jHalf,
+                aFull,
+                aHalf);
     }
 
     /**
@@ -403,53 +419,72 @@ public final class Bench {
         return checked(regime, parquet, p, "Flink job, Parquet input", runs);
     }
 
-    /** The json spec of the built-in chains: JSON events decode to the text's rows under it. */
-    private static String eventsSpec(String idParser) {
+    /**
+     * The events spec ({@code format} json or avro) of the built-in chains: events decode to the
+     * text's rows under it.
+     */
+    private static String eventsSpec(String format, String idParser) {
         return """
-                {"name": "dlrm-criteo-json", "version": 1, "input": {"format": "json"},
+                {"name": "dlrm-criteo-events", "version": 1, "input": {"format": "%s"},
                  "columns": {
                    "label": ["decode", "fill_missing"],
                    "I1..I13": ["decode", "fill_missing", "neg2zero"],
                    "C1..C26": ["decode", "fill_missing", "%s", "vocab"]
                  }}
                 """
-                .formatted(idParser);
+                .formatted(format, idParser);
     }
 
-    private static DecodeOptions eventsOptions(String idParser) {
+    /** The decode options of {@link #eventsSpec}; Avro's with {@link CriteoAvro}'s schema. */
+    private DecodeOptions eventsOptions(String format, String idParser) {
+        DecodeOptions o;
         try {
-            return SpecCompiler.decodeOptions(
-                    SpecParser.parse(
-                            eventsSpec(idParser).getBytes(StandardCharsets.UTF_8), "events spec"),
-                    DecodeOptions.DEFAULT_MAX_RAW_BYTES);
+            o =
+                    SpecCompiler.decodeOptions(
+                            SpecParser.parse(
+                                    eventsSpec(format, idParser).getBytes(StandardCharsets.UTF_8),
+                                    "events spec"),
+                            DecodeOptions.DEFAULT_MAX_RAW_BYTES);
         } catch (SpecException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }
+        if (!format.equals("avro")) {
+            return o;
+        }
+        String schema = new CriteoAvro(layout()).schema().toString();
+        return new DecodeOptions(
+                o.program(),
+                o.padMissingFields(),
+                o.maxLineBytes(),
+                o.maxRawBytes(),
+                o.events().withAvro(AvroOptions.CONTAINER.withSchema(schema)));
     }
 
-    /** The Flink job on the JSON events; its rows must be the text's reference's. */
-    private Result eventsJob(Regime regime, Inputs in, int p) throws Exception {
+    /** The Flink job on the JSON or Avro events; its rows must be the text's reference's. */
+    private Result eventsJob(Regime regime, Inputs in, int p, String format) throws Exception {
         Configuration conf = new Configuration();
-        conf.set(PiperOptions.SPEC, eventsSpec("hex2int"));
+        conf.set(PiperOptions.SPEC, eventsSpec(format, "hex2int"));
+        boolean avro = format.equals("avro");
+        Path full = avro ? in.avroFull() : in.eventsFull();
+        Path half = avro ? in.avroHalf() : in.eventsHalf();
         Runs runs = new Runs(null, null);
         for (int i = 0; i < repeat; i++) {
-            runs =
-                    runs.faster(
-                            jobRuns.job(in.eventsFull(), p, conf),
-                            jobRuns.job(in.eventsHalf(), p, conf));
+            runs = runs.faster(jobRuns.job(full, p, conf), jobRuns.job(half, p, conf));
         }
-        Inputs events = in.copies(in.eventsFull(), in.eventsHalf());
-        return checked(regime, events, p, "Flink job, JSON events", runs);
+        Inputs events = in.copies(full, half);
+        return checked(
+                regime, events, p, "Flink job, " + (avro ? "Avro" : "JSON") + " events", runs);
     }
 
     /**
      * JSON events decoded in one thread without Flink: under the hex2int spec (first verified: the
      * smaller file's decoded values must hash as its text's) and under hash64.
      */
-    private List<Result> eventLoops(Regime regime, Path half, Path jFull, Path jHalf)
+    private List<Result> eventLoops(Regime regime, Path half, Path jFull, Path jHalf, String format)
             throws Exception {
-        progress.printf("bench %s: JSON events decode, no Flink%n", regime.name());
-        DecodeOptions hex = eventsOptions("hex2int");
+        String name = format.equals("avro") ? "Avro" : "JSON";
+        progress.printf("bench %s: %s events decode, no Flink%n", regime.name(), name);
+        DecodeOptions hex = eventsOptions(format, "hex2int");
         if (!SingleThreadLoops.decodedSha256(jHalf, blockBytes, hex)
                 .equals(SingleThreadLoops.decodedSha256(half, blockBytes, options, true))) {
             throw new IllegalStateException(
@@ -457,7 +492,7 @@ public final class Bench {
         }
         List<Result> out = new ArrayList<>();
         for (String parser : List.of("hex2int", "hash64")) {
-            DecodeOptions o = eventsOptions(parser);
+            DecodeOptions o = eventsOptions(format, parser);
             SingleThreadLoops.decodeAny(jHalf, blockBytes, o); // warm-up
             SingleThreadLoops.Pass bestFull = null;
             SingleThreadLoops.Pass bestHalf = null;
@@ -470,7 +505,7 @@ public final class Bench {
             out.add(
                     result(
                             regime,
-                            "JSON events decode (" + parser + "), 1 thread, no Flink",
+                            name + " events decode (" + parser + "), 1 thread, no Flink",
                             1,
                             Files.size(jFull),
                             Files.size(jHalf),
@@ -479,6 +514,30 @@ public final class Bench {
                             parser.equals("hex2int")));
         }
         return out;
+    }
+
+    /**
+     * The Avro events of a generated input ({@code piper convert --output-format avro}, no codec),
+     * made once and cached.
+     */
+    private Path avroEvents(Path tsv) throws IOException {
+        Path file = tsv.resolveSibling(tsv.getFileName().toString().replace(".tsv", ".avro"));
+        if (!Files.exists(file)) {
+            progress.printf("bench: converting %s to Avro events%n", tsv.getFileName());
+            Path tmp = Files.createTempFile(dataDir, "converting-", ".avro");
+            Files.delete(tmp);
+            TsvToAvro.Result r = TsvToAvro.convert(tsv, tmp, layout(), "null", progress);
+            Files.delete(TsvToAvro.rejectedFile(tmp));
+            if (r.rejected() > 0) {
+                throw new IllegalStateException(
+                        tsv
+                                + ": "
+                                + r.rejected()
+                                + " lines have no Avro record (generated input?)");
+            }
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        }
+        return file;
     }
 
     /** The JSON events of a generated input ({@code piper convert}), made once and cached. */

@@ -1,5 +1,7 @@
 package dev.piper.benchmarks.bench;
 
+import dev.piper.connectors.text.source.reader.AvroBlockChunker;
+import dev.piper.connectors.text.source.reader.Chunker;
 import dev.piper.connectors.text.source.reader.LineChunker;
 import dev.piper.core.assemble.RowAssembly;
 import dev.piper.core.block.AssembledBlock;
@@ -8,6 +10,7 @@ import dev.piper.core.block.RawChunk;
 import dev.piper.core.decode.BlockDecoder;
 import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.operators.vocab.VocabularyFunction;
+import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.state.Vocabulary;
@@ -65,7 +68,7 @@ final class SingleThreadLoops {
         long lines = 0;
         long rows = 0;
         try (InputStream in = open(input)) {
-            LineChunker chunker = chunker(in, blockBytes, options);
+            Chunker chunker = chunker(in, blockBytes, options);
             RawChunk chunk;
             while ((chunk = chunker.next()) != null) {
                 CriteoDecoder.Decoded d = decoder.decode(chunk, false);
@@ -100,7 +103,7 @@ final class SingleThreadLoops {
         }
         java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(8);
         try (InputStream in = open(input)) {
-            LineChunker chunker = chunker(in, blockBytes, options);
+            Chunker chunker = chunker(in, blockBytes, options);
             RawChunk chunk;
             while ((chunk = chunker.next()) != null) {
                 CriteoDecoder.Decoded d = decoder.decode(chunk, false);
@@ -145,7 +148,7 @@ final class SingleThreadLoops {
         long lines = 0;
         long rows = 0;
         try (InputStream in = open(input)) {
-            LineChunker chunker = chunker(in, blockBytes, options);
+            Chunker chunker = chunker(in, blockBytes, options);
             RawChunk chunk;
             IndexChunk[] indices = new IndexChunk[sparse];
             while ((chunk = chunker.next()) != null) {
@@ -245,7 +248,12 @@ final class SingleThreadLoops {
         return new BufferedInputStream(Files.newInputStream(input), 1 << 16);
     }
 
-    private static LineChunker chunker(InputStream in, int blockBytes, DecodeOptions options) {
+    /** The chunks of the input: an Avro container file's blocks for avro options, else lines. */
+    private static Chunker chunker(InputStream in, int blockBytes, DecodeOptions options)
+            throws IOException {
+        if (options.events() != null && options.events().format() == InputFormat.AVRO) {
+            return new AvroBlockChunker(in, 0, 0, blockBytes);
+        }
         return new LineChunker(in, 0, 0, blockBytes, options.maxLineBytes(), options.maxRawBytes());
     }
 

@@ -39,64 +39,24 @@ public final class TsvToJson {
     public static Result convert(Path input, Path output, RowLayout layout, PrintStream progress)
             throws IOException {
         long start = System.nanoTime();
-        long lastReport = start;
         Path partial = output.resolveSibling(output.getFileName() + ".partial");
         CriteoEvents events = new CriteoEvents(layout);
-        CharsetDecoder utf8 =
-                StandardCharsets.UTF_8
-                        .newDecoder()
-                        .onMalformedInput(CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(CodingErrorAction.REPORT);
-        long lines = 0;
+        long lines;
         try (InputStream in = open(input);
                 OutputStream out =
                         new BufferedOutputStream(Files.newOutputStream(partial), 1 << 16)) {
-            byte[] buf = new byte[1 << 16];
-            int pos = 0; // the next line's start in buf
-            int limit = 0; // the end of the input read into buf
-            boolean eof = false;
-            while (true) {
-                int nl = -1;
-                for (int i = pos; i < limit; i++) {
-                    if (buf[i] == '\n') {
-                        nl = i;
-                        break;
-                    }
-                }
-                if (nl < 0 && !eof) {
-                    System.arraycopy(buf, pos, buf, 0, limit - pos);
-                    limit -= pos;
-                    pos = 0;
-                    if (limit == buf.length) {
-                        buf = Arrays.copyOf(buf, buf.length * 2); // a line longer than the buffer
-                    }
-                    int n = in.read(buf, limit, buf.length - limit);
-                    if (n < 0) {
-                        eof = true;
-                    } else {
-                        limit += n;
-                    }
-                    continue;
-                }
-                if (nl < 0 && pos == limit) {
-                    break; // the input ended with its last line's break
-                }
-                int lineEnd = nl < 0 ? limit : nl;
-                int end = lineEnd > pos && buf[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
-                try {
-                    String text = utf8.decode(ByteBuffer.wrap(buf, pos, end - pos)).toString();
-                    out.write(events.toJson(text).getBytes(StandardCharsets.UTF_8));
-                } catch (CharacterCodingException notUtf8) {
-                    out.write(buf, pos, end - pos);
-                }
-                out.write('\n');
-                lines++;
-                pos = nl < 0 ? limit : nl + 1;
-                if ((lines & 0xFFFF) == 0 && System.nanoTime() - lastReport > 10e9) {
-                    lastReport = System.nanoTime();
-                    progress.printf("convert: %,d lines%n", lines);
-                }
-            }
+            lines =
+                    eachLine(
+                            in,
+                            progress,
+                            (text, buf, from, to) -> {
+                                if (text != null) {
+                                    out.write(events.toJson(text).getBytes(StandardCharsets.UTF_8));
+                                } else {
+                                    out.write(buf, from, to - from);
+                                }
+                                out.write('\n');
+                            });
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(partial);
             throw e;
@@ -105,7 +65,79 @@ public final class TsvToJson {
         return new Result(lines, Files.size(output), (System.nanoTime() - start) / 1e9);
     }
 
-    private static InputStream open(Path input) throws IOException {
+    /** What is done with each line of the input. */
+    interface LineSink {
+        /**
+         * @param text the line without its line break, or null if it is not UTF-8
+         * @param buf the line's bytes are {@code buf[from, to)}
+         */
+        void accept(String text, byte[] buf, int from, int to) throws IOException;
+    }
+
+    /**
+     * Hands every line of {@code in} to {@code sink}, in order; a line every ten seconds of a long
+     * input goes to {@code progress}.
+     *
+     * @return the number of lines
+     */
+    static long eachLine(InputStream in, PrintStream progress, LineSink sink) throws IOException {
+        CharsetDecoder utf8 =
+                StandardCharsets.UTF_8
+                        .newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT);
+        long lastReport = System.nanoTime();
+        long lines = 0;
+        byte[] buf = new byte[1 << 16];
+        int pos = 0; // the next line's start in buf
+        int limit = 0; // the end of the input read into buf
+        boolean eof = false;
+        while (true) {
+            int nl = -1;
+            for (int i = pos; i < limit; i++) {
+                if (buf[i] == '\n') {
+                    nl = i;
+                    break;
+                }
+            }
+            if (nl < 0 && !eof) {
+                System.arraycopy(buf, pos, buf, 0, limit - pos);
+                limit -= pos;
+                pos = 0;
+                if (limit == buf.length) {
+                    buf = Arrays.copyOf(buf, buf.length * 2); // a line longer than the buffer
+                }
+                int n = in.read(buf, limit, buf.length - limit);
+                if (n < 0) {
+                    eof = true;
+                } else {
+                    limit += n;
+                }
+                continue;
+            }
+            if (nl < 0 && pos == limit) {
+                break; // the input ended with its last line's break
+            }
+            int lineEnd = nl < 0 ? limit : nl;
+            int end = lineEnd > pos && buf[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
+            String text;
+            try {
+                text = utf8.decode(ByteBuffer.wrap(buf, pos, end - pos)).toString();
+            } catch (CharacterCodingException notUtf8) {
+                text = null;
+            }
+            sink.accept(text, buf, pos, end);
+            lines++;
+            pos = nl < 0 ? limit : nl + 1;
+            if ((lines & 0xFFFF) == 0 && System.nanoTime() - lastReport > 10e9) {
+                lastReport = System.nanoTime();
+                progress.printf("convert: %,d lines%n", lines);
+            }
+        }
+        return lines;
+    }
+
+    static InputStream open(Path input) throws IOException {
         InputStream in = new BufferedInputStream(Files.newInputStream(input), 1 << 16);
         return input.toString().endsWith(".gz") ? new GZIPInputStream(in, 1 << 16) : in;
     }

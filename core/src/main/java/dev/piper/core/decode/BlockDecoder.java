@@ -6,8 +6,9 @@ import dev.piper.pipeline.ops.DecodeOptions;
 /**
  * Decodes a block of input lines into the block's parts (PIPER's decoder with the column operators
  * fused next to it): Criteo's positional text ({@link CriteoDecoder}) or events of named fields
- * ({@link JsonEventDecoder}, {@link CsvEventDecoder}). Every line becomes a row or a dead letter.
- * Not thread-safe; one per decoding subtask.
+ * ({@link JsonEventDecoder}, {@link CsvEventDecoder}, {@link AvroEventDecoder}, {@link
+ * ProtobufEventDecoder}). Every line becomes a row or a dead letter. Not thread-safe; one per
+ * decoding subtask.
  */
 public interface BlockDecoder {
 
@@ -32,6 +33,8 @@ public interface BlockDecoder {
         return switch (options.events().format()) {
             case CSV -> new CsvEventDecoder(options, measure);
             case JSON -> new JsonEventDecoder(options, measure);
+            case AVRO -> new AvroEventDecoder(options, measure);
+            case PROTOBUF -> new ProtobufEventDecoder(options, measure);
             case CRITEO_TSV -> throw new IllegalArgumentException("positional text has no events");
         };
     }

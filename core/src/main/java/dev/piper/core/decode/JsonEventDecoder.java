@@ -6,11 +6,8 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.io.SerializedString;
-import dev.piper.core.block.ColumnBlock;
 import dev.piper.core.block.DeadLetter;
-import dev.piper.core.block.DenseChunk;
 import dev.piper.core.block.RawChunk;
-import dev.piper.core.cost.ThreadCpu;
 import dev.piper.pipeline.input.EventFields;
 import dev.piper.pipeline.input.FieldPath;
 import dev.piper.pipeline.input.StringIds;
@@ -58,14 +55,9 @@ public final class JsonEventDecoder implements BlockDecoder {
     /** The most characters of a bad value its dead letter's detail quotes. */
     private static final int QUOTED_CHARS = 64;
 
-    private static final long[] NONE_MISSING = new long[0];
-    private static final int[] NOT_COUNTED = new int[0];
-
     private final DecodeOptions options;
     private final ColumnProgram program;
     private final RowLayout layout;
-    private final ColumnarDecoder columnar;
-    private final boolean measure;
     private final JsonFactory json;
 
     /** The paths as a tree, from the event's top-level object. */
@@ -77,7 +69,10 @@ public final class JsonEventDecoder implements BlockDecoder {
     private final int fields;
     private final boolean[] hashes;
 
-    // The line being decoded: its values, and which fields it has.
+    /** The block's rows, and the values of the line being decoded. */
+    private final EventRows rows;
+
+    // The line being decoded: its values, and which fields it has (the arrays of {@link #rows}).
     private final int[] lineDense;
     private final long[] lineIds;
     private final boolean[] present;
@@ -95,9 +90,6 @@ public final class JsonEventDecoder implements BlockDecoder {
 
     private String failDetail;
 
-    /** Sizes the next block's arrays: rows of the last block. */
-    private int expectedRows = 256;
-
     public JsonEventDecoder(DecodeOptions options, boolean measure) {
         this(options, measure, true);
     }
@@ -114,8 +106,6 @@ public final class JsonEventDecoder implements BlockDecoder {
         this.options = options;
         this.program = options.program();
         this.layout = program.layout();
-        this.columnar = new ColumnarDecoder(program);
-        this.measure = measure;
         this.json =
                 JsonFactory.builder()
                         .streamReadConstraints(
@@ -138,16 +128,12 @@ public final class JsonEventDecoder implements BlockDecoder {
         for (int c = 0; c < sparse; c++) {
             hashes[c] = program.hashesIds(c);
         }
-        this.lineDense = new int[width];
-        this.lineIds = new long[sparse];
-        this.present = new boolean[fields];
-        this.lineLists = new long[sparse][];
-        this.lineListSize = new int[sparse];
-        for (int c = 0; c < sparse; c++) {
-            if (layout.isList(c)) {
-                lineLists[c] = new long[16];
-            }
-        }
+        this.rows = new EventRows(program, measure);
+        this.lineDense = rows.lineDense;
+        this.lineIds = rows.lineIds;
+        this.present = rows.present;
+        this.lineLists = rows.lineLists;
+        this.lineListSize = rows.lineListSize;
         this.fast =
                 fastPath
                         ? new JsonFastPath(
@@ -275,22 +261,9 @@ public final class JsonEventDecoder implements BlockDecoder {
         byte[] b = chunk.data();
         int end = chunk.lastLineCut() ? Swar.lastLineStart(b, chunk.length()) : chunk.length();
         blockEnd = end;
-        int capacity = Math.max(16, expectedRows);
-        int[] labelDense = new int[capacity * width];
-        long[][] keys = new long[sparse][];
-        int[][] offsets = new int[sparse][];
-        for (int c = 0; c < sparse; c++) {
-            if (layout.isList(c)) {
-                offsets[c] = new int[capacity + 1];
-                keys[c] = new long[capacity * 4];
-            } else {
-                keys[c] = new long[capacity];
-            }
-        }
-        long[][] missing = new long[fields][];
+        rows.startBlock();
         List<DeadLetter> dead = new ArrayList<>();
         int acceptedBytes = 0;
-        int rows = 0;
         int lines = 0;
         int start = 0;
         while (start < end) {
@@ -304,20 +277,8 @@ public final class JsonEventDecoder implements BlockDecoder {
             }
             int next = lineEnd < end ? lineEnd + 1 : end;
             if (row) {
-                if (rows == capacity) {
-                    capacity += capacity >> 1;
-                    labelDense = Arrays.copyOf(labelDense, capacity * width);
-                    for (int c = 0; c < sparse; c++) {
-                        if (offsets[c] != null) {
-                            offsets[c] = Arrays.copyOf(offsets[c], capacity + 1);
-                        } else {
-                            keys[c] = Arrays.copyOf(keys[c], capacity);
-                        }
-                    }
-                }
-                commit(rows, labelDense, keys, offsets, missing, capacity);
+                rows.commit();
                 acceptedBytes += next - start;
-                rows++;
             } else {
                 int contentEnd = lineEnd > start && b[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
                 dead.add(deadLetter(chunk, lines, b, start, contentEnd));
@@ -330,74 +291,7 @@ public final class JsonEventDecoder implements BlockDecoder {
             dead.add(CriteoDecoder.cutLine(chunk, lines, end, options));
             lines++;
         }
-        expectedRows = Math.max(16, rows);
-        long passStart = measure ? ThreadCpu.now() : 0;
-        for (int f = 0; f < fields; f++) {
-            long[] m = missing[f] == null ? NONE_MISSING : missing[f];
-            if (m.length != 0 && m.length < ColumnBlock.words(rows)) {
-                m = Arrays.copyOf(m, ColumnBlock.words(rows)); // set before the block grew
-            }
-            int c = f - width;
-            if (c >= 0 && offsets[c] != null) {
-                offsets[c] = columnar.applyList(c, keys, offsets[c], m, rows);
-            } else {
-                columnar.apply(f, labelDense, keys, m, rows);
-            }
-        }
-        columnar.runPasses(labelDense, keys, offsets, rows);
-        long passNanos = measure ? ThreadCpu.now() - passStart : 0;
-        DenseChunk denseChunk =
-                new DenseChunk(
-                        chunk.lane(),
-                        chunk.seq(),
-                        lines,
-                        rows,
-                        labelDense,
-                        dead.toArray(new DeadLetter[0]),
-                        chunk.origin(),
-                        program.version(),
-                        layout,
-                        program.onehotSizes());
-        return new CriteoDecoder.Decoded(
-                denseChunk,
-                CriteoDecoder.keyChunks(program, chunk.lane(), chunk.seq(), keys, offsets, rows),
-                NOT_COUNTED,
-                acceptedBytes,
-                passNanos);
-    }
-
-    /** Copies the accepted line's values into row {@code row} of the block's arrays. */
-    private void commit(
-            int row,
-            int[] labelDense,
-            long[][] keys,
-            int[][] offsets,
-            long[][] missing,
-            int capacity) {
-        System.arraycopy(lineDense, 0, labelDense, row * width, width);
-        for (int f = 0; f < fields; f++) {
-            if (!present[f]) {
-                if (missing[f] == null) {
-                    missing[f] = new long[ColumnBlock.words(capacity)];
-                } else if (missing[f].length < ColumnBlock.words(row + 1)) {
-                    missing[f] = Arrays.copyOf(missing[f], ColumnBlock.words(capacity));
-                }
-                missing[f][row >>> 6] |= 1L << row;
-            }
-        }
-        for (int c = 0; c < sparse; c++) {
-            if (offsets[c] == null) {
-                keys[c][row] = lineIds[c];
-                continue;
-            }
-            int at = offsets[c][row];
-            int n = lineListSize[c];
-            if (keys[c].length < at + n) {
-                keys[c] = Arrays.copyOf(keys[c], Math.max(at + n, keys[c].length * 3 / 2));
-            }
-            System.arraycopy(lineLists[c], 0, keys[c], at, n);
-            offsets[c][row + 1] = at + n;
-        }
+        return rows.finish(chunk, lines, dead, acceptedBytes);
     }
 
     /**
@@ -500,10 +394,7 @@ public final class JsonEventDecoder implements BlockDecoder {
     }
 
     private void clearLine() {
-        Arrays.fill(present, false);
-        Arrays.fill(lineDense, 0);
-        Arrays.fill(lineIds, 0);
-        Arrays.fill(lineListSize, 0);
+        rows.clearLine();
     }
 
     /** Reads the line with a parser of its own, which sees nothing after it. */
@@ -818,11 +709,7 @@ public final class JsonEventDecoder implements BlockDecoder {
             lineIds[c] = id;
             present[f] = true;
         } else {
-            long[] list = lineLists[c];
-            if (lineListSize[c] == list.length) {
-                lineLists[c] = list = Arrays.copyOf(list, list.length * 2);
-            }
-            list[lineListSize[c]++] = id;
+            rows.appendListId(c, id);
         }
         return true;
     }

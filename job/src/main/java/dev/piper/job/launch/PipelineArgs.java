@@ -60,7 +60,8 @@ public final class PipelineArgs {
                             PRESET,
                             "NAME",
                             "A spec that ships with piper instead of --spec: dlrm-criteo,"
-                                    + " dlrm-criteo-json (its JSON events), or PreSto's feature"
+                                    + " dlrm-criteo-json and dlrm-criteo-avro (its JSON and Avro"
+                                    + " events), or PreSto's feature"
                                     + " mixes rm1..rm5 (docs/SPECS.md, \"Presets\")."));
 
     private PipelineArgs() {}

@@ -6,7 +6,9 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import dev.piper.operators.block.FormatSnapshot;
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.input.CsvOptions;
+import dev.piper.pipeline.input.ProtobufOptions;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains.Kind;
 import dev.piper.pipeline.ops.DenseOp;
@@ -80,13 +82,21 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>Format 9 appends a CSV input's layout: a boolean, then for CSV input its columns (a varint
  * count, then each name as a string), whether files start with a header (a boolean) and the
  * delimiter (a varint). Formats 1..8 have none (there was no CSV input).
+ *
+ * <p>Format 10 appends an Avro input's schemas: a boolean, then for Avro input its {@code
+ * input.schema} path, the writer schema's JSON and the registry's URL, each a string or null.
+ * Formats 1..9 have none (there was no Avro input; an "avro" spec of those could not be written).
+ *
+ * <p>Format 11 appends a Protobuf input's message: a boolean, then for Protobuf input its {@code
+ * input.descriptor} path (a string), the descriptor set's bytes (a varint length, then the bytes)
+ * and the message's name (a string). Formats 1..10 have none.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 9;
+    static final int FORMAT = 11;
 
     /**
      * Kryo registration ids: fixed forever, new classes take new ids; an operator's is its
@@ -555,6 +565,22 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 out.writeBoolean(csv.header());
                 out.writeVarInt(csv.delimiter(), true);
             }
+            AvroOptions avro = s.input().avro();
+            out.writeBoolean(avro != null);
+            if (avro != null) {
+                out.writeString(avro.schemaFile());
+                out.writeString(avro.schema());
+                out.writeString(avro.registry());
+            }
+            ProtobufOptions protobuf = s.input().protobuf();
+            out.writeBoolean(protobuf != null);
+            if (protobuf != null) {
+                out.writeString(protobuf.descriptorFile());
+                byte[] set = protobuf.descriptorSet();
+                out.writeVarInt(set.length, true);
+                out.writeBytes(set);
+                out.writeString(protobuf.message());
+            }
         }
 
         @Override
@@ -632,9 +658,28 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 }
                 csv = new CsvOptions(names, in.readBoolean(), (char) in.readVarInt(true));
             }
+            AvroOptions avro = null;
+            if (reading.format >= 10 && in.readBoolean()) {
+                avro = new AvroOptions(in.readString(), in.readString(), in.readString());
+            }
+            ProtobufOptions protobuf = null;
+            if (reading.format >= 11 && in.readBoolean()) {
+                String file = in.readString();
+                byte[] set = in.readBytes(in.readVarInt(true));
+                protobuf = new ProtobufOptions(file, set, in.readString());
+            }
             PipelineSpec.Input input =
                     new PipelineSpec.Input(
-                            format, topic, routeField, routeValue, parquet, layout, fields, csv);
+                            format,
+                            topic,
+                            routeField,
+                            routeValue,
+                            parquet,
+                            layout,
+                            fields,
+                            csv,
+                            avro,
+                            protobuf);
             return new PipelineSpec(name, version, input, List.copyOf(columns), output, hotline);
         }
     }

@@ -4,6 +4,7 @@ import dev.piper.core.block.Lanes;
 import dev.piper.core.block.LogRecord;
 import dev.piper.core.block.Origin;
 import dev.piper.core.block.RawChunk;
+import dev.piper.core.block.RecordFrames;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -56,8 +57,18 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
 
     private final long lingerMillis;
 
-    /** Per pipeline: whether a record is one event, whatever line breaks it holds. */
-    private final boolean[] wholeRecords;
+    /** Per pipeline: how its records hold events. */
+    private final RecordShape[] shapes;
+
+    /** How a pipeline's Kafka records hold its events. */
+    public enum RecordShape {
+        /** Lines of text (Criteo, CSV): a record may hold several, a last line break optional. */
+        LINES,
+        /** One event whose line breaks are whitespace (JSON): they become spaces. */
+        ONE_LINE,
+        /** One binary event (Avro, Protobuf): a {@link RecordFrames} frame of one record. */
+        FRAME
+    }
 
     private transient Map<Integer, Lane> lanes;
     private transient ListState<Tuple2<Integer, Long>> nextSeqState;
@@ -87,10 +98,26 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
      */
     public LogChunkOperator(
             int maxBlockBytes, int[] maxBlockLines, boolean[] wholeRecords, long lingerMillis) {
-        if (wholeRecords.length != maxBlockLines.length) {
-            throw new IllegalArgumentException("one whole-record flag per pipeline");
+        this(maxBlockBytes, maxBlockLines, shapes(wholeRecords), lingerMillis);
+    }
+
+    private static RecordShape[] shapes(boolean[] wholeRecords) {
+        RecordShape[] shapes = new RecordShape[wholeRecords.length];
+        for (int i = 0; i < shapes.length; i++) {
+            shapes[i] = wholeRecords[i] ? RecordShape.ONE_LINE : RecordShape.LINES;
         }
-        this.wholeRecords = wholeRecords.clone();
+        return shapes;
+    }
+
+    /**
+     * @param shapes per pipeline, by index: how its records hold events
+     */
+    public LogChunkOperator(
+            int maxBlockBytes, int[] maxBlockLines, RecordShape[] shapes, long lingerMillis) {
+        if (shapes.length != maxBlockLines.length) {
+            throw new IllegalArgumentException("one record shape per pipeline");
+        }
+        this.shapes = shapes.clone();
         int fewest = Integer.MAX_VALUE;
         for (int lines : maxBlockLines) {
             fewest = Math.min(fewest, lines);
@@ -138,7 +165,22 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
         LogRecord r = element.getValue();
         Lane lane = lane(r.lane());
         int maxBlockLines = this.maxBlockLines[Lanes.pipeline(r.lane())];
-        byte[] v = wholeRecords[Lanes.pipeline(r.lane())] ? oneLine(r.value()) : r.value();
+        RecordShape shape = shapes[Lanes.pipeline(r.lane())];
+        if (shape == RecordShape.FRAME) {
+            byte[] v = r.value();
+            if (lane.records > 0
+                    && (lane.lines + 1 > maxBlockLines
+                            || lane.length + RecordFrames.HEADER + v.length > maxBlockBytes)) {
+                emit(lane);
+            }
+            open(lane);
+            lane.addFrame(r.offset(), r.timestamp(), v);
+            if (lane.lines >= maxBlockLines || lane.length >= maxBlockBytes) {
+                emit(lane);
+            }
+            return;
+        }
+        byte[] v = shape == RecordShape.ONE_LINE ? oneLine(r.value()) : r.value();
         int n = v.length;
         int newlines = 0;
         for (int i = 0; i < n; i++) {
@@ -337,6 +379,27 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
             firstLines[records] = lines;
             records++;
             lines += lineCount;
+        }
+
+        /** Appends the frame of binary record {@code v}: one line of the block. */
+        void addFrame(long offset, long timestamp, byte[] v) {
+            int need = length + RecordFrames.HEADER + v.length;
+            if (need > data.length) {
+                data = Arrays.copyOf(data, Math.max(need, data.length + (data.length >> 1)));
+            }
+            if (records == offsets.length) {
+                offsets = Arrays.copyOf(offsets, records * 2);
+                firstLines = Arrays.copyOf(firstLines, records * 2);
+            }
+            length = RecordFrames.write(data, length, v, 0, v.length, 1);
+            if (records == 0) {
+                firstTimestamp = timestamp;
+            }
+            lastTimestamp = timestamp;
+            offsets[records] = offset;
+            firstLines[records] = lines;
+            records++;
+            lines++;
         }
 
         RawChunk cut() {

@@ -325,12 +325,13 @@ public class PipelineSpecSerializerTest {
     }
 
     /**
-     * What this build writes for a spec given in format 5: format 9, which for a spec without an
+     * What this build writes for a spec given in format 5: format 11, which for a spec without an
      * evicting vocabulary and of positional input is format 6's bytes but for the version, then no
-     * field paths (a varint 0) and no CSV layout (false).
+     * field paths (a varint 0), no CSV layout, no Avro schemas and no Protobuf message (false
+     * each).
      */
     private static String writtenNow(String format5) {
-        return "09" + format6(format5).substring(2) + "00" + "00";
+        return "0b" + format6(format5).substring(2) + "00" + "00" + "00" + "00";
     }
 
     /**
@@ -341,8 +342,9 @@ public class PipelineSpecSerializerTest {
     @Test
     void formatSevenHoldsAnEvictingPolicy() throws Exception {
         String now = HexFormat.of().formatHex(serializer.toBytes(small()));
-        assertThat(now).startsWith("09").endsWith("000000"); // no Hotline, field paths, CSV
-        String format7 = "07" + now.substring(2, now.length() - 4);
+        // no Hotline, field paths, CSV, Avro, Protobuf
+        assertThat(now).startsWith("0b").endsWith("0000000000");
+        String format7 = "07" + now.substring(2, now.length() - 8);
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(format7))).isEqualTo(small());
         assertThat(serializer.fromBytes(HexFormat.of().parseHex("06" + format7.substring(2))))
                 .isEqualTo(small());
@@ -412,7 +414,8 @@ public class PipelineSpecSerializerTest {
         String plain = HexFormat.of().formatHex(serializer.toBytes(s));
         assertThat(HexFormat.of().formatHex(serializer.toBytes(hot)))
                 .isEqualTo(
-                        plain.substring(0, plain.length() - 6) // no Hotline, field paths, CSV
+                        // no Hotline, field paths, CSV, Avro, Protobuf
+                        plain.substring(0, plain.length() - 10)
                                 + "01"
                                 + "808040"
                                 + "10"
@@ -422,6 +425,8 @@ public class PipelineSpecSerializerTest {
                                 + "01"
                                 + "808004"
                                 + "000000000000e03f"
+                                + "00"
+                                + "00"
                                 + "00"
                                 + "00");
         assertThat(roundTrip(hot)).isEqualTo(hot);
@@ -469,7 +474,8 @@ public class PipelineSpecSerializerTest {
                         + "757365722e69e4" // user.id
                         + "6c616265ec" // label
                         + "636c69636b65e4"; // clicked
-        assertThat(bytes).isEqualTo("09" + frozen.substring(2) + "00"); // no CSV layout
+        // no CSV, Avro, Protobuf
+        assertThat(bytes).isEqualTo("0b" + frozen.substring(2) + "00" + "00" + "00");
         assertThat(plain).contains("8301");
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(json);
     }
@@ -516,8 +522,99 @@ public class PipelineSpecSerializerTest {
                         + "43b3" // C3
                         + "01" // a header
                         + "3b"; // ';'
-        assertThat(bytes).isEqualTo(frozen);
+        // no Avro schemas, no Protobuf message
+        assertThat(bytes).isEqualTo("0b" + frozen.substring(2) + "00" + "00");
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(csv);
+    }
+
+    /**
+     * Format 10, frozen: format 9's bytes, then an Avro input's schemas: true, then its schema
+     * file, schema and registry, each a string or null (Kryo writes null as 80).
+     */
+    @Test
+    void formatTenHoldsAvroSchemas() throws Exception {
+        PipelineSpec s = small();
+        PipelineSpec avro =
+                new PipelineSpec(
+                        s.name(),
+                        s.version(),
+                        new PipelineSpec.Input(
+                                "avro",
+                                s.input().topic(),
+                                s.input().routeField(),
+                                s.input().routeValue(),
+                                Map.of(),
+                                s.layout(),
+                                Map.of(),
+                                null,
+                                new dev.piper.pipeline.input.AvroOptions(
+                                        null, null, "http://r:8081")),
+                        s.columns(),
+                        s.output());
+        String bytes = HexFormat.of().formatHex(serializer.toBytes(avro));
+        String frozen =
+                "0a"
+                        + "827002"
+                        + "617672ef" // avro
+                        + "827480800249b501047071727343b3020570717475e8077600646c726d2d726f77f3"
+                        + "01808004"
+                        + "00" // no Parquet columns
+                        + "0d1a002c00" // the layout
+                        + "00" // no Hotline
+                        + "00" // no field paths
+                        + "00" // no CSV layout
+                        + "01" // Avro schemas
+                        + "80" // no schema file
+                        + "80" // no schema
+                        + "687474703a2f2f723a383038b1"; // http://r:8081
+        assertThat(bytes).isEqualTo("0b" + frozen.substring(2) + "00"); // no Protobuf message
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(avro);
+    }
+
+    /**
+     * Format 11, frozen: format 10's bytes, then a Protobuf input's message: true, its descriptor
+     * file, the descriptor set's bytes (a varint length, then the bytes) and the message's name.
+     */
+    @Test
+    void formatElevenHoldsAProtobufMessage() throws Exception {
+        PipelineSpec s = small();
+        PipelineSpec proto =
+                new PipelineSpec(
+                        s.name(),
+                        s.version(),
+                        new PipelineSpec.Input(
+                                "protobuf",
+                                s.input().topic(),
+                                s.input().routeField(),
+                                s.input().routeValue(),
+                                Map.of(),
+                                s.layout(),
+                                Map.of(),
+                                null,
+                                null,
+                                new dev.piper.pipeline.input.ProtobufOptions(
+                                        "c.desc", new byte[] {1, 2, 3}, "shop.Click")),
+                        s.columns(),
+                        s.output());
+        String bytes = HexFormat.of().formatHex(serializer.toBytes(proto));
+        String frozen =
+                "0b"
+                        + "827002"
+                        + "70726f746f6275e6" // protobuf
+                        + "827480800249b501047071727343b3020570717475e8077600646c726d2d726f77f3"
+                        + "01808004"
+                        + "00" // no Parquet columns
+                        + "0d1a002c00" // the layout
+                        + "00" // no Hotline
+                        + "00" // no field paths
+                        + "00" // no CSV layout
+                        + "00" // no Avro schemas
+                        + "01" // a Protobuf message
+                        + "632e646573e3" // c.desc
+                        + "03010203" // the descriptor set: 3 bytes
+                        + "73686f702e436c6963eb"; // shop.Click
+        assertThat(bytes).isEqualTo(frozen);
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(proto);
     }
 
     /**
@@ -527,7 +624,7 @@ public class PipelineSpecSerializerTest {
      */
     @Test
     void formatFiveIsFrozen() throws Exception {
-        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(9);
+        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(11);
         assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
                 .isEqualTo(
                         writtenNow(
@@ -687,9 +784,9 @@ public class PipelineSpecSerializerTest {
     @Test
     void aLaterFormatIsRefusedByName() {
         byte[] bytes = serializer.toBytes(small());
-        bytes[0] = 10; // the format varint
+        bytes[0] = 12; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 10; this build reads 1..9");
+                .hasMessageContaining("pipeline spec in format 12; this build reads 1..11");
     }
 
     @Test

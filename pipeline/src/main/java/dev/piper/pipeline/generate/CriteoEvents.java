@@ -71,7 +71,7 @@ public final class CriteoEvents {
     }
 
     /** {@code text} split at every {@code separator}, empty pieces kept. */
-    private static String[] split(String text, char separator) {
+    static String[] split(String text, char separator) {
         int n = 1;
         for (int i = 0; i < text.length(); i++) {
             if (text.charAt(i) == separator) {
@@ -93,7 +93,7 @@ public final class CriteoEvents {
     /**
      * Whether {@code text} is a decimal integer within 32 bits: an optional '-', 1 to 10 digits.
      */
-    private static boolean isInt32(String text) {
+    static boolean isInt32(String text) {
         int start = text.startsWith("-") ? 1 : 0;
         int digits = text.length() - start;
         if (digits < 1 || digits > 10) {

@@ -19,9 +19,17 @@ import java.util.Objects;
  * @param paths per field of the layout (label, dense, generated, sparse), its path
  * @param csv the CSV's columns and delimiter, for {@link InputFormat#CSV} (whose paths are column
  *     names, each one of them); else null
+ * @param avro where writer schemas come from, for {@link InputFormat#AVRO}; else null
+ * @param protobuf the message and its descriptors, for {@link InputFormat#PROTOBUF} (null only
+ *     where no message is read, as when a spec's paths are checked); else null
  */
 public record EventFields(
-        InputFormat format, RowLayout layout, List<FieldPath> paths, CsvOptions csv)
+        InputFormat format,
+        RowLayout layout,
+        List<FieldPath> paths,
+        CsvOptions csv,
+        AvroOptions avro,
+        ProtobufOptions protobuf)
         implements Serializable {
 
     public EventFields {
@@ -33,6 +41,13 @@ public record EventFields(
         }
         if ((format == InputFormat.CSV) != (csv != null)) {
             throw new IllegalArgumentException("CSV options are for CSV input only: " + format);
+        }
+        if ((format == InputFormat.AVRO) != (avro != null)) {
+            throw new IllegalArgumentException("Avro options are for Avro input only: " + format);
+        }
+        if (protobuf != null && format != InputFormat.PROTOBUF) {
+            throw new IllegalArgumentException(
+                    "Protobuf options are for Protobuf input only: " + format);
         }
         if (csv != null) {
             for (FieldPath p : paths) {
@@ -47,9 +62,20 @@ public record EventFields(
         }
     }
 
-    /** The fields of events of a format other than CSV. */
+    /** The fields of events of a format other than CSV and Avro. */
     public EventFields(InputFormat format, RowLayout layout, List<FieldPath> paths) {
-        this(format, layout, paths, null);
+        this(
+                format,
+                layout,
+                paths,
+                null,
+                format == InputFormat.AVRO ? AvroOptions.CONTAINER : null,
+                null);
+    }
+
+    /** These fields read with other Avro options (a container file's writer schema). */
+    public EventFields withAvro(AvroOptions options) {
+        return new EventFields(format, layout, paths, csv, options, protobuf);
     }
 
     /**
@@ -70,6 +96,32 @@ public record EventFields(
      */
     public static EventFields of(
             InputFormat format, RowLayout layout, Map<String, String> fields, CsvOptions csv) {
+        return of(
+                format,
+                layout,
+                fields,
+                csv,
+                format == InputFormat.AVRO ? AvroOptions.CONTAINER : null);
+    }
+
+    /** As {@link #of(InputFormat, RowLayout, Map, CsvOptions)}, with Avro's {@code avro}. */
+    public static EventFields of(
+            InputFormat format,
+            RowLayout layout,
+            Map<String, String> fields,
+            CsvOptions csv,
+            AvroOptions avro) {
+        return of(format, layout, fields, csv, avro, null);
+    }
+
+    /** As {@link #of(InputFormat, RowLayout, Map, CsvOptions, AvroOptions)}, with Protobuf's. */
+    public static EventFields of(
+            InputFormat format,
+            RowLayout layout,
+            Map<String, String> fields,
+            CsvOptions csv,
+            AvroOptions avro,
+            ProtobufOptions protobuf) {
         java.util.function.Function<String, FieldPath> path =
                 format == InputFormat.CSV ? FieldPath::name : FieldPath::parse;
         Map<String, FieldPath> named = new LinkedHashMap<>();
@@ -96,7 +148,7 @@ public record EventFields(
                 paths.set(f, paths.get(source));
             }
         }
-        return new EventFields(format, layout, paths, csv);
+        return new EventFields(format, layout, paths, csv, avro, protobuf);
     }
 
     /**
@@ -121,6 +173,28 @@ public record EventFields(
             }
         }
         return new int[0];
+    }
+
+    /**
+     * Why a column of these fields reads nothing in records of Avro schema {@code writerSchema}
+     * (its JSON), or null if every input column's path leads to a value in them.
+     */
+    public String avroProblem(String writerSchema) {
+        org.apache.avro.Schema schema = AvroOptions.parse(writerSchema);
+        for (int f = 0; f < paths.size(); f++) {
+            if (layout.isGenerated(f)) {
+                continue;
+            }
+            String why = AvroOptions.problem(schema, paths.get(f));
+            if (why != null) {
+                return layout.fieldName(f)
+                        + " reads \""
+                        + paths.get(f)
+                        + "\", but in the file's records "
+                        + why;
+            }
+        }
+        return null;
     }
 
     /** Field {@code f}'s path. */

@@ -18,7 +18,17 @@ public enum InputFormat {
      * {@link CsvOptions} names the columns, each column of the layout reads the one its {@link
      * FieldPath} names.
      */
-    CSV("csv");
+    CSV("csv"),
+    /**
+     * Avro: container files in batch, and Kafka records of one datum each, bare or in Confluent's
+     * wire format; {@link AvroOptions} says where the writer schemas come from.
+     */
+    AVRO("avro"),
+    /**
+     * Protobuf messages of one type ({@link ProtobufOptions}): length-delimited in a file, one per
+     * Kafka record.
+     */
+    PROTOBUF("protobuf");
 
     private final String specName;
 

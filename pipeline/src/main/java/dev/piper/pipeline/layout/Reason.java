@@ -38,7 +38,22 @@ public enum Reason {
      * A line of CSV input breaks RFC 4180's quoting: a quote inside an unquoted field, a quoted
      * field that does not end on its line, or characters after a closing quote.
      */
-    INVALID_CSV("invalid_csv");
+    INVALID_CSV("invalid_csv"),
+    /**
+     * An Avro datum does not follow its writer schema: it ends early (truncated), has bytes after
+     * its end, a varint longer than 10 bytes, a negative length, a union branch or enum symbol the
+     * schema has not, or text that is not UTF-8; or a Kafka record lacks Confluent's wire-format
+     * header.
+     */
+    INVALID_AVRO("invalid_avro"),
+    /** An Avro record names a schema id the registry does not know. */
+    UNKNOWN_SCHEMA("unknown_schema"),
+    /**
+     * A Protobuf message does not parse as the spec's message: it ends early, has a varint longer
+     * than 10 bytes, a wire type its field's declared type cannot have (a message of another type,
+     * most often), or a field number of 0.
+     */
+    INVALID_PROTOBUF("invalid_protobuf");
 
     private final String code;
 

@@ -147,7 +147,7 @@ public sealed interface Op extends Serializable
                 OpDefinition.constant(
                         "hash64",
                         new Hash64(),
-                        "named-field input (json, csv) only: a string id to its key, XXH64 with seed 0 over its UTF-8 bytes ([test vectors](#string-ids)); an integer id stays as it is. Takes hex2int's place; priced as hex2int (the id's parse)",
+                        "named-field input (json, csv, avro, protobuf) only: a string id to its key, XXH64 with seed 0 over its UTF-8 bytes ([test vectors](#string-ids)); an integer id stays as it is. Takes hex2int's place; priced as hex2int (the id's parse)",
                         "xxHash (XXH64), as ClickHouse's `xxHash64` and Python's `xxhash`",
                         OpDefinition.IDS,
                         "hex2int",

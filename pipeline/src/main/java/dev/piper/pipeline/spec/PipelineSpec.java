@@ -1,7 +1,9 @@
 package dev.piper.pipeline.spec;
 
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.input.CsvOptions;
+import dev.piper.pipeline.input.ProtobufOptions;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
 import dev.piper.pipeline.ops.Chains.Kind;
@@ -62,7 +64,9 @@ public record PipelineSpec(
             Map<String, String> parquetColumns,
             RowLayout layout,
             Map<String, String> fields,
-            CsvOptions csv) {
+            CsvOptions csv,
+            AvroOptions avro,
+            ProtobufOptions protobuf) {
 
         public Input {
             parquetColumns = Collections.unmodifiableMap(new LinkedHashMap<>(parquetColumns));
@@ -70,7 +74,53 @@ public record PipelineSpec(
             Objects.requireNonNull(layout, "layout");
         }
 
-        /** An input of a format other than CSV. */
+        /** An input of a format other than Protobuf. */
+        public Input(
+                String format,
+                Optional<String> topic,
+                Optional<String> routeField,
+                Optional<String> routeValue,
+                Map<String, String> parquetColumns,
+                RowLayout layout,
+                Map<String, String> fields,
+                CsvOptions csv,
+                AvroOptions avro) {
+            this(
+                    format,
+                    topic,
+                    routeField,
+                    routeValue,
+                    parquetColumns,
+                    layout,
+                    fields,
+                    csv,
+                    avro,
+                    null);
+        }
+
+        /** An input of a format other than Avro and Protobuf. */
+        public Input(
+                String format,
+                Optional<String> topic,
+                Optional<String> routeField,
+                Optional<String> routeValue,
+                Map<String, String> parquetColumns,
+                RowLayout layout,
+                Map<String, String> fields,
+                CsvOptions csv) {
+            this(
+                    format,
+                    topic,
+                    routeField,
+                    routeValue,
+                    parquetColumns,
+                    layout,
+                    fields,
+                    csv,
+                    "avro".equals(format) ? AvroOptions.CONTAINER : null);
+        }
+
+        /** An input of a format other than CSV and Avro. */
         public Input(
                 String format,
                 Optional<String> topic,

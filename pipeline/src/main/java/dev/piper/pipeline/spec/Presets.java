@@ -64,6 +64,12 @@ public final class Presets {
                                     + " --output-format json and generate --output X.jsonl write",
                             0),
                     new Preset(
+                            "dlrm-criteo-avro",
+                            "/specs/dlrm-criteo-avro.json",
+                            "DLRM's Criteo preprocessing of Avro records (the same fields): what"
+                                    + " convert --output-format avro writes",
+                            0),
+                    new Preset(
                             "rm1",
                             "/specs/presto-rm1.json",
                             "PreSto RM1: 13 dense (log), 26 sparse (sigrid_hash), 13 generated"

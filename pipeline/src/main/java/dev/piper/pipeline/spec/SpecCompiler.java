@@ -85,7 +85,13 @@ public final class SpecCompiler {
                                         new IllegalArgumentException(
                                                 "unknown input format " + spec.input().format()));
         return format.namedFields()
-                ? EventFields.of(format, spec.layout(), spec.input().fields(), spec.input().csv())
+                ? EventFields.of(
+                        format,
+                        spec.layout(),
+                        spec.input().fields(),
+                        spec.input().csv(),
+                        spec.input().avro(),
+                        spec.input().protobuf())
                 : null;
     }
 }

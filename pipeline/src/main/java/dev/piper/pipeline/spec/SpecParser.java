@@ -6,10 +6,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.input.CsvOptions;
 import dev.piper.pipeline.input.EventFields;
 import dev.piper.pipeline.input.FieldPath;
 import dev.piper.pipeline.input.InputFormat;
+import dev.piper.pipeline.input.ProtobufOptions;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
@@ -62,7 +64,11 @@ public final class SpecParser {
                     "fields",
                     "columns",
                     "header",
-                    "delimiter");
+                    "delimiter",
+                    "schema",
+                    "schema_registry",
+                    "descriptor",
+                    "message");
     private static final Set<String> ROUTE = Set.of("field", "value");
     private static final Set<String> OUTPUT =
             Set.of("format", "pad_missing_fields", "max_line_bytes");
@@ -225,7 +231,7 @@ public final class SpecParser {
         if (!hashing.isEmpty()) {
             problem(
                     "columns." + hashing.get(0) + "[" + at + "]",
-                    "hash64 reads the string ids of named-field input (json, csv); "
+                    "hash64 reads the string ids of named-field input (json, csv, avro, protobuf); "
                             + input.format()
                             + " ids are hexadecimal (hex2int)"
                             + (hashing.size() > 1
@@ -319,6 +325,17 @@ public final class SpecParser {
             }
         }
         CsvOptions csv = csv(node, format);
+        AvroOptions avro = avro(node, format);
+        ProtobufOptions protobuf = protobuf(node, format);
+        Map<String, String> fields = fields(node.get("fields"), format, csv);
+        if (avro != null && avro.schema() != null && layout != null) {
+            org.apache.avro.Schema schema = AvroOptions.parse(avro.schema());
+            checkPaths(fields, path -> AvroOptions.problem(schema, path), "input.schema");
+        }
+        if (protobuf != null && layout != null) {
+            var message = protobuf.descriptor();
+            checkPaths(fields, path -> ProtobufOptions.problem(message, path), "input.message");
+        }
         return new PipelineSpec.Input(
                 format,
                 topic,
@@ -326,8 +343,173 @@ public final class SpecParser {
                 value,
                 parquetColumns(node.get("parquet_columns")),
                 layout,
-                fields(node.get("fields"), format, csv),
-                csv);
+                fields,
+                csv,
+                avro,
+                protobuf);
+    }
+
+    /**
+     * {@code input.descriptor} (a descriptor set, read now; a relative path from the working
+     * directory) and {@code input.message} (the events' message, its full name) of a protobuf
+     * input, both required; refused for other formats. Null unless the format is protobuf and they
+     * are valid.
+     */
+    private ProtobufOptions protobuf(JsonNode node, String format) {
+        if (!"protobuf".equals(format)) {
+            for (String key : List.of("descriptor", "message")) {
+                if (node.has(key)) {
+                    problem("input." + key, "is for protobuf input; input.format is " + format);
+                }
+            }
+            return null;
+        }
+        if (!node.has("descriptor")) {
+            problem(
+                    "input.descriptor",
+                    "missing: a protobuf input names its descriptor set (protoc"
+                            + " --include_imports --descriptor_set_out=FILE)");
+        }
+        if (!node.has("message")) {
+            problem("input.message", "missing: the events' message, e.g. \"shop.Click\"");
+        }
+        String file = node.has("descriptor") ? text(node, "descriptor", "input.descriptor") : null;
+        String message = node.has("message") ? text(node, "message", "input.message") : null;
+        if (file == null || message == null) {
+            return null;
+        }
+        byte[] set;
+        try {
+            set = Files.readAllBytes(Path.of(file));
+        } catch (IOException | RuntimeException e) {
+            problem("input.descriptor", "cannot read " + file + ": " + e);
+            return null;
+        }
+        try {
+            ProtobufOptions.find(set, message);
+        } catch (IllegalArgumentException bad) {
+            problem(
+                    bad.getMessage().startsWith("no message")
+                            ? "input.message"
+                            : "input.descriptor",
+                    file + ": " + bad.getMessage());
+            return null;
+        }
+        return new ProtobufOptions(file, set, message);
+    }
+
+    /**
+     * {@code input.schema} (a {@code .avsc} file, read now; a relative path is taken from the
+     * working directory) or {@code input.schema_registry} (an http or https URL) of an avro input;
+     * neither is needed to read container files, which hold their schema. Refused for other
+     * formats. Null unless the format is avro.
+     */
+    private AvroOptions avro(JsonNode node, String format) {
+        if (!"avro".equals(format)) {
+            for (String key : List.of("schema", "schema_registry")) {
+                if (node.has(key)) {
+                    problem("input." + key, "is for avro input; input.format is " + format);
+                }
+            }
+            return null;
+        }
+        if (node.has("schema") && node.has("schema_registry")) {
+            problem(
+                    "input.schema",
+                    "names one writer schema for every record; input.schema_registry looks each"
+                            + " record's up: give one of them");
+            return null;
+        }
+        if (node.has("schema")) {
+            String file = text(node, "schema", "input.schema");
+            if (file == null) {
+                return null;
+            }
+            String text;
+            try {
+                text = Files.readString(Path.of(file));
+            } catch (IOException | RuntimeException e) {
+                problem("input.schema", "cannot read " + file + ": " + e);
+                return null;
+            }
+            try {
+                org.apache.avro.Schema schema = AvroOptions.parse(text);
+                if (schema.getType() != org.apache.avro.Schema.Type.RECORD) {
+                    problem(
+                            "input.schema",
+                            file
+                                    + " is a schema of "
+                                    + schema.getType().getName()
+                                    + ", not a record");
+                    return null;
+                }
+            } catch (IllegalArgumentException bad) {
+                problem("input.schema", file + " is " + bad.getMessage());
+                return null;
+            }
+            return new AvroOptions(file, text, null);
+        }
+        if (node.has("schema_registry")) {
+            String url = text(node, "schema_registry", "input.schema_registry");
+            if (url == null) {
+                return null;
+            }
+            try {
+                java.net.URI uri = new java.net.URI(url);
+                if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())
+                        || uri.getHost() == null) {
+                    problem(
+                            "input.schema_registry",
+                            "\"" + url + "\" is not an http(s) URL such as http://localhost:8081");
+                    return null;
+                }
+            } catch (java.net.URISyntaxException bad) {
+                problem(
+                        "input.schema_registry",
+                        "\"" + url + "\" is not a URL: " + bad.getMessage());
+                return null;
+            }
+            return new AvroOptions(null, null, url);
+        }
+        return AvroOptions.CONTAINER;
+    }
+
+    /**
+     * Each input column's path leads to a value in the events {@code source} describes ({@code
+     * problem} says why a path does not).
+     */
+    private void checkPaths(
+            Map<String, String> fields,
+            java.util.function.Function<FieldPath, String> problem,
+            String source) {
+        for (int f = 0; f < layout.fields(); f++) {
+            if (layout.isGenerated(f)) {
+                continue;
+            }
+            String name = layout.fieldName(f);
+            String text = fields.getOrDefault(name, name);
+            FieldPath path;
+            try {
+                path = FieldPath.parse(text);
+            } catch (IllegalArgumentException bad) {
+                continue; // reported with input.fields
+            }
+            String why = problem.apply(path);
+            if (why != null) {
+                problem(
+                        "input.fields." + name,
+                        why
+                                + " ("
+                                + source
+                                + ")"
+                                + (fields.containsKey(name)
+                                        ? ""
+                                        : "; "
+                                                + name
+                                                + " reads the field of its own name unless"
+                                                + " input.fields names another"));
+            }
+        }
     }
 
     /**
@@ -415,7 +597,7 @@ public final class SpecParser {
                     path,
                     "names event fields, but input.format "
                             + format
-                            + " has positional fields (json and csv have named ones)");
+                            + " has positional fields (json, csv, avro and protobuf have named ones)");
             return fields;
         }
         if (!node.isObject()) {

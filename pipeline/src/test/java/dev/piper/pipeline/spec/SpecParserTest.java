@@ -132,6 +132,55 @@ class SpecParserTest {
         assertThat(events.path(15).text()).isEqualTo("C2");
     }
 
+    @Test
+    void avroInputReadsItsSchemaFileAndChecksEachColumnsPathAgainstIt(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        StringBuilder fields = new StringBuilder("{\"name\": \"clicked\", \"type\": \"boolean\"}");
+        for (int i = 1; i <= 13; i++) {
+            fields.append(", {\"name\": \"I").append(i).append("\", \"type\": \"int\"}");
+        }
+        fields.append(", {\"name\": \"user\", \"type\": {\"type\": \"record\", \"name\": \"U\",")
+                .append(" \"fields\": [{\"name\": \"id\", \"type\": \"string\"}]}}");
+        for (int i = 2; i <= 26; i++) {
+            fields.append(", {\"name\": \"C")
+                    .append(i)
+                    .append("\", \"type\": [\"null\", \"string\"]}");
+        }
+        java.nio.file.Path avsc = dir.resolve("click.avsc");
+        java.nio.file.Files.writeString(
+                avsc, "{\"type\": \"record\", \"name\": \"Click\", \"fields\": [" + fields + "]}");
+        String input =
+                "\"format\": \"avro\", \"schema\": \""
+                        + avsc
+                        + "\", \"fields\": {\"label\": \"clicked\", \"C1\": \"%s\"}";
+        PipelineSpec spec =
+                parse(
+                        spec(OK_COLUMNS)
+                                .replace(
+                                        "\"format\": \"criteo-tsv\", \"topic\": \"t\"",
+                                        input.formatted("user.id")));
+        assertThat(spec.input().avro().schemaFile()).isEqualTo(avsc.toString());
+        assertThat(spec.input().avro().schema()).contains("\"Click\"");
+        assertThat(SpecCompiler.events(spec).avro()).isEqualTo(spec.input().avro());
+        assertThatThrownBy(
+                        () ->
+                                parse(
+                                        spec(OK_COLUMNS)
+                                                .replace(
+                                                        "\"format\": \"criteo-tsv\", \"topic\": \"t\"",
+                                                        input.formatted("user.name"))))
+                .hasMessageContaining(
+                        "input.fields.C1: record U (at \"user\") has no field \"name\" (input.schema)");
+        assertThatThrownBy(
+                        () ->
+                                parse(
+                                        spec(OK_COLUMNS)
+                                                .replace(
+                                                        "\"format\": \"criteo-tsv\", \"topic\": \"t\"",
+                                                        input.formatted("I1.x"))))
+                .hasMessageContaining("input.fields.C1: \"I1\" is of type int, not a record");
+    }
+
     static Stream<Arguments> badCsvSpecs() {
         return Stream.of(
                 Arguments.of(
@@ -738,8 +787,45 @@ class SpecParserTest {
                         "name: \"Bad Name\" is not a pipeline name"),
                 Arguments.of(
                         "input format",
-                        spec(c).replace("criteo-tsv", "avro"),
-                        "input.format: unknown format \"avro\" (known: criteo-tsv, json, csv)"),
+                        spec(c).replace("criteo-tsv", "thrift"),
+                        "input.format: unknown format \"thrift\" (known: criteo-tsv, json, csv,"
+                                + " avro, protobuf)"),
+                Arguments.of(
+                        "protobuf without its message",
+                        spec(c).replace(
+                                        "\"format\": \"criteo-tsv\"",
+                                        "\"format\": \"protobuf\", \"descriptor\": \"x.desc\""),
+                        "input.message: missing: the events' message, e.g. \"shop.Click\""),
+                Arguments.of(
+                        "protobuf descriptor for text",
+                        spec(c).replace("\"topic\": \"t\"", "\"descriptor\": \"x.desc\""),
+                        "input.descriptor: is for protobuf input; input.format is criteo-tsv"),
+                Arguments.of(
+                        "avro schema for text",
+                        spec(c).replace("\"topic\": \"t\"", "\"schema\": \"x.avsc\""),
+                        "input.schema: is for avro input; input.format is criteo-tsv"),
+                Arguments.of(
+                        "avro schema and registry",
+                        spec(c).replace(
+                                        "\"format\": \"criteo-tsv\"",
+                                        "\"format\": \"avro\", \"schema\": \"x.avsc\","
+                                                + " \"schema_registry\": \"http://localhost:8081\""),
+                        "input.schema: names one writer schema for every record;"
+                                + " input.schema_registry looks each record's up: give one of them"),
+                Arguments.of(
+                        "avro schema file missing",
+                        spec(c).replace(
+                                        "\"format\": \"criteo-tsv\"",
+                                        "\"format\": \"avro\", \"schema\": \"/nonexistent/x.avsc\""),
+                        "input.schema: cannot read /nonexistent/x.avsc: java.nio.file."
+                                + "NoSuchFileException"),
+                Arguments.of(
+                        "registry not a URL",
+                        spec(c).replace(
+                                        "\"format\": \"criteo-tsv\"",
+                                        "\"format\": \"avro\", \"schema_registry\": \"localhost:8081\""),
+                        "input.schema_registry: \"localhost:8081\" is not an http(s) URL such as"
+                                + " http://localhost:8081"),
                 Arguments.of(
                         "fields of positional input",
                         spec(c).replace("\"topic\": \"t\"", "\"fields\": {\"C1\": \"user.id\"}"),
@@ -774,7 +860,8 @@ class SpecParserTest {
                 Arguments.of(
                         "hash64 on hexadecimal text",
                         spec(c.replace("\"hex2int\", {\"op\"", "\"hash64\", {\"op\"")),
-                        "columns.C3[2]: hash64 reads the string ids of named-field input (json, csv);"
+                        "columns.C3[2]: hash64 reads the string ids of named-field input (json, csv,"
+                                + " avro, protobuf);"
                                 + " criteo-tsv ids are hexadecimal (hex2int)"),
                 Arguments.of(
                         "hex2int and hash64",

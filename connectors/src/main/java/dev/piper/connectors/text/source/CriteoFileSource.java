@@ -4,6 +4,7 @@ import dev.piper.connectors.text.source.enumerator.FileChunkEnumState;
 import dev.piper.connectors.text.source.enumerator.FileChunkEnumStateSerializer;
 import dev.piper.connectors.text.source.enumerator.FileChunkEnumerator;
 import dev.piper.connectors.text.source.reader.FileChunkReader;
+import dev.piper.connectors.text.source.reader.FileRecords;
 import dev.piper.connectors.text.source.reader.LineChunker;
 import dev.piper.connectors.text.source.split.FileChunkSplit;
 import dev.piper.connectors.text.source.split.FileChunkSplitSerializer;
@@ -60,7 +61,34 @@ public final class CriteoFileSource
     private final int maxLineBytes;
     private final int maxRawBytes;
 
+    private final FileRecords records;
+
     public CriteoFileSource(String path, int blockBytes, int maxLineBytes, int maxRawBytes) {
+        this(path, blockBytes, maxLineBytes, maxRawBytes, FileRecords.LINES);
+    }
+
+    /**
+     * A source of an Avro container file: one reader takes its blocks in order, decompressed, as
+     * chunks of {@code RecordFrames} of up to {@code blockBytes} ({@code AvroBlockChunker}); like a
+     * {@code .gz} file, it is not split ({@link #isSplittable()}).
+     */
+    public static CriteoFileSource avroContainer(String path, int blockBytes, int maxRawBytes) {
+        return new CriteoFileSource(
+                path, blockBytes, Integer.MAX_VALUE, maxRawBytes, FileRecords.AVRO_CONTAINER);
+    }
+
+    /**
+     * A source of a file of length-delimited Protobuf messages: one reader takes them in order, as
+     * chunks of {@code RecordFrames} of up to {@code blockBytes} ({@code DelimitedChunker}); not
+     * split.
+     */
+    public static CriteoFileSource protobufDelimited(String path, int blockBytes, int maxRawBytes) {
+        return new CriteoFileSource(
+                path, blockBytes, Integer.MAX_VALUE, maxRawBytes, FileRecords.PROTOBUF_DELIMITED);
+    }
+
+    private CriteoFileSource(
+            String path, int blockBytes, int maxLineBytes, int maxRawBytes, FileRecords records) {
         if (blockBytes < 1 || blockBytes > MAX_BLOCK_BYTES) {
             throw new IllegalArgumentException(
                     BLOCK_BYTES_KEY
@@ -73,11 +101,12 @@ public final class CriteoFileSource
         this.blockBytes = blockBytes;
         this.maxLineBytes = maxLineBytes;
         this.maxRawBytes = maxRawBytes;
+        this.records = records;
     }
 
     /** Whether parallel readers can share the file (false for a compressed stream). */
     public boolean isSplittable() {
-        return !path.endsWith(".gz");
+        return records == FileRecords.LINES && !path.endsWith(".gz");
     }
 
     @Override
@@ -87,7 +116,7 @@ public final class CriteoFileSource
 
     @Override
     public SourceReader<RawChunk, FileChunkSplit> createReader(SourceReaderContext context) {
-        return new FileChunkReader(context, blockBytes, maxLineBytes, maxRawBytes);
+        return new FileChunkReader(context, blockBytes, maxLineBytes, maxRawBytes, records);
     }
 
     @Override

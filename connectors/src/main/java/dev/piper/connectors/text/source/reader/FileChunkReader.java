@@ -4,6 +4,7 @@ import dev.piper.connectors.source.SplitQueue;
 import dev.piper.connectors.text.TextFiles;
 import dev.piper.connectors.text.source.split.FileChunkSplit;
 import dev.piper.core.block.RawChunk;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -47,10 +48,27 @@ public final class FileChunkReader implements SourceReader<RawChunk, FileChunkSp
     private FileChunkSplit current;
 
     private InputStream stream;
-    private LineChunker chunker;
+    private Chunker chunker;
+
+    /** What the files hold. */
+    private final FileRecords records;
 
     public FileChunkReader(
             SourceReaderContext context, int blockBytes, int maxLineBytes, int maxRawBytes) {
+        this(context, blockBytes, maxLineBytes, maxRawBytes, FileRecords.LINES);
+    }
+
+    /**
+     * A reader of files holding {@code records}: lines, Avro container files ({@link
+     * AvroBlockChunker}) or length-delimited Protobuf messages ({@link DelimitedChunker}).
+     */
+    public FileChunkReader(
+            SourceReaderContext context,
+            int blockBytes,
+            int maxLineBytes,
+            int maxRawBytes,
+            FileRecords records) {
+        this.records = records;
         this.context = context;
         this.blockBytes = blockBytes;
         this.maxLineBytes = maxLineBytes;
@@ -98,15 +116,25 @@ public final class FileChunkReader implements SourceReader<RawChunk, FileChunkSp
             rangesDone = 0;
         } else {
             current = split;
-            stream = TextFiles.open(split.path(), split.start());
-            chunker =
-                    new LineChunker(
-                            stream,
-                            split.start(),
-                            split.seq(),
-                            blockBytes,
-                            maxLineBytes,
-                            maxRawBytes);
+            if (records == FileRecords.AVRO_CONTAINER) {
+                stream = TextFiles.open(split.path(), 0);
+                chunker = new AvroBlockChunker(stream, split.start(), split.seq(), blockBytes);
+            } else if (records == FileRecords.PROTOBUF_DELIMITED) {
+                stream = new BufferedInputStream(TextFiles.open(split.path(), 0), 1 << 16);
+                chunker =
+                        new DelimitedChunker(
+                                stream, split.path(), split.start(), split.seq(), blockBytes);
+            } else {
+                stream = TextFiles.open(split.path(), split.start());
+                chunker =
+                        new LineChunker(
+                                stream,
+                                split.start(),
+                                split.seq(),
+                                blockBytes,
+                                maxLineBytes,
+                                maxRawBytes);
+            }
         }
         return InputStatus.MORE_AVAILABLE;
     }

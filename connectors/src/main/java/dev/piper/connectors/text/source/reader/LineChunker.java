@@ -21,7 +21,7 @@ import java.util.Arrays;
  * <p>Chunk boundaries depend on the input's bytes and do not affect the job's output; only the
  * order of chunks ({@link RawChunk#seq()}) does.
  */
-public final class LineChunker {
+public final class LineChunker implements Chunker {
 
     private static final int MIN_BUFFER = 8 << 20;
 
@@ -64,16 +64,19 @@ public final class LineChunker {
     }
 
     /** Byte offset of the first line not yet returned. */
+    @Override
     public long offset() {
         return offset;
     }
 
     /** Sequence number of the next chunk. */
+    @Override
     public long nextSeq() {
         return nextSeq;
     }
 
     /** The next chunk, or null at the end of the input. */
+    @Override
     public RawChunk next() throws IOException {
         if (pos == lim && !fill()) {
             return null;

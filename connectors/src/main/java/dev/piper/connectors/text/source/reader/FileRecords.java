@@ -1,0 +1,11 @@
+package dev.piper.connectors.text.source.reader;
+
+/** What an input file holds, which says how it is cut into chunks. */
+public enum FileRecords {
+    /** Lines of text, read in byte ranges ({@link LineRange}; a {@code .gz} file as one stream). */
+    LINES,
+    /** An Avro container file, read block by block as one stream ({@link AvroBlockChunker}). */
+    AVRO_CONTAINER,
+    /** Length-delimited Protobuf messages, read as one stream ({@link DelimitedChunker}). */
+    PROTOBUF_DELIMITED
+}

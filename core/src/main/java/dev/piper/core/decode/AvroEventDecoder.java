@@ -1,0 +1,826 @@
+package dev.piper.core.decode;
+
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.block.RecordFrames;
+import dev.piper.pipeline.input.AvroOptions;
+import dev.piper.pipeline.input.EventFields;
+import dev.piper.pipeline.input.FieldPath;
+import dev.piper.pipeline.layout.Reason;
+import dev.piper.pipeline.ops.DecodeOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.Schema;
+
+/**
+ * Decodes Avro datums ({@link RecordFrames} of a chunk: Kafka records, or the blocks of a container
+ * file) into rows: each column's value is read from the field its {@link FieldPath} names, as the
+ * JSON decoder reads it ({@link EventRows}; docs/SEMANTICS.md, "Avro input"), so an event carried
+ * in Avro or in JSON becomes the same row.
+ *
+ * <p>The writer schema, parsed by Apache Avro, is compiled once into a plan: a tree of the schema's
+ * types in which the nodes on a column's path carry the column, and the walk reads those and skips
+ * everything else. Datums are read straight from the chunk's bytes (zig-zag varints, lengths, UTF-8
+ * strings hashed in place) rather than through Avro's {@code GenericDatumReader}, which builds a
+ * record object per datum: {@code bin/piper bench --events} shows the difference
+ * (docs/PERFORMANCE.md, "Avro events"); {@code AvroEventDecoderTest} checks both give every row.
+ *
+ * <p>Writer schemas come from the spec's {@code input.schema} (bare datums), a container file's
+ * header (the job puts it in {@link AvroOptions#schema()}), or a registry, for records in
+ * Confluent's wire format: a zero byte and the schema's id (4 bytes, big-endian) before the datum;
+ * each id's plan is compiled when first seen, so a producer that moves to a new schema version (an
+ * added optional field, a removed one) keeps decoding. A column whose path a writer schema lacks
+ * reads a missing value (its fill), as a JSON event without the field does.
+ *
+ * <p>A datum that does not follow its schema (truncated, bytes after its end, an impossible varint,
+ * length, union branch or enum symbol) is an {@code invalid_avro} dead letter; a record whose id
+ * the registry does not know is {@code unknown_schema}; a value its column cannot hold is {@code
+ * wrong_type} or the text decoder's range reason, naming the column, its path and the value. In a
+ * container block, datums follow each other without lengths: past a datum that cannot be read, the
+ * block's remaining datums cannot be found and are dead letters too (each counted).
+ *
+ * <p>Not thread-safe; one per decoding subtask.
+ */
+public final class AvroEventDecoder implements BlockDecoder {
+
+    /** How long an unreachable registry is asked again before the decoding fails. */
+    static final Duration REGISTRY_PATIENCE = Duration.ofSeconds(60);
+
+    /** How long an id the registry did not know is not asked for again. */
+    private static final long UNKNOWN_RETRY_NANOS = 10_000_000_000L;
+
+    private static final int T_NULL = 0;
+    private static final int T_BOOLEAN = 1;
+    private static final int T_INT = 2;
+    private static final int T_LONG = 3;
+    private static final int T_FLOAT = 4;
+    private static final int T_DOUBLE = 5;
+    private static final int T_STRING = 6; // and bytes
+    private static final int T_FIXED = 7;
+    private static final int T_ENUM = 8;
+    private static final int T_RECORD = 9;
+    private static final int T_ARRAY = 10;
+    private static final int T_MAP = 11;
+    private static final int T_UNION = 12;
+
+    /** The event's values into its columns, and the block's rows. */
+    private final EventValues values;
+
+    private final EventRows rows;
+
+    /** The columns' paths as a tree, shared with the JSON decoder's walk. */
+    private final JsonEventDecoder.Node pathTree;
+
+    /** The plan of the one writer schema (a schema file, a container file), or null. */
+    private final Plan fixed;
+
+    /** The registry, when records carry schema ids; else null. */
+    private final WriterSchemas registry;
+
+    private final Map<Integer, Plan> byId = new HashMap<>();
+    private final Map<Integer, Long> unknownUntil = new HashMap<>();
+
+    // The datum being read.
+    private byte[] buf;
+    private int pos;
+    private int limit;
+
+    /** Bytes of the datums {@link #decodeDatums} accepted. */
+    private int accepted;
+
+    public AvroEventDecoder(DecodeOptions options, boolean measure) {
+        this(options, measure, registryOf(options));
+    }
+
+    /** A decoder whose records' schema ids are looked up in {@code registry} (tests). */
+    AvroEventDecoder(DecodeOptions options, boolean measure, WriterSchemas registry) {
+        EventFields events = options.events();
+        if (events == null || events.avro() == null) {
+            throw new IllegalArgumentException("options without Avro event fields");
+        }
+        this.values = new EventValues(options, measure);
+        this.rows = values.rows;
+        this.pathTree = new JsonEventDecoder.Node();
+        for (int f = 0; f < values.layout.fields(); f++) {
+            pathTree.add(events.path(f), 0, f);
+        }
+        pathTree.checkLeaves();
+        AvroOptions avro = events.avro();
+        if (avro.registered()) {
+            this.registry = registry;
+            this.fixed = null;
+        } else if (avro.schema() != null) {
+            this.registry = null;
+            this.fixed = compile(AvroOptions.parse(avro.schema()));
+        } else {
+            throw new IllegalArgumentException(
+                    "an avro input needs its writer schema: input.schema, input.schema_registry,"
+                            + " or a container file's header");
+        }
+    }
+
+    private static WriterSchemas registryOf(DecodeOptions options) {
+        AvroOptions avro = options.events() == null ? null : options.events().avro();
+        return avro == null || !avro.registered()
+                ? null
+                : new SchemaRegistryClient(avro.registry(), REGISTRY_PATIENCE);
+    }
+
+    @Override
+    public long[] measureKinds(RawChunk chunk) {
+        return new long[2];
+    }
+
+    @Override
+    public CriteoDecoder.Decoded decode(RawChunk chunk, boolean countFields) {
+        byte[] b = chunk.data();
+        int end = chunk.length();
+        rows.startBlock();
+        List<DeadLetter> dead = new ArrayList<>();
+        int acceptedBytes = 0;
+        int lines = 0;
+        int at = 0;
+        while (at < end) {
+            if (end - at < RecordFrames.HEADER) {
+                throw new IllegalStateException("a frame's header is cut short at byte " + at);
+            }
+            int length = RecordFrames.length(b, at);
+            int records = RecordFrames.records(b, at);
+            int from = at + RecordFrames.HEADER;
+            int to = from + length;
+            if (length < 0 || to > end || records < 1) {
+                throw new IllegalStateException(
+                        "a frame of " + length + " bytes and " + records + " records at " + at);
+            }
+            if (registry != null) {
+                if (records != 1) {
+                    throw new IllegalStateException("a registered record is one datum");
+                }
+                if (decodeRegistered(b, from, to)) {
+                    rows.commit();
+                    acceptedBytes += length;
+                } else {
+                    dead.add(values.deadLetter(chunk, lines, b, from, to));
+                }
+                lines++;
+            } else {
+                lines = decodeDatums(chunk, fixed, b, from, to, records, lines, dead);
+                acceptedBytes += accepted;
+            }
+            at = to;
+        }
+        return rows.finish(chunk, lines, dead, acceptedBytes);
+    }
+
+    /**
+     * Decodes the {@code records} datums that fill {@code b[from, to)}, each a row or a dead
+     * letter; returns the block's line count after them.
+     */
+    private int decodeDatums(
+            RawChunk chunk,
+            Plan plan,
+            byte[] b,
+            int from,
+            int to,
+            int records,
+            int lines,
+            List<DeadLetter> dead) {
+        buf = b;
+        pos = from;
+        limit = to;
+        accepted = 0;
+        for (int k = 0; k < records; k++) {
+            int start = pos;
+            boolean last = k == records - 1;
+            try {
+                readDatum(plan);
+                if (last && pos != to) {
+                    throw malformed((to - pos) + " bytes after the datum's end");
+                }
+            } catch (Malformed bad) {
+                dead.add(values.deadLetter(chunk, lines++, b, start, to));
+                for (int rest = k + 1; rest < records; rest++) {
+                    values.failReason = null;
+                    values.fail(
+                            Reason.INVALID_AVRO,
+                            "follows datum "
+                                    + (k + 1)
+                                    + " of its container block, which could not be read ("
+                                    + bad.getMessage()
+                                    + ")");
+                    dead.add(values.deadLetter(chunk, lines++, b, to, to));
+                }
+                return lines;
+            }
+            if (values.failReason == null) {
+                rows.commit();
+                accepted += pos - start;
+            } else {
+                dead.add(values.deadLetter(chunk, lines, b, start, pos));
+            }
+            lines++;
+        }
+        return lines;
+    }
+
+    /** A record in Confluent's wire format; false (with the reason set) if it is not a row. */
+    private boolean decodeRegistered(byte[] b, int from, int to) {
+        values.startEvent();
+        if (to - from < 5 || b[from] != 0) {
+            return fail(
+                    Reason.INVALID_AVRO,
+                    "the record does not start with Confluent's wire-format header (a zero byte"
+                            + " and a 4-byte schema id)"
+                            + (to - from > 0 ? "; its first byte is " + (b[from] & 0xff) : ""));
+        }
+        int id =
+                (b[from + 1] & 0xff) << 24
+                        | (b[from + 2] & 0xff) << 16
+                        | (b[from + 3] & 0xff) << 8
+                        | (b[from + 4] & 0xff);
+        Plan plan = plan(id);
+        if (plan == null) {
+            return fail(
+                    Reason.UNKNOWN_SCHEMA,
+                    "schema id "
+                            + Integer.toUnsignedString(id)
+                            + " is not known to "
+                            + registry.describe());
+        }
+        buf = b;
+        pos = from + 5;
+        limit = to;
+        try {
+            readDatum(plan);
+            if (pos != to) {
+                throw malformed((to - pos) + " bytes after the datum's end");
+            }
+        } catch (Malformed bad) {
+            return false;
+        }
+        return values.failReason == null;
+    }
+
+    /** Records the event's first problem: false, for returning. */
+    private boolean fail(Reason reason, String detail) {
+        values.fail(reason, detail);
+        return false;
+    }
+
+    /** The plan of registered schema {@code id}, or null if the registry has no such schema. */
+    private Plan plan(int id) {
+        Plan plan = byId.get(id);
+        if (plan != null) {
+            return plan;
+        }
+        Long until = unknownUntil.get(id);
+        if (until != null && System.nanoTime() - until < 0) {
+            return null;
+        }
+        String json;
+        try {
+            json = registry.schema(id);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // the registry, not the record: the job stops
+        }
+        if (json == null) {
+            unknownUntil.put(id, System.nanoTime() + UNKNOWN_RETRY_NANOS);
+            return null;
+        }
+        plan = compile(AvroOptions.parse(json));
+        byId.put(id, plan);
+        return plan;
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // The plan
+
+    /** A writer schema compiled against the columns' paths. */
+    static final class Plan {
+        final Step root;
+
+        Plan(Step root) {
+            this.root = root;
+        }
+    }
+
+    /** A type of the writer schema, and what is read at it. */
+    static final class Step {
+        int type;
+
+        /** Layout fields whose value this is. */
+        int[] targets = new int[0];
+
+        /** Whether any column is read here or below (else the value is skipped). */
+        boolean wanted;
+
+        /** Set when a path steps into this value, but it is no record or array: the message. */
+        String mismatch;
+
+        /** A record's fields, in the writer's order. */
+        Step[] fields;
+
+        /** A union's branches. */
+        Step[] branches;
+
+        /** An array's or map's items, skipped. */
+        Step items;
+
+        /** An array's elements that paths name, by index (null where none does). */
+        Step[] elements;
+
+        /** The keys of a map that paths name, as UTF-8, and their values' steps. */
+        byte[][] keys;
+
+        Step[] values;
+
+        int fixedSize;
+
+        /** An enum's symbols, as UTF-8. */
+        byte[][] symbols;
+
+        /** The path to this value, for messages. */
+        String at;
+    }
+
+    private Plan compile(Schema schema) {
+        return new Plan(compile(schema, pathTree, "", new IdentityHashMap<>()));
+    }
+
+    /**
+     * The step of {@code s}, where the paths below {@code node} are read (null: nothing is); {@code
+     * skips} holds the steps of types nothing is read in, so a recursive type compiles once.
+     */
+    private Step compile(Schema s, JsonEventDecoder.Node node, String at, Map<Schema, Step> skips) {
+        boolean memo = node == null && s.getType() == Schema.Type.RECORD;
+        if (memo) {
+            Step known = skips.get(s); // a recursive record: compiled once
+            if (known != null) {
+                return known;
+            }
+        }
+        Step step = new Step();
+        step.at = at;
+        step.type = typeOf(s.getType());
+        if (memo) {
+            skips.put(s, step);
+        } else if (node != null) {
+            step.wanted = true;
+            step.targets = node.targets;
+        }
+        switch (s.getType()) {
+            case RECORD -> {
+                List<Schema.Field> fs = s.getFields();
+                step.fields = new Step[fs.size()];
+                for (int i = 0; i < fs.size(); i++) {
+                    Schema.Field f = fs.get(i);
+                    JsonEventDecoder.Node below =
+                            node == null || node.fields == null ? null : node.fields.get(f.name());
+                    step.fields[i] =
+                            compile(
+                                    f.schema(),
+                                    below,
+                                    at.isEmpty() ? f.name() : at + "." + f.name(),
+                                    skips);
+                }
+                if (node != null && node.elements != null) {
+                    step.mismatch = "a record, not an array";
+                }
+            }
+            case UNION -> {
+                List<Schema> bs = s.getTypes();
+                step.branches = new Step[bs.size()];
+                for (int i = 0; i < bs.size(); i++) {
+                    step.branches[i] = compile(bs.get(i), node, at, skips);
+                }
+            }
+            case ARRAY -> {
+                step.items = compile(s.getElementType(), null, at + "[]", skips);
+                if (node != null && node.elements != null) {
+                    int n = 0;
+                    for (int i : node.elements.keySet()) {
+                        n = Math.max(n, i + 1);
+                    }
+                    step.elements = new Step[n];
+                    for (Map.Entry<Integer, JsonEventDecoder.Node> e : node.elements.entrySet()) {
+                        step.elements[e.getKey()] =
+                                compile(
+                                        s.getElementType(),
+                                        e.getValue(),
+                                        at + "[" + e.getKey() + "]",
+                                        skips);
+                    }
+                }
+                if (node != null && node.fields != null) {
+                    step.mismatch = "an array, not a record";
+                }
+            }
+            case MAP -> {
+                step.items = compile(s.getValueType(), null, at + "{}", skips);
+                if (node != null && node.fields != null) { // a path's name is a key of the map
+                    step.keys = new byte[node.fields.size()][];
+                    step.values = new Step[node.fields.size()];
+                    int i = 0;
+                    for (Map.Entry<String, JsonEventDecoder.Node> e : node.fields.entrySet()) {
+                        step.keys[i] = e.getKey().getBytes(StandardCharsets.UTF_8);
+                        step.values[i++] =
+                                compile(
+                                        s.getValueType(),
+                                        e.getValue(),
+                                        at + "." + e.getKey(),
+                                        skips);
+                    }
+                }
+                if (node != null && node.elements != null) {
+                    step.mismatch = "a map, not an array";
+                }
+            }
+            case FIXED -> step.fixedSize = s.getFixedSize();
+            case ENUM -> {
+                List<String> symbols = s.getEnumSymbols();
+                step.symbols = new byte[symbols.size()][];
+                for (int i = 0; i < symbols.size(); i++) {
+                    step.symbols[i] = symbols.get(i).getBytes(StandardCharsets.UTF_8);
+                }
+            }
+            default -> {
+                if (node != null && (node.fields != null || node.elements != null)) {
+                    step.mismatch = "of type " + s.getType().getName() + ", not a record";
+                }
+            }
+        }
+        return step;
+    }
+
+    private static int typeOf(Schema.Type t) {
+        return switch (t) {
+            case NULL -> T_NULL;
+            case BOOLEAN -> T_BOOLEAN;
+            case INT -> T_INT;
+            case LONG -> T_LONG;
+            case FLOAT -> T_FLOAT;
+            case DOUBLE -> T_DOUBLE;
+            case STRING, BYTES -> T_STRING;
+            case FIXED -> T_FIXED;
+            case ENUM -> T_ENUM;
+            case RECORD -> T_RECORD;
+            case ARRAY -> T_ARRAY;
+            case MAP -> T_MAP;
+            case UNION -> T_UNION;
+        };
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // The walk
+
+    /** A datum that does not follow its schema; its message is the dead letter's detail. */
+    private static final class Malformed extends Exception {
+        Malformed(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private Malformed malformed(String what) {
+        values.failReason = null; // the datum's structure comes before any value's type
+        values.fail(Reason.INVALID_AVRO, what);
+        return new Malformed(what);
+    }
+
+    private Malformed truncated(Step step) {
+        return malformed(
+                "the datum ends early, reading "
+                        + (step.at.isEmpty() ? "the record" : "\"" + step.at + "\""));
+    }
+
+    private void readDatum(Plan plan) throws Malformed {
+        values.startEvent();
+        read(plan.root);
+    }
+
+    private void read(Step step) throws Malformed {
+        if (!step.wanted) {
+            skip(step);
+            return;
+        }
+        if (step.targets.length > 0) {
+            readTargets(step);
+            return;
+        }
+        if (step.mismatch != null) {
+            int f = firstField(step);
+            values.fail(
+                    Reason.WRONG_TYPE,
+                    values.column(f) + ": the event's \"" + step.at + "\" is " + step.mismatch);
+            skip(step);
+            return;
+        }
+        switch (step.type) {
+            case T_RECORD -> {
+                for (Step f : step.fields) {
+                    read(f);
+                }
+            }
+            case T_UNION -> read(branch(step));
+            case T_ARRAY -> {
+                int i = 0;
+                for (long n = blockCount(step); n != 0; n = blockCount(step)) {
+                    for (long k = 0; k < n; k++, i++) {
+                        Step e =
+                                step.elements != null && i < step.elements.length
+                                        ? step.elements[i]
+                                        : null;
+                        read(e != null ? e : step.items);
+                    }
+                }
+            }
+            case T_MAP -> {
+                for (long n = blockCount(step); n != 0; n = blockCount(step)) {
+                    for (long k = 0; k < n; k++) {
+                        int length = length(step);
+                        advance(step, length);
+                        read(valueOf(step, pos - length, pos));
+                    }
+                }
+            }
+            case T_NULL -> {
+                // a path through null: every column below is missing
+            }
+            default -> skip(step);
+        }
+    }
+
+    /** The step of map {@code step}'s value under key {@code buf[s, e)}. */
+    private Step valueOf(Step step, int s, int e) {
+        for (int i = 0; i < step.keys.length; i++) {
+            if (Arrays.equals(step.keys[i], 0, step.keys[i].length, buf, s, e)) {
+                return step.values[i];
+            }
+        }
+        return step.items;
+    }
+
+    private Step branch(Step step) throws Malformed {
+        long b = readLong(step);
+        if (b < 0 || b >= step.branches.length) {
+            throw malformed(
+                    "\""
+                            + step.at
+                            + "\" has union branch "
+                            + b
+                            + "; its schema has "
+                            + step.branches.length);
+        }
+        return step.branches[(int) b];
+    }
+
+    /** The item count of an array's or map's next block (its byte size, if given, read past). */
+    private long blockCount(Step step) throws Malformed {
+        long n = readLong(step);
+        if (n < 0) {
+            readLong(step); // the block's byte size
+            n = -n;
+        }
+        if (n > limit - pos && !itemsMayBeEmpty(step)) {
+            throw truncated(step); // each item takes at least a byte
+        }
+        return n;
+    }
+
+    /** Whether an item of this array or map can take no bytes (null, empty record or fixed). */
+    private static boolean itemsMayBeEmpty(Step step) {
+        return step.type == T_ARRAY
+                && (step.items.type == T_NULL
+                        || step.items.type == T_RECORD && step.items.fields.length == 0
+                        || step.items.type == T_FIXED && step.items.fixedSize == 0);
+    }
+
+    private void skip(Step step) throws Malformed {
+        switch (step.type) {
+            case T_NULL -> {}
+            case T_BOOLEAN -> advance(step, 1);
+            case T_INT, T_LONG, T_ENUM -> readLong(step);
+            case T_FLOAT -> advance(step, 4);
+            case T_DOUBLE -> advance(step, 8);
+            case T_STRING -> advance(step, length(step));
+            case T_FIXED -> advance(step, step.fixedSize);
+            case T_RECORD -> {
+                for (Step f : step.fields) {
+                    skip(f);
+                }
+            }
+            case T_UNION -> skip(branch(step));
+            case T_ARRAY -> {
+                for (long n = blockCount(step); n != 0; n = blockCount(step)) {
+                    for (long k = 0; k < n; k++) {
+                        skip(step.items);
+                    }
+                }
+            }
+            case T_MAP -> {
+                for (long n = blockCount(step); n != 0; n = blockCount(step)) {
+                    for (long k = 0; k < n; k++) {
+                        advance(step, length(step));
+                        skip(step.items);
+                    }
+                }
+            }
+            default -> throw new IllegalStateException("type " + step.type);
+        }
+    }
+
+    private void advance(Step step, int n) throws Malformed {
+        if (n > limit - pos) {
+            throw truncated(step);
+        }
+        pos += n;
+    }
+
+    /** A string's or bytes' length, checked against what is left. */
+    private int length(Step step) throws Malformed {
+        long n = readLong(step);
+        if (n < 0) {
+            throw malformed("\"" + step.at + "\" has a negative length " + n);
+        }
+        if (n > limit - pos) {
+            throw truncated(step);
+        }
+        return (int) n;
+    }
+
+    /** A zig-zag varint (Avro's int and long). */
+    private long readLong(Step step) throws Malformed {
+        byte[] b = buf;
+        int p = pos;
+        long raw = 0;
+        for (int shift = 0; ; shift += 7) {
+            if (p >= limit) {
+                throw truncated(step);
+            }
+            int x = b[p++];
+            raw |= (long) (x & 0x7f) << shift;
+            if (x >= 0) {
+                break;
+            }
+            if (shift >= 63) {
+                throw malformed("\"" + step.at + "\" has a varint longer than 10 bytes");
+            }
+        }
+        pos = p;
+        return (raw >>> 1) ^ -(raw & 1);
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Values
+
+    /** Reads the value at {@code step} into each field that reads it. */
+    private void readTargets(Step step) throws Malformed {
+        int[] targets = step.targets;
+        switch (step.type) {
+            case T_NULL -> {
+                // missing, as an absent field
+            }
+            case T_UNION -> readTargets(branch(step)); // compiled with the union's columns
+            case T_RECORD, T_MAP -> {
+                values.notAValue(targets, step.type == T_RECORD ? "a record" : "a map");
+                skip(step);
+            }
+            case T_ARRAY -> readArray(step, targets);
+            case T_BOOLEAN -> {
+                if (pos >= limit) {
+                    throw truncated(step);
+                }
+                int v = buf[pos++];
+                if (v != 0 && v != 1) {
+                    throw malformed("\"" + step.at + "\" has boolean byte " + (v & 0xff));
+                }
+                values.bool(targets, v == 1);
+            }
+            case T_INT, T_LONG -> {
+                long v = readLong(step);
+                if (step.type == T_INT && (int) v != v) {
+                    throw malformed("\"" + step.at + "\" has an int beyond 32 bits: " + v);
+                }
+                values.integer(targets, v);
+            }
+            case T_FLOAT -> {
+                advance(step, 4);
+                values.real(targets, Float.intBitsToFloat(littleEndianInt(pos - 4)), "float");
+            }
+            case T_DOUBLE -> {
+                advance(step, 8);
+                long bits =
+                        (littleEndianInt(pos - 8) & 0xffffffffL)
+                                | (long) littleEndianInt(pos - 4) << 32;
+                values.real(targets, Double.longBitsToDouble(bits), "double");
+            }
+            case T_ENUM -> {
+                byte[] symbol = symbol(step);
+                values.text(targets, symbol, 0, symbol.length);
+            }
+            case T_STRING, T_FIXED -> {
+                int n = step.type == T_FIXED ? step.fixedSize : length(step);
+                advance(step, n);
+                values.text(targets, buf, pos - n, pos);
+            }
+            default -> throw new IllegalStateException("type " + step.type);
+        }
+    }
+
+    private int littleEndianInt(int at) {
+        return (buf[at] & 0xff)
+                | (buf[at + 1] & 0xff) << 8
+                | (buf[at + 2] & 0xff) << 16
+                | (buf[at + 3] & 0xff) << 24;
+    }
+
+    /** An array at a column: a list column's ids. */
+    private void readArray(Step step, int[] targets) throws Malformed {
+        int first = values.startList(targets);
+        if (first < 0) {
+            skip(step);
+            return;
+        }
+        int i = 0;
+        for (long n = blockCount(step); n != 0; n = blockCount(step)) {
+            for (long k = 0; k < n; k++, i++) {
+                readListItem(step.items, first, i);
+            }
+        }
+        values.endList(targets, first);
+    }
+
+    private void readListItem(Step item, int f, int i) throws Malformed {
+        switch (item.type) {
+            case T_UNION -> readListItem(branch(item), f, i);
+            case T_INT, T_LONG -> values.listInteger(f, readLong(item));
+            case T_STRING, T_FIXED -> {
+                int n = item.type == T_FIXED ? item.fixedSize : length(item);
+                advance(item, n);
+                values.listText(f, i, buf, pos - n, pos);
+            }
+            case T_ENUM -> {
+                byte[] symbol = symbol(item);
+                values.listText(f, i, symbol, 0, symbol.length);
+            }
+            case T_NULL -> values.listNull(f, i);
+            default -> {
+                values.listWrongType(f, i, typeName(item.type));
+                skip(item);
+            }
+        }
+    }
+
+    /** An enum's symbol, as UTF-8. */
+    private byte[] symbol(Step step) throws Malformed {
+        long i = readLong(step);
+        if (i < 0 || i >= step.symbols.length) {
+            throw malformed(
+                    "\""
+                            + step.at
+                            + "\" has enum symbol "
+                            + i
+                            + "; its schema has "
+                            + step.symbols.length);
+        }
+        return step.symbols[(int) i];
+    }
+
+    private static String typeName(int type) {
+        return switch (type) {
+            case T_BOOLEAN -> "boolean";
+            case T_FLOAT -> "float";
+            case T_DOUBLE -> "double";
+            case T_RECORD -> "record";
+            case T_ARRAY -> "array";
+            case T_MAP -> "map";
+            default -> "#" + type;
+        };
+    }
+
+    /** The first layout field read at or below {@code step}, for messages. */
+    private int firstField(Step step) {
+        int best = Integer.MAX_VALUE;
+        for (int f : step.targets) {
+            best = Math.min(best, f);
+        }
+        for (Step[] children :
+                new Step[][] {step.fields, step.branches, step.elements, step.values}) {
+            if (children != null) {
+                for (Step child : children) {
+                    if (child != null && child.wanted) {
+                        best = Math.min(best, firstField(child));
+                    }
+                }
+            }
+        }
+        return best;
+    }
+}

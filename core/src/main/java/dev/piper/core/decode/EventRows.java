@@ -1,0 +1,207 @@
+package dev.piper.core.decode;
+
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.DenseChunk;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.cost.ThreadCpu;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.ColumnProgram;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The rows of a block of named-field events as a decoder reads them, one event at a time: the
+ * current event's values ({@link #lineDense}, {@link #lineIds}, {@link #lineLists}, which fields it
+ * has in {@link #present}), copied into the block's columns when the event is accepted ({@link
+ * #commit}), and at the block's end the columns' operators ({@link ColumnarDecoder}: fills,
+ * neg2zero, modulus, then the column passes) and the decoded block ({@link #finish}). Shared by the
+ * JSON and Avro decoders, so an event's values become the same row whichever format carried them.
+ *
+ * <p>Not thread-safe; one per decoder.
+ */
+final class EventRows {
+
+    private static final long[] NONE_MISSING = new long[0];
+    private static final int[] NOT_COUNTED = new int[0];
+
+    private final ColumnProgram program;
+    private final RowLayout layout;
+    private final ColumnarDecoder columnar;
+    private final boolean measure;
+    private final int width;
+    private final int sparse;
+    private final int fields;
+
+    // The event being read: its values, and which fields it has.
+    final int[] lineDense;
+    final long[] lineIds;
+    final boolean[] present;
+
+    /** Per sparse column: the current event's ids of a list column, or null for a single id. */
+    final long[][] lineLists;
+
+    final int[] lineListSize;
+
+    // The block: its columns so far.
+    private int capacity;
+    private int[] labelDense;
+    private long[][] keys;
+    private int[][] offsets;
+    private long[][] missing;
+    private int rows;
+
+    /** Sizes the next block's arrays: rows of the last block. */
+    private int expectedRows = 256;
+
+    EventRows(ColumnProgram program, boolean measure) {
+        this.program = program;
+        this.layout = program.layout();
+        this.columnar = new ColumnarDecoder(program);
+        this.measure = measure;
+        this.width = layout.labelDenseWidth();
+        this.sparse = layout.sparse();
+        this.fields = layout.fields();
+        this.lineDense = new int[width];
+        this.lineIds = new long[sparse];
+        this.present = new boolean[fields];
+        this.lineLists = new long[sparse][];
+        this.lineListSize = new int[sparse];
+        for (int c = 0; c < sparse; c++) {
+            if (layout.isList(c)) {
+                lineLists[c] = new long[16];
+            }
+        }
+    }
+
+    /** Starts a block: no rows yet, arrays sized for as many as the last block had. */
+    void startBlock() {
+        capacity = Math.max(16, expectedRows);
+        labelDense = new int[capacity * width];
+        keys = new long[sparse][];
+        offsets = new int[sparse][];
+        for (int c = 0; c < sparse; c++) {
+            if (layout.isList(c)) {
+                offsets[c] = new int[capacity + 1];
+                keys[c] = new long[capacity * 4];
+            } else {
+                keys[c] = new long[capacity];
+            }
+        }
+        missing = new long[fields][];
+        rows = 0;
+    }
+
+    /** Rows accepted into the block so far. */
+    int rows() {
+        return rows;
+    }
+
+    /** Forgets the current event's values: nothing present, zeros. */
+    void clearLine() {
+        Arrays.fill(present, false);
+        Arrays.fill(lineDense, 0);
+        Arrays.fill(lineIds, 0);
+        Arrays.fill(lineListSize, 0);
+    }
+
+    /** Appends {@code id} to the current event's list of sparse column {@code c}. */
+    void appendListId(int c, long id) {
+        long[] list = lineLists[c];
+        if (lineListSize[c] == list.length) {
+            lineLists[c] = list = Arrays.copyOf(list, list.length * 2);
+        }
+        list[lineListSize[c]++] = id;
+    }
+
+    /** Accepts the current event: copies its values into the block's next row. */
+    void commit() {
+        if (rows == capacity) {
+            capacity += capacity >> 1;
+            labelDense = Arrays.copyOf(labelDense, capacity * width);
+            for (int c = 0; c < sparse; c++) {
+                if (offsets[c] != null) {
+                    offsets[c] = Arrays.copyOf(offsets[c], capacity + 1);
+                } else {
+                    keys[c] = Arrays.copyOf(keys[c], capacity);
+                }
+            }
+        }
+        int row = rows++;
+        System.arraycopy(lineDense, 0, labelDense, row * width, width);
+        for (int f = 0; f < fields; f++) {
+            if (!present[f]) {
+                if (missing[f] == null) {
+                    missing[f] = new long[ColumnBlock.words(capacity)];
+                } else if (missing[f].length < ColumnBlock.words(row + 1)) {
+                    missing[f] = Arrays.copyOf(missing[f], ColumnBlock.words(capacity));
+                }
+                missing[f][row >>> 6] |= 1L << row;
+            }
+        }
+        for (int c = 0; c < sparse; c++) {
+            if (offsets[c] == null) {
+                keys[c][row] = lineIds[c];
+                continue;
+            }
+            int at = offsets[c][row];
+            int n = lineListSize[c];
+            if (keys[c].length < at + n) {
+                keys[c] = Arrays.copyOf(keys[c], Math.max(at + n, keys[c].length * 3 / 2));
+            }
+            System.arraycopy(lineLists[c], 0, keys[c], at, n);
+            offsets[c][row + 1] = at + n;
+        }
+    }
+
+    /**
+     * Ends the block: runs the columns' operators over its rows and returns it.
+     *
+     * @param lines events (rows and dead letters) the block held
+     * @param acceptedBytes input bytes of the accepted events
+     */
+    CriteoDecoder.Decoded finish(
+            RawChunk chunk, int lines, List<DeadLetter> dead, int acceptedBytes) {
+        expectedRows = Math.max(16, rows);
+        long passStart = measure ? ThreadCpu.now() : 0;
+        for (int f = 0; f < fields; f++) {
+            long[] m = missing[f] == null ? NONE_MISSING : missing[f];
+            if (m.length != 0 && m.length < ColumnBlock.words(rows)) {
+                m = Arrays.copyOf(m, ColumnBlock.words(rows)); // set before the block grew
+            }
+            int c = f - width;
+            if (c >= 0 && offsets[c] != null) {
+                offsets[c] = columnar.applyList(c, keys, offsets[c], m, rows);
+            } else {
+                columnar.apply(f, labelDense, keys, m, rows);
+            }
+        }
+        columnar.runPasses(labelDense, keys, offsets, rows);
+        long passNanos = measure ? ThreadCpu.now() - passStart : 0;
+        DenseChunk denseChunk =
+                new DenseChunk(
+                        chunk.lane(),
+                        chunk.seq(),
+                        lines,
+                        rows,
+                        labelDense,
+                        dead.toArray(new DeadLetter[0]),
+                        chunk.origin(),
+                        program.version(),
+                        layout,
+                        program.onehotSizes());
+        CriteoDecoder.Decoded decoded =
+                new CriteoDecoder.Decoded(
+                        denseChunk,
+                        CriteoDecoder.keyChunks(
+                                program, chunk.lane(), chunk.seq(), keys, offsets, rows),
+                        NOT_COUNTED,
+                        acceptedBytes,
+                        passNanos);
+        labelDense = null; // the block's now
+        keys = null;
+        offsets = null;
+        missing = null;
+        return decoded;
+    }
+}

@@ -1,0 +1,490 @@
+package dev.piper.core.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.block.RecordFrames;
+import dev.piper.pipeline.generate.CriteoAvro;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.input.AvroOptions;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.spec.PipelineSpec;
+import dev.piper.pipeline.spec.SpecCompiler;
+import dev.piper.pipeline.spec.SpecParser;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Avro datums decode to the rows the same events make as JSON ({@link JsonEventDecoder}, the
+ * reference): Criteo lines written as records, and seeded e-commerce events with nested records,
+ * unions, enums, lists and fields nobody reads; in container blocks and as Kafka records, bare or
+ * in Confluent's wire format through a registry; a new writer schema keeps decoding; and every
+ * datum that breaks its schema is a dead letter with its reason, the counts adding up.
+ */
+class AvroEventDecoderTest {
+
+    private static final String CRITEO_CHAINS =
+            """
+            "columns": {
+              "label": ["decode", "fill_missing"],
+              "I1..I13": ["decode", "fill_missing", "neg2zero", "log"],
+              "C1..C26": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 100000}, "vocab"]
+            }""";
+
+    private static DecodeOptions options(String spec) throws Exception {
+        PipelineSpec parsed = SpecParser.parse(spec.getBytes(StandardCharsets.UTF_8), "test");
+        return SpecCompiler.decodeOptions(parsed, 256);
+    }
+
+    /** The options of {@code spec} reading datums of {@code schema} (a container file's). */
+    private static DecodeOptions withSchema(DecodeOptions o, Schema schema) {
+        return new DecodeOptions(
+                o.program(),
+                o.padMissingFields(),
+                o.maxLineBytes(),
+                o.maxRawBytes(),
+                o.events().withAvro(AvroOptions.CONTAINER.withSchema(schema.toString())));
+    }
+
+    private static byte[] datum(Schema schema, GenericRecord r) {
+        try {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            BinaryEncoder e = EncoderFactory.get().binaryEncoder(out, null);
+            new GenericDatumWriter<GenericRecord>(schema).write(r, e);
+            e.flush();
+            return out.toByteArray();
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** One frame holding every datum, as a container block travels. */
+    private static RawChunk block(List<byte[]> datums) {
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        datums.forEach(all::writeBytes);
+        byte[] payload = all.toByteArray();
+        byte[] chunk = new byte[RecordFrames.HEADER + payload.length];
+        RecordFrames.write(chunk, 0, payload, 0, payload.length, datums.size());
+        return new RawChunk(0, 0, chunk, chunk.length, -1);
+    }
+
+    /** A frame per record, as Kafka records travel. */
+    private static RawChunk records(List<byte[]> records) {
+        int n = records.stream().mapToInt(r -> r.length + RecordFrames.HEADER).sum();
+        byte[] chunk = new byte[n];
+        int at = 0;
+        for (byte[] r : records) {
+            at = RecordFrames.write(chunk, at, r, 0, r.length, 1);
+        }
+        return new RawChunk(0, 0, chunk, n, -1);
+    }
+
+    private static CriteoDecoder.Decoded json(DecodeOptions options, List<String> events) {
+        byte[] b = (String.join("\n", events) + "\n").getBytes(StandardCharsets.UTF_8);
+        return new JsonEventDecoder(options, false, false)
+                .decode(new RawChunk(0, 0, b, b.length, -1), false);
+    }
+
+    @Test
+    void criteoLinesAsRecordsDecodeToTheTextsRows() throws Exception {
+        ByteArrayOutputStream tsv = new ByteArrayOutputStream();
+        new CriteoGenerator(20261128, 0.001, 0.02).write(tsv, 3000);
+        String text = tsv.toString(StandardCharsets.UTF_8);
+        CriteoAvro avro = new CriteoAvro(RowLayout.CRITEO);
+        StringBuilder kept = new StringBuilder();
+        List<byte[]> datums = new ArrayList<>();
+        for (String line : text.split("\n")) {
+            GenericRecord r = avro.toRecord(line);
+            // a line of another field count has no record, and a record has no length limit
+            if (r != null && line.length() <= 1000) {
+                kept.append(line).append('\n');
+                datums.add(datum(avro.schema(), r));
+            }
+        }
+        assertThat(datums).hasSizeGreaterThan(2900);
+        byte[] t = kept.toString().getBytes(StandardCharsets.UTF_8);
+        CriteoDecoder.Decoded expected =
+                new CriteoDecoder(
+                                options(
+                                        "{\"name\": \"t\", \"version\": 1, \"input\": {\"format\":"
+                                                + " \"criteo-tsv\"},"
+                                                + CRITEO_CHAINS
+                                                + "}"),
+                                false)
+                        .decode(new RawChunk(0, 0, t, t.length, -1), false);
+        DecodeOptions options =
+                withSchema(
+                        options(
+                                "{\"name\": \"t\", \"version\": 1, \"input\": {\"format\":"
+                                        + " \"avro\"},"
+                                        + CRITEO_CHAINS
+                                        + "}"),
+                        avro.schema());
+        for (RawChunk chunk : List.of(block(datums), records(datums))) {
+            CriteoDecoder.Decoded actual =
+                    new AvroEventDecoder(options, false).decode(chunk, false);
+            assertThat(actual.dense().lines()).isEqualTo(datums.size());
+            DecodedBlocks.assertSameRows("avro", expected, actual);
+            // the same lines rejected, for the same reasons
+            assertThat(reasons(actual)).isEqualTo(reasons(expected)).isNotEmpty();
+        }
+    }
+
+    private static List<String> reasons(CriteoDecoder.Decoded d) {
+        return Arrays.stream(d.dense().deadLetters())
+                .map(x -> x.lineInBlock() + " " + x.reason())
+                .toList();
+    }
+
+    // A click event as teams have them: nested, optional, listed and enumerated fields, and
+    // fields no column reads (a map, bytes, a record array, a double) that the walk skips.
+    private static final String EVENT_SCHEMA =
+            """
+            {"type": "record", "name": "Click", "namespace": "shop", "fields": [
+              {"name": "ts", "type": "long"},
+              {"name": "clicked", "type": "boolean"},
+              {"name": "user", "type": {"type": "record", "name": "User", "fields": [
+                {"name": "id", "type": "string"},
+                {"name": "country", "type": ["null", "string"], "default": null},
+                {"name": "tags", "type": {"type": "map", "values": "long"}}]}},
+              {"name": "item_id", "type": "long"},
+              {"name": "price", "type": ["null", "int", "double"], "default": null},
+              {"name": "category", "type": {"type": "enum", "name": "Cat",
+                "symbols": ["books", "games", "garden"]}},
+              {"name": "blob", "type": "bytes"},
+              {"name": "recent_items", "type": {"type": "array", "items": "string"}},
+              {"name": "history", "type": {"type": "array", "items": {"type": "record",
+                "name": "Seen", "fields": [{"name": "item", "type": "string"},
+                {"name": "secs", "type": "float"}]}}},
+              {"name": "score", "type": "double"}
+            ]}""";
+
+    private static final String EVENT_SPEC =
+            """
+            {"name": "clicks", "version": 1,
+             "input": {"format": "%s", "dense": 2, "sparse": 6, "list_columns": ["C5"],
+               "fields": {"label": "clicked", "I1": "price", "I2": "user.tags.x",
+                 "C1": "user.id", "C2": "item_id", "C3": "user.country", "C4": "category",
+                 "C5": "recent_items", "C6": "history[1].item"}},
+             "columns": {
+               "label": ["decode", "fill_missing"],
+               "I1..I2": ["decode", "fill_missing", "neg2zero"],
+               "C1": ["decode", "fill_missing", "hash64", "vocab"],
+               "C2": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 1000}, "vocab"],
+               "C3..C4": ["decode", "fill_missing", "hash64", "vocab"],
+               "C5": ["decode", "fill_missing", "hash64", "vocab"],
+               "C6": ["decode", "fill_missing", "hash64", "vocab"]
+             }}""";
+
+    /** Seeded click events, as records and as the JSON lines of the same values. */
+    private static final class Clicks {
+        final Schema schema = new Schema.Parser().parse(EVENT_SCHEMA);
+        final List<byte[]> datums = new ArrayList<>();
+        final List<String> json = new ArrayList<>();
+
+        Clicks(long seed, int n) {
+            SplittableRandom r = new SplittableRandom(seed);
+            Schema user = schema.getField("user").schema();
+            Schema seen = schema.getField("history").schema().getElementType();
+            String[] cats = {"books", "games", "garden"};
+            for (int i = 0; i < n; i++) {
+                GenericRecord u = new GenericData.Record(user);
+                String id = "u_" + Integer.toHexString(r.nextInt(5000));
+                u.put("id", id);
+                String country = r.nextInt(4) == 0 ? null : (r.nextBoolean() ? "DE" : "Ünïcode");
+                u.put("country", country);
+                u.put("tags", Map.of("x", (long) r.nextInt(9)));
+                GenericRecord e = new GenericData.Record(schema);
+                long ts = 1764230400123L + i;
+                boolean clicked = r.nextInt(3) == 0;
+                long item = r.nextLong() >> r.nextInt(64);
+                int kind = r.nextInt(10);
+                Object price =
+                        kind == 0 ? null : kind == 1 ? (Object) 12.5 : (Object) r.nextInt(-50, 500);
+                String cat = cats[r.nextInt(3)];
+                List<String> recent = new ArrayList<>();
+                for (int k = r.nextInt(4); k > 0; k--) {
+                    recent.add("i_" + r.nextInt(100));
+                }
+                List<GenericRecord> history = new ArrayList<>();
+                for (int k = r.nextInt(3); k > 0; k--) {
+                    GenericRecord s = new GenericData.Record(seen);
+                    s.put("item", "h" + r.nextInt(50));
+                    s.put("secs", (float) r.nextDouble());
+                    history.add(s);
+                }
+                e.put("ts", ts);
+                e.put("clicked", clicked);
+                e.put("user", u);
+                e.put("item_id", item);
+                e.put("price", price);
+                e.put(
+                        "category",
+                        new GenericData.EnumSymbol(schema.getField("category").schema(), cat));
+                e.put("blob", java.nio.ByteBuffer.wrap(new byte[r.nextInt(20)]));
+                e.put("recent_items", recent);
+                e.put("history", history);
+                e.put("score", r.nextDouble());
+                datums.add(datum(schema, e));
+                StringBuilder j = new StringBuilder();
+                j.append("{\"ts\": ").append(ts).append(", \"clicked\": ").append(clicked);
+                j.append(", \"user\": {\"id\": \"").append(id).append('"');
+                if (country != null) {
+                    j.append(", \"country\": \"").append(country).append('"');
+                }
+                j.append(", \"tags\": {\"x\": ")
+                        .append(u.get("tags") instanceof Map<?, ?> m ? m.get("x") : 0);
+                j.append("}}, \"item_id\": ").append(item);
+                if (price != null) {
+                    j.append(", \"price\": ").append(price);
+                }
+                j.append(", \"category\": \"").append(cat).append('"');
+                j.append(", \"recent_items\": [");
+                for (int k = 0; k < recent.size(); k++) {
+                    j.append(k > 0 ? ", " : "").append('"').append(recent.get(k)).append('"');
+                }
+                j.append("], \"history\": [");
+                for (int k = 0; k < history.size(); k++) {
+                    j.append(k > 0 ? ", " : "")
+                            .append("{\"item\": \"")
+                            .append(history.get(k).get("item"))
+                            .append("\"}");
+                }
+                j.append("]}");
+                json.add(j.toString());
+            }
+        }
+    }
+
+    @Test
+    void nestedOptionalEnumMapAndListFieldsDecodeAsTheSameEventsInJson() throws Exception {
+        Clicks clicks = new Clicks(42, 5000);
+        CriteoDecoder.Decoded expected = json(options(EVENT_SPEC.formatted("json")), clicks.json);
+        // a price of 12.5 is no int32: about a tenth are dense_not_int32, both ways
+        assertThat(expected.dense().rows()).isBetween(4200, 4800);
+        DecodeOptions avro = withSchema(options(EVENT_SPEC.formatted("avro")), clicks.schema);
+        for (RawChunk chunk : List.of(block(clicks.datums), records(clicks.datums))) {
+            CriteoDecoder.Decoded actual = new AvroEventDecoder(avro, false).decode(chunk, false);
+            assertThat(actual.dense().lines()).isEqualTo(5000);
+            DecodedBlocks.assertSameRows("avro events", expected, actual);
+            assertThat(reasons(actual)).isEqualTo(reasons(expected));
+        }
+    }
+
+    @Test
+    void everyBrokenDatumIsADeadLetterWithItsReasonAndTheCountsAddUp() throws Exception {
+        Clicks clicks = new Clicks(7, 40);
+        DecodeOptions options = withSchema(options(EVENT_SPEC.formatted("avro")), clicks.schema);
+        List<byte[]> records = new ArrayList<>(clicks.datums);
+        byte[] truncated = Arrays.copyOf(records.get(3), records.get(3).length - 2);
+        records.set(3, truncated);
+        byte[] trailing = Arrays.copyOf(records.get(5), records.get(5).length + 3);
+        records.set(5, trailing);
+        byte[] badBranch = records.get(8).clone();
+        records.set(8, badBranch);
+        records.set(9, new byte[0]);
+        CriteoDecoder.Decoded d =
+                new AvroEventDecoder(options, false).decode(records(records), false);
+        assertThat(d.dense().lines()).isEqualTo(40);
+        assertThat(d.dense().rows() + d.dense().deadLetters().length).isEqualTo(40);
+        Map<Integer, DeadLetter> byLine = new HashMap<>();
+        for (DeadLetter x : d.dense().deadLetters()) {
+            byLine.put(x.lineInBlock(), x);
+        }
+        assertThat(byLine.get(3).reason()).isEqualTo("invalid_avro");
+        assertThat(byLine.get(3).detail()).contains("ends early");
+        assertThat(byLine.get(5).reason()).isEqualTo("invalid_avro");
+        assertThat(byLine.get(5).detail()).isEqualTo("3 bytes after the datum's end");
+        assertThat(byLine.get(9).detail()).contains("ends early, reading \"ts\"");
+        assertThat(byLine.get(3).raw()).isEqualTo(truncated);
+
+        // in a container block, nothing after a datum that cannot be read can be found
+        List<byte[]> block = new ArrayList<>(clicks.datums.subList(0, 10));
+        byte[] endless = new byte[11];
+        Arrays.fill(endless, (byte) 0xff); // a varint of more than 10 bytes
+        block.set(3, endless);
+        CriteoDecoder.Decoded b = new AvroEventDecoder(options, false).decode(block(block), false);
+        assertThat(b.dense().lines()).isEqualTo(10);
+        assertThat(b.dense().rows()).isEqualTo(3);
+        DeadLetter[] dead = b.dense().deadLetters();
+        assertThat(dead).hasSize(7);
+        assertThat(dead[0].lineInBlock()).isEqualTo(3);
+        assertThat(dead[0].detail()).isEqualTo("\"ts\" has a varint longer than 10 bytes");
+        assertThat(dead[6].lineInBlock()).isEqualTo(9);
+        assertThat(dead[6].reason()).isEqualTo("invalid_avro");
+        assertThat(dead[6].detail())
+                .isEqualTo(
+                        "follows datum 4 of its container block, which could not be read (\"ts\""
+                                + " has a varint longer than 10 bytes)");
+        // a block that ends early: its last datum is cut
+        List<byte[]> cut = new ArrayList<>(clicks.datums.subList(0, 10));
+        cut.set(9, Arrays.copyOf(cut.get(9), cut.get(9).length - 3));
+        CriteoDecoder.Decoded c = new AvroEventDecoder(options, false).decode(block(cut), false);
+        assertThat(c.dense().rows() + c.dense().deadLetters().length).isEqualTo(10);
+        assertThat(c.dense().deadLetters()[c.dense().deadLetters().length - 1].detail())
+                .contains("ends early");
+    }
+
+    @Test
+    void anArrayInAColumnOfOneValueIsAWrongTypeNamingColumnAndPath() throws Exception {
+        Clicks clicks = new Clicks(9, 10);
+        String spec = EVENT_SPEC.replace("\"I2\": \"user.tags.x\"", "\"I2\": \"recent_items\"");
+        CriteoDecoder.Decoded d =
+                new AvroEventDecoder(
+                                withSchema(options(spec.formatted("avro")), clicks.schema), false)
+                        .decode(block(clicks.datums), false);
+        assertThat(d.dense().rows()).isZero();
+        assertThat(d.dense().deadLetters())
+                .hasSize(10)
+                .filteredOn(x -> !x.detail().startsWith("I1 (price)")) // 12.5, before the list
+                .hasSizeGreaterThan(5)
+                .allSatisfy(
+                        x -> {
+                            assertThat(x.reason()).isEqualTo("wrong_type");
+                            assertThat(x.detail())
+                                    .isEqualTo(
+                                            "I2 (recent_items): an array, but the column holds one"
+                                                    + " value, not a list");
+                        });
+    }
+
+    /** A schema registry on loopback that knows the schemas it was given, by id. */
+    private static HttpServer registry(Map<Integer, String> schemas) throws IOException {
+        HttpServer server =
+                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext(
+                "/schemas/ids/",
+                exchange -> {
+                    String path = exchange.getRequestURI().getPath();
+                    String schema =
+                            schemas.get(
+                                    Integer.parseInt(path.substring(path.lastIndexOf('/') + 1)));
+                    byte[] body =
+                            (schema == null
+                                            ? "{\"error_code\": 40403, \"message\": \"Schema not found\"}"
+                                            : "{\"schema\": " + quote(schema) + "}")
+                                    .getBytes(StandardCharsets.UTF_8);
+                    exchange.sendResponseHeaders(schema == null ? 404 : 200, body.length);
+                    try (OutputStream out = exchange.getResponseBody()) {
+                        out.write(body);
+                    }
+                });
+        server.start();
+        return server;
+    }
+
+    private static String quote(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
+    }
+
+    private static byte[] wire(int id, byte[] datum) {
+        byte[] r = new byte[5 + datum.length];
+        r[1] = (byte) (id >>> 24);
+        r[2] = (byte) (id >>> 16);
+        r[3] = (byte) (id >>> 8);
+        r[4] = (byte) id;
+        System.arraycopy(datum, 0, r, 5, datum.length);
+        return r;
+    }
+
+    @Test
+    void registeredRecordsDecodeByTheirSchemaIdAndANewWriterSchemaKeepsDecoding() throws Exception {
+        Clicks clicks = new Clicks(11, 200);
+        // version 2 adds an optional field in front: its datums differ, its rows must not
+        Schema v2 =
+                new Schema.Parser()
+                        .parse(
+                                EVENT_SCHEMA.replace(
+                                        "\"fields\": [\n  {\"name\": \"ts\"",
+                                        "\"fields\": [\n  {\"name\": \"session\", \"type\":"
+                                                + " [\"null\", \"string\"], \"default\": null},\n"
+                                                + "  {\"name\": \"ts\""));
+        assertThat(v2.getField("session")).isNotNull();
+        String spec = EVENT_SPEC;
+        String avroSpec =
+                spec.formatted("avro")
+                        .replace(
+                                "\"format\": \"avro\"",
+                                "\"format\": \"avro\", \"schema_registry\": \"http://127.0.0.1:1\"");
+        List<byte[]> wire = new ArrayList<>();
+        for (int i = 0; i < clicks.datums.size(); i++) {
+            if (i % 2 == 0) {
+                wire.add(wire(1, clicks.datums.get(i)));
+            } else {
+                GenericRecord old =
+                        new org.apache.avro.generic.GenericDatumReader<GenericRecord>(clicks.schema)
+                                .read(
+                                        null,
+                                        org.apache.avro.io.DecoderFactory.get()
+                                                .binaryDecoder(clicks.datums.get(i), null));
+                GenericRecord r = new GenericData.Record(v2);
+                for (Schema.Field f : clicks.schema.getFields()) {
+                    r.put(f.name(), old.get(f.name()));
+                }
+                r.put("session", "s" + i);
+                wire.add(wire(2, datum(v2, r)));
+            }
+        }
+        wire.add(wire(99, clicks.datums.get(0))); // an id the registry does not know
+        wire.add(new byte[] {1, 2, 3}); // no wire-format header
+        HttpServer server = registry(Map.of(1, clicks.schema.toString(), 2, v2.toString()));
+        try {
+            WriterSchemas schemas =
+                    new SchemaRegistryClient(
+                            "http://127.0.0.1:" + server.getAddress().getPort(),
+                            Duration.ofSeconds(5));
+            CriteoDecoder.Decoded d =
+                    new AvroEventDecoder(options(avroSpec), false, schemas)
+                            .decode(records(wire), false);
+            CriteoDecoder.Decoded expected = json(options(spec.formatted("json")), clicks.json);
+            assertThat(d.dense().lines()).isEqualTo(202);
+            DecodedBlocks.assertSameRows("registered", expected, d);
+            DeadLetter[] dead = d.dense().deadLetters();
+            assertThat(dead[dead.length - 2].reason()).isEqualTo("unknown_schema");
+            assertThat(dead[dead.length - 2].detail())
+                    .isEqualTo(
+                            "schema id 99 is not known to the registry at http://127.0.0.1:"
+                                    + server.getAddress().getPort());
+            assertThat(dead[dead.length - 1].reason()).isEqualTo("invalid_avro");
+            assertThat(dead[dead.length - 1].detail()).contains("wire-format header");
+            assertThat(d.dense().rows() + dead.length).isEqualTo(202);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void anUnreachableRegistryFailsTheDecodingNamingItsAddress() throws Exception {
+        HttpServer server = registry(Map.of());
+        int port = server.getAddress().getPort();
+        server.stop(0); // nothing listens there now
+        SchemaRegistryClient client =
+                new SchemaRegistryClient("http://127.0.0.1:" + port, Duration.ofMillis(300));
+        assertThatThrownBy(() -> client.schema(1))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(
+                        "schema registry http://127.0.0.1:" + port + " did not answer");
+    }
+}
