@@ -3,6 +3,7 @@ package dev.piper.benchmarks.bench;
 import dev.piper.connectors.convert.TsvToAvro;
 import dev.piper.connectors.convert.TsvToJson;
 import dev.piper.connectors.convert.TsvToParquet;
+import dev.piper.connectors.text.source.reader.AvroBlockChunker;
 import dev.piper.job.HotlineOptions;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.ReportOptions;
@@ -303,9 +304,16 @@ public final class Bench {
             jFull = events(full);
             jHalf = events(half);
             results.addAll(eventLoops(regime, half, jFull, jHalf, "json"));
-            aFull = avroEvents(full);
-            aHalf = avroEvents(half);
-            results.addAll(eventLoops(regime, half, aFull, aHalf, "avro"));
+            results.addAll(
+                    eventLoops(
+                            regime,
+                            half,
+                            avroEvents(full, false),
+                            avroEvents(half, false),
+                            "avro"));
+            aFull = avroEvents(full, true); // the job reads typed ids, as Avro producers write
+            aHalf = avroEvents(half, true);
+            results.addAll(eventLoops(regime, half, aFull, aHalf, "avro, long ids"));
         }
         return new Inputs(
                 full,
@@ -435,8 +443,9 @@ public final class Bench {
                 .formatted(format, idParser);
     }
 
-    /** The decode options of {@link #eventsSpec}; Avro's with {@link CriteoAvro}'s schema. */
-    private DecodeOptions eventsOptions(String format, String idParser) {
+    /** The decode options of {@link #eventsSpec}; Avro's with the schema of {@code file}'s. */
+    private DecodeOptions eventsOptions(String format, String idParser, Path file)
+            throws IOException {
         DecodeOptions o;
         try {
             o =
@@ -451,7 +460,10 @@ public final class Bench {
         if (!format.equals("avro")) {
             return o;
         }
-        String schema = new CriteoAvro(layout()).schema().toString();
+        String schema;
+        try (InputStream in = Files.newInputStream(file)) {
+            schema = AvroBlockChunker.writerSchema(in);
+        }
         return new DecodeOptions(
                 o.program(),
                 o.padMissingFields(),
@@ -473,26 +485,36 @@ public final class Bench {
         }
         Inputs events = in.copies(full, half);
         return checked(
-                regime, events, p, "Flink job, " + (avro ? "Avro" : "JSON") + " events", runs);
+                regime,
+                events,
+                p,
+                "Flink job, " + (avro ? "Avro events, long ids" : "JSON events"),
+                runs);
     }
 
     /**
      * JSON events decoded in one thread without Flink: under the hex2int spec (first verified: the
      * smaller file's decoded values must hash as its text's) and under hash64.
      */
-    private List<Result> eventLoops(Regime regime, Path half, Path jFull, Path jHalf, String format)
+    private List<Result> eventLoops(Regime regime, Path half, Path jFull, Path jHalf, String kind)
             throws Exception {
-        String name = format.equals("avro") ? "Avro" : "JSON";
-        progress.printf("bench %s: %s events decode, no Flink%n", regime.name(), name);
-        DecodeOptions hex = eventsOptions(format, "hex2int");
+        boolean longIds = kind.equals("avro, long ids");
+        String format = kind.startsWith("avro") ? "avro" : "json";
+        String name =
+                longIds
+                        ? "Avro events, long ids,"
+                        : format.equals("avro") ? "Avro events" : "JSON events";
+        progress.printf("bench %s: %s decode, no Flink%n", regime.name(), name);
+        DecodeOptions hex = eventsOptions(format, "hex2int", jHalf);
         if (!SingleThreadLoops.decodedSha256(jHalf, blockBytes, hex)
                 .equals(SingleThreadLoops.decodedSha256(half, blockBytes, options, true))) {
             throw new IllegalStateException(
                     jHalf + ": its decoded values differ from those of " + half);
         }
         List<Result> out = new ArrayList<>();
-        for (String parser : List.of("hex2int", "hash64")) {
-            DecodeOptions o = eventsOptions(format, parser);
+        // ids that are longs are no text to hash
+        for (String parser : longIds ? List.of("hex2int") : List.of("hex2int", "hash64")) {
+            DecodeOptions o = eventsOptions(format, parser, jHalf);
             SingleThreadLoops.decodeAny(jHalf, blockBytes, o); // warm-up
             SingleThreadLoops.Pass bestFull = null;
             SingleThreadLoops.Pass bestHalf = null;
@@ -505,7 +527,7 @@ public final class Bench {
             out.add(
                     result(
                             regime,
-                            name + " events decode (" + parser + "), 1 thread, no Flink",
+                            name + " decode (" + parser + "), 1 thread, no Flink",
                             1,
                             Files.size(jFull),
                             Files.size(jHalf),
@@ -520,13 +542,19 @@ public final class Bench {
      * The Avro events of a generated input ({@code piper convert --output-format avro}, no codec),
      * made once and cached.
      */
-    private Path avroEvents(Path tsv) throws IOException {
-        Path file = tsv.resolveSibling(tsv.getFileName().toString().replace(".tsv", ".avro"));
+    private Path avroEvents(Path tsv, boolean longIds) throws IOException {
+        Path file =
+                tsv.resolveSibling(
+                        tsv.getFileName()
+                                .toString()
+                                .replace(".tsv", longIds ? "-longids.avro" : ".avro"));
         if (!Files.exists(file)) {
             progress.printf("bench: converting %s to Avro events%n", tsv.getFileName());
             Path tmp = Files.createTempFile(dataDir, "converting-", ".avro");
             Files.delete(tmp);
-            TsvToAvro.Result r = TsvToAvro.convert(tsv, tmp, layout(), "null", progress);
+            TsvToAvro.Result r =
+                    TsvToAvro.convert(
+                            tsv, tmp, new CriteoAvro(layout(), longIds), "null", progress);
             Files.delete(TsvToAvro.rejectedFile(tmp));
             if (r.rejected() > 0) {
                 throw new IllegalStateException(

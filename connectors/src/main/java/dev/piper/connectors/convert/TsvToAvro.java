@@ -38,7 +38,13 @@ public final class TsvToAvro {
     public static Result convert(
             Path input, Path output, RowLayout layout, String codec, PrintStream progress)
             throws IOException {
-        CriteoAvro avro = new CriteoAvro(layout);
+        return convert(input, output, new CriteoAvro(layout), codec, progress);
+    }
+
+    /** As above, with the records {@code avro} makes (its ids as text or as longs). */
+    public static Result convert(
+            Path input, Path output, CriteoAvro avro, String codec, PrintStream progress)
+            throws IOException {
         RecordConversion.Counts c =
                 RecordConversion.convert(
                         input,

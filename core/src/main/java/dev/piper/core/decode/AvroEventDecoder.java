@@ -659,6 +659,23 @@ public final class AvroEventDecoder implements BlockDecoder {
     private long readLong(Step step) throws Malformed {
         byte[] b = buf;
         int p = pos;
+        if (p < limit && b[p] >= 0) { // one byte: union branches, small numbers, short lengths
+            int x = b[p];
+            pos = p + 1;
+            return (x >>> 1) ^ -(x & 1);
+        }
+        if (limit - p >= 10) { // no varint runs past the datum: no bounds checks byte by byte
+            long raw = 0;
+            for (int shift = 0; shift < 70; shift += 7) {
+                int x = b[p++];
+                raw |= (long) (x & 0x7f) << shift;
+                if (x >= 0) {
+                    pos = p;
+                    return (raw >>> 1) ^ -(raw & 1);
+                }
+            }
+            throw malformed("\"" + step.at + "\" has a varint longer than 10 bytes");
+        }
         long raw = 0;
         for (int shift = 0; ; shift += 7) {
             if (p >= limit) {
@@ -683,11 +700,13 @@ public final class AvroEventDecoder implements BlockDecoder {
     /** Reads the value at {@code step} into each field that reads it. */
     private void readTargets(Step step) throws Malformed {
         int[] targets = step.targets;
+        while (step.type == T_UNION) { // a loop, not a call: most fields are unions with null
+            step = branch(step); // compiled with the union's columns
+        }
         switch (step.type) {
             case T_NULL -> {
                 // missing, as an absent field
             }
-            case T_UNION -> readTargets(branch(step)); // compiled with the union's columns
             case T_RECORD, T_MAP -> {
                 values.notAValue(targets, step.type == T_RECORD ? "a record" : "a map");
                 skip(step);

@@ -259,6 +259,18 @@ final class EventValues {
         if (hashes[c]) {
             return StringIds.key(b, s, e - s);
         }
+        if (e - s == Long.BYTES) { // Criteo's ids: eight digits a step, as the text decoder
+            long w = Swar.load(b, s);
+            if (Swar.isHex8(w)) {
+                return Swar.hex8(w);
+            }
+        } else if (e - s == 2 * Long.BYTES) {
+            long high = Swar.load(b, s);
+            long low = Swar.load(b, s + Long.BYTES);
+            if (Swar.isHex8(high) && Swar.isHex8(low)) {
+                return Swar.hex8(high) << 32 | Swar.hex8(low);
+            }
+        }
         int status = HexIds.status(b, s, e);
         if (status != HexIds.OK) {
             fail(

@@ -109,10 +109,16 @@ class AvroEventDecoderTest {
 
     @Test
     void criteoLinesAsRecordsDecodeToTheTextsRows() throws Exception {
+        // ids as their hex text, and as longs where they are valid hex (typed ids)
+        for (boolean longIds : new boolean[] {false, true}) {
+            criteoLinesAsRecords(new CriteoAvro(RowLayout.CRITEO, longIds));
+        }
+    }
+
+    private void criteoLinesAsRecords(CriteoAvro avro) throws Exception {
         ByteArrayOutputStream tsv = new ByteArrayOutputStream();
         new CriteoGenerator(20261128, 0.001, 0.02).write(tsv, 3000);
         String text = tsv.toString(StandardCharsets.UTF_8);
-        CriteoAvro avro = new CriteoAvro(RowLayout.CRITEO);
         StringBuilder kept = new StringBuilder();
         List<byte[]> datums = new ArrayList<>();
         for (String line : text.split("\n")) {

@@ -1,5 +1,6 @@
 package dev.piper.pipeline.generate;
 
+import dev.piper.pipeline.layout.HexIds;
 import dev.piper.pipeline.layout.RowLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,8 +22,21 @@ public final class CriteoAvro {
     private final Schema schema;
     private final String[] names;
 
+    /** Whether a categorical id is carried as a {@code long} where it is valid hex. */
+    private final boolean longIds;
+
     public CriteoAvro(RowLayout layout) {
+        this(layout, false);
+    }
+
+    /**
+     * With {@code longIds}, a categorical field of one id is {@code ["null", "long", "string"]}:
+     * the id's value where its text is valid hexadecimal within 64 bits (what hex2int makes of it,
+     * so the rows are the same), else its text; an Avro producer's typed ids.
+     */
+    public CriteoAvro(RowLayout layout, boolean longIds) {
         this.layout = layout;
+        this.longIds = longIds;
         this.names = new String[layout.fields()];
         Schema nul = Schema.create(Schema.Type.NULL);
         Schema text = Schema.create(Schema.Type.STRING);
@@ -37,6 +51,8 @@ public final class CriteoAvro {
                 type = number;
             } else if (layout.isList(c)) {
                 type = Schema.createUnion(nul, Schema.createArray(text));
+            } else if (longIds) {
+                type = Schema.createUnion(nul, Schema.create(Schema.Type.LONG), text);
             } else {
                 type = Schema.createUnion(nul, text);
             }
@@ -71,6 +87,11 @@ public final class CriteoAvro {
                 r.put(names[f], Arrays.asList(CriteoEvents.split(text, layout.listSeparator())));
             } else if (c < 0 && CriteoEvents.isInt32(text)) {
                 r.put(names[f], Integer.parseInt(text));
+            } else if (c >= 0
+                    && longIds
+                    && HexIds.status(text.toCharArray(), 0, text.length()) == HexIds.OK) {
+                char[] digits = text.toCharArray();
+                r.put(names[f], HexIds.value(digits, 0, digits.length));
             } else {
                 r.put(names[f], text);
             }
