@@ -1,7 +1,5 @@
 package dev.piper.core.decode;
 
-import dev.piper.core.block.DeadLetter;
-import dev.piper.core.block.RawChunk;
 import dev.piper.core.block.RecordFrames;
 import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.input.EventFields;
@@ -12,7 +10,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -49,7 +46,7 @@ import org.apache.avro.Schema;
  *
  * <p>Not thread-safe; one per decoding subtask.
  */
-public final class AvroEventDecoder implements BlockDecoder {
+public final class AvroEventDecoder extends FramedEventDecoder {
 
     /** How long an unreachable registry is asked again before the decoding fails. */
     static final Duration REGISTRY_PATIENCE = Duration.ofSeconds(60);
@@ -71,11 +68,6 @@ public final class AvroEventDecoder implements BlockDecoder {
     private static final int T_MAP = 11;
     private static final int T_UNION = 12;
 
-    /** The event's values into its columns, and the block's rows. */
-    private final EventValues values;
-
-    private final EventRows rows;
-
     /** The columns' paths as a tree, shared with the JSON decoder's walk. */
     private final JsonEventDecoder.Node pathTree;
 
@@ -93,21 +85,14 @@ public final class AvroEventDecoder implements BlockDecoder {
     private int pos;
     private int limit;
 
-    /** Bytes of the datums {@link #decodeDatums} accepted. */
-    private int accepted;
-
     public AvroEventDecoder(DecodeOptions options, boolean measure) {
         this(options, measure, registryOf(options));
     }
 
     /** A decoder whose records' schema ids are looked up in {@code registry} (tests). */
     AvroEventDecoder(DecodeOptions options, boolean measure, WriterSchemas registry) {
+        super(checked(options), measure);
         EventFields events = options.events();
-        if (events == null || events.avro() == null) {
-            throw new IllegalArgumentException("options without Avro event fields");
-        }
-        this.values = new EventValues(options, measure);
-        this.rows = values.rows;
         this.pathTree = new JsonEventDecoder.Node();
         for (int f = 0; f < values.layout.fields(); f++) {
             pathTree.add(events.path(f), 0, f);
@@ -127,6 +112,13 @@ public final class AvroEventDecoder implements BlockDecoder {
         }
     }
 
+    private static DecodeOptions checked(DecodeOptions options) {
+        if (options.events() == null || options.events().avro() == null) {
+            throw new IllegalArgumentException("options without Avro event fields");
+        }
+        return options;
+    }
+
     private static WriterSchemas registryOf(DecodeOptions options) {
         AvroOptions avro = options.events() == null ? null : options.events().avro();
         return avro == null || !avro.registered()
@@ -135,68 +127,29 @@ public final class AvroEventDecoder implements BlockDecoder {
     }
 
     @Override
-    public long[] measureKinds(RawChunk chunk) {
-        return new long[2];
-    }
-
-    @Override
-    public CriteoDecoder.Decoded decode(RawChunk chunk, boolean countFields) {
-        byte[] b = chunk.data();
-        int end = chunk.length();
-        rows.startBlock();
-        List<DeadLetter> dead = new ArrayList<>();
-        int acceptedBytes = 0;
-        int lines = 0;
-        int at = 0;
-        while (at < end) {
-            if (end - at < RecordFrames.HEADER) {
-                throw new IllegalStateException("a frame's header is cut short at byte " + at);
-            }
-            int length = RecordFrames.length(b, at);
-            int records = RecordFrames.records(b, at);
-            int from = at + RecordFrames.HEADER;
-            int to = from + length;
-            if (length < 0 || to > end || records < 1) {
-                throw new IllegalStateException(
-                        "a frame of " + length + " bytes and " + records + " records at " + at);
-            }
-            if (registry != null) {
-                if (records != 1) {
-                    throw new IllegalStateException("a registered record is one datum");
-                }
-                if (decodeRegistered(b, from, to)) {
-                    rows.commit();
-                    acceptedBytes += length;
-                } else {
-                    dead.add(values.deadLetter(chunk, lines, b, from, to));
-                }
-                lines++;
-            } else {
-                lines = decodeDatums(chunk, fixed, b, from, to, records, lines, dead);
-                acceptedBytes += accepted;
-            }
-            at = to;
+    void decodeFrame(byte[] b, int from, int to, int records) {
+        if (registry == null) {
+            decodeDatums(fixed, b, from, to, records);
+            return;
         }
-        return rows.finish(chunk, lines, dead, acceptedBytes);
+        if (records != 1) {
+            throw new IllegalStateException("a registered record is one datum");
+        }
+        if (decodeRegistered(b, from, to)) {
+            accept(to - from);
+        } else {
+            reject(b, from, to);
+        }
     }
 
     /**
-     * Decodes the {@code records} datums that fill {@code b[from, to)}, each a row or a dead
-     * letter; returns the block's line count after them.
+     * Decodes the {@code records} datums that fill {@code b[from, to)} (one datum, or a container
+     * block's), each a row or a dead letter.
      */
-    private int decodeDatums(
-            RawChunk chunk,
-            Plan plan,
-            byte[] b,
-            int from,
-            int to,
-            int records,
-            int lines,
-            List<DeadLetter> dead) {
+    private void decodeDatums(Plan plan, byte[] b, int from, int to, int records) {
         buf = b;
         pos = from;
         limit = to;
-        accepted = 0;
         for (int k = 0; k < records; k++) {
             int start = pos;
             boolean last = k == records - 1;
@@ -206,7 +159,7 @@ public final class AvroEventDecoder implements BlockDecoder {
                     throw malformed((to - pos) + " bytes after the datum's end");
                 }
             } catch (Malformed bad) {
-                dead.add(values.deadLetter(chunk, lines++, b, start, to));
+                reject(b, start, to);
                 for (int rest = k + 1; rest < records; rest++) {
                     values.failReason = null;
                     values.fail(
@@ -216,19 +169,16 @@ public final class AvroEventDecoder implements BlockDecoder {
                                     + " of its container block, which could not be read ("
                                     + bad.getMessage()
                                     + ")");
-                    dead.add(values.deadLetter(chunk, lines++, b, to, to));
+                    reject(b, to, to);
                 }
-                return lines;
+                return;
             }
             if (values.failReason == null) {
-                rows.commit();
-                accepted += pos - start;
+                accept(pos - start);
             } else {
-                dead.add(values.deadLetter(chunk, lines, b, start, pos));
+                reject(b, start, pos);
             }
-            lines++;
         }
-        return lines;
     }
 
     /** A record in Confluent's wire format; false (with the reason set) if it is not a row. */

@@ -3,8 +3,6 @@ package dev.piper.core.decode;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.EnumValueDescriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
-import dev.piper.core.block.DeadLetter;
-import dev.piper.core.block.RawChunk;
 import dev.piper.core.block.RecordFrames;
 import dev.piper.pipeline.input.EventFields;
 import dev.piper.pipeline.input.ProtobufOptions;
@@ -38,7 +36,7 @@ import java.util.Map;
  *
  * <p>Not thread-safe; one per decoding subtask.
  */
-public final class ProtobufEventDecoder implements BlockDecoder {
+public final class ProtobufEventDecoder extends FramedEventDecoder {
 
     private static final int VARINT = 0;
     private static final int FIXED64 = 1;
@@ -58,8 +56,6 @@ public final class ProtobufEventDecoder implements BlockDecoder {
         "7"
     };
 
-    private final EventValues values;
-    private final EventRows rows;
     private final Message root;
 
     // The message being read.
@@ -67,12 +63,8 @@ public final class ProtobufEventDecoder implements BlockDecoder {
     private int pos;
 
     public ProtobufEventDecoder(DecodeOptions options, boolean measure) {
+        super(checked(options), measure);
         EventFields events = options.events();
-        if (events == null || events.protobuf() == null) {
-            throw new IllegalArgumentException("options without Protobuf event fields");
-        }
-        this.values = new EventValues(options, measure);
-        this.rows = values.rows;
         JsonEventDecoder.Node tree = new JsonEventDecoder.Node();
         for (int f = 0; f < values.layout.fields(); f++) {
             tree.add(events.path(f), 0, f);
@@ -80,6 +72,13 @@ public final class ProtobufEventDecoder implements BlockDecoder {
         tree.checkLeaves();
         ProtobufOptions protobuf = events.protobuf();
         this.root = compile(protobuf.descriptor(), tree, "");
+    }
+
+    private static DecodeOptions checked(DecodeOptions options) {
+        if (options.events() == null || options.events().protobuf() == null) {
+            throw new IllegalArgumentException("options without Protobuf event fields");
+        }
+        return options;
     }
 
     // ---------------------------------------------------------------------------------------
@@ -249,47 +248,23 @@ public final class ProtobufEventDecoder implements BlockDecoder {
     // Decoding
 
     @Override
-    public long[] measureKinds(RawChunk chunk) {
-        return new long[2];
-    }
-
-    @Override
-    public CriteoDecoder.Decoded decode(RawChunk chunk, boolean countFields) {
-        byte[] b = chunk.data();
-        int end = chunk.length();
-        rows.startBlock();
-        List<DeadLetter> dead = new ArrayList<>();
-        int acceptedBytes = 0;
-        int lines = 0;
-        int at = 0;
-        buf = b;
-        while (at < end) {
-            if (end - at < RecordFrames.HEADER) {
-                throw new IllegalStateException("a frame's header is cut short at byte " + at);
-            }
-            int length = RecordFrames.length(b, at);
-            int from = at + RecordFrames.HEADER;
-            int to = from + length;
-            if (length < 0 || to > end || RecordFrames.records(b, at) != 1) {
-                throw new IllegalStateException("a frame of " + length + " bytes at " + at);
-            }
-            values.startEvent();
-            pos = from;
-            try {
-                message(root, to);
-            } catch (Malformed bad) {
-                // the reason is set
-            }
-            if (values.failReason == null) {
-                rows.commit();
-                acceptedBytes += length;
-            } else {
-                dead.add(values.deadLetter(chunk, lines, b, from, to));
-            }
-            lines++;
-            at = to;
+    void decodeFrame(byte[] b, int from, int to, int records) {
+        if (records != 1) {
+            throw new IllegalStateException("a frame of " + records + " messages");
         }
-        return rows.finish(chunk, lines, dead, acceptedBytes);
+        values.startEvent();
+        buf = b;
+        pos = from;
+        try {
+            message(root, to);
+        } catch (Malformed bad) {
+            // the reason is set
+        }
+        if (values.failReason == null) {
+            accept(to - from);
+        } else {
+            reject(b, from, to);
+        }
     }
 
     /** A message that does not parse; its message is the dead letter's detail. */

@@ -90,17 +90,6 @@ class AvroEventDecoderTest {
         return new RawChunk(0, 0, chunk, chunk.length, -1);
     }
 
-    /** A frame per record, as Kafka records travel. */
-    private static RawChunk records(List<byte[]> records) {
-        int n = records.stream().mapToInt(r -> r.length + RecordFrames.HEADER).sum();
-        byte[] chunk = new byte[n];
-        int at = 0;
-        for (byte[] r : records) {
-            at = RecordFrames.write(chunk, at, r, 0, r.length, 1);
-        }
-        return new RawChunk(0, 0, chunk, n, -1);
-    }
-
     private static CriteoDecoder.Decoded json(DecodeOptions options, List<String> events) {
         byte[] b = (String.join("\n", events) + "\n").getBytes(StandardCharsets.UTF_8);
         return new JsonEventDecoder(options, false, false)
@@ -148,20 +137,16 @@ class AvroEventDecoderTest {
                                         + CRITEO_CHAINS
                                         + "}"),
                         avro.schema());
-        for (RawChunk chunk : List.of(block(datums), records(datums))) {
+        for (RawChunk chunk : List.of(block(datums), DecodedBlocks.frames(datums))) {
             CriteoDecoder.Decoded actual =
                     new AvroEventDecoder(options, false).decode(chunk, false);
             assertThat(actual.dense().lines()).isEqualTo(datums.size());
             DecodedBlocks.assertSameRows("avro", expected, actual);
             // the same lines rejected, for the same reasons
-            assertThat(reasons(actual)).isEqualTo(reasons(expected)).isNotEmpty();
+            assertThat(DecodedBlocks.reasons(actual))
+                    .isEqualTo(DecodedBlocks.reasons(expected))
+                    .isNotEmpty();
         }
-    }
-
-    private static List<String> reasons(CriteoDecoder.Decoded d) {
-        return Arrays.stream(d.dense().deadLetters())
-                .map(x -> x.lineInBlock() + " " + x.reason())
-                .toList();
     }
 
     // A click event as teams have them: nested, optional, listed and enumerated fields, and
@@ -291,11 +276,11 @@ class AvroEventDecoderTest {
         // a price of 12.5 is no int32: about a tenth are dense_not_int32, both ways
         assertThat(expected.dense().rows()).isBetween(4200, 4800);
         DecodeOptions avro = withSchema(options(EVENT_SPEC.formatted("avro")), clicks.schema);
-        for (RawChunk chunk : List.of(block(clicks.datums), records(clicks.datums))) {
+        for (RawChunk chunk : List.of(block(clicks.datums), DecodedBlocks.frames(clicks.datums))) {
             CriteoDecoder.Decoded actual = new AvroEventDecoder(avro, false).decode(chunk, false);
             assertThat(actual.dense().lines()).isEqualTo(5000);
             DecodedBlocks.assertSameRows("avro events", expected, actual);
-            assertThat(reasons(actual)).isEqualTo(reasons(expected));
+            assertThat(DecodedBlocks.reasons(actual)).isEqualTo(DecodedBlocks.reasons(expected));
         }
     }
 
@@ -312,7 +297,7 @@ class AvroEventDecoderTest {
         records.set(8, badBranch);
         records.set(9, new byte[0]);
         CriteoDecoder.Decoded d =
-                new AvroEventDecoder(options, false).decode(records(records), false);
+                new AvroEventDecoder(options, false).decode(DecodedBlocks.frames(records), false);
         assertThat(d.dense().lines()).isEqualTo(40);
         assertThat(d.dense().rows() + d.dense().deadLetters().length).isEqualTo(40);
         Map<Integer, DeadLetter> byLine = new HashMap<>();
@@ -463,7 +448,7 @@ class AvroEventDecoderTest {
                             Duration.ofSeconds(5));
             CriteoDecoder.Decoded d =
                     new AvroEventDecoder(options(avroSpec), false, schemas)
-                            .decode(records(wire), false);
+                            .decode(DecodedBlocks.frames(wire), false);
             CriteoDecoder.Decoded expected = json(options(spec.formatted("json")), clicks.json);
             assertThat(d.dense().lines()).isEqualTo(202);
             DecodedBlocks.assertSameRows("registered", expected, d);

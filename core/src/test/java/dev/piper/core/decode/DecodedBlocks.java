@@ -3,12 +3,33 @@ package dev.piper.core.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.core.block.KeyChunk;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.block.RecordFrames;
 import java.util.Arrays;
+import java.util.List;
 
-/** Assertions on decoded blocks that tests of different decoders share. */
+/** Assertions on decoded blocks, and chunks to decode, that tests of different decoders share. */
 final class DecodedBlocks {
 
     private DecodedBlocks() {}
+
+    /** A chunk of a frame per record, as Kafka records (and a file's Protobuf messages) travel. */
+    static RawChunk frames(List<byte[]> records) {
+        int n = records.stream().mapToInt(r -> r.length + RecordFrames.HEADER).sum();
+        byte[] chunk = new byte[n];
+        int at = 0;
+        for (byte[] r : records) {
+            at = RecordFrames.write(chunk, at, r, 0, r.length, 1);
+        }
+        return new RawChunk(0, 0, chunk, n, -1);
+    }
+
+    /** Each dead letter of {@code d} as its line and reason, {@code "12 wrong_type"}. */
+    static List<String> reasons(CriteoDecoder.Decoded d) {
+        return Arrays.stream(d.dense().deadLetters())
+                .map(x -> x.lineInBlock() + " " + x.reason())
+                .toList();
+    }
 
     /**
      * {@code actual} holds the rows of {@code expected}: as many, the same label and dense values,

@@ -15,7 +15,6 @@ import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.DynamicMessage;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.RawChunk;
-import dev.piper.core.block.RecordFrames;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.generate.CriteoProtobuf;
 import dev.piper.pipeline.layout.RowLayout;
@@ -50,27 +49,10 @@ class ProtobufEventDecoderTest {
         return SpecCompiler.decodeOptions(parsed, 256);
     }
 
-    /** A frame per message, as Kafka records (and a file's delimited messages) travel. */
-    private static RawChunk records(List<byte[]> records) {
-        int n = records.stream().mapToInt(r -> r.length + RecordFrames.HEADER).sum();
-        byte[] chunk = new byte[n];
-        int at = 0;
-        for (byte[] r : records) {
-            at = RecordFrames.write(chunk, at, r, 0, r.length, 1);
-        }
-        return new RawChunk(0, 0, chunk, n, -1);
-    }
-
     private static CriteoDecoder.Decoded json(DecodeOptions options, List<String> events) {
         byte[] b = (String.join("\n", events) + "\n").getBytes(StandardCharsets.UTF_8);
         return new JsonEventDecoder(options, false, false)
                 .decode(new RawChunk(0, 0, b, b.length, -1), false);
-    }
-
-    private static List<String> reasons(CriteoDecoder.Decoded d) {
-        return Arrays.stream(d.dense().deadLetters())
-                .map(x -> x.lineInBlock() + " " + x.reason())
-                .toList();
     }
 
     private static final String CRITEO_CHAINS =
@@ -120,10 +102,12 @@ class ProtobufEventDecoderTest {
                                                 + CRITEO_CHAINS
                                                 + "}"),
                                 false)
-                        .decode(records(messages), false);
+                        .decode(DecodedBlocks.frames(messages), false);
         assertThat(actual.dense().lines()).isEqualTo(messages.size());
         DecodedBlocks.assertSameRows("protobuf", expected, actual);
-        assertThat(reasons(actual)).isEqualTo(reasons(expected)).isNotEmpty();
+        assertThat(DecodedBlocks.reasons(actual))
+                .isEqualTo(DecodedBlocks.reasons(expected))
+                .isNotEmpty();
     }
 
     /** shop.Click, with a nested User, an enum, lists, and fields nobody reads. */
@@ -294,11 +278,12 @@ class ProtobufEventDecoderTest {
         }
         CriteoDecoder.Decoded expected = json(options(CLICK_SPEC.formatted("json", "")), json);
         CriteoDecoder.Decoded actual =
-                new ProtobufEventDecoder(protobufOptions(), false).decode(records(messages), false);
+                new ProtobufEventDecoder(protobufOptions(), false)
+                        .decode(DecodedBlocks.frames(messages), false);
         assertThat(actual.dense().lines()).isEqualTo(5000);
         assertThat(expected.dense().rows()).isGreaterThan(4000);
         DecodedBlocks.assertSameRows("protobuf events", expected, actual);
-        assertThat(reasons(actual)).isEqualTo(reasons(expected));
+        assertThat(DecodedBlocks.reasons(actual)).isEqualTo(DecodedBlocks.reasons(expected));
     }
 
     @Test
@@ -323,7 +308,10 @@ class ProtobufEventDecoderTest {
         unknown[good.length + 2] = 1;
         CriteoDecoder.Decoded d =
                 new ProtobufEventDecoder(protobufOptions(), false)
-                        .decode(records(List.of(good, other, cut, unknown, new byte[0])), false);
+                        .decode(
+                                DecodedBlocks.frames(
+                                        List.of(good, other, cut, unknown, new byte[0])),
+                                false);
         assertThat(d.dense().lines()).isEqualTo(5);
         assertThat(d.dense().rows()).isEqualTo(3); // good, unknown, and the empty message
         DeadLetter[] dead = d.dense().deadLetters();
@@ -360,7 +348,7 @@ class ProtobufEventDecoderTest {
                         .build()
                         .toByteArray();
         CriteoDecoder.Decoded d =
-                new ProtobufEventDecoder(o, false).decode(records(List.of(m)), false);
+                new ProtobufEventDecoder(o, false).decode(DecodedBlocks.frames(List.of(m)), false);
         assertThat(d.dense().deadLetters()).hasSize(1);
         assertThat(d.dense().deadLetters()[0].reason()).isEqualTo("categorical_not_hex");
         assertThat(d.dense().deadLetters()[0].detail())

@@ -1,11 +1,9 @@
 package dev.piper.connectors.text.source.reader;
 
-import dev.piper.core.block.RawChunk;
 import dev.piper.core.block.RecordFrames;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import org.apache.avro.file.DataFileStream;
 import org.apache.avro.generic.GenericDatumReader;
 
@@ -20,17 +18,9 @@ import org.apache.avro.generic.GenericDatumReader;
  * chunker started at a position skips that many (whole blocks, as they were returned). A chunk's
  * {@link RawChunk#firstOffset()} is the number of its first datum in the file, from 0.
  */
-public final class AvroBlockChunker implements Chunker {
+public final class AvroBlockChunker extends FrameChunker {
 
     private final DataFileStream<Object> file;
-    private final int blockBytes;
-    private long offset;
-    private long nextSeq;
-
-    /** A block read but not yet returned (it did not fit the last chunk). */
-    private ByteBuffer pending;
-
-    private long pendingCount;
 
     /**
      * @param in the file's stream from its first byte
@@ -39,9 +29,8 @@ public final class AvroBlockChunker implements Chunker {
      */
     public AvroBlockChunker(InputStream in, long offset, long nextSeq, int blockBytes)
             throws IOException {
+        super(offset, nextSeq, blockBytes);
         this.file = new DataFileStream<>(in, new GenericDatumReader<>());
-        this.blockBytes = blockBytes;
-        this.nextSeq = nextSeq;
         long skipped = 0;
         while (skipped < offset) {
             if (!file.hasNext()) {
@@ -59,7 +48,6 @@ public final class AvroBlockChunker implements Chunker {
             throw new IOException(
                     "resuming at datum " + offset + ", which is not a block's first: " + skipped);
         }
-        this.offset = offset;
     }
 
     /** The writer schema in the container file header of {@code in} (which it closes). */
@@ -70,54 +58,22 @@ public final class AvroBlockChunker implements Chunker {
     }
 
     @Override
-    public RawChunk next() throws IOException {
-        byte[] data = new byte[0];
-        int length = 0;
-        long datums = 0;
-        while (true) {
-            if (pending == null) {
-                if (!file.hasNext()) {
-                    break;
-                }
-                pendingCount = file.getBlockCount();
-                pending = file.nextBlock();
-            }
-            int size = pending.remaining();
-            if (length > 0 && length + RecordFrames.HEADER + size > blockBytes) {
-                break;
-            }
-            if (pendingCount > Integer.MAX_VALUE) {
-                throw new IOException("an Avro block of " + pendingCount + " datums");
-            }
-            byte[] payload = new byte[size];
-            pending.get(payload);
-            int need = length + RecordFrames.HEADER + size;
-            if (need > data.length) {
-                data = Arrays.copyOf(data, Math.max(need, Math.min(blockBytes, 2 * need)));
-            }
-            length = RecordFrames.write(data, length, payload, 0, size, (int) pendingCount);
-            datums += pendingCount;
-            pending = null;
-            if (length >= blockBytes) {
-                break;
-            }
-        }
-        if (length == 0) {
-            file.close();
+    Unit read() throws IOException {
+        if (!file.hasNext()) {
             return null;
         }
-        RawChunk chunk = new RawChunk(nextSeq++, offset, data, length, -1);
-        offset += datums;
-        return chunk;
+        long count = file.getBlockCount();
+        if (count > Integer.MAX_VALUE) {
+            throw new IOException("an Avro block of " + count + " datums");
+        }
+        ByteBuffer block = file.nextBlock();
+        byte[] payload = new byte[block.remaining()];
+        block.get(payload);
+        return new Unit(payload, (int) count);
     }
 
     @Override
-    public long offset() {
-        return offset;
-    }
-
-    @Override
-    public long nextSeq() {
-        return nextSeq;
+    void close() throws IOException {
+        file.close();
     }
 }

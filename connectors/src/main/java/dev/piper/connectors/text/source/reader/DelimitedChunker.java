@@ -17,20 +17,14 @@ import java.util.Arrays;
  * position skips that many. A chunk's {@link RawChunk#firstOffset()} is the number of its first
  * message in the file, from 0.
  */
-public final class DelimitedChunker implements Chunker {
+public final class DelimitedChunker extends FrameChunker {
 
     /** Protobuf's own limit on a message; a longer length is no message's (not this format). */
     public static final int MAX_MESSAGE_BYTES = 64 << 20;
 
     private final InputStream in;
     private final String name;
-    private final int blockBytes;
-    private long offset;
-    private long nextSeq;
     private long position;
-
-    /** A message read but not yet returned (it did not fit the last chunk). */
-    private byte[] pending;
 
     /**
      * @param in the file's stream from its first byte
@@ -40,12 +34,11 @@ public final class DelimitedChunker implements Chunker {
      */
     public DelimitedChunker(InputStream in, String name, long offset, long nextSeq, int blockBytes)
             throws IOException {
+        super(offset, nextSeq, blockBytes);
         this.in = in;
         this.name = name;
-        this.blockBytes = blockBytes;
-        this.nextSeq = nextSeq;
         for (long skipped = 0; skipped < offset; skipped++) {
-            if (read() == null) {
+            if (message() == null) {
                 throw new IOException(
                         name
                                 + " holds "
@@ -55,11 +48,21 @@ public final class DelimitedChunker implements Chunker {
                                 + " read before: it must not change while it is read");
             }
         }
-        this.offset = offset;
+    }
+
+    @Override
+    Unit read() throws IOException {
+        byte[] message = message();
+        return message == null ? null : new Unit(message, 1);
+    }
+
+    @Override
+    void close() throws IOException {
+        in.close();
     }
 
     /** The next message, or null at the end of the file. */
-    private byte[] read() throws IOException {
+    private byte[] message() throws IOException {
         long start = position;
         long length = 0;
         for (int shift = 0; ; shift += 7) {
@@ -97,50 +100,5 @@ public final class DelimitedChunker implements Chunker {
         int n = in.readNBytes(message, 0, message.length);
         position += n;
         return n == message.length ? message : Arrays.copyOf(message, n);
-    }
-
-    @Override
-    public RawChunk next() throws IOException {
-        byte[] data = new byte[0];
-        int length = 0;
-        int messages = 0;
-        while (true) {
-            if (pending == null) {
-                pending = read();
-                if (pending == null) {
-                    break;
-                }
-            }
-            if (length > 0 && length + RecordFrames.HEADER + pending.length > blockBytes) {
-                break;
-            }
-            int need = length + RecordFrames.HEADER + pending.length;
-            if (need > data.length) {
-                data = Arrays.copyOf(data, Math.max(need, Math.min(blockBytes, 2 * need)));
-            }
-            length = RecordFrames.write(data, length, pending, 0, pending.length, 1);
-            messages++;
-            pending = null;
-            if (length >= blockBytes) {
-                break;
-            }
-        }
-        if (length == 0) {
-            in.close();
-            return null;
-        }
-        RawChunk chunk = new RawChunk(nextSeq++, offset, data, length, -1);
-        offset += messages;
-        return chunk;
-    }
-
-    @Override
-    public long offset() {
-        return offset;
-    }
-
-    @Override
-    public long nextSeq() {
-        return nextSeq;
     }
 }
