@@ -37,6 +37,18 @@ public record StreamPipelines(List<Pipeline> pipelines) {
             throw new IllegalArgumentException(
                     "between 1 and " + Lanes.MAX_PIPELINES + " pipelines, not " + pipelines.size());
         }
+        for (Pipeline p : pipelines) {
+            var avro = p.start().spec().input().avro();
+            if (avro != null && avro.schema() == null && !avro.registered()) {
+                throw new IllegalArgumentException(
+                        "pipeline "
+                                + p.start().spec().name()
+                                + ": an avro input read from Kafka needs its writer schema:"
+                                + " input.schema (a .avsc file) for bare datums, or"
+                                + " input.schema_registry for Confluent's wire format (a container"
+                                + " file's own schema is for preprocess)");
+            }
+        }
     }
 
     /** The placeholder for the pipeline's name in the output topic options of several pipelines. */

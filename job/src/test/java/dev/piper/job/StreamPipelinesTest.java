@@ -153,6 +153,24 @@ class StreamPipelinesTest {
     }
 
     @Test
+    void anAvroSpecWithoutAWriterSchemaIsRefusedForKafka() {
+        Configuration conf = new Configuration();
+        conf.set(StreamOptions.INPUT_TOPIC, "in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, "out");
+        conf.set(
+                PiperOptions.SPEC,
+                new String(
+                        dev.piper.pipeline.spec.Presets.named("dlrm-criteo-avro").text(),
+                        StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> StreamPipelines.of(conf))
+                .hasMessage(
+                        "pipeline dlrm-criteo-avro: an avro input read from Kafka needs its writer"
+                                + " schema: input.schema (a .avsc file) for bare datums, or"
+                                + " input.schema_registry for Confluent's wire format (a container"
+                                + " file's own schema is for preprocess)");
+    }
+
+    @Test
     void aCheckpointDirectoryKeepsItsPipelines() throws Exception {
         StreamPipelines two = StreamPipelines.of(several(spec("a", "ta"), spec("b", "tb")));
         CheckpointDirectory.checkPipelines(tmp, two);
