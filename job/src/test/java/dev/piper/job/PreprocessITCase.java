@@ -267,14 +267,16 @@ class PreprocessITCase {
             // every reason a text line can have; a damaged Parquet page is ParquetIntegrityTest's,
             // a JSON event's own reasons JsonEventDecoderTest's, a CSV line's
             // CsvEventDecoderTest's,
-            // an Avro datum's AvroEventDecoderTest's
+            // an Avro datum's AvroEventDecoderTest's, a Protobuf message's
+            // ProtobufEventDecoderTest's
             long count = meta.get("dead_letters_by_reason").get(r.code()).asLong();
             if (r == Reason.CORRUPT_PAGE
                     || r == Reason.INVALID_JSON
                     || r == Reason.WRONG_TYPE
                     || r == Reason.INVALID_CSV
                     || r == Reason.INVALID_AVRO
-                    || r == Reason.UNKNOWN_SCHEMA) {
+                    || r == Reason.UNKNOWN_SCHEMA
+                    || r == Reason.INVALID_PROTOBUF) {
                 assertThat(count).as(r.code()).isZero();
             } else {
                 assertThat(count).as(r.code()).isPositive();
