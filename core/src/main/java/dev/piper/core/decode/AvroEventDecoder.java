@@ -27,8 +27,9 @@ import org.apache.avro.Schema;
  * types in which the nodes on a column's path carry the column, and the walk reads those and skips
  * everything else. Datums are read straight from the chunk's bytes (zig-zag varints, lengths, UTF-8
  * strings hashed in place) rather than through Avro's {@code GenericDatumReader}, which builds a
- * record object per datum and reads more slowly than this decodes (docs/PERFORMANCE.md, "Avro and
- * Protobuf events"); {@code AvroEventDecoderTest} checks the rows against the same events in JSON.
+ * record of objects per datum: read that way and put into rows, 1M Criteo records decoded at 405k
+ * to 443k rows/s in one thread, against 565k to 652k this way (docs/PERFORMANCE.md, "Avro and
+ * Protobuf events"). {@code AvroEventDecoderTest} checks the rows against the same events in JSON.
  *
  * <p>Writer schemas come from the spec's {@code input.schema} (bare datums), a container file's
  * header (the job puts it in {@link AvroOptions#schema()}), or a registry, for records in
