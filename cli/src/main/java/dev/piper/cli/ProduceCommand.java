@@ -30,7 +30,9 @@ import picocli.CommandLine.Spec;
                     + " break, in file order.",
             "An Avro container file (a name ending in .avro) is sent one datum a record, in"
                     + " Avro's binary encoding without a header, for a spec of input.format avro"
-                    + " whose input.schema is the file's schema."
+                    + " whose input.schema is the file's schema; a file of length-delimited"
+                    + " Protobuf messages (a name ending in .pb) one message a record, without"
+                    + " its length, for a spec of input.format protobuf."
         })
 final class ProduceCommand implements Callable<Integer>, JobOptionsCli.Taking {
 
@@ -80,27 +82,40 @@ final class ProduceCommand implements Callable<Integer>, JobOptionsCli.Taking {
                     KafkaArgs.bootstrapServers(args), client, topic, partitions, progress);
         }
         boolean avro = input.toString().endsWith(".avro");
+        boolean protobuf = input.toString().endsWith(".pb");
         LineProducer.Result r =
-                avro
-                        ? LineProducer.produceAvro(
+                protobuf
+                        ? LineProducer.produceDelimited(
                                 input,
                                 KafkaArgs.bootstrapServers(args),
                                 topic,
                                 rate,
                                 client,
                                 progress)
-                        : LineProducer.produce(
-                                input,
-                                KafkaArgs.bootstrapServers(args),
-                                topic,
-                                rate,
-                                client,
-                                progress);
+                        : avro
+                                ? LineProducer.produceAvro(
+                                        input,
+                                        KafkaArgs.bootstrapServers(args),
+                                        topic,
+                                        rate,
+                                        client,
+                                        progress)
+                                : LineProducer.produce(
+                                        input,
+                                        KafkaArgs.bootstrapServers(args),
+                                        topic,
+                                        rate,
+                                        client,
+                                        progress);
         spec.commandLine()
                 .getOut()
                 .printf(
                         "produce: %,d %s (%,d bytes) to %s in %.1f s%n",
-                        r.lines(), avro ? "datums" : "lines", r.bytes(), topic, r.seconds());
+                        r.lines(),
+                        avro ? "datums" : protobuf ? "messages" : "lines",
+                        r.bytes(),
+                        topic,
+                        r.seconds());
         return 0;
     }
 }

@@ -871,6 +871,111 @@ class PiperCliTest {
     }
 
     /**
+     * convert to an Avro container file and to Protobuf messages (found by their names), then
+     * preprocess of each gives the text's rows.bin; the lines no record carries are set aside and
+     * counted, and an Avro codec it cannot write is refused by name.
+     */
+    @Test
+    void convertToAvroAndProtobufThenPreprocessGivesTheTextsRows() throws Exception {
+        Path tsv = tmp.resolve("in.tsv");
+        try (var w = Files.newOutputStream(tsv)) {
+            new dev.piper.pipeline.generate.CriteoGenerator(5, 0.0005, 0.02).write(w, 2_000);
+        }
+        Path text = tmp.resolve("from-text");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                text.toString()))
+                .as(err())
+                .isZero();
+        Path avro = tmp.resolve("in.avro");
+        assertThat(
+                        PiperCli.execute(
+                                "convert", "--input", tsv.toString(), "--output", avro.toString()))
+                .as(err())
+                .isZero();
+        String said = out.toString(StandardCharsets.UTF_8);
+        assertThat(said).contains("Avro records written").contains("codec deflate");
+        long rejected = 0; // lines, counted as bytes: some are not UTF-8
+        for (byte b : Files.readAllBytes(avro.resolveSibling("in.avro.rejected.tsv"))) {
+            rejected += b == '\n' ? 1 : 0;
+        }
+        assertThat(rejected).isPositive();
+        assertThat(said)
+                .contains(
+                        String.format("convert: %,d lines are no record of the layout", rejected));
+        Path fromAvro = tmp.resolve("from-avro");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                avro.toString(),
+                                "--output",
+                                fromAvro.toString(),
+                                "--preset",
+                                "dlrm-criteo-avro"))
+                .as(err())
+                .isZero();
+        assertThat(Files.mismatch(fromAvro.resolve("rows.bin"), text.resolve("rows.bin")))
+                .isEqualTo(-1);
+
+        Path pb = tmp.resolve("in.pb");
+        assertThat(
+                        PiperCli.execute(
+                                "convert", "--input", tsv.toString(), "--output", pb.toString()))
+                .as(err())
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("Protobuf messages written")
+                .contains("message dev.piper.events.CriteoLine, descriptor set " + pb + ".desc");
+        Path spec = tmp.resolve("pb.json");
+        Files.writeString(
+                spec,
+                """
+                {"name": "criteo-pb", "version": 1,
+                 "input": {"format": "protobuf", "descriptor": "%s",
+                           "message": "dev.piper.events.CriteoLine"},
+                 "columns": {"label": ["decode", "fill_missing"],
+                   "I1..I13": ["decode", "fill_missing", "neg2zero"],
+                   "C1..C26": ["decode", "fill_missing", "hex2int", "vocab"]}}
+                """
+                        .formatted(pb + ".desc"));
+        Path fromPb = tmp.resolve("from-pb");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                pb.toString(),
+                                "--output",
+                                fromPb.toString(),
+                                "--spec",
+                                spec.toString()))
+                .as(err())
+                .isZero();
+        assertThat(Files.mismatch(fromPb.resolve("rows.bin"), text.resolve("rows.bin")))
+                .isEqualTo(-1);
+
+        assertThat(
+                        PiperCli.execute(
+                                "convert",
+                                "--input",
+                                tsv.toString(),
+                                "--output",
+                                tmp.resolve("x.avro").toString(),
+                                "--compression",
+                                "zstd"))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "--compression: an Avro file is uncompressed or gzip (deflate), not"
+                                + " \"zstd\"");
+        assertThat(tmp.resolve("x.avro")).doesNotExist();
+    }
+
+    /**
      * convert, then preprocess of the Parquet file (found by its name) to rows.parquet; every
      * refusal of either names its option and exits 2 before anything is written.
      */

@@ -35,10 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 42: one click log as Criteo text, as JSON events ({@code piper convert}'s {@link
- * TsvToJson}) and as CSV with a header (columns in another order, the label under another name),
- * preprocessed at parallelism 2 with the same chains under {@code input.format} criteo-tsv, json
- * and csv, gives byte-identical rows and vocabularies and as many dead letters; and the JSON events
- * streamed through a real broker, one event per record, consume into the same files.
+ * TsvToJson}), as CSV with a header (columns in another order, the label under another name), as an
+ * Avro container file and as Protobuf messages, preprocessed at parallelism 2 with the same chains
+ * under {@code input.format} criteo-tsv, json, csv, avro and protobuf, gives byte-identical rows
+ * and vocabularies, and as many dead letters with the lines no record could carry; and the JSON
+ * events, the Avro datums and the Protobuf messages streamed through a real broker, one a record,
+ * consume into the same files.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class EventFormatsITCase {
@@ -182,18 +184,7 @@ class EventFormatsITCase {
         assertThat(converted.lines()).isEqualTo(200_000);
         Preprocess.Summary text = preprocess(tsv, "criteo-tsv", tmp.resolve("pb-from-tsv"));
         Configuration conf = new Configuration();
-        conf.set(
-                PiperOptions.SPEC,
-                spec("protobuf")
-                        .replace(
-                                "\"format\": \"protobuf\"",
-                                "\"format\": \"protobuf\", \"descriptor\": \""
-                                        + TsvToProtobuf.descriptorFile(messages)
-                                                .toString()
-                                                .replace("\\", "\\\\")
-                                        + "\", \"message\": \""
-                                        + CriteoProtobuf.MESSAGE
-                                        + "\""));
+        conf.set(PiperOptions.SPEC, protobufSpec(messages));
         conf.set(PiperOptions.BLOCK_BYTES, 256 * 1024);
         Path out = tmp.resolve("from-protobuf");
         Preprocess.prepareOutput(out, false);
@@ -367,6 +358,55 @@ class EventFormatsITCase {
                                         Map.of(),
                                         QUIET));
         SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "stream of Avro datums");
+    }
+
+    @Test
+    void theProtobufMessagesStreamedOneARecordConsumeIntoTheSameFiles() throws Exception {
+        Path lines = tmp.resolve("pb-stream.tsv");
+        byte[] all = Files.readAllBytes(tsv);
+        int end = 0;
+        for (int n = 0; n < 40_000; n++) {
+            end = indexOf(all, end) + 1;
+        }
+        Files.write(lines, java.util.Arrays.copyOf(all, end));
+        Path messages = tmp.resolve("stream.pb");
+        TsvToProtobuf.convert(lines, messages, RowLayout.CRITEO, QUIET);
+        String spec = protobufSpec(messages);
+        Path batch = tmp.resolve("pb-stream-batch");
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        Preprocess.prepareOutput(batch, false);
+        Preprocess.Summary summary =
+                Preprocess.run(messages, batch, 2, StateBackend.hashmap, conf, QUIET);
+        assertThat(summary.rowsWritten()).isGreaterThan(39_000);
+        Path consumed =
+                stream(
+                        "protobuf",
+                        spec,
+                        summary,
+                        topic ->
+                                LineProducer.produceDelimited(
+                                        messages,
+                                        kafka.bootstrapServers(),
+                                        topic,
+                                        null,
+                                        Map.of(),
+                                        QUIET));
+        SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "stream of Protobuf messages");
+    }
+
+    /** The protobuf spec of the chains, reading the messages {@link TsvToProtobuf} wrote. */
+    private static String protobufSpec(Path messages) {
+        return spec("protobuf")
+                .replace(
+                        "\"format\": \"protobuf\"",
+                        "\"format\": \"protobuf\", \"descriptor\": \""
+                                + TsvToProtobuf.descriptorFile(messages)
+                                        .toString()
+                                        .replace("\\", "\\\\")
+                                + "\", \"message\": \""
+                                + CriteoProtobuf.MESSAGE
+                                + "\"");
     }
 
     /** Sends a topic's records. */

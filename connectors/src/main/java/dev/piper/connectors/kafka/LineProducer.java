@@ -1,5 +1,8 @@
 package dev.piper.connectors.kafka;
 
+import dev.piper.connectors.text.source.reader.DelimitedChunker;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.block.RecordFrames;
 import dev.piper.core.decode.Swar;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -26,8 +29,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Sends a text file's lines to a topic, one record per line (without its {@code \n} or {@code
- * \r\n}), or an Avro container file's datums, one record each in Avro's binary encoding (for a spec
- * whose {@code input.schema} is the file's schema); keyless, with an idempotent producer and {@code
+ * \r\n}), an Avro container file's datums, one record each in Avro's binary encoding (for a spec
+ * whose {@code input.schema} is the file's schema), or a file of length-delimited Protobuf
+ * messages, one record each without its length; keyless, with an idempotent producer and {@code
  * acks=all}, so a record is neither lost nor duplicated by retries and records keep their file
  * order within a partition.
  */
@@ -104,6 +108,36 @@ public final class LineProducer {
                         return datum.toByteArray();
                     };
             return produce(datums, "datum", input, bootstrap, topic, rate, extra, progress);
+        }
+    }
+
+    /**
+     * Sends each message of {@code input}, a file of length-delimited Protobuf messages (as {@code
+     * piper convert --output-format protobuf} writes them), as one record: the message's bytes
+     * without their length (a spec of {@code input.format} protobuf reads them).
+     */
+    public static Result produceDelimited(
+            Path input,
+            String bootstrap,
+            String topic,
+            Double rate,
+            Map<String, String> extra,
+            PrintStream progress)
+            throws IOException, InterruptedException, ExecutionException {
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(input), 1 << 16)) {
+            // blockBytes 1: a chunk of one message each
+            DelimitedChunker messages = new DelimitedChunker(in, input.toString(), 0, 0, 1);
+            Records records =
+                    () -> {
+                        RawChunk chunk = messages.next();
+                        if (chunk == null) {
+                            return null;
+                        }
+                        int length = RecordFrames.length(chunk.data(), 0);
+                        return Arrays.copyOfRange(
+                                chunk.data(), RecordFrames.HEADER, RecordFrames.HEADER + length);
+                    };
+            return produce(records, "message", input, bootstrap, topic, rate, extra, progress);
         }
     }
 

@@ -52,26 +52,24 @@ public final class SchemaRegistryClient implements WriterSchemas {
         long pause = 100;
         while (true) {
             String problem;
+            HttpResponse<String> r = null;
             try {
-                HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200) {
-                    return schemaOf(uri, r.body());
-                }
-                if (r.statusCode() == 404) {
-                    return null;
-                }
+                r = http.send(request, HttpResponse.BodyHandlers.ofString());
                 problem = "HTTP " + r.statusCode() + ": " + clip(r.body());
-                if (r.statusCode() < 500) {
-                    throw new IOException(uri + " answered " + problem);
-                }
             } catch (IOException e) {
-                if (e.getMessage() != null && e.getMessage().startsWith(uri + " answered")) {
-                    throw e;
-                }
-                problem = e.toString();
+                problem = e.toString(); // not reached, refused, timed out: asked again
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while asking " + uri, e);
+            }
+            if (r != null && r.statusCode() == 200) {
+                return schemaOf(uri, r.body());
+            }
+            if (r != null && r.statusCode() == 404) {
+                return null;
+            }
+            if (r != null && r.statusCode() < 500) {
+                throw new IOException(uri + " answered " + problem); // asking again won't help
             }
             if (System.nanoTime() > deadline) {
                 throw new IOException(

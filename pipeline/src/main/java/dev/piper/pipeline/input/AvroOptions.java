@@ -12,15 +12,16 @@ import org.apache.avro.SchemaParseException;
  *   <li>a <b>schema registry</b> ({@code input.schema_registry}, a base URL): each Kafka record is
  *       in Confluent's wire format (a zero byte, the schema's id as 4 big-endian bytes, then the
  *       datum), and the decoder looks each id up ({@code GET /schemas/ids/{id}}) and caches it;
- *   <li>a <b>schema file</b> ({@code input.schema}, a {@code .avsc} file, read when the spec is
- *       parsed): each Kafka record is one datum in Avro's binary encoding, written with that
- *       schema;
+ *   <li>a <b>schema file</b> ({@code input.schema}, a {@code .avsc} file read when the spec is
+ *       parsed, or the schema itself inline): each Kafka record is one datum in Avro's binary
+ *       encoding, written with that schema;
  *   <li>an <b>Avro container file</b> (batch input): the file's header holds its writer schema,
  *       which the job reads and passes on ({@link #withSchema}); the spec may name neither of the
  *       above.
  * </ul>
  *
- * @param schemaFile the {@code input.schema} path as the spec gives it, or null
+ * @param schemaFile the {@code input.schema} path as the spec gives it, or null (none, or the
+ *     schema given inline)
  * @param schema the writer schema's JSON (from {@code schemaFile} or a container file's header), or
  *     null
  * @param registry the registry's base URL, without a trailing slash, or null

@@ -399,10 +399,10 @@ public final class SpecParser {
     }
 
     /**
-     * {@code input.schema} (a {@code .avsc} file, read now; a relative path is taken from the
-     * working directory) or {@code input.schema_registry} (an http or https URL) of an avro input;
-     * neither is needed to read container files, which hold their schema. Refused for other
-     * formats. Null unless the format is avro.
+     * {@code input.schema} (a {@code .avsc} file, read now, a relative path taken from the working
+     * directory; or the schema itself, a JSON object) or {@code input.schema_registry} (an http or
+     * https URL) of an avro input; neither is needed to read container files, which hold their
+     * schema. Refused for other formats. Null unless the format is avro.
      */
     private AvroOptions avro(JsonNode node, String format) {
         if (!"avro".equals(format)) {
@@ -421,30 +421,37 @@ public final class SpecParser {
             return null;
         }
         if (node.has("schema")) {
-            String file = text(node, "schema", "input.schema");
-            if (file == null) {
-                return null;
-            }
+            JsonNode inline = node.get("schema");
+            String file = null;
             String text;
-            try {
-                text = Files.readString(Path.of(file));
-            } catch (IOException | RuntimeException e) {
-                problem("input.schema", "cannot read " + file + ": " + e);
-                return null;
+            if (inline.isObject()) { // the schema itself: nothing to read where the job is built
+                text = inline.toString();
+            } else {
+                file = text(node, "schema", "input.schema");
+                if (file == null) {
+                    return null;
+                }
+                try {
+                    text = Files.readString(Path.of(file));
+                } catch (IOException | RuntimeException e) {
+                    problem("input.schema", "cannot read " + file + ": " + e);
+                    return null;
+                }
             }
+            String what = file == null ? "the schema" : file;
             try {
                 org.apache.avro.Schema schema = AvroOptions.parse(text);
                 if (schema.getType() != org.apache.avro.Schema.Type.RECORD) {
                     problem(
                             "input.schema",
-                            file
+                            what
                                     + " is a schema of "
                                     + schema.getType().getName()
                                     + ", not a record");
                     return null;
                 }
             } catch (IllegalArgumentException bad) {
-                problem("input.schema", file + " is " + bad.getMessage());
+                problem("input.schema", what + " is " + bad.getMessage());
                 return null;
             }
             return new AvroOptions(file, text, null);

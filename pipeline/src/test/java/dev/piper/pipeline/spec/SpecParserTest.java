@@ -3,6 +3,7 @@ package dev.piper.pipeline.spec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains.Kind;
 import dev.piper.pipeline.ops.OpDefinition;
@@ -162,6 +163,18 @@ class SpecParserTest {
         assertThat(spec.input().avro().schemaFile()).isEqualTo(avsc.toString());
         assertThat(spec.input().avro().schema()).contains("\"Click\"");
         assertThat(SpecCompiler.events(spec).avro()).isEqualTo(spec.input().avro());
+        // the schema inline: the same, with no file to read
+        String inline =
+                spec(OK_COLUMNS)
+                        .replace(
+                                "\"format\": \"criteo-tsv\", \"topic\": \"t\"",
+                                "\"format\": \"avro\", \"schema\": "
+                                        + java.nio.file.Files.readString(avsc)
+                                        + ", \"fields\": {\"label\": \"clicked\", \"C1\": \"user.id\"}");
+        PipelineSpec inlined = parse(inline);
+        assertThat(inlined.input().avro().schemaFile()).isNull();
+        assertThat(AvroOptions.parse(inlined.input().avro().schema()))
+                .isEqualTo(AvroOptions.parse(spec.input().avro().schema()));
         assertThatThrownBy(
                         () ->
                                 parse(
