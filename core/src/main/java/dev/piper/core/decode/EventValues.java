@@ -342,8 +342,19 @@ final class EventValues {
         return layout.fieldName(f) + " (" + paths[f].text() + ")";
     }
 
-    /** The current event's dead letter: its bytes {@code b[s, e)}, the reason found. */
+    /**
+     * The current event's dead letter: line {@code line} of its block, its bytes {@code b[s, e)},
+     * the reason found; its offset is the number of the block's first record in its file (a frame's
+     * bytes are no file's), or 0 for a log's records, which their origin locates.
+     */
     DeadLetter deadLetter(RawChunk chunk, int line, byte[] b, int s, int e) {
-        return CriteoDecoder.deadLetter(chunk, line, b, s, e, failReason, failDetail, maxRawBytes);
+        int keep = Math.min(e - s, maxRawBytes);
+        return new DeadLetter(
+                line,
+                chunk.firstOffset(),
+                failReason.code(),
+                failDetail,
+                java.util.Arrays.copyOfRange(b, s, s + keep),
+                keep < e - s);
     }
 }

@@ -306,12 +306,11 @@ class ProtobufEventDecoderTest {
         unknown[good.length] = (byte) (15 << 3);
         unknown[good.length + 1] = (byte) 0x81;
         unknown[good.length + 2] = 1;
+        RawChunk frames = DecodedBlocks.frames(List.of(good, other, cut, unknown, new byte[0]));
+        // the file's block whose first message is message 1000 of the file
+        RawChunk block = new RawChunk(3, 1000, frames.data(), frames.length(), -1);
         CriteoDecoder.Decoded d =
-                new ProtobufEventDecoder(protobufOptions(), false)
-                        .decode(
-                                DecodedBlocks.frames(
-                                        List.of(good, other, cut, unknown, new byte[0])),
-                                false);
+                new ProtobufEventDecoder(protobufOptions(), false).decode(block, false);
         assertThat(d.dense().lines()).isEqualTo(5);
         assertThat(d.dense().rows()).isEqualTo(3); // good, unknown, and the empty message
         DeadLetter[] dead = d.dense().deadLetters();
@@ -325,6 +324,8 @@ class ProtobufEventDecoderTest {
         assertThat(dead[1].lineInBlock()).isEqualTo(2);
         assertThat(dead[1].detail()).isEqualTo("the message ends early, reading \"clicked\"");
         assertThat(dead[1].raw()).isEqualTo(cut);
+        // a dead letter's offset is the block's first message's number; its line, the block's
+        assertThat(dead).allSatisfy(x -> assertThat(x.offset()).isEqualTo(1000));
     }
 
     @Test
