@@ -25,8 +25,6 @@ import java.nio.charset.StandardCharsets;
  */
 final class EventValues {
 
-    private static final int QUOTED_CHARS = 64;
-
     private static final long NOT_DECIMAL = Long.MIN_VALUE;
 
     final EventRows rows;
@@ -331,10 +329,9 @@ final class EventValues {
         return v < Integer.MIN_VALUE || v > Integer.MAX_VALUE ? NOT_DECIMAL : v;
     }
 
-    /** Text for a detail: {@code b[s, e)} as UTF-8, its first characters. */
+    /** Text for a detail: {@code b[s, e)} as UTF-8, its first characters as JSON's are quoted. */
     static String quote(byte[] b, int s, int e) {
-        String t = new String(b, s, e - s, StandardCharsets.UTF_8);
-        return t.length() <= QUOTED_CHARS ? t : t.substring(0, QUOTED_CHARS) + "...";
+        return JsonEventDecoder.clip(new String(b, s, e - s, StandardCharsets.UTF_8));
     }
 
     /** A column and its path, as details name them: {@code C1 (user.id)}. */

@@ -782,7 +782,8 @@ public final class JsonEventDecoder implements BlockDecoder {
         return t == JsonToken.VALUE_STRING ? "\"" + text + "\"" : text;
     }
 
-    private static String clip(String s) {
+    /** {@code s}, or its first characters when it is longer than a detail quotes. */
+    static String clip(String s) {
         return s.length() <= QUOTED_CHARS ? s : s.substring(0, QUOTED_CHARS) + "...";
     }
 

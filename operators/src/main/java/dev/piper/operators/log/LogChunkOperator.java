@@ -168,16 +168,9 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
         RecordShape shape = shapes[Lanes.pipeline(r.lane())];
         if (shape == RecordShape.FRAME) {
             byte[] v = r.value();
-            if (lane.records > 0
-                    && (lane.lines + 1 > maxBlockLines
-                            || lane.length + RecordFrames.HEADER + v.length > maxBlockBytes)) {
-                emit(lane);
-            }
-            open(lane);
+            makeRoom(lane, maxBlockLines, 1, RecordFrames.HEADER + v.length);
             lane.addFrame(r.offset(), r.timestamp(), v);
-            if (lane.lines >= maxBlockLines || lane.length >= maxBlockBytes) {
-                emit(lane);
-            }
+            emitIfFull(lane, maxBlockLines);
             return;
         }
         byte[] v = shape == RecordShape.ONE_LINE ? oneLine(r.value()) : r.value();
@@ -192,12 +185,7 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
         int lines = terminated ? newlines : newlines + 1;
         int bytes = terminated ? n : n + 1;
         if (lines <= maxBlockLines) {
-            if (lane.records > 0
-                    && (lane.lines + lines > maxBlockLines
-                            || lane.length + bytes > maxBlockBytes)) {
-                emit(lane);
-            }
-            open(lane);
+            makeRoom(lane, maxBlockLines, lines, bytes);
             lane.add(r.offset(), r.timestamp(), v, 0, n, lines, !terminated);
         } else {
             int start = 0;
@@ -220,6 +208,23 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
                 start = lastPiece ? bytes : end;
             }
         }
+        emitIfFull(lane, maxBlockLines);
+    }
+
+    /**
+     * Cuts the lane's block first if {@code lines} more lines of {@code bytes} would not fit it,
+     * and opens the lane for them.
+     */
+    private void makeRoom(Lane lane, int maxBlockLines, int lines, int bytes) {
+        if (lane.records > 0
+                && (lane.lines + lines > maxBlockLines || lane.length + bytes > maxBlockBytes)) {
+            emit(lane);
+        }
+        open(lane);
+    }
+
+    /** Cuts the lane's block if it is full. */
+    private void emitIfFull(Lane lane, int maxBlockLines) {
         if (lane.lines >= maxBlockLines || lane.length >= maxBlockBytes) {
             emit(lane);
         }
@@ -358,7 +363,25 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
                 int to,
                 int lineCount,
                 boolean addBreak) {
-            int need = length + (to - from) + 1;
+            reserve(to - from + 1);
+            System.arraycopy(v, from, data, length, to - from);
+            length += to - from;
+            if (addBreak) {
+                data[length++] = '\n';
+            }
+            noteRecord(offset, timestamp, lineCount);
+        }
+
+        /** Appends the frame of binary record {@code v}: one line of the block. */
+        void addFrame(long offset, long timestamp, byte[] v) {
+            reserve(RecordFrames.HEADER + v.length);
+            length = RecordFrames.write(data, length, v, 0, v.length, 1);
+            noteRecord(offset, timestamp, 1);
+        }
+
+        /** Room for {@code bytes} more bytes and one more record. */
+        private void reserve(int bytes) {
+            int need = length + bytes;
             if (need > data.length) {
                 data = Arrays.copyOf(data, Math.max(need, data.length + (data.length >> 1)));
             }
@@ -366,11 +389,10 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
                 offsets = Arrays.copyOf(offsets, records * 2);
                 firstLines = Arrays.copyOf(firstLines, records * 2);
             }
-            System.arraycopy(v, from, data, length, to - from);
-            length += to - from;
-            if (addBreak) {
-                data[length++] = '\n';
-            }
+        }
+
+        /** Records the log record just appended, holding {@code lineCount} lines. */
+        private void noteRecord(long offset, long timestamp, int lineCount) {
             if (records == 0) {
                 firstTimestamp = timestamp;
             }
@@ -379,27 +401,6 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
             firstLines[records] = lines;
             records++;
             lines += lineCount;
-        }
-
-        /** Appends the frame of binary record {@code v}: one line of the block. */
-        void addFrame(long offset, long timestamp, byte[] v) {
-            int need = length + RecordFrames.HEADER + v.length;
-            if (need > data.length) {
-                data = Arrays.copyOf(data, Math.max(need, data.length + (data.length >> 1)));
-            }
-            if (records == offsets.length) {
-                offsets = Arrays.copyOf(offsets, records * 2);
-                firstLines = Arrays.copyOf(firstLines, records * 2);
-            }
-            length = RecordFrames.write(data, length, v, 0, v.length, 1);
-            if (records == 0) {
-                firstTimestamp = timestamp;
-            }
-            lastTimestamp = timestamp;
-            offsets[records] = offset;
-            firstLines[records] = lines;
-            records++;
-            lines++;
         }
 
         RawChunk cut() {

@@ -181,20 +181,32 @@ public record EventFields(
      */
     public String avroProblem(String writerSchema) {
         org.apache.avro.Schema schema = AvroOptions.parse(writerSchema);
-        for (int f = 0; f < paths.size(); f++) {
-            if (layout.isGenerated(f)) {
-                continue;
-            }
-            String why = AvroOptions.problem(schema, paths.get(f));
-            if (why != null) {
-                return layout.fieldName(f)
-                        + " reads \""
-                        + paths.get(f)
-                        + "\", but in the file's records "
-                        + why;
-            }
+        for (Map.Entry<Integer, String> e :
+                unreadable(p -> AvroOptions.problem(schema, p)).entrySet()) {
+            int f = e.getKey();
+            return layout.fieldName(f)
+                    + " reads \""
+                    + paths.get(f)
+                    + "\", but in the file's records "
+                    + e.getValue();
         }
         return null;
+    }
+
+    /**
+     * The input columns (generated ones read their source's field) whose path leads nowhere in the
+     * events {@code why} describes, by field number in layout order, with why ({@code why} answers
+     * null for a path that leads to a value).
+     */
+    public Map<Integer, String> unreadable(java.util.function.Function<FieldPath, String> why) {
+        Map<Integer, String> out = new LinkedHashMap<>();
+        for (int f = 0; f < paths.size(); f++) {
+            String problem = layout.isGenerated(f) ? null : why.apply(paths.get(f));
+            if (problem != null) {
+                out.put(f, problem);
+            }
+        }
+        return out;
     }
 
     /** Field {@code f}'s path. */

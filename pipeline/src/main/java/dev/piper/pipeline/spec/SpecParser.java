@@ -330,11 +330,19 @@ public final class SpecParser {
         Map<String, String> fields = fields(node.get("fields"), format, csv);
         if (avro != null && avro.schema() != null && layout != null) {
             org.apache.avro.Schema schema = AvroOptions.parse(avro.schema());
-            checkPaths(fields, path -> AvroOptions.problem(schema, path), "input.schema");
+            checkPaths(
+                    InputFormat.AVRO,
+                    fields,
+                    path -> AvroOptions.problem(schema, path),
+                    "input.schema");
         }
         if (protobuf != null && layout != null) {
             var message = protobuf.descriptor();
-            checkPaths(fields, path -> ProtobufOptions.problem(message, path), "input.message");
+            checkPaths(
+                    InputFormat.PROTOBUF,
+                    fields,
+                    path -> ProtobufOptions.problem(message, path),
+                    "input.message");
         }
         return new PipelineSpec.Input(
                 format,
@@ -486,36 +494,26 @@ public final class SpecParser {
      * problem} says why a path does not).
      */
     private void checkPaths(
+            InputFormat format,
             Map<String, String> fields,
             java.util.function.Function<FieldPath, String> problem,
             String source) {
-        for (int f = 0; f < layout.fields(); f++) {
-            if (layout.isGenerated(f)) {
-                continue;
-            }
-            String name = layout.fieldName(f);
-            String text = fields.getOrDefault(name, name);
-            FieldPath path;
-            try {
-                path = FieldPath.parse(text);
-            } catch (IllegalArgumentException bad) {
-                continue; // reported with input.fields
-            }
-            String why = problem.apply(path);
-            if (why != null) {
-                problem(
-                        "input.fields." + name,
-                        why
-                                + " ("
-                                + source
-                                + ")"
-                                + (fields.containsKey(name)
-                                        ? ""
-                                        : "; "
-                                                + name
-                                                + " reads the field of its own name unless"
-                                                + " input.fields names another"));
-            }
+        Map<Integer, String> unreadable =
+                EventFields.of(format, layout, fields).unreadable(problem);
+        for (Map.Entry<Integer, String> e : unreadable.entrySet()) {
+            String name = layout.fieldName(e.getKey());
+            problem(
+                    "input.fields." + name,
+                    e.getValue()
+                            + " ("
+                            + source
+                            + ")"
+                            + (fields.containsKey(name)
+                                    ? ""
+                                    : "; "
+                                            + name
+                                            + " reads the field of its own name unless"
+                                            + " input.fields names another"));
         }
     }
 
