@@ -165,6 +165,8 @@ class RowsFeed:
         self.applied = {}
         self._waiting = {}
         self.keys = {}  # (column, epoch) -> {index: key}, as the assignments applied say
+        # string-id (hash64) columns: (column, epoch) -> {index: original string}
+        self.names = {}
         self.late_blocks = 0
         self.seen_blocks = set()
         self.duplicate_blocks = 0
@@ -209,6 +211,8 @@ class RowsFeed:
             raise FeedError(f"{where}: {v.column} (epoch {v.epoch}) entries from index"
                             f" {v.first_index} seen twice")
         waiting[v.first_index] = v.count
+        if v.names:
+            self.names.setdefault(key, {}).update(v.names)
         while reached in waiting:
             reached += waiting.pop(reached)
         self._vocab_next[key] = reached
@@ -292,8 +296,14 @@ class RowsFeed:
                             f" within {self.vocab_timeout_s:.0f} s")
                     self._poll_vocab(0.1)
                     continue
-                for index, k, again in zip(record.indices, record.keys, record.reused):
+                names = self.names.setdefault(key, {}) if any(record.names or []) else None
+                for i, (index, k, again) in enumerate(
+                        zip(record.indices, record.keys, record.reused)):
                     keys[index] = k
+                    if names is not None and record.names[i] is not None:
+                        names[index] = record.names[i]
+                    elif again:
+                        self.names.get(key, {}).pop(index, None)  # the evicted key's string
                     if again:
                         indices.append(index)
                     self.table_sizes[key] = max(self.table_sizes.get(key, record.buckets),

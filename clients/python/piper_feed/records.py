@@ -323,13 +323,46 @@ def _check_indices(where, source, names, sparse, lists):
 
 @dataclass
 class VocabRecord:
-    """One vocabulary-topic record: a column's new entries from an index on."""
+    """One vocabulary-topic record: a column's new entries from an index on. ``names`` gives the
+    original string of each new entry of a string-id (hash64) column, by index."""
 
     column: str
     epoch: int
     first_index: int
     count: int
     buckets: int
+    names: dict = None
+
+
+def unescape_name(field):
+    """The original string a vocabulary line's string field holds (backslash, tab, line feed and
+    carriage return are written escaped, as piper's NameText writes them)."""
+    if "\\" not in field:
+        return field
+    out, i = [], 0
+    while i < len(field):
+        ch = field[i]
+        if ch == "\\" and i + 1 < len(field):
+            i += 1
+            ch = {"t": "\t", "n": "\n", "r": "\r"}.get(field[i], field[i])
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _entry_names(value, count, where):
+    """index -> string of a vocabulary record's lines that carry one (``index<TAB>key<TAB>string``);
+    None when no line does (a column of integer or hexadecimal ids)."""
+    if value is None or value.count(b"\t") <= count:
+        return None
+    names = {}
+    for n, line in enumerate(value.decode("utf-8").split("\n")[:count], 1):
+        f = line.split("\t")
+        if len(f) == 3:
+            names[int(f[0])] = unescape_name(f[2])
+        elif len(f) != 2:
+            raise FeedError(f"{where}: line {n} is not index, key (and string)")
+    return names
 
 
 @dataclass
@@ -348,6 +381,7 @@ class AssignmentRecord:
     keys: list
     rows: list
     reused: list
+    names: list = None  # the original string of each key (string-id columns), else None
 
     @property
     def count(self):
@@ -361,12 +395,14 @@ def decode_vocab(message):
     try:
         if "piper.evict" in h:
             return _decode_assignments(message, h, where)
+        count = int(h["piper.count"])
         return VocabRecord(
             column=h["piper.column"],
             epoch=int(h.get("piper.epoch", "0")),
             first_index=int(h["piper.first.index"]),
-            count=int(h["piper.count"]),
+            count=count,
             buckets=int(h.get("piper.oov.buckets", "0")),
+            names=_entry_names(message.value(), count, where),
         )
     except (KeyError, ValueError) as e:
         raise FeedError(f"{where}: not a vocabulary record ({e})") from e
@@ -374,23 +410,24 @@ def decode_vocab(message):
 
 def _decode_assignments(message, h, where):
     count = int(h["piper.count"])
-    lines = (message.value() or b"").decode("ascii").split("\n")
+    lines = (message.value() or b"").decode("utf-8").split("\n")
     if len(lines) != count + 1 or lines[-1] != "":
         raise FeedError(f"{where}: {count} assignments announced, the value has {len(lines) - 1}")
-    indices, keys, rows, reused = [], [], [], []
+    indices, keys, rows, reused, names = [], [], [], [], []
     for n, line in enumerate(lines[:-1], 1):
         f = line.split("\t")
-        if len(f) != 4:
-            raise FeedError(f"{where}: line {n} is not index, key, row, evicted key")
+        if len(f) not in (4, 5):
+            raise FeedError(f"{where}: line {n} is not index, key, row, evicted key (and string)")
         indices.append(int(f[0]))
         keys.append(int(f[1]))
         rows.append(int(f[2]))
         reused.append(f[3] != "")
+        names.append(unescape_name(f[4]) if len(f) == 5 else None)
     return AssignmentRecord(
         column=h["piper.column"], epoch=int(h.get("piper.epoch", "0")),
         first=int(h["piper.first.assignment"]), buckets=int(h.get("piper.oov.buckets", "0")),
         input_partition=int(h["piper.input.partition"]), block=int(h["piper.block"]),
-        indices=indices, keys=keys, rows=rows, reused=reused)
+        indices=indices, keys=keys, rows=rows, reused=reused, names=names)
 
 
 @dataclass

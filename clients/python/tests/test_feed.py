@@ -56,6 +56,7 @@ def feed_reading(rows_partitions=1):
     feed.seen_blocks, feed.read_offsets, feed._lanes = set(), {}, {}
     feed._rows_partitions = rows_partitions
     feed._vocab_next, feed._vocab_waiting, feed.table_sizes = {}, {}, {}
+    feed.names = {}
     return feed
 
 
@@ -92,6 +93,15 @@ class DuplicatesTest(unittest.TestCase):
             feed._check_no_gaps()
         feed._lanes[(0, "in", 0)].add(4)
         feed._check_no_gaps()
+
+    def test_a_string_columns_entries_name_their_indices(self):
+        feed = feed_reading()
+        feed._vocab = OneMessage(NamedVocabMessage(6, 2, 1))
+        self.assertTrue(feed._poll_vocab(0))
+        feed._vocab = OneMessage(NamedVocabMessage(4, 2, 0))
+        self.assertTrue(feed._poll_vocab(0))
+        self.assertEqual(feed.names[("C3", 0)], {4: "s4", 5: "s5", 6: "s6", 7: "s7"})
+        self.assertEqual(feed.table_sizes[("C3", 0)], 8)
 
     def test_vocabulary_entries_announced_twice_are_refused(self):
         feed = feed_reading()
@@ -136,6 +146,21 @@ class OneMessage:
 
     def poll(self, timeout):
         return self.message
+
+
+class NamedVocabMessage:
+    """A string column's vocabulary record: entry i named "s<i>"."""
+
+    def __init__(self, first, count, offset):
+        self._plain = VocabMessage(first, count, offset)
+
+    def __getattr__(self, name):
+        return getattr(self._plain, name)
+
+    def value(self):
+        p = self._plain
+        return "".join(f"{i}\t{i * 10}\ts{i}\n" for i in range(p.first, p.first + p.count)) \
+            .encode()
 
 
 def _note_vocab(feed, first, count, offset):

@@ -149,6 +149,21 @@ class RecordsTest(unittest.TestCase):
         self.assertEqual((v.column, v.epoch, v.first_index, v.count, v.buckets),
                          ("C3", 0, 4, 1, 4))
 
+    def test_a_string_columns_entries_carry_their_strings(self):
+        v = decode_vocab(Message("4\t77\tu_9f3c\n5\t0\n6\t12\ta\\tb\\\\ü\n".encode("utf-8"),
+                                 {"piper.column": "C3", "piper.first.index": "4",
+                                  "piper.count": "3"}, topic="vocab"))
+        self.assertEqual(v.names, {4: "u_9f3c", 6: "a\tb\\ü"})  # 5: a filled id, no string
+        plain = decode_vocab(Message(b"4\t77\n", {"piper.column": "C3", "piper.first.index": "4",
+                                                   "piper.count": "1"}, topic="vocab"))
+        self.assertIsNone(plain.names)
+        a = decode_vocab(Message("4\t77\t0\t\tu_1\n5\t9\t3\t77\n".encode("utf-8"),
+                                 {"piper.column": "C3", "piper.evict": "lfu",
+                                  "piper.first.assignment": "0", "piper.count": "2",
+                                  "piper.input.partition": "0", "piper.block": "0"},
+                                 topic="vocab"))
+        self.assertEqual(a.names, ["u_1", None])
+
     def test_an_evicting_columns_assignments(self):
         a = decode_vocab(Message(b"4\t77\t0\t\n5\t18446744073709551615\t3\t9\n",
                                  {"piper.column": "C3", "piper.evict": "lfu", "piper.epoch": "1",

@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * under {@code input.format} criteo-tsv, json, csv, avro and protobuf, gives byte-identical rows
  * and vocabularies, and as many dead letters with the lines no record could carry; and the JSON
  * events, the Avro datums and the Protobuf messages streamed through a real broker, one a record,
- * consume into the same files.
+ * consume into the same files. With string ids (hash64), JSON and CSV give the same vocabularies,
+ * each entry named by its original string, and so does the JSON stream.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class EventFormatsITCase {
@@ -64,6 +65,27 @@ class EventFormatsITCase {
                 + format
                 + "\"}, "
                 + CHAINS
+                + "}";
+    }
+
+    /**
+     * The ids as strings: hash64 (C1..C13 then a modulus of 1000, so that strings collide), the
+     * vocabularies' entries named by the strings.
+     */
+    private static final String STRING_CHAINS =
+            """
+            "columns": {
+              "label": ["decode", "fill_missing"],
+              "I1..I13": ["decode", "fill_missing", "neg2zero"],
+              "C1..C13": ["decode", "fill_missing", "hash64", {"op": "modulus", "m": 1000}, "vocab"],
+              "C14..C26": ["decode", "fill_missing", "hash64", "vocab"]
+            }""";
+
+    private static String stringSpec(String input) {
+        return "{\"name\": \"clicks\", \"version\": 1, \"input\": "
+                + input
+                + ", "
+                + STRING_CHAINS
                 + "}";
     }
 
@@ -204,8 +226,8 @@ class EventFormatsITCase {
         }
     }
 
-    @Test
-    void theLogAsCsvPreprocessesToTheTextsOutput() throws Exception {
+    /** The CSV's columns: Criteo's, shuffled, the label named "clicked". */
+    private static List<String> csvColumns() {
         List<String> columns = new ArrayList<>(List.of("clicked"));
         for (int i = 1; i <= 13; i++) {
             columns.add("I" + i);
@@ -214,7 +236,16 @@ class EventFormatsITCase {
             columns.add("C" + i);
         }
         java.util.Collections.shuffle(columns, new java.util.Random(42));
+        return columns;
+    }
+
+    /** The log as CSV with a header of {@link #csvColumns}, written once. */
+    private static synchronized Path csv() throws Exception {
         Path csv = tmp.resolve("clicks.csv");
+        if (Files.exists(csv)) {
+            return csv;
+        }
+        List<String> columns = csvColumns();
         try (java.io.BufferedReader in = Files.newBufferedReader(tsv, StandardCharsets.ISO_8859_1);
                 java.io.BufferedWriter out =
                         Files.newBufferedWriter(csv, StandardCharsets.ISO_8859_1)) {
@@ -243,6 +274,13 @@ class EventFormatsITCase {
                 out.write(String.join(",", values) + "\n");
             }
         }
+        return csv;
+    }
+
+    @Test
+    void theLogAsCsvPreprocessesToTheTextsOutput() throws Exception {
+        List<String> columns = csvColumns();
+        Path csv = csv();
         String spec =
                 spec("csv")
                         .replace(
@@ -281,6 +319,55 @@ class EventFormatsITCase {
                 .hasMessageContaining("where input.columns has \"label\"");
     }
 
+    /**
+     * String ids (hash64) as JSON events and as CSV give the same vocabularies, each entry with its
+     * original string: the string hashes to the entry's key (after C1..C13's modulus, where strings
+     * collide, the first string of the key names it in both).
+     */
+    @Test
+    void stringIdsNameTheirEntriesAlikeFromJsonAndCsv() throws Exception {
+        Configuration fromJson = new Configuration();
+        fromJson.set(PiperOptions.SPEC, stringSpec("{\"format\": \"json\"}"));
+        Path jsonOut = tmp.resolve("strings-from-json");
+        Preprocess.prepareOutput(jsonOut, false);
+        Preprocess.Summary a =
+                Preprocess.run(json, jsonOut, 2, StateBackend.hashmap, fromJson, QUIET);
+        Configuration fromCsv = new Configuration();
+        fromCsv.set(
+                PiperOptions.SPEC,
+                stringSpec(
+                        "{\"format\": \"csv\", \"header\": true, \"columns\": [\""
+                                + String.join("\", \"", csvColumns())
+                                + "\"], \"fields\": {\"label\": \"clicked\"}}"));
+        Path csvOut = tmp.resolve("strings-from-csv");
+        Preprocess.prepareOutput(csvOut, false);
+        Preprocess.Summary b =
+                Preprocess.run(csv(), csvOut, 2, StateBackend.hashmap, fromCsv, QUIET);
+        assertThat(b.rowsWritten()).isEqualTo(a.rowsWritten());
+        for (String file : outputFiles(jsonOut)) {
+            assertThat(Files.mismatch(csvOut.resolve(file), jsonOut.resolve(file)))
+                    .as(file)
+                    .isEqualTo(-1);
+        }
+        for (int c = 1; c <= 26; c++) {
+            List<String> lines = Files.readAllLines(jsonOut.resolve("vocab/C" + c + ".tsv"));
+            assertThat(lines).as("C%d", c).isNotEmpty();
+            java.util.Set<String> strings = new java.util.HashSet<>();
+            for (String line : lines) {
+                String[] f = line.split("\t", -1);
+                if (f.length == 2) { // fill_missing's id of an absent value: no string
+                    assertThat(f[1]).as("C%d: %s", c, line).isEqualTo("0");
+                    continue;
+                }
+                assertThat(f).as("C%d: %s", c, line).hasSize(3);
+                long hash = dev.piper.pipeline.input.StringIds.key(f[2]);
+                long key = c <= 13 ? Long.remainderUnsigned(hash, 1000) : hash;
+                assertThat(Long.parseUnsignedLong(f[1])).as("C%d: %s", c, line).isEqualTo(key);
+                assertThat(strings.add(f[2])).as("C%d: %s twice", c, f[2]).isTrue();
+            }
+        }
+    }
+
     /** rows.bin and every vocabulary file of an output directory. */
     private static List<String> outputFiles(Path dir) throws Exception {
         List<String> files = new ArrayList<>(List.of("rows.bin"));
@@ -301,12 +388,18 @@ class EventFormatsITCase {
         }
         Files.write(input, java.util.Arrays.copyOf(all, end));
         Path batch = tmp.resolve("stream-batch");
-        Preprocess.Summary summary = preprocess(input, "json", batch);
+        String spec = stringSpec("{\"format\": \"json\"}"); // string ids: entries named
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        Preprocess.prepareOutput(batch, false);
+        Preprocess.Summary summary =
+                Preprocess.run(input, batch, 2, StateBackend.hashmap, conf, QUIET);
+        assertThat(Files.readAllLines(batch.resolve("vocab/C3.tsv")).get(0).split("\t")).hasSize(3);
 
         Path consumed =
                 stream(
                         "events",
-                        spec("json"),
+                        spec,
                         summary,
                         topic ->
                                 LineProducer.produce(

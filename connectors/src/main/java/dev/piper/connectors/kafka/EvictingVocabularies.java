@@ -1,6 +1,7 @@
 package dev.piper.connectors.kafka;
 
 import dev.piper.connectors.output.AssignmentLog;
+import dev.piper.connectors.output.NameText;
 import dev.piper.connectors.output.NamedOutput;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -231,16 +232,19 @@ final class EvictingVocabularies {
     }
 
     private static void replay(Column col, Pending p, long firstRow) throws IOException {
-        String[] lines = new String(p.text(), StandardCharsets.US_ASCII).split("\n", -1);
+        String[] lines = new String(p.text(), StandardCharsets.UTF_8).split("\n", -1);
         if (lines.length != p.count() + 1 || !lines[p.count()].isEmpty()) {
             throw new IllegalStateException(
                     p.where() + ": " + p.count() + " assignments announced, the value has others");
         }
         for (int i = 0; i < p.count(); i++) {
             String[] f = lines[i].split("\t", -1);
-            if (f.length != 4) {
+            if (f.length != 4 && f.length != 5) {
                 throw new IllegalStateException(
-                        p.where() + ": line " + (i + 1) + " is not index, key, row, evicted key");
+                        p.where()
+                                + ": line "
+                                + (i + 1)
+                                + " is not index, key, row, evicted key (and string)");
             }
             long number = col.log.next();
             long row;
@@ -252,7 +256,8 @@ final class EvictingVocabularies {
                         Integer.parseInt(f[0]),
                         Long.parseUnsignedLong(f[1]),
                         !f[3].isEmpty(),
-                        f[3].isEmpty() ? 0 : Long.parseUnsignedLong(f[3]));
+                        f[3].isEmpty() ? 0 : Long.parseUnsignedLong(f[3]),
+                        f.length == 5 ? NameText.parse(f[4]) : null);
             } catch (NumberFormatException e) {
                 throw new IllegalStateException(
                         p.where() + ": line " + (i + 1) + ": not a number: " + e.getMessage());

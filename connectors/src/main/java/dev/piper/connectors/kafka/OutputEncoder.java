@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.piper.connectors.output.HotlineFiles;
+import dev.piper.connectors.output.NameText;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.connectors.output.RawText;
 import dev.piper.core.block.AssembledBlock;
@@ -209,14 +210,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                         out.collect(assignments(p, c, block, buckets[c], a));
                     }
                 } else if (keys.length > 0) {
-                    out.collect(
-                            vocabulary(
-                                    p,
-                                    c,
-                                    block.epochs()[c],
-                                    buckets[c],
-                                    block.firstNewIndex()[c],
-                                    keys));
+                    out.collect(vocabulary(p, c, block, buckets[c]));
                 }
             }
         }
@@ -488,12 +482,19 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         return sb.toString();
     }
 
-    private static KafkaOut vocabulary(
-            int p, int column, int epoch, int buckets, int firstIndex, long[] keys) {
+    private static KafkaOut vocabulary(int p, int column, AssembledBlock b, int buckets) {
+        int epoch = b.epochs()[column];
+        int firstIndex = b.firstNewIndex()[column];
+        long[] keys = b.newKeys()[column];
         StringBuilder text = new StringBuilder(keys.length * 16);
         int index = firstIndex;
-        for (long k : keys) {
-            text.append(index++).append('\t').append(Long.toUnsignedString(k)).append('\n');
+        for (int i = 0; i < keys.length; i++) {
+            text.append(index++).append('\t').append(Long.toUnsignedString(keys[i]));
+            String name = b.newName(column, i);
+            if (name != null) {
+                NameText.append(text.append('\t'), name);
+            }
+            text.append('\n');
         }
         String name = CriteoLayout.sparseName(column); // C1.. in every layout
         List<String> names = new ArrayList<>(5);
@@ -508,7 +509,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         return new KafkaOut(
                 KafkaOut.target(p, KafkaOut.VOCAB),
                 name.getBytes(StandardCharsets.US_ASCII),
-                text.toString().getBytes(StandardCharsets.US_ASCII),
+                text.toString().getBytes(StandardCharsets.UTF_8),
                 names.toArray(String[]::new),
                 values.toArray(byte[][]::new));
     }
@@ -525,6 +526,10 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                     .append('\t');
             if (a.reused(i)) {
                 text.append(Long.toUnsignedString(a.evictedBy(i)));
+            }
+            String name = b.newName(column, i);
+            if (name != null) {
+                NameText.append(text.append('\t'), name);
             }
             text.append('\n');
         }
@@ -544,7 +549,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         return new KafkaOut(
                 KafkaOut.target(p, KafkaOut.VOCAB),
                 name.getBytes(StandardCharsets.US_ASCII),
-                text.toString().getBytes(StandardCharsets.US_ASCII),
+                text.toString().getBytes(StandardCharsets.UTF_8),
                 names.toArray(String[]::new),
                 values.toArray(byte[][]::new));
     }

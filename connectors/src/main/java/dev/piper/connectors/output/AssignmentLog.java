@@ -27,6 +27,9 @@ public final class AssignmentLog {
     /** The key each index holds, from {@link #firstIndex}; {@code held} of them are. */
     private long[] holders = new long[16];
 
+    /** The original string of each held key (hash64 columns), or null until a key has one. */
+    private String[] holderNames;
+
     private int held;
 
     /** The index (less {@link #firstIndex}) each held key holds. */
@@ -50,11 +53,13 @@ public final class AssignmentLog {
 
     /**
      * Replays and writes assignment number {@code number}: from output row {@code row} on, {@code
-     * index} names {@code key}, evicting {@code evicted} when {@code reused}.
+     * index} names {@code key}, evicting {@code evicted} when {@code reused}; {@code name} is the
+     * key's original string (a hash64 column's), or null.
      *
      * @throws IllegalStateException if it does not follow from the assignments before it
      */
-    public void append(long number, long row, int index, long key, boolean reused, long evicted)
+    public void append(
+            long number, long row, int index, long key, boolean reused, long evicted, String name)
             throws IOException {
         if (number != next) {
             throw fail(number, "comes after assignment " + (next - 1) + " (a gap or a repeat)");
@@ -98,10 +103,19 @@ public final class AssignmentLog {
             }
             if (held == holders.length) {
                 holders = Arrays.copyOf(holders, held * 2);
+                if (holderNames != null) {
+                    holderNames = Arrays.copyOf(holderNames, held * 2);
+                }
             }
             held++;
         }
         holders[entry] = key;
+        if (name != null && holderNames == null) {
+            holderNames = new String[holders.length];
+        }
+        if (holderNames != null) {
+            holderNames[entry] = name;
+        }
         indexOf.put(key, entry);
         line.setLength(0);
         line.append(row)
@@ -113,8 +127,11 @@ public final class AssignmentLog {
         if (reused) {
             line.append(Long.toUnsignedString(evicted));
         }
+        if (name != null) {
+            NameText.append(line.append('\t'), name);
+        }
         line.append('\n');
-        out.write(line.toString().getBytes(StandardCharsets.US_ASCII));
+        out.write(line.toString().getBytes(StandardCharsets.UTF_8));
         next++;
         lastRow = row;
     }
@@ -138,14 +155,20 @@ public final class AssignmentLog {
         return held;
     }
 
-    /** Writes the vocabulary file: {@code index<TAB>key} for every held index, in index order. */
+    /**
+     * Writes the vocabulary file: {@code index<TAB>key} for every held index, in index order, and
+     * {@code <TAB>string} after a key with an original string ({@link NameText}).
+     */
     public void writeMap(OutputStream vocab) throws IOException {
         StringBuilder text = new StringBuilder(32);
         for (int i = 0; i < held; i++) {
             text.setLength(0);
             text.append(firstIndex + i).append('\t').append(Long.toUnsignedString(holders[i]));
+            if (holderNames != null && holderNames[i] != null) {
+                NameText.append(text.append('\t'), holderNames[i]);
+            }
             text.append('\n');
-            vocab.write(text.toString().getBytes(StandardCharsets.US_ASCII));
+            vocab.write(text.toString().getBytes(StandardCharsets.UTF_8));
         }
     }
 }

@@ -236,7 +236,7 @@ public final class DlrmOutputWriter implements Closeable {
             if (assignments[c] != null) {
                 appendAssignments(c, block);
             } else {
-                appendVocab(c, block.firstNewIndex()[c], block.newKeys()[c]);
+                appendVocab(c, block);
             }
         }
         nextSeq++;
@@ -246,7 +246,13 @@ public final class DlrmOutputWriter implements Closeable {
         progress.set(rowsWritten);
     }
 
-    private void appendVocab(int c, int firstNew, long[] keys) throws IOException {
+    /**
+     * Column {@code c}'s new entries of {@code block}: {@code index<TAB>key}, and {@code
+     * <TAB>string} after a key with an original string ({@link NameText}).
+     */
+    private void appendVocab(int c, AssembledBlock block) throws IOException {
+        int firstNew = block.firstNewIndex()[c];
+        long[] keys = block.newKeys()[c];
         if (firstNew != nextIndex[c]) {
             throw new IllegalStateException(
                     CriteoLayout.sparseName(c)
@@ -257,11 +263,16 @@ public final class DlrmOutputWriter implements Closeable {
         }
         OutputStream out = vocab[c];
         int index = firstNew;
-        for (long key : keys) {
-            out.write(Integer.toString(index).getBytes(StandardCharsets.US_ASCII));
-            out.write('\t');
-            out.write(Long.toUnsignedString(key).getBytes(StandardCharsets.US_ASCII));
-            out.write('\n');
+        StringBuilder line = new StringBuilder(48);
+        for (int i = 0; i < keys.length; i++) {
+            line.setLength(0);
+            line.append(index).append('\t').append(Long.toUnsignedString(keys[i]));
+            String name = block.newName(c, i);
+            if (name != null) {
+                NameText.append(line.append('\t'), name);
+            }
+            line.append('\n');
+            out.write(line.toString().getBytes(StandardCharsets.UTF_8));
             index++;
         }
         nextIndex[c] = index;
@@ -298,7 +309,8 @@ public final class DlrmOutputWriter implements Closeable {
                     a.indices()[i],
                     a.keys()[i],
                     a.reused(i),
-                    a.reused(i) ? a.evictedBy(i) : 0);
+                    a.reused(i) ? a.evictedBy(i) : 0,
+                    block.newName(c, i));
         }
         nextIndex[c] = options.program().vocabPolicy(c).firstIndex() + log.held();
     }

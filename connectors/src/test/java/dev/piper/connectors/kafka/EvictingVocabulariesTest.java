@@ -72,7 +72,7 @@ class EvictingVocabulariesTest {
         for (String line : lines) {
             text.append(line.replace(' ', '\t')).append('\n');
         }
-        return record("vocab", text.toString().getBytes(StandardCharsets.US_ASCII), h);
+        return record("vocab", text.toString().getBytes(StandardCharsets.UTF_8), h);
     }
 
     private ConsumerRecord<byte[], byte[]> record(String topic, byte[] value, RecordHeaders h) {
@@ -117,6 +117,24 @@ class EvictingVocabulariesTest {
         assertThat(Files.readString(dir.resolve("C1.assignments.tsv")))
                 .isEqualTo("0\t2\t10\t\n4\t3\t11\t\n13\t2\t12\t10\n");
         assertThat(Files.readString(dir.resolve("C1.tsv"))).isEqualTo("2\t12\n3\t11\n");
+    }
+
+    /**
+     * Assignments of a string column carry each key's string as a fifth field: the assignments file
+     * keeps it, and the final map names each index by the string of the key it then holds.
+     */
+    @Test
+    void aStringColumnsAssignmentsNameTheirKeys() throws Exception {
+        add(assignments(0, 0, 0, "2 10 0  u_1", "3 11 4  u\\t2"));
+        vocab.blockWritten(rows(0, 0, 5, 0), 0, new long[] {C1});
+        vocab.blockWritten(rows(0, 1, 5, 2), 5, new long[] {C1});
+        vocab.blockWritten(rows(0, 2, 5, 2), 10, new long[] {C1});
+        vocab.blockWritten(rows(0, 3, 5, 3), 15, new long[] {C1});
+        add(assignments(0, 2, 2, "2 12 3 10 ü"));
+        vocab.finish();
+        assertThat(Files.readString(dir.resolve("C1.assignments.tsv")))
+                .isEqualTo("0\t2\t10\t\tu_1\n4\t3\t11\t\tu\\t2\n13\t2\t12\t10\tü\n");
+        assertThat(Files.readString(dir.resolve("C1.tsv"))).isEqualTo("2\t12\tü\n3\t11\tu\\t2\n");
     }
 
     @Test

@@ -78,6 +78,23 @@ class OutputEncoderTest {
         return h;
     }
 
+    /**
+     * A string column's entries carry their original strings as a third field, escaped (a tab as
+     * {@code \\t}); an entry without one (the fill id) has two fields.
+     */
+    @Test
+    void vocabularyRecordsOfStringColumnsCarryTheStrings() {
+        String[][] names = new String[26][];
+        names[1] = new String[] {"u_9f3c", null};
+        names[25] = new String[] {"a\tb ü"};
+        List<KafkaOut> out = encode(true, block().withNewNames(names));
+        List<KafkaOut> vocab = out.stream().filter(r -> r.target() == KafkaOut.VOCAB).toList();
+        assertThat(new String(vocab.get(0).value(), StandardCharsets.UTF_8))
+                .isEqualTo("10\t7\tu_9f3c\n11\t18446744073709551615\n");
+        assertThat(new String(vocab.get(1).value(), StandardCharsets.UTF_8))
+                .isEqualTo("0\t255\ta\\tb ü\n");
+    }
+
     @Test
     void rowsRecordCarriesTheBlockAndItsProvenance() {
         KafkaOut rows = encode(false).get(0);

@@ -2,6 +2,7 @@ package dev.piper.core.assemble;
 
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.Assignments;
+import dev.piper.core.block.BlockNames;
 import dev.piper.core.block.DenseChunk;
 import dev.piper.core.block.IndexChunk;
 import dev.piper.pipeline.layout.RowLayout;
@@ -89,7 +90,28 @@ public final class RowAssembly {
                 listOffsets,
                 listIndices,
                 null,
-                assignments);
+                assignments,
+                newNames(d.names(), newKeys, assignments));
+    }
+
+    /**
+     * The original strings of the block's new keys (an evicting column's: of its assignments'
+     * keys), from the strings its rows held; null when it hashes no strings.
+     */
+    private static String[][] newNames(
+            BlockNames names, long[][] newKeys, Assignments[] assignments) {
+        if (names == null) {
+            return null;
+        }
+        String[][] out = new String[newKeys.length][];
+        for (int c = 0; c < newKeys.length; c++) {
+            if (names.has(c)) {
+                Assignments a = assignments == null ? null : assignments[c];
+                long[] keys = a != null ? a.keys() : newKeys[c];
+                out[c] = keys.length == 0 ? new String[0] : names.namesOf(c, keys);
+            }
+        }
+        return out;
     }
 
     /** Refuses an index chunk {@code chunk} of sparse column {@code c} that is not of block d. */

@@ -24,6 +24,9 @@ import dev.piper.pipeline.hotline.Split;
  * @param split Hotline's popular / non-popular split of the rows, or null when the job runs none
  * @param assignments per categorical column, what its evicting vocabulary assigned in this block
  *     (null for a column that does not evict); null when no column evicts
+ * @param newNames per categorical column, the original string of each key of {@code newKeys} (of
+ *     {@code assignments}' keys for an evicting column), parallel to them, a null entry for a key
+ *     without one; null for a column that does not hash strings; null when no column does
  */
 public record AssembledBlock(
         int lane,
@@ -40,7 +43,8 @@ public record AssembledBlock(
         int[][] listOffsets,
         int[][] listIndices,
         Split split,
-        Assignments[] assignments) {
+        Assignments[] assignments,
+        String[][] newNames) {
 
     public AssembledBlock {
         if (listOffsets.length != listIndices.length) {
@@ -54,6 +58,46 @@ public record AssembledBlock(
             throw new IllegalArgumentException(
                     "assignments of " + assignments.length + " columns for " + newKeys.length);
         }
+        if (newNames != null && newNames.length != newKeys.length) {
+            throw new IllegalArgumentException(
+                    "names of " + newNames.length + " columns for " + newKeys.length);
+        }
+    }
+
+    /** A block without names. */
+    public AssembledBlock(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            byte[] rowBytes,
+            DeadLetter[] deadLetters,
+            int[] firstNewIndex,
+            long[][] newKeys,
+            Origin origin,
+            int version,
+            int[] epochs,
+            int[][] listOffsets,
+            int[][] listIndices,
+            Split split,
+            Assignments[] assignments) {
+        this(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                split,
+                assignments,
+                null);
     }
 
     /** A block whose columns do not evict. */
@@ -107,7 +151,8 @@ public record AssembledBlock(
                 listOffsets,
                 listIndices,
                 split,
-                a);
+                a,
+                newNames);
     }
 
     /** A block without a split. */
@@ -163,7 +208,34 @@ public record AssembledBlock(
                 listOffsets,
                 listIndices,
                 split,
-                assignments);
+                assignments,
+                newNames);
+    }
+
+    /** This block with the names of its new keys. */
+    public AssembledBlock withNewNames(String[][] names) {
+        return new AssembledBlock(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                split,
+                assignments,
+                names);
+    }
+
+    /** The original string of new key {@code i} of column {@code c}, or null. */
+    public String newName(int c, int i) {
+        return newNames == null || newNames[c] == null ? null : newNames[c][i];
     }
 
     /** This block with Hotline's split of its rows. */
@@ -183,7 +255,8 @@ public record AssembledBlock(
                 listOffsets,
                 listIndices,
                 s,
-                assignments);
+                assignments,
+                newNames);
     }
 
     /** A block without list columns. */

@@ -19,6 +19,7 @@ import dev.piper.pipeline.layout.RowLayout;
  *     chunks complete the block
  * @param onehot per label/dense slot, the size of the onehot its value becomes in the output row
  *     (the value is the category), or 0; null when no slot has one
+ * @param names the original strings of the block's hash64 columns, or null when it has none
  */
 public record DenseChunk(
         int lane,
@@ -30,7 +31,8 @@ public record DenseChunk(
         Origin origin,
         int version,
         RowLayout layout,
-        int[] onehot) {
+        int[] onehot,
+        BlockNames names) {
 
     public DenseChunk {
         if (onehot != null && onehot.length != layout.labelDenseWidth()) {
@@ -40,6 +42,36 @@ public record DenseChunk(
             throw new IllegalArgumentException(
                     "labelDense holds fewer than " + rows + " rows of " + layout);
         }
+        if (names != null && names.columns() != layout.sparse()) {
+            throw new IllegalArgumentException(
+                    "names of " + names.columns() + " columns for " + layout);
+        }
+    }
+
+    /** A chunk without names. */
+    public DenseChunk(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            int[] labelDense,
+            DeadLetter[] deadLetters,
+            Origin origin,
+            int version,
+            RowLayout layout,
+            int[] onehot) {
+        this(
+                lane,
+                seq,
+                lines,
+                rows,
+                labelDense,
+                deadLetters,
+                origin,
+                version,
+                layout,
+                onehot,
+                null);
     }
 
     /** A chunk of Criteo's layout. */

@@ -1,5 +1,6 @@
 package dev.piper.core.decode;
 
+import dev.piper.core.block.BlockNames;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.DenseChunk;
 import dev.piper.core.block.RawChunk;
@@ -68,6 +69,28 @@ public final class CsvEventDecoder implements BlockDecoder {
     private byte[] unescaped = new byte[256];
 
     /** Why the current line is rejected, once it is. */
+    /**
+     * The original strings of hash64 columns, or null: noted after the text decoder has said which
+     * lines are rows (a line it rejects gives no names).
+     */
+    private final NameCollector names;
+
+    /** Per input field, the sparse column it is, or -1. */
+    private final int[] sparseOf;
+
+    // The block's hashed strings as transcoded: line, column, hash, bytes in nameText up to end;
+    // or that the line has no value in the column (the fill id).
+    private boolean[] nameFill = new boolean[64];
+    private int[] nameLine = new int[64];
+    private int[] nameColumn = new int[64];
+    private long[] nameHash = new long[64];
+    private int[] nameEnd = new int[64];
+    private byte[] nameText = new byte[1024];
+    private int nameCount;
+
+    /** The line being transcoded, for {@link #nameLine}. */
+    private int line;
+
     private Reason failReason;
 
     private String failDetail;
@@ -98,14 +121,17 @@ public final class CsvEventDecoder implements BlockDecoder {
         this.source = new int[inputFields];
         this.hashed = new boolean[inputFields];
         this.list = new boolean[inputFields];
+        this.sparseOf = new int[inputFields];
         for (int i = 0; i < inputFields; i++) {
             int f = i <= dense ? i : i + width - dense - 1; // past the generated fields
             source[i] = csv.indexOf(events.path(f).text());
+            sparseOf[i] = f >= width ? f - width : -1;
             if (f >= width) {
                 hashed[i] = program.hashesIds(f - width);
                 list[i] = layout.isList(f - width);
             }
         }
+        this.names = NameCollector.of(program);
         this.detailName = new String[layout.fields()];
         for (int f = 0; f < layout.fields(); f++) {
             String name = layout.fieldName(f);
@@ -140,7 +166,9 @@ public final class CsvEventDecoder implements BlockDecoder {
         Reason[] reasons = new Reason[64];
         String[] details = new String[64];
         int lines = 0;
+        nameCount = 0;
         while (start < end) {
+            line = lines;
             int nl = Swar.indexOf(b, (byte) '\n', start, end);
             int next = nl < 0 ? end : nl + 1;
             int e = nl < 0 ? end : nl;
@@ -157,8 +185,10 @@ public final class CsvEventDecoder implements BlockDecoder {
             lineStart[lines] = start;
             lineEnd[lines] = e;
             int mark = outLength;
+            int namesMark = nameCount;
             if (!transcode(b, start, e)) {
                 outLength = mark; // an empty text line, whose dead letter is replaced by ours
+                nameCount = namesMark;
                 reasons[lines] = failReason;
                 details[lines] = failDetail;
             }
@@ -224,7 +254,8 @@ public final class CsvEventDecoder implements BlockDecoder {
                         chunk.origin(),
                         d.version(),
                         d.layout(),
-                        d.onehot());
+                        d.onehot(),
+                        names == null ? null : blockNames(dead, lines));
         return new CriteoDecoder.Decoded(
                 dense,
                 decoded.keys(),
@@ -232,6 +263,74 @@ public final class CsvEventDecoder implements BlockDecoder {
                 acceptedBytes,
                 decoded.passNanos(),
                 decoded.missing());
+    }
+
+    /** The names of the rows' strings: those of every line but the dead letters'. */
+    private BlockNames blockNames(DeadLetter[] dead, int lines) {
+        boolean[] rejected = new boolean[lines + 1];
+        for (DeadLetter d : dead) {
+            rejected[Math.min(d.lineInBlock(), lines)] = true;
+        }
+        names.startBlock();
+        int i = 0;
+        for (int l = 0; l < lines; l++) {
+            for (; i < nameCount && nameLine[i] == l; i++) {
+                if (rejected[l]) {
+                    continue;
+                }
+                int c = nameColumn[i];
+                if (nameFill[i]) {
+                    names.noteFill(c, layout.isList(c));
+                } else {
+                    int from = i == 0 ? 0 : nameEnd[i - 1];
+                    names.note(c, nameHash[i], nameText, from, nameEnd[i] - from);
+                }
+            }
+            if (!rejected[l]) {
+                names.commitLine();
+            }
+        }
+        return names.finish();
+    }
+
+    /** Stages a hashed string of the line being transcoded, {@code v[from, to)}, of field i. */
+    private long hashed(int i, byte[] v, int from, int to) {
+        long h = StringIds.key(v, from, to - from);
+        if (names == null || !names.collects(sparseOf[i])) {
+            return h;
+        }
+        int at = nameCount == 0 ? 0 : nameEnd[nameCount - 1];
+        int length = to - from;
+        if (nameText.length < at + length) {
+            nameText = Arrays.copyOf(nameText, Math.max(at + length, nameText.length * 2));
+        }
+        System.arraycopy(v, from, nameText, at, length);
+        stage(i, h, at + length, false);
+        return h;
+    }
+
+    /** Stages that the line being transcoded has no value in field i: it takes the fill id. */
+    private void stageFill(int i) {
+        if (names != null && names.collects(sparseOf[i])) {
+            stage(i, 0, nameCount == 0 ? 0 : nameEnd[nameCount - 1], true);
+        }
+    }
+
+    private void stage(int i, long h, int end, boolean fill) {
+        if (nameCount == nameLine.length) {
+            int n = nameCount * 2;
+            nameLine = Arrays.copyOf(nameLine, n);
+            nameColumn = Arrays.copyOf(nameColumn, n);
+            nameHash = Arrays.copyOf(nameHash, n);
+            nameEnd = Arrays.copyOf(nameEnd, n);
+            nameFill = Arrays.copyOf(nameFill, n);
+        }
+        nameLine[nameCount] = line;
+        nameColumn[nameCount] = sparseOf[i];
+        nameHash[nameCount] = h;
+        nameEnd[nameCount] = end;
+        nameFill[nameCount] = fill;
+        nameCount++;
     }
 
     /** The text decoder's detail with the CSV column beside the layout's name it starts with. */
@@ -285,8 +384,12 @@ public final class CsvEventDecoder implements BlockDecoder {
                 }
             } else if (!list[i]) {
                 if (to > from) {
-                    hex(StringIds.key(v, from, to - from));
+                    hex(hashed(i, v, from, to));
+                } else {
+                    stageFill(i);
                 }
+            } else if (to == from) {
+                stageFill(i);
             } else {
                 for (int k = from; k < to; ) {
                     int sep = k;
@@ -294,7 +397,7 @@ public final class CsvEventDecoder implements BlockDecoder {
                         sep++;
                     }
                     if (sep > k) {
-                        hex(StringIds.key(v, k, sep - k));
+                        hex(hashed(i, v, k, sep));
                     }
                     if (sep == to) {
                         break;

@@ -51,6 +51,9 @@ final class EventRows {
     private long[][] missing;
     private int rows;
 
+    /** The original strings of hash64 columns, or null when the program hashes none. */
+    final NameCollector names;
+
     /** Sizes the next block's arrays: rows of the last block. */
     private int expectedRows = 256;
 
@@ -67,6 +70,7 @@ final class EventRows {
         this.present = new boolean[fields];
         this.lineLists = new long[sparse][];
         this.lineListSize = new int[sparse];
+        this.names = NameCollector.of(program);
         for (int c = 0; c < sparse; c++) {
             if (layout.isList(c)) {
                 lineLists[c] = new long[16];
@@ -97,8 +101,11 @@ final class EventRows {
         return rows;
     }
 
-    /** Forgets the current event's values: nothing present, zeros. */
+    /** Forgets the current event's values: nothing present, zeros, no strings noted. */
     void clearLine() {
+        if (names != null) {
+            names.dropLine();
+        }
         Arrays.fill(present, false);
         Arrays.fill(lineDense, 0);
         Arrays.fill(lineIds, 0);
@@ -128,6 +135,14 @@ final class EventRows {
             }
         }
         int row = rows++;
+        if (names != null) {
+            for (int c = 0; c < sparse; c++) {
+                if (!present[width + c]) {
+                    names.noteFill(c, offsets[c] != null); // the row takes the fill id
+                }
+            }
+            names.commitLine();
+        }
         System.arraycopy(lineDense, 0, labelDense, row * width, width);
         for (int f = 0; f < fields; f++) {
             if (!present[f]) {
@@ -189,7 +204,8 @@ final class EventRows {
                         chunk.origin(),
                         program.version(),
                         layout,
-                        program.onehotSizes());
+                        program.onehotSizes(),
+                        names == null ? null : names.finish());
         CriteoDecoder.Decoded decoded =
                 new CriteoDecoder.Decoded(
                         denseChunk,

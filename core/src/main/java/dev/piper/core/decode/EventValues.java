@@ -243,6 +243,9 @@ final class EventValues {
             if (f != first) {
                 rows.lineLists[d] = rows.lineLists[c].clone();
                 rows.lineListSize[d] = rows.lineListSize[c];
+                if (rows.names != null) {
+                    rows.names.copyLine(c, d);
+                }
             }
             rows.present[f] = rows.lineListSize[d] > 0;
         }
@@ -255,7 +258,11 @@ final class EventValues {
     private long id(int f, byte[] b, int s, int e, String where) {
         int c = f - width;
         if (hashes[c]) {
-            return StringIds.key(b, s, e - s);
+            long key = StringIds.key(b, s, e - s);
+            if (rows.names != null) {
+                rows.names.note(c, key, b, s, e - s);
+            }
+            return key;
         }
         if (e - s == Long.BYTES) { // Criteo's ids: eight digits a step, as the text decoder
             long w = Swar.load(b, s);

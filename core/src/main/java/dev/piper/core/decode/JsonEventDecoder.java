@@ -144,7 +144,8 @@ public final class JsonEventDecoder implements BlockDecoder {
                                 lineIds,
                                 present,
                                 lineLists,
-                                lineListSize)
+                                lineListSize,
+                                rows.names)
                         : null;
     }
 
@@ -549,6 +550,9 @@ public final class JsonEventDecoder implements BlockDecoder {
                 } else {
                     lineLists[c] = Arrays.copyOf(lineLists[first], lineLists[first].length);
                     lineListSize[c] = lineListSize[first];
+                    if (rows.names != null) {
+                        rows.names.copyLine(first, c);
+                    }
                 }
                 present[f] = lineListSize[c] > 0;
             }
@@ -673,7 +677,7 @@ public final class JsonEventDecoder implements BlockDecoder {
                     return true; // missing
                 }
                 if (hashes[c]) {
-                    id = key(text, from, length);
+                    id = key(c, text, from, length);
                 } else {
                     int status = HexIds.status(text, from, from + length);
                     if (status != HexIds.OK) {
@@ -717,20 +721,30 @@ public final class JsonEventDecoder implements BlockDecoder {
     /** UTF-8 bytes of the id being hashed; grows as needed. */
     private byte[] utf8 = new byte[64];
 
-    /** The {@link StringIds} key of the text {@code c[from, from + length)}. */
-    private long key(char[] c, int from, int length) {
+    /**
+     * The {@link StringIds} key of the text {@code c[from, from + length)}, an id of sparse column
+     * {@code col} (its string noted as the key's name).
+     */
+    private long key(int col, char[] c, int from, int length) {
         if (utf8.length < length) {
             utf8 = new byte[Math.max(length, utf8.length * 2)];
         }
+        byte[] b = utf8;
+        int n = length;
         for (int i = 0; i < length; i++) {
             char ch = c[from + i];
             if (ch >= 0x80) { // not ASCII: the JDK's encoder (surrogate pairs and all)
-                byte[] b = new String(c, from, length).getBytes(StandardCharsets.UTF_8);
-                return StringIds.key(b, 0, b.length);
+                b = new String(c, from, length).getBytes(StandardCharsets.UTF_8);
+                n = b.length;
+                break;
             }
             utf8[i] = (byte) ch;
         }
-        return StringIds.key(utf8, 0, length);
+        long key = StringIds.key(b, 0, n);
+        if (rows.names != null) {
+            rows.names.note(col, key, b, 0, n);
+        }
+        return key;
     }
 
     /** A list column's array (its START_ARRAY read). */

@@ -52,6 +52,9 @@ final class JsonFastPath {
     /** The read position. */
     private int i;
 
+    /** The original strings of hash64 columns, or null. */
+    private final NameCollector names;
+
     // The last number read: its value and digits (sign not counted).
     private long number;
     private int digits;
@@ -64,7 +67,8 @@ final class JsonFastPath {
             long[] lineIds,
             boolean[] present,
             long[][] lineLists,
-            int[] lineListSize) {
+            int[] lineListSize,
+            NameCollector names) {
         this.root = root;
         this.width = width;
         this.hashes = hashes;
@@ -73,6 +77,7 @@ final class JsonFastPath {
         this.present = present;
         this.lineLists = lineLists;
         this.lineListSize = lineListSize;
+        this.names = names;
     }
 
     /**
@@ -425,6 +430,9 @@ final class JsonFastPath {
             if (k > 0) {
                 lineLists[col] = Arrays.copyOf(lineLists[first], lineLists[first].length);
                 lineListSize[col] = lineListSize[first];
+                if (names != null) {
+                    names.copyLine(first, col);
+                }
             }
             present[targets[k]] = lineListSize[col] > 0;
         }
@@ -484,6 +492,9 @@ final class JsonFastPath {
     private boolean key(int col, int s, int end) {
         if (hashes[col]) {
             key = StringIds.key(b, s, end - s);
+            if (names != null) {
+                names.note(col, key, b, s, end - s);
+            }
             return true;
         }
         if (HexIds.status(b, s, end) != HexIds.OK) {

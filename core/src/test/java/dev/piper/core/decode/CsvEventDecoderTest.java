@@ -2,6 +2,7 @@ package dev.piper.core.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.piper.core.block.BlockNames;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.KeyChunk;
 import dev.piper.core.block.Origin;
@@ -176,6 +177,33 @@ class CsvEventDecoderTest {
         assertThat(Arrays.copyOf(k[2].keys(), 3))
                 .containsExactly(
                         StringIds.key("i_77"), StringIds.key("i_12"), StringIds.key("i_3"));
+    }
+
+    /**
+     * The block's names are the strings of its rows: the unquoted text of each hash64 value once,
+     * none of a line the text decoder rejects (a bad price after good ids) or that is no CSV.
+     */
+    @Test
+    void theBlockNamesTheStringsOfItsRowsOnly() throws Exception {
+        CriteoDecoder.Decoded d =
+                decode(
+                        options(SMALL),
+                        String.join(
+                                "\n",
+                                "user,clicked,price,item,recent",
+                                "\"u,1\",1,1250,7f,\"i_77,i_12\"",
+                                "u_bad,1,notanumber,7f,i_bad",
+                                "u_no,1,1,\"7f,i_no",
+                                "u_2,1,3,\"\",\"i_12,i_3\"",
+                                "\"u,1\",0,3,1,",
+                                ""));
+        assertThat(d.dense().rows()).isEqualTo(3);
+        assertThat(d.dense().deadLetters()).hasSize(2);
+        BlockNames names = d.dense().names();
+        assertThat(names.names()[0]).containsExactly("u,1", "u_2");
+        assertThat(names.keys()[0]).containsExactly(StringIds.key("u,1"), StringIds.key("u_2"));
+        assertThat(names.has(1)).isFalse(); // hex2int
+        assertThat(names.names()[2]).containsExactly("i_77", "i_12", "i_3");
     }
 
     /** The example of docs/SPECS.md, "CSV", decodes as it says. */

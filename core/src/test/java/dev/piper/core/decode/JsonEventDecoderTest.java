@@ -3,6 +3,7 @@ package dev.piper.core.decode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.piper.core.block.BlockNames;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.KeyChunk;
 import dev.piper.core.block.RawChunk;
@@ -133,6 +134,70 @@ class JsonEventDecoderTest {
         assertThat(Arrays.copyOf(k[3].keys(), 3))
                 .containsExactly(
                         StringIds.key("i_77"), StringIds.key("i_12"), StringIds.key("i_3"));
+    }
+
+    /**
+     * The block's names: each string of a hash64 column once, in the order rows first hold it, with
+     * the key it ends as after the column's modulus; strings of a line that becomes a dead letter
+     * are not among them, nor a string a later field of the line makes it one after (its key may
+     * collide with a row's); a field read by two columns names both. The fast path and Jackson give
+     * the same names.
+     */
+    @Test
+    void theBlockNamesEachStringOfItsRowsOnce() throws Exception {
+        String spec =
+                """
+                {"name": "clicks", "version": 1,
+                 "input": {"format": "json", "dense": 1, "sparse": 3, "list_columns": ["C2", "C3"],
+                           "fields": {"label": "clicked", "I1": "n", "C1": "user",
+                                      "C2": "recent", "C3": "recent"}},
+                 "columns": {
+                   "label": ["decode", "fill_missing"],
+                   "I1": ["decode", "fill_missing"],
+                   "C1": ["decode", "fill_missing", "hash64", {"op": "modulus", "m": 3}, "vocab"],
+                   "C2": ["decode", "fill_missing", "hash64", "vocab"],
+                   "C3": ["decode", "fill_missing", "hash64", {"op": "ngram", "n": 2}, "vocab"]
+                 }}
+                """;
+        String events =
+                String.join(
+                        "\n",
+                        "{\"clicked\": 0, \"n\": 0, \"recent\": []}",
+                        "{\"clicked\": 1, \"n\": 1, \"user\": \"ana\", \"recent\": [\"i_1\", \"i_2\", \"i_1\"]}",
+                        "{\"clicked\": 0, \"user\": \"zoe\", \"recent\": [\"i_9\"], \"n\": \"x\"}",
+                        "{\"clicked\": 1, \"n\": 2, \"user\": \"b\\u00fc\", \"recent\": [\"i_2\"]}",
+                        "{\"clicked\": 1, \"n\": 3, \"user\": \"ana\", \"recent\": [\"i_3\"]}",
+                        "");
+        DecodeOptions options = options(spec);
+        for (boolean fast : new boolean[] {true, false}) {
+            CriteoDecoder.Decoded d =
+                    new JsonEventDecoder(options, false, fast)
+                            .decode(
+                                    new RawChunk(
+                                            0,
+                                            0,
+                                            events.getBytes(StandardCharsets.UTF_8),
+                                            events.getBytes(StandardCharsets.UTF_8).length,
+                                            -1),
+                                    false);
+            assertThat(d.dense().rows()).as("fast " + fast).isEqualTo(4);
+            assertThat(d.dense().deadLetters()[0].lineInBlock()).isEqualTo(2); // "n": "x"
+            BlockNames names = d.dense().names();
+            // the first row has no user: it takes the fill id 0 (mod 3), no string, in its place
+            assertThat(names.names()[0]).as("fast " + fast).containsExactly(null, "ana", "bü");
+            assertThat(names.keys()[0])
+                    .containsExactly(
+                            0L,
+                            Long.remainderUnsigned(StringIds.key("ana"), 3),
+                            Long.remainderUnsigned(StringIds.key("bü"), 3));
+            assertThat(names.names()[1]).containsExactly("i_1", "i_2", "i_3"); // not zoe's i_9
+            assertThat(names.keys()[1])
+                    .containsExactly(
+                            StringIds.key("i_1"), StringIds.key("i_2"), StringIds.key("i_3"));
+            assertThat(names.has(2)).isFalse(); // an n-gram of two ids has no one string
+            assertThat(names.namesOf(1, new long[] {StringIds.key("i_3"), 5}))
+                    .containsExactly("i_3", null);
+        }
     }
 
     /** The example of docs/SPECS.md, "Events with named fields (JSON)", decodes as it says. */

@@ -192,6 +192,11 @@ class JsonFastPathTest {
                         Arrays.stream(reference.dense().deadLetters())
                                 .map(JsonFastPathTest::letter)
                                 .toList());
+        // the strings of hash64 columns: the same, in the same order, whoever read them
+        assertThat(fast.dense().names())
+                .as(what)
+                .usingRecursiveComparison()
+                .isEqualTo(reference.dense().names());
         return new Outcome(fast, decoder.fastLines);
     }
 

@@ -66,7 +66,11 @@ final class ArrayIO {
     }
 
     static long[] readLongs(DataInputView in) throws IOException {
-        int n = readLength(in);
+        return readLongs(in, readLength(in));
+    }
+
+    /** {@code n} values of a long array whose count the caller has read. */
+    static long[] readLongs(DataInputView in, int n) throws IOException {
         long[] a = new long[n];
         ByteBuffer view = SCRATCH.get();
         int step = PIECE_BYTES / Long.BYTES;

@@ -29,9 +29,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * in the block (int32 count), each its number (int32), first row (int64), capture (float64) and hot
  * set (int32 columns, per column int32 count and little-endian int32 indices), then the evicting
  * vocabularies' assignments: int32 0 when no column evicts, else the number of categorical columns
- * and per column its {@link Assignments} (a byte 0 for a column that does not evict). Format 6 had
- * no assignments, format 5 no split (this build reads both), format 4 no lists, format 3 neither
- * version nor epochs, format 2 no lane and no origin.
+ * and per column its {@link Assignments} (a byte 0 for a column that does not evict), then the
+ * original strings of the new keys ({@link NamesIO}; int32 0 for none). Format 7 had no names,
+ * format 6 no assignments, format 5 no split (this build reads all three), format 4 no lists,
+ * format 3 neither version nor epochs, format 2 no lane and no origin.
  */
 public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlock> {
 
@@ -40,7 +41,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
     public static final AssembledBlockSerializer INSTANCE = new AssembledBlockSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 7;
+    static final int FORMAT = 8;
 
     @Override
     public AssembledBlock createInstance() {
@@ -55,6 +56,12 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
+        writeFormat7(r, out);
+        NamesIO.writeNewNames(r.newNames(), out);
+    }
+
+    /** Format 7's fields: everything but the names. */
+    private static void writeFormat7(AssembledBlock r, DataOutputView out) throws IOException {
         writeFormat6(r, out);
         Assignments[] a = r.assignments();
         if (a == null) {
@@ -120,6 +127,12 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public AssembledBlock deserialize(DataInputView in) throws IOException {
+        AssembledBlock b = readFormat7(in);
+        String[][] names = NamesIO.readNewNames(in, b.newKeys().length);
+        return names == null ? b : b.withNewNames(names);
+    }
+
+    private static AssembledBlock readFormat7(DataInputView in) throws IOException {
         AssembledBlock b = readFormat6(in);
         int n = count(in, "assignment columns");
         if (n == 0) {
@@ -253,6 +266,9 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             if (r.assignments() != null) {
                 throw cannotHold("evicting vocabularies");
             }
+            if (r.newNames() != null) {
+                throw cannotHold("names");
+            }
             writeFormat5(r, out);
         }
 
@@ -277,6 +293,9 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             if (r.assignments() != null) {
                 throw cannotHold("evicting vocabularies");
             }
+            if (r.newNames() != null) {
+                throw cannotHold("names");
+            }
             writeFormat6(r, out);
         }
 
@@ -286,7 +305,31 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
         }
     }
 
-    /** Snapshot of {@link AssembledBlockSerializer}; its version is the byte format, 5 to 7. */
+    /** Format 7, for restoring blocks in flight written before names: none. */
+    static final class Format7 extends LegacyFormat<AssembledBlock> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format7 INSTANCE = new Format7();
+
+        private Format7() {
+            super("assembled block", 7, AssembledBlockSerializer.INSTANCE);
+        }
+
+        @Override
+        public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
+            if (r.newNames() != null) {
+                throw cannotHold("names");
+            }
+            writeFormat7(r, out);
+        }
+
+        @Override
+        public AssembledBlock deserialize(DataInputView in) throws IOException {
+            return readFormat7(in);
+        }
+    }
+
+    /** Snapshot of {@link AssembledBlockSerializer}; its version is the byte format, 5 to 8. */
     public static final class Snapshot extends FormatSnapshot<AssembledBlock> {
         public Snapshot() {
             super(
@@ -295,9 +338,12 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
                     5,
                     (IntFunction<TypeSerializer<AssembledBlock>>)
                             f ->
-                                    f == FORMAT
-                                            ? INSTANCE
-                                            : f == 6 ? Format6.INSTANCE : Format5.INSTANCE);
+                                    switch (f) {
+                                        case FORMAT -> INSTANCE;
+                                        case 7 -> Format7.INSTANCE;
+                                        case 6 -> Format6.INSTANCE;
+                                        default -> Format5.INSTANCE;
+                                    });
         }
     }
 }

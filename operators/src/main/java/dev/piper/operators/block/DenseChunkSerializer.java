@@ -1,5 +1,6 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.BlockNames;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.DenseChunk;
 import dev.piper.core.block.Origin;
@@ -21,12 +22,13 @@ import org.apache.flink.core.memory.DataOutputView;
  * BlockSerializer#writeOrigin}), the spec {@code version} (int32), the layout: its dense and sparse
  * columns (int32 each), its list columns (int32 count, each an int32 sparse index), list separator
  * (a UTF-16 char) and generated columns (int32 count, each the int32 dense index it decodes), then
- * the onehot sizes (int32 count, 0 for none, else one int32 per label/dense slot). Format 4 had no
- * layout (always Criteo's), format 3 no version, format 2 no lane and no origin.
+ * the onehot sizes (int32 count, 0 for none, else one int32 per label/dense slot). Format 6: format
+ * 5, then the original strings of hash64 columns ({@link NamesIO}; int32 0 for none). Format 5 had
+ * no names, format 4 no layout (always Criteo's), format 3 no version, format 2 no lane and no
+ * origin.
  *
  * <p>Dense chunks wait in the concatenation's keyed state for their index chunks, so this still
- * reads format 4: a savepoint taken before layouts restores by migration, its chunks in Criteo's
- * layout.
+ * reads formats 4 and 5: a savepoint taken before layouts or names restores by migration.
  */
 public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
@@ -35,7 +37,7 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
     public static final DenseChunkSerializer INSTANCE = new DenseChunkSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 5;
+    static final int FORMAT = 6;
 
     @Override
     public DenseChunk createInstance() {
@@ -49,6 +51,12 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
     @Override
     public void serialize(DenseChunk r, DataOutputView out) throws IOException {
+        writeFormat5(r, out);
+        NamesIO.write(r.names(), out);
+    }
+
+    /** Format 5's fields: everything but the names. */
+    private static void writeFormat5(DenseChunk r, DataOutputView out) throws IOException {
         writeFormat4(r, out);
         RowLayout layout = r.layout();
         out.writeInt(layout.dense());
@@ -85,10 +93,11 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
     @Override
     public DenseChunk deserialize(DataInputView in) throws IOException {
-        return read(in, true);
+        return read(in, 6);
     }
 
-    private static DenseChunk read(DataInputView in, boolean withLayout) throws IOException {
+    private static DenseChunk read(DataInputView in, int format) throws IOException {
+        boolean withLayout = format >= 5;
         int lane = in.readInt();
         long seq = in.readLong();
         int lines = in.readInt();
@@ -144,8 +153,38 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
                             + " rows of "
                             + layout);
         }
-        return new DenseChunk(
-                lane, seq, lines, rows, values, letters, origin, version, layout, onehot);
+        BlockNames names = format >= 6 ? NamesIO.read(in, layout.sparse()) : null;
+        try {
+            return new DenseChunk(
+                    lane, seq, lines, rows, values, letters, origin, version, layout, onehot,
+                    names);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt dense chunk: " + e.getMessage(), e);
+        }
+    }
+
+    /** Format 5, for restoring state written before names: none. */
+    static final class Format5 extends LegacyFormat<DenseChunk> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format5 INSTANCE = new Format5();
+
+        private Format5() {
+            super("dense chunk", 5, DenseChunkSerializer.INSTANCE);
+        }
+
+        @Override
+        public void serialize(DenseChunk r, DataOutputView out) throws IOException {
+            if (r.names() != null) {
+                throw cannotHold("names");
+            }
+            writeFormat5(r, out);
+        }
+
+        @Override
+        public DenseChunk deserialize(DataInputView in) throws IOException {
+            return read(in, 5);
+        }
     }
 
     /** Format 4, for restoring state written before layouts: Criteo's layout. */
@@ -168,7 +207,7 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
         @Override
         public DenseChunk deserialize(DataInputView in) throws IOException {
-            return read(in, false);
+            return read(in, 4);
         }
     }
 
@@ -177,7 +216,7 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         return new Snapshot();
     }
 
-    /** Snapshot of {@link DenseChunkSerializer}; its version is the byte format, 4 or 5. */
+    /** Snapshot of {@link DenseChunkSerializer}; its version is the byte format, 4 to 6. */
     public static final class Snapshot extends FormatSnapshot<DenseChunk> {
         public Snapshot() {
             super(
@@ -185,7 +224,10 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
                     FORMAT,
                     4,
                     (IntFunction<TypeSerializer<DenseChunk>>)
-                            f -> f == FORMAT ? INSTANCE : Format4.INSTANCE);
+                            f ->
+                                    f == FORMAT
+                                            ? INSTANCE
+                                            : f == 5 ? Format5.INSTANCE : Format4.INSTANCE);
         }
     }
 }

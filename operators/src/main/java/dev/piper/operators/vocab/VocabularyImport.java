@@ -11,10 +11,11 @@ import java.nio.file.Path;
 
 /**
  * Reads a vocabulary to warm-start a column with: a file in the layout of the batch output's {@code
- * vocab/Cj.tsv}, one entry a line, {@code index<TAB>key}, the key an unsigned decimal below 2^64.
- * The indices must run without gaps from the policy's first index ({@link
- * VocabularyPolicy#firstIndex()}, the number of OOV buckets), so that every imported key keeps the
- * index the file gives it; an earlier run's output under the same policy imports as it is.
+ * vocab/Cj.tsv}, one entry a line, {@code index<TAB>key}, the key an unsigned decimal below 2^64 (a
+ * third field, a hash64 key's original string, is read past). The indices must run without gaps
+ * from the policy's first index ({@link VocabularyPolicy#firstIndex()}, the number of OOV buckets),
+ * so that every imported key keeps the index the file gives it; an earlier run's output under the
+ * same policy imports as it is.
  */
 public final class VocabularyImport {
 
@@ -53,7 +54,17 @@ public final class VocabularyImport {
             long lineNo = 0;
             while ((line = in.readLine()) != null) {
                 lineNo++;
-                String[] f = TableFiles.fields(file, lineNo, line, "index<TAB>key");
+                int tab = line.indexOf('\t');
+                int third = tab < 0 ? -1 : line.indexOf('\t', tab + 1);
+                // a string-id column's third field, the key's string, has no tab of its own
+                String[] f =
+                        TableFiles.fields(
+                                file,
+                                lineNo,
+                                third < 0 || line.indexOf('\t', third + 1) >= 0
+                                        ? line
+                                        : line.substring(0, third),
+                                "index<TAB>key, or index<TAB>key<TAB>string");
                 long index = TableFiles.unsigned(file, lineNo, f[0], "index");
                 if (index != expected) {
                     throw TableFiles.bad(

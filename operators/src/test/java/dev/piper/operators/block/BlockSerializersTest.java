@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.Assignments;
+import dev.piper.core.block.BlockNames;
 import dev.piper.core.block.ColumnBlock;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.DenseChunk;
@@ -244,7 +245,7 @@ class BlockSerializersTest {
                                 IndexChunkSerializer.INSTANCE,
                                 new IndexChunk(1, 2, 3, new int[] {4}, 1, 5, new long[] {6}, 7)))
                 .isEqualTo(INDEX_FROZEN);
-        assertThat(DenseChunkSerializer.FORMAT).isEqualTo(5);
+        assertThat(DenseChunkSerializer.FORMAT).isEqualTo(6);
         int[] dense = new int[14];
         dense[0] = 1;
         dense[13] = -1;
@@ -263,7 +264,7 @@ class BlockSerializersTest {
                                         Origin.NONE,
                                         6)))
                 .isEqualTo(DENSE_FROZEN);
-        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(7);
+        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(8);
         assertThat(
                         bytes(
                                 AssembledBlockSerializer.INSTANCE,
@@ -494,7 +495,7 @@ class BlockSerializersTest {
      * Format 5: format 4 and the layout: 13 dense, 26 sparse columns, no lists, ',', no generated
      * columns; then no onehot sizes.
      */
-    private static final String DENSE_FROZEN =
+    private static final String DENSE_FROZEN_5 =
             DENSE_FROZEN_4
                     + "0000000d"
                     + "0000001a"
@@ -502,6 +503,9 @@ class BlockSerializersTest {
                     + "002c"
                     + "00000000"
                     + "00000000"; // no onehot
+
+    /** Format 6: format 5, then no names (0 columns). */
+    private static final String DENSE_FROZEN = DENSE_FROZEN_5 + "00000000";
 
     /** Format 5: no list columns (a count of 0 after the epochs). */
     private static final String ASSEMBLED_FROZEN_5 =
@@ -512,7 +516,10 @@ class BlockSerializersTest {
     private static final String ASSEMBLED_FROZEN_6 = ASSEMBLED_FROZEN_5 + "00";
 
     /** Format 7: format 6, then no assignments (no column evicts). */
-    private static final String ASSEMBLED_FROZEN = ASSEMBLED_FROZEN_6 + "00000000";
+    private static final String ASSEMBLED_FROZEN_7 = ASSEMBLED_FROZEN_6 + "00000000";
+
+    /** Format 8: format 7, then no names (0 columns). */
+    private static final String ASSEMBLED_FROZEN = ASSEMBLED_FROZEN_7 + "00000000";
 
     /**
      * Format 6 with a split: first row 3, the row popular, no working parameters in its one column,
@@ -529,8 +536,9 @@ class BlockSerializersTest {
                     + ("00000001" + "0000000000000003" + "3fe0000000000000")
                     + ("00000001" + "00000001" + "04000000");
 
-    /** Format 7 of the same: no assignments. */
-    private static final String ASSEMBLED_SPLIT_FROZEN = ASSEMBLED_SPLIT_FROZEN_6 + "00000000";
+    /** Format 8 of the same: no assignments, no names. */
+    private static final String ASSEMBLED_SPLIT_FROZEN =
+            ASSEMBLED_SPLIT_FROZEN_6 + "00000000" + "00000000";
 
     private static AssembledBlock frozenAssembled() {
         return new AssembledBlock(
@@ -640,7 +648,8 @@ class BlockSerializersTest {
                                 + "007c" // '|'
                                 + "00000001" // one generated column, of I2
                                 + "00000001"
-                                + "00000000"); // no onehot
+                                + "00000000" // no onehot
+                                + "00000000"); // no names
         assertThat(roundTrip(DenseChunkSerializer.INSTANCE, chunk))
                 .usingRecursiveComparison()
                 .isEqualTo(chunk);
@@ -745,7 +754,8 @@ class BlockSerializersTest {
                 ASSEMBLED_FROZEN_6
                         + "00000001"
                         + INDEX_EVICTING_FROZEN.substring(
-                                INDEX_EVICTING_FROZEN.indexOf("ffffffff01") + 8);
+                                INDEX_EVICTING_FROZEN.indexOf("ffffffff01") + 8)
+                        + "00000000"; // no names
         assertThat(bytes(AssembledBlockSerializer.INSTANCE, block)).isEqualTo(blockBytes);
         assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block).assignments()[0])
                 .usingRecursiveComparison()
@@ -762,6 +772,90 @@ class BlockSerializersTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () -> bytes(assembled6.restoreSerializer(), block))
                 .hasMessageContaining("format 6 has no evicting vocabularies");
+    }
+
+    /**
+     * The original strings of hash64 columns: a dense chunk's (format 6) and an assembled block's
+     * (format 8), frozen; state of the formats before (dense chunk 5, assembled block 7) migrates,
+     * and those formats refuse to write names.
+     */
+    @Test
+    void namesAreFrozenAndEarlierFormatsMigrate() throws IOException {
+        int[] dense = new int[14];
+        dense[0] = 1;
+        dense[13] = -1;
+        DenseChunk plain =
+                new DenseChunk(
+                        1,
+                        2,
+                        2,
+                        1,
+                        dense,
+                        new DeadLetter[] {new DeadLetter(1, 9, "r", "d", new byte[] {'z'}, false)},
+                        Origin.NONE,
+                        6);
+        long[][] keys = new long[26][];
+        String[][] strings = new String[26][];
+        keys[1] = new long[] {7, 8};
+        strings[1] = new String[] {"u_9f", "ü"};
+        DenseChunk named =
+                new DenseChunk(
+                        plain.lane(),
+                        plain.seq(),
+                        plain.lines(),
+                        plain.rows(),
+                        plain.labelDense(),
+                        plain.deadLetters(),
+                        plain.origin(),
+                        plain.version(),
+                        plain.layout(),
+                        plain.onehot(),
+                        new BlockNames(keys, strings));
+        String columns = "0000001a" + "ffffffff";
+        String rest = "ffffffff".repeat(24);
+        String namedBytes =
+                DENSE_FROZEN_5
+                        + columns
+                        + ("00000002" + "0700000000000000" + "0800000000000000")
+                        + ("00000004" + "755f3966")
+                        + ("00000002" + "c3bc")
+                        + rest;
+        assertThat(bytes(DenseChunkSerializer.INSTANCE, named)).isEqualTo(namedBytes);
+        DenseChunk back = roundTrip(DenseChunkSerializer.INSTANCE, named);
+        assertThat(back.names().keys()[1]).containsExactly(7, 8);
+        assertThat(back.names().names()[1]).containsExactly("u_9f", "ü");
+        assertThat(back.names().has(0)).isFalse();
+        TypeSerializerSnapshot<DenseChunk> dense5 =
+                restoredSnapshot(DenseChunkSerializer.Snapshot.class, 5);
+        DenseChunk five =
+                dense5.restoreSerializer()
+                        .deserialize(
+                                new DataInputDeserializer(
+                                        java.util.HexFormat.of().parseHex(DENSE_FROZEN_5)));
+        assertThat(five.names()).isNull();
+        assertThat(bytes(DenseChunkSerializer.INSTANCE, five)).isEqualTo(DENSE_FROZEN);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> bytes(dense5.restoreSerializer(), named))
+                .hasMessageContaining("format 5 has no names");
+
+        AssembledBlock block = frozenAssembled().withNewNames(new String[][] {{"a\tb"}});
+        String blockBytes = ASSEMBLED_FROZEN_7 + "00000001" + "00000001" + "00000003" + "610962";
+        assertThat(bytes(AssembledBlockSerializer.INSTANCE, block)).isEqualTo(blockBytes);
+        assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block).newName(0, 0))
+                .isEqualTo("a\tb");
+        TypeSerializerSnapshot<AssembledBlock> assembled7 =
+                restoredSnapshot(AssembledBlockSerializer.Snapshot.class, 7);
+        AssembledBlock seven =
+                assembled7
+                        .restoreSerializer()
+                        .deserialize(
+                                new DataInputDeserializer(
+                                        java.util.HexFormat.of().parseHex(ASSEMBLED_FROZEN_7)));
+        assertThat(seven.newNames()).isNull();
+        assertThat(bytes(AssembledBlockSerializer.INSTANCE, seven)).isEqualTo(ASSEMBLED_FROZEN);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> bytes(assembled7.restoreSerializer(), block))
+                .hasMessageContaining("format 7 has no names");
     }
 
     /** A list column's key chunk, and its index chunk, keep their offsets (formats 5 and 4). */

@@ -36,6 +36,15 @@ class VocabularyImportTest {
         assertThat(VocabularyImport.read(crlf, PLAIN_IMPORT).keyAt(1)).isEqualTo(6);
     }
 
+    /** A string-id column's file, its entries named (a third field), imports its keys. */
+    @Test
+    void aStringColumnsFileImportsItsKeys() throws IOException {
+        Path file = Files.writeString(dir.resolve("C3.tsv"), "0\t10\tu_1\n1\t0\n2\t12\ta\\tb\n");
+        Vocabulary v = VocabularyImport.read(file, PLAIN_IMPORT);
+        assertThat(v.size()).isEqualTo(3);
+        assertThat(v.indexOf(12)).isEqualTo(2);
+    }
+
     @Test
     void indicesStartAfterTheOovBuckets() throws IOException {
         Path file = Files.writeString(dir.resolve("C2.tsv"), "4\t10\n5\t11\n");
@@ -53,8 +62,8 @@ class VocabularyImportTest {
             delimiter = '|',
             value = {
                 "a gap|0|0\\t1\\n2\\t2\\n|line 2 has index 2 where 1 is due",
-                "no tab|0|0 1\\n|line 1 is not index<TAB>key: \"0 1\"",
-                "three fields|0|0\\t1\\t2\\n|line 1 is not index<TAB>key",
+                "no tab|0|0 1\\n|line 1 is not index<TAB>key, or index<TAB>key<TAB>string: \"0 1\"",
+                "four fields|0|0\\t1\\tu\\t2\\n|line 1 is not index<TAB>key, or",
                 "an empty line|0|0\\t1\\n\\n|line 2 is not index<TAB>key",
                 "a hex key|0|0\\tff\\n|line 1 has key \"ff\", not an unsigned decimal below 2^64",
                 "a key of 2^64|0|0\\t18446744073709551616\\n|line 1 has key \"18446744073709551616\"",

@@ -1,7 +1,10 @@
 package dev.piper.pipeline.ops;
 
+import it.unimi.dsi.fastutil.longs.Long2LongOpenHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The operators of sparse and list columns between {@code hex2int} and {@code vocab}: PIPER's
@@ -9,6 +12,15 @@ import java.util.Set;
  * room: its {@link OpDefinition} and its pass.
  */
 public sealed interface IdOp extends Op {
+
+    /**
+     * What this operator makes of one id on its own: the same function its pass applies to every
+     * id, used to find the key a hash64 string ends as (the original strings of a vocabulary), or
+     * null where an id's result depends on the other ids of its list (an n-gram of two or more).
+     *
+     * @param tables a mapid table by file name, read once
+     */
+    LongUnaryOperator perId(Function<String, Long2LongOpenHashMap> tables);
 
     /** {@code id mod m} (unsigned), {@code m > 0}. */
     record Modulus(long m) implements IdOp {
@@ -25,6 +37,11 @@ public sealed interface IdOp extends Op {
                         "modulus",
                         115,
                         p -> new Modulus(p.longValue("m", 1)));
+
+        @Override
+        public LongUnaryOperator perId(Function<String, Long2LongOpenHashMap> tables) {
+            return id -> Long.remainderUnsigned(id, m);
+        }
 
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
@@ -61,6 +78,11 @@ public sealed interface IdOp extends Op {
                                 new SigridHashOp(
                                         p.has("salt") ? p.longValue("salt", Long.MIN_VALUE) : 0,
                                         p.longValue("max", 1)));
+
+        @Override
+        public LongUnaryOperator perId(Function<String, Long2LongOpenHashMap> tables) {
+            return hash()::hash;
+        }
 
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
@@ -108,6 +130,11 @@ public sealed interface IdOp extends Op {
                                         p.has("default") ? p.longValue("default", 0) : null));
 
         @Override
+        public LongUnaryOperator perId(Function<String, Long2LongOpenHashMap> tables) {
+            return new IdMap(tables.apply(file), fallback)::map;
+        }
+
+        @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
             return new ColumnPasses.MapId(
                     g.width,
@@ -148,6 +175,11 @@ public sealed interface IdOp extends Op {
                         "firstx",
                         125,
                         p -> new FirstXOp(p.intValue("x", 1)));
+
+        @Override
+        public LongUnaryOperator perId(Function<String, Long2LongOpenHashMap> tables) {
+            return LongUnaryOperator.identity(); // keeps the ids it keeps
+        }
 
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {
@@ -193,6 +225,11 @@ public sealed interface IdOp extends Op {
                         "ngram",
                         126,
                         p -> new NgramOp(p.intValue("n", 1)));
+
+        @Override
+        public LongUnaryOperator perId(Function<String, Long2LongOpenHashMap> tables) {
+            return n == 1 ? LongUnaryOperator.identity() : null; // h = x[i] for n = 1
+        }
 
         @Override
         public ColumnPasses.Pass pass(ColumnPasses.Group g) {

@@ -1,0 +1,134 @@
+package dev.piper.operators.block;
+
+import dev.piper.core.block.BlockNames;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Writes and reads the original strings of hash64 columns, as the dense chunk ({@link BlockNames})
+ * and the assembled block (the names of its new keys) carry them. A string is its UTF-8 bytes after
+ * an int32 length (-1 for none).
+ *
+ * <p>{@link BlockNames}: int32 0 for none, else the number of sparse columns and per column int32
+ * -1 for a column without names, else the keys (int32 count, little-endian int64 values) and one
+ * string per key. New keys' names: int32 0 for none, else the number of sparse columns and per
+ * column int32 -1 for none, else a count and that many strings.
+ */
+final class NamesIO {
+
+    private NamesIO() {}
+
+    static void write(BlockNames names, DataOutputView out) throws IOException {
+        if (names == null) {
+            out.writeInt(0);
+            return;
+        }
+        out.writeInt(names.columns());
+        for (int c = 0; c < names.columns(); c++) {
+            long[] keys = names.keys()[c];
+            if (keys == null) {
+                out.writeInt(-1);
+                continue;
+            }
+            ArrayIO.writeLongs(out, keys, keys.length);
+            for (String s : names.names()[c]) {
+                writeString(s, out);
+            }
+        }
+    }
+
+    static BlockNames read(DataInputView in, int sparse) throws IOException {
+        int columns = in.readInt();
+        if (columns == 0) {
+            return null;
+        }
+        if (columns != sparse) {
+            throw new IOException("corrupt block: names of " + columns + " columns for " + sparse);
+        }
+        long[][] keys = new long[columns][];
+        String[][] names = new String[columns][];
+        for (int c = 0; c < columns; c++) {
+            int n = in.readInt();
+            if (n == -1) {
+                continue;
+            }
+            if (n < 0) {
+                throw new IOException("corrupt block: " + n + " names");
+            }
+            keys[c] = ArrayIO.readLongs(in, n);
+            names[c] = new String[n];
+            for (int i = 0; i < n; i++) {
+                names[c][i] = readString(in);
+            }
+        }
+        return new BlockNames(keys, names);
+    }
+
+    static void writeNewNames(String[][] names, DataOutputView out) throws IOException {
+        if (names == null) {
+            out.writeInt(0);
+            return;
+        }
+        out.writeInt(names.length);
+        for (String[] column : names) {
+            if (column == null) {
+                out.writeInt(-1);
+                continue;
+            }
+            out.writeInt(column.length);
+            for (String s : column) {
+                writeString(s, out);
+            }
+        }
+    }
+
+    static String[][] readNewNames(DataInputView in, int sparse) throws IOException {
+        int columns = in.readInt();
+        if (columns == 0) {
+            return null;
+        }
+        if (columns != sparse) {
+            throw new IOException("corrupt block: names of " + columns + " columns for " + sparse);
+        }
+        String[][] names = new String[columns][];
+        for (int c = 0; c < columns; c++) {
+            int n = in.readInt();
+            if (n == -1) {
+                continue;
+            }
+            if (n < 0) {
+                throw new IOException("corrupt block: " + n + " names");
+            }
+            names[c] = new String[n];
+            for (int i = 0; i < n; i++) {
+                names[c][i] = readString(in);
+            }
+        }
+        return names;
+    }
+
+    private static void writeString(String s, DataOutputView out) throws IOException {
+        if (s == null) {
+            out.writeInt(-1);
+            return;
+        }
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(b.length);
+        out.write(b);
+    }
+
+    private static String readString(DataInputView in) throws IOException {
+        int n = in.readInt();
+        if (n == -1) {
+            return null;
+        }
+        if (n < 0) {
+            throw new IOException("corrupt block: a name of " + n + " bytes");
+        }
+        byte[] b = new byte[n];
+        in.readFully(b);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}
