@@ -6,10 +6,8 @@ import dev.piper.pipeline.ops.IdMap;
 import dev.piper.pipeline.ops.IdOp;
 import dev.piper.pipeline.ops.Op;
 import it.unimi.dsi.fastutil.longs.Long2LongOpenHashMap;
-import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -33,7 +31,7 @@ public final class NameCollector {
     private final LongUnaryOperator[] toKey;
 
     /** Per sparse column: the hashes the block's rows hold so far (null: not hashed). */
-    private final LongOpenHashSet[] seen;
+    private final BlockSet[] seen;
 
     /** Per sparse column: its fill id, which a row without a value takes. */
     private final long[] fill;
@@ -61,10 +59,10 @@ public final class NameCollector {
         this.fill = fill;
         this.fillsList = fillsList;
         this.filled = new boolean[toKey.length];
-        this.seen = new LongOpenHashSet[toKey.length];
+        this.seen = new BlockSet[toKey.length];
         for (int c = 0; c < toKey.length; c++) {
             if (toKey[c] != null) {
-                seen[c] = new LongOpenHashSet();
+                seen[c] = new BlockSet();
             }
         }
     }
@@ -122,7 +120,7 @@ public final class NameCollector {
 
     /** Starts a block: no strings yet. */
     public void startBlock() {
-        for (LongOpenHashSet s : seen) {
+        for (BlockSet s : seen) {
             if (s != null) {
                 s.clear();
             }
@@ -137,7 +135,7 @@ public final class NameCollector {
      * b[from, from + length)} whose hash is {@code h}.
      */
     public void note(int c, long h, byte[] b, int from, int length) {
-        LongOpenHashSet s = seen[c];
+        BlockSet s = seen[c];
         if (s == null || s.contains(h)) {
             return;
         }
@@ -216,33 +214,104 @@ public final class NameCollector {
         dropLine();
         int sparse = toKey.length;
         int[] per = new int[sparse];
+        int[] bytes = new int[sparse];
         for (int i = 0; i < count; i++) {
-            if (column[i] >= 0) {
-                per[column[i]]++;
+            int c = column[i];
+            if (c >= 0) {
+                per[c]++;
+                bytes[c] += end[i] - (i == 0 ? 0 : end[i - 1]);
             }
         }
         long[][] keys = new long[sparse][];
-        String[][] names = new String[sparse][];
+        int[][] lengths = new int[sparse][];
+        byte[][] strings = new byte[sparse][];
         for (int c = 0; c < sparse; c++) {
             if (toKey[c] != null) {
                 keys[c] = new long[per[c]];
-                names[c] = new String[per[c]];
+                lengths[c] = new int[per[c]];
+                strings[c] = new byte[bytes[c]];
             }
         }
         Arrays.fill(per, 0);
+        Arrays.fill(bytes, 0);
         for (int i = 0; i < count; i++) {
             int c = column[i];
             if (c < 0) {
                 continue;
             }
             int from = i == 0 ? 0 : end[i - 1];
+            int n = end[i] - from;
             keys[c][per[c]] = toKey[c].applyAsLong(hash[i]);
-            names[c][per[c]++] =
-                    isFill[i]
-                            ? null
-                            : new String(text, from, end[i] - from, StandardCharsets.UTF_8);
+            lengths[c][per[c]++] = isFill[i] ? -1 : n;
+            System.arraycopy(text, from, strings[c], bytes[c], n);
+            bytes[c] += n;
         }
         startBlock();
-        return new BlockNames(keys, names);
+        return new BlockNames(keys, lengths, strings);
+    }
+
+    /**
+     * A set of a block's hashes: open addressing with the hash's low bits as its slot (XXH64's
+     * output needs no further mixing), emptied for the next block by a new stamp, not a fill.
+     */
+    private static final class BlockSet {
+        private long[] hashes = new long[1024];
+        private int[] stamps = new int[1024];
+        private int stamp = 1;
+        private int size;
+
+        boolean contains(long h) {
+            int mask = hashes.length - 1;
+            for (int i = (int) h & mask; ; i = (i + 1) & mask) {
+                if (stamps[i] != stamp) {
+                    return false;
+                }
+                if (hashes[i] == h) {
+                    return true;
+                }
+            }
+        }
+
+        /** Adds {@code h}; false if it was there. */
+        boolean add(long h) {
+            if (size * 2 >= hashes.length) {
+                grow();
+            }
+            int mask = hashes.length - 1;
+            for (int i = (int) h & mask; ; i = (i + 1) & mask) {
+                if (stamps[i] != stamp) {
+                    stamps[i] = stamp;
+                    hashes[i] = h;
+                    size++;
+                    return true;
+                }
+                if (hashes[i] == h) {
+                    return false;
+                }
+            }
+        }
+
+        private void grow() {
+            long[] old = hashes;
+            int[] oldStamps = stamps;
+            int live = stamp;
+            hashes = new long[old.length * 2];
+            stamps = new int[old.length * 2];
+            stamp = 1;
+            size = 0;
+            for (int i = 0; i < old.length; i++) {
+                if (oldStamps[i] == live) {
+                    add(old[i]);
+                }
+            }
+        }
+
+        void clear() {
+            size = 0;
+            if (++stamp == 0) { // wrapped: no slot may look current
+                Arrays.fill(stamps, 0);
+                stamp = 1;
+            }
+        }
     }
 }

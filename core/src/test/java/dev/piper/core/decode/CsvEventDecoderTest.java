@@ -200,10 +200,10 @@ class CsvEventDecoderTest {
         assertThat(d.dense().rows()).isEqualTo(3);
         assertThat(d.dense().deadLetters()).hasSize(2);
         BlockNames names = d.dense().names();
-        assertThat(names.names()[0]).containsExactly("u,1", "u_2");
+        assertThat(names.strings(0)).containsExactly("u,1", "u_2");
         assertThat(names.keys()[0]).containsExactly(StringIds.key("u,1"), StringIds.key("u_2"));
         assertThat(names.has(1)).isFalse(); // hex2int
-        assertThat(names.names()[2]).containsExactly("i_77", "i_12", "i_3");
+        assertThat(names.strings(2)).containsExactly("i_77", "i_12", "i_3");
     }
 
     /** The example of docs/SPECS.md, "CSV", decodes as it says. */

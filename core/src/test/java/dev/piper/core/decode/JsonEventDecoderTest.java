@@ -184,13 +184,13 @@ class JsonEventDecoderTest {
             assertThat(d.dense().deadLetters()[0].lineInBlock()).isEqualTo(2); // "n": "x"
             BlockNames names = d.dense().names();
             // the first row has no user: it takes the fill id 0 (mod 3), no string, in its place
-            assertThat(names.names()[0]).as("fast " + fast).containsExactly(null, "ana", "bü");
+            assertThat(names.strings(0)).as("fast " + fast).containsExactly(null, "ana", "bü");
             assertThat(names.keys()[0])
                     .containsExactly(
                             0L,
                             Long.remainderUnsigned(StringIds.key("ana"), 3),
                             Long.remainderUnsigned(StringIds.key("bü"), 3));
-            assertThat(names.names()[1]).containsExactly("i_1", "i_2", "i_3"); // not zoe's i_9
+            assertThat(names.strings(1)).containsExactly("i_1", "i_2", "i_3"); // not zoe's i_9
             assertThat(names.keys()[1])
                     .containsExactly(
                             StringIds.key("i_1"), StringIds.key("i_2"), StringIds.key("i_3"));

@@ -12,9 +12,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * an int32 length (-1 for none).
  *
  * <p>{@link BlockNames}: int32 0 for none, else the number of sparse columns and per column int32
- * -1 for a column without names, else the keys (int32 count, little-endian int64 values) and one
- * string per key. New keys' names: int32 0 for none, else the number of sparse columns and per
- * column int32 -1 for none, else a count and that many strings.
+ * -1 for a column without names, else the keys (int32 count, little-endian int64 values), the
+ * strings' byte lengths (int32 count, little-endian int32 values, -1 for none) and their bytes
+ * (int32 count, bytes). New keys' names: int32 0 for none, else the number of sparse columns and
+ * per column int32 -1 for none, else a count and that many strings.
  */
 final class NamesIO {
 
@@ -33,9 +34,8 @@ final class NamesIO {
                 continue;
             }
             ArrayIO.writeLongs(out, keys, keys.length);
-            for (String s : names.names()[c]) {
-                writeString(s, out);
-            }
+            ArrayIO.writeInts(out, names.lengths()[c], keys.length);
+            ArrayIO.writeBytes(out, names.text()[c], names.text()[c].length);
         }
     }
 
@@ -48,7 +48,8 @@ final class NamesIO {
             throw new IOException("corrupt block: names of " + columns + " columns for " + sparse);
         }
         long[][] keys = new long[columns][];
-        String[][] names = new String[columns][];
+        int[][] lengths = new int[columns][];
+        byte[][] text = new byte[columns][];
         for (int c = 0; c < columns; c++) {
             int n = in.readInt();
             if (n == -1) {
@@ -58,12 +59,14 @@ final class NamesIO {
                 throw new IOException("corrupt block: " + n + " names");
             }
             keys[c] = ArrayIO.readLongs(in, n);
-            names[c] = new String[n];
-            for (int i = 0; i < n; i++) {
-                names[c][i] = readString(in);
-            }
+            lengths[c] = ArrayIO.readInts(in);
+            text[c] = ArrayIO.readBytes(in);
         }
-        return new BlockNames(keys, names);
+        try {
+            return new BlockNames(keys, lengths, text);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("corrupt block: " + e.getMessage(), e);
+        }
     }
 
     static void writeNewNames(String[][] names, DataOutputView out) throws IOException {

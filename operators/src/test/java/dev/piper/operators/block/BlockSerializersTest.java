@@ -795,9 +795,11 @@ class BlockSerializersTest {
                         Origin.NONE,
                         6);
         long[][] keys = new long[26][];
-        String[][] strings = new String[26][];
-        keys[1] = new long[] {7, 8};
-        strings[1] = new String[] {"u_9f", "ü"};
+        int[][] lengths = new int[26][];
+        byte[][] text = new byte[26][];
+        keys[1] = new long[] {7, 8, 0};
+        lengths[1] = new int[] {4, 2, -1};
+        text[1] = "u_9fü".getBytes(java.nio.charset.StandardCharsets.UTF_8);
         DenseChunk named =
                 new DenseChunk(
                         plain.lane(),
@@ -810,20 +812,23 @@ class BlockSerializersTest {
                         plain.version(),
                         plain.layout(),
                         plain.onehot(),
-                        new BlockNames(keys, strings));
+                        new BlockNames(keys, lengths, text));
         String columns = "0000001a" + "ffffffff";
         String rest = "ffffffff".repeat(24);
         String namedBytes =
                 DENSE_FROZEN_5
                         + columns
-                        + ("00000002" + "0700000000000000" + "0800000000000000")
-                        + ("00000004" + "755f3966")
-                        + ("00000002" + "c3bc")
+                        + ("00000003"
+                                + "0700000000000000"
+                                + "0800000000000000"
+                                + "0000000000000000")
+                        + ("00000003" + "04000000" + "02000000" + "ffffffff")
+                        + ("00000006" + "755f3966c3bc")
                         + rest;
         assertThat(bytes(DenseChunkSerializer.INSTANCE, named)).isEqualTo(namedBytes);
         DenseChunk back = roundTrip(DenseChunkSerializer.INSTANCE, named);
-        assertThat(back.names().keys()[1]).containsExactly(7, 8);
-        assertThat(back.names().names()[1]).containsExactly("u_9f", "ü");
+        assertThat(back.names().keys()[1]).containsExactly(7, 8, 0);
+        assertThat(back.names().strings(1)).containsExactly("u_9f", "ü", null);
         assertThat(back.names().has(0)).isFalse();
         TypeSerializerSnapshot<DenseChunk> dense5 =
                 restoredSnapshot(DenseChunkSerializer.Snapshot.class, 5);
