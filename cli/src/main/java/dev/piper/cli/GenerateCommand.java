@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.connectors.convert.TsvToJson;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.connectors.output.NamedOutput;
+import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.ClickModel;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
@@ -45,7 +46,13 @@ import picocli.CommandLine.Spec;
             "--click-model draws each label from a hidden logistic model over I1..I6 and ten"
                     + " categorical columns (every id its own hidden weight), so a model can learn"
                     + " from the log; it prints the Bayes AUC (the hidden model's own) and writes"
-                    + " it to OUTPUT.model.json. --drift-at changes the hidden model from a line on."
+                    + " it to OUTPUT.model.json. --drift-at changes the hidden model from a line on.",
+            "--events json|csv|avro|protobuf writes e-commerce click events instead: string user"
+                    + " and item ids, a category, a country, a device, the recently viewed items"
+                    + " (a list), price, position, age and an event time (epoch ms), clicked drawn"
+                    + " from a hidden model of them (its Bayes AUC printed, as --click-model"
+                    + " does). Read them with --preset clicks-json, clicks-csv or clicks-avro (a"
+                    + " .pb file: its descriptor set is written to OUTPUT.desc)."
         })
 final class GenerateCommand implements Callable<Integer> {
 
@@ -114,6 +121,14 @@ final class GenerateCommand implements Callable<Integer> {
                             + " lists of 20 ids on average) instead of --dense/--sparse.")
     String preset;
 
+    @Option(
+            names = "--events",
+            paramLabel = "FORMAT",
+            description =
+                    "Write e-commerce click events in FORMAT (json, csv, avro, protobuf) instead of"
+                            + " Criteo lines; labels always from their hidden model.")
+    String events;
+
     /** Refuses the values that are wrong on their own, naming the option. */
     private void checkArguments() {
         if (rows < 0) {
@@ -127,8 +142,9 @@ final class GenerateCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--scale: must be in (0, 100], not " + scale);
         }
-        if (driftAt != null && !clickModel) {
-            throw new ParameterException(spec.commandLine(), "--drift-at: needs --click-model");
+        if (driftAt != null && !clickModel && events == null) {
+            throw new ParameterException(
+                    spec.commandLine(), "--drift-at: needs --click-model or --events");
         }
         if (driftAt != null && (driftAt < 1 || driftAt >= rows)) {
             throw new ParameterException(
@@ -214,6 +230,9 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (events != null) {
+            return writeEvents();
+        }
         RowLayout layout = layoutOptions.layout(spec.commandLine());
         int meanListLength = 0;
         checkArguments();
@@ -268,6 +287,105 @@ final class GenerateCommand implements Callable<Integer> {
                                             generator.bayesAuc(1), driftAt),
                             modelFile);
         }
+        return 0;
+    }
+
+    /** {@code --events}: click events, written beside the output and renamed into place. */
+    private int writeEvents() throws IOException {
+        checkArguments();
+        ClickEvents.Format format;
+        try {
+            format = ClickEvents.Format.of(events);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--events: " + e.getMessage());
+        }
+        if (badRate != 0 || preset != null || clickModel) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--events: its events are all well-formed and always have a hidden model; not"
+                            + " with --bad-rate, --preset or --click-model");
+        }
+        LayoutOptions.refuseNextTo(spec.commandLine(), "--events, whose fields are its own");
+        long start = System.nanoTime();
+        ClickEvents generator = new ClickEvents(seed, scale, driftAt == null ? -1 : driftAt);
+        // a pipe or device (--output /dev/stdout) is written in place; a file once whole
+        boolean stream = Files.exists(output) && !Files.isRegularFile(output);
+        Path target = Files.exists(output) ? output.toRealPath() : output;
+        Path partial =
+                stream ? output : target.resolveSibling("." + target.getFileName() + ".partial");
+        try {
+            try (OutputStream out = new BufferedOutputStream(NamedOutput.open(partial), 1 << 20)) {
+                generator.write(
+                        format,
+                        out,
+                        rows,
+                        done -> {
+                            double seconds = (System.nanoTime() - start) / 1e9;
+                            if (seconds > 3 && done % PROGRESS_EVERY == 0) {
+                                System.err.printf(
+                                        "generate: %,d of %,d events, %.0f s%n",
+                                        done, rows, seconds);
+                            }
+                        });
+            }
+            if (!stream) {
+                Files.move(
+                        partial,
+                        target,
+                        StandardCopyOption.REPLACE_EXISTING,
+                        StandardCopyOption.ATOMIC_MOVE);
+            }
+        } finally {
+            if (!stream) {
+                Files.deleteIfExists(partial);
+            }
+        }
+        String read = "--preset clicks-" + format;
+        if (format == ClickEvents.Format.PROTOBUF) {
+            Path desc = output.resolveSibling(output.getFileName() + ".desc");
+            Files.write(desc, ClickEvents.descriptorSet());
+            read =
+                    "a spec of input.format protobuf, input.descriptor "
+                            + desc
+                            + " and input.message "
+                            + ClickEvents.MESSAGE
+                            + " (clicks-json's fields and columns)";
+        }
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "generate: %,d click events (%s), seed %d, scale %s in %.1f s -> %s%n"
+                                + "generate: read them with %s%n",
+                        rows, format, seed, scale, (System.nanoTime() - start) / 1e9, output, read);
+        Path modelFile = output.resolveSibling(output.getFileName() + ".model.json");
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode root = json.createObjectNode();
+        root.put("model", "logistic");
+        root.put("seed", seed);
+        root.put("events", rows);
+        root.put("bayes_auc", generator.bayesAuc(0));
+        if (driftAt != null) {
+            root.put("drift_at", driftAt);
+            root.put("bayes_auc_after_drift", generator.bayesAuc(1));
+        }
+        root.put(
+                "description",
+                "P(click) = sigmoid(bias + each id's hidden weight (user, item, category, country,"
+                        + " device, half of each recent item's) + weights * (log1p(price_cents,"
+                        + " position, age) - centre)); Bayes AUC: the AUC of those probabilities"
+                        + " against the labels drawn from them");
+        Files.write(modelFile, json.writeValueAsBytes(root));
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "generate: Bayes AUC %.4f%s (the hidden model's) -> %s%n",
+                        generator.bayesAuc(0),
+                        driftAt == null
+                                ? ""
+                                : String.format(
+                                        ", %.4f after the drift at event %d",
+                                        generator.bayesAuc(1), driftAt),
+                        modelFile);
         return 0;
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.ClickModel;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -1330,6 +1331,77 @@ class PiperCliTest {
      * click model marks none, so they are those whose label is not the model's 0/1 or which do not
      * parse); the default output stays the one without a model.
      */
+    /**
+     * {@code generate --events}: click events in the format asked, the preset that reads them
+     * named, the Bayes AUC written; a Protobuf file's descriptor set beside it; an unknown format
+     * and options it does not take refused naming the option.
+     */
+    @Test
+    void generateEventsWritesClickEventsAndNamesTheirPreset() throws Exception {
+        Path csv = tmp.resolve("events.csv");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--events",
+                                "csv",
+                                "--rows",
+                                "3000",
+                                "--scale",
+                                "0.01",
+                                "--drift-at",
+                                "1500",
+                                "--output",
+                                csv.toString()))
+                .as(err())
+                .isZero();
+        List<String> lines = Files.readAllLines(csv);
+        assertThat(lines).hasSize(3001);
+        assertThat(lines.get(0)).isEqualTo(ClickEvents.CSV_HEADER);
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("3,000 click events (csv)")
+                .contains("read them with --preset clicks-csv")
+                .contains("after the drift at event 1500");
+        JsonNode model = new ObjectMapper().readTree(tmp.resolve("events.csv.model.json").toFile());
+        assertThat(model.get("bayes_auc").asDouble()).isBetween(0.6, 0.9);
+        Path pb = tmp.resolve("events.pb");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--events",
+                                "protobuf",
+                                "--rows",
+                                "100",
+                                "--output",
+                                pb.toString()))
+                .as(err())
+                .isZero();
+        assertThat(tmp.resolve("events.pb.desc")).exists();
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--events",
+                                "xml",
+                                "--rows",
+                                "1",
+                                "--output",
+                                pb.toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--events: unknown event format \"xml\"");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--events",
+                                "json",
+                                "--bad-rate",
+                                "0.1",
+                                "--rows",
+                                "1",
+                                "--output",
+                                pb.toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("not with --bad-rate, --preset or --click-model");
+    }
+
     @Test
     void generateWithAClickModelPrintsItsBayesAuc() throws Exception {
         Path tsv = tmp.resolve("clicks.tsv");

@@ -96,7 +96,7 @@ class ReadmeITCase {
                 .containsExactly(
                         "1.1", "1.2", "1.4", "1.4", "2.1", "2.2", "2.2", "2.3", "2.4", "2.5", "2.6",
                         "3.1", "3.2", "3.3", "3.3", "3.4", "3.4", "3.5", "3.5", "6.1", "6.1", "6.2",
-                        "6.3", "6.3", "6.5", "6.5");
+                        "6.3", "6.3", "6.5", "6.5", "6.6", "6.6");
         writeLauncher(home);
         Files.createSymbolicLink(work.resolve("clients"), home.resolve("clients"));
 
@@ -133,6 +133,9 @@ class ReadmeITCase {
         assertThat(Files.mismatch(work.resolve("out-avro/rows.bin"), work.resolve("out/rows.bin")))
                 .as("shape 6's Avro container file")
                 .isEqualTo(-1);
+        assertThat(Files.readAllLines(work.resolve("out-clicks/vocab/C1.tsv")).get(0))
+                .as("shape 6's click events: users named by their ids")
+                .matches("0\\t[0-9]+\\tu_[0-9a-z]+");
         assertThat(
                         Files.mismatch(
                                 work.resolve("out-cluster/rows.bin"), work.resolve("out/rows.bin")))

@@ -9,10 +9,12 @@ import dev.piper.connectors.kafka.LineProducer;
 import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.CriteoAvro;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.generate.CriteoProtobuf;
 import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.spec.Presets;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -366,6 +368,67 @@ class EventFormatsITCase {
                 assertThat(strings.add(f[2])).as("C%d: %s twice", c, f[2]).isTrue();
             }
         }
+    }
+
+    /**
+     * The click events of {@code generate --events} in its four formats, read with the presets
+     * clicks-json, clicks-csv and clicks-avro (and clicks-json's columns over the Protobuf
+     * messages): the same rows and vocabularies, every entry named by its string.
+     */
+    @Test
+    void theClickEventsInEveryFormatGiveTheSameOutput() throws Exception {
+        Map<ClickEvents.Format, Path> files = new java.util.EnumMap<>(ClickEvents.Format.class);
+        for (ClickEvents.Format f : ClickEvents.Format.values()) {
+            Path file = tmp.resolve("click-events" + f.extension());
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+                new ClickEvents(11, 0.01, -1).write(f, out, 50_000, done -> {});
+            }
+            files.put(f, file);
+        }
+        Path desc = tmp.resolve("click-events.desc");
+        Files.write(desc, ClickEvents.descriptorSet());
+        String json = new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8);
+        Map<ClickEvents.Format, String> specs =
+                Map.of(
+                        ClickEvents.Format.JSON,
+                        json,
+                        ClickEvents.Format.CSV,
+                        new String(Presets.named("clicks-csv").text(), StandardCharsets.UTF_8),
+                        ClickEvents.Format.AVRO,
+                        new String(Presets.named("clicks-avro").text(), StandardCharsets.UTF_8),
+                        ClickEvents.Format.PROTOBUF,
+                        json.replace(
+                                "\"format\": \"json\"",
+                                "\"format\": \"protobuf\", \"descriptor\": \""
+                                        + desc.toString().replace("\\", "\\\\")
+                                        + "\", \"message\": \""
+                                        + ClickEvents.MESSAGE
+                                        + "\""));
+        Path reference = null;
+        for (ClickEvents.Format f : ClickEvents.Format.values()) {
+            Configuration conf = new Configuration();
+            conf.set(PiperOptions.SPEC, specs.get(f));
+            Path out = tmp.resolve("click-events-" + f);
+            Preprocess.prepareOutput(out, false);
+            Preprocess.Summary summary =
+                    Preprocess.run(files.get(f), out, 2, StateBackend.hashmap, conf, QUIET);
+            assertThat(summary.rowsWritten()).as(f.toString()).isEqualTo(50_000);
+            if (reference == null) {
+                reference = out;
+                continue;
+            }
+            List<String> compared = new ArrayList<>(List.of("rows.bin", "lists/C6.lengths"));
+            for (int c = 1; c <= 6; c++) {
+                compared.add("vocab/C" + c + ".tsv");
+            }
+            for (String file : compared) {
+                assertThat(Files.mismatch(out.resolve(file), reference.resolve(file)))
+                        .as("%s %s", f, file)
+                        .isEqualTo(-1);
+            }
+        }
+        assertThat(Files.readAllLines(reference.resolve("vocab/C3.tsv")).get(0))
+                .matches("0\\t[0-9]+\\tc_[0-9]+");
     }
 
     /** rows.bin and every vocabulary file of an output directory. */

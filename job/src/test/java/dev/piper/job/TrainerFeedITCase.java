@@ -9,8 +9,10 @@ import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.ClickModel;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -186,6 +188,65 @@ class TrainerFeedITCase {
                 one.get("seconds").asDouble(),
                 rank0.get("rows").asLong(),
                 rank1.get("rows").asLong());
+    }
+
+    /**
+     * Issue 42: a stream of JSON click events ({@code generate --events json}: string ids, a nested
+     * user, a list of recently viewed items) read by the {@code clicks-json} preset; the trainer
+     * learns from the feed to within 0.05 of the hidden model's Bayes AUC, and the vocabularies
+     * consumed from the feed name their entries by the original strings.
+     */
+    @Test
+    void aTrainerLearnsFromAStreamOfJsonClickEvents() throws Exception {
+        Path events = tmp.resolve("events.jsonl");
+        ClickEvents generator = new ClickEvents(31, 0.01, -1);
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(events))) {
+            generator.write(ClickEvents.Format.JSON, out, 200_000, done -> {});
+        }
+        double bayes = generator.bayesAuc(0);
+        Configuration conf =
+                Streaming.configuration(
+                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), CHECKPOINTS);
+        conf.set(
+                PiperOptions.SPEC,
+                new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8));
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, "events-in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, "events-rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, "events-vocab");
+        kafka.createTopic("events-in", 1);
+        LineProducer.produce(events, kafka.bootstrapServers(), "events-in", null, Map.of(), QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+
+        Process p = trainer("events", 0, 1, null, 10, "events-rows", "events-vocab");
+        assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("trainer ends").isTrue();
+        assertThat(p.exitValue()).as(Files.readString(tmp.resolve("trainer-4.log"))).isZero();
+        JsonNode m = metrics("events");
+        assertThat(m.get("rows").asLong()).isEqualTo(200_000);
+        double best = 0;
+        for (JsonNode w : m.get("windows")) {
+            best = Math.max(best, w.get("auc").asDouble());
+        }
+        assertThat(best)
+                .as("best window AUC, Bayes AUC %.4f: %s", bayes, m.get("windows"))
+                .isGreaterThan(bayes - 0.05);
+        System.out.printf(
+                "trainer on JSON click events: Bayes AUC %.4f, best window %.4f%n", bayes, best);
+
+        Path consumed = tmp.resolve("events-consumed");
+        new OutputConsumer(
+                        kafka.bootstrapServers(),
+                        Map.of(),
+                        "events-rows",
+                        "events-vocab",
+                        StreamOptions.deadLetterTopic(conf))
+                .spec(PiperOptions.decodeOptions(conf))
+                .consume(consumed, 200_000, Duration.ofSeconds(20), QUIET);
+        List<String> users = Files.readAllLines(consumed.resolve(OutputLayout.vocabFile(0)));
+        assertThat(users.get(0)).matches("0\\t[0-9]+\\tu_[0-9a-z]+");
+        assertThat(Files.readAllLines(consumed.resolve(OutputLayout.vocabFile(5))).get(0))
+                .matches("0\\t[0-9]+\\ti_[0-9]+");
     }
 
     /**
@@ -455,7 +516,7 @@ class TrainerFeedITCase {
         }
         ProcessBuilder pb = new ProcessBuilder(command).directory(CLIENT.toFile());
         pb.environment().put("PYTHONPATH", CLIENT.toString());
-        int index = List.of("one", "rank0", "rank1", "evicting").indexOf(name);
+        int index = List.of("one", "rank0", "rank1", "evicting", "events").indexOf(name);
         pb.redirectErrorStream(true)
                 .redirectOutput(tmp.resolve("trainer-" + index + ".log").toFile());
         return pb.start();

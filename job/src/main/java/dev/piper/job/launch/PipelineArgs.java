@@ -61,7 +61,8 @@ public final class PipelineArgs {
                             "NAME",
                             "A spec that ships with piper instead of --spec: dlrm-criteo,"
                                     + " dlrm-criteo-json and dlrm-criteo-avro (its JSON and Avro"
-                                    + " events), or PreSto's feature"
+                                    + " events), clicks-json, clicks-csv and clicks-avro (the"
+                                    + " click events of generate --events), or PreSto's feature"
                                     + " mixes rm1..rm5 (docs/SPECS.md, \"Presets\")."));
 
     private PipelineArgs() {}

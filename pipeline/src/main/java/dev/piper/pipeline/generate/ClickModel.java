@@ -134,14 +134,14 @@ public final class ClickModel {
     }
 
     /** A 64-bit hash of the weight's coordinates. */
-    private static long hash(long seed, int phase, int column, long id) {
+    static long hash(long seed, int phase, int column, long id) {
         long h = CriteoGenerator.mix64(seed * 0x9e3779b97f4a7c15L + phase);
         h = CriteoGenerator.mix64(h ^ (column * 0xc2b2ae3d27d4eb4fL));
         return CriteoGenerator.mix64(h ^ id);
     }
 
     /** A standard normal value from a hash (Box-Muller on its two 32-bit halves). */
-    private static double gaussian(long h) {
+    static double gaussian(long h) {
         double u1 = ((h >>> 32) + 0.5) / 4294967296.0;
         double u2 = ((h & 0xffffffffL) + 0.5) / 4294967296.0;
         return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);

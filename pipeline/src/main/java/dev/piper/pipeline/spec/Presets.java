@@ -70,6 +70,24 @@ public final class Presets {
                                     + " convert --output-format avro writes",
                             0),
                     new Preset(
+                            "clicks-json",
+                            "/specs/clicks-json.json",
+                            "E-commerce click events as JSON (generate --events json): string ids"
+                                    + " (user, item, category, country, device; recent items a"
+                                    + " list) hashed, price, position, age; label clicked",
+                            0),
+                    new Preset(
+                            "clicks-csv",
+                            "/specs/clicks-csv.json",
+                            "The click events as CSV with a header (generate --events csv)",
+                            0),
+                    new Preset(
+                            "clicks-avro",
+                            "/specs/clicks-avro.json",
+                            "The click events as Avro (generate --events avro; the schema inline"
+                                    + " for Kafka records)",
+                            0),
+                    new Preset(
                             "rm1",
                             "/specs/presto-rm1.json",
                             "PreSto RM1: 13 dense (log), 26 sparse (sigrid_hash), 13 generated"
