@@ -1,6 +1,7 @@
 package dev.piper.cli;
 
 import dev.piper.connectors.convert.TsvToAvro;
+import dev.piper.connectors.convert.TsvToCsv;
 import dev.piper.connectors.convert.TsvToJson;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.connectors.convert.TsvToProtobuf;
@@ -50,6 +51,11 @@ import picocli.CommandLine.Spec;
                     + " text, list columns as arrays, empty fields left out; every line is"
                     + " written (one that is not a row as it is), so preprocessing them with a"
                     + " json spec of the same chains gives the same rows, indices and dead letters.",
+            "With --output-format csv (or an output ending in .csv), write CSV with a header line"
+                    + " (label, I1.., C1..), values quoted where they hold a comma or a quote;"
+                    + " every line is written (one of another field count keeps it), so"
+                    + " preprocessing it with --preset dlrm-criteo-csv gives the same rows,"
+                    + " indices and dead letters.",
             "With --output-format avro (or an output ending in .avro), write an Avro container"
                     + " file of records label, I1.. (int, or the text if it is no int), C1.."
                     + " (their hex text; list columns arrays), empty fields null; a line no record"
@@ -138,8 +144,9 @@ final class ConvertCommand implements Callable<Integer> {
             names = "--output-format",
             paramLabel = "F",
             description =
-                    "parquet, json, avro or protobuf (default: json for an output ending in"
-                            + " .jsonl or .json, avro for .avro, protobuf for .pb, else parquet).")
+                    "parquet, json, csv, avro or protobuf (default: json for an output ending in"
+                            + " .jsonl or .json, csv for .csv, avro for .avro, protobuf for .pb,"
+                            + " else parquet).")
     String outputFormat;
 
     private static final String[] CODECS = {"uncompressed", "snappy", "gzip", "zstd", "lz4_raw"};
@@ -207,17 +214,36 @@ final class ConvertCommand implements Callable<Integer> {
                         ? outputFormat.toLowerCase(Locale.ROOT)
                         : output.toString().matches(".*\\.jsonl?$")
                                 ? "json"
-                                : output.toString().endsWith(".avro")
-                                        ? "avro"
-                                        : output.toString().endsWith(".pb")
-                                                ? "protobuf"
-                                                : "parquet";
-        if (!List.of("json", "parquet", "avro", "protobuf").contains(format)) {
+                                : output.toString().endsWith(".csv")
+                                        ? "csv"
+                                        : output.toString().endsWith(".avro")
+                                                ? "avro"
+                                                : output.toString().endsWith(".pb")
+                                                        ? "protobuf"
+                                                        : "parquet";
+        if (!List.of("json", "csv", "parquet", "avro", "protobuf").contains(format)) {
             throw new ParameterException(
                     spec.commandLine(),
                     "--output-format: unknown format \""
                             + outputFormat
-                            + "\" (known: parquet, json, avro, protobuf)");
+                            + "\" (known: parquet, json, csv, avro, protobuf)");
+        }
+        if (format.equals("csv")) {
+            TsvToCsv.Result r = TsvToCsv.convert(input, output, layout(), System.err);
+            spec.commandLine()
+                    .getOut()
+                    .printf(
+                            "convert: %,d lines read, %,d CSV lines written after the header"
+                                    + " (%,d bytes) in %.1f s (%,.0f lines/s) -> %s (read it with"
+                                    + " --preset dlrm-criteo-csv, or a csv spec whose"
+                                    + " input.columns is the header)%n",
+                            r.lines(),
+                            r.lines(),
+                            r.bytes(),
+                            r.seconds(),
+                            r.lines() / Math.max(r.seconds(), 1e-9),
+                            output);
+            return 0;
         }
         if (format.equals("protobuf")) {
             TsvToProtobuf.Result r = TsvToProtobuf.convert(input, output, layout(), System.err);

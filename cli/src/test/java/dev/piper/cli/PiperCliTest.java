@@ -877,7 +877,7 @@ class PiperCliTest {
      * counted, and an Avro codec it cannot write is refused by name.
      */
     @Test
-    void convertToAvroAndProtobufThenPreprocessGivesTheTextsRows() throws Exception {
+    void convertToAvroProtobufAndCsvThenPreprocessGivesTheTextsRows() throws Exception {
         Path tsv = tmp.resolve("in.tsv");
         try (var w = Files.newOutputStream(tsv)) {
             new dev.piper.pipeline.generate.CriteoGenerator(5, 0.0005, 0.02).write(w, 2_000);
@@ -958,6 +958,40 @@ class PiperCliTest {
                 .isZero();
         assertThat(Files.mismatch(fromPb.resolve("rows.bin"), text.resolve("rows.bin")))
                 .isEqualTo(-1);
+
+        // CSV: every line written (the header first), read back with the preset to the same rows
+        Path csv = tmp.resolve("in.csv");
+        assertThat(
+                        PiperCli.execute(
+                                "convert", "--input", tsv.toString(), "--output", csv.toString()))
+                .as(err())
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("2,000 CSV lines written after the header")
+                .contains("--preset dlrm-criteo-csv");
+        assertThat(Files.readAllLines(csv, StandardCharsets.ISO_8859_1).get(0))
+                .startsWith("label,I1,I2,")
+                .endsWith(",C25,C26");
+        Path fromCsv = tmp.resolve("from-csv");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                csv.toString(),
+                                "--output",
+                                fromCsv.toString(),
+                                "--preset",
+                                "dlrm-criteo-csv"))
+                .as(err())
+                .isZero();
+        assertThat(Files.mismatch(fromCsv.resolve("rows.bin"), text.resolve("rows.bin")))
+                .isEqualTo(-1);
+        JsonNode fromCsvMeta =
+                new ObjectMapper().readTree(fromCsv.resolve("metadata.json").toFile());
+        JsonNode textMeta = new ObjectMapper().readTree(text.resolve("metadata.json").toFile());
+        assertThat(fromCsvMeta.get("dead_letters")).isEqualTo(textMeta.get("dead_letters"));
+        assertThat(fromCsvMeta.get("dead_letters_by_reason"))
+                .isEqualTo(textMeta.get("dead_letters_by_reason"));
 
         assertThat(
                         PiperCli.execute(

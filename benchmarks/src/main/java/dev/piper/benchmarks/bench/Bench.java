@@ -1,6 +1,7 @@
 package dev.piper.benchmarks.bench;
 
 import dev.piper.connectors.convert.TsvToAvro;
+import dev.piper.connectors.convert.TsvToCsv;
 import dev.piper.connectors.convert.TsvToJson;
 import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.connectors.text.source.reader.AvroBlockChunker;
@@ -314,6 +315,7 @@ public final class Bench {
             aFull = avroEvents(full, true); // the job reads typed ids, as Avro producers write
             aHalf = avroEvents(half, true);
             results.addAll(eventLoops(regime, half, aFull, aHalf, "avro, long ids"));
+            results.addAll(eventLoops(regime, half, csvEvents(full), csvEvents(half), "csv"));
         }
         return new Inputs(
                 full,
@@ -431,16 +433,22 @@ public final class Bench {
      * The events spec ({@code format} json or avro) of the built-in chains: events decode to the
      * text's rows under it.
      */
-    private static String eventsSpec(String format, String idParser) {
+    private String eventsSpec(String format, String idParser) {
+        String input =
+                format.equals("csv")
+                        ? "{\"format\": \"csv\", \"header\": true, \"columns\": [\""
+                                + String.join("\", \"", TsvToCsv.columns(layout()))
+                                + "\"]}"
+                        : "{\"format\": \"" + format + "\"}";
         return """
-                {"name": "dlrm-criteo-events", "version": 1, "input": {"format": "%s"},
+                {"name": "dlrm-criteo-events", "version": 1, "input": %s,
                  "columns": {
                    "label": ["decode", "fill_missing"],
                    "I1..I13": ["decode", "fill_missing", "neg2zero"],
                    "C1..C26": ["decode", "fill_missing", "%s", "vocab"]
                  }}
                 """
-                .formatted(format, idParser);
+                .formatted(input, idParser);
     }
 
     /** The decode options of {@link #eventsSpec}; Avro's with the schema of {@code file}'s. */
@@ -499,11 +507,15 @@ public final class Bench {
     private List<Result> eventLoops(Regime regime, Path half, Path jFull, Path jHalf, String kind)
             throws Exception {
         boolean longIds = kind.equals("avro, long ids");
-        String format = kind.startsWith("avro") ? "avro" : "json";
+        String format = kind.startsWith("avro") ? "avro" : kind;
         String name =
                 longIds
                         ? "Avro events, long ids,"
-                        : format.equals("avro") ? "Avro events" : "JSON events";
+                        : switch (format) {
+                            case "avro" -> "Avro events";
+                            case "csv" -> "CSV lines";
+                            default -> "JSON events";
+                        };
         progress.printf("bench %s: %s decode, no Flink%n", regime.name(), name);
         DecodeOptions hex = eventsOptions(format, "hex2int", jHalf);
         if (!SingleThreadLoops.decodedSha256(jHalf, blockBytes, hex)
@@ -563,6 +575,19 @@ public final class Bench {
                                 + r.rejected()
                                 + " lines have no Avro record (generated input?)");
             }
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        }
+        return file;
+    }
+
+    /** The CSV of a generated input ({@code piper convert --output-format csv}), made once. */
+    private Path csvEvents(Path tsv) throws IOException {
+        Path file = tsv.resolveSibling(tsv.getFileName().toString().replace(".tsv", ".csv"));
+        if (!Files.exists(file)) {
+            progress.printf("bench: converting %s to CSV%n", tsv.getFileName());
+            Path tmp = Files.createTempFile(dataDir, "converting-", ".csv");
+            Files.delete(tmp);
+            TsvToCsv.convert(tsv, tmp, layout(), progress);
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
         }
         return file;

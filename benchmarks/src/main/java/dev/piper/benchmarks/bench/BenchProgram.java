@@ -93,11 +93,12 @@ public final class BenchProgram implements Program {
     static final JobOption EVENTS =
             JobOption.flag(
                     "--events",
-                    "Also measure JSON and Avro events: the inputs converted to JSON and to an"
-                            + " uncompressed Avro container file (piper convert --output-format"
-                            + " json|avro: 13 numeric and 26 string fields an event), decoded in"
-                            + " one thread without Flink with hex2int (verified against the text)"
-                            + " and with hash64, and the Flink job over them (verified).");
+                    "Also measure JSON and Avro events and CSV: the inputs converted to JSON,"
+                            + " to an uncompressed Avro container file and to CSV (piper convert"
+                            + " --output-format json|avro|csv: 13 numeric and 26 string fields an"
+                            + " event), decoded in one thread without Flink with hex2int"
+                            + " (verified against the text) and with hash64, and the Flink job"
+                            + " over the JSON and the Avro events (verified).");
     static final JobOption COLD =
             JobOption.flag(
                     "--cold",

@@ -60,8 +60,8 @@ public final class PipelineArgs {
                             PRESET,
                             "NAME",
                             "A spec that ships with piper instead of --spec: dlrm-criteo,"
-                                    + " dlrm-criteo-json and dlrm-criteo-avro (its JSON and Avro"
-                                    + " events), clicks-json, clicks-csv and clicks-avro (the"
+                                    + " dlrm-criteo-json, dlrm-criteo-avro and dlrm-criteo-csv (its"
+                                    + " JSON and Avro events, its CSV), clicks-json, clicks-csv and clicks-avro (the"
                                     + " click events of generate --events), or PreSto's feature"
                                     + " mixes rm1..rm5 (docs/SPECS.md, \"Presets\")."));
 

@@ -70,6 +70,12 @@ public final class Presets {
                                     + " convert --output-format avro writes",
                             0),
                     new Preset(
+                            "dlrm-criteo-csv",
+                            "/specs/dlrm-criteo-csv.json",
+                            "DLRM's Criteo preprocessing of CSV with a header (the same fields):"
+                                    + " what convert --output-format csv writes",
+                            0),
+                    new Preset(
                             "clicks-json",
                             "/specs/clicks-json.json",
                             "E-commerce click events as JSON (generate --events json): string ids"

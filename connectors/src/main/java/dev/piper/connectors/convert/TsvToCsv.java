@@ -1,0 +1,111 @@
+package dev.piper.connectors.convert;
+
+import dev.piper.pipeline.layout.RowLayout;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Criteo text to CSV with a header line naming the layout's input fields ({@code label}, {@code
+ * I1..}, {@code C1..}): every line is written, in order, a value quoted (RFC 4180) where it holds a
+ * comma, a quote or a carriage return, so that preprocessing the CSV with a {@code csv} spec of the
+ * same chains ({@code dlrm-criteo-csv}) gives the text's rows, indices and dead letters. A line
+ * that is not a row of the layout (another field count) keeps its field count (its tabs become
+ * commas), and the CSV decoder rejects it as the text decoder does; a line that is not UTF-8 is
+ * written as it is. The file appears complete under its name or not at all.
+ */
+public final class TsvToCsv {
+
+    private TsvToCsv() {}
+
+    /** What a conversion did. */
+    public record Result(long lines, long bytes, double seconds) {}
+
+    /** The header line of {@code layout}'s CSV: its input fields' names, comma-separated. */
+    public static String header(RowLayout layout) {
+        return String.join(",", columns(layout));
+    }
+
+    /** The CSV's columns: {@code layout}'s input fields, in the text's order. */
+    public static List<String> columns(RowLayout layout) {
+        List<String> names = new ArrayList<>(layout.inputFields());
+        for (int i = 0; i < layout.inputFields(); i++) {
+            names.add(layout.fieldName(layout.fieldOfInput(i)));
+        }
+        return names;
+    }
+
+    /**
+     * @param progress where a line goes every ten seconds of a long conversion
+     */
+    public static Result convert(Path input, Path output, RowLayout layout, PrintStream progress)
+            throws IOException {
+        long start = System.nanoTime();
+        Path partial = output.resolveSibling(output.getFileName() + ".partial");
+        int fields = layout.inputFields();
+        long lines;
+        try (InputStream in = TsvToJson.open(input);
+                OutputStream out =
+                        new BufferedOutputStream(Files.newOutputStream(partial), 1 << 16)) {
+            out.write((header(layout) + "\n").getBytes(StandardCharsets.UTF_8));
+            StringBuilder line = new StringBuilder(256);
+            lines =
+                    TsvToJson.eachLine(
+                            in,
+                            progress,
+                            (text, buf, from, to) -> {
+                                if (text == null) {
+                                    for (int i = from; i < to; i++) {
+                                        out.write(buf[i] == '\t' ? ',' : buf[i]);
+                                    }
+                                } else {
+                                    out.write(
+                                            csvLine(text, fields, line)
+                                                    .getBytes(StandardCharsets.UTF_8));
+                                }
+                                out.write('\n');
+                            });
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(partial);
+            throw e;
+        }
+        Files.move(partial, output, StandardCopyOption.ATOMIC_MOVE);
+        return new Result(lines, Files.size(output), (System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * A line of text as a CSV line: a value quoted where it holds a comma, a quote or a carriage
+     * return; a line of another field count with its tabs as commas.
+     */
+    static String csvLine(String text, int fields, StringBuilder line) {
+        line.setLength(0);
+        int count = 1;
+        for (int i = 0; i < text.length(); i++) {
+            count += text.charAt(i) == '\t' ? 1 : 0;
+        }
+        int from = 0;
+        while (true) {
+            int tab = text.indexOf('\t', from);
+            String v = text.substring(from, tab < 0 ? text.length() : tab);
+            if (count == fields
+                    && (v.indexOf(',') >= 0 || v.indexOf('"') >= 0 || v.indexOf('\r') >= 0)) {
+                line.append('"').append(v.replace("\"", "\"\"")).append('"');
+            } else {
+                line.append(v);
+            }
+            if (tab < 0) {
+                return line.toString();
+            }
+            line.append(',');
+            from = tab + 1;
+        }
+    }
+}
