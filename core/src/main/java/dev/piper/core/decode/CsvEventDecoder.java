@@ -68,7 +68,6 @@ public final class CsvEventDecoder implements BlockDecoder {
     /** Bytes of a value with its doubled quotes undone. */
     private byte[] unescaped = new byte[256];
 
-    /** Why the current line is rejected, once it is. */
     /**
      * The original strings of hash64 columns, or null: noted after the text decoder has said which
      * lines are rows (a line it rejects gives no names).
@@ -91,6 +90,7 @@ public final class CsvEventDecoder implements BlockDecoder {
     /** The line being transcoded, for {@link #nameLine}. */
     private int line;
 
+    /** Why the current line is rejected, once it is. */
     private Reason failReason;
 
     private String failDetail;
