@@ -174,7 +174,11 @@ class BenchCommandITCase {
                 .contains(
                         "--parquet measures the built-in spec; it cannot be combined with --preset")
                 .contains(
-                        "--preset: unknown preset \"rm9\" (known: dlrm-criteo, dlrm-criteo-json, dlrm-criteo-avro, rm1");
+                        "--preset: unknown preset \"rm9\" (known: "
+                                + dev.piper.pipeline.spec.Presets.ALL.stream()
+                                        .map(dev.piper.pipeline.spec.Presets.Preset::name)
+                                        .collect(java.util.stream.Collectors.joining(", "))
+                                + ")");
         assertThat(out.size()).isZero();
     }
 

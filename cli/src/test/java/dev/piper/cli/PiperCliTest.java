@@ -1616,7 +1616,11 @@ class PiperCliTest {
                 .isEqualTo(2);
         assertThat(err())
                 .contains(
-                        "--preset: unknown preset \"rm9\" (known: dlrm-criteo, dlrm-criteo-json, dlrm-criteo-avro, rm1, rm2, rm3, rm4, rm5)");
+                        "--preset: unknown preset \"rm9\" (known: "
+                                + dev.piper.pipeline.spec.Presets.ALL.stream()
+                                        .map(dev.piper.pipeline.spec.Presets.Preset::name)
+                                        .collect(java.util.stream.Collectors.joining(", "))
+                                + ")");
         assertThat(
                         PiperCli.execute(
                                 "generate",
