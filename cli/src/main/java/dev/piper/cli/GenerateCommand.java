@@ -275,17 +275,7 @@ final class GenerateCommand implements Callable<Integer> {
         if (model != null) {
             Path modelFile = output.resolveSibling(output.getFileName() + ".model.json");
             writeModel(modelFile, model, generator);
-            spec.commandLine()
-                    .getOut()
-                    .printf(
-                            "generate: Bayes AUC %.4f%s (the hidden model's) -> %s%n",
-                            generator.bayesAuc(0),
-                            driftAt == null
-                                    ? ""
-                                    : String.format(
-                                            ", %.4f after the drift at line %d",
-                                            generator.bayesAuc(1), driftAt),
-                            modelFile);
+            printBayesAuc(generator.bayesAuc(0), generator.bayesAuc(1), "line", modelFile);
         }
         return 0;
     }
@@ -375,18 +365,22 @@ final class GenerateCommand implements Callable<Integer> {
                         + " position, age) - centre)); Bayes AUC: the AUC of those probabilities"
                         + " against the labels drawn from them");
         Files.write(modelFile, json.writeValueAsBytes(root));
+        printBayesAuc(generator.bayesAuc(0), generator.bayesAuc(1), "event", modelFile);
+        return 0;
+    }
+
+    /** Says the hidden model's Bayes AUC, before and (with --drift-at) after the drift. */
+    private void printBayesAuc(double before, double after, String unit, Path modelFile) {
         spec.commandLine()
                 .getOut()
                 .printf(
                         "generate: Bayes AUC %.4f%s (the hidden model's) -> %s%n",
-                        generator.bayesAuc(0),
+                        before,
                         driftAt == null
                                 ? ""
                                 : String.format(
-                                        ", %.4f after the drift at event %d",
-                                        generator.bayesAuc(1), driftAt),
+                                        ", %.4f after the drift at %s %d", after, unit, driftAt),
                         modelFile);
-        return 0;
     }
 
     /** {@code OUTPUT.model.json}: the hidden model's description and its Bayes AUC. */

@@ -582,25 +582,36 @@ public final class Bench {
 
     /** The CSV of a generated input ({@code piper convert --output-format csv}), made once. */
     private Path csvEvents(Path tsv) throws IOException {
-        Path file = tsv.resolveSibling(tsv.getFileName().toString().replace(".tsv", ".csv"));
-        if (!Files.exists(file)) {
-            progress.printf("bench: converting %s to CSV%n", tsv.getFileName());
-            Path tmp = Files.createTempFile(dataDir, "converting-", ".csv");
-            Files.delete(tmp);
-            TsvToCsv.convert(tsv, tmp, layout(), progress);
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        }
-        return file;
+        return converted(
+                tsv, ".csv", "CSV", (in, out) -> TsvToCsv.convert(in, out, layout(), progress));
     }
 
     /** The JSON events of a generated input ({@code piper convert}), made once and cached. */
     private Path events(Path tsv) throws IOException {
-        Path file = tsv.resolveSibling(tsv.getFileName().toString().replace(".tsv", ".jsonl"));
+        return converted(
+                tsv,
+                ".jsonl",
+                "JSON events",
+                (in, out) -> TsvToJson.convert(in, out, layout(), progress));
+    }
+
+    /** A conversion of a generated input to a file. */
+    private interface Conversion {
+        void convert(Path tsv, Path out) throws IOException;
+    }
+
+    /**
+     * {@code tsv} converted to the file beside it ending in {@code extension} instead of .tsv, made
+     * once (into a temporary file moved into place) and cached.
+     */
+    private Path converted(Path tsv, String extension, String what, Conversion conversion)
+            throws IOException {
+        Path file = tsv.resolveSibling(tsv.getFileName().toString().replace(".tsv", extension));
         if (!Files.exists(file)) {
-            progress.printf("bench: converting %s to JSON events%n", tsv.getFileName());
-            Path tmp = Files.createTempFile(dataDir, "converting-", ".jsonl");
+            progress.printf("bench: converting %s to %s%n", tsv.getFileName(), what);
+            Path tmp = Files.createTempFile(dataDir, "converting-", extension);
             Files.delete(tmp);
-            TsvToJson.convert(tsv, tmp, layout(), progress);
+            conversion.convert(tsv, tmp);
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
         }
         return file;
