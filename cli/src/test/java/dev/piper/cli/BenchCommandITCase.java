@@ -182,9 +182,50 @@ class BenchCommandITCase {
         assertThat(out.size()).isZero();
     }
 
+    /** The yardstick's source, in the shared directory beside the checkout (as CI has it). */
+    private static final Path YARDSTICK =
+            Path.of("..", "..", "shared", "yardstick", "criteo_native.c").toAbsolutePath();
+
+    /** A yardstick that is not there, or without --cold: said, not measured. */
+    @Test
+    void aMissingYardstickIsANoteAndOneWithoutColdIsRefused() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int code =
+                bench(
+                        out,
+                        "--rows",
+                        "400",
+                        "--regimes",
+                        "small",
+                        "--parallelism",
+                        "2",
+                        "--repeat",
+                        "1",
+                        "--cold",
+                        "--yardstick",
+                        tmp.resolve("none.c").toString(),
+                        "--data-dir",
+                        tmp.resolve("data").toString(),
+                        "--json",
+                        tmp.resolve("none.json").toString());
+        assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .contains("yardstick: no ratio: no yardstick source at " + tmp.resolve("none.c"));
+        assertThat(
+                        bench(
+                                new ByteArrayOutputStream(),
+                                "--yardstick",
+                                YARDSTICK.toString(),
+                                "--rows",
+                                "400"))
+                .isEqualTo(2);
+    }
+
     /**
      * {@code --cold}: each input preprocessed by a new process started as this one was; its rate is
-     * N over the whole process's wall time, and its rows must hash as the single-thread loop's.
+     * N over the whole process's wall time, and its rows must hash as the single-thread loop's;
+     * with the yardstick, the native C program runs after each cold process on the same input, its
+     * rows the same, and the ratio of their wall times is printed first.
      */
     @Test
     void coldRunsAWholeProcessPerInputAndVerifiesItsOutput() throws Exception {
@@ -202,6 +243,8 @@ class BenchCommandITCase {
                         "--repeat",
                         "1",
                         "--cold",
+                        "--yardstick",
+                        YARDSTICK.toString(),
                         "--data-dir",
                         tmp.resolve("data").toString(),
                         "--json",
@@ -210,6 +253,17 @@ class BenchCommandITCase {
         assertThat(out.toString(StandardCharsets.UTF_8))
                 .contains("cold process (rows / wall time)")
                 .contains("is N / the wall time of a whole process");
+        // the yardstick: compiled with the machine's cc, its rows the same, the ratio first
+        JsonNode ratio = new ObjectMapper().readTree(json.toFile()).get("yardstick").get(0);
+        assertThat(ratio.get("regime").asText()).isEqualTo("small");
+        assertThat(ratio.get("parallelism").asInt()).isEqualTo(2);
+        assertThat(ratio.get("piper_seconds")).hasSize(1);
+        double r =
+                ratio.get("native_seconds").get(0).asDouble()
+                        / ratio.get("piper_seconds").get(0).asDouble();
+        assertThat(ratio.get("median_native_over_piper").asDouble()).isCloseTo(r, within(1e-9));
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .startsWith(String.format("yardstick small: median ratio native/piper %.3f", r));
         JsonNode results = new ObjectMapper().readTree(json.toFile()).get("results");
         JsonNode cold = results.get(results.size() - 1);
         assertThat(cold.get("stage").asText()).isEqualTo("cold process (rows / wall time)");

@@ -189,6 +189,51 @@ public final class Bench {
         return preset == null ? regime.name() : preset.name() + "/" + regime.name();
     }
 
+    /** The yardstick's source ({@link #withYardstick}); null: none asked for. */
+    private Path yardstickSource;
+
+    /**
+     * The compiled yardstick, once looked for; null: none (then {@link #yardstickNote} says why).
+     */
+    private Yardstick yardstick;
+
+    private String yardstickNote;
+
+    private final List<Ratio> ratios = new ArrayList<>();
+
+    /**
+     * The yardstick's ratio in one regime: pairs of a cold {@code preprocess} process and the
+     * native C program on the same input, run alternately; {@code median} is the median of native
+     * wall / piper wall over the pairs (above 1: piper on its cores beats one native core).
+     */
+    public record Ratio(
+            String regime,
+            int parallelism,
+            List<Double> piperSeconds,
+            List<Double> nativeSeconds,
+            double median) {}
+
+    /**
+     * With {@link #withCold}: also runs the native C yardstick ({@code criteo_native.c}, compiled
+     * with cc) on each cold process's input, alternately, and gives the ratio ({@link #ratios});
+     * the built-in spec only (the program does DLRM's transform). Without a compiler or a source,
+     * the ratio is skipped with a note ({@link #yardstickNote}).
+     */
+    public Bench withYardstick(Path source) {
+        this.yardstickSource = source;
+        return this;
+    }
+
+    /** The ratios measured, one per regime and parallelism of the cold runs. */
+    public List<Ratio> ratios() {
+        return List.copyOf(ratios);
+    }
+
+    /** Why no ratio was measured though one was asked for, or null. */
+    public String yardstickNote() {
+        return yardstickNote;
+    }
+
     /** The stage name of {@link #withCold}'s results. */
     public static final String COLD_STAGE = "cold process (rows / wall time)";
 
@@ -396,13 +441,50 @@ public final class Bench {
                 true);
     }
 
+    /** The compiled yardstick, looked for once; null without one (or for a preset's spec). */
+    private Yardstick yardstick() throws IOException, InterruptedException {
+        if (yardstickSource == null || yardstick != null || yardstickNote != null) {
+            return yardstick;
+        }
+        if (preset != null) {
+            yardstickNote =
+                    "the yardstick does DLRM's Criteo transform, not " + preset.name() + "'s";
+            return null;
+        }
+        Yardstick.Found found = Yardstick.compile(yardstickSource, dataDir, progress);
+        yardstick = found.yardstick();
+        yardstickNote = found.whyNot();
+        return yardstick;
+    }
+
     /** A whole cold process ({@link #withCold}): its rate, start-up included. */
     private Result cold(Regime regime, Inputs in, int p) throws Exception {
         double cFull = Double.MAX_VALUE;
         double cHalf = Double.MAX_VALUE;
+        Yardstick native1 = yardstick();
+        List<Double> piperSeconds = new ArrayList<>();
+        List<Double> nativeSeconds = new ArrayList<>();
         for (int i = 0; i < repeat; i++) {
-            cFull = Math.min(cFull, jobRuns.cold(in.full(), p, in.reference().rowsSha256()));
+            double full = jobRuns.cold(in.full(), p, in.reference().rowsSha256());
+            cFull = Math.min(cFull, full);
+            if (native1 != null) { // right after: the pair shares the machine's state
+                piperSeconds.add(full);
+                nativeSeconds.add(native1.run(in.full(), in.reference().rowsSha256()));
+            }
             cHalf = Math.min(cHalf, jobRuns.cold(in.half(), p, in.halfReference().rowsSha256()));
+        }
+        if (native1 != null) {
+            List<Double> pairs = new ArrayList<>();
+            for (int i = 0; i < piperSeconds.size(); i++) {
+                pairs.add(nativeSeconds.get(i) / piperSeconds.get(i));
+            }
+            ratios.add(
+                    new Ratio(
+                            label(regime),
+                            p,
+                            piperSeconds,
+                            nativeSeconds,
+                            Yardstick.median(pairs)));
         }
         // the whole process's rate, not the marginal one: start-up is what it shows
         return new Result(

@@ -107,6 +107,16 @@ public final class BenchProgram implements Program {
                             + " archive), N / its wall time from start to exit, JVM start, cluster"
                             + " start and JIT warm-up included; the page cache is warm, the output"
                             + " verified.");
+    static final JobOption YARDSTICK =
+            JobOption.value(
+                    "--yardstick",
+                    "FILE",
+                    "With --cold: the yardstick's C source, a plain single-threaded DLRM Criteo"
+                            + " transform compiled with cc -O3 -march=native and run alternately"
+                            + " with each cold process on the same input; the bench prints the"
+                            + " median ratio native wall / piper wall (default:"
+                            + " ../shared/yardstick/criteo_native.c beside the piper checkout;"
+                            + " without it or without cc the ratio is skipped with a note).");
     static final JobOption PRESET =
             JobOption.value(
                     "--preset",
@@ -139,6 +149,7 @@ public final class BenchProgram implements Program {
                     PARQUET,
                     EVENTS,
                     COLD,
+                    YARDSTICK,
                     PRESET,
                     CHART_FROM);
 
@@ -246,6 +257,48 @@ public final class BenchProgram implements Program {
                 + " cores)";
     }
 
+    /**
+     * The yardstick's source: {@code --yardstick}, or {@code ../shared/yardstick/criteo_native.c}
+     * beside the piper checkout ({@code piper.home}, set by bin/piper), or null.
+     */
+    private static Path yardstickSource(JobArgs args) {
+        if (args.given(YARDSTICK.name())) {
+            return args.path(YARDSTICK.name());
+        }
+        String home = System.getProperty("piper.home");
+        return home == null
+                ? null
+                : Path.of(home).toAbsolutePath().resolveSibling("shared/yardstick/criteo_native.c");
+    }
+
+    /**
+     * The yardstick's ratios first (a ratio holds across machines, rows/s do not), or why there are
+     * none.
+     */
+    private static void printRatios(Bench bench, PrintWriter out) {
+        for (Bench.Ratio r : bench.ratios()) {
+            out.printf(
+                    "yardstick %s: median ratio native/piper %.3f over %d pairs (cold piper"
+                            + " preprocess --parallelism %d against criteo_native.c on one core,"
+                            + " alternating; piper %s s, native %s s)%n",
+                    r.regime(),
+                    r.median(),
+                    r.piperSeconds().size(),
+                    r.parallelism(),
+                    seconds(r.piperSeconds()),
+                    seconds(r.nativeSeconds()));
+        }
+        if (bench.yardstickNote() != null) {
+            out.printf("yardstick: no ratio: %s%n", bench.yardstickNote());
+        }
+    }
+
+    private static String seconds(java.util.List<Double> s) {
+        return s.stream()
+                .map(v -> String.format("%.2f", v))
+                .collect(java.util.stream.Collectors.joining(", "));
+    }
+
     /** The bench of the options: its stages and spec. */
     private static Bench configured(JobArgs args, Options o, List<String> relaunch) {
         Bench bench =
@@ -298,6 +351,10 @@ public final class BenchProgram implements Program {
         }
         if (args.flag(COLD.name())) {
             bench.withCold(relaunch);
+            bench.withYardstick(yardstickSource(args));
+        } else if (args.given(YARDSTICK.name())) {
+            throw JobArgumentException.of(
+                    YARDSTICK.name(), "the ratio is to the cold processes: it needs --cold");
         }
         return bench;
     }
@@ -323,8 +380,9 @@ public final class BenchProgram implements Program {
         Options o = Options.of(args);
         Bench bench = configured(args, o, context.relaunch());
         List<Bench.Result> results = bench.run(o.regimes());
+        printRatios(bench, out);
         BenchResults.printTable(results, out);
-        BenchResults.writeJson(results, json, o.rows(), o.seed(), o.blockBytes());
+        BenchResults.writeJson(results, bench.ratios(), json, o.rows(), o.seed(), o.blockBytes());
         BenchChart.write(results, title(results), svg);
         out.printf(
                 "%nMethod: marginal rows/s = (N - N/2) / (t(N) - t(N/2)), N = %,d, best of"

@@ -51,8 +51,14 @@ public final class BenchResults {
         return results;
     }
 
+    /** Writes the results and the yardstick's ratios ({@code yardstick}: one entry each). */
     public static void writeJson(
-            List<Result> results, Path file, long rows, long seed, int blockBytes)
+            List<Result> results,
+            List<Bench.Ratio> ratios,
+            Path file,
+            long rows,
+            long seed,
+            int blockBytes)
             throws IOException {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode root = json.createObjectNode();
@@ -85,6 +91,17 @@ public final class BenchResults {
         ArrayNode list = root.putArray("results");
         for (Result r : results) {
             list.addPOJO(r);
+        }
+        ArrayNode yardstick = root.putArray("yardstick");
+        for (Bench.Ratio r : ratios) {
+            ObjectNode n = yardstick.addObject();
+            n.put("regime", r.regime());
+            n.put("parallelism", r.parallelism());
+            n.put("median_native_over_piper", r.median());
+            ArrayNode p = n.putArray("piper_seconds");
+            r.piperSeconds().forEach(p::add);
+            ArrayNode c = n.putArray("native_seconds");
+            r.nativeSeconds().forEach(c::add);
         }
         Files.write(file, json.writeValueAsBytes(root));
     }
