@@ -89,6 +89,18 @@ public final class Bench {
     /** The command that starts a CLI process ({@link #withCold}); null: not measured. */
     private List<String> coldCommand;
 
+    /** The yardstick's source ({@link #withYardstick}); null: none asked for. */
+    private Path yardstickSource;
+
+    /**
+     * The compiled yardstick, once looked for; null: none (then {@link #yardstickNote} says why).
+     */
+    private Yardstick yardstick;
+
+    private String yardstickNote;
+
+    private final List<Ratio> ratios = new ArrayList<>();
+
     /** The preset whose spec and layout every stage runs ({@link #withPreset}); null: Criteo's. */
     private Presets.Preset preset;
 
@@ -188,18 +200,6 @@ public final class Bench {
     private String label(Regime regime) {
         return preset == null ? regime.name() : preset.name() + "/" + regime.name();
     }
-
-    /** The yardstick's source ({@link #withYardstick}); null: none asked for. */
-    private Path yardstickSource;
-
-    /**
-     * The compiled yardstick, once looked for; null: none (then {@link #yardstickNote} says why).
-     */
-    private Yardstick yardstick;
-
-    private String yardstickNote;
-
-    private final List<Ratio> ratios = new ArrayList<>();
 
     /**
      * The yardstick's ratio in one regime: pairs of a cold {@code preprocess} process and the
@@ -461,19 +461,19 @@ public final class Bench {
     private Result cold(Regime regime, Inputs in, int p) throws Exception {
         double cFull = Double.MAX_VALUE;
         double cHalf = Double.MAX_VALUE;
-        Yardstick native1 = yardstick();
+        Yardstick program = yardstick();
         List<Double> piperSeconds = new ArrayList<>();
         List<Double> nativeSeconds = new ArrayList<>();
         for (int i = 0; i < repeat; i++) {
             double full = jobRuns.cold(in.full(), p, in.reference().rowsSha256());
             cFull = Math.min(cFull, full);
-            if (native1 != null) { // right after: the pair shares the machine's state
+            if (program != null) { // right after: the pair shares the machine's state
                 piperSeconds.add(full);
-                nativeSeconds.add(native1.run(in.full(), in.reference().rowsSha256()));
+                nativeSeconds.add(program.run(in.full(), in.reference().rowsSha256()));
             }
             cHalf = Math.min(cHalf, jobRuns.cold(in.half(), p, in.halfReference().rowsSha256()));
         }
-        if (native1 != null) {
+        if (program != null) {
             List<Double> pairs = new ArrayList<>();
             for (int i = 0; i < piperSeconds.size(); i++) {
                 pairs.add(nativeSeconds.get(i) / piperSeconds.get(i));

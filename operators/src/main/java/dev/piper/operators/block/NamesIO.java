@@ -40,23 +40,17 @@ final class NamesIO {
     }
 
     static BlockNames read(DataInputView in, int sparse) throws IOException {
-        int columns = in.readInt();
+        int columns = columns(in, sparse);
         if (columns == 0) {
             return null;
-        }
-        if (columns != sparse) {
-            throw new IOException("corrupt block: names of " + columns + " columns for " + sparse);
         }
         long[][] keys = new long[columns][];
         int[][] lengths = new int[columns][];
         byte[][] text = new byte[columns][];
         for (int c = 0; c < columns; c++) {
-            int n = in.readInt();
+            int n = count(in);
             if (n == -1) {
                 continue;
-            }
-            if (n < 0) {
-                throw new IOException("corrupt block: " + n + " names");
             }
             keys[c] = ArrayIO.readLongs(in, n);
             lengths[c] = ArrayIO.readInts(in);
@@ -88,21 +82,15 @@ final class NamesIO {
     }
 
     static String[][] readNewNames(DataInputView in, int sparse) throws IOException {
-        int columns = in.readInt();
+        int columns = columns(in, sparse);
         if (columns == 0) {
             return null;
         }
-        if (columns != sparse) {
-            throw new IOException("corrupt block: names of " + columns + " columns for " + sparse);
-        }
         String[][] names = new String[columns][];
         for (int c = 0; c < columns; c++) {
-            int n = in.readInt();
+            int n = count(in);
             if (n == -1) {
                 continue;
-            }
-            if (n < 0) {
-                throw new IOException("corrupt block: " + n + " names");
             }
             names[c] = new String[n];
             for (int i = 0; i < n; i++) {
@@ -110,6 +98,24 @@ final class NamesIO {
             }
         }
         return names;
+    }
+
+    /** The number of columns with names: 0 for none, else {@code sparse}. */
+    private static int columns(DataInputView in, int sparse) throws IOException {
+        int columns = in.readInt();
+        if (columns != 0 && columns != sparse) {
+            throw new IOException("corrupt block: names of " + columns + " columns for " + sparse);
+        }
+        return columns;
+    }
+
+    /** A column's count of names: -1 for a column without, else at least 0. */
+    private static int count(DataInputView in) throws IOException {
+        int n = in.readInt();
+        if (n < -1) {
+            throw new IOException("corrupt block: " + n + " names");
+        }
+        return n;
     }
 
     private static void writeString(String s, DataOutputView out) throws IOException {
