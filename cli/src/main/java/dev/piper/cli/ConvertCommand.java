@@ -228,23 +228,6 @@ final class ConvertCommand implements Callable<Integer> {
                             + outputFormat
                             + "\" (known: parquet, json, csv, avro, protobuf)");
         }
-        if (format.equals("csv")) {
-            TsvToCsv.Result r = TsvToCsv.convert(input, output, layout(), System.err);
-            spec.commandLine()
-                    .getOut()
-                    .printf(
-                            "convert: %,d lines read, %,d CSV lines written after the header"
-                                    + " (%,d bytes) in %.1f s (%,.0f lines/s) -> %s (read it with"
-                                    + " --preset dlrm-criteo-csv, or a csv spec whose"
-                                    + " input.columns is the header)%n",
-                            r.lines(),
-                            r.lines(),
-                            r.bytes(),
-                            r.seconds(),
-                            r.lines() / Math.max(r.seconds(), 1e-9),
-                            output);
-            return 0;
-        }
         if (format.equals("protobuf")) {
             TsvToProtobuf.Result r = TsvToProtobuf.convert(input, output, layout(), System.err);
             spec.commandLine()
@@ -296,19 +279,29 @@ final class ConvertCommand implements Callable<Integer> {
             }
             return 0;
         }
-        if (format.equals("json")) {
-            TsvToJson.Result r = TsvToJson.convert(input, output, layout(), System.err);
+        if (format.equals("json") || format.equals("csv")) {
+            // every line written, in order: the text's rows and dead letters when read back
+            boolean csv = format.equals("csv");
+            TsvToJson.Result r =
+                    csv
+                            ? TsvToCsv.convert(input, output, layout(), System.err)
+                            : TsvToJson.convert(input, output, layout(), System.err);
             spec.commandLine()
                     .getOut()
                     .printf(
-                            "convert: %,d lines read, %,d JSON events written (%,d bytes) in %.1f"
-                                    + " s (%,.0f lines/s) -> %s%n",
+                            "convert: %,d lines read, %,d %s (%,d bytes) in %.1f s (%,.0f"
+                                    + " lines/s) -> %s%s%n",
                             r.lines(),
                             r.lines(),
+                            csv ? "CSV lines written after the header" : "JSON events written",
                             r.bytes(),
                             r.seconds(),
                             r.lines() / Math.max(r.seconds(), 1e-9),
-                            output);
+                            output,
+                            csv
+                                    ? " (read it with --preset dlrm-criteo-csv, or a csv spec"
+                                            + " whose input.columns is the header)"
+                                    : "");
             return 0;
         }
         String codec = compression == null ? "snappy" : compression.toLowerCase(Locale.ROOT);

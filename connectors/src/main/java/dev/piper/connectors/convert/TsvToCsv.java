@@ -1,15 +1,10 @@
 package dev.piper.connectors.convert;
 
 import dev.piper.pipeline.layout.RowLayout;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,9 +20,6 @@ import java.util.List;
 public final class TsvToCsv {
 
     private TsvToCsv() {}
-
-    /** What a conversion did. */
-    public record Result(long lines, long bytes, double seconds) {}
 
     /** The header line of {@code layout}'s CSV: its input fields' names, comma-separated. */
     public static String header(RowLayout layout) {
@@ -46,39 +38,24 @@ public final class TsvToCsv {
     /**
      * @param progress where a line goes every ten seconds of a long conversion
      */
-    public static Result convert(Path input, Path output, RowLayout layout, PrintStream progress)
-            throws IOException {
-        long start = System.nanoTime();
-        Path partial = output.resolveSibling(output.getFileName() + ".partial");
+    public static TsvToJson.Result convert(
+            Path input, Path output, RowLayout layout, PrintStream progress) throws IOException {
         int fields = layout.inputFields();
-        long lines;
-        try (InputStream in = TsvToJson.open(input);
-                OutputStream out =
-                        new BufferedOutputStream(Files.newOutputStream(partial), 1 << 16)) {
-            out.write((header(layout) + "\n").getBytes(StandardCharsets.UTF_8));
-            StringBuilder line = new StringBuilder(256);
-            lines =
-                    TsvToJson.eachLine(
-                            in,
-                            progress,
-                            (text, buf, from, to) -> {
-                                if (text == null) {
-                                    for (int i = from; i < to; i++) {
-                                        out.write(buf[i] == '\t' ? ',' : buf[i]);
-                                    }
-                                } else {
-                                    out.write(
-                                            csvLine(text, fields, line)
-                                                    .getBytes(StandardCharsets.UTF_8));
-                                }
-                                out.write('\n');
-                            });
-        } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(partial);
-            throw e;
-        }
-        Files.move(partial, output, StandardCopyOption.ATOMIC_MOVE);
-        return new Result(lines, Files.size(output), (System.nanoTime() - start) / 1e9);
+        StringBuilder line = new StringBuilder(256);
+        return TsvToJson.eachLineTo(
+                input,
+                output,
+                progress,
+                out -> out.write((header(layout) + "\n").getBytes(StandardCharsets.UTF_8)),
+                (out, text, buf, from, to) -> {
+                    if (text == null) {
+                        for (int i = from; i < to; i++) {
+                            out.write(buf[i] == '\t' ? ',' : buf[i]);
+                        }
+                    } else {
+                        out.write(csvLine(text, fields, line).getBytes(StandardCharsets.UTF_8));
+                    }
+                });
     }
 
     /**

@@ -38,23 +38,56 @@ public final class TsvToJson {
      */
     public static Result convert(Path input, Path output, RowLayout layout, PrintStream progress)
             throws IOException {
+        CriteoEvents events = new CriteoEvents(layout);
+        return eachLineTo(
+                input,
+                output,
+                progress,
+                out -> {},
+                (out, text, buf, from, to) -> {
+                    if (text != null) {
+                        out.write(events.toJson(text).getBytes(StandardCharsets.UTF_8));
+                    } else {
+                        out.write(buf, from, to - from);
+                    }
+                });
+    }
+
+    /** What is written of each line of the input, before its line break. */
+    interface LineWriter {
+        /**
+         * @param text the line without its line break, or null if it is not UTF-8
+         * @param buf the line's bytes are {@code buf[from, to)}
+         */
+        void write(OutputStream out, String text, byte[] buf, int from, int to) throws IOException;
+    }
+
+    /** What is written before the first line (a header). */
+    interface Head {
+        void write(OutputStream out) throws IOException;
+    }
+
+    /**
+     * Writes every line of {@code input} to {@code output} as {@code line} makes it, one line each,
+     * after {@code head}: into a file beside the output, moved into place once whole, so that the
+     * output appears complete under its name or not at all.
+     */
+    static Result eachLineTo(
+            Path input, Path output, PrintStream progress, Head head, LineWriter line)
+            throws IOException {
         long start = System.nanoTime();
         Path partial = output.resolveSibling(output.getFileName() + ".partial");
-        CriteoEvents events = new CriteoEvents(layout);
         long lines;
         try (InputStream in = open(input);
                 OutputStream out =
                         new BufferedOutputStream(Files.newOutputStream(partial), 1 << 16)) {
+            head.write(out);
             lines =
                     eachLine(
                             in,
                             progress,
                             (text, buf, from, to) -> {
-                                if (text != null) {
-                                    out.write(events.toJson(text).getBytes(StandardCharsets.UTF_8));
-                                } else {
-                                    out.write(buf, from, to - from);
-                                }
+                                line.write(out, text, buf, from, to);
                                 out.write('\n');
                             });
         } catch (IOException | RuntimeException e) {

@@ -28,7 +28,7 @@ class TsvToCsvTest {
         Path tsv = tmp.resolve("in.tsv");
         Files.write(tsv, ("1\t2\tthree fields\n" + good + "\n\n").getBytes(StandardCharsets.UTF_8));
         Path csv = tmp.resolve("out.csv");
-        TsvToCsv.Result r =
+        TsvToJson.Result r =
                 TsvToCsv.convert(
                         tsv,
                         csv,
