@@ -370,30 +370,47 @@ public final class ClickEvents {
         return FileDescriptorSet.newBuilder().addFile(PROTO_FILE).build().toByteArray();
     }
 
+    // The message's fields, looked up once.
+    private static final Descriptor USER_TYPE = EVENT.findFieldByName("user").getMessageType();
+    private static final Descriptors.FieldDescriptor USER_ID = USER_TYPE.findFieldByName("id");
+    private static final Descriptors.FieldDescriptor USER_COUNTRY =
+            USER_TYPE.findFieldByName("country");
+    private static final Descriptors.FieldDescriptor USER_AGE = USER_TYPE.findFieldByName("age");
+    private static final Descriptors.FieldDescriptor TS = EVENT.findFieldByName("ts");
+    private static final Descriptors.FieldDescriptor CLICKED = EVENT.findFieldByName("clicked");
+    private static final Descriptors.FieldDescriptor USER_FIELD = EVENT.findFieldByName("user");
+    private static final Descriptors.FieldDescriptor ITEM_ID = EVENT.findFieldByName("item_id");
+    private static final Descriptors.FieldDescriptor CATEGORY_FIELD =
+            EVENT.findFieldByName("category");
+    private static final Descriptors.FieldDescriptor PRICE = EVENT.findFieldByName("price_cents");
+    private static final Descriptors.FieldDescriptor POSITION = EVENT.findFieldByName("position");
+    private static final Descriptors.FieldDescriptor DEVICE_FIELD = EVENT.findFieldByName("device");
+    private static final Descriptors.FieldDescriptor RECENT_ITEMS =
+            EVENT.findFieldByName("recent_items");
+
     /** The event as a message of {@link #MESSAGE}. */
     public static DynamicMessage protobuf(Event e) {
-        Descriptor userType = EVENT.findFieldByName("user").getMessageType();
         DynamicMessage.Builder user =
-                DynamicMessage.newBuilder(userType)
-                        .setField(userType.findFieldByName("id"), e.user())
-                        .setField(userType.findFieldByName("country"), e.country());
+                DynamicMessage.newBuilder(USER_TYPE)
+                        .setField(USER_ID, e.user())
+                        .setField(USER_COUNTRY, e.country());
         if (e.age() > 0) {
-            user.setField(userType.findFieldByName("age"), e.age());
+            user.setField(USER_AGE, e.age());
         }
         DynamicMessage.Builder m =
                 DynamicMessage.newBuilder(EVENT)
-                        .setField(EVENT.findFieldByName("ts"), e.ts())
-                        .setField(EVENT.findFieldByName("clicked"), e.clicked())
-                        .setField(EVENT.findFieldByName("user"), user.build())
-                        .setField(EVENT.findFieldByName("item_id"), e.item())
-                        .setField(EVENT.findFieldByName("category"), e.category())
-                        .setField(EVENT.findFieldByName("price_cents"), e.priceCents())
-                        .setField(EVENT.findFieldByName("position"), e.position());
+                        .setField(TS, e.ts())
+                        .setField(CLICKED, e.clicked())
+                        .setField(USER_FIELD, user.build())
+                        .setField(ITEM_ID, e.item())
+                        .setField(CATEGORY_FIELD, e.category())
+                        .setField(PRICE, e.priceCents())
+                        .setField(POSITION, e.position());
         if (e.device() != null) {
-            m.setField(EVENT.findFieldByName("device"), e.device());
+            m.setField(DEVICE_FIELD, e.device());
         }
         for (String r : e.recent()) {
-            m.addRepeatedField(EVENT.findFieldByName("recent_items"), r);
+            m.addRepeatedField(RECENT_ITEMS, r);
         }
         return m.build();
     }
