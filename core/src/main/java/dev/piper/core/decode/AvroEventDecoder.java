@@ -1,6 +1,21 @@
 package dev.piper.core.decode;
 
+import static dev.piper.core.decode.AvroPlan.T_ARRAY;
+import static dev.piper.core.decode.AvroPlan.T_BOOLEAN;
+import static dev.piper.core.decode.AvroPlan.T_DOUBLE;
+import static dev.piper.core.decode.AvroPlan.T_ENUM;
+import static dev.piper.core.decode.AvroPlan.T_FIXED;
+import static dev.piper.core.decode.AvroPlan.T_FLOAT;
+import static dev.piper.core.decode.AvroPlan.T_INT;
+import static dev.piper.core.decode.AvroPlan.T_LONG;
+import static dev.piper.core.decode.AvroPlan.T_MAP;
+import static dev.piper.core.decode.AvroPlan.T_NULL;
+import static dev.piper.core.decode.AvroPlan.T_RECORD;
+import static dev.piper.core.decode.AvroPlan.T_STRING;
+import static dev.piper.core.decode.AvroPlan.T_UNION;
+
 import dev.piper.core.block.RecordFrames;
+import dev.piper.core.decode.AvroPlan.Step;
 import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.input.EventFields;
 import dev.piper.pipeline.input.FieldPath;
@@ -8,14 +23,10 @@ import dev.piper.pipeline.layout.Reason;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
-import org.apache.avro.Schema;
 
 /**
  * Decodes Avro datums ({@link RecordFrames} of a chunk: Kafka records, or the blocks of a container
@@ -55,30 +66,16 @@ public final class AvroEventDecoder extends FramedEventDecoder {
     /** How long an id the registry did not know is not asked for again. */
     private static final long UNKNOWN_RETRY_NANOS = 10_000_000_000L;
 
-    private static final int T_NULL = 0;
-    private static final int T_BOOLEAN = 1;
-    private static final int T_INT = 2;
-    private static final int T_LONG = 3;
-    private static final int T_FLOAT = 4;
-    private static final int T_DOUBLE = 5;
-    private static final int T_STRING = 6; // and bytes
-    private static final int T_FIXED = 7;
-    private static final int T_ENUM = 8;
-    private static final int T_RECORD = 9;
-    private static final int T_ARRAY = 10;
-    private static final int T_MAP = 11;
-    private static final int T_UNION = 12;
-
     /** The columns' paths as a tree, shared with the JSON decoder's walk. */
-    private final JsonEventDecoder.Node pathTree;
+    private final PathTree pathTree;
 
     /** The plan of the one writer schema (a schema file, a container file), or null. */
-    private final Plan fixed;
+    private final AvroPlan fixed;
 
     /** The registry, when records carry schema ids; else null. */
     private final WriterSchemas registry;
 
-    private final Map<Integer, Plan> byId = new HashMap<>();
+    private final Map<Integer, AvroPlan> byId = new HashMap<>();
     private final Map<Integer, Long> unknownUntil = new HashMap<>();
 
     // The datum being read.
@@ -94,18 +91,14 @@ public final class AvroEventDecoder extends FramedEventDecoder {
     AvroEventDecoder(DecodeOptions options, boolean measure, WriterSchemas registry) {
         super(checked(options), measure);
         EventFields events = options.events();
-        this.pathTree = new JsonEventDecoder.Node();
-        for (int f = 0; f < values.layout.fields(); f++) {
-            pathTree.add(events.path(f), 0, f);
-        }
-        pathTree.checkLeaves();
+        this.pathTree = PathTree.of(events, values.layout.fields());
         AvroOptions avro = events.avro();
         if (avro.registered()) {
             this.registry = registry;
             this.fixed = null;
         } else if (avro.schema() != null) {
             this.registry = null;
-            this.fixed = compile(AvroOptions.parse(avro.schema()));
+            this.fixed = AvroPlan.compile(AvroOptions.parse(avro.schema()), pathTree);
         } else {
             throw new IllegalArgumentException(
                     "an avro input needs its writer schema: input.schema, input.schema_registry,"
@@ -147,7 +140,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
      * Decodes the {@code records} datums that fill {@code b[from, to)} (one datum, or a container
      * block's), each a row or a dead letter.
      */
-    private void decodeDatums(Plan plan, byte[] b, int from, int to, int records) {
+    private void decodeDatums(AvroPlan plan, byte[] b, int from, int to, int records) {
         buf = b;
         pos = from;
         limit = to;
@@ -197,7 +190,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
                         | (b[from + 2] & 0xff) << 16
                         | (b[from + 3] & 0xff) << 8
                         | (b[from + 4] & 0xff);
-        Plan plan = plan(id);
+        AvroPlan plan = plan(id);
         if (plan == null) {
             return fail(
                     Reason.UNKNOWN_SCHEMA,
@@ -227,8 +220,8 @@ public final class AvroEventDecoder extends FramedEventDecoder {
     }
 
     /** The plan of registered schema {@code id}, or null if the registry has no such schema. */
-    private Plan plan(int id) {
-        Plan plan = byId.get(id);
+    private AvroPlan plan(int id) {
+        AvroPlan plan = byId.get(id);
         if (plan != null) {
             return plan;
         }
@@ -246,187 +239,9 @@ public final class AvroEventDecoder extends FramedEventDecoder {
             unknownUntil.put(id, System.nanoTime() + UNKNOWN_RETRY_NANOS);
             return null;
         }
-        plan = compile(AvroOptions.parse(json));
+        plan = AvroPlan.compile(AvroOptions.parse(json), pathTree);
         byId.put(id, plan);
         return plan;
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // The plan
-
-    /** A writer schema compiled against the columns' paths. */
-    static final class Plan {
-        final Step root;
-
-        Plan(Step root) {
-            this.root = root;
-        }
-    }
-
-    /** A type of the writer schema, and what is read at it. */
-    static final class Step {
-        int type;
-
-        /** Layout fields whose value this is. */
-        int[] targets = new int[0];
-
-        /** Whether any column is read here or below (else the value is skipped). */
-        boolean wanted;
-
-        /** Set when a path steps into this value, but it is no record or array: the message. */
-        String mismatch;
-
-        /** A record's fields, in the writer's order. */
-        Step[] fields;
-
-        /** A union's branches. */
-        Step[] branches;
-
-        /** An array's or map's items, skipped. */
-        Step items;
-
-        /** An array's elements that paths name, by index (null where none does). */
-        Step[] elements;
-
-        /** The keys of a map that paths name, as UTF-8, and their values' steps. */
-        byte[][] keys;
-
-        Step[] values;
-
-        int fixedSize;
-
-        /** An enum's symbols, as UTF-8. */
-        byte[][] symbols;
-
-        /** The path to this value, for messages. */
-        String at;
-    }
-
-    private Plan compile(Schema schema) {
-        return new Plan(compile(schema, pathTree, "", new IdentityHashMap<>()));
-    }
-
-    /**
-     * The step of {@code s}, where the paths below {@code node} are read (null: nothing is); {@code
-     * skips} holds the steps of types nothing is read in, so a recursive type compiles once.
-     */
-    private Step compile(Schema s, JsonEventDecoder.Node node, String at, Map<Schema, Step> skips) {
-        boolean memo = node == null && s.getType() == Schema.Type.RECORD;
-        if (memo) {
-            Step known = skips.get(s); // a recursive record: compiled once
-            if (known != null) {
-                return known;
-            }
-        }
-        Step step = new Step();
-        step.at = at;
-        step.type = typeOf(s.getType());
-        if (memo) {
-            skips.put(s, step);
-        } else if (node != null) {
-            step.wanted = true;
-            step.targets = node.targets;
-        }
-        switch (s.getType()) {
-            case RECORD -> {
-                List<Schema.Field> fs = s.getFields();
-                step.fields = new Step[fs.size()];
-                for (int i = 0; i < fs.size(); i++) {
-                    Schema.Field f = fs.get(i);
-                    JsonEventDecoder.Node below =
-                            node == null || node.fields == null ? null : node.fields.get(f.name());
-                    step.fields[i] =
-                            compile(
-                                    f.schema(),
-                                    below,
-                                    at.isEmpty() ? f.name() : at + "." + f.name(),
-                                    skips);
-                }
-                if (node != null && node.elements != null) {
-                    step.mismatch = "a record, not an array";
-                }
-            }
-            case UNION -> {
-                List<Schema> bs = s.getTypes();
-                step.branches = new Step[bs.size()];
-                for (int i = 0; i < bs.size(); i++) {
-                    step.branches[i] = compile(bs.get(i), node, at, skips);
-                }
-            }
-            case ARRAY -> {
-                step.items = compile(s.getElementType(), null, at + "[]", skips);
-                if (node != null && node.elements != null) {
-                    int n = 0;
-                    for (int i : node.elements.keySet()) {
-                        n = Math.max(n, i + 1);
-                    }
-                    step.elements = new Step[n];
-                    for (Map.Entry<Integer, JsonEventDecoder.Node> e : node.elements.entrySet()) {
-                        step.elements[e.getKey()] =
-                                compile(
-                                        s.getElementType(),
-                                        e.getValue(),
-                                        at + "[" + e.getKey() + "]",
-                                        skips);
-                    }
-                }
-                if (node != null && node.fields != null) {
-                    step.mismatch = "an array, not a record";
-                }
-            }
-            case MAP -> {
-                step.items = compile(s.getValueType(), null, at + "{}", skips);
-                if (node != null && node.fields != null) { // a path's name is a key of the map
-                    step.keys = new byte[node.fields.size()][];
-                    step.values = new Step[node.fields.size()];
-                    int i = 0;
-                    for (Map.Entry<String, JsonEventDecoder.Node> e : node.fields.entrySet()) {
-                        step.keys[i] = e.getKey().getBytes(StandardCharsets.UTF_8);
-                        step.values[i++] =
-                                compile(
-                                        s.getValueType(),
-                                        e.getValue(),
-                                        at + "." + e.getKey(),
-                                        skips);
-                    }
-                }
-                if (node != null && node.elements != null) {
-                    step.mismatch = "a map, not an array";
-                }
-            }
-            case FIXED -> step.fixedSize = s.getFixedSize();
-            case ENUM -> {
-                List<String> symbols = s.getEnumSymbols();
-                step.symbols = new byte[symbols.size()][];
-                for (int i = 0; i < symbols.size(); i++) {
-                    step.symbols[i] = symbols.get(i).getBytes(StandardCharsets.UTF_8);
-                }
-            }
-            default -> {
-                if (node != null && (node.fields != null || node.elements != null)) {
-                    step.mismatch = "of type " + s.getType().getName() + ", not a record";
-                }
-            }
-        }
-        return step;
-    }
-
-    private static int typeOf(Schema.Type t) {
-        return switch (t) {
-            case NULL -> T_NULL;
-            case BOOLEAN -> T_BOOLEAN;
-            case INT -> T_INT;
-            case LONG -> T_LONG;
-            case FLOAT -> T_FLOAT;
-            case DOUBLE -> T_DOUBLE;
-            case STRING, BYTES -> T_STRING;
-            case FIXED -> T_FIXED;
-            case ENUM -> T_ENUM;
-            case RECORD -> T_RECORD;
-            case ARRAY -> T_ARRAY;
-            case MAP -> T_MAP;
-            case UNION -> T_UNION;
-        };
     }
 
     // ---------------------------------------------------------------------------------------
@@ -451,7 +266,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
                         + (step.at.isEmpty() ? "the record" : "\"" + step.at + "\""));
     }
 
-    private void readDatum(Plan plan) throws Malformed {
+    private void readDatum(AvroPlan plan) throws Malformed {
         values.startEvent();
         read(plan.root);
     }

@@ -338,7 +338,7 @@ final class EventValues {
 
     /** Text for a detail: {@code b[s, e)} as UTF-8, its first characters as JSON's are quoted. */
     static String quote(byte[] b, int s, int e) {
-        return JsonEventDecoder.clip(new String(b, s, e - s, StandardCharsets.UTF_8));
+        return JsonValues.clip(new String(b, s, e - s, StandardCharsets.UTF_8));
     }
 
     /** A column and its path, as details name them: {@code C1 (user.id)}. */

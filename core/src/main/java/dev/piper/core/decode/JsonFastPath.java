@@ -37,7 +37,7 @@ final class JsonFastPath {
     /** Integers of at most this many digits fit a 64-bit id. */
     private static final int LONG_DIGITS = 18;
 
-    private final JsonEventDecoder.Node root;
+    private final PathTree root;
     private final int width;
     private final boolean[] hashes;
     private final int[] lineDense;
@@ -60,7 +60,7 @@ final class JsonFastPath {
     private int digits;
 
     JsonFastPath(
-            JsonEventDecoder.Node root,
+            PathTree root,
             int width,
             boolean[] hashes,
             int[] lineDense,
@@ -142,7 +142,7 @@ final class JsonFastPath {
     }
 
     /** The rest of an object whose '{' was read, along the paths below {@code node}. */
-    private boolean object(JsonEventDecoder.Node node, int depth) {
+    private boolean object(PathTree node, int depth) {
         space();
         if (i < e && b[i] == '}') {
             i++;
@@ -155,7 +155,7 @@ final class JsonFastPath {
                 return false;
             }
             i++;
-            JsonEventDecoder.Node child = null;
+            PathTree child = null;
             if (next < names.length && nameAt(names[next], node.nameWords[next])) {
                 // the field that followed the last one found, matched in place
                 child = node.orderNodes[next++];
@@ -273,7 +273,7 @@ final class JsonFastPath {
     }
 
     /** The value at {@code node}, at {@code i}. */
-    private boolean value(JsonEventDecoder.Node node, int depth) {
+    private boolean value(PathTree node, int depth) {
         if (i >= e || depth > MAX_DEPTH) {
             return false;
         }
@@ -296,7 +296,7 @@ final class JsonFastPath {
     }
 
     /** The rest of an array whose '[' was read, along the element paths below {@code node}. */
-    private boolean elements(JsonEventDecoder.Node node, int depth) {
+    private boolean elements(PathTree node, int depth) {
         space();
         if (i < e && b[i] == ']') {
             i++;
@@ -304,7 +304,7 @@ final class JsonFastPath {
         }
         int index = 0;
         while (true) {
-            JsonEventDecoder.Node child = node.elements.get(index++);
+            PathTree child = node.elements.get(index++);
             if (!(child == null ? skip(depth + 1) : value(child, depth + 1))) {
                 return false;
             }

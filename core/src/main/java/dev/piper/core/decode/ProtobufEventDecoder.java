@@ -65,11 +65,7 @@ public final class ProtobufEventDecoder extends FramedEventDecoder {
     public ProtobufEventDecoder(DecodeOptions options, boolean measure) {
         super(checked(options), measure);
         EventFields events = options.events();
-        JsonEventDecoder.Node tree = new JsonEventDecoder.Node();
-        for (int f = 0; f < values.layout.fields(); f++) {
-            tree.add(events.path(f), 0, f);
-        }
-        tree.checkLeaves();
+        PathTree tree = PathTree.of(events, values.layout.fields());
         ProtobufOptions protobuf = events.protobuf();
         this.root = compile(protobuf.descriptor(), tree, "");
     }
@@ -142,14 +138,14 @@ public final class ProtobufEventDecoder extends FramedEventDecoder {
     }
 
     /** The plan of message {@code d}, where the paths below {@code node} are read. */
-    private Message compile(Descriptor d, JsonEventDecoder.Node node, String at) {
+    private Message compile(Descriptor d, PathTree node, String at) {
         Message m = new Message();
         m.name = d.getFullName();
         List<Field> lists = new ArrayList<>();
         Map<Integer, Field> fields = new HashMap<>();
         int max = 0;
         if (node.fields != null) {
-            for (Map.Entry<String, JsonEventDecoder.Node> e : node.fields.entrySet()) {
+            for (Map.Entry<String, PathTree> e : node.fields.entrySet()) {
                 FieldDescriptor fd = d.findFieldByName(e.getKey());
                 if (fd == null) {
                     continue; // a field the message lacks (the spec parser names it): missing
@@ -180,7 +176,7 @@ public final class ProtobufEventDecoder extends FramedEventDecoder {
      * The plan of field {@code fd}, where the paths below {@code node} are read; {@code one}: of
      * one element of a repeated field.
      */
-    private Field field(FieldDescriptor fd, JsonEventDecoder.Node node, String at, boolean one) {
+    private Field field(FieldDescriptor fd, PathTree node, String at, boolean one) {
         Field f = new Field();
         f.type = fd.getType();
         f.at = at;
@@ -213,7 +209,7 @@ public final class ProtobufEventDecoder extends FramedEventDecoder {
                     n = Math.max(n, i + 1);
                 }
                 f.elements = new Field[n];
-                for (Map.Entry<Integer, JsonEventDecoder.Node> e : node.elements.entrySet()) {
+                for (Map.Entry<Integer, PathTree> e : node.elements.entrySet()) {
                     f.elements[e.getKey()] =
                             field(fd, e.getValue(), at + "[" + e.getKey() + "]", true);
                 }
