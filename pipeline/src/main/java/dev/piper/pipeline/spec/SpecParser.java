@@ -6,12 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.pipeline.hotline.HotlineSettings;
-import dev.piper.pipeline.input.AvroOptions;
-import dev.piper.pipeline.input.CsvOptions;
-import dev.piper.pipeline.input.EventFields;
-import dev.piper.pipeline.input.FieldPath;
 import dev.piper.pipeline.input.InputFormat;
-import dev.piper.pipeline.input.ProtobufOptions;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
@@ -183,34 +178,6 @@ public final class SpecParser {
         return new PipelineSpec(name, version, input, columns, output, hotline);
     }
 
-    /**
-     * Each input column of a csv spec reads a column {@code input.columns} names: the one {@code
-     * input.fields} gives it, or the one of its own name.
-     */
-    private void checkCsvColumns(Map<String, String> fields, CsvOptions csv) {
-        if (csv == null || layout == null) {
-            return; // no valid columns to check against (reported already), or not csv
-        }
-        for (int f = 0; f < layout.fields(); f++) {
-            if (layout.isGenerated(f)) {
-                continue;
-            }
-            String name = layout.fieldName(f);
-            String column = fields.getOrDefault(name, name);
-            if (csv.indexOf(column) < 0) {
-                problem(
-                        fields.containsKey(name) ? "input.fields." + name : "input.columns",
-                        fields.containsKey(name)
-                                ? "\"" + column + "\" is not one of input.columns"
-                                : "has no column \""
-                                        + name
-                                        + "\", which "
-                                        + name
-                                        + " reads unless input.fields names another");
-            }
-        }
-    }
-
     /** hash64 reads named-field input's string ids; Criteo's text has hexadecimal ones. */
     private void checkIdParsers(PipelineSpec.Input input, List<Column> columns) {
         if (input == null
@@ -259,7 +226,7 @@ public final class SpecParser {
         return s.stream().sorted().toList();
     }
 
-    private String text(JsonNode parent, String field, String path) {
+    String text(JsonNode parent, String field, String path) {
         JsonNode n = parent.get(field);
         if (n == null) {
             problem(path, "missing");
@@ -324,26 +291,7 @@ public final class SpecParser {
                                                         + layoutText()));
             }
         }
-        CsvOptions csv = csv(node, format);
-        AvroOptions avro = avro(node, format);
-        ProtobufOptions protobuf = protobuf(node, format);
-        Map<String, String> fields = fields(node.get("fields"), format, csv);
-        if (avro != null && avro.schema() != null && layout != null) {
-            org.apache.avro.Schema schema = AvroOptions.parse(avro.schema());
-            checkPaths(
-                    InputFormat.AVRO,
-                    fields,
-                    path -> AvroOptions.problem(schema, path),
-                    "input.schema");
-        }
-        if (protobuf != null && layout != null) {
-            var message = protobuf.descriptor();
-            checkPaths(
-                    InputFormat.PROTOBUF,
-                    fields,
-                    path -> ProtobufOptions.problem(message, path),
-                    "input.message");
-        }
+        EventInputSection.Read events = new EventInputSection(this, layout).read(node, format);
         return new PipelineSpec.Input(
                 format,
                 topic,
@@ -351,318 +299,10 @@ public final class SpecParser {
                 value,
                 parquetColumns(node.get("parquet_columns")),
                 layout,
-                fields,
-                csv,
-                avro,
-                protobuf);
-    }
-
-    /**
-     * {@code input.descriptor} (a descriptor set, read now; a relative path from the working
-     * directory) and {@code input.message} (the events' message, its full name) of a protobuf
-     * input, both required; refused for other formats. Null unless the format is protobuf and they
-     * are valid.
-     */
-    private ProtobufOptions protobuf(JsonNode node, String format) {
-        if (!"protobuf".equals(format)) {
-            for (String key : List.of("descriptor", "message")) {
-                if (node.has(key)) {
-                    problem("input." + key, "is for protobuf input; input.format is " + format);
-                }
-            }
-            return null;
-        }
-        if (!node.has("descriptor")) {
-            problem(
-                    "input.descriptor",
-                    "missing: a protobuf input names its descriptor set (protoc"
-                            + " --include_imports --descriptor_set_out=FILE)");
-        }
-        if (!node.has("message")) {
-            problem("input.message", "missing: the events' message, e.g. \"shop.Click\"");
-        }
-        String file = node.has("descriptor") ? text(node, "descriptor", "input.descriptor") : null;
-        String message = node.has("message") ? text(node, "message", "input.message") : null;
-        if (file == null || message == null) {
-            return null;
-        }
-        byte[] set;
-        try {
-            set = Files.readAllBytes(Path.of(file));
-        } catch (IOException | RuntimeException e) {
-            problem("input.descriptor", "cannot read " + file + ": " + e);
-            return null;
-        }
-        try {
-            ProtobufOptions.find(set, message);
-        } catch (IllegalArgumentException bad) {
-            problem(
-                    bad.getMessage().startsWith("no message")
-                            ? "input.message"
-                            : "input.descriptor",
-                    file + ": " + bad.getMessage());
-            return null;
-        }
-        return new ProtobufOptions(file, set, message);
-    }
-
-    /**
-     * {@code input.schema} (a {@code .avsc} file, read now, a relative path taken from the working
-     * directory; or the schema itself, a JSON object) or {@code input.schema_registry} (an http or
-     * https URL) of an avro input; neither is needed to read container files, which hold their
-     * schema. Refused for other formats. Null unless the format is avro.
-     */
-    private AvroOptions avro(JsonNode node, String format) {
-        if (!"avro".equals(format)) {
-            for (String key : List.of("schema", "schema_registry")) {
-                if (node.has(key)) {
-                    problem("input." + key, "is for avro input; input.format is " + format);
-                }
-            }
-            return null;
-        }
-        if (node.has("schema") && node.has("schema_registry")) {
-            problem(
-                    "input.schema",
-                    "names one writer schema for every record; input.schema_registry looks each"
-                            + " record's up: give one of them");
-            return null;
-        }
-        if (node.has("schema")) {
-            JsonNode inline = node.get("schema");
-            String file = null;
-            String text;
-            if (inline.isObject()) { // the schema itself: nothing to read where the job is built
-                text = inline.toString();
-            } else {
-                file = text(node, "schema", "input.schema");
-                if (file == null) {
-                    return null;
-                }
-                try {
-                    text = Files.readString(Path.of(file));
-                } catch (IOException | RuntimeException e) {
-                    problem("input.schema", "cannot read " + file + ": " + e);
-                    return null;
-                }
-            }
-            String what = file == null ? "the schema" : file;
-            try {
-                org.apache.avro.Schema schema = AvroOptions.parse(text);
-                if (schema.getType() != org.apache.avro.Schema.Type.RECORD) {
-                    problem(
-                            "input.schema",
-                            what
-                                    + " is a schema of "
-                                    + schema.getType().getName()
-                                    + ", not a record");
-                    return null;
-                }
-            } catch (IllegalArgumentException bad) {
-                problem("input.schema", what + " is " + bad.getMessage());
-                return null;
-            }
-            return new AvroOptions(file, text, null);
-        }
-        if (node.has("schema_registry")) {
-            String url = text(node, "schema_registry", "input.schema_registry");
-            if (url == null) {
-                return null;
-            }
-            try {
-                java.net.URI uri = new java.net.URI(url);
-                if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())
-                        || uri.getHost() == null) {
-                    problem(
-                            "input.schema_registry",
-                            "\"" + url + "\" is not an http(s) URL such as http://localhost:8081");
-                    return null;
-                }
-            } catch (java.net.URISyntaxException bad) {
-                problem(
-                        "input.schema_registry",
-                        "\"" + url + "\" is not a URL: " + bad.getMessage());
-                return null;
-            }
-            return new AvroOptions(null, null, url);
-        }
-        return AvroOptions.CONTAINER;
-    }
-
-    /**
-     * Each input column's path leads to a value in the events {@code source} describes ({@code
-     * problem} says why a path does not).
-     */
-    private void checkPaths(
-            InputFormat format,
-            Map<String, String> fields,
-            java.util.function.Function<FieldPath, String> problem,
-            String source) {
-        Map<Integer, String> unreadable =
-                EventFields.of(format, layout, fields).unreadable(problem);
-        for (Map.Entry<Integer, String> e : unreadable.entrySet()) {
-            String name = layout.fieldName(e.getKey());
-            problem(
-                    "input.fields." + name,
-                    e.getValue()
-                            + " ("
-                            + source
-                            + ")"
-                            + (fields.containsKey(name)
-                                    ? ""
-                                    : "; "
-                                            + name
-                                            + " reads the field of its own name unless"
-                                            + " input.fields names another"));
-        }
-    }
-
-    /**
-     * {@code input.columns}, {@code input.header} and {@code input.delimiter}: a CSV input's
-     * columns in order (required), whether its files start with a header line (default false), and
-     * its delimiter (default {@code ,}); refused for other formats. Null unless the format is csv
-     * and they are valid.
-     */
-    private CsvOptions csv(JsonNode node, String format) {
-        boolean isCsv = "csv".equals(format);
-        if (!isCsv) {
-            for (String key : List.of("columns", "header", "delimiter")) {
-                if (node.has(key)) {
-                    problem("input." + key, "is for csv input; input.format is " + format);
-                }
-            }
-            return null;
-        }
-        int before = problems.size();
-        List<String> columns = new ArrayList<>();
-        JsonNode c = node.get("columns");
-        if (c == null) {
-            problem(
-                    "input.columns",
-                    "missing: a csv input names its columns in order, e.g. [\"clicked\","
-                            + " \"user_id\", \"price\"]");
-        } else if (!c.isArray() || c.isEmpty()) {
-            problem("input.columns", "must be a non-empty array of column names, not " + c);
-        } else {
-            for (int i = 0; i < c.size(); i++) {
-                JsonNode n = c.get(i);
-                String at = "input.columns[" + i + "]";
-                if (!n.isTextual() || n.asText().isEmpty()) {
-                    problem(at, "must be a non-empty string, not " + n);
-                } else if (columns.contains(n.asText())) {
-                    problem(at, "\"" + n.asText() + "\" is named twice");
-                } else {
-                    columns.add(n.asText());
-                }
-            }
-        }
-        boolean header = false;
-        JsonNode h = node.get("header");
-        if (h != null) {
-            if (!h.isBoolean()) {
-                problem("input.header", "must be true or false, not " + h);
-            } else {
-                header = h.booleanValue();
-            }
-        }
-        char delimiter = CsvOptions.DEFAULT_DELIMITER;
-        JsonNode d = node.get("delimiter");
-        if (d != null) {
-            if (!d.isTextual() || d.asText().length() != 1) {
-                problem(
-                        "input.delimiter",
-                        "must be one character, such as \",\" or \"\\t\", not " + d);
-            } else if (!CsvOptions.validDelimiter(d.asText().charAt(0))) {
-                problem(
-                        "input.delimiter",
-                        CsvOptions.describe(d.asText().charAt(0)) + " cannot separate fields");
-            } else {
-                delimiter = d.asText().charAt(0);
-            }
-        }
-        return columns.isEmpty() || problems.size() > before
-                ? null
-                : new CsvOptions(columns, header, delimiter);
-    }
-
-    /**
-     * {@code input.fields}: from column name to the path of the event field it is read from ({@link
-     * FieldPath}), for a format of named fields; no path may lie inside another's value.
-     */
-    private Map<String, String> fields(JsonNode node, String format, CsvOptions csv) {
-        Map<String, String> fields = new LinkedHashMap<>();
-        if (node == null) {
-            checkCsvColumns(fields, csv);
-            return fields;
-        }
-        String path = "input.fields";
-        boolean named = InputFormat.of(format).map(InputFormat::namedFields).orElse(true);
-        if (!named) {
-            problem(
-                    path,
-                    "names event fields, but input.format "
-                            + format
-                            + " has positional fields (json, csv, avro and protobuf have named ones)");
-            return fields;
-        }
-        if (!node.isObject()) {
-            problem(
-                    path,
-                    "must be an object from column name (label, I1.., C1..) to a field path such"
-                            + " as \"user.id\" or \"items[0]\"");
-            return fields;
-        }
-        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            String column = e.getKey();
-            int f = layoutIndex(column);
-            if (f < 0 || layout.isGenerated(f)) {
-                problem(
-                        path + "." + column,
-                        f < 0
-                                ? "not a column of " + layoutText()
-                                : "a generated column reads its source's field");
-                continue;
-            }
-            String text = text(node, column, path + "." + column);
-            if (text == null) {
-                continue;
-            }
-            if ("csv".equals(format)) {
-                fields.put(column, text); // a column's name, checked below
-                continue;
-            }
-            try {
-                FieldPath.parse(text); // checked here, read again where it is used
-                fields.put(column, text);
-            } catch (IllegalArgumentException bad) {
-                problem(path + "." + column, bad.getMessage());
-            }
-        }
-        if ("csv".equals(format)) {
-            checkCsvColumns(fields, csv);
-            return fields;
-        }
-        if (InputFormat.of(format).isPresent()) { // the paths with those not named: own names
-            EventFields all = EventFields.of(InputFormat.of(format).get(), layout, fields);
-            int[] pair = all.enclosure();
-            if (pair.length == 2) {
-                String inner = layout.fieldName(pair[0]);
-                String outer = layout.fieldName(pair[1]);
-                problem(
-                        path + "." + (fields.containsKey(inner) ? inner : outer),
-                        "\""
-                                + all.path(pair[0])
-                                + "\" (the field of "
-                                + inner
-                                + ") lies inside \""
-                                + all.path(pair[1])
-                                + "\", the field of "
-                                + outer
-                                + ": a field is a value or a record, not both");
-            }
-        }
-        return fields;
+                events.fields(),
+                events.csv(),
+                events.avro(),
+                events.protobuf());
     }
 
     /**
@@ -807,7 +447,7 @@ public final class SpecParser {
     }
 
     /** The input's columns as messages name them: {@code criteo-tsv (label, I1..I13, C1..C26)}. */
-    private String layoutText() {
+    String layoutText() {
         return "criteo-tsv (label, I1..I"
                 + layout.dense()
                 + (layout.generated() > 0 ? ", G1..G" + layout.generated() : "")
@@ -855,7 +495,7 @@ public final class SpecParser {
     }
 
     /** Index of a column name in the input's layout, or -1. */
-    private int layoutIndex(String name) {
+    int layoutIndex(String name) {
         return layout.fieldOf(name);
     }
 
