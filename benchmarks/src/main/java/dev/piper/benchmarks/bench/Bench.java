@@ -1,36 +1,19 @@
 package dev.piper.benchmarks.bench;
 
-import dev.piper.connectors.convert.TsvToAvro;
-import dev.piper.connectors.convert.TsvToCsv;
-import dev.piper.connectors.convert.TsvToJson;
-import dev.piper.connectors.convert.TsvToParquet;
-import dev.piper.connectors.text.source.reader.AvroBlockChunker;
 import dev.piper.job.HotlineOptions;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.ReportOptions;
-import dev.piper.pipeline.generate.CriteoAvro;
-import dev.piper.pipeline.generate.CriteoGenerator;
-import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.DecodeOptions;
-import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.SpecCompiler;
-import dev.piper.pipeline.spec.SpecException;
-import dev.piper.pipeline.spec.SpecParser;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
  * {@code piper bench}: marginal throughput of the data path, single-threaded without Flink and as
@@ -70,7 +53,39 @@ public final class Bench {
             double secondsHalf,
             double rowsPerSecond,
             double mbPerSecond,
-            boolean outputVerified) {}
+            boolean outputVerified) {
+
+        /**
+         * The marginal rates of {@code stage} from its runs on N = {@code rows} lines and on N/2:
+         * (N - N/2) / (t(N) - t(N/2)); NaN when the two times do not differ.
+         */
+        static Result marginal(
+                String regime,
+                double scale,
+                String stage,
+                int parallelism,
+                long rows,
+                long fullBytes,
+                long halfBytes,
+                double tFull,
+                double tHalf,
+                boolean verified) {
+            double dt = tFull - tHalf;
+            long dRows = rows - rows / 2;
+            return new Result(
+                    regime,
+                    scale,
+                    stage,
+                    parallelism,
+                    rows,
+                    fullBytes,
+                    tFull,
+                    tHalf,
+                    dt > 0 ? dRows / dt : Double.NaN,
+                    dt > 0 ? (fullBytes - halfBytes) / 1e6 / dt : Double.NaN,
+                    verified);
+        }
+    }
 
     private final Path dataDir;
     private final long rows;
@@ -142,7 +157,10 @@ public final class Bench {
         return this;
     }
 
-    /** Also measures the column passes of {@link #RAP_SPEC} fused and unfused (first regime). */
+    /**
+     * Also measures the column passes of {@link SingleThreadStages#RAP_SPEC} fused and unfused
+     * (first regime).
+     */
     public Bench withFusion() {
         this.withFusion = true;
         return this;
@@ -243,9 +261,19 @@ public final class Bench {
     /** The job runs of {@link #run}, with the settings made by then. */
     private JobRuns jobRuns;
 
+    /** The generated inputs of {@link #run} and their conversions. */
+    private BenchInputs inputs;
+
+    /** The single-thread loops of {@link #run}, without Flink. */
+    private SingleThreadStages loops;
+
     public List<Result> run(List<Regime> regimes) throws Exception {
         Files.createDirectories(dataDir);
         jobRuns = new JobRuns(dataDir, blockBytes, preset, layout(), coldCommand, progress);
+        inputs = new BenchInputs(dataDir, seed, preset, layout(), progress);
+        loops =
+                new SingleThreadStages(
+                        this::label, rows, blockBytes, repeat, options, inputs, progress);
         List<Result> results = new ArrayList<>();
         for (Regime regime : regimes) {
             Inputs in = singleThread(regime, regime == regimes.get(0), results);
@@ -313,11 +341,11 @@ public final class Bench {
     /** Generates the regime's inputs and measures the single-thread loops on them. */
     private Inputs singleThread(Regime regime, boolean first, List<Result> results)
             throws Exception {
-        Path full = data(regime, rows);
-        Path half = data(regime, rows / 2);
+        Path full = inputs.data(regime, rows);
+        Path half = inputs.data(regime, rows / 2);
         progress.printf("bench %s: single-thread loops%n", label(regime));
         results.add(
-                loop(
+                loops.loop(
                                 regime,
                                 "decode, 1 thread, no Flink",
                                 full,
@@ -325,10 +353,10 @@ public final class Bench {
                                 SingleThreadLoops::decodeOnly)
                         .result());
         if (withFusion && first) {
-            results.addAll(fusion(regime, full, half));
+            results.addAll(loops.fusion(regime, full, half));
         }
-        LoopResult fused =
-                loop(
+        SingleThreadStages.LoopResult fused =
+                loops.loop(
                         regime,
                         "fused column work, 1 thread, no Flink",
                         full,
@@ -338,29 +366,33 @@ public final class Bench {
         Path pFull = null;
         Path pHalf = null;
         if (withParquet) {
-            pFull = parquet(full);
-            pHalf = parquet(half);
-            results.addAll(parquetLoops(regime, full, half, pFull, pHalf));
+            pFull = inputs.parquet(full);
+            pHalf = inputs.parquet(half);
+            results.addAll(loops.parquetLoops(regime, full, half, pFull, pHalf, parallelisms));
         }
         Path jFull = null;
         Path jHalf = null;
         Path aFull = null;
         Path aHalf = null;
         if (withEvents) {
-            jFull = events(full);
-            jHalf = events(half);
-            results.addAll(eventLoops(regime, half, jFull, jHalf, "json"));
+            jFull = inputs.events(full);
+            jHalf = inputs.events(half);
+            results.addAll(loops.eventLoops(regime, half, jFull, jHalf, "json"));
             results.addAll(
-                    eventLoops(
+                    loops.eventLoops(
                             regime,
                             half,
-                            avroEvents(full, false),
-                            avroEvents(half, false),
+                            inputs.avroEvents(full, false),
+                            inputs.avroEvents(half, false),
                             "avro"));
-            aFull = avroEvents(full, true); // the job reads typed ids, as Avro producers write
-            aHalf = avroEvents(half, true);
-            results.addAll(eventLoops(regime, half, aFull, aHalf, "avro, long ids"));
-            results.addAll(eventLoops(regime, half, csvEvents(full), csvEvents(half), "csv"));
+            aFull =
+                    inputs.avroEvents(
+                            full, true); // the job reads typed ids, as Avro producers write
+            aHalf = inputs.avroEvents(half, true);
+            results.addAll(loops.eventLoops(regime, half, aFull, aHalf, "avro, long ids"));
+            results.addAll(
+                    loops.eventLoops(
+                            regime, half, inputs.csvEvents(full), inputs.csvEvents(half), "csv"));
         }
         return new Inputs(
                 full,
@@ -430,10 +462,12 @@ public final class Bench {
                             + in.reference().rowsSha256()
                             + ")");
         }
-        return result(
-                regime,
+        return Result.marginal(
+                label(regime),
+                regime.scale(),
                 stage,
                 p,
+                rows,
                 in.fullBytes(),
                 in.halfBytes(),
                 runs.full().seconds(),
@@ -511,61 +545,10 @@ public final class Bench {
         return checked(regime, parquet, p, "Flink job, Parquet input", runs);
     }
 
-    /**
-     * The events spec ({@code format} json or avro) of the built-in chains: events decode to the
-     * text's rows under it.
-     */
-    private String eventsSpec(String format, String idParser) {
-        String input =
-                format.equals("csv")
-                        ? "{\"format\": \"csv\", \"header\": true, \"columns\": [\""
-                                + String.join("\", \"", TsvToCsv.columns(layout()))
-                                + "\"]}"
-                        : "{\"format\": \"" + format + "\"}";
-        return """
-                {"name": "dlrm-criteo-events", "version": 1, "input": %s,
-                 "columns": {
-                   "label": ["decode", "fill_missing"],
-                   "I1..I13": ["decode", "fill_missing", "neg2zero"],
-                   "C1..C26": ["decode", "fill_missing", "%s", "vocab"]
-                 }}
-                """
-                .formatted(input, idParser);
-    }
-
-    /** The decode options of {@link #eventsSpec}; Avro's with the schema of {@code file}'s. */
-    private DecodeOptions eventsOptions(String format, String idParser, Path file)
-            throws IOException {
-        DecodeOptions o;
-        try {
-            o =
-                    SpecCompiler.decodeOptions(
-                            SpecParser.parse(
-                                    eventsSpec(format, idParser).getBytes(StandardCharsets.UTF_8),
-                                    "events spec"),
-                            DecodeOptions.DEFAULT_MAX_RAW_BYTES);
-        } catch (SpecException e) {
-            throw new IllegalStateException(e.getMessage(), e);
-        }
-        if (!format.equals("avro")) {
-            return o;
-        }
-        String schema;
-        try (InputStream in = Files.newInputStream(file)) {
-            schema = AvroBlockChunker.writerSchema(in);
-        }
-        return new DecodeOptions(
-                o.program(),
-                o.padMissingFields(),
-                o.maxLineBytes(),
-                o.maxRawBytes(),
-                o.events().withAvro(AvroOptions.CONTAINER.withSchema(schema)));
-    }
-
     /** The Flink job on the JSON or Avro events; its rows must be the text's reference's. */
     private Result eventsJob(Regime regime, Inputs in, int p, String format) throws Exception {
         Configuration conf = new Configuration();
-        conf.set(PiperOptions.SPEC, eventsSpec(format, "hex2int"));
+        conf.set(PiperOptions.SPEC, inputs.eventsSpec(format, "hex2int"));
         boolean avro = format.equals("avro");
         Path full = avro ? in.avroFull() : in.eventsFull();
         Path half = avro ? in.avroHalf() : in.eventsHalf();
@@ -582,338 +565,6 @@ public final class Bench {
                 runs);
     }
 
-    /**
-     * JSON events decoded in one thread without Flink: under the hex2int spec (first verified: the
-     * smaller file's decoded values must hash as its text's) and under hash64.
-     */
-    private List<Result> eventLoops(Regime regime, Path half, Path jFull, Path jHalf, String kind)
-            throws Exception {
-        boolean longIds = kind.equals("avro, long ids");
-        String format = kind.startsWith("avro") ? "avro" : kind;
-        String name =
-                longIds
-                        ? "Avro events, long ids,"
-                        : switch (format) {
-                            case "avro" -> "Avro events";
-                            case "csv" -> "CSV lines";
-                            default -> "JSON events";
-                        };
-        progress.printf("bench %s: %s decode, no Flink%n", regime.name(), name);
-        DecodeOptions hex = eventsOptions(format, "hex2int", jHalf);
-        if (!SingleThreadLoops.decodedSha256(jHalf, blockBytes, hex)
-                .equals(SingleThreadLoops.decodedSha256(half, blockBytes, options, true))) {
-            throw new IllegalStateException(
-                    jHalf + ": its decoded values differ from those of " + half);
-        }
-        List<Result> out = new ArrayList<>();
-        // ids that are longs are no text to hash
-        for (String parser : longIds ? List.of("hex2int") : List.of("hex2int", "hash64")) {
-            DecodeOptions o = eventsOptions(format, parser, jHalf);
-            SingleThreadLoops.decodeAny(jHalf, blockBytes, o); // warm-up
-            SingleThreadLoops.Pass bestFull = null;
-            SingleThreadLoops.Pass bestHalf = null;
-            for (int i = 0; i < repeat; i++) {
-                bestFull = faster(bestFull, SingleThreadLoops.decodeAny(jFull, blockBytes, o));
-                bestHalf = faster(bestHalf, SingleThreadLoops.decodeAny(jHalf, blockBytes, o));
-            }
-            checkRead(bestFull, rows, jFull);
-            checkRead(bestHalf, rows / 2, jHalf);
-            out.add(
-                    result(
-                            regime,
-                            name + " decode (" + parser + "), 1 thread, no Flink",
-                            1,
-                            Files.size(jFull),
-                            Files.size(jHalf),
-                            bestFull.seconds(),
-                            bestHalf.seconds(),
-                            parser.equals("hex2int")));
-        }
-        return out;
-    }
-
-    /**
-     * The Avro events of a generated input ({@code piper convert --output-format avro}, no codec),
-     * made once and cached.
-     */
-    private Path avroEvents(Path tsv, boolean longIds) throws IOException {
-        Path file =
-                tsv.resolveSibling(
-                        tsv.getFileName()
-                                .toString()
-                                .replace(".tsv", longIds ? "-longids.avro" : ".avro"));
-        if (!Files.exists(file)) {
-            progress.printf("bench: converting %s to Avro events%n", tsv.getFileName());
-            Path tmp = Files.createTempFile(dataDir, "converting-", ".avro");
-            Files.delete(tmp);
-            TsvToAvro.Result r =
-                    TsvToAvro.convert(
-                            tsv, tmp, new CriteoAvro(layout(), longIds), "null", progress);
-            Files.delete(TsvToAvro.rejectedFile(tmp));
-            if (r.rejected() > 0) {
-                throw new IllegalStateException(
-                        tsv
-                                + ": "
-                                + r.rejected()
-                                + " lines have no Avro record (generated input?)");
-            }
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        }
-        return file;
-    }
-
-    /** The CSV of a generated input ({@code piper convert --output-format csv}), made once. */
-    private Path csvEvents(Path tsv) throws IOException {
-        return converted(
-                tsv, ".csv", "CSV", (in, out) -> TsvToCsv.convert(in, out, layout(), progress));
-    }
-
-    /** The JSON events of a generated input ({@code piper convert}), made once and cached. */
-    private Path events(Path tsv) throws IOException {
-        return converted(
-                tsv,
-                ".jsonl",
-                "JSON events",
-                (in, out) -> TsvToJson.convert(in, out, layout(), progress));
-    }
-
-    /** A conversion of a generated input to a file. */
-    private interface Conversion {
-        void convert(Path tsv, Path out) throws IOException;
-    }
-
-    /**
-     * {@code tsv} converted to the file beside it ending in {@code extension} instead of .tsv, made
-     * once (into a temporary file moved into place) and cached.
-     */
-    private Path converted(Path tsv, String extension, String what, Conversion conversion)
-            throws IOException {
-        Path file = tsv.resolveSibling(tsv.getFileName().toString().replace(".tsv", extension));
-        if (!Files.exists(file)) {
-            progress.printf("bench: converting %s to %s%n", tsv.getFileName(), what);
-            Path tmp = Files.createTempFile(dataDir, "converting-", extension);
-            Files.delete(tmp);
-            conversion.convert(tsv, tmp);
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        }
-        return file;
-    }
-
-    /**
-     * Parquet read and decode without Flink, on as many threads as each parallelism; first
-     * verified: the decoded rows of the smaller file must hash as those of its text.
-     */
-    private List<Result> parquetLoops(Regime regime, Path full, Path half, Path pFull, Path pHalf)
-            throws Exception {
-        progress.printf("bench %s: Parquet read + column ops, no Flink%n", regime.name());
-        DecodeOptions options = DecodeOptions.defaults();
-        if (!ParquetLoops.rowsSha256(pHalf, PARQUET_BLOCK_ROWS, options.program())
-                .equals(ParquetLoops.textRowsSha256(half, blockBytes, options))) {
-            throw new IllegalStateException(
-                    pHalf + ": its decoded rows differ from those of " + half);
-        }
-        List<Result> out = new ArrayList<>();
-        for (int p : parallelisms) {
-            for (int i = 0; i < 2; i++) { // warm-up: the JIT compiles the reader's loops
-                ParquetLoops.read(pHalf, p, PARQUET_BLOCK_ROWS, options.program());
-            }
-            SingleThreadLoops.Pass bestFull = null;
-            SingleThreadLoops.Pass bestHalf = null;
-            for (int i = 0; i < repeat; i++) {
-                bestFull =
-                        faster(
-                                bestFull,
-                                ParquetLoops.read(pFull, p, PARQUET_BLOCK_ROWS, options.program()));
-                bestHalf =
-                        faster(
-                                bestHalf,
-                                ParquetLoops.read(pHalf, p, PARQUET_BLOCK_ROWS, options.program()));
-            }
-            checkRead(bestFull, rows, pFull);
-            checkRead(bestHalf, rows / 2, pHalf);
-            out.add(
-                    result(
-                            regime,
-                            "Parquet read + column ops, no Flink",
-                            p,
-                            Files.size(pFull),
-                            Files.size(pHalf),
-                            bestFull.seconds(),
-                            bestHalf.seconds(),
-                            true));
-        }
-        return out;
-    }
-
-    /**
-     * The Parquet conversion of a generated input ({@code piper convert}), made once and cached.
-     */
-    private Path parquet(Path tsv) throws IOException {
-        Path file = tsv.resolveSibling(tsv.getFileName().toString().replace(".tsv", ".parquet"));
-        if (!Files.exists(file)) {
-            progress.printf("bench: converting %s to Parquet%n", tsv.getFileName());
-            Path tmp = Files.createTempFile(dataDir, "converting-", ".parquet");
-            Files.delete(tmp);
-            Path dead = dataDir.resolve("converting.dead-letters.jsonl");
-            TsvToParquet.convert(
-                    tsv,
-                    tmp,
-                    dead,
-                    DecodeOptions.defaults(),
-                    CompressionCodecName.SNAPPY,
-                    TsvToParquet.DEFAULT_ROW_GROUP_ROWS,
-                    progress);
-            Files.delete(dead);
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        }
-        return file;
-    }
-
-    /** Resource of the spec whose column passes the fusion measurement runs. */
-    static final String RAP_SPEC = "/specs/rap-criteo.json";
-
-    /**
-     * RAP's horizontal fusion: decoding under {@link #RAP_SPEC} with its column passes fused and
-     * with one pass per column and operator, alternating; both must decode the same values (sha256
-     * of every decoded value of the smaller input, outside the timing).
-     */
-    private List<Result> fusion(Regime regime, Path full, Path half) throws IOException {
-        progress.printf("bench %s: column passes fused and unfused%n", regime.name());
-        DecodeOptions options;
-        try (InputStream in = Bench.class.getResourceAsStream(RAP_SPEC)) {
-            PipelineSpec spec = SpecParser.parse(in.readAllBytes(), RAP_SPEC);
-            options = SpecCompiler.decodeOptions(spec, DecodeOptions.DEFAULT_MAX_RAW_BYTES);
-        } catch (SpecException e) {
-            throw new IllegalStateException(e.getMessage(), e);
-        }
-        Loop fused = (input, b, o) -> SingleThreadLoops.decode(input, b, o, true);
-        Loop unfused = (input, b, o) -> SingleThreadLoops.decode(input, b, o, false);
-        fused.run(half, blockBytes, options);
-        unfused.run(half, blockBytes, options);
-        SingleThreadLoops.Pass[] best = new SingleThreadLoops.Pass[4];
-        for (int i = 0; i < repeat; i++) {
-            best[0] = faster(best[0], fused.run(full, blockBytes, options));
-            best[1] = faster(best[1], unfused.run(full, blockBytes, options));
-            best[2] = faster(best[2], fused.run(half, blockBytes, options));
-            best[3] = faster(best[3], unfused.run(half, blockBytes, options));
-        }
-        long fullBytes = Files.size(full);
-        long halfBytes = Files.size(half);
-        boolean same =
-                SingleThreadLoops.decodedSha256(half, blockBytes, options, true)
-                        .equals(SingleThreadLoops.decodedSha256(half, blockBytes, options, false));
-        if (!same) {
-            throw new IllegalStateException(
-                    "regime " + regime.name() + ": fused and unfused column passes decode apart");
-        }
-        return List.of(
-                result(
-                        regime,
-                        "decode + RAP column ops fused, 1 thread",
-                        1,
-                        fullBytes,
-                        halfBytes,
-                        best[0].seconds(),
-                        best[2].seconds(),
-                        true),
-                result(
-                        regime,
-                        "decode + RAP column ops, a pass per column",
-                        1,
-                        fullBytes,
-                        halfBytes,
-                        best[1].seconds(),
-                        best[3].seconds(),
-                        true));
-    }
-
-    private static SingleThreadLoops.Pass faster(
-            SingleThreadLoops.Pass best, SingleThreadLoops.Pass run) {
-        return best == null || run.seconds() < best.seconds() ? run : best;
-    }
-
-    /** A single-thread loop over one input file. */
-    private interface Loop {
-        SingleThreadLoops.Pass run(Path input, int blockBytes, DecodeOptions options)
-                throws IOException;
-    }
-
-    private record LoopResult(
-            Result result, SingleThreadLoops.Pass full, SingleThreadLoops.Pass half) {}
-
-    /** One warm-up pass, then the best of the repeats on each input. */
-    private LoopResult loop(Regime regime, String stage, Path full, Path half, Loop loop)
-            throws IOException {
-        loop.run(half, blockBytes, options);
-        SingleThreadLoops.Pass bestFull = best(loop, full, options);
-        SingleThreadLoops.Pass bestHalf = best(loop, half, options);
-        checkRead(bestFull, rows, full);
-        checkRead(bestHalf, rows / 2, half);
-        Result r =
-                result(
-                        regime,
-                        stage,
-                        1,
-                        Files.size(full),
-                        Files.size(half),
-                        bestFull.seconds(),
-                        bestHalf.seconds(),
-                        true);
-        return new LoopResult(r, bestFull, bestHalf);
-    }
-
-    /** A pass that did not see every generated line (a truncated cached input) measures nothing. */
-    private static void checkRead(SingleThreadLoops.Pass pass, long expected, Path input) {
-        if (pass.lines() != expected || pass.rows() != expected) {
-            throw new IllegalStateException(
-                    input
-                            + ": a pass read "
-                            + pass.lines()
-                            + " lines and "
-                            + pass.rows()
-                            + " rows, expected "
-                            + expected
-                            + " of each; delete it to regenerate");
-        }
-    }
-
-    private SingleThreadLoops.Pass best(Loop loop, Path input, DecodeOptions options)
-            throws IOException {
-        SingleThreadLoops.Pass best = null;
-        for (int i = 0; i < repeat; i++) {
-            SingleThreadLoops.Pass p = loop.run(input, blockBytes, options);
-            if (best == null || p.seconds() < best.seconds()) {
-                best = p;
-            }
-        }
-        return best;
-    }
-
-    private Result result(
-            Regime regime,
-            String stage,
-            int parallelism,
-            long fullBytes,
-            long halfBytes,
-            double tFull,
-            double tHalf,
-            boolean verified) {
-        double dt = tFull - tHalf;
-        long dRows = rows - rows / 2;
-        return new Result(
-                label(regime),
-                regime.scale(),
-                stage,
-                parallelism,
-                rows,
-                fullBytes,
-                tFull,
-                tHalf,
-                dt > 0 ? dRows / dt : Double.NaN,
-                dt > 0 ? (fullBytes - halfBytes) / 1e6 / dt : Double.NaN,
-                verified);
-    }
-
     private JobRuns.JobRun job(Path input, int parallelism, boolean report) throws Exception {
         Configuration conf = new Configuration();
         conf.set(ReportOptions.ENABLED, report);
@@ -925,32 +576,5 @@ public final class Bench {
         Configuration conf = new Configuration();
         conf.set(HotlineOptions.BUDGET, hotlineBudget);
         return conf;
-    }
-
-    /** The generated input of {@code n} lines for {@code regime}, generated once and cached. */
-    private Path data(Regime regime, long n) throws IOException {
-        Path file =
-                dataDir.resolve(
-                        String.format(
-                                "%s-seed%d-scale%s-rows%d.tsv",
-                                preset == null ? "criteo" : preset.name(),
-                                seed,
-                                BenchResults.plain(regime.scale()),
-                                n));
-        if (!Files.exists(file)) {
-            progress.printf(
-                    "bench: generating %,d lines at scale %s into %s%n",
-                    n, BenchResults.plain(regime.scale()), file);
-            Path tmp = Files.createTempFile(dataDir, "generating-", ".tsv");
-            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 20)) {
-                (preset == null
-                                ? new CriteoGenerator(seed, regime.scale(), 0)
-                                : new CriteoGenerator(
-                                        layout(), seed, regime.scale(), 0, preset.meanListLength()))
-                        .write(out, n);
-            }
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
-        }
-        return file;
     }
 }
