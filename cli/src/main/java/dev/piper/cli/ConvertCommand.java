@@ -228,82 +228,96 @@ final class ConvertCommand implements Callable<Integer> {
                             + outputFormat
                             + "\" (known: parquet, json, csv, avro, protobuf)");
         }
-        if (format.equals("protobuf")) {
-            TsvToProtobuf.Result r = TsvToProtobuf.convert(input, output, layout(), System.err);
+        return switch (format) {
+            case "protobuf" -> toProtobuf();
+            case "avro" -> toAvro();
+            case "json", "csv" -> toLines(format.equals("csv"));
+            default -> toParquet();
+        };
+    }
+
+    /** Protobuf messages, and the descriptor set beside them. */
+    private int toProtobuf() throws IOException {
+        TsvToProtobuf.Result r = TsvToProtobuf.convert(input, output, layout(), System.err);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "convert: %,d lines read, %,d Protobuf messages written (%,d bytes) in"
+                                + " %.1f s -> %s (message %s, descriptor set %s)%n",
+                        r.lines(),
+                        r.messages(),
+                        r.bytes(),
+                        r.seconds(),
+                        output,
+                        CriteoProtobuf.MESSAGE,
+                        TsvToProtobuf.descriptorFile(output));
+        if (r.rejected() > 0) {
             spec.commandLine()
                     .getOut()
                     .printf(
-                            "convert: %,d lines read, %,d Protobuf messages written (%,d bytes) in"
-                                    + " %.1f s -> %s (message %s, descriptor set %s)%n",
-                            r.lines(),
-                            r.messages(),
-                            r.bytes(),
-                            r.seconds(),
-                            output,
-                            CriteoProtobuf.MESSAGE,
-                            TsvToProtobuf.descriptorFile(output));
-            if (r.rejected() > 0) {
-                spec.commandLine()
-                        .getOut()
-                        .printf(
-                                "convert: %,d lines are no message of the layout (another field"
-                                        + " count, a label or dense field that is no int32, not"
-                                        + " UTF-8), written as they are to %s%n",
-                                r.rejected(), TsvToAvro.rejectedFile(output));
-            }
-            return 0;
+                            "convert: %,d lines are no message of the layout (another field"
+                                    + " count, a label or dense field that is no int32, not"
+                                    + " UTF-8), written as they are to %s%n",
+                            r.rejected(), TsvToAvro.rejectedFile(output));
         }
-        if (format.equals("avro")) {
-            TsvToAvro.Result r =
-                    TsvToAvro.convert(input, output, layout(), avroCodec(), System.err);
+        return 0;
+    }
+
+    /** An Avro container file of {@code --avro-codec}. */
+    private int toAvro() throws IOException {
+        TsvToAvro.Result r = TsvToAvro.convert(input, output, layout(), avroCodec(), System.err);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "convert: %,d lines read, %,d Avro records written (%,d bytes, codec"
+                                + " %s) in %.1f s (%,.0f lines/s) -> %s%n",
+                        r.lines(),
+                        r.records(),
+                        r.bytes(),
+                        avroCodec(),
+                        r.seconds(),
+                        r.lines() / Math.max(r.seconds(), 1e-9),
+                        output);
+        if (r.rejected() > 0) {
             spec.commandLine()
                     .getOut()
                     .printf(
-                            "convert: %,d lines read, %,d Avro records written (%,d bytes, codec"
-                                    + " %s) in %.1f s (%,.0f lines/s) -> %s%n",
-                            r.lines(),
-                            r.records(),
-                            r.bytes(),
-                            avroCodec(),
-                            r.seconds(),
-                            r.lines() / Math.max(r.seconds(), 1e-9),
-                            output);
-            if (r.rejected() > 0) {
-                spec.commandLine()
-                        .getOut()
-                        .printf(
-                                "convert: %,d lines are no record of the layout (another field"
-                                        + " count, an empty line, not UTF-8), written as they"
-                                        + " are to %s%n",
-                                r.rejected(), TsvToAvro.rejectedFile(output));
-            }
-            return 0;
+                            "convert: %,d lines are no record of the layout (another field"
+                                    + " count, an empty line, not UTF-8), written as they"
+                                    + " are to %s%n",
+                            r.rejected(), TsvToAvro.rejectedFile(output));
         }
-        if (format.equals("json") || format.equals("csv")) {
-            // every line written, in order: the text's rows and dead letters when read back
-            boolean csv = format.equals("csv");
-            TsvToJson.Result r =
-                    csv
-                            ? TsvToCsv.convert(input, output, layout(), System.err)
-                            : TsvToJson.convert(input, output, layout(), System.err);
-            spec.commandLine()
-                    .getOut()
-                    .printf(
-                            "convert: %,d lines read, %,d %s (%,d bytes) in %.1f s (%,.0f"
-                                    + " lines/s) -> %s%s%n",
-                            r.lines(),
-                            r.lines(),
-                            csv ? "CSV lines written after the header" : "JSON events written",
-                            r.bytes(),
-                            r.seconds(),
-                            r.lines() / Math.max(r.seconds(), 1e-9),
-                            output,
-                            csv
-                                    ? " (read it with --preset dlrm-criteo-csv, or a csv spec"
-                                            + " whose input.columns is the header)"
-                                    : "");
-            return 0;
-        }
+        return 0;
+    }
+
+    /** JSON events or CSV lines: every line written, in order. */
+    private int toLines(boolean csv) throws IOException {
+        // every line written, in order: the text's rows and dead letters when read back
+        TsvToJson.Result r =
+                csv
+                        ? TsvToCsv.convert(input, output, layout(), System.err)
+                        : TsvToJson.convert(input, output, layout(), System.err);
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "convert: %,d lines read, %,d %s (%,d bytes) in %.1f s (%,.0f"
+                                + " lines/s) -> %s%s%n",
+                        r.lines(),
+                        r.lines(),
+                        csv ? "CSV lines written after the header" : "JSON events written",
+                        r.bytes(),
+                        r.seconds(),
+                        r.lines() / Math.max(r.seconds(), 1e-9),
+                        output,
+                        csv
+                                ? " (read it with --preset dlrm-criteo-csv, or a csv spec"
+                                        + " whose input.columns is the header)"
+                                : "");
+        return 0;
+    }
+
+    /** Parquet of {@code --compression}, dead letters beside it. */
+    private int toParquet() throws IOException {
         String codec = compression == null ? "snappy" : compression.toLowerCase(Locale.ROOT);
         if (!Arrays.asList(CODECS).contains(codec)) {
             throw new ParameterException(

@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -179,52 +180,35 @@ final class GenerateCommand implements Callable<Integer> {
             }
             return;
         }
-        // Text: written beside the output and renamed into place once whole, so that a killed run
-        // never leaves a shorter file that reads as a complete input.
-        // A pipe or device (--output /dev/stdout) is written directly: a stream cannot be renamed
-        // into, and renaming over /dev/stdout would replace the link with a file. A link to a
-        // file is followed: the file is replaced, not the link.
-        boolean stream = !parquet && Files.exists(output) && !Files.isRegularFile(output);
-        Path target = !stream && Files.exists(output) ? output.toRealPath() : output;
-        Path text =
-                stream
-                        ? output
-                        : target.resolveSibling(
-                                "." + target.getFileName() + (parquet ? ".tsv" : ".partial"));
+        if (!parquet) {
+            writeWhole(out -> generate(generator, out, rows, System.err));
+            return;
+        }
+        // Parquet: the lines written as text beside it, then converted
+        Path target = Files.exists(output) ? output.toRealPath() : output;
+        Path text = target.resolveSibling("." + target.getFileName() + ".tsv");
         try {
             try (OutputStream out = new BufferedOutputStream(NamedOutput.open(text), 1 << 20)) {
                 generate(generator, out, rows, System.err);
             }
-            if (stream) {
-                // written in place
-            } else if (!parquet) {
-                Files.move(
-                        text,
-                        target,
-                        StandardCopyOption.REPLACE_EXISTING,
-                        StandardCopyOption.ATOMIC_MOVE);
-            } else {
-                Path dead =
-                        output.resolveSibling(
-                                output.getFileName().toString().replaceFirst("\\.parquet$", "")
-                                        + ".dead-letters.jsonl");
-                TsvToParquet.convert(
-                        text,
-                        output,
-                        dead,
-                        new DecodeOptions(
-                                ColumnProgram.raw(layout),
-                                false,
-                                DecodeOptions.DEFAULT_MAX_LINE_BYTES,
-                                DecodeOptions.DEFAULT_MAX_RAW_BYTES),
-                        CompressionCodecName.SNAPPY,
-                        TsvToParquet.DEFAULT_ROW_GROUP_ROWS,
-                        System.err);
-            }
+            Path dead =
+                    output.resolveSibling(
+                            output.getFileName().toString().replaceFirst("\\.parquet$", "")
+                                    + ".dead-letters.jsonl");
+            TsvToParquet.convert(
+                    text,
+                    output,
+                    dead,
+                    new DecodeOptions(
+                            ColumnProgram.raw(layout),
+                            false,
+                            DecodeOptions.DEFAULT_MAX_LINE_BYTES,
+                            DecodeOptions.DEFAULT_MAX_RAW_BYTES),
+                    CompressionCodecName.SNAPPY,
+                    TsvToParquet.DEFAULT_ROW_GROUP_ROWS,
+                    System.err);
         } finally {
-            if (!stream) {
-                Files.deleteIfExists(text);
-            }
+            Files.deleteIfExists(text);
         }
     }
 
@@ -274,7 +258,26 @@ final class GenerateCommand implements Callable<Integer> {
                         output);
         if (model != null) {
             Path modelFile = output.resolveSibling(output.getFileName() + ".model.json");
-            writeModel(modelFile, model, generator);
+            writeModel(
+                    modelFile,
+                    model.seed(),
+                    "lines",
+                    generator.bayesAuc(0),
+                    generator.bayesAuc(1),
+                    root -> {
+                        var dense = root.putArray("dense_columns");
+                        for (int j : ClickModel.denseColumns()) {
+                            dense.add("I" + (j + 1));
+                        }
+                        var sparse = root.putArray("sparse_columns");
+                        for (int c : ClickModel.sparseColumns()) {
+                            sparse.add("C" + (c + 1));
+                        }
+                    },
+                    "P(click) = sigmoid(bias + sum of dense weights * (log1p(max(0, I)) - centre)"
+                            + " + sum of each id's hidden weight); Bayes AUC: the AUC of those"
+                            + " probabilities against the labels drawn from them, over the valid"
+                            + " lines (before the drift, and from it on)");
             printBayesAuc(generator.bayesAuc(0), generator.bayesAuc(1), "line", modelFile);
         }
         return 0;
@@ -298,38 +301,20 @@ final class GenerateCommand implements Callable<Integer> {
         LayoutOptions.refuseNextTo(spec.commandLine(), "--events, whose fields are its own");
         long start = System.nanoTime();
         ClickEvents generator = new ClickEvents(seed, scale, driftAt == null ? -1 : driftAt);
-        // a pipe or device (--output /dev/stdout) is written in place; a file once whole
-        boolean stream = Files.exists(output) && !Files.isRegularFile(output);
-        Path target = Files.exists(output) ? output.toRealPath() : output;
-        Path partial =
-                stream ? output : target.resolveSibling("." + target.getFileName() + ".partial");
-        try {
-            try (OutputStream out = new BufferedOutputStream(NamedOutput.open(partial), 1 << 20)) {
-                generator.write(
-                        format,
-                        out,
-                        rows,
-                        done -> {
-                            double seconds = (System.nanoTime() - start) / 1e9;
-                            if (seconds > 3 && done % PROGRESS_EVERY == 0) {
-                                System.err.printf(
-                                        "generate: %,d of %,d events, %.0f s%n",
-                                        done, rows, seconds);
-                            }
-                        });
-            }
-            if (!stream) {
-                Files.move(
-                        partial,
-                        target,
-                        StandardCopyOption.REPLACE_EXISTING,
-                        StandardCopyOption.ATOMIC_MOVE);
-            }
-        } finally {
-            if (!stream) {
-                Files.deleteIfExists(partial);
-            }
-        }
+        writeWhole(
+                out ->
+                        generator.write(
+                                format,
+                                out,
+                                rows,
+                                done -> {
+                                    double seconds = (System.nanoTime() - start) / 1e9;
+                                    if (seconds > 3 && done % PROGRESS_EVERY == 0) {
+                                        System.err.printf(
+                                                "generate: %,d of %,d events, %.0f s%n",
+                                                done, rows, seconds);
+                                    }
+                                }));
         String read = "--preset clicks-" + format;
         if (format == ClickEvents.Format.PROTOBUF) {
             Path desc = output.resolveSibling(output.getFileName() + ".desc");
@@ -348,23 +333,17 @@ final class GenerateCommand implements Callable<Integer> {
                                 + "generate: read them with %s%n",
                         rows, format, seed, scale, (System.nanoTime() - start) / 1e9, output, read);
         Path modelFile = output.resolveSibling(output.getFileName() + ".model.json");
-        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        ObjectNode root = json.createObjectNode();
-        root.put("model", "logistic");
-        root.put("seed", seed);
-        root.put("events", rows);
-        root.put("bayes_auc", generator.bayesAuc(0));
-        if (driftAt != null) {
-            root.put("drift_at", driftAt);
-            root.put("bayes_auc_after_drift", generator.bayesAuc(1));
-        }
-        root.put(
-                "description",
+        writeModel(
+                modelFile,
+                seed,
+                "events",
+                generator.bayesAuc(0),
+                generator.bayesAuc(1),
+                root -> {},
                 "P(click) = sigmoid(bias + each id's hidden weight (user, item, category, country,"
                         + " device, half of each recent item's) + weights * (log1p(price_cents,"
                         + " position, age) - centre)); Bayes AUC: the AUC of those probabilities"
                         + " against the labels drawn from them");
-        Files.write(modelFile, json.writeValueAsBytes(root));
         printBayesAuc(generator.bayesAuc(0), generator.bayesAuc(1), "event", modelFile);
         return 0;
     }
@@ -383,34 +362,68 @@ final class GenerateCommand implements Callable<Integer> {
                         modelFile);
     }
 
-    /** {@code OUTPUT.model.json}: the hidden model's description and its Bayes AUC. */
-    private void writeModel(Path file, ClickModel model, CriteoGenerator generator)
+    /**
+     * {@code OUTPUT.model.json}: the hidden model's description and its Bayes AUC, before and (with
+     * --drift-at) after the drift; {@code count} names the number of rows written ("lines",
+     * "events"), {@code extra} adds the fields of the model's own.
+     */
+    private void writeModel(
+            Path file,
+            long modelSeed,
+            String count,
+            double before,
+            double after,
+            Consumer<ObjectNode> extra,
+            String description)
             throws IOException {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode root = json.createObjectNode();
         root.put("model", "logistic");
-        root.put("seed", model.seed());
-        root.put("lines", rows);
-        root.put("bayes_auc", generator.bayesAuc(0));
+        root.put("seed", modelSeed);
+        root.put(count, rows);
+        root.put("bayes_auc", before);
         if (driftAt != null) {
             root.put("drift_at", driftAt);
-            root.put("bayes_auc_after_drift", generator.bayesAuc(1));
+            root.put("bayes_auc_after_drift", after);
         }
-        var dense = root.putArray("dense_columns");
-        for (int j : ClickModel.denseColumns()) {
-            dense.add("I" + (j + 1));
-        }
-        var sparse = root.putArray("sparse_columns");
-        for (int c : ClickModel.sparseColumns()) {
-            sparse.add("C" + (c + 1));
-        }
-        root.put(
-                "description",
-                "P(click) = sigmoid(bias + sum of dense weights * (log1p(max(0, I)) - centre) +"
-                        + " sum of each id's hidden weight); Bayes AUC: the AUC of those"
-                        + " probabilities against the labels drawn from them, over the valid"
-                        + " lines (before the drift, and from it on)");
+        extra.accept(root);
+        root.put("description", description);
         Files.write(file, json.writeValueAsBytes(root));
+    }
+
+    /**
+     * Writes {@code --output} whole: into a partial file beside it, renamed into place once
+     * complete, so that a killed run never leaves a shorter file that reads as a complete input. A
+     * pipe or device ({@code --output /dev/stdout}) is written in place: a stream cannot be renamed
+     * into, and renaming over /dev/stdout would replace the link with a file. A link to a file is
+     * followed: the file is replaced, not the link.
+     */
+    private void writeWhole(Body body) throws IOException {
+        boolean stream = Files.exists(output) && !Files.isRegularFile(output);
+        Path target = Files.exists(output) ? output.toRealPath() : output;
+        Path partial =
+                stream ? output : target.resolveSibling("." + target.getFileName() + ".partial");
+        try {
+            try (OutputStream out = new BufferedOutputStream(NamedOutput.open(partial), 1 << 20)) {
+                body.write(out);
+            }
+            if (!stream) {
+                Files.move(
+                        partial,
+                        target,
+                        StandardCopyOption.REPLACE_EXISTING,
+                        StandardCopyOption.ATOMIC_MOVE);
+            }
+        } finally {
+            if (!stream) {
+                Files.deleteIfExists(partial);
+            }
+        }
+    }
+
+    /** What {@link #writeWhole} writes. */
+    private interface Body {
+        void write(OutputStream out) throws IOException;
     }
 
     /** Writes {@code rows} lines, reporting progress every million lines when it takes a while. */

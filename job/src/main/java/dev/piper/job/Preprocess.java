@@ -268,24 +268,7 @@ public final class Preprocess {
                     new ShardWriterOperator(commit, shardBlocks, options.program().rowBytes());
         }
         boolean parquet = PiperOptions.parquetInput(conf, path);
-        if (parquet && options.events() != null) {
-            throw new IllegalArgumentException(
-                    path
-                            + " is read as Parquet, but the spec's input.format is "
-                            + options.events().format().specName()
-                            + ": Parquet input takes a spec of positional columns (criteo-tsv),"
-                            + " whose input.parquet_columns name the columns read");
-        }
-        if (!parquet && options.events() != null && options.events().csv() != null) {
-            checkCsvHeader(input, options);
-        }
-        if (report != null) {
-            reportRefusal(options.program(), parquet)
-                    .ifPresent(
-                            why -> {
-                                throw new IllegalArgumentException("--report: " + why);
-                            });
-        }
+        checkInput(input, parquet, options, report);
         if (parquet) {
             PreprocessJob job =
                     PreprocessJob.columnar(
@@ -303,16 +286,7 @@ public final class Preprocess {
             job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
             return hotline == null ? job : job.withHotline(hotline);
         }
-        boolean protobuf =
-                options.events() != null && options.events().format() == InputFormat.PROTOBUF;
-        int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
-        CriteoFileSource source =
-                avro
-                        ? CriteoFileSource.avroContainer(path, blockBytes, options.maxRawBytes())
-                        : protobuf
-                                ? CriteoFileSource.protobufDelimited(
-                                        path, blockBytes, options.maxRawBytes())
-                                : textSource(input, conf, options);
+        CriteoFileSource source = fileSource(input, conf, options);
         PreprocessJob job = new PreprocessJob(source, source.isSplittable(), sink, options);
         job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
         if (report != null) {
@@ -325,6 +299,50 @@ public final class Preprocess {
             job.withShards(shardWriter, shardBlocks);
         }
         return job;
+    }
+
+    /**
+     * Refuses what {@code input} cannot be read as: Parquet under a spec of named fields, CSV whose
+     * header is not the spec's columns, a cost report its decoder cannot measure.
+     */
+    private static void checkInput(
+            Path input, boolean parquet, DecodeOptions options, ReportSettings report) {
+        if (parquet && options.events() != null) {
+            throw new IllegalArgumentException(
+                    input.toAbsolutePath()
+                            + " is read as Parquet, but the spec's input.format is "
+                            + options.events().format().specName()
+                            + ": Parquet input takes a spec of positional columns (criteo-tsv),"
+                            + " whose input.parquet_columns name the columns read");
+        }
+        if (!parquet && options.events() != null && options.events().csv() != null) {
+            checkCsvHeader(input, options);
+        }
+        if (report != null) {
+            reportRefusal(options.program(), parquet)
+                    .ifPresent(
+                            why -> {
+                                throw new IllegalArgumentException("--report: " + why);
+                            });
+        }
+    }
+
+    /** The file source of a non-Parquet {@code input}: Avro blocks, Protobuf messages or lines. */
+    private static CriteoFileSource fileSource(
+            Path input, Configuration conf, DecodeOptions options) {
+        boolean avro = options.events() != null && options.events().format() == InputFormat.AVRO;
+        boolean protobuf =
+                options.events() != null && options.events().format() == InputFormat.PROTOBUF;
+        int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
+        return avro
+                ? CriteoFileSource.avroContainer(
+                        input.toAbsolutePath().toString(), blockBytes, options.maxRawBytes())
+                : protobuf
+                        ? CriteoFileSource.protobufDelimited(
+                                input.toAbsolutePath().toString(),
+                                blockBytes,
+                                options.maxRawBytes())
+                        : textSource(input, conf, options);
     }
 
     /**

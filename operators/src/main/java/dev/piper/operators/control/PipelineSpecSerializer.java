@@ -5,27 +5,14 @@ import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import dev.piper.operators.block.FormatSnapshot;
-import dev.piper.pipeline.hotline.HotlineSettings;
-import dev.piper.pipeline.input.AvroOptions;
-import dev.piper.pipeline.input.CsvOptions;
-import dev.piper.pipeline.input.ProtobufOptions;
-import dev.piper.pipeline.layout.RowLayout;
-import dev.piper.pipeline.ops.Chains.Kind;
 import dev.piper.pipeline.ops.DenseOp;
 import dev.piper.pipeline.ops.IdOp;
 import dev.piper.pipeline.ops.Op;
 import dev.piper.pipeline.ops.OpDefinition;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.pipeline.spec.PipelineSpec;
-import dev.piper.pipeline.spec.PipelineSpec.Column;
 import dev.piper.pipeline.spec.SpecParser;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.TreeMap;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
@@ -117,7 +104,7 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
         Kryo k = new Kryo();
         k.setRegistrationRequired(true);
         k.setReferences(false);
-        k.register(PipelineSpec.class, new SpecWriter(reading), ID_SPEC);
+        k.register(PipelineSpec.class, new PipelineSpecWriter(reading), ID_SPEC);
         register(k, IdOp.Modulus.DEFINITION, new ModulusWriter());
         register(k, Op.Vocab.DEFINITION, vocab);
         register(
@@ -412,7 +399,7 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
     }
 
     /** The format of the bytes being read, for the writers whose layout depends on it. */
-    private static final class Reading {
+    static final class Reading {
         int format = FORMAT;
     }
 
@@ -489,198 +476,6 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
         @Override
         public IdOp.Modulus read(Kryo kryo, Input input, Class<? extends IdOp.Modulus> type) {
             return new IdOp.Modulus(input.readVarLong(true));
-        }
-    }
-
-    private static final class SpecWriter extends Serializer<PipelineSpec> {
-        private final Reading reading;
-
-        SpecWriter(Reading reading) {
-            this.reading = reading;
-        }
-
-        @Override
-        public void write(Kryo kryo, Output out, PipelineSpec s) {
-            out.writeString(s.name());
-            out.writeVarInt(s.version(), true);
-            out.writeString(s.input().format());
-            out.writeString(s.input().topic().orElse(null));
-            out.writeString(s.input().routeField().orElse(null));
-            out.writeString(s.input().routeValue().orElse(null));
-            out.writeVarInt(s.columns().size(), true);
-            for (Column c : s.columns()) {
-                out.writeString(c.name());
-                out.writeVarInt(c.kind().ordinal(), true);
-                out.writeVarInt(c.ops().size(), true);
-                for (Op op : c.ops()) {
-                    kryo.writeClassAndObject(out, op);
-                }
-            }
-            out.writeString(s.output().format());
-            out.writeBoolean(s.output().padMissingFields());
-            out.writeVarInt(s.output().maxLineBytes(), true);
-            Map<String, String> parquet = new TreeMap<>(s.input().parquetColumns());
-            out.writeVarInt(parquet.size(), true);
-            for (Map.Entry<String, String> e : parquet.entrySet()) {
-                out.writeString(e.getKey());
-                out.writeString(e.getValue());
-            }
-            RowLayout layout = s.layout();
-            out.writeVarInt(layout.dense(), true);
-            out.writeVarInt(layout.sparse(), true);
-            out.writeVarInt(layout.listColumns().size(), true);
-            for (int c : layout.listColumns()) {
-                out.writeVarInt(c, true);
-            }
-            out.writeVarInt(layout.listSeparator(), true);
-            out.writeVarInt(layout.generated(), true);
-            for (int d : layout.generatedFrom()) {
-                out.writeVarInt(d, true);
-            }
-            HotlineSettings h = s.hotline();
-            out.writeBoolean(h != null);
-            if (h != null) {
-                out.writeVarLong(h.budgetBytes(), true);
-                out.writeVarInt(h.dim(), true);
-                out.writeVarLong(h.windowRows(), true);
-                out.writeDouble(h.sampleRate());
-                out.writeVarInt(h.sampleRows(), true);
-                out.writeVarInt(h.tracker().ordinal(), true);
-                out.writeVarInt(h.trackerEntries(), true);
-                out.writeDouble(h.decay());
-            }
-            Map<String, String> fields = new TreeMap<>(s.input().fields());
-            out.writeVarInt(fields.size(), true);
-            for (Map.Entry<String, String> e : fields.entrySet()) {
-                out.writeString(e.getKey());
-                out.writeString(e.getValue());
-            }
-            CsvOptions csv = s.input().csv();
-            out.writeBoolean(csv != null);
-            if (csv != null) {
-                out.writeVarInt(csv.columns().size(), true);
-                for (String c : csv.columns()) {
-                    out.writeString(c);
-                }
-                out.writeBoolean(csv.header());
-                out.writeVarInt(csv.delimiter(), true);
-            }
-            AvroOptions avro = s.input().avro();
-            out.writeBoolean(avro != null);
-            if (avro != null) {
-                out.writeString(avro.schemaFile());
-                out.writeString(avro.schema());
-                out.writeString(avro.registry());
-            }
-            ProtobufOptions protobuf = s.input().protobuf();
-            out.writeBoolean(protobuf != null);
-            if (protobuf != null) {
-                out.writeString(protobuf.descriptorFile());
-                byte[] set = protobuf.descriptorSet();
-                out.writeVarInt(set.length, true);
-                out.writeBytes(set);
-                out.writeString(protobuf.message());
-            }
-        }
-
-        @Override
-        public PipelineSpec read(Kryo kryo, Input in, Class<? extends PipelineSpec> type) {
-            String name = in.readString();
-            int version = in.readVarInt(true);
-            String format = in.readString();
-            Optional<String> topic = Optional.ofNullable(in.readString());
-            Optional<String> routeField = Optional.ofNullable(in.readString());
-            Optional<String> routeValue = Optional.ofNullable(in.readString());
-            int n = in.readVarInt(true);
-            List<Column> columns = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                String column = in.readString();
-                Kind kind = Kind.values()[in.readVarInt(true)];
-                int ops = in.readVarInt(true);
-                List<Op> chain = new ArrayList<>(ops);
-                for (int j = 0; j < ops; j++) {
-                    chain.add((Op) kryo.readClassAndObject(in));
-                }
-                columns.add(new Column(column, kind, List.copyOf(chain)));
-            }
-            PipelineSpec.Output output =
-                    new PipelineSpec.Output(in.readString(), in.readBoolean(), in.readVarInt(true));
-            Map<String, String> parquet = new LinkedHashMap<>();
-            if (reading.format >= 4) {
-                int pairs = in.readVarInt(true);
-                for (int i = 0; i < pairs; i++) {
-                    parquet.put(in.readString(), in.readString());
-                }
-            }
-            RowLayout layout = RowLayout.CRITEO;
-            if (reading.format >= 5) {
-                int dense = in.readVarInt(true);
-                int sparse = in.readVarInt(true);
-                int lists = in.readVarInt(true);
-                List<Integer> listColumns = new ArrayList<>(lists);
-                for (int i = 0; i < lists; i++) {
-                    listColumns.add(in.readVarInt(true));
-                }
-                char separator = (char) in.readVarInt(true);
-                int generated = in.readVarInt(true);
-                List<Integer> generatedFrom = new ArrayList<>(generated);
-                for (int i = 0; i < generated; i++) {
-                    generatedFrom.add(in.readVarInt(true));
-                }
-                layout = new RowLayout(dense, sparse, listColumns, separator, generatedFrom);
-            }
-            HotlineSettings hotline = null;
-            if (reading.format >= 6 && in.readBoolean()) {
-                hotline =
-                        new HotlineSettings(
-                                in.readVarLong(true),
-                                in.readVarInt(true),
-                                in.readVarLong(true),
-                                in.readDouble(),
-                                in.readVarInt(true),
-                                HotlineSettings.Tracker.values()[in.readVarInt(true)],
-                                in.readVarInt(true),
-                                in.readDouble());
-            }
-            Map<String, String> fields = new LinkedHashMap<>();
-            if (reading.format >= 8) {
-                int pairs = in.readVarInt(true);
-                for (int i = 0; i < pairs; i++) {
-                    fields.put(in.readString(), in.readString());
-                }
-            }
-            CsvOptions csv = null;
-            if (reading.format >= 9 && in.readBoolean()) {
-                int count = in.readVarInt(true);
-                List<String> names = new ArrayList<>(count);
-                for (int i = 0; i < count; i++) {
-                    names.add(in.readString());
-                }
-                csv = new CsvOptions(names, in.readBoolean(), (char) in.readVarInt(true));
-            }
-            AvroOptions avro = null;
-            if (reading.format >= 10 && in.readBoolean()) {
-                avro = new AvroOptions(in.readString(), in.readString(), in.readString());
-            }
-            ProtobufOptions protobuf = null;
-            if (reading.format >= 11 && in.readBoolean()) {
-                String file = in.readString();
-                byte[] set = in.readBytes(in.readVarInt(true));
-                protobuf = new ProtobufOptions(file, set, in.readString());
-            }
-            PipelineSpec.Input input =
-                    new PipelineSpec.Input(
-                            format,
-                            topic,
-                            routeField,
-                            routeValue,
-                            parquet,
-                            layout,
-                            fields,
-                            csv,
-                            avro,
-                            protobuf);
-            return new PipelineSpec(name, version, input, List.copyOf(columns), output, hotline);
         }
     }
 }
