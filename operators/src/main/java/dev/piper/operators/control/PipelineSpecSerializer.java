@@ -77,13 +77,17 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>Format 11 appends a Protobuf input's message: a boolean, then for Protobuf input its {@code
  * input.descriptor} path (a string), the descriptor set's bytes (a varint length, then the bytes)
  * and the message's name (a string). Formats 1..10 have none.
+ *
+ * <p>Format 12 appends the input's event time: a boolean, then if true the path of its field
+ * ({@code input.timestamp}, a string) and its unit (a varint: 0 s, 1 ms, 2 us). Formats 1..11 have
+ * none (their rows carry no event time).
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 11;
+    static final int FORMAT = 12;
 
     /**
      * Kryo registration ids: fixed forever, new classes take new ids; an operator's is its

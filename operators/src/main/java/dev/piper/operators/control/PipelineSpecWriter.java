@@ -7,6 +7,7 @@ import com.esotericsoftware.kryo.io.Output;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.input.CsvOptions;
+import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.input.ProtobufOptions;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains.Kind;
@@ -49,6 +50,12 @@ final class PipelineSpecWriter extends Serializer<PipelineSpec> {
         writeHotline(out, s.hotline()); // 6
         writeMap(out, s.input().fields()); // 8
         writeEventFormats(out, s.input()); // 9, 10, 11
+        EventTime time = s.input().eventTime(); // 12
+        out.writeBoolean(time != null);
+        if (time != null) {
+            out.writeString(time.field());
+            out.writeVarInt(time.unit().ordinal(), true);
+        }
     }
 
     private static void writeColumns(Kryo kryo, Output out, List<Column> columns) {
@@ -153,6 +160,11 @@ final class PipelineSpecWriter extends Serializer<PipelineSpec> {
                         ? new AvroOptions(in.readString(), in.readString(), in.readString())
                         : null;
         ProtobufOptions protobuf = f >= 11 && in.readBoolean() ? readProtobuf(in) : null;
+        EventTime time =
+                f >= 12 && in.readBoolean()
+                        ? new EventTime(
+                                in.readString(), EventTime.Unit.values()[in.readVarInt(true)])
+                        : null;
         PipelineSpec.Input input =
                 new PipelineSpec.Input(
                         format,
@@ -164,7 +176,8 @@ final class PipelineSpecWriter extends Serializer<PipelineSpec> {
                         fields,
                         csv,
                         avro,
-                        protobuf);
+                        protobuf,
+                        time);
         return new PipelineSpec(name, version, input, columns, output, hotline);
     }
 

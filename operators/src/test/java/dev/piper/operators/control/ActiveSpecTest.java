@@ -102,19 +102,20 @@ class ActiveSpecTest {
                     + "00000000".repeat(23);
 
     /**
-     * As written now: the same, with the spec in its format 11 (PipelineSpecSerializerTest): twelve
-     * bytes longer, vocab's policy tag, the empty list of Parquet column names, the layout (13
-     * dense, 26 sparse, no lists, ',', no generated columns), no Hotline section, no field paths,
-     * no CSV layout, no Avro schemas and no Protobuf message.
+     * As written now: the same, with the spec in its format 12 (PipelineSpecSerializerTest):
+     * thirteen bytes longer, vocab's policy tag, the empty list of Parquet column names, the layout
+     * (13 dense, 26 sparse, no lists, ',', no generated columns), no Hotline section, no field
+     * paths, no CSV layout, no Avro schemas, no Protobuf message and no event time.
      */
     private static final String SMALL_WRITTEN_NOW =
-            "0000003f"
-                    + "0b"
+            "00000040"
+                    + "0c"
                     + SMALL_FORMAT_1
                             .substring(10, SMALL_FORMAT_1.indexOf("0000001a"))
                             .replace("e80776", "e8077600")
                     + "00"
                     + "0d1a002c00"
+                    + "00"
                     + "00"
                     + "00"
                     + "00"

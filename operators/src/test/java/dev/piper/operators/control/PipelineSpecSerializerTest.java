@@ -331,7 +331,7 @@ public class PipelineSpecSerializerTest {
      * each).
      */
     private static String writtenNow(String format5) {
-        return "0b" + format6(format5).substring(2) + "00" + "00" + "00" + "00";
+        return "0c" + format6(format5).substring(2) + "00" + "00" + "00" + "00" + "00";
     }
 
     /**
@@ -343,7 +343,7 @@ public class PipelineSpecSerializerTest {
     void formatSevenHoldsAnEvictingPolicy() throws Exception {
         String now = HexFormat.of().formatHex(serializer.toBytes(small()));
         // no Hotline, field paths, CSV, Avro, Protobuf
-        assertThat(now).startsWith("0b").endsWith("0000000000");
+        assertThat(now).startsWith("0c").endsWith("000000000000");
         String format7 = "07" + now.substring(2, now.length() - 8);
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(format7))).isEqualTo(small());
         assertThat(serializer.fromBytes(HexFormat.of().parseHex("06" + format7.substring(2))))
@@ -414,8 +414,8 @@ public class PipelineSpecSerializerTest {
         String plain = HexFormat.of().formatHex(serializer.toBytes(s));
         assertThat(HexFormat.of().formatHex(serializer.toBytes(hot)))
                 .isEqualTo(
-                        // no Hotline, field paths, CSV, Avro, Protobuf
-                        plain.substring(0, plain.length() - 10)
+                        // no Hotline, field paths, CSV, Avro, Protobuf, event time
+                        plain.substring(0, plain.length() - 12)
                                 + "01"
                                 + "808040"
                                 + "10"
@@ -425,6 +425,7 @@ public class PipelineSpecSerializerTest {
                                 + "01"
                                 + "808004"
                                 + "000000000000e03f"
+                                + "00"
                                 + "00"
                                 + "00"
                                 + "00"
@@ -475,7 +476,7 @@ public class PipelineSpecSerializerTest {
                         + "6c616265ec" // label
                         + "636c69636b65e4"; // clicked
         // no CSV, Avro, Protobuf
-        assertThat(bytes).isEqualTo("0b" + frozen.substring(2) + "00" + "00" + "00");
+        assertThat(bytes).isEqualTo("0c" + frozen.substring(2) + "00" + "00" + "00" + "00");
         assertThat(plain).contains("8301");
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(json);
     }
@@ -523,7 +524,7 @@ public class PipelineSpecSerializerTest {
                         + "01" // a header
                         + "3b"; // ';'
         // no Avro schemas, no Protobuf message
-        assertThat(bytes).isEqualTo("0b" + frozen.substring(2) + "00" + "00");
+        assertThat(bytes).isEqualTo("0c" + frozen.substring(2) + "00" + "00" + "00");
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(csv);
     }
 
@@ -567,7 +568,7 @@ public class PipelineSpecSerializerTest {
                         + "80" // no schema file
                         + "80" // no schema
                         + "687474703a2f2f723a383038b1"; // http://r:8081
-        assertThat(bytes).isEqualTo("0b" + frozen.substring(2) + "00"); // no Protobuf message
+        assertThat(bytes).isEqualTo("0c" + frozen.substring(2) + "00" + "00"); // no Protobuf, time
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(avro);
     }
 
@@ -613,8 +614,55 @@ public class PipelineSpecSerializerTest {
                         + "632e646573e3" // c.desc
                         + "03010203" // the descriptor set: 3 bytes
                         + "73686f702e436c6963eb"; // shop.Click
-        assertThat(bytes).isEqualTo(frozen);
+        assertThat(bytes).isEqualTo("0c" + frozen.substring(2) + "00"); // no event time
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(proto);
+    }
+
+    /**
+     * Format 12, frozen: format 11's bytes, then the input's event time: true, the path of its
+     * field and its unit (s 00, ms 01, us 02).
+     */
+    @Test
+    void formatTwelveHoldsAnEventTime() throws Exception {
+        PipelineSpec s = small();
+        PipelineSpec timed =
+                new PipelineSpec(
+                        s.name(),
+                        s.version(),
+                        new PipelineSpec.Input(
+                                "json",
+                                s.input().topic(),
+                                s.input().routeField(),
+                                s.input().routeValue(),
+                                Map.of(),
+                                s.layout(),
+                                Map.of(),
+                                null,
+                                null,
+                                null,
+                                new dev.piper.pipeline.input.EventTime(
+                                        "ts", dev.piper.pipeline.input.EventTime.Unit.SECONDS)),
+                        s.columns(),
+                        s.output());
+        String bytes = HexFormat.of().formatHex(serializer.toBytes(timed));
+        String frozen =
+                "0c"
+                        + "827002"
+                        + "6a736fee" // json
+                        + "827480800249b501047071727343b3020570717475e8077600646c726d2d726f77f3"
+                        + "01808004"
+                        + "00" // no Parquet columns
+                        + "0d1a002c00" // the layout
+                        + "00" // no Hotline
+                        + "00" // no field paths
+                        + "00" // no CSV layout
+                        + "00" // no Avro schemas
+                        + "00" // no Protobuf message
+                        + "01" // an event time
+                        + "74f3" // ts
+                        + "00"; // in seconds
+        assertThat(bytes).isEqualTo(frozen);
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(timed);
     }
 
     /**
@@ -624,7 +672,7 @@ public class PipelineSpecSerializerTest {
      */
     @Test
     void formatFiveIsFrozen() throws Exception {
-        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(11);
+        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(12);
         assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
                 .isEqualTo(
                         writtenNow(
@@ -784,9 +832,9 @@ public class PipelineSpecSerializerTest {
     @Test
     void aLaterFormatIsRefusedByName() {
         byte[] bytes = serializer.toBytes(small());
-        bytes[0] = 12; // the format varint
+        bytes[0] = 13; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 12; this build reads 1..11");
+                .hasMessageContaining("pipeline spec in format 13; this build reads 1..12");
     }
 
     @Test

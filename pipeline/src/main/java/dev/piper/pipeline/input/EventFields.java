@@ -22,6 +22,7 @@ import java.util.Objects;
  * @param avro where writer schemas come from, for {@link InputFormat#AVRO}; else null
  * @param protobuf the message and its descriptors, for {@link InputFormat#PROTOBUF} (null only
  *     where no message is read, as when a spec's paths are checked); else null
+ * @param time the field of each event's time and its unit, or null when the rows carry none
  */
 public record EventFields(
         InputFormat format,
@@ -29,7 +30,8 @@ public record EventFields(
         List<FieldPath> paths,
         CsvOptions csv,
         AvroOptions avro,
-        ProtobufOptions protobuf)
+        ProtobufOptions protobuf,
+        EventTime time)
         implements Serializable {
 
     public EventFields {
@@ -49,6 +51,10 @@ public record EventFields(
             throw new IllegalArgumentException(
                     "Protobuf options are for Protobuf input only: " + format);
         }
+        if (csv != null && time != null && csv.indexOf(time.field()) < 0) {
+            throw new IllegalArgumentException(
+                    "\"" + time.field() + "\" is not one of the CSV's columns " + csv.columns());
+        }
         if (csv != null) {
             for (FieldPath p : paths) {
                 if (csv.indexOf(p.text()) < 0) {
@@ -60,6 +66,17 @@ public record EventFields(
                 }
             }
         }
+    }
+
+    /** Fields without event time. */
+    public EventFields(
+            InputFormat format,
+            RowLayout layout,
+            List<FieldPath> paths,
+            CsvOptions csv,
+            AvroOptions avro,
+            ProtobufOptions protobuf) {
+        this(format, layout, paths, csv, avro, protobuf, null);
     }
 
     /** The fields of events of a format other than CSV and Avro. */
@@ -75,7 +92,22 @@ public record EventFields(
 
     /** These fields read with other Avro options (a container file's writer schema). */
     public EventFields withAvro(AvroOptions options) {
-        return new EventFields(format, layout, paths, csv, options, protobuf);
+        return new EventFields(format, layout, paths, csv, options, protobuf, time);
+    }
+
+    /** These fields, each event's time read as {@code eventTime} says (null: none). */
+    public EventFields withTime(EventTime eventTime) {
+        return new EventFields(format, layout, paths, csv, avro, protobuf, eventTime);
+    }
+
+    /** The path of each event's time, or null when the rows carry none. */
+    public FieldPath timePath() {
+        if (time == null) {
+            return null;
+        }
+        return format == InputFormat.CSV
+                ? FieldPath.name(time.field())
+                : FieldPath.parse(time.field());
     }
 
     /**

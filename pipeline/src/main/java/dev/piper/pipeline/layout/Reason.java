@@ -53,7 +53,13 @@ public enum Reason {
      * than 10 bytes, a wire type its field's declared type cannot have (a message of another type,
      * most often), or a field number of 0.
      */
-    INVALID_PROTOBUF("invalid_protobuf");
+    INVALID_PROTOBUF("invalid_protobuf"),
+    /**
+     * An event's time ({@code input.timestamp}) is missing, of a type that is no time (a boolean, a
+     * record), text that is neither a number nor ISO-8601 with an offset, or out of range; the
+     * detail names the field and the value.
+     */
+    BAD_TIMESTAMP("bad_timestamp");
 
     private final String code;
 

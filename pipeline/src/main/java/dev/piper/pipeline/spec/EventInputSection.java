@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.input.CsvOptions;
 import dev.piper.pipeline.input.EventFields;
+import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.input.FieldPath;
 import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.input.ProtobufOptions;
@@ -18,6 +19,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import org.apache.avro.Schema;
 
@@ -35,7 +37,8 @@ final class EventInputSection {
             Map<String, String> fields,
             CsvOptions csv,
             AvroOptions avro,
-            ProtobufOptions protobuf) {}
+            ProtobufOptions protobuf,
+            EventTime eventTime) {}
 
     private final SpecParser spec;
 
@@ -53,6 +56,7 @@ final class EventInputSection {
         AvroOptions avro = avro(node, format);
         ProtobufOptions protobuf = protobuf(node, format);
         Map<String, String> fields = fields(node.get("fields"), format, csv);
+        EventTime time = eventTime(node, format, csv, fields);
         if (avro != null && avro.schema() != null && layout != null) {
             Schema schema = AvroOptions.parse(avro.schema());
             checkPaths(
@@ -60,6 +64,7 @@ final class EventInputSection {
                     fields,
                     path -> AvroOptions.problem(schema, path),
                     "input.schema");
+            checkTimePath(time, path -> AvroOptions.problem(schema, path), "input.schema");
         }
         if (protobuf != null && layout != null) {
             var message = protobuf.descriptor();
@@ -68,8 +73,105 @@ final class EventInputSection {
                     fields,
                     path -> ProtobufOptions.problem(message, path),
                     "input.message");
+            checkTimePath(time, path -> ProtobufOptions.problem(message, path), "input.message");
         }
-        return new Read(fields, csv, avro, protobuf);
+        return new Read(fields, csv, avro, protobuf, time);
+    }
+
+    /**
+     * {@code input.timestamp} (the path of each event's time: a CSV column's name for CSV) and
+     * {@code input.timestamp_unit} (what a number there counts: {@code s}, {@code ms} (the default)
+     * or {@code us}); refused for positional formats. Null when the spec has none or it is invalid.
+     */
+    private EventTime eventTime(
+            JsonNode node, String format, CsvOptions csv, Map<String, String> fields) {
+        if (!node.has("timestamp")) {
+            if (node.has("timestamp_unit")) {
+                spec.problem("input.timestamp_unit", "is for input.timestamp, which is missing");
+            }
+            return null;
+        }
+        String path = spec.text(node, "timestamp", "input.timestamp");
+        EventTime.Unit unit = EventTime.Unit.MILLIS;
+        if (node.has("timestamp_unit")) {
+            String name = spec.text(node, "timestamp_unit", "input.timestamp_unit");
+            unit = name == null ? null : EventTime.Unit.of(name);
+            if (name != null && unit == null) {
+                spec.problem(
+                        "input.timestamp_unit",
+                        "unknown unit \"" + name + "\" (known: " + EventTime.Unit.names() + ")");
+            }
+        }
+        Optional<InputFormat> f = InputFormat.of(format);
+        if (f.isPresent() && !f.get().namedFields()) {
+            spec.problem(
+                    "input.timestamp",
+                    "names an event field, but input.format "
+                            + format
+                            + " has positional fields (json, csv, avro and protobuf have named"
+                            + " ones)");
+            return null;
+        }
+        if (path == null || unit == null || f.isEmpty()) {
+            return null;
+        }
+        if (f.get() == InputFormat.CSV) {
+            if (csv != null && csv.indexOf(path) < 0) {
+                spec.problem("input.timestamp", "\"" + path + "\" is not one of input.columns");
+                return null;
+            }
+            return new EventTime(path, unit);
+        }
+        FieldPath parsed;
+        try {
+            parsed = FieldPath.parse(path);
+        } catch (IllegalArgumentException bad) {
+            spec.problem("input.timestamp", bad.getMessage());
+            return null;
+        }
+        if (layout != null) {
+            EventFields all = EventFields.of(f.get(), layout, fields);
+            for (int i = 0; i < layout.fields(); i++) {
+                String overlap = overlap(parsed, all.path(i));
+                if (overlap != null) {
+                    spec.problem(
+                            "input.timestamp",
+                            "\""
+                                    + path
+                                    + "\" "
+                                    + overlap
+                                    + " \""
+                                    + all.path(i).text()
+                                    + "\", the field of "
+                                    + layout.fieldName(i)
+                                    + ": a field is a value or a record, not both");
+                    return null;
+                }
+            }
+        }
+        return new EventTime(path, unit);
+    }
+
+    /** How {@code time} and {@code column} overlap, if one lies inside the other; else null. */
+    private static String overlap(FieldPath time, FieldPath column) {
+        List<FieldPath.Segment> t = time.segments();
+        List<FieldPath.Segment> c = column.segments();
+        int n = Math.min(t.size(), c.size());
+        if (t.size() == c.size() || !t.subList(0, n).equals(c.subList(0, n))) {
+            return null;
+        }
+        return t.size() < c.size() ? "holds" : "lies inside";
+    }
+
+    /** The time's path leads to a value in the events ({@code problem} says why it does not). */
+    private void checkTimePath(EventTime time, Function<FieldPath, String> problem, String source) {
+        if (time == null) {
+            return;
+        }
+        String why = problem.apply(FieldPath.parse(time.field()));
+        if (why != null) {
+            spec.problem("input.timestamp", why + " (" + source + ")");
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.piper.pipeline.spec;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.input.CsvOptions;
+import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.input.ProtobufOptions;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
@@ -55,6 +56,10 @@ public record PipelineSpec(
      *     read from ({@code input.fields}), for the columns not read from the field of their own
      *     name
      * @param csv for {@code csv} input: its columns, header and delimiter; null for other formats
+     * @param avro for {@code avro} input: where its writer schemas come from; null for others
+     * @param protobuf for {@code protobuf} input: its message; null for other formats
+     * @param eventTime the field each row's event time is read from ({@code input.timestamp}), for
+     *     an input of named fields; null for none
      */
     public record Input(
             String format,
@@ -66,12 +71,39 @@ public record PipelineSpec(
             Map<String, String> fields,
             CsvOptions csv,
             AvroOptions avro,
-            ProtobufOptions protobuf) {
+            ProtobufOptions protobuf,
+            EventTime eventTime) {
 
         public Input {
             parquetColumns = Collections.unmodifiableMap(new LinkedHashMap<>(parquetColumns));
             fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
             Objects.requireNonNull(layout, "layout");
+        }
+
+        /** An input without event time. */
+        public Input(
+                String format,
+                Optional<String> topic,
+                Optional<String> routeField,
+                Optional<String> routeValue,
+                Map<String, String> parquetColumns,
+                RowLayout layout,
+                Map<String, String> fields,
+                CsvOptions csv,
+                AvroOptions avro,
+                ProtobufOptions protobuf) {
+            this(
+                    format,
+                    topic,
+                    routeField,
+                    routeValue,
+                    parquetColumns,
+                    layout,
+                    fields,
+                    csv,
+                    avro,
+                    protobuf,
+                    null);
         }
 
         /** An input of a format other than Protobuf. */

@@ -86,12 +86,13 @@ public final class SpecCompiler {
                                                 "unknown input format " + spec.input().format()));
         return format.namedFields()
                 ? EventFields.of(
-                        format,
-                        spec.layout(),
-                        spec.input().fields(),
-                        spec.input().csv(),
-                        spec.input().avro(),
-                        spec.input().protobuf())
+                                format,
+                                spec.layout(),
+                                spec.input().fields(),
+                                spec.input().csv(),
+                                spec.input().avro(),
+                                spec.input().protobuf())
+                        .withTime(spec.input().eventTime())
                 : null;
     }
 }

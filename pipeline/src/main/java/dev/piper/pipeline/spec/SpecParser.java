@@ -63,7 +63,9 @@ public final class SpecParser {
                     "schema",
                     "schema_registry",
                     "descriptor",
-                    "message");
+                    "message",
+                    "timestamp",
+                    "timestamp_unit");
     private static final Set<String> ROUTE = Set.of("field", "value");
     private static final Set<String> OUTPUT =
             Set.of("format", "pad_missing_fields", "max_line_bytes");
@@ -302,7 +304,8 @@ public final class SpecParser {
                 events.fields(),
                 events.csv(),
                 events.avro(),
-                events.protobuf());
+                events.protobuf(),
+                events.eventTime());
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.pipeline.input.AvroOptions;
+import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains.Kind;
 import dev.piper.pipeline.ops.OpDefinition;
@@ -96,6 +97,62 @@ class SpecParserTest {
         assertThat(events.path(14).text()).isEqualTo("user.id");
         assertThat(SpecCompiler.program(spec).hashesIds(0)).isTrue();
         assertThat(SpecCompiler.program(spec).hashesIds(2)).isFalse();
+    }
+
+    /** A JSON spec whose input also has {@code extra} (", ..." fields of input). */
+    private static String jsonSpec(String extra) {
+        return spec(OK_COLUMNS)
+                .replace(
+                        "\"criteo-tsv\", \"topic\": \"t\"",
+                        "\"json\", \"fields\": {\"C1\": \"user.id\"}" + extra);
+    }
+
+    @Test
+    void anEventTimeNamesItsFieldAndUnit() throws Exception {
+        PipelineSpec spec =
+                parse(jsonSpec(", \"timestamp\": \"meta.ts\", \"timestamp_unit\": \"s\""));
+        assertThat(spec.input().eventTime())
+                .isEqualTo(new EventTime("meta.ts", EventTime.Unit.SECONDS));
+        assertThat(SpecCompiler.events(spec).timePath().text()).isEqualTo("meta.ts");
+        assertThat(parse(jsonSpec(", \"timestamp\": \"ts\"")).input().eventTime().unit())
+                .isEqualTo(EventTime.Unit.MILLIS);
+        assertThat(parse(jsonSpec("")).input().eventTime()).isNull();
+        assertThat(SpecCompiler.events(parse(jsonSpec(""))).timePath()).isNull();
+    }
+
+    @ParameterizedTest
+    @MethodSource("badEventTimes")
+    void aBadEventTimeIsNamed(String spec, String expected) {
+        assertThatThrownBy(() -> parse(spec))
+                .isInstanceOf(SpecException.class)
+                .hasMessageContaining(expected);
+    }
+
+    static Stream<Arguments> badEventTimes() {
+        return Stream.of(
+                Arguments.of(
+                        jsonSpec(", \"timestamp\": \"ts\", \"timestamp_unit\": \"min\""),
+                        "input.timestamp_unit: unknown unit \"min\" (known: s, ms, us)"),
+                Arguments.of(
+                        jsonSpec(", \"timestamp_unit\": \"s\""),
+                        "input.timestamp_unit: is for input.timestamp, which is missing"),
+                Arguments.of(jsonSpec(", \"timestamp\": \"a..b\""), "input.timestamp: "),
+                Arguments.of(
+                        jsonSpec(", \"timestamp\": \"user\""),
+                        "input.timestamp: \"user\" holds \"user.id\", the field of C1"),
+                Arguments.of(
+                        jsonSpec(", \"timestamp\": \"user.id.t\""),
+                        "input.timestamp: \"user.id.t\" lies inside \"user.id\", the field of C1"),
+                Arguments.of(
+                        spec(OK_COLUMNS).replace("\"topic\": \"t\"", "\"timestamp\": \"ts\""),
+                        "input.timestamp: names an event field, but input.format criteo-tsv has"
+                                + " positional fields"),
+                Arguments.of(
+                        csvSpec(
+                                "\"format\": \"csv\", "
+                                        + CSV_COLUMNS
+                                        + ", \"timestamp\": \"when\""),
+                        "input.timestamp: \"when\" is not one of input.columns"));
     }
 
     /** A spec of CSV input with {@code input} (its format, columns, ...) spliced in. */
