@@ -91,7 +91,8 @@ public final class RowAssembly {
                 listIndices,
                 null,
                 assignments,
-                newNames(d.names(), newKeys, assignments));
+                newNames(d.names(), newKeys, assignments),
+                d.eventTimes());
     }
 
     /**

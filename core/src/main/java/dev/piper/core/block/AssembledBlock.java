@@ -27,6 +27,8 @@ import dev.piper.pipeline.hotline.Split;
  * @param newNames per categorical column, the original string of each key of {@code newKeys} (of
  *     {@code assignments}' keys for an evicting column), parallel to them, a null entry for a key
  *     without one; null for a column that does not hash strings; null when no column does
+ * @param eventTimes per row, its event's time in milliseconds since the epoch ({@code
+ *     input.timestamp}); null when the rows carry none
  */
 public record AssembledBlock(
         int lane,
@@ -44,7 +46,8 @@ public record AssembledBlock(
         int[][] listIndices,
         Split split,
         Assignments[] assignments,
-        String[][] newNames) {
+        String[][] newNames,
+        long[] eventTimes) {
 
     public AssembledBlock {
         if (listOffsets.length != listIndices.length) {
@@ -62,6 +65,48 @@ public record AssembledBlock(
             throw new IllegalArgumentException(
                     "names of " + newNames.length + " columns for " + newKeys.length);
         }
+        if (eventTimes != null && eventTimes.length != rows) {
+            throw new IllegalArgumentException(
+                    eventTimes.length + " event times for " + rows + " rows");
+        }
+    }
+
+    /** A block without event times. */
+    public AssembledBlock(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            byte[] rowBytes,
+            DeadLetter[] deadLetters,
+            int[] firstNewIndex,
+            long[][] newKeys,
+            Origin origin,
+            int version,
+            int[] epochs,
+            int[][] listOffsets,
+            int[][] listIndices,
+            Split split,
+            Assignments[] assignments,
+            String[][] newNames) {
+        this(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                split,
+                assignments,
+                newNames,
+                null);
     }
 
     /** A block without names. */
@@ -152,7 +197,8 @@ public record AssembledBlock(
                 listIndices,
                 split,
                 a,
-                newNames);
+                newNames,
+                eventTimes);
     }
 
     /** A block without a split. */
@@ -209,7 +255,8 @@ public record AssembledBlock(
                 listIndices,
                 split,
                 assignments,
-                newNames);
+                newNames,
+                eventTimes);
     }
 
     /** This block with the names of its new keys. */
@@ -230,7 +277,30 @@ public record AssembledBlock(
                 listIndices,
                 split,
                 assignments,
-                names);
+                names,
+                eventTimes);
+    }
+
+    /** This block with its rows' event times. */
+    public AssembledBlock withEventTimes(long[] times) {
+        return new AssembledBlock(
+                lane,
+                seq,
+                lines,
+                rows,
+                rowBytes,
+                deadLetters,
+                firstNewIndex,
+                newKeys,
+                origin,
+                version,
+                epochs,
+                listOffsets,
+                listIndices,
+                split,
+                assignments,
+                newNames,
+                times);
     }
 
     /** The original string of new key {@code i} of column {@code c}, or null. */
@@ -256,7 +326,8 @@ public record AssembledBlock(
                 listIndices,
                 s,
                 assignments,
-                newNames);
+                newNames,
+                eventTimes);
     }
 
     /** A block without list columns. */

@@ -20,6 +20,8 @@ import dev.piper.pipeline.layout.RowLayout;
  * @param onehot per label/dense slot, the size of the onehot its value becomes in the output row
  *     (the value is the category), or 0; null when no slot has one
  * @param names the original strings of the block's hash64 columns, or null when it has none
+ * @param eventTimes per row, its event's time in milliseconds since the epoch ({@code
+ *     input.timestamp}); null when the rows carry none
  */
 public record DenseChunk(
         int lane,
@@ -32,7 +34,8 @@ public record DenseChunk(
         int version,
         RowLayout layout,
         int[] onehot,
-        BlockNames names) {
+        BlockNames names,
+        long[] eventTimes) {
 
     public DenseChunk {
         if (onehot != null && onehot.length != layout.labelDenseWidth()) {
@@ -46,6 +49,38 @@ public record DenseChunk(
             throw new IllegalArgumentException(
                     "names of " + names.columns() + " columns for " + layout);
         }
+        if (eventTimes != null && eventTimes.length != rows) {
+            throw new IllegalArgumentException(
+                    eventTimes.length + " event times for " + rows + " rows");
+        }
+    }
+
+    /** A chunk without event times. */
+    public DenseChunk(
+            int lane,
+            long seq,
+            int lines,
+            int rows,
+            int[] labelDense,
+            DeadLetter[] deadLetters,
+            Origin origin,
+            int version,
+            RowLayout layout,
+            int[] onehot,
+            BlockNames names) {
+        this(
+                lane,
+                seq,
+                lines,
+                rows,
+                labelDense,
+                deadLetters,
+                origin,
+                version,
+                layout,
+                onehot,
+                names,
+                null);
     }
 
     /** A chunk without names. */

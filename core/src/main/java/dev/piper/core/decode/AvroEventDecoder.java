@@ -167,7 +167,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
                 }
                 return;
             }
-            if (values.failReason == null) {
+            if (values.complete()) {
                 accept(pos - start);
             } else {
                 reject(b, start, pos);
@@ -210,7 +210,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
         } catch (Malformed bad) {
             return false;
         }
-        return values.failReason == null;
+        return values.complete();
     }
 
     /** Records the event's first problem: false, for returning. */
@@ -283,7 +283,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
         if (step.mismatch != null) {
             int f = firstField(step);
             values.fail(
-                    Reason.WRONG_TYPE,
+                    values.typeReason(f),
                     values.column(f) + ": the event's \"" + step.at + "\" is " + step.mismatch);
             skip(step);
             return;

@@ -6,6 +6,7 @@ import dev.piper.core.block.DenseChunk;
 import dev.piper.core.block.RawChunk;
 import dev.piper.pipeline.input.CsvOptions;
 import dev.piper.pipeline.input.EventFields;
+import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.input.StringIds;
 import dev.piper.pipeline.layout.Reason;
 import dev.piper.pipeline.layout.RowLayout;
@@ -90,6 +91,17 @@ public final class CsvEventDecoder implements BlockDecoder {
     /** The line being transcoded, for {@link #nameLine}. */
     private int line;
 
+    /** Each event's time, read from CSV column {@link #timeColumn}; null (and -1) for none. */
+    private final EventTime time;
+
+    private final int timeColumn;
+
+    /** The event time as details name it: {@code the event time (ts)}. */
+    private final String timeName;
+
+    /** Per line of the block, its event's time. */
+    private long[] lineTimes = new long[64];
+
     /** Why the current line is rejected, once it is. */
     private Reason failReason;
 
@@ -138,6 +150,9 @@ public final class CsvEventDecoder implements BlockDecoder {
             String column = events.path(f).text();
             detailName[f] = column.equals(name) ? name : name + " (" + column + ")";
         }
+        this.time = events.time();
+        this.timeColumn = time == null ? -1 : csv.indexOf(time.field());
+        this.timeName = time == null ? null : "the event time (" + time.field() + ")";
         int columns = csv.columns().size();
         this.valueStart = new int[columns];
         this.valueEnd = new int[columns];
@@ -255,7 +270,8 @@ public final class CsvEventDecoder implements BlockDecoder {
                         d.version(),
                         d.layout(),
                         d.onehot(),
-                        names == null ? null : blockNames(dead, lines));
+                        names == null ? null : blockNames(rejected(dead, lines), lines),
+                        time == null ? null : rowTimes(rejected(dead, lines), lines, d.rows()));
         return new CriteoDecoder.Decoded(
                 dense,
                 decoded.keys(),
@@ -265,12 +281,32 @@ public final class CsvEventDecoder implements BlockDecoder {
                 decoded.missing());
     }
 
-    /** The names of the rows' strings: those of every line but the dead letters'. */
-    private BlockNames blockNames(DeadLetter[] dead, int lines) {
+    /** Per line of the block (and the cut line after them), whether it is a dead letter. */
+    private static boolean[] rejected(DeadLetter[] dead, int lines) {
         boolean[] rejected = new boolean[lines + 1];
         for (DeadLetter d : dead) {
             rejected[Math.min(d.lineInBlock(), lines)] = true;
         }
+        return rejected;
+    }
+
+    /** The rows' event times: those of every line but the dead letters'. */
+    private long[] rowTimes(boolean[] rejected, int lines, int rows) {
+        long[] times = new long[rows];
+        int row = 0;
+        for (int l = 0; l < lines; l++) {
+            if (!rejected[l]) {
+                times[row++] = lineTimes[l];
+            }
+        }
+        if (row != rows) {
+            throw new IllegalStateException(row + " lines are rows, but the text has " + rows);
+        }
+        return times;
+    }
+
+    /** The names of the rows' strings: those of every line but the dead letters'. */
+    private BlockNames blockNames(boolean[] rejected, int lines) {
         names.startBlock();
         int i = 0;
         for (int l = 0; l < lines; l++) {
@@ -349,6 +385,34 @@ public final class CsvEventDecoder implements BlockDecoder {
      * Writes the CSV line {@code b[s, e)} as a line of Criteo text (without its line break); false,
      * with the reason set, if it is no line of the CSV's columns.
      */
+    /** The line's event time, from its split fields into {@link #lineTimes}. */
+    private boolean readTime(byte[] b) {
+        int from = valueStart[timeColumn];
+        int to = valueEnd[timeColumn];
+        byte[] v = b;
+        if (escaped[timeColumn]) {
+            to = unescape(b, from, to);
+            from = 0;
+            v = unescaped;
+        }
+        if (to == from) {
+            return fail(Reason.BAD_TIMESTAMP, timeName + " is missing");
+        }
+        long ms = time.millis(v, from, to);
+        if (ms == EventTime.INVALID) {
+            return fail(
+                    Reason.BAD_TIMESTAMP,
+                    timeName
+                            + ": "
+                            + time.whyNot(new String(v, from, to - from, StandardCharsets.UTF_8)));
+        }
+        if (line == lineTimes.length) {
+            lineTimes = Arrays.copyOf(lineTimes, line * 2);
+        }
+        lineTimes[line] = ms;
+        return true;
+    }
+
     private boolean transcode(byte[] b, int s, int e) {
         if (e - s > options.maxLineBytes()) {
             return fail(
@@ -358,7 +422,7 @@ public final class CsvEventDecoder implements BlockDecoder {
         if (s == e) {
             return true; // the text decoder's empty line
         }
-        if (!split(b, s, e)) {
+        if (!split(b, s, e) || (timeColumn >= 0 && !readTime(b))) {
             return false;
         }
         for (int i = 0; i < source.length; i++) {

@@ -5,6 +5,7 @@ import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.DenseChunk;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.cost.ThreadCpu;
+import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import java.util.Arrays;
@@ -33,6 +34,15 @@ final class EventRows {
     private final int sparse;
     private final int fields;
 
+    /** Each event's time, or null when the rows carry none. */
+    final EventTime time;
+
+    /**
+     * The number of the time's field: one past the layout's fields (its flag in {@link #present}),
+     * or -1 without a time.
+     */
+    final int timeField;
+
     // The event being read: its values, and which fields it has.
     final int[] lineDense;
     final long[] lineIds;
@@ -43,12 +53,16 @@ final class EventRows {
 
     final int[] lineListSize;
 
+    /** The event's time in milliseconds, when {@code present[timeField]}. */
+    long lineTime;
+
     // The block: its columns so far.
     private int capacity;
     private int[] labelDense;
     private long[][] keys;
     private int[][] offsets;
     private long[][] missing;
+    private long[] times;
     private int rows;
 
     /** The original strings of hash64 columns, or null when the program hashes none. */
@@ -57,8 +71,12 @@ final class EventRows {
     /** Sizes the next block's arrays: rows of the last block. */
     private int expectedRows = 256;
 
-    EventRows(ColumnProgram program, boolean measure) {
+    /**
+     * The rows of {@code program}'s layout, each with its event's time if {@code time} is not null.
+     */
+    EventRows(ColumnProgram program, EventTime time, boolean measure) {
         this.program = program;
+        this.time = time;
         this.layout = program.layout();
         this.columnar = new ColumnarDecoder(program);
         this.measure = measure;
@@ -67,7 +85,8 @@ final class EventRows {
         this.fields = layout.fields();
         this.lineDense = new int[width];
         this.lineIds = new long[sparse];
-        this.present = new boolean[fields];
+        this.timeField = time == null ? -1 : fields;
+        this.present = new boolean[time == null ? fields : fields + 1];
         this.lineLists = new long[sparse][];
         this.lineListSize = new int[sparse];
         this.names = NameCollector.of(program);
@@ -93,6 +112,7 @@ final class EventRows {
             }
         }
         missing = new long[fields][];
+        times = time == null ? null : new long[capacity];
         rows = 0;
     }
 
@@ -110,6 +130,17 @@ final class EventRows {
         Arrays.fill(lineDense, 0);
         Arrays.fill(lineIds, 0);
         Arrays.fill(lineListSize, 0);
+    }
+
+    /** Sets the current event's time, {@code millis} since the epoch. */
+    void setTime(long millis) {
+        lineTime = millis;
+        present[timeField] = true;
+    }
+
+    /** Whether the current event lacks the time the rows carry. */
+    boolean lacksTime() {
+        return timeField >= 0 && !present[timeField];
     }
 
     /** Appends {@code id} to the current event's list of sparse column {@code c}. */
@@ -133,8 +164,14 @@ final class EventRows {
                     keys[c] = Arrays.copyOf(keys[c], capacity);
                 }
             }
+            if (times != null) {
+                times = Arrays.copyOf(times, capacity);
+            }
         }
         int row = rows++;
+        if (times != null) {
+            times[row] = lineTime;
+        }
         if (names != null) {
             for (int c = 0; c < sparse; c++) {
                 if (!present[width + c]) {
@@ -205,7 +242,8 @@ final class EventRows {
                         program.version(),
                         layout,
                         program.onehotSizes(),
-                        names == null ? null : names.finish());
+                        names == null ? null : names.finish(),
+                        times == null ? null : Arrays.copyOf(times, rows));
         CriteoDecoder.Decoded decoded =
                 new CriteoDecoder.Decoded(
                         denseChunk,
@@ -218,6 +256,7 @@ final class EventRows {
         keys = null;
         offsets = null;
         missing = null;
+        times = null;
         return decoded;
     }
 }

@@ -3,6 +3,7 @@ package dev.piper.core.decode;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.RawChunk;
 import dev.piper.pipeline.input.EventFields;
+import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.input.FieldPath;
 import dev.piper.pipeline.input.StringIds;
 import dev.piper.pipeline.layout.HexIds;
@@ -35,6 +36,12 @@ final class EventValues {
 
     private final boolean[] hashes;
     private final FieldPath[] paths;
+
+    /** The field of each event's time (one past the layout's), or -1 when there is none. */
+    private final int timeField;
+
+    private final EventTime time;
+    private final FieldPath timePath;
     private final int maxRawBytes;
 
     /** Why the current event is rejected, once it is (the first reason found); else null. */
@@ -45,7 +52,7 @@ final class EventValues {
     EventValues(DecodeOptions options, boolean measure) {
         ColumnProgram program = options.program();
         this.layout = program.layout();
-        this.rows = new EventRows(program, measure);
+        this.rows = new EventRows(program, options.events().time(), measure);
         this.width = layout.labelDenseWidth();
         this.maxRawBytes = options.maxRawBytes();
         EventFields events = options.events();
@@ -57,11 +64,39 @@ final class EventValues {
         for (int c = 0; c < hashes.length; c++) {
             hashes[c] = program.hashesIds(c);
         }
+        this.time = events.time();
+        this.timeField = rows.timeField;
+        this.timePath = events.timePath();
+    }
+
+    /**
+     * Whether the current event is a row: nothing wrong with it, and its time there if the rows
+     * carry one (else it fails for the missing time).
+     */
+    boolean complete() {
+        if (failReason == null && rows.lacksTime()) {
+            fail(Reason.BAD_TIMESTAMP, column(timeField) + " is missing");
+        }
+        return failReason == null;
+    }
+
+    /** A time of {@code millis} ({@link EventTime#INVALID}: out of range, for {@code what}). */
+    private void setTime(long millis, String what) {
+        if (millis == EventTime.INVALID) {
+            fail(Reason.BAD_TIMESTAMP, column(timeField) + ": " + what);
+        } else {
+            rows.setTime(millis);
+        }
+    }
+
+    /** The event time's field gets a value of a kind that is no time ({@code what}). */
+    private void notATime(String what) {
+        fail(Reason.BAD_TIMESTAMP, column(timeField) + ": " + what + " where a time belongs");
     }
 
     /** Field {@code f}'s path. */
     FieldPath path(int f) {
-        return paths[f];
+        return f == timeField ? timePath : paths[f];
     }
 
     /** Starts an event: nothing read, nothing wrong. */
@@ -79,13 +114,15 @@ final class EventValues {
     }
 
     boolean isList(int f) {
-        return f >= width && rows.lineLists[f - width] != null;
+        return f >= width && f != timeField && rows.lineLists[f - width] != null;
     }
 
     /** A boolean: 1 or 0 for a label or dense column; no id. */
     void bool(int[] targets, boolean v) {
         for (int f : targets) {
-            if (f < width) {
+            if (f == timeField) {
+                notATime("a boolean");
+            } else if (f < width) {
                 setDense(f, v ? 1 : 0);
             } else {
                 fail(
@@ -98,7 +135,9 @@ final class EventValues {
     /** An integer: a label or dense value within 32 bits, or an id as it is. */
     void integer(int[] targets, long v) {
         for (int f : targets) {
-            if (f < width) {
+            if (f == timeField) {
+                setTime(time.millis(v), v + " is out of range as " + time.unit().specName());
+            } else if (f < width) {
                 if ((int) v != v) {
                     fail(rangeReason(f), column(f) + ": " + v + " is not a 32-bit integer");
                 } else {
@@ -115,7 +154,9 @@ final class EventValues {
     /** A floating-point number ({@code type} float or double): a whole one within 32 bits. */
     void real(int[] targets, double v, String type) {
         for (int f : targets) {
-            if (f >= width) {
+            if (f == timeField) {
+                setTime(time.millis(v), v + " is out of range as " + time.unit().specName());
+            } else if (f >= width) {
                 fail(
                         Reason.WRONG_TYPE,
                         column(f)
@@ -142,7 +183,16 @@ final class EventValues {
      */
     void text(int[] targets, byte[] b, int s, int e) {
         for (int f : targets) {
-            if (f < width) {
+            if (f == timeField) {
+                if (s != e) { // else missing
+                    long ms = time.millis(b, s, e);
+                    setTime(
+                            ms,
+                            ms == EventTime.INVALID
+                                    ? time.whyNot(new String(b, s, e - s, StandardCharsets.UTF_8))
+                                    : "");
+                }
+            } else if (f < width) {
                 if (s == e) {
                     continue; // missing, as Criteo's empty field
                 }
@@ -172,7 +222,11 @@ final class EventValues {
 
     /** A value of a kind no column takes as a value ({@code what}: "a record", "a map"). */
     void notAValue(int[] targets, String what) {
-        fail(Reason.WRONG_TYPE, column(targets[0]) + ": " + what + ", not a value");
+        if (targets[0] == timeField) {
+            notATime(what);
+        } else {
+            fail(Reason.WRONG_TYPE, column(targets[0]) + ": " + what + ", not a value");
+        }
     }
 
     /**
@@ -183,7 +237,9 @@ final class EventValues {
     int startList(int[] targets) {
         int first = -1;
         for (int f : targets) {
-            if (!isList(f)) {
+            if (f == timeField) {
+                notATime("an array");
+            } else if (!isList(f)) {
                 fail(
                         Reason.WRONG_TYPE,
                         column(f) + ": an array, but the column holds one value, not a list");
@@ -341,8 +397,16 @@ final class EventValues {
         return JsonValues.clip(new String(b, s, e - s, StandardCharsets.UTF_8));
     }
 
+    /** The reason of a value of the wrong kind for field {@code f}. */
+    Reason typeReason(int f) {
+        return f == timeField ? Reason.BAD_TIMESTAMP : Reason.WRONG_TYPE;
+    }
+
     /** A column and its path, as details name them: {@code C1 (user.id)}. */
     String column(int f) {
+        if (f == timeField) {
+            return "the event time (" + timePath.text() + ")";
+        }
         return layout.fieldName(f) + " (" + paths[f].text() + ")";
     }
 

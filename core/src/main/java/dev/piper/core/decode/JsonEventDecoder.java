@@ -87,7 +87,7 @@ public final class JsonEventDecoder implements BlockDecoder {
                                         .maxNumberLength(1000)
                                         .build())
                         .build();
-        this.rows = new EventRows(program, measure);
+        this.rows = new EventRows(program, events.time(), measure);
         this.values = new JsonValues(program, events, rows, options.maxRawBytes());
         this.root = PathTree.of(events, layout.fields());
         this.fast =
@@ -101,7 +101,8 @@ public final class JsonEventDecoder implements BlockDecoder {
                                 rows.present,
                                 rows.lineLists,
                                 rows.lineListSize,
-                                rows.names)
+                                rows.names,
+                                rows)
                         : null;
     }
 
@@ -130,6 +131,7 @@ public final class JsonEventDecoder implements BlockDecoder {
                 row = parseLine(b, start, contentEnd);
             }
             int next = lineEnd < end ? lineEnd + 1 : end;
+            row = row && values.timeComplete();
             if (row) {
                 rows.commit();
                 acceptedBytes += next - start;
@@ -358,7 +360,7 @@ public final class JsonEventDecoder implements BlockDecoder {
         }
         int f = node.firstField();
         return values.fail(
-                Reason.WRONG_TYPE,
+                values.typeReason(f),
                 values.column(f)
                         + ": the event's "
                         + prefix(values.path(f), node)

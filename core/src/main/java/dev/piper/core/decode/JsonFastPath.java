@@ -1,5 +1,6 @@
 package dev.piper.core.decode;
 
+import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.input.StringIds;
 import dev.piper.pipeline.layout.HexIds;
 import java.nio.charset.StandardCharsets;
@@ -55,6 +56,12 @@ final class JsonFastPath {
     /** The original strings of hash64 columns, or null. */
     private final NameCollector names;
 
+    /** The rows, for the event's time; the field of the time (-1: none) and how it reads. */
+    private final EventRows rows;
+
+    private final int timeField;
+    private final EventTime time;
+
     // The last number read: its value and digits (sign not counted).
     private long number;
     private int digits;
@@ -68,7 +75,8 @@ final class JsonFastPath {
             boolean[] present,
             long[][] lineLists,
             int[] lineListSize,
-            NameCollector names) {
+            NameCollector names,
+            EventRows rows) {
         this.root = root;
         this.width = width;
         this.hashes = hashes;
@@ -78,6 +86,9 @@ final class JsonFastPath {
         this.lineLists = lineLists;
         this.lineListSize = lineListSize;
         this.names = names;
+        this.rows = rows;
+        this.timeField = rows.timeField;
+        this.time = rows.time;
     }
 
     /**
@@ -331,7 +342,11 @@ final class JsonFastPath {
             }
             int end = i - 1;
             for (int f : targets) {
-                if (f < width) {
+                if (f == timeField) {
+                    if (end > s && !time(time.millis(b, s, end))) {
+                        return false; // no time: Jackson's reading names it
+                    }
+                } else if (f < width) {
                     if (end > s) {
                         return false; // decimal text: Jackson's reading parses it
                     }
@@ -359,6 +374,12 @@ final class JsonFastPath {
                 return false;
             }
             for (int f : targets) {
+                if (f == timeField) {
+                    if (!time(time.millis(number))) {
+                        return false;
+                    }
+                    continue;
+                }
                 if (f < width) {
                     if (digits > INT_DIGITS) {
                         return false;
@@ -381,7 +402,7 @@ final class JsonFastPath {
     /** A list column's array, '[' read: into the first target's list, copied to the others. */
     private boolean list(int[] targets) {
         for (int f : targets) {
-            if (f < width || lineLists[f - width] == null) {
+            if (f < width || f == timeField || lineLists[f - width] == null) {
                 return false;
             }
         }
@@ -447,7 +468,11 @@ final class JsonFastPath {
      */
     private boolean hex(int f) {
         int col = f - width;
-        if (col < 0 || hashes[col] || lineLists[col] != null || i + 2 * Long.BYTES + 1 > e) {
+        if (col < 0
+                || col >= hashes.length // the event's time
+                || hashes[col]
+                || lineLists[col] != null
+                || i + 2 * Long.BYTES + 1 > e) {
             return false;
         }
         long high = Swar.load(b, i);
@@ -547,6 +572,15 @@ final class JsonFastPath {
             return false; // a fraction or an exponent: Jackson's reading decides
         }
         number = negative ? -v : v;
+        return true;
+    }
+
+    /** Sets the event's time to {@code millis}, unless it is {@link EventTime#INVALID}. */
+    private boolean time(long millis) {
+        if (millis == EventTime.INVALID) {
+            return false;
+        }
+        rows.setTime(millis);
         return true;
     }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.RawChunk;
 import dev.piper.pipeline.input.EventFields;
+import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.input.FieldPath;
 import dev.piper.pipeline.input.StringIds;
 import dev.piper.pipeline.layout.HexIds;
@@ -40,6 +41,12 @@ final class JsonValues {
     private final boolean[] hashes;
     private final int maxRawBytes;
 
+    /** The field of each event's time (one past the layout's), or -1 when there is none. */
+    private final int timeField;
+
+    private final EventTime time;
+    private final FieldPath timePath;
+
     // The line being decoded: its values, and which fields it has (the arrays of {@link #rows}).
     private final int[] lineDense;
     private final long[] lineIds;
@@ -65,6 +72,9 @@ final class JsonValues {
             hashes[c] = program.hashesIds(c);
         }
         this.maxRawBytes = maxRawBytes;
+        this.time = events.time();
+        this.timeField = rows.timeField;
+        this.timePath = events.timePath();
         this.lineDense = rows.lineDense;
         this.lineIds = rows.lineIds;
         this.present = rows.present;
@@ -72,9 +82,9 @@ final class JsonValues {
         this.lineListSize = rows.lineListSize;
     }
 
-    /** Field {@code f}'s path. */
+    /** Field {@code f}'s path (the event time's for the field after the layout's). */
     FieldPath path(int f) {
-        return paths[f];
+        return f == timeField ? timePath : paths[f];
     }
 
     /** Which sparse columns hash their string ids ({@code hash64}), by sparse column. */
@@ -88,6 +98,11 @@ final class JsonValues {
             int first = -1;
             for (int f : targets) {
                 int c = f - width;
+                if (f == timeField) {
+                    p.skipChildren();
+                    return fail(
+                            Reason.BAD_TIMESTAMP, column(f) + ": an array where a time belongs");
+                }
                 if (c < 0 || lineLists[c] == null) {
                     p.skipChildren();
                     return fail(
@@ -112,7 +127,9 @@ final class JsonValues {
         }
         if (t == JsonToken.START_OBJECT) {
             p.skipChildren();
-            return fail(Reason.WRONG_TYPE, column(targets[0]) + ": a record, not a value");
+            return fail(
+                    targets[0] == timeField ? Reason.BAD_TIMESTAMP : Reason.WRONG_TYPE,
+                    column(targets[0]) + ": a record, not a value");
         }
         for (int f : targets) {
             if (!readScalar(p, t, f)) {
@@ -123,6 +140,9 @@ final class JsonValues {
     }
 
     private boolean readScalar(JsonParser p, JsonToken t, int f) throws IOException {
+        if (f == timeField) {
+            return readTime(p, t);
+        }
         if (f < width) {
             return readInt(p, t, f);
         }
@@ -133,6 +153,51 @@ final class JsonValues {
                     column(f) + ": " + kindOf(t) + " " + quoted(p) + ", but the column is a list");
         }
         return readId(p, t, f, c, -1);
+    }
+
+    /** The event's time: an integer or number of its unit, or text (digits or ISO-8601). */
+    private boolean readTime(JsonParser p, JsonToken t) throws IOException {
+        long ms;
+        String what;
+        switch (t) {
+            case VALUE_NUMBER_INT -> {
+                ms =
+                        p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                                ? EventTime.INVALID
+                                : time.millis(p.getLongValue());
+                what = clip(p.getText()) + " is out of range as " + time.unit().specName();
+            }
+            case VALUE_NUMBER_FLOAT -> {
+                ms = time.millis(p.getDoubleValue());
+                what = clip(p.getText()) + " is out of range as " + time.unit().specName();
+            }
+            case VALUE_STRING -> {
+                String text = p.getText();
+                if (text.isEmpty()) {
+                    return true; // missing
+                }
+                ms = time.millis(text);
+                what = ms == EventTime.INVALID ? time.whyNot(text) : "";
+            }
+            default -> {
+                return fail(
+                        Reason.BAD_TIMESTAMP,
+                        column(timeField) + ": " + kindOf(t) + " where a time belongs");
+            }
+        }
+        if (ms == EventTime.INVALID) {
+            return fail(Reason.BAD_TIMESTAMP, column(timeField) + ": " + what);
+        }
+        rows.setTime(ms);
+        return true;
+    }
+
+    /**
+     * Whether the line just read is a row as far as its time goes: the rows carry none, or it has
+     * one (else it fails for the missing time).
+     */
+    boolean timeComplete() {
+        return !rows.lacksTime() || fail(Reason.BAD_TIMESTAMP, column(timeField) + " is missing");
     }
 
     /** A label or dense value: a 32-bit integer in any of JSON's forms. */
@@ -317,8 +382,16 @@ final class JsonValues {
         return true;
     }
 
+    /** The reason of a value of the wrong kind for field {@code f}. */
+    Reason typeReason(int f) {
+        return f == timeField ? Reason.BAD_TIMESTAMP : Reason.WRONG_TYPE;
+    }
+
     /** A column and its path, as details name them: {@code C1 (user.id)}. */
     String column(int f) {
+        if (f == timeField) {
+            return "the event time (" + timePath.text() + ")";
+        }
         return layout.fieldName(f) + " (" + paths[f].text() + ")";
     }
 

@@ -55,7 +55,8 @@ final class PathTree {
     int position;
 
     /**
-     * The tree of the {@code fields} first fields' paths.
+     * The tree of the {@code fields} first fields' paths, and of the event time's as field {@code
+     * fields} if the events have one.
      *
      * @throws IllegalArgumentException if a path lies inside another's value
      */
@@ -63,6 +64,9 @@ final class PathTree {
         PathTree root = new PathTree();
         for (int f = 0; f < fields; f++) {
             root.add(events.path(f), 0, f);
+        }
+        if (events.timePath() != null) { // the event's time: the field after the layout's
+            root.add(events.timePath(), 0, fields);
         }
         root.checkLeaves();
         return root;

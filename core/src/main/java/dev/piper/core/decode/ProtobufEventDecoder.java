@@ -256,7 +256,7 @@ public final class ProtobufEventDecoder extends FramedEventDecoder {
         } catch (Malformed bad) {
             // the reason is set
         }
-        if (values.failReason == null) {
+        if (values.complete()) {
             accept(to - from);
         } else {
             reject(b, from, to);
@@ -294,7 +294,7 @@ public final class ProtobufEventDecoder extends FramedEventDecoder {
             }
             if (f.mismatch != null) {
                 values.fail(
-                        Reason.WRONG_TYPE,
+                        values.typeReason(f.mismatchField),
                         values.column(f.mismatchField)
                                 + ": the event's \""
                                 + f.at

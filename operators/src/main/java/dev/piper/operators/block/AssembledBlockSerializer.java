@@ -30,9 +30,11 @@ import org.apache.flink.core.memory.DataOutputView;
  * set (int32 columns, per column int32 count and little-endian int32 indices), then the evicting
  * vocabularies' assignments: int32 0 when no column evicts, else the number of categorical columns
  * and per column its {@link Assignments} (a byte 0 for a column that does not evict), then the
- * original strings of the new keys ({@link NamesIO}; int32 0 for none). Format 7 had no names,
- * format 6 no assignments, format 5 no split (this build reads all three), format 4 no lists,
- * format 3 neither version nor epochs, format 2 no lane and no origin.
+ * original strings of the new keys ({@link NamesIO}; int32 0 for none), then the rows' event times
+ * (a boolean, then if true an int32 count, {@code rows}, and that many little-endian int64
+ * milliseconds). Format 8 had no event times, format 7 no names, format 6 no assignments, format 5
+ * no split (this build reads all four), format 4 no lists, format 3 neither version nor epochs,
+ * format 2 no lane and no origin.
  */
 public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlock> {
 
@@ -41,7 +43,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
     public static final AssembledBlockSerializer INSTANCE = new AssembledBlockSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 8;
+    static final int FORMAT = 9;
 
     @Override
     public AssembledBlock createInstance() {
@@ -56,6 +58,15 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
+        writeFormat8(r, out);
+        out.writeBoolean(r.eventTimes() != null);
+        if (r.eventTimes() != null) {
+            ArrayIO.writeLongs(out, r.eventTimes(), r.rows());
+        }
+    }
+
+    /** Format 8's fields: everything but the event times. */
+    private static void writeFormat8(AssembledBlock r, DataOutputView out) throws IOException {
         writeFormat7(r, out);
         NamesIO.writeNewNames(r.newNames(), out);
     }
@@ -127,6 +138,19 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public AssembledBlock deserialize(DataInputView in) throws IOException {
+        AssembledBlock b = readFormat8(in);
+        if (!in.readBoolean()) {
+            return b;
+        }
+        long[] times = ArrayIO.readLongs(in);
+        if (times.length != b.rows()) {
+            throw new IOException(
+                    "corrupt block: " + times.length + " event times for " + b.rows() + " rows");
+        }
+        return b.withEventTimes(times);
+    }
+
+    private static AssembledBlock readFormat8(DataInputView in) throws IOException {
         AssembledBlock b = readFormat7(in);
         String[][] names = NamesIO.readNewNames(in, b.newKeys().length);
         return names == null ? b : b.withNewNames(names);
@@ -269,6 +293,9 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             if (r.newNames() != null) {
                 throw cannotHold("names");
             }
+            if (r.eventTimes() != null) {
+                throw cannotHold("event times");
+            }
             writeFormat5(r, out);
         }
 
@@ -296,6 +323,9 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             if (r.newNames() != null) {
                 throw cannotHold("names");
             }
+            if (r.eventTimes() != null) {
+                throw cannotHold("event times");
+            }
             writeFormat6(r, out);
         }
 
@@ -320,6 +350,9 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             if (r.newNames() != null) {
                 throw cannotHold("names");
             }
+            if (r.eventTimes() != null) {
+                throw cannotHold("event times");
+            }
             writeFormat7(r, out);
         }
 
@@ -329,7 +362,31 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
         }
     }
 
-    /** Snapshot of {@link AssembledBlockSerializer}; its version is the byte format, 5 to 8. */
+    /** Format 8, for restoring blocks in flight written before event times: none. */
+    static final class Format8 extends LegacyFormat<AssembledBlock> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format8 INSTANCE = new Format8();
+
+        private Format8() {
+            super("assembled block", 8, AssembledBlockSerializer.INSTANCE);
+        }
+
+        @Override
+        public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
+            if (r.eventTimes() != null) {
+                throw cannotHold("event times");
+            }
+            writeFormat8(r, out);
+        }
+
+        @Override
+        public AssembledBlock deserialize(DataInputView in) throws IOException {
+            return readFormat8(in);
+        }
+    }
+
+    /** Snapshot of {@link AssembledBlockSerializer}; its version is the byte format, 5 to 9. */
     public static final class Snapshot extends FormatSnapshot<AssembledBlock> {
         public Snapshot() {
             super(
@@ -340,6 +397,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
                             f ->
                                     switch (f) {
                                         case FORMAT -> INSTANCE;
+                                        case 8 -> Format8.INSTANCE;
                                         case 7 -> Format7.INSTANCE;
                                         case 6 -> Format6.INSTANCE;
                                         default -> Format5.INSTANCE;

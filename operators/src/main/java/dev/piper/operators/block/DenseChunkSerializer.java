@@ -23,12 +23,14 @@ import org.apache.flink.core.memory.DataOutputView;
  * columns (int32 each), its list columns (int32 count, each an int32 sparse index), list separator
  * (a UTF-16 char) and generated columns (int32 count, each the int32 dense index it decodes), then
  * the onehot sizes (int32 count, 0 for none, else one int32 per label/dense slot). Format 6: format
- * 5, then the original strings of hash64 columns ({@link NamesIO}; int32 0 for none). Format 5 had
- * no names, format 4 no layout (always Criteo's), format 3 no version, format 2 no lane and no
- * origin.
+ * 5, then the original strings of hash64 columns ({@link NamesIO}; int32 0 for none). Format 7:
+ * format 6, then the rows' event times: a boolean, then if true an int32 count ({@code rows}) and
+ * that many little-endian int64 milliseconds. Format 6 had no event times, format 5 no names,
+ * format 4 no layout (always Criteo's), format 3 no version, format 2 no lane and no origin.
  *
  * <p>Dense chunks wait in the concatenation's keyed state for their index chunks, so this still
- * reads formats 4 and 5: a savepoint taken before layouts or names restores by migration.
+ * reads formats 4 to 6: a savepoint taken before layouts, names or event times restores by
+ * migration.
  */
 public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
@@ -37,7 +39,7 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
     public static final DenseChunkSerializer INSTANCE = new DenseChunkSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 6;
+    static final int FORMAT = 7;
 
     @Override
     public DenseChunk createInstance() {
@@ -51,6 +53,15 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
     @Override
     public void serialize(DenseChunk r, DataOutputView out) throws IOException {
+        writeFormat6(r, out);
+        out.writeBoolean(r.eventTimes() != null);
+        if (r.eventTimes() != null) {
+            ArrayIO.writeLongs(out, r.eventTimes(), r.rows());
+        }
+    }
+
+    /** Format 6's fields: everything but the event times. */
+    private static void writeFormat6(DenseChunk r, DataOutputView out) throws IOException {
         writeFormat5(r, out);
         NamesIO.write(r.names(), out);
     }
@@ -93,7 +104,7 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
     @Override
     public DenseChunk deserialize(DataInputView in) throws IOException {
-        return read(in, 6);
+        return read(in, FORMAT);
     }
 
     private static DenseChunk read(DataInputView in, int format) throws IOException {
@@ -154,12 +165,37 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
                             + layout);
         }
         BlockNames names = format >= 6 ? NamesIO.read(in, layout.sparse()) : null;
+        long[] times = format >= 7 && in.readBoolean() ? ArrayIO.readLongs(in) : null;
         try {
             return new DenseChunk(
-                    lane, seq, lines, rows, values, letters, origin, version, layout, onehot,
-                    names);
+                    lane, seq, lines, rows, values, letters, origin, version, layout, onehot, names,
+                    times);
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt dense chunk: " + e.getMessage(), e);
+        }
+    }
+
+    /** Format 6, for restoring state written before event times: none. */
+    static final class Format6 extends LegacyFormat<DenseChunk> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format6 INSTANCE = new Format6();
+
+        private Format6() {
+            super("dense chunk", 6, DenseChunkSerializer.INSTANCE);
+        }
+
+        @Override
+        public void serialize(DenseChunk r, DataOutputView out) throws IOException {
+            if (r.eventTimes() != null) {
+                throw cannotHold("event times");
+            }
+            writeFormat6(r, out);
+        }
+
+        @Override
+        public DenseChunk deserialize(DataInputView in) throws IOException {
+            return read(in, 6);
         }
     }
 
@@ -216,7 +252,7 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         return new Snapshot();
     }
 
-    /** Snapshot of {@link DenseChunkSerializer}; its version is the byte format, 4 to 6. */
+    /** Snapshot of {@link DenseChunkSerializer}; its version is the byte format, 4 to 7. */
     public static final class Snapshot extends FormatSnapshot<DenseChunk> {
         public Snapshot() {
             super(
@@ -225,9 +261,12 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
                     4,
                     (IntFunction<TypeSerializer<DenseChunk>>)
                             f ->
-                                    f == FORMAT
-                                            ? INSTANCE
-                                            : f == 5 ? Format5.INSTANCE : Format4.INSTANCE);
+                                    switch (f) {
+                                        case FORMAT -> INSTANCE;
+                                        case 6 -> Format6.INSTANCE;
+                                        case 5 -> Format5.INSTANCE;
+                                        default -> Format4.INSTANCE;
+                                    });
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.piper.operators.block;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.Assignments;
@@ -245,7 +246,7 @@ class BlockSerializersTest {
                                 IndexChunkSerializer.INSTANCE,
                                 new IndexChunk(1, 2, 3, new int[] {4}, 1, 5, new long[] {6}, 7)))
                 .isEqualTo(INDEX_FROZEN);
-        assertThat(DenseChunkSerializer.FORMAT).isEqualTo(6);
+        assertThat(DenseChunkSerializer.FORMAT).isEqualTo(7);
         int[] dense = new int[14];
         dense[0] = 1;
         dense[13] = -1;
@@ -264,7 +265,7 @@ class BlockSerializersTest {
                                         Origin.NONE,
                                         6)))
                 .isEqualTo(DENSE_FROZEN);
-        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(8);
+        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(9);
         assertThat(
                         bytes(
                                 AssembledBlockSerializer.INSTANCE,
@@ -505,7 +506,10 @@ class BlockSerializersTest {
                     + "00000000"; // no onehot
 
     /** Format 6: format 5, then no names (0 columns). */
-    private static final String DENSE_FROZEN = DENSE_FROZEN_5 + "00000000";
+    private static final String DENSE_FROZEN_6 = DENSE_FROZEN_5 + "00000000";
+
+    /** Format 7: format 6, then no event times. */
+    private static final String DENSE_FROZEN = DENSE_FROZEN_6 + "00";
 
     /** Format 5: no list columns (a count of 0 after the epochs). */
     private static final String ASSEMBLED_FROZEN_5 =
@@ -519,7 +523,10 @@ class BlockSerializersTest {
     private static final String ASSEMBLED_FROZEN_7 = ASSEMBLED_FROZEN_6 + "00000000";
 
     /** Format 8: format 7, then no names (0 columns). */
-    private static final String ASSEMBLED_FROZEN = ASSEMBLED_FROZEN_7 + "00000000";
+    private static final String ASSEMBLED_FROZEN_8 = ASSEMBLED_FROZEN_7 + "00000000";
+
+    /** Format 9: format 8, then no event times. */
+    private static final String ASSEMBLED_FROZEN = ASSEMBLED_FROZEN_8 + "00";
 
     /**
      * Format 6 with a split: first row 3, the row popular, no working parameters in its one column,
@@ -536,9 +543,9 @@ class BlockSerializersTest {
                     + ("00000001" + "0000000000000003" + "3fe0000000000000")
                     + ("00000001" + "00000001" + "04000000");
 
-    /** Format 8 of the same: no assignments, no names. */
+    /** Format 9 of the same: no assignments, no names, no event times. */
     private static final String ASSEMBLED_SPLIT_FROZEN =
-            ASSEMBLED_SPLIT_FROZEN_6 + "00000000" + "00000000";
+            ASSEMBLED_SPLIT_FROZEN_6 + "00000000" + "00000000" + "00";
 
     private static AssembledBlock frozenAssembled() {
         return new AssembledBlock(
@@ -649,7 +656,8 @@ class BlockSerializersTest {
                                 + "00000001" // one generated column, of I2
                                 + "00000001"
                                 + "00000000" // no onehot
-                                + "00000000"); // no names
+                                + "00000000" // no names
+                                + "00"); // no event times
         assertThat(roundTrip(DenseChunkSerializer.INSTANCE, chunk))
                 .usingRecursiveComparison()
                 .isEqualTo(chunk);
@@ -755,7 +763,8 @@ class BlockSerializersTest {
                         + "00000001"
                         + INDEX_EVICTING_FROZEN.substring(
                                 INDEX_EVICTING_FROZEN.indexOf("ffffffff01") + 8)
-                        + "00000000"; // no names
+                        + "00000000" // no names
+                        + "00"; // no event times
         assertThat(bytes(AssembledBlockSerializer.INSTANCE, block)).isEqualTo(blockBytes);
         assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block).assignments()[0])
                 .usingRecursiveComparison()
@@ -824,7 +833,8 @@ class BlockSerializersTest {
                                 + "0000000000000000")
                         + ("00000003" + "04000000" + "02000000" + "ffffffff")
                         + ("00000006" + "755f3966c3bc")
-                        + rest;
+                        + rest
+                        + "00"; // no event times
         assertThat(bytes(DenseChunkSerializer.INSTANCE, named)).isEqualTo(namedBytes);
         DenseChunk back = roundTrip(DenseChunkSerializer.INSTANCE, named);
         assertThat(back.names().keys()[1]).containsExactly(7, 8, 0);
@@ -844,7 +854,8 @@ class BlockSerializersTest {
                 .hasMessageContaining("format 5 has no names");
 
         AssembledBlock block = frozenAssembled().withNewNames(new String[][] {{"a\tb"}});
-        String blockBytes = ASSEMBLED_FROZEN_7 + "00000001" + "00000001" + "00000003" + "610962";
+        String blockBytes =
+                ASSEMBLED_FROZEN_7 + "00000001" + "00000001" + "00000003" + "610962" + "00";
         assertThat(bytes(AssembledBlockSerializer.INSTANCE, block)).isEqualTo(blockBytes);
         assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block).newName(0, 0))
                 .isEqualTo("a\tb");
@@ -1053,6 +1064,68 @@ class BlockSerializersTest {
                                 .resolveSchemaCompatibility(two)
                                 .isIncompatible())
                 .isTrue();
+    }
+
+    /**
+     * Event times are frozen: the dense chunk's and the assembled block's last fields, true, the
+     * count and each time as an int64; chunks and blocks of the formats before them migrate with
+     * none, and those formats refuse to hold any.
+     */
+    @Test
+    void eventTimesAreFrozenAndEarlierFormatsMigrate() throws IOException {
+        int[] dense = new int[14];
+        dense[0] = 1;
+        dense[13] = -1;
+        DenseChunk timed =
+                new DenseChunk(
+                        1,
+                        2,
+                        2,
+                        1,
+                        dense,
+                        new DeadLetter[] {new DeadLetter(1, 9, "r", "d", new byte[] {'z'}, false)},
+                        Origin.NONE,
+                        6,
+                        RowLayout.CRITEO,
+                        null,
+                        null,
+                        new long[] {1_795_766_400_123L});
+        String times = "01" + "00000001" + "7bb4041ca2010000"; // little-endian
+        assertThat(bytes(DenseChunkSerializer.INSTANCE, timed)).isEqualTo(DENSE_FROZEN_6 + times);
+        DenseChunk back =
+                DenseChunkSerializer.INSTANCE.deserialize(
+                        new DataInputDeserializer(
+                                java.util.HexFormat.of().parseHex(DENSE_FROZEN_6 + times)));
+        assertThat(back.eventTimes()).containsExactly(1_795_766_400_123L);
+        DenseChunk six =
+                DenseChunkSerializer.Format6.INSTANCE.deserialize(
+                        new DataInputDeserializer(
+                                java.util.HexFormat.of().parseHex(DENSE_FROZEN_6)));
+        assertThat(six.eventTimes()).isNull();
+        assertThat(bytes(DenseChunkSerializer.INSTANCE, six)).isEqualTo(DENSE_FROZEN);
+        assertThatThrownBy(() -> bytes(DenseChunkSerializer.Format6.INSTANCE, timed))
+                .hasMessageContaining("event times");
+
+        AssembledBlock block = frozenAssembled().withEventTimes(new long[] {-5});
+        String blockTimes = "01" + "00000001" + "fbffffffffffffff";
+        assertThat(bytes(AssembledBlockSerializer.INSTANCE, block))
+                .isEqualTo(ASSEMBLED_FROZEN_8 + blockTimes);
+        assertThat(
+                        AssembledBlockSerializer.INSTANCE
+                                .deserialize(
+                                        new DataInputDeserializer(
+                                                java.util.HexFormat.of()
+                                                        .parseHex(ASSEMBLED_FROZEN_8 + blockTimes)))
+                                .eventTimes())
+                .containsExactly(-5L);
+        AssembledBlock eight =
+                AssembledBlockSerializer.Format8.INSTANCE.deserialize(
+                        new DataInputDeserializer(
+                                java.util.HexFormat.of().parseHex(ASSEMBLED_FROZEN_8)));
+        assertThat(eight.eventTimes()).isNull();
+        assertThat(bytes(AssembledBlockSerializer.INSTANCE, eight)).isEqualTo(ASSEMBLED_FROZEN);
+        assertThatThrownBy(() -> bytes(AssembledBlockSerializer.Format8.INSTANCE, block))
+                .hasMessageContaining("event times");
     }
 
     @Test
