@@ -59,6 +59,7 @@ class Batch:
     reused: dict = None  # (column, epoch) -> int64 tensor of indices to re-initialise first
     received_ms: float = None  # when the feed read the block's record from Kafka (ms), or None
     written_ms: float = None  # the record's timestamp: when the stream's sink wrote it (ms)
+    event_times_ms: np.ndarray = None  # per row, its event time (input.timestamp, int64 ms), or None
 
     @property
     def rows(self):
@@ -81,6 +82,8 @@ class Batch:
             lists=lists,
             timestamps_ms=None if self.timestamps_ms is None
             else self.timestamps_ms[index.numpy()],
+            event_times_ms=None if self.event_times_ms is None
+            else self.event_times_ms[index.numpy()],
             popular=None if self.popular is None else self.popular[index])
 
     def split(self):
@@ -381,4 +384,5 @@ class RowsFeed:
                 reused=reused,
                 received_ms=received_ms,
                 written_ms=_sent_ms(message),
+                event_times_ms=block.event_times_ms,
             )

@@ -169,6 +169,8 @@ class RowsBlock:
     input_offsets: tuple = None  # (first, last) input offsets of the block's records, or None
     # evicting columns: name -> (assignments before the block, the block's own); else None
     assignments: dict = None
+    # each row's event time (input.timestamp), int64 ms since the epoch, or None without one
+    event_times_ms: np.ndarray = None
 
     @property
     def rows(self):
@@ -216,11 +218,17 @@ def decode_rows(message):
         working_counts = _ints(h["piper.hotline.working"], sparse_count, where,
                                "piper.hotline.working")
         expected += 4 * sum(working_counts) + rows
+    times_at = expected
+    if "piper.event.times" in h:
+        if h["piper.event.times"] != "ms":
+            raise FeedError(f"{where}: header piper.event.times \"{h['piper.event.times']}\":"
+                            " event times in ms are read, no other unit")
+        expected += 8 * rows
     if len(value) != expected:
         raise FeedError(
             f"{where}: {rows} rows of {width} slots and lists {counts} take {expected} bytes,"
             f" the value has {len(value)}")
-    split_at = expected - (4 * sum(working_counts) + rows if working_counts else 0)
+    split_at = times_at - (4 * sum(working_counts) + rows if working_counts else 0)
     data = np.frombuffer(value, dtype="<i4", count=split_at // 4)
     matrix = data[: rows * width].reshape(rows, width)
     floats = set(h.get("piper.float32.columns", "").split(",")) - {""}
@@ -261,7 +269,11 @@ def decode_rows(message):
         for name, n in zip(all_sparse, working_counts):
             working[name] = ints[at: at + n].astype(np.int64)
             at += n
-        popular = np.frombuffer(value, dtype=np.uint8, offset=split_at + 4 * at).astype(bool)
+        popular = np.frombuffer(value, dtype=np.uint8, count=rows,
+                                offset=split_at + 4 * at).astype(bool)
+    event_times = None
+    if "piper.event.times" in h:
+        event_times = np.frombuffer(value, dtype="<i8", count=rows, offset=times_at).astype(np.int64)
     assignments = None  # column -> (assignments before the block, the block's own)
     if "piper.assignments" in h:
         before = _ints(h["piper.assignments"], len(all_sparse), where, "piper.assignments")
@@ -301,6 +313,7 @@ def decode_rows(message):
         hotline_first_row=int(h.get("piper.hotline.first.row", "-1")),
         assignments=assignments,
         input_offsets=offsets,
+        event_times_ms=event_times,
     )
 
 

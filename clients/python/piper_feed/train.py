@@ -324,6 +324,8 @@ def split(batch, size):
             batch, labels=batch.labels[start:end], dense=batch.dense[start:end],
             sparse=batch.sparse[start:end], lists=lists,
             timestamps_ms=None if batch.timestamps_ms is None else batch.timestamps_ms[start:end],
+            event_times_ms=None if batch.event_times_ms is None
+            else batch.event_times_ms[start:end],
             popular=None if batch.popular is None else batch.popular[start:end],
             # the block's reused rows start afresh once, before its first mini-batch
             reused=batch.reused if start == 0 else None)

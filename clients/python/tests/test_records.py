@@ -103,7 +103,7 @@ class RecordsTest(unittest.TestCase):
         without it (where it is always there), with it alone of its group, or with a value not
         of its type is refused naming it (RowsRecordFormatTest does the same in Java)."""
         self.assertIn("piper.input.offsets", ROWS_FORMAT)
-        full = split_record()
+        full = timed_record()
         full._headers += [("piper.input.offsets", b"10-12"), ("piper.pipeline.params", b"a=1"),
                           ("piper.oov.buckets", b"0,2"), ("piper.assignments", b"5,0"),
                           ("piper.block.assignments", b"1,0"), ("piper.evict", b"lfu,")]
@@ -308,6 +308,32 @@ def split_batch():
         epochs=b.epochs, table_sizes={}, timestamps_ms=b.row_timestamps_ms(),
         source=("in", 3, 12), pipeline="", popular=torch.from_numpy(b.popular),
         working={n: torch.from_numpy(w) for n, w in b.working.items()})
+
+
+def timed_record(unit=b"ms"):
+    """The rows of split_record() with their event times after the split."""
+    m = split_record()
+    m._headers += [("piper.event.times", unit)]
+    m._value += struct.pack("<qq", 1795766400123, -5)
+    return m
+
+
+class EventTimesTest(unittest.TestCase):
+
+    def test_rows_carry_their_event_times_after_the_split(self):
+        b = decode_rows(timed_record())
+        self.assertEqual(b.event_times_ms.tolist(), [1795766400123, -5])
+        self.assertEqual(b.popular.tolist(), [True, False])  # the flags stop before the times
+        self.assertEqual(b.working["C1"].tolist(), [8])
+        self.assertIsNone(decode_rows(split_record()).event_times_ms)
+
+    def test_another_unit_or_a_short_value_is_refused(self):
+        with self.assertRaisesRegex(FeedError, r"event times in ms are read"):
+            decode_rows(timed_record(b"s"))
+        m = timed_record()
+        m._value = m._value[:-1]
+        with self.assertRaisesRegex(FeedError, r"take"):
+            decode_rows(m)
 
 
 class HotlineRecordsTest(unittest.TestCase):

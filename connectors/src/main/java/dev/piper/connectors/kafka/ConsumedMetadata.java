@@ -3,6 +3,7 @@ package dev.piper.connectors.kafka;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.piper.connectors.output.EventTimesFile;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.connectors.output.OutputMetadata;
 import dev.piper.connectors.output.RowsFormat;
@@ -130,6 +131,7 @@ final class ConsumedMetadata {
      *     without the vocabulary topic
      * @param evicting per (column, epoch) key of an evicting column, its assignments and evictions
      * @param deadLetterTopic whether the dead-letter topic was read
+     * @param eventTimes the rows' event times written, or null where the rows carry none
      */
     void write(
             Path dir,
@@ -137,6 +139,7 @@ final class ConsumedMetadata {
             Map<String, Integer> vocabSizes,
             EvictingVocabularies evicting,
             boolean deadLetterTopic,
+            EventTimesFile eventTimes,
             PrintStream progress)
             throws IOException {
         // by reason only when every dead letter of the blocks read was read, and no other
@@ -206,6 +209,11 @@ final class ConsumedMetadata {
                         "consume: metadata.json holds the counts and vocabulary sizes only: "
                                 + why);
             }
+        }
+        if (eventTimes != null) {
+            eventTimes.describe(
+                    root,
+                    options == null || options.events() == null ? null : options.events().time());
         }
         OutputMetadata.write(dir, root);
     }

@@ -1,6 +1,7 @@
 package dev.piper.connectors.kafka;
 
 import dev.piper.connectors.output.Closeables;
+import dev.piper.connectors.output.EventTimesFile;
 import dev.piper.connectors.output.NamedOutput;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -179,6 +180,7 @@ public final class OutputConsumer {
                 vocab == null ? null : sizes,
                 vocab == null ? null : vocab.evicting,
                 deadLetterTopic != null,
+                out.timesOut,
                 progress);
         return new Result(
                 out.rows, out.records, deadLetters, sizes, (System.nanoTime() - start) / 1e9);
@@ -314,6 +316,7 @@ public final class OutputConsumer {
         private final Path dir;
         private final OutputStream rowsOut;
         private OutputStream popularOut; // hotline/popular.bin, once a record has a split
+        EventTimesFile timesOut; // event_times.bin, once a record has event times
 
         /** Rows of Hotline's split order seen: the end of its last window. */
         long hotlineRows;
@@ -376,6 +379,7 @@ public final class OutputConsumer {
             checkShape(r);
             rowsOut.write(r.value(), 0, r.rows() * r.rowBytes());
             writePopular(r);
+            writeEventTimes(r);
             for (int l = 0; l < listColumns.length; l++) {
                 lengthsOut[l].write(littleEndian(r.listLengths()[l]));
                 valuesOut[l].write(littleEndian(r.listValues()[l]));
@@ -486,6 +490,28 @@ public final class OutputConsumer {
             }
         }
 
+        /** The rows' event times into event_times.bin: for every row, or for none. */
+        private void writeEventTimes(RowsRecord r) throws IOException {
+            if (records > 0 && (r.eventTimes() != null) != (timesOut != null)) {
+                // event_times.bin holds a time for every row of rows.bin, or is absent
+                throw new IllegalStateException(
+                        r.where()
+                                + ": "
+                                + (r.eventTimes() != null ? "event times" : "no event times")
+                                + " after "
+                                + rows
+                                + " rows "
+                                + (r.eventTimes() != null ? "without" : "with")
+                                + " them (a spec switch added or removed input.timestamp)");
+            }
+            if (r.eventTimes() != null) {
+                if (timesOut == null) {
+                    timesOut = new EventTimesFile(dir);
+                }
+                timesOut.write(r.eventTimes(), r.rows(), r.where());
+            }
+        }
+
         private void openLists() throws IOException {
             lengthsOut = new OutputStream[listColumns.length];
             valuesOut = new OutputStream[listColumns.length];
@@ -530,9 +556,12 @@ public final class OutputConsumer {
 
         @Override
         public void close() throws IOException {
-            List<OutputStream> all = new ArrayList<>(List.of(rowsOut));
+            List<java.io.Closeable> all = new ArrayList<>(List.of(rowsOut));
             if (popularOut != null) {
                 all.add(popularOut);
+            }
+            if (timesOut != null) {
+                all.add(timesOut);
             }
             all.addAll(Arrays.asList(lengthsOut));
             all.addAll(Arrays.asList(valuesOut));

@@ -283,6 +283,10 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         if (split != null) {
             value = withSplit(value, split);
         }
+        if (b.eventTimes() != null) {
+            header(names, values, StreamFormat.EVENT_TIMES, StreamFormat.EVENT_TIMES_UNIT);
+            value = withEventTimes(value, b);
+        }
         return new KafkaOut(
                 KafkaOut.target(p, KafkaOut.ROWS),
                 key,
@@ -420,6 +424,21 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             }
         }
         out.put(split.popular());
+        return out.array();
+    }
+
+    /** The value, then the rows' event times: a little-endian int64 of milliseconds each. */
+    private static byte[] withEventTimes(byte[] value, AssembledBlock b) {
+        long[] times = b.eventTimes();
+        long total = value.length + (long) times.length * Long.BYTES;
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException(total + " bytes of rows and their event times");
+        }
+        ByteBuffer out = ByteBuffer.allocate((int) total).order(ByteOrder.LITTLE_ENDIAN);
+        out.put(value);
+        for (long t : times) {
+            out.putLong(t);
+        }
         return out.array();
     }
 

@@ -41,6 +41,8 @@ import org.apache.kafka.common.header.Header;
  *     ({@link StreamFormat#EVICT}); else null
  * @param inputOffsets the first and last input offset of the block's records ({@link
  *     StreamFormat#INPUT_OFFSETS}), or null where the record states none
+ * @param eventTimes per row, its event time in milliseconds since the epoch ({@link
+ *     StreamFormat#EVENT_TIMES}), or null where the rows carry none
  */
 public record RowsRecord(
         String where,
@@ -63,7 +65,8 @@ public record RowsRecord(
         int[][] working,
         long[] assignmentsBefore,
         boolean[] evicts,
-        long[] inputOffsets) {
+        long[] inputOffsets,
+        long[] eventTimes) {
 
     /** Reads {@code r}, a record of a rows topic. */
     public static RowsRecord of(ConsumerRecord<byte[], byte[]> r) {
@@ -92,8 +95,17 @@ public record RowsRecord(
         String workingText = header(r, StreamFormat.HOTLINE_WORKING);
         int[] workingCounts = workingText == null ? null : ints(workingText, sparseCount, where);
         byte[] value = r.value() == null ? new byte[0] : r.value();
+        boolean timed = eventTimesUnit(r, where);
         checkLength(
-                value, rows, rowBytes, valueCounts, workingCounts, where, listText, workingText);
+                value,
+                rows,
+                rowBytes,
+                valueCounts,
+                workingCounts,
+                timed,
+                where,
+                listText,
+                workingText);
         ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
         b.position(rows * rowBytes);
         int[][] lengths = new int[lists.length][];
@@ -113,6 +125,11 @@ public record RowsRecord(
             }
             popular = new byte[rows];
             b.get(popular);
+        }
+        long[] eventTimes = null;
+        if (timed) {
+            eventTimes = new long[rows];
+            b.asLongBuffer().get(eventTimes);
         }
         String pipeline = header(r, StreamFormat.PIPELINE);
         RowsRecord record =
@@ -137,7 +154,8 @@ public record RowsRecord(
                         working,
                         assignmentsBefore(r, sparseCount),
                         evicts(r, sparseCount),
-                        inputOffsets(r));
+                        inputOffsets(r),
+                        eventTimes);
         record.checkIndices();
         return record;
     }
@@ -232,10 +250,11 @@ public record RowsRecord(
             int rowBytes,
             int[] valueCounts,
             int[] workingCounts,
+            boolean timed,
             String where,
             String listText,
             String workingText) {
-        long expected = (long) rows * rowBytes;
+        long expected = (long) rows * rowBytes + (timed ? (long) rows * Long.BYTES : 0);
         for (int count : valueCounts) {
             expected += (long) (rows + count) * Integer.BYTES;
         }
@@ -255,11 +274,29 @@ public record RowsRecord(
                             + " bytes"
                             + (valueCounts.length > 0 ? " with list values " + listText : "")
                             + (workingText != null ? " and their Hotline split " + workingText : "")
+                            + (timed ? " and their event times" : "")
                             + " take "
                             + expected
                             + " bytes, the value has "
                             + value.length);
         }
+    }
+
+    /** Whether the rows carry event times; refuses a unit other than milliseconds. */
+    private static boolean eventTimesUnit(ConsumerRecord<byte[], byte[]> r, String where) {
+        String unit = header(r, StreamFormat.EVENT_TIMES);
+        if (unit != null && !unit.equals(StreamFormat.EVENT_TIMES_UNIT)) {
+            throw new IllegalStateException(
+                    where
+                            + ": header "
+                            + StreamFormat.EVENT_TIMES
+                            + " \""
+                            + unit
+                            + "\": event times in "
+                            + StreamFormat.EVENT_TIMES_UNIT
+                            + " are read, no other unit");
+        }
+        return unit != null;
     }
 
     /** The record format {@code r} states (1 without the header), which this build must read. */

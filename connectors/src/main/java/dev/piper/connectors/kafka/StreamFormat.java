@@ -106,6 +106,15 @@ public final class StreamFormat {
     /** Rows records: timestamps (ms) of the block's first and last input record, {@code a-b}. */
     public static final String INPUT_TIMESTAMPS = "piper.input.timestamps";
 
+    /**
+     * Rows records of a spec with {@code input.timestamp}: {@code ms}, the unit of the rows' event
+     * times that end the value, a little-endian int64 of milliseconds since the epoch each.
+     */
+    public static final String EVENT_TIMES = "piper.event.times";
+
+    /** The value of {@link #EVENT_TIMES}. */
+    public static final String EVENT_TIMES_UNIT = "ms";
+
     /** Vocabulary records: the column, {@code C1}..{@code C26} (also the record key). */
     public static final String COLUMN = "piper.column";
 

@@ -5,6 +5,7 @@ import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.Assignments;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.pipeline.hotline.HotlineSettings;
+import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -53,6 +54,7 @@ public final class DlrmOutputWriter implements Closeable {
     private final OutputStream[] vocab;
     private final DeadLetterFile dead;
     private final HotlineFiles hotline; // or null: no split
+    private final EventTimesFile eventTimes; // or null: the rows carry no event time
 
     /**
      * Per list column of the layout, in column order: its lengths and its indices, written around
@@ -151,6 +153,7 @@ public final class DlrmOutputWriter implements Closeable {
         }
         dead = new DeadLetterFile(dir.resolve(OutputLayout.DEAD_LETTERS));
         this.hotline = hotline == null ? null : new HotlineFiles(dir, hotline);
+        this.eventTimes = eventTime(options) == null ? null : new EventTimesFile(dir);
         int lists = format.listsInRows() ? 0 : layout.listColumns().size();
         listLengths = new DirectFileOutput[lists];
         listValues = new DirectFileOutput[lists];
@@ -166,6 +169,11 @@ public final class DlrmOutputWriter implements Closeable {
                     new DirectFileOutput(
                             dir.resolve(OutputLayout.listValuesFile(c)), true, LIST_BUFFER_BYTES);
         }
+    }
+
+    /** The event time the rows carry, or null. */
+    private static EventTime eventTime(DecodeOptions options) {
+        return options.events() == null ? null : options.events().time();
     }
 
     private static OutputStream open(Path file) throws IOException {
@@ -216,6 +224,9 @@ public final class DlrmOutputWriter implements Closeable {
         }
         if (hotline != null) {
             hotline.write(block.split(), block.rows(), "block " + block.seq());
+        }
+        if (eventTimes != null) {
+            eventTimes.write(block.eventTimes(), block.rows(), "block " + block.seq());
         }
         for (int l = 0; l < listLengths.length; l++) {
             int[] offsets = block.listOffsets()[l];
@@ -342,6 +353,9 @@ public final class DlrmOutputWriter implements Closeable {
 
     private void flushAll() throws IOException {
         dead.flush();
+        if (eventTimes != null) {
+            eventTimes.flush();
+        }
         if (hotline != null) {
             hotline.finish();
         }
@@ -379,6 +393,9 @@ public final class DlrmOutputWriter implements Closeable {
                         vocabs);
         if (hotline != null) {
             hotline.describe(root);
+        }
+        if (eventTimes != null) {
+            eventTimes.describe(root, eventTime(options));
         }
         OutputMetadata.write(dir, root);
     }
@@ -436,8 +453,9 @@ public final class DlrmOutputWriter implements Closeable {
 
     private Closeable[] closeables() {
         int lists = listLengths == null ? 0 : listLengths.length;
-        Closeable[] all = new Closeable[2 * vocab.length + 3 + 2 * lists];
+        Closeable[] all = new Closeable[2 * vocab.length + 4 + 2 * lists];
         all[vocab.length + 2 + 2 * lists] = hotline != null ? hotline : () -> {};
+        all[all.length - 1] = eventTimes != null ? eventTimes : () -> {};
         for (int c = 0; c < vocab.length; c++) {
             OutputStream a = assignments == null ? null : assignments[c];
             all[vocab.length + 3 + 2 * lists + c] = a != null ? a : () -> {};

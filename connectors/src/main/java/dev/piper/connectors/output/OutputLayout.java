@@ -29,6 +29,10 @@ public final class OutputLayout {
 
     public static final String VOCAB_DIR = "vocab";
     public static final String DEAD_LETTERS = "dead-letters.jsonl";
+
+    /** Each row's event time ({@link EventTimesFile}), for a spec with {@code input.timestamp}. */
+    public static final String EVENT_TIMES = "event_times.bin";
+
     public static final String METADATA = "metadata.json";
 
     /**

@@ -259,6 +259,20 @@ class OutputEncoderTest {
         assertThat(headers(vocab.get(1))).containsEntry("piper.column", "C26");
     }
 
+    /** A block's event times end the rows record's value, as the header says. */
+    @Test
+    void eventTimesEndTheValue() {
+        KafkaOut rows = encode(false, block().withEventTimes(new long[] {5, -6, 7})).get(0);
+        assertThat(headers(rows)).containsEntry("piper.event.times", "ms");
+        java.nio.ByteBuffer v =
+                java.nio.ByteBuffer.wrap(rows.value()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertThat(rows.value()).hasSize(480 + 3 * 8);
+        assertThat(v.getLong(480)).isEqualTo(5);
+        assertThat(v.getLong(488)).isEqualTo(-6);
+        assertThat(v.getLong(496)).isEqualTo(7);
+        assertThat(headers(encode(false, block()).get(0))).doesNotContainKey("piper.event.times");
+    }
+
     /**
      * Issue 41: the writer against {@code formats/rows-record.json}. Rows records of a plain block,
      * of a switched spec with OOV buckets, of an evicting column and with Hotline's split carry
@@ -281,7 +295,8 @@ class OutputEncoderTest {
             block(3, new int[26]).withAssignments(assignments),
             block().withSplit(
                             new dev.piper.pipeline.hotline.Split(
-                                    100, new byte[] {1, 0, 0}, 1, working, List.of()))
+                                    100, new byte[] {1, 0, 0}, 1, working, List.of())),
+            block().withEventTimes(new long[] {5, -6, 7})
         };
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (AssembledBlock b : blocks) {

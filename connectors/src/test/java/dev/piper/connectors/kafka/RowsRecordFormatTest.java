@@ -58,13 +58,17 @@ class RowsRecordFormatTest {
         h.put(StreamFormat.HOTLINE_WORKING, "1,0,0");
         h.put(StreamFormat.LIST_COLUMNS, "C2");
         h.put(StreamFormat.LIST_VALUES, "3");
+        h.put(StreamFormat.EVENT_TIMES, "ms");
         return h;
     }
 
-    /** The value {@link #everyHeader()} describes: rows, C2's lengths and values, the split. */
+    /**
+     * The value {@link #everyHeader()} describes: rows, C2's lengths and values, the split, the
+     * event times.
+     */
     private static byte[] value() {
         java.nio.ByteBuffer b =
-                java.nio.ByteBuffer.allocate((2 * 4 + 2 + 3 + 1) * 4 + 2)
+                java.nio.ByteBuffer.allocate((2 * 4 + 2 + 3 + 1) * 4 + 2 + 2 * 8)
                         .order(java.nio.ByteOrder.LITTLE_ENDIAN);
         b.putInt(1).putFloat(0.5f).putInt(3).putInt(2); // row 0: label, I1, C1, C3
         b.putInt(0).putFloat(1.5f).putInt(4).putInt(0); // row 1
@@ -72,6 +76,7 @@ class RowsRecordFormatTest {
         b.putInt(6).putInt(7).putInt(8); // C2's values
         b.putInt(4); // C1's working parameter
         b.put((byte) 1).put((byte) 0); // row 0 popular
+        b.putLong(1_795_766_400_123L).putLong(-1L); // the rows' event times
         return b.array();
     }
 
@@ -108,6 +113,21 @@ class RowsRecordFormatTest {
         assertThat(read.listValues()[0]).containsExactly(6, 7, 8);
         assertThat(read.popular()).containsExactly(1, 0);
         assertThat(read.inputOffsets()).containsExactly(10, 12);
+        assertThat(read.eventTimes()).containsExactly(1_795_766_400_123L, -1L);
+    }
+
+    @Test
+    void eventTimesOfAnotherUnitOrAShortValueAreRefused() {
+        Map<String, String> headers = everyHeader();
+        headers.put(StreamFormat.EVENT_TIMES, "s");
+        assertThatThrownBy(() -> RowsRecord.of(record(headers)))
+                .hasMessage(
+                        "rows/0@9: header piper.event.times \"s\": event times in ms are read, no"
+                                + " other unit");
+        Map<String, String> without = everyHeader();
+        without.remove(StreamFormat.EVENT_TIMES); // the value still ends with them: too long
+        assertThatThrownBy(() -> RowsRecord.of(record(without)))
+                .hasMessageContaining("take 58 bytes, the value has 74");
     }
 
     @Test
