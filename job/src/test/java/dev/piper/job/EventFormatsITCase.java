@@ -417,7 +417,8 @@ class EventFormatsITCase {
                 reference = out;
                 continue;
             }
-            List<String> compared = new ArrayList<>(List.of("rows.bin", "lists/C6.lengths"));
+            List<String> compared =
+                    new ArrayList<>(List.of("rows.bin", "lists/C6.lengths", "event_times.bin"));
             for (int c = 1; c <= 6; c++) {
                 compared.add("vocab/C" + c + ".tsv");
             }
@@ -428,7 +429,57 @@ class EventFormatsITCase {
             }
         }
         assertThat(Files.readAllLines(reference.resolve("vocab/C3.tsv")).get(0))
-                .matches("0\\t[0-9]+\\tc_[0-9]+");
+                .matches("0\\t[0-9]+\\tc_[0-9]+"); // each row's time is its event's ts, in the
+        // events' order
+        ClickEvents again = new ClickEvents(11, 0.01, -1);
+        java.nio.LongBuffer times =
+                java.nio.ByteBuffer.wrap(Files.readAllBytes(reference.resolve("event_times.bin")))
+                        .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                        .asLongBuffer();
+        assertThat(times.remaining()).isEqualTo(50_000);
+        for (int i = 0; i < 50_000; i++) {
+            assertThat(times.get(i)).as("row %d", i).isEqualTo(again.next().ts());
+        }
+    }
+
+    /**
+     * Click events with their times (clicks-json) streamed one a record consume into the batch
+     * job's files, event_times.bin included.
+     */
+    @Test
+    void theClickEventsStreamedKeepTheirEventTimes() throws Exception {
+        Path input = tmp.resolve("timed-clicks.jsonl");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new ClickEvents(12, 0.01, -1).write(ClickEvents.Format.JSON, out, 20_000, done -> {});
+        }
+        String spec = new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8);
+        Path batch = tmp.resolve("timed-clicks-batch");
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        Preprocess.prepareOutput(batch, false);
+        Preprocess.Summary summary =
+                Preprocess.run(input, batch, 2, StateBackend.hashmap, conf, QUIET);
+        assertThat(summary.rowsWritten()).isEqualTo(20_000);
+        Path consumed =
+                stream(
+                        "timed",
+                        spec,
+                        summary,
+                        topic ->
+                                LineProducer.produce(
+                                        input,
+                                        kafka.bootstrapServers(),
+                                        topic,
+                                        null,
+                                        Map.of(),
+                                        QUIET));
+        for (String file :
+                List.of("rows.bin", "lists/C6.lengths", "lists/C6.values", "event_times.bin")) {
+            assertThat(Files.mismatch(consumed.resolve(file), batch.resolve(file)))
+                    .as(file)
+                    .isEqualTo(-1);
+        }
+        assertThat(Files.size(batch.resolve("event_times.bin"))).isEqualTo(20_000L * 8);
     }
 
     /** rows.bin and every vocabulary file of an output directory. */
