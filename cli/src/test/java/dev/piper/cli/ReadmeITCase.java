@@ -136,6 +136,9 @@ class ReadmeITCase {
         assertThat(Files.readAllLines(work.resolve("out-clicks/vocab/C1.tsv")).get(0))
                 .as("shape 6's click events: users named by their ids")
                 .matches("0\\t[0-9]+\\tu_[0-9a-z]+");
+        assertThat(Files.size(work.resolve("out-clicks/event_times.bin")))
+                .as("shape 6's click events: a time per row")
+                .isEqualTo(8 * 1_000_000L);
         assertThat(
                         Files.mismatch(
                                 work.resolve("out-cluster/rows.bin"), work.resolve("out/rows.bin")))
