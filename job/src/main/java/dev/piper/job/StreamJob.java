@@ -25,6 +25,7 @@ import dev.piper.operators.control.SwitchTracker;
 import dev.piper.operators.hotline.HotlineFunction;
 import dev.piper.operators.log.LogChunkOperator;
 import dev.piper.operators.order.LaneSequenceFunction;
+import dev.piper.operators.time.EventTimeFunction;
 import dev.piper.operators.vocab.VocabularyFunction;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.input.InputFormat;
@@ -445,7 +446,7 @@ public final class StreamJob {
             Starts starts) {
         OutputEncoder encoder =
                 new OutputEncoder(starts.inputTopics(), starts.vocab(), starts.options());
-        DataStream<AssembledBlock> toEncode = beforeOutput.apply(ordered);
+        DataStream<AssembledBlock> toEncode = eventTime(beforeOutput.apply(ordered), starts);
         SingleOutputStreamOperator<KafkaOut> encoded;
         if (control == null) {
             encoded = toEncode.flatMap(encoder, BlockTypes.KAFKA_OUT);
@@ -462,6 +463,28 @@ public final class StreamJob {
                                     BlockTypes.KAFKA_OUT);
         }
         encoded.name("encode").uid("encode").sinkTo(sink).name("kafka-output").uid("kafka-output");
+    }
+
+    /**
+     * With a pipeline whose spec reads event times ({@code input.timestamp}): the rows' event-time
+     * watermarks and their freshness gauges ({@link EventTimeFunction}); else the blocks as they
+     * are.
+     */
+    private static DataStream<AssembledBlock> eventTime(
+            DataStream<AssembledBlock> blocks, Starts starts) {
+        boolean timed = false;
+        for (DecodeOptions o : starts.options()) {
+            timed |= o.events() != null && o.events().time() != null;
+        }
+        if (!timed) {
+            return blocks;
+        }
+        return blocks.assignTimestampsAndWatermarks(EventTimeFunction.watermarks())
+                .name("event-time watermarks")
+                .uid("event-time-watermarks")
+                .process(new EventTimeFunction(starts.names()), BlockTypes.ASSEMBLED_BLOCK)
+                .name("event-time")
+                .uid("event-time");
     }
 
     /**
