@@ -223,6 +223,20 @@ class RecordsTest(unittest.TestCase):
         self.assertEqual([(w["freshness_p99_s"], w["delivery_p99_s"]) for w in trainer.windows],
                          [(4.0, 3.0)])
 
+    def test_rows_with_event_times_are_aged_from_them(self):
+        args = parse_args(["--bootstrap-servers", "b", "--rows-topic", "r", "--metrics-out", "m",
+                           "--window-rows", "2"])
+        trainer = Trainer(args)
+        block = Batch(labels=torch.tensor([0.0, 1.0]), dense=torch.zeros(2, 1),
+                      sparse=torch.zeros(2, 1, dtype=torch.int64), sparse_names=["C1"], lists={},
+                      epochs={"C1": 0}, table_sizes={("C1", 0): 1},
+                      timestamps_ms=None, source=("in", 0, 0), pipeline="p",
+                      event_times_ms=np.array([1000, 2500], dtype=np.int64))
+        for part in split(block, 1):  # the mini-batches keep their rows' event times
+            trainer.step(part, now_ms=4000.0)
+        self.assertEqual(trainer.event_ages, [3.0, 1.5])
+        self.assertEqual(trainer.freshness, [])  # no input record timestamps
+
     def test_the_progress_line_says_how_fresh_and_how_fast(self):
         args = parse_args(["--bootstrap-servers", "b", "--rows-topic", "r", "--metrics-out", "m",
                            "--window-rows", "2"])
