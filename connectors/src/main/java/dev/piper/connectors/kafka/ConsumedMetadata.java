@@ -147,49 +147,8 @@ final class ConsumedMetadata {
                 deadLetterTopic && deadLettersRead == deadLetters ? byReason : null;
         OutputMetadata.Counts counts =
                 new OutputMetadata.Counts(lines, rowsWritten, deadLetters, reasons);
-        DecodeOptions options = null;
-        String why = null;
-        if (shapes.size() > 1) {
-            why = "its rows come from " + shapes.size() + " spec versions (versions.tsv)";
-        } else if (shapes.size() == 1) {
-            String pipeline = shapes.keySet().iterator().next();
-            options = given != null ? withRawBytes(given, params) : known(pipeline, params);
-            if (options == null) {
-                why =
-                        "the rows are of pipeline "
-                                + pipeline
-                                + ", neither the built-in spec nor a preset; give its spec with"
-                                + " --spec";
-            } else if (!sameChains(options, params)) {
-                if (given != null) {
-                    throw new IllegalArgumentException(
-                            "the spec given ("
-                                    + options.program()
-                                    + ") is not the one the stream ran: its chains differ (chains="
-                                    + options.program().fingerprint()
-                                    + ", the records' "
-                                    + params
-                                    + ")");
-                }
-                why =
-                        "the rows are of a spec named "
-                                + pipeline
-                                + " whose chains are not piper's; give it with --spec";
-                options = null;
-            } else if (!shapeOf(options.program()).equals(shapes.get(pipeline))) {
-                if (given != null) {
-                    throw new IllegalArgumentException(
-                            "the spec given ("
-                                    + options.program()
-                                    + ") makes rows of "
-                                    + shapeOf(options.program())
-                                    + ", the records hold "
-                                    + shapes.get(pipeline));
-                }
-                why = "the rows of " + pipeline + " are not of the shape its spec makes";
-                options = null;
-            }
-        }
+        RowsSpec spec = rowsSpec();
+        DecodeOptions options = spec.options();
         ObjectNode root;
         if (options != null) {
             RowLayout layout = options.program().layout();
@@ -204,10 +163,10 @@ final class ConsumedMetadata {
                             vocab);
         } else {
             root = partial(counts, vocabSizes);
-            if (why != null) {
+            if (spec.why() != null) {
                 progress.println(
                         "consume: metadata.json holds the counts and vocabulary sizes only: "
-                                + why);
+                                + spec.why());
             }
         }
         if (eventTimes != null) {
@@ -216,6 +175,68 @@ final class ConsumedMetadata {
                     options == null || options.events() == null ? null : options.events().time());
         }
         OutputMetadata.write(dir, root);
+    }
+
+    /** The spec of the rows read, or null and why it is not known. */
+    private record RowsSpec(DecodeOptions options, String why) {}
+
+    /**
+     * The spec of the rows read: the one given, or the built-in one or a preset named by the
+     * records, if the records' chains and shape are its; else none, saying why (nothing to say when
+     * no rows were read).
+     *
+     * @throws IllegalArgumentException if the spec given is not the one the stream ran
+     */
+    private RowsSpec rowsSpec() {
+        if (shapes.size() > 1) {
+            return new RowsSpec(
+                    null, "its rows come from " + shapes.size() + " spec versions (versions.tsv)");
+        }
+        if (shapes.isEmpty()) {
+            return new RowsSpec(null, null);
+        }
+        String pipeline = shapes.keySet().iterator().next();
+        DecodeOptions options =
+                given != null ? withRawBytes(given, params) : known(pipeline, params);
+        if (options == null) {
+            return new RowsSpec(
+                    null,
+                    "the rows are of pipeline "
+                            + pipeline
+                            + ", neither the built-in spec nor a preset; give its spec with"
+                            + " --spec");
+        }
+        if (!sameChains(options, params)) {
+            if (given != null) {
+                throw new IllegalArgumentException(
+                        "the spec given ("
+                                + options.program()
+                                + ") is not the one the stream ran: its chains differ (chains="
+                                + options.program().fingerprint()
+                                + ", the records' "
+                                + params
+                                + ")");
+            }
+            return new RowsSpec(
+                    null,
+                    "the rows are of a spec named "
+                            + pipeline
+                            + " whose chains are not piper's; give it with --spec");
+        }
+        if (!shapeOf(options.program()).equals(shapes.get(pipeline))) {
+            if (given != null) {
+                throw new IllegalArgumentException(
+                        "the spec given ("
+                                + options.program()
+                                + ") makes rows of "
+                                + shapeOf(options.program())
+                                + ", the records hold "
+                                + shapes.get(pipeline));
+            }
+            return new RowsSpec(
+                    null, "the rows of " + pipeline + " are not of the shape its spec makes");
+        }
+        return new RowsSpec(options, null);
     }
 
     /** The counts and what the records state, when the spec is not known. */

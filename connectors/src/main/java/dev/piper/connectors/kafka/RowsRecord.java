@@ -114,23 +114,7 @@ public record RowsRecord(
             lengths[l] = listLengths(b, rows, listNames[l], valueCounts[l], where);
             values[l] = ints(b, valueCounts[l]);
         }
-        long hotlineFirstRow = -1;
-        byte[] popular = null;
-        int[][] working = null;
-        if (workingCounts != null) {
-            hotlineFirstRow = Long.parseLong(required(r, StreamFormat.HOTLINE_FIRST_ROW, where));
-            working = new int[workingCounts.length][];
-            for (int c = 0; c < working.length; c++) {
-                working[c] = ints(b, workingCounts[c]);
-            }
-            popular = new byte[rows];
-            b.get(popular);
-        }
-        long[] eventTimes = null;
-        if (timed) {
-            eventTimes = new long[rows];
-            b.asLongBuffer().get(eventTimes);
-        }
+        Tail tail = tail(r, b, rows, workingCounts, timed, where);
         String pipeline = header(r, StreamFormat.PIPELINE);
         RowsRecord record =
                 new RowsRecord(
@@ -149,15 +133,46 @@ public record RowsRecord(
                         pipeline == null ? "" : pipeline,
                         shape(columns, List.of(listNames)),
                         value,
-                        hotlineFirstRow,
-                        popular,
-                        working,
+                        tail.hotlineFirstRow(),
+                        tail.popular(),
+                        tail.working(),
                         assignmentsBefore(r, sparseCount),
                         evicts(r, sparseCount),
                         inputOffsets(r),
-                        eventTimes);
+                        tail.eventTimes());
         record.checkIndices();
         return record;
+    }
+
+    /** What follows the rows and lists: Hotline's split, the event times; each or none. */
+    private record Tail(long hotlineFirstRow, byte[] popular, int[][] working, long[] eventTimes) {}
+
+    /** Reads the value's {@link Tail} from {@code b}, positioned after the lists. */
+    private static Tail tail(
+            ConsumerRecord<byte[], byte[]> r,
+            ByteBuffer b,
+            int rows,
+            int[] workingCounts,
+            boolean timed,
+            String where) {
+        long hotlineFirstRow = -1;
+        byte[] popular = null;
+        int[][] working = null;
+        if (workingCounts != null) {
+            hotlineFirstRow = Long.parseLong(required(r, StreamFormat.HOTLINE_FIRST_ROW, where));
+            working = new int[workingCounts.length][];
+            for (int c = 0; c < working.length; c++) {
+                working[c] = ints(b, workingCounts[c]);
+            }
+            popular = new byte[rows];
+            b.get(popular);
+        }
+        long[] eventTimes = null;
+        if (timed) {
+            eventTimes = new long[rows];
+            b.asLongBuffer().get(eventTimes);
+        }
+        return new Tail(hotlineFirstRow, popular, working, eventTimes);
     }
 
     /** Per sparse column of {@code columns}, in row order: its column number and its slot. */

@@ -30,7 +30,10 @@ final class EventRows {
     private final RowLayout layout;
     private final ColumnarDecoder columnar;
     private final boolean measure;
-    private final int width;
+
+    /** Label and dense fields: field numbers below it. */
+    final int width;
+
     private final int sparse;
     private final int fields;
 

@@ -90,20 +90,7 @@ public final class JsonEventDecoder implements BlockDecoder {
         this.rows = new EventRows(program, events.time(), measure);
         this.values = new JsonValues(program, events, rows, options.maxRawBytes());
         this.root = PathTree.of(events, layout.fields());
-        this.fast =
-                fastPath
-                        ? new JsonFastPath(
-                                root,
-                                layout.labelDenseWidth(),
-                                values.hashes(),
-                                rows.lineDense,
-                                rows.lineIds,
-                                rows.present,
-                                rows.lineLists,
-                                rows.lineListSize,
-                                rows.names,
-                                rows)
-                        : null;
+        this.fast = fastPath ? new JsonFastPath(root, values.hashes(), rows) : null;
     }
 
     @Override

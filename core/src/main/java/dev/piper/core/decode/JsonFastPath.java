@@ -66,26 +66,17 @@ final class JsonFastPath {
     private long number;
     private int digits;
 
-    JsonFastPath(
-            PathTree root,
-            int width,
-            boolean[] hashes,
-            int[] lineDense,
-            long[] lineIds,
-            boolean[] present,
-            long[][] lineLists,
-            int[] lineListSize,
-            NameCollector names,
-            EventRows rows) {
+    /** A fast path along {@code root} into the line arrays of {@code rows}. */
+    JsonFastPath(PathTree root, boolean[] hashes, EventRows rows) {
         this.root = root;
-        this.width = width;
+        this.width = rows.width;
         this.hashes = hashes;
-        this.lineDense = lineDense;
-        this.lineIds = lineIds;
-        this.present = present;
-        this.lineLists = lineLists;
-        this.lineListSize = lineListSize;
-        this.names = names;
+        this.lineDense = rows.lineDense;
+        this.lineIds = rows.lineIds;
+        this.present = rows.present;
+        this.lineLists = rows.lineLists;
+        this.lineListSize = rows.lineListSize;
+        this.names = rows.names;
         this.rows = rows;
         this.timeField = rows.timeField;
         this.time = rows.time;

@@ -37,7 +37,7 @@ class EventTimeDecodingTest {
     /** The preset's spec, its input's time read from {@code ts} in {@code unit}. */
     private static DecodeOptions timed(String preset, String unit, String extraInput)
             throws Exception {
-        String text = new String(Presets.named(preset).text(), StandardCharsets.UTF_8);
+        String text = untimed(preset);
         String spec =
                 text.replaceFirst(
                         "\"input\": \\{",
@@ -47,6 +47,14 @@ class EventTimeDecodingTest {
                                 + extraInput);
         return SpecCompiler.decodeOptions(
                 SpecParser.parse(spec.getBytes(StandardCharsets.UTF_8), preset), 256);
+    }
+
+    /** The preset's text without its own event time (the click presets read {@code ts}). */
+    private static String untimed(String preset) {
+        String text = new String(Presets.named(preset).text(), StandardCharsets.UTF_8);
+        String own = "\"timestamp\": \"ts\",";
+        assertThat(text).contains(own);
+        return text.replace(own, "");
     }
 
     private static RawChunk lines(List<String> lines) {
@@ -106,7 +114,7 @@ class EventTimeDecodingTest {
                         + ClickEvents.MESSAGE
                         + "\",";
         String jsonPreset =
-                new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8)
+                untimed("clicks-json")
                         .replace("\"format\": \"json\",", protobufInput)
                         .replace("\"input\": {", "\"input\": {\"timestamp\": \"ts\",");
         DecodeOptions protobufOptions =
