@@ -35,13 +35,14 @@ final class EventValues {
     final int width;
 
     private final boolean[] hashes;
-    private final FieldPath[] paths;
+
+    /** How details name the fields. */
+    private final FieldNames fieldNames;
 
     /** The field of each event's time (one past the layout's), or -1 when there is none. */
     private final int timeField;
 
     private final EventTime time;
-    private final FieldPath timePath;
     private final int maxRawBytes;
 
     /** Why the current event is rejected, once it is (the first reason found); else null. */
@@ -56,17 +57,13 @@ final class EventValues {
         this.width = layout.labelDenseWidth();
         this.maxRawBytes = options.maxRawBytes();
         EventFields events = options.events();
-        this.paths = new FieldPath[layout.fields()];
-        for (int f = 0; f < paths.length; f++) {
-            paths[f] = events.path(f);
-        }
         this.hashes = new boolean[layout.sparse()];
         for (int c = 0; c < hashes.length; c++) {
             hashes[c] = program.hashesIds(c);
         }
         this.time = events.time();
         this.timeField = rows.timeField;
-        this.timePath = events.timePath();
+        this.fieldNames = new FieldNames(layout, events, timeField);
     }
 
     /**
@@ -94,9 +91,9 @@ final class EventValues {
         fail(Reason.BAD_TIMESTAMP, column(timeField) + ": " + what + " where a time belongs");
     }
 
-    /** Field {@code f}'s path. */
+    /** Field {@code f}'s path (the event time's for the field after the layout's). */
     FieldPath path(int f) {
-        return f == timeField ? timePath : paths[f];
+        return fieldNames.path(f);
     }
 
     /** Starts an event: nothing read, nothing wrong. */
@@ -399,15 +396,12 @@ final class EventValues {
 
     /** The reason of a value of the wrong kind for field {@code f}. */
     Reason typeReason(int f) {
-        return f == timeField ? Reason.BAD_TIMESTAMP : Reason.WRONG_TYPE;
+        return fieldNames.typeReason(f);
     }
 
     /** A column and its path, as details name them: {@code C1 (user.id)}. */
     String column(int f) {
-        if (f == timeField) {
-            return "the event time (" + timePath.text() + ")";
-        }
-        return layout.fieldName(f) + " (" + paths[f].text() + ")";
+        return fieldNames.column(f);
     }
 
     /**

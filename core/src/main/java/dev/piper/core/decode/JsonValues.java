@@ -33,7 +33,6 @@ final class JsonValues {
 
     private final EventRows rows;
     private final RowLayout layout;
-    private final FieldPath[] paths;
 
     /** Label and dense fields: field numbers below it. */
     private final int width;
@@ -41,11 +40,13 @@ final class JsonValues {
     private final boolean[] hashes;
     private final int maxRawBytes;
 
+    /** How details name the fields. */
+    private final FieldNames fieldNames;
+
     /** The field of each event's time (one past the layout's), or -1 when there is none. */
     private final int timeField;
 
     private final EventTime time;
-    private final FieldPath timePath;
 
     // The line being decoded: its values, and which fields it has (the arrays of {@link #rows}).
     private final int[] lineDense;
@@ -63,10 +64,6 @@ final class JsonValues {
         this.rows = rows;
         this.layout = program.layout();
         this.width = layout.labelDenseWidth();
-        this.paths = new FieldPath[layout.fields()];
-        for (int f = 0; f < paths.length; f++) {
-            paths[f] = events.path(f);
-        }
         this.hashes = new boolean[layout.sparse()];
         for (int c = 0; c < hashes.length; c++) {
             hashes[c] = program.hashesIds(c);
@@ -74,7 +71,7 @@ final class JsonValues {
         this.maxRawBytes = maxRawBytes;
         this.time = events.time();
         this.timeField = rows.timeField;
-        this.timePath = events.timePath();
+        this.fieldNames = new FieldNames(layout, events, timeField);
         this.lineDense = rows.lineDense;
         this.lineIds = rows.lineIds;
         this.present = rows.present;
@@ -84,7 +81,7 @@ final class JsonValues {
 
     /** Field {@code f}'s path (the event time's for the field after the layout's). */
     FieldPath path(int f) {
-        return f == timeField ? timePath : paths[f];
+        return fieldNames.path(f);
     }
 
     /** Which sparse columns hash their string ids ({@code hash64}), by sparse column. */
@@ -384,15 +381,12 @@ final class JsonValues {
 
     /** The reason of a value of the wrong kind for field {@code f}. */
     Reason typeReason(int f) {
-        return f == timeField ? Reason.BAD_TIMESTAMP : Reason.WRONG_TYPE;
+        return fieldNames.typeReason(f);
     }
 
     /** A column and its path, as details name them: {@code C1 (user.id)}. */
     String column(int f) {
-        if (f == timeField) {
-            return "the event time (" + timePath.text() + ")";
-        }
-        return layout.fieldName(f) + " (" + paths[f].text() + ")";
+        return fieldNames.column(f);
     }
 
     static String kindOf(JsonToken t) {
