@@ -118,8 +118,14 @@ class EventFormatsITCase {
 
     private static Preprocess.Summary preprocess(Path input, String format, Path output)
             throws Exception {
+        return preprocessWith(input, spec(format), output);
+    }
+
+    /** Preprocesses {@code input} at parallelism 2 under {@code spec} (its JSON) into output. */
+    private static Preprocess.Summary preprocessWith(Path input, String spec, Path output)
+            throws Exception {
         Configuration conf = new Configuration();
-        conf.set(PiperOptions.SPEC, spec(format));
+        conf.set(PiperOptions.SPEC, spec);
         Preprocess.prepareOutput(output, false);
         return Preprocess.run(input, output, 2, StateBackend.hashmap, conf, QUIET);
     }
@@ -454,11 +460,7 @@ class EventFormatsITCase {
         }
         String spec = new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8);
         Path batch = tmp.resolve("timed-clicks-batch");
-        Configuration conf = new Configuration();
-        conf.set(PiperOptions.SPEC, spec);
-        Preprocess.prepareOutput(batch, false);
-        Preprocess.Summary summary =
-                Preprocess.run(input, batch, 2, StateBackend.hashmap, conf, QUIET);
+        Preprocess.Summary summary = preprocessWith(input, spec, batch);
         assertThat(summary.rowsWritten()).isEqualTo(20_000);
         Path consumed =
                 stream(
@@ -503,11 +505,7 @@ class EventFormatsITCase {
         Files.write(input, java.util.Arrays.copyOf(all, end));
         Path batch = tmp.resolve("stream-batch");
         String spec = stringSpec("{\"format\": \"json\"}"); // string ids: entries named
-        Configuration conf = new Configuration();
-        conf.set(PiperOptions.SPEC, spec);
-        Preprocess.prepareOutput(batch, false);
-        Preprocess.Summary summary =
-                Preprocess.run(input, batch, 2, StateBackend.hashmap, conf, QUIET);
+        Preprocess.Summary summary = preprocessWith(input, spec, batch);
         assertThat(Files.readAllLines(batch.resolve("vocab/C3.tsv")).get(0).split("\t")).hasSize(3);
 
         Path consumed =
