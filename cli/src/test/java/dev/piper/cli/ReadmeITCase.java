@@ -136,9 +136,15 @@ class ReadmeITCase {
         assertThat(Files.readAllLines(work.resolve("out-clicks/vocab/C1.tsv")).get(0))
                 .as("shape 6's click events: users named by their ids")
                 .matches("0\\t[0-9]+\\tu_[0-9a-z]+");
+        var clicksMeta =
+                new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(work.resolve("out-clicks/metadata.json").toFile());
+        long clickRows = clicksMeta.get("rows_written").asLong();
+        assertThat(clickRows).as("shape 6's click events").isPositive();
         assertThat(Files.size(work.resolve("out-clicks/event_times.bin")))
                 .as("shape 6's click events: a time per row")
-                .isEqualTo(8 * 1_000_000L);
+                .isEqualTo(8 * clickRows);
+        assertThat(clicksMeta.get("event_times").get("count").asLong()).isEqualTo(clickRows);
         assertThat(
                         Files.mismatch(
                                 work.resolve("out-cluster/rows.bin"), work.resolve("out/rows.bin")))

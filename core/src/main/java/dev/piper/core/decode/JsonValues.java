@@ -32,7 +32,6 @@ final class JsonValues {
     static final int QUOTED_CHARS = 64;
 
     private final EventRows rows;
-    private final RowLayout layout;
 
     /** Label and dense fields: field numbers below it. */
     private final int width;
@@ -62,7 +61,7 @@ final class JsonValues {
 
     JsonValues(ColumnProgram program, EventFields events, EventRows rows, int maxRawBytes) {
         this.rows = rows;
-        this.layout = program.layout();
+        RowLayout layout = program.layout();
         this.width = layout.labelDenseWidth();
         this.hashes = new boolean[layout.sparse()];
         for (int c = 0; c < hashes.length; c++) {

@@ -26,9 +26,9 @@ import org.apache.avro.Schema;
 /**
  * The parts of a spec's {@code input} section that events of named fields have: {@code fields}
  * (column to path), CSV's {@code columns}, {@code header} and {@code delimiter}, Avro's {@code
- * schema} or {@code schema_registry}, Protobuf's {@code descriptor} and {@code message}; read with
- * their problems reported to the spec's, each path checked against the writer schema or message
- * where the spec gives one.
+ * schema} or {@code schema_registry}, Protobuf's {@code descriptor} and {@code message}, and the
+ * event time's {@code timestamp} and {@code timestamp_unit}; read with their problems reported to
+ * the spec's, each path checked against the writer schema or message where the spec gives one.
  */
 final class EventInputSection {
 
