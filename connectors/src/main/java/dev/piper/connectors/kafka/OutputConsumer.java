@@ -6,6 +6,7 @@ import dev.piper.connectors.output.NamedOutput;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.BufferedOutputStream;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -377,9 +378,10 @@ public final class OutputConsumer {
         private void write(RowsRecord r) throws IOException {
             checkOffsets(r);
             checkShape(r);
-            rowsOut.write(r.value(), 0, r.rows() * r.rowBytes());
+            // the flags and times first: a record refused for lacking them adds no rows either
             writePopular(r);
             writeEventTimes(r);
+            rowsOut.write(r.value(), 0, r.rows() * r.rowBytes());
             for (int l = 0; l < listColumns.length; l++) {
                 lengthsOut[l].write(littleEndian(r.listLengths()[l]));
                 valuesOut[l].write(littleEndian(r.listValues()[l]));
@@ -556,7 +558,7 @@ public final class OutputConsumer {
 
         @Override
         public void close() throws IOException {
-            List<java.io.Closeable> all = new ArrayList<>(List.of(rowsOut));
+            List<Closeable> all = new ArrayList<>(List.of(rowsOut));
             if (popularOut != null) {
                 all.add(popularOut);
             }
