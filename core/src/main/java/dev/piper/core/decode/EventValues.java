@@ -72,15 +72,20 @@ final class EventValues {
      */
     boolean complete() {
         if (failReason == null && rows.lacksTime()) {
-            fail(Reason.BAD_TIMESTAMP, column(timeField) + " is missing");
+            fail(Reason.BAD_TIMESTAMP, fieldNames.missingTime());
         }
         return failReason == null;
     }
 
-    /** A time of {@code millis} ({@link EventTime#INVALID}: out of range, for {@code what}). */
-    private void setTime(long millis, String what) {
+    /**
+     * A time of {@code millis}, read from number {@code value}; {@link EventTime#INVALID} fails the
+     * event (the detail is built only then, not for every event).
+     */
+    private void setTime(long millis, Object value) {
         if (millis == EventTime.INVALID) {
-            fail(Reason.BAD_TIMESTAMP, column(timeField) + ": " + what);
+            fail(
+                    Reason.BAD_TIMESTAMP,
+                    column(timeField) + ": " + time.outOfRange(String.valueOf(value)));
         } else {
             rows.setTime(millis);
         }
@@ -133,7 +138,7 @@ final class EventValues {
     void integer(int[] targets, long v) {
         for (int f : targets) {
             if (f == timeField) {
-                setTime(time.millis(v), v + " is out of range as " + time.unit().specName());
+                setTime(time.millis(v), v);
             } else if (f < width) {
                 if ((int) v != v) {
                     fail(rangeReason(f), column(f) + ": " + v + " is not a 32-bit integer");
@@ -152,7 +157,7 @@ final class EventValues {
     void real(int[] targets, double v, String type) {
         for (int f : targets) {
             if (f == timeField) {
-                setTime(time.millis(v), v + " is out of range as " + time.unit().specName());
+                setTime(time.millis(v), v);
             } else if (f >= width) {
                 fail(
                         Reason.WRONG_TYPE,
@@ -181,13 +186,12 @@ final class EventValues {
     void text(int[] targets, byte[] b, int s, int e) {
         for (int f : targets) {
             if (f == timeField) {
-                if (s != e) { // else missing
-                    long ms = time.millis(b, s, e);
-                    setTime(
-                            ms,
-                            ms == EventTime.INVALID
-                                    ? time.whyNot(new String(b, s, e - s, StandardCharsets.UTF_8))
-                                    : "");
+                long ms = s == e ? EventTime.INVALID : time.millis(b, s, e);
+                if (ms != EventTime.INVALID) {
+                    rows.setTime(ms);
+                } else if (s != e) { // else missing
+                    String text = new String(b, s, e - s, StandardCharsets.UTF_8);
+                    fail(Reason.BAD_TIMESTAMP, column(timeField) + ": " + time.whyNot(text));
                 }
             } else if (f < width) {
                 if (s == e) {

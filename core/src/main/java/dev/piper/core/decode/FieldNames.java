@@ -44,6 +44,11 @@ final class FieldNames {
         return layout.fieldName(f) + " (" + paths[f].text() + ")";
     }
 
+    /** The detail of an event without the time the rows carry. */
+    String missingTime() {
+        return column(timeField) + " is missing";
+    }
+
     /** The reason of a value of the wrong kind for field {@code f}. */
     Reason typeReason(int f) {
         return f == timeField ? Reason.BAD_TIMESTAMP : Reason.WRONG_TYPE;

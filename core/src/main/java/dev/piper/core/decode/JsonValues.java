@@ -154,26 +154,22 @@ final class JsonValues {
     /** The event's time: an integer or number of its unit, or text (digits or ISO-8601). */
     private boolean readTime(JsonParser p, JsonToken t) throws IOException {
         long ms;
-        String what;
         switch (t) {
-            case VALUE_NUMBER_INT -> {
-                ms =
-                        p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                                ? EventTime.INVALID
-                                : time.millis(p.getLongValue());
-                what = clip(p.getText()) + " is out of range as " + time.unit().specName();
-            }
-            case VALUE_NUMBER_FLOAT -> {
-                ms = time.millis(p.getDoubleValue());
-                what = clip(p.getText()) + " is out of range as " + time.unit().specName();
-            }
+            case VALUE_NUMBER_INT ->
+                    ms =
+                            p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                                    ? EventTime.INVALID
+                                    : time.millis(p.getLongValue());
+            case VALUE_NUMBER_FLOAT -> ms = time.millis(p.getDoubleValue());
             case VALUE_STRING -> {
                 String text = p.getText();
                 if (text.isEmpty()) {
                     return true; // missing
                 }
                 ms = time.millis(text);
-                what = ms == EventTime.INVALID ? time.whyNot(text) : "";
+                if (ms == EventTime.INVALID) {
+                    return fail(Reason.BAD_TIMESTAMP, column(timeField) + ": " + time.whyNot(text));
+                }
             }
             default -> {
                 return fail(
@@ -181,8 +177,10 @@ final class JsonValues {
                         column(timeField) + ": " + kindOf(t) + " where a time belongs");
             }
         }
-        if (ms == EventTime.INVALID) {
-            return fail(Reason.BAD_TIMESTAMP, column(timeField) + ": " + what);
+        if (ms == EventTime.INVALID) { // a number: its detail is built only for a bad one
+            return fail(
+                    Reason.BAD_TIMESTAMP,
+                    column(timeField) + ": " + time.outOfRange(clip(p.getText())));
         }
         rows.setTime(ms);
         return true;
@@ -193,7 +191,7 @@ final class JsonValues {
      * one (else it fails for the missing time).
      */
     boolean timeComplete() {
-        return !rows.lacksTime() || fail(Reason.BAD_TIMESTAMP, column(timeField) + " is missing");
+        return !rows.lacksTime() || fail(Reason.BAD_TIMESTAMP, fieldNames.missingTime());
     }
 
     /** A label or dense value: a 32-bit integer in any of JSON's forms. */

@@ -141,6 +141,11 @@ public record EventTime(String field, Unit unit) implements Serializable {
         }
     }
 
+    /** Why number {@code value} (as the event wrote it) is no time: out of this unit's range. */
+    public String outOfRange(String value) {
+        return value + " is out of range as " + unit.specName();
+    }
+
     /**
      * Why text {@code text}, which {@link #millis(String)} refused, is no time: for a dead letter's
      * detail.
