@@ -336,6 +336,7 @@ final class HotlineCommand implements Callable<Integer>, JobOptionsCli.Taking {
                         h.get("budget_bytes").asLong(),
                         h.get("dim").asInt(),
                         h.get("window_rows").asLong(),
+                        h.path("window_ms").asLong(0),
                         h.get("sample_rate").asDouble(),
                         h.get("sample_rows").asInt(),
                         HotlineSettings.Tracker.of(h.get("tracker").asText()).orElseThrow(),

@@ -94,6 +94,7 @@ public final class HotlineOptions {
                     conf.get(BUDGET),
                     conf.get(DIM),
                     conf.get(WINDOW),
+                    0,
                     conf.get(SAMPLE),
                     conf.get(SAMPLE_ROWS),
                     tracker,

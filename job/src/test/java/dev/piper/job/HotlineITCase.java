@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.connectors.output.HotlineReplay;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -158,6 +162,78 @@ class HotlineITCase {
                     .as(f)
                     .isEqualTo(-1);
         }
+    }
+
+    /**
+     * Windows in event time: JSON click events with their times, windows of 2 minutes. Each window
+     * starts at a multiple of 2 minutes, at the first row whose time reaches it (the generator's
+     * times rise); the output is the same at parallelism 1 and 2 with small blocks, and a replay of
+     * the output's own settings over its rows and {@code event_times.bin} gives its files.
+     */
+    @Test
+    void windowsInEventTimeStartWhereTheRowsTimeReachesThem() throws Exception {
+        Path events = tmp.resolve("clicks.jsonl");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(events))) {
+            new ClickEvents(9, 0.01, -1).write(ClickEvents.Format.JSON, out, 60_000, done -> {});
+        }
+        String preset;
+        try (var in = getClass().getResourceAsStream(Presets.named("clicks-json").resource())) {
+            preset = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        long windowMs = 120_000;
+        String spec =
+                preset.substring(0, preset.lastIndexOf('}'))
+                        + ", \"hotline\": {\"budget\": 16384, \"window\": \"2m\", \"sample\": 0.2}}";
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        Path p1 = Files.createTempDirectory(tmp, "timed-");
+        Preprocess.prepareOutput(p1, false);
+        Preprocess.run(events, p1, 1, StateBackend.hashmap, conf, TestClusters.QUIET);
+        Configuration small = conf.clone();
+        small.set(PiperOptions.BLOCK_BYTES, 65_537);
+        Path p2 = Files.createTempDirectory(tmp, "timed-");
+        Preprocess.prepareOutput(p2, false);
+        Preprocess.run(events, p2, 2, StateBackend.hashmap, small, TestClusters.QUIET);
+        Map<String, String> files = SameOutput.sha256OfEveryFile(p1);
+        assertThat(SameOutput.sha256OfEveryFile(p2)).isEqualTo(files);
+
+        ByteBuffer t = ByteBuffer.wrap(Files.readAllBytes(p1.resolve(OutputLayout.EVENT_TIMES)));
+        long[] times = new long[t.capacity() / Long.BYTES];
+        t.order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(times);
+        List<JsonNode> windows = new ArrayList<>();
+        for (String line : Files.readAllLines(p1.resolve(OutputLayout.HOTLINE_HOT_SETS))) {
+            windows.add(new ObjectMapper().readTree(line));
+        }
+        // 60,000 events 10 ms apart on average: about 10 minutes, 5 or 6 windows
+        assertThat(windows).hasSizeBetween(5, 7);
+        long covered = 0;
+        for (int w = 0; w < windows.size(); w++) {
+            JsonNode win = windows.get(w);
+            long first = win.get("first_row").asLong();
+            long start = win.get("start_ms").asLong();
+            assertThat(first).isEqualTo(covered);
+            assertThat(start % windowMs).isZero();
+            assertThat(times[(int) first]).isBetween(start, start + windowMs - 1);
+            if (first > 0) {
+                assertThat(times[(int) first - 1]).isLessThan(start);
+            }
+            covered += win.get("rows").asLong();
+        }
+        assertThat(covered).isEqualTo(times.length);
+        JsonNode h = new ObjectMapper().readTree(p1.resolve(OutputLayout.METADATA).toFile());
+        assertThat(h.get("hotline").get("window_ms").asLong()).isEqualTo(windowMs);
+
+        ByteArrayOutputStream flags = new ByteArrayOutputStream();
+        new HotlineReplay(p1)
+                .online(
+                        SpecParser.parse(
+                                        spec.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                                        "spec")
+                                .hotline(),
+                        split -> flags.writeBytes(split.popular()));
+        assertThat(flags.toByteArray())
+                .isEqualTo(Files.readAllBytes(p1.resolve(OutputLayout.HOTLINE_POPULAR)))
+                .contains((byte) 1);
     }
 
     private static int[] intArray(JsonNode a) {

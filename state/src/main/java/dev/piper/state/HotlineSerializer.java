@@ -16,13 +16,13 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * The serializer of a pipeline's {@link Hotline} state (its trackers, hot set and progress).
  *
- * <h2>Byte format, version 1 (big-endian)</h2>
+ * <h2>Byte format, version 2 (big-endian)</h2>
  *
  * <pre>
  *   int32   sparse columns
  *   settings: int64 budget bytes, int32 dim, int64 window rows, float64 sample rate,
  *             int32 sample rows, int8 tracker (0 exact, 1 srrip), int32 tracker entries,
- *             float64 decay
+ *             float64 decay, int64 window in event time (ms; 0 for windows of rows)
  *   progress: int64 rows, int32 window, int64 next window's first row, int64 popular rows,
  *             float64 capture sum, int32 windows with a capture, int32 largest hot set
  *   hot set:  per column, int32 n and n int32 indices, ascending
@@ -31,19 +31,34 @@ import org.apache.flink.core.memory.DataOutputView;
  *             int8 RRPV, int32 count), slots ascending
  * </pre>
  *
- * A key is a sparse column (high 32 bits) and an index (low 32 bits). The version is that of {@link
- * HotlineSerializerSnapshot}; {@code HotlineSerializerTest} holds frozen bytes of it.
+ * A key is a sparse column (high 32 bits) and an index (low 32 bits); for windows in event time the
+ * progress's next window is the event time at which it starts. Version 1 had no window in event
+ * time (its windows are rows); a serializer restored from its snapshot reads and writes it. The
+ * version is that of {@link HotlineSerializerSnapshot}; {@code HotlineSerializerTest} holds frozen
+ * bytes of both.
  */
 public final class HotlineSerializer extends TypeSerializer<Hotline> {
 
     private static final long serialVersionUID = 1L;
 
     /** The format this class writes. */
-    public static final int CURRENT_FORMAT = 1;
+    public static final int CURRENT_FORMAT = 2;
 
-    public static final HotlineSerializer INSTANCE = new HotlineSerializer();
+    public static final HotlineSerializer INSTANCE = new HotlineSerializer(CURRENT_FORMAT);
 
-    private HotlineSerializer() {}
+    private final int format;
+
+    private HotlineSerializer(int format) {
+        this.format = format;
+    }
+
+    /** The serializer of state in {@code format} (1..{@link #CURRENT_FORMAT}). */
+    static HotlineSerializer ofFormat(int format) {
+        if (format < 1 || format > CURRENT_FORMAT) {
+            throw new IllegalArgumentException("no Hotline state format " + format);
+        }
+        return format == CURRENT_FORMAT ? INSTANCE : new HotlineSerializer(format);
+    }
 
     @Override
     public boolean isImmutableType() {
@@ -52,7 +67,7 @@ public final class HotlineSerializer extends TypeSerializer<Hotline> {
 
     @Override
     public TypeSerializer<Hotline> duplicate() {
-        return this;
+        return this; // stateless but for the format
     }
 
     @Override
@@ -94,6 +109,14 @@ public final class HotlineSerializer extends TypeSerializer<Hotline> {
         out.writeByte(s.tracker().ordinal());
         out.writeInt(s.trackerEntries());
         out.writeDouble(s.decay());
+        if (format >= 2) {
+            out.writeLong(s.windowMs());
+        } else if (s.inEventTime()) {
+            throw new IOException(
+                    "Hotline state format 1 cannot hold windows in event time ("
+                            + s.window()
+                            + ")");
+        }
         Hotline.Progress p = h.progress();
         out.writeLong(p.rows());
         out.writeInt(p.window());
@@ -146,16 +169,20 @@ public final class HotlineSerializer extends TypeSerializer<Hotline> {
             if (tracker < 0 || tracker >= HotlineSettings.Tracker.values().length) {
                 throw new IOException("corrupt Hotline state: tracker " + tracker);
             }
+            int trackerEntries = in.readInt();
+            double decay = in.readDouble();
+            long windowMs = format >= 2 ? in.readLong() : 0;
             settings =
                     new HotlineSettings(
                             budget,
                             dim,
                             window,
+                            windowMs,
                             rate,
                             sampleRows,
                             HotlineSettings.Tracker.values()[tracker],
-                            in.readInt(),
-                            in.readDouble());
+                            trackerEntries,
+                            decay);
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt Hotline state: " + e.getMessage(), e);
         }
@@ -224,16 +251,16 @@ public final class HotlineSerializer extends TypeSerializer<Hotline> {
 
     @Override
     public TypeSerializerSnapshot<Hotline> snapshotConfiguration() {
-        return new HotlineSerializerSnapshot();
+        return new HotlineSerializerSnapshot(format);
     }
 
     @Override
     public boolean equals(Object obj) {
-        return obj instanceof HotlineSerializer;
+        return obj instanceof HotlineSerializer h && h.format == format;
     }
 
     @Override
     public int hashCode() {
-        return HotlineSerializer.class.hashCode();
+        return 31 * HotlineSerializer.class.hashCode() + format;
     }
 }

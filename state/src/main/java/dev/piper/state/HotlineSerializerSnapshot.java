@@ -10,10 +10,21 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * Snapshot of {@link HotlineSerializer}. Its version is the Hotline state's byte format; it carries
- * no payload. Version history: 1, the first. A later format must keep a reader for every earlier
- * one and answer "compatible after migration" for it.
+ * no payload. Version history: 1, the first; 2 adds the window in event time. A later format must
+ * keep a reader for every earlier one and answer "compatible after migration" for it.
  */
 public final class HotlineSerializerSnapshot implements TypeSerializerSnapshot<Hotline> {
+
+    private int readVersion;
+
+    /** The snapshot Flink creates to read one back. */
+    public HotlineSerializerSnapshot() {
+        this(HotlineSerializer.CURRENT_FORMAT);
+    }
+
+    HotlineSerializerSnapshot(int format) {
+        this.readVersion = format;
+    }
 
     @Override
     public int getCurrentVersion() {
@@ -26,25 +37,34 @@ public final class HotlineSerializerSnapshot implements TypeSerializerSnapshot<H
     @Override
     public void readSnapshot(int readVersion, DataInputView in, ClassLoader userCodeClassLoader)
             throws IOException {
-        if (readVersion != HotlineSerializer.CURRENT_FORMAT) {
+        if (readVersion < 1 || readVersion > HotlineSerializer.CURRENT_FORMAT) {
             throw new IOException(
                     "unknown Hotline state format "
                             + readVersion
-                            + "; this build reads "
+                            + "; this build reads 1.."
                             + HotlineSerializer.CURRENT_FORMAT);
         }
+        this.readVersion = readVersion;
+    }
+
+    /** The format version of the state this snapshot describes. */
+    public int formatVersion() {
+        return readVersion;
     }
 
     @Override
     public TypeSerializer<Hotline> restoreSerializer() {
-        return HotlineSerializer.INSTANCE;
+        return HotlineSerializer.ofFormat(readVersion);
     }
 
     @Override
     public TypeSerializerSchemaCompatibility<Hotline> resolveSchemaCompatibility(
             TypeSerializerSnapshot<Hotline> oldSerializerSnapshot) {
-        return oldSerializerSnapshot instanceof HotlineSerializerSnapshot
+        if (!(oldSerializerSnapshot instanceof HotlineSerializerSnapshot old)) {
+            return TypeSerializerSchemaCompatibility.incompatible();
+        }
+        return old.readVersion == HotlineSerializer.CURRENT_FORMAT
                 ? TypeSerializerSchemaCompatibility.compatibleAsIs()
-                : TypeSerializerSchemaCompatibility.incompatible();
+                : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
     }
 }

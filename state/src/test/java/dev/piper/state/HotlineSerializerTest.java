@@ -63,33 +63,95 @@ class HotlineSerializerTest {
                     + ("00000002" + "0000000000000007" + "02" + "00000001")
                     + ("00000003" + "0000000100000008" + "02" + "00000001");
 
+    /** Format 2 of {@link #frozen()}: format 1's bytes with no window in event time. */
+    private static final String FROZEN_V2 =
+            FROZEN_V1.replace(
+                    "3ff0000000000000" + "0000000000000003", // decay, rows
+                    "3ff0000000000000" + "0000000000000000" + "0000000000000003");
+
+    /**
+     * Format 2 of {@link #frozenInEventTime()}: windows of 1 s of event time, so no window of rows,
+     * the window of 1,000 ms after the decay, and the next window at event time 3,000 ms.
+     */
+    private static final String FROZEN_V2_EVENT_TIME =
+            FROZEN_V2
+                    .replace(
+                            "0000000000000002" + "3ff0000000000000", // window rows, sample
+                            "0000000000000000" + "3ff0000000000000")
+                    .replace(
+                            "3ff0000000000000" + "0000000000000000" + "0000000000000003",
+                            "3ff0000000000000" + "00000000000003e8" + "0000000000000003")
+                    .replace(
+                            "00000001" + "0000000000000004", // window, next window
+                            "00000001" + "0000000000000bb8");
+
     private static Hotline frozen() {
-        HotlineSettings s =
-                new HotlineSettings(32, 4, 2, 1.0, 1, HotlineSettings.Tracker.EXACT, 16, 1.0);
+        return frozen(
+                new HotlineSettings(32, 4, 2, 0, 1.0, 1, HotlineSettings.Tracker.EXACT, 16, 1.0),
+                null);
+    }
+
+    /** {@link #frozen()}'s rows at event times 1.5 s, 1.7 s and 2.1 s, in windows of 1 s. */
+    private static Hotline frozenInEventTime() {
+        return frozen(
+                new HotlineSettings(32, 4, 0, 1000, 1.0, 1, HotlineSettings.Tracker.EXACT, 16, 1.0),
+                new long[] {1500, 1700, 2100});
+    }
+
+    private static Hotline frozen(HotlineSettings s, long[] times) {
         Hotline h = new Hotline(s, 2);
         // rows (C1, C2): (5, 7) (7, 8) then (5, 7): window 1 hot = top 2 of {5:1, 7:1 / C2 7:1,
         // 8:1}
         ByteBuffer b = ByteBuffer.allocate(3 * 8).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(5).putInt(7).putInt(7).putInt(8).putInt(5).putInt(7);
         Split split =
-                h.apply(3, b.array(), 2, new int[] {0, 1}, new int[0], new int[0][], new int[0][]);
+                h.apply(
+                        3,
+                        b.array(),
+                        2,
+                        new int[] {0, 1},
+                        new int[0],
+                        new int[0][],
+                        new int[0][],
+                        times,
+                        true);
         assertThat(split.windows()).hasSize(2);
+        assertThat(split.windows().get(1).firstRow()).isEqualTo(2);
         return h;
     }
 
     @Test
-    void writesFormat1Bytes() throws IOException {
+    void writesFormat2Bytes() throws IOException {
+        assertThat(bytes(SERIALIZER, frozen())).isEqualTo(FROZEN_V2);
+        assertThat(bytes(SERIALIZER, frozenInEventTime())).isEqualTo(FROZEN_V2_EVENT_TIME);
+        Hotline timed =
+                SERIALIZER.deserialize(
+                        new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V2_EVENT_TIME)));
+        assertThat(timed.settings()).isEqualTo(frozenInEventTime().settings());
+        assertThat(timed.progress()).isEqualTo(frozenInEventTime().progress());
+    }
+
+    @Test
+    void aFormat1SerializerReadsAndWritesItsBytesButNoWindowInEventTime() throws IOException {
+        HotlineSerializer v1 = HotlineSerializer.ofFormat(1);
+        assertThat(bytes(v1, frozen())).isEqualTo(FROZEN_V1);
+        assertThatThrownBy(() -> bytes(v1, frozenInEventTime()))
+                .isInstanceOf(IOException.class)
+                .hasMessage("Hotline state format 1 cannot hold windows in event time (1s)");
+    }
+
+    private static String bytes(HotlineSerializer serializer, Hotline h) throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(256);
-        SERIALIZER.serialize(frozen(), out);
-        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_V1);
+        serializer.serialize(h, out);
+        return HexFormat.of().formatHex(out.getCopyOfBuffer());
     }
 
     @Test
     void readsFrozenFormat1BytesAndContinuesAlike() throws IOException {
         Hotline original = frozen();
         Hotline restored =
-                SERIALIZER.deserialize(
-                        new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V1)));
+                HotlineSerializer.ofFormat(1)
+                        .deserialize(new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V1)));
         assertThat(restored.progress()).isEqualTo(original.progress());
         assertThat(restored.hot()).isEqualTo(original.hot());
         assertThat(restored.exact().entries()).isEqualTo(original.exact().entries());
@@ -126,7 +188,7 @@ class HotlineSerializerTest {
                                         .formatHex(
                                                 "dev.piper.state.HotlineSerializerSnapshot"
                                                         .getBytes())
-                                + "00000001");
+                                + "00000002");
         TypeSerializerSnapshot<Hotline> read =
                 TypeSerializerSnapshot.readVersionedSnapshot(
                         new DataInputDeserializer(out.getCopyOfBuffer()),
@@ -135,6 +197,25 @@ class HotlineSerializerTest {
                 .extracting(TypeSerializerSchemaCompatibility::isCompatibleAsIs)
                 .isEqualTo(true);
         assertThat(read.restoreSerializer()).isEqualTo(SERIALIZER);
+    }
+
+    /** A savepoint of format 1 restores: read as format 1, written as format 2. */
+    @Test
+    void aFormat1SnapshotMigrates() throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        TypeSerializerSnapshot.writeVersionedSnapshot(out, SERIALIZER.snapshotConfiguration());
+        byte[] v1 = out.getCopyOfBuffer();
+        v1[v1.length - 1] = 1; // the version, as format 1's build wrote it
+        TypeSerializerSnapshot<Hotline> old =
+                TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(v1), getClass().getClassLoader());
+        assertThat(SERIALIZER.snapshotConfiguration().resolveSchemaCompatibility(old))
+                .extracting(TypeSerializerSchemaCompatibility::isCompatibleAfterMigration)
+                .isEqualTo(true);
+        Hotline restored =
+                old.restoreSerializer()
+                        .deserialize(new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V1)));
+        assertThat(bytes(SERIALIZER, restored)).isEqualTo(FROZEN_V2);
     }
 
     private static String roundTripBytes(Hotline h) throws IOException {

@@ -19,9 +19,9 @@ import java.nio.file.Path;
  * Writes Hotline's split of an output's rows ({@code docs/HOTLINE.md}): {@code
  * hotline/popular.bin}, one byte per row (1 popular), and {@code hotline/hot-sets.jsonl}, one
  * object per window ({@code window}, {@code first_row}, {@code rows}, {@code entries}, {@code
- * tracker_capture}, {@code hot}: per sparse column its hot indices, ascending), and the {@code
- * hotline} section of {@code metadata.json}. It checks as it goes that the rows' flags and windows
- * follow each other without gaps.
+ * tracker_capture}, {@code hot}: per sparse column its hot indices, ascending; {@code start_ms} for
+ * a window in event time), and the {@code hotline} section of {@code metadata.json}. It checks as
+ * it goes that the rows' flags and windows follow each other without gaps.
  */
 public final class HotlineFiles implements Closeable {
 
@@ -139,6 +139,9 @@ public final class HotlineFiles implements Closeable {
         if (rows >= 0) {
             o.put("rows", rows);
         }
+        if (w.inEventTime()) {
+            o.put("start_ms", w.startMs());
+        }
         o.put("entries", w.hot().size());
         if (Double.isNaN(w.capture())) {
             o.putNull("tracker_capture");
@@ -170,6 +173,9 @@ public final class HotlineFiles implements Closeable {
         h.put("dim", settings.dim());
         h.put("budget_entries", settings.entries());
         h.put("window_rows", settings.windowRows());
+        if (settings.inEventTime()) {
+            h.put("window_ms", settings.windowMs());
+        }
         h.put("sample_rate", settings.sampleRate());
         h.put("sample_rows", settings.sampleRows());
         h.put("tracker", settings.tracker().id());

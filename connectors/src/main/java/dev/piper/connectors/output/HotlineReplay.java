@@ -23,10 +23,11 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Hotline over a finished output directory ({@code rows.bin}, and {@code lists/} for list columns):
- * the same {@link Hotline} the job runs, replayed over the rows in order, and the static oracle it
- * is measured against (every access of every row counted, then one global top set for all rows).
- * {@code piper hotline} characterizes a dataset with it ({@code docs/HOTLINE.md}).
+ * Hotline over a finished output directory ({@code rows.bin}, {@code lists/} for list columns and
+ * {@code event_times.bin} for windows in event time): the same {@link Hotline} the job runs,
+ * replayed over the rows in order, and the static oracle it is measured against (every access of
+ * every row counted, then one global top set for all rows). {@code piper hotline} characterizes a
+ * dataset with it ({@code docs/HOTLINE.md}).
  */
 public final class HotlineReplay {
 
@@ -78,8 +79,22 @@ public final class HotlineReplay {
         return sparse;
     }
 
-    /** The split under {@code settings}, block by block of {@value #CHUNK_ROWS} rows. */
+    /**
+     * The split under {@code settings}, block by block of {@value #CHUNK_ROWS} rows.
+     *
+     * @throws IOException also when the settings' windows are in event time and the output has no
+     *     {@code event_times.bin}
+     */
     public void online(HotlineSettings settings, Consumer<Split> each) throws IOException {
+        if (settings.inEventTime() && !Files.isRegularFile(dir.resolve(OutputLayout.EVENT_TIMES))) {
+            throw new IOException(
+                    dir
+                            + " has no "
+                            + OutputLayout.EVENT_TIMES
+                            + ", and windows of "
+                            + settings.window()
+                            + " of event time need each row's time");
+        }
         Hotline h = new Hotline(settings, sparse);
         forEachChunk(
                 c ->
@@ -91,7 +106,9 @@ public final class HotlineReplay {
                                         scalarColumns,
                                         listColumns,
                                         c.offsets,
-                                        c.ids)));
+                                        c.ids,
+                                        c.times,
+                                        true)));
     }
 
     /**
@@ -162,6 +179,7 @@ public final class HotlineReplay {
         byte[] bytes;
         int[][] offsets;
         int[][] ids;
+        long[] times; // null without event_times.bin
 
         interface IndexVisitor {
             void visit(int row, int column, int index);
@@ -191,6 +209,8 @@ public final class HotlineReplay {
         List<Closeable> open = new ArrayList<>();
         try {
             DataInputStream in = stream(dir.resolve(OutputLayout.ROWS), open);
+            Path timesFile = dir.resolve(OutputLayout.EVENT_TIMES);
+            DataInputStream times = Files.isRegularFile(timesFile) ? stream(timesFile, open) : null;
             DataInputStream[] lengths = new DataInputStream[listColumns.length];
             DataInputStream[] values = new DataInputStream[listColumns.length];
             for (int l = 0; l < listColumns.length; l++) {
@@ -216,6 +236,12 @@ public final class HotlineReplay {
                     readFully(values[l], v, OutputLayout.listValuesFile(listColumns[l]), done);
                     c.ids[l] = new int[v.length / Integer.BYTES];
                     ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(c.ids[l]);
+                }
+                if (times != null) {
+                    byte[] t = new byte[c.rows * Long.BYTES];
+                    readFully(times, t, OutputLayout.EVENT_TIMES, done);
+                    c.times = new long[c.rows];
+                    ByteBuffer.wrap(t).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(c.times);
                 }
                 each.accept(c);
                 done += c.rows;

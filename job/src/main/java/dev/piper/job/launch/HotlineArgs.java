@@ -121,7 +121,7 @@ public final class HotlineArgs {
         int sampleRows = args.integer(SAMPLE_ROWS);
         int trackerEntries = args.integer(TRACKER_ENTRIES);
         double decay = args.decimal(DECAY);
-        HotlineSettings.problem(bytes, dim, window, sample, sampleRows, trackerEntries, decay)
+        HotlineSettings.problem(bytes, dim, window, 0, sample, sampleRows, trackerEntries, decay)
                 .ifPresent(
                         why -> {
                             throw new JobArgumentException(

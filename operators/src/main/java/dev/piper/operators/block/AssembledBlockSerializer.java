@@ -32,9 +32,11 @@ import org.apache.flink.core.memory.DataOutputView;
  * and per column its {@link Assignments} (a byte 0 for a column that does not evict), then the
  * original strings of the new keys ({@link NamesIO}; int32 0 for none), then the rows' event times
  * (a boolean, then if true an int32 count, {@code rows}, and that many little-endian int64
- * milliseconds). Format 8 had no event times, format 7 no names, format 6 no assignments, format 5
- * no split (this build reads all four), format 4 no lists, format 3 neither version nor epochs,
- * format 2 no lane and no origin.
+ * milliseconds), then where the split's windows start in event time (int32 0 for windows of rows
+ * and blocks without a split, else the number of windows and that many int64 milliseconds). Format
+ * 9 had no window starts, format 8 no event times, format 7 no names, format 6 no assignments,
+ * format 5 no split (this build reads all five), format 4 no lists, format 3 neither version nor
+ * epochs, format 2 no lane and no origin.
  */
 public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlock> {
 
@@ -43,7 +45,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
     public static final AssembledBlockSerializer INSTANCE = new AssembledBlockSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 9;
+    static final int FORMAT = 10;
 
     @Override
     public AssembledBlock createInstance() {
@@ -58,6 +60,19 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
+        writeFormat9(r, out);
+        List<Split.Window> windows = r.split() == null ? List.of() : r.split().windows();
+        boolean timed = windows.stream().anyMatch(Split.Window::inEventTime);
+        out.writeInt(timed ? windows.size() : 0);
+        if (timed) {
+            for (Split.Window w : windows) {
+                out.writeLong(w.startMs());
+            }
+        }
+    }
+
+    /** Format 9's fields: everything but the windows' starts in event time. */
+    private static void writeFormat9(AssembledBlock r, DataOutputView out) throws IOException {
         writeFormat8(r, out);
         out.writeBoolean(r.eventTimes() != null);
         if (r.eventTimes() != null) {
@@ -138,6 +153,28 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public AssembledBlock deserialize(DataInputView in) throws IOException {
+        AssembledBlock b = readFormat9(in);
+        int n = count(in, "window starts");
+        if (n == 0) {
+            return b;
+        }
+        List<Split.Window> windows = b.split() == null ? List.of() : b.split().windows();
+        if (n != windows.size()) {
+            throw new IOException(
+                    "corrupt block: " + n + " window starts for " + windows.size() + " windows");
+        }
+        List<Split.Window> timed = new ArrayList<>(n);
+        for (Split.Window w : windows) {
+            timed.add(
+                    new Split.Window(
+                            w.number(), w.firstRow(), in.readLong(), w.hot(), w.capture()));
+        }
+        Split s = b.split();
+        return b.withSplit(
+                new Split(s.firstRow(), s.popular(), s.popularRows(), s.working(), timed));
+    }
+
+    private static AssembledBlock readFormat9(DataInputView in) throws IOException {
         AssembledBlock b = readFormat8(in);
         if (!in.readBoolean()) {
             return b;
@@ -201,7 +238,9 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
                 hot[c] = ArrayIO.readInts(in);
             }
             try {
-                windows.add(new Split.Window(number, first, new HotSet(hot), capture));
+                windows.add(
+                        new Split.Window(
+                                number, first, Split.Window.NO_TIME, new HotSet(hot), capture));
             } catch (IllegalArgumentException e) {
                 throw new IOException("corrupt block: " + e.getMessage(), e);
             }
@@ -386,7 +425,32 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
         }
     }
 
-    /** Snapshot of {@link AssembledBlockSerializer}; its version is the byte format, 5 to 9. */
+    /** Format 9, for restoring blocks in flight written before windows in event time: none. */
+    static final class Format9 extends LegacyFormat<AssembledBlock> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format9 INSTANCE = new Format9();
+
+        private Format9() {
+            super("assembled block", 9, AssembledBlockSerializer.INSTANCE);
+        }
+
+        @Override
+        public void serialize(AssembledBlock r, DataOutputView out) throws IOException {
+            if (r.split() != null
+                    && r.split().windows().stream().anyMatch(Split.Window::inEventTime)) {
+                throw cannotHold("windows in event time");
+            }
+            writeFormat9(r, out);
+        }
+
+        @Override
+        public AssembledBlock deserialize(DataInputView in) throws IOException {
+            return readFormat9(in);
+        }
+    }
+
+    /** Snapshot of {@link AssembledBlockSerializer}; its version is the byte format, 5 to 10. */
     public static final class Snapshot extends FormatSnapshot<AssembledBlock> {
         public Snapshot() {
             super(
@@ -397,6 +461,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
                             f ->
                                     switch (f) {
                                         case FORMAT -> INSTANCE;
+                                        case 9 -> Format9.INSTANCE;
                                         case 8 -> Format8.INSTANCE;
                                         case 7 -> Format7.INSTANCE;
                                         case 6 -> Format6.INSTANCE;

@@ -81,13 +81,17 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>Format 12 appends the input's event time: a boolean, then if true the path of its field
  * ({@code input.timestamp}, a string) and its unit (a varint: 0 s, 1 ms, 2 us). Formats 1..11 have
  * none (their rows carry no event time).
+ *
+ * <p>Format 13 appends to the Hotline section, after its decay, its window in event time (a varlong
+ * of milliseconds; 0 for a window of rows, which the section's window then gives, 0 otherwise).
+ * Formats 6..12 have none: their windows are rows.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 12;
+    static final int FORMAT = 13;
 
     /**
      * Kryo registration ids: fixed forever, new classes take new ids; an operator's is its

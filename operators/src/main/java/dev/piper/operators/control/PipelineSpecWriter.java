@@ -47,7 +47,7 @@ final class PipelineSpecWriter extends Serializer<PipelineSpec> {
         out.writeVarInt(s.output().maxLineBytes(), true);
         writeMap(out, s.input().parquetColumns()); // format 4
         writeLayout(out, s.layout()); // 5
-        writeHotline(out, s.hotline()); // 6
+        writeHotline(out, s.hotline()); // 6, 13
         writeMap(out, s.input().fields()); // 8
         writeEventFormats(out, s.input()); // 9, 10, 11
         EventTime time = s.input().eventTime(); // 12
@@ -105,6 +105,7 @@ final class PipelineSpecWriter extends Serializer<PipelineSpec> {
             out.writeVarInt(h.tracker().ordinal(), true);
             out.writeVarInt(h.trackerEntries(), true);
             out.writeDouble(h.decay());
+            out.writeVarLong(h.windowMs(), true);
         }
     }
 
@@ -152,7 +153,7 @@ final class PipelineSpecWriter extends Serializer<PipelineSpec> {
         int f = reading.format;
         Map<String, String> parquet = f >= 4 ? readMap(in) : new LinkedHashMap<>();
         RowLayout layout = f >= 5 ? readLayout(in) : RowLayout.CRITEO;
-        HotlineSettings hotline = f >= 6 ? readHotline(in) : null;
+        HotlineSettings hotline = f >= 6 ? readHotline(in, f) : null;
         Map<String, String> fields = f >= 8 ? readMap(in) : new LinkedHashMap<>();
         CsvOptions csv = f >= 9 && in.readBoolean() ? readCsv(in) : null;
         AvroOptions avro =
@@ -223,20 +224,33 @@ final class PipelineSpecWriter extends Serializer<PipelineSpec> {
         return new RowLayout(dense, sparse, listColumns, separator, generatedFrom);
     }
 
-    /** Hotline's settings, after whether the spec has them (null: it has none). */
-    private static HotlineSettings readHotline(Input in) {
+    /**
+     * Hotline's settings, after whether the spec has them (null: it has none); their window in
+     * event time from format 13 on.
+     */
+    private static HotlineSettings readHotline(Input in, int format) {
         if (!in.readBoolean()) {
             return null;
         }
+        long budget = in.readVarLong(true);
+        int dim = in.readVarInt(true);
+        long windowRows = in.readVarLong(true);
+        double sample = in.readDouble();
+        int sampleRows = in.readVarInt(true);
+        HotlineSettings.Tracker tracker = HotlineSettings.Tracker.values()[in.readVarInt(true)];
+        int trackerEntries = in.readVarInt(true);
+        double decay = in.readDouble();
+        long windowMs = format >= 13 ? in.readVarLong(true) : 0;
         return new HotlineSettings(
-                in.readVarLong(true),
-                in.readVarInt(true),
-                in.readVarLong(true),
-                in.readDouble(),
-                in.readVarInt(true),
-                HotlineSettings.Tracker.values()[in.readVarInt(true)],
-                in.readVarInt(true),
-                in.readDouble());
+                budget,
+                dim,
+                windowRows,
+                windowMs,
+                sample,
+                sampleRows,
+                tracker,
+                trackerEntries,
+                decay);
     }
 
     private static CsvOptions readCsv(Input in) {

@@ -123,6 +123,7 @@ public final class HotlineFunction
                         listColumns[p],
                         block.listOffsets(),
                         block.listIndices(),
+                        block.eventTimes(),
                         working);
         state.update(h);
         rows.inc(block.rows());

@@ -19,6 +19,7 @@ import dev.piper.pipeline.hotline.Split;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.io.IOException;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -265,7 +266,7 @@ class BlockSerializersTest {
                                         Origin.NONE,
                                         6)))
                 .isEqualTo(DENSE_FROZEN);
-        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(9);
+        assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(10);
         assertThat(
                         bytes(
                                 AssembledBlockSerializer.INSTANCE,
@@ -526,7 +527,10 @@ class BlockSerializersTest {
     private static final String ASSEMBLED_FROZEN_8 = ASSEMBLED_FROZEN_7 + "00000000";
 
     /** Format 9: format 8, then no event times. */
-    private static final String ASSEMBLED_FROZEN = ASSEMBLED_FROZEN_8 + "00";
+    private static final String ASSEMBLED_FROZEN_9 = ASSEMBLED_FROZEN_8 + "00";
+
+    /** Format 10: format 9, then no window starts in event time. */
+    private static final String ASSEMBLED_FROZEN = ASSEMBLED_FROZEN_9 + "00000000";
 
     /**
      * Format 6 with a split: first row 3, the row popular, no working parameters in its one column,
@@ -543,9 +547,9 @@ class BlockSerializersTest {
                     + ("00000001" + "0000000000000003" + "3fe0000000000000")
                     + ("00000001" + "00000001" + "04000000");
 
-    /** Format 9 of the same: no assignments, no names, no event times. */
+    /** Format 10 of the same: no assignments, no names, no event times, a window of rows. */
     private static final String ASSEMBLED_SPLIT_FROZEN =
-            ASSEMBLED_SPLIT_FROZEN_6 + "00000000" + "00000000" + "00";
+            ASSEMBLED_SPLIT_FROZEN_6 + "00000000" + "00000000" + "00" + "00000000";
 
     private static AssembledBlock frozenAssembled() {
         return new AssembledBlock(
@@ -577,6 +581,7 @@ class BlockSerializersTest {
                                                 new Split.Window(
                                                         1,
                                                         3,
+                                                        Split.Window.NO_TIME,
                                                         new HotSet(new int[][] {{4}}),
                                                         0.5))));
         assertThat(bytes(AssembledBlockSerializer.INSTANCE, split))
@@ -608,6 +613,37 @@ class BlockSerializersTest {
                                         java.util.HexFormat.of().parseHex(ASSEMBLED_FROZEN_5)));
         assertThat(bytes(AssembledBlockSerializer.INSTANCE, migrated)).isEqualTo(ASSEMBLED_FROZEN);
         assertThat(bytes(restored.restoreSerializer(), migrated)).isEqualTo(ASSEMBLED_FROZEN_5);
+    }
+
+    /**
+     * Format 10: a split whose window is in event time ends with the window's start (1 hour, 3.6M
+     * ms); format 9 reads the bytes before it and cannot write it.
+     */
+    @Test
+    void aWindowInEventTimeIsFrozenAndFormat9CannotHoldIt() throws IOException {
+        Split.Window w = new Split.Window(1, 3, 3_600_000, new HotSet(new int[][] {{4}}), 0.5);
+        AssembledBlock block =
+                frozenAssembled()
+                        .withSplit(new Split(3, new byte[] {1}, 1, new int[][] {{}}, List.of(w)));
+        String hex =
+                ASSEMBLED_SPLIT_FROZEN_6
+                        + "00000000"
+                        + "00000000"
+                        + "00"
+                        + "00000001"
+                        + "000000000036ee80";
+        assertThat(bytes(AssembledBlockSerializer.INSTANCE, block)).isEqualTo(hex);
+        AssembledBlock read =
+                AssembledBlockSerializer.INSTANCE.deserialize(
+                        new DataInputDeserializer(java.util.HexFormat.of().parseHex(hex)));
+        assertThat(read.split().windows()).containsExactly(w);
+        AssembledBlock nine =
+                AssembledBlockSerializer.Format9.INSTANCE.deserialize(
+                        new DataInputDeserializer(
+                                java.util.HexFormat.of().parseHex(ASSEMBLED_FROZEN_9)));
+        assertThat(bytes(AssembledBlockSerializer.INSTANCE, nine)).isEqualTo(ASSEMBLED_FROZEN);
+        assertThatThrownBy(() -> bytes(AssembledBlockSerializer.Format9.INSTANCE, block))
+                .hasMessageContaining("windows in event time");
     }
 
     /**
@@ -764,7 +800,8 @@ class BlockSerializersTest {
                         + INDEX_EVICTING_FROZEN.substring(
                                 INDEX_EVICTING_FROZEN.indexOf("ffffffff01") + 8)
                         + "00000000" // no names
-                        + "00"; // no event times
+                        + "00" // no event times
+                        + "00000000"; // no window starts
         assertThat(bytes(AssembledBlockSerializer.INSTANCE, block)).isEqualTo(blockBytes);
         assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block).assignments()[0])
                 .usingRecursiveComparison()
@@ -855,7 +892,13 @@ class BlockSerializersTest {
 
         AssembledBlock block = frozenAssembled().withNewNames(new String[][] {{"a\tb"}});
         String blockBytes =
-                ASSEMBLED_FROZEN_7 + "00000001" + "00000001" + "00000003" + "610962" + "00";
+                ASSEMBLED_FROZEN_7
+                        + "00000001"
+                        + "00000001"
+                        + "00000003"
+                        + "610962"
+                        + "00"
+                        + "00000000";
         assertThat(bytes(AssembledBlockSerializer.INSTANCE, block)).isEqualTo(blockBytes);
         assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block).newName(0, 0))
                 .isEqualTo("a\tb");
@@ -1109,13 +1152,16 @@ class BlockSerializersTest {
         AssembledBlock block = frozenAssembled().withEventTimes(new long[] {-5});
         String blockTimes = "01" + "00000001" + "fbffffffffffffff";
         assertThat(bytes(AssembledBlockSerializer.INSTANCE, block))
-                .isEqualTo(ASSEMBLED_FROZEN_8 + blockTimes);
+                .isEqualTo(ASSEMBLED_FROZEN_8 + blockTimes + "00000000");
         assertThat(
                         AssembledBlockSerializer.INSTANCE
                                 .deserialize(
                                         new DataInputDeserializer(
                                                 java.util.HexFormat.of()
-                                                        .parseHex(ASSEMBLED_FROZEN_8 + blockTimes)))
+                                                        .parseHex(
+                                                                ASSEMBLED_FROZEN_8
+                                                                        + blockTimes
+                                                                        + "00000000")))
                                 .eventTimes())
                 .containsExactly(-5L);
         AssembledBlock eight =

@@ -102,14 +102,14 @@ class ActiveSpecTest {
                     + "00000000".repeat(23);
 
     /**
-     * As written now: the same, with the spec in its format 12 (PipelineSpecSerializerTest):
+     * As written now: the same, with the spec in its format 13 (PipelineSpecSerializerTest):
      * thirteen bytes longer, vocab's policy tag, the empty list of Parquet column names, the layout
      * (13 dense, 26 sparse, no lists, ',', no generated columns), no Hotline section, no field
      * paths, no CSV layout, no Avro schemas, no Protobuf message and no event time.
      */
     private static final String SMALL_WRITTEN_NOW =
             "00000040"
-                    + "0c"
+                    + "0d"
                     + SMALL_FORMAT_1
                             .substring(10, SMALL_FORMAT_1.indexOf("0000001a"))
                             .replace("e80776", "e8077600")

@@ -331,7 +331,7 @@ public class PipelineSpecSerializerTest {
      * each).
      */
     private static String writtenNow(String format5) {
-        return "0c" + format6(format5).substring(2) + "00" + "00" + "00" + "00" + "00";
+        return "0d" + format6(format5).substring(2) + "00" + "00" + "00" + "00" + "00";
     }
 
     /**
@@ -343,7 +343,7 @@ public class PipelineSpecSerializerTest {
     void formatSevenHoldsAnEvictingPolicy() throws Exception {
         String now = HexFormat.of().formatHex(serializer.toBytes(small()));
         // no Hotline, field paths, CSV, Avro, Protobuf
-        assertThat(now).startsWith("0c").endsWith("000000000000");
+        assertThat(now).startsWith("0d").endsWith("000000000000");
         String format7 = "07" + now.substring(2, now.length() - 8);
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(format7))).isEqualTo(small());
         assertThat(serializer.fromBytes(HexFormat.of().parseHex("06" + format7.substring(2))))
@@ -406,6 +406,7 @@ public class PipelineSpecSerializerTest {
                                 1 << 20,
                                 16,
                                 1_000_000,
+                                0,
                                 0.05,
                                 1024,
                                 dev.piper.pipeline.hotline.HotlineSettings.Tracker.SRRIP,
@@ -425,12 +426,59 @@ public class PipelineSpecSerializerTest {
                                 + "01"
                                 + "808004"
                                 + "000000000000e03f"
+                                + "00" // format 13: no window in event time
                                 + "00"
                                 + "00"
                                 + "00"
                                 + "00"
                                 + "00");
         assertThat(roundTrip(hot)).isEqualTo(hot);
+    }
+
+    /**
+     * Format 13, frozen: the Hotline section ends with its window in event time, 1h as the varlong
+     * 80 dd db 01 (3,600,000 ms), its window of rows 0; format 12's bytes of a section (without it)
+     * still read, as a window of rows.
+     */
+    @Test
+    void formatThirteenHoldsAWindowInEventTime() throws Exception {
+        PipelineSpec s = small();
+        var settings =
+                new dev.piper.pipeline.hotline.HotlineSettings(
+                        1 << 20,
+                        16,
+                        0,
+                        3_600_000,
+                        0.05,
+                        1024,
+                        dev.piper.pipeline.hotline.HotlineSettings.Tracker.EXACT,
+                        1 << 16,
+                        1);
+        PipelineSpec hot =
+                new PipelineSpec(
+                        s.name(), s.version(), s.input(), s.columns(), s.output(), settings);
+        String plain = HexFormat.of().formatHex(serializer.toBytes(s));
+        String section =
+                "01"
+                        + "808040" // budget
+                        + "10" // dim
+                        + "00" // no window of rows
+                        + "9a9999999999a93f" // sample
+                        + "8008" // sample rows
+                        + "00" // exact
+                        + "808004" // tracker entries
+                        + "000000000000f03f"; // decay 1
+        String rest = "0000000000"; // no field paths, CSV, Avro, Protobuf, event time
+        String frozen = plain.substring(0, plain.length() - 12) + section + "80dddb01" + rest;
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(hot))).isEqualTo(frozen);
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(hot);
+        String format12 =
+                "0c"
+                        + plain.substring(2, plain.length() - 12)
+                        + section.replace("10" + "00", "10" + "c0843d")
+                        + rest;
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(format12)).hotline().windowRows())
+                .isEqualTo(1_000_000);
     }
 
     /**
@@ -476,7 +524,7 @@ public class PipelineSpecSerializerTest {
                         + "6c616265ec" // label
                         + "636c69636b65e4"; // clicked
         // no CSV, Avro, Protobuf
-        assertThat(bytes).isEqualTo("0c" + frozen.substring(2) + "00" + "00" + "00" + "00");
+        assertThat(bytes).isEqualTo("0d" + frozen.substring(2) + "00" + "00" + "00" + "00");
         assertThat(plain).contains("8301");
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(json);
     }
@@ -524,7 +572,7 @@ public class PipelineSpecSerializerTest {
                         + "01" // a header
                         + "3b"; // ';'
         // no Avro schemas, no Protobuf message
-        assertThat(bytes).isEqualTo("0c" + frozen.substring(2) + "00" + "00" + "00");
+        assertThat(bytes).isEqualTo("0d" + frozen.substring(2) + "00" + "00" + "00");
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(csv);
     }
 
@@ -568,7 +616,7 @@ public class PipelineSpecSerializerTest {
                         + "80" // no schema file
                         + "80" // no schema
                         + "687474703a2f2f723a383038b1"; // http://r:8081
-        assertThat(bytes).isEqualTo("0c" + frozen.substring(2) + "00" + "00"); // no Protobuf, time
+        assertThat(bytes).isEqualTo("0d" + frozen.substring(2) + "00" + "00"); // no Protobuf, time
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(avro);
     }
 
@@ -614,7 +662,7 @@ public class PipelineSpecSerializerTest {
                         + "632e646573e3" // c.desc
                         + "03010203" // the descriptor set: 3 bytes
                         + "73686f702e436c6963eb"; // shop.Click
-        assertThat(bytes).isEqualTo("0c" + frozen.substring(2) + "00"); // no event time
+        assertThat(bytes).isEqualTo("0d" + frozen.substring(2) + "00"); // no event time
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(proto);
     }
 
@@ -661,7 +709,7 @@ public class PipelineSpecSerializerTest {
                         + "01" // an event time
                         + "74f3" // ts
                         + "00"; // in seconds
-        assertThat(bytes).isEqualTo(frozen);
+        assertThat(bytes).isEqualTo("0d" + frozen.substring(2));
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(timed);
     }
 
@@ -672,7 +720,7 @@ public class PipelineSpecSerializerTest {
      */
     @Test
     void formatFiveIsFrozen() throws Exception {
-        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(12);
+        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(13);
         assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
                 .isEqualTo(
                         writtenNow(
@@ -832,9 +880,9 @@ public class PipelineSpecSerializerTest {
     @Test
     void aLaterFormatIsRefusedByName() {
         byte[] bytes = serializer.toBytes(small());
-        bytes[0] = 13; // the format varint
+        bytes[0] = 14; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 13; this build reads 1..12");
+                .hasMessageContaining("pipeline spec in format 14; this build reads 1..13");
     }
 
     @Test

@@ -13,13 +13,21 @@ import java.util.List;
  * <p>Rows are numbered from 0 as they come. The rows of sampled mini-batches ({@link
  * HotlineSettings#sampled}) count every sparse index they use in two trackers: exact counts ({@link
  * ExactCounter}) and Hotline's bounded SRRIP logger ({@link SrripTracker}). Rows are cut into
- * windows of {@link HotlineSettings#windowRows()}: at the first row of each window the hot set is
- * chosen anew, the entries with the highest counts so far, across all columns, as many as the
- * budget holds; then every count decays. Window 0 has nothing learned yet: its hot set is empty and
- * its rows are non-popular (a trainer gathers their embeddings from CPU memory, as without
- * Hotline). A row is popular when every sparse index it uses (every id of a list column) is in the
- * hot set of its window. Everything depends only on the rows and their order, never on how they are
- * cut into blocks, so the file job and the stream give the same split.
+ * windows of {@link HotlineSettings#windowRows()} rows, or of {@link HotlineSettings#windowMs()} of
+ * event time: at the first row of each window the hot set is chosen anew, the entries with the
+ * highest counts so far, across all columns, as many as the budget holds; then every count decays.
+ * Window 0 has nothing learned yet: its hot set is empty and its rows are non-popular (a trainer
+ * gathers their embeddings from CPU memory, as without Hotline). A row is popular when every sparse
+ * index it uses (every id of a list column) is in the hot set of its window. Everything depends
+ * only on the rows and their order, never on how they are cut into blocks, so the file job and the
+ * stream give the same split.
+ *
+ * <p>Windows in event time are aligned to the epoch: a window ends at the next multiple of its
+ * length after the event time of its first row, and the next starts at the first row whose event
+ * time reaches that end, at the multiple at or below its time. A late row (earlier than its
+ * window's start) belongs to the window in force, as the rows' order decides everything else; a
+ * span of time without rows starts no window of its own, but the counts decay once for every window
+ * length that passed (so a quiet night forgets as much as a busy one).
  *
  * <p>An instance is the state of one pipeline: mutable, checkpointed whole by its serializer.
  */
@@ -56,7 +64,9 @@ public final class Hotline {
      *
      * @param rows rows seen
      * @param window the current window's number, -1 before the first row
-     * @param nextWindow the first row of the next window
+     * @param nextWindow the first row of the next window; for windows in event time, the event time
+     *     (ms) at which it starts, or {@code Long.MIN_VALUE} when the next row starts one (a
+     *     tracker that changed from windows of rows)
      * @param popularRows popular rows so far
      * @param captureSum the sum of the windows' captures
      * @param captureWindows the windows with a capture
@@ -99,11 +109,15 @@ public final class Hotline {
 
     /**
      * Continues under {@code next} settings (a restore with other options): a new budget, window
-     * length or sample applies from the next window on; a tracker of another size starts empty.
+     * length or sample applies from the next window on; a tracker of another size starts empty; a
+     * change between windows of rows and of event time starts a window at the next row.
      */
     public void reconfigure(HotlineSettings next) {
         if (next.trackerEntries() != tracker.capacity()) {
             tracker = new SrripTracker(next.trackerEntries());
+        }
+        if (window >= 0 && next.inEventTime() != settings.inEventTime()) {
+            nextWindow = next.inEventTime() ? Long.MIN_VALUE : rows;
         }
         settings = next;
     }
@@ -135,13 +149,17 @@ public final class Hotline {
                 listColumns,
                 listOffsets,
                 listIndices,
+                null,
                 true);
     }
 
     /**
-     * As above; without {@code working}, the split has no working parameters ({@link
-     * Split#working()} has no columns): the batch output does not write them, and collecting them
-     * is most of the split's cost.
+     * As above, with the rows' event times; without {@code working}, the split has no working
+     * parameters ({@link Split#working()} has no columns): the batch output does not write them,
+     * and collecting them is most of the split's cost.
+     *
+     * @param eventTimes per row, its event time in milliseconds since the epoch; needed for windows
+     *     in event time, else not read (may be null)
      */
     public Split apply(
             int rows,
@@ -151,11 +169,23 @@ public final class Hotline {
             int[] listColumns,
             int[][] listOffsets,
             int[][] listIndices,
+            long[] eventTimes,
             boolean withWorking) {
         int scalarStart = rowInts - scalarColumns.length;
         if (scalarStart < 0 || (long) rows * rowInts * Integer.BYTES > rowBytes.length) {
             throw new IllegalArgumentException(
                     rows + " rows of " + rowInts + " slots in " + rowBytes.length + " bytes");
+        }
+        boolean timed = settings.inEventTime();
+        if (timed && rows > 0 && (eventTimes == null || eventTimes.length < rows)) {
+            throw new IllegalArgumentException(
+                    "windows of "
+                            + settings.window()
+                            + " of event time need each row's event time (input.timestamp),"
+                            + " and a block of "
+                            + rows
+                            + " rows has "
+                            + (eventTimes == null ? "none" : eventTimes.length));
         }
         ByteBuffer buf = ByteBuffer.wrap(rowBytes).order(ByteOrder.LITTLE_ENDIAN);
         byte[] popular = new byte[rows];
@@ -165,8 +195,8 @@ public final class Hotline {
         Working working = withWorking ? new Working(columns) : null;
         for (int r = 0; r < rows; r++) {
             long row = first + r;
-            if (window < 0 || row == nextWindow) {
-                windows.add(startWindow(row));
+            if (window < 0 || (timed ? eventTimes[r] >= nextWindow : row == nextWindow)) {
+                windows.add(startWindow(row, timed ? eventTimes[r] : 0));
             }
             int base = (r * rowInts + scalarStart) * Integer.BYTES;
             boolean all = true;
@@ -228,10 +258,24 @@ public final class Hotline {
         tracker.access(column, index);
     }
 
-    /** Chooses the hot set of the window starting at {@code row}, then decays the counts. */
-    private Split.Window startWindow(long row) {
+    /**
+     * Chooses the hot set of the window starting at {@code row} (at event time {@code time} for
+     * windows in event time), then decays the counts, once per window length that passed.
+     */
+    private Split.Window startWindow(long row, long time) {
         window++;
-        nextWindow = row + settings.windowRows();
+        long startMs = Split.Window.NO_TIME;
+        long lengths = 1;
+        if (settings.inEventTime()) {
+            long w = settings.windowMs();
+            startMs = Math.floorDiv(time, w) * w;
+            if (window > 0 && nextWindow != Long.MIN_VALUE) {
+                lengths = Math.max(1, (startMs - nextWindow) / w + 1);
+            }
+            nextWindow = startMs + w;
+        } else {
+            nextWindow = row + settings.windowRows();
+        }
         double capture = Double.NaN;
         if (window > 0) {
             int k = settings.entries();
@@ -246,10 +290,11 @@ public final class Hotline {
                     settings.tracker() == HotlineSettings.Tracker.EXACT ? exactTop : trackerTop;
             hot = HotSet.ofKeys(chosen, columns);
             largestHotSet = Math.max(largestHotSet, hot.size());
-            exact.decay(settings.decay());
-            tracker.decay(settings.decay());
+            double factor = lengths == 1 ? settings.decay() : Math.pow(settings.decay(), lengths);
+            exact.decay(factor);
+            tracker.decay(factor);
         }
-        return new Split.Window(window, row, hot, capture);
+        return new Split.Window(window, row, startMs, hot, capture);
     }
 
     /** How many values two sorted arrays share. */

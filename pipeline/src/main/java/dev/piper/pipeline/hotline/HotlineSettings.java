@@ -10,7 +10,10 @@ import java.util.Optional;
  * @param budgetBytes GPU memory for popular embedding rows, shared by every sparse column
  * @param dim embedding dimension: an entry costs {@code dim} x 4 bytes
  * @param windowRows rows per window: the hot set is chosen anew at the first row of each window,
- *     from what the sampled rows before it taught
+ *     from what the sampled rows before it taught; 0 for windows in event time
+ * @param windowMs the windows' length in event time, in milliseconds: a window starts at the first
+ *     row whose event time reaches the end of the current one ({@link Hotline}); 0 for windows of
+ *     rows. Exactly one of {@code windowRows} and {@code windowMs} is positive
  * @param sampleRate the fraction of mini-batches whose accesses are counted (Hotline: 5%)
  * @param sampleRows rows per mini-batch, the unit of sampling: mini-batch {@code b} holds rows
  *     {@code b * sampleRows} to {@code (b + 1) * sampleRows - 1}
@@ -26,6 +29,7 @@ public record HotlineSettings(
         long budgetBytes,
         int dim,
         long windowRows,
+        long windowMs,
         double sampleRate,
         int sampleRows,
         Tracker tracker,
@@ -76,7 +80,15 @@ public record HotlineSettings(
         if (trackerEntries == AUTO_TRACKER_ENTRIES && dim > 0 && budgetBytes > 0) {
             trackerEntries = autoTrackerEntries(budgetBytes / ((long) dim * Float.BYTES));
         }
-        problem(budgetBytes, dim, windowRows, sampleRate, sampleRows, trackerEntries, decay)
+        problem(
+                        budgetBytes,
+                        dim,
+                        windowRows,
+                        windowMs,
+                        sampleRate,
+                        sampleRows,
+                        trackerEntries,
+                        decay)
                 .ifPresent(
                         why -> {
                             throw new IllegalArgumentException(why);
@@ -92,6 +104,7 @@ public record HotlineSettings(
                 budgetBytes,
                 DEFAULT_DIM,
                 DEFAULT_WINDOW_ROWS,
+                0,
                 DEFAULT_SAMPLE_RATE,
                 DEFAULT_SAMPLE_ROWS,
                 Tracker.EXACT,
@@ -120,6 +133,7 @@ public record HotlineSettings(
             long budgetBytes,
             int dim,
             long windowRows,
+            long windowMs,
             double sampleRate,
             int sampleRows,
             int trackerEntries,
@@ -149,8 +163,20 @@ public record HotlineSettings(
                             + MAX_ENTRIES
                             + " a hot set may list");
         }
-        if (windowRows < 1) {
+        if (windowMs < 0) {
+            return Optional.of(
+                    "window: must be a positive span of event time, not " + windowMs + " ms");
+        }
+        if (windowMs == 0 && windowRows < 1) {
             return Optional.of("window: must be a positive number of rows, not " + windowRows);
+        }
+        if (windowMs > 0 && windowRows != 0) {
+            return Optional.of(
+                    "window: rows or a span of event time, not both ("
+                            + windowRows
+                            + " rows and "
+                            + windowMs
+                            + " ms)");
         }
         if (!(sampleRate > 0 && sampleRate <= 1)) {
             return Optional.of("sample: must be a fraction in (0, 1], not " + sampleRate);
@@ -191,9 +217,24 @@ public record HotlineSettings(
         return (mix(batch) >>> 11) * 0x1.0p-53 < sampleRate;
     }
 
-    /** The first row of the window after the one holding {@code row}. */
-    public long nextWindowStart(long row) {
-        return (row / windowRows + 1) * windowRows;
+    /** Whether windows are spans of event time ({@link #windowMs}) rather than counts of rows. */
+    public boolean inEventTime() {
+        return windowMs > 0;
+    }
+
+    /** The window's length as specs write it: {@code "100000 rows"}, {@code "1h"}. */
+    public String window() {
+        if (windowMs == 0) {
+            return windowRows + " rows";
+        }
+        long[] sizes = {604_800_000L, 86_400_000L, 3_600_000L, 60_000L, 1_000L};
+        String[] units = {"w", "d", "h", "m", "s"};
+        for (int i = 0; i < sizes.length; i++) {
+            if (windowMs % sizes[i] == 0) {
+                return windowMs / sizes[i] + units[i];
+            }
+        }
+        return windowMs + "ms";
     }
 
     /** A 64-bit finalizer (SplitMix64's): consecutive numbers give unrelated values. */

@@ -20,11 +20,22 @@ public record Split(
      *
      * @param number the window's number, from 0
      * @param firstRow its first row
+     * @param startMs where it starts in event time, milliseconds since the epoch (a multiple of the
+     *     window's length), for windows in event time; {@link #NO_TIME} for windows of rows
      * @param hot its hot set, chosen from what the sampled rows before {@code firstRow} taught
      * @param capture the share of the exact top entries that the bounded tracker's top entries hold
      *     when the window's hot set was chosen, or NaN before anything was counted
      */
-    public record Window(int number, long firstRow, HotSet hot, double capture) {}
+    public record Window(int number, long firstRow, long startMs, HotSet hot, double capture) {
+
+        /** The {@code startMs} of a window of rows. */
+        public static final long NO_TIME = Long.MIN_VALUE;
+
+        /** Whether the window is a span of event time. */
+        public boolean inEventTime() {
+            return startMs != NO_TIME;
+        }
+    }
 
     public int rows() {
         return popular.length;

@@ -22,9 +22,11 @@ final class HotlineSection {
 
     /**
      * The {@code hotline} section: {@code budget} (bytes, a number or a string with a binary unit,
-     * {@code "512m"}) required, every other setting optional with its default.
+     * {@code "512m"}) required, every other setting optional with its default; {@code window} rows
+     * or a span of event time ({@link Spans}), the latter only for an input with {@code
+     * input.timestamp} ({@code timed}).
      */
-    static HotlineSettings read(SpecParser spec, JsonNode node) {
+    static HotlineSettings read(SpecParser spec, JsonNode node, boolean timed) {
         if (node == null) {
             return null;
         }
@@ -57,7 +59,7 @@ final class HotlineSection {
             }
         }
         int dim = hotlineInt(spec, node, "dim", HotlineSettings.DEFAULT_DIM);
-        long window = hotlineLong(spec, node, "window", HotlineSettings.DEFAULT_WINDOW_ROWS);
+        Spans.Span window = window(spec, node, timed);
         double sample = hotlineDouble(spec, node, "sample", HotlineSettings.DEFAULT_SAMPLE_RATE);
         int sampleRows = hotlineInt(spec, node, "sample_rows", HotlineSettings.DEFAULT_SAMPLE_ROWS);
         int trackerEntries =
@@ -76,7 +78,14 @@ final class HotlineSection {
         }
         java.util.Optional<String> why =
                 HotlineSettings.problem(
-                        budget, dim, window, sample, sampleRows, trackerEntries, decay);
+                        budget,
+                        dim,
+                        window.rows(),
+                        window.millis(),
+                        sample,
+                        sampleRows,
+                        trackerEntries,
+                        decay);
         if (why.isPresent()) {
             spec.problem(
                     "hotline." + why.get().substring(0, why.get().indexOf(':')),
@@ -84,7 +93,39 @@ final class HotlineSection {
             return null;
         }
         return new HotlineSettings(
-                budget, dim, window, sample, sampleRows, tracker, trackerEntries, decay);
+                budget,
+                dim,
+                window.rows(),
+                window.millis(),
+                sample,
+                sampleRows,
+                tracker,
+                trackerEntries,
+                decay);
+    }
+
+    /** {@code hotline.window}: rows, or event time when the input has it; 1,000,000 rows absent. */
+    private static Spans.Span window(SpecParser spec, JsonNode node, boolean timed) {
+        JsonNode n = node.get("window");
+        Spans.Span rows = new Spans.Span(HotlineSettings.DEFAULT_WINDOW_ROWS, 0);
+        if (n == null) {
+            return rows;
+        }
+        try {
+            Spans.Span w = Spans.read(n);
+            if (w.inEventTime() && !timed) {
+                spec.problem(
+                        "hotline.window",
+                        n
+                                + " is a span of event time, and the input has none: name its"
+                                + " time field in input.timestamp, or count the window in rows");
+                return rows;
+            }
+            return w;
+        } catch (IllegalArgumentException e) {
+            spec.problem("hotline.window", e.getMessage());
+            return rows;
+        }
     }
 
     private static int hotlineInt(SpecParser spec, JsonNode node, String field, int absent) {
@@ -97,18 +138,6 @@ final class HotlineSection {
             return absent;
         }
         return n.intValue();
-    }
-
-    private static long hotlineLong(SpecParser spec, JsonNode node, String field, long absent) {
-        JsonNode n = node.get(field);
-        if (n == null) {
-            return absent;
-        }
-        if (!n.isIntegralNumber() || !n.canConvertToLong()) {
-            spec.problem("hotline." + field, "must be an integer, not " + n);
-            return absent;
-        }
-        return n.longValue();
     }
 
     private static double hotlineDouble(

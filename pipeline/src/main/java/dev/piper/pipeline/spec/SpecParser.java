@@ -172,7 +172,9 @@ public final class SpecParser {
         PipelineSpec.Input input = input(root.get("input"));
         List<Column> columns = columns(root.get("columns"));
         PipelineSpec.Output output = output(root.get("output"));
-        HotlineSettings hotline = HotlineSection.read(this, root.get("hotline"));
+        HotlineSettings hotline =
+                HotlineSection.read(
+                        this, root.get("hotline"), input != null && input.eventTime() != null);
         checkIdParsers(input, columns);
         if (!problems.isEmpty()) {
             throw new SpecException(source, problems);

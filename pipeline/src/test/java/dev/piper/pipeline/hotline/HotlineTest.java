@@ -73,7 +73,148 @@ class HotlineTest {
 
     private static HotlineSettings settings(long budget, long window, double decay) {
         return new HotlineSettings(
-                budget, 4, window, 0.2, 64, HotlineSettings.Tracker.EXACT, 1 << 12, decay);
+                budget, 4, window, 0, 0.2, 64, HotlineSettings.Tracker.EXACT, 1 << 12, decay);
+    }
+
+    /** Windows of {@code windowMs} of event time, every mini-batch of 4 rows counted. */
+    private static HotlineSettings timed(long budget, long windowMs, double decay) {
+        return new HotlineSettings(
+                budget, 4, 0, windowMs, 1, 4, HotlineSettings.Tracker.EXACT, 1 << 12, decay);
+    }
+
+    /** Rows of one scalar sparse column holding {@code ids}, split at their {@code times}. */
+    private static Split applyTimed(Hotline h, int[] ids, long[] times) {
+        ByteBuffer b = ByteBuffer.allocate(ids.length * 4).order(ByteOrder.LITTLE_ENDIAN);
+        for (int id : ids) {
+            b.putInt(id);
+        }
+        return h.apply(
+                ids.length,
+                b.array(),
+                1,
+                new int[] {0},
+                new int[0],
+                new int[0][],
+                new int[0][],
+                times,
+                true);
+    }
+
+    @Test
+    void windowsInEventTimeStartWhereTheRowsTimeCrossesAMultipleOfTheirLength() {
+        Hotline h = new Hotline(timed(16, 1_000, 1), 1);
+        // window 0 from 1.2 s; 2.5 s starts window 1 at 2 s; 1.9 s is late and stays in it;
+        // 5.0 s starts window 2 at 5 s (no window for the empty 3 s and 4 s)
+        Split sp =
+                applyTimed(
+                        h,
+                        new int[] {5, 5, 5, 7, 5, 7},
+                        new long[] {1_200, 1_300, 2_500, 1_900, 5_000, 5_999});
+        assertThat(sp.windows())
+                .extracting(Split.Window::number, Split.Window::firstRow, Split.Window::startMs)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(0, 0L, 1_000L),
+                        org.assertj.core.groups.Tuple.tuple(1, 2L, 2_000L),
+                        org.assertj.core.groups.Tuple.tuple(2, 4L, 5_000L));
+        // window 1's hot set: the one entry the budget holds, 5 (counted twice in window 0)
+        assertThat(sp.windows().get(1).hot().indices(0)).containsExactly(5);
+        assertThat(sp.popular()).containsExactly(0, 0, 1, 0, 1, 0);
+        assertThat(h.progress().nextWindow()).isEqualTo(6_000);
+        // before the epoch too: -0.5 s is in the window from -1 s
+        Hotline early = new Hotline(timed(16, 1_000, 1), 1);
+        assertThat(applyTimed(early, new int[] {1}, new long[] {-500}).windows().get(0).startMs())
+                .isEqualTo(-1_000);
+    }
+
+    @Test
+    void countsDecayOnceForEveryWindowLengthThatPassed() {
+        Hotline h = new Hotline(timed(16, 1_000, 0.5), 1);
+        applyTimed(h, new int[] {3, 3, 3, 3, 3, 3, 3, 3}, new long[] {0, 1, 2, 3, 4, 5, 6, 7});
+        assertThat(h.exact().entries()).containsExactly(3L, 8L);
+        applyTimed(h, new int[] {4}, new long[] {1_000}); // the next window: halved
+        assertThat(h.exact().entries()).containsExactly(3L, 4L, 4L, 1L);
+        applyTimed(h, new int[] {4}, new long[] {4_000}); // three lengths later: halved three times
+        assertThat(h.exact().entries()).containsExactly(4L, 1L);
+    }
+
+    @Test
+    void theSplitInEventTimeDoesNotDependOnHowRowsAreCutIntoBlocks() {
+        Rows rows = Rows.generate(6_000, 13);
+        long[] times = new long[rows.rows()];
+        java.util.SplittableRandom rng = new java.util.SplittableRandom(5);
+        for (int r = 0; r < times.length; r++) {
+            times[r] = 1_764_230_400_000L + r * 10L + rng.nextInt(-300, 300); // out of order
+        }
+        HotlineSettings s =
+                new HotlineSettings(
+                        500 * 16,
+                        4,
+                        0,
+                        5_000,
+                        0.2,
+                        64,
+                        HotlineSettings.Tracker.EXACT,
+                        1 << 12,
+                        0.5);
+        Hotline one = new Hotline(s, 4);
+        Split whole = applyRows(one, rows, times, 0, rows.rows());
+        Hotline many = new Hotline(s, 4);
+        ByteBuffer flags = ByteBuffer.allocate(rows.rows());
+        List<Split.Window> windows = new ArrayList<>();
+        int from = 0;
+        for (int cut : new int[] {1, 499, 500, 2_501, 6_000}) {
+            Split sp = applyRows(many, rows, times, from, cut);
+            flags.put(sp.popular());
+            windows.addAll(sp.windows());
+            from = cut;
+        }
+        assertThat(windows).hasSizeGreaterThan(10).isEqualTo(whole.windows());
+        assertThat(flags.array()).isEqualTo(whole.popular());
+        assertThat(many.progress()).isEqualTo(one.progress());
+    }
+
+    private static Split applyRows(Hotline h, Rows rows, long[] times, int from, int to) {
+        byte[] part = Arrays.copyOfRange(rows.bytes(), from * ROW_INTS * 4, to * ROW_INTS * 4);
+        int[] off = new int[to - from + 1];
+        for (int r = from; r <= to; r++) {
+            off[r - from] = rows.offsets()[r] - rows.offsets()[from];
+        }
+        int[] ids = Arrays.copyOfRange(rows.ids(), rows.offsets()[from], rows.offsets()[to]);
+        return h.apply(
+                to - from,
+                part,
+                ROW_INTS,
+                SCALAR,
+                LISTS,
+                new int[][] {off},
+                new int[][] {ids},
+                Arrays.copyOfRange(times, from, to),
+                false);
+    }
+
+    @Test
+    void windowsInEventTimeNeedTheRowsTimes() {
+        Hotline h = new Hotline(timed(16, 60_000, 1), 1);
+        assertThatThrownBy(() -> applyTimed(h, new int[] {1}, null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(
+                        "windows of 1m of event time need each row's event time"
+                                + " (input.timestamp), and a block of 1 rows has none");
+    }
+
+    @Test
+    void aChangeFromWindowsOfRowsToEventTimeStartsAWindowAtTheNextRow() {
+        Hotline h = new Hotline(settings(16, 100, 1), 1);
+        applyTimed(h, new int[] {1, 2}, null);
+        h.reconfigure(timed(16, 1_000, 1));
+        Split sp = applyTimed(h, new int[] {3, 4}, new long[] {500, 700});
+        assertThat(sp.windows())
+                .extracting(Split.Window::number, Split.Window::firstRow, Split.Window::startMs)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(1, 2L, 0L));
+        h.reconfigure(settings(16, 100, 1));
+        assertThat(applyTimed(h, new int[] {5}, null).windows())
+                .extracting(Split.Window::firstRow, Split.Window::startMs)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(4L, Split.Window.NO_TIME));
     }
 
     @Test
@@ -258,17 +399,19 @@ class HotlineTest {
     void settingsThatCannotWorkAreRefusedNamingTheSetting() {
         assertThatThrownBy(() -> settings(15, 10, 1))
                 .hasMessage("budget: 15 bytes hold no entry of dim 4 (16 bytes each)");
-        assertThat(HotlineSettings.problem(1 << 20, 16, 0, 0.05, 1024, 1 << 21, 0.5))
+        assertThat(HotlineSettings.problem(1 << 20, 16, 0, 0, 0.05, 1024, 1 << 21, 0.5))
                 .hasValue("window: must be a positive number of rows, not 0");
-        assertThat(HotlineSettings.problem(1 << 20, 16, 10, 0, 1024, 1 << 21, 0.5))
+        assertThat(HotlineSettings.problem(1 << 20, 16, 10, 60_000, 0.05, 1024, 1 << 21, 0.5))
+                .hasValue("window: rows or a span of event time, not both (10 rows and 60000 ms)");
+        assertThat(HotlineSettings.problem(1 << 20, 16, 10, 0, 0, 1024, 1 << 21, 0.5))
                 .hasValue("sample: must be a fraction in (0, 1], not 0.0");
-        assertThat(HotlineSettings.problem(1 << 20, 16, 10, 0.05, 1024, 1000, 0.5))
+        assertThat(HotlineSettings.problem(1 << 20, 16, 10, 0, 0.05, 1024, 1000, 0.5))
                 .hasValue(
                         "tracker_entries: must be a power of two from 16 to 67108864 (or 0 for 4"
                                 + " per hot entry), not 1000");
         assertThat(HotlineSettings.withBudget(1_280_000).trackerEntries()).isEqualTo(1 << 17);
         assertThat(HotlineSettings.autoTrackerEntries(1)).isEqualTo(16);
-        assertThat(HotlineSettings.problem(1L << 40, 1, 10, 0.05, 1024, 1 << 21, 0.5).get())
+        assertThat(HotlineSettings.problem(1L << 40, 1, 10, 0, 0.05, 1024, 1 << 21, 0.5).get())
                 .startsWith("budget: 1099511627776 bytes are 274877906944 entries of dim 1");
     }
 

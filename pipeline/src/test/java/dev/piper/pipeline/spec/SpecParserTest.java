@@ -1147,6 +1147,26 @@ class SpecParserTest {
         assertThat(parse(spec(OK_COLUMNS)).hotline()).isNull();
     }
 
+    @Test
+    void hotlinesWindowIsRowsOrASpanOfEventTime() throws Exception {
+        assertThat(parse(withHotline("{\"budget\": 65536, \"window\": \"5M rows\"}")).hotline())
+                .extracting(h -> h.windowRows(), h -> h.windowMs())
+                .containsExactly(5_000_000L, 0L);
+        String timed = jsonSpec(", \"timestamp\": \"ts\"");
+        String withWindow =
+                timed.substring(0, timed.lastIndexOf('}'))
+                        + ", \"hotline\": {\"budget\": 65536, \"window\": \"10m\"}}";
+        var h = parse(withWindow).hotline();
+        assertThat(h.windowMs()).isEqualTo(600_000);
+        assertThat(h.windowRows()).isZero();
+        assertThat(h.window()).isEqualTo("10m");
+        assertThatThrownBy(() -> parse(withHotline("{\"budget\": 65536, \"window\": \"1h\"}")))
+                .isInstanceOf(SpecException.class)
+                .hasMessageContaining(
+                        "hotline.window: \"1h\" is a span of event time, and the input has none:"
+                                + " name its time field in input.timestamp");
+    }
+
     @ParameterizedTest
     @MethodSource
     void aBadHotlineSectionNamesItsField(String hotline, String expected) {
@@ -1168,6 +1188,16 @@ class SpecParserTest {
                         "{\"budget\": 65536, \"tracker_entries\": 1000}",
                         "hotline.tracker_entries: must be a power of two"),
                 Arguments.of("{\"budget\": 65536, \"windw\": 5}", "hotline.windw: unknown field"),
+                Arguments.of(
+                        "{\"budget\": 65536, \"window\": \"ten minutes\"}",
+                        "hotline.window: must be a number of rows (100000, \"5M rows\"; k, M, G)"
+                                + " or a span of event time"),
+                Arguments.of(
+                        "{\"budget\": 65536, \"window\": 0}",
+                        "hotline.window: must be a number of rows"),
+                Arguments.of(
+                        "{\"budget\": 65536, \"window\": \"0s\"}",
+                        "hotline.window: must be at least 1 row or 1 ms, not \"0s\""),
                 Arguments.of("[]", "hotline: must be an object"));
     }
 }
