@@ -9,9 +9,11 @@ import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.VocabularyPolicy;
+import dev.piper.pipeline.spec.Presets;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.math.BigInteger;
@@ -399,5 +401,93 @@ class EvictionITCase {
             last.put(Integer.parseInt(f[0]), Long.parseUnsignedLong(f[1]));
         }
         assertThat(last).isEqualTo(holder);
+    }
+
+    /**
+     * A ttl in event time (issue 42): JSON click events with their times, the user column (C1)
+     * holding 200 entries that each live 20 s unseen. The output is the same at parallelism 1 and 2
+     * on RocksDB; replaying the assignments over rows.bin and event_times.bin, every reuse evicts a
+     * key the column's clock (the latest event time so far) has left at least 20 s behind, and
+     * every row's index is its key's.
+     */
+    @Test
+    void aTtlInEventTimeEvictsOnlyKeysTheClockHasLeftBehind() throws Exception {
+        Path events = tmp.resolve("clicks.jsonl");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(events))) {
+            new ClickEvents(5, 0.01, -1).write(ClickEvents.Format.JSON, out, 20_000, done -> {});
+        }
+        String preset;
+        try (var in = getClass().getResourceAsStream(Presets.named("clicks-json").resource())) {
+            preset = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        String userColumn =
+                "\"C1\": [\"decode\", \"fill_missing\", \"hash64\", {\"op\": \"vocab\","
+                        + " \"capacity\": 200, \"evict\": \"ttl\", \"ttl\": \"20s\","
+                        + " \"oov_buckets\": 4}], \"C2..C5\"";
+        String timedSpec = preset.replace("\"C1..C5\"", userColumn);
+        assertThat(timedSpec).contains("\"20s\"");
+        Path[] outs = new Path[2];
+        for (int i = 0; i < 2; i++) {
+            outs[i] = Files.createTempDirectory(tmp, "timed-ttl-");
+            Preprocess.prepareOutput(outs[i], false);
+            Configuration conf = new Configuration();
+            conf.set(PiperOptions.SPEC, timedSpec);
+            conf.set(PiperOptions.BLOCK_BYTES, 65_537);
+            if (i == 1) {
+                conf.setString("state.backend.rocksdb.localdir", tmp.resolve("rocks").toString());
+            }
+            Preprocess.run(
+                    events,
+                    outs[i],
+                    i + 1,
+                    i == 0 ? StateBackend.hashmap : StateBackend.rocksdb,
+                    conf,
+                    TestClusters.QUIET);
+        }
+        assertThat(SameOutput.sha256OfEveryFile(outs[1]))
+                .isEqualTo(SameOutput.sha256OfEveryFile(outs[0]));
+
+        Path out = outs[0];
+        JsonNode meta = new ObjectMapper().readTree(out.resolve(OutputLayout.METADATA).toFile());
+        int rows = meta.get("rows_written").asInt();
+        int rowInts = meta.get("row_bytes").asInt() / Integer.BYTES;
+        int c1 = 1 + meta.get("dense_columns").asInt();
+        ByteBuffer rowsBin =
+                ByteBuffer.wrap(Files.readAllBytes(out.resolve(OutputLayout.ROWS)))
+                        .order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer times =
+                ByteBuffer.wrap(Files.readAllBytes(out.resolve(OutputLayout.EVENT_TIMES)))
+                        .order(ByteOrder.LITTLE_ENDIAN);
+        List<String> assignments = Files.readAllLines(out.resolve(OutputLayout.assignmentsFile(0)));
+        Map<Integer, Long> holder = new HashMap<>();
+        Map<Long, Long> lastSeen = new HashMap<>();
+        long clock = Long.MIN_VALUE;
+        int next = 0;
+        long reuses = 0;
+        for (int r = 0; r < rows; r++) {
+            clock = Math.max(clock, times.getLong(r * Long.BYTES));
+            while (next < assignments.size()
+                    && Long.parseLong(assignments.get(next).split("\t", -1)[0]) == r) {
+                String[] a = assignments.get(next++).split("\t", -1);
+                Long old = holder.put(Integer.parseInt(a[1]), Long.parseUnsignedLong(a[2]));
+                if (!a[3].isEmpty()) {
+                    assertThat(old).isEqualTo(Long.parseUnsignedLong(a[3]));
+                    assertThat(clock - lastSeen.get(old))
+                            .as(
+                                    "row %d evicts key %s, last seen at %d, the clock at %d",
+                                    r, a[3], lastSeen.get(old), clock)
+                            .isGreaterThanOrEqualTo(20_000);
+                    reuses++;
+                }
+            }
+            int index = rowsBin.getInt((r * rowInts + c1) * Integer.BYTES);
+            if (index >= 4) {
+                lastSeen.put(holder.get(index), clock);
+            }
+        }
+        assertThat(next).isEqualTo(assignments.size());
+        assertThat(reuses).isGreaterThan(100);
+        assertThat(meta.get("vocab_policies").get("C1").get("evictions").asLong())
+                .isEqualTo(reuses);
     }
 }

@@ -1,5 +1,6 @@
 package dev.piper.state;
 
+import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.pipeline.ops.VocabularyPolicy.Eviction;
 import java.util.Arrays;
 
@@ -52,6 +53,19 @@ final class EvictionOrder {
 
     /** While {@link #restore} appends: the group it appended to last. */
     private int restoredGroup = NIL;
+
+    /**
+     * The order of an evicting vocabulary whose first {@code entries} entries (imported) are each
+     * seen once, at {@code stamp}.
+     */
+    static EvictionOrder of(VocabularyPolicy policy, int entries, long stamp) {
+        EvictionOrder o =
+                new EvictionOrder(policy.eviction(), Math.min(policy.capacity(), 1 << 16));
+        for (int i = 0; i < entries; i++) {
+            o.add(i, 1, stamp);
+        }
+        return o;
+    }
 
     EvictionOrder(Eviction kind, int expected) {
         if (kind == Eviction.NONE) {

@@ -1,8 +1,6 @@
 package dev.piper.state;
 
 import dev.piper.pipeline.ops.VocabularyPolicy;
-import it.unimi.dsi.fastutil.longs.Long2IntMap;
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.Arrays;
 
 /**
@@ -34,13 +32,14 @@ import java.util.Arrays;
  * rebuilt on restore, so the on-disk cost is 8 bytes an entry.
  *
  * <p>Under a {@link VocabularyPolicy} with a frequency threshold, the vocabulary also counts the
- * keys it has not admitted yet ({@link #countedKeys()}): a fastutil {@code Long2IntOpenHashMap},
- * about 16 bytes a key at its default load, absent (null) under every other policy, and dropped
- * when the vocabulary is full.
+ * keys it has not admitted yet ({@link #countedKeys()}, {@link AdmissionCounts}): a fastutil {@code
+ * Long2IntOpenHashMap}, about 16 bytes a key at its default load, absent (null) under every other
+ * policy, and dropped when the vocabulary is full.
  *
  * <p>An evicting vocabulary also keeps its {@link EvictionOrder} (20 to 24 bytes an entry), the
- * rows it has applied (the clock of a TTL, and of the row each assignment is reported at) and the
- * number of assignments it made ({@link #assignments()}); table cells of evicted keys are freed by
+ * rows it has applied (the clock of a TTL, and of the row each assignment is reported at), under a
+ * TTL in event time the latest event time of its input (that TTL's clock) and the number of
+ * assignments it made ({@link #assignments()}); table cells of evicted keys are freed by
  * backward-shift deletion, so the table never holds tombstones.
  *
  * <p>Not thread-safe; each instance belongs to one keyed-state entry of one operator subtask.
@@ -71,13 +70,22 @@ public final class Vocabulary {
     private boolean direct;
 
     /** Occurrences of keys not admitted yet, under a frequency threshold; null otherwise. */
-    private Long2IntOpenHashMap counts;
+    private AdmissionCounts counts = new AdmissionCounts();
 
     /** Under an evicting policy: the order of its victims; null otherwise. */
     private EvictionOrder order;
 
     /** Under an evicting policy: the rows applied so far. */
     private long rows;
+
+    /**
+     * Under a TTL in event time: the latest event time (ms) of the rows applied, {@link #NO_CLOCK}
+     * before the first; the stamps of its eviction order are such times.
+     */
+    private long clock = NO_CLOCK;
+
+    /** The {@link #eventClock()} of a vocabulary that has seen no event time. */
+    public static final long NO_CLOCK = Long.MIN_VALUE;
 
     /** Under an evicting policy: the assignments made so far (fresh and reused indices). */
     private long assignments;
@@ -216,10 +224,10 @@ public final class Vocabulary {
             long key = in[i];
             int slot = probe(key);
             int index = slots[slot] - 1;
-            if (index < 0 && size < maxSize && admits(key, minCount)) {
+            if (index < 0 && size < maxSize && counts.admits(key, minCount)) {
                 index = insertAt(slot, key);
                 if (size == maxSize) {
-                    counts = null; // full: no key will be admitted any more
+                    counts.drop(); // full: no key will be admitted any more
                 }
             }
             out[i] = index >= 0 ? base + index : policy.bucketOf(key);
@@ -241,33 +249,38 @@ public final class Vocabulary {
             VocabularyPolicy policy,
             int[] offsets,
             VocabularyEvents events) {
+        apply(in, n, out, policy, offsets, null, events);
+    }
+
+    /**
+     * As above, with the rows' event times, which a TTL in event time needs: its clock is the
+     * latest event time of the rows applied, an entry's stamp the clock when it was last seen, and
+     * an entry may go once the clock is {@code ttlMs} past its stamp.
+     *
+     * @param times per row, its event time in milliseconds since the epoch; read only under a TTL
+     *     in event time (may be null otherwise)
+     */
+    public void apply(
+            long[] in,
+            int n,
+            int[] out,
+            VocabularyPolicy policy,
+            int[] offsets,
+            long[] times,
+            VocabularyEvents events) {
         events.clear();
+        int rowsInBlock = offsets == null ? n : offsets.length - 1;
+        boolean timed = policy.ttlInEventTime();
+        checkTimes(policy, times, rowsInBlock);
         if (!policy.evicts()) {
             apply(in, n, out, policy);
             return;
         }
-        if (order == null) {
-            if (size > policy.capacity()) {
-                throw new IllegalStateException(
-                        "vocabulary of "
-                                + size
-                                + " entries over its capacity "
-                                + policy.capacity());
-            }
-            order = new EvictionOrder(policy.eviction(), Math.min(policy.capacity(), 1 << 16));
-            for (int i = 0; i < size; i++) {
-                order.add(i, 1, 0); // imported entries: seen once, before the first row
-            }
-            assignments = size;
-        } else if (order.kind() != policy.eviction()) {
-            throw new IllegalStateException(
-                    "vocabulary evicting by " + order.kind() + " applied under " + policy.label());
-        }
+        startOrder(policy, timed && rowsInBlock > 0 ? times[0] : 0);
         int base = policy.firstIndex();
         int minCount = policy.minCount();
         int capacity = policy.capacity();
-        long ttl = policy.ttlRows();
-        int rowsInBlock = offsets == null ? n : offsets.length - 1;
+        long ttl = timed ? policy.ttlMs() : policy.ttlRows();
         int row = 0;
         int rowEnd = offsets == null || offsets.length < 2 ? 1 : offsets[1];
         for (int i = 0; i < n; i++) {
@@ -279,7 +292,13 @@ public final class Vocabulary {
                     rowEnd = offsets[row + 1];
                 }
             }
-            long now = rows + row + 1;
+            long now;
+            if (timed) {
+                clock = Math.max(clock, times[row]);
+                now = clock;
+            } else {
+                now = rows + row + 1;
+            }
             long key = in[i];
             int slot = probe(key);
             int index = slots[slot] - 1;
@@ -288,7 +307,7 @@ public final class Vocabulary {
             } else {
                 int victim = size < capacity ? -1 : order.victim(now, ttl);
                 boolean room = size < capacity || victim >= 0;
-                if (room && admits(key, minCount)) {
+                if (room && counts.admits(key, minCount)) {
                     if (victim < 0) {
                         index = insertAt(slot, key);
                         events.assignFresh(index, key, row);
@@ -305,28 +324,52 @@ public final class Vocabulary {
                     order.add(index, minCount, now);
                     assignments++;
                 } else if (!room) {
-                    note(key, minCount);
+                    counts.note(key, minCount);
                 }
             }
             out[i] = index >= 0 ? base + index : policy.bucketOf(key);
         }
+        if (timed) {
+            for (int r = 0; r < rowsInBlock; r++) {
+                clock = Math.max(clock, times[r]); // rows without keys (empty lists) too
+            }
+        }
         rows += rowsInBlock;
     }
 
+    /** A ttl in event time needs a time for each row of the block. */
+    private static void checkTimes(VocabularyPolicy policy, long[] times, int rowsInBlock) {
+        if (policy.ttlInEventTime()
+                && rowsInBlock > 0
+                && (times == null || times.length < rowsInBlock)) {
+            throw new IllegalArgumentException(
+                    "a ttl of "
+                            + policy.ttlMs()
+                            + " ms of event time needs each row's event time, and a block of "
+                            + rowsInBlock
+                            + " rows has "
+                            + (times == null ? "none" : times.length));
+        }
+    }
+
     /**
-     * Counts an occurrence of a key for which there is no room yet (TTL: nothing has expired),
-     * short of admitting it: at its next occurrence with room it is admitted.
+     * The eviction order, at the first block under an evicting policy: the entries so far
+     * (imported) seen once, before the first row ({@code firstStamp}: 0, or its event time).
      */
-    private void note(long key, int minCount) {
-        if (minCount <= 1) {
-            return;
-        }
-        if (counts == null) {
-            counts = new Long2IntOpenHashMap();
-        }
-        int seen = counts.get(key);
-        if (seen < minCount - 1) {
-            counts.put(key, seen + 1);
+    private void startOrder(VocabularyPolicy policy, long firstStamp) {
+        if (order == null) {
+            if (size > policy.capacity()) {
+                throw new IllegalStateException(
+                        "vocabulary of "
+                                + size
+                                + " entries over its capacity "
+                                + policy.capacity());
+            }
+            order = EvictionOrder.of(policy, size, firstStamp);
+            assignments = size;
+        } else if (order.kind() != policy.eviction()) {
+            throw new IllegalStateException(
+                    "vocabulary evicting by " + order.kind() + " applied under " + policy.label());
         }
     }
 
@@ -364,6 +407,20 @@ public final class Vocabulary {
     /** The rows an evicting vocabulary has applied; 0 for others. */
     public long rowsApplied() {
         return rows;
+    }
+
+    /**
+     * Under a TTL in event time, the latest event time of the rows applied; {@link #NO_CLOCK}
+     * before the first, and for every other vocabulary.
+     */
+    public long eventClock() {
+        return clock;
+    }
+
+    /** Restores the {@link #eventClock()} (state restore, after {@link #restoreEviction}). */
+    public void restoreEventClock(long time) {
+        checkEvicting();
+        clock = time;
     }
 
     /** Whether this vocabulary has applied an evicting policy (it keeps an eviction order). */
@@ -446,41 +503,19 @@ public final class Vocabulary {
         return index;
     }
 
-    /** Counts one occurrence of an unadmitted key; true when it reaches {@code minCount}. */
-    private boolean admits(long key, int minCount) {
-        if (minCount <= 1) {
-            return true;
-        }
-        if (counts == null) {
-            counts = new Long2IntOpenHashMap();
-        }
-        int seen = counts.addTo(key, 1) + 1;
-        if (seen < minCount) {
-            return false;
-        }
-        counts.remove(key);
-        return true;
-    }
-
     /** How many keys are counted but not admitted (frequency threshold); 0 under other policies. */
     public int countedKeys() {
-        return counts == null ? 0 : counts.size();
+        return counts.size();
     }
 
     /** The occurrences counted for a key not admitted yet; 0 if none. */
     public int countOf(long key) {
-        return counts == null ? 0 : counts.get(key);
+        return counts.get(key);
     }
 
     /** Calls {@code visitor} with every counted key and its count, in no particular order. */
     public void forEachCount(CountVisitor visitor) {
-        if (counts == null) {
-            return;
-        }
-        for (var it = counts.long2IntEntrySet().fastIterator(); it.hasNext(); ) {
-            Long2IntMap.Entry e = it.next();
-            visitor.accept(e.getLongKey(), e.getIntValue());
-        }
+        counts.forEach(visitor);
     }
 
     /** Receives the counts of {@link #forEachCount}. */
@@ -503,9 +538,6 @@ public final class Vocabulary {
                             + Long.toUnsignedString(key)
                             + (count < 1 ? "" : ", which has an entry"));
         }
-        if (counts == null) {
-            counts = new Long2IntOpenHashMap();
-        }
         counts.put(key, count);
     }
 
@@ -517,9 +549,10 @@ public final class Vocabulary {
         c.slots = slots.clone();
         c.shift = shift;
         c.direct = direct;
-        c.counts = counts == null ? null : counts.clone();
+        c.counts = counts.copy();
         c.order = order == null ? null : order.copy();
         c.rows = rows;
+        c.clock = clock;
         c.assignments = assignments;
         return c;
     }
@@ -609,7 +642,7 @@ public final class Vocabulary {
         return size == other.size
                 && Arrays.equals(keys, 0, size, other.keys, 0, other.size)
                 && countedKeys() == other.countedKeys()
-                && (countedKeys() == 0 || counts.equals(other.counts))
+                && counts.sameAs(other.counts)
                 && sameEviction(other);
     }
 
@@ -619,6 +652,7 @@ public final class Vocabulary {
         }
         if (order.kind() != other.order.kind()
                 || rows != other.rows
+                || clock != other.clock
                 || assignments != other.assignments) {
             return false;
         }
@@ -652,7 +686,7 @@ public final class Vocabulary {
     public String toString() {
         return "Vocabulary{size="
                 + size
-                + (counts == null ? "" : ", counted=" + counts.size())
+                + (counts.size() == 0 ? "" : ", counted=" + counts.size())
                 + (order == null
                         ? ""
                         : ", evict=" + order.kind().label() + ", assignments=" + assignments)

@@ -12,7 +12,7 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * The serializer of {@link Vocabulary} keyed state.
  *
- * <h2>Byte format, version 3</h2>
+ * <h2>Byte format, version 4</h2>
  *
  * <pre>
  *   int32  (big-endian)       n, the number of entries
@@ -23,15 +23,18 @@ import org.apache.flink.core.memory.DataOutputView;
  *   if e != 0:
  *     int64 (big-endian)      the rows applied
  *     int64 (big-endian)      the assignments made
+ *     int64 (big-endian)      under a TTL in event time its clock, the latest event time (ms)
+ *                             applied; Long.MIN_VALUE otherwise
  *     n x (int32 index, int64 stamp, int32 last row), little-endian, from the next victim on:
- *                             the stamp is the count (LFU) or the row last seen in (TTL), the
- *                             last row its low 32 bits
+ *                             the stamp is the count (LFU) or the row last seen in (TTL; in
+ *                             event time the clock when last seen), the last row its low 32 bits
  * </pre>
  *
- * Version 2 is the same without {@code e} and what follows, version 1 also without the counts
- * ({@code c} and what follows). Only the reverse map is written (8 bytes an entry); the hash table
- * is rebuilt on read, so the format does not depend on the in-memory table layout or hash function.
- * Keys are written in blocks of {@value #BLOCK_ENTRIES} with bulk array copies.
+ * Version 3 is the same without the clock, version 2 without {@code e} and what follows, version 1
+ * also without the counts ({@code c} and what follows). Only the reverse map is written (8 bytes an
+ * entry); the hash table is rebuilt on read, so the format does not depend on the in-memory table
+ * layout or hash function. Keys are written in blocks of {@value #BLOCK_ENTRIES} with bulk array
+ * copies.
  *
  * <p>The format version is the version of {@link VocabularySerializerSnapshot}. A serializer
  * restored from an older snapshot reads (and writes) that older format; {@code
@@ -42,7 +45,7 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
     private static final long serialVersionUID = 2L;
 
     /** The format this class writes. */
-    public static final int CURRENT_FORMAT = 3;
+    public static final int CURRENT_FORMAT = 4;
 
     static final int BLOCK_ENTRIES = 8192;
 
@@ -119,13 +122,14 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
                     "vocabulary format 1 cannot hold the counts of a frequency threshold");
         }
         if (format >= 3) {
-            writeEviction(record, target);
+            writeEviction(record, target, format);
         } else if (record.evicting()) {
             throw new IOException("vocabulary format " + format + " cannot hold an eviction order");
         }
     }
 
-    private static void writeEviction(Vocabulary record, DataOutputView target) throws IOException {
+    private static void writeEviction(Vocabulary record, DataOutputView target, int format)
+            throws IOException {
         VocabularyPolicy.Eviction kind = record.eviction();
         target.writeByte(kind.ordinal());
         if (kind == VocabularyPolicy.Eviction.NONE) {
@@ -133,6 +137,12 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
         }
         target.writeLong(record.rowsApplied());
         target.writeLong(record.assignments());
+        if (format >= 4) {
+            target.writeLong(record.eventClock());
+        } else if (record.eventClock() != Vocabulary.NO_CLOCK) {
+            throw new IOException(
+                    "vocabulary format " + format + " cannot hold a ttl in event time");
+        }
         int n = record.size();
         ByteBuffer buf =
                 ByteBuffer.allocate(Math.max(1, Math.min(n, BLOCK_ENTRIES)) * ORDER_BYTES)
@@ -159,7 +169,8 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
         target.write(buf.array(), 0, buf.position());
     }
 
-    private static void readEviction(Vocabulary v, DataInputView source) throws IOException {
+    private static void readEviction(Vocabulary v, DataInputView source, int format)
+            throws IOException {
         int kind = source.readByte();
         VocabularyPolicy.Eviction[] kinds = VocabularyPolicy.Eviction.values();
         if (kind < 0 || kind >= kinds.length) {
@@ -169,6 +180,9 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
             return;
         }
         v.restoreEviction(kinds[kind], source.readLong(), source.readLong());
+        if (format >= 4) {
+            v.restoreEventClock(source.readLong());
+        }
         int n = v.size();
         byte[] bytes = new byte[Math.min(n, BLOCK_ENTRIES) * ORDER_BYTES];
         ByteBuffer view = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
@@ -245,7 +259,7 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
                 readCounts(v, source);
             }
             if (format >= 3) {
-                readEviction(v, source);
+                readEviction(v, source, format);
             }
             return v;
         } catch (IllegalArgumentException e) {
@@ -301,6 +315,9 @@ public final class VocabularySerializer extends TypeSerializer<Vocabulary> {
             if (kind != 0) {
                 target.writeLong(source.readLong());
                 target.writeLong(source.readLong());
+                if (format >= 4) {
+                    target.writeLong(source.readLong());
+                }
                 byte[] order = new byte[Math.min(n, BLOCK_ENTRIES) * ORDER_BYTES];
                 for (int from = 0; from < n; from += BLOCK_ENTRIES) {
                     int len = Math.min(BLOCK_ENTRIES, n - from) * ORDER_BYTES;

@@ -20,6 +20,8 @@ import org.apache.flink.core.memory.DataOutputView;
  *   <li>3: format 2, then an evicting vocabulary's order: a byte for its kind (0 none), and for LFU
  *       or TTL the rows applied, the assignments made and every entry's (index, stamp, last row)
  *       from the next victim on.
+ *   <li>4: format 3, the eviction order's section with the clock of a TTL in event time after the
+ *       assignments made.
  * </ul>
  *
  * A later format must keep a reader for every earlier version, and {@link

@@ -93,6 +93,35 @@ class VocabularyEvictionTest {
     }
 
     @Test
+    void aTtlInEventTimeEvictsEntriesTheColumnsClockHasLeftBehind() {
+        Vocabulary v = new Vocabulary();
+        VocabularyEvents e = new VocabularyEvents();
+        VocabularyPolicy p =
+                new VocabularyPolicy(
+                        1, OOV, VocabularyPolicy.MAX_SIZE, null, 2, Eviction.TTL, 0, 60_000);
+        int[] out = new int[3];
+        // a at 0 s, b at 30 s: full; c at 50 s: a unseen for 50 s only, c gets a bucket
+        v.apply(new long[] {100, 200, 300}, 3, out, p, null, new long[] {0, 30_000, 50_000}, e);
+        assertThat(out).containsExactly(4, 5, p.bucketOf(300));
+        // a late row (at 10 s) does not turn the clock back; at 61 s a has been unseen for 61 s
+        v.apply(new long[] {400, 300}, 2, out, p, null, new long[] {10_000, 61_000}, e);
+        assertThat(out[0]).isEqualTo(p.bucketOf(400));
+        assertThat(out[1]).isEqualTo(4);
+        assertThat(e.evicted()).containsExactly(100);
+        assertThat(v.eventClock()).isEqualTo(61_000);
+        assertThat(v.evictionStamp(0)).isEqualTo(61_000);
+        // rows without keys move the clock too: empty lists at 95 s; then d evicts b (unseen 65 s)
+        v.apply(new long[0], 0, new int[0], p, new int[] {0, 0, 0}, new long[] {95_000, 90_000}, e);
+        assertThat(v.eventClock()).isEqualTo(95_000);
+        v.apply(new long[] {500}, 1, out, p, new int[] {0, 1}, new long[] {95_000}, e);
+        assertThat(out[0]).isEqualTo(5);
+        assertThat(e.evicted()).containsExactly(200);
+        assertThatThrownBy(() -> v.apply(new long[] {1}, 1, out, p, null, null, e))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("needs each row's event time");
+    }
+
+    @Test
     void aListRowNeverEvictsAnIndexItUses() {
         Vocabulary v = new Vocabulary();
         VocabularyEvents e = new VocabularyEvents();

@@ -7,6 +7,7 @@ import dev.piper.pipeline.ops.VocabularyPolicy;
 import java.io.IOException;
 import java.util.HexFormat;
 import java.util.SplittableRandom;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -61,6 +62,30 @@ class VocabularySerializerTest {
                     + "0300000000000000"
                     + "05000000";
 
+    /** Format version 4 of {@link #frozenLfu()}: version 3's, with no clock after the counters. */
+    private static final String FROZEN_V4_LFU =
+            FROZEN_V3_LFU.replace(
+                    "0000000000000007" + "0000000000000004",
+                    "0000000000000007" + "0000000000000004" + "8000000000000000");
+
+    /**
+     * Format version 4 of {@link #frozenTimed()}: capacity 2, a ttl of 1 s of event time; keys 10,
+     * 20, 30 at 0, 0.5 s and 1.6 s: 30 evicts 10 (unseen for 1.6 s) and takes its index 0. The
+     * order: 20 (stamp and last row 500 ms), 30 (1,600 ms); 3 rows, 3 assignments, the clock at
+     * 1,600 ms. Frozen.
+     */
+    private static final String FROZEN_V4_TIMED =
+            "00000002"
+                    + "1e00000000000000"
+                    + "1400000000000000"
+                    + "00000000"
+                    + "02"
+                    + "0000000000000003"
+                    + "0000000000000003"
+                    + "0000000000000640"
+                    + ("01000000" + "f401000000000000" + "f4010000")
+                    + ("00000000" + "4006000000000000" + "40060000");
+
     /** The serializer snapshot as Flink writes it into a savepoint, for format version 1. */
     private static final String FROZEN_SNAPSHOT_V1 =
             "002c" + hex("dev.piper.state.VocabularySerializerSnapshot") + "00000001";
@@ -72,6 +97,10 @@ class VocabularySerializerTest {
     /** The same for format version 3. */
     private static final String FROZEN_SNAPSHOT_V3 =
             "002c" + hex("dev.piper.state.VocabularySerializerSnapshot") + "00000003";
+
+    /** The same for format version 4. */
+    private static final String FROZEN_SNAPSHOT_V4 =
+            "002c" + hex("dev.piper.state.VocabularySerializerSnapshot") + "00000004";
 
     private static final long[] FROZEN_KEYS = {0, 0xdeadbeefL, -1L, 42};
 
@@ -92,26 +121,74 @@ class VocabularySerializerTest {
         return v;
     }
 
+    /** The TTL vocabulary in event time of {@link #FROZEN_V4_TIMED}, built by applying keys. */
+    private static Vocabulary frozenTimed() {
+        Vocabulary v = new Vocabulary();
+        VocabularyPolicy ttl =
+                new VocabularyPolicy(
+                        1,
+                        4,
+                        VocabularyPolicy.MAX_SIZE,
+                        null,
+                        2,
+                        VocabularyPolicy.Eviction.TTL,
+                        0,
+                        1_000);
+        long[] keys = {10, 20, 30};
+        v.apply(
+                keys,
+                keys.length,
+                new int[keys.length],
+                ttl,
+                null,
+                new long[] {0, 500, 1_600},
+                new VocabularyEvents());
+        return v;
+    }
+
     @Test
-    void writesVersion3Bytes() throws IOException {
+    void writesVersion4Bytes() throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(64);
         SERIALIZER.serialize(frozenV2(), out);
         assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_V3_PLAIN);
         out.clear();
         SERIALIZER.serialize(frozenLfu(), out);
+        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_V4_LFU);
+        out.clear();
+        SERIALIZER.serialize(frozenTimed(), out);
+        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_V4_TIMED);
+        Vocabulary timed =
+                SERIALIZER.deserialize(
+                        new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V4_TIMED)));
+        assertThat(timed).isEqualTo(frozenTimed());
+        assertThat(timed.eventClock()).isEqualTo(1_600);
+        assertThat(timed.keyAt(0)).isEqualTo(30);
+    }
+
+    @Test
+    void aVersion3SerializerCannotWriteATtlInEventTime() throws IOException {
+        TypeSerializer<Vocabulary> v3 = readSnapshot(FROZEN_SNAPSHOT_V3).restoreSerializer();
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        v3.serialize(frozenLfu(), out);
         assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_V3_LFU);
+        assertThatThrownBy(() -> v3.serialize(frozenTimed(), new DataOutputSerializer(64)))
+                .isInstanceOf(IOException.class)
+                .hasMessage("vocabulary format 3 cannot hold a ttl in event time");
     }
 
     @Test
     void readsFrozenVersion3Bytes() throws IOException {
         Vocabulary v =
-                SERIALIZER.deserialize(
-                        new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V3_LFU)));
+                readSnapshot(FROZEN_SNAPSHOT_V3)
+                        .restoreSerializer()
+                        .deserialize(
+                                new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V3_LFU)));
         assertThat(v).isEqualTo(frozenLfu());
         assertThat(v.eviction()).isEqualTo(VocabularyPolicy.Eviction.LFU);
         assertThat(v.evictionStamp(0)).isEqualTo(3);
         assertThat(v.assignments()).isEqualTo(4);
         assertThat(v.rowsApplied()).isEqualTo(7);
+        assertThat(v.eventClock()).isEqualTo(Vocabulary.NO_CLOCK);
         Vocabulary plain =
                 SERIALIZER.deserialize(
                         new DataInputDeserializer(HexFormat.of().parseHex(FROZEN_V3_PLAIN)));
@@ -141,7 +218,7 @@ class VocabularySerializerTest {
     void rejectsACorruptEvictionOrder() {
         // index 0 twice in the order
         String bad =
-                FROZEN_V3_LFU.substring(0, FROZEN_V3_LFU.length() - 32)
+                FROZEN_V4_LFU.substring(0, FROZEN_V4_LFU.length() - 32)
                         + "00000000"
                         + "0300000000000000"
                         + "05000000";
@@ -184,13 +261,19 @@ class VocabularySerializerTest {
     }
 
     @Test
-    void readsFrozenVersion3SnapshotAndResolvesAsIs() throws IOException {
-        TypeSerializerSnapshot<Vocabulary> restored = readSnapshot(FROZEN_SNAPSHOT_V3);
-        assertThat(((VocabularySerializerSnapshot) restored).formatVersion()).isEqualTo(3);
+    void readsFrozenVersion4SnapshotAsIsAndVersion3ByMigration() throws IOException {
+        TypeSerializerSnapshot<Vocabulary> restored = readSnapshot(FROZEN_SNAPSHOT_V4);
+        assertThat(((VocabularySerializerSnapshot) restored).formatVersion()).isEqualTo(4);
         assertThat(restored.restoreSerializer()).isEqualTo(SERIALIZER);
         TypeSerializerSchemaCompatibility<Vocabulary> compatibility =
                 SERIALIZER.snapshotConfiguration().resolveSchemaCompatibility(restored);
         assertThat(compatibility.isCompatibleAsIs()).isTrue();
+        assertThat(
+                        SERIALIZER
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(readSnapshot(FROZEN_SNAPSHOT_V3))
+                                .isCompatibleAfterMigration())
+                .isTrue();
         assertThat(
                         SERIALIZER
                                 .snapshotConfiguration()
@@ -212,7 +295,7 @@ class VocabularySerializerTest {
     void writesTheFrozenSnapshot() throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(64);
         TypeSerializerSnapshot.writeVersionedSnapshot(out, SERIALIZER.snapshotConfiguration());
-        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_SNAPSHOT_V3);
+        assertThat(HexFormat.of().formatHex(out.getCopyOfBuffer())).isEqualTo(FROZEN_SNAPSHOT_V4);
     }
 
     @Test
@@ -221,11 +304,11 @@ class VocabularySerializerTest {
                         () ->
                                 new VocabularySerializerSnapshot()
                                         .readSnapshot(
-                                                4,
+                                                5,
                                                 new DataInputDeserializer(new byte[0]),
                                                 getClass().getClassLoader()))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("unknown vocabulary format version 4");
+                .hasMessageContaining("unknown vocabulary format version 5");
     }
 
     @Test
@@ -299,7 +382,7 @@ class VocabularySerializerTest {
             assertThat(v.size()).isEqualTo(capacity);
             DataOutputSerializer out = new DataOutputSerializer(1024);
             SERIALIZER.serialize(v, out);
-            assertThat(out.length()).isEqualTo(4 + 8 * capacity + 4 + 1 + 16 + 16 * capacity);
+            assertThat(out.length()).isEqualTo(4 + 8 * capacity + 4 + 1 + 24 + 16 * capacity);
             byte[] bytes = out.getCopyOfBuffer();
             assertThat(SERIALIZER.deserialize(new DataInputDeserializer(bytes))).isEqualTo(v);
             DataOutputSerializer copied = new DataOutputSerializer(1024);

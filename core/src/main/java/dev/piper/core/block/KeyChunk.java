@@ -17,6 +17,8 @@ import dev.piper.pipeline.ops.VocabularyPolicy;
  *     that changes it starts a new one)
  * @param offsets for a list column, where each row's ids start ({@code rows + 1} entries, the last
  *     {@code size}); null for a column of one id per row
+ * @param times per row, its event time in milliseconds since the epoch, for a vocabulary whose time
+ *     to live is event time ({@link VocabularyPolicy#ttlInEventTime()}); null otherwise
  */
 public record KeyChunk(
         int lane,
@@ -26,13 +28,39 @@ public record KeyChunk(
         int size,
         int epoch,
         VocabularyPolicy policy,
-        int[] offsets) {
+        int[] offsets,
+        long[] times) {
 
     public KeyChunk {
         if (offsets != null && (offsets.length == 0 || offsets[offsets.length - 1] != size)) {
             throw new IllegalArgumentException(
                     "a list column's offsets must end at its " + size + " keys");
         }
+        if (times != null && times.length != (offsets == null ? size : offsets.length - 1)) {
+            throw new IllegalArgumentException(
+                    times.length
+                            + " event times for a chunk of "
+                            + (offsets == null ? size : offsets.length - 1)
+                            + " rows");
+        }
+    }
+
+    /** A chunk without event times. */
+    public KeyChunk(
+            int lane,
+            int column,
+            long seq,
+            long[] keys,
+            int size,
+            int epoch,
+            VocabularyPolicy policy,
+            int[] offsets) {
+        this(lane, column, seq, keys, size, epoch, policy, offsets, null);
+    }
+
+    /** This chunk with its rows' event times. */
+    public KeyChunk withTimes(long[] rowTimes) {
+        return new KeyChunk(lane, column, seq, keys, size, epoch, policy, offsets, rowTimes);
     }
 
     /** A chunk of a column of one id per row. */
@@ -44,7 +72,7 @@ public record KeyChunk(
             int size,
             int epoch,
             VocabularyPolicy policy) {
-        this(lane, column, seq, keys, size, epoch, policy, null);
+        this(lane, column, seq, keys, size, epoch, policy, null, null);
     }
 
     /** The number of rows: {@code size}, or one fewer than the offsets of a list column. */

@@ -245,6 +245,22 @@ public final class CriteoDecoder implements BlockDecoder {
             long[][] missing) {
 
         /**
+         * A column whose vocabulary's time to live is event time gets its key chunk the rows' event
+         * times, which the dense chunk carries.
+         */
+        public Decoded {
+            long[] times = dense.eventTimes();
+            if (times != null) {
+                for (int c = 0; c < keys.length; c++) {
+                    if (keys[c].times() == null && keys[c].policy().ttlInEventTime()) {
+                        keys = keys.clone();
+                        keys[c] = keys[c].withTimes(times);
+                    }
+                }
+            }
+        }
+
+        /**
          * The cost sample of this block, decoded by the calling thread between the CPU clock
          * readings {@code start} and {@code end}, the log pass's time apart.
          */

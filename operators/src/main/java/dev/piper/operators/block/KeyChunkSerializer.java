@@ -10,16 +10,18 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link KeyChunk}. Format 5: {@code lane, column} (int32), {@code seq} (int64), the
+ * Serializer of {@link KeyChunk}. Format 6: {@code lane, column} (int32), {@code seq} (int64), the
  * keys as int32 count and little-endian int64 values, the {@code epoch} (int32), then the
  * vocabulary policy: a byte, 0 for the default policy, else 1 (2 for an evicting policy) followed
  * by {@code min_count, oov_buckets, max_size} (int32) and the import path (a byte, 1 if present,
  * then its modified UTF-8), and after tag 2 the capacity (int32), the eviction (int8, 1 LFU, 2 TTL)
- * and the ttl in rows (int64); then a list column's offsets: int32 -1 for a column of one id per
- * row, else their count and little-endian int32 values. Format 4 had no offsets, format 3 no
- * policy, format 2 no epoch, format 1 no lane.
+ * and the ttl in rows (int64) and in event time (int64 ms); then a list column's offsets: int32 -1
+ * for a column of one id per row, else their count and little-endian int32 values; then the rows'
+ * event times: int32 -1 for none, else their count and little-endian int64 values. Format 5 had
+ * neither the ttl in event time nor the times, format 4 no offsets, format 3 no policy, format 2 no
+ * epoch, format 1 no lane.
  *
- * <p>Unlike the other block serializers, this one still reads formats 3 and 4: key chunks wait in
+ * <p>Unlike the other block serializers, this one still reads formats 3 to 5: key chunks wait in
  * the vocabulary operator's keyed state, so a savepoint of an older build holds this state (empty
  * or not), and it restores by migration, its chunks without lists (and, from format 3, under the
  * default policy).
@@ -31,7 +33,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
     public static final KeyChunkSerializer INSTANCE = new KeyChunkSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 5;
+    static final int FORMAT = 6;
 
     @Override
     public KeyChunk createInstance() {
@@ -46,8 +48,28 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
     @Override
     public void serialize(KeyChunk r, DataOutputView out) throws IOException {
         writeFormat3(r, out);
-        writePolicy(r.policy(), out);
+        writePolicy(r.policy(), out, true);
         writeOffsets(r.offsets(), out);
+        writeTimes(r.times(), out);
+    }
+
+    private static void writeTimes(long[] times, DataOutputView out) throws IOException {
+        if (times == null) {
+            out.writeInt(-1);
+        } else {
+            ArrayIO.writeLongs(out, times, times.length);
+        }
+    }
+
+    private static long[] readTimes(DataInputView in) throws IOException {
+        int n = in.readInt();
+        if (n == -1) {
+            return null;
+        }
+        if (n < 0) {
+            throw new IOException("corrupt key chunk: " + n + " event times");
+        }
+        return ArrayIO.readLongs(in, n);
     }
 
     private static void writeOffsets(int[] offsets, DataOutputView out) throws IOException {
@@ -87,7 +109,9 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         return new KeyChunk(lane, column, seq, keys, keys.length, in.readInt());
     }
 
-    private static void writePolicy(VocabularyPolicy p, DataOutputView out) throws IOException {
+    /** The policy; with {@code ms} (format 6) its ttl in event time too. */
+    private static void writePolicy(VocabularyPolicy p, DataOutputView out, boolean ms)
+            throws IOException {
         if (p.isFirstAppearance()) {
             out.writeByte(0);
             return;
@@ -104,10 +128,15 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
             out.writeInt(p.capacity());
             out.writeByte(p.eviction().ordinal());
             out.writeLong(p.ttlRows());
+            if (ms) {
+                out.writeLong(p.ttlMs());
+            } else if (p.ttlInEventTime()) {
+                throw new IOException("key chunk format 5 cannot hold a ttl in event time");
+            }
         }
     }
 
-    private static VocabularyPolicy readPolicy(DataInputView in) throws IOException {
+    private static VocabularyPolicy readPolicy(DataInputView in, boolean ms) throws IOException {
         byte tag = in.readByte();
         if (tag == 0) {
             return VocabularyPolicy.FIRST_APPEARANCE;
@@ -122,6 +151,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         int capacity = 0;
         VocabularyPolicy.Eviction eviction = VocabularyPolicy.Eviction.NONE;
         long ttl = 0;
+        long ttlMs = 0;
         if (tag == 2) {
             capacity = in.readInt();
             int kind = in.readByte();
@@ -131,9 +161,11 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
             }
             eviction = kinds[kind];
             ttl = in.readLong();
+            ttlMs = ms ? in.readLong() : 0;
         }
         try {
-            return new VocabularyPolicy(minCount, oov, maxSize, path, capacity, eviction, ttl);
+            return new VocabularyPolicy(
+                    minCount, oov, maxSize, path, capacity, eviction, ttl, ttlMs);
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt key chunk: " + e.getMessage(), e);
         }
@@ -141,19 +173,46 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
     @Override
     public KeyChunk deserialize(DataInputView in) throws IOException {
-        return readFormat4(in, true);
+        return readFormat4(in, 6);
     }
 
-    /** Format 4's fields, and with {@code offsets} format 5's. */
-    private static KeyChunk readFormat4(DataInputView in, boolean offsets) throws IOException {
+    /** Format 4's fields, and of {@code format} 5 or 6 what those add. */
+    private static KeyChunk readFormat4(DataInputView in, int format) throws IOException {
         KeyChunk k = readFormat3(in);
-        VocabularyPolicy policy = readPolicy(in);
-        int[] o = offsets ? readOffsets(in) : null;
+        VocabularyPolicy policy = readPolicy(in, format >= 6);
+        int[] o = format >= 5 ? readOffsets(in) : null;
+        long[] times = format >= 6 ? readTimes(in) : null;
         try {
             return new KeyChunk(
-                    k.lane(), k.column(), k.seq(), k.keys(), k.size(), k.epoch(), policy, o);
+                    k.lane(), k.column(), k.seq(), k.keys(), k.size(), k.epoch(), policy, o, times);
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt key chunk: " + e.getMessage(), e);
+        }
+    }
+
+    /** Format 5, for restoring state written before event times: none, and ttls in rows. */
+    static final class Format5 extends LegacyFormat<KeyChunk> {
+        private static final long serialVersionUID = 1L;
+
+        static final Format5 INSTANCE = new Format5();
+
+        private Format5() {
+            super("key chunk", 5, KeyChunkSerializer.INSTANCE);
+        }
+
+        @Override
+        public void serialize(KeyChunk r, DataOutputView out) throws IOException {
+            if (r.times() != null) {
+                throw cannotHold("event times");
+            }
+            writeFormat3(r, out);
+            writePolicy(r.policy(), out, false);
+            writeOffsets(r.offsets(), out);
+        }
+
+        @Override
+        public KeyChunk deserialize(DataInputView in) throws IOException {
+            return readFormat4(in, 5);
         }
     }
 
@@ -172,13 +231,16 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
             if (r.offsets() != null) {
                 throw cannotHold("list columns");
             }
+            if (r.times() != null) {
+                throw cannotHold("event times");
+            }
             writeFormat3(r, out);
-            writePolicy(r.policy(), out);
+            writePolicy(r.policy(), out, false);
         }
 
         @Override
         public KeyChunk deserialize(DataInputView in) throws IOException {
-            return readFormat4(in, false);
+            return readFormat4(in, 4);
         }
     }
 
@@ -213,8 +275,9 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         out.writeLong(in.readLong());
         ArrayIO.copyArray(in, out, Long.BYTES);
         out.writeInt(in.readInt());
-        writePolicy(readPolicy(in), out);
+        writePolicy(readPolicy(in, true), out, true);
         writeOffsets(readOffsets(in), out);
+        writeTimes(readTimes(in), out);
     }
 
     @Override
@@ -222,7 +285,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         return new Snapshot();
     }
 
-    /** Snapshot of {@link KeyChunkSerializer}; its version is the byte format, 3 to 5. */
+    /** Snapshot of {@link KeyChunkSerializer}; its version is the byte format, 3 to 6. */
     public static final class Snapshot extends FormatSnapshot<KeyChunk> {
         public Snapshot() {
             super(
@@ -231,9 +294,12 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
                     3,
                     (IntFunction<TypeSerializer<KeyChunk>>)
                             f ->
-                                    f == FORMAT
-                                            ? INSTANCE
-                                            : f == 4 ? Format4.INSTANCE : Format3.INSTANCE);
+                                    switch (f) {
+                                        case FORMAT -> INSTANCE;
+                                        case 5 -> Format5.INSTANCE;
+                                        case 4 -> Format4.INSTANCE;
+                                        default -> Format3.INSTANCE;
+                                    });
         }
     }
 }

@@ -83,8 +83,9 @@ import org.apache.flink.core.memory.DataOutputView;
  * none (their rows carry no event time).
  *
  * <p>Format 13 appends to the Hotline section, after its decay, its window in event time (a varlong
- * of milliseconds; 0 for a window of rows, which the section's window then gives, 0 otherwise).
- * Formats 6..12 have none: their windows are rows.
+ * of milliseconds; 0 for a window of rows, which the section's window then gives, 0 otherwise), and
+ * to vocab's evicting policy (tag 2), after its ttl in rows, its ttl in event time (a varlong of
+ * milliseconds, 0 for none). Formats before 13 have neither: their windows and ttls are rows.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
@@ -435,6 +436,7 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                 out.writeVarInt(p.capacity(), true);
                 out.writeVarInt(p.eviction().ordinal(), true);
                 out.writeVarLong(p.ttlRows(), true);
+                out.writeVarLong(p.ttlMs(), true);
             }
         }
 
@@ -471,7 +473,8 @@ public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
                             path,
                             capacity,
                             kinds[kind],
-                            in.readVarLong(true)));
+                            in.readVarLong(true),
+                            reading.format >= 13 ? in.readVarLong(true) : 0));
         }
     }
 

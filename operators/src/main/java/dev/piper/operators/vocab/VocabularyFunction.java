@@ -424,7 +424,14 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         int imported = importedKeys.length;
         int sizeBefore = vocab.size();
         VocabularyEvents events = new VocabularyEvents();
-        vocab.apply(chunk.keys(), chunk.size(), indices, policy, chunk.offsets(), events);
+        vocab.apply(
+                chunk.keys(),
+                chunk.size(),
+                indices,
+                policy,
+                chunk.offsets(),
+                chunk.times(),
+                events);
         int n = imported + events.size();
         int[] at = new int[n];
         long[] keys = new long[n];

@@ -226,7 +226,7 @@ class BlockSerializersTest {
                                         -1,
                                         new Origin(new long[] {2}, new int[] {0}, 5, 6))))
                 .isEqualTo(RAW_FROZEN);
-        assertThat(KeyChunkSerializer.FORMAT).isEqualTo(5);
+        assertThat(KeyChunkSerializer.FORMAT).isEqualTo(6);
         assertThat(bytes(KeyChunkSerializer.INSTANCE, new KeyChunk(1, 2, 3, new long[] {4}, 1, 5)))
                 .isEqualTo(KEY_FROZEN);
         assertThat(
@@ -410,7 +410,10 @@ class BlockSerializersTest {
             "0000000100000002000000000000000300000001040000000000000000000005" + "00";
 
     /** Format 5: format 4 and -1, a column of one id per row. */
-    private static final String KEY_FROZEN = KEY_FROZEN_4 + "ffffffff";
+    private static final String KEY_FROZEN_5 = KEY_FROZEN_4 + "ffffffff";
+
+    /** Format 6: format 5 and -1, no event times. */
+    private static final String KEY_FROZEN = KEY_FROZEN_5 + "ffffffff";
 
     /** The same chunk under a vocabulary policy: min_count 2, 3 OOV buckets, 100 entries, "/v". */
     private static final String KEY_POLICY_FROZEN =
@@ -422,6 +425,7 @@ class BlockSerializersTest {
                     + "01"
                     + "0002"
                     + "2f76"
+                    + "ffffffff"
                     + "ffffffff";
 
     /** A list column's chunk: rows [4, 5] and [], offsets 0, 2, 2. */
@@ -437,7 +441,8 @@ class BlockSerializersTest {
                     + "00000003"
                     + "00000000"
                     + "02000000"
-                    + "02000000";
+                    + "02000000"
+                    + "ffffffff"; // no event times
 
     /** Format 3 of the index chunk of {@link #formatsAreFrozen}: no offsets. */
     private static final String INDEX_FROZEN_3 =
@@ -481,8 +486,60 @@ class BlockSerializersTest {
                     + "00"
                     + "00000032"
                     + "01"
-                    + "0000000000000000"
+                    + "0000000000000000" // no ttl in rows
+                    + "0000000000000000" // nor in event time
+                    + "ffffffff"
                     + "ffffffff";
+
+    /**
+     * A key chunk under a ttl in event time, 1 hour (capacity 50, TTL), with its row's event time
+     * (1,000 ms).
+     */
+    private static final String KEY_TIMED_FROZEN =
+            "0000000100000002000000000000000300000001040000000000000000000005"
+                    + "02"
+                    + "00000001"
+                    + "00000003"
+                    + "20000000"
+                    + "00"
+                    + "00000032"
+                    + "02"
+                    + "0000000000000000"
+                    + "000000000036ee80"
+                    + "ffffffff"
+                    + ("00000001" + "e803000000000000");
+
+    /** Format 6 holds a ttl in event time and the rows' times; format 5's bytes migrate. */
+    @Test
+    void keyChunksWithEventTimesAreFrozenAndFormat5Migrates() throws IOException {
+        VocabularyPolicy timed =
+                new VocabularyPolicy(
+                        1,
+                        3,
+                        VocabularyPolicy.MAX_SIZE,
+                        null,
+                        50,
+                        VocabularyPolicy.Eviction.TTL,
+                        0,
+                        3_600_000);
+        KeyChunk key =
+                new KeyChunk(1, 2, 3, new long[] {4}, 1, 5, timed).withTimes(new long[] {1_000});
+        assertThat(bytes(KeyChunkSerializer.INSTANCE, key)).isEqualTo(KEY_TIMED_FROZEN);
+        KeyChunk back = roundTrip(KeyChunkSerializer.INSTANCE, key);
+        assertThat(back.policy()).isEqualTo(timed);
+        assertThat(back.times()).containsExactly(1_000L);
+        TypeSerializerSnapshot<KeyChunk> keys5 =
+                restoredSnapshot(KeyChunkSerializer.Snapshot.class, 5);
+        KeyChunk five =
+                keys5.restoreSerializer()
+                        .deserialize(
+                                new DataInputDeserializer(
+                                        java.util.HexFormat.of().parseHex(KEY_FROZEN_5)));
+        assertThat(bytes(KeyChunkSerializer.INSTANCE, five)).isEqualTo(KEY_FROZEN);
+        assertThat(bytes(keys5.restoreSerializer(), five)).isEqualTo(KEY_FROZEN_5);
+        assertThatThrownBy(() -> bytes(keys5.restoreSerializer(), key))
+                .hasMessageContaining("event times");
+    }
 
     private static Assignments frozenAssignments() {
         return new Assignments(

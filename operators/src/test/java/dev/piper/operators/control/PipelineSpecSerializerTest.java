@@ -381,9 +381,43 @@ public class PipelineSpecSerializerTest {
             ops.set(ops.size() - 1, new Op.Vocab(e.getValue()));
             PipelineSpec spec = withC3(ops);
             String bytes = HexFormat.of().formatHex(serializer.toBytes(spec));
-            assertThat(bytes).isEqualTo(now.replace("7600", e.getKey()));
+            // format 13 adds the ttl in event time: none
+            assertThat(bytes).isEqualTo(now.replace("7600", e.getKey() + "00"));
             assertThat(serializer.fromBytes(HexFormat.of().parseHex(bytes))).isEqualTo(spec);
+            String format12 = "0c" + now.substring(2).replace("7600", e.getKey());
+            assertThat(serializer.fromBytes(HexFormat.of().parseHex(format12))).isEqualTo(spec);
         }
+        // format 13: a ttl in event time, 1 hour (80 dd db 01), after no ttl in rows
+        List<Op> ops = new java.util.ArrayList<>(small().columns().get(1).ops());
+        ops.set(
+                ops.size() - 1,
+                new Op.Vocab(
+                        new VocabularyPolicy(
+                                1,
+                                4,
+                                VocabularyPolicy.MAX_SIZE,
+                                null,
+                                1000,
+                                VocabularyPolicy.Eviction.TTL,
+                                0,
+                                3_600_000)));
+        PipelineSpec timed = withC3(ops);
+        String bytes = HexFormat.of().formatHex(serializer.toBytes(timed));
+        assertThat(bytes)
+                .isEqualTo(
+                        now.replace(
+                                "7600",
+                                "76"
+                                        + "02"
+                                        + "01"
+                                        + "04"
+                                        + "8080808002"
+                                        + "80"
+                                        + "e807"
+                                        + "02"
+                                        + "00"
+                                        + "80dddb01"));
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(bytes))).isEqualTo(timed);
     }
 
     /**

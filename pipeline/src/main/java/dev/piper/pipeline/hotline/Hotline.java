@@ -172,21 +172,8 @@ public final class Hotline {
             long[] eventTimes,
             boolean withWorking) {
         int scalarStart = rowInts - scalarColumns.length;
-        if (scalarStart < 0 || (long) rows * rowInts * Integer.BYTES > rowBytes.length) {
-            throw new IllegalArgumentException(
-                    rows + " rows of " + rowInts + " slots in " + rowBytes.length + " bytes");
-        }
+        check(rows, rowBytes, rowInts, scalarStart, eventTimes);
         boolean timed = settings.inEventTime();
-        if (timed && rows > 0 && (eventTimes == null || eventTimes.length < rows)) {
-            throw new IllegalArgumentException(
-                    "windows of "
-                            + settings.window()
-                            + " of event time need each row's event time (input.timestamp),"
-                            + " and a block of "
-                            + rows
-                            + " rows has "
-                            + (eventTimes == null ? "none" : eventTimes.length));
-        }
         ByteBuffer buf = ByteBuffer.wrap(rowBytes).order(ByteOrder.LITTLE_ENDIAN);
         byte[] popular = new byte[rows];
         int popularHere = 0;
@@ -251,6 +238,24 @@ public final class Hotline {
                 popularHere,
                 working == null ? new int[0][] : working.distinct(),
                 List.copyOf(windows));
+    }
+
+    /** The block's rows fill its bytes, and windows in event time have each row's time. */
+    private void check(int rows, byte[] rowBytes, int rowInts, int scalarStart, long[] times) {
+        if (scalarStart < 0 || (long) rows * rowInts * Integer.BYTES > rowBytes.length) {
+            throw new IllegalArgumentException(
+                    rows + " rows of " + rowInts + " slots in " + rowBytes.length + " bytes");
+        }
+        if (settings.inEventTime() && rows > 0 && (times == null || times.length < rows)) {
+            throw new IllegalArgumentException(
+                    "windows of "
+                            + settings.window()
+                            + " of event time need each row's event time (input.timestamp),"
+                            + " and a block of "
+                            + rows
+                            + " rows has "
+                            + (times == null ? "none" : times.length));
+        }
     }
 
     private void count(int column, int index) {

@@ -37,7 +37,8 @@ import java.util.List;
  *       unseen key goes to its bucket, and the counts are dropped.
  *   <li>the vocabulary holds {@code capacity} entries and evicts ({@link Eviction}): a key that is
  *       admitted takes the index of a victim, which leaves the vocabulary, unless no entry may be
- *       evicted yet (TTL: none unseen for {@code ttlRows} rows), when the key goes to its bucket.
+ *       evicted yet (TTL: none unseen for {@code ttlRows} rows, or {@code ttlMs} of event time),
+ *       when the key goes to its bucket.
  * </ul>
  *
  * Both need at least one OOV bucket, so that every key has an index. An imported vocabulary ({@code
@@ -52,6 +53,9 @@ import java.util.List;
  * @param eviction how a full vocabulary chooses the entry whose index a new key reuses
  * @param ttlRows under {@link Eviction#TTL}, the rows of the column's input after which an unseen
  *     entry may be evicted; 0 otherwise
+ * @param ttlMs under {@link Eviction#TTL}, instead of {@code ttlRows}: the event time (ms) after
+ *     which an unseen entry may be evicted, on the column's clock (the latest event time of its
+ *     input so far); 0 otherwise
  */
 public record VocabularyPolicy(
         int minCount,
@@ -60,7 +64,8 @@ public record VocabularyPolicy(
         String importPath,
         int capacity,
         Eviction eviction,
-        long ttlRows)
+        long ttlRows,
+        long ttlMs)
         implements Serializable {
 
     /** How a full vocabulary with a {@code capacity} makes room for a new key. */
@@ -74,8 +79,9 @@ public record VocabularyPolicy(
          */
         LFU,
         /**
-         * Time to live, in rows: the entry seen least recently, once it has not been seen in the
-         * last {@code ttlRows} rows of the column; while none has, new keys go to their buckets.
+         * Time to live, in rows or event time: the entry seen least recently, once it has not been
+         * seen in the last {@code ttlRows} rows of the column (or {@code ttlMs} of its clock);
+         * while none has, new keys go to their buckets.
          */
         TTL;
 
@@ -87,7 +93,19 @@ public record VocabularyPolicy(
 
     /** A policy that does not evict. */
     public VocabularyPolicy(int minCount, int oovBuckets, int maxSize, String importPath) {
-        this(minCount, oovBuckets, maxSize, importPath, 0, Eviction.NONE, 0);
+        this(minCount, oovBuckets, maxSize, importPath, 0, Eviction.NONE, 0, 0);
+    }
+
+    /** A policy whose time to live, if any, is counted in rows. */
+    public VocabularyPolicy(
+            int minCount,
+            int oovBuckets,
+            int maxSize,
+            String importPath,
+            int capacity,
+            Eviction eviction,
+            long ttlRows) {
+        this(minCount, oovBuckets, maxSize, importPath, capacity, eviction, ttlRows, 0);
     }
 
     /**
@@ -169,18 +187,31 @@ public record VocabularyPolicy(
                                 + " own row): set oov_buckets to at least 1");
             }
         }
+        if (ttlMs < 0 || (ttlMs > 0 && ttlRows != 0)) {
+            throw new IllegalArgumentException(
+                    "vocab ttl is rows or a span of event time, not "
+                            + ttlRows
+                            + " rows and "
+                            + ttlMs
+                            + " ms");
+        }
         if (eviction == Eviction.TTL) {
-            if (ttlRows < 1) {
+            if (ttlRows < 1 && ttlMs < 1) {
                 throw new IllegalArgumentException(
                         "vocab evict \"ttl\" needs a ttl of at least 1 row, not " + ttlRows);
             }
-        } else if (ttlRows != 0) {
+        } else if (ttlRows != 0 || ttlMs != 0) {
             throw new IllegalArgumentException(
                     "vocab ttl applies to evict \"ttl\" only, not to "
                             + (eviction == Eviction.NONE
                                     ? "a vocabulary that does not evict"
                                     : "\"" + eviction.label() + "\""));
         }
+    }
+
+    /** True when the time to live is counted in event time: the rows' times must reach it. */
+    public boolean ttlInEventTime() {
+        return ttlMs > 0;
     }
 
     /** True when a full vocabulary evicts an entry to admit a key ({@code capacity} given). */
@@ -231,6 +262,9 @@ public record VocabularyPolicy(
         }
         if (ttlRows != 0) {
             params.add("ttl=" + ttlRows + "rows");
+        }
+        if (ttlMs != 0) {
+            params.add("ttl=" + ttlMs + "ms");
         }
         if (importPath != null) {
             params.add("import=" + importPath);

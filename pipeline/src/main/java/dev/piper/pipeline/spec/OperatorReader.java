@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiConsumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads one operator of a column's chain, a name or an object with {@code "op"} and its parameters,
@@ -97,6 +95,7 @@ final class OperatorReader {
                         default -> throw p.bad("evict", "\"lfu\" or \"ttl\"", p.node("evict"));
                     };
         }
+        Spans.Span ttl = p.has("ttl") ? ttl(p) : new Spans.Span(0, 0);
         return new VocabularyPolicy(
                 p.has("min_count") ? p.intValue("min_count", 1) : 1,
                 p.has("oov_buckets") ? p.intValue("oov_buckets", 0) : 0,
@@ -104,51 +103,20 @@ final class OperatorReader {
                 p.has("import") ? p.text("import") : null,
                 p.has("capacity") ? p.intValue("capacity", 1) : 0,
                 eviction,
-                p.has("ttl") ? ttlRows(p) : 0);
+                ttl.rows(),
+                ttl.millis());
     }
 
     /**
-     * A vocab's {@code ttl} in rows: an integer, or a string of an integer and "rows" ({@code
-     * "5000000 rows"}, {@code "5M rows"} with k, M, G for thousands, millions, billions). A
-     * duration ({@code "7d"}) is refused: the vocabulary counts rows, it does not see record times.
+     * A vocab's {@code ttl}: rows (an integer, or a string such as {@code "5M rows"}) or a span of
+     * event time ({@code "7d"}, {@link Spans}); that the input has event time for the latter is
+     * checked with the whole spec.
      */
-    private static long ttlRows(Params p) {
-        JsonNode n = p.node("ttl");
-        if (n.isIntegralNumber() && n.canConvertToLong() && n.longValue() >= 1) {
-            return n.longValue();
-        }
-        String what = "a number of rows, as 5000000 or \"5M rows\"";
-        if (!n.isTextual()) {
-            throw p.bad("ttl", what, n);
-        }
-        Matcher m = Pattern.compile("\\s*([0-9]+)\\s*([kMG]?)\\s*rows?\\s*").matcher(n.asText());
-        if (!m.matches()) {
-            if (n.asText().matches("\\s*[0-9.]+\\s*(ms|s|m|h|d|w)\\s*")) {
-                throw p.bad(
-                        "ttl",
-                        what
-                                + " (a time to live in time units would need each row's record"
-                                + " timestamp at the vocabulary, which the job does not carry"
-                                + " there: count it in rows of the column's input)",
-                        n);
-            }
-            throw p.bad("ttl", what, n);
-        }
-        long scale =
-                switch (m.group(2)) {
-                    case "k" -> 1_000L;
-                    case "M" -> 1_000_000L;
-                    case "G" -> 1_000_000_000L;
-                    default -> 1L;
-                };
+    private static Spans.Span ttl(Params p) {
         try {
-            long rows = Math.multiplyExact(Long.parseLong(m.group(1)), scale);
-            if (rows < 1) {
-                throw p.bad("ttl", what + " of at least 1", n);
-            }
-            return rows;
-        } catch (ArithmeticException | NumberFormatException e) {
-            throw p.bad("ttl", what + " below 2^63", n);
+            return Spans.read(p.node("ttl"));
+        } catch (IllegalArgumentException e) {
+            throw p.bad("ttl", e.getMessage());
         }
     }
 
@@ -209,7 +177,12 @@ final class OperatorReader {
         }
 
         BadParam bad(String name, String what, JsonNode n) {
-            problem(path, op + " \"" + name + "\" must be " + what + ", not " + n);
+            return bad(name, "must be " + what + ", not " + n);
+        }
+
+        /** Reports {@code message} about parameter {@code name} (it says what the value is). */
+        BadParam bad(String name, String message) {
+            problem(path, op + " \"" + name + "\" " + message);
             return new BadParam();
         }
 

@@ -175,40 +175,12 @@ public final class SpecParser {
         HotlineSettings hotline =
                 HotlineSection.read(
                         this, root.get("hotline"), input != null && input.eventTime() != null);
-        checkIdParsers(input, columns);
+        ColumnChecks.idParsers(this, input, columns);
+        ColumnChecks.eventTimeTtls(this, input, columns);
         if (!problems.isEmpty()) {
             throw new SpecException(source, problems);
         }
         return new PipelineSpec(name, version, input, columns, output, hotline);
-    }
-
-    /** hash64 reads named-field input's string ids; Criteo's text has hexadecimal ones. */
-    private void checkIdParsers(PipelineSpec.Input input, List<Column> columns) {
-        if (input == null
-                || columns == null
-                || InputFormat.of(input.format()).map(InputFormat::namedFields).orElse(true)) {
-            return;
-        }
-        List<String> hashing = new ArrayList<>();
-        int at = -1;
-        for (Column c : columns) {
-            for (int i = 0; i < c.ops().size(); i++) {
-                if (c.ops().get(i) instanceof Op.Hash64) {
-                    hashing.add(c.name());
-                    at = at < 0 ? i : at;
-                }
-            }
-        }
-        if (!hashing.isEmpty()) {
-            problem(
-                    "columns." + hashing.get(0) + "[" + at + "]",
-                    "hash64 reads the string ids of named-field input (json, csv, avro, protobuf); "
-                            + input.format()
-                            + " ids are hexadecimal (hex2int)"
-                            + (hashing.size() > 1
-                                    ? "; " + hashing.size() + " columns have hash64"
-                                    : ""));
-        }
     }
 
     void problem(String path, String message) {

@@ -646,8 +646,19 @@ class SpecParserTest {
                                                 "\"vocab\"",
                                                 "{\"op\": \"vocab\", \"capacity\": 10, \"evict\":"
                                                         + " \"ttl\", \"ttl\": \"7d\", \"oov_buckets\": 1}"))),
-                        "columns.C4..C26[3]: vocab \"ttl\" must be a number of rows, as 5000000 or"
-                                + " \"5M rows\" (a time to live in time units"),
+                        "[3]: vocab \"ttl\" is a span of event time, and the input has none: name"
+                                + " its time field in input.timestamp, or count the ttl in rows"),
+                Arguments.of(
+                        "vocab ttl neither rows nor time",
+                        spec(
+                                c.replace(
+                                        vocab,
+                                        vocab.replace(
+                                                "\"vocab\"",
+                                                "{\"op\": \"vocab\", \"capacity\": 10, \"evict\":"
+                                                        + " \"ttl\", \"ttl\": \"a week\", \"oov_buckets\": 1}"))),
+                        "columns.C4..C26[3]: vocab \"ttl\" must be a number of rows (100000, \"5M"
+                                + " rows\"; k, M, G) or a span of event time"),
                 Arguments.of(
                         "vocab ttl without evict ttl",
                         spec(
@@ -1145,6 +1156,24 @@ class SpecParserTest {
         assertThat(all.tracker())
                 .isEqualTo(dev.piper.pipeline.hotline.HotlineSettings.Tracker.SRRIP);
         assertThat(parse(spec(OK_COLUMNS)).hotline()).isNull();
+    }
+
+    @Test
+    void aVocabTtlMayBeASpanOfEventTime() throws Exception {
+        String timed =
+                jsonSpec(", \"timestamp\": \"ts\"")
+                        .replace(
+                                "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]",
+                                "\"C1..C2\": [\"decode\", \"fill_missing\", \"hex2int\", {\"op\":"
+                                        + " \"vocab\", \"capacity\": 10, \"evict\": \"ttl\","
+                                        + " \"ttl\": \"1h\", \"oov_buckets\": 1}]");
+        PipelineSpec spec = parse(timed);
+        VocabularyPolicy p = SpecCompiler.program(spec).vocabPolicy(0);
+        assertThat(p.ttlMs()).isEqualTo(3_600_000);
+        assertThat(p.ttlRows()).isZero();
+        assertThat(p.ttlInEventTime()).isTrue();
+        assertThat(spec.column("C1").orElseThrow().chain())
+                .endsWith("vocab(oov_buckets=1,capacity=10,evict=ttl,ttl=3600000ms)");
     }
 
     @Test
