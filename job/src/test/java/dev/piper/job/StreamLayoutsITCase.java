@@ -7,7 +7,9 @@ import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.RowsRecord;
 import dev.piper.connectors.kafka.StreamFormat;
 import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.spec.Presets;
@@ -103,6 +105,45 @@ class StreamLayoutsITCase {
     }
 
     /**
+     * Issue 42's event time in the stream: JSON click events under a spec whose user column's
+     * vocabulary evicts entries unseen for 20 s of event time and whose Hotline windows are 30 s of
+     * event time; the stream's files (rows, vocabularies and assignments, Hotline's split, event
+     * times) are preprocess's.
+     */
+    @Test
+    void eventTimeTtlsAndWindowsStreamAsPreprocessRunsThem() throws Exception {
+        Path input = tmp.resolve("timed.jsonl");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new ClickEvents(11, 0.01, -1).write(ClickEvents.Format.JSON, out, 8_000, done -> {});
+        }
+        String preset = new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8);
+        String spec =
+                preset.replace("\"name\": \"clicks-json\"", "\"name\": \"timed\"")
+                        .replace(
+                                "\"C1..C5\"",
+                                "\"C1\": [\"decode\", \"fill_missing\", \"hash64\", {\"op\":"
+                                        + " \"vocab\", \"capacity\": 300, \"evict\": \"ttl\","
+                                        + " \"ttl\": \"20s\", \"oov_buckets\": 4}], \"C2..C5\"");
+        spec =
+                spec.substring(0, spec.lastIndexOf('}'))
+                        + ", \"hotline\": {\"budget\": 8192, \"window\": \"30s\", \"sample\": 0.2}}";
+        assertThat(spec).contains("\"20s\"", "\"30s\"", "\"name\": \"timed\"");
+        streamAndCompare("timed", spec, input);
+        Path batch = tmp.resolve("timed-batch");
+        assertThat(Files.readAllLines(batch.resolve(OutputLayout.assignmentsFile(0))))
+                .as("C1's assignments: some reuse an evicted key's index")
+                .anySatisfy(line -> assertThat(line.split("\t", -1)[3]).isNotEmpty());
+        assertThat(Files.readAllLines(batch.resolve(OutputLayout.HOTLINE_HOT_SETS)))
+                .hasSizeGreaterThan(1)
+                .allSatisfy(line -> assertThat(line).contains("\"start_ms\""));
+        assertThat(
+                        Files.mismatch(
+                                tmp.resolve("timed-consumed").resolve(OutputLayout.EVENT_TIMES),
+                                batch.resolve(OutputLayout.EVENT_TIMES)))
+                .isEqualTo(-1);
+    }
+
+    /**
      * Streams {@code input} under {@code spec} through one input partition into a two-partition
      * rows topic, consumes it and compares with preprocess; returns the headers of a rows record.
      */
@@ -137,8 +178,8 @@ class StreamLayoutsITCase {
                                 name + "-rows",
                                 name + "-vocab",
                                 name + "-rows-dead-letters")
-                        // the presets are known from the records; the onehot spec is the test's
-                        .spec(name.equals("oh") ? PiperOptions.decodeOptions(conf) : null)
+                        // the presets are known from the records; the other specs are the test's
+                        .spec(name.startsWith("rm") ? null : PiperOptions.decodeOptions(conf))
                         .consume(consumed, summary.rowsWritten(), Duration.ofSeconds(20), QUIET);
         assertThat(r.rows()).isEqualTo(summary.rowsWritten());
         assertThat(r.deadLetters()).isEqualTo(summary.deadLetters());
