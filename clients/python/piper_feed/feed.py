@@ -48,7 +48,9 @@ class Batch:
     dense: torch.Tensor  # float32 [rows, dense slots]
     sparse: torch.Tensor  # int64 [rows, scalar sparse columns]
     sparse_names: list
-    lists: dict  # name -> (values int64, offsets int64 [rows + 1]) for nn.EmbeddingBag
+    # name -> (values int64, offsets int64 [rows + 1]): the last offset ends the last row's ids,
+    # so nn.EmbeddingBag takes them with include_last_offset=True, or use batch.bags(name)
+    lists: dict
     epochs: dict  # sparse column -> vocabulary epoch of its indices
     table_sizes: dict  # (column, epoch) -> rows its embedding table needs so far
     timestamps_ms: np.ndarray  # per row, its input record's timestamp (ms), or None
@@ -86,12 +88,92 @@ class Batch:
             else self.event_times_ms[index.numpy()],
             popular=None if self.popular is None else self.popular[index])
 
+    def bags(self, name):
+        """List column ``name`` as nn.EmbeddingBag takes it by default (include_last_offset
+        False): its values and the offset where each row's ids start ([rows], no closing one)."""
+        values, offsets = self.lists[name]
+        return values, offsets[:-1]
+
+    def tables(self):
+        """Per sparse column (scalar and list), the rows its embedding table needs for this
+        batch's indices: OOV buckets plus entries, at the column's vocabulary epoch."""
+        return {name: self.table_sizes[(name, epoch)] for name, epoch in self.epochs.items()
+                if (name, epoch) in self.table_sizes}
+
+    def keyed_jagged(self):
+        """The sparse columns in TorchRec's KeyedJaggedTensor layout (see ``KeyedJagged``)."""
+        names = sorted(list(self.sparse_names) + list(self.lists), key=_column_number)
+        rows = self.rows
+        values, lengths = [], []
+        for name in names:
+            if name in self.lists:
+                v, o = self.lists[name]
+                values.append(v)
+                lengths.append(o[1:] - o[:-1])
+            else:
+                values.append(self.sparse[:, self.sparse_names.index(name)])
+                lengths.append(torch.ones(rows, dtype=torch.int64))
+        flat = torch.cat(lengths) if lengths else torch.zeros(0, dtype=torch.int64)
+        offsets = torch.zeros(len(flat) + 1, dtype=torch.int64)
+        torch.cumsum(flat, 0, out=offsets[1:])
+        return KeyedJagged(keys=names,
+                           values=torch.cat(values) if values else torch.zeros(0, dtype=torch.int64),
+                           lengths=flat, offsets=offsets)
+
+    def _map_tensors(self, f):
+        """A copy with ``f`` applied to every tensor of the batch."""
+        def opt(t):
+            return None if t is None else f(t)
+        return dataclasses.replace(
+            self, labels=f(self.labels), dense=f(self.dense), sparse=f(self.sparse),
+            lists={n: (f(v), f(o)) for n, (v, o) in self.lists.items()},
+            popular=opt(self.popular),
+            working=None if self.working is None
+            else {n: f(w) for n, w in self.working.items()},
+            reused=None if self.reused is None else {k: f(r) for k, r in self.reused.items()})
+
+    def to(self, device, non_blocking=False):
+        """The batch's tensors on ``device`` (asynchronous from pinned memory with
+        ``non_blocking``); the numpy fields (times) stay on the host."""
+        return self._map_tensors(lambda t: t.to(device, non_blocking=non_blocking))
+
+    def pin_memory(self):
+        """The batch's tensors in page-locked memory (needs CUDA), for asynchronous copies;
+        DataLoader(pin_memory=True) calls it."""
+        return self._map_tensors(lambda t: t.pin_memory())
+
     def split(self):
         """Hotline's micro-batches: (popular rows, non-popular rows); needs a split feed."""
         if self.popular is None:
             raise FeedError(f"{self.source}: the stream wrote no Hotline split"
                             " (run it with --hotline-budget)")
         return self.select(self.popular), self.select(~self.popular)
+
+
+def _column_number(name):
+    return int(name[1:])
+
+
+@dataclass
+class KeyedJagged:
+    """A batch's sparse columns as TorchRec's KeyedJaggedTensor holds them, key-major: for each
+    key (column, in column order) the ids of every row, scalar columns one id a row.
+
+    ``lengths`` has ``len(keys) * rows`` entries (key 0's rows, then key 1's, ...), ``offsets``
+    one more (their running sum from 0). With torchrec installed, one line converts it:
+    ``KeyedJaggedTensor(keys=kj.keys, values=kj.values, lengths=kj.lengths)``.
+    """
+
+    keys: list
+    values: torch.Tensor  # int64
+    lengths: torch.Tensor  # int64 [len(keys) * rows]
+    offsets: torch.Tensor  # int64 [len(keys) * rows + 1]
+
+    def column(self, name, rows):
+        """Column ``name``'s (values, per-row offsets [rows + 1]) back from the layout."""
+        k = self.keys.index(name)
+        start, end = int(self.offsets[k * rows]), int(self.offsets[(k + 1) * rows])
+        return self.values[start:end], self.offsets[k * rows:(k + 1) * rows + 1] - start
 
 
 def _sent_ms(message):
@@ -182,6 +264,17 @@ class RowsFeed:
         self._vocab_next = {}
         self._vocab_waiting = {}
         self.records = 0
+        self._stopping = False
+
+    def stop(self):
+        """Makes an iteration in progress (on another thread) end within a poll's time (0.2 s);
+        call ``close`` once it has ended."""
+        self._stopping = True
+
+    def _check_stopping(self, block):
+        if self._stopping:
+            raise FeedError(f"{block.where}: the feed was stopped while waiting for the"
+                            f" vocabulary topic {self.vocab_topic}")
 
     def close(self):
         self._rows.close()
@@ -289,6 +382,7 @@ class RowsFeed:
             while done < need:
                 record = self._waiting.get(key, {}).pop(done, None)
                 if record is None:
+                    self._check_stopping(block)
                     if self._vocab is None:
                         raise FeedError(f"{block.where}: {name} evicts; read the vocabulary topic"
                                         " too (vocab_topic) to know which indices were reused")
@@ -332,6 +426,7 @@ class RowsFeed:
                        if top >= self.table_sizes.get((n, block.epochs[n]), block.buckets[n])]
             if not missing:
                 return
+            self._check_stopping(block)
             if time.monotonic() > deadline:
                 n, epoch, top = missing[0]
                 raise FeedError(
@@ -342,7 +437,7 @@ class RowsFeed:
 
     def __iter__(self):
         last = time.monotonic()
-        while True:
+        while not self._stopping:
             message = self._rows.poll(0.2)
             if message is None:
                 if time.monotonic() - last > self.idle_timeout_s:

@@ -57,6 +57,7 @@ def feed_reading(rows_partitions=1):
     feed._rows_partitions = rows_partitions
     feed._vocab_next, feed._vocab_waiting, feed.table_sizes = {}, {}, {}
     feed.names = {}
+    feed._stopping = False
     return feed
 
 
@@ -166,6 +167,23 @@ class NamedVocabMessage:
 def _note_vocab(feed, first, count, offset):
     feed._vocab = OneMessage(VocabMessage(first, count, offset))
     return feed._poll_vocab(0)
+
+
+class NothingYet:
+    """A rows consumer with no records: every poll times out."""
+
+    def poll(self, timeout):
+        return None
+
+
+class StopTest(unittest.TestCase):
+
+    def test_a_stopped_feed_ends_its_iteration_without_waiting_for_the_idle_timeout(self):
+        feed = feed_reading()
+        feed._rows = NothingYet()
+        feed.idle_timeout_s = 3600
+        feed.stop()
+        self.assertEqual(list(feed), [])
 
 
 if __name__ == "__main__":
