@@ -60,7 +60,8 @@ class Prefetcher:
         self._stop = threading.Event()
         self._thread = None
         self._done = False
-        self.wait_s = 0.0  # seconds the consumer spent blocked in __next__
+        self.wait_s = 0.0  # seconds the consumer spent blocked in __next__ before a batch
+        self.end_wait_s = 0.0  # and before the end (the source's idle timeout, for a feed)
         self.batches = 0  # batches handed to the consumer
         self.read_s = 0.0  # seconds the thread spent reading and decoding (and pinning)
 
@@ -85,8 +86,9 @@ class Prefetcher:
             iter(self)
         started = time.perf_counter()
         item = self._queue.get()
-        self.wait_s += time.perf_counter() - started
+        waited = time.perf_counter() - started
         if item is _END:
+            self.end_wait_s = waited
             self._done = True
             self._thread.join()
             raise StopIteration
@@ -94,6 +96,7 @@ class Prefetcher:
             self._done = True
             self._thread.join()
             raise item.error
+        self.wait_s += waited
         self.batches += 1
         if self._device is not None:
             item = item.to(self._device, non_blocking=self._non_blocking)

@@ -8,6 +8,7 @@ parameters (the non-hot indices of the non-popular rows, little-endian int32), t
 row, 1 if the row is popular (every index in its window's hot set).
 """
 
+import functools
 import json
 import os
 import re
@@ -76,10 +77,30 @@ def check_headers(h, version, where, described=None):
             raise FeedError(f"{where}: header {present[0]} without {', '.join(missing)} (with"
                             f" {when} a record has all of {', '.join(every)})")
     named = [n for n in h if n in described and described[n]["type"] == "names"]
+    lists, columns = h.get("piper.list.columns"), h.get("piper.row.columns")
     for name in named + [n for n in h if n in described and n not in named]:
-        problem = _header_problem(described[name], h[name], h, version)
+        d = described[name]
+        if d["type"] in _REPEATING and described is ROWS_FORMAT:
+            # the same value in the same context checks alike: most records repeat them
+            problem = _repeated_problem(name, h[name], version, lists, columns)
+        else:
+            problem = _header_problem(d, h[name], h, version)
         if problem:
             raise FeedError(f"{where}: header {name} \"{h[name]}\": {problem}")
+
+
+# header types whose values repeat from record to record (column names, per-column lists)
+_REPEATING = ("names", "counts", "numbers", "choices")
+
+
+@functools.lru_cache(maxsize=4096)
+def _repeated_problem(name, value, version, lists, columns):
+    h = {}
+    if lists is not None:
+        h["piper.list.columns"] = lists
+    if columns is not None:
+        h["piper.row.columns"] = columns
+    return _header_problem(ROWS_FORMAT[name], value, h, version)
 
 
 def _header_problem(d, value, h, version):
@@ -126,7 +147,7 @@ def _max(kind):
 
 
 def _number(text, kind):
-    return bool(re.fullmatch(r"[0-9]{1,19}", text)) and int(text) <= _max(kind)
+    return 0 < len(text) <= 19 and text.isascii() and text.isdigit() and int(text) <= _max(kind)
 
 
 def headers_of(message):
@@ -191,9 +212,12 @@ class RowsBlock:
         for j, name in enumerate(self.sparse_names):
             if self.rows:
                 out[name] = int(self.sparse[:, j].max())
-        for name, (values, _) in self.lists.items():
-            if len(values):
-                out[name] = int(values.max())
+        lists = [(n, v) for n, (v, _) in self.lists.items() if len(v)]
+        if lists:  # one reduction over the lists' values, cut where each list starts
+            flat = np.concatenate([v for _, v in lists])
+            starts = np.cumsum([0] + [len(v) for _, v in lists[:-1]])
+            for (name, _), top in zip(lists, np.maximum.reduceat(flat, starts)):
+                out[name] = int(top)
         return out
 
 
@@ -206,13 +230,15 @@ def decode_rows(message):
         raise FeedError(f"{where}: record format {version}, this client reads 1 to 3")
     check_headers(h, version, where)
     rows = int(h["piper.rows"])
-    columns = h["piper.row.columns"].split(",") if version >= 2 else CRITEO_COLUMNS
+    layout = _layout(h.get("piper.row.columns") if version >= 2 else None,
+                     h.get("piper.float32.columns", ""))
+    columns = layout.columns
     lists = h["piper.list.columns"].split(",") if h.get("piper.list.columns") else []
     counts = _ints(h["piper.list.values"], len(lists), where, "piper.list.values") if lists else []
     value = message.value() or b""
     width = len(columns)
     expected = 4 * (rows * width + sum(rows + c for c in counts))
-    sparse_count = len([c for c in columns if c.startswith("C")]) + len(lists)
+    sparse_count = len(layout.sparse_idx) + len(lists)
     working_counts = None
     if "piper.hotline.working" in h:
         working_counts = _ints(h["piper.hotline.working"], sparse_count, where,
@@ -231,27 +257,14 @@ def decode_rows(message):
     split_at = times_at - (4 * sum(working_counts) + rows if working_counts else 0)
     data = np.frombuffer(value, dtype="<i4", count=split_at // 4)
     matrix = data[: rows * width].reshape(rows, width)
-    floats = set(h.get("piper.float32.columns", "").split(",")) - {""}
-    dense_idx = [i for i, c in enumerate(columns) if i > 0 and not c.startswith("C")]
-    sparse_idx = [i for i, c in enumerate(columns) if c.startswith("C")]
-    dense = np.empty((rows, len(dense_idx)), dtype=np.float32)
-    for k, i in enumerate(dense_idx):
-        col = np.ascontiguousarray(matrix[:, i])
-        dense[:, k] = col.view("<f4") if columns[i] in floats else col.astype(np.float32)
-    decoded_lists = {}
-    at = rows * width
-    for name, count in zip(lists, counts):
-        lengths = data[at: at + rows].astype(np.int64)
-        at += rows
-        if lengths.sum() != count:
-            raise FeedError(f"{where}: {name}'s lengths add up to {lengths.sum()}, not {count}")
-        values = data[at: at + count].astype(np.int64)
-        at += count
-        offsets = np.zeros(rows + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        decoded_lists[name] = (values, offsets)
-    sparse_names = [columns[i] for i in sparse_idx]
-    sparse = matrix[:, sparse_idx].astype(np.int64)
+    dense = np.empty((rows, len(layout.dense_names)), dtype=np.float32)
+    if len(layout.int_slots):  # two gathers, not one per column: wide layouts have hundreds
+        dense[:, layout.int_slots] = matrix[:, layout.int_columns].astype(np.float32)
+    if len(layout.float_slots):
+        dense[:, layout.float_slots] = matrix[:, layout.float_columns].view("<f4")
+    decoded_lists = _lists(data, rows * width, rows, lists, counts, where)
+    sparse_names = list(layout.sparse_names)
+    sparse = matrix[:, layout.sparse_idx].astype(np.int64)
     block = int(h.get("piper.block", "-1"))
     source = f"block {block} of {h.get('piper.input.topic', '')}/{h.get('piper.input.partition', '')}"
     _check_indices(where, source, sparse_names, sparse,
@@ -298,10 +311,10 @@ def decode_rows(message):
         input_partition=int(h.get("piper.input.partition", "-1")),
         block=block,
         pipeline=h.get("piper.pipeline", ""),
-        columns=columns,
+        columns=list(columns),
         labels=np.ascontiguousarray(matrix[:, 0]),
         dense=dense,
-        dense_names=[columns[i] for i in dense_idx],
+        dense_names=list(layout.dense_names),
         sparse=sparse,
         sparse_names=sparse_names,
         lists=decoded_lists,
@@ -317,9 +330,70 @@ def decode_rows(message):
     )
 
 
+def _lists(data, start, rows, names, counts, where):
+    """The list columns after the rows: per list, ``rows`` lengths then its values. A few whole-
+    array operations for all of them (wide layouts have dozens), each list's values and offsets
+    views of one int64 array."""
+    if not names:
+        return {}
+    section = data[start:].astype(np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
+    # where each list's lengths start: after the lengths and values of those before it
+    starts = np.concatenate([[0], np.cumsum(counts + rows)[:-1]])
+    lengths = section[starts[:, None] + np.arange(rows)]  # [lists, rows]
+    sums = lengths.sum(axis=1)
+    if not np.array_equal(sums, counts):
+        k = int(np.flatnonzero(sums != counts)[0])
+        raise FeedError(f"{where}: {names[k]}'s lengths add up to {int(sums[k])}, not"
+                        f" {int(counts[k])}")
+    offsets = np.zeros((len(names), rows + 1), dtype=np.int64)
+    np.cumsum(lengths, axis=1, out=offsets[:, 1:])
+    out = {}
+    for k, name in enumerate(names):
+        at = int(starts[k]) + rows
+        out[name] = (section[at: at + int(counts[k])], offsets[k])
+    return out
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where a record's slots go, from its column names: computed once per distinct layout."""
+
+    columns: list
+    dense_names: tuple
+    sparse_names: tuple
+    sparse_idx: np.ndarray  # the C columns' slots
+    int_slots: np.ndarray  # dense positions of int32 slots, and their slots
+    int_columns: np.ndarray
+    float_slots: np.ndarray  # dense positions of float32 slots, and their slots
+    float_columns: np.ndarray
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(row_columns, float32_columns):
+    columns = row_columns.split(",") if row_columns is not None else CRITEO_COLUMNS
+    floats = set(float32_columns.split(",")) - {""}
+    dense_idx = [i for i, c in enumerate(columns) if i > 0 and not c.startswith("C")]
+    sparse_idx = [i for i, c in enumerate(columns) if c.startswith("C")]
+    as_float = [k for k, i in enumerate(dense_idx) if columns[i] in floats]
+    as_int = [k for k, i in enumerate(dense_idx) if columns[i] not in floats]
+    return _Layout(
+        columns=columns,
+        dense_names=tuple(columns[i] for i in dense_idx),
+        sparse_names=tuple(columns[i] for i in sparse_idx),
+        sparse_idx=np.array(sparse_idx, dtype=np.intp),
+        int_slots=np.array(as_int, dtype=np.intp),
+        int_columns=np.array([dense_idx[k] for k in as_int], dtype=np.intp),
+        float_slots=np.array(as_float, dtype=np.intp),
+        float_columns=np.array([dense_idx[k] for k in as_float], dtype=np.intp))
+
+
 def _check_indices(where, source, names, sparse, lists):
     """Refuses a negative vocabulary index (an embedding lookup would fail on it with a bare
     traceback), naming the record, the column and the row, as ``piper consume`` does."""
+    if (sparse.size == 0 or sparse.min() >= 0) and all(
+            len(v) == 0 or v.min() >= 0 for v in lists.values()):
+        return  # the usual case, one reduction per array
     for j, name in enumerate(names):
         negative = np.flatnonzero(sparse[:, j] < 0)
         if len(negative):
