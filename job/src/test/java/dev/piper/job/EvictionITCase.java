@@ -416,10 +416,10 @@ class EvictionITCase {
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(events))) {
             new ClickEvents(5, 0.01, -1).write(ClickEvents.Format.JSON, out, 20_000, done -> {});
         }
-        String preset;
-        try (var in = getClass().getResourceAsStream(Presets.named("clicks-json").resource())) {
-            preset = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        String preset =
+                new String(
+                        Presets.named("clicks-json").text(),
+                        java.nio.charset.StandardCharsets.UTF_8);
         String userColumn =
                 "\"C1\": [\"decode\", \"fill_missing\", \"hash64\", {\"op\": \"vocab\","
                         + " \"capacity\": 200, \"evict\": \"ttl\", \"ttl\": \"20s\","

@@ -176,10 +176,10 @@ class HotlineITCase {
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(events))) {
             new ClickEvents(9, 0.01, -1).write(ClickEvents.Format.JSON, out, 60_000, done -> {});
         }
-        String preset;
-        try (var in = getClass().getResourceAsStream(Presets.named("clicks-json").resource())) {
-            preset = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        }
+        String preset =
+                new String(
+                        Presets.named("clicks-json").text(),
+                        java.nio.charset.StandardCharsets.UTF_8);
         long windowMs = 120_000;
         String spec =
                 preset.substring(0, preset.lastIndexOf('}'))

@@ -48,6 +48,11 @@ class HotlineTest {
 
         /** Rows {@code from} to {@code to} as a block. */
         Split applyTo(Hotline h, int from, int to) {
+            return applyTo(h, from, to, null);
+        }
+
+        /** As above, with the rows' event times ({@code times} of every row, or null). */
+        Split applyTo(Hotline h, int from, int to, long[] times) {
             byte[] part = Arrays.copyOfRange(bytes, from * ROW_INTS * 4, to * ROW_INTS * 4);
             int[] off = new int[to - from + 1];
             for (int r = from; r <= to; r++) {
@@ -61,7 +66,9 @@ class HotlineTest {
                     SCALAR,
                     LISTS,
                     new int[][] {off},
-                    new int[][] {part2});
+                    new int[][] {part2},
+                    times == null ? null : Arrays.copyOfRange(times, from, to),
+                    true);
         }
 
         int scalar(int r, int j) {
@@ -157,13 +164,13 @@ class HotlineTest {
                         1 << 12,
                         0.5);
         Hotline one = new Hotline(s, 4);
-        Split whole = applyRows(one, rows, times, 0, rows.rows());
+        Split whole = rows.applyTo(one, 0, rows.rows(), times);
         Hotline many = new Hotline(s, 4);
         ByteBuffer flags = ByteBuffer.allocate(rows.rows());
         List<Split.Window> windows = new ArrayList<>();
         int from = 0;
         for (int cut : new int[] {1, 499, 500, 2_501, 6_000}) {
-            Split sp = applyRows(many, rows, times, from, cut);
+            Split sp = rows.applyTo(many, from, cut, times);
             flags.put(sp.popular());
             windows.addAll(sp.windows());
             from = cut;
@@ -171,25 +178,6 @@ class HotlineTest {
         assertThat(windows).hasSizeGreaterThan(10).isEqualTo(whole.windows());
         assertThat(flags.array()).isEqualTo(whole.popular());
         assertThat(many.progress()).isEqualTo(one.progress());
-    }
-
-    private static Split applyRows(Hotline h, Rows rows, long[] times, int from, int to) {
-        byte[] part = Arrays.copyOfRange(rows.bytes(), from * ROW_INTS * 4, to * ROW_INTS * 4);
-        int[] off = new int[to - from + 1];
-        for (int r = from; r <= to; r++) {
-            off[r - from] = rows.offsets()[r] - rows.offsets()[from];
-        }
-        int[] ids = Arrays.copyOfRange(rows.ids(), rows.offsets()[from], rows.offsets()[to]);
-        return h.apply(
-                to - from,
-                part,
-                ROW_INTS,
-                SCALAR,
-                LISTS,
-                new int[][] {off},
-                new int[][] {ids},
-                Arrays.copyOfRange(times, from, to),
-                false);
     }
 
     @Test
