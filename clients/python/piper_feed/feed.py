@@ -62,6 +62,10 @@ class Batch:
     received_ms: float = None  # when the feed read the block's record from Kafka (ms), or None
     written_ms: float = None  # the record's timestamp: when the stream's sink wrote it (ms)
     event_times_ms: np.ndarray = None  # per row, its event time (input.timestamp, int64 ms), or None
+    # label/dense/generated columns holding bucket numbers (a chain ending with bucketize) -> their
+    # numbers of buckets; their values are in batch.dense (or labels) among the others
+    bucketized: dict = None
+    dense_names: list = None  # the names of batch.dense's slots
 
     @property
     def rows(self):
@@ -95,10 +99,22 @@ class Batch:
         return values, offsets[:-1]
 
     def tables(self):
-        """Per sparse column (scalar and list), the rows its embedding table needs for this
-        batch's indices: OOV buckets plus entries, at the column's vocabulary epoch."""
-        return {name: self.table_sizes[(name, epoch)] for name, epoch in self.epochs.items()
-                if (name, epoch) in self.table_sizes}
+        """Per column whose values index an embedding table, the rows that table needs: for a
+        sparse column (scalar or list) OOV buckets plus entries at the batch's vocabulary epoch,
+        for a bucketized one its number of buckets."""
+        tables = {name: self.table_sizes[(name, epoch)] for name, epoch in self.epochs.items()
+                  if (name, epoch) in self.table_sizes}
+        tables.update(self.bucketized or {})
+        return tables
+
+    def bucket_ids(self, name):
+        """Bucketized column ``name``'s bucket numbers, int64 [rows], for its embedding table."""
+        if name not in (self.bucketized or {}):
+            raise FeedError(f"{self.source}: {name} is not a bucketized column (those of this"
+                            f" batch: {', '.join(self.bucketized or {}) or 'none'})")
+        if name == "label":
+            return self.labels.to(torch.int64)
+        return self.dense[:, self.dense_names.index(name)].to(torch.int64)
 
     def keyed_jagged(self):
         """The sparse columns in TorchRec's KeyedJaggedTensor layout (see ``KeyedJagged``)."""
@@ -480,4 +496,6 @@ class RowsFeed:
                 received_ms=received_ms,
                 written_ms=_sent_ms(message),
                 event_times_ms=block.event_times_ms,
+                bucketized=block.bucketized,
+                dense_names=block.dense_names,
             )

@@ -77,12 +77,13 @@ def check_headers(h, version, where, described=None):
             raise FeedError(f"{where}: header {present[0]} without {', '.join(missing)} (with"
                             f" {when} a record has all of {', '.join(every)})")
     named = [n for n in h if n in described and described[n]["type"] == "names"]
-    lists, columns = h.get("piper.list.columns"), h.get("piper.row.columns")
+    context = (h.get("piper.list.columns"), h.get("piper.row.columns"),
+               h.get("piper.bucketized.columns"))
     for name in named + [n for n in h if n in described and n not in named]:
         d = described[name]
         if d["type"] in _REPEATING and described is ROWS_FORMAT:
             # the same value in the same context checks alike: most records repeat them
-            problem = _repeated_problem(name, h[name], version, lists, columns)
+            problem = _repeated_problem(name, h[name], version, *context)
         else:
             problem = _header_problem(d, h[name], h, version)
         if problem:
@@ -94,12 +95,12 @@ _REPEATING = ("names", "counts", "numbers", "choices")
 
 
 @functools.lru_cache(maxsize=4096)
-def _repeated_problem(name, value, version, lists, columns):
+def _repeated_problem(name, value, version, lists, columns, bucketized):
     h = {}
-    if lists is not None:
-        h["piper.list.columns"] = lists
-    if columns is not None:
-        h["piper.row.columns"] = columns
+    for header, v in (("piper.list.columns", lists), ("piper.row.columns", columns),
+                      ("piper.bucketized.columns", bucketized)):
+        if v is not None:
+            h[header] = v
     return _header_problem(ROWS_FORMAT[name], value, h, version)
 
 
@@ -113,6 +114,9 @@ def _header_problem(d, value, h, version):
         lists = len(h["piper.list.columns"].split(",")) if h.get("piper.list.columns") else 0
         if d.get("count") == "lists":
             expected = lists
+        elif d.get("count") == "bucketized":
+            named = h.get("piper.bucketized.columns")
+            expected = len(named.split(",")) if named else 0
         elif version < 2:
             expected = 26
         else:
@@ -192,6 +196,8 @@ class RowsBlock:
     assignments: dict = None
     # each row's event time (input.timestamp), int64 ms since the epoch, or None without one
     event_times_ms: np.ndarray = None
+    # label/dense/generated columns whose values are bucket numbers -> their numbers of buckets
+    bucketized: dict = field(default_factory=dict)
 
     @property
     def rows(self):
@@ -284,6 +290,11 @@ def decode_rows(message):
             at += n
         popular = np.frombuffer(value, dtype=np.uint8, count=rows,
                                 offset=split_at + 4 * at).astype(bool)
+    bucketized = {}
+    if "piper.bucketized.columns" in h:
+        names = h["piper.bucketized.columns"].split(",")
+        bucketized = dict(zip(names, _ints(h["piper.bucketized.buckets"], len(names), where,
+                                           "piper.bucketized.buckets")))
     event_times = None
     if "piper.event.times" in h:
         event_times = np.frombuffer(value, dtype="<i8", count=rows, offset=times_at).astype(np.int64)
@@ -327,6 +338,7 @@ def decode_rows(message):
         assignments=assignments,
         input_offsets=offsets,
         event_times_ms=event_times,
+        bucketized=bucketized,
     )
 
 

@@ -26,7 +26,8 @@ def batch(number, rows=3):
         lists={"C2": (torch.from_numpy(values), torch.from_numpy(offsets))},
         epochs={"C1": 0, "C2": 0, "C3": 1},
         table_sizes={("C1", 0): 20, ("C2", 0): 50, ("C3", 0): 7, ("C3", 1): 20},
-        timestamps_ms=None, source=("in", 0, number), pipeline="p")
+        timestamps_ms=None, source=("in", 0, number), pipeline="p",
+        bucketized={"I2": 4}, dense_names=["I1", "I2"])
 
 
 class FailingSource:
@@ -132,8 +133,18 @@ class BatchViewsTest(unittest.TestCase):
         c3, _ = kj.column("C3", 4)
         self.assertTrue(torch.equal(c3, b.sparse[:, 1]))
 
-    def test_tables_give_each_columns_size_at_its_epoch(self):
-        self.assertEqual(batch(1).tables(), {"C1": 20, "C2": 50, "C3": 20})
+    def test_tables_give_each_columns_size_at_its_epoch_and_bucketized_ones_theirs(self):
+        self.assertEqual(batch(1).tables(), {"C1": 20, "C2": 50, "C3": 20, "I2": 4})
+
+    def test_a_bucketized_columns_ids_come_from_its_dense_slot(self):
+        b = batch(2)
+        b.dense[:, 1] = torch.tensor([0.0, 3.0, 1.0])
+        ids = b.bucket_ids("I2")
+        self.assertEqual(ids.dtype, torch.int64)
+        self.assertEqual(ids.tolist(), [0, 3, 1])
+        with self.assertRaises(FeedError) as e:
+            b.bucket_ids("I1")
+        self.assertIn("I1 is not a bucketized column (those of this batch: I2)", str(e.exception))
 
     def test_to_moves_every_tensor_and_keeps_the_rows(self):
         b = batch(4, rows=5)

@@ -106,14 +106,16 @@ class RecordsTest(unittest.TestCase):
         full = timed_record()
         full._headers += [("piper.input.offsets", b"10-12"), ("piper.pipeline.params", b"a=1"),
                           ("piper.oov.buckets", b"0,2"), ("piper.assignments", b"5,0"),
-                          ("piper.block.assignments", b"1,0"), ("piper.evict", b"lfu,")]
+                          ("piper.block.assignments", b"1,0"), ("piper.evict", b"lfu,"),
+                          ("piper.bucketized.columns", b"I2"), ("piper.bucketized.buckets", b"5")]
         self.assertEqual(set(headers_of(full)), set(ROWS_FORMAT))
         decode_rows(full)
         bad = {"text": [""], "count": ["-1", "x", "2147483648"],
                "number": ["-1", "1.5", "9223372036854775808"], "choices": ["lfu", "lru,"],
                "names": ["", "label,,C1", "1x", "a,a"], "range": ["5", "5-3", "a-b"]}
         for name, d in ROWS_FORMAT.items():
-            n = 1 if d.get("count") == "lists" else 2  # the record: C1, list column C2
+            # the record: C1, list column C2, bucketized column I2
+            n = 1 if d.get("count") in ("lists", "bucketized") else 2
             values = bad.get(d["type"]) or ["0," * n + "0", "0," * (n - 1) + "-1"]
             for value in values:
                 m = split_record()
@@ -330,6 +332,20 @@ def timed_record(unit=b"ms"):
     m._headers += [("piper.event.times", unit)]
     m._value += struct.pack("<qq", 1795766400123, -5)
     return m
+
+
+class BucketizedTest(unittest.TestCase):
+
+    def test_bucketized_columns_and_their_bucket_counts_are_read(self):
+        m = rows_record()
+        m._headers += [("piper.bucketized.columns", b"I2"), ("piper.bucketized.buckets", b"5")]
+        b = decode_rows(m)
+        self.assertEqual(b.bucketized, {"I2": 5})
+        self.assertEqual(decode_rows(rows_record()).bucketized, {})
+        m._headers[-1] = ("piper.bucketized.buckets", b"5,6")
+        with self.assertRaisesRegex(FeedError, "piper.bucketized.buckets \"5,6\": 2 values,"
+                                               " the record's columns call for 1"):
+            decode_rows(m)
 
 
 class EventTimesTest(unittest.TestCase):

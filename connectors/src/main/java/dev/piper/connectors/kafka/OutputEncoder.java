@@ -67,6 +67,9 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
      * @param rowColumns the row's slot names, joined by commas
      * @param float32Columns the float32 fields, joined, or null for none
      * @param listColumns the list columns, joined, or null for none
+     * @param bucketizedColumns the label/dense/generated columns holding bucket numbers, joined, or
+     *     null for none
+     * @param bucketCounts their numbers of buckets, joined, or null for none
      * @param buckets per sparse column, its vocabulary's OOV buckets
      * @param evictions per sparse column, how its vocabulary evicts ({@code lfu}, {@code ttl}), or
      *     null where it does not
@@ -77,6 +80,8 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             String rowColumns,
             String float32Columns,
             String listColumns,
+            String bucketizedColumns,
+            String bucketCounts,
             int[] buckets,
             String[] evictions)
             implements java.io.Serializable {
@@ -93,12 +98,22 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             }
             List<String> floats = program.float32Columns();
             List<String> lists = layout.listNames();
+            List<String> bucketized = new java.util.ArrayList<>();
+            List<String> counts = new java.util.ArrayList<>();
+            for (int f = 0; f < layout.labelDenseWidth(); f++) {
+                if (program.bucketCount(f) > 0) {
+                    bucketized.add(layout.fieldName(f));
+                    counts.add(Integer.toString(program.bucketCount(f)));
+                }
+            }
             return new Shape(
                     OutputLayout.format(program),
                     program.rowBytes(),
                     String.join(",", program.rowColumns()),
                     floats.isEmpty() ? null : String.join(",", floats),
                     lists.isEmpty() ? null : String.join(",", lists),
+                    bucketized.isEmpty() ? null : String.join(",", bucketized),
+                    counts.isEmpty() ? null : String.join(",", counts),
                     buckets,
                     evictions);
         }
@@ -314,6 +329,10 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         header(names, values, StreamFormat.ROW_COLUMNS, shape.rowColumns());
         if (shape.float32Columns() != null) {
             header(names, values, StreamFormat.FLOAT32_COLUMNS, shape.float32Columns());
+        }
+        if (shape.bucketizedColumns() != null) {
+            header(names, values, StreamFormat.BUCKETIZED_COLUMNS, shape.bucketizedColumns());
+            header(names, values, StreamFormat.BUCKETIZED_BUCKETS, shape.bucketCounts());
         }
         header(names, values, StreamFormat.PIPELINE, pipeline[p] + b.version());
         if (b.version() == startVersions[p]) {

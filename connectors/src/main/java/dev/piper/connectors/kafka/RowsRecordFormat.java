@@ -171,7 +171,14 @@ public final class RowsRecordFormat {
         for (Map.Entry<String, String> v : described) {
             Header h = headers.get(v.getKey());
             Integer expected =
-                    h.count() == null ? null : h.count().equals("lists") ? lists : sparse;
+                    h.count() == null
+                            ? null
+                            : switch (h.count()) {
+                                case "lists" -> lists;
+                                case "bucketized" ->
+                                        count(values.get(StreamFormat.BUCKETIZED_COLUMNS));
+                                default -> sparse;
+                            };
             String problem = problem(h, v.getValue(), expected);
             if (problem != null) {
                 throw new IllegalStateException(

@@ -57,6 +57,12 @@ public final class StreamFormat {
     /** Rows records whose rows hold float32 bits: those fields' names, joined by {@code ,}. */
     public static final String FLOAT32_COLUMNS = "piper.float32.columns";
 
+    /** The row's label/dense/generated columns that hold bucket numbers (bucketize ends them). */
+    public static final String BUCKETIZED_COLUMNS = "piper.bucketized.columns";
+
+    /** Per bucketized column, its number of buckets (its embedding table's rows). */
+    public static final String BUCKETIZED_BUCKETS = "piper.bucketized.buckets";
+
     /**
      * Rows records of a layout with list columns: their names, joined by {@code ,}; their lengths
      * and values follow the rows in the value, in this order.

@@ -197,6 +197,34 @@ class OutputEncoderTest {
     }
 
     /**
+     * A column whose chain ends with bucketize holds bucket numbers: the rows record names it and
+     * its number of buckets (borders [1, 10, 100]: 4), so a trainer can size its table.
+     */
+    @Test
+    void aBucketizedColumnIsNamedWithItsNumberOfBuckets() throws Exception {
+        String v3 =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace("\"version\": 1", "\"version\": 3")
+                        .replace(
+                                "\"I1..I13\": [\"decode\", \"fill_missing\", \"neg2zero\"]",
+                                "\"I1\": [\"decode\", \"fill_missing\", \"neg2zero\"],"
+                                        + " \"I2\": [\"decode\", \"fill_missing\", \"neg2zero\","
+                                        + " {\"op\": \"bucketize\", \"borders\": [1, 10, 100]}],"
+                                        + " \"I3..I13\": [\"decode\", \"fill_missing\","
+                                        + " \"neg2zero\"]");
+        assertThat(v3).contains("bucketize");
+        OutputEncoder encoder = new OutputEncoder("clicks", true, DecodeOptions.defaults());
+        encoder.learn(0, SpecCompiler.program(SpecParser.parse(v3.getBytes(), "v3"), new int[26]));
+        Map<String, String> h = headers(encode(encoder, block(3, new int[26])).get(0));
+        assertThat(h)
+                .containsEntry(StreamFormat.BUCKETIZED_COLUMNS, "I2")
+                .containsEntry(StreamFormat.BUCKETIZED_BUCKETS, "4");
+        RowsRecordFormat.DESCRIBED.check(h, 2, "block 3");
+        assertThat(headers(encode(encoder, block()).get(0)))
+                .doesNotContainKey(StreamFormat.BUCKETIZED_COLUMNS);
+    }
+
+    /**
      * An encoder that knows version 3 of the built-in spec, in which C2 has 2 OOV buckets and
      * evicts (capacity 2, LFU).
      */
@@ -277,9 +305,10 @@ class OutputEncoderTest {
      * Issue 41: the writer against {@code formats/rows-record.json}. Rows records of a plain block,
      * of a switched spec with OOV buckets, of an evicting column and with Hotline's split carry
      * only described headers, every one that is always there, and values of their types and counts;
-     * together they carry every described header but those of list and float32 columns (written by
-     * the list and float32 layouts of {@code StreamLayoutsITCase}, whose reader checks them against
-     * the same description).
+     * together they carry every described header but those of list, float32 and bucketized columns
+     * ({@code aBucketizedColumnIsNamedWithItsNumberOfBuckets}; the others written by the list and
+     * float32 layouts of {@code StreamLayoutsITCase}, whose reader checks them against the same
+     * description).
      */
     @Test
     void everyRowsRecordIsAsDescribed() throws Exception {
@@ -315,6 +344,8 @@ class OutputEncoderTest {
                 .containsExactlyInAnyOrder(
                         StreamFormat.LIST_COLUMNS,
                         StreamFormat.LIST_VALUES,
-                        StreamFormat.FLOAT32_COLUMNS);
+                        StreamFormat.FLOAT32_COLUMNS,
+                        StreamFormat.BUCKETIZED_COLUMNS,
+                        StreamFormat.BUCKETIZED_BUCKETS);
     }
 }

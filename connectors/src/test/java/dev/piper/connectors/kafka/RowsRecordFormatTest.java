@@ -38,6 +38,8 @@ class RowsRecordFormatTest {
         h.put(StreamFormat.RECORD_VERSION, "3");
         h.put(StreamFormat.ROW_COLUMNS, "label,I1,C1,C3");
         h.put(StreamFormat.FLOAT32_COLUMNS, "I1");
+        h.put(StreamFormat.BUCKETIZED_COLUMNS, "label");
+        h.put(StreamFormat.BUCKETIZED_BUCKETS, "2");
         h.put(StreamFormat.PIPELINE, "p/1");
         h.put(StreamFormat.PIPELINE_PARAMS, "chains=abc");
         h.put(StreamFormat.EPOCHS, "0,1,0");
@@ -206,8 +208,8 @@ class RowsRecordFormatTest {
             case "count" -> java.util.List.of("-1", "x", "2147483648", "");
             case "number" -> java.util.List.of("-1", "1.5", "9223372036854775808");
             case "counts", "numbers" -> {
-                // everyHeader() has 3 sparse columns and 1 list column
-                int n = "lists".equals(h.count()) ? 1 : 3;
+                // everyHeader() has 3 sparse columns, 1 list column and 1 bucketized column
+                int n = "lists".equals(h.count()) || "bucketized".equals(h.count()) ? 1 : 3;
                 yield java.util.List.of(
                         "0,".repeat(n) + "0", "0,".repeat(n - 1) + "-1", "0,".repeat(n - 1) + "");
             }
