@@ -250,12 +250,13 @@ public final class CriteoDecoder implements BlockDecoder {
          */
         public Decoded {
             long[] times = dense.eventTimes();
-            if (times != null) {
-                for (int c = 0; c < keys.length; c++) {
-                    if (keys[c].times() == null && keys[c].policy().ttlInEventTime()) {
-                        keys = keys.clone();
-                        keys[c] = keys[c].withTimes(times);
+            KeyChunk[] given = keys;
+            for (int c = 0; times != null && c < given.length; c++) {
+                if (given[c].times() == null && given[c].policy().ttlInEventTime()) {
+                    if (keys == given) {
+                        keys = given.clone(); // the caller's array stays as it was
                     }
+                    keys[c] = given[c].withTimes(times);
                 }
             }
         }
