@@ -329,7 +329,7 @@ public final class Vocabulary {
             }
             out[i] = index >= 0 ? base + index : policy.bucketOf(key);
         }
-        if (timed) {
+        if (timed && offsets != null) {
             for (int r = 0; r < rowsInBlock; r++) {
                 clock = Math.max(clock, times[r]); // rows without keys (empty lists) too
             }
