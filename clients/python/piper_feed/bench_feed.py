@@ -27,18 +27,15 @@ import time
 import uuid
 
 import torch
-from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, TopicPartition
 
-from .feed import RowsFeed
+from .feed import RowsFeed, _consumer
 from .pipeline import Prefetcher
 
 
 def plain(bootstrap, topic, idle_s):
     """Rows and seconds of a plain consumer reading every committed record of ``topic``."""
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-{uuid.uuid4()}",
-                  "enable.auto.commit": False, "isolation.level": "read_committed",
-                  "auto.offset.reset": "earliest", "fetch.max.bytes": 64 << 20,
-                  "max.partition.fetch.bytes": 16 << 20, "allow.auto.create.topics": False})
+    c = _consumer(bootstrap, f"bench-{uuid.uuid4()}", None)  # the feed's own settings
     meta = c.list_topics(topic, timeout=30).topics[topic]
     c.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in meta.partitions])
     rows, nbytes, start, last = 0, 0, None, None

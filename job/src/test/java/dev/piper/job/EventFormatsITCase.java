@@ -393,7 +393,7 @@ class EventFormatsITCase {
         }
         Path desc = tmp.resolve("click-events.desc");
         Files.write(desc, ClickEvents.descriptorSet());
-        String json = new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8);
+        String json = ClickEventFiles.preset();
         Map<ClickEvents.Format, String> specs =
                 Map.of(
                         ClickEvents.Format.JSON,
@@ -454,11 +454,8 @@ class EventFormatsITCase {
      */
     @Test
     void theClickEventsStreamedKeepTheirEventTimes() throws Exception {
-        Path input = tmp.resolve("timed-clicks.jsonl");
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
-            new ClickEvents(12, 0.01, -1).write(ClickEvents.Format.JSON, out, 20_000, done -> {});
-        }
-        String spec = new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8);
+        Path input = ClickEventFiles.json(tmp.resolve("timed-clicks.jsonl"), 12, 20_000);
+        String spec = ClickEventFiles.preset();
         Path batch = tmp.resolve("timed-clicks-batch");
         Preprocess.Summary summary = preprocessWith(input, spec, batch);
         assertThat(summary.rowsWritten()).isEqualTo(20_000);

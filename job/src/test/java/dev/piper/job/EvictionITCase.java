@@ -9,11 +9,9 @@ import dev.piper.connectors.kafka.OutputConsumer;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.VocabularyPolicy;
-import dev.piper.pipeline.spec.Presets;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.math.BigInteger;
@@ -412,14 +410,8 @@ class EvictionITCase {
      */
     @Test
     void aTtlInEventTimeEvictsOnlyKeysTheClockHasLeftBehind() throws Exception {
-        Path events = tmp.resolve("clicks.jsonl");
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(events))) {
-            new ClickEvents(5, 0.01, -1).write(ClickEvents.Format.JSON, out, 20_000, done -> {});
-        }
-        String preset =
-                new String(
-                        Presets.named("clicks-json").text(),
-                        java.nio.charset.StandardCharsets.UTF_8);
+        Path events = ClickEventFiles.json(tmp.resolve("clicks.jsonl"), 5, 20_000);
+        String preset = ClickEventFiles.preset();
         String userColumn =
                 "\"C1\": [\"decode\", \"fill_missing\", \"hash64\", {\"op\": \"vocab\","
                         + " \"capacity\": 200, \"evict\": \"ttl\", \"ttl\": \"20s\","

@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.connectors.output.HotlineReplay;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.CriteoGenerator;
-import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
@@ -172,14 +170,8 @@ class HotlineITCase {
      */
     @Test
     void windowsInEventTimeStartWhereTheRowsTimeReachesThem() throws Exception {
-        Path events = tmp.resolve("clicks.jsonl");
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(events))) {
-            new ClickEvents(9, 0.01, -1).write(ClickEvents.Format.JSON, out, 60_000, done -> {});
-        }
-        String preset =
-                new String(
-                        Presets.named("clicks-json").text(),
-                        java.nio.charset.StandardCharsets.UTF_8);
+        Path events = ClickEventFiles.json(tmp.resolve("clicks.jsonl"), 9, 60_000);
+        String preset = ClickEventFiles.preset();
         long windowMs = 120_000;
         String spec =
                 preset.substring(0, preset.lastIndexOf('}'))

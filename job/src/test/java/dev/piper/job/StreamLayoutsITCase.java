@@ -9,7 +9,6 @@ import dev.piper.connectors.kafka.StreamFormat;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
-import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.spec.Presets;
@@ -112,11 +111,8 @@ class StreamLayoutsITCase {
      */
     @Test
     void eventTimeTtlsAndWindowsStreamAsPreprocessRunsThem() throws Exception {
-        Path input = tmp.resolve("timed.jsonl");
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
-            new ClickEvents(11, 0.01, -1).write(ClickEvents.Format.JSON, out, 8_000, done -> {});
-        }
-        String preset = new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8);
+        Path input = ClickEventFiles.json(tmp.resolve("timed.jsonl"), 11, 8_000);
+        String preset = ClickEventFiles.preset();
         String spec =
                 preset.replace("\"name\": \"clicks-json\"", "\"name\": \"timed\"")
                         .replace(
