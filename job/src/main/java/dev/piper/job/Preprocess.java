@@ -276,8 +276,7 @@ public final class Preprocess {
                                     path,
                                     conf.get(PiperOptions.BLOCK_ROWS),
                                     PiperOptions.spec(conf).input().parquetColumns(),
-                                    options.maxRawBytes(),
-                                    options.program()),
+                                    options),
                             sink,
                             options);
             if (shardWriter != null) {
@@ -302,19 +301,11 @@ public final class Preprocess {
     }
 
     /**
-     * Refuses what {@code input} cannot be read as: Parquet under a spec of named fields, CSV whose
-     * header is not the spec's columns, a cost report its decoder cannot measure.
+     * Refuses what {@code input} cannot be read as: CSV whose header is not the spec's columns, a
+     * cost report its decoder cannot measure.
      */
     private static void checkInput(
             Path input, boolean parquet, DecodeOptions options, ReportSettings report) {
-        if (parquet && options.events() != null) {
-            throw new IllegalArgumentException(
-                    input.toAbsolutePath()
-                            + " is read as Parquet, but the spec's input.format is "
-                            + options.events().format().specName()
-                            + ": Parquet input takes a spec of positional columns (criteo-tsv),"
-                            + " whose input.parquet_columns name the columns read");
-        }
         if (!parquet && options.events() != null && options.events().csv() != null) {
             checkCsvHeader(input, options);
         }

@@ -449,6 +449,47 @@ class EventFormatsITCase {
     }
 
     /**
+     * The click events as a Parquet file of nested groups, string ids, a LIST and a TIMESTAMP, read
+     * by the preset of their JSON lines (clicks-json, the same input.fields): the JSON lines' rows,
+     * lists, event times and vocabularies, every entry named by its string, at parallelism 2 over
+     * several row groups, in blocks that cross them.
+     */
+    @Test
+    void theClickEventsAsParquetPreprocessToTheJsonOutput() throws Exception {
+        Path json = ClickEventFiles.json(tmp.resolve("parquet-clicks.jsonl"), 13, 30_000);
+        Path parquet = ClickEventFiles.parquet(tmp.resolve("parquet-clicks.parquet"), 13, 30_000);
+        String spec = ClickEventFiles.preset();
+        Path reference = tmp.resolve("parquet-clicks-json");
+        assertThat(preprocessWith(json, spec, reference).rowsWritten()).isEqualTo(30_000);
+        Configuration conf = new Configuration();
+        conf.set(PiperOptions.SPEC, spec);
+        conf.set(PiperOptions.BLOCK_ROWS, 3_000);
+        Path out = tmp.resolve("parquet-clicks-parquet");
+        Preprocess.prepareOutput(out, false);
+        Preprocess.Summary summary =
+                Preprocess.run(parquet, out, 2, StateBackend.hashmap, conf, QUIET);
+        assertThat(summary.rowsWritten()).isEqualTo(30_000);
+        assertThat(summary.deadLetters()).isZero();
+        List<String> compared =
+                new ArrayList<>(
+                        List.of(
+                                "rows.bin",
+                                "lists/C6.lengths",
+                                "lists/C6.values",
+                                "event_times.bin"));
+        for (int c = 1; c <= 6; c++) {
+            compared.add("vocab/C" + c + ".tsv");
+        }
+        for (String file : compared) {
+            assertThat(Files.mismatch(out.resolve(file), reference.resolve(file)))
+                    .as(file)
+                    .isEqualTo(-1);
+        }
+        assertThat(Files.readAllLines(out.resolve("vocab/C1.tsv")).get(0))
+                .matches("0\\t[0-9]+\\tu_[0-9a-z]+");
+    }
+
+    /**
      * Click events with their times (clicks-json) streamed one a record consume into the batch
      * job's files, event_times.bin included.
      */

@@ -19,6 +19,9 @@ package dev.piper.core.block;
  * @param deadLetters the rejected rows, in row order ({@code lineInBlock} their index in the block)
  * @param offsets per categorical column, a list column's offsets ({@code rows + 1} entries, into
  *     its keys), or null for a column of one id per row
+ * @param names the original strings of the block's hash64 columns (events of named fields), or null
+ * @param eventTimes each valid row's event time in milliseconds since the epoch, when the spec's
+ *     input names a timestamp; else null
  */
 public record ColumnBlock(
         int lane,
@@ -29,7 +32,9 @@ public record ColumnBlock(
         int[] labelDense,
         long[][] keys,
         DeadLetter[] deadLetters,
-        int[][] offsets) {
+        int[][] offsets,
+        BlockNames names,
+        long[] eventTimes) {
 
     public ColumnBlock {
         if (rows < 0 || lines < rows || lines - rows != deadLetters.length) {
@@ -55,6 +60,28 @@ public record ColumnBlock(
                         "key array " + c + " holds fewer keys than its " + rows + " rows");
             }
         }
+        if (names != null && names.columns() != keys.length) {
+            throw new IllegalArgumentException(
+                    "names of " + names.columns() + " columns for " + keys.length + " key arrays");
+        }
+        if (eventTimes != null && eventTimes.length != rows) {
+            throw new IllegalArgumentException(
+                    eventTimes.length + " event times for " + rows + " rows");
+        }
+    }
+
+    /** A block of positional columns: no names, no event times. */
+    public ColumnBlock(
+            int lane,
+            long seq,
+            long firstRow,
+            int lines,
+            int rows,
+            int[] labelDense,
+            long[][] keys,
+            DeadLetter[] deadLetters,
+            int[][] offsets) {
+        this(lane, seq, firstRow, lines, rows, labelDense, keys, deadLetters, offsets, null, null);
     }
 
     /** A block without list columns. */

@@ -171,7 +171,10 @@ public final class ColumnarDecoder {
         }
     }
 
-    /** The block's parts, as the text decoder gives them for a text block. */
+    /**
+     * The block's parts, as the text decoder gives them for a text block (with its events' names
+     * and times, if it has them).
+     */
     public static CriteoDecoder.Decoded decoded(ColumnProgram program, ColumnBlock block) {
         if (block.keys().length != program.layout().sparse()) {
             throw new IllegalArgumentException(
@@ -191,7 +194,9 @@ public final class ColumnarDecoder {
                         Origin.NONE,
                         program.version(),
                         program.layout(),
-                        program.onehotSizes());
+                        program.onehotSizes(),
+                        block.names(),
+                        block.eventTimes());
         return new CriteoDecoder.Decoded(
                 dense,
                 CriteoDecoder.keyChunks(

@@ -210,13 +210,9 @@ final class EventRows {
     }
 
     /**
-     * Ends the block: runs the columns' operators over its rows and returns it.
-     *
-     * @param lines events (rows and dead letters) the block held
-     * @param acceptedBytes input bytes of the accepted events
+     * Runs the columns' operators over the block's rows; the thread CPU time it took, if measured.
      */
-    CriteoDecoder.Decoded finish(
-            RawChunk chunk, int lines, List<DeadLetter> dead, int acceptedBytes) {
+    private long applyOperators() {
         expectedRows = Math.max(16, rows);
         long passStart = measure ? ThreadCpu.now() : 0;
         for (int f = 0; f < fields; f++) {
@@ -232,7 +228,18 @@ final class EventRows {
             }
         }
         columnar.runPasses(labelDense, keys, offsets, rows);
-        long passNanos = measure ? ThreadCpu.now() - passStart : 0;
+        return measure ? ThreadCpu.now() - passStart : 0;
+    }
+
+    /**
+     * Ends the block: runs the columns' operators over its rows and returns it.
+     *
+     * @param lines events (rows and dead letters) the block held
+     * @param acceptedBytes input bytes of the accepted events
+     */
+    CriteoDecoder.Decoded finish(
+            RawChunk chunk, int lines, List<DeadLetter> dead, int acceptedBytes) {
+        long passNanos = applyOperators();
         DenseChunk denseChunk =
                 new DenseChunk(
                         chunk.lane(),
@@ -255,11 +262,48 @@ final class EventRows {
                         NOT_COUNTED,
                         acceptedBytes,
                         passNanos);
-        labelDense = null; // the block's now
+        release();
+        return decoded;
+    }
+
+    /**
+     * Ends the block of a columnar input's rows: runs the columns' operators over them and returns
+     * the block as a columnar reader gives it ({@link ColumnarDecoder#decoded} makes its parts).
+     *
+     * @param firstRow index in the file of the block's first row
+     * @param lines rows of the file in the block (rows and dead letters)
+     */
+    ColumnBlock finishColumns(int lane, long seq, long firstRow, int lines, List<DeadLetter> dead) {
+        applyOperators();
+        int[][] keyOffsets = new int[sparse][];
+        long[][] keyArrays = new long[sparse][];
+        for (int c = 0; c < sparse; c++) {
+            keyOffsets[c] = offsets[c] == null ? null : Arrays.copyOf(offsets[c], rows + 1);
+            keyArrays[c] = keys[c];
+        }
+        ColumnBlock block =
+                new ColumnBlock(
+                        lane,
+                        seq,
+                        firstRow,
+                        lines,
+                        rows,
+                        labelDense,
+                        keyArrays,
+                        dead.toArray(new DeadLetter[0]),
+                        keyOffsets,
+                        names == null ? null : names.finish(),
+                        times == null ? null : Arrays.copyOf(times, rows));
+        release();
+        return block;
+    }
+
+    /** Lets go of the block's arrays, which the decoded block now holds. */
+    private void release() {
+        labelDense = null;
         keys = null;
         offsets = null;
         missing = null;
         times = null;
-        return decoded;
     }
 }

@@ -423,4 +423,19 @@ final class EventValues {
                 java.util.Arrays.copyOfRange(b, s, s + keep),
                 keep < e - s);
     }
+
+    /**
+     * The current event's dead letter, of a reader that has no bytes of the event but a rendering
+     * of it ({@code raw}): line {@code line} of its block, at {@code offset} (-1: none).
+     */
+    DeadLetter deadLetter(int line, long offset, byte[] raw) {
+        int keep = Math.min(raw.length, maxRawBytes);
+        return new DeadLetter(
+                line,
+                offset,
+                failReason.code(),
+                failDetail,
+                java.util.Arrays.copyOf(raw, keep),
+                keep < raw.length);
+    }
 }

@@ -3,9 +3,10 @@ package dev.piper.job.launch;
 import dev.piper.connectors.parquet.ParquetFiles;
 import dev.piper.connectors.parquet.source.ParquetFileSource;
 import dev.piper.job.args.JobArgumentException;
-import dev.piper.pipeline.input.InputFormat;
+import dev.piper.pipeline.input.EventFields;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.spec.PipelineSpec;
+import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecResources;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -28,25 +29,31 @@ public final class LaunchChecks {
     }
 
     /**
-     * A Parquet {@code --input} must be readable and hold a column for every field of the spec's
-     * layout (its input.parquet_columns), of a type the field can take; a file without page
-     * checksums is noted on {@code err}, as {@code command} says it.
+     * A Parquet {@code --input} must be readable and hold what the spec reads: for positional
+     * columns a column for every field of the layout (its input.parquet_columns), of a type the
+     * field can take; for a spec of named fields, values its columns can take at their paths (a
+     * path the file lacks is noted on {@code err}: its column reads missing values). A file without
+     * page checksums is noted on {@code err}, as {@code command} says it.
      */
     public static void parquetInput(
-            Path input, PipelineSpec.Input spec, String command, PrintStream err) {
-        if (InputFormat.of(spec.format()).map(InputFormat::namedFields).orElse(false)) {
-            throw JobArgumentException.of(
-                    "--input",
-                    input
-                            + " is read as Parquet, but the spec's input.format is "
-                            + spec.format()
-                            + ": Parquet input takes a spec of positional columns (criteo-tsv),"
-                            + " whose input.parquet_columns name the columns read");
-        }
+            Path input, PipelineSpec spec, String command, PrintStream err) {
+        String file = input.toAbsolutePath().toString();
         try {
-            ParquetFileSource.check(
-                    input.toAbsolutePath().toString(), spec.layout(), spec.parquetColumns());
-            if (!ParquetFiles.hasPageChecksums(input.toAbsolutePath().toString())) {
+            EventFields events = SpecCompiler.events(spec);
+            if (events == null) {
+                ParquetFileSource.check(file, spec.layout(), spec.input().parquetColumns());
+            } else {
+                for (String column : ParquetFileSource.checkEvents(file, events).absent()) {
+                    err.println(
+                            command
+                                    + ": note: "
+                                    + input
+                                    + " has no column at the path of "
+                                    + column
+                                    + "; every row reads it as missing (its fill)");
+                }
+            }
+            if (!ParquetFiles.hasPageChecksums(file)) {
                 err.println(
                         command
                                 + ": note: "

@@ -189,7 +189,7 @@ public final class PreprocessProgram {
             ReportArgs.apply(args, conf);
         }
         if (parquet) {
-            LaunchChecks.parquetInput(input, spec.input(), NAME, err);
+            LaunchChecks.parquetInput(input, spec, NAME, err);
         }
         return new Run(input, parallelism, ClusterArgs.stateBackend(args), report, conf, program);
     }

@@ -1,5 +1,6 @@
 package dev.piper.operators.block;
 
+import dev.piper.core.block.BlockNames;
 import dev.piper.core.block.ColumnBlock;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.pipeline.layout.RowLayout;
@@ -9,13 +10,15 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of {@link ColumnBlock}. Format 3: {@code lane} (int32), {@code seq}, {@code firstRow}
+ * Serializer of {@link ColumnBlock}. Format 4: {@code lane} (int32), {@code seq}, {@code firstRow}
  * (int64), {@code lines, rows} (int32), the label/dense values (int32 count, little-endian int32
  * values: the whole array, as the reader sized it), the number of key arrays (int32), each (int32
  * count, little-endian int64 values; a list column's all its ids), then the dead letters as in
  * {@link DenseChunkSerializer}, then per key array its offsets: int32 -1 for a column of one id per
- * row, else their count and little-endian int32 values. Format 2 had no offsets, format 1 26 key
- * arrays and no count.
+ * row, else their count and little-endian int32 values; then the original strings of hash64 columns
+ * as {@link DenseChunkSerializer} writes them (int32 0 for none) and the event times (a boolean,
+ * then, if true, {@code rows} little-endian int64 milliseconds). Format 3 had no names and no
+ * times, format 2 no offsets, format 1 26 key arrays and no count.
  *
  * <p>A block normally goes from the Parquet reader to the decoder chained to it and is never
  * serialized; this serializer exists so that the job never falls back to Kryo, and for the rare
@@ -28,7 +31,7 @@ public final class ColumnBlockSerializer extends BlockSerializer<ColumnBlock> {
     public static final ColumnBlockSerializer INSTANCE = new ColumnBlockSerializer();
 
     /** The byte format this class writes and reads. */
-    static final int FORMAT = 3;
+    static final int FORMAT = 4;
 
     @Override
     public ColumnBlock createInstance() {
@@ -61,6 +64,11 @@ public final class ColumnBlockSerializer extends BlockSerializer<ColumnBlock> {
                 ArrayIO.writeInts(out, o, o.length);
             }
         }
+        NamesIO.write(b.names(), out);
+        out.writeBoolean(b.eventTimes() != null);
+        if (b.eventTimes() != null) {
+            ArrayIO.writeLongs(out, b.eventTimes(), b.rows());
+        }
     }
 
     @Override
@@ -90,9 +98,21 @@ public final class ColumnBlockSerializer extends BlockSerializer<ColumnBlock> {
                 offsets[c] = ArrayIO.readInts(in, n);
             }
         }
+        BlockNames names = NamesIO.read(in, columns);
+        long[] times = in.readBoolean() ? ArrayIO.readLongs(in) : null;
         try {
             return new ColumnBlock(
-                    lane, seq, firstRow, lines, rows, labelDense, keys, letters, offsets);
+                    lane,
+                    seq,
+                    firstRow,
+                    lines,
+                    rows,
+                    labelDense,
+                    keys,
+                    letters,
+                    offsets,
+                    names,
+                    times);
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt column block: " + e.getMessage(), e);
         }

@@ -339,7 +339,35 @@ class BlockSerializersTest {
                 .isEqualTo(in);
     }
 
-    /** Format 3 of a one-row block with one dead letter. */
+    /** A block of events: its strings and event times travel with it. */
+    @Test
+    void columnBlockWithNamesAndEventTimes() throws IOException {
+        dev.piper.core.block.BlockNames names =
+                new dev.piper.core.block.BlockNames(
+                        new long[][] {{11, 12}, null},
+                        new int[][] {{2, -1}, null},
+                        new byte[][] {
+                            "ab".getBytes(java.nio.charset.StandardCharsets.UTF_8), null
+                        });
+        ColumnBlock in =
+                new ColumnBlock(
+                        0,
+                        4,
+                        100,
+                        3,
+                        2,
+                        ints(2 * 3),
+                        new long[][] {longs(2), longs(2)},
+                        new DeadLetter[] {LETTER},
+                        new int[2][],
+                        names,
+                        new long[] {1_764_230_400_000L, 1_764_230_400_123L});
+        assertThat(roundTrip(ColumnBlockSerializer.INSTANCE, in))
+                .usingRecursiveComparison()
+                .isEqualTo(in);
+    }
+
+    /** Format 4 of a one-row block with one dead letter, no names and no event times. */
     @Test
     void columnBlockBytesAreFrozen() throws IOException {
         long[][] keys = new long[26][1];
@@ -400,7 +428,9 @@ class BlockSerializersTest {
                     + "00000001"
                     + "31"
                     + "00"
-                    + "ffffffff".repeat(26); // no list columns
+                    + "ffffffff".repeat(26) // no list columns
+                    + "00000000" // no names
+                    + "00"; // no event times
 
     private static final String RAW_FROZEN =
             "0000000100000000000000020000000000000003ffffffffffffffff00000002780a000000010200000000000000000000010000000000000000000000050000000000000006";

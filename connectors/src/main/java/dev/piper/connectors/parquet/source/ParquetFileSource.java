@@ -1,6 +1,7 @@
 package dev.piper.connectors.parquet.source;
 
 import dev.piper.connectors.parquet.FlinkInputFile;
+import dev.piper.connectors.parquet.ParquetEvents;
 import dev.piper.connectors.parquet.ParquetFiles;
 import dev.piper.connectors.parquet.ParquetLayout;
 import dev.piper.connectors.parquet.source.enumerator.RowGroupEnumStateSerializer;
@@ -10,8 +11,10 @@ import dev.piper.connectors.parquet.source.split.RowGroupSplit;
 import dev.piper.connectors.parquet.source.split.RowGroupSplitSerializer;
 import dev.piper.core.block.ColumnBlock;
 import dev.piper.operators.block.BlockTypes;
+import dev.piper.pipeline.input.EventFields;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,12 +34,13 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.schema.MessageType;
 
 /**
- * A bounded source of one Parquet file in the Criteo layout ({@link ParquetLayout}) as numbered,
- * decoded {@link ColumnBlock}s, read in parallel a row group at a time: a reader takes the next row
- * group from the enumerator, decodes it into blocks of {@code blockRows} rows under the pipeline's
- * column program ({@code reader.RowGroupBlocks}) and asks for another when it is done. Block
- * sequence numbers run through the file in row order without gaps (the enumerator counts each row
- * group's blocks from the footer), so the ordered operators downstream work as for text.
+ * A bounded source of one Parquet file of the pipeline's layout (positional columns, {@link
+ * ParquetLayout}, or events of named fields, {@link ParquetEvents}) as numbered, decoded {@link
+ * ColumnBlock}s, read in parallel a row group at a time: a reader takes the next row group from the
+ * enumerator, decodes it into blocks of {@code blockRows} rows under the pipeline's column program
+ * ({@code reader.RowGroupBlocks}) and asks for another when it is done. Block sequence numbers run
+ * through the file in row order without gaps (the enumerator counts each row group's blocks from
+ * the footer), so the ordered operators downstream work as for text.
  *
  * <p>A row group is the unit of parallelism: rows of a later row group wait downstream for those of
  * earlier ones, so very large row groups cost memory (the blocks of a row group being read while an
@@ -51,10 +55,11 @@ public final class ParquetFileSource
     private final String path;
     private final int blockRows;
     private final HashMap<String, String> columns;
-    private final int maxRawBytes;
-    private final ColumnProgram program;
+    private final DecodeOptions options;
 
     /**
+     * A file of positional columns (the layout's fields by name).
+     *
      * @param columns the spec's {@code input.parquet_columns}
      * @param maxRawBytes how many bytes of a rejected row's text its dead letter keeps
      * @param program the pipeline's column program, which the readers run over their blocks
@@ -65,14 +70,31 @@ public final class ParquetFileSource
             Map<String, String> columns,
             int maxRawBytes,
             ColumnProgram program) {
+        this(
+                path,
+                blockRows,
+                columns,
+                new DecodeOptions(
+                        program, false, DecodeOptions.DEFAULT_MAX_LINE_BYTES, maxRawBytes));
+    }
+
+    /**
+     * A file of the pipeline's input: positional columns, or with {@code options.events()} the
+     * events of a spec of named fields, each column read by its path ({@link ParquetEvents}).
+     *
+     * @param columns the spec's {@code input.parquet_columns} (positional columns only)
+     * @param options the pipeline's decoding: its column program, the dead letters' raw limit and
+     *     the events' fields
+     */
+    public ParquetFileSource(
+            String path, int blockRows, Map<String, String> columns, DecodeOptions options) {
         if (blockRows < 1) {
             throw new IllegalArgumentException("rows per block must be positive: " + blockRows);
         }
         this.path = path;
         this.blockRows = blockRows;
         this.columns = new HashMap<>(columns);
-        this.maxRawBytes = maxRawBytes;
-        this.program = program;
+        this.options = options;
     }
 
     /**
@@ -83,9 +105,23 @@ public final class ParquetFileSource
      */
     public static ParquetLayout check(String path, RowLayout layout, Map<String, String> columns)
             throws IOException {
-        MessageType schema;
+        return ParquetLayout.bind(layout, schema(path), columns, path);
+    }
+
+    /**
+     * Opens {@code path} and binds the columns of a spec of named fields to it: what a job checks
+     * before it starts.
+     *
+     * @throws IllegalArgumentException naming the column, its path and the file's type
+     * @throws IOException if the file cannot be read as Parquet
+     */
+    public static ParquetEvents checkEvents(String path, EventFields events) throws IOException {
+        return ParquetEvents.bind(schema(path), events, path);
+    }
+
+    private static MessageType schema(String path) throws IOException {
         try (ParquetFileReader file = ParquetFiles.open(new FlinkInputFile(path))) {
-            schema = file.getFooter().getFileMetaData().getSchema();
+            return file.getFooter().getFileMetaData().getSchema();
         } catch (IOException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -93,7 +129,6 @@ public final class ParquetFileSource
             // callers say which file ("--input: F is not a readable Parquet file: ...")
             throw new IOException(e.getMessage(), e);
         }
-        return ParquetLayout.bind(layout, schema, columns, path);
     }
 
     /** The file's row groups as splits, in order, each with its first row and block number. */
@@ -122,7 +157,7 @@ public final class ParquetFileSource
 
     @Override
     public SourceReader<ColumnBlock, RowGroupSplit> createReader(SourceReaderContext context) {
-        return new RowGroupReader(context, program, columns, blockRows, maxRawBytes);
+        return new RowGroupReader(context, options, columns, blockRows);
     }
 
     @Override

@@ -30,7 +30,7 @@ import org.apache.parquet.schema.MessageType;
  *
  * <p>Not thread-safe; one per reader.
  */
-public final class RowGroupBlocks {
+public final class RowGroupBlocks implements RowGroupDecoder {
 
     private final ParquetLayout layout;
     private final ColumnarDecoder decoder;
@@ -218,6 +218,7 @@ public final class RowGroupBlocks {
      * values for their dead letters. The first fields get their operators after the bad rows are
      * taken out; then the column passes run.
      */
+    @Override
     public ColumnBlock next(int lane, long seq, int maxRows) throws IOException {
         if (rowsLeft == 0) {
             return null;
@@ -287,26 +288,13 @@ public final class RowGroupBlocks {
     }
 
     /**
-     * The next {@code lines} rows of a damaged row group: every one a dead letter ({@link
-     * Reason#CORRUPT_PAGE}, no text: none of it can be trusted), so the counts still add up.
+     * The next {@code lines} rows of a damaged row group, all dead letters ({@link DamagedRows}).
      */
     private ColumnBlock damagedBlock(int lane, long seq, int lines) {
-        DeadLetter[] dead = new DeadLetter[lines];
-        for (int r = 0; r < lines; r++) {
-            dead[r] =
-                    new DeadLetter(r, -1, Reason.CORRUPT_PAGE.code(), damaged, new byte[0], false);
-        }
-        long[][] keys = new long[sparseColumns][];
-        int[][] offsets = new int[sparseColumns][];
-        for (int c = 0; c < sparseColumns; c++) {
-            ParquetLayout.Binding b = layout.binding(rowWidth + c);
-            keys[c] = new long[0];
-            offsets[c] = b != null && b.isList() ? new int[1] : null;
-        }
         long firstRow = nextRow;
         nextRow += lines;
         rowsLeft -= lines;
-        return new ColumnBlock(lane, seq, firstRow, lines, 0, new int[0], keys, dead, offsets);
+        return DamagedRows.block(layout.layout(), lane, seq, firstRow, lines, damaged);
     }
 
     /**

@@ -1,13 +1,16 @@
 package dev.piper.connectors.parquet.source.reader;
 
 import dev.piper.connectors.parquet.FlinkInputFile;
+import dev.piper.connectors.parquet.ParquetEvents;
 import dev.piper.connectors.parquet.ParquetFiles;
 import dev.piper.connectors.parquet.ParquetLayout;
 import dev.piper.connectors.parquet.source.split.RowGroupSplit;
 import dev.piper.connectors.source.SplitQueue;
 import dev.piper.core.block.ColumnBlock;
 import dev.piper.core.decode.ColumnarDecoder;
+import dev.piper.core.decode.TypedEvents;
 import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,16 +21,18 @@ import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.schema.MessageType;
 
 /**
  * The Parquet source's reader: decodes the row groups the enumerator gives it into blocks of {@code
- * blockRows} rows ({@link RowGroupBlocks}), on the task thread where the decoder is chained, a
- * block per call. Its checkpointed state is the row groups it holds, the current one advanced to
- * its next block (a resumed row group is read again from its start and the blocks already emitted
- * skipped).
+ * blockRows} rows ({@link RowGroupBlocks} for positional columns, {@link RowGroupEvents} for a spec
+ * of named fields), on the task thread where the decoder is chained, a block per call. Its
+ * checkpointed state is the row groups it holds, the current one advanced to its next block (a
+ * resumed row group is read again from its start and the blocks already emitted skipped).
  */
 public final class RowGroupReader implements SourceReader<ColumnBlock, RowGroupSplit> {
     private final SourceReaderContext context;
+    private final DecodeOptions options;
     private final ColumnProgram program;
     private final Map<String, String> columns;
     private final int blockRows;
@@ -37,29 +42,35 @@ public final class RowGroupReader implements SourceReader<ColumnBlock, RowGroupS
     private ParquetFileReader file;
     private String filePath;
     private ParquetLayout layout;
+    private ParquetEvents binding;
     private final ColumnarDecoder decoder;
 
+    /** The rows' maker of a spec of named fields; null for positional columns. */
+    private final TypedEvents events;
+
     private RowGroupSplit current;
-    private RowGroupBlocks blocks;
+    private RowGroupDecoder blocks;
     private int nextBlock;
 
     /**
-     * @param columns the spec's {@code input.parquet_columns}
+     * @param options the pipeline's decoding: its column program, how many bytes of a rejected
+     *     row's text its dead letter keeps, and for a spec of named fields where each is read from
+     * @param columns the spec's {@code input.parquet_columns} (positional columns)
      * @param blockRows rows per block
-     * @param maxRawBytes how many bytes of a rejected row's text its dead letter keeps
      */
     public RowGroupReader(
             SourceReaderContext context,
-            ColumnProgram program,
+            DecodeOptions options,
             Map<String, String> columns,
-            int blockRows,
-            int maxRawBytes) {
+            int blockRows) {
         this.context = context;
-        this.program = program;
+        this.options = options;
+        this.program = options.program();
         this.columns = columns;
         this.blockRows = blockRows;
-        this.maxRawBytes = maxRawBytes;
+        this.maxRawBytes = options.maxRawBytes();
         this.decoder = new ColumnarDecoder(program);
+        this.events = options.events() == null ? null : new TypedEvents(options);
     }
 
     @Override
@@ -95,18 +106,32 @@ public final class RowGroupReader implements SourceReader<ColumnBlock, RowGroupS
             }
             file = ParquetFiles.open(new FlinkInputFile(split.path()));
             filePath = split.path();
-            layout =
-                    ParquetLayout.bind(
-                            program.layout(),
-                            file.getFooter().getFileMetaData().getSchema(),
-                            columns,
-                            split.path());
-            file.setRequestedSchema(layout.projection());
+            MessageType schema = file.getFooter().getFileMetaData().getSchema();
+            if (events != null) {
+                binding = ParquetEvents.bind(schema, options.events(), split.path());
+                file.setRequestedSchema(binding.projection());
+            } else {
+                layout = ParquetLayout.bind(program.layout(), schema, columns, split.path());
+                file.setRequestedSchema(layout.projection());
+            }
         }
         current = split;
         blocks =
-                new RowGroupBlocks(
-                        file, layout, decoder, split.rowGroup(), split.firstRow(), maxRawBytes);
+                events != null
+                        ? new RowGroupEvents(
+                                file,
+                                binding,
+                                events,
+                                program.layout(),
+                                split.rowGroup(),
+                                split.firstRow())
+                        : new RowGroupBlocks(
+                                file,
+                                layout,
+                                decoder,
+                                split.rowGroup(),
+                                split.firstRow(),
+                                maxRawBytes);
         for (nextBlock = 0; nextBlock < split.nextBlock(); nextBlock++) {
             if (blocks.next(0, split.firstSeq() + nextBlock, blockRows) == null) {
                 throw new IOException(

@@ -1,0 +1,186 @@
+package dev.piper.core.decode;
+
+import dev.piper.core.block.ColumnBlock;
+import dev.piper.core.block.DeadLetter;
+import dev.piper.pipeline.input.EventFields;
+import dev.piper.pipeline.input.FieldPath;
+import dev.piper.pipeline.layout.Reason;
+import dev.piper.pipeline.ops.DecodeOptions;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Events of named fields whose typed values a reader outside this package walks (Parquet's record
+ * assembly), made into a block's rows by the rules every event format follows (docs/SEMANTICS.md,
+ * "JSON input"; {@link EventValues}): the reader calls {@link #startEvent}, then a value method for
+ * each value it meets at a column's path (naming the layout fields that read it, as {@link
+ * #fieldsAt} gives them), then {@link #endEvent}, which makes the event a row or a dead letter
+ * naming the column, its path and the value. So a Parquet row and the same event as a JSON line
+ * become the same row.
+ *
+ * <p>Not thread-safe; one per reader.
+ */
+public final class TypedEvents {
+
+    private final EventValues values;
+    private final EventRows rows;
+    private final EventFields events;
+    private final int fields;
+
+    // The block being read.
+    private List<DeadLetter> dead;
+    private int lines;
+
+    /**
+     * @param options the pipeline's decoding, with the events' fields ({@link
+     *     DecodeOptions#events()})
+     */
+    public TypedEvents(DecodeOptions options) {
+        if (options.events() == null) {
+            throw new IllegalArgumentException("options without event fields");
+        }
+        this.values = new EventValues(options, false);
+        this.rows = values.rows;
+        this.events = options.events();
+        this.fields = values.layout.fields();
+    }
+
+    /**
+     * Every field path the rows read, by the layout fields that read it: field {@code f}'s path at
+     * index {@code f}, and the event time's, if the rows carry one, at index {@code fields} (one
+     * past the layout's last field).
+     */
+    public List<FieldPath> paths() {
+        List<FieldPath> paths = new ArrayList<>(fields + 1);
+        for (int f = 0; f < fields; f++) {
+            paths.add(events.path(f));
+        }
+        if (rows.timeField >= 0) {
+            paths.add(events.timePath());
+        }
+        return paths;
+    }
+
+    /** Whether layout field {@code f} (as {@link #paths} numbers it) reads a list of ids. */
+    public boolean isList(int f) {
+        return values.isList(f);
+    }
+
+    /** Field {@code f} and its path, as dead letters name them: {@code C1 (user.id)}. */
+    public String column(int f) {
+        return values.column(f);
+    }
+
+    /** Starts a block. */
+    public void startBlock() {
+        rows.startBlock();
+        dead = new ArrayList<>();
+        lines = 0;
+    }
+
+    /** Starts an event: nothing read, nothing wrong. */
+    public void startEvent() {
+        values.startEvent();
+    }
+
+    /** A boolean at the path of {@code targets}. */
+    public void bool(int[] targets, boolean v) {
+        values.bool(targets, v);
+    }
+
+    /** An integer at the path of {@code targets}. */
+    public void integer(int[] targets, long v) {
+        values.integer(targets, v);
+    }
+
+    /** A floating-point number, of {@code type} ("float", "double"). */
+    public void real(int[] targets, double v, String type) {
+        values.real(targets, v, type);
+    }
+
+    /** Text (UTF-8 {@code b[s, e)}): decimal for a dense column, an id for a sparse one. */
+    public void text(int[] targets, byte[] b, int s, int e) {
+        values.text(targets, b, s, e);
+    }
+
+    /** A value of a kind no column takes ({@code what}: "a record", "a map"). */
+    public void notAValue(int[] targets, String what) {
+        values.notAValue(targets, what);
+    }
+
+    /**
+     * Starts a list read by {@code targets}; returns the first list field among them, to which the
+     * items go, or -1 if none is a list (the items are then not wanted).
+     */
+    public int startList(int[] targets) {
+        return values.startList(targets);
+    }
+
+    /** Appends integer id {@code id} to list field {@code f}'s list. */
+    public void listInteger(int f, long id) {
+        values.listInteger(f, id);
+    }
+
+    /** Appends text id {@code b[s, e)}, item {@code i} (from 0), to list field {@code f}. */
+    public void listText(int f, int i, byte[] b, int s, int e) {
+        values.listText(f, i, b, s, e);
+    }
+
+    /** Item {@code i} of list field {@code f} is null. */
+    public void listNull(int f, int i) {
+        values.listNull(f, i);
+    }
+
+    /** Item {@code i} of list field {@code f} is of {@code type}, not an id. */
+    public void listWrongType(int f, int i, String type) {
+        values.listWrongType(f, i, type);
+    }
+
+    /** Ends the list {@link #startList} began: the other list fields of {@code targets} get it. */
+    public void endList(int[] targets, int first) {
+        values.endList(targets, first);
+    }
+
+    /**
+     * The event has a problem of its own (its first one is kept): {@code reason}, {@code detail}.
+     */
+    public void fail(Reason reason, String detail) {
+        values.fail(reason, detail);
+    }
+
+    /**
+     * Ends the event: a row, or a dead letter whose raw bytes are {@code raw} (a rendering of the
+     * event; the decoder's raw limit applies).
+     *
+     * @return whether the event became a row
+     */
+    public boolean endEvent(byte[] raw) {
+        if (values.complete()) {
+            rows.commit();
+            lines++;
+            return true;
+        }
+        dead.add(values.deadLetter(lines++, -1, raw));
+        return false;
+    }
+
+    /** The reason and detail of the event just rejected, or null (for tests and messages). */
+    public String failure() {
+        return values.failReason == null
+                ? null
+                : values.failReason.code() + ": " + values.failDetail;
+    }
+
+    /**
+     * Ends the block: the columns' operators run over its rows.
+     *
+     * @param lane the input lane (0: a file)
+     * @param seq the block's number in its lane
+     * @param firstRow index in the file of the block's first event
+     */
+    public ColumnBlock finishBlock(int lane, long seq, long firstRow) {
+        ColumnBlock block = rows.finishColumns(lane, seq, firstRow, lines, dead);
+        dead = null;
+        return block;
+    }
+}
