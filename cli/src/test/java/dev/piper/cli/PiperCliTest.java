@@ -1541,7 +1541,8 @@ class PiperCliTest {
                                 "rm2"))
                 .as(err())
                 .isZero();
-        // a spec of JSON events does not read Parquet
+        // a spec of JSON events reads Parquet by its fields' paths, and is refused where the file
+        // holds what its column never can: rm2's C1 is a list, Criteo's C1 one id
         assertThat(
                         PiperCli.execute(
                                 "preprocess",
@@ -1551,11 +1552,12 @@ class PiperCliTest {
                                 tmp.resolve("rm2-json").toString(),
                                 "--preset",
                                 "dlrm-criteo-json"))
-                .isNotZero();
+                .isEqualTo(2);
         assertThat(err())
                 .contains(
-                        "is read as Parquet, but the spec's input.format is json: Parquet input"
-                                + " takes a spec of positional columns (criteo-tsv)");
+                        parquet
+                                + ": C1 (C1): \"C1\" is a LIST, but the column holds one value (name"
+                                + " it in input.list_columns, or read one element: C1[0])");
         Path p = tmp.resolve("rm2-parquet");
         assertThat(
                         PiperCli.execute(

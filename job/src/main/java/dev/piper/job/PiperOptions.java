@@ -122,8 +122,9 @@ public final class PiperOptions {
                     .noDefaultValue()
                     .withDescription(
                             "How the batch input is read: tsv (Criteo text, optionally .gz) or"
-                                    + " parquet (the Criteo layout's columns, named as in the"
-                                    + " spec's input.parquet_columns). Unset: parquet for a file"
+                                    + " parquet (the layout's columns, named as in the spec's"
+                                    + " input.parquet_columns, or by its input.fields paths for a"
+                                    + " spec of named fields). Unset: parquet for a file"
                                     + " whose name ends in .parquet, tsv otherwise.");
 
     /** The largest Parquet block: its 40 column arrays must fit Java arrays with room to spare. */

@@ -51,13 +51,16 @@ public final class PreprocessProgram {
                             "Criteo text file: label, I1..I13, C1..C26, tab-separated; a .gz"
                                     + " file is decompressed on the fly. Or a Parquet file of"
                                     + " those columns (piper convert writes one; see"
-                                    + " --input-format)."),
+                                    + " --input-format), or of the events a spec of named fields"
+                                    + " reads."),
                     JobOption.value(
                             INPUT_FORMAT,
                             "F",
                             "tsv or parquet (default: parquet for a name ending in .parquet, tsv"
                                     + " otherwise). Parquet columns are found by field name, or as"
-                                    + " the spec's input.parquet_columns names them."),
+                                    + " the spec's input.parquet_columns names them; a spec of"
+                                    + " named fields (json, avro, protobuf, csv) finds them by its"
+                                    + " input.fields paths."),
                     JobOption.value(
                             OUTPUT_FORMAT,
                             "F",
