@@ -1558,6 +1558,36 @@ class PiperCliTest {
                         parquet
                                 + ": C1 (C1): \"C1\" is a LIST, but the column holds one value (name"
                                 + " it in input.list_columns, or read one element: C1[0])");
+        // read by paths: one element of the list, and a path the file lacks (noted, its fill)
+        Path paths = tmp.resolve("paths.json");
+        Files.writeString(
+                paths,
+                """
+                {"name": "paths", "version": 1,
+                 "input": {"format": "json", "dense": 1, "sparse": 1,
+                   "fields": {"label": "label", "I1": "no_such", "C1": "C1[0]"}},
+                 "columns": {"label": ["decode", "fill_missing"],
+                   "I1": ["decode", "fill_missing"],
+                   "C1": ["decode", "fill_missing", "hex2int", "vocab"]}}""");
+        assertThat(
+                        PiperCli.execute(
+                                "preprocess",
+                                "--input",
+                                parquet.toString(),
+                                "--output",
+                                tmp.resolve("rm2-paths").toString(),
+                                "--spec",
+                                paths.toString()))
+                .as(err())
+                .isZero();
+        assertThat(err())
+                .contains(
+                        "preprocess: note: "
+                                + parquet
+                                + " has no column at the path of I1 (no_such); every row reads it"
+                                + " as missing (its fill)");
+        assertThat(Files.size(tmp.resolve("rm2-paths").resolve("rows.bin")))
+                .isEqualTo(200L * 3 * 4);
         Path p = tmp.resolve("rm2-parquet");
         assertThat(
                         PiperCli.execute(
