@@ -108,19 +108,8 @@ public final class RowGroupBlocks implements RowGroupDecoder {
         this.cursors = new ColumnCursor[fieldCount];
         this.decoder = decoder;
         this.maxRawBytes = maxRawBytes;
-        if (rowGroup >= file.getRowGroups().size()) {
-            throw new IOException(file.getFile() + " has no row group " + rowGroup);
-        }
-        long groupRows = file.getRowGroups().get(rowGroup).getRowCount();
-        this.where =
-                file.getFile()
-                        + ": row group "
-                        + rowGroup
-                        + " (rows "
-                        + firstRow
-                        + ".."
-                        + (firstRow + groupRows - 1)
-                        + " of the file)";
+        long groupRows = DamagedRows.rowsOf(file, rowGroup);
+        this.where = DamagedRows.where(file, rowGroup, firstRow, groupRows);
         try {
             PageReadStore store = file.readRowGroup(rowGroup);
             for (int f = 0; f < fieldCount; f++) {

@@ -48,19 +48,8 @@ public final class RowGroupEvents implements RowGroupDecoder {
             throws java.io.IOException {
         this.events = events;
         this.layout = layout;
-        if (rowGroup >= file.getRowGroups().size()) {
-            throw new java.io.IOException(file.getFile() + " has no row group " + rowGroup);
-        }
-        long groupRows = file.getRowGroups().get(rowGroup).getRowCount();
-        this.where =
-                file.getFile()
-                        + ": row group "
-                        + rowGroup
-                        + " (rows "
-                        + firstRow
-                        + ".."
-                        + (firstRow + groupRows - 1)
-                        + " of the file)";
+        long groupRows = DamagedRows.rowsOf(file, rowGroup);
+        this.where = DamagedRows.where(file, rowGroup, firstRow, groupRows);
         try {
             PageReadStore store = file.readRowGroup(rowGroup);
             records =
