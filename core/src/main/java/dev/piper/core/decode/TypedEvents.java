@@ -2,9 +2,6 @@ package dev.piper.core.decode;
 
 import dev.piper.core.block.ColumnBlock;
 import dev.piper.core.block.DeadLetter;
-import dev.piper.pipeline.input.EventFields;
-import dev.piper.pipeline.input.FieldPath;
-import dev.piper.pipeline.layout.Reason;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,10 +10,10 @@ import java.util.List;
  * Events of named fields whose typed values a reader outside this package walks (Parquet's record
  * assembly), made into a block's rows by the rules every event format follows (docs/SEMANTICS.md,
  * "JSON input"; {@link EventValues}): the reader calls {@link #startEvent}, then a value method for
- * each value it meets at a column's path (naming the layout fields that read it, as {@link
- * #fieldsAt} gives them), then {@link #endEvent}, which makes the event a row or a dead letter
- * naming the column, its path and the value. So a Parquet row and the same event as a JSON line
- * become the same row.
+ * each value it meets at a column's path (naming the layout fields that read it, numbered as in the
+ * layout, the event time one past its last field), then {@link #endEvent}, which makes the event a
+ * row or a dead letter naming the column, its path and the value. So a Parquet row and the same
+ * event as a JSON line become the same row.
  *
  * <p>Not thread-safe; one per reader.
  */
@@ -24,8 +21,6 @@ public final class TypedEvents {
 
     private final EventValues values;
     private final EventRows rows;
-    private final EventFields events;
-    private final int fields;
 
     // The block being read.
     private List<DeadLetter> dead;
@@ -41,34 +36,6 @@ public final class TypedEvents {
         }
         this.values = new EventValues(options, false);
         this.rows = values.rows;
-        this.events = options.events();
-        this.fields = values.layout.fields();
-    }
-
-    /**
-     * Every field path the rows read, by the layout fields that read it: field {@code f}'s path at
-     * index {@code f}, and the event time's, if the rows carry one, at index {@code fields} (one
-     * past the layout's last field).
-     */
-    public List<FieldPath> paths() {
-        List<FieldPath> paths = new ArrayList<>(fields + 1);
-        for (int f = 0; f < fields; f++) {
-            paths.add(events.path(f));
-        }
-        if (rows.timeField >= 0) {
-            paths.add(events.timePath());
-        }
-        return paths;
-    }
-
-    /** Whether layout field {@code f} (as {@link #paths} numbers it) reads a list of ids. */
-    public boolean isList(int f) {
-        return values.isList(f);
-    }
-
-    /** Field {@code f} and its path, as dead letters name them: {@code C1 (user.id)}. */
-    public String column(int f) {
-        return values.column(f);
     }
 
     /** Starts a block. */
@@ -103,11 +70,6 @@ public final class TypedEvents {
         values.text(targets, b, s, e);
     }
 
-    /** A value of a kind no column takes ({@code what}: "a record", "a map"). */
-    public void notAValue(int[] targets, String what) {
-        values.notAValue(targets, what);
-    }
-
     /**
      * Starts a list read by {@code targets}; returns the first list field among them, to which the
      * items go, or -1 if none is a list (the items are then not wanted).
@@ -131,21 +93,9 @@ public final class TypedEvents {
         values.listNull(f, i);
     }
 
-    /** Item {@code i} of list field {@code f} is of {@code type}, not an id. */
-    public void listWrongType(int f, int i, String type) {
-        values.listWrongType(f, i, type);
-    }
-
     /** Ends the list {@link #startList} began: the other list fields of {@code targets} get it. */
     public void endList(int[] targets, int first) {
         values.endList(targets, first);
-    }
-
-    /**
-     * The event has a problem of its own (its first one is kept): {@code reason}, {@code detail}.
-     */
-    public void fail(Reason reason, String detail) {
-        values.fail(reason, detail);
     }
 
     /**
@@ -162,13 +112,6 @@ public final class TypedEvents {
         }
         dead.add(values.deadLetter(lines++, -1, raw));
         return false;
-    }
-
-    /** The reason and detail of the event just rejected, or null (for tests and messages). */
-    public String failure() {
-        return values.failReason == null
-                ? null
-                : values.failReason.code() + ": " + values.failDetail;
     }
 
     /**
