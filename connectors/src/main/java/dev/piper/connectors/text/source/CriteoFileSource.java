@@ -68,9 +68,9 @@ public final class CriteoFileSource
     }
 
     /**
-     * A source of an Avro container file: one reader takes its blocks in order, decompressed, as
-     * chunks of {@code RecordFrames} of up to {@code blockBytes} ({@code AvroBlockChunker}); like a
-     * {@code .gz} file, it is not split ({@link #isSplittable()}).
+     * A source of an Avro container file, split as a text file is: byte ranges of {@code
+     * blockBytes}, each a chunk of the blocks that start in it, decompressed, a {@code
+     * RecordFrames} frame a block ({@code AvroRanges}); the readers share the file.
      */
     public static CriteoFileSource avroContainer(String path, int blockBytes, int maxRawBytes) {
         return new CriteoFileSource(
@@ -104,9 +104,13 @@ public final class CriteoFileSource
         this.records = records;
     }
 
-    /** Whether parallel readers can share the file (false for a compressed stream). */
+    /**
+     * Whether parallel readers can share the file: lines not compressed as a whole, or an Avro
+     * container file (not a {@code .gz} stream, nor length-delimited Protobuf messages).
+     */
     public boolean isSplittable() {
-        return records == FileRecords.LINES && !path.endsWith(".gz");
+        return records == FileRecords.LINES && !path.endsWith(".gz")
+                || records == FileRecords.AVRO_CONTAINER;
     }
 
     @Override

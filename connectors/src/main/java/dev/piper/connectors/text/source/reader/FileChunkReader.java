@@ -19,9 +19,10 @@ import org.apache.flink.core.io.InputStatus;
 
 /**
  * Reads its splits on the task thread, where the decoder is chained: each byte range of a split
- * becomes one chunk, a stream split a chunk per call. It keeps one split in hand and one request on
- * its way to the enumerator, so it rarely waits for work. Its checkpointed state is the splits it
- * holds, the one in hand advanced to its first range (or, for a stream, line) not yet emitted.
+ * becomes one chunk (its lines, or an Avro container file's blocks, {@link AvroRanges}), a stream
+ * split a chunk per call. It keeps one split in hand and one request on its way to the enumerator,
+ * so it rarely waits for work. Its checkpointed state is the splits it holds, the one in hand
+ * advanced to its first range (or, for a stream, line) not yet emitted.
  */
 public final class FileChunkReader implements SourceReader<RawChunk, FileChunkSplit> {
 
@@ -38,6 +39,9 @@ public final class FileChunkReader implements SourceReader<RawChunk, FileChunkSp
 
     private String rangePath;
     private long rangeFileLength;
+
+    /** The Avro container file of range splits, kept across its ranges. */
+    private AvroRanges avroRanges;
 
     /** The split of ranges being read, and how many of its ranges are emitted. */
     private FileChunkSplit ranges;
@@ -140,6 +144,15 @@ public final class FileChunkReader implements SourceReader<RawChunk, FileChunkSp
     }
 
     private RawChunk readRange(String file, long seq, long start, long end) throws IOException {
+        if (records == FileRecords.AVRO_CONTAINER) {
+            if (avroRanges == null || !avroRanges.path().equals(file)) {
+                if (avroRanges != null) {
+                    avroRanges.close();
+                }
+                avroRanges = new AvroRanges(file);
+            }
+            return avroRanges.read(seq, start, end);
+        }
         if (rangeFile == null || !file.equals(rangePath)) {
             if (rangeFile != null) {
                 rangeFile.close();
@@ -202,6 +215,9 @@ public final class FileChunkReader implements SourceReader<RawChunk, FileChunkSp
         }
         if (rangeFile != null) {
             rangeFile.close();
+        }
+        if (avroRanges != null) {
+            avroRanges.close();
         }
     }
 }

@@ -4,7 +4,10 @@ package dev.piper.connectors.text.source.reader;
 public enum FileRecords {
     /** Lines of text, read in byte ranges ({@link LineRange}; a {@code .gz} file as one stream). */
     LINES,
-    /** An Avro container file, read block by block as one stream ({@link AvroBlockChunker}). */
+    /**
+     * An Avro container file, read in byte ranges ({@link AvroRanges}), or from a checkpoint taken
+     * before ranges block by block as one stream ({@link AvroBlockChunker}).
+     */
     AVRO_CONTAINER,
     /** Length-delimited Protobuf messages, read as one stream ({@link DelimitedChunker}). */
     PROTOBUF_DELIMITED

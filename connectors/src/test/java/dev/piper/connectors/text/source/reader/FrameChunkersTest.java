@@ -8,16 +8,20 @@ import dev.piper.core.block.RecordFrames;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.apache.avro.Schema;
+import org.apache.avro.file.CodecFactory;
 import org.apache.avro.file.DataFileWriter;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Binary files cut into chunks of frames: every record once, in order, chunks within their size (a
@@ -148,5 +152,69 @@ class FrameChunkersTest {
                                 new AvroBlockChunker(
                                         new ByteArrayInputStream(bytes), resumeAt + 1, 1, 512))
                 .hasMessageContaining("which is not a block's first");
+    }
+
+    /**
+     * An Avro container file read in byte ranges of any size (smaller than a block, a few blocks,
+     * the whole file), plain and deflated: every block in exactly one range, in order, as the
+     * stream reader gives them; a range in which no block starts is an empty chunk.
+     */
+    @Test
+    void anAvroFilesRangesHoldEveryBlockOnceInOrder(@TempDir Path dir) throws Exception {
+        Schema schema =
+                new Schema.Parser()
+                        .parse(
+                                "{\"type\": \"record\", \"name\": \"R\", \"fields\": [{\"name\":"
+                                        + " \"x\", \"type\": \"long\"}, {\"name\": \"s\", \"type\":"
+                                        + " \"string\"}]}");
+        for (CodecFactory codec :
+                new CodecFactory[] {CodecFactory.nullCodec(), CodecFactory.deflateCodec(6)}) {
+            Path file = dir.resolve(codec + ".avro");
+            SplittableRandom r = new SplittableRandom(11);
+            try (DataFileWriter<GenericRecord> w =
+                    new DataFileWriter<>(new GenericDatumWriter<GenericRecord>(schema))) {
+                w.setCodec(codec);
+                w.setSyncInterval(200);
+                w.create(schema, file.toFile());
+                for (long i = 0; i < 3000; i++) {
+                    GenericRecord rec = new GenericData.Record(schema);
+                    rec.put("x", r.nextLong());
+                    rec.put("s", "s" + r.nextInt(100_000));
+                    w.append(rec);
+                }
+            }
+            byte[] bytes = Files.readAllBytes(file);
+            long[] all = {0};
+            List<byte[]> expected =
+                    frames(new AvroBlockChunker(new ByteArrayInputStream(bytes), 0, 0, 1), 1, all);
+            assertThat(expected.size()).as("blocks").isGreaterThan(50);
+            for (int size : new int[] {37, 300, 4096, bytes.length}) {
+                List<byte[]> read = new ArrayList<>();
+                long datums = 0;
+                int empty = 0;
+                try (AvroRanges ranges = new AvroRanges(file.toString())) {
+                    for (long k = 0; k * size < bytes.length; k++) {
+                        RawChunk c =
+                                ranges.read(k, k * size, Math.min((k + 1) * size, bytes.length));
+                        assertThat(c.seq()).isEqualTo(k);
+                        empty += c.length() == 0 ? 1 : 0;
+                        for (int at = 0; at < c.length(); ) {
+                            int length = RecordFrames.length(c.data(), at);
+                            datums += RecordFrames.records(c.data(), at);
+                            read.add(Arrays.copyOfRange(c.data(), at + 8, at + 8 + length));
+                            at += RecordFrames.HEADER + length;
+                        }
+                    }
+                }
+                assertThat(datums).as("%s, ranges of %d", codec, size).isEqualTo(3000);
+                assertThat(read).as("%s, ranges of %d", codec, size).hasSameSizeAs(expected);
+                for (int b = 0; b < read.size(); b++) {
+                    assertThat(read.get(b)).as("block %d", b).isEqualTo(expected.get(b));
+                }
+                if (size == 37) {
+                    assertThat(empty).as("ranges where no block starts").isPositive();
+                }
+            }
+        }
     }
 }
