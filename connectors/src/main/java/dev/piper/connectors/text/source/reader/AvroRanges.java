@@ -82,10 +82,25 @@ final class AvroRanges implements Closeable {
         file.close();
     }
 
-    /** A Flink file as Apache Avro's seekable input. */
+    /**
+     * A Flink file as Apache Avro's seekable input, through a buffer of its own: Avro's search for
+     * a sync marker ({@link DataFileReader#sync}) reads a byte at a time, a system call each from
+     * an unbuffered file (13 times slower than the stream over 1M records' 179 MB, measured).
+     */
     private static final class Input implements SeekableInput {
         private final FSDataInputStream in;
         private final long length;
+        private final byte[] buffer = new byte[1 << 16];
+
+        /** The file's bytes {@code [bufferStart, bufferStart + buffered)} are in the buffer. */
+        private long bufferStart;
+
+        private int buffered;
+
+        /** Where the next read starts, and where the file's stream is. */
+        private long position;
+
+        private long streamAt;
 
         Input(FSDataInputStream in, long length) {
             this.in = in;
@@ -93,13 +108,13 @@ final class AvroRanges implements Closeable {
         }
 
         @Override
-        public void seek(long p) throws IOException {
-            in.seek(p);
+        public void seek(long p) {
+            position = p;
         }
 
         @Override
-        public long tell() throws IOException {
-            return in.getPos();
+        public long tell() {
+            return position;
         }
 
         @Override
@@ -109,7 +124,38 @@ final class AvroRanges implements Closeable {
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
-            return in.read(b, off, len);
+            if (len == 0) {
+                return 0;
+            }
+            if (position < bufferStart || position >= bufferStart + buffered) {
+                if (len >= buffer.length) { // a large read goes straight to the file
+                    int n = readAt(position, b, off, len);
+                    position += Math.max(n, 0);
+                    return n;
+                }
+                bufferStart = position;
+                buffered = Math.max(readAt(position, buffer, 0, buffer.length), 0);
+                if (buffered == 0) {
+                    return -1;
+                }
+            }
+            int at = (int) (position - bufferStart);
+            int n = Math.min(len, buffered - at);
+            System.arraycopy(buffer, at, b, off, n);
+            position += n;
+            return n;
+        }
+
+        private int readAt(long p, byte[] b, int off, int len) throws IOException {
+            if (streamAt != p) {
+                in.seek(p);
+                streamAt = p;
+            }
+            int n = in.read(b, off, len);
+            if (n > 0) {
+                streamAt += n;
+            }
+            return n;
         }
 
         @Override
