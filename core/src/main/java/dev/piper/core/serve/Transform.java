@@ -1,0 +1,139 @@
+package dev.piper.core.serve;
+
+import dev.piper.core.assemble.RowAssembly;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.IndexChunk;
+import dev.piper.core.block.KeyChunk;
+import dev.piper.core.block.Origin;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.block.RecordFrames;
+import dev.piper.core.decode.BlockDecoder;
+import dev.piper.core.decode.CriteoDecoder;
+import dev.piper.pipeline.input.InputFormat;
+import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.ops.VocabularyPolicy;
+import java.io.ByteArrayOutputStream;
+import java.util.List;
+
+/**
+ * The feed's transform at serving time: raw records in the spec's input format (Criteo lines, JSON
+ * or CSV lines, Avro datums, Protobuf messages) become the rows the feed would have made of them,
+ * with the same decoder and column operators (the job's own code, {@link BlockDecoder}) and the
+ * indices of a frozen vocabulary position ({@link VocabularySnapshot}); no Flink, no Kafka, and the
+ * vocabulary never grows. The rows are laid out as {@code rows.bin}'s ({@link RowAssembly}), list
+ * columns beside them.
+ *
+ * <p>A key the snapshot has no entry for takes the index its column's policy gives such a key: its
+ * OOV bucket ({@code mix64(key) mod oov_buckets}) when the column has buckets; else the column's
+ * reserved index, its table size at the snapshot (one past the largest index: a model served this
+ * way keeps one row for it). {@link Result#unknown()} counts them per column. A record the feed
+ * would reject is a dead letter here too, with the same reason and detail.
+ *
+ * <p>Not thread-safe (it holds a decoder); one per thread, sharing the snapshot.
+ */
+public final class Transform {
+
+    private final ColumnProgram program;
+    private final VocabularySnapshot snapshot;
+    private final BlockDecoder decoder;
+    private final boolean framed;
+
+    /**
+     * @param options the spec's decoding ({@code SpecCompiler.decodeOptions}); an Avro spec's
+     *     options must carry its writer schema
+     * @param snapshot the vocabularies of the same spec's columns
+     */
+    public Transform(DecodeOptions options, VocabularySnapshot snapshot) {
+        this.program = options.program();
+        if (snapshot.columns() != program.layout().sparse()) {
+            throw new IllegalArgumentException(
+                    "a snapshot of "
+                            + snapshot.columns()
+                            + " sparse columns for a spec of "
+                            + program.layout().sparse());
+        }
+        this.snapshot = snapshot;
+        this.decoder = BlockDecoder.of(options, false);
+        InputFormat format = options.events() == null ? null : options.events().format();
+        this.framed = format == InputFormat.AVRO || format == InputFormat.PROTOBUF;
+    }
+
+    /**
+     * The rows of a request's records, in order.
+     *
+     * @throws IllegalArgumentException if a record of a line format holds a line break (it would be
+     *     two records)
+     */
+    public Result apply(List<byte[]> records) {
+        CriteoDecoder.Decoded decoded = decoder.decode(chunk(records), false);
+        int sparse = program.layout().sparse();
+        IndexChunk[] columns = new IndexChunk[sparse];
+        long[] unknown = new long[sparse];
+        for (int c = 0; c < sparse; c++) {
+            KeyChunk keys = decoded.keys()[c];
+            VocabularyPolicy policy = program.vocabPolicy(c);
+            int[] indices = new int[keys.size()];
+            for (int i = 0; i < keys.size(); i++) {
+                long key = keys.keys()[i];
+                int index = snapshot.indexOf(c, key);
+                if (index < 0) {
+                    unknown[c]++;
+                    index = policy.oovBuckets() > 0 ? policy.bucketOf(key) : snapshot.tableSize(c);
+                }
+                indices[i] = index;
+            }
+            columns[c] =
+                    new IndexChunk(
+                            0,
+                            c,
+                            0,
+                            indices,
+                            keys.size(),
+                            snapshot.tableSize(c),
+                            new long[0],
+                            keys.epoch(),
+                            keys.offsets());
+        }
+        return new Result(RowAssembly.assemble(decoded.dense(), columns), unknown);
+    }
+
+    /** The records as one block: lines, or a frame each; a record of the log each. */
+    private RawChunk chunk(List<byte[]> records) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int n = records.size();
+        long[] offsets = new long[n];
+        int[] firstLines = new int[n];
+        for (int r = 0; r < n; r++) {
+            byte[] record = records.get(r);
+            offsets[r] = r;
+            firstLines[r] = r;
+            if (framed) {
+                byte[] frame = new byte[RecordFrames.HEADER + record.length];
+                RecordFrames.write(frame, 0, record, 0, record.length, 1);
+                out.writeBytes(frame);
+            } else {
+                for (byte b : record) {
+                    if (b == '\n') {
+                        throw new IllegalArgumentException(
+                                "record " + (r + 1) + " holds a line break: one line a record");
+                    }
+                }
+                out.writeBytes(record);
+                out.write('\n');
+            }
+        }
+        byte[] data = out.toByteArray();
+        return new RawChunk(
+                0, 0, 0, data, data.length, -1, new Origin(offsets, firstLines, -1, -1));
+    }
+
+    /**
+     * A request's rows.
+     *
+     * @param block the rows in {@code rows.bin}'s layout ({@link AssembledBlock#rowBytes()}), list
+     *     columns' indices beside them, the dead letters, the event times if the spec reads them
+     * @param unknown per sparse column, the keys the snapshot had no entry for
+     */
+    public record Result(AssembledBlock block, long[] unknown) {}
+}
