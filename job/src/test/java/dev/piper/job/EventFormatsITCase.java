@@ -188,6 +188,32 @@ class EventFormatsITCase {
         assertThat(Files.readString(out.resolve("dead-letters.jsonl")))
                 .contains("\"reason\":\"categorical_not_hex\"");
 
+        // blocks of 1 MB read in ranges of 64 KiB: most ranges hold no block's start and are empty
+        // chunks, and the output is the same
+        Path large = tmp.resolve("clicks-large-blocks.avro");
+        try (org.apache.avro.file.DataFileReader<Object> in =
+                        new org.apache.avro.file.DataFileReader<>(
+                                avro.toFile(), new org.apache.avro.generic.GenericDatumReader<>());
+                org.apache.avro.file.DataFileWriter<Object> w =
+                        new org.apache.avro.file.DataFileWriter<>(
+                                new org.apache.avro.generic.GenericDatumWriter<>(in.getSchema()))) {
+            w.setCodec(org.apache.avro.file.CodecFactory.deflateCodec(1));
+            w.setSyncInterval(1 << 20);
+            w.create(in.getSchema(), large.toFile());
+            for (Object datum : in) {
+                w.append(datum);
+            }
+        }
+        conf.set(PiperOptions.BLOCK_BYTES, 64 * 1024);
+        Path fromLarge = tmp.resolve("from-avro-large-blocks");
+        Preprocess.prepareOutput(fromLarge, false);
+        Preprocess.run(large, fromLarge, 2, StateBackend.hashmap, conf, QUIET);
+        for (String file : outputFiles(out)) {
+            assertThat(Files.mismatch(fromLarge.resolve(file), out.resolve(file)))
+                    .as("large blocks: %s", file)
+                    .isEqualTo(-1);
+        }
+
         // a column whose field the file's records lack is refused before anything is read
         Configuration wrong = new Configuration();
         wrong.set(
