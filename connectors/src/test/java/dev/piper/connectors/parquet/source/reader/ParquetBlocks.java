@@ -9,7 +9,16 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.column.ParquetProperties.WriterVersion;
+import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.hadoop.example.GroupWriteSupport;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.schema.MessageType;
 
 /** Reading a Parquet file of Criteo's layout block by block, as the source's reader does. */
 final class ParquetBlocks {
@@ -41,5 +50,32 @@ final class ParquetBlocks {
             }
         }
         return blocks;
+    }
+
+    /**
+     * parquet-hadoop's example writer of {@code schema} into {@code file} (Snappy), with small
+     * pages and row groups so that blocks cross them.
+     */
+    static ParquetWriter<Group> writer(
+            Path file,
+            MessageType schema,
+            WriterVersion version,
+            boolean dictionary,
+            int pageBytes,
+            int pageRows,
+            long rowGroupBytes)
+            throws IOException {
+        Configuration conf = new Configuration(false);
+        GroupWriteSupport.setSchema(schema, conf);
+        return ExampleParquetWriter.builder(new LocalOutputFile(file))
+                .withConf(conf)
+                .withType(schema)
+                .withWriterVersion(version)
+                .withDictionaryEncoding(dictionary)
+                .withCompressionCodec(CompressionCodecName.SNAPPY)
+                .withPageSize(pageBytes)
+                .withPageRowCountLimit(pageRows)
+                .withRowGroupSize(rowGroupBytes)
+                .build();
     }
 }

@@ -19,17 +19,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.column.ParquetProperties.WriterVersion;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.hadoop.example.ExampleParquetWriter;
-import org.apache.parquet.hadoop.example.GroupWriteSupport;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.LocalInputFile;
-import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
 import org.junit.jupiter.api.Test;
@@ -183,19 +178,8 @@ class RowGroupBlocksTest {
             throws IOException {
         Path file = dir.resolve(version + "-" + dictionary + ".parquet");
         SimpleGroupFactory groups = new SimpleGroupFactory(SCHEMA);
-        Configuration conf = new Configuration(false);
-        GroupWriteSupport.setSchema(SCHEMA, conf);
         try (ParquetWriter<Group> out =
-                ExampleParquetWriter.builder(new LocalOutputFile(file))
-                        .withConf(conf)
-                        .withType(SCHEMA)
-                        .withWriterVersion(version)
-                        .withDictionaryEncoding(dictionary)
-                        .withCompressionCodec(CompressionCodecName.SNAPPY)
-                        .withPageSize(2048)
-                        .withPageRowCountLimit(150)
-                        .withRowGroupSize(16 * 1024L)
-                        .build()) {
+                ParquetBlocks.writer(file, SCHEMA, version, dictionary, 2048, 150, 16 * 1024L)) {
             for (Row row : rows) {
                 Group g = groups.newGroup();
                 if (row.click() != null) {
