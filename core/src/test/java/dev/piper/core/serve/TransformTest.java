@@ -4,17 +4,31 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.KeyChunk;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.decode.BlockDecoder;
+import dev.piper.core.decode.CriteoDecoder;
+import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.pipeline.spec.PipelineSpec;
+import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecParser;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -110,5 +124,63 @@ class TransformTest {
                 .hasMessageContaining(
                         "C1.tsv, line 1: not index<TAB>key (index 3 is below the"
                                 + " column's first, 10)");
+    }
+
+    /**
+     * Records framed as the format carries them: the click events as Avro datums (clicks-avro, its
+     * schema inline) become the rows the same events as JSON lines (clicks-json) become, their
+     * string ids found in a snapshot of the JSON lines' own keys.
+     */
+    @Test
+    void avroDatumsTransformAsTheirJsonLines() throws Exception {
+        ClickEvents generator = new ClickEvents(5, 0.01, -1);
+        List<byte[]> lines = new ArrayList<>();
+        List<byte[]> datums = new ArrayList<>();
+        GenericDatumWriter<GenericRecord> writer =
+                new GenericDatumWriter<>(ClickEvents.AVRO_SCHEMA);
+        for (int i = 0; i < 1000; i++) {
+            ClickEvents.Event e = generator.next();
+            lines.add(line(ClickEvents.json(e)));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+            writer.write(ClickEvents.avro(e), encoder);
+            encoder.flush();
+            datums.add(out.toByteArray());
+        }
+        DecodeOptions json = SpecCompiler.decodeOptions(Presets.named("clicks-json").spec(), 1024);
+        DecodeOptions avro = SpecCompiler.decodeOptions(Presets.named("clicks-avro").spec(), 1024);
+        // the vocabularies of the JSON lines' keys, in first-appearance order
+        byte[] all =
+                (String.join(
+                                        "\n",
+                                        lines.stream()
+                                                .map(b -> new String(b, StandardCharsets.UTF_8))
+                                                .toList())
+                                + "\n")
+                        .getBytes(StandardCharsets.UTF_8);
+        CriteoDecoder.Decoded decoded =
+                BlockDecoder.of(json, false).decode(new RawChunk(0, 0, all, all.length, -1), false);
+        for (int c = 0; c < decoded.keys().length; c++) {
+            KeyChunk keys = decoded.keys()[c];
+            Set<Long> distinct = new LinkedHashSet<>();
+            for (int i = 0; i < keys.size(); i++) {
+                distinct.add(keys.keys()[i]);
+            }
+            StringBuilder tsv = new StringBuilder();
+            int index = 0;
+            for (long key : distinct) {
+                tsv.append(index++).append('\t').append(Long.toUnsignedString(key)).append('\n');
+            }
+            vocab("C" + (c + 1), tsv.toString());
+        }
+        VocabularySnapshot snapshot = VocabularySnapshot.read(dir, json.program());
+        AssembledBlock fromJson = new Transform(json, snapshot).apply(lines).block();
+        Transform.Result fromAvro = new Transform(avro, snapshot).apply(datums);
+        assertThat(fromJson.rows()).isEqualTo(1000);
+        assertThat(fromAvro.unknown()).containsOnly(0L);
+        assertThat(fromAvro.block().rowBytes()).isEqualTo(fromJson.rowBytes());
+        assertThat(fromAvro.block().listIndices()[0]).isEqualTo(fromJson.listIndices()[0]);
+        assertThat(fromAvro.block().listOffsets()[0]).isEqualTo(fromJson.listOffsets()[0]);
+        assertThat(fromAvro.block().eventTimes()).isEqualTo(fromJson.eventTimes());
     }
 }
