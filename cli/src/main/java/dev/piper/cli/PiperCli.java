@@ -26,7 +26,8 @@ import picocli.CommandLine.Command;
             SpecCommand.class,
             ClusterCommand.class,
             SubmitCommand.class,
-            JobCommand.class
+            JobCommand.class,
+            ServeCommand.class
         })
 public final class PiperCli implements Runnable {
 

@@ -1,0 +1,189 @@
+package dev.piper.cli.serve;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.piper.core.serve.Transform;
+import dev.piper.core.serve.VocabularySnapshot;
+import dev.piper.pipeline.ops.DecodeOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code piper serve}'s HTTP server (the JDK's own, {@code com.sun.net.httpserver}): {@code POST
+ * /transform} turns a request's records, one a line, into the feed's rows ({@link Transform}, one
+ * per serving thread, all sharing one {@link VocabularySnapshot}); {@code GET /health} and {@code
+ * GET /metrics} (Prometheus' text format) say how it is. A record the feed would reject is a dead
+ * letter in the answer, not an error; a request that is no request of this server is a 4xx naming
+ * what is wrong; nothing a request holds stops the server (an unexpected failure is a 500 with its
+ * cause, counted).
+ */
+public final class TransformServer implements AutoCloseable {
+
+    private final HttpServer http;
+    private final ExecutorService threads;
+    private final ThreadLocal<Transform> transforms;
+    private final RowsJson json;
+    private final ServeMetrics metrics;
+    private final String health;
+    private final int maxRequestBytes;
+    private final java.util.concurrent.atomic.AtomicBoolean closed =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Binds {@code address} (port 0: any free one) without answering yet.
+     *
+     * @param options the spec's decoding, of a line format
+     * @param snapshot the vocabularies the rows take their indices from
+     * @param health the body of {@code GET /health} (a JSON object)
+     * @param threads serving threads
+     * @param maxRequestBytes the largest request body taken (a larger one is a 413)
+     */
+    public TransformServer(
+            DecodeOptions options,
+            VocabularySnapshot snapshot,
+            InetSocketAddress address,
+            String health,
+            int threads,
+            int maxRequestBytes)
+            throws IOException {
+        this.transforms = ThreadLocal.withInitial(() -> new Transform(options, snapshot));
+        this.json = new RowsJson(options.program());
+        this.metrics = new ServeMetrics(options.program().layout());
+        this.health = health;
+        this.maxRequestBytes = maxRequestBytes;
+        this.http = HttpServer.create(address, 64);
+        this.threads = Executors.newFixedThreadPool(threads);
+        http.setExecutor(this.threads);
+        http.createContext("/transform", this::transform);
+        http.createContext("/health", e -> answerGet(e, "application/json", health));
+        http.createContext(
+                "/metrics", e -> answerGet(e, "text/plain; version=0.0.4", metrics.text()));
+        http.createContext(
+                "/",
+                e ->
+                        error(
+                                e,
+                                404,
+                                "no such path: "
+                                        + e.getRequestURI().getPath()
+                                        + " (POST /transform, GET /health, GET /metrics)"));
+    }
+
+    /** Starts answering. */
+    public void start() {
+        http.start();
+    }
+
+    /** The address it listens on (the port chosen, for port 0). */
+    public InetSocketAddress address() {
+        return http.getAddress();
+    }
+
+    /** Stops answering: requests in progress get a second to finish. Idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        http.stop(1);
+        threads.shutdown();
+        try {
+            threads.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void transform(HttpExchange e) throws IOException {
+        long start = System.nanoTime();
+        try (e) {
+            if (!e.getRequestURI().getPath().equals("/transform")) {
+                error(e, 404, "no such path: " + e.getRequestURI().getPath());
+                return;
+            }
+            if (!e.getRequestMethod().equals("POST")) {
+                e.getResponseHeaders().set("Allow", "POST");
+                error(e, 405, "/transform takes POST, not " + e.getRequestMethod());
+                return;
+            }
+            byte[] body = readBody(e.getRequestBody());
+            if (body == null) {
+                error(
+                        e,
+                        413,
+                        "the request is over " + maxRequestBytes + " bytes (--max-request-bytes)");
+                return;
+            }
+            List<byte[]> records = lines(body);
+            if (records.isEmpty()) {
+                error(e, 400, "no records: the body holds one record a line");
+                return;
+            }
+            Transform.Result result = transforms.get().apply(records);
+            byte[] answer = json.write(result, records.size());
+            metrics.answered(result, records.size(), System.nanoTime() - start);
+            send(e, 200, "application/json", answer);
+            metrics.status(200);
+        } catch (RuntimeException | Error bad) {
+            metrics.failed();
+            error(e, 500, "the transform failed: " + bad);
+        }
+    }
+
+    /** The body, or null if it is longer than the limit. */
+    private byte[] readBody(InputStream in) throws IOException {
+        byte[] b = in.readNBytes(maxRequestBytes + 1);
+        return b.length > maxRequestBytes ? null : b;
+    }
+
+    /** The body's lines, a record each; a last line break ends the last record. */
+    private static List<byte[]> lines(byte[] body) {
+        List<byte[]> records = new ArrayList<>();
+        int start = 0;
+        for (int i = 0; i < body.length; i++) {
+            if (body[i] == '\n') {
+                records.add(java.util.Arrays.copyOfRange(body, start, i));
+                start = i + 1;
+            }
+        }
+        if (start < body.length) {
+            records.add(java.util.Arrays.copyOfRange(body, start, body.length));
+        }
+        return records;
+    }
+
+    private void answerGet(HttpExchange e, String type, String body) throws IOException {
+        try (e) {
+            if (!e.getRequestMethod().equals("GET")) {
+                e.getResponseHeaders().set("Allow", "GET");
+                error(e, 405, e.getRequestURI().getPath() + " takes GET");
+                return;
+            }
+            send(e, 200, type, body.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private void error(HttpExchange e, int code, String why) throws IOException {
+        try (e) {
+            metrics.status(code);
+            send(e, code, "application/json", RowsJson.error(why));
+        }
+    }
+
+    private static void send(HttpExchange e, int code, String type, byte[] body)
+            throws IOException {
+        e.getResponseHeaders().set("Content-Type", type);
+        e.sendResponseHeaders(code, body.length);
+        try (OutputStream out = e.getResponseBody()) {
+            out.write(body);
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package dev.piper.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.cli.serve.TransformServer;
+import dev.piper.core.serve.VocabularySnapshot;
+import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.spec.Presets;
+import dev.piper.pipeline.spec.SpecCompiler;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code piper serve}'s server over real HTTP on loopback: the click events of an output, sent back
+ * in requests of 500, answer that output's rows, lists and event times; a bad record is a dead
+ * letter of its answer; a wrong method, path, empty or oversized request is a 4xx naming why, after
+ * which the server answers as before; the metrics count it all. The command refuses an output of
+ * another spec and a spec of binary records, naming them.
+ */
+class ServeITCase {
+
+    @TempDir Path tmp;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private static int run(ByteArrayOutputStream err, String... args) {
+        PrintStream saved = System.err;
+        try {
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            return PiperCli.execute(args);
+        } finally {
+            System.setErr(saved);
+        }
+    }
+
+    private HttpResponse<String> post(InetSocketAddress at, String path, String body)
+            throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + at.getPort() + path))
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> get(InetSocketAddress at, String path) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + at.getPort() + path))
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static int[] ints(Path file) throws Exception {
+        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        int[] out = new int[b.remaining() / 4];
+        b.asIntBuffer().get(out);
+        return out;
+    }
+
+    @Test
+    void requestsAnswerTheOutputsRowsAndBadOnesA4xx() throws Exception {
+        Path events = tmp.resolve("clicks.jsonl");
+        Path out = tmp.resolve("out");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(
+                        run(
+                                err,
+                                "generate",
+                                "--events",
+                                "json",
+                                "--rows",
+                                "3000",
+                                "--output",
+                                events.toString()))
+                .as(err.toString(StandardCharsets.UTF_8))
+                .isZero();
+        assertThat(
+                        run(
+                                err,
+                                "preprocess",
+                                "--input",
+                                events.toString(),
+                                "--output",
+                                out.toString(),
+                                "--preset",
+                                "clicks-json"))
+                .as(err.toString(StandardCharsets.UTF_8))
+                .isZero();
+
+        // the command refuses another spec's output and a spec of binary records
+        ByteArrayOutputStream refused = new ByteArrayOutputStream();
+        assertThat(run(refused, "serve", "--output-dir", out.toString(), "--preset", "dlrm-criteo"))
+                .isEqualTo(2);
+        assertThat(run(refused, "serve", "--output-dir", out.toString(), "--preset", "clicks-avro"))
+                .isEqualTo(2);
+        assertThat(refused.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "was made by spec clicks-json version 1, not by dlrm-criteo version 1: its"
+                                + " vocabularies are another pipeline's")
+                .contains("input.format avro: serve takes records of lines");
+
+        DecodeOptions options =
+                SpecCompiler.decodeOptions(Presets.named("clicks-json").spec(), 1024);
+        List<String> lines = Files.readAllLines(events, StandardCharsets.UTF_8);
+        ObjectMapper json = new ObjectMapper();
+        try (TransformServer server =
+                new TransformServer(
+                        options,
+                        VocabularySnapshot.read(out, options.program()),
+                        new InetSocketAddress("127.0.0.1", 0),
+                        "{\"status\": \"ok\"}",
+                        2,
+                        1 << 20)) {
+            server.start();
+            InetSocketAddress at = server.address();
+            List<Integer> rows = new ArrayList<>();
+            List<Integer> lengths = new ArrayList<>();
+            List<Integer> values = new ArrayList<>();
+            List<Long> times = new ArrayList<>();
+            for (int from = 0; from < lines.size(); from += 500) {
+                HttpResponse<String> answer =
+                        post(
+                                at,
+                                "/transform",
+                                String.join(
+                                        "\n",
+                                        lines.subList(from, Math.min(from + 500, lines.size()))));
+                assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+                JsonNode root = json.readTree(answer.body());
+                assertThat(root.get("dead_letters")).isEmpty();
+                assertThat(root.get("unknown_keys").size()).isZero();
+                for (JsonNode row : root.get("rows")) {
+                    for (JsonNode v : row) {
+                        rows.add(v.isInt() ? v.asInt() : Float.floatToIntBits(v.floatValue()));
+                    }
+                }
+                for (JsonNode list : root.get("lists").get("C6")) {
+                    lengths.add(list.size());
+                    list.forEach(v -> values.add(v.asInt()));
+                }
+                root.get("event_times").forEach(t -> times.add(t.asLong()));
+            }
+            assertThat(rows).containsExactly(boxed(ints(out.resolve("rows.bin"))));
+            assertThat(lengths).containsExactly(boxed(ints(out.resolve("lists/C6.lengths"))));
+            assertThat(values).containsExactly(boxed(ints(out.resolve("lists/C6.values"))));
+            ByteBuffer t =
+                    ByteBuffer.wrap(Files.readAllBytes(out.resolve("event_times.bin")))
+                            .order(ByteOrder.LITTLE_ENDIAN);
+            for (long time : times) {
+                assertThat(time).isEqualTo(t.getLong());
+            }
+            assertThat(t.hasRemaining()).isFalse();
+
+            // a record the feed would reject is a dead letter of the answer
+            HttpResponse<String> mixed =
+                    post(at, "/transform", lines.get(0) + "\n{\"ts\": \n" + lines.get(1) + "\n");
+            JsonNode answer = json.readTree(mixed.body());
+            assertThat(answer.get("rows")).hasSize(2);
+            assertThat(answer.get("dead_letters").get(0).get("record").asInt()).isEqualTo(1);
+            assertThat(answer.get("dead_letters").get(0).get("reason").asText())
+                    .isEqualTo("invalid_json");
+
+            // requests that are none
+            HttpResponse<String> wrongMethod = get(at, "/transform");
+            assertThat(wrongMethod.statusCode()).isEqualTo(405);
+            assertThat(wrongMethod.body()).contains("/transform takes POST, not GET");
+            HttpResponse<String> empty = post(at, "/transform", "");
+            assertThat(empty.statusCode()).isEqualTo(400);
+            assertThat(empty.body()).contains("no records");
+            HttpResponse<String> large = post(at, "/transform", "x".repeat((1 << 20) + 1));
+            assertThat(large.statusCode()).isEqualTo(413);
+            assertThat(large.body()).contains("over 1048576 bytes");
+            assertThat(get(at, "/nope").statusCode()).isEqualTo(404);
+            assertThat(get(at, "/health").body()).contains("\"status\": \"ok\"");
+
+            // and it answers as before; the metrics count it all
+            assertThat(post(at, "/transform", lines.get(2)).statusCode()).isEqualTo(200);
+            String metrics = get(at, "/metrics").body();
+            assertThat(metrics)
+                    .contains("piper_serve_requests_total{code=\"200\"} 8")
+                    .contains("piper_serve_requests_total{code=\"400\"} 1")
+                    .contains("piper_serve_requests_total{code=\"405\"} 1")
+                    .contains("piper_serve_requests_total{code=\"413\"} 1")
+                    .contains("piper_serve_records_total " + (lines.size() + 3 + 1))
+                    .contains("piper_serve_dead_letters_total 1")
+                    .contains("piper_serve_unknown_keys_total{column=\"C1\"} 0");
+        }
+    }
+
+    private static Integer[] boxed(int[] a) {
+        Integer[] out = new Integer[a.length];
+        for (int i = 0; i < a.length; i++) {
+            out[i] = a[i];
+        }
+        return out;
+    }
+}
