@@ -63,9 +63,10 @@ public final class TransformServer implements AutoCloseable {
         this.threads = Executors.newFixedThreadPool(threads);
         http.setExecutor(this.threads);
         http.createContext("/transform", this::transform);
-        http.createContext("/health", e -> answerGet(e, "application/json", health));
+        http.createContext("/health", e -> answerGet(e, "/health", "application/json", health));
         http.createContext(
-                "/metrics", e -> answerGet(e, "text/plain; version=0.0.4", metrics.text()));
+                "/metrics",
+                e -> answerGet(e, "/metrics", "text/plain; version=0.0.4", metrics.text()));
         http.createContext(
                 "/",
                 e ->
@@ -132,7 +133,7 @@ public final class TransformServer implements AutoCloseable {
             metrics.answered(result, records.size(), System.nanoTime() - start);
             send(e, 200, "application/json", answer);
             metrics.status(200);
-        } catch (RuntimeException | Error bad) {
+        } catch (RuntimeException bad) {
             metrics.failed();
             error(e, 500, "the transform failed: " + bad);
         }
@@ -160,8 +161,13 @@ public final class TransformServer implements AutoCloseable {
         return records;
     }
 
-    private void answerGet(HttpExchange e, String type, String body) throws IOException {
+    private void answerGet(HttpExchange e, String path, String type, String body)
+            throws IOException {
         try (e) {
+            if (!e.getRequestURI().getPath().equals(path)) {
+                error(e, 404, "no such path: " + e.getRequestURI().getPath());
+                return;
+            }
             if (!e.getRequestMethod().equals("GET")) {
                 e.getResponseHeaders().set("Allow", "GET");
                 error(e, 405, e.getRequestURI().getPath() + " takes GET");
