@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.cli.serve.TransformServer;
+import dev.piper.core.serve.Transform;
 import dev.piper.core.serve.VocabularySnapshot;
-import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.Presets;
@@ -99,6 +99,14 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PipelineSpec pipeline = pipeline();
         DecodeOptions options = SpecCompiler.decodeOptions(pipeline, 1024);
+        if (!Transform.readsLines(options)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "input.format "
+                            + pipeline.input().format()
+                            + ": serve takes records of lines (criteo-tsv, json, csv); transform"
+                            + " Avro or Protobuf records with the Java library (docs/SERVING.md)");
+        }
         VocabularySnapshot snapshot;
         try {
             checkMadeBy(pipeline);
@@ -148,7 +156,7 @@ final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The spec: --spec, --preset or the built-in one; a format of lines. */
+    /** The spec: --spec, --preset or the built-in one. */
     private PipelineSpec pipeline() throws IOException {
         if (specFile != null && preset != null) {
             throw new ParameterException(spec.commandLine(), "--spec and --preset: give one");
@@ -163,15 +171,6 @@ final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(),
                     (specFile != null ? "--spec: " : "--preset: ") + e.getMessage());
-        }
-        InputFormat format = InputFormat.of(pipeline.input().format()).orElseThrow();
-        if (format == InputFormat.AVRO || format == InputFormat.PROTOBUF) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "input.format "
-                            + pipeline.input().format()
-                            + ": serve takes records of lines (criteo-tsv, json, csv); transform"
-                            + " Avro or Protobuf records with the Java library (docs/SERVING.md)");
         }
         return pipeline;
     }

@@ -61,13 +61,13 @@ final class RowsJson {
         }
     }
 
-    /** The answer to a request of {@code records} records. */
-    byte[] write(Transform.Result result, int records) {
+    /** The answer to a request: its records are the block's lines, rows and dead letters. */
+    byte[] write(Transform.Result result) {
         AssembledBlock b = result.block();
         ByteArrayOutputStream out = new ByteArrayOutputStream(64 + b.rowBytes().length * 3);
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
-            g.writeNumberField("records", records);
+            g.writeNumberField("records", b.lines());
             g.writeArrayFieldStart("rows");
             ByteBuffer rows = ByteBuffer.wrap(b.rowBytes()).order(ByteOrder.LITTLE_ENDIAN);
             int at = 0;

@@ -37,8 +37,8 @@ final class ServeMetrics {
         byCode.computeIfAbsent(code, k -> new AtomicLong()).incrementAndGet();
     }
 
-    void answered(Transform.Result result, int requestRecords, long elapsedNanos) {
-        records.addAndGet(requestRecords);
+    void answered(Transform.Result result, long elapsedNanos) {
+        records.addAndGet(result.block().lines());
         rows.addAndGet(result.block().rows());
         deadLetters.addAndGet(result.block().deadLetters().length);
         for (int c = 0; c < columns.length; c++) {

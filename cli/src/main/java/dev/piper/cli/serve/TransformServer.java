@@ -10,8 +10,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -123,14 +121,13 @@ public final class TransformServer implements AutoCloseable {
                         "the request is over " + maxRequestBytes + " bytes (--max-request-bytes)");
                 return;
             }
-            List<byte[]> records = lines(body);
-            if (records.isEmpty()) {
+            if (body.length == 0) {
                 error(e, 400, "no records: the body holds one record a line");
                 return;
             }
-            Transform.Result result = transforms.get().apply(records);
-            byte[] answer = json.write(result, records.size());
-            metrics.answered(result, records.size(), System.nanoTime() - start);
+            Transform.Result result = transforms.get().applyLines(body);
+            byte[] answer = json.write(result);
+            metrics.answered(result, System.nanoTime() - start);
             send(e, 200, "application/json", answer);
             metrics.status(200);
         } catch (RuntimeException bad) {
@@ -143,22 +140,6 @@ public final class TransformServer implements AutoCloseable {
     private byte[] readBody(InputStream in) throws IOException {
         byte[] b = in.readNBytes(maxRequestBytes + 1);
         return b.length > maxRequestBytes ? null : b;
-    }
-
-    /** The body's lines, a record each; a last line break ends the last record. */
-    private static List<byte[]> lines(byte[] body) {
-        List<byte[]> records = new ArrayList<>();
-        int start = 0;
-        for (int i = 0; i < body.length; i++) {
-            if (body[i] == '\n') {
-                records.add(java.util.Arrays.copyOfRange(body, start, i));
-                start = i + 1;
-            }
-        }
-        if (start < body.length) {
-            records.add(java.util.Arrays.copyOfRange(body, start, body.length));
-        }
-        return records;
     }
 
     private void answerGet(HttpExchange e, String path, String type, String body)

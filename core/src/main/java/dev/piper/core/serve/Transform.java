@@ -13,7 +13,7 @@ import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.ops.VocabularyPolicy;
-import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -55,8 +55,16 @@ public final class Transform {
         }
         this.snapshot = snapshot;
         this.decoder = BlockDecoder.of(options, false);
+        this.framed = !readsLines(options);
+    }
+
+    /**
+     * Whether the spec's records are lines (Criteo text, JSON, CSV), which {@link #applyLines}
+     * takes as one text; else datums or messages (Avro, Protobuf), a record each.
+     */
+    public static boolean readsLines(DecodeOptions options) {
         InputFormat format = options.events() == null ? null : options.events().format();
-        this.framed = format == InputFormat.AVRO || format == InputFormat.PROTOBUF;
+        return format != InputFormat.AVRO && format != InputFormat.PROTOBUF;
     }
 
     /**
@@ -66,7 +74,72 @@ public final class Transform {
      *     two records)
      */
     public Result apply(List<byte[]> records) {
-        CriteoDecoder.Decoded decoded = decoder.decode(chunk(records), false);
+        int total = 0;
+        for (byte[] record : records) {
+            total += record.length + (framed ? RecordFrames.HEADER : 1);
+        }
+        byte[] data = new byte[total]; // the records as one block: a frame each, or a line each
+        int at = 0;
+        for (int r = 0; r < records.size(); r++) {
+            byte[] record = records.get(r);
+            if (framed) {
+                at = RecordFrames.write(data, at, record, 0, record.length, 1);
+                continue;
+            }
+            for (byte b : record) {
+                if (b == '\n') {
+                    throw new IllegalArgumentException(
+                            "record " + (r + 1) + " holds a line break: one line a record");
+                }
+            }
+            System.arraycopy(record, 0, data, at, record.length);
+            at += record.length;
+            data[at++] = '\n';
+        }
+        return result(new RawChunk(0, 0, 0, data, data.length, -1, records(records.size())));
+    }
+
+    /**
+     * The rows of the records of {@code text}, one a line (a last line break ends the last one),
+     * read as they are, without a copy of each: what a request's body holds.
+     *
+     * @throws IllegalStateException if the spec's records are not lines ({@link #readsLines})
+     */
+    public Result applyLines(byte[] text) {
+        if (framed) {
+            throw new IllegalStateException("the spec's records are Avro or Protobuf, not lines");
+        }
+        int lines = 0;
+        for (byte b : text) {
+            if (b == '\n') {
+                lines++;
+            }
+        }
+        byte[] data = text;
+        if (text.length > 0 && text[text.length - 1] != '\n') {
+            data = Arrays.copyOf(text, text.length + 1);
+            data[text.length] = '\n';
+            lines++;
+        }
+        return result(new RawChunk(0, 0, 0, data, data.length, -1, records(lines)));
+    }
+
+    /**
+     * {@code n} records of a log, a line (or frame) each: not a file, so a CSV spec's header is not
+     * looked for in them.
+     */
+    private static Origin records(int n) {
+        long[] offsets = new long[n];
+        int[] firstLines = new int[n];
+        for (int r = 0; r < n; r++) {
+            offsets[r] = r;
+            firstLines[r] = r;
+        }
+        return new Origin(offsets, firstLines, -1, -1);
+    }
+
+    private Result result(RawChunk chunk) {
+        CriteoDecoder.Decoded decoded = decoder.decode(chunk, false);
         int sparse = program.layout().sparse();
         IndexChunk[] columns = new IndexChunk[sparse];
         long[] unknown = new long[sparse];
@@ -96,36 +169,6 @@ public final class Transform {
                             keys.offsets());
         }
         return new Result(RowAssembly.assemble(decoded.dense(), columns), unknown);
-    }
-
-    /** The records as one block: lines, or a frame each; a record of the log each. */
-    private RawChunk chunk(List<byte[]> records) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int n = records.size();
-        long[] offsets = new long[n];
-        int[] firstLines = new int[n];
-        for (int r = 0; r < n; r++) {
-            byte[] record = records.get(r);
-            offsets[r] = r;
-            firstLines[r] = r;
-            if (framed) {
-                byte[] frame = new byte[RecordFrames.HEADER + record.length];
-                RecordFrames.write(frame, 0, record, 0, record.length, 1);
-                out.writeBytes(frame);
-            } else {
-                for (byte b : record) {
-                    if (b == '\n') {
-                        throw new IllegalArgumentException(
-                                "record " + (r + 1) + " holds a line break: one line a record");
-                    }
-                }
-                out.writeBytes(record);
-                out.write('\n');
-            }
-        }
-        byte[] data = out.toByteArray();
-        return new RawChunk(
-                0, 0, 0, data, data.length, -1, new Origin(offsets, firstLines, -1, -1));
     }
 
     /**
