@@ -275,11 +275,9 @@ final class EventRows {
      */
     ColumnBlock finishColumns(int lane, long seq, long firstRow, int lines, List<DeadLetter> dead) {
         applyOperators();
-        int[][] keyOffsets = new int[sparse][];
-        long[][] keyArrays = new long[sparse][];
+        int[][] keyOffsets = new int[sparse][]; // a list column's: rows + 1 of them, no more
         for (int c = 0; c < sparse; c++) {
             keyOffsets[c] = offsets[c] == null ? null : Arrays.copyOf(offsets[c], rows + 1);
-            keyArrays[c] = keys[c];
         }
         ColumnBlock block =
                 new ColumnBlock(
@@ -289,7 +287,7 @@ final class EventRows {
                         lines,
                         rows,
                         labelDense,
-                        keyArrays,
+                        keys,
                         dead.toArray(new DeadLetter[0]),
                         keyOffsets,
                         names == null ? null : names.finish(),

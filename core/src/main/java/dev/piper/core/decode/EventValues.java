@@ -425,17 +425,11 @@ final class EventValues {
     }
 
     /**
-     * The current event's dead letter, of a reader that has no bytes of the event but a rendering
-     * of it ({@code raw}): line {@code line} of its block, at {@code offset} (-1: none).
+     * The current event's dead letter, of a reader that has no bytes of the event (a Parquet row):
+     * line {@code line} of its block, no offset, no raw bytes; its detail names the column, its
+     * path and the value.
      */
-    DeadLetter deadLetter(int line, long offset, byte[] raw) {
-        int keep = Math.min(raw.length, maxRawBytes);
-        return new DeadLetter(
-                line,
-                offset,
-                failReason.code(),
-                failDetail,
-                java.util.Arrays.copyOf(raw, keep),
-                keep < raw.length);
+    DeadLetter deadLetterWithoutBytes(int line) {
+        return new DeadLetter(line, -1, failReason.code(), failDetail, new byte[0], false);
     }
 }

@@ -99,18 +99,18 @@ public final class TypedEvents {
     }
 
     /**
-     * Ends the event: a row, or a dead letter whose raw bytes are {@code raw} (a rendering of the
-     * event; the decoder's raw limit applies).
+     * Ends the event: a row, or a dead letter without raw bytes (the reader has none), its detail
+     * naming the column, its path and the value.
      *
      * @return whether the event became a row
      */
-    public boolean endEvent(byte[] raw) {
+    public boolean endEvent() {
         if (values.complete()) {
             rows.commit();
             lines++;
             return true;
         }
-        dead.add(values.deadLetter(lines++, -1, raw));
+        dead.add(values.deadLetterWithoutBytes(lines++));
         return false;
     }
 

@@ -22,8 +22,6 @@ import org.apache.parquet.io.RecordReader;
  */
 public final class RowGroupEvents implements RowGroupDecoder {
 
-    private static final byte[] NO_BYTES = new byte[0];
-
     private final TypedEvents events;
     private final RowLayout layout;
     private final String where;
@@ -79,7 +77,7 @@ public final class RowGroupEvents implements RowGroupDecoder {
         try {
             for (int r = 0; r < lines; r++) {
                 records.read();
-                events.endEvent(NO_BYTES);
+                events.endEvent();
             }
         } catch (RuntimeException e) {
             // A page whose values cannot be decoded (a damaged file without checksums): this

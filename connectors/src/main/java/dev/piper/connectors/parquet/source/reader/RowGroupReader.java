@@ -9,7 +9,6 @@ import dev.piper.connectors.source.SplitQueue;
 import dev.piper.core.block.ColumnBlock;
 import dev.piper.core.decode.ColumnarDecoder;
 import dev.piper.core.decode.TypedEvents;
-import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -33,10 +32,8 @@ import org.apache.parquet.schema.MessageType;
 public final class RowGroupReader implements SourceReader<ColumnBlock, RowGroupSplit> {
     private final SourceReaderContext context;
     private final DecodeOptions options;
-    private final ColumnProgram program;
     private final Map<String, String> columns;
     private final int blockRows;
-    private final int maxRawBytes;
     private final SplitQueue<RowGroupSplit> queued = new SplitQueue<>();
 
     private ParquetFileReader file;
@@ -65,11 +62,9 @@ public final class RowGroupReader implements SourceReader<ColumnBlock, RowGroupS
             int blockRows) {
         this.context = context;
         this.options = options;
-        this.program = options.program();
         this.columns = columns;
         this.blockRows = blockRows;
-        this.maxRawBytes = options.maxRawBytes();
-        this.decoder = new ColumnarDecoder(program);
+        this.decoder = new ColumnarDecoder(options.program());
         this.events = options.events() == null ? null : new TypedEvents(options);
     }
 
@@ -111,7 +106,9 @@ public final class RowGroupReader implements SourceReader<ColumnBlock, RowGroupS
                 binding = ParquetEvents.bind(schema, options.events(), split.path());
                 file.setRequestedSchema(binding.projection());
             } else {
-                layout = ParquetLayout.bind(program.layout(), schema, columns, split.path());
+                layout =
+                        ParquetLayout.bind(
+                                options.program().layout(), schema, columns, split.path());
                 file.setRequestedSchema(layout.projection());
             }
         }
@@ -122,7 +119,7 @@ public final class RowGroupReader implements SourceReader<ColumnBlock, RowGroupS
                                 file,
                                 binding,
                                 events,
-                                program.layout(),
+                                options.program().layout(),
                                 split.rowGroup(),
                                 split.firstRow())
                         : new RowGroupBlocks(
@@ -131,7 +128,7 @@ public final class RowGroupReader implements SourceReader<ColumnBlock, RowGroupS
                                 decoder,
                                 split.rowGroup(),
                                 split.firstRow(),
-                                maxRawBytes);
+                                options.maxRawBytes());
         for (nextBlock = 0; nextBlock < split.nextBlock(); nextBlock++) {
             if (blocks.next(0, split.firstSeq() + nextBlock, blockRows) == null) {
                 throw new IOException(
