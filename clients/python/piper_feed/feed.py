@@ -66,6 +66,25 @@ class Batch:
     # numbers of buckets; their values are in batch.dense (or labels) among the others
     bucketized: dict = None
     dense_names: list = None  # the names of batch.dense's slots
+    # the vocabulary position the feed had reached once it yielded this block (a model trained on
+    # it is served with the vocabularies at this position): see ``position_document``
+    vocab_position: dict = None  # sparse column -> (epoch, OOV buckets, position)
+
+    def position_document(self, source=""):
+        """The vocabulary position of this batch as a position file holds it (the JSON object
+        ``piper vocab snapshot --position`` reads; docs/SERVING.md), or None where the stream
+        states no positions (no --vocab-topic)."""
+        if not self.vocab_position:
+            return None
+        return {
+            "format": "piper-vocab-position",
+            "version": 1,
+            "pipeline": self.pipeline,
+            "source": source,
+            "columns": {name: {"epoch": e, "oov_buckets": b, "position": n}
+                        for name, (e, b, n) in sorted(self.vocab_position.items(),
+                                                      key=lambda kv: _column_number(kv[0]))},
+        }
 
     @property
     def rows(self):
@@ -281,6 +300,9 @@ class RowsFeed:
         self._vocab_waiting = {}
         self.records = 0
         self._stopping = False
+        # sparse column -> (epoch, OOV buckets, position): the furthest position of the blocks
+        # yielded (a column's epoch only grows; within one, its position)
+        self.vocab_position = {}
 
     def stop(self):
         """Makes an iteration in progress (on another thread) end within a poll's time (0.2 s);
@@ -477,6 +499,7 @@ class RowsFeed:
                 continue
             reused = self._apply_assignments(block)
             self._await_vocabulary(block)
+            self._advance_position(block)
             yield Batch(
                 labels=torch.from_numpy(block.labels.astype(np.float32)),
                 dense=torch.from_numpy(block.dense),
@@ -498,4 +521,13 @@ class RowsFeed:
                 event_times_ms=block.event_times_ms,
                 bucketized=block.bucketized,
                 dense_names=block.dense_names,
+                vocab_position=dict(self.vocab_position) if self.vocab_position else None,
             )
+
+    def _advance_position(self, block):
+        """Moves each column's position to the block's where that is further on."""
+        for name, n in (block.vocab_position or {}).items():
+            mine = (block.epochs[name], n)
+            known = self.vocab_position.get(name)
+            if known is None or (known[0], known[2]) < mine:
+                self.vocab_position[name] = (mine[0], block.buckets[name], mine[1])

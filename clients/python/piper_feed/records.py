@@ -198,6 +198,9 @@ class RowsBlock:
     event_times_ms: np.ndarray = None
     # label/dense/generated columns whose values are bucket numbers -> their numbers of buckets
     bucketized: dict = field(default_factory=dict)
+    # sparse column name -> its vocabulary's position once this block was applied (in its epoch:
+    # an evicting column's assignments, else its entries); None where the record states none
+    vocab_position: dict = None
 
     @property
     def rows(self):
@@ -308,6 +311,10 @@ def decode_rows(message):
             raise FeedError(f"{where}: {len(evicts)} entries in piper.evict,"
                             f" expected {len(all_sparse)}")
         assignments = {n: (b, o) for n, b, o, e in zip(all_sparse, before, own, evicts) if e}
+    position = None
+    if "piper.vocab.position" in h:
+        position = dict(zip(all_sparse, _ints(h["piper.vocab.position"], len(all_sparse), where,
+                                              "piper.vocab.position")))
     offsets = None
     if "piper.input.offsets" in h:
         first, last = h["piper.input.offsets"].split("-")
@@ -339,6 +346,7 @@ def decode_rows(message):
         input_offsets=offsets,
         event_times_ms=event_times,
         bucketized=bucketized,
+        vocab_position=position,
     )
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from . import checkpoint
 from .feed import RowsFeed
 from .pipeline import Prefetcher
 from .records import FeedError
@@ -395,7 +396,16 @@ def parse_args(argv):
     p.add_argument("--prefetch", type=int, default=4,
                    help="batches the feed reads and decodes ahead, on a thread of its own, while"
                         " the loop trains (default 4; 0: read on the loop's thread)")
+    p.add_argument("--checkpoint-dir",
+                   help="write model checkpoints here, each with the vocabulary position it was"
+                        " trained at (checkpoint-N.pt, checkpoint-N.position.json; for 'piper"
+                        " vocab snapshot --position' and serving)")
+    p.add_argument("--checkpoint-every-rows", type=int, default=100_000,
+                   help="with --checkpoint-dir: a checkpoint each time this many more rows are"
+                        " trained, and one at the end (default 100000)")
     args = p.parse_args(argv)
+    if args.checkpoint_every_rows < 1:
+        p.error(f"--checkpoint-every-rows must be positive, not {args.checkpoint_every_rows}")
     if args.prefetch < 0:
         p.error(f"--prefetch must be 0 or more, not {args.prefetch}")
     return args
@@ -420,17 +430,26 @@ def main(argv=None):
     last_report = started
     stepping = 0.0  # seconds in training steps
     batches = Prefetcher(feed, depth=args.prefetch) if args.prefetch > 0 else feed
+    last_batch = None
+    checkpoints = []
     try:
         for block in batches:
             for batch in split(block, args.batch_rows):
                 before = time.time()
                 trainer.step(batch, before * 1000.0)
                 stepping += time.time() - before
+                last_batch = batch
+            if (args.checkpoint_dir is not None
+                    and trainer.rows // args.checkpoint_every_rows > len(checkpoints)):
+                checkpoints.append(checkpoint.save(args.checkpoint_dir, trainer, last_batch))
             if time.time() - last_report > 5:
                 print(progress(trainer, stepping), file=sys.stderr)
                 last_report = time.time()
             if args.max_rows is not None and trainer.rows >= args.max_rows:
                 break
+        if (args.checkpoint_dir is not None and last_batch is not None
+                and checkpoints[-1:] != [checkpoint.stem(args.checkpoint_dir, trainer.rows) + ".pt"]):
+            checkpoints.append(checkpoint.save(args.checkpoint_dir, trainer, last_batch))
     except FeedError as e:
         print(f"piper_feed.train: {e}", file=sys.stderr)
         return 1
@@ -461,6 +480,7 @@ def main(argv=None):
         "event_age_p50_s": percentile(trainer.event_ages, 50),
         "event_age_p99_s": percentile(trainer.event_ages, 99),
         "table_sizes": {f"{c}.{e}": n for (c, e), n in sorted(feed.table_sizes.items())},
+        "checkpoints": checkpoints,
         "seconds": time.time() - started,
         "step_seconds": stepping,
         # seconds the loop spent blocked on the feed (with --prefetch; None without)

@@ -114,6 +114,29 @@ class DuplicatesTest(unittest.TestCase):
             _note_vocab(feed, 5, 1, 2)
 
 
+class PositionTest(unittest.TestCase):
+
+    def test_the_feeds_position_is_the_furthest_of_the_blocks_yielded_per_column(self):
+        feed = feed_reading()
+        feed.vocab_position = {}
+
+        def positioned(number, epochs, positions):
+            b = block(number, number * 10, number * 10 + 9)
+            b.epochs, b.buckets = epochs, {"C1": 0, "C2": 3}
+            b.vocab_position = positions
+            return b
+
+        feed._advance_position(positioned(0, {"C1": 0, "C2": 0}, {"C1": 40, "C2": 7}))
+        # another partition's block applied earlier: C1 stays, C2 goes on
+        feed._advance_position(positioned(1, {"C1": 0, "C2": 0}, {"C1": 35, "C2": 9}))
+        self.assertEqual(feed.vocab_position, {"C1": (0, 0, 40), "C2": (0, 3, 9)})
+        # a new epoch of C1 starts again from 0 and is further on than any of epoch 0
+        feed._advance_position(positioned(2, {"C1": 1, "C2": 0}, {"C1": 2, "C2": 9}))
+        self.assertEqual(feed.vocab_position["C1"], (1, 0, 2))
+        feed._advance_position(block(3, 40, 49))  # a record stating no position: nothing moves
+        self.assertEqual(feed.vocab_position["C2"], (0, 3, 9))
+
+
 class VocabMessage:
     def __init__(self, first, count, offset):
         self.first, self.count, self._offset = first, count, offset

@@ -107,9 +107,10 @@ class RecordsTest(unittest.TestCase):
         full._headers += [("piper.input.offsets", b"10-12"), ("piper.pipeline.params", b"a=1"),
                           ("piper.oov.buckets", b"0,2"), ("piper.assignments", b"5,0"),
                           ("piper.block.assignments", b"1,0"), ("piper.evict", b"lfu,"),
-                          ("piper.bucketized.columns", b"I2"), ("piper.bucketized.buckets", b"5")]
+                          ("piper.bucketized.columns", b"I2"), ("piper.bucketized.buckets", b"5"),
+                          ("piper.vocab.position", b"6,3")]
         self.assertEqual(set(headers_of(full)), set(ROWS_FORMAT))
-        decode_rows(full)
+        self.assertEqual(decode_rows(full).vocab_position, {"C1": 6, "C2": 3})
         bad = {"text": [""], "count": ["-1", "x", "2147483648"],
                "number": ["-1", "1.5", "9223372036854775808"], "choices": ["lfu", "lru,"],
                "names": ["", "label,,C1", "1x", "a,a"], "range": ["5", "5-3", "a-b"]}

@@ -1,12 +1,18 @@
 """The trainer's embedding store: Adagrad as PyTorch's, tables that grow and rows that restart."""
 
+import dataclasses
+import json
+import os
+import tempfile
 import unittest
 
 import numpy as np
 import torch
 from torch import nn
 
+from piper_feed import checkpoint
 from piper_feed.feed import Batch
+from piper_feed.records import FeedError
 from piper_feed.train import Dlrm, EmbeddingStore, Trainer, parse_args
 
 
@@ -118,6 +124,45 @@ class DlrmTest(unittest.TestCase):
         used = {0, 1, c2, c2 + 1, c2 + 2}
         self.assertEqual({i for i in range(store.used) if moved[i]}, used)
         self.assertEqual(trainer.rows, 6)
+
+
+class CheckpointTest(unittest.TestCase):
+
+    def test_a_checkpoint_scores_as_the_trainer_did_and_names_its_position(self):
+        args = parse_args(["--bootstrap-servers", "b", "--rows-topic", "r", "--metrics-out", "m"])
+        trainer = Trainer(args)
+        batch = DlrmTest().batch()
+        positioned = dataclasses.replace(batch, vocab_position={"C1": (0, 0, 2), "C2": (1, 4, 9)})
+        for _ in range(3):
+            trainer.step(positioned, now_ms=0.0)
+        with tempfile.TemporaryDirectory() as d:
+            path = checkpoint.save(d, trainer, positioned)
+            self.assertEqual(path, os.path.join(d, "checkpoint-000000000009.pt"))
+            self.assertEqual(sorted(os.listdir(d)), ["checkpoint-000000000009.position.json",
+                                                     "checkpoint-000000000009.pt"])
+            with open(os.path.join(d, "checkpoint-000000000009.position.json")) as f:
+                position = json.load(f)
+            self.assertEqual(position["format"], "piper-vocab-position")
+            self.assertEqual(position["version"], 1)
+            self.assertEqual(position["pipeline"], "p")
+            self.assertEqual(position["columns"], {
+                "C1": {"epoch": 0, "oov_buckets": 0, "position": 2},
+                "C2": {"epoch": 1, "oov_buckets": 4, "position": 9}})
+            model, state = checkpoint.load(path)
+            self.assertEqual(state["rows"], 9)
+            with torch.no_grad():
+                torch.testing.assert_close(model(batch)[0], trainer.model(batch)[0])
+
+    def test_a_batch_without_a_position_is_not_checkpointed(self):
+        args = parse_args(["--bootstrap-servers", "b", "--rows-topic", "r", "--metrics-out", "m"])
+        trainer = Trainer(args)
+        batch = DlrmTest().batch()
+        trainer.step(batch, now_ms=0.0)
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(FeedError, "states no vocabulary position: run the stream"
+                                                   " with --vocab-topic"):
+                checkpoint.save(d, trainer, batch)
+            self.assertEqual(os.listdir(d), [])
 
 
 if __name__ == "__main__":

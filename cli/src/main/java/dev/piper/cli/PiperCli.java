@@ -27,7 +27,8 @@ import picocli.CommandLine.Command;
             ClusterCommand.class,
             SubmitCommand.class,
             JobCommand.class,
-            ServeCommand.class
+            ServeCommand.class,
+            VocabCommand.class
         })
 public final class PiperCli implements Runnable {
 

@@ -1,6 +1,5 @@
 package dev.piper.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.cli.serve.TransformServer;
@@ -8,13 +7,11 @@ import dev.piper.core.serve.Transform;
 import dev.piper.core.serve.VocabularySnapshot;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.PipelineSpec;
-import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.SpecCompiler;
-import dev.piper.pipeline.spec.SpecException;
-import dev.piper.pipeline.spec.SpecParser;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -38,7 +35,8 @@ import picocli.CommandLine.Spec;
                     + " input format, one a line (Criteo text, JSON or CSV events), answers the"
                     + " rows the feed would make of them (JSON: rows, lists, event_times,"
                     + " dead_letters, unknown_keys), their indices from the vocabularies of"
-                    + " --output-dir, which never grow. GET /health, GET /metrics (Prometheus)."
+                    + " --output-dir or --snapshot, which never grow. GET /health, GET /metrics"
+                    + " (Prometheus)."
                     + " See docs/SERVING.md."
         })
 final class ServeCommand implements Callable<Integer> {
@@ -47,12 +45,20 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(
             names = "--output-dir",
-            required = true,
             paramLabel = "DIR",
             description =
-                    "A preprocess or consume output of the same spec: its vocab/ files are the"
-                            + " vocabularies the rows take their indices from.")
+                    "A preprocess or consume output of the same spec: its vocab/ files at its end"
+                            + " are the vocabularies the rows take their indices from.")
     Path dir;
+
+    @Option(
+            names = "--snapshot",
+            paramLabel = "FILE",
+            description =
+                    "Instead of --output-dir: a snapshot file of 'piper vocab snapshot', the"
+                            + " vocabularies at a position of the stream (a rows record's, a"
+                            + " trainer checkpoint's).")
+    Path snapshotFile;
 
     @Option(
             names = "--spec",
@@ -95,9 +101,17 @@ final class ServeCommand implements Callable<Integer> {
                             + " ${DEFAULT-VALUE}).")
     int maxRequestBytes;
 
+    @Option(
+            names = "--request",
+            paramLabel = "FILE",
+            description =
+                    "Answer the records of FILE ('-': standard input), one a line, as POST"
+                            + " /transform would, on standard output, and exit: no server.")
+    Path request;
+
     @Override
     public Integer call() throws Exception {
-        PipelineSpec pipeline = pipeline();
+        PipelineSpec pipeline = ServedSpec.of(spec, specFile, preset);
         DecodeOptions options = SpecCompiler.decodeOptions(pipeline, 1024);
         if (!Transform.readsLines(options)) {
             throw new ParameterException(
@@ -107,12 +121,9 @@ final class ServeCommand implements Callable<Integer> {
                             + ": serve takes records of lines (criteo-tsv, json, csv); transform"
                             + " Avro or Protobuf records with the Java library (docs/SERVING.md)");
         }
-        VocabularySnapshot snapshot;
-        try {
-            checkMadeBy(pipeline);
-            snapshot = VocabularySnapshot.read(dir, options.program());
-        } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "--output-dir: " + e.getMessage());
+        VocabularySnapshot snapshot = snapshot(pipeline, options);
+        if (request != null) {
+            return answerOnce(options, snapshot);
         }
         if (port < 0 || port > 65535) {
             throw new ParameterException(spec.commandLine(), "--port: " + port + " is no port");
@@ -145,7 +156,11 @@ final class ServeCommand implements Callable<Integer> {
             err.printf(
                     "serve: spec %s version %d, vocabularies of %s; listening on http://%s:%d"
                             + " (POST /transform, GET /health, GET /metrics); Ctrl-C stops%n",
-                    pipeline.name(), pipeline.version(), dir, at.getHostString(), at.getPort());
+                    pipeline.name(),
+                    pipeline.version(),
+                    snapshot.source(),
+                    at.getHostString(),
+                    at.getPort());
             err.flush();
             stopped.await();
         } catch (IOException e) {
@@ -156,51 +171,67 @@ final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The spec: --spec, --preset or the built-in one. */
-    private PipelineSpec pipeline() throws IOException {
-        if (specFile != null && preset != null) {
-            throw new ParameterException(spec.commandLine(), "--spec and --preset: give one");
-        }
-        PipelineSpec pipeline;
+    /** {@code --request}: one request's answer on standard output. */
+    private int answerOnce(DecodeOptions options, VocabularySnapshot snapshot) throws IOException {
+        byte[] body;
         try {
-            pipeline =
-                    specFile != null
-                            ? SpecParser.parse(specFile)
-                            : preset != null ? Presets.named(preset).spec() : SpecParser.builtin();
-        } catch (SpecException | IllegalArgumentException e) {
+            body =
+                    request.toString().equals("-")
+                            ? System.in.readAllBytes()
+                            : Files.readAllBytes(request);
+        } catch (IOException e) {
             throw new ParameterException(
-                    spec.commandLine(),
-                    (specFile != null ? "--spec: " : "--preset: ") + e.getMessage());
+                    spec.commandLine(), "--request: cannot read " + request + ": " + e);
         }
-        return pipeline;
+        if (body.length == 0) {
+            throw new ParameterException(
+                    spec.commandLine(), "--request: " + request + " holds no records");
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(
+                new String(
+                        TransformServer.answer(options, snapshot, body), StandardCharsets.UTF_8));
+        out.flush();
+        return 0;
     }
 
     /**
-     * Refuses an output made by another spec (its metadata.json's pipeline name and version): its
-     * vocabularies would give other keys' indices.
+     * The vocabularies: of --output-dir, made by this spec; or of --snapshot, of this spec's
+     * pipeline and columns.
      */
-    private void checkMadeBy(PipelineSpec pipeline) throws IOException {
-        Path metadata = dir.resolve("metadata.json");
-        if (!Files.isRegularFile(metadata)) {
-            throw new IOException(metadata + " is missing: not a finished output");
+    private VocabularySnapshot snapshot(PipelineSpec pipeline, DecodeOptions options) {
+        if ((dir == null) == (snapshotFile == null)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--output-dir or --snapshot: give one of them");
         }
-        JsonNode made = new ObjectMapper().readTree(metadata.toFile()).path("pipeline");
-        String name = made.path("name").asText("");
-        int version = made.path("version").asInt(-1);
-        if (!name.equals(pipeline.name()) || version != pipeline.version()) {
-            throw new IOException(
-                    dir
-                            + " was made by spec "
-                            + name
-                            + " version "
-                            + version
-                            + ", not by "
-                            + pipeline.name()
-                            + " version "
-                            + pipeline.version()
-                            + ": its vocabularies are another pipeline's (serve it with that"
-                            + " spec)");
+        if (dir != null) {
+            try {
+                ServedSpec.checkMadeBy(dir, pipeline);
+                return VocabularySnapshot.read(dir, options.program());
+            } catch (IOException e) {
+                throw new ParameterException(spec.commandLine(), "--output-dir: " + e.getMessage());
+            }
         }
+        VocabularySnapshot snapshot;
+        try {
+            snapshot = VocabularySnapshot.load(snapshotFile);
+            snapshot.checkFits(options.program());
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--snapshot: " + e.getMessage());
+        }
+        String label = ServedSpec.label(pipeline);
+        if (!snapshot.pipeline().isEmpty() && !snapshot.pipeline().equals(label)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--snapshot: "
+                            + snapshotFile
+                            + " holds the vocabularies of pipeline "
+                            + snapshot.pipeline()
+                            + ", not of "
+                            + label
+                            + " (serve it with that spec)");
+        }
+        return snapshot;
     }
 
     private String health(PipelineSpec pipeline, VocabularySnapshot snapshot) {
@@ -209,12 +240,15 @@ final class ServeCommand implements Callable<Integer> {
         root.put("status", "ok");
         root.put("spec", pipeline.name());
         root.put("version", pipeline.version());
-        root.put("output_dir", dir.toAbsolutePath().toString());
+        if (dir != null) {
+            root.put("output_dir", dir.toAbsolutePath().toString());
+        } else {
+            root.put("snapshot", snapshotFile.toAbsolutePath().toString());
+            root.put("vocabularies", snapshot.source());
+        }
         ObjectNode sizes = root.putObject("table_sizes");
         for (int c = 0; c < snapshot.columns(); c++) {
-            sizes.put(
-                    pipeline.layout().fieldName(pipeline.layout().labelDenseWidth() + c),
-                    snapshot.tableSize(c));
+            sizes.put(snapshot.columnList().get(c).name(), snapshot.tableSize(c));
         }
         return root.toString();
     }

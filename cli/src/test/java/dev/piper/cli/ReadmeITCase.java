@@ -95,8 +95,8 @@ class ReadmeITCase {
         assertThat(commands.stream().map(c -> c.shape().charAt(0) + "." + c.step()).toList())
                 .containsExactly(
                         "1.1", "1.2", "1.4", "1.4", "2.1", "2.2", "2.2", "2.3", "2.4", "2.5", "2.6",
-                        "3.1", "3.2", "3.3", "3.3", "3.4", "3.4", "3.5", "3.5", "6.1", "6.1", "6.2",
-                        "6.3", "6.3", "6.5", "6.5", "6.6", "6.6");
+                        "2.7", "2.7", "2.8", "3.1", "3.2", "3.3", "3.3", "3.4", "3.4", "3.5", "3.5",
+                        "6.1", "6.1", "6.2", "6.3", "6.3", "6.5", "6.5", "6.6", "6.6");
         writeLauncher(home);
         Files.createSymbolicLink(work.resolve("clients"), home.resolve("clients"));
 
@@ -159,6 +159,11 @@ class ReadmeITCase {
                         .readTree(work.resolve("out-stream/metadata.json").toFile());
         assertThat(meta.get("lines_read").asLong()).as("shape 2's consumed feed").isEqualTo(clicks);
         assertThat(work.resolve("train.json")).isNotEmptyFile();
+        // shape 2's serving: the last checkpoint's vocabularies answer the three new lines
+        assertThat(work.resolve("model.snapshot")).isNotEmptyFile();
+        assertThat(Files.readString(work.resolve("step-2.7.log")))
+                .as("shape 2's serve --request")
+                .contains("\"records\":3");
         assertThat(work.resolve("ckpt-cluster/savepoints")).isDirectory();
     }
 

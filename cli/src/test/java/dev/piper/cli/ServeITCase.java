@@ -115,6 +115,64 @@ class ServeITCase {
                                 + " vocabularies are another pipeline's")
                 .contains("input.format avro: serve takes records of lines");
 
+        // the output's vocabularies as a snapshot file, which the server below serves from
+        Path snapshot = tmp.resolve("clicks.snapshot");
+        ByteArrayOutputStream made = new ByteArrayOutputStream();
+        PrintStream savedOut = System.out;
+        try {
+            System.setOut(new PrintStream(made, true, StandardCharsets.UTF_8));
+            assertThat(
+                            run(
+                                    err,
+                                    "vocab",
+                                    "snapshot",
+                                    "--output-dir",
+                                    out.toString(),
+                                    "--preset",
+                                    "clicks-json",
+                                    "--out",
+                                    snapshot.toString()))
+                    .as(err.toString(StandardCharsets.UTF_8))
+                    .isZero();
+        } finally {
+            System.setOut(savedOut);
+        }
+        assertThat(made.toString(StandardCharsets.UTF_8))
+                .startsWith("vocab snapshot: 6 columns, ")
+                .contains(" (pipeline clicks-json/1)")
+                .contains("-> " + snapshot);
+        ByteArrayOutputStream wrong = new ByteArrayOutputStream();
+        assertThat(
+                        run(
+                                wrong,
+                                "serve",
+                                "--snapshot",
+                                snapshot.toString(),
+                                "--preset",
+                                "dlrm-criteo"))
+                .isEqualTo(2);
+        assertThat(run(wrong, "serve", "--preset", "clicks-json")).isEqualTo(2);
+        assertThat(run(wrong, "vocab", "snapshot", "--out", snapshot.toString())).isEqualTo(2);
+        assertThat(
+                        run(
+                                wrong,
+                                "vocab",
+                                "snapshot",
+                                "--out",
+                                snapshot.toString(),
+                                "--vocab-topic",
+                                "v",
+                                "--at",
+                                "rows-0-41",
+                                "--bootstrap-servers",
+                                "127.0.0.1:1"))
+                .isEqualTo(2);
+        assertThat(wrong.toString(StandardCharsets.UTF_8))
+                .contains("--snapshot: a snapshot of 6 sparse columns for a spec of 26")
+                .contains("--output-dir or --snapshot: give one of them")
+                .contains("give --vocab-topic (with --at or --position) or --output-dir")
+                .contains("--at: \"rows-0-41\" is not TOPIC/PARTITION@OFFSET, e.g. rows/0@41");
+
         DecodeOptions options =
                 SpecCompiler.decodeOptions(Presets.named("clicks-json").spec(), 1024);
         List<String> lines = Files.readAllLines(events, StandardCharsets.UTF_8);
@@ -122,7 +180,7 @@ class ServeITCase {
         try (TransformServer server =
                 new TransformServer(
                         options,
-                        VocabularySnapshot.read(out, options.program()),
+                        VocabularySnapshot.load(snapshot),
                         new InetSocketAddress("127.0.0.1", 0),
                         "{\"status\": \"ok\"}",
                         2,

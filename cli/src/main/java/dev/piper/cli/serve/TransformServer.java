@@ -101,6 +101,15 @@ public final class TransformServer implements AutoCloseable {
         }
     }
 
+    /**
+     * What {@code POST /transform} answers for {@code body} (records one a line), without a server:
+     * {@code piper serve --request}.
+     */
+    public static byte[] answer(DecodeOptions options, VocabularySnapshot snapshot, byte[] body) {
+        return new RowsJson(options.program())
+                .write(new Transform(options, snapshot).applyLines(body));
+    }
+
     private void transform(HttpExchange e) throws IOException {
         long start = System.nanoTime();
         try (e) {

@@ -248,6 +248,9 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
         if (b.assignments() != null) {
             evictionHeaders(b, shape, names, values);
         }
+        if (vocab[p]) {
+            header(names, values, StreamFormat.VOCAB_POSITION, vocabPosition(b, shape));
+        }
         header(names, values, StreamFormat.ROWS, b.rows());
         header(names, values, StreamFormat.LINES, b.lines());
         header(names, values, StreamFormat.DEAD_LETTERS, b.deadLetters().length);
@@ -370,6 +373,23 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             evicting.append(c == 0 ? "" : ",").append(evictions[c] == null ? "" : evictions[c]);
         }
         header(names, values, StreamFormat.EVICT, evicting);
+    }
+
+    /**
+     * Per sparse column, its vocabulary's position once the block was applied: the assignments an
+     * evicting column had made, else its entries ({@link StreamFormat#VOCAB_POSITION}).
+     */
+    private static String vocabPosition(AssembledBlock b, Shape shape) {
+        int[] buckets = shape.buckets();
+        long[] after = new long[buckets.length];
+        for (int c = 0; c < after.length; c++) {
+            Assignments a = b.assignments() == null ? null : b.assignments()[c];
+            after[c] =
+                    a != null
+                            ? a.first() + a.size()
+                            : b.firstNewIndex()[c] - buckets[c] + b.newKeys()[c].length;
+        }
+        return commaJoined(after);
     }
 
     /** The bytes of the block's rows, which its row bytes must hold. */

@@ -43,6 +43,8 @@ import org.apache.kafka.common.header.Header;
  *     StreamFormat#INPUT_OFFSETS}), or null where the record states none
  * @param eventTimes per row, its event time in milliseconds since the epoch ({@link
  *     StreamFormat#EVENT_TIMES}), or null where the rows carry none
+ * @param vocabPosition per sparse column, its vocabulary's position once this block was applied
+ *     ({@link StreamFormat#VOCAB_POSITION}), or null where the record states none
  */
 public record RowsRecord(
         String where,
@@ -66,7 +68,8 @@ public record RowsRecord(
         long[] assignmentsBefore,
         boolean[] evicts,
         long[] inputOffsets,
-        long[] eventTimes) {
+        long[] eventTimes,
+        long[] vocabPosition) {
 
     /** Reads {@code r}, a record of a rows topic. */
     public static RowsRecord of(ConsumerRecord<byte[], byte[]> r) {
@@ -136,10 +139,11 @@ public record RowsRecord(
                         tail.hotlineFirstRow(),
                         tail.popular(),
                         tail.working(),
-                        assignmentsBefore(r, sparseCount),
+                        numbersPerColumn(r, StreamFormat.ASSIGNMENTS, sparseCount),
                         evicts(r, sparseCount),
                         inputOffsets(r),
-                        tail.eventTimes());
+                        tail.eventTimes(),
+                        numbersPerColumn(r, StreamFormat.VOCAB_POSITION, sparseCount));
         record.checkIndices();
         return record;
     }
@@ -225,20 +229,22 @@ public record RowsRecord(
     }
 
     /**
-     * Per sparse column, the assignments its vocabulary made before the block, or null where no
-     * column evicts; the description's check made them counts, one per sparse column.
+     * Header {@code name}'s numbers, one per sparse column ({@link StreamFormat#ASSIGNMENTS},
+     * {@link StreamFormat#VOCAB_POSITION}), or null where the record has no such header; the
+     * description's check made them numbers, one per sparse column.
      */
-    private static long[] assignmentsBefore(ConsumerRecord<byte[], byte[]> r, int sparseCount) {
-        String text = header(r, StreamFormat.ASSIGNMENTS);
+    private static long[] numbersPerColumn(
+            ConsumerRecord<byte[], byte[]> r, String name, int sparseCount) {
+        String text = header(r, name);
         if (text == null) {
             return null;
         }
         String[] parts = text.split(",", -1);
-        long[] before = new long[sparseCount];
+        long[] numbers = new long[sparseCount];
         for (int c = 0; c < sparseCount; c++) {
-            before[c] = Long.parseLong(parts[c]);
+            numbers[c] = Long.parseLong(parts[c]);
         }
-        return before;
+        return numbers;
     }
 
     /** Per sparse column, whether its vocabulary evicts, or null where none does. */

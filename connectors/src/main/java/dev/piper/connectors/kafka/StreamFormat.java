@@ -165,6 +165,16 @@ public final class StreamFormat {
      */
     public static final String BLOCK_ASSIGNMENTS = "piper.block.assignments";
 
+    /**
+     * Rows records of a job with a vocabulary topic: per sparse column (C1.., comma-separated, list
+     * columns included), its vocabulary's position once this block was applied, in the block's
+     * epoch ({@link #EPOCHS}): the assignments it had made for an evicting column, else its entries
+     * (OOV buckets not counted). The vocabulary records up to that position (entries below {@code
+     * buckets + position}, assignments numbered below it) are the vocabulary a serving snapshot of
+     * this record holds ({@code piper vocab snapshot}).
+     */
+    public static final String VOCAB_POSITION = "piper.vocab.position";
+
     private StreamFormat() {}
 
     /**

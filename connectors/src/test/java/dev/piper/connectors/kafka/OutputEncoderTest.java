@@ -153,6 +153,11 @@ class OutputEncoderTest {
                 .containsEntry("piper.count", "2");
         assertThat(new String(vocab.get(1).value(), StandardCharsets.US_ASCII))
                 .isEqualTo("0\t255\n");
+        // the rows record states each column's position once the block was applied: C2 had 10
+        // entries and added 2, C26 added its first
+        assertThat(headers(out.get(0)))
+                .containsEntry("piper.vocab.position", "0,12" + ",0".repeat(23) + ",1");
+        assertThat(headers(encode(false).get(0))).doesNotContainKey("piper.vocab.position");
     }
 
     /**
@@ -270,7 +275,8 @@ class OutputEncoderTest {
                 .containsEntry(
                         "piper.assignments", "0,41,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0")
                 .containsEntry("piper.block.assignments", "0,2" + ",0".repeat(24))
-                .containsEntry("piper.evict", ",lfu" + ",".repeat(24));
+                .containsEntry("piper.evict", ",lfu" + ",".repeat(24))
+                .containsEntry("piper.vocab.position", "0,43" + ",0".repeat(23) + ",1");
         List<KafkaOut> vocab = out.stream().filter(r -> r.target() == KafkaOut.VOCAB).toList();
         assertThat(vocab).hasSize(2);
         assertThat(new String(vocab.get(0).value(), StandardCharsets.US_ASCII))

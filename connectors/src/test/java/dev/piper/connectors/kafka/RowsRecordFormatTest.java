@@ -47,6 +47,7 @@ class RowsRecordFormatTest {
         h.put(StreamFormat.ASSIGNMENTS, "5,0,7");
         h.put(StreamFormat.BLOCK_ASSIGNMENTS, "0,0,1");
         h.put(StreamFormat.EVICT, ",,lfu");
+        h.put(StreamFormat.VOCAB_POSITION, "6,2,8");
         h.put(StreamFormat.ROWS, "2");
         h.put(StreamFormat.LINES, "3");
         h.put(StreamFormat.DEAD_LETTERS, "1");
@@ -116,6 +117,7 @@ class RowsRecordFormatTest {
         assertThat(read.popular()).containsExactly(1, 0);
         assertThat(read.inputOffsets()).containsExactly(10, 12);
         assertThat(read.eventTimes()).containsExactly(1_795_766_400_123L, -1L);
+        assertThat(read.vocabPosition()).containsExactly(6, 2, 8);
     }
 
     @Test

@@ -43,16 +43,12 @@ public final class Transform {
      * @param options the spec's decoding ({@code SpecCompiler.decodeOptions}); an Avro spec's
      *     options must carry its writer schema
      * @param snapshot the vocabularies of the same spec's columns
+     * @throws IllegalArgumentException if the snapshot's columns are not the spec's ({@link
+     *     VocabularySnapshot#checkFits})
      */
     public Transform(DecodeOptions options, VocabularySnapshot snapshot) {
         this.program = options.program();
-        if (snapshot.columns() != program.layout().sparse()) {
-            throw new IllegalArgumentException(
-                    "a snapshot of "
-                            + snapshot.columns()
-                            + " sparse columns for a spec of "
-                            + program.layout().sparse());
-        }
+        snapshot.checkFits(program);
         this.snapshot = snapshot;
         this.decoder = BlockDecoder.of(options, false);
         this.framed = !readsLines(options);

@@ -1,0 +1,286 @@
+package dev.piper.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.piper.connectors.kafka.LineProducer;
+import dev.piper.connectors.kafka.RowsRecord;
+import dev.piper.connectors.kafka.StreamFormat;
+import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.connectors.kafka.TopicSnapshot;
+import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.serve.Transform;
+import dev.piper.core.serve.VocabularyPosition;
+import dev.piper.core.serve.VocabularySnapshot;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.layout.RowLayout;
+import dev.piper.pipeline.ops.DecodeOptions;
+import java.io.BufferedOutputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Serving without skew against a real broker (issue 44): streams at parallelism 2 over two input
+ * partitions; for every rows record committed, the vocabularies at that record's position ({@code
+ * piper.vocab.position}), read back from the vocabulary topic ({@link TopicSnapshot}) and through a
+ * snapshot file, turn the record's own input records ({@code piper.input.offsets}) into its rows
+ * and lists through the serving transform ({@link Transform}).
+ *
+ * <p>First-appearance columns, single and list, and columns with OOV buckets whose {@code max_size}
+ * fills early: every record exactly, dead letters where the feed made them. Under {@code min_count}
+ * and LFU/TTL eviction a block's own admissions and evictions are the one difference
+ * (docs/SERVING.md): a column's slots differ only in records whose block changed that column's
+ * vocabulary, and a first-appearance column beside them never. A position ahead of the topic is
+ * refused naming the column.
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class ServingSnapshotITCase {
+
+    @RegisterExtension static final MiniClusterExtension CLUSTER = TestClusters.twoByTwo();
+
+    @RegisterExtension static final TestKafka KAFKA = TestKafka.perClass();
+
+    private static final RowLayout LAYOUT = new RowLayout(2, 4, List.of(2, 3), ',');
+
+    private static final String GROWING =
+            """
+            {"name": "served", "version": 1,
+             "input": {"format": "criteo-tsv", "dense": 2, "sparse": 4, "list_columns": ["C3..C4"]},
+             "columns": {
+               "label": ["decode", "fill_missing"],
+               "I1..I2": ["decode", "fill_missing", "neg2zero"],
+               "C1": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 5000}, "vocab"],
+               "C2": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 5000},
+                      {"op": "vocab", "oov_buckets": 4, "max_size": 300}],
+               "C3": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 3000}, "vocab"],
+               "C4": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 3000},
+                      {"op": "vocab", "oov_buckets": 3}]
+             }}
+            """;
+
+    private static final String LEARNING =
+            """
+            {"name": "learning", "version": 1,
+             "input": {"format": "criteo-tsv", "dense": 2, "sparse": 4, "list_columns": ["C3..C4"]},
+             "columns": {
+               "label": ["decode", "fill_missing"],
+               "I1..I2": ["decode", "fill_missing", "neg2zero"],
+               "C1": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 3000},
+                      {"op": "vocab", "min_count": 2, "oov_buckets": 4}],
+               "C2": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 3000},
+                      {"op": "vocab", "capacity": 400, "evict": "lfu", "oov_buckets": 2}],
+               "C3": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 2000},
+                      {"op": "vocab", "capacity": 300, "evict": "ttl", "ttl": "500 rows",
+                       "oov_buckets": 1}],
+               "C4": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 2000}, "vocab"]
+             }}
+            """;
+
+    @TempDir Path tmp;
+
+    /** A stream's committed rows records, its input records and its options. */
+    private record Run(
+            List<ConsumerRecord<byte[], byte[]>> rows,
+            Map<Integer, Map<Long, byte[]>> inputs,
+            DecodeOptions options,
+            String vocabTopic) {}
+
+    private Run stream(String name, String spec, long seed) throws Exception {
+        Path input = tmp.resolve(name + ".tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new CriteoGenerator(LAYOUT, seed, 1.0, 0.01, 4).write(out, 12_000);
+        }
+        Configuration conf =
+                Streaming.configuration(
+                        2, StateBackend.hashmap, tmp.resolve("ckpt"), Duration.ofSeconds(1));
+        conf.set(PiperOptions.SPEC, spec);
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, KAFKA.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, name + "-in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, name + "-rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, name + "-vocab");
+        conf.set(StreamOptions.BLOCK_LINES, 500);
+        KAFKA.createTopic(name + "-in", 2);
+        LineProducer.produce(
+                input, KAFKA.bootstrapServers(), name + "-in", null, Map.of(), TestClusters.QUIET);
+        StreamTopics.prepareTopics(conf, TestClusters.QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), TestClusters.QUIET);
+
+        Map<Integer, Map<Long, byte[]>> inputs = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : KAFKA.readCommitted(name + "-in")) {
+            inputs.computeIfAbsent(r.partition(), p -> new HashMap<>()).put(r.offset(), r.value());
+        }
+        List<ConsumerRecord<byte[], byte[]>> rows = KAFKA.readCommitted(name + "-rows");
+        assertThat(rows).hasSizeGreaterThan(20);
+        return new Run(rows, inputs, PiperOptions.decodeOptions(conf), name + "-vocab");
+    }
+
+    /** What the transform at a record's position gave against the record. */
+    private record Compared(int rows, long unknown, int[] differing) {}
+
+    /**
+     * Transforms record {@code r}'s input records at its own position and compares: rows and dead
+     * letters must match in number; per sparse column (list columns included), the slots whose
+     * index differs.
+     */
+    private static Compared compare(Run run, ConsumerRecord<byte[], byte[]> r, TopicSnapshot topic)
+            throws Exception {
+        RowsRecord expected = RowsRecord.of(r);
+        VocabularyPosition at =
+                topic.positionOf(r.topic(), r.partition(), r.offset(), Duration.ofSeconds(30));
+        VocabularySnapshot read =
+                topic.read(run.vocabTopic(), at, Duration.ofSeconds(30), TestClusters.QUIET);
+        Path file = Files.createTempFile("piper-", ".snapshot");
+        try {
+            read.write(file);
+            read = VocabularySnapshot.load(file);
+        } finally {
+            Files.delete(file);
+        }
+        long[] offsets = expected.inputOffsets();
+        List<byte[]> lines = new ArrayList<>();
+        for (long o = offsets[0]; o <= offsets[1]; o++) {
+            lines.add(run.inputs().get(expected.inputPartition()).get(o));
+        }
+        Transform.Result result = new Transform(run.options(), read).apply(lines);
+        AssembledBlock got = result.block();
+        String what = r.topic() + "/" + r.partition() + "@" + r.offset();
+        assertThat(got.rows()).as(what).isEqualTo(expected.rows());
+        assertThat(got.deadLetters().length)
+                .as(what)
+                .isEqualTo(Integer.parseInt(TestKafka.header(r, StreamFormat.DEAD_LETTERS)));
+        int[] differing = new int[expected.epochs().length];
+        ByteBuffer want = ByteBuffer.wrap(expected.value()).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer have = ByteBuffer.wrap(got.rowBytes()).order(ByteOrder.LITTLE_ENDIAN);
+        for (int row = 0; row < expected.rows(); row++) {
+            int base = row * expected.rowBytes();
+            for (int slot = 0; slot < expected.rowBytes() / 4; slot++) {
+                int column = columnOfSlot(expected, slot);
+                if (want.getInt(base + 4 * slot) != have.getInt(base + 4 * slot)) {
+                    assertThat(column)
+                            .as("%s: row %d slot %d (not sparse)", what, row, slot)
+                            .isNotNegative();
+                    differing[column]++;
+                }
+            }
+        }
+        for (int l = 0; l < expected.listColumns().length; l++) {
+            int[] o = got.listOffsets()[l];
+            int[] lengths = new int[got.rows()];
+            for (int i = 0; i < lengths.length; i++) {
+                lengths[i] = o[i + 1] - o[i];
+            }
+            assertThat(lengths)
+                    .as("%s: list %d lengths", what, l)
+                    .isEqualTo(expected.listLengths()[l]);
+            int[] values = Arrays.copyOfRange(got.listIndices()[l], o[0], o[got.rows()]);
+            for (int i = 0; i < values.length; i++) {
+                if (values[i] != expected.listValues()[l][i]) {
+                    differing[expected.listColumns()[l]]++;
+                }
+            }
+        }
+        return new Compared(expected.rows(), Arrays.stream(result.unknown()).sum(), differing);
+    }
+
+    /** The sparse column whose index is in {@code slot} of a row, or -1 for another slot. */
+    private static int columnOfSlot(RowsRecord r, int slot) {
+        for (int[] s : r.sparseColumns()) {
+            if (s[1] == slot) {
+                return s[0];
+            }
+        }
+        return -1;
+    }
+
+    @Test
+    void everyRowsRecordIsTheTransformOfItsInputsAtItsOwnPosition() throws Exception {
+        Run run = stream("served", GROWING, 20261128);
+        TopicSnapshot topic = new TopicSnapshot(KAFKA.bootstrapServers(), Map.of());
+        long rows = 0;
+        long unknown = 0;
+        long c1Entries = 0; // the furthest position of C1, which every entry on the topic is in
+        boolean[] inputPartitions = new boolean[2];
+        for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
+            Compared c = compare(run, r, topic);
+            assertThat(c.differing()).as("%s: slots differing per column", r).containsOnly(0);
+            rows += c.rows();
+            unknown += c.unknown();
+            RowsRecord record = RowsRecord.of(r);
+            c1Entries = Math.max(c1Entries, record.vocabPosition()[0]);
+            inputPartitions[record.inputPartition()] = true;
+        }
+        assertThat(rows).isGreaterThan(11_000);
+        assertThat(inputPartitions).containsOnly(true);
+        // C2's max_size filled: its later keys were buckets in the feed, unknown at serving
+        assertThat(unknown).isPositive();
+
+        ConsumerRecord<byte[], byte[]> last = run.rows().get(run.rows().size() - 1);
+        VocabularyPosition end =
+                topic.positionOf(
+                        last.topic(), last.partition(), last.offset(), Duration.ofSeconds(30));
+        assertThat(end.pipeline()).isEqualTo("served/1");
+        List<VocabularySnapshot.Column> ahead = new ArrayList<>(end.columns());
+        VocabularySnapshot.Column c1 = ahead.get(0);
+        ahead.set(
+                0,
+                new VocabularySnapshot.Column(
+                        "C1", c1.epoch(), c1.oovBuckets(), c1Entries + 1_000_000));
+        assertThatThrownBy(
+                        () ->
+                                topic.read(
+                                        "served-vocab",
+                                        new VocabularyPosition("served/1", "ahead", ahead),
+                                        Duration.ofSeconds(2),
+                                        TestClusters.QUIET))
+                .hasMessageContaining(
+                        "the position of ahead is not reached: C1 (epoch 0) has "
+                                + c1Entries
+                                + " of "
+                                + (c1Entries + 1_000_000)
+                                + " entries;");
+    }
+
+    @Test
+    void underMinCountAndEvictionOnlyABlocksOwnChangesDiffer() throws Exception {
+        Run run = stream("learning", LEARNING, 20261129);
+        TopicSnapshot topic = new TopicSnapshot(KAFKA.bootstrapServers(), Map.of());
+        long[] differing = new long[4];
+        for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
+            Compared c = compare(run, r, topic);
+            RowsRecord record = RowsRecord.of(r);
+            // an evicting column's assignments, else its entries, made by the block itself
+            long[] own = new long[4];
+            for (int col = 0; col < 4; col++) {
+                own[col] = record.vocabPosition()[col] - record.assignmentsBefore()[col];
+                if (c.differing()[col] > 0) {
+                    assertThat(own[col])
+                            .as("%s: C%d differs in %d slots", r, col + 1, c.differing()[col])
+                            .isPositive();
+                }
+                differing[col] += c.differing()[col];
+            }
+        }
+        // first appearance (C4) never differs; the others do, in blocks that changed them
+        assertThat(differing[3]).isZero();
+        assertThat(differing[0]).isPositive();
+        assertThat(differing[1] + differing[2]).isPositive();
+    }
+}
