@@ -185,6 +185,33 @@ class Batch:
         return self.select(self.popular), self.select(~self.popular)
 
 
+def batch_of(block, table_sizes, reused=None, received_ms=None, written_ms=None,
+             vocab_position=None):
+    """A decoded block (``records.RowsBlock``) as a ``Batch`` of torch tensors."""
+    return Batch(
+        labels=torch.from_numpy(block.labels.astype(np.float32)),
+        dense=torch.from_numpy(block.dense),
+        sparse=torch.from_numpy(block.sparse),
+        sparse_names=block.sparse_names,
+        lists={n: (torch.from_numpy(v), torch.from_numpy(o)) for n, (v, o) in block.lists.items()},
+        epochs=block.epochs,
+        table_sizes=table_sizes,
+        timestamps_ms=block.row_timestamps_ms(),
+        source=(block.input_topic, block.input_partition, block.block),
+        pipeline=block.pipeline,
+        popular=None if block.popular is None else torch.from_numpy(block.popular),
+        working=None if block.working is None
+        else {n: torch.from_numpy(w) for n, w in block.working.items()},
+        reused=reused,
+        received_ms=received_ms,
+        written_ms=written_ms,
+        event_times_ms=block.event_times_ms,
+        bucketized=block.bucketized,
+        dense_names=block.dense_names,
+        vocab_position=vocab_position,
+    )
+
+
 def _column_number(name):
     return int(name[1:])
 
@@ -500,29 +527,10 @@ class RowsFeed:
             reused = self._apply_assignments(block)
             self._await_vocabulary(block)
             self._advance_position(block)
-            yield Batch(
-                labels=torch.from_numpy(block.labels.astype(np.float32)),
-                dense=torch.from_numpy(block.dense),
-                sparse=torch.from_numpy(block.sparse),
-                sparse_names=block.sparse_names,
-                lists={n: (torch.from_numpy(v), torch.from_numpy(o))
-                       for n, (v, o) in block.lists.items()},
-                epochs=block.epochs,
-                table_sizes=dict(self.table_sizes),
-                timestamps_ms=block.row_timestamps_ms(),
-                source=source,
-                pipeline=block.pipeline,
-                popular=None if block.popular is None else torch.from_numpy(block.popular),
-                working=None if block.working is None
-                else {n: torch.from_numpy(w) for n, w in block.working.items()},
-                reused=reused,
-                received_ms=received_ms,
+            yield batch_of(
+                block, dict(self.table_sizes), reused=reused, received_ms=received_ms,
                 written_ms=_sent_ms(message),
-                event_times_ms=block.event_times_ms,
-                bucketized=block.bucketized,
-                dense_names=block.dense_names,
-                vocab_position=dict(self.vocab_position) if self.vocab_position else None,
-            )
+                vocab_position=dict(self.vocab_position) if self.vocab_position else None)
 
     def _advance_position(self, block):
         """Moves each column's position to the block's where that is further on."""

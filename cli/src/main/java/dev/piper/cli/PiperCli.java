@@ -28,7 +28,8 @@ import picocli.CommandLine.Command;
             SubmitCommand.class,
             JobCommand.class,
             ServeCommand.class,
-            VocabCommand.class
+            VocabCommand.class,
+            SkewCheckCommand.class
         })
 public final class PiperCli implements Runnable {
 

@@ -95,8 +95,8 @@ class ReadmeITCase {
         assertThat(commands.stream().map(c -> c.shape().charAt(0) + "." + c.step()).toList())
                 .containsExactly(
                         "1.1", "1.2", "1.4", "1.4", "2.1", "2.2", "2.2", "2.3", "2.4", "2.5", "2.6",
-                        "2.7", "2.7", "2.8", "3.1", "3.2", "3.3", "3.3", "3.4", "3.4", "3.5", "3.5",
-                        "6.1", "6.1", "6.2", "6.3", "6.3", "6.5", "6.5", "6.6", "6.6");
+                        "2.7", "2.7", "2.8", "2.9", "3.1", "3.2", "3.3", "3.3", "3.4", "3.4", "3.5",
+                        "3.5", "6.1", "6.1", "6.2", "6.3", "6.3", "6.5", "6.5", "6.6", "6.6");
         writeLauncher(home);
         Files.createSymbolicLink(work.resolve("clients"), home.resolve("clients"));
 
@@ -164,6 +164,9 @@ class ReadmeITCase {
         assertThat(Files.readString(work.resolve("step-2.7.log")))
                 .as("shape 2's serve --request")
                 .contains("\"records\":3");
+        assertThat(Files.readString(work.resolve("step-2.8.log")))
+                .as("shape 2's skew check")
+                .contains("skew-check: no skew");
         assertThat(work.resolve("ckpt-cluster/savepoints")).isDirectory();
     }
 

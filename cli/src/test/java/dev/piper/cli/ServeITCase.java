@@ -203,6 +203,8 @@ class ServeITCase {
                 JsonNode root = json.readTree(answer.body());
                 assertThat(root.get("dead_letters")).isEmpty();
                 assertThat(root.get("unknown_keys").size()).isZero();
+                assertThat(root.get("columns").toString())
+                        .isEqualTo(json.writeValueAsString(options.program().rowColumns()));
                 for (JsonNode row : root.get("rows")) {
                     for (JsonNode v : row) {
                         rows.add(v.isInt() ? v.asInt() : Float.floatToIntBits(v.floatValue()));

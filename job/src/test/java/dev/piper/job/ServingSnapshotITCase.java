@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.connectors.kafka.LineProducer;
 import dev.piper.connectors.kafka.RowsRecord;
+import dev.piper.connectors.kafka.SkewCheck;
 import dev.piper.connectors.kafka.StreamFormat;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.connectors.kafka.TopicSnapshot;
@@ -16,10 +17,13 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.spec.SpecCompiler;
+import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,16 +44,18 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Serving without skew against a real broker (issue 44): streams at parallelism 2 over two input
  * partitions; for every rows record committed, the vocabularies at that record's position ({@code
- * piper.vocab.position}), read back from the vocabulary topic ({@link TopicSnapshot}) and through a
- * snapshot file, turn the record's own input records ({@code piper.input.offsets}) into its rows
- * and lists through the serving transform ({@link Transform}).
+ * piper.vocab.position}), cut from the vocabulary topic ({@link TopicSnapshot.History}), turn the
+ * record's own input records ({@code piper.input.offsets}) into its rows and lists through the
+ * serving transform ({@link Transform}). The first and the last record's snapshot, read from the
+ * topic for that record alone ({@code piper vocab snapshot --at}), is the same file byte for byte.
  *
  * <p>First-appearance columns, single and list, and columns with OOV buckets whose {@code max_size}
- * fills early: every record exactly, dead letters where the feed made them. Under {@code min_count}
- * and LFU/TTL eviction a block's own admissions and evictions are the one difference
- * (docs/SERVING.md): a column's slots differ only in records whose block changed that column's
- * vocabulary, and a first-appearance column beside them never. A position ahead of the topic is
- * refused naming the column.
+ * fills early: every record exactly, dead letters where the feed made them, and the skew check
+ * ({@link SkewCheck}) finds none; a spec of other chains is refused. Under {@code min_count} and
+ * LFU/TTL eviction a block's own admissions and evictions are the one difference (docs/SERVING.md):
+ * a column's slots differ only in records whose block changed that column's vocabulary, a
+ * first-appearance column beside them never, and the skew check counts them as learning, not skew.
+ * A position ahead of the topic is refused naming the column.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class ServingSnapshotITCase {
@@ -140,20 +146,11 @@ class ServingSnapshotITCase {
      * letters must match in number; per sparse column (list columns included), the slots whose
      * index differs.
      */
-    private static Compared compare(Run run, ConsumerRecord<byte[], byte[]> r, TopicSnapshot topic)
+    private static Compared compare(
+            Run run, ConsumerRecord<byte[], byte[]> r, TopicSnapshot.History history)
             throws Exception {
         RowsRecord expected = RowsRecord.of(r);
-        VocabularyPosition at =
-                topic.positionOf(r.topic(), r.partition(), r.offset(), Duration.ofSeconds(30));
-        VocabularySnapshot read =
-                topic.read(run.vocabTopic(), at, Duration.ofSeconds(30), TestClusters.QUIET);
-        Path file = Files.createTempFile("piper-", ".snapshot");
-        try {
-            read.write(file);
-            read = VocabularySnapshot.load(file);
-        } finally {
-            Files.delete(file);
-        }
+        VocabularySnapshot read = history.at(TopicSnapshot.positionOf(expected));
         long[] offsets = expected.inputOffsets();
         List<byte[]> lines = new ArrayList<>();
         for (long o = offsets[0]; o <= offsets[1]; o++) {
@@ -200,6 +197,45 @@ class ServingSnapshotITCase {
         return new Compared(expected.rows(), Arrays.stream(result.unknown()).sum(), differing);
     }
 
+    /**
+     * The vocabulary topic of {@code run} read once, up to the furthest position of its records;
+     * the snapshot at the first and the last record's position is the same when read from the topic
+     * for that record alone (by its topic, partition and offset) and through a snapshot file.
+     */
+    private TopicSnapshot.History history(Run run, TopicSnapshot topic) throws Exception {
+        List<VocabularySnapshot.Column> furthest = null;
+        for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
+            VocabularyPosition p = TopicSnapshot.positionOf(RowsRecord.of(r));
+            if (furthest == null) {
+                furthest = new ArrayList<>(p.columns());
+            }
+            for (int c = 0; c < furthest.size(); c++) {
+                if (p.columns().get(c).position() > furthest.get(c).position()) {
+                    furthest.set(c, p.columns().get(c));
+                }
+            }
+        }
+        TopicSnapshot.History history =
+                topic.history(
+                        run.vocabTopic(),
+                        new VocabularyPosition("", "the run's furthest", furthest),
+                        Duration.ofSeconds(30),
+                        TestClusters.QUIET);
+        for (ConsumerRecord<byte[], byte[]> r :
+                List.of(run.rows().get(0), run.rows().get(run.rows().size() - 1))) {
+            VocabularyPosition at =
+                    topic.positionOf(r.topic(), r.partition(), r.offset(), Duration.ofSeconds(30));
+            Path alone = tmp.resolve("alone.snapshot");
+            topic.read(run.vocabTopic(), at, Duration.ofSeconds(30), TestClusters.QUIET)
+                    .write(alone);
+            Path cut = tmp.resolve("cut.snapshot");
+            history.at(at).write(cut);
+            assertThat(Files.readAllBytes(cut)).isEqualTo(Files.readAllBytes(alone));
+            assertThat(VocabularySnapshot.load(cut).entries(0)).isPositive();
+        }
+        return history;
+    }
+
     /** The sparse column whose index is in {@code slot} of a row, or -1 for another slot. */
     private static int columnOfSlot(RowsRecord r, int slot) {
         for (int[] s : r.sparseColumns()) {
@@ -214,12 +250,13 @@ class ServingSnapshotITCase {
     void everyRowsRecordIsTheTransformOfItsInputsAtItsOwnPosition() throws Exception {
         Run run = stream("served", GROWING, 20261128);
         TopicSnapshot topic = new TopicSnapshot(KAFKA.bootstrapServers(), Map.of());
+        TopicSnapshot.History history = history(run, topic);
         long rows = 0;
         long unknown = 0;
         long c1Entries = 0; // the furthest position of C1, which every entry on the topic is in
         boolean[] inputPartitions = new boolean[2];
         for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
-            Compared c = compare(run, r, topic);
+            Compared c = compare(run, r, history);
             assertThat(c.differing()).as("%s: slots differing per column", r).containsOnly(0);
             rows += c.rows();
             unknown += c.unknown();
@@ -231,6 +268,46 @@ class ServingSnapshotITCase {
         assertThat(inputPartitions).containsOnly(true);
         // C2's max_size filled: its later keys were buckets in the feed, unknown at serving
         assertThat(unknown).isPositive();
+
+        // the skew check finds none on a sample; a spec of other chains is refused by name
+        SkewCheck.Report report =
+                new SkewCheck(KAFKA.bootstrapServers(), Map.of(), run.options(), "served/1")
+                        .check(
+                                "served-rows",
+                                "served-vocab",
+                                10,
+                                7,
+                                Duration.ofSeconds(30),
+                                TestClusters.QUIET);
+        assertThat(report.sampled()).isEqualTo(10);
+        assertThat(report.ofPipeline()).isEqualTo(run.rows().size());
+        assertThat(report.skew()).isZero();
+        assertThat(report.columns()).allSatisfy(c -> assertThat(c.compared()).isPositive());
+        assertThat(report.columns()).allSatisfy(c -> assertThat(c.learning()).isZero());
+        DecodeOptions otherChains =
+                SpecCompiler.decodeOptions(
+                        SpecParser.parse(
+                                GROWING.replace(
+                                                "\"m\": 5000}, \"vocab\"",
+                                                "\"m\": 4999}, \"vocab\"")
+                                        .getBytes(StandardCharsets.UTF_8),
+                                "other"),
+                        1024);
+        assertThatThrownBy(
+                        () ->
+                                new SkewCheck(
+                                                KAFKA.bootstrapServers(),
+                                                Map.of(),
+                                                otherChains,
+                                                "served/1")
+                                        .check(
+                                                "served-rows",
+                                                "served-vocab",
+                                                10,
+                                                7,
+                                                Duration.ofSeconds(30),
+                                                TestClusters.QUIET))
+                .hasMessageContaining("the rows were made by other chains than the spec's");
 
         ConsumerRecord<byte[], byte[]> last = run.rows().get(run.rows().size() - 1);
         VocabularyPosition end =
@@ -262,9 +339,10 @@ class ServingSnapshotITCase {
     void underMinCountAndEvictionOnlyABlocksOwnChangesDiffer() throws Exception {
         Run run = stream("learning", LEARNING, 20261129);
         TopicSnapshot topic = new TopicSnapshot(KAFKA.bootstrapServers(), Map.of());
+        TopicSnapshot.History history = history(run, topic);
         long[] differing = new long[4];
         for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
-            Compared c = compare(run, r, topic);
+            Compared c = compare(run, r, history);
             RowsRecord record = RowsRecord.of(r);
             // an evicting column's assignments, else its entries, made by the block itself
             long[] own = new long[4];
@@ -282,5 +360,19 @@ class ServingSnapshotITCase {
         assertThat(differing[3]).isZero();
         assertThat(differing[0]).isPositive();
         assertThat(differing[1] + differing[2]).isPositive();
+
+        // the skew check counts those as the blocks' own learning, not as skew
+        SkewCheck.Report report =
+                new SkewCheck(KAFKA.bootstrapServers(), Map.of(), run.options(), "learning/1")
+                        .check(
+                                "learning-rows",
+                                "learning-vocab",
+                                15,
+                                7,
+                                Duration.ofSeconds(30),
+                                TestClusters.QUIET);
+        assertThat(report.skew()).as("%s", report.skewed()).isZero();
+        assertThat(report.columns().get(0).learning()).isPositive();
+        assertThat(report.columns().get(3).learning()).isZero();
     }
 }

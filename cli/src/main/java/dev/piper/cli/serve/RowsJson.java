@@ -17,11 +17,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A transform's answer as JSON: {@code rows}, each the row's {@code rows.bin} slots in order (a
- * float32 column's as a number with its fraction, the others as integers), {@code lists} (per list
- * column, each row's indices), {@code event_times} when the spec reads a time, {@code dead_letters}
- * (each record the feed would reject: its number in the request from 0, reason and detail) and
- * {@code unknown_keys} (per sparse column, the keys the vocabulary had no entry for).
+ * A transform's answer as JSON: {@code columns}, the names of a row's slots as a rows record's
+ * {@code piper.row.columns} has them, and {@code float32_columns} where there are some; {@code
+ * rows}, each the row's {@code rows.bin} slots in order (a float32 column's as a number with its
+ * fraction, the others as integers), {@code lists} (per list column, each row's indices), {@code
+ * event_times} when the spec reads a time, {@code dead_letters} (each record the feed would reject:
+ * its number in the request from 0, reason and detail) and {@code unknown_keys} (per sparse column,
+ * the keys the vocabulary had no entry for).
  */
 final class RowsJson {
 
@@ -31,9 +33,16 @@ final class RowsJson {
     private final boolean[] floatSlots;
 
     private final List<String> listNames = new ArrayList<>();
+
+    /** The names of a row's slots ({@code piper.row.columns}) and of its float32 fields. */
+    private final List<String> rowColumns;
+
+    private final List<String> float32Columns;
     private final List<String> sparseNames = new ArrayList<>();
 
     RowsJson(ColumnProgram program) {
+        rowColumns = program.rowColumns();
+        float32Columns = program.float32Columns();
         RowLayout layout = program.layout();
         int[] onehot = program.onehotSizes();
         List<Boolean> slots = new ArrayList<>();
@@ -68,6 +77,10 @@ final class RowsJson {
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
             g.writeNumberField("records", b.lines());
+            names(g, "columns", rowColumns);
+            if (!float32Columns.isEmpty()) {
+                names(g, "float32_columns", float32Columns);
+            }
             g.writeArrayFieldStart("rows");
             ByteBuffer rows = ByteBuffer.wrap(b.rowBytes()).order(ByteOrder.LITTLE_ENDIAN);
             int at = 0;
@@ -130,6 +143,15 @@ final class RowsJson {
             throw new UncheckedIOException(e); // a byte array does not fail
         }
         return out.toByteArray();
+    }
+
+    private static void names(JsonGenerator g, String field, List<String> names)
+            throws IOException {
+        g.writeArrayFieldStart(field);
+        for (String name : names) {
+            g.writeString(name);
+        }
+        g.writeEndArray();
     }
 
     /** An error's body: {@code {"error": why}}. */

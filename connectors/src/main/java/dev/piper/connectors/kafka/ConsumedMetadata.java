@@ -316,7 +316,7 @@ final class ConsumedMetadata {
      * ({@link ColumnProgram#fingerprint()}); records from before the fingerprint say nothing, so
      * agree.
      */
-    private static boolean sameChains(DecodeOptions options, String params) {
+    static boolean sameChains(DecodeOptions options, String params) {
         String chains = settings(params).get("chains");
         return chains == null || chains.equals(options.program().fingerprint());
     }

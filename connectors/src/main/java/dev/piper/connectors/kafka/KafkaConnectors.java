@@ -11,8 +11,10 @@ import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The Kafka source and the exactly-once Kafka sink of {@code bin/piper stream}, with the client
@@ -51,6 +53,19 @@ public final class KafkaConnectors {
     }
 
     private KafkaConnectors() {}
+
+    /**
+     * A consumer of committed records ({@link #committedReader}) of byte arrays, fetching up to 8
+     * MiB a partition (a rows record of a wide layout is several MiB).
+     */
+    static KafkaConsumer<byte[], byte[]> committedConsumer(
+            String bootstrapServers, Map<String, String> client) {
+        Properties props = committedReader(client);
+        props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.putIfAbsent(
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20));
+        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
 
     /**
      * Reads {@code topics} from their partitions, committed input only, each record in the lane of

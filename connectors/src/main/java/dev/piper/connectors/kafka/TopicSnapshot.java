@@ -2,25 +2,19 @@ package dev.piper.connectors.kafka;
 
 import dev.piper.core.serve.VocabularyPosition;
 import dev.piper.core.serve.VocabularySnapshot;
-import it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.TreeMap;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * A stream's vocabularies at a position ({@link VocabularyPosition}), read from its vocabulary
@@ -87,8 +81,12 @@ public final class TopicSnapshot {
         }
     }
 
-    /** The position {@code rows} states ({@link StreamFormat#VOCAB_POSITION}). */
-    static VocabularyPosition positionOf(RowsRecord rows) throws IOException {
+    /**
+     * The position {@code rows} states ({@link StreamFormat#VOCAB_POSITION}).
+     *
+     * @throws IOException naming the record if it states none
+     */
+    public static VocabularyPosition positionOf(RowsRecord rows) throws IOException {
         long[] position = rows.vocabPosition();
         if (position == null) {
             throw new IOException(
@@ -107,7 +105,8 @@ public final class TopicSnapshot {
     }
 
     /**
-     * Reads {@code vocabTopic} until every column of {@code at} has reached its position.
+     * Reads {@code vocabTopic} until every column of {@code at} has reached its position, and
+     * returns the vocabularies there.
      *
      * @param idle how long to wait for a record (and for the topic) before giving up
      * @throws IOException naming each column not reached and how far the topic took it, when no
@@ -117,9 +116,21 @@ public final class TopicSnapshot {
     public VocabularySnapshot read(
             String vocabTopic, VocabularyPosition at, Duration idle, PrintStream progress)
             throws IOException {
-        Map<String, Wanted> wanted = new HashMap<>();
-        for (VocabularySnapshot.Column c : at.columns()) {
-            wanted.put(c.name(), new Wanted(c));
+        return history(vocabTopic, at, idle, progress).at(at);
+    }
+
+    /**
+     * The vocabularies of {@code vocabTopic} read up to {@code furthest}, from which a snapshot at
+     * any position up to it is cut without reading the topic again ({@link History#at}).
+     *
+     * @throws IOException as {@link #read}
+     */
+    public History history(
+            String vocabTopic, VocabularyPosition furthest, Duration idle, PrintStream progress)
+            throws IOException {
+        Map<String, ColumnHistory> wanted = new HashMap<>();
+        for (VocabularySnapshot.Column c : furthest.columns()) {
+            wanted.put(c.name(), new ColumnHistory(c));
         }
         long records = 0;
         try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
@@ -128,7 +139,7 @@ public final class TopicSnapshot {
             consumer.seekToBeginning(partitions);
             long lastRecord = System.nanoTime();
             long lastReport = lastRecord;
-            while (!wanted.values().stream().allMatch(Wanted::reached)) {
+            while (!wanted.values().stream().allMatch(ColumnHistory::reached)) {
                 var polled = consumer.poll(Duration.ofMillis(200));
                 long now = System.nanoTime();
                 for (ConsumerRecord<byte[], byte[]> r : polled) {
@@ -137,46 +148,81 @@ public final class TopicSnapshot {
                     add(wanted, r);
                 }
                 if (now - lastRecord >= idle.toNanos()) {
-                    throw new IOException(notReached(vocabTopic, at, wanted, records, idle));
+                    throw new IOException(notReached(vocabTopic, furthest, wanted, records, idle));
                 }
                 if (now - lastReport >= 5_000_000_000L) {
                     progress.printf(
                             "vocab snapshot: %,d records of %s read, %d of %d columns reached%n",
                             records,
                             vocabTopic,
-                            wanted.values().stream().filter(Wanted::reached).count(),
+                            wanted.values().stream().filter(ColumnHistory::reached).count(),
                             wanted.size());
                     lastReport = now;
                 }
             }
         }
-        int n = at.columns().size();
-        int[][] indices = new int[n][];
-        long[][] keys = new long[n][];
-        for (int c = 0; c < n; c++) {
-            Wanted w = wanted.get(at.columns().get(c).name());
-            indices[c] = w.indices();
-            keys[c] = w.keys();
+        return new History(vocabTopic, wanted);
+    }
+
+    /** A vocabulary topic read up to a position: snapshots at that position or before it. */
+    public static final class History {
+        private final String topic;
+        private final Map<String, ColumnHistory> columns;
+
+        private History(String topic, Map<String, ColumnHistory> columns) {
+            this.topic = topic;
+            this.columns = columns;
         }
-        try {
-            return VocabularySnapshot.of(
-                    at.pipeline(),
-                    "vocabulary topic " + vocabTopic + " at the position of " + at.source(),
-                    at.columns(),
-                    indices,
-                    keys);
-        } catch (IllegalArgumentException e) {
-            throw new IOException(vocabTopic + ": " + e.getMessage(), e);
+
+        /**
+         * The vocabularies at {@code at}.
+         *
+         * @throws IOException if a column of {@code at} was not read, or in another epoch or with
+         *     other OOV buckets, or past its position read
+         */
+        public VocabularySnapshot at(VocabularyPosition at) throws IOException {
+            int n = at.columns().size();
+            int[][] indices = new int[n][];
+            long[][] keys = new long[n][];
+            for (int c = 0; c < n; c++) {
+                VocabularySnapshot.Column want = at.columns().get(c);
+                ColumnHistory read = columns.get(want.name());
+                if (read == null
+                        || read.target.epoch() != want.epoch()
+                        || read.target.oovBuckets() != want.oovBuckets()
+                        || want.position() > read.progress()) {
+                    throw new IOException(
+                            at.source()
+                                    + ": "
+                                    + want
+                                    + " is not within what was read of "
+                                    + topic
+                                    + (read == null ? "" : " (" + read.target + ")"));
+                }
+                ColumnHistory.Entries e = read.at(want.position());
+                indices[c] = e.indices();
+                keys[c] = e.keys();
+            }
+            try {
+                return VocabularySnapshot.of(
+                        at.pipeline(),
+                        "vocabulary topic " + topic + " at the position of " + at.source(),
+                        at.columns(),
+                        indices,
+                        keys);
+            } catch (IllegalArgumentException e) {
+                throw new IOException(topic + ": " + e.getMessage(), e);
+            }
         }
     }
 
-    private static void add(Map<String, Wanted> wanted, ConsumerRecord<byte[], byte[]> r)
+    private static void add(Map<String, ColumnHistory> wanted, ConsumerRecord<byte[], byte[]> r)
             throws IOException {
         String where = r.topic() + "/" + r.partition() + "@" + r.offset();
         if (r.headers().lastHeader(StreamFormat.HOTLINE_WINDOW) != null) {
             return; // a hot set, not a vocabulary
         }
-        Wanted w = wanted.get(header(r, StreamFormat.COLUMN, where));
+        ColumnHistory w = wanted.get(header(r, StreamFormat.COLUMN, where));
         if (w == null) {
             return; // a column the position does not name
         }
@@ -211,7 +257,7 @@ public final class TopicSnapshot {
     private static String notReached(
             String topic,
             VocabularyPosition at,
-            Map<String, Wanted> wanted,
+            Map<String, ColumnHistory> wanted,
             long records,
             Duration idle) {
         StringBuilder sb =
@@ -225,7 +271,7 @@ public final class TopicSnapshot {
                                 + at.source()
                                 + " is not reached:");
         for (VocabularySnapshot.Column c : at.columns()) {
-            Wanted w = wanted.get(c.name());
+            ColumnHistory w = wanted.get(c.name());
             if (!w.reached()) {
                 sb.append(' ')
                         .append(c.name())
@@ -242,176 +288,16 @@ public final class TopicSnapshot {
         return sb.toString();
     }
 
-    /** One column's vocabulary, read up to its position. */
-    private static final class Wanted {
-        final VocabularySnapshot.Column target;
-        final int position;
-
-        /** Whether the column's records are assignments; set by its first record. */
-        boolean evicting;
-
-        boolean kindKnown;
-
-        /** A column that does not evict: the key of entry {@code i}, index {@code buckets + i}. */
-        long[] entryKeys;
-
-        BitSet held;
-
-        /** An evicting column: the records not applied yet, by their first assignment's number. */
-        final TreeMap<Long, String[]> waiting = new TreeMap<>();
-
-        long applied;
-        final Int2LongOpenHashMap keyAt = new Int2LongOpenHashMap();
-
-        Wanted(VocabularySnapshot.Column target) {
-            this.target = target;
-            if (target.position() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException(
-                        target.name() + ": position " + target.position() + " is past 2^31 - 1");
-            }
-            this.position = (int) target.position();
-        }
-
-        boolean reached() {
-            return progress() >= position;
-        }
-
-        long progress() {
-            return evicting ? applied : held == null ? 0 : held.cardinality();
-        }
-
-        private void kind(boolean evicts, String where) throws IOException {
-            if (kindKnown && evicting != evicts) {
-                throw new IOException(
-                        where
-                                + ": "
-                                + target.name()
-                                + " has records of entries and of assignments");
-            }
-            kindKnown = true;
-            evicting = evicts;
-        }
-
-        void entries(String text, String where) throws IOException {
-            kind(false, where);
-            if (entryKeys == null) {
-                entryKeys = new long[position];
-                held = new BitSet(position);
-            }
-            int first = target.oovBuckets();
-            for (String line : lines(text)) {
-                int tab = line.indexOf('\t');
-                int end = line.indexOf('\t', tab + 1);
-                int i = Integer.parseInt(line.substring(0, tab)) - first;
-                if (i < 0 || i >= position) {
-                    continue; // an entry past the position
-                }
-                if (held.get(i)) {
-                    throw new IOException(
-                            where + ": " + target.name() + " index " + (i + first) + " seen twice");
-                }
-                entryKeys[i] =
-                        Long.parseUnsignedLong(
-                                line.substring(tab + 1, end < 0 ? line.length() : end));
-                held.set(i);
-            }
-        }
-
-        void assignments(long first, String text, String where) throws IOException {
-            kind(true, where);
-            if (first < applied || waiting.containsKey(first)) {
-                throw new IOException(
-                        where
-                                + ": "
-                                + target.name()
-                                + " assignments from "
-                                + first
-                                + " seen twice");
-            }
-            waiting.put(first, new String[] {text, where});
-            Map.Entry<Long, String[]> head;
-            while (applied < position
-                    && (head = waiting.firstEntry()) != null
-                    && head.getKey() == applied) {
-                waiting.pollFirstEntry();
-                String at = head.getValue()[1];
-                for (String line : lines(head.getValue()[0])) {
-                    if (applied == position) {
-                        break;
-                    }
-                    String[] f = line.split("\t", -1);
-                    int index = Integer.parseInt(f[0]);
-                    boolean reuse = !f[3].isEmpty();
-                    if (reuse != keyAt.containsKey(index)
-                            || (reuse && keyAt.get(index) != Long.parseUnsignedLong(f[3]))) {
-                        throw new IOException(
-                                at
-                                        + ": "
-                                        + target.name()
-                                        + " assignment "
-                                        + applied
-                                        + " evicts \""
-                                        + f[3]
-                                        + "\" from index "
-                                        + index
-                                        + ", which holds "
-                                        + (keyAt.containsKey(index)
-                                                ? Long.toUnsignedString(keyAt.get(index))
-                                                : "no key"));
-                    }
-                    keyAt.put(index, Long.parseUnsignedLong(f[1]));
-                    applied++;
-                }
-            }
-        }
-
-        int[] indices() {
-            if (evicting) {
-                return keyAt.keySet().toIntArray();
-            }
-            int[] indices = new int[position];
-            for (int i = 0; i < position; i++) {
-                indices[i] = target.oovBuckets() + i;
-            }
-            return indices;
-        }
-
-        long[] keys() {
-            if (evicting) {
-                int[] indices = keyAt.keySet().toIntArray();
-                long[] keys = new long[indices.length];
-                for (int i = 0; i < indices.length; i++) {
-                    keys[i] = keyAt.get(indices[i]);
-                }
-                return keys;
-            }
-            return entryKeys == null ? new long[0] : entryKeys;
-        }
-
-        private static List<String> lines(String text) {
-            List<String> lines = new ArrayList<>();
-            int from = 0;
-            while (from < text.length()) {
-                int nl = text.indexOf('\n', from);
-                int end = nl < 0 ? text.length() : nl;
-                if (end > from) {
-                    lines.add(text.substring(from, end));
-                }
-                from = end + 1;
-            }
-            return lines;
-        }
-    }
-
     private KafkaConsumer<byte[], byte[]> consumer() {
-        Properties props = KafkaConnectors.committedReader(client);
-        props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.putIfAbsent(
-                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 << 20));
-        return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return KafkaConnectors.committedConsumer(bootstrapServers, client);
     }
 
-    private List<TopicPartition> awaitTopic(
+    /**
+     * {@code topic}'s partitions, once it exists; waits up to {@code wait} for it.
+     *
+     * @throws IOException naming the topic and the brokers if it does not exist by then
+     */
+    List<TopicPartition> awaitTopic(
             KafkaConsumer<byte[], byte[]> consumer, String topic, Duration wait)
             throws IOException {
         long deadline = System.nanoTime() + wait.toNanos();

@@ -83,7 +83,7 @@ class RowsRecordFormatTest {
         return b.array();
     }
 
-    private static ConsumerRecord<byte[], byte[]> record(Map<String, String> headers) {
+    static ConsumerRecord<byte[], byte[]> record(Map<String, String> headers) {
         RecordHeaders h = new RecordHeaders();
         headers.forEach((k, v) -> h.add(k, v.getBytes(StandardCharsets.US_ASCII)));
         return new ConsumerRecord<>(
