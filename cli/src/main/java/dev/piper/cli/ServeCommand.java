@@ -3,7 +3,6 @@ package dev.piper.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.cli.serve.TransformServer;
-import dev.piper.core.serve.Transform;
 import dev.piper.core.serve.VocabularySnapshot;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.PipelineSpec;
@@ -32,7 +31,9 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Serve the feed's transform over HTTP: POST /transform with records of the spec's"
-                    + " input format, one a line (Criteo text, JSON or CSV events), answers the"
+                    + " input format, one a line (Criteo text, JSON or CSV events) or each a"
+                    + " 4-byte big-endian length then the record (Avro datums, Protobuf"
+                    + " messages), answers the"
                     + " rows the feed would make of them (JSON: rows, lists, event_times,"
                     + " dead_letters, unknown_keys), their indices from the vocabularies of"
                     + " --output-dir or --snapshot, which never grow. GET /health, GET /metrics"
@@ -105,21 +106,20 @@ final class ServeCommand implements Callable<Integer> {
             names = "--request",
             paramLabel = "FILE",
             description =
-                    "Answer the records of FILE ('-': standard input), one a line, as POST"
-                            + " /transform would, on standard output, and exit: no server.")
+                    "Answer the records of FILE ('-': standard input), as POST /transform takes"
+                            + " them, on standard output, and exit: no server.")
     Path request;
 
     @Override
     public Integer call() throws Exception {
         PipelineSpec pipeline = ServedSpec.of(spec, specFile, preset);
         DecodeOptions options = SpecCompiler.decodeOptions(pipeline, 1024);
-        if (!Transform.readsLines(options)) {
+        if (pipeline.input().avro() != null && pipeline.input().avro().schema() == null) {
             throw new ParameterException(
                     spec.commandLine(),
-                    "input.format "
-                            + pipeline.input().format()
-                            + ": serve takes records of lines (criteo-tsv, json, csv); transform"
-                            + " Avro or Protobuf records with the Java library (docs/SERVING.md)");
+                    "input.format avro: serve needs the writer schema of the datums it is sent"
+                            + " (input.schema, a .avsc file or the schema inline); a schema"
+                            + " registry's or a container file's is not read (docs/SERVING.md)");
         }
         VocabularySnapshot snapshot = snapshot(pipeline, options);
         if (request != null) {
@@ -187,10 +187,15 @@ final class ServeCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--request: " + request + " holds no records");
         }
+        byte[] answer;
+        try {
+            answer = TransformServer.answer(options, snapshot, body);
+        } catch (IllegalArgumentException framing) {
+            throw new ParameterException(
+                    spec.commandLine(), "--request: " + request + ": " + framing.getMessage());
+        }
         PrintWriter out = spec.commandLine().getOut();
-        out.println(
-                new String(
-                        TransformServer.answer(options, snapshot, body), StandardCharsets.UTF_8));
+        out.println(new String(answer, StandardCharsets.UTF_8));
         out.flush();
         return 0;
     }

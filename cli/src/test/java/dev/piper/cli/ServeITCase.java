@@ -23,6 +23,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * in requests of 500, answer that output's rows, lists and event times; a bad record is a dead
  * letter of its answer; a wrong method, path, empty or oversized request is a 4xx naming why, after
  * which the server answers as before; the metrics count it all. The command refuses an output of
- * another spec and a spec of binary records, naming them.
+ * another spec, naming both, and serves from a snapshot file of the output. Avro datums go
+ * length-prefixed ({@link #avroDatumsAnswerTheOutputsRows}).
  */
 class ServeITCase {
 
@@ -103,7 +110,7 @@ class ServeITCase {
                 .as(err.toString(StandardCharsets.UTF_8))
                 .isZero();
 
-        // the command refuses another spec's output and a spec of binary records
+        // the command refuses another spec's output, whichever its format
         ByteArrayOutputStream refused = new ByteArrayOutputStream();
         assertThat(run(refused, "serve", "--output-dir", out.toString(), "--preset", "dlrm-criteo"))
                 .isEqualTo(2);
@@ -113,7 +120,7 @@ class ServeITCase {
                 .contains(
                         "was made by spec clicks-json version 1, not by dlrm-criteo version 1: its"
                                 + " vocabularies are another pipeline's")
-                .contains("input.format avro: serve takes records of lines");
+                .contains("was made by spec clicks-json version 1, not by clicks-avro version 1");
 
         // the output's vocabularies as a snapshot file, which the server below serves from
         Path snapshot = tmp.resolve("clicks.snapshot");
@@ -261,6 +268,130 @@ class ServeITCase {
                     .contains("piper_serve_dead_letters_total 1")
                     .contains("piper_serve_unknown_keys_total{column=\"C1\"} 0");
         }
+    }
+
+    /**
+     * A spec of binary records takes them length-prefixed: the click events of an Avro container
+     * file, preprocessed, then sent back as datums (each a 4-byte big-endian length, then the
+     * datum) answer the output's rows; a body whose framing breaks is a 400 naming the record and
+     * byte; {@code serve --request} answers a file of such records.
+     */
+    @Test
+    void avroDatumsAnswerTheOutputsRows() throws Exception {
+        Path events = tmp.resolve("clicks.avro");
+        Path out = tmp.resolve("out-avro");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(
+                        run(
+                                err,
+                                "generate",
+                                "--events",
+                                "avro",
+                                "--rows",
+                                "2000",
+                                "--output",
+                                events.toString()))
+                .as(err.toString(StandardCharsets.UTF_8))
+                .isZero();
+        assertThat(
+                        run(
+                                err,
+                                "preprocess",
+                                "--input",
+                                events.toString(),
+                                "--output",
+                                out.toString(),
+                                "--preset",
+                                "clicks-avro"))
+                .as(err.toString(StandardCharsets.UTF_8))
+                .isZero();
+        List<byte[]> datums = new ArrayList<>();
+        try (DataFileReader<GenericRecord> file =
+                new DataFileReader<>(events.toFile(), new GenericDatumReader<>())) {
+            GenericDatumWriter<GenericRecord> writer = new GenericDatumWriter<>(file.getSchema());
+            for (GenericRecord r : file) {
+                ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+                BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(bytes, null);
+                writer.write(r, encoder);
+                encoder.flush();
+                datums.add(bytes.toByteArray());
+            }
+        }
+        DecodeOptions options =
+                SpecCompiler.decodeOptions(Presets.named("clicks-avro").spec(), 1024);
+        ObjectMapper json = new ObjectMapper();
+        try (TransformServer server =
+                new TransformServer(
+                        options,
+                        VocabularySnapshot.read(out, options.program()),
+                        new InetSocketAddress("127.0.0.1", 0),
+                        "{\"status\": \"ok\"}",
+                        2,
+                        1 << 20)) {
+            server.start();
+            InetSocketAddress at = server.address();
+            List<Integer> rows = new ArrayList<>();
+            for (int from = 0; from < datums.size(); from += 500) {
+                HttpResponse<String> answer =
+                        post(at, framed(datums.subList(from, Math.min(from + 500, datums.size()))));
+                assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+                JsonNode root = json.readTree(answer.body());
+                assertThat(root.get("unknown_keys").size()).isZero();
+                for (JsonNode row : root.get("rows")) {
+                    for (JsonNode v : row) {
+                        rows.add(v.isInt() ? v.asInt() : Float.floatToIntBits(v.floatValue()));
+                    }
+                }
+            }
+            assertThat(rows).containsExactly(boxed(ints(out.resolve("rows.bin"))));
+
+            byte[] broken = framed(datums.subList(0, 2));
+            HttpResponse<String> cut = post(at, java.util.Arrays.copyOf(broken, broken.length - 1));
+            assertThat(cut.statusCode()).isEqualTo(400);
+            assertThat(cut.body())
+                    .contains("record 1 at byte " + (4 + datums.get(0).length) + ": its length");
+        }
+
+        Path request = Files.write(tmp.resolve("request.bin"), framed(datums.subList(0, 3)));
+        ByteArrayOutputStream answered = new ByteArrayOutputStream();
+        PrintStream savedOut = System.out;
+        try {
+            System.setOut(new PrintStream(answered, true, StandardCharsets.UTF_8));
+            assertThat(
+                            run(
+                                    err,
+                                    "serve",
+                                    "--output-dir",
+                                    out.toString(),
+                                    "--preset",
+                                    "clicks-avro",
+                                    "--request",
+                                    request.toString()))
+                    .as(err.toString(StandardCharsets.UTF_8))
+                    .isZero();
+        } finally {
+            System.setOut(savedOut);
+        }
+        assertThat(json.readTree(answered.toString(StandardCharsets.UTF_8)).get("rows")).hasSize(3);
+    }
+
+    /** Each record as a 4-byte big-endian length, then the record. */
+    private static byte[] framed(List<byte[]> records) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] r : records) {
+            out.writeBytes(ByteBuffer.allocate(4).putInt(r.length).array());
+            out.writeBytes(r);
+        }
+        return out.toByteArray();
+    }
+
+    private HttpResponse<String> post(InetSocketAddress at, byte[] body) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(
+                                URI.create("http://127.0.0.1:" + at.getPort() + "/transform"))
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static Integer[] boxed(int[] a) {

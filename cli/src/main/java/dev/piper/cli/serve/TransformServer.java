@@ -32,6 +32,10 @@ public final class TransformServer implements AutoCloseable {
     private final ServeMetrics metrics;
     private final String health;
     private final int maxRequestBytes;
+
+    /** Whether a request holds records one a line, else length-prefixed binary records. */
+    private final boolean lines;
+
     private final java.util.concurrent.atomic.AtomicBoolean closed =
             new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -57,6 +61,7 @@ public final class TransformServer implements AutoCloseable {
         this.metrics = new ServeMetrics(options.program().layout());
         this.health = health;
         this.maxRequestBytes = maxRequestBytes;
+        this.lines = Transform.readsLines(options);
         this.http = HttpServer.create(address, 64);
         this.threads = Executors.newFixedThreadPool(threads);
         http.setExecutor(this.threads);
@@ -102,12 +107,26 @@ public final class TransformServer implements AutoCloseable {
     }
 
     /**
-     * What {@code POST /transform} answers for {@code body} (records one a line), without a server:
-     * {@code piper serve --request}.
+     * What {@code POST /transform} answers for {@code body}, without a server: {@code piper serve
+     * --request}.
+     *
+     * @throws IllegalArgumentException if binary records are not framed as {@link LengthPrefixed}
      */
     public static byte[] answer(DecodeOptions options, VocabularySnapshot snapshot, byte[] body) {
         return new RowsJson(options.program())
-                .write(new Transform(options, snapshot).applyLines(body));
+                .write(
+                        apply(
+                                new Transform(options, snapshot),
+                                Transform.readsLines(options),
+                                body));
+    }
+
+    /**
+     * A body's records through {@code t}: one a line for a line format, else length-prefixed
+     * ({@link LengthPrefixed}).
+     */
+    private static Transform.Result apply(Transform t, boolean lines, byte[] body) {
+        return lines ? t.applyLines(body) : t.apply(LengthPrefixed.split(body));
     }
 
     private void transform(HttpExchange e) throws IOException {
@@ -131,10 +150,22 @@ public final class TransformServer implements AutoCloseable {
                 return;
             }
             if (body.length == 0) {
-                error(e, 400, "no records: the body holds one record a line");
+                error(
+                        e,
+                        400,
+                        lines
+                                ? "no records: the body holds one record a line"
+                                : "no records: the body holds records, each a 4-byte big-endian"
+                                        + " length then the record");
                 return;
             }
-            Transform.Result result = transforms.get().applyLines(body);
+            Transform.Result result;
+            try {
+                result = apply(transforms.get(), lines, body);
+            } catch (IllegalArgumentException framing) {
+                error(e, 400, framing.getMessage());
+                return;
+            }
             byte[] answer = json.write(result);
             metrics.answered(result, System.nanoTime() - start);
             send(e, 200, "application/json", answer);
