@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.cli.serve.TransformServer;
+import dev.piper.connectors.kafka.AvroDatums;
 import dev.piper.core.serve.VocabularySnapshot;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.Presets;
@@ -23,12 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.avro.file.DataFileReader;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -305,18 +300,7 @@ class ServeITCase {
                                 "clicks-avro"))
                 .as(err.toString(StandardCharsets.UTF_8))
                 .isZero();
-        List<byte[]> datums = new ArrayList<>();
-        try (DataFileReader<GenericRecord> file =
-                new DataFileReader<>(events.toFile(), new GenericDatumReader<>())) {
-            GenericDatumWriter<GenericRecord> writer = new GenericDatumWriter<>(file.getSchema());
-            for (GenericRecord r : file) {
-                ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-                BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(bytes, null);
-                writer.write(r, encoder);
-                encoder.flush();
-                datums.add(bytes.toByteArray());
-            }
-        }
+        List<byte[]> datums = AvroDatums.all(events);
         DecodeOptions options =
                 SpecCompiler.decodeOptions(Presets.named("clicks-avro").spec(), 1024);
         ObjectMapper json = new ObjectMapper();

@@ -17,11 +17,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.zip.GZIPInputStream;
-import org.apache.avro.file.DataFileStream;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -87,26 +82,7 @@ public final class LineProducer {
             Map<String, String> extra,
             PrintStream progress)
             throws IOException, InterruptedException, ExecutionException {
-        try (DataFileStream<Object> file =
-                new DataFileStream<>(
-                        new BufferedInputStream(Files.newInputStream(input), 1 << 16),
-                        new GenericDatumReader<>())) {
-            GenericDatumWriter<Object> writer = new GenericDatumWriter<>(file.getSchema());
-            java.io.ByteArrayOutputStream datum = new java.io.ByteArrayOutputStream(1024);
-            BinaryEncoder[] encoder = {null};
-            Object[] reuse = {null};
-            Records datums =
-                    () -> {
-                        if (!file.hasNext()) {
-                            return null;
-                        }
-                        reuse[0] = file.next(reuse[0]);
-                        datum.reset();
-                        encoder[0] = EncoderFactory.get().binaryEncoder(datum, encoder[0]);
-                        writer.write(reuse[0], encoder[0]);
-                        encoder[0].flush();
-                        return datum.toByteArray();
-                    };
+        try (AvroDatums datums = new AvroDatums(input)) {
             return produce(datums, "datum", input, bootstrap, topic, rate, extra, progress);
         }
     }
