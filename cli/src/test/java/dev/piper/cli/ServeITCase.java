@@ -80,30 +80,7 @@ class ServeITCase {
         Path events = tmp.resolve("clicks.jsonl");
         Path out = tmp.resolve("out");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        assertThat(
-                        run(
-                                err,
-                                "generate",
-                                "--events",
-                                "json",
-                                "--rows",
-                                "3000",
-                                "--output",
-                                events.toString()))
-                .as(err.toString(StandardCharsets.UTF_8))
-                .isZero();
-        assertThat(
-                        run(
-                                err,
-                                "preprocess",
-                                "--input",
-                                events.toString(),
-                                "--output",
-                                out.toString(),
-                                "--preset",
-                                "clicks-json"))
-                .as(err.toString(StandardCharsets.UTF_8))
-                .isZero();
+        generateAndPreprocess(err, "json", 3000, events, out, "clicks-json");
 
         // the command refuses another spec's output, whichever its format
         ByteArrayOutputStream refused = new ByteArrayOutputStream();
@@ -276,30 +253,7 @@ class ServeITCase {
         Path events = tmp.resolve("clicks.avro");
         Path out = tmp.resolve("out-avro");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        assertThat(
-                        run(
-                                err,
-                                "generate",
-                                "--events",
-                                "avro",
-                                "--rows",
-                                "2000",
-                                "--output",
-                                events.toString()))
-                .as(err.toString(StandardCharsets.UTF_8))
-                .isZero();
-        assertThat(
-                        run(
-                                err,
-                                "preprocess",
-                                "--input",
-                                events.toString(),
-                                "--output",
-                                out.toString(),
-                                "--preset",
-                                "clicks-avro"))
-                .as(err.toString(StandardCharsets.UTF_8))
-                .isZero();
+        generateAndPreprocess(err, "avro", 2000, events, out, "clicks-avro");
         List<byte[]> datums = AvroDatums.all(events);
         DecodeOptions options =
                 SpecCompiler.decodeOptions(Presets.named("clicks-avro").spec(), 1024);
@@ -357,6 +311,42 @@ class ServeITCase {
             System.setOut(savedOut);
         }
         assertThat(json.readTree(answered.toString(StandardCharsets.UTF_8)).get("rows")).hasSize(3);
+    }
+
+    /**
+     * {@code piper generate --events format} into {@code events}, preprocessed into {@code out}.
+     */
+    private static void generateAndPreprocess(
+            ByteArrayOutputStream err,
+            String format,
+            int rows,
+            Path events,
+            Path out,
+            String preset) {
+        assertThat(
+                        run(
+                                err,
+                                "generate",
+                                "--events",
+                                format,
+                                "--rows",
+                                Integer.toString(rows),
+                                "--output",
+                                events.toString()))
+                .as(err.toString(StandardCharsets.UTF_8))
+                .isZero();
+        assertThat(
+                        run(
+                                err,
+                                "preprocess",
+                                "--input",
+                                events.toString(),
+                                "--output",
+                                out.toString(),
+                                "--preset",
+                                preset))
+                .as(err.toString(StandardCharsets.UTF_8))
+                .isZero();
     }
 
     /** Each record as a 4-byte big-endian length, then the record. */
