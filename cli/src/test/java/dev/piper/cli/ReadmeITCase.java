@@ -203,6 +203,37 @@ class ReadmeITCase {
      * {@code bin/piper} of the work directory: the command line of the build under test, with the
      * JVM flags the real script gives it.
      */
+    /**
+     * The class path {@code bin/piper} runs the command line on: the packaged jar and the class
+     * path files the build writes beside it, not this test's own (a dependency the CLI has only at
+     * test scope would pass here and fail for a user).
+     */
+    private static String packagedClassPath(Path home) throws IOException {
+        Path target = home.resolve("cli/target");
+        Path jar;
+        try (var files = Files.list(target)) {
+            jar =
+                    files.filter(
+                                    f ->
+                                            f.getFileName()
+                                                    .toString()
+                                                    .matches(
+                                                            "piper-cli-[0-9][0-9.]*(-SNAPSHOT)?\\.jar"))
+                            .findFirst()
+                            .orElseThrow(
+                                    () ->
+                                            new IOException(
+                                                    "no piper-cli jar in "
+                                                            + target
+                                                            + ": run the package phase first"));
+        }
+        return jar
+                + ":"
+                + Files.readString(target.resolve("cli-classpath.txt")).strip()
+                + ":"
+                + Files.readString(target.resolve("cli-programs-classpath.txt")).strip();
+    }
+
     private void writeLauncher(Path home) throws IOException {
         List<String> flags = new ArrayList<>();
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -226,7 +257,7 @@ class ReadmeITCase {
                         + "' -Dpiper.home='"
                         + home
                         + "' -cp '"
-                        + System.getProperty("java.class.path")
+                        + packagedClassPath(home)
                         + "' dev.piper.cli.PiperCli \"$@\"\n");
         Files.setPosixFilePermissions(piper, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
