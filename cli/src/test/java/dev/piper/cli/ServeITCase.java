@@ -51,6 +51,19 @@ class ServeITCase {
         }
     }
 
+    /** Runs a command that must exit 0 (its error output in the failure); returns its output. */
+    private static String succeeds(ByteArrayOutputStream err, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            assertThat(run(err, args)).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        } finally {
+            System.setOut(saved);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
     private HttpResponse<String> post(InetSocketAddress at, String path, String body)
             throws Exception {
         return http.send(
@@ -96,27 +109,17 @@ class ServeITCase {
 
         // the output's vocabularies as a snapshot file, which the server below serves from
         Path snapshot = tmp.resolve("clicks.snapshot");
-        ByteArrayOutputStream made = new ByteArrayOutputStream();
-        PrintStream savedOut = System.out;
-        try {
-            System.setOut(new PrintStream(made, true, StandardCharsets.UTF_8));
-            assertThat(
-                            run(
-                                    err,
-                                    "vocab",
-                                    "snapshot",
-                                    "--output-dir",
-                                    out.toString(),
-                                    "--preset",
-                                    "clicks-json",
-                                    "--out",
-                                    snapshot.toString()))
-                    .as(err.toString(StandardCharsets.UTF_8))
-                    .isZero();
-        } finally {
-            System.setOut(savedOut);
-        }
-        assertThat(made.toString(StandardCharsets.UTF_8))
+        assertThat(
+                        succeeds(
+                                err,
+                                "vocab",
+                                "snapshot",
+                                "--output-dir",
+                                out.toString(),
+                                "--preset",
+                                "clicks-json",
+                                "--out",
+                                snapshot.toString()))
                 .startsWith("vocab snapshot: 6 columns, ")
                 .contains(" (pipeline clicks-json/1)")
                 .contains("-> " + snapshot);
@@ -291,26 +294,17 @@ class ServeITCase {
         }
 
         Path request = Files.write(tmp.resolve("request.bin"), framed(datums.subList(0, 3)));
-        ByteArrayOutputStream answered = new ByteArrayOutputStream();
-        PrintStream savedOut = System.out;
-        try {
-            System.setOut(new PrintStream(answered, true, StandardCharsets.UTF_8));
-            assertThat(
-                            run(
-                                    err,
-                                    "serve",
-                                    "--output-dir",
-                                    out.toString(),
-                                    "--preset",
-                                    "clicks-avro",
-                                    "--request",
-                                    request.toString()))
-                    .as(err.toString(StandardCharsets.UTF_8))
-                    .isZero();
-        } finally {
-            System.setOut(savedOut);
-        }
-        assertThat(json.readTree(answered.toString(StandardCharsets.UTF_8)).get("rows")).hasSize(3);
+        String answered =
+                succeeds(
+                        err,
+                        "serve",
+                        "--output-dir",
+                        out.toString(),
+                        "--preset",
+                        "clicks-avro",
+                        "--request",
+                        request.toString());
+        assertThat(json.readTree(answered).get("rows")).hasSize(3);
     }
 
     /**
