@@ -1,0 +1,1056 @@
+"""The feed's transform in Python: raw records to the rows the feed made of them, in process.
+
+A serving process that scores a model trained on the feed must turn each request into the inputs
+the model was trained on: the same fills, operators and vocabulary indices. ``piper serve`` does
+that in Java over HTTP; this module does it inside a Python process (a TorchServe or Triton
+handler, a notebook), from the same two files:
+
+    spec = Spec.load("clicks-json.json")                 # the pipeline spec the feed ran
+    snapshot = Snapshot.load("models/snap-100352.bin")   # piper vocab snapshot --position ...
+    transform = Transform(spec, snapshot)
+    result = transform.apply_lines(request_body)          # JSON events or Criteo lines
+    batch = serving.batch_from_answer(result.answer(), state)
+
+``Result.answer()`` is the dict ``piper serve`` answers for the same records, value for value:
+rows (a float32 slot as its float), list columns, event times, dead letters with the feed's
+reason codes, and the count of keys the snapshot has no entry for. A key without an entry takes
+its OOV bucket (``mix64(key) mod oov_buckets``) or, in a column without buckets, the column's
+reserved index, its table size at the snapshot; the vocabulary never grows.
+
+Input formats: ``criteo-tsv`` and ``json`` (the formats of lines). A spec of ``csv``, ``avro`` or
+``protobuf`` input is refused when the transform is built: serve those with ``piper serve``. The
+operators are all of docs/SPECS.md's; their arithmetic is the Java operators' (float32 where they
+round to float32, 64-bit wrapping hashes), so the rows are equal bit for bit; a NaN comes out as
+the canonical quiet NaN. ``CrossLanguageTransformITCase`` (cli) checks every record of generated
+requests, good and bad, against ``piper serve`` for the criteo-tsv and json presets and for specs
+with every operator.
+"""
+
+import argparse
+import json
+import math
+import re
+import sys
+import zlib
+from dataclasses import dataclass, field as dc_field
+from datetime import datetime, timezone
+
+import numpy as np
+
+MAGIC = b"piper vocabulary snapshot 1"
+_MASK = (1 << 64) - 1
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
+_QUOTED_CHARS = 64  # a JSON detail quotes this many characters of a value
+_U = np.uint64
+_K_MUL = _U(0x9DDFEA08EB382D69)
+_FORMATS = ("criteo-tsv", "json")
+_MIN_MILLIS, _MAX_MILLIS = -62_135_596_800_000, 253_402_300_799_999
+
+
+class TransformError(ValueError):
+    """A spec, snapshot or table this library cannot use; the message names the file and field."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The snapshot file (docs/SERVING.md, "Snapshot files"; Java: core.serve.SnapshotFile)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class SnapshotColumn:
+    """One sparse column's vocabulary: its keys sorted, the index each holds beside it."""
+    name: str
+    epoch: int
+    oov_buckets: int
+    position: object
+    table_size: int
+    keys: np.ndarray      # uint64, increasing
+    indices: np.ndarray   # int32, indices[i] is keys[i]'s
+
+
+class Snapshot:
+    """A vocabulary snapshot (``piper vocab snapshot``): per sparse column, key to index."""
+
+    def __init__(self, pipeline, source, columns):
+        self.pipeline = pipeline
+        self.source = source
+        self.columns = columns
+
+    @classmethod
+    def load(cls, path):
+        """Reads and checks a snapshot file: its first line, header, length and CRC-32. A file
+        cut short, damaged or of another kind raises TransformError naming it."""
+        with open(path, "rb") as f:
+            data = f.read()
+        magic_end = data.find(b"\n")
+        if magic_end < 0 or data[:magic_end] != MAGIC:
+            raise TransformError(f"{path}: not a vocabulary snapshot (its first line is not"
+                                 f" \"{MAGIC.decode()}\")")
+        header_end = data.find(b"\n", magic_end + 1)
+        if header_end < 0:
+            raise TransformError(f"{path}: the snapshot's header line is cut short")
+        try:
+            header = json.loads(data[magic_end + 1:header_end])
+        except ValueError as e:
+            raise TransformError(f"{path}: the header is not JSON ({e})") from None
+        body = memoryview(data)[header_end + 1:]
+        announced = _count(header, "body_bytes", path)
+        if len(body) != announced:
+            raise TransformError(f"{path}: the header announces {announced} bytes of entries,"
+                                 f" the file holds {len(body)} (cut short or damaged)")
+        if zlib.crc32(body) != _count(header, "crc32", path):
+            raise TransformError(f"{path}: the entries do not match the header's crc32"
+                                 " (damaged)")
+        columns, at = [], 0
+        for c, col in enumerate(header.get("columns") or []):
+            where = f"{path}: columns[{c}]"
+            n = _count(col, "entries", where)
+            indices = np.frombuffer(body, dtype="<i4", count=n, offset=at)
+            keys = np.frombuffer(body, dtype="<u8", count=n, offset=at + 4 * n)
+            at += 12 * n
+            order = np.argsort(keys, kind="stable")
+            buckets = _count(col, "oov_buckets", where)
+            top = max(buckets, int(indices.max()) + 1 if n else 0)
+            columns.append(SnapshotColumn(
+                name=col.get("name"), epoch=_count(col, "epoch", where), oov_buckets=buckets,
+                position=col.get("position"), table_size=top,
+                keys=keys[order].copy(), indices=indices[order].astype(np.int32)))
+        if at != len(body):
+            raise TransformError(f"{path}: the columns' entries take {at} bytes of {len(body)}")
+        return cls(header.get("pipeline", ""), header.get("source", ""), columns)
+
+    def lookup(self, c, keys):
+        """The index of each key in sparse column ``c`` (uint64 array), -1 where it has none."""
+        col = self.columns[c]
+        out = np.full(len(keys), -1, dtype=np.int64)
+        if len(col.keys) and len(keys):
+            at = np.searchsorted(col.keys, keys)
+            inside = at < len(col.keys)
+            hit = np.zeros(len(keys), dtype=bool)
+            hit[inside] = col.keys[at[inside]] == keys[inside]
+            out[hit] = col.indices[at[hit]]
+        return out
+
+
+def _count(node, name, where):
+    v = node.get(name) if isinstance(node, dict) else None
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+        raise TransformError(f"{where}: \"{name}\" is not a non-negative integer")
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# The spec (docs/SPECS.md): the layout, each column's chain, the input's fields
+# ---------------------------------------------------------------------------------------------
+
+_NAME = re.compile(r"(label|[ICG])([1-9][0-9]*)?")
+
+
+@dataclass
+class Column:
+    """One field of the layout: its name, the event path it reads, its chain."""
+    name: str
+    kind: str                 # label, dense, sparse, list
+    path: str = None
+    fill: int = 0
+    fill_null: bool = False
+    hashes: bool = False      # hash64 (else hex2int, for a sparse column)
+    ops: list = dc_field(default_factory=list)   # (name, params) after fill / hex2int
+    oov_buckets: int = 0
+    onehot: int = 0
+    float32: bool = False
+
+
+class Spec:
+    """A pipeline spec as the transform needs it. The Java side validates specs fully
+    (``piper spec validate``); this reads a valid one and refuses what it cannot run."""
+
+    def __init__(self, doc, where="spec"):
+        self.where = where
+        inp = doc.get("input") or {}
+        self.name = f"{doc.get('name')}/{doc.get('version')}"
+        self.format = inp.get("format", "criteo-tsv")
+        if self.format not in _FORMATS:
+            raise TransformError(f"{where}: input.format \"{self.format}\": the Python transform"
+                                 f" reads {', '.join(_FORMATS)}; serve this spec with"
+                                 " piper serve")
+        self.dense = inp.get("dense", 13)
+        self.sparse = inp.get("sparse", 26)
+        sources = [int(n[1:]) for n in self._names(inp.get("generated_from", []), "I")]
+        self.generated = sources
+        self.width = 1 + self.dense + len(sources)
+        names = (["label"] + [f"I{i}" for i in range(1, self.dense + 1)]
+                 + [f"G{g}" for g in range(1, len(sources) + 1)]
+                 + [f"C{c}" for c in range(1, self.sparse + 1)])
+        lists = {int(n[1:]) for n in self._names(inp.get("list_columns", []), "C")}
+        self.list_separator = inp.get("list_separator", ",").encode()
+        out = doc.get("output") or {}
+        self.pad_missing = bool(out.get("pad_missing_fields", False))
+        self.max_line_bytes = int(out.get("max_line_bytes", 65536))
+        fields = inp.get("fields") or {}
+        self.columns = []
+        for f, name in enumerate(names):
+            kind = ("label" if f == 0 else "dense" if f < self.width
+                    else "list" if int(name[1:]) in lists else "sparse")
+            path = fields.get(name, name)
+            if name.startswith("G"):
+                source = f"I{sources[int(name[1:]) - 1]}"
+                path = fields.get(source, source)
+            self.columns.append(Column(name=name, kind=kind, path=path))
+        chains = {}
+        for key, chain in (doc.get("columns") or {}).items():
+            for name in self._names([key], None):
+                chains[name] = chain
+        for col in self.columns:
+            if col.name not in chains:
+                raise TransformError(f"{where}: columns: no chain for {col.name}")
+            self._compile(col, chains[col.name])
+        self.time_path = inp.get("timestamp")
+        self.time_unit = inp.get("timestamp_unit", "ms")
+
+    @classmethod
+    def load(cls, path):
+        """The spec of a JSON file (a preset's file is pipeline/src/main/resources/specs/)."""
+        with open(path, "rb") as f:
+            try:
+                doc = json.load(f)
+            except ValueError as e:
+                raise TransformError(f"{path}: not JSON ({e})") from None
+        return cls(doc, str(path))
+
+    def _names(self, items, prefix):
+        """Column names of names and ranges (``C1..C26``)."""
+        out = []
+        for item in items:
+            first, _, last = item.partition("..")
+            m1, m2 = _NAME.fullmatch(first), _NAME.fullmatch(last or first)
+            if not m1 or not m2 or m1.group(1) != m2.group(1) or (
+                    prefix and m1.group(1) != prefix):
+                raise TransformError(f"{self.where}: \"{item}\" is not a column or a range")
+            if m1.group(1) == "label":
+                out.append("label")
+                continue
+            out += [f"{m1.group(1)}{i}" for i in range(int(m1.group(2)), int(m2.group(2)) + 1)]
+        return out
+
+    def _compile(self, col, chain):
+        ftype = "int32"
+        for step in chain:
+            op, params = (step, {}) if isinstance(step, str) else (step.get("op"), step)
+            if op == "decode":
+                continue
+            if op in ("fill_missing", "fill_null"):
+                col.fill = params.get("value", 0) if op == "fill_null" else 0
+                col.fill_null = op == "fill_null"
+            elif op in ("hex2int", "hash64"):
+                col.hashes = op == "hash64"
+            elif op == "vocab":
+                col.oov_buckets = int(params.get("oov_buckets", 0))
+            elif op == "onehot":
+                col.onehot = int(params["size"])
+            elif op in _DENSE_OPS or op in _ID_OPS:
+                col.ops.append((op, params))
+                if op == "cast":
+                    ftype = params["to"]
+                elif op in ("log", "sqrt", "boxcox", "logit"):
+                    ftype = "float32"
+                elif op == "bucketize":
+                    ftype = "int32"
+            else:
+                raise TransformError(f"{self.where}: {col.name}: unknown operator \"{op}\"")
+        col.float32 = col.kind in ("label", "dense") and ftype == "float32"
+
+    @property
+    def row_columns(self):
+        """The names of a row's slots, as ``piper serve`` and the rows records name them."""
+        names = []
+        for col in self.columns[:self.width]:
+            names += ([f"{col.name}_{k}" for k in range(col.onehot - 1)] if col.onehot
+                      else [col.name])
+        return names + [c.name for c in self.columns[self.width:] if c.kind == "sparse"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Operators (docs/SPECS.md's table; Java: pipeline.ops)
+# ---------------------------------------------------------------------------------------------
+
+def _as_float(v, is_float):
+    return v if is_float else v.astype(np.float32)
+
+
+def _neg2zero(v, is_float, p):
+    return np.where(v < 0, v.dtype.type(0), v), is_float
+
+
+def _clamp(v, is_float, p):
+    lo, hi = float(p["lo"]), float(p["hi"])
+    if is_float:
+        wide = v.astype(np.float64)
+        return np.where(wide < lo, np.float32(lo), np.where(wide > hi, np.float32(hi), v)), True
+    ilo = min(max(math.ceil(lo), _INT32_MIN), _INT32_MAX)   # Java's (int) saturates
+    ihi = min(max(math.floor(hi), _INT32_MIN), _INT32_MAX)
+    return np.clip(v, ilo, ihi).astype(np.int32), False
+
+
+def _log(v, is_float, p):
+    x = _as_float(v, is_float) + np.float32(1)   # float32(x) + 1f, in float32
+    return np.log(x.astype(np.float64)).astype(np.float32), True
+
+
+def _sqrt(v, is_float, p):
+    return np.sqrt(_as_float(v, is_float).astype(np.float64)).astype(np.float32), True
+
+
+def _bucketize(v, is_float, p):
+    borders = np.asarray(p["borders"], dtype=np.float64)
+    x = v.astype(np.float64)
+    side = "left" if p.get("right", True) else "right"   # borders < x, or <= x
+    out = np.searchsorted(borders, x, side=side)
+    out[np.isnan(x)] = len(borders)
+    return out.astype(np.int32), False
+
+
+def _boxcox(v, is_float, p):
+    lam, x = float(p["lambda"]), v.astype(np.float64)
+    with np.errstate(all="ignore"):
+        y = np.log(x) if lam == 0 else (np.power(x, lam) - 1) / lam
+    return np.where(x < 0, np.nan, y).astype(np.float32), True
+
+
+def _logit(v, is_float, p):
+    z = v.astype(np.float64)
+    if "eps" in p:
+        eps = float(p["eps"])
+        z = np.where(z < eps, eps, np.where(z > 1 - eps, 1 - eps, z))
+    with np.errstate(all="ignore"):
+        return np.log(z / (1 - z)).astype(np.float32), True
+
+
+def _cast(v, is_float, p):
+    if p["to"] == "float32":
+        return v.astype(np.float32), True
+    x = np.nan_to_num(v.astype(np.float64), nan=0.0, posinf=_INT32_MAX, neginf=_INT32_MIN)
+    return np.trunc(np.clip(x, _INT32_MIN, _INT32_MAX)).astype(np.int32), False  # toward zero
+
+
+_DENSE_OPS = {"neg2zero": _neg2zero, "clamp": _clamp, "log": _log, "sqrt": _sqrt,
+              "bucketize": _bucketize, "boxcox": _boxcox, "logit": _logit, "cast": _cast}
+
+
+def twang_mix64(k):
+    """folly's twang_mix64 on uint64 arrays (wrapping, as Java's long arithmetic)."""
+    k = (~k) + (k << _U(21))
+    k = k ^ (k >> _U(24))
+    k = k + (k << _U(3)) + (k << _U(8))
+    k = k ^ (k >> _U(14))
+    k = k + (k << _U(2)) + (k << _U(4))
+    k = k ^ (k >> _U(28))
+    return k + (k << _U(31))
+
+
+def hash_128_to_64(upper, lower):
+    """folly's hash_128_to_64 on uint64 arrays."""
+    a = (lower ^ upper) * _K_MUL
+    a = a ^ (a >> _U(47))
+    b = (upper ^ a) * _K_MUL
+    b = b ^ (b >> _U(47))
+    return b * _K_MUL
+
+
+def mix64(k):
+    """SplitMix64's finalizer: the OOV bucket's hash (VocabularyPolicy.mix)."""
+    k = (k ^ (k >> _U(30))) * _U(0xBF58476D1CE4E5B9)
+    k = (k ^ (k >> _U(27))) * _U(0x94D049BB133111EB)
+    return k ^ (k >> _U(31))
+
+
+def _sigrid(keys, p):
+    salt = np.full(len(keys), int(p.get("salt", 0)) & _MASK, dtype=np.uint64)
+    h = hash_128_to_64(salt, twang_mix64(keys)).view(np.int64)
+    return (h % np.int64(int(p["max"]))).astype(np.uint64)   # floorMod: the sign of max
+
+
+class _IdTable:
+    """A mapid file, ``id<TAB>value`` lines, as sorted arrays."""
+
+    def __init__(self, path):
+        ids, values = [], []
+        with open(path, "rb") as f:
+            for n, line in enumerate(f, 1):
+                parts = line.rstrip(b"\n").split(b"\t")
+                if len(parts) != 2 or not all(re.fullmatch(rb"[0-9]+", x) for x in parts):
+                    raise TransformError(f"{path}: line {n}: expected id<TAB>value, unsigned"
+                                         " decimals")
+                ids.append(int(parts[0]))
+                values.append(int(parts[1]))
+        ids = np.array(ids, dtype=np.uint64)
+        order = np.argsort(ids, kind="stable")
+        self.ids, self.values = ids[order], np.array(values, dtype=np.uint64)[order]
+        if len(self.ids) > 1 and np.any(self.ids[1:] == self.ids[:-1]):
+            raise TransformError(f"{path}: repeats an id (an id may appear once)")
+
+    def map(self, keys, default):
+        out = keys.copy() if default is None else np.full(len(keys), default, dtype=np.uint64)
+        if len(self.ids) and len(keys):
+            at = np.searchsorted(self.ids, keys)
+            inside = at < len(self.ids)
+            hit = np.zeros(len(keys), dtype=bool)
+            hit[inside] = self.ids[at[inside]] == keys[inside]
+            out[hit] = self.values[at[hit]]
+        return out
+
+
+def _firstx(keys, offsets, p):
+    x = int(p["x"])
+    lengths = np.minimum(np.diff(offsets), x)
+    keep = np.concatenate([np.arange(s, s + n) for s, n in zip(offsets[:-1], lengths)]
+                          or [np.zeros(0, dtype=np.int64)]).astype(np.int64)
+    return keys[keep], np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+def _ngram(keys, offsets, p):
+    n = int(p["n"])
+    lengths = np.maximum(np.diff(offsets) - n + 1, 0)
+    starts = np.concatenate([np.arange(s, s + k) for s, k in zip(offsets[:-1], lengths)]
+                            or [np.zeros(0, dtype=np.int64)]).astype(np.int64)
+    h = keys[starts] if len(starts) else np.zeros(0, dtype=np.uint64)
+    for j in range(1, n):
+        h = hash_128_to_64(h, keys[starts + j])
+    return h, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+_ID_OPS = {"modulus", "sigrid_hash", "mapid", "firstx", "ngram"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading records: Criteo text and JSON events, the feed's rules and reasons (docs/SEMANTICS.md)
+# ---------------------------------------------------------------------------------------------
+
+class _Reject(Exception):
+    def __init__(self, reason, detail):
+        super().__init__(detail)
+        self.reason, self.detail = reason, detail
+
+
+_DIGITS = re.compile(rb"[+-]?[0-9]+")
+_HEX = re.compile(rb"[0-9a-fA-F]+")
+_HEX_TEXT = re.compile(r"[0-9a-fA-F]+")
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
+_FIRST_TOKEN = re.compile(r'[ \t\r]*(?:(\{)|(\[)|(")|-?(?:0|[1-9][0-9]*)((?:\.[0-9]+)?'
+                          r'(?:[eE][+-]?[0-9]+)?)|(true|false)|(null))')
+_COUNT_TEXT = re.compile(r"-?[0-9]{1,18}")
+_ISO = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?"
+                  r"(Z|[+-][0-9]{2}:[0-9]{2}(:[0-9]{2})?)")
+
+
+def _quote(b):
+    """A text field for a detail, quoted and cut at 40 bytes (CriteoDecoder.quote)."""
+    return '"' + b[:40].decode("utf-8", "replace") + ('..."' if len(b) > 40 else '"')
+
+
+def _hex_status(text_match, digits):
+    """None if ``digits`` (the field) is a hexadecimal id, else the reason and the problem."""
+    if not text_match:
+        return "categorical_not_hex", "is not hexadecimal"
+    if len(digits.lstrip(b"0" if isinstance(digits, bytes) else "0")) > 16:
+        return "categorical_overflow", "does not fit in 64 bits"
+    return None
+
+
+class _TextReader:
+    """Criteo text (CriteoDecoder's rules): tab-separated fields, left to right."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.input_fields = 1 + spec.dense + spec.sparse
+        # the fields of a line: the layout's without the generated ones
+        self.fields = list(range(1 + spec.dense)) + list(range(spec.width, len(spec.columns)))
+        self.generates = {}
+        for g, source in enumerate(spec.generated):
+            self.generates.setdefault(source, []).append(1 + spec.dense + g)
+
+    def read(self, line, values):
+        spec = self.spec
+        if not line:
+            raise _Reject("empty_line", "the line is empty")
+        if len(line) > spec.max_line_bytes:
+            raise _Reject("line_too_long", f"line has {len(line)} bytes; the limit is"
+                          f" {spec.max_line_bytes}")
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Reject("invalid_utf8", "the line is not valid UTF-8") from None
+        parts = line.split(b"\t")
+        if len(parts) > self.input_fields or (len(parts) < self.input_fields
+                                              and not spec.pad_missing):
+            raise _Reject("wrong_field_count", f"expected {self.input_fields} tab-separated"
+                          f" fields, found {len(parts)}")
+        for i, f in enumerate(self.fields):
+            text = parts[i] if i < len(parts) else b""
+            col = spec.columns[f]
+            if col.kind in ("label", "dense"):
+                v = None
+                if text:
+                    if not _DIGITS.fullmatch(text) or not (
+                            _INT32_MIN <= int(text) <= _INT32_MAX):
+                        raise _Reject("label_not_int32" if f == 0 else "dense_not_int32",
+                                      f"{col.name}: {_quote(text)} is not a 32-bit integer")
+                    v = int(text)
+                values[f] = v
+                for g in self.generates.get(f, ()):
+                    values[g] = v
+            elif col.kind == "list":
+                values[f] = self._list(col, text)
+            elif text:
+                status = _hex_status(_HEX.fullmatch(text), text)
+                if status:
+                    raise _Reject(status[0], f"{col.name}: {_quote(text)} {status[1]}")
+                values[f] = int(text, 16)
+
+    def _list(self, col, text):
+        if not text:
+            return None
+        ids = []
+        for i, item in enumerate(text.split(self.spec.list_separator), 1):
+            status = _hex_status(_HEX.fullmatch(item), item) if item else (
+                "categorical_not_hex", "is empty")
+            if status:
+                raise _Reject(status[0], f"{col.name}: id {i} of the list, {_quote(item)},"
+                              f" {status[1]}")
+            ids.append(int(item, 16))
+        return ids
+
+
+class _Obj(list):
+    """A JSON object as its (name, value) pairs, in the event's order (a field may repeat)."""
+
+
+class _Int(int):
+    text = ""
+
+
+class _Float(float):
+    text = ""
+
+
+def _parse_int(s):
+    v = _Int(s)
+    v.text = s
+    return v
+
+
+def _parse_float(s):
+    v = _Float(s)
+    v.text = s
+    return v
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _kind(v):
+    if isinstance(v, _Obj):
+        return "a record"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a number with a fraction"
+    return "null"
+
+
+def _clip(s):
+    return s if len(s) <= _QUOTED_CHARS else s[:_QUOTED_CHARS] + "..."
+
+
+def _text_of(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return getattr(v, "text", None) or str(v)
+
+
+def _quoted(v):
+    if isinstance(v, list):   # a record or an array: nothing quoted (JsonValues.quoted)
+        return ""
+    return f'"{_clip(v)}"' if isinstance(v, str) else _clip(_text_of(v))
+
+
+class _PathNode:
+    def __init__(self):
+        self.targets, self.fields, self.elements = [], None, None
+
+
+class _JsonReader:
+    """JSON events (JsonEventDecoder's rules): each column reads its path, in the event's order;
+    the first value a column cannot hold names the line."""
+
+    TIME = -1
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.root = _PathNode()
+        self.paths = {}
+        for f, col in enumerate(spec.columns):
+            self._add(col.path, f)
+        if spec.time_path:
+            self._add(spec.time_path, self.TIME)
+        self.unit = spec.time_unit
+
+    def _add(self, path, f):
+        self.paths[f] = path
+        node = self.root
+        for name, index in _segments(path):
+            if name is not None:
+                node.fields = node.fields if node.fields is not None else {}
+                node = node.fields.setdefault(name, _PathNode())
+            else:
+                node.elements = node.elements if node.elements is not None else {}
+                node = node.elements.setdefault(index, _PathNode())
+        node.targets.append(f)
+
+    def column(self, f):
+        if f == self.TIME:
+            return f"the event time ({self.paths[f]})"
+        return f"{self.spec.columns[f].name} ({self.paths[f]})"
+
+    def read(self, line, values):
+        spec = self.spec
+        if len(line) > spec.max_line_bytes:
+            raise _Reject("line_too_long", f"line has {len(line)} bytes; the limit is"
+                          f" {spec.max_line_bytes}")
+        if not line.strip(b" \t"):
+            raise _Reject("empty_line", "the line is empty")
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Reject("invalid_utf8", "the line is not valid UTF-8") from None
+        first = _FIRST_TOKEN.match(text)
+        if first and not first.group(1):   # a value, but no object: named without parsing on
+            kind = ("an array" if first.group(2) else "a string" if first.group(3)
+                    else "a boolean" if first.group(5) else "null" if first.group(6)
+                    else "a number with a fraction" if first.group(4) else "an integer")
+            raise _Reject("invalid_json", f"the line is {kind}, not a JSON object")
+        try:
+            event = json.loads(text, object_pairs_hook=_Obj, parse_int=_parse_int,
+                               parse_float=_parse_float, parse_constant=_no_constant)
+        except json.JSONDecodeError as e:
+            detail = (f"content after the JSON object, at column {e.colno}"
+                      if e.msg == "Extra data" else f"{e.msg} (column {e.colno})")
+            raise _Reject("invalid_json", detail) from None
+        except ValueError as e:
+            raise _Reject("invalid_json", str(e)) from None
+        if not isinstance(event, _Obj):
+            raise _Reject("invalid_json", f"the line is {_kind(event)}, not a JSON object")
+        self.time = None
+        self._object(event, self.root, values)
+        if spec.time_path and self.time is None:
+            raise _Reject("bad_timestamp", f"{self.column(self.TIME)} is missing")
+        return self.time
+
+    def _object(self, pairs, node, values):
+        for name, v in pairs:
+            child = node.fields.get(name) if node.fields else None
+            if child is not None:
+                self._value(v, child, values)
+
+    def _value(self, v, node, values):
+        if v is None:
+            return   # missing, as if absent
+        if node.targets:
+            self._targets(v, node.targets, values)
+        elif isinstance(v, _Obj) and node.fields is not None:
+            self._object(v, node, values)
+        elif isinstance(v, list) and not isinstance(v, _Obj) and node.elements is not None:
+            for i, item in enumerate(v):
+                child = node.elements.get(i)
+                if child is not None:
+                    self._value(item, child, values)
+        else:
+            f = self._first(node)
+            raise _Reject("bad_timestamp" if f == self.TIME else "wrong_type",
+                          f"{self.column(f)}: the event's \"{self._prefix(f, node)}\" is"
+                          f" {_kind(v)}"
+                          + (", not a record" if node.fields is not None else ", not an array"))
+
+    def _first(self, node):
+        if node.targets:
+            return node.targets[0]
+        for child in list((node.fields or {}).values()) + list((node.elements or {}).values()):
+            return self._first(child)
+
+    def _prefix(self, f, node):
+        out, n = "", self.root
+        for name, index in _segments(self.paths[f]):
+            if n is node:
+                break
+            out += (("." if out else "") + name) if name is not None else f"[{index}]"
+            n = n.fields[name] if name is not None else n.elements[index]
+        return out
+
+    def _targets(self, v, targets, values):
+        cols = self.spec.columns
+        if isinstance(v, _Obj):
+            f = targets[0]
+            raise _Reject("bad_timestamp" if f == self.TIME else "wrong_type",
+                          f"{self.column(f)}: a record, not a value")
+        if isinstance(v, list):
+            first = None
+            for f in targets:
+                if f == self.TIME:
+                    raise _Reject("bad_timestamp", f"{self.column(f)}: an array where a time"
+                                  " belongs")
+                if cols[f].kind != "list":
+                    raise _Reject("wrong_type", f"{self.column(f)}: an array, but the column"
+                                  " holds one value, not a list")
+                if first is None:
+                    first = []
+                    for i, item in enumerate(v):
+                        if item is None:
+                            raise _Reject("categorical_not_hex",
+                                          f"{self.column(f)} id {i + 1} of the list is null")
+                        first.append(self._id(item, f, i))
+                values[f] = list(first) if first else None   # [] takes the fill
+            return
+        for f in targets:
+            if f == self.TIME:
+                self._time(v)
+            elif cols[f].kind in ("label", "dense"):
+                values[f] = self._int(v, f)
+            elif cols[f].kind == "list":
+                raise _Reject("wrong_type", f"{self.column(f)}: {_kind(v)} {_quoted(v)}, but"
+                              " the column is a list")
+            else:
+                values[f] = self._id(v, f, -1)
+
+    def _int(self, v, f):
+        range_reason = "label_not_int32" if f == 0 else "dense_not_int32"
+        if isinstance(v, bool):
+            return 1 if v else 0
+        if isinstance(v, int):
+            if not _INT32_MIN <= v <= _INT32_MAX:
+                raise _Reject(range_reason, f"{self.column(f)}: {_text_of(v)} is not a 32-bit"
+                              " integer")
+            return int(v)
+        if isinstance(v, float):
+            if not (math.isfinite(v) and v == round(v) and _INT32_MIN <= v <= _INT32_MAX):
+                raise _Reject(range_reason, f"{self.column(f)}: {_text_of(v)} is not a 32-bit"
+                              " integer (dense columns decode int32)")
+            return int(v)
+        if isinstance(v, str):
+            if not v:
+                return None
+            if not _DECIMAL.fullmatch(v) or not _INT32_MIN <= int(v) <= _INT32_MAX:
+                raise _Reject(range_reason, f"{self.column(f)}: \"{_clip(v)}\" is not a 32-bit"
+                              " decimal integer")
+            return int(v)
+        raise _Reject("wrong_type", f"{self.column(f)}: {_kind(v)} where a number or a boolean"
+                      " belongs")
+
+    def _id(self, v, f, element):
+        where = "" if element < 0 else f" id {element + 1} of the list"
+        col = self.spec.columns[f]
+        if isinstance(v, int) and not isinstance(v, bool):
+            if not -(1 << 63) <= v <= _MASK:
+                raise _Reject("categorical_overflow", f"{self.column(f)}{where}:"
+                              f" {_clip(str(int(v)))} is beyond 64 bits")
+            return int(v) & _MASK
+        if isinstance(v, str):
+            if not v:
+                if element >= 0:
+                    raise _Reject("categorical_not_hex", f"{self.column(f)}{where} is an empty"
+                                  " text")
+                return None
+            if col.hashes:
+                return _xxh64(v.encode("utf-8", "replace"))
+            status = _hex_status(_HEX_TEXT.fullmatch(v), v)
+            if status:
+                raise _Reject(status[0], f"{self.column(f)}{where}: \"{_clip(v)}"
+                              + ("\" is beyond 64 bits" if status[0] == "categorical_overflow"
+                                 else "\" is not hexadecimal (hex2int; hash64 takes any text)"))
+            return int(v, 16)
+        raise _Reject("wrong_type", f"{self.column(f)}{where}: {_kind(v)} {_quoted(v)} where an"
+                      " integer or a string id belongs")
+
+    def _time(self, v):
+        column = self.column(self.TIME)
+        if isinstance(v, str):
+            if not v:
+                return
+            ms = _millis_text(v, self.unit)
+            if ms is None:
+                raise _Reject("bad_timestamp", f"{column}: {_why_not_time(v, self.unit)}")
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            ms = _millis_number(v, self.unit)
+            if ms is None:
+                raise _Reject("bad_timestamp", f"{column}: {_clip(_text_of(v))} is out of range"
+                              f" as {self.unit}")
+        else:
+            raise _Reject("bad_timestamp", f"{column}: {_kind(v)} where a time belongs")
+        self.time = ms
+
+
+def _segments(path):
+    """A field path's segments: (name, None) or (None, index) (Java: FieldPath)."""
+    out = []
+    for part in path.split("."):
+        name, _, rest = part.partition("[")
+        out.append((name, None))
+        for index in re.findall(r"\[?([0-9]+)\]", "[" + rest if rest else ""):
+            out.append((None, int(index)))
+    return out
+
+
+def _millis_number(v, unit):
+    """EventTime.millis of a number: an integer of the unit, or a fraction to the nearest ms."""
+    if isinstance(v, int):
+        if not -(1 << 63) <= v < (1 << 63):
+            return None
+        if unit == "s":
+            if v > _MAX_MILLIS // 1000 or v < -(-_MIN_MILLIS // 1000):
+                return None
+            ms = v * 1000
+        else:
+            ms = v // 1000 if unit == "us" else v
+        return ms if _MIN_MILLIS <= ms <= _MAX_MILLIS else None
+    ms = v * 1000 if unit == "s" else v / 1000 if unit == "us" else v
+    if not _MIN_MILLIS <= ms <= _MAX_MILLIS:
+        return None
+    return math.floor(ms + 0.5)   # Math.round
+
+
+def _millis_text(text, unit):
+    if _COUNT_TEXT.fullmatch(text):
+        return _millis_number(int(text), unit)
+    if not _ISO.fullmatch(text):
+        return None
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        delta = t - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    except (ValueError, OverflowError):
+        return None
+    ms = delta.days * 86_400_000 + delta.seconds * 1000 + delta.microseconds // 1000
+    return ms if _MIN_MILLIS <= ms <= _MAX_MILLIS else None
+
+
+def _why_not_time(text, unit):
+    quoted = '"' + (text if len(text) <= 64 else text[:64] + "...") + '"'
+    if re.fullmatch(r"-?[0-9]+", text):
+        return f"{quoted} is out of range as {unit} since 1970"
+    if _ISO.fullmatch(text):
+        return f"{quoted} is out of range (years 1 to 9999)"
+    return (f"{quoted} is neither a count of {unit} nor ISO-8601 time with an offset"
+            " (2026-11-27T08:00:00Z)")
+
+
+_xxh64 = None
+
+
+def _need_xxhash():
+    global _xxh64
+    if _xxh64 is None:
+        try:
+            import xxhash
+        except ImportError:
+            raise TransformError("hash64 needs the xxhash module (Debian: apt-get install"
+                                 " python3-xxhash)") from None
+        _xxh64 = xxhash.xxh64_intdigest
+
+
+# ---------------------------------------------------------------------------------------------
+# The transform
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Result:
+    """A request's rows: ``rows`` int32 [n, slots] in rows.bin's layout (a float32 slot holds
+    its bits), ``lists`` per list column (offsets, indices), ``event_times`` (ms, or None),
+    ``dead_letters`` (record, reason, detail), ``unknown`` keys per sparse column."""
+    spec: Spec
+    records: int
+    rows: np.ndarray
+    lists: dict
+    event_times: object
+    dead_letters: list
+    unknown: dict
+
+    def answer(self):
+        """The answer ``piper serve`` gives for the same records (its JSON, parsed)."""
+        spec = self.spec
+        columns = spec.row_columns
+        floats = [c.name for c in spec.columns if c.float32 and not c.onehot]
+        float_slots = {j for j, n in enumerate(columns) if n in floats}
+        as_float = self.rows.view("<f4")
+        rows = [[_json_float(as_float[r, j]) if j in float_slots else int(self.rows[r, j])
+                 for j in range(len(columns))] for r in range(len(self.rows))]
+        out = {"records": self.records, "columns": columns}
+        if floats:
+            out["float32_columns"] = floats
+        out["rows"] = rows
+        if self.lists:
+            out["lists"] = {name: [indices[offsets[r]:offsets[r + 1]].tolist()
+                                   for r in range(len(self.rows))]
+                            for name, (offsets, indices) in self.lists.items()}
+        if self.event_times is not None:
+            out["event_times"] = self.event_times.tolist()
+        out["dead_letters"] = [{"record": r, "reason": reason, "detail": detail}
+                               for r, reason, detail in self.dead_letters]
+        out["unknown_keys"] = {n: k for n, k in self.unknown.items() if k}
+        return out
+
+
+def _json_float(v):
+    """A float32 as piper serve's JSON writes it: a number, or NaN and the infinities as text."""
+    v = float(v)
+    if math.isfinite(v):
+        return v
+    return "NaN" if math.isnan(v) else "Infinity" if v > 0 else "-Infinity"
+
+
+class Transform:
+    """The feed's transform of a spec at a snapshot's vocabulary position. Thread-safe: it
+    holds no state between requests."""
+
+    def __init__(self, spec, snapshot):
+        sparse = [c for c in spec.columns[spec.width:]]
+        if len(snapshot.columns) != len(sparse):
+            raise TransformError(f"a snapshot of {len(snapshot.columns)} sparse columns for a"
+                                 f" spec of {len(sparse)}")
+        for c, (col, snap) in enumerate(zip(sparse, snapshot.columns)):
+            if col.name != snap.name or col.oov_buckets != snap.oov_buckets:
+                raise TransformError(f"sparse column {c + 1} of the snapshot is {snap.name}"
+                                     f" with {snap.oov_buckets} OOV buckets; the spec's is"
+                                     f" {col.name} with {col.oov_buckets}")
+        if any(c.hashes for c in sparse):
+            _need_xxhash()
+        self.spec, self.snapshot = spec, snapshot
+        self.reader = _TextReader(spec) if spec.format == "criteo-tsv" else _JsonReader(spec)
+        self.tables = {}
+        for col in sparse:
+            for op, p in col.ops:
+                if op == "mapid" and p["file"] not in self.tables:
+                    self.tables[p["file"]] = _IdTable(p["file"])
+
+    def apply_lines(self, text):
+        """The rows of the records of ``text`` (bytes), one a line; a last line break ends the
+        last one (a request's body)."""
+        lines = text.split(b"\n")
+        if lines and lines[-1] == b"" and text:
+            lines.pop()
+        return self.apply(lines if text else [])
+
+    def apply(self, records):
+        """The rows of ``records`` (bytes each, one record: a line without its break)."""
+        spec = self.spec
+        good, dead, times = [], [], []
+        for r, record in enumerate(records):
+            if b"\n" in record:
+                raise ValueError(f"record {r + 1} holds a line break: one line a record")
+            values = [None] * len(spec.columns)
+            try:
+                t = self.reader.read(record, values)
+            except _Reject as e:
+                dead.append((r, e.reason, e.detail))
+                continue
+            good.append(values)
+            times.append(t)
+        n = len(good)
+        slots, lists, unknown = [], {}, {}
+        for f, col in enumerate(spec.columns):
+            raw = [v[f] for v in good]
+            if f < spec.width:
+                slots += self._dense(col, raw)
+                continue
+            if col.kind == "list":
+                fill = [col.fill] if col.fill_null else []
+                ids = [x if x else fill for x in raw]
+                offsets = np.zeros(n + 1, dtype=np.int64)
+                np.cumsum([len(x) for x in ids], out=offsets[1:])
+                keys = np.array([k & _MASK for x in ids for k in x], dtype=np.uint64)
+            else:
+                offsets = None
+                keys = np.array([col.fill & _MASK if x is None else x for x in raw],
+                                dtype=np.uint64)
+            keys, offsets = self._ids(col, keys, offsets)
+            indices, unknown[col.name] = self._vocab(f - spec.width, col, keys)
+            if col.kind == "list":
+                lists[col.name] = (offsets, indices.astype(np.int32))
+            else:
+                slots.append(indices.astype(np.int32))
+        rows = (np.stack(slots, axis=1) if slots else np.zeros((n, 0), dtype=np.int32))
+        event_times = np.array(times, dtype=np.int64) if spec.time_path else None
+        return Result(spec, len(records), np.ascontiguousarray(rows, dtype=np.int32), lists,
+                      event_times, dead, unknown)
+
+    def _dense(self, col, raw):
+        v = np.array([col.fill if x is None else x for x in raw], dtype=np.int32)
+        is_float = False
+        for op, p in col.ops:
+            v, is_float = _DENSE_OPS[op](v, is_float, p)
+        if is_float:
+            v = np.where(np.isnan(v), np.float32(np.nan), v).astype(np.float32)   # canonical
+            return [v.view(np.int32)]
+        if col.onehot:   # drop-last: 1 at the category, all zeros for the last or out of range
+            return [(v == k).astype(np.int32) for k in range(col.onehot - 1)]
+        return [v.astype(np.int32)]
+
+    def _ids(self, col, keys, offsets):
+        for op, p in col.ops:
+            if op == "modulus":
+                keys = keys % _U(int(p["m"]))
+            elif op == "sigrid_hash":
+                keys = _sigrid(keys, p)
+            elif op == "mapid":
+                default = p.get("default")
+                keys = self.tables[p["file"]].map(keys, None if default is None else int(default))
+            elif op == "firstx":
+                keys, offsets = _firstx(keys, offsets, p)
+            elif op == "ngram":
+                keys, offsets = _ngram(keys, offsets, p)
+        return keys, offsets
+
+    def _vocab(self, c, col, keys):
+        index = self.snapshot.lookup(c, keys)
+        missing = index < 0
+        if missing.any():
+            buckets = col.oov_buckets
+            if buckets == 1:
+                index[missing] = 0
+            elif buckets > 1:
+                index[missing] = (mix64(keys[missing]) % _U(buckets)).astype(np.int64)
+            else:   # the column's reserved index: its table size at the snapshot
+                index[missing] = self.snapshot.columns[c].table_size
+        return index, int(missing.sum())
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python3 -m piper_feed.transform",
+        description="Transform a request's records (Criteo lines or JSON events, one a line) as"
+                    " the feed did, at a vocabulary snapshot, and print piper serve's answer"
+                    " (JSON).")
+    parser.add_argument("--spec", required=True, help="the pipeline spec (JSON file)")
+    parser.add_argument("--snapshot", required=True, help="a piper vocab snapshot file")
+    parser.add_argument("--request", default="-", help="the records' file (default: stdin)")
+    args = parser.parse_args(argv)
+    try:
+        transform = Transform(Spec.load(args.spec), Snapshot.load(args.snapshot))
+        if args.request == "-":
+            body = sys.stdin.buffer.read()
+        else:
+            with open(args.request, "rb") as f:
+                body = f.read()
+    except (OSError, TransformError) as e:
+        print(f"transform: {e}", file=sys.stderr)
+        return 1
+    json.dump(transform.apply_lines(body).answer(), sys.stdout, allow_nan=True)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
