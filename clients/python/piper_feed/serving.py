@@ -12,6 +12,10 @@ tensors, decoded by the same code as a rows record):
     probabilities = score(model, batch)
 
 Rows only: the answer's dead letters (records the feed would reject) have no row.
+
+In process, without a server: ``piper_feed.transform`` makes the same rows from the same spec and
+snapshot, and ``batch_from_result`` lays them out alike (``examples/handler.py`` serves a
+checkpoint that way, as a TorchServe handler).
 """
 
 import numpy as np
@@ -30,7 +34,6 @@ def batch_from_answer(answer, state=None, where="answer"):
     if not columns:
         raise FeedError(f"{where}: no \"columns\" (an answer of an older piper serve?)")
     floats = set(answer.get("float32_columns", []))
-    layout = _layout(",".join(columns), ",".join(floats))
     rows = answer.get("rows", [])
     width = len(columns)
     matrix = np.zeros((len(rows), width), dtype="<i4")
@@ -42,12 +45,6 @@ def batch_from_answer(answer, state=None, where="answer"):
                 matrix[r, j] = np.array([row[j]], dtype="<f4").view("<i4")[0]
             else:
                 matrix[r, j] = row[j]
-    dense = np.empty((len(rows), len(layout.dense_names)), dtype=np.float32)
-    if len(layout.int_slots):
-        dense[:, layout.int_slots] = matrix[:, layout.int_columns].astype(np.float32)
-    if len(layout.float_slots):
-        dense[:, layout.float_slots] = matrix[:, layout.float_columns].view("<f4")
-    sparse = matrix[:, layout.sparse_idx].astype(np.int64)
     lists = {}
     for name, per_row in (answer.get("lists") or {}).items():
         if len(per_row) != len(rows):
@@ -57,12 +54,35 @@ def batch_from_answer(answer, state=None, where="answer"):
         np.cumsum([len(ids) for ids in per_row], out=offsets[1:])
         values = np.array([i for ids in per_row for i in ids], dtype=np.int64)
         lists[name] = (values, offsets)
+    return _batch(list(columns), floats, matrix, lists, answer.get("event_times"), state, where)
+
+
+def batch_from_result(result, state=None, where="request"):
+    """The rows of a ``piper_feed.transform`` result as a ``Batch``, as ``batch_from_answer``
+    lays out ``piper serve``'s answer for the same records (without a JSON round trip)."""
+    spec = result.spec
+    floats = {c.name for c in spec.columns if c.float32 and not c.onehot}
+    lists = {name: (indices.astype(np.int64), offsets.astype(np.int64))
+             for name, (offsets, indices) in result.lists.items()}
+    return _batch(spec.row_columns, floats, result.rows, lists, result.event_times, state, where)
+
+
+def _batch(columns, floats, matrix, lists, times, state, where):
+    """A batch of rows in rows.bin's layout (int32 slots, a float32 column's bits), named by
+    ``columns``, with their list columns' (values, offsets)."""
+    layout = _layout(",".join(columns), ",".join(sorted(floats)))
+    rows = len(matrix)
+    dense = np.empty((rows, len(layout.dense_names)), dtype=np.float32)
+    if len(layout.int_slots):
+        dense[:, layout.int_slots] = matrix[:, layout.int_columns].astype(np.float32)
+    if len(layout.float_slots):
+        dense[:, layout.float_slots] = matrix[:, layout.float_columns].view("<f4")
+    sparse = matrix[:, layout.sparse_idx].astype(np.int64)
     _check_indices(where, where, list(layout.sparse_names), sparse,
                    {n: v for n, (v, _) in lists.items()})
     names = sorted(list(layout.sparse_names) + list(lists), key=lambda n: int(n[1:]))
     trained = state["position"]["columns"] if state else {}
     epochs = {n: trained.get(n, {}).get("epoch", 0) for n in names}
-    times = answer.get("event_times")
     block = RowsBlock(
         where=where, input_topic="", input_partition=-1, block=-1,
         pipeline=state["pipeline"] if state else "", columns=list(columns),

@@ -1,0 +1,90 @@
+"""The Python transform's latency: requests of 512 records, p50 and p99, as a server sees them.
+
+    python3 -m piper_feed.bench_transform --spec SPEC --snapshot FILE --lines FILE \\
+        [--request-rows 512] [--seconds 10] [--json]
+
+The lines (Criteo text or JSON events, as the spec reads) are cut into consecutive requests of
+``--request-rows``; one pass over all of them warms up, then the requests are transformed in
+turn for ``--seconds``, each timed alone: ``transform`` is ``Transform.apply_lines`` (the rows
+and their indices), ``batch`` that plus ``serving.batch_from_result`` (the tensors a model
+takes). docs/PERFORMANCE.md compares them with the Java transform and the feed's decoder
+(``TransformBenchmark``) on the same lines, in the same session.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+from .serving import batch_from_result
+from .transform import Snapshot, Spec, Transform
+
+
+def requests_of(path, rows):
+    with open(path, "rb") as f:
+        lines = f.read().split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    cut = [b"\n".join(lines[i:i + rows]) + b"\n" for i in range(0, len(lines) - rows + 1, rows)]
+    if not cut:
+        raise SystemExit(f"bench_transform: {path} has fewer than {rows} lines")
+    return cut
+
+
+def measure(transform, requests, seconds, to_batch):
+    """Per-request seconds of transforming ``requests`` in turn for ``seconds`` (at least one
+    pass)."""
+    times = []
+    start = time.perf_counter()
+    while True:
+        for body in requests:
+            t0 = time.perf_counter()
+            result = transform.apply_lines(body)
+            if to_batch:
+                batch_from_result(result)
+            times.append(time.perf_counter() - t0)
+        if time.perf_counter() - start >= seconds:
+            return times
+
+
+def quantile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m piper_feed.bench_transform",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--spec", required=True, help="the pipeline spec (JSON file)")
+    parser.add_argument("--snapshot", required=True, help="a piper vocab snapshot file")
+    parser.add_argument("--lines", required=True, help="records, one a line")
+    parser.add_argument("--request-rows", type=int, default=512)
+    parser.add_argument("--seconds", type=float, default=10.0,
+                        help="measured time of each kind (default 10)")
+    parser.add_argument("--json", action="store_true", help="one JSON object, no table")
+    args = parser.parse_args(argv)
+    transform = Transform(Spec.load(args.spec), Snapshot.load(args.snapshot))
+    requests = requests_of(args.lines, args.request_rows)
+    measure(transform, requests, 0, True)   # warm-up: one pass
+    out = {"request_rows": args.request_rows, "requests": len(requests)}
+    for kind, to_batch in (("transform", False), ("batch", True)):
+        times = measure(transform, requests, args.seconds, to_batch)
+        out[kind] = {"samples": len(times),
+                     "p50_us": round(statistics.median(times) * 1e6, 1),
+                     "p99_us": round(quantile(times, 0.99) * 1e6, 1),
+                     "us_per_row": round(statistics.median(times) * 1e6 / args.request_rows, 2)}
+    if args.json:
+        json.dump(out, sys.stdout)
+        print()
+        return 0
+    print(f"requests of {args.request_rows} records ({len(requests)} distinct):")
+    for kind in ("transform", "batch"):
+        m = out[kind]
+        print(f"  {kind:9} p50 {m['p50_us']:>10,.1f} us  p99 {m['p99_us']:>10,.1f} us  "
+              f"{m['us_per_row']:>7.2f} us a row  ({m['samples']} requests)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
