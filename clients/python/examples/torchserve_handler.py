@@ -25,7 +25,7 @@ import glob
 import os
 
 from piper_feed import checkpoint
-from piper_feed.serving import batch_from_result, score
+from piper_feed.serving import batch_from_result, check_snapshot, score
 from piper_feed.transform import Snapshot, Spec, Transform, TransformError
 
 
@@ -44,26 +44,8 @@ class PiperHandler:
             raise TransformError(f"{directory}: no checkpoint-*.pt model")
         self.model, self.state = checkpoint.load(models[-1])
         snapshot = Snapshot.load(os.path.join(directory, "vocabulary.snapshot"))
-        self._check_position(models[-1], snapshot)
+        check_snapshot(snapshot, self.state, models[-1])
         self.transform = Transform(Spec.load(os.path.join(directory, "spec.json")), snapshot)
-
-    def _check_position(self, model, snapshot):
-        """Refuses a snapshot of other vocabularies than the ones the model was trained with:
-        each column at the checkpoint's epoch and position."""
-        trained = self.state["position"]["columns"]
-        if snapshot.pipeline != self.state["pipeline"]:
-            raise TransformError(f"the snapshot is of pipeline {snapshot.pipeline}, {model} of"
-                                 f" {self.state['pipeline']}")
-        for col in snapshot.columns:
-            at = trained.get(col.name)
-            if at is None:
-                continue   # a column the model has no table for
-            if (col.epoch, col.position) != (at["epoch"], at["position"]):
-                raise TransformError(
-                    f"the snapshot holds {col.name} at epoch {col.epoch} position"
-                    f" {col.position}; {model} was trained at epoch {at['epoch']} position"
-                    f" {at['position']}: write the snapshot with piper vocab snapshot"
-                    " --position of the checkpoint's position file")
 
     def handle(self, data, context):
         return [self.answer(request) for request in data]

@@ -91,15 +91,40 @@ def _batch(columns, floats, matrix, lists, times, state, where):
         sparse_names=list(layout.sparse_names), lists=lists, epochs=epochs,
         buckets={n: trained.get(n, {}).get("oov_buckets", 0) for n in names},
         event_times_ms=None if times is None else np.asarray(times, dtype=np.int64))
+    return batch_of(block, table_sizes(block, state))
+
+
+def table_sizes(block, state=None):
+    """The rows each of the block's tables needs: the checkpoint's (``state``) where it has the
+    table, else as many as the block's largest index needs (an index past a trained table gets
+    an untrained row, as a new entry does in training)."""
     sizes = {}
     if state:
         for key, region in state["regions"].items():
             column, epoch = key.rsplit("/", 1)
             sizes[(column, int(epoch))] = region[2]
     for name, top in block.max_indices().items():
-        key = (name, epochs[name])
+        key = (name, block.epochs[name])
         sizes[key] = max(sizes.get(key, 0), top + 1)
-    return batch_of(block, sizes)
+    return sizes
+
+
+def check_snapshot(snapshot, state, model="the checkpoint"):
+    """Refuses a snapshot (``transform.Snapshot``) of other vocabularies than the ones a
+    checkpoint's model was trained with: its pipeline, and each column at the checkpoint's epoch
+    and position. Raises FeedError naming the first column that differs."""
+    trained = state["position"]["columns"]
+    if snapshot.pipeline != state["pipeline"]:
+        raise FeedError(f"the snapshot is of pipeline {snapshot.pipeline}, {model} of"
+                        f" {state['pipeline']}")
+    for col in snapshot.columns:
+        at = trained.get(col.name)
+        if at is not None and (col.epoch, col.position) != (at["epoch"], at["position"]):
+            raise FeedError(
+                f"the snapshot holds {col.name} at epoch {col.epoch} position {col.position};"
+                f" {model} was trained at epoch {at['epoch']} position {at['position']}: write"
+                " the snapshot with piper vocab snapshot --position of the checkpoint's position"
+                " file")
 
 
 def score(model, batch):

@@ -456,46 +456,87 @@ def _hex_status(text_match, digits):
     return None
 
 
-_DENSE_COLUMN = re.compile(rb"(?:(?:[+-]?[0-9]+)?\t)*(?:[+-]?[0-9]+)?")
-_HEX_COLUMN = re.compile(rb"(?:[0-9a-fA-F]*\t)*[0-9a-fA-F]*")
+def _digit_table(digits):
+    table = np.full(256, 255, dtype=np.uint8)
+    for value, chars in enumerate(digits):
+        for ch in chars:
+            table[ord(ch)] = value
+    return table
 
 
-def _dense_texts(texts, bad):
-    """The values of a label or dense column's texts (None where empty); the position of each
-    text that is no 32-bit decimal integer joins ``bad``."""
-    if not _DENSE_COLUMN.fullmatch(b"\t".join(texts)):
-        out = []
-        for p, t in enumerate(texts):
-            if t and not _DIGITS.fullmatch(t):
-                bad.add(p)
-                out.append(None)
-            else:
-                out.append(int(t) if t else None)
-    else:
-        out = [int(t) if t else None for t in texts]
-    bad.update(p for p, v in enumerate(out)
-               if v is not None and not _INT32_MIN <= v <= _INT32_MAX)
-    return out
+_DECIMAL_DIGIT = _digit_table("0123456789")
+_HEX_DIGIT = _digit_table([c + c.upper() for c in "0123456789abcdef"])
 
 
-def _hex_texts(texts, bad):
-    """The ids of a sparse column's hexadecimal texts (None where empty); the position of each
-    text that is no hexadecimal id of 64 bits joins ``bad``."""
-    if _HEX_COLUMN.fullmatch(b"\t".join(texts)) and max(map(len, texts), default=0) <= 16:
-        return [int(t, 16) if t else None for t in texts]
-    out = []
-    for p, t in enumerate(texts):
-        if t and _hex_status(_HEX.fullmatch(t), t):
-            bad.add(p)
-            out.append(None)
-        else:
-            out.append(int(t, 16) if t else None)
-    return out
+def _bytes_of(texts, lengths, widest):
+    """The (rows, columns, widest) byte matrix of a matrix of texts, zero-padded (a text longer
+    than ``widest`` is cut: its row is bad anyway)."""
+    rows, columns = texts.shape
+    width = texts.dtype.itemsize
+    m = np.ascontiguousarray(texts).view(np.uint8).reshape(rows, columns, width)
+    if width > widest:
+        return m[:, :, :widest]
+    return m
+
+
+def _decimals(texts, lengths):
+    """Label and dense texts (a matrix of byte strings, rows by columns) as int64 values, the
+    missing ones (empty), and the rows with a text that is no 32-bit decimal integer with an
+    optional sign (or of 12 bytes or more, leading zeros perhaps: ``read`` decides those)."""
+    m = _bytes_of(texts, lengths, 11)
+    first = m[:, :, 0] if m.shape[2] else np.zeros(lengths.shape, dtype=np.uint8)
+    signed = ((first == ord("-")) | (first == ord("+"))) & (lengths > 0)
+    digits = _DECIMAL_DIGIT[m].astype(np.int64)
+    at = np.arange(m.shape[2])
+    inside = (at >= signed[:, :, None]) & (at < lengths[:, :, None])   # the digits' places
+    wrong = (lengths > 11) | (signed & (lengths == 1)) | (inside & (digits == 255)).any(axis=2)
+    power = np.where(inside, np.clip(lengths[:, :, None] - 1 - at, 0, 18), 0)
+    values = np.where(inside, digits * _POWERS_OF_TEN[power], 0).sum(axis=2)
+    values = np.where(first == ord("-"), -values, values)
+    wrong |= (values < _INT32_MIN) | (values > _INT32_MAX)
+    return values, lengths == 0, wrong.any(axis=1)
+
+
+_POWERS_OF_TEN = np.array([10 ** k for k in range(19)], dtype=np.int64)
+
+
+def _hexadecimals(texts, lengths):
+    """Categorical texts (a matrix) as uint64 ids, the missing ones, and the rows with a text
+    that is no hexadecimal id (or of 17 bytes or more: ``read`` decides those)."""
+    m = _bytes_of(texts, lengths, 16)
+    digits = _HEX_DIGIT[m].astype(np.uint64)
+    at = np.arange(m.shape[2])
+    inside = at < lengths[:, :, None]
+    wrong = (lengths > 16) | (inside & (digits == 255)).any(axis=2)
+    shift = (np.clip(lengths[:, :, None] - 1 - at, 0, 15) * 4).astype(np.uint64)
+    values = np.bitwise_or.reduce(np.where(inside, digits << shift, _U(0)), axis=2)
+    return values, lengths == 0, wrong.any(axis=1)
+
+
+def _scalar_column(values, dtype):
+    """A list of values, None where missing, as (values, missing) arrays."""
+    missing = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+    return np.array([0 if v is None else v for v in values], dtype=dtype), missing
+
+
+def _take(column, positions):
+    """The rows ``positions`` of a column: (values, missing) arrays, or a list of lists."""
+    if isinstance(column, tuple):
+        positions = np.asarray(positions, dtype=np.int64)
+        return column[0][positions], column[1][positions]
+    return [column[p] for p in positions]
+
+
+def _join(a, b):
+    if isinstance(a, tuple):
+        return np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
+    return a + b
 
 
 class _Reader:
-    """Reads a request's records into columns: per field, each good record's value (None where
-    it is missing), the records' event times, and the dead letters, in record order."""
+    """Reads a request's records into columns: per field, its good records' values ((values,
+    missing) arrays for a scalar column, a list of id lists (None where missing) for a list
+    column), the records' event times, and the dead letters, in record order."""
 
     def read_block(self, records, fields):
         rows, times, dead = [], [], []
@@ -508,6 +549,10 @@ class _Reader:
                 continue
             rows.append(values)
         columns = [list(c) for c in zip(*rows)] if rows else [[] for _ in range(fields)]
+        for f, col in enumerate(self.spec.columns):
+            if col.kind != "list":
+                columns[f] = _scalar_column(
+                    columns[f], np.int64 if col.kind in ("label", "dense") else np.uint64)
         return columns, times, dead
 
 
@@ -533,45 +578,59 @@ class _TextReader(_Reader):
         spec = self.spec
         fast, parts, alone = [], [], []
         for r, line in enumerate(records):
-            if line and len(line) <= spec.max_line_bytes and line.isascii():
+            if (line and len(line) <= spec.max_line_bytes and line.isascii()
+                    and b"\0" not in line):
                 split = line.split(b"\t")
                 if len(split) == self.input_fields:
                     fast.append(r)
                     parts.append(split)
                     continue
             alone.append(r)
-        texts = list(zip(*parts)) if parts else [() for _ in self.fields]
         values = [None] * fields
-        bad = set()
-        for i, f in enumerate(self.fields):
-            col = spec.columns[f]
-            if col.kind in ("label", "dense"):
-                values[f] = _dense_texts(texts[i], bad)
-                for g in self.generates.get(f, ()):
-                    values[g] = values[f]
-            elif col.kind == "list":
-                values[f] = out = []
-                for p, t in enumerate(texts[i]):
-                    try:
-                        out.append(self._list(col, t))
-                    except _Reject:
-                        out.append(None)
-                        bad.add(p)
-            else:
-                values[f] = _hex_texts(texts[i], bad)
-        if bad:
-            alone += [fast[p] for p in bad]
-            keep = [p for p in range(len(fast)) if p not in bad]
-            fast = [fast[p] for p in keep]
-            values = [[v[p] for p in keep] for v in values]
+        if fast:
+            texts = np.array(parts)
+            lengths = np.char.str_len(texts)
+            bad = np.zeros(len(fast), dtype=bool)
+            for kinds, parse in ((("label", "dense"), _decimals), (("sparse",), _hexadecimals)):
+                at = [i for i, f in enumerate(self.fields) if spec.columns[f].kind in kinds]
+                if not at:
+                    continue
+                parsed, missing, wrong = parse(texts[:, at], lengths[:, at])
+                bad |= wrong
+                for k, i in enumerate(at):
+                    f = self.fields[i]
+                    values[f] = (parsed[:, k], missing[:, k])
+                    for g in self.generates.get(f, ()):
+                        values[g] = values[f]
+            for i, f in enumerate(self.fields):
+                col = spec.columns[f]
+                if col.kind == "list":
+                    values[f] = out = []
+                    for p, t in enumerate(texts[:, i].tolist()):
+                        try:
+                            out.append(self._list(col, t))
+                        except _Reject:
+                            out.append(None)
+                            bad[p] = True
+            if bad.any():
+                alone += [fast[p] for p in np.flatnonzero(bad)]
+                keep = np.flatnonzero(~bad)
+                fast = [fast[p] for p in keep]
+                values = [_take(v, keep) for v in values]
+        else:
+            values = [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool))
+                      if c.kind in ("label", "dense") else [] if c.kind == "list"
+                      else (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=bool))
+                      for c in spec.columns]
         if not alone:
             return values, [None] * len(fast), []
         # the others, one by one; then every good record in record order
         columns, _, dead = super().read_block([records[r] for r in alone], fields)
-        got = [alone[k] for k in sorted(set(range(len(alone))) - {d[0] for d in dead})]
+        failed = {d[0] for d in dead}
+        got = [alone[k] for k in range(len(alone)) if k not in failed]
         dead = [(alone[d[0]], d[1], d[2]) for d in dead]
         order = sorted(range(len(fast) + len(got)), key=(fast + got).__getitem__)
-        values = [[(v + c)[k] for k in order] for v, c in zip(values, columns)]
+        values = [_take(_join(v, c), order) for v, c in zip(values, columns)]
         return values, [None] * len(order), sorted(dead)
 
     def read(self, line, values):
@@ -1056,23 +1115,23 @@ class Transform:
             if b"\n" in record:
                 raise ValueError(f"record {r + 1} holds a line break: one line a record")
         columns, times, dead = self.reader.read_block(records, len(spec.columns))
-        n = len(columns[0]) if columns else 0
+        n = len(times)
         slots, lists, unknown = [], {}, {}
         for f, col in enumerate(spec.columns):
-            raw = columns[f]
             if f < spec.width:
-                slots += self._dense(col, raw)
+                values, missing = columns[f]
+                slots += self._dense(col, np.where(missing, col.fill, values).astype(np.int32))
                 continue
             if col.kind == "list":
                 fill = [col.fill] if col.fill_null else []
-                ids = [x if x else fill for x in raw]
+                ids = [x if x else fill for x in columns[f]]
                 offsets = np.zeros(n + 1, dtype=np.int64)
                 np.cumsum([len(x) for x in ids], out=offsets[1:])
                 keys = np.array([k & _MASK for x in ids for k in x], dtype=np.uint64)
             else:
                 offsets = None
-                keys = np.array([col.fill & _MASK if x is None else x for x in raw],
-                                dtype=np.uint64)
+                values, missing = columns[f]
+                keys = np.where(missing, _U(col.fill & _MASK), values.astype(np.uint64))
             keys, offsets = self._ids(col, keys, offsets)
             indices, unknown[col.name] = self._vocab(f - spec.width, col, keys)
             if col.kind == "list":
@@ -1084,8 +1143,7 @@ class Transform:
         return Result(spec, len(records), np.ascontiguousarray(rows, dtype=np.int32), lists,
                       event_times, dead, unknown)
 
-    def _dense(self, col, raw):
-        v = np.array([col.fill if x is None else x for x in raw], dtype=np.int32)
+    def _dense(self, col, v):
         is_float = False
         for op, p in col.ops:
             v, is_float = _DENSE_OPS[op](v, is_float, p)

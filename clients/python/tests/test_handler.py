@@ -16,9 +16,10 @@ import numpy as np
 import torch
 
 from piper_feed import checkpoint
+from piper_feed.records import FeedError
 from piper_feed.serving import batch_from_result
 from piper_feed.train import Trainer, parse_args
-from piper_feed.transform import Snapshot, Spec, Transform, TransformError
+from piper_feed.transform import Snapshot, Spec, Transform
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 from torchserve_handler import PiperHandler  # noqa: E402
@@ -98,7 +99,7 @@ class HandlerTest(unittest.TestCase):
 
     def test_a_snapshot_of_another_position_is_refused(self):
         write_snapshot(os.path.join(self.dir, "vocabulary.snapshot"), {"C1": 2, "C2": 9})
-        with self.assertRaisesRegex(TransformError, "the snapshot holds C2 at epoch 0 position"
+        with self.assertRaisesRegex(FeedError, "the snapshot holds C2 at epoch 0 position"
                                                     " 9; .* was trained at epoch 0 position 2"):
             PiperHandler().initialize(self.context)
 

@@ -123,6 +123,15 @@ class TransformTest(unittest.TestCase):
         self.assertEqual(answer["float32_columns"], ["I1"])
         self.assertEqual(answer["unknown_keys"], {"C1": 1, "C2": 2})
 
+    def test_long_fields_of_leading_zeros_are_read_as_the_text_decoder_reads_them(self):
+        t = Transform(spec(CHAINS), Snapshot.load(self.file))
+        r = t.apply_lines(b"1\t+000000000003\t00000000000000000000ab\tabc\n"
+                          b"1\t-3\tab\tabc\n")
+        self.assertEqual(r.dead_letters, [])
+        self.assertEqual(r.rows[0].tolist(), r.rows[1].tolist()[:1] + [
+            int(np.float32(np.log(np.float32(4))).view(np.int32)), 2, 0])
+        self.assertEqual(r.rows[1, 1], 0)   # -3: neg2zero, log(1) = 0
+
     def test_json_events_take_the_json_rules_and_reasons(self):
         chains = dict(CHAINS, C2=["decode", "fill_missing", "hash64", "vocab"])
         s = spec(chains, format="json", timestamp="at", list_columns=["C2"],
