@@ -43,7 +43,7 @@ _INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
 _QUOTED_CHARS = 64  # a JSON detail quotes this many characters of a value
 _U = np.uint64
 _K_MUL = _U(0x9DDFEA08EB382D69)
-_FORMATS = ("criteo-tsv", "json")
+_FORMATS = ("criteo-tsv", "json", "csv")
 _MIN_MILLIS, _MAX_MILLIS = -62_135_596_800_000, 253_402_300_799_999
 
 
@@ -206,6 +206,8 @@ class Spec:
             self._compile(col, chains[col.name])
         self.time_path = inp.get("timestamp")
         self.time_unit = inp.get("timestamp_unit", "ms")
+        self.csv_columns = list(inp.get("columns") or [])
+        self.delimiter = inp.get("delimiter", ",").encode()
 
     @classmethod
     def load(cls, path):
@@ -959,6 +961,121 @@ class _JsonReader(_Reader):
         self.time = ms
 
 
+class _CsvReader(_Reader):
+    """CSV lines (CsvEventDecoder's rules): RFC 4180 fields of ``input.columns``, each line
+    rewritten as a line of Criteo text in the layout's order (a ``hash64`` column's text as its
+    key in hexadecimal) and read by the text reader, whose details then name the CSV column
+    beside the layout's (``C2 (item): "zz" is not hexadecimal``)."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.text = _TextReader(spec)
+        index = {name: i for i, name in enumerate(spec.csv_columns)}
+        self.source = [index[spec.columns[f].path] for f in self.text.fields]
+        self.named = {c.name: c.name if c.path == c.name else f"{c.name} ({c.path})"
+                      for c in spec.columns}
+        self.time_column = index[spec.time_path] if spec.time_path else None
+        self.time_name = f"the event time ({spec.time_path})" if spec.time_path else None
+
+    def read(self, line, values):
+        spec = self.spec
+        if len(line) > spec.max_line_bytes:
+            raise _Reject("line_too_long", f"line has {len(line)} bytes; the limit is"
+                          f" {spec.max_line_bytes}")
+        if not line:
+            raise _Reject("empty_line", "the line is empty")
+        fields = self._split(line)
+        time = None
+        if self.time_column is not None:
+            text = fields[self.time_column]
+            if not text:
+                raise _Reject("bad_timestamp", f"{self.time_name} is missing")
+            time = _millis_text(text.decode("utf-8"), spec.time_unit)
+            if time is None:
+                raise _Reject("bad_timestamp", f"{self.time_name}:"
+                              f" {_why_not_time(text.decode('utf-8'), spec.time_unit)}")
+        out = []
+        for f, c in zip(self.text.fields, self.source):
+            col, v = spec.columns[f], fields[c]
+            if not col.hashes:
+                out.append(v.replace(b"\t", b" ").replace(b"\n", b" ").replace(b"\r", b" "))
+            elif col.kind != "list":
+                out.append(b"%016x" % _xxh64(v) if v else b"")
+            else:
+                sep = spec.list_separator
+                out.append(sep.join(b"%016x" % _xxh64(x) if x else b"" for x in v.split(sep))
+                           if v else b"")
+        try:
+            self.text.read(b"\t".join(out), values)
+        except _Reject as e:
+            name, colon, rest = e.detail.partition(":")
+            if colon and name in self.named:
+                raise _Reject(e.reason, self.named[name] + ":" + rest) from None
+            raise
+        return time
+
+    def _split(self, line):
+        """The line's fields, quotes undone (CsvEventDecoder.split's rules and reasons)."""
+        spec, delim, fields, p, e = self.spec, self.spec.delimiter, [], 0, len(line)
+        while True:
+            if p < e and line[p:p + 1] == b'"':
+                p += 1
+                value = b""
+                while True:
+                    q = line.find(b'"', p)
+                    if q < 0:
+                        raise _Reject("invalid_csv", f"{self._column(len(fields))}: a quoted"
+                                      " field does not end on its line")
+                    value += line[p:q]
+                    if line[q + 1:q + 2] == b'"':
+                        value += b'"'
+                        p = q + 2
+                        continue
+                    p = q + 1
+                    break
+                if p < e and line[p:p + 1] != delim:
+                    stray = p
+                    while stray < e and stray - p < 16 and line[stray:stray + 1] != delim:
+                        stray += 1
+                    raise _Reject("invalid_csv", f"{self._column(len(fields))}:"
+                                  f" {_quote(line[p:stray])} after the closing quote, where a"
+                                  " delimiter belongs")
+            else:
+                q = line.find(delim, p)
+                q = e if q < 0 else q
+                value = line[p:q]
+                if b'"' in value:
+                    raise _Reject("invalid_csv", f"{self._column(len(fields))}: a quote inside"
+                                  " an unquoted field (RFC 4180 quotes a whole field, and doubles"
+                                  " a quote inside it)")
+                p = q
+            fields.append(value)
+            if p >= e:
+                break
+            p += 1
+            if p == e:
+                fields.append(b"")
+                break
+        if not line.isascii():
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _Reject("invalid_utf8", "the line is not valid UTF-8") from None
+        columns = len(spec.csv_columns)
+        if len(fields) < columns and spec.pad_missing:
+            fields += [b""] * (columns - len(fields))
+        if len(fields) != columns:
+            shown = "tab" if spec.delimiter == b"\t" else f"'{spec.delimiter.decode()}'"
+            raise _Reject("wrong_field_count", f"expected {columns} fields separated by {shown}"
+                          f" (input.columns), found {len(fields)}")
+        return fields
+
+    def _column(self, c):
+        columns = self.spec.csv_columns
+        return (f"column {c + 1} ({columns[c]})" if c < len(columns)
+                else f"column {c + 1} (beyond input.columns)")
+
+
 def _segments(path):
     """A field path's segments: (name, None) or (None, index) (Java: FieldPath)."""
     out = []
@@ -1093,7 +1210,8 @@ class Transform:
         if any(c.hashes for c in sparse):
             _need_xxhash()
         self.spec, self.snapshot = spec, snapshot
-        self.reader = _TextReader(spec) if spec.format == "criteo-tsv" else _JsonReader(spec)
+        self.reader = {"criteo-tsv": _TextReader, "json": _JsonReader,
+                       "csv": _CsvReader}[spec.format](spec)
         self.tables = {}
         for col in sparse:
             for op, p in col.ops:

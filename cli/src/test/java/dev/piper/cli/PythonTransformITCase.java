@@ -137,6 +137,63 @@ class PythonTransformITCase {
         sameAnswers(PRESETS.resolve("dlrm-criteo-json.json"), criteoTrain, criteoRequest);
     }
 
+    @Test
+    void csvLinesAnswerAsJava() throws Exception {
+        Path train = tmp.resolve("train.csv");
+        Path events = tmp.resolve("events.csv");
+        cli("generate", "--rows", "3000", "--events", "csv", "--seed", "5", "--output", "" + train);
+        cli(
+                "generate",
+                "--rows",
+                "1500",
+                "--events",
+                "csv",
+                "--seed",
+                "6",
+                "--output",
+                "" + events);
+        List<String> lines = new ArrayList<>(Files.readAllLines(events));
+        lines.remove(0); // the header: a request's records are lines of the log, without one
+        for (int i = 0; i < BAD_CSV.size(); i++) {
+            lines.add(40 * i, BAD_CSV.get(i));
+        }
+        Path request = tmp.resolve("request.csv");
+        Files.write(request, lines);
+        sameAnswers(PRESETS.resolve("clicks-csv.json"), train, request);
+
+        // Criteo's lines as CSV with a header, some of them no CSV of the columns
+        Path criteo = generate("criteo-train.txt", 3000, 7, null);
+        Path criteoRequest = generate("criteo-request.txt", 1500, 8, null);
+        Path csvTrain = tmp.resolve("criteo-train.csv");
+        Path csvRequest = tmp.resolve("criteo-request.csv");
+        cli("convert", "--input", "" + criteo, "--output", "" + csvTrain);
+        cli("convert", "--input", "" + criteoRequest, "--output", "" + csvRequest);
+        List<String> criteoLines =
+                new ArrayList<>(Files.readAllLines(csvRequest, StandardCharsets.ISO_8859_1));
+        criteoLines.remove(0);
+        Files.write(csvRequest, criteoLines, StandardCharsets.ISO_8859_1);
+        sameAnswers(PRESETS.resolve("dlrm-criteo-csv.json"), csvTrain, csvRequest);
+    }
+
+    /** CSV lines of the click events' columns breaking each rule of docs/SEMANTICS.md's CSV. */
+    private static final List<String> BAD_CSV =
+            List.of(
+                    "",
+                    "1764230400123,1,u_1",
+                    "1764230400123,1,u_1,DE,30,i_1,c,100,2,web,i_1|i_2,extra",
+                    "1764230400123,1,\"u_1,DE,30,i_1,c,100,2,web,i_1",
+                    "1764230400123,1,\"u_1\"x,DE,30,i_1,c,100,2,web,i_1",
+                    "1764230400123,1,u\"1,DE,30,i_1,c,100,2,web,i_1",
+                    "1764230400123,1,\"u \"\"1\"\"\",DE,30,i_1,c,100,2,web,i_1",
+                    "1764230400123,x,u_1,DE,30,i_1,c,100,2,web,i_1",
+                    "1764230400123,1,u_1,DE,1.5,i_1,c,100,2,web,i_1",
+                    "1764230400123,1,u_1,DE,30,i_1,c,100,2,web,i_1||i_2",
+                    "1764230400123,1,u_1,DE,30,i_1,c,100,2,web,",
+                    "1764230400123,1,,,,,,,,,",
+                    ",1,u_1,DE,30,i_1,c,100,2,web,i_1",
+                    "soon,1,u_1,DE,30,i_1,c,100,2,web,i_1",
+                    "2026-11-27T08:00:00Z,1,u_1,DE,\"3\t0\",i_1,c,100,2,web,i_1");
+
     /**
      * Writes {@code rows} generated lines of a preset's layout (null: Criteo's), 3% of them bad; a
      * name ending in .jsonl gets them as JSON events.

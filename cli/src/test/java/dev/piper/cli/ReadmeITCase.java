@@ -95,15 +95,21 @@ class ReadmeITCase {
         assertThat(commands.stream().map(c -> c.shape().charAt(0) + "." + c.step()).toList())
                 .containsExactly(
                         "1.1", "1.2", "1.4", "1.4", "2.1", "2.2", "2.2", "2.3", "2.4", "2.5", "2.6",
-                        "2.7", "2.7", "2.8", "2.9", "3.1", "3.2", "3.3", "3.3", "3.4", "3.4", "3.5",
-                        "3.5", "6.1", "6.1", "6.2", "6.3", "6.3", "6.5", "6.5", "6.6", "6.6");
+                        "2.7", "2.7", "2.8", "2.9", "2.9", "2.10", "3.1", "3.2", "3.3", "3.3",
+                        "3.4", "3.4", "3.5", "3.5", "6.1", "6.1", "6.2", "6.3", "6.3", "6.5", "6.5",
+                        "6.6", "6.6");
         writeLauncher(home);
         Files.createSymbolicLink(work.resolve("clients"), home.resolve("clients"));
 
         String lastJob = null;
         try {
             for (Command c : commands) {
-                String line = c.line().replace("--rows 1000000", "--rows " + ROWS);
+                String line =
+                        c.line()
+                                .replace("--rows 1000000", "--rows " + ROWS)
+                                .replace(
+                                        "--checkpoint-every-rows 100000",
+                                        "--checkpoint-every-rows " + ROWS / 2);
                 if (line.contains(" JOB")) {
                     assertThat(lastJob).as("a submit printed a job id before %s", line).isNotNull();
                     line = line.replace(" JOB", " " + lastJob);
@@ -159,7 +165,7 @@ class ReadmeITCase {
                         .readTree(work.resolve("out-stream/metadata.json").toFile());
         assertThat(meta.get("lines_read").asLong()).as("shape 2's consumed feed").isEqualTo(clicks);
         assertThat(work.resolve("train.json")).isNotEmptyFile();
-        // shape 2's serving: the last checkpoint's vocabularies answer the three new lines
+        // shape 2's serving: the first checkpoint's vocabularies answer the three new lines
         assertThat(work.resolve("model.snapshot")).isNotEmptyFile();
         assertThat(Files.readString(work.resolve("step-2.7.log")))
                 .as("shape 2's serve --request")
@@ -167,6 +173,11 @@ class ReadmeITCase {
         assertThat(Files.readString(work.resolve("step-2.8.log")))
                 .as("shape 2's skew check")
                 .contains("skew-check: no skew");
+        assertThat(Files.readString(work.resolve("step-2.9.log")))
+                .as(
+                        "shape 2's predictions: the mid-stream checkpoint scores served rows as its own")
+                .containsPattern("check-serving: [0-9]+ blocks \\([1-9][0-9]* at or before")
+                .contains("predictions equal on");
         assertThat(work.resolve("ckpt-cluster/savepoints")).isDirectory();
     }
 
