@@ -32,8 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
  * in requests of 500, answer that output's rows, lists and event times; a bad record is a dead
  * letter of its answer; a wrong method, path, empty or oversized request is a 4xx naming why, after
  * which the server answers as before; the metrics count it all. The command refuses an output of
- * another spec, naming both, and serves from a snapshot file of the output. Avro datums go
- * length-prefixed ({@link #avroDatumsAnswerTheOutputsRows}).
+ * another spec, naming both, and serves from a snapshot file of the output. Avro datums and
+ * Protobuf messages go length-prefixed ({@link #avroDatumsAnswerTheOutputsRows}, {@link
+ * #protobufMessagesAnswerTheOutputsRows}).
  */
 class ServeITCase {
 
@@ -305,6 +306,85 @@ class ServeITCase {
                         "--request",
                         request.toString());
         assertThat(json.readTree(answered).get("rows")).hasSize(3);
+    }
+
+    /**
+     * Protobuf messages of the click events, length-prefixed, answer the rows the output of the
+     * same messages has; a message that breaks its wire format is a dead letter of its answer.
+     */
+    @Test
+    void protobufMessagesAnswerTheOutputsRows() throws Exception {
+        Path events = tmp.resolve("clicks.pb");
+        Path out = tmp.resolve("out-pb");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        succeeds(
+                err, "generate", "--events", "protobuf", "--rows", "1500", "--output", "" + events);
+        Path spec = tmp.resolve("clicks-protobuf.json");
+        Files.writeString(
+                spec,
+                new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8)
+                        .replace(
+                                "\"format\": \"json\"",
+                                "\"format\": \"protobuf\", \"descriptor\": \""
+                                        + events
+                                        + ".desc\", \"message\": \"dev.piper.events.ClickEvent\""));
+        succeeds(
+                err,
+                "preprocess",
+                "--input",
+                "" + events,
+                "--output",
+                "" + out,
+                "--spec",
+                "" + spec);
+        List<byte[]> messages = delimited(Files.readAllBytes(events));
+        assertThat(messages).hasSize(1500);
+        List<byte[]> request = new ArrayList<>(messages);
+        request.add(2, new byte[] {0x0a, 0x05, 0x01}); // a field that runs past the message
+        Path body = Files.write(tmp.resolve("request.bin"), framed(request));
+        JsonNode answer =
+                new ObjectMapper()
+                        .readTree(
+                                succeeds(
+                                        err,
+                                        "serve",
+                                        "--output-dir",
+                                        "" + out,
+                                        "--spec",
+                                        "" + spec,
+                                        "--request",
+                                        "" + body));
+        List<Integer> rows = new ArrayList<>();
+        for (JsonNode row : answer.get("rows")) {
+            for (JsonNode v : row) {
+                rows.add(v.isInt() ? v.asInt() : Float.floatToIntBits(v.floatValue()));
+            }
+        }
+        assertThat(rows).containsExactly(boxed(ints(out.resolve("rows.bin"))));
+        assertThat(answer.get("unknown_keys").size()).isZero();
+        assertThat(answer.get("dead_letters")).hasSize(1);
+        assertThat(answer.get("dead_letters").get(0).get("record").asInt()).isEqualTo(2);
+        assertThat(answer.get("dead_letters").get(0).get("reason").asText())
+                .isEqualTo("invalid_protobuf");
+    }
+
+    /** The messages of a length-delimited file: each a varint length, then the message. */
+    private static List<byte[]> delimited(byte[] file) {
+        List<byte[]> out = new ArrayList<>();
+        int at = 0;
+        while (at < file.length) {
+            int length = 0;
+            for (int shift = 0; ; shift += 7) {
+                byte b = file[at++];
+                length |= (b & 0x7f) << shift;
+                if (b >= 0) {
+                    break;
+                }
+            }
+            out.add(java.util.Arrays.copyOfRange(file, at, at + length));
+            at += length;
+        }
+        return out;
     }
 
     /**
