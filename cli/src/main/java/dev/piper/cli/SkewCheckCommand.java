@@ -1,7 +1,6 @@
 package dev.piper.cli;
 
 import dev.piper.connectors.kafka.SkewCheck;
-import dev.piper.core.serve.Transform;
 import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobOption;
 import dev.piper.job.launch.KafkaArgs;
@@ -98,14 +97,6 @@ final class SkewCheckCommand implements Callable<Integer>, JobOptionsCli.Taking 
                     spec.commandLine(), "--sample and --timeout must be at least 1");
         }
         PipelineSpec pipeline = ServedSpec.of(spec, specFile, preset);
-        if (!Transform.readsLines(
-                SpecCompiler.decodeOptions(pipeline, DecodeOptions.DEFAULT_MAX_RAW_BYTES))) {
-            throw new ParameterException(
-                    spec.commandLine(),
-                    "input.format "
-                            + pipeline.input().format()
-                            + ": the check takes records of lines (criteo-tsv, json, csv) for now");
-        }
         JobArgs args = JobOptionsCli.args(spec);
         Map<String, String> client = KafkaArgs.connect(args);
         SkewCheck.Report r;

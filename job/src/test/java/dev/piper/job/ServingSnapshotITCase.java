@@ -14,9 +14,11 @@ import dev.piper.core.serve.Transform;
 import dev.piper.core.serve.VocabularyPosition;
 import dev.piper.core.serve.VocabularySnapshot;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;
@@ -55,7 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
  * LFU/TTL eviction a block's own admissions and evictions are the one difference (docs/SERVING.md):
  * a column's slots differ only in records whose block changed that column's vocabulary, a
  * first-appearance column beside them never, and the skew check counts them as learning, not skew.
- * A position ahead of the topic is refused naming the column.
+ * A position ahead of the topic is refused naming the column. Streams of click events as bare Avro
+ * datums and as Protobuf messages are served without skew as well.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class ServingSnapshotITCase {
@@ -109,14 +112,38 @@ class ServingSnapshotITCase {
             DecodeOptions options,
             String vocabTopic) {}
 
+    /** Sends a file's records to a topic. */
+    private interface Producer {
+        void produce(Path input, String topic) throws Exception;
+    }
+
     private Run stream(String name, String spec, long seed) throws Exception {
         Path input = tmp.resolve(name + ".tsv");
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
             new CriteoGenerator(LAYOUT, seed, 1.0, 0.01, 4).write(out, 12_000);
         }
+        return stream(
+                name,
+                spec,
+                input,
+                (file, topic) ->
+                        LineProducer.produce(
+                                file,
+                                KAFKA.bootstrapServers(),
+                                topic,
+                                null,
+                                Map.of(),
+                                TestClusters.QUIET));
+    }
+
+    /** Streams the records {@code producer} sends of {@code input} under {@code spec}. */
+    private Run stream(String name, String spec, Path input, Producer producer) throws Exception {
         Configuration conf =
                 Streaming.configuration(
-                        2, StateBackend.hashmap, tmp.resolve("ckpt"), Duration.ofSeconds(1));
+                        2,
+                        StateBackend.hashmap,
+                        tmp.resolve("ckpt-" + name),
+                        Duration.ofSeconds(1));
         conf.set(PiperOptions.SPEC, spec);
         conf.set(StreamOptions.BOOTSTRAP_SERVERS, KAFKA.bootstrapServers());
         conf.set(StreamOptions.INPUT_TOPIC, name + "-in");
@@ -124,8 +151,7 @@ class ServingSnapshotITCase {
         conf.set(StreamOptions.VOCAB_TOPIC, name + "-vocab");
         conf.set(StreamOptions.BLOCK_LINES, 500);
         KAFKA.createTopic(name + "-in", 2);
-        LineProducer.produce(
-                input, KAFKA.bootstrapServers(), name + "-in", null, Map.of(), TestClusters.QUIET);
+        producer.produce(input, name + "-in");
         StreamTopics.prepareTopics(conf, TestClusters.QUIET);
         StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), TestClusters.QUIET);
 
@@ -333,6 +359,89 @@ class ServingSnapshotITCase {
                                 + " of "
                                 + (c1Entries + 1_000_000)
                                 + " entries;");
+    }
+
+    /**
+     * Streams of binary events, click events as bare Avro datums ({@code clicks-avro}, its schema
+     * inline) and as Protobuf messages (the same chains over a descriptor set): every record is its
+     * input's transform at its own position, and the skew check finds none.
+     */
+    @Test
+    void avroAndProtobufStreamsAreServedWithoutSkew() throws Exception {
+        Path desc = tmp.resolve("clicks.desc");
+        Files.write(desc, ClickEvents.descriptorSet());
+        String json = new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8);
+        Map<ClickEvents.Format, String> specs =
+                Map.of(
+                        ClickEvents.Format.AVRO,
+                        new String(Presets.named("clicks-avro").text(), StandardCharsets.UTF_8),
+                        ClickEvents.Format.PROTOBUF,
+                        json.replace(
+                                "\"format\": \"json\"",
+                                "\"format\": \"protobuf\", \"descriptor\": \""
+                                        + desc
+                                        + "\", \"message\": \""
+                                        + ClickEvents.MESSAGE
+                                        + "\""));
+        for (ClickEvents.Format format :
+                List.of(ClickEvents.Format.AVRO, ClickEvents.Format.PROTOBUF)) {
+            String name = format.name().toLowerCase(java.util.Locale.ROOT);
+            Path input = tmp.resolve("clicks" + format.extension());
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+                new ClickEvents(17, 0.01, -1).write(format, out, 12_000, done -> {});
+            }
+            Run run =
+                    stream(
+                            name,
+                            specs.get(format),
+                            input,
+                            (file, topic) -> {
+                                if (format == ClickEvents.Format.AVRO) {
+                                    LineProducer.produceAvro(
+                                            file,
+                                            KAFKA.bootstrapServers(),
+                                            topic,
+                                            null,
+                                            Map.of(),
+                                            TestClusters.QUIET);
+                                } else {
+                                    LineProducer.produceDelimited(
+                                            file,
+                                            KAFKA.bootstrapServers(),
+                                            topic,
+                                            null,
+                                            Map.of(),
+                                            TestClusters.QUIET);
+                                }
+                            });
+            TopicSnapshot.History history =
+                    history(run, new TopicSnapshot(KAFKA.bootstrapServers(), Map.of()));
+            long rows = 0;
+            for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
+                Compared c = compare(run, r, history);
+                assertThat(c.differing()).as("%s: slots differing per column", r).containsOnly(0);
+                rows += c.rows();
+            }
+            assertThat(rows).as(name).isEqualTo(12_000);
+            SkewCheck.Report report =
+                    new SkewCheck(
+                                    KAFKA.bootstrapServers(),
+                                    Map.of(),
+                                    run.options(),
+                                    "clicks-"
+                                            + (format == ClickEvents.Format.AVRO ? "avro" : "json")
+                                            + "/1")
+                            .check(
+                                    name + "-rows",
+                                    name + "-vocab",
+                                    10,
+                                    7,
+                                    Duration.ofSeconds(30),
+                                    TestClusters.QUIET);
+            assertThat(report.sampled()).as(name).isEqualTo(10);
+            assertThat(report.skew()).as(name).isZero();
+            assertThat(report.columns()).allSatisfy(c -> assertThat(c.compared()).isPositive());
+        }
     }
 
     @Test
