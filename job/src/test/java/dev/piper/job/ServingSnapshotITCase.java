@@ -51,14 +51,14 @@ import org.junit.jupiter.api.io.TempDir;
  * serving transform ({@link Transform}). The first and the last record's snapshot, read from the
  * topic for that record alone ({@code piper vocab snapshot --at}), is the same file byte for byte.
  *
- * <p>First-appearance columns, single and list, and columns with OOV buckets whose {@code max_size}
- * fills early: every record exactly, dead letters where the feed made them, and the skew check
- * ({@link SkewCheck}) finds none; a spec of other chains is refused. Under {@code min_count} and
- * LFU/TTL eviction a block's own admissions and evictions are the one difference (docs/SERVING.md):
- * a column's slots differ only in records whose block changed that column's vocabulary, a
- * first-appearance column beside them never, and the skew check counts them as learning, not skew.
- * A position ahead of the topic is refused naming the column. Streams of click events as bare Avro
- * datums and as Protobuf messages are served without skew as well.
+ * <p>Float32 and onehot dense columns beside first-appearance columns, single and list, and columns
+ * with OOV buckets whose {@code max_size} fills early: every record exactly, dead letters where the
+ * feed made them, and the skew check ({@link SkewCheck}) finds none; a spec of other chains is
+ * refused. Under {@code min_count} and LFU/TTL eviction a block's own admissions and evictions are
+ * the one difference (docs/SERVING.md): a column's slots differ only in records whose block changed
+ * that column's vocabulary, a first-appearance column beside them never, and the skew check counts
+ * them as learning, not skew. A position ahead of the topic is refused naming the column. Streams
+ * of click events as bare Avro datums and as Protobuf messages are served without skew as well.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class ServingSnapshotITCase {
@@ -75,7 +75,9 @@ class ServingSnapshotITCase {
              "input": {"format": "criteo-tsv", "dense": 2, "sparse": 4, "list_columns": ["C3..C4"]},
              "columns": {
                "label": ["decode", "fill_missing"],
-               "I1..I2": ["decode", "fill_missing", "neg2zero"],
+               "I1": ["decode", "fill_missing", "neg2zero", "log"],
+               "I2": ["decode", "fill_missing", "neg2zero",
+                      {"op": "bucketize", "borders": [0, 1, 5, 20]}, {"op": "onehot", "size": 5}],
                "C1": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 5000}, "vocab"],
                "C2": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 5000},
                       {"op": "vocab", "oov_buckets": 4, "max_size": 300}],
@@ -91,7 +93,10 @@ class ServingSnapshotITCase {
              "input": {"format": "criteo-tsv", "dense": 2, "sparse": 4, "list_columns": ["C3..C4"]},
              "columns": {
                "label": ["decode", "fill_missing"],
-               "I1..I2": ["decode", "fill_missing", "neg2zero"],
+               "I1": ["decode", "fill_missing", {"op": "cast", "to": "float32"},
+                      {"op": "clamp", "lo": -0.5, "hi": 100.25}, {"op": "logit", "eps": 0.01}],
+               "I2": ["decode", "fill_missing", {"op": "bucketize", "borders": [0, 2, 8]},
+                      {"op": "onehot", "size": 4}],
                "C1": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 3000},
                       {"op": "vocab", "min_count": 2, "oov_buckets": 4}],
                "C2": ["decode", "fill_missing", "hex2int", {"op": "modulus", "m": 3000},
