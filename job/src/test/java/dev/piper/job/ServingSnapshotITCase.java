@@ -50,6 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
  * record's own input records ({@code piper.input.offsets}) into its rows and lists through the
  * serving transform ({@link Transform}). The first and the last record's snapshot, read from the
  * topic for that record alone ({@code piper vocab snapshot --at}), is the same file byte for byte.
+ * The Python library ({@link PythonServing}) answers every record of the first stream alike.
  *
  * <p>Float32 and onehot dense columns beside first-appearance columns, single and list, and columns
  * with OOV buckets whose {@code max_size} fills early: every record exactly, dead letters where the
@@ -169,6 +170,16 @@ class ServingSnapshotITCase {
         return new Run(rows, inputs, PiperOptions.decodeOptions(conf), name + "-vocab");
     }
 
+    /** The input records of rows record {@code r}, in offset order. */
+    private static List<byte[]> inputsOf(Run run, RowsRecord r) {
+        long[] offsets = r.inputOffsets();
+        List<byte[]> records = new ArrayList<>();
+        for (long o = offsets[0]; o <= offsets[1]; o++) {
+            records.add(run.inputs().get(r.inputPartition()).get(o));
+        }
+        return records;
+    }
+
     /** What the transform at a record's position gave against the record. */
     private record Compared(int rows, long unknown, int[] differing) {}
 
@@ -182,12 +193,7 @@ class ServingSnapshotITCase {
             throws Exception {
         RowsRecord expected = RowsRecord.of(r);
         VocabularySnapshot read = history.at(TopicSnapshot.positionOf(expected));
-        long[] offsets = expected.inputOffsets();
-        List<byte[]> lines = new ArrayList<>();
-        for (long o = offsets[0]; o <= offsets[1]; o++) {
-            lines.add(run.inputs().get(expected.inputPartition()).get(o));
-        }
-        Transform.Result result = new Transform(run.options(), read).apply(lines);
+        Transform.Result result = new Transform(run.options(), read).apply(inputsOf(run, expected));
         AssembledBlock got = result.block();
         String what = r.topic() + "/" + r.partition() + "@" + r.offset();
         assertThat(got.rows()).as(what).isEqualTo(expected.rows());
@@ -299,6 +305,14 @@ class ServingSnapshotITCase {
         assertThat(inputPartitions).containsOnly(true);
         // C2's max_size filled: its later keys were buckets in the feed, unknown at serving
         assertThat(unknown).isPositive();
+
+        // the Python library, each record at its own position too
+        PythonServing python = new PythonServing(tmp.resolve("python"));
+        for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
+            RowsRecord record = RowsRecord.of(r);
+            python.add(r, inputsOf(run, record), history.at(TopicSnapshot.positionOf(record)));
+        }
+        assertThat(python.check(GROWING)).isEqualTo(rows);
 
         // the skew check finds none on a sample; a spec of other chains is refused by name
         SkewCheck.Report report =

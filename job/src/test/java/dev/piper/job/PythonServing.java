@@ -1,0 +1,138 @@
+package dev.piper.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.connectors.kafka.RowsRecord;
+import dev.piper.connectors.kafka.StreamFormat;
+import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.core.serve.VocabularySnapshot;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * The Python transform library ({@code clients/python/piper_feed/transform.py}) on a stream's rows
+ * records: each record's input records, at the snapshot of the record's own position, must answer
+ * the record's rows, slot for slot (float32 slots as their bits), and its lists and dead letters.
+ * All records go to one Python process ({@code --manifest}).
+ */
+final class PythonServing {
+
+    private static final Path CLIENT = Path.of("..", "clients", "python").toAbsolutePath();
+
+    private final Path dir;
+    private final List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+    private final StringBuilder manifest = new StringBuilder();
+
+    PythonServing(Path dir) throws Exception {
+        this.dir = Files.createDirectories(dir);
+    }
+
+    /** Adds a record, its input records (lines) and the snapshot at its position. */
+    void add(ConsumerRecord<byte[], byte[]> r, List<byte[]> inputs, VocabularySnapshot at)
+            throws Exception {
+        int n = records.size();
+        records.add(r);
+        Path snapshot = dir.resolve(n + ".snapshot");
+        Path request = dir.resolve(n + ".request");
+        at.write(snapshot);
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        for (byte[] line : inputs) {
+            body.writeBytes(line);
+            body.write('\n');
+        }
+        Files.write(request, body.toByteArray());
+        manifest.append(
+                String.format(
+                        "{\"snapshot\": \"%s\", \"request\": \"%s\", \"answer\": \"%s\"}%n",
+                        snapshot, request, dir.resolve(n + ".answer")));
+    }
+
+    /** Runs the Python library over every record added and compares; returns the rows compared. */
+    long check(String spec) throws Exception {
+        Path specFile = Files.writeString(dir.resolve("spec.json"), spec);
+        Path list = Files.writeString(dir.resolve("manifest.jsonl"), manifest);
+        Path log = dir.resolve("python.log");
+        ProcessBuilder pb =
+                new ProcessBuilder(
+                                "/usr/bin/python3",
+                                "-m",
+                                "piper_feed.transform",
+                                "--spec",
+                                specFile.toString(),
+                                "--manifest",
+                                list.toString())
+                        .directory(CLIENT.toFile())
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile());
+        pb.environment().put("PYTHONPATH", CLIENT.toString());
+        Process p = pb.start();
+        assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("python3 -m piper_feed.transform").isTrue();
+        assertThat(p.exitValue()).as(Files.readString(log)).isZero();
+        long rows = 0;
+        ObjectMapper json = new ObjectMapper();
+        for (int n = 0; n < records.size(); n++) {
+            rows += compare(records.get(n), json.readTree(dir.resolve(n + ".answer").toFile()));
+        }
+        return rows;
+    }
+
+    private static long compare(ConsumerRecord<byte[], byte[]> r, JsonNode answer) {
+        RowsRecord expected = RowsRecord.of(r);
+        String what = "python: " + r.topic() + "/" + r.partition() + "@" + r.offset();
+        JsonNode rows = answer.get("rows");
+        assertThat(rows.size()).as(what).isEqualTo(expected.rows());
+        assertThat(answer.get("dead_letters").size())
+                .as(what)
+                .isEqualTo(Integer.parseInt(TestKafka.header(r, StreamFormat.DEAD_LETTERS)));
+        Set<String> floats = new HashSet<>();
+        if (answer.has("float32_columns")) {
+            answer.get("float32_columns").forEach(c -> floats.add(c.asText()));
+        }
+        JsonNode columns = answer.get("columns");
+        ByteBuffer want = ByteBuffer.wrap(expected.value()).order(ByteOrder.LITTLE_ENDIAN);
+        for (int row = 0; row < expected.rows(); row++) {
+            int base = row * expected.rowBytes();
+            for (int slot = 0; slot < columns.size(); slot++) {
+                JsonNode v = rows.get(row).get(slot);
+                int bits =
+                        floats.contains(columns.get(slot).asText())
+                                ? Float.floatToRawIntBits(
+                                        v.isTextual()
+                                                ? Float.parseFloat(v.asText())
+                                                : (float) v.asDouble())
+                                : v.asInt();
+                assertThat(bits)
+                        .as("%s: row %d %s", what, row, columns.get(slot))
+                        .isEqualTo(want.getInt(base + 4 * slot));
+            }
+        }
+        for (int l = 0; l < expected.listColumns().length; l++) {
+            JsonNode lists = answer.get("lists").get("C" + (expected.listColumns()[l] + 1));
+            List<Integer> values = new ArrayList<>();
+            for (int row = 0; row < expected.rows(); row++) {
+                assertThat(lists.get(row).size())
+                        .as("%s: row %d list %d", what, row, l)
+                        .isEqualTo(expected.listLengths()[l][row]);
+                lists.get(row).forEach(i -> values.add(i.asInt()));
+            }
+            assertThat(values)
+                    .as("%s: list %d", what, l)
+                    .containsExactly(
+                            java.util.Arrays.stream(expected.listValues()[l])
+                                    .boxed()
+                                    .toArray(Integer[]::new));
+        }
+        return expected.rows();
+    }
+}
