@@ -43,7 +43,7 @@ _INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
 _QUOTED_CHARS = 64  # a JSON detail quotes this many characters of a value
 _U = np.uint64
 _K_MUL = _U(0x9DDFEA08EB382D69)
-_FORMATS = ("criteo-tsv", "json", "csv")
+_FORMATS = ("criteo-tsv", "json", "csv", "avro")
 _MIN_MILLIS, _MAX_MILLIS = -62_135_596_800_000, 253_402_300_799_999
 
 
@@ -207,6 +207,14 @@ class Spec:
         self.time_path = inp.get("timestamp")
         self.time_unit = inp.get("timestamp_unit", "ms")
         self.csv_columns = list(inp.get("columns") or [])
+        self.schema_registry = inp.get("schema_registry")
+        self.schema = inp.get("schema")
+        if isinstance(self.schema, str):   # a .avsc file, from the working directory
+            try:
+                with open(self.schema) as f:
+                    self.schema = json.load(f)
+            except (OSError, ValueError) as e:
+                raise TransformError(f"{where}: input.schema: {e}") from None
         self.delimiter = inp.get("delimiter", ",").encode()
 
     @classmethod
@@ -1076,6 +1084,405 @@ class _CsvReader(_Reader):
                 else f"column {c + 1} (beyond input.columns)")
 
 
+class _Malformed(Exception):
+    """A datum that breaks its schema's binary encoding (invalid_avro)."""
+
+
+class _TypedValues:
+    """The typed values of a binary event put into the columns that read them, by the rules JSON's
+    values follow (Java: EventValues): the first value a column cannot hold names the event's
+    dead letter, and the walk goes on to the event's end."""
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.spec = reader.spec
+
+    def start(self, values):
+        self.values, self.reason, self.detail, self.time = values, None, None, None
+
+    def fail(self, reason, detail):
+        if self.reason is None:
+            self.reason, self.detail = reason, detail
+
+    def column(self, f):
+        return self.reader.column(f)
+
+    def _kind(self, f):
+        return self.spec.columns[f].kind
+
+    def _range(self, f):
+        return "label_not_int32" if f == 0 else "dense_not_int32"
+
+    def boolean(self, targets, v):
+        for f in targets:
+            if f == _JsonReader.TIME:
+                self.fail("bad_timestamp", f"{self.column(f)}: a boolean where a time belongs")
+            elif self._kind(f) in ("label", "dense"):
+                self.values[f] = 1 if v else 0
+            else:
+                self.fail("wrong_type", f"{self.column(f)}: a boolean where an integer or a"
+                          " string id belongs")
+
+    def integer(self, targets, v):
+        for f in targets:
+            if f == _JsonReader.TIME:
+                self._set_time(_millis_number(v, self.spec.time_unit), str(v))
+            elif self._kind(f) in ("label", "dense"):
+                if not _INT32_MIN <= v <= _INT32_MAX:
+                    self.fail(self._range(f), f"{self.column(f)}: {v} is not a 32-bit integer")
+                else:
+                    self.values[f] = v
+            elif self._kind(f) == "list":
+                self.fail("wrong_type", f"{self.column(f)}: {v}, but the column is a list")
+            else:
+                self.values[f] = v & _MASK
+
+    def real(self, targets, v, type_name):
+        for f in targets:
+            if f == _JsonReader.TIME:
+                self._set_time(_millis_number(v, self.spec.time_unit), _java_double(v))
+            elif self._kind(f) not in ("label", "dense"):
+                self.fail("wrong_type", f"{self.column(f)}: {_java_double(v)} (a {type_name})"
+                          " where an integer or a string id belongs")
+            elif not (math.isfinite(v) and v == round(v) and _INT32_MIN <= v <= _INT32_MAX):
+                self.fail(self._range(f), f"{self.column(f)}: {_java_double(v)} is not a 32-bit"
+                          " integer (dense columns decode int32)")
+            else:
+                self.values[f] = int(v)
+
+    def text(self, targets, b):
+        for f in targets:
+            if f == _JsonReader.TIME:
+                if b:
+                    text = b.decode("utf-8", "replace")
+                    ms = _millis_text(text, self.spec.time_unit)
+                    if ms is None:
+                        self.fail("bad_timestamp",
+                                  f"{self.column(f)}: {_why_not_time(text, self.spec.time_unit)}")
+                    else:
+                        self.time = ms
+            elif self._kind(f) in ("label", "dense"):
+                if b:
+                    if not _DIGITS.fullmatch(b) or not _INT32_MIN <= int(b) <= _INT32_MAX:
+                        self.fail(self._range(f), f"{self.column(f)}: \"{_clip_bytes(b)}\" is"
+                                  " not a 32-bit decimal integer")
+                    else:
+                        self.values[f] = int(b)
+            elif self._kind(f) == "list":
+                self.fail("wrong_type", f"{self.column(f)}: a string \"{_clip_bytes(b)}\", but"
+                          " the column is a list")
+            elif b:
+                self.values[f] = self._id(f, b, "")
+
+    def not_a_value(self, targets, what):
+        f = targets[0]
+        if f == _JsonReader.TIME:
+            self.fail("bad_timestamp", f"{self.column(f)}: {what} where a time belongs")
+        else:
+            self.fail("wrong_type", f"{self.column(f)}: {what}, not a value")
+
+    def start_list(self, targets):
+        first = None
+        for f in targets:
+            if f == _JsonReader.TIME:
+                self.fail("bad_timestamp", f"{self.column(f)}: an array where a time belongs")
+            elif self._kind(f) != "list":
+                self.fail("wrong_type", f"{self.column(f)}: an array, but the column holds one"
+                          " value, not a list")
+            elif first is None:
+                first = f
+        if first is not None:
+            self.values[first] = []
+        return first
+
+    def list_integer(self, f, v):
+        self.values[f].append(v & _MASK)
+
+    def list_text(self, f, i, b):
+        if not b:
+            self.fail("categorical_not_hex", f"{self.column(f)} id {i + 1} of the list is an"
+                      " empty text")
+            return
+        key = self._id(f, b, f" id {i + 1} of the list")
+        self.values[f].append(0 if key is None else key)
+
+    def list_null(self, f, i):
+        self.fail("categorical_not_hex", f"{self.column(f)} id {i + 1} of the list is null")
+
+    def list_wrong_type(self, f, i, type_name):
+        self.fail("wrong_type", f"{self.column(f)} id {i + 1} of the list: of type {type_name}"
+                  " where an integer or a string id belongs")
+
+    def end_list(self, targets, first):
+        ids = self.values[first]
+        for f in targets:
+            if f != _JsonReader.TIME and self._kind(f) == "list":
+                self.values[f] = list(ids) if ids else None   # an empty list takes the fill
+
+    def _id(self, f, b, where):
+        if self.spec.columns[f].hashes:
+            return _xxh64(b)
+        status = _hex_status(_HEX.fullmatch(b), b)
+        if status:
+            self.fail(status[0], f"{self.column(f)}{where}: \"{_clip_bytes(b)}"
+                      + ("\" is beyond 64 bits" if status[0] == "categorical_overflow"
+                         else "\" is not hexadecimal (hex2int; hash64 takes any text)"))
+            return None
+        return int(b, 16)
+
+    def _set_time(self, ms, shown):
+        if ms is None:
+            self.fail("bad_timestamp", f"{self.column(_JsonReader.TIME)}: {shown} is out of"
+                      f" range as {self.spec.time_unit}")
+        else:
+            self.time = ms
+
+
+def _clip_bytes(b):
+    return _clip(b.decode("utf-8", "replace"))
+
+
+def _java_double(v):
+    """A double as Java's Double.toString writes it, for the values details show."""
+    if v == int(v) and abs(v) < 1e7:
+        return f"{v:.1f}"
+    return repr(v)
+
+
+class _AvroReader(_JsonReader):
+    """Avro datums in the binary encoding of ``input.schema`` (Java: AvroEventDecoder): each
+    column's path walked in the schema's order, unions by their branch; a datum that breaks the
+    encoding is ``invalid_avro`` (its detail this reader's words). The datums are read here, by
+    the schema, rather than by the avro package: serving needs each value's Avro type (a float
+    and a double name themselves in details, an int beyond 32 bits is malformed) and the exact
+    end of the datum, which that package's reader does not give."""
+
+    def __init__(self, spec):
+        super().__init__(spec)
+        if spec.schema_registry:
+            raise TransformError(f"{spec.where}: input.schema_registry: records in Confluent's wire"
+                                 " format; give the writer schema as input.schema to serve bare"
+                                 " datums, or serve them with piper serve")
+        if spec.schema is None:
+            raise TransformError(f"{spec.where}: an avro spec needs input.schema to serve datums")
+        self.schema = _avro_schema(spec.schema, {}, "")
+        self.typed = _TypedValues(self)
+
+    def read(self, record, values):
+        self.buf, self.pos, self.typed_values = record, 0, values
+        self.typed.start(values)
+        try:
+            self._read(self.schema, self.root, "")
+            if self.pos != len(record):
+                raise _Malformed(f"{len(record) - self.pos} bytes after the datum's end")
+        except _Malformed as e:
+            raise _Reject("invalid_avro", str(e)) from None
+        t = self.typed
+        if t.reason is None and self.spec.time_path and t.time is None:
+            t.fail("bad_timestamp", f"{self.column(self.TIME)} is missing")
+        if t.reason is not None:
+            raise _Reject(t.reason, t.detail)
+        return t.time
+
+    def _long(self, at):
+        raw = shift = 0
+        while True:
+            if self.pos >= len(self.buf):
+                raise _Malformed(f"the datum ends early, reading {at or 'the record'}")
+            x = self.buf[self.pos]
+            self.pos += 1
+            raw |= (x & 0x7F) << shift
+            if x < 0x80:
+                break
+            shift += 7
+            if shift > 63:
+                raise _Malformed(f"\"{at}\" has a varint longer than 10 bytes")
+        raw &= _MASK
+        v = (raw >> 1) ^ -(raw & 1)
+        return v - (1 << 64) if v >= 1 << 63 else v
+
+    def _bytes(self, n, at):
+        if n < 0 or self.pos + n > len(self.buf):
+            raise _Malformed(f"the datum ends early, reading {at or 'the record'}")
+        self.pos += n
+        return self.buf[self.pos - n:self.pos]
+
+    def _branch(self, schema, at):
+        b = self._long(at)
+        if not 0 <= b < len(schema["branches"]):
+            raise _Malformed(f"\"{at}\" has union branch {b}; its schema has"
+                             f" {len(schema['branches'])}")
+        return schema["branches"][b]
+
+    def _blocks(self, at):
+        """Yields once per item of an array or map, block after block."""
+        while True:
+            n = self._long(at)
+            if n == 0:
+                return
+            if n < 0:
+                self._long(at)   # the block's byte size
+                n = -n
+            for _ in range(n):
+                yield
+
+    def _read(self, schema, node, at):
+        t = schema["t"]
+        if node is not None and node.targets:
+            return self._targets(schema, node.targets, at)
+        if t == "union":
+            return self._read(self._branch(schema, at), node, at)
+        if node is None or t == "null":
+            return self._skip(schema, at)
+        if t == "record" and node.fields is not None:
+            for name, field in schema["fields"]:
+                self._read(field, node.fields.get(name), f"{at}.{name}" if at else name)
+        elif t == "map" and node.fields is not None:
+            for _ in self._blocks(at):
+                key = self._bytes(self._long(at), at).decode("utf-8", "replace")
+                self._read(schema["values"], node.fields.get(key), f"{at}.{key}")
+        elif t == "array" and node.elements is not None:
+            for i, _ in enumerate(self._blocks(at)):
+                self._read(schema["items"], node.elements.get(i), f"{at}[{i}]")
+        else:
+            f = self._first(node)
+            self.typed.fail("bad_timestamp" if f == self.TIME else "wrong_type",
+                            f"{self.column(f)}: the event's \"{at}\" is {_avro_kind(schema)},"
+                            + (" not a record" if node.fields is not None else " not an array"))
+            self._skip(schema, at)
+
+    def _targets(self, schema, targets, at):
+        v = self.typed
+        while schema["t"] == "union":
+            schema = self._branch(schema, at)
+        t = schema["t"]
+        if t == "null":
+            return
+        if t in ("record", "map"):
+            v.not_a_value(targets, "a record" if t == "record" else "a map")
+            return self._skip(schema, at)
+        if t == "array":
+            first = v.start_list(targets)
+            if first is None:
+                return self._skip(schema, at)
+            for i, _ in enumerate(self._blocks(at)):
+                self._item(schema["items"], first, i, at)
+            return v.end_list(targets, first)
+        if t == "boolean":
+            b = self._bytes(1, at)[0]
+            if b not in (0, 1):
+                raise _Malformed(f"\"{at}\" has boolean byte {b}")
+            return v.boolean(targets, b == 1)
+        if t in ("int", "long"):
+            n = self._long(at)
+            if t == "int" and not _INT32_MIN <= n <= _INT32_MAX:
+                raise _Malformed(f"\"{at}\" has an int beyond 32 bits: {n}")
+            return v.integer(targets, n)
+        if t in ("float", "double"):
+            size = 4 if t == "float" else 8
+            x = np.frombuffer(self._bytes(size, at), dtype="<f4" if size == 4 else "<f8")[0]
+            return v.real(targets, float(x), t)
+        v.text(targets, self._text(schema, at))
+
+    def _text(self, schema, at):
+        t = schema["t"]
+        if t == "enum":
+            i = self._long(at)
+            if not 0 <= i < len(schema["symbols"]):
+                raise _Malformed(f"\"{at}\" has enum symbol {i}; its schema has"
+                                 f" {len(schema['symbols'])}")
+            return schema["symbols"][i].encode()
+        if t == "fixed":
+            return self._bytes(schema["size"], at)
+        return self._bytes(self._long(at), at)   # string, bytes
+
+    def _item(self, schema, f, i, at):
+        v = self.typed
+        t = schema["t"]
+        if t == "union":
+            return self._item(self._branch(schema, at), f, i, at)
+        if t in ("int", "long"):
+            return v.list_integer(f, self._long(at))
+        if t in ("string", "bytes", "fixed", "enum"):
+            return v.list_text(f, i, self._text(schema, at))
+        if t == "null":
+            return v.list_null(f, i)
+        v.list_wrong_type(f, i, t)
+        self._skip(schema, at)
+
+    def _skip(self, schema, at):
+        t = schema["t"]
+        if t == "union":
+            self._skip(self._branch(schema, at), at)
+        elif t == "record":
+            for name, field in schema["fields"]:
+                self._skip(field, at)
+        elif t == "array":
+            for _ in self._blocks(at):
+                self._skip(schema["items"], at)
+        elif t == "map":
+            for _ in self._blocks(at):
+                self._bytes(self._long(at), at)
+                self._skip(schema["values"], at)
+        elif t in ("int", "long", "enum"):
+            self._long(at)
+        elif t == "boolean":
+            self._bytes(1, at)
+        elif t in ("float", "double"):
+            self._bytes(4 if t == "float" else 8, at)
+        elif t == "fixed":
+            self._bytes(schema["size"], at)
+        elif t in ("string", "bytes"):
+            self._bytes(self._long(at), at)
+
+
+def _avro_kind(schema):
+    return {"record": "a record", "map": "a map", "array": "an array"}.get(
+        schema["t"], f"a {schema['t']}")
+
+
+_AVRO_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
+
+
+def _avro_schema(node, names, namespace):
+    """An Avro schema (parsed JSON) as nested dicts {"t": type, ...}, named types resolved."""
+    if isinstance(node, list):
+        return {"t": "union", "branches": [_avro_schema(b, names, namespace) for b in node]}
+    if isinstance(node, str):
+        if node in _AVRO_PRIMITIVES:
+            return {"t": node}
+        full = node if "." in node else (f"{namespace}.{node}" if namespace else node)
+        if full in names:
+            return names[full]
+        if node in names:
+            return names[node]
+        raise TransformError(f"input.schema: unknown type \"{node}\"")
+    t = node.get("type")
+    if isinstance(t, (list, dict)) or (isinstance(t, str) and t not in (
+            "record", "error", "enum", "array", "map", "fixed")):
+        return _avro_schema(t, names, namespace)   # a primitive or a logical type's base
+    name = node.get("name")
+    space = node.get("namespace", namespace)
+    if name and "." in name:
+        space = name.rsplit(".", 1)[0]
+    full = (name if not name or "." in name else (f"{space}.{name}" if space else name))
+    out = {"t": "record" if t == "error" else t}
+    if full:
+        names[full] = out
+    if t in ("record", "error"):
+        out["fields"] = [(fl["name"], _avro_schema(fl["type"], names, space))
+                         for fl in node.get("fields", [])]
+    elif t == "enum":
+        out["symbols"] = list(node.get("symbols", []))
+    elif t == "array":
+        out["items"] = _avro_schema(node["items"], names, namespace)
+    elif t == "map":
+        out["values"] = _avro_schema(node["values"], names, namespace)
+    elif t == "fixed":
+        out["size"] = int(node["size"])
+    return out
+
+
 def _segments(path):
     """A field path's segments: (name, None) or (None, index) (Java: FieldPath)."""
     out = []
@@ -1210,13 +1617,33 @@ class Transform:
         if any(c.hashes for c in sparse):
             _need_xxhash()
         self.spec, self.snapshot = spec, snapshot
-        self.reader = {"criteo-tsv": _TextReader, "json": _JsonReader,
-                       "csv": _CsvReader}[spec.format](spec)
+        self.reader = {"criteo-tsv": _TextReader, "json": _JsonReader, "csv": _CsvReader,
+                       "avro": _AvroReader}[spec.format](spec)
+        self.lines = spec.format != "avro"   # else datums, each a record
         self.tables = {}
         for col in sparse:
             for op, p in col.ops:
                 if op == "mapid" and p["file"] not in self.tables:
                     self.tables[p["file"]] = _IdTable(p["file"])
+
+    def apply_body(self, body):
+        """The rows of a request's body as ``POST /transform`` takes it: records one a line, or
+        for Avro each a 4-byte big-endian length then the datum (a broken frame raises
+        ValueError naming the record and byte)."""
+        if self.lines:
+            return self.apply_lines(body)
+        records, at = [], 0
+        while at < len(body):
+            if at + 4 > len(body):
+                raise ValueError(f"record {len(records) + 1} at byte {at}: its length is cut"
+                                 " short")
+            n = int.from_bytes(body[at:at + 4], "big")
+            if at + 4 + n > len(body):
+                raise ValueError(f"record {len(records) + 1} at byte {at}: its length, {n},"
+                                 f" runs past the body's end ({len(body)} bytes)")
+            records.append(body[at + 4:at + 4 + n])
+            at += 4 + n
+        return self.apply(records)
 
     def apply_lines(self, text):
         """The rows of the records of ``text`` (bytes), one a line; a last line break ends the
@@ -1230,7 +1657,7 @@ class Transform:
         """The rows of ``records`` (bytes each, one record: a line without its break)."""
         spec = self.spec
         for r, record in enumerate(records):
-            if b"\n" in record:
+            if self.lines and b"\n" in record:
                 raise ValueError(f"record {r + 1} holds a line break: one line a record")
         columns, times, dead = self.reader.read_block(records, len(spec.columns))
         n = len(times)
@@ -1305,11 +1732,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python3 -m piper_feed.transform",
         description="Transform a request's records (Criteo lines, JSON events or CSV lines, one a"
-                    " line) as the feed did, at a vocabulary snapshot, and print piper serve's"
+                    " line; Avro datums, length-prefixed) as the feed did, at a vocabulary snapshot, and print piper serve's"
                     " answer (JSON).")
     parser.add_argument("--spec", required=True, help="the pipeline spec (JSON file)")
     parser.add_argument("--snapshot", help="a piper vocab snapshot file")
-    parser.add_argument("--request", default="-", help="the records' file (default: stdin)")
+    parser.add_argument("--request", default="-", help="the records' file (default: stdin): one"
+                        " a line, or for Avro each a 4-byte big-endian length and the datum, as"
+                        " piper serve takes them")
     parser.add_argument("--manifest", help="instead of --snapshot and --request: a file of JSON"
                         " lines {\"snapshot\": F, \"request\": F, \"answer\": F}, each answered"
                         " into its answer file, in one process")
@@ -1322,7 +1751,7 @@ def main(argv=None):
             for n, job in enumerate(jobs, 1):
                 with open(job["request"], "rb") as f:
                     body = f.read()
-                answer = Transform(spec, Snapshot.load(job["snapshot"])).apply_lines(body).answer()
+                answer = Transform(spec, Snapshot.load(job["snapshot"])).apply_body(body).answer()
                 with open(job["answer"], "w") as out:
                     json.dump(answer, out)
             print(f"transform: {len(jobs)} requests answered", file=sys.stderr)
@@ -1338,7 +1767,12 @@ def main(argv=None):
     except (OSError, TransformError, KeyError, ValueError) as e:
         print(f"transform: {e}", file=sys.stderr)
         return 1
-    json.dump(transform.apply_lines(body).answer(), sys.stdout, allow_nan=True)
+    try:
+        answer = transform.apply_body(body).answer()
+    except ValueError as e:
+        print(f"transform: {args.request}: {e}", file=sys.stderr)
+        return 1
+    json.dump(answer, sys.stdout, allow_nan=True)
     sys.stdout.write("\n")
     return 0
 

@@ -171,8 +171,13 @@ class TransformTest(unittest.TestCase):
         self.assertEqual(indices.tolist(), [1, 1])       # hashed strings unknown: reserved 1
 
     def test_specs_and_snapshots_it_cannot_serve_are_refused_by_name(self):
-        with self.assertRaisesRegex(TransformError, 'input.format "avro": .* piper serve'):
-            spec(CHAINS, format="avro")
+        with self.assertRaisesRegex(TransformError, 'input.format "protobuf": .* piper serve'):
+            spec(CHAINS, format="protobuf")
+        with self.assertRaisesRegex(TransformError, "an avro spec needs input.schema"):
+            Transform(spec(CHAINS, format="avro"), Snapshot.load(self.file))
+        with self.assertRaisesRegex(TransformError, "input.schema_registry: records in"):
+            Transform(spec(CHAINS, format="avro", schema_registry="http://127.0.0.1:8081"),
+                      Snapshot.load(self.file))
         with self.assertRaisesRegex(TransformError, "columns: no chain for C2"):
             spec({k: v for k, v in CHAINS.items() if k != "C2"})
         other = dict(CHAINS, C2=["decode", "fill_missing", "hex2int",
