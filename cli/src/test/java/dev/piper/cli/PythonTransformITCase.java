@@ -225,6 +225,79 @@ class PythonTransformITCase {
                 request);
     }
 
+    @Test
+    void protobufMessagesAnswerAsJava() throws Exception {
+        Path train = tmp.resolve("train.jsonl");
+        Path events = tmp.resolve("events.pb");
+        cli(
+                "generate",
+                "--rows",
+                "3000",
+                "--events",
+                "json",
+                "--seed",
+                "5",
+                "--output",
+                "" + train);
+        cli(
+                "generate",
+                "--rows",
+                "1500",
+                "--events",
+                "protobuf",
+                "--seed",
+                "6",
+                "--output",
+                "" + events);
+        Path spec = tmp.resolve("clicks-protobuf.json");
+        Files.writeString(
+                spec,
+                Files.readString(PRESETS.resolve("clicks-json.json"))
+                        .replace(
+                                "\"format\": \"json\"",
+                                "\"format\": \"protobuf\", \"descriptor\": \""
+                                        + events
+                                        + ".desc\", \"message\": \"dev.piper.events.ClickEvent\""));
+        List<byte[]> messages = delimited(Files.readAllBytes(events));
+        byte[] first = messages.get(0);
+        List<byte[]> bad =
+                List.of(
+                        java.util.Arrays.copyOf(first, first.length - 1), // ends early
+                        java.util.Arrays.copyOf(first, first.length + 1), // a field number 0
+                        new byte[0], // no field at all: no event time
+                        new byte[] {(byte) 0x80}, // a tag cut short
+                        new byte[] {0x0a, 0x01, 0x31}); // field 1 with a length, declared a number
+        for (int i = 0; i < 3 * bad.size(); i++) {
+            messages.add(90 * i, bad.get(i % bad.size()));
+        }
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        for (byte[] m : messages) {
+            body.writeBytes(java.nio.ByteBuffer.allocate(4).putInt(m.length).array());
+            body.writeBytes(m);
+        }
+        Path request = Files.write(tmp.resolve("request.bin"), body.toByteArray());
+        sameAnswers(spec, PRESETS.resolve("clicks-json.json"), train, request);
+    }
+
+    /** The messages of a length-delimited file: each a varint length, then the message. */
+    private static List<byte[]> delimited(byte[] file) {
+        List<byte[]> out = new ArrayList<>();
+        int at = 0;
+        while (at < file.length) {
+            int length = 0;
+            for (int shift = 0; ; shift += 7) {
+                byte b = file[at++];
+                length |= (b & 0x7f) << shift;
+                if (b >= 0) {
+                    break;
+                }
+            }
+            out.add(java.util.Arrays.copyOfRange(file, at, at + length));
+            at += length;
+        }
+        return out;
+    }
+
     /** CSV lines of the click events' columns breaking each rule of docs/SEMANTICS.md's CSV. */
     private static final List<String> BAD_CSV =
             List.of(
@@ -339,7 +412,8 @@ class PythonTransformITCase {
             String which = what + ": dead letter " + i + " " + j;
             assertThat(p.get("record")).as(which).isEqualTo(j.get("record"));
             assertThat(p.get("reason")).as(which).isEqualTo(j.get("reason"));
-            if (!List.of("invalid_json", "invalid_avro").contains(j.get("reason").asText())) {
+            if (!List.of("invalid_json", "invalid_avro", "invalid_protobuf")
+                    .contains(j.get("reason").asText())) {
                 assertThat(p.get("detail")).as(which).isEqualTo(j.get("detail"));
             }
         }
