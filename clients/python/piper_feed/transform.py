@@ -17,13 +17,13 @@ reason codes, and the count of keys the snapshot has no entry for. A key without
 its OOV bucket (``mix64(key) mod oov_buckets``) or, in a column without buckets, the column's
 reserved index, its table size at the snapshot; the vocabulary never grows.
 
-Input formats: ``criteo-tsv``, ``json`` and ``csv`` (the formats of lines). A spec of ``avro``
-or ``protobuf`` input is refused when the transform is built: serve those with ``piper serve``. The
-operators are all of docs/SPECS.md's; their arithmetic is the Java operators' (float32 where they
-round to float32, 64-bit wrapping hashes), so the rows are equal bit for bit; a NaN comes out as
-the canonical quiet NaN. ``PythonTransformITCase`` (cli) checks every record of generated
-requests, good and bad, against ``piper serve`` for the criteo-tsv, json and csv presets and for a
-spec with every operator.
+Input formats: lines of ``criteo-tsv``, ``json`` and ``csv`` (``apply_lines``); Avro datums of
+``input.schema`` and Protobuf messages of ``input.message``, a record each (``apply``), or
+length-prefixed in a body as ``piper serve`` takes them (``apply_body``). The operators are all
+of docs/SPECS.md's; their arithmetic is the Java operators' (float32 where they round to float32,
+64-bit wrapping hashes), so the rows are equal bit for bit; a NaN comes out as the canonical quiet
+NaN. ``PythonTransformITCase`` (cli) checks every record of generated requests, good and bad,
+against ``piper serve`` for presets of each format and for a spec with every operator.
 """
 
 import argparse
