@@ -281,7 +281,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
             return;
         }
         if (step.mismatch != null) {
-            int f = firstField(step);
+            int f = step.mismatchField;
             values.fail(
                     values.typeReason(f),
                     values.column(f) + ": the event's \"" + step.at + "\" is " + step.mismatch);
@@ -588,24 +588,5 @@ public final class AvroEventDecoder extends FramedEventDecoder {
             case T_MAP -> "map";
             default -> "#" + type;
         };
-    }
-
-    /** The first layout field read at or below {@code step}, for messages. */
-    private int firstField(Step step) {
-        int best = Integer.MAX_VALUE;
-        for (int f : step.targets) {
-            best = Math.min(best, f);
-        }
-        for (Step[] children :
-                new Step[][] {step.fields, step.branches, step.elements, step.values}) {
-            if (children != null) {
-                for (Step child : children) {
-                    if (child != null && child.wanted) {
-                        best = Math.min(best, firstField(child));
-                    }
-                }
-            }
-        }
-        return best;
     }
 }

@@ -49,6 +49,9 @@ final class AvroPlan {
         /** Set when a path steps into this value, but it is no record or array: the message. */
         String mismatch;
 
+        /** With {@link #mismatch}: the first layout field whose path steps in, for the detail. */
+        int mismatchField;
+
         /** A record's fields, in the writer's order. */
         Step[] fields;
 
@@ -121,8 +124,16 @@ final class AvroPlan {
                 }
             }
             default -> {
-                if (node != null && (node.fields != null || node.elements != null)) {
-                    step.mismatch = "of type " + s.getType().getName() + ", not a record";
+                // a null where a record or an array belongs is missing, as a JSON null (an
+                // optional nested record is a union with null); another type is no record
+                if (node != null
+                        && s.getType() != Schema.Type.NULL
+                        && (node.fields != null || node.elements != null)) {
+                    step.mismatch =
+                            "of type "
+                                    + s.getType().getName()
+                                    + (node.fields != null ? ", not a record" : ", not an array");
+                    step.mismatchField = node.firstField();
                 }
             }
         }
@@ -141,6 +152,7 @@ final class AvroPlan {
         }
         if (node != null && node.elements != null) {
             step.mismatch = "a record, not an array";
+            step.mismatchField = node.firstField();
         }
     }
 
@@ -160,6 +172,7 @@ final class AvroPlan {
         }
         if (node != null && node.fields != null) {
             step.mismatch = "an array, not a record";
+            step.mismatchField = node.firstField();
         }
     }
 
@@ -178,6 +191,7 @@ final class AvroPlan {
         }
         if (node != null && node.elements != null) {
             step.mismatch = "a map, not an array";
+            step.mismatchField = node.firstField();
         }
     }
 

@@ -284,6 +284,57 @@ class AvroEventDecoderTest {
         }
     }
 
+    /**
+     * An optional nested record, a union of null and the record, whose fields columns read: a null
+     * is missing (the columns take their fills), as a JSON null; a string where the record belongs
+     * is the event's wrong_type, naming the column and the path. (A null branch once failed the
+     * decoder itself, naming no column.)
+     */
+    @Test
+    void aNullOptionalRecordIsMissingAndAnotherTypeNamesTheColumn() throws Exception {
+        Schema schema =
+                new Schema.Parser()
+                        .parse(
+                                """
+                                {"type": "record", "name": "E", "fields": [
+                                  {"name": "clicked", "type": "boolean"},
+                                  {"name": "user", "type": ["null", "string",
+                                    {"type": "record", "name": "U", "fields": [
+                                      {"name": "id", "type": "string"},
+                                      {"name": "age", "type": "int"}]}]}]}""");
+        DecodeOptions options =
+                withSchema(
+                        options(
+                                """
+                                {"name": "opt", "version": 1,
+                                 "input": {"format": "avro", "dense": 1, "sparse": 1,
+                                   "fields": {"label": "clicked", "I1": "user.age", "C1": "user.id"}},
+                                 "columns": {
+                                   "label": ["decode", "fill_missing"],
+                                   "I1": ["decode", {"op": "fill_null", "value": 7}],
+                                   "C1": ["decode", "fill_missing", "hash64", "vocab"]}}"""),
+                        schema);
+        GenericRecord user =
+                new GenericData.Record(schema.getField("user").schema().getTypes().get(2));
+        user.put("id", "u1");
+        user.put("age", 30);
+        List<byte[]> datums = new ArrayList<>();
+        for (Object u : new Object[] {user, null, "nobody"}) {
+            GenericRecord r = new GenericData.Record(schema);
+            r.put("clicked", true);
+            r.put("user", u);
+            datums.add(datum(schema, r));
+        }
+        CriteoDecoder.Decoded d =
+                new AvroEventDecoder(options, false).decode(DecodedBlocks.frames(datums), false);
+        assertThat(d.dense().rows()).isEqualTo(2);
+        assertThat(d.dense().labelDense()).startsWith(1, 30, 1, 7); // the null: I1's fill
+        assertThat(d.dense().deadLetters()).hasSize(1);
+        assertThat(d.dense().deadLetters()[0].reason()).isEqualTo("wrong_type");
+        assertThat(d.dense().deadLetters()[0].detail())
+                .isEqualTo("I1 (user.age): the event's \"user\" is of type string, not a record");
+    }
+
     @Test
     void everyBrokenDatumIsADeadLetterWithItsReasonAndTheCountsAddUp() throws Exception {
         Clicks clicks = new Clicks(7, 40);
