@@ -29,10 +29,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Python transform library ({@code clients/python/piper_feed/transform.py}) against the Java
- * one, as {@code piper serve --request} answers: for generated requests of good and bad records,
- * under specs of every operator, both answer the same rows (float32 slots bit for bit), lists,
- * event times, unknown keys and dead letters (record and reason; the detail too, but for {@code
+ * The Python transform library ({@code clients/python/piper_feed/transform/}) against the Java one,
+ * as {@code piper serve --request} answers: for generated requests of good and bad records, under
+ * specs of every operator, both answer the same rows (float32 slots bit for bit), lists, event
+ * times, unknown keys and dead letters (record and reason; the detail too, but for {@code
  * invalid_json}, whose text is each language's JSON parser's). The snapshot holds every key of
  * other generated records of the same spec, so requests meet known and unknown keys alike.
  */

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * The Python transform library ({@code clients/python/piper_feed/transform.py}) on a stream's rows
+ * The Python transform library ({@code clients/python/piper_feed/transform/}) on a stream's rows
  * records: each record's input records, at the snapshot of the record's own position, must answer
  * the record's rows, slot for slot (float32 slots as their bits), and its lists and dead letters.
  * All records go to one Python process ({@code --manifest}).
