@@ -183,3 +183,15 @@ def _need_xxhash():
 def _xxh64(b):
     """XXH64, seed 0, of bytes ``b`` (``_need_xxhash`` first)."""
     return _XXH64[0](b)
+
+
+def _look_up(keys, values, queries, out):
+    """Sets ``out[i]`` to ``values[j]`` where ``queries[i] == keys[j]`` (``keys`` sorted, as
+    ``values`` beside them); leaves the others."""
+    if len(keys) and len(queries):
+        at = np.searchsorted(keys, queries)
+        inside = at < len(keys)
+        hit = np.zeros(len(queries), dtype=bool)
+        hit[inside] = keys[at[inside]] == queries[inside]
+        out[hit] = values[at[hit]]
+    return out

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from .base import _INT32_MAX, _INT32_MIN, _MASK, TransformError, _U
+from .base import _INT32_MAX, _INT32_MIN, _look_up, _MASK, TransformError, _U
 
 
 _K_MUL = _U(0x9DDFEA08EB382D69)
@@ -129,13 +129,7 @@ class _IdTable:
 
     def map(self, keys, default):
         out = keys.copy() if default is None else np.full(len(keys), default, dtype=np.uint64)
-        if len(self.ids) and len(keys):
-            at = np.searchsorted(self.ids, keys)
-            inside = at < len(self.ids)
-            hit = np.zeros(len(keys), dtype=bool)
-            hit[inside] = self.ids[at[inside]] == keys[inside]
-            out[hit] = self.values[at[hit]]
-        return out
+        return _look_up(self.ids, self.values, keys, out)
 
 
 def _firstx(keys, offsets, p):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import TransformError
+from .base import _look_up, TransformError
 
 
 MAGIC = b"piper vocabulary snapshot 1"
@@ -79,14 +79,7 @@ class Snapshot:
     def lookup(self, c, keys):
         """The index of each key in sparse column ``c`` (uint64 array), -1 where it has none."""
         col = self.columns[c]
-        out = np.full(len(keys), -1, dtype=np.int64)
-        if len(col.keys) and len(keys):
-            at = np.searchsorted(col.keys, keys)
-            inside = at < len(col.keys)
-            hit = np.zeros(len(keys), dtype=bool)
-            hit[inside] = col.keys[at[inside]] == keys[inside]
-            out[hit] = col.indices[at[hit]]
-        return out
+        return _look_up(col.keys, col.indices, keys, np.full(len(keys), -1, dtype=np.int64))
 
 
 def _count(node, name, where):

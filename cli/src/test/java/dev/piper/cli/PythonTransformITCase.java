@@ -212,12 +212,7 @@ class PythonTransformITCase {
         for (int i = 0; i < 3 * bad.size(); i++) {
             datums.add(90 * i, bad.get(i % bad.size()));
         }
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        for (byte[] d : datums) {
-            body.writeBytes(java.nio.ByteBuffer.allocate(4).putInt(d.length).array());
-            body.writeBytes(d);
-        }
-        Path request = Files.write(tmp.resolve("request.bin"), body.toByteArray());
+        Path request = Files.write(tmp.resolve("request.bin"), Frames.framed(datums));
         sameAnswers(
                 PRESETS.resolve("clicks-avro.json"),
                 PRESETS.resolve("clicks-json.json"),
@@ -258,7 +253,7 @@ class PythonTransformITCase {
                                 "\"format\": \"protobuf\", \"descriptor\": \""
                                         + events
                                         + ".desc\", \"message\": \"dev.piper.events.ClickEvent\""));
-        List<byte[]> messages = delimited(Files.readAllBytes(events));
+        List<byte[]> messages = Frames.delimited(Files.readAllBytes(events));
         byte[] first = messages.get(0);
         List<byte[]> bad =
                 List.of(
@@ -270,32 +265,8 @@ class PythonTransformITCase {
         for (int i = 0; i < 3 * bad.size(); i++) {
             messages.add(90 * i, bad.get(i % bad.size()));
         }
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        for (byte[] m : messages) {
-            body.writeBytes(java.nio.ByteBuffer.allocate(4).putInt(m.length).array());
-            body.writeBytes(m);
-        }
-        Path request = Files.write(tmp.resolve("request.bin"), body.toByteArray());
+        Path request = Files.write(tmp.resolve("request.bin"), Frames.framed(messages));
         sameAnswers(spec, PRESETS.resolve("clicks-json.json"), train, request);
-    }
-
-    /** The messages of a length-delimited file: each a varint length, then the message. */
-    private static List<byte[]> delimited(byte[] file) {
-        List<byte[]> out = new ArrayList<>();
-        int at = 0;
-        while (at < file.length) {
-            int length = 0;
-            for (int shift = 0; ; shift += 7) {
-                byte b = file[at++];
-                length |= (b & 0x7f) << shift;
-                if (b >= 0) {
-                    break;
-                }
-            }
-            out.add(java.util.Arrays.copyOfRange(file, at, at + length));
-            at += length;
-        }
-        return out;
     }
 
     /** CSV lines of the click events' columns breaking each rule of docs/SEMANTICS.md's CSV. */

@@ -275,7 +275,10 @@ class ServeITCase {
             List<Integer> rows = new ArrayList<>();
             for (int from = 0; from < datums.size(); from += 500) {
                 HttpResponse<String> answer =
-                        post(at, framed(datums.subList(from, Math.min(from + 500, datums.size()))));
+                        post(
+                                at,
+                                Frames.framed(
+                                        datums.subList(from, Math.min(from + 500, datums.size()))));
                 assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
                 JsonNode root = json.readTree(answer.body());
                 assertThat(root.get("unknown_keys").size()).isZero();
@@ -287,14 +290,14 @@ class ServeITCase {
             }
             assertThat(rows).containsExactly(boxed(ints(out.resolve("rows.bin"))));
 
-            byte[] broken = framed(datums.subList(0, 2));
+            byte[] broken = Frames.framed(datums.subList(0, 2));
             HttpResponse<String> cut = post(at, java.util.Arrays.copyOf(broken, broken.length - 1));
             assertThat(cut.statusCode()).isEqualTo(400);
             assertThat(cut.body())
                     .contains("record 1 at byte " + (4 + datums.get(0).length) + ": its length");
         }
 
-        Path request = Files.write(tmp.resolve("request.bin"), framed(datums.subList(0, 3)));
+        Path request = Files.write(tmp.resolve("request.bin"), Frames.framed(datums.subList(0, 3)));
         String answered =
                 succeeds(
                         err,
@@ -337,11 +340,11 @@ class ServeITCase {
                 "" + out,
                 "--spec",
                 "" + spec);
-        List<byte[]> messages = delimited(Files.readAllBytes(events));
+        List<byte[]> messages = Frames.delimited(Files.readAllBytes(events));
         assertThat(messages).hasSize(1500);
         List<byte[]> request = new ArrayList<>(messages);
         request.add(2, new byte[] {0x0a, 0x05, 0x01}); // a field that runs past the message
-        Path body = Files.write(tmp.resolve("request.bin"), framed(request));
+        Path body = Files.write(tmp.resolve("request.bin"), Frames.framed(request));
         JsonNode answer =
                 new ObjectMapper()
                         .readTree(
@@ -366,25 +369,6 @@ class ServeITCase {
         assertThat(answer.get("dead_letters").get(0).get("record").asInt()).isEqualTo(2);
         assertThat(answer.get("dead_letters").get(0).get("reason").asText())
                 .isEqualTo("invalid_protobuf");
-    }
-
-    /** The messages of a length-delimited file: each a varint length, then the message. */
-    private static List<byte[]> delimited(byte[] file) {
-        List<byte[]> out = new ArrayList<>();
-        int at = 0;
-        while (at < file.length) {
-            int length = 0;
-            for (int shift = 0; ; shift += 7) {
-                byte b = file[at++];
-                length |= (b & 0x7f) << shift;
-                if (b >= 0) {
-                    break;
-                }
-            }
-            out.add(java.util.Arrays.copyOfRange(file, at, at + length));
-            at += length;
-        }
-        return out;
     }
 
     /**
@@ -421,16 +405,6 @@ class ServeITCase {
                                 preset))
                 .as(err.toString(StandardCharsets.UTF_8))
                 .isZero();
-    }
-
-    /** Each record as a 4-byte big-endian length, then the record. */
-    private static byte[] framed(List<byte[]> records) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] r : records) {
-            out.writeBytes(ByteBuffer.allocate(4).putInt(r.length).array());
-            out.writeBytes(r);
-        }
-        return out.toByteArray();
     }
 
     private HttpResponse<String> post(InetSocketAddress at, byte[] body) throws Exception {

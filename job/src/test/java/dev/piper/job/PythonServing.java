@@ -62,29 +62,36 @@ final class PythonServing {
     long check(String spec) throws Exception {
         Path specFile = Files.writeString(dir.resolve("spec.json"), spec);
         Path list = Files.writeString(dir.resolve("manifest.jsonl"), manifest);
-        Path log = dir.resolve("python.log");
-        ProcessBuilder pb =
-                new ProcessBuilder(
-                                "/usr/bin/python3",
-                                "-m",
-                                "piper_feed.transform",
-                                "--spec",
-                                specFile.toString(),
-                                "--manifest",
-                                list.toString())
-                        .directory(CLIENT.toFile())
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile());
-        pb.environment().put("PYTHONPATH", CLIENT.toString());
-        Process p = pb.start();
-        assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("python3 -m piper_feed.transform").isTrue();
-        assertThat(p.exitValue()).as(Files.readString(log)).isZero();
+        transform(
+                dir.resolve("python.log"), null, "--spec", "" + specFile, "--manifest", "" + list);
         long rows = 0;
         ObjectMapper json = new ObjectMapper();
         for (int n = 0; n < records.size(); n++) {
             rows += compare(records.get(n), json.readTree(dir.resolve(n + ".answer").toFile()));
         }
         return rows;
+    }
+
+    /**
+     * Runs {@code python3 -m piper_feed.transform} with {@code args}, which must exit 0 within
+     * three minutes; its standard output goes to {@code out} (or with its errors to {@code log}).
+     */
+    static void transform(Path log, Path out, String... args) throws Exception {
+        List<String> command =
+                new ArrayList<>(List.of("/usr/bin/python3", "-m", "piper_feed.transform"));
+        command.addAll(List.of(args));
+        ProcessBuilder pb =
+                new ProcessBuilder(command)
+                        .directory(CLIENT.toFile())
+                        .redirectError(log.toFile())
+                        .redirectOutput(out == null ? log.toFile() : out.toFile());
+        if (out == null) {
+            pb.redirectErrorStream(true);
+        }
+        pb.environment().put("PYTHONPATH", CLIENT.toString());
+        Process p = pb.start();
+        assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("python3 -m piper_feed.transform").isTrue();
+        assertThat(p.exitValue()).as(Files.readString(log)).isZero();
     }
 
     private static long compare(ConsumerRecord<byte[], byte[]> r, JsonNode answer) {

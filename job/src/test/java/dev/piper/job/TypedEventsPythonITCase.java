@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
@@ -41,8 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
  * a broken encoding, whose detail is each reader's own) must be equal.
  */
 class TypedEventsPythonITCase {
-
-    private static final Path CLIENT = Path.of("..", "clients", "python").toAbsolutePath();
 
     @TempDir Path tmp;
 
@@ -323,32 +320,22 @@ class TypedEventsPythonITCase {
         Path snapshot = tmp.resolve("empty.snapshot");
         empty.write(snapshot);
         ByteArrayOutputStream body = new ByteArrayOutputStream();
-        for (byte[] r : records) {
+        for (byte[] r : records) { // each a 4-byte big-endian length, then the record
             body.writeBytes(ByteBuffer.allocate(4).putInt(r.length).array());
             body.writeBytes(r);
         }
         Path request = Files.write(tmp.resolve("request.bin"), body.toByteArray());
         Path specFile = Files.writeString(tmp.resolve("spec.json"), spec);
         Path answer = tmp.resolve("answer.json");
-        Path log = tmp.resolve("python.log");
-        ProcessBuilder pb =
-                new ProcessBuilder(
-                                "/usr/bin/python3",
-                                "-m",
-                                "piper_feed.transform",
-                                "--spec",
-                                specFile.toString(),
-                                "--snapshot",
-                                snapshot.toString(),
-                                "--request",
-                                request.toString())
-                        .directory(CLIENT.toFile())
-                        .redirectOutput(answer.toFile())
-                        .redirectError(log.toFile());
-        pb.environment().put("PYTHONPATH", CLIENT.toString());
-        Process p = pb.start();
-        assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
-        assertThat(p.exitValue()).as(Files.readString(log)).isZero();
+        PythonServing.transform(
+                tmp.resolve("python.log"),
+                answer,
+                "--spec",
+                "" + specFile,
+                "--snapshot",
+                "" + snapshot,
+                "--request",
+                "" + request);
         compare(java, new ObjectMapper().readTree(answer.toFile()), options);
     }
 
