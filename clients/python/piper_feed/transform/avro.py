@@ -27,7 +27,7 @@ class _AvroReader(_JsonReader):
         self.typed = _TypedValues(self)
 
     def read(self, record, values):
-        self.buf, self.pos, self.typed_values = record, 0, values
+        self.buf, self.pos = record, 0
         self.typed.start(values)
         try:
             self._read(self.schema, self.root, "")
@@ -35,12 +35,7 @@ class _AvroReader(_JsonReader):
                 raise _Malformed(f"{len(record) - self.pos} bytes after the datum's end")
         except _Malformed as e:
             raise _Reject("invalid_avro", str(e)) from None
-        t = self.typed
-        if t.reason is None and self.spec.time_path and t.time is None:
-            t.fail("bad_timestamp", f"{self.column(self.TIME)} is missing")
-        if t.reason is not None:
-            raise _Reject(t.reason, t.detail)
-        return t.time
+        return self.typed.result()
 
     def _long(self, at):
         raw = shift = 0

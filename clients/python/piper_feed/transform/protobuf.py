@@ -94,12 +94,7 @@ class _ProtobufReader(_JsonReader):
             self._message(self.plan, len(record))
         except _Malformed as e:
             raise _Reject("invalid_protobuf", str(e)) from None
-        t = self.typed
-        if t.reason is None and self.spec.time_path and t.time is None:
-            t.fail("bad_timestamp", f"{self.column(self.TIME)} is missing")
-        if t.reason is not None:
-            raise _Reject(t.reason, t.detail)
-        return t.time
+        return self.typed.result()
 
     def _varint(self, end, at):
         raw = shift = 0

@@ -3,7 +3,7 @@
 
 import math
 
-from .base import (_clip, _DIGITS, _HEX, _hex_status, _INT32_MAX, _INT32_MIN, _MASK,
+from .base import (_Reject, _clip, _DIGITS, _HEX, _hex_status, _INT32_MAX, _INT32_MIN, _MASK,
     _millis_number, _millis_text, _why_not_time, _xxh64)
 from .events import _JsonReader
 
@@ -23,6 +23,15 @@ class _TypedValues:
 
     def start(self, values):
         self.values, self.reason, self.detail, self.time = values, None, None, None
+
+    def result(self):
+        """The event's time, once the event is read whole; a _Reject with its first problem, or
+        for its missing time (Java: EventValues.complete)."""
+        if self.reason is None and self.spec.time_path and self.time is None:
+            self.fail("bad_timestamp", f"{self.column(_JsonReader.TIME)} is missing")
+        if self.reason is not None:
+            raise _Reject(self.reason, self.detail)
+        return self.time
 
     def fail(self, reason, detail):
         if self.reason is None:

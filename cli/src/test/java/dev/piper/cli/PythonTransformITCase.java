@@ -104,26 +104,8 @@ class PythonTransformITCase {
     void jsonEventsAnswerAsJava() throws Exception {
         Path train = tmp.resolve("train.jsonl");
         Path events = tmp.resolve("events.jsonl");
-        cli(
-                "generate",
-                "--rows",
-                "3000",
-                "--events",
-                "json",
-                "--seed",
-                "5",
-                "--output",
-                "" + train);
-        cli(
-                "generate",
-                "--rows",
-                "1500",
-                "--events",
-                "json",
-                "--seed",
-                "6",
-                "--output",
-                "" + events);
+        events(train, "json", 3000, 5);
+        events(events, "json", 1500, 6);
         List<String> lines = new ArrayList<>(Files.readAllLines(events));
         for (int i = 0; i < BAD_EVENTS.size(); i++) {
             lines.add(40 * i, BAD_EVENTS.get(i)); // among good ones
@@ -142,17 +124,8 @@ class PythonTransformITCase {
     void csvLinesAnswerAsJava() throws Exception {
         Path train = tmp.resolve("train.csv");
         Path events = tmp.resolve("events.csv");
-        cli("generate", "--rows", "3000", "--events", "csv", "--seed", "5", "--output", "" + train);
-        cli(
-                "generate",
-                "--rows",
-                "1500",
-                "--events",
-                "csv",
-                "--seed",
-                "6",
-                "--output",
-                "" + events);
+        events(train, "csv", 3000, 5);
+        events(events, "csv", 1500, 6);
         List<String> lines = new ArrayList<>(Files.readAllLines(events));
         lines.remove(0); // the header: a request's records are lines of the log, without one
         for (int i = 0; i < BAD_CSV.size(); i++) {
@@ -180,26 +153,8 @@ class PythonTransformITCase {
     void avroDatumsAnswerAsJava() throws Exception {
         Path train = tmp.resolve("train.jsonl");
         Path events = tmp.resolve("events.avro");
-        cli(
-                "generate",
-                "--rows",
-                "3000",
-                "--events",
-                "json",
-                "--seed",
-                "5",
-                "--output",
-                "" + train);
-        cli(
-                "generate",
-                "--rows",
-                "1500",
-                "--events",
-                "avro",
-                "--seed",
-                "6",
-                "--output",
-                "" + events);
+        events(train, "json", 3000, 5);
+        events(events, "avro", 1500, 6);
         List<byte[]> datums = new ArrayList<>(AvroDatums.all(events));
         byte[] first = datums.get(0);
         List<byte[]> bad =
@@ -224,26 +179,8 @@ class PythonTransformITCase {
     void protobufMessagesAnswerAsJava() throws Exception {
         Path train = tmp.resolve("train.jsonl");
         Path events = tmp.resolve("events.pb");
-        cli(
-                "generate",
-                "--rows",
-                "3000",
-                "--events",
-                "json",
-                "--seed",
-                "5",
-                "--output",
-                "" + train);
-        cli(
-                "generate",
-                "--rows",
-                "1500",
-                "--events",
-                "protobuf",
-                "--seed",
-                "6",
-                "--output",
-                "" + events);
+        events(train, "json", 3000, 5);
+        events(events, "protobuf", 1500, 6);
         Path spec = tmp.resolve("clicks-protobuf.json");
         Files.writeString(
                 spec,
@@ -287,6 +224,22 @@ class PythonTransformITCase {
                     ",1,u_1,DE,30,i_1,c,100,2,web,i_1",
                     "soon,1,u_1,DE,30,i_1,c,100,2,web,i_1",
                     "2026-11-27T08:00:00Z,1,u_1,DE,\"3\t0\",i_1,c,100,2,web,i_1");
+
+    /**
+     * Writes {@code rows} click events ({@code piper generate --events format}) to {@code file}.
+     */
+    private static void events(Path file, String format, int rows, int seed) {
+        cli(
+                "generate",
+                "--rows",
+                "" + rows,
+                "--events",
+                format,
+                "--seed",
+                "" + seed,
+                "--output",
+                "" + file);
+    }
 
     /**
      * Writes {@code rows} generated lines of a preset's layout (null: Criteo's), 3% of them bad; a

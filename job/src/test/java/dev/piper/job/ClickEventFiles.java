@@ -107,4 +107,19 @@ final class ClickEventFiles {
     static String preset() {
         return new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8);
     }
+
+    /**
+     * The click events' spec ({@link #preset}'s chains) over Protobuf messages of {@link
+     * ClickEvents#MESSAGE}, its descriptor set written to {@code desc}.
+     */
+    static String protobufSpec(Path desc) throws IOException {
+        Files.write(desc, ClickEvents.descriptorSet());
+        return preset().replace(
+                        "\"format\": \"json\"",
+                        "\"format\": \"protobuf\", \"descriptor\": \""
+                                + desc.toString().replace("\\", "\\\\")
+                                + "\", \"message\": \""
+                                + ClickEvents.MESSAGE
+                                + "\"");
+    }
 }

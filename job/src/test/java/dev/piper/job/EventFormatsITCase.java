@@ -417,8 +417,6 @@ class EventFormatsITCase {
             }
             files.put(f, file);
         }
-        Path desc = tmp.resolve("click-events.desc");
-        Files.write(desc, ClickEvents.descriptorSet());
         String json = ClickEventFiles.preset();
         Map<ClickEvents.Format, String> specs =
                 Map.of(
@@ -429,13 +427,7 @@ class EventFormatsITCase {
                         ClickEvents.Format.AVRO,
                         new String(Presets.named("clicks-avro").text(), StandardCharsets.UTF_8),
                         ClickEvents.Format.PROTOBUF,
-                        json.replace(
-                                "\"format\": \"json\"",
-                                "\"format\": \"protobuf\", \"descriptor\": \""
-                                        + desc.toString().replace("\\", "\\\\")
-                                        + "\", \"message\": \""
-                                        + ClickEvents.MESSAGE
-                                        + "\""));
+                        ClickEventFiles.protobufSpec(tmp.resolve("click-events.desc")));
         Path reference = null;
         for (ClickEvents.Format f : ClickEvents.Format.values()) {
             Configuration conf = new Configuration();

@@ -387,21 +387,12 @@ class ServingSnapshotITCase {
      */
     @Test
     void avroAndProtobufStreamsAreServedWithoutSkew() throws Exception {
-        Path desc = tmp.resolve("clicks.desc");
-        Files.write(desc, ClickEvents.descriptorSet());
-        String json = new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8);
         Map<ClickEvents.Format, String> specs =
                 Map.of(
                         ClickEvents.Format.AVRO,
                         new String(Presets.named("clicks-avro").text(), StandardCharsets.UTF_8),
                         ClickEvents.Format.PROTOBUF,
-                        json.replace(
-                                "\"format\": \"json\"",
-                                "\"format\": \"protobuf\", \"descriptor\": \""
-                                        + desc
-                                        + "\", \"message\": \""
-                                        + ClickEvents.MESSAGE
-                                        + "\""));
+                        ClickEventFiles.protobufSpec(tmp.resolve("clicks.desc")));
         for (ClickEvents.Format format :
                 List.of(ClickEvents.Format.AVRO, ClickEvents.Format.PROTOBUF)) {
             String name = format.name().toLowerCase(java.util.Locale.ROOT);
