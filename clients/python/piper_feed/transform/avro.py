@@ -190,8 +190,9 @@ class _AvroReader(_JsonReader):
 
 
 def _avro_kind(schema):
+    """A value's kind where a path steps into it, as AvroPlan's details name it."""
     return {"record": "a record", "map": "a map", "array": "an array"}.get(
-        schema["t"], f"a {schema['t']}")
+        schema["t"], f"of type {schema['t']}")
 
 
 _AVRO_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
