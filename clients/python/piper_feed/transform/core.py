@@ -61,8 +61,9 @@ def _json_float(v):
 
 
 class Transform:
-    """The feed's transform of a spec at a snapshot's vocabulary position. Thread-safe: it
-    holds no state between requests."""
+    """The feed's transform of a spec at a snapshot's vocabulary position. Not thread-safe (its
+    reader holds the record being read): one per thread, sharing the spec and the snapshot, which
+    it never changes."""
 
     def __init__(self, spec, snapshot):
         sparse = [c for c in spec.columns[spec.width:]]
