@@ -31,10 +31,9 @@ from .transform import Snapshot, Spec, Transform, TransformError
 
 
 def input_records(consumer, topic, partition, first, last, timeout_s):
-    """The values of input records ``first..last`` of ``topic``/``partition``, as one body of
-    lines (a record without a final line break gets one)."""
+    """The values of input records ``first..last`` of ``topic``/``partition``, in order."""
     consumer.assign([TopicPartition(topic, partition, first)])
-    lines, deadline = [], time.monotonic() + timeout_s
+    values, deadline = [], time.monotonic() + timeout_s
     while True:
         m = consumer.poll(0.5)
         if m is None:
@@ -46,11 +45,18 @@ def input_records(consumer, topic, partition, first, last, timeout_s):
             raise FeedError(f"input {topic}/{partition}: {m.error()}")
         if m.offset() > last:
             break
-        value = m.value() or b""
-        lines.append(value if value.endswith(b"\n") else value + b"\n")
+        values.append(m.value() or b"")
         if m.offset() == last:
             break
-    return b"".join(lines)
+    return values
+
+
+def body_of(values, lines):
+    """A request's body of input records: lines, each ended by a line break, or each a 4-byte
+    big-endian length and the record (Avro datums, Protobuf messages), as piper serve takes it."""
+    if lines:
+        return b"".join(v if v.endswith(b"\n") else v + b"\n" for v in values)
+    return b"".join(len(v).to_bytes(4, "big") + v for v in values)
 
 
 def at_end(consumer, partitions, ends):
@@ -114,13 +120,13 @@ def main(argv=None):
         if not wanted[kind]:
             continue
         wanted[kind] -= 1
-        body = input_records(inputs, block.input_topic, block.input_partition,
-                             *block.input_offsets, args.timeout)
+        body = body_of(input_records(inputs, block.input_topic, block.input_partition,
+                                     *block.input_offsets, args.timeout), transform.lines)
         if args.serve_url:
             with urllib.request.urlopen(args.serve_url, data=body, timeout=args.timeout) as r:
                 served = batch_from_answer(json.load(r), state)
         else:
-            served = batch_from_result(transform.apply_lines(body), state)
+            served = batch_from_result(transform.apply_body(body), state)
         fed = batch_of(block, table_sizes(block, state))
         where = f"{m.topic()}/{m.partition()}@{m.offset()}"
         if served.rows != fed.rows:

@@ -62,6 +62,12 @@ class ServingTest(unittest.TestCase):
         with self.assertRaisesRegex(FeedError, "answer: row 0 has 3 values for 4 columns"):
             batch_from_answer(bad)
 
+    def test_input_records_become_the_body_piper_serve_takes(self):
+        from piper_feed.check_serving import body_of
+        self.assertEqual(body_of([b"1\t2", b"3\t4\n", b""], True), b"1\t2\n3\t4\n\n")
+        self.assertEqual(body_of([b"\x02ab", b""], False),
+                         b"\x00\x00\x00\x03\x02ab\x00\x00\x00\x00")
+
 
 if __name__ == "__main__":
     unittest.main()
