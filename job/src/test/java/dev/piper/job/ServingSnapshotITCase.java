@@ -138,7 +138,11 @@ class ServingSnapshotITCase {
                                 KAFKA.bootstrapServers(),
                                 topic,
                                 null,
-                                Map.of(),
+                                // small batches: the sticky partitioner moves to another
+                                // partition after each, so both input partitions get lines
+                                // (with produce's 256 KiB batches, 12,000 lines may all land in
+                                // one)
+                                Map.of("batch.size", "16384"),
                                 TestClusters.QUIET));
     }
 
