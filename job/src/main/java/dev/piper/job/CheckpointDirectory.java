@@ -6,11 +6,11 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -86,28 +86,53 @@ public final class CheckpointDirectory {
      * _metadata} and is skipped.
      */
     public static Optional<Path> latestSnapshot(Path checkpointDir) throws IOException {
-        List<Path> found = new ArrayList<>();
+        // Flink deletes a checkpoint once a newer one subsumes it, also while this looks: a file
+        // or directory gone between the listing and the look is no longer a candidate, and a walk
+        // that a deletion broke is started again (a few times; each pass sees fewer old ones)
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return newestMetadata(checkpointDir);
+            } catch (UncheckedIOException e) {
+                if (!(e.getCause() instanceof NoSuchFileException) || attempt == 5) {
+                    throw e.getCause();
+                }
+            } catch (NoSuchFileException e) {
+                if (attempt == 5) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static Optional<Path> newestMetadata(Path checkpointDir) throws IOException {
+        Path newest = null;
+        FileTime newestTime = null;
         for (String sub : List.of(CHECKPOINTS, SAVEPOINTS)) {
             Path root = checkpointDir.resolve(sub);
             if (!Files.isDirectory(root)) {
                 continue;
             }
+            List<Path> found;
             try (Stream<Path> walk = Files.walk(root, 3)) {
-                walk.filter(p -> p.getFileName().toString().equals(METADATA))
-                        .filter(Files::isRegularFile)
-                        .forEach(found::add);
+                found =
+                        walk.filter(p -> p.getFileName().toString().equals(METADATA))
+                                .filter(Files::isRegularFile)
+                                .toList();
+            }
+            for (Path p : found) {
+                FileTime t;
+                try {
+                    t = Files.getLastModifiedTime(p);
+                } catch (NoSuchFileException gone) {
+                    continue; // subsumed and deleted since the listing
+                }
+                if (newestTime == null || t.compareTo(newestTime) > 0) {
+                    newest = p;
+                    newestTime = t;
+                }
             }
         }
-        Comparator<Path> newest =
-                Comparator.comparing(
-                        p -> {
-                            try {
-                                return Files.getLastModifiedTime(p);
-                            } catch (IOException e) {
-                                throw new UncheckedIOException(e);
-                            }
-                        });
-        return found.stream().max(newest).map(Path::getParent);
+        return Optional.ofNullable(newest).map(Path::getParent);
     }
 
     /**

@@ -115,6 +115,43 @@ class CheckpointDirectoryTest {
     }
 
     /**
+     * Flink deletes a subsumed checkpoint while {@code piper stream} (or a test) looks for the
+     * newest: the look never fails for a checkpoint that vanished under it, and finds one that
+     * stays. A thread writes and deletes checkpoints as fast as it can while another looks.
+     */
+    @Test
+    void checkpointsDeletedWhileTheLookRunsAreNotAnError() throws Exception {
+        Path kept = snapshot("checkpoints/aaaa/chk-1", 4_000_000_000L); // newer than any written
+        java.util.concurrent.atomic.AtomicBoolean stop =
+                new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<Throwable> churnFailed =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread churn =
+                new Thread(
+                        () -> {
+                            try {
+                                for (int n = 2; !stop.get(); n++) {
+                                    Path d = snapshot("checkpoints/aaaa/chk-" + n, 500);
+                                    Files.delete(d.resolve("_metadata"));
+                                    Files.delete(d);
+                                }
+                            } catch (Throwable t) {
+                                churnFailed.set(t);
+                            }
+                        });
+        churn.start();
+        try {
+            for (int i = 0; i < 3000; i++) {
+                assertThat(CheckpointDirectory.latestSnapshot(dir)).contains(kept);
+            }
+        } finally {
+            stop.set(true);
+            churn.join();
+        }
+        assertThat(churnFailed.get()).isNull();
+    }
+
+    /**
      * Issue 23: a damaged snapshot is refused before a restore, naming its file: the frozen
      * savepoint of build 0.1 reads; truncated, or with a byte flipped in its header, it does not.
      */
