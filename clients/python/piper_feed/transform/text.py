@@ -21,7 +21,7 @@ _DECIMAL_DIGIT = _digit_table("0123456789")
 _HEX_DIGIT = _digit_table([c + c.upper() for c in "0123456789abcdef"])
 
 
-def _bytes_of(texts, lengths, widest):
+def _bytes_of(texts, widest):
     """The (rows, columns, widest) byte matrix of a matrix of texts, zero-padded (a text longer
     than ``widest`` is cut: its row is bad anyway)."""
     rows, columns = texts.shape
@@ -36,7 +36,7 @@ def _decimals(texts, lengths):
     """Label and dense texts (a matrix of byte strings, rows by columns) as int64 values, the
     missing ones (empty), and the rows with a text that is no 32-bit decimal integer with an
     optional sign (or of 12 bytes or more, leading zeros perhaps: ``read`` decides those)."""
-    m = _bytes_of(texts, lengths, 11)
+    m = _bytes_of(texts, 11)
     first = m[:, :, 0] if m.shape[2] else np.zeros(lengths.shape, dtype=np.uint8)
     signed = ((first == ord("-")) | (first == ord("+"))) & (lengths > 0)
     digits = _DECIMAL_DIGIT[m].astype(np.int64)
@@ -56,7 +56,7 @@ _POWERS_OF_TEN = np.array([10 ** k for k in range(19)], dtype=np.int64)
 def _hexadecimals(texts, lengths):
     """Categorical texts (a matrix) as uint64 ids, the missing ones, and the rows with a text
     that is no hexadecimal id (or of 17 bytes or more: ``read`` decides those)."""
-    m = _bytes_of(texts, lengths, 16)
+    m = _bytes_of(texts, 16)
     digits = _HEX_DIGIT[m].astype(np.uint64)
     at = np.arange(m.shape[2])
     inside = at < lengths[:, :, None]
@@ -69,11 +69,11 @@ def _hexadecimals(texts, lengths):
 class _TextReader(_Reader):
     """Criteo text (CriteoDecoder's rules): tab-separated fields, left to right.
 
-    ``read_block`` reads a request column by column where it can: lines of ASCII with the
-    layout's number of fields are split at once, and each column's texts are checked by one
-    regular expression over all of them and converted in one comprehension; a line any of whose
-    fields fails, or that is not such a line, is read alone by ``read`` for the reason of its
-    first bad field, as the feed's decoder names it."""
+    ``read_block`` reads a request's fields all at once where it can: the lines of ASCII with the
+    layout's number of fields become one numpy matrix of byte strings, whose dense and
+    hexadecimal fields are checked and converted as matrices of their bytes (``_decimals``,
+    ``_hexadecimals``); a line any of whose fields fails, or that is not such a line, is read
+    alone by ``read`` for the reason of its first bad field, as the feed's decoder names it."""
 
     def __init__(self, spec):
         self.spec = spec
