@@ -5,6 +5,7 @@ Its rows against the Java transform's, for every operator: PythonTransformITCase
 
 import json
 import os
+import sys
 import tempfile
 import unittest
 
@@ -175,6 +176,18 @@ class TransformTest(unittest.TestCase):
             spec(CHAINS, format="parquet")
         with self.assertRaisesRegex(TransformError, "input.descriptor None, message None"):
             Transform(spec(CHAINS, format="protobuf"), Snapshot.load(self.file))
+        absent = sys.modules.get("google.protobuf")   # a machine without python3-protobuf
+        sys.modules["google.protobuf"] = None
+        try:
+            with self.assertRaisesRegex(TransformError, "input.format protobuf needs the protobuf"
+                                                        r" module \(Debian: apt-get install"
+                                                        r" python3-protobuf\)"):
+                Transform(spec(CHAINS, format="protobuf"), Snapshot.load(self.file))
+        finally:
+            if absent is None:
+                del sys.modules["google.protobuf"]
+            else:
+                sys.modules["google.protobuf"] = absent
         with self.assertRaisesRegex(TransformError, "an avro spec needs input.schema"):
             Transform(spec(CHAINS, format="avro"), Snapshot.load(self.file))
         with self.assertRaisesRegex(TransformError, "input.schema_registry: records in"):

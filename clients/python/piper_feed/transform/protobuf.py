@@ -32,7 +32,11 @@ class _ProtobufReader(_JsonReader):
 
     def __init__(self, spec):
         super().__init__(spec)
-        from google.protobuf import descriptor_pb2, descriptor_pool
+        try:
+            from google.protobuf import descriptor_pb2, descriptor_pool
+        except ImportError:
+            raise TransformError(f"{spec.where}: input.format protobuf needs the protobuf module"
+                                 " (Debian: apt-get install python3-protobuf)") from None
         files = descriptor_pb2.FileDescriptorSet()
         try:
             with open(spec.descriptor, "rb") as f:
