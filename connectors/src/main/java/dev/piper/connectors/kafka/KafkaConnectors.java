@@ -39,9 +39,19 @@ public final class KafkaConnectors {
     }
 
     /**
+     * How long a reader's fetch waits at the broker for records that have not come (Kafka's default
+     * is 500 ms): the tools read a topic to its end ({@code consume}, {@code vocab snapshot},
+     * {@code skew-check}, the stream's checks before it starts), and there each fetch finds nothing
+     * new and would wait the whole time, half a second per look at a partition's end. A client's
+     * own {@code fetch.max.wait.ms} wins.
+     */
+    public static final String END_OF_LOG_FETCH_WAIT_MS = "20";
+
+    /**
      * A plain consumer's properties: {@code client}'s, then reading committed records only,
      * committing no offsets and never making the broker create a topic (it would get the broker's
-     * defaults, not the stream's partitions and record limit).
+     * defaults, not the stream's partitions and record limit); fetches wait {@link
+     * #END_OF_LOG_FETCH_WAIT_MS} unless the client says otherwise.
      */
     public static Properties committedReader(Map<?, ?> client) {
         Properties props = new Properties();
@@ -49,6 +59,7 @@ public final class KafkaConnectors {
         props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        props.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, END_OF_LOG_FETCH_WAIT_MS);
         return props;
     }
 

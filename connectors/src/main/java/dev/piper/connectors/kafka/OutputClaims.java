@@ -176,6 +176,8 @@ public final class OutputClaims {
         Properties props = clientProperties();
         props.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        props.putIfAbsent(
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, KafkaConnectors.END_OF_LOG_FETCH_WAIT_MS);
         Map<String, Claim> owners = new HashMap<>();
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(

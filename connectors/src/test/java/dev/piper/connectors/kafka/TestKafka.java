@@ -114,6 +114,9 @@ public final class TestKafka implements AutoCloseable, BeforeAllCallback, AfterA
         props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "8388608");
+        // a fetch at a partition's end would wait Kafka's 500 ms for records that will not come
+        props.setProperty(
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, KafkaConnectors.END_OF_LOG_FETCH_WAIT_MS);
         return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
