@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -31,14 +32,25 @@ final class PythonServing {
     private static final Path CLIENT = Path.of("..", "clients", "python").toAbsolutePath();
 
     private final Path dir;
+    private final boolean framed;
     private final List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
     private final StringBuilder manifest = new StringBuilder();
 
+    /** For input records that are lines (Criteo text, JSON events, CSV lines). */
     PythonServing(Path dir) throws Exception {
-        this.dir = Files.createDirectories(dir);
+        this(dir, false);
     }
 
-    /** Adds a record, its input records (lines) and the snapshot at its position. */
+    /**
+     * @param framed whether the input records are binary (Avro datums, Protobuf messages), sent as
+     *     {@code piper serve} takes them: each a 4-byte big-endian length, then the record
+     */
+    PythonServing(Path dir, boolean framed) throws Exception {
+        this.dir = Files.createDirectories(dir);
+        this.framed = framed;
+    }
+
+    /** Adds a record, its input records and the snapshot at its position. */
     void add(ConsumerRecord<byte[], byte[]> r, List<byte[]> inputs, VocabularySnapshot at)
             throws Exception {
         int n = records.size();
@@ -47,9 +59,14 @@ final class PythonServing {
         Path request = dir.resolve(n + ".request");
         at.write(snapshot);
         ByteArrayOutputStream body = new ByteArrayOutputStream();
-        for (byte[] line : inputs) {
-            body.writeBytes(line);
-            body.write('\n');
+        for (byte[] record : inputs) {
+            if (framed) {
+                body.writeBytes(ByteBuffer.allocate(4).putInt(record.length).array());
+                body.writeBytes(record);
+            } else {
+                body.writeBytes(record);
+                body.write('\n');
+            }
         }
         Files.write(request, body.toByteArray());
         manifest.append(
@@ -62,8 +79,15 @@ final class PythonServing {
     long check(String spec) throws Exception {
         Path specFile = Files.writeString(dir.resolve("spec.json"), spec);
         Path list = Files.writeString(dir.resolve("manifest.jsonl"), manifest);
-        transform(
-                dir.resolve("python.log"), null, "--spec", "" + specFile, "--manifest", "" + list);
+        // a minute, and two seconds a rows record (a block of a preset's wide rows)
+        run(
+                dir.resolve("python.log"),
+                null,
+                Duration.ofSeconds(60 + 2L * records.size()),
+                "--spec",
+                "" + specFile,
+                "--manifest",
+                "" + list);
         long rows = 0;
         ObjectMapper json = new ObjectMapper();
         for (int n = 0; n < records.size(); n++) {
@@ -77,6 +101,10 @@ final class PythonServing {
      * three minutes; its standard output goes to {@code out} (or with its errors to {@code log}).
      */
     static void transform(Path log, Path out, String... args) throws Exception {
+        run(log, out, Duration.ofMinutes(3), args);
+    }
+
+    private static void run(Path log, Path out, Duration limit, String... args) throws Exception {
         List<String> command =
                 new ArrayList<>(List.of("/usr/bin/python3", "-m", "piper_feed.transform"));
         command.addAll(List.of(args));
@@ -90,7 +118,10 @@ final class PythonServing {
         }
         pb.environment().put("PYTHONPATH", CLIENT.toString());
         Process p = pb.start();
-        assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("python3 -m piper_feed.transform").isTrue();
+        if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("python3 -m piper_feed.transform ran past " + limit);
+        }
         assertThat(p.exitValue()).as(Files.readString(log)).isZero();
     }
 

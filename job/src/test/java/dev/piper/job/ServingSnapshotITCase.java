@@ -6,14 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.piper.connectors.kafka.LineProducer;
 import dev.piper.connectors.kafka.RowsRecord;
 import dev.piper.connectors.kafka.SkewCheck;
-import dev.piper.connectors.kafka.StreamFormat;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.connectors.kafka.TopicSnapshot;
-import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.serve.Transform;
 import dev.piper.core.serve.VocabularyPosition;
 import dev.piper.core.serve.VocabularySnapshot;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.job.ServedRecords.Compared;
+import dev.piper.job.ServedRecords.Run;
 import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
@@ -23,15 +23,11 @@ import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -111,13 +107,6 @@ class ServingSnapshotITCase {
 
     @TempDir Path tmp;
 
-    /** A stream's committed rows records, its input records and its options. */
-    private record Run(
-            List<ConsumerRecord<byte[], byte[]>> rows,
-            Map<Integer, Map<Long, byte[]>> inputs,
-            DecodeOptions options,
-            String vocabTopic) {}
-
     /** Sends a file's records to a topic. */
     private interface Producer {
         void produce(Path input, String topic) throws Exception;
@@ -165,139 +154,28 @@ class ServingSnapshotITCase {
         StreamTopics.prepareTopics(conf, TestClusters.QUIET);
         StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), TestClusters.QUIET);
 
-        Map<Integer, Map<Long, byte[]>> inputs = new HashMap<>();
-        for (ConsumerRecord<byte[], byte[]> r : KAFKA.readCommitted(name + "-in")) {
-            inputs.computeIfAbsent(r.partition(), p -> new HashMap<>()).put(r.offset(), r.value());
-        }
-        List<ConsumerRecord<byte[], byte[]>> rows = KAFKA.readCommitted(name + "-rows");
-        assertThat(rows).hasSizeGreaterThan(20);
-        return new Run(rows, inputs, PiperOptions.decodeOptions(conf), name + "-vocab");
-    }
-
-    /** The input records of rows record {@code r}, in offset order. */
-    private static List<byte[]> inputsOf(Run run, RowsRecord r) {
-        long[] offsets = r.inputOffsets();
-        List<byte[]> records = new ArrayList<>();
-        for (long o = offsets[0]; o <= offsets[1]; o++) {
-            records.add(run.inputs().get(r.inputPartition()).get(o));
-        }
-        return records;
-    }
-
-    /** What the transform at a record's position gave against the record. */
-    private record Compared(int rows, long unknown, int[] differing) {}
-
-    /**
-     * Transforms record {@code r}'s input records at its own position and compares: rows and dead
-     * letters must match in number; per sparse column (list columns included), the slots whose
-     * index differs.
-     */
-    private static Compared compare(
-            Run run, ConsumerRecord<byte[], byte[]> r, TopicSnapshot.History history)
-            throws Exception {
-        RowsRecord expected = RowsRecord.of(r);
-        VocabularySnapshot read = history.at(TopicSnapshot.positionOf(expected));
-        Transform.Result result = new Transform(run.options(), read).apply(inputsOf(run, expected));
-        AssembledBlock got = result.block();
-        String what = r.topic() + "/" + r.partition() + "@" + r.offset();
-        assertThat(got.rows()).as(what).isEqualTo(expected.rows());
-        assertThat(got.deadLetters().length)
-                .as(what)
-                .isEqualTo(Integer.parseInt(TestKafka.header(r, StreamFormat.DEAD_LETTERS)));
-        int[] differing = new int[expected.epochs().length];
-        ByteBuffer want = ByteBuffer.wrap(expected.value()).order(ByteOrder.LITTLE_ENDIAN);
-        ByteBuffer have = ByteBuffer.wrap(got.rowBytes()).order(ByteOrder.LITTLE_ENDIAN);
-        for (int row = 0; row < expected.rows(); row++) {
-            int base = row * expected.rowBytes();
-            for (int slot = 0; slot < expected.rowBytes() / 4; slot++) {
-                int column = columnOfSlot(expected, slot);
-                if (want.getInt(base + 4 * slot) != have.getInt(base + 4 * slot)) {
-                    assertThat(column)
-                            .as("%s: row %d slot %d (not sparse)", what, row, slot)
-                            .isNotNegative();
-                    differing[column]++;
-                }
-            }
-        }
-        for (int l = 0; l < expected.listColumns().length; l++) {
-            int[] o = got.listOffsets()[l];
-            int[] lengths = new int[got.rows()];
-            for (int i = 0; i < lengths.length; i++) {
-                lengths[i] = o[i + 1] - o[i];
-            }
-            assertThat(lengths)
-                    .as("%s: list %d lengths", what, l)
-                    .isEqualTo(expected.listLengths()[l]);
-            int[] values = Arrays.copyOfRange(got.listIndices()[l], o[0], o[got.rows()]);
-            for (int i = 0; i < values.length; i++) {
-                if (values[i] != expected.listValues()[l][i]) {
-                    differing[expected.listColumns()[l]]++;
-                }
-            }
-        }
-        return new Compared(expected.rows(), Arrays.stream(result.unknown()).sum(), differing);
-    }
-
-    /**
-     * The vocabulary topic of {@code run} read once, up to the furthest position of its records;
-     * the snapshot at the first and the last record's position is the same when read from the topic
-     * for that record alone (by its topic, partition and offset) and through a snapshot file.
-     */
-    private TopicSnapshot.History history(Run run, TopicSnapshot topic) throws Exception {
-        List<VocabularySnapshot.Column> furthest = null;
-        for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
-            VocabularyPosition p = TopicSnapshot.positionOf(RowsRecord.of(r));
-            if (furthest == null) {
-                furthest = new ArrayList<>(p.columns());
-            }
-            for (int c = 0; c < furthest.size(); c++) {
-                if (p.columns().get(c).position() > furthest.get(c).position()) {
-                    furthest.set(c, p.columns().get(c));
-                }
-            }
-        }
-        TopicSnapshot.History history =
-                topic.history(
-                        run.vocabTopic(),
-                        new VocabularyPosition("", "the run's furthest", furthest),
-                        Duration.ofSeconds(30),
-                        TestClusters.QUIET);
-        for (ConsumerRecord<byte[], byte[]> r :
-                List.of(run.rows().get(0), run.rows().get(run.rows().size() - 1))) {
-            VocabularyPosition at =
-                    topic.positionOf(r.topic(), r.partition(), r.offset(), Duration.ofSeconds(30));
-            Path alone = tmp.resolve("alone.snapshot");
-            topic.read(run.vocabTopic(), at, Duration.ofSeconds(30), TestClusters.QUIET)
-                    .write(alone);
-            Path cut = tmp.resolve("cut.snapshot");
-            history.at(at).write(cut);
-            assertThat(Files.readAllBytes(cut)).isEqualTo(Files.readAllBytes(alone));
-            assertThat(VocabularySnapshot.load(cut).entries(0)).isPositive();
-        }
-        return history;
-    }
-
-    /** The sparse column whose index is in {@code slot} of a row, or -1 for another slot. */
-    private static int columnOfSlot(RowsRecord r, int slot) {
-        for (int[] s : r.sparseColumns()) {
-            if (s[1] == slot) {
-                return s[0];
-            }
-        }
-        return -1;
+        Run run =
+                Run.read(
+                        KAFKA,
+                        name + "-in",
+                        name + "-rows",
+                        name + "-vocab",
+                        PiperOptions.decodeOptions(conf));
+        assertThat(run.rows()).hasSizeGreaterThan(20);
+        return run;
     }
 
     @Test
     void everyRowsRecordIsTheTransformOfItsInputsAtItsOwnPosition() throws Exception {
         Run run = stream("served", GROWING, 20261128);
         TopicSnapshot topic = new TopicSnapshot(KAFKA.bootstrapServers(), Map.of());
-        TopicSnapshot.History history = history(run, topic);
+        TopicSnapshot.History history = ServedRecords.history(run, topic, tmp);
         long rows = 0;
         long unknown = 0;
         long c1Entries = 0; // the furthest position of C1, which every entry on the topic is in
         boolean[] inputPartitions = new boolean[2];
         for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
-            Compared c = compare(run, r, history);
+            Compared c = ServedRecords.compare(run, r, history);
             assertThat(c.differing()).as("%s: slots differing per column", r).containsOnly(0);
             rows += c.rows();
             unknown += c.unknown();
@@ -314,7 +192,7 @@ class ServingSnapshotITCase {
         PythonServing python = new PythonServing(tmp.resolve("python"));
         for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
             RowsRecord record = RowsRecord.of(r);
-            python.add(r, inputsOf(run, record), history.at(TopicSnapshot.positionOf(record)));
+            python.add(r, run.inputsOf(record), history.at(TopicSnapshot.positionOf(record)));
         }
         assertThat(python.check(GROWING)).isEqualTo(rows);
 
@@ -429,10 +307,11 @@ class ServingSnapshotITCase {
                                 }
                             });
             TopicSnapshot.History history =
-                    history(run, new TopicSnapshot(KAFKA.bootstrapServers(), Map.of()));
+                    ServedRecords.history(
+                            run, new TopicSnapshot(KAFKA.bootstrapServers(), Map.of()), tmp);
             long rows = 0;
             for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
-                Compared c = compare(run, r, history);
+                Compared c = ServedRecords.compare(run, r, history);
                 assertThat(c.differing()).as("%s: slots differing per column", r).containsOnly(0);
                 rows += c.rows();
             }
@@ -462,10 +341,10 @@ class ServingSnapshotITCase {
     void underMinCountAndEvictionOnlyABlocksOwnChangesDiffer() throws Exception {
         Run run = stream("learning", LEARNING, 20261129);
         TopicSnapshot topic = new TopicSnapshot(KAFKA.bootstrapServers(), Map.of());
-        TopicSnapshot.History history = history(run, topic);
+        TopicSnapshot.History history = ServedRecords.history(run, topic, tmp);
         long[] differing = new long[4];
         for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
-            Compared c = compare(run, r, history);
+            Compared c = ServedRecords.compare(run, r, history);
             RowsRecord record = RowsRecord.of(r);
             // an evicting column's assignments, else its entries, made by the block itself
             long[] own = new long[4];

@@ -32,7 +32,7 @@ public final class TsvToAvro {
     }
 
     /**
-     * @param codec Avro's codec name ({@code null} for none, {@code deflate}, ...)
+     * @param codec Avro's codec name ({@code "null"} for none, {@code "deflate"}, ...)
      * @param progress where a line goes every ten seconds of a long conversion
      */
     public static Result convert(
