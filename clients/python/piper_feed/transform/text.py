@@ -113,15 +113,9 @@ class _TextReader(_Reader):
                     for g in self.generates.get(f, ()):
                         values[g] = values[f]
             for i, f in enumerate(self.fields):
-                col = spec.columns[f]
-                if col.kind == "list":
-                    values[f] = out = []
-                    for p, t in enumerate(texts[:, i].tolist()):
-                        try:
-                            out.append(self._list(col, t))
-                        except _Reject:
-                            out.append(None)
-                            bad[p] = True
+                if spec.columns[f].kind == "list":
+                    values[f], wrong = self._lists(texts[:, i].tolist())
+                    bad |= wrong
             if bad.any():
                 alone += [fast[p] for p in np.flatnonzero(bad)]
                 keep = np.flatnonzero(~bad)
@@ -180,6 +174,29 @@ class _TextReader(_Reader):
                 if status:
                     raise _Reject(status[0], f"{col.name}: {_quote(text)} {status[1]}")
                 values[f] = int(text, 16)
+
+    def _lists(self, texts):
+        """A list column's fields, one a record, as id lists (None for an empty field) read all
+        at once: every id of the column in one matrix (``_hexadecimals``); and the records with an
+        id that is empty or no hexadecimal id of at most 16 digits (``read`` decides those)."""
+        counts, items = [], []
+        for text in texts:
+            if text:
+                split = text.split(self.spec.list_separator)
+                counts.append(len(split))
+                items += split
+            else:
+                counts.append(0)
+        ends = np.cumsum(counts)
+        starts = ends - counts
+        if not items:
+            return [None] * len(texts), np.zeros(len(texts), dtype=bool)
+        flat = np.array(items)[:, None]
+        ids, empty, wrong = _hexadecimals(flat, np.char.str_len(flat))
+        failed = np.concatenate([[0], np.cumsum(wrong | empty[:, 0])])
+        ids = ids[:, 0].tolist()
+        lists = [ids[a:b] if text else None for text, a, b in zip(texts, starts, ends)]
+        return lists, failed[ends] > failed[starts]
 
     def _list(self, col, text):
         if not text:

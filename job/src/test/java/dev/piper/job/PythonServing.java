@@ -138,38 +138,46 @@ final class PythonServing {
             answer.get("float32_columns").forEach(c -> floats.add(c.asText()));
         }
         JsonNode columns = answer.get("columns");
+        boolean[] isFloat = new boolean[columns.size()];
+        for (int slot = 0; slot < isFloat.length; slot++) {
+            isFloat[slot] = floats.contains(columns.get(slot).asText());
+        }
         ByteBuffer want = ByteBuffer.wrap(expected.value()).order(ByteOrder.LITTLE_ENDIAN);
         for (int row = 0; row < expected.rows(); row++) {
             int base = row * expected.rowBytes();
-            for (int slot = 0; slot < columns.size(); slot++) {
-                JsonNode v = rows.get(row).get(slot);
+            JsonNode slots = rows.get(row);
+            for (int slot = 0; slot < isFloat.length; slot++) {
+                JsonNode v = slots.get(slot);
                 int bits =
-                        floats.contains(columns.get(slot).asText())
+                        isFloat[slot]
                                 ? Float.floatToRawIntBits(
                                         v.isTextual()
                                                 ? Float.parseFloat(v.asText())
                                                 : (float) v.asDouble())
                                 : v.asInt();
-                assertThat(bits)
-                        .as("%s: row %d %s", what, row, columns.get(slot))
-                        .isEqualTo(want.getInt(base + 4 * slot));
+                if (bits != want.getInt(base + 4 * slot)) { // asserted only where it differs
+                    assertThat(bits)
+                            .as("%s: row %d %s", what, row, columns.get(slot))
+                            .isEqualTo(want.getInt(base + 4 * slot));
+                }
             }
         }
         for (int l = 0; l < expected.listColumns().length; l++) {
             JsonNode lists = answer.get("lists").get("C" + (expected.listColumns()[l] + 1));
-            List<Integer> values = new ArrayList<>();
+            int[] lengths = new int[expected.rows()];
+            int[] values = new int[expected.listValues()[l].length];
+            int n = 0;
             for (int row = 0; row < expected.rows(); row++) {
-                assertThat(lists.get(row).size())
-                        .as("%s: row %d list %d", what, row, l)
-                        .isEqualTo(expected.listLengths()[l][row]);
-                lists.get(row).forEach(i -> values.add(i.asInt()));
+                JsonNode list = lists.get(row);
+                lengths[row] = list.size();
+                for (int i = 0; i < list.size() && n < values.length; i++) {
+                    values[n++] = list.get(i).asInt();
+                }
             }
-            assertThat(values)
-                    .as("%s: list %d", what, l)
-                    .containsExactly(
-                            java.util.Arrays.stream(expected.listValues()[l])
-                                    .boxed()
-                                    .toArray(Integer[]::new));
+            assertThat(lengths)
+                    .as("%s: list %d lengths", what, l)
+                    .isEqualTo(expected.listLengths()[l]);
+            assertThat(values).as("%s: list %d", what, l).isEqualTo(expected.listValues()[l]);
         }
         return expected.rows();
     }
