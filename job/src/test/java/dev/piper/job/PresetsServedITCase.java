@@ -25,6 +25,7 @@ import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,6 +80,18 @@ class PresetsServedITCase {
     /** Sends a file's records to a topic; returns how many. */
     private interface Producer {
         long produce(Path input, String topic) throws Exception;
+    }
+
+    /** One of {@link LineProducer}'s ways to send a file: lines, Avro datums, Protobuf messages. */
+    private interface Sender {
+        LineProducer.Result send(
+                Path input,
+                String bootstrap,
+                String topic,
+                Double rate,
+                Map<String, String> extra,
+                PrintStream progress)
+                throws Exception;
     }
 
     /** A spec to stream: its text (naming its input topic), its input file, how it is sent. */
@@ -244,39 +257,22 @@ class PresetsServedITCase {
         // make 50 draws of even the smallest input
         Map<String, String> batches =
                 Map.of("batch.size", "4096", "partitioner.adaptive.partitioning.enable", "false");
-        Producer producer =
+        Sender sender =
                 switch (format) {
-                    case "avro" ->
-                            (in, topic) ->
-                                    LineProducer.produceAvro(
-                                                    in,
-                                                    KAFKA.bootstrapServers(),
-                                                    topic,
-                                                    null,
-                                                    batches,
-                                                    TestClusters.QUIET)
-                                            .lines();
-                    case "protobuf" ->
-                            (in, topic) ->
-                                    LineProducer.produceDelimited(
-                                                    in,
-                                                    KAFKA.bootstrapServers(),
-                                                    topic,
-                                                    null,
-                                                    batches,
-                                                    TestClusters.QUIET)
-                                            .lines();
-                    default ->
-                            (in, topic) ->
-                                    LineProducer.produce(
-                                                    in,
-                                                    KAFKA.bootstrapServers(),
-                                                    topic,
-                                                    null,
-                                                    batches,
-                                                    TestClusters.QUIET)
-                                            .lines();
+                    case "avro" -> LineProducer::produceAvro;
+                    case "protobuf" -> LineProducer::produceDelimited;
+                    default -> LineProducer::produce;
                 };
+        Producer producer =
+                (in, topic) ->
+                        sender.send(
+                                        in,
+                                        KAFKA.bootstrapServers(),
+                                        topic,
+                                        null,
+                                        batches,
+                                        TestClusters.QUIET)
+                                .lines();
         if (format.equals("csv")) {
             file = withoutHeader(file); // Kafka records are lines without one
         }
