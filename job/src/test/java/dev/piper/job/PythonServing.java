@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.connectors.kafka.RowsRecord;
 import dev.piper.connectors.kafka.StreamFormat;
 import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.serve.VocabularySnapshot;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -33,7 +35,7 @@ final class PythonServing {
 
     private final Path dir;
     private final boolean framed;
-    private final List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+    private final List<Expected> expected = new ArrayList<>();
     private final StringBuilder manifest = new StringBuilder();
 
     /** For input records that are lines (Criteo text, JSON events, CSV lines). */
@@ -50,11 +52,71 @@ final class PythonServing {
         this.framed = framed;
     }
 
-    /** Adds a record, its input records and the snapshot at its position. */
+    /**
+     * What Python must answer for a request: rows of 4-byte slots (float32 slots as their bits),
+     * {@code rowBytes} a row, list lengths and values per list column, and how many dead letters.
+     */
+    record Expected(
+            String what,
+            int rows,
+            int deadLetters,
+            byte[] slots,
+            int rowBytes,
+            int[] listColumns,
+            int[][] listLengths,
+            int[][] listValues) {
+
+        /** The rows record {@code r} itself: what the feed made. */
+        static Expected of(ConsumerRecord<byte[], byte[]> r) {
+            RowsRecord record = RowsRecord.of(r);
+            return new Expected(
+                    "python: " + r.topic() + "/" + r.partition() + "@" + r.offset(),
+                    record.rows(),
+                    Integer.parseInt(TestKafka.header(r, StreamFormat.DEAD_LETTERS)),
+                    record.value(),
+                    record.rowBytes(),
+                    record.listColumns(),
+                    record.listLengths(),
+                    record.listValues());
+        }
+
+        /**
+         * What the Java transform made of rows record {@code r}'s input records, {@code block}
+         * (where it and the feed may differ: within a block that admitted or evicted keys).
+         */
+        static Expected of(ConsumerRecord<byte[], byte[]> r, AssembledBlock block) {
+            int[] listColumns = RowsRecord.of(r).listColumns();
+            int[][] lengths = new int[listColumns.length][block.rows()];
+            int[][] values = new int[listColumns.length][];
+            for (int l = 0; l < listColumns.length; l++) {
+                int[] o = block.listOffsets()[l];
+                for (int i = 0; i < block.rows(); i++) {
+                    lengths[l][i] = o[i + 1] - o[i];
+                }
+                values[l] = Arrays.copyOfRange(block.listIndices()[l], o[0], o[block.rows()]);
+            }
+            return new Expected(
+                    "python against java: " + r.topic() + "/" + r.partition() + "@" + r.offset(),
+                    block.rows(),
+                    block.deadLetters().length,
+                    block.rowBytes(),
+                    block.rows() == 0 ? 0 : block.rowBytes().length / block.rows(),
+                    listColumns,
+                    lengths,
+                    values);
+        }
+    }
+
+    /** Adds a rows record, its input records and the snapshot at its position. */
     void add(ConsumerRecord<byte[], byte[]> r, List<byte[]> inputs, VocabularySnapshot at)
             throws Exception {
-        int n = records.size();
-        records.add(r);
+        add(Expected.of(r), inputs, at);
+    }
+
+    /** Adds a request's expected answer, its input records and the snapshot to answer it at. */
+    void add(Expected answer, List<byte[]> inputs, VocabularySnapshot at) throws Exception {
+        int n = expected.size();
+        expected.add(answer);
         Path snapshot = dir.resolve(n + ".snapshot");
         Path request = dir.resolve(n + ".request");
         at.write(snapshot);
@@ -83,15 +145,15 @@ final class PythonServing {
         run(
                 dir.resolve("python.log"),
                 null,
-                Duration.ofSeconds(60 + 2L * records.size()),
+                Duration.ofSeconds(60 + 2L * expected.size()),
                 "--spec",
                 "" + specFile,
                 "--manifest",
                 "" + list);
         long rows = 0;
         ObjectMapper json = new ObjectMapper();
-        for (int n = 0; n < records.size(); n++) {
-            rows += compare(records.get(n), json.readTree(dir.resolve(n + ".answer").toFile()));
+        for (int n = 0; n < expected.size(); n++) {
+            rows += compare(expected.get(n), json.readTree(dir.resolve(n + ".answer").toFile()));
         }
         return rows;
     }
@@ -125,14 +187,11 @@ final class PythonServing {
         assertThat(p.exitValue()).as(Files.readString(log)).isZero();
     }
 
-    private static long compare(ConsumerRecord<byte[], byte[]> r, JsonNode answer) {
-        RowsRecord expected = RowsRecord.of(r);
-        String what = "python: " + r.topic() + "/" + r.partition() + "@" + r.offset();
+    private static long compare(Expected expected, JsonNode answer) {
+        String what = expected.what();
         JsonNode rows = answer.get("rows");
         assertThat(rows.size()).as(what).isEqualTo(expected.rows());
-        assertThat(answer.get("dead_letters").size())
-                .as(what)
-                .isEqualTo(Integer.parseInt(TestKafka.header(r, StreamFormat.DEAD_LETTERS)));
+        assertThat(answer.get("dead_letters").size()).as(what).isEqualTo(expected.deadLetters());
         Set<String> floats = new HashSet<>();
         if (answer.has("float32_columns")) {
             answer.get("float32_columns").forEach(c -> floats.add(c.asText()));
@@ -142,7 +201,7 @@ final class PythonServing {
         for (int slot = 0; slot < isFloat.length; slot++) {
             isFloat[slot] = floats.contains(columns.get(slot).asText());
         }
-        ByteBuffer want = ByteBuffer.wrap(expected.value()).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer want = ByteBuffer.wrap(expected.slots()).order(ByteOrder.LITTLE_ENDIAN);
         for (int row = 0; row < expected.rows(); row++) {
             int base = row * expected.rowBytes();
             JsonNode slots = rows.get(row);

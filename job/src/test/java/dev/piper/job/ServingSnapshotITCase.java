@@ -46,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  * record's own input records ({@code piper.input.offsets}) into its rows and lists through the
  * serving transform ({@link Transform}). The first and the last record's snapshot, read from the
  * topic for that record alone ({@code piper vocab snapshot --at}), is the same file byte for byte.
- * The Python library ({@link PythonServing}) answers every record of the first stream alike.
+ * The Python library ({@link PythonServing}) answers every record of the first stream alike, and
+ * every record of the learning stream (below) as the Java transform does.
  *
  * <p>Float32 and onehot dense columns beside first-appearance columns, single and list, and columns
  * with OOV buckets whose {@code max_size} fills early: every record exactly, dead letters where the
@@ -349,9 +350,20 @@ class ServingSnapshotITCase {
         TopicSnapshot topic = new TopicSnapshot(KAFKA.bootstrapServers(), Map.of());
         TopicSnapshot.History history = ServedRecords.history(run, topic, tmp);
         long[] differing = new long[4];
+        long rows = 0;
+        PythonServing python = new PythonServing(tmp.resolve("python"));
         for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
             Compared c = ServedRecords.compare(run, r, history);
             RowsRecord record = RowsRecord.of(r);
+            rows += c.rows();
+            // Python answers as Java's transform did, where the feed's block differs too
+            VocabularySnapshot at = history.at(TopicSnapshot.positionOf(record));
+            List<byte[]> inputs = run.inputsOf(record);
+            python.add(
+                    PythonServing.Expected.of(
+                            r, new Transform(run.options(), at).apply(inputs).block()),
+                    inputs,
+                    at);
             // an evicting column's assignments, else its entries, made by the block itself
             long[] own = new long[4];
             for (int col = 0; col < 4; col++) {
@@ -368,6 +380,7 @@ class ServingSnapshotITCase {
         assertThat(differing[3]).isZero();
         assertThat(differing[0]).isPositive();
         assertThat(differing[1] + differing[2]).isPositive();
+        assertThat(python.check(LEARNING)).isEqualTo(rows);
 
         // the skew check counts those as the blocks' own learning, not as skew; every record
         // sampled (C1's admissions end once its 3,000 keys are in: in a longer stream, a sample
