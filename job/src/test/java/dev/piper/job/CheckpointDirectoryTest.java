@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -122,10 +124,8 @@ class CheckpointDirectoryTest {
     @Test
     void checkpointsDeletedWhileTheLookRunsAreNotAnError() throws Exception {
         Path kept = snapshot("checkpoints/aaaa/chk-1", 4_000_000_000L); // newer than any written
-        java.util.concurrent.atomic.AtomicBoolean stop =
-                new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.atomic.AtomicReference<Throwable> churnFailed =
-                new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicReference<Throwable> churnFailed = new AtomicReference<>();
         Thread churn =
                 new Thread(
                         () -> {
