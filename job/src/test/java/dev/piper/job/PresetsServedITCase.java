@@ -8,7 +8,6 @@ import dev.piper.connectors.convert.TsvToAvro;
 import dev.piper.connectors.convert.TsvToCsv;
 import dev.piper.connectors.convert.TsvToJson;
 import dev.piper.connectors.kafka.LineProducer;
-import dev.piper.connectors.kafka.RowsRecord;
 import dev.piper.connectors.kafka.StreamFormat;
 import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.connectors.kafka.TopicSnapshot;
@@ -168,11 +167,10 @@ class PresetsServedITCase {
             for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
                 Compared c = ServedRecords.compare(run, r, history);
                 assertThat(c.differing()).as("%s: slots differing per column", r).containsOnly(0);
-                RowsRecord record = RowsRecord.of(r);
                 rows += c.rows();
                 deadLetters += Integer.parseInt(TestKafka.header(r, StreamFormat.DEAD_LETTERS));
-                inputPartitions[record.inputPartition()] = true;
-                python.add(r, run.inputsOf(record), history.at(TopicSnapshot.positionOf(record)));
+                inputPartitions[c.record().inputPartition()] = true;
+                python.add(PythonServing.Expected.fed(r, c.record()), c.inputs(), c.at());
             }
             assertThat(rows + deadLetters).as(s.name()).isEqualTo(sent[i]);
             assertThat(rows).as(s.name()).isGreaterThan(RECORDS * 9L / 10);

@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -66,9 +65,8 @@ final class PythonServing {
             int[][] listLengths,
             int[][] listValues) {
 
-        /** The rows record {@code r} itself: what the feed made. */
-        static Expected of(ConsumerRecord<byte[], byte[]> r) {
-            RowsRecord record = RowsRecord.of(r);
+        /** Rows record {@code r} (parsed: {@code record}) itself: what the feed made. */
+        static Expected fed(ConsumerRecord<byte[], byte[]> r, RowsRecord record) {
             return new Expected(
                     "python: " + r.topic() + "/" + r.partition() + "@" + r.offset(),
                     record.rows(),
@@ -84,16 +82,14 @@ final class PythonServing {
          * What the Java transform made of rows record {@code r}'s input records, {@code block}
          * (where it and the feed may differ: within a block that admitted or evicted keys).
          */
-        static Expected of(ConsumerRecord<byte[], byte[]> r, AssembledBlock block) {
-            int[] listColumns = RowsRecord.of(r).listColumns();
-            int[][] lengths = new int[listColumns.length][block.rows()];
+        static Expected served(
+                ConsumerRecord<byte[], byte[]> r, RowsRecord record, AssembledBlock block) {
+            int[] listColumns = record.listColumns();
+            int[][] lengths = new int[listColumns.length][];
             int[][] values = new int[listColumns.length][];
             for (int l = 0; l < listColumns.length; l++) {
-                int[] o = block.listOffsets()[l];
-                for (int i = 0; i < block.rows(); i++) {
-                    lengths[l][i] = o[i + 1] - o[i];
-                }
-                values[l] = Arrays.copyOfRange(block.listIndices()[l], o[0], o[block.rows()]);
+                lengths[l] = ServedRecords.listLengths(block, l);
+                values[l] = ServedRecords.listValues(block, l);
             }
             return new Expected(
                     "python against java: " + r.topic() + "/" + r.partition() + "@" + r.offset(),
@@ -105,12 +101,6 @@ final class PythonServing {
                     lengths,
                     values);
         }
-    }
-
-    /** Adds a rows record, its input records and the snapshot at its position. */
-    void add(ConsumerRecord<byte[], byte[]> r, List<byte[]> inputs, VocabularySnapshot at)
-            throws Exception {
-        add(Expected.of(r), inputs, at);
     }
 
     /** Adds a request's expected answer, its input records and the snapshot to answer it at. */

@@ -67,8 +67,27 @@ final class ServedRecords {
         }
     }
 
-    /** What the transform at a record's position gave against the record. */
-    record Compared(int rows, long unknown, int[] differing) {}
+    /**
+     * What the transform at a record's position gave against the record: the record, its input
+     * records, the snapshot at its position, the transform's result, and per sparse column the
+     * slots whose index differs.
+     */
+    record Compared(
+            RowsRecord record,
+            List<byte[]> inputs,
+            VocabularySnapshot at,
+            Transform.Result result,
+            int[] differing) {
+
+        int rows() {
+            return record.rows();
+        }
+
+        /** Keys the snapshot did not hold, over all sparse columns. */
+        long unknown() {
+            return Arrays.stream(result.unknown()).sum();
+        }
+    }
 
     private ServedRecords() {}
 
@@ -81,8 +100,9 @@ final class ServedRecords {
             Run run, ConsumerRecord<byte[], byte[]> r, TopicSnapshot.History history)
             throws Exception {
         RowsRecord expected = RowsRecord.of(r);
-        VocabularySnapshot read = history.at(TopicSnapshot.positionOf(expected));
-        Transform.Result result = new Transform(run.options(), read).apply(run.inputsOf(expected));
+        VocabularySnapshot at = history.at(TopicSnapshot.positionOf(expected));
+        List<byte[]> inputs = run.inputsOf(expected);
+        Transform.Result result = new Transform(run.options(), at).apply(inputs);
         AssembledBlock got = result.block();
         String what = r.topic() + "/" + r.partition() + "@" + r.offset();
         assertThat(got.rows()).as(what).isEqualTo(expected.rows());
@@ -105,22 +125,33 @@ final class ServedRecords {
             }
         }
         for (int l = 0; l < expected.listColumns().length; l++) {
-            int[] o = got.listOffsets()[l];
-            int[] lengths = new int[got.rows()];
-            for (int i = 0; i < lengths.length; i++) {
-                lengths[i] = o[i + 1] - o[i];
-            }
-            assertThat(lengths)
+            assertThat(listLengths(got, l))
                     .as("%s: list %d lengths", what, l)
                     .isEqualTo(expected.listLengths()[l]);
-            int[] values = Arrays.copyOfRange(got.listIndices()[l], o[0], o[got.rows()]);
+            int[] values = listValues(got, l);
             for (int i = 0; i < values.length; i++) {
                 if (values[i] != expected.listValues()[l][i]) {
                     differing[expected.listColumns()[l]]++;
                 }
             }
         }
-        return new Compared(expected.rows(), Arrays.stream(result.unknown()).sum(), differing);
+        return new Compared(expected, inputs, at, result, differing);
+    }
+
+    /** The length of each row's list {@code l} in {@code block}. */
+    static int[] listLengths(AssembledBlock block, int l) {
+        int[] o = block.listOffsets()[l];
+        int[] lengths = new int[block.rows()];
+        for (int i = 0; i < lengths.length; i++) {
+            lengths[i] = o[i + 1] - o[i];
+        }
+        return lengths;
+    }
+
+    /** The indices of list {@code l} in {@code block}, its rows' one after the other. */
+    static int[] listValues(AssembledBlock block, int l) {
+        int[] o = block.listOffsets()[l];
+        return Arrays.copyOfRange(block.listIndices()[l], o[0], o[block.rows()]);
     }
 
     /**

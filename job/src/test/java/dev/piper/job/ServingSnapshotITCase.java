@@ -181,26 +181,21 @@ class ServingSnapshotITCase {
         long unknown = 0;
         long c1Entries = 0; // the furthest position of C1, which every entry on the topic is in
         boolean[] inputPartitions = new boolean[2];
+        PythonServing python = new PythonServing(tmp.resolve("python")); // each record too
         for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
             Compared c = ServedRecords.compare(run, r, history);
             assertThat(c.differing()).as("%s: slots differing per column", r).containsOnly(0);
             rows += c.rows();
             unknown += c.unknown();
-            RowsRecord record = RowsRecord.of(r);
-            c1Entries = Math.max(c1Entries, record.vocabPosition()[0]);
-            inputPartitions[record.inputPartition()] = true;
+            c1Entries = Math.max(c1Entries, c.record().vocabPosition()[0]);
+            inputPartitions[c.record().inputPartition()] = true;
+            python.add(PythonServing.Expected.fed(r, c.record()), c.inputs(), c.at());
         }
         assertThat(rows).isGreaterThan(RECORDS * 11L / 12);
         assertThat(inputPartitions).containsOnly(true);
         // C2's max_size filled: its later keys were buckets in the feed, unknown at serving
         assertThat(unknown).isPositive();
-
         // the Python library, each record at its own position too
-        PythonServing python = new PythonServing(tmp.resolve("python"));
-        for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
-            RowsRecord record = RowsRecord.of(r);
-            python.add(r, run.inputsOf(record), history.at(TopicSnapshot.positionOf(record)));
-        }
         assertThat(python.check(GROWING)).isEqualTo(rows);
 
         // the skew check finds none on a sample; a spec of other chains is refused by name
@@ -354,16 +349,13 @@ class ServingSnapshotITCase {
         PythonServing python = new PythonServing(tmp.resolve("python"));
         for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
             Compared c = ServedRecords.compare(run, r, history);
-            RowsRecord record = RowsRecord.of(r);
+            RowsRecord record = c.record();
             rows += c.rows();
             // Python answers as Java's transform did, where the feed's block differs too
-            VocabularySnapshot at = history.at(TopicSnapshot.positionOf(record));
-            List<byte[]> inputs = run.inputsOf(record);
             python.add(
-                    PythonServing.Expected.of(
-                            r, new Transform(run.options(), at).apply(inputs).block()),
-                    inputs,
-                    at);
+                    PythonServing.Expected.served(r, record, c.result().block()),
+                    c.inputs(),
+                    c.at());
             // an evicting column's assignments, else its entries, made by the block itself
             long[] own = new long[4];
             for (int col = 0; col < 4; col++) {
