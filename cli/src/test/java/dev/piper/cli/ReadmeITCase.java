@@ -25,8 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>What differs from a user's run, and why: {@code bin/piper} in the directory starts the command
  * line from the build under test (the real script would run Maven inside {@code mvn verify}); the
  * generated inputs have {@link #ROWS} lines instead of 1,000,000 (time); {@code JOB} is the id the
- * last {@code submit} printed. The README's ports (Kafka 9092, Flink 8081 and 6123, Prometheus
- * 9249..) must be free, as they are on a fresh machine.
+ * last {@code submit} printed; like every JVM of this module's tests, each compiles with C1 only
+ * (cli/pom.xml: the suite's time, not the commands, is what that changes). The README's ports
+ * (Kafka 9092, Flink 8081 and 6123, Prometheus 9249..) must be free, as they are on a fresh
+ * machine.
  */
 class ReadmeITCase {
 
