@@ -17,8 +17,10 @@ its own each time) four ways, one after the other:
   loop spent blocked on the feed, against the steps' time.
 
 A reader's time runs from its first poll to its last record (the idle wait that ends it is not
-counted). The lines print rows/s per reader and round, then the medians and the ratios to
-``plain``.
+counted). With ``--passes K`` each reader reads the topic K times in a round, a new consumer (or
+feed) each time, and its rate is all the rows over the sum of the passes' times: a topic read in
+well under a second gives rates that move 2x from one round to the next, more passes steady
+them. The lines print rows/s per reader and round, then the medians and the ratios to ``plain``.
 """
 
 import argparse
@@ -96,28 +98,43 @@ def main(argv=None):
     p.add_argument("--step-ms", type=float, default=20.0,
                    help="CPU time of the loop's simulated step per batch (default 20)")
     p.add_argument("--depth", type=int, default=4, help="Prefetcher's depth (default 4)")
+    p.add_argument("--passes", type=int, default=1,
+                   help="reads of the topic per reader and round, each by a new consumer; the"
+                        " rate is over all of them (default 1)")
     p.add_argument("--idle-s", type=float, default=3.0,
                    help="a reader ends after this many seconds without a record (default 3)")
     args = p.parse_args(argv)
+    if args.passes < 1 or args.rounds < 1:
+        p.error("--passes and --rounds must be at least 1")
     torch.set_num_threads(1)
     results = {"plain": [], "feed": [], "prefetch": [], "loop": []}
     blocked = []
     expected = None
     for r in range(args.rounds):
-        rows, secs = plain(args.bootstrap_servers, args.rows_topic, args.idle_s)
-        expected = rows if expected is None else expected
+        rows, secs = 0, 0.0
+        for _ in range(args.passes):
+            n, s = plain(args.bootstrap_servers, args.rows_topic, args.idle_s)
+            if expected is not None and n != expected:
+                raise SystemExit(f"bench_feed: the plain consumer read {n:,} rows, before"
+                                 f" {expected:,}: the topic changed during the run")
+            expected = n
+            rows, secs = rows + n, secs + s
         results["plain"].append(rows / secs)
         for name, prefetch, step in (("feed", False, 0.0), ("prefetch", True, 0.0),
                                      ("loop", True, args.step_ms)):
-            n, secs, waited, stepping = through_feed(args, prefetch, step)
-            if n != expected:
-                raise SystemExit(f"bench_feed: {name} read {n:,} rows, the plain consumer"
-                                 f" {expected:,}: the topic changed during the run")
-            results[name].append(n / secs)
+            total, secs, waited, stepping = 0, 0.0, 0.0, 0.0
+            for _ in range(args.passes):
+                n, s, w, st = through_feed(args, prefetch, step)
+                if n != expected:
+                    raise SystemExit(f"bench_feed: {name} read {n:,} rows, the plain consumer"
+                                     f" {expected:,}: the topic changed during the run")
+                total, secs, waited, stepping = total + n, secs + s, waited + w, stepping + st
+            results[name].append(total / secs)
             if name == "loop":
                 blocked.append((waited, stepping, secs))
         w, s, t = blocked[-1]
-        print(f"round {r + 1}: {expected:,} rows; rows/s plain {results['plain'][-1]:,.0f},"
+        times = "" if args.passes == 1 else f" x {args.passes} passes"
+        print(f"round {r + 1}: {expected:,} rows{times}; rows/s plain {results['plain'][-1]:,.0f},"
               f" feed {results['feed'][-1]:,.0f}, prefetch {results['prefetch'][-1]:,.0f};"
               f" loop with {args.step_ms:g} ms steps: {t:.2f} s, {s:.2f} s stepping,"
               f" {w:.3f} s blocked on the feed", flush=True)
