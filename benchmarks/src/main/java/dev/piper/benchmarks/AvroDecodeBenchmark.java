@@ -89,17 +89,10 @@ public class AvroDecodeBenchmark {
         chunk = new RawChunk(0, 0, frame, frame.length, -1);
         DecodeOptions o =
                 SpecCompiler.decodeOptions(Presets.named("dlrm-criteo-avro").spec(), 1024);
+        String schema = avro.schema().toString();
         decoder =
                 new AvroEventDecoder(
-                        new DecodeOptions(
-                                o.program(),
-                                o.padMissingFields(),
-                                o.maxLineBytes(),
-                                o.maxRawBytes(),
-                                o.events()
-                                        .withAvro(
-                                                AvroOptions.CONTAINER.withSchema(
-                                                        avro.schema().toString()))),
+                        o.withEvents(o.events().withAvro(AvroOptions.CONTAINER.withSchema(schema))),
                         false);
     }
 

@@ -201,12 +201,7 @@ public final class Preprocess {
             throw new IllegalArgumentException(
                     input + ": " + why + " (input.fields names where each column is read)");
         }
-        return new DecodeOptions(
-                options.program(),
-                options.padMissingFields(),
-                options.maxLineBytes(),
-                options.maxRawBytes(),
-                events.withAvro(events.avro().withSchema(schema)));
+        return options.withEvents(events.withAvro(events.avro().withSchema(schema)));
     }
 
     /**

@@ -97,12 +97,7 @@ final class BenchInputs {
         try (InputStream in = Files.newInputStream(file)) {
             schema = AvroBlockChunker.writerSchema(in);
         }
-        return new DecodeOptions(
-                o.program(),
-                o.padMissingFields(),
-                o.maxLineBytes(),
-                o.maxRawBytes(),
-                o.events().withAvro(AvroOptions.CONTAINER.withSchema(schema)));
+        return o.withEvents(o.events().withAvro(AvroOptions.CONTAINER.withSchema(schema)));
     }
 
     /**

@@ -60,11 +60,7 @@ class AvroEventDecoderTest {
 
     /** The options of {@code spec} reading datums of {@code schema} (a container file's). */
     private static DecodeOptions withSchema(DecodeOptions o, Schema schema) {
-        return new DecodeOptions(
-                o.program(),
-                o.padMissingFields(),
-                o.maxLineBytes(),
-                o.maxRawBytes(),
+        return o.withEvents(
                 o.events().withAvro(AvroOptions.CONTAINER.withSchema(schema.toString())));
     }
 

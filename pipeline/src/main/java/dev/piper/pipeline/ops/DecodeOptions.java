@@ -72,4 +72,9 @@ public record DecodeOptions(
     public DecodeOptions withPadMissingFields(boolean pad) {
         return new DecodeOptions(program, pad, maxLineBytes, maxRawBytes, events);
     }
+
+    /** These options reading events as {@code fields} say (e.g. with an Avro writer schema). */
+    public DecodeOptions withEvents(EventFields fields) {
+        return new DecodeOptions(program, padMissingFields, maxLineBytes, maxRawBytes, fields);
+    }
 }
