@@ -15,6 +15,7 @@ import static dev.piper.core.decode.AvroPlan.T_STRING;
 import static dev.piper.core.decode.AvroPlan.T_UNION;
 
 import dev.piper.core.block.RecordFrames;
+import dev.piper.core.decode.AvroCursor.Malformed;
 import dev.piper.core.decode.AvroPlan.Step;
 import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.input.EventFields;
@@ -41,6 +42,9 @@ import java.util.Map;
  * record of objects per datum: read that way and put into rows, 1M Criteo records decoded at 405k
  * to 443k rows/s in one thread, against 565k to 652k this way (docs/PERFORMANCE.md, "Avro and
  * Protobuf events"). {@code AvroEventDecoderTest} checks the rows against the same events in JSON.
+ * Where the rows allow it, a plan also has a flat form ({@link AvroFlat}) that reads a datum's
+ * values straight into the block's columns, a row at a time, at about twice the walk's rate; a
+ * datum holding a value it does not take is read again by the walk, the reference.
  *
  * <p>Writer schemas come from the spec's {@code input.schema} (bare datums), a container file's
  * header (the job puts it in {@link AvroOptions#schema()}), or a registry, for records in
@@ -75,21 +79,35 @@ public final class AvroEventDecoder extends FramedEventDecoder {
     /** The registry, when records carry schema ids; else null. */
     private final WriterSchemas registry;
 
+    /** Whether datums are read straight into the block's columns where they can be. */
+    private final boolean straight;
+
     private final Map<Integer, AvroPlan> byId = new HashMap<>();
     private final Map<Integer, Long> unknownUntil = new HashMap<>();
 
-    // The datum being read.
-    private byte[] buf;
-    private int pos;
-    private int limit;
+    /** Where the decoder is in the datum being read. */
+    private final AvroCursor in;
+
+    /**
+     * The fields of the last datum {@link #readStraight} read, as {@link EventRows#commitWritten}
+     * takes them.
+     */
+    private long written;
 
     public AvroEventDecoder(DecodeOptions options, boolean measure) {
-        this(options, measure, registryOf(options));
+        this(options, measure, registryOf(options), true);
     }
 
-    /** A decoder whose records' schema ids are looked up in {@code registry} (tests). */
-    AvroEventDecoder(DecodeOptions options, boolean measure, WriterSchemas registry) {
+    /**
+     * A decoder whose records' schema ids are looked up in {@code registry}, and that reads datums
+     * straight into the block's columns where their schema allows it ({@link AvroFlat}) unless
+     * {@code straight} is false (tests compare the two readings).
+     */
+    AvroEventDecoder(
+            DecodeOptions options, boolean measure, WriterSchemas registry, boolean straight) {
         super(checked(options), measure);
+        this.straight = straight;
+        this.in = new AvroCursor(values);
         EventFields events = options.events();
         this.pathTree = PathTree.of(events, values.layout.fields());
         AvroOptions avro = events.avro();
@@ -98,7 +116,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
             this.fixed = null;
         } else if (avro.schema() != null) {
             this.registry = null;
-            this.fixed = AvroPlan.compile(AvroOptions.parse(avro.schema()), pathTree);
+            this.fixed = AvroPlan.compile(AvroOptions.parse(avro.schema()), pathTree, values);
         } else {
             throw new IllegalArgumentException(
                     "an avro input needs its writer schema: input.schema, input.schema_registry,"
@@ -129,11 +147,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
         if (records != 1) {
             throw new IllegalStateException("a registered record is one datum");
         }
-        if (decodeRegistered(b, from, to)) {
-            accept(to - from);
-        } else {
-            reject(b, from, to);
-        }
+        decodeRegistered(b, from, to);
     }
 
     /**
@@ -141,16 +155,18 @@ public final class AvroEventDecoder extends FramedEventDecoder {
      * block's), each a row or a dead letter.
      */
     private void decodeDatums(AvroPlan plan, byte[] b, int from, int to, int records) {
-        buf = b;
-        pos = from;
-        limit = to;
+        in.start(b, from, to);
         for (int k = 0; k < records; k++) {
-            int start = pos;
+            int start = in.pos;
             boolean last = k == records - 1;
+            if (readStraight(plan, start, last ? to : -1)) {
+                acceptWritten(in.pos - start, written);
+                continue;
+            }
             try {
                 readDatum(plan);
-                if (last && pos != to) {
-                    throw malformed((to - pos) + " bytes after the datum's end");
+                if (last && in.pos != to) {
+                    throw in.malformed((to - in.pos) + " bytes after the datum's end");
                 }
             } catch (Malformed bad) {
                 reject(b, start, to);
@@ -168,22 +184,54 @@ public final class AvroEventDecoder extends FramedEventDecoder {
                 return;
             }
             if (values.complete()) {
-                accept(pos - start);
+                accept(in.pos - start);
             } else {
-                reject(b, start, pos);
+                reject(b, start, in.pos);
             }
         }
     }
 
-    /** A record in Confluent's wire format; false (with the reason set) if it is not a row. */
-    private boolean decodeRegistered(byte[] b, int from, int to) {
+    /** A record in Confluent's wire format: a row or a dead letter. */
+    private void decodeRegistered(byte[] b, int from, int to) {
+        AvroPlan plan = registeredPlan(b, from, to);
+        if (plan == null) {
+            reject(b, from, to);
+            return;
+        }
+        in.start(b, from + 5, to);
+        if (readStraight(plan, in.pos, to)) {
+            acceptWritten(to - from, written);
+            return;
+        }
+        try {
+            readDatum(plan);
+            if (in.pos != to) {
+                throw in.malformed((to - in.pos) + " bytes after the datum's end");
+            }
+        } catch (Malformed bad) {
+            reject(b, from, to);
+            return;
+        }
+        if (values.complete()) {
+            accept(to - from);
+        } else {
+            reject(b, from, to);
+        }
+    }
+
+    /**
+     * The plan of the schema whose id record {@code b[from, to)} names in Confluent's wire-format
+     * header; null, the event's reason set, if it has no such header or the id no schema.
+     */
+    private AvroPlan registeredPlan(byte[] b, int from, int to) {
         values.startEvent();
         if (to - from < 5 || b[from] != 0) {
-            return fail(
+            values.fail(
                     Reason.INVALID_AVRO,
                     "the record does not start with Confluent's wire-format header (a zero byte"
                             + " and a 4-byte schema id)"
                             + (to - from > 0 ? "; its first byte is " + (b[from] & 0xff) : ""));
+            return null;
         }
         int id =
                 (b[from + 1] & 0xff) << 24
@@ -192,31 +240,14 @@ public final class AvroEventDecoder extends FramedEventDecoder {
                         | (b[from + 4] & 0xff);
         AvroPlan plan = plan(id);
         if (plan == null) {
-            return fail(
+            values.fail(
                     Reason.UNKNOWN_SCHEMA,
                     "schema id "
                             + Integer.toUnsignedString(id)
                             + " is not known to "
                             + registry.describe());
         }
-        buf = b;
-        pos = from + 5;
-        limit = to;
-        try {
-            readDatum(plan);
-            if (pos != to) {
-                throw malformed((to - pos) + " bytes after the datum's end");
-            }
-        } catch (Malformed bad) {
-            return false;
-        }
-        return values.complete();
-    }
-
-    /** Records the event's first problem: false, for returning. */
-    private boolean fail(Reason reason, String detail) {
-        values.fail(reason, detail);
-        return false;
+        return plan;
     }
 
     /** The plan of registered schema {@code id}, or null if the registry has no such schema. */
@@ -239,32 +270,41 @@ public final class AvroEventDecoder extends FramedEventDecoder {
             unknownUntil.put(id, System.nanoTime() + UNKNOWN_RETRY_NANOS);
             return null;
         }
-        plan = AvroPlan.compile(AvroOptions.parse(json), pathTree);
+        plan = AvroPlan.compile(AvroOptions.parse(json), pathTree, values);
         byId.put(id, plan);
         return plan;
     }
 
     // ---------------------------------------------------------------------------------------
-    // The walk
+    // Straight into the block's columns
 
-    /** A datum that does not follow its schema; its message is the dead letter's detail. */
-    private static final class Malformed extends Exception {
-        Malformed(String message) {
-            super(message, null, false, false);
+    /** Whether the datums of the one writer schema are read straight into the block's columns. */
+    boolean readsStraight() {
+        return straight && fixed != null && fixed.flat != null;
+    }
+
+    /**
+     * Reads the datum at {@code start} by {@code plan}'s {@link AvroFlat} form, its values straight
+     * into the block's next row: true if the row is complete (to be accepted with {@link
+     * #written}), and the datum ends at {@code end} ({@code -1}: anywhere); false, with the cursor
+     * back at {@code start}, if the plan has no flat form or the datum holds a value the flat form
+     * leaves to the walk (whose row, or the next datum's, then overwrites what was written).
+     */
+    private boolean readStraight(AvroPlan plan, int start, int end) {
+        AvroFlat flat = plan.flat;
+        if (flat == null || !straight) {
+            return false;
         }
+        written = flat.read(in, plan.root, rows);
+        if (written != AvroFlat.NOT_READ && (end < 0 || in.pos == end)) {
+            return true;
+        }
+        in.pos = start;
+        return false;
     }
 
-    private Malformed malformed(String what) {
-        values.failReason = null; // the datum's structure comes before any value's type
-        values.fail(Reason.INVALID_AVRO, what);
-        return new Malformed(what);
-    }
-
-    private Malformed truncated(Step step) {
-        return malformed(
-                "the datum ends early, reading "
-                        + (step.at.isEmpty() ? "the record" : "\"" + step.at + "\""));
-    }
+    // ---------------------------------------------------------------------------------------
+    // The walk
 
     private void readDatum(AvroPlan plan) throws Malformed {
         values.startEvent();
@@ -273,7 +313,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
 
     private void read(Step step) throws Malformed {
         if (!step.wanted) {
-            skip(step);
+            in.skip(step);
             return;
         }
         if (step.targets.length > 0) {
@@ -285,7 +325,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
             values.fail(
                     values.typeReason(f),
                     values.column(f) + ": the event's \"" + step.at + "\" is " + step.mismatch);
-            skip(step);
+            in.skip(step);
             return;
         }
         switch (step.type) {
@@ -294,10 +334,10 @@ public final class AvroEventDecoder extends FramedEventDecoder {
                     read(f);
                 }
             }
-            case T_UNION -> read(branch(step));
+            case T_UNION -> read(in.branch(step));
             case T_ARRAY -> {
                 int i = 0;
-                for (long n = blockCount(step); n != 0; n = blockCount(step)) {
+                for (long n = in.blockCount(step); n != 0; n = in.blockCount(step)) {
                     for (long k = 0; k < n; k++, i++) {
                         Step e =
                                 step.elements != null && i < step.elements.length
@@ -308,156 +348,29 @@ public final class AvroEventDecoder extends FramedEventDecoder {
                 }
             }
             case T_MAP -> {
-                for (long n = blockCount(step); n != 0; n = blockCount(step)) {
+                for (long n = in.blockCount(step); n != 0; n = in.blockCount(step)) {
                     for (long k = 0; k < n; k++) {
-                        int length = length(step);
-                        advance(step, length);
-                        read(valueOf(step, pos - length, pos));
+                        int length = in.length(step);
+                        in.advance(step, length);
+                        read(valueOf(step, in.pos - length, in.pos));
                     }
                 }
             }
             case T_NULL -> {
                 // a path through null: every column below is missing
             }
-            default -> skip(step);
+            default -> in.skip(step);
         }
     }
 
-    /** The step of map {@code step}'s value under key {@code buf[s, e)}. */
+    /** The step of map {@code step}'s value under key {@code in.buf[s, e)}. */
     private Step valueOf(Step step, int s, int e) {
         for (int i = 0; i < step.keys.length; i++) {
-            if (Arrays.equals(step.keys[i], 0, step.keys[i].length, buf, s, e)) {
+            if (Arrays.equals(step.keys[i], 0, step.keys[i].length, in.buf, s, e)) {
                 return step.values[i];
             }
         }
         return step.items;
-    }
-
-    private Step branch(Step step) throws Malformed {
-        long b = readLong(step);
-        if (b < 0 || b >= step.branches.length) {
-            throw malformed(
-                    "\""
-                            + step.at
-                            + "\" has union branch "
-                            + b
-                            + "; its schema has "
-                            + step.branches.length);
-        }
-        return step.branches[(int) b];
-    }
-
-    /** The item count of an array's or map's next block (its byte size, if given, read past). */
-    private long blockCount(Step step) throws Malformed {
-        long n = readLong(step);
-        if (n < 0) {
-            readLong(step); // the block's byte size
-            n = -n;
-        }
-        if (n > limit - pos && !itemsMayBeEmpty(step)) {
-            throw truncated(step); // each item takes at least a byte
-        }
-        return n;
-    }
-
-    /** Whether an item of this array or map can take no bytes (null, empty record or fixed). */
-    private static boolean itemsMayBeEmpty(Step step) {
-        return step.type == T_ARRAY
-                && (step.items.type == T_NULL
-                        || step.items.type == T_RECORD && step.items.fields.length == 0
-                        || step.items.type == T_FIXED && step.items.fixedSize == 0);
-    }
-
-    private void skip(Step step) throws Malformed {
-        switch (step.type) {
-            case T_NULL -> {}
-            case T_BOOLEAN -> advance(step, 1);
-            case T_INT, T_LONG, T_ENUM -> readLong(step);
-            case T_FLOAT -> advance(step, 4);
-            case T_DOUBLE -> advance(step, 8);
-            case T_STRING -> advance(step, length(step));
-            case T_FIXED -> advance(step, step.fixedSize);
-            case T_RECORD -> {
-                for (Step f : step.fields) {
-                    skip(f);
-                }
-            }
-            case T_UNION -> skip(branch(step));
-            case T_ARRAY -> {
-                for (long n = blockCount(step); n != 0; n = blockCount(step)) {
-                    for (long k = 0; k < n; k++) {
-                        skip(step.items);
-                    }
-                }
-            }
-            case T_MAP -> {
-                for (long n = blockCount(step); n != 0; n = blockCount(step)) {
-                    for (long k = 0; k < n; k++) {
-                        advance(step, length(step));
-                        skip(step.items);
-                    }
-                }
-            }
-            default -> throw new IllegalStateException("type " + step.type);
-        }
-    }
-
-    private void advance(Step step, int n) throws Malformed {
-        if (n > limit - pos) {
-            throw truncated(step);
-        }
-        pos += n;
-    }
-
-    /** A string's or bytes' length, checked against what is left. */
-    private int length(Step step) throws Malformed {
-        long n = readLong(step);
-        if (n < 0) {
-            throw malformed("\"" + step.at + "\" has a negative length " + n);
-        }
-        if (n > limit - pos) {
-            throw truncated(step);
-        }
-        return (int) n;
-    }
-
-    /** A zig-zag varint (Avro's int and long). */
-    private long readLong(Step step) throws Malformed {
-        byte[] b = buf;
-        int p = pos;
-        if (p < limit && b[p] >= 0) { // one byte: union branches, small numbers, short lengths
-            int x = b[p];
-            pos = p + 1;
-            return (x >>> 1) ^ -(x & 1);
-        }
-        if (limit - p >= 10) { // no varint runs past the datum: no bounds checks byte by byte
-            long raw = 0;
-            for (int shift = 0; shift < 70; shift += 7) {
-                int x = b[p++];
-                raw |= (long) (x & 0x7f) << shift;
-                if (x >= 0) {
-                    pos = p;
-                    return (raw >>> 1) ^ -(raw & 1);
-                }
-            }
-            throw malformed("\"" + step.at + "\" has a varint longer than 10 bytes");
-        }
-        long raw = 0;
-        for (int shift = 0; ; shift += 7) {
-            if (p >= limit) {
-                throw truncated(step);
-            }
-            int x = b[p++];
-            raw |= (long) (x & 0x7f) << shift;
-            if (x >= 0) {
-                break;
-            }
-            if (shift >= 63) {
-                throw malformed("\"" + step.at + "\" has a varint longer than 10 bytes");
-            }
-        }
-        pos = p;
-        return (raw >>> 1) ^ -(raw & 1);
     }
 
     // ---------------------------------------------------------------------------------------
@@ -467,7 +380,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
     private void readTargets(Step step) throws Malformed {
         int[] targets = step.targets;
         while (step.type == T_UNION) { // a loop, not a call: most fields are unions with null
-            step = branch(step); // compiled with the union's columns
+            step = in.branch(step); // compiled with the union's columns
         }
         switch (step.type) {
             case T_NULL -> {
@@ -475,66 +388,59 @@ public final class AvroEventDecoder extends FramedEventDecoder {
             }
             case T_RECORD, T_MAP -> {
                 values.notAValue(targets, step.type == T_RECORD ? "a record" : "a map");
-                skip(step);
+                in.skip(step);
             }
             case T_ARRAY -> readArray(step, targets);
             case T_BOOLEAN -> {
-                if (pos >= limit) {
-                    throw truncated(step);
+                if (in.pos >= in.limit) {
+                    throw in.truncated(step);
                 }
-                int v = buf[pos++];
+                int v = in.buf[in.pos++];
                 if (v != 0 && v != 1) {
-                    throw malformed("\"" + step.at + "\" has boolean byte " + (v & 0xff));
+                    throw in.malformed("\"" + step.at + "\" has boolean byte " + (v & 0xff));
                 }
                 values.bool(targets, v == 1);
             }
             case T_INT, T_LONG -> {
-                long v = readLong(step);
+                long v = in.readLong(step);
                 if (step.type == T_INT && (int) v != v) {
-                    throw malformed("\"" + step.at + "\" has an int beyond 32 bits: " + v);
+                    throw in.malformed("\"" + step.at + "\" has an int beyond 32 bits: " + v);
                 }
                 values.integer(targets, v);
             }
             case T_FLOAT -> {
-                advance(step, 4);
-                values.real(targets, Float.intBitsToFloat(littleEndianInt(pos - 4)), "float");
+                in.advance(step, 4);
+                values.real(targets, Float.intBitsToFloat(in.littleEndianInt(in.pos - 4)), "float");
             }
             case T_DOUBLE -> {
-                advance(step, 8);
+                in.advance(step, 8);
                 long bits =
-                        (littleEndianInt(pos - 8) & 0xffffffffL)
-                                | (long) littleEndianInt(pos - 4) << 32;
+                        (in.littleEndianInt(in.pos - 8) & 0xffffffffL)
+                                | (long) in.littleEndianInt(in.pos - 4) << 32;
                 values.real(targets, Double.longBitsToDouble(bits), "double");
             }
             case T_ENUM -> {
-                byte[] symbol = symbol(step);
+                byte[] symbol = in.symbol(step);
                 values.text(targets, symbol, 0, symbol.length);
             }
             case T_STRING, T_FIXED -> {
-                int n = step.type == T_FIXED ? step.fixedSize : length(step);
-                advance(step, n);
-                values.text(targets, buf, pos - n, pos);
+                int n = step.type == T_FIXED ? step.fixedSize : in.length(step);
+                in.advance(step, n);
+                values.text(targets, in.buf, in.pos - n, in.pos);
             }
             default -> throw new IllegalStateException("type " + step.type);
         }
-    }
-
-    private int littleEndianInt(int at) {
-        return (buf[at] & 0xff)
-                | (buf[at + 1] & 0xff) << 8
-                | (buf[at + 2] & 0xff) << 16
-                | (buf[at + 3] & 0xff) << 24;
     }
 
     /** An array at a column: a list column's ids. */
     private void readArray(Step step, int[] targets) throws Malformed {
         int first = values.startList(targets);
         if (first < 0) {
-            skip(step);
+            in.skip(step);
             return;
         }
         int i = 0;
-        for (long n = blockCount(step); n != 0; n = blockCount(step)) {
+        for (long n = in.blockCount(step); n != 0; n = in.blockCount(step)) {
             for (long k = 0; k < n; k++, i++) {
                 readListItem(step.items, first, i);
             }
@@ -544,38 +450,23 @@ public final class AvroEventDecoder extends FramedEventDecoder {
 
     private void readListItem(Step item, int f, int i) throws Malformed {
         switch (item.type) {
-            case T_UNION -> readListItem(branch(item), f, i);
-            case T_INT, T_LONG -> values.listInteger(f, readLong(item));
+            case T_UNION -> readListItem(in.branch(item), f, i);
+            case T_INT, T_LONG -> values.listInteger(f, in.readLong(item));
             case T_STRING, T_FIXED -> {
-                int n = item.type == T_FIXED ? item.fixedSize : length(item);
-                advance(item, n);
-                values.listText(f, i, buf, pos - n, pos);
+                int n = item.type == T_FIXED ? item.fixedSize : in.length(item);
+                in.advance(item, n);
+                values.listText(f, i, in.buf, in.pos - n, in.pos);
             }
             case T_ENUM -> {
-                byte[] symbol = symbol(item);
+                byte[] symbol = in.symbol(item);
                 values.listText(f, i, symbol, 0, symbol.length);
             }
             case T_NULL -> values.listNull(f, i);
             default -> {
                 values.listWrongType(f, i, typeName(item.type));
-                skip(item);
+                in.skip(item);
             }
         }
-    }
-
-    /** An enum's symbol, as UTF-8. */
-    private byte[] symbol(Step step) throws Malformed {
-        long i = readLong(step);
-        if (i < 0 || i >= step.symbols.length) {
-            throw malformed(
-                    "\""
-                            + step.at
-                            + "\" has enum symbol "
-                            + i
-                            + "; its schema has "
-                            + step.symbols.length);
-        }
-        return step.symbols[(int) i];
     }
 
     private static String typeName(int type) {

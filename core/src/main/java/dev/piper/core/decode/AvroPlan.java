@@ -32,8 +32,12 @@ final class AvroPlan {
     /** The step of the writer schema's top-level record. */
     final Step root;
 
-    private AvroPlan(Step root) {
+    /** The datums' straight reading into the block's columns, or null if they have none. */
+    final AvroFlat flat;
+
+    private AvroPlan(Step root, AvroFlat flat) {
         this.root = root;
+        this.flat = flat;
     }
 
     /** A type of the writer schema, and what is read at it. */
@@ -78,9 +82,13 @@ final class AvroPlan {
         String at;
     }
 
-    /** {@code schema} compiled against the paths of {@code paths}. */
-    static AvroPlan compile(Schema schema, PathTree paths) {
-        return new AvroPlan(compile(schema, paths, "", new IdentityHashMap<>()));
+    /**
+     * {@code schema} compiled against the paths of {@code paths}, whose values go to {@code
+     * values}' columns.
+     */
+    static AvroPlan compile(Schema schema, PathTree paths, EventValues values) {
+        Step root = compile(schema, paths, "", new IdentityHashMap<>());
+        return new AvroPlan(root, AvroFlat.of(root, values));
     }
 
     /**

@@ -155,21 +155,81 @@ final class EventRows {
         list[lineListSize[c]++] = id;
     }
 
+    /**
+     * Whether a decoder may write an event's values straight into the block's columns ({@link
+     * #nextRow}, {@link #commitWritten}): the rows carry no time, no list and no original strings,
+     * and their fields fit a {@code long}'s bits with one to spare ({@link AvroFlat#NOT_READ}).
+     */
+    boolean writesStraight() {
+        boolean lists = false;
+        for (long[] list : lineLists) {
+            lists |= list != null;
+        }
+        return time == null && names == null && !lists && fields < Long.SIZE;
+    }
+
+    /**
+     * The next row, room made for it: a decoder that {@link #writesStraight} writes every value the
+     * event has into {@link #labelDense()} and {@link #keys()} at it, then {@link #commitWritten}
+     * accepts it; if it does not, the next event's values go to the same row. A field the event
+     * lacks takes its column's fill whatever the row holds there ({@link ColumnarDecoder#apply}).
+     */
+    int nextRow() {
+        if (rows == capacity) {
+            grow();
+        }
+        return rows;
+    }
+
+    /** The label and dense values, row by row ({@link #nextRow}). */
+    int[] labelDense() {
+        return labelDense;
+    }
+
+    /** The ids, column by column ({@link #nextRow}). */
+    long[][] keys() {
+        return keys;
+    }
+
+    /**
+     * Accepts the row written at {@link #nextRow}: field {@code f} is missing unless bit {@code f}
+     * of {@code present} is set (a missing field's value is then its column's fill).
+     */
+    void commitWritten(long present) {
+        int row = rows++;
+        for (long absent = ~present & (1L << fields) - 1; absent != 0; absent &= absent - 1) {
+            markMissing(Long.numberOfTrailingZeros(absent), row);
+        }
+    }
+
+    private void markMissing(int f, int row) {
+        if (missing[f] == null) {
+            missing[f] = new long[ColumnBlock.words(capacity)];
+        } else if (missing[f].length < ColumnBlock.words(row + 1)) {
+            missing[f] = Arrays.copyOf(missing[f], ColumnBlock.words(capacity));
+        }
+        missing[f][row >>> 6] |= 1L << row;
+    }
+
+    private void grow() {
+        capacity += capacity >> 1;
+        labelDense = Arrays.copyOf(labelDense, capacity * width);
+        for (int c = 0; c < sparse; c++) {
+            if (offsets[c] != null) {
+                offsets[c] = Arrays.copyOf(offsets[c], capacity + 1);
+            } else {
+                keys[c] = Arrays.copyOf(keys[c], capacity);
+            }
+        }
+        if (times != null) {
+            times = Arrays.copyOf(times, capacity);
+        }
+    }
+
     /** Accepts the current event: copies its values into the block's next row. */
     void commit() {
         if (rows == capacity) {
-            capacity += capacity >> 1;
-            labelDense = Arrays.copyOf(labelDense, capacity * width);
-            for (int c = 0; c < sparse; c++) {
-                if (offsets[c] != null) {
-                    offsets[c] = Arrays.copyOf(offsets[c], capacity + 1);
-                } else {
-                    keys[c] = Arrays.copyOf(keys[c], capacity);
-                }
-            }
-            if (times != null) {
-                times = Arrays.copyOf(times, capacity);
-            }
+            grow();
         }
         int row = rows++;
         if (times != null) {
@@ -186,12 +246,7 @@ final class EventRows {
         System.arraycopy(lineDense, 0, labelDense, row * width, width);
         for (int f = 0; f < fields; f++) {
             if (!present[f]) {
-                if (missing[f] == null) {
-                    missing[f] = new long[ColumnBlock.words(capacity)];
-                } else if (missing[f].length < ColumnBlock.words(row + 1)) {
-                    missing[f] = Arrays.copyOf(missing[f], ColumnBlock.words(capacity));
-                }
-                missing[f][row >>> 6] |= 1L << row;
+                markMissing(f, row);
             }
         }
         for (int c = 0; c < sparse; c++) {

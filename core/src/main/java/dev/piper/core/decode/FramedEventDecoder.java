@@ -83,6 +83,17 @@ abstract class FramedEventDecoder implements BlockDecoder {
     }
 
     /**
+     * The event whose values a decoder wrote straight into the block's next row ({@link
+     * EventRows#nextRow}), of {@code bytes} bytes, is that row; it has the fields whose bits {@code
+     * present} sets.
+     */
+    final void acceptWritten(int bytes, long present) {
+        rows.commitWritten(present);
+        acceptedBytes += bytes;
+        lines++;
+    }
+
+    /**
      * The current event is a dead letter for the reason {@link #values} holds; its bytes {@code
      * b[s, e)}.
      */

@@ -134,8 +134,9 @@ class AvroEventDecoderTest {
                                         + "}"),
                         avro.schema());
         for (RawChunk chunk : List.of(block(datums), DecodedBlocks.frames(datums))) {
-            CriteoDecoder.Decoded actual =
-                    new AvroEventDecoder(options, false).decode(chunk, false);
+            AvroEventDecoder decoder = new AvroEventDecoder(options, false);
+            assertThat(decoder.readsStraight()).isTrue(); // a value of another kind: the walk
+            CriteoDecoder.Decoded actual = decoder.decode(chunk, false);
             assertThat(actual.dense().lines()).isEqualTo(datums.size());
             DecodedBlocks.assertSameRows("avro", expected, actual);
             // the same lines rejected, for the same reasons
@@ -143,6 +144,172 @@ class AvroEventDecoderTest {
                     .isEqualTo(DecodedBlocks.reasons(expected))
                     .isNotEmpty();
         }
+    }
+
+    // A schema whose datums are read straight into the columns (AvroFlat): every kind of value
+    // it reads or skips, and values it leaves to the walk (text, a double, an enum, big numbers).
+    private static final String FLAT_SCHEMA =
+            """
+            {"type": "record", "name": "Flat", "fields": [
+              {"name": "ts", "type": "long"},
+              {"name": "clicked", "type": "boolean"},
+              {"name": "meta", "type": {"type": "record", "name": "Meta", "fields": [
+                {"name": "source", "type": "string"},
+                {"name": "price", "type": ["null", "int", "long", "string", "double"]}]}},
+              {"name": "weight", "type": "float"},
+              {"name": "hash", "type": {"type": "fixed", "name": "H3", "size": 3}},
+              {"name": "tags", "type": {"type": "map", "values": "long"}},
+              {"name": "seen", "type": ["null", {"type": "array", "items": "string"}]},
+              {"name": "item", "type": ["null", "long", "string"]},
+              {"name": "cat", "type": ["int", "null"]},
+              {"name": "kind", "type": ["long", {"type": "enum", "name": "Kind",
+                "symbols": ["a", "b"]}]},
+              {"name": "count", "type": "long"}
+            ]}""";
+
+    private static final String FLAT_SPEC =
+            """
+            {"name": "flat", "version": 1,
+             "input": {"format": "avro", "dense": 2, "sparse": 3,
+               "fields": {"label": "clicked", "I1": "meta.price", "I2": "count",
+                 "C1": "item", "C2": "cat", "C3": "kind"}},
+             "columns": {
+               "label": ["decode", "fill_missing"],
+               "I1..I2": ["decode", {"op": "fill_null", "value": 7}],
+               "C1..C3": ["decode", {"op": "fill_null", "value": 5}, "hex2int", "vocab"]
+             }}""";
+
+    /** Seeded datums of {@code schema} (FLAT_SCHEMA, or one without some fields). */
+    private static List<byte[]> flatDatums(Schema schema, long seed, int n) {
+        SplittableRandom r = new SplittableRandom(seed);
+        Schema meta = new Schema.Parser().parse(FLAT_SCHEMA).getField("meta").schema();
+        List<byte[]> datums = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            GenericRecord e = new GenericData.Record(schema);
+            GenericRecord m = new GenericData.Record(meta);
+            m.put("source", "s" + r.nextInt(1000));
+            Object[] prices = {
+                null, r.nextInt(-9, 900), (long) r.nextInt(), 5_000_000_000L, "42", "4x", 3.0, 2.5
+            };
+            m.put("price", prices[r.nextInt(10) < 6 ? r.nextInt(3) : r.nextInt(prices.length)]);
+            Object[] items = {
+                null,
+                r.nextLong(),
+                String.format("%08x", r.nextInt()),
+                String.format("%016x", r.nextLong()),
+                "abcde",
+                "zz",
+                "",
+                "0123456789abcdef0"
+            };
+            put(e, "ts", 1764230400123L + i);
+            put(e, "clicked", r.nextBoolean());
+            put(e, "meta", m);
+            put(e, "weight", (float) r.nextDouble());
+            put(e, "hash", new GenericData.Fixed(schema.getField("hash").schema(), new byte[3]));
+            put(e, "tags", Map.of("t" + r.nextInt(3), (long) r.nextInt()));
+            put(e, "seen", r.nextBoolean() ? null : List.of("x", "yy"));
+            put(e, "item", items[r.nextInt(10) < 6 ? r.nextInt(4) : r.nextInt(items.length)]);
+            put(e, "cat", r.nextInt(4) == 0 ? null : r.nextInt());
+            put(
+                    e,
+                    "kind",
+                    r.nextInt(8) == 0
+                            ? new GenericData.EnumSymbol(
+                                    schema.getField("kind").schema().getTypes().get(1),
+                                    r.nextBoolean() ? "a" : "b")
+                            : (Object) (long) r.nextInt(100));
+            put(e, "count", r.nextInt(8) == 0 ? 1L << 40 : (long) r.nextInt(-5, 1000));
+            datums.add(datum(schema, e));
+        }
+        return datums;
+    }
+
+    private static void put(GenericRecord e, String field, Object value) {
+        if (e.getSchema().getField(field) != null) {
+            e.put(field, value);
+        }
+    }
+
+    @Test
+    void datumsReadStraightIntoTheColumnsMakeTheWalksRowsAndDeadLetters() throws Exception {
+        Schema schema = new Schema.Parser().parse(FLAT_SCHEMA);
+        List<byte[]> datums = flatDatums(schema, 20261129, 3000);
+        List<byte[]> broken = new ArrayList<>(datums);
+        SplittableRandom r = new SplittableRandom(7);
+        for (int i = 0; i < broken.size(); i += 1 + r.nextInt(40)) {
+            byte[] d = broken.get(i);
+            broken.set(
+                    i,
+                    r.nextBoolean()
+                            ? Arrays.copyOf(d, r.nextInt(d.length)) // cut short
+                            : Arrays.copyOf(d, d.length + 1)); // a byte after its end
+        }
+        // a container block's datums past one cut short cannot be found: one near its end
+        List<byte[]> block = new ArrayList<>(datums);
+        block.set(2990, Arrays.copyOf(block.get(2990), 4));
+        DecodeOptions options = withSchema(options(FLAT_SPEC), schema);
+        for (RawChunk chunk : List.of(block(block), DecodedBlocks.frames(broken))) {
+            CriteoDecoder.Decoded walked =
+                    new AvroEventDecoder(options, false, null, false).decode(chunk, false);
+            AvroEventDecoder decoder = new AvroEventDecoder(options, false, null, true);
+            assertThat(decoder.readsStraight()).isTrue();
+            CriteoDecoder.Decoded straight = decoder.decode(chunk, false);
+            assertSameBlock(walked, straight);
+            assertThat(walked.dense().rows()).isGreaterThan(1000);
+        }
+
+        // registered: a record of the full schema broken after its last value, then one of a
+        // schema without that field: its value is missing, not the broken record's
+        Schema v2 =
+                new Schema.Parser()
+                        .parse(
+                                FLAT_SCHEMA.replace(
+                                        ",\n  {\"name\": \"count\", \"type\": \"long\"}", ""));
+        assertThat(v2.getField("count")).isNull();
+        List<byte[]> v1s = flatDatums(schema, 3, 500);
+        List<byte[]> v2s = flatDatums(v2, 4, 500);
+        List<byte[]> wire = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            byte[] one = wire(1, v1s.get(i));
+            wire.add(i % 3 == 0 ? Arrays.copyOf(one, one.length + 1) : one);
+            wire.add(wire(2, v2s.get(i)));
+        }
+        WriterSchemas registry =
+                new WriterSchemas() {
+                    @Override
+                    public String schema(int id) {
+                        return id == 1 ? schema.toString() : id == 2 ? v2.toString() : null;
+                    }
+
+                    @Override
+                    public String describe() {
+                        return "the test's schemas";
+                    }
+                };
+        DecodeOptions registered =
+                options(
+                        FLAT_SPEC.replace(
+                                "\"format\": \"avro\"",
+                                "\"format\": \"avro\", \"schema_registry\": \"http://127.0.0.1:1\""));
+        RawChunk chunk = DecodedBlocks.frames(wire);
+        CriteoDecoder.Decoded walked =
+                new AvroEventDecoder(registered, false, registry, false).decode(chunk, false);
+        CriteoDecoder.Decoded straight =
+                new AvroEventDecoder(registered, false, registry, true).decode(chunk, false);
+        assertSameBlock(walked, straight);
+        assertThat(DecodedBlocks.reasons(walked)).contains("0 invalid_avro");
+    }
+
+    /** The same rows, and the same dead letters (line, reason, detail, bytes). */
+    private static void assertSameBlock(
+            CriteoDecoder.Decoded expected, CriteoDecoder.Decoded actual) {
+        DecodedBlocks.assertSameRows("straight", expected, actual);
+        assertThat(actual.dense().lines()).isEqualTo(expected.dense().lines());
+        assertThat(actual.dense().deadLetters())
+                .usingRecursiveFieldByFieldElementComparator()
+                .isEqualTo(expected.dense().deadLetters())
+                .isNotEmpty();
     }
 
     // A click event as teams have them: nested, optional, listed and enumerated fields, and
@@ -494,7 +661,7 @@ class AvroEventDecoderTest {
                             "http://127.0.0.1:" + server.getAddress().getPort(),
                             Duration.ofSeconds(5));
             CriteoDecoder.Decoded d =
-                    new AvroEventDecoder(options(avroSpec), false, schemas)
+                    new AvroEventDecoder(options(avroSpec), false, schemas, true)
                             .decode(DecodedBlocks.frames(wire), false);
             CriteoDecoder.Decoded expected = json(options(spec.formatted("json")), clicks.json);
             assertThat(d.dense().lines()).isEqualTo(202);
