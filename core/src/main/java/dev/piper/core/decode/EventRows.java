@@ -100,9 +100,12 @@ final class EventRows {
         }
     }
 
-    /** Starts a block: no rows yet, arrays sized for as many as the last block had. */
+    /**
+     * Starts a block: no rows yet, arrays sized for an eighth more than the last block had (blocks
+     * of one input vary a little; grown by half, every column would be copied for one more row).
+     */
     void startBlock() {
-        capacity = Math.max(16, expectedRows);
+        capacity = Math.max(16, expectedRows + (expectedRows >> 3));
         labelDense = new int[capacity * width];
         keys = new long[sparse][];
         offsets = new int[sparse][];

@@ -27,8 +27,18 @@ import org.apache.flink.core.fs.Path;
  */
 final class AvroRanges implements Closeable {
 
+    /** Room for the blocks that start in a range and end past it, and for the frames' headers. */
+    private static final int OVERHANG = 1 << 16;
+
     private final String path;
     private final DataFileReader<Object> file;
+
+    /**
+     * The most bytes a chunk held so far: the next chunk's array starts at least that large, so
+     * that it is not grown block by block (doubling from nothing, the copies took a sixth of a cold
+     * 1M-record {@code preprocess}'s CPU samples).
+     */
+    private int largest;
 
     AvroRanges(String path) throws IOException {
         this.path = path;
@@ -49,7 +59,8 @@ final class AvroRanges implements Closeable {
     RawChunk read(long seq, long start, long end) throws IOException {
         file.sync(start);
         long first = file.previousSync();
-        byte[] data = new byte[0];
+        long room = Math.max(largest, end - start + OVERHANG);
+        byte[] data = new byte[(int) Math.min(room, Integer.MAX_VALUE - 64)];
         int length = 0;
         while (!file.pastSync(end) && file.hasNext()) {
             long count = file.getBlockCount();
@@ -74,6 +85,7 @@ final class AvroRanges implements Closeable {
             }
             length = RecordFrames.write(data, length, payload, from, from + size, (int) count);
         }
+        largest = Math.max(largest, length);
         return new RawChunk(seq, first, data, length, -1);
     }
 
