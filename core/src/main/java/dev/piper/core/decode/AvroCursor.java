@@ -73,17 +73,22 @@ final class AvroCursor {
 
     /** The branch a union's datum takes. */
     Step branch(Step step) throws Malformed {
-        long b = readLong(step);
-        if (b < 0 || b >= step.branches.length) {
+        return step.branches[index(step, "union branch", step.branches.length)];
+    }
+
+    /** An enum's symbol, as UTF-8. */
+    byte[] symbol(Step step) throws Malformed {
+        return step.symbols[index(step, "enum symbol", step.symbols.length)];
+    }
+
+    /** A varint that picks one of {@code step}'s {@code count} {@code what}s. */
+    private int index(Step step, String what, int count) throws Malformed {
+        long i = readLong(step);
+        if (i < 0 || i >= count) {
             throw malformed(
-                    "\""
-                            + step.at
-                            + "\" has union branch "
-                            + b
-                            + "; its schema has "
-                            + step.branches.length);
+                    "\"" + step.at + "\" has " + what + " " + i + "; its schema has " + count);
         }
-        return step.branches[(int) b];
+        return (int) i;
     }
 
     /** The item count of an array's or map's next block (its byte size, if given, read past). */
@@ -207,20 +212,5 @@ final class AvroCursor {
                 | (buf[at + 1] & 0xff) << 8
                 | (buf[at + 2] & 0xff) << 16
                 | (buf[at + 3] & 0xff) << 24;
-    }
-
-    /** An enum's symbol, as UTF-8. */
-    byte[] symbol(Step step) throws Malformed {
-        long i = readLong(step);
-        if (i < 0 || i >= step.symbols.length) {
-            throw malformed(
-                    "\""
-                            + step.at
-                            + "\" has enum symbol "
-                            + i
-                            + "; its schema has "
-                            + step.symbols.length);
-        }
-        return step.symbols[(int) i];
     }
 }

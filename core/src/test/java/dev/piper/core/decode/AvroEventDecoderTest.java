@@ -301,6 +301,48 @@ class AvroEventDecoderTest {
         assertThat(DecodedBlocks.reasons(walked)).contains("0 invalid_avro");
     }
 
+    @Test
+    void aUnionBranchOrEnumSymbolTheSchemaLacksNamesTheFieldAndTheCount() throws Exception {
+        Schema schema =
+                new Schema.Parser()
+                        .parse(
+                                """
+                                {"type": "record", "name": "R", "fields": [
+                                  {"name": "l", "type": "int"},
+                                  {"name": "d", "type": "int"},
+                                  {"name": "u", "type": ["null", "long"]},
+                                  {"name": "e", "type": {"type": "enum", "name": "E",
+                                    "symbols": ["a"]}}]}""");
+        String spec =
+                """
+                {"name": "t", "version": 1,
+                 "input": {"format": "avro", "dense": 1, "sparse": 2,
+                   "fields": {"label": "l", "I1": "d", "C1": "u", "C2": "e"}},
+                 "columns": {
+                   "label": ["decode", "fill_missing"],
+                   "I1": ["decode", "fill_missing"],
+                   "C1..C2": ["decode", "fill_missing", "hex2int", "vocab"]
+                 }}""";
+        List<byte[]> datums =
+                List.of(
+                        new byte[] {2, 0, 2, 2, 0}, // l = 1, d = 0, u = 1, e = "a"
+                        new byte[] {2, 0, 4}, // branch 2 of u's two
+                        new byte[] {2, 0, 0, 4}); // symbol 2 of e's one
+        for (boolean straight : new boolean[] {false, true}) {
+            CriteoDecoder.Decoded d =
+                    new AvroEventDecoder(withSchema(options(spec), schema), false, null, straight)
+                            .decode(DecodedBlocks.frames(datums), false);
+            assertThat(d.dense().rows()).isEqualTo(1);
+            assertThat(d.dense().deadLetters())
+                    .extracting(DeadLetter::reason, DeadLetter::detail)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple(
+                                    "invalid_avro", "\"u\" has union branch 2; its schema has 2"),
+                            org.assertj.core.groups.Tuple.tuple(
+                                    "invalid_avro", "\"e\" has enum symbol 2; its schema has 1"));
+        }
+    }
+
     /** The same rows, and the same dead letters (line, reason, detail, bytes). */
     private static void assertSameBlock(
             CriteoDecoder.Decoded expected, CriteoDecoder.Decoded actual) {
