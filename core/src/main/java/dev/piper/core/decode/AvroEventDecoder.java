@@ -88,12 +88,6 @@ public final class AvroEventDecoder extends FramedEventDecoder {
     /** Where the decoder is in the datum being read. */
     private final AvroCursor in;
 
-    /**
-     * The fields of the last datum {@link #readStraight} read, as {@link EventRows#commitWritten}
-     * takes them.
-     */
-    private long written;
-
     public AvroEventDecoder(DecodeOptions options, boolean measure) {
         this(options, measure, registryOf(options), true);
     }
@@ -159,7 +153,8 @@ public final class AvroEventDecoder extends FramedEventDecoder {
         for (int k = 0; k < records; k++) {
             int start = in.pos;
             boolean last = k == records - 1;
-            if (readStraight(plan, start, last ? to : -1)) {
+            long written = readStraight(plan, start, last ? to : -1);
+            if (written != AvroFlat.NOT_READ) {
                 acceptWritten(in.pos - start, written);
                 continue;
             }
@@ -199,7 +194,8 @@ public final class AvroEventDecoder extends FramedEventDecoder {
             return;
         }
         in.start(b, from + 5, to);
-        if (readStraight(plan, in.pos, to)) {
+        long written = readStraight(plan, in.pos, to);
+        if (written != AvroFlat.NOT_READ) {
             acceptWritten(to - from, written);
             return;
         }
@@ -224,8 +220,8 @@ public final class AvroEventDecoder extends FramedEventDecoder {
      * header; null, the event's reason set, if it has no such header or the id no schema.
      */
     private AvroPlan registeredPlan(byte[] b, int from, int to) {
-        values.startEvent();
         if (to - from < 5 || b[from] != 0) {
+            values.startEvent(); // the reason is this record's, not the last one's
             values.fail(
                     Reason.INVALID_AVRO,
                     "the record does not start with Confluent's wire-format header (a zero byte"
@@ -240,6 +236,7 @@ public final class AvroEventDecoder extends FramedEventDecoder {
                         | (b[from + 4] & 0xff);
         AvroPlan plan = plan(id);
         if (plan == null) {
+            values.startEvent();
             values.fail(
                     Reason.UNKNOWN_SCHEMA,
                     "schema id "
@@ -285,22 +282,23 @@ public final class AvroEventDecoder extends FramedEventDecoder {
 
     /**
      * Reads the datum at {@code start} by {@code plan}'s {@link AvroFlat} form, its values straight
-     * into the block's next row: true if the row is complete (to be accepted with {@link
-     * #written}), and the datum ends at {@code end} ({@code -1}: anywhere); false, with the cursor
-     * back at {@code start}, if the plan has no flat form or the datum holds a value the flat form
-     * leaves to the walk (whose row, or the next datum's, then overwrites what was written).
+     * into the block's next row: if the row is complete and the datum ends at {@code end} ({@code
+     * -1}: anywhere), the fields it has, as {@link #acceptWritten} takes them; else {@link
+     * AvroFlat#NOT_READ}, with the cursor back at {@code start}: the plan has no flat form, or the
+     * datum holds a value the flat form leaves to the walk (whose row, or the next datum's, then
+     * overwrites what was written).
      */
-    private boolean readStraight(AvroPlan plan, int start, int end) {
+    private long readStraight(AvroPlan plan, int start, int end) {
         AvroFlat flat = plan.flat;
         if (flat == null || !straight) {
-            return false;
+            return AvroFlat.NOT_READ;
         }
-        written = flat.read(in, plan.root, rows);
+        long written = flat.read(in, plan.root, rows);
         if (written != AvroFlat.NOT_READ && (end < 0 || in.pos == end)) {
-            return true;
+            return written;
         }
         in.pos = start;
-        return false;
+        return AvroFlat.NOT_READ;
     }
 
     // ---------------------------------------------------------------------------------------
