@@ -41,12 +41,19 @@ final class StreamCommand implements Callable<Integer>, JobOptionsCli.Taking {
         try (StreamProgram.Ready ready =
                 StreamProgram.prepare(JobOptionsCli.args(spec), false, System.err)) {
             StreamRunner.Result r = StreamProgram.run(ready, System.err);
+            String committed =
+                    Double.isNaN(r.caughtUpSeconds()) || r.inputRecords() == 0
+                            ? ""
+                            : String.format(
+                                    " (all committed at %.1f s: %,.0f records/s)",
+                                    r.caughtUpSeconds(), r.caughtUpRate());
             spec.commandLine()
                     .getOut()
                     .printf(
-                            "stream: %,d input records consumed in %.1f s%s%n",
+                            "stream: %,d input records consumed in %.1f s%s%s%n",
                             r.inputRecords(),
                             r.seconds(),
+                            committed,
                             r.savepoint().map(p -> "; savepoint " + p).orElse(""));
             return 0;
         }

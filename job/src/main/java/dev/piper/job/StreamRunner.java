@@ -28,8 +28,28 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 public final class StreamRunner {
 
-    /** How a run ended: the savepoint it left (with {@code --until-idle}) and its duration. */
-    public record Result(Optional<String> savepoint, long inputRecords, double seconds) {}
+    /**
+     * How a run ended: the savepoint it left (with {@code --until-idle}), the input records its
+     * group committed, its duration, and when the committed offsets last reached the input's end.
+     *
+     * @param caughtUpSeconds seconds from the job's start to the watcher's first poll (each second)
+     *     that found the group's committed offsets at the end offsets they last moved to: the
+     *     moment the last input's rows were committed, read by a {@code read_committed} consumer
+     *     (granularity: the checkpoint interval); {@code NaN} if they never caught up
+     */
+    public record Result(
+            Optional<String> savepoint, long inputRecords, double seconds, double caughtUpSeconds) {
+
+        /** A result whose input never caught up (or was not watched). */
+        public Result(Optional<String> savepoint, long inputRecords, double seconds) {
+            this(savepoint, inputRecords, seconds, Double.NaN);
+        }
+
+        /** Input records per second up to the moment they were all committed; NaN without it. */
+        public double caughtUpRate() {
+            return inputRecords / caughtUpSeconds;
+        }
+    }
 
     private static final Duration POLL = Duration.ofSeconds(1);
     private static final Duration REPORT = Duration.ofSeconds(5);
@@ -275,6 +295,8 @@ public final class StreamRunner {
         private long lastReport = System.nanoTime();
         private long lastCommitted;
         private long lastOwnerCheck = System.nanoTime();
+        private long caughtUpAt = -1;
+        private long caughtUpCommitted = -1;
 
         Watch(
                 Configuration conf,
@@ -310,7 +332,8 @@ public final class StreamRunner {
             return new Result(
                     savepoint,
                     probe.poll().committed() - startCommitted,
-                    (System.nanoTime() - start) / 1e9);
+                    (System.nanoTime() - start) / 1e9,
+                    caughtUpAt < 0 ? Double.NaN : (caughtUpAt - start) / 1e9);
         }
 
         /** Every {@code OWNER_CHECK}: cancels the job and says why if its output was taken. */
@@ -347,6 +370,10 @@ public final class StreamRunner {
             if (at.end() != lastEnd) {
                 lastEnd = at.end();
                 lastChange = now;
+            }
+            if (at.caughtUp() && at.committed() != caughtUpCommitted) {
+                caughtUpAt = now;
+                caughtUpCommitted = at.committed();
             }
             if (now - lastReport >= REPORT.toNanos()) {
                 double rate = (at.committed() - lastCommitted) / ((now - lastReport) / 1e9);

@@ -152,6 +152,9 @@ class StreamITCase {
 
         assertThat(run.savepoint()).isPresent();
         assertThat(run.inputRecords()).isEqualTo(LINES);
+        // the last input was committed before the idle wait and the savepoint ended the run
+        assertThat(run.caughtUpSeconds()).isPositive().isLessThan(run.seconds());
+        assertThat(run.caughtUpRate()).isEqualTo(LINES / run.caughtUpSeconds());
         assertSameAsBatch(consume(conf, batchSummary.rowsWritten()));
     }
 
