@@ -145,7 +145,7 @@ class ReadmeITCase {
                         ? "ReadmeITCase: the commands after the class-data archive was made were given it"
                         : "ReadmeITCase: no class-data archive, the commands ran without one: "
                                 + (dump == null
-                                        ? "no step ran preprocess"
+                                        ? "no preprocess wrote a class list"
                                         : tail(Files.readString(work.resolve(".cds/dump.log")))));
 
         // what the steps made, read back
@@ -286,10 +286,14 @@ class ReadmeITCase {
      * Starts writing the class-data archive the launcher maps once it exists, from the class list
      * the last command wrote (a {@code preprocess}: Flink's classes and the job's). The archive is
      * written aside and moved into place whole; if it cannot be made, the commands run without.
+     * Null when there is no class list to make it from.
      */
     private Process dumpClassData(Path home) throws IOException {
         Path cds = work.resolve(".cds");
         Path list = cds.resolve("dump.lst");
+        if (!Files.exists(cds.resolve("last.lst"))) {
+            return null; // the JVM wrote no class list: the commands run without an archive
+        }
         Files.copy(cds.resolve("last.lst"), list);
         Path aside = cds.resolve("piper.jsa.tmp");
         List<String> command = new ArrayList<>(List.of("bash", "-c"));
