@@ -10,6 +10,22 @@ final class PiperProcesses {
 
     private PiperProcesses() {}
 
+    /** The {@code java} launcher of this JVM's runtime. */
+    static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** This JVM's module flags ({@code --add-opens}, {@code --add-exports}), which Flink needs. */
+    static List<String> moduleFlags() {
+        List<String> flags = new ArrayList<>();
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (a.startsWith("--add-opens") || a.startsWith("--add-exports")) {
+                flags.add(a);
+            }
+        }
+        return flags;
+    }
+
     /**
      * Starts {@code java <this JVM's module flags> -Xmx1g -cp <test classpath> PiperCli args}, its
      * output and errors into {@code log}.
@@ -21,14 +37,10 @@ final class PiperProcesses {
     /** As {@link #start(Path, List)}, with {@code jvm} arguments before the class. */
     static Process start(Path log, List<String> jvm, List<String> args) throws Exception {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(java());
         command.add("-Xmx1g");
         command.addAll(jvm);
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-opens") || a.startsWith("--add-exports")) {
-                command.add(a);
-            }
-        }
+        command.addAll(moduleFlags());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add("dev.piper.cli.PiperCli");

@@ -3,7 +3,6 @@ package dev.piper.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -267,21 +266,6 @@ class ReadmeITCase {
                 + Files.readString(target.resolve("cli-programs-classpath.txt")).strip();
     }
 
-    /** The JVM's module flags, which Flink needs, as this test's JVM has them. */
-    private static List<String> moduleFlags() {
-        List<String> flags = new ArrayList<>();
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-opens") || a.startsWith("--add-exports")) {
-                flags.add(a);
-            }
-        }
-        return flags;
-    }
-
-    private static String java() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
     /**
      * Starts writing the class-data archive the launcher maps once it exists, from the class list
      * the last command wrote (a {@code preprocess}: Flink's classes and the job's). The archive is
@@ -298,10 +282,10 @@ class ReadmeITCase {
         Path aside = cds.resolve("piper.jsa.tmp");
         List<String> command = new ArrayList<>(List.of("bash", "-c"));
         command.add("\"$@\" && mv -f '" + aside + "' '" + cds.resolve("piper.jsa") + "'");
-        command.addAll(List.of("dump", java(), "-Xshare:dump"));
+        command.addAll(List.of("dump", PiperProcesses.java(), "-Xshare:dump"));
         command.add("-XX:SharedClassListFile=" + list);
         command.add("-XX:SharedArchiveFile=" + aside);
-        command.addAll(moduleFlags());
+        command.addAll(PiperProcesses.moduleFlags());
         command.addAll(List.of("-cp", packagedClassPath(home)));
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)
@@ -323,11 +307,11 @@ class ReadmeITCase {
                         + cds.resolve("piper.jsa")
                         + "' ]]; then cds=(-XX:SharedArchiveFile='"
                         + cds.resolve("piper.jsa")
-                        + "' -Xlog:cds=off -Xlog:cds+dynamic=off); fi\n"
+                        + "' -Xlog:cds=off); fi\n"
                         + "exec '"
-                        + java()
+                        + PiperProcesses.java()
                         + "' "
-                        + String.join(" ", moduleFlags())
+                        + String.join(" ", PiperProcesses.moduleFlags())
                         + " \"${cds[@]}\""
                         + " -Dlog4j.configurationFile='"
                         + home.resolve("conf/log4j2-cli.properties")
