@@ -1,0 +1,183 @@
+package dev.piper.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.piper.connectors.kafka.LineProducer;
+import dev.piper.connectors.kafka.OutputConsumer;
+import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.connectors.output.OutputLayout;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.generate.ClickEvents;
+import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.spec.Presets;
+import dev.piper.pipeline.spec.SpecParser;
+import java.io.BufferedOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The trainer client ({@code clients/python}, Debian's python3-torch and python3-confluent-kafka)
+ * on feeds other than {@link TrainerFeedITCase}'s paced Criteo log, each stream run to its end
+ * before the trainer reads it: JSON click events with string ids, and vocabularies that evict.
+ * Nothing here is timed, so these tests share the cores with the others (job/pom.xml).
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class TrainerOtherFeedsITCase {
+
+    @RegisterExtension static final MiniClusterExtension CLUSTER = TestClusters.twoByTwo();
+
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
+
+    private static final PrintStream QUIET = TestClusters.QUIET;
+    private static final Duration CHECKPOINTS = Duration.ofSeconds(1);
+
+    @TempDir Path tmp;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        Trainers.assertInstalled();
+    }
+
+    /**
+     * Issue 42: a stream of JSON click events ({@code generate --events json}: string ids, a nested
+     * user, a list of recently viewed items) read by the {@code clicks-json} preset; the trainer
+     * learns from the feed to within 0.05 of the hidden model's Bayes AUC, and the vocabularies
+     * consumed from the feed name their entries by the original strings.
+     */
+    @Test
+    void aTrainerLearnsFromAStreamOfJsonClickEvents() throws Exception {
+        Path events = tmp.resolve("events.jsonl");
+        ClickEvents generator = new ClickEvents(31, 0.01, -1);
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(events))) {
+            generator.write(ClickEvents.Format.JSON, out, 200_000, done -> {});
+        }
+        double bayes = generator.bayesAuc(0);
+        Configuration conf =
+                Streaming.configuration(
+                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), CHECKPOINTS);
+        conf.set(
+                PiperOptions.SPEC,
+                new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8));
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, "events-in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, "events-rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, "events-vocab");
+        kafka.createTopic("events-in", 1);
+        LineProducer.produce(events, kafka.bootstrapServers(), "events-in", null, Map.of(), QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+
+        Trainers trainers = new Trainers(tmp, kafka.bootstrapServers());
+        trainers.assertEndsWell(
+                "events", trainers.start("events", 0, 1, null, 10, "events-rows", "events-vocab"));
+        JsonNode m = trainers.metrics("events");
+        assertThat(m.get("rows").asLong()).isEqualTo(200_000);
+        double best = 0;
+        for (JsonNode w : m.get("windows")) {
+            best = Math.max(best, w.get("auc").asDouble());
+        }
+        assertThat(best)
+                .as("best window AUC, Bayes AUC %.4f: %s", bayes, m.get("windows"))
+                .isGreaterThan(bayes - 0.05);
+        System.out.printf(
+                "trainer on JSON click events: Bayes AUC %.4f, best window %.4f%n", bayes, best);
+
+        Path consumed = tmp.resolve("events-consumed");
+        new OutputConsumer(
+                        kafka.bootstrapServers(),
+                        Map.of(),
+                        "events-rows",
+                        "events-vocab",
+                        StreamOptions.deadLetterTopic(conf))
+                .spec(PiperOptions.decodeOptions(conf))
+                .consume(consumed, 200_000, Duration.ofSeconds(20), QUIET);
+        List<String> users = Files.readAllLines(consumed.resolve(OutputLayout.vocabFile(0)));
+        assertThat(users.get(0)).matches("0\\t[0-9]+\\tu_[0-9a-z]+");
+        assertThat(Files.readAllLines(consumed.resolve(OutputLayout.vocabFile(5))).get(0))
+                .matches("0\\t[0-9]+\\ti_[0-9]+");
+    }
+
+    /**
+     * Three columns evicting (LFU, TTL, LFU with min_count) at capacities far below their distinct
+     * keys: the trainer applies the assignment records before each block, and re-initialises as
+     * many embedding rows as the feed reused indices (counted from what consume replays).
+     */
+    @Test
+    void aTrainerReinitialisesEveryIndexAnEvictingFeedReuses() throws Exception {
+        Path input = tmp.resolve("evicting.tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new CriteoGenerator(27, 0.01, 0).write(out, 50_000);
+        }
+        String sparse = "[\"decode\", \"fill_missing\", \"hex2int\", \"vocab\"]";
+        String spec =
+                new String(SpecParser.builtinText(), StandardCharsets.UTF_8)
+                        .replace(
+                                "\"C1..C26\": " + sparse,
+                                "\"C1\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " {\"op\": \"vocab\", \"capacity\": 300, \"evict\": \"lfu\", \"oov_buckets\": 1}],"
+                                        + " \"C2\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " {\"op\": \"vocab\", \"capacity\": 300, \"evict\": \"ttl\","
+                                        + " \"ttl\": \"2000 rows\", \"oov_buckets\": 2}],"
+                                        + " \"C3\": [\"decode\", \"fill_missing\", \"hex2int\","
+                                        + " {\"op\": \"vocab\", \"capacity\": 300, \"evict\": \"lfu\","
+                                        + " \"min_count\": 2, \"oov_buckets\": 1}],"
+                                        + " \"C4..C26\": "
+                                        + sparse);
+        assertThat(spec).contains("\"evict\": \"ttl\"");
+        Configuration conf =
+                Streaming.configuration(
+                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), CHECKPOINTS);
+        conf.set(PiperOptions.SPEC, spec);
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, "evicting-in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, "evicting-rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, "evicting-vocab");
+        kafka.createTopic("evicting-in", 1);
+        LineProducer.produce(input, kafka.bootstrapServers(), "evicting-in", null, Map.of(), QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+
+        Path consumed = tmp.resolve("consumed");
+        new OutputConsumer(
+                        kafka.bootstrapServers(),
+                        Map.of(),
+                        "evicting-rows",
+                        "evicting-vocab",
+                        StreamOptions.deadLetterTopic(conf))
+                .consume(consumed, 50_000, Duration.ofSeconds(20), QUIET);
+        long reuses = 0;
+        for (int c = 0; c < 3; c++) {
+            for (String line :
+                    Files.readAllLines(consumed.resolve(OutputLayout.assignmentsFile(c)))) {
+                reuses += line.endsWith("\t") ? 0 : 1;
+            }
+        }
+        assertThat(reuses).as("indices the feed reused").isGreaterThan(1_000);
+
+        Trainers trainers = new Trainers(tmp, kafka.bootstrapServers());
+        trainers.assertEndsWell(
+                "evicting",
+                trainers.start("evicting", 0, 1, null, 10, "evicting-rows", "evicting-vocab"));
+        JsonNode m = trainers.metrics("evicting");
+        assertThat(m.get("rows").asLong()).isEqualTo(50_000);
+        assertThat(m.get("late_blocks").asInt()).isZero();
+        assertThat(m.get("reinitialised_rows").asLong()).isEqualTo(reuses);
+        // an evicting column's table: its buckets and at most its capacity
+        assertThat(m.get("table_sizes").get("C2.0").asInt()).isBetween(3, 302);
+    }
+}
