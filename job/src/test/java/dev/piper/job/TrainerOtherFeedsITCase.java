@@ -68,19 +68,10 @@ class TrainerOtherFeedsITCase {
         }
         double bayes = generator.bayesAuc(0);
         Configuration conf =
-                Streaming.configuration(
-                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), CHECKPOINTS);
-        conf.set(
-                PiperOptions.SPEC,
-                new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8));
-        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-        conf.set(StreamOptions.INPUT_TOPIC, "events-in");
-        conf.set(StreamOptions.OUTPUT_TOPIC, "events-rows");
-        conf.set(StreamOptions.VOCAB_TOPIC, "events-vocab");
-        kafka.createTopic("events-in", 1);
-        LineProducer.produce(events, kafka.bootstrapServers(), "events-in", null, Map.of(), QUIET);
-        StreamTopics.prepareTopics(conf, QUIET);
-        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+                streamToItsEnd(
+                        "events",
+                        new String(Presets.named("clicks-json").text(), StandardCharsets.UTF_8),
+                        events);
 
         Trainers trainers = new Trainers(tmp, kafka.bootstrapServers());
         trainers.assertEndsWell(
@@ -139,18 +130,7 @@ class TrainerOtherFeedsITCase {
                                         + " \"C4..C26\": "
                                         + sparse);
         assertThat(spec).contains("\"evict\": \"ttl\"");
-        Configuration conf =
-                Streaming.configuration(
-                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), CHECKPOINTS);
-        conf.set(PiperOptions.SPEC, spec);
-        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-        conf.set(StreamOptions.INPUT_TOPIC, "evicting-in");
-        conf.set(StreamOptions.OUTPUT_TOPIC, "evicting-rows");
-        conf.set(StreamOptions.VOCAB_TOPIC, "evicting-vocab");
-        kafka.createTopic("evicting-in", 1);
-        LineProducer.produce(input, kafka.bootstrapServers(), "evicting-in", null, Map.of(), QUIET);
-        StreamTopics.prepareTopics(conf, QUIET);
-        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+        Configuration conf = streamToItsEnd("evicting", spec, input);
 
         Path consumed = tmp.resolve("consumed");
         new OutputConsumer(
@@ -179,5 +159,25 @@ class TrainerOtherFeedsITCase {
         assertThat(m.get("reinitialised_rows").asLong()).isEqualTo(reuses);
         // an evicting column's table: its buckets and at most its capacity
         assertThat(m.get("table_sizes").get("C2.0").asInt()).isBetween(3, 302);
+    }
+
+    /**
+     * Streams {@code input} under {@code spec} from topic {@code name}-in into {@code name}-rows
+     * and {@code name}-vocab until idle (2 s) and returns the stream's configuration.
+     */
+    private Configuration streamToItsEnd(String name, String spec, Path input) throws Exception {
+        Configuration conf =
+                Streaming.configuration(
+                        2, StateBackend.hashmap, tmp.resolve(name + "-checkpoints"), CHECKPOINTS);
+        conf.set(PiperOptions.SPEC, spec);
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, name + "-in");
+        conf.set(StreamOptions.OUTPUT_TOPIC, name + "-rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, name + "-vocab");
+        kafka.createTopic(name + "-in", 1);
+        LineProducer.produce(input, kafka.bootstrapServers(), name + "-in", null, Map.of(), QUIET);
+        StreamTopics.prepareTopics(conf, QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
+        return conf;
     }
 }
