@@ -30,8 +30,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  */
 final class PythonServing {
 
-    private static final Path CLIENT = Path.of("..", "clients", "python").toAbsolutePath();
-
     private final Path dir;
     private final boolean framed;
     private final List<Expected> expected = new ArrayList<>();
@@ -157,18 +155,13 @@ final class PythonServing {
     }
 
     private static void run(Path log, Path out, Duration limit, String... args) throws Exception {
-        List<String> command =
-                new ArrayList<>(List.of("/usr/bin/python3", "-m", "piper_feed.transform"));
-        command.addAll(List.of(args));
         ProcessBuilder pb =
-                new ProcessBuilder(command)
-                        .directory(CLIENT.toFile())
+                PythonClient.module("piper_feed.transform", List.of(args))
                         .redirectError(log.toFile())
                         .redirectOutput(out == null ? log.toFile() : out.toFile());
         if (out == null) {
             pb.redirectErrorStream(true);
         }
-        pb.environment().put("PYTHONPATH", CLIENT.toString());
         Process p = pb.start();
         if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The trainer client ({@code clients/python}, {@code python3 -m piper_feed.train}) as a process of
@@ -17,9 +18,6 @@ import java.util.List;
  * {@code NAME.json} in the test's directory.
  */
 final class Trainers {
-
-    /** The Python client, from the module's directory. */
-    private static final Path CLIENT = Path.of("..", "clients", "python").toAbsolutePath();
 
     private final Path dir;
     private final String bootstrapServers;
@@ -58,12 +56,9 @@ final class Trainers {
             String rowsTopic,
             String vocabTopic)
             throws IOException {
-        List<String> command =
+        List<String> args =
                 new ArrayList<>(
                         List.of(
-                                "/usr/bin/python3",
-                                "-m",
-                                "piper_feed.train",
                                 "--bootstrap-servers",
                                 bootstrapServers,
                                 "--rows-topic",
@@ -79,11 +74,12 @@ final class Trainers {
                                 "--metrics-out",
                                 dir.resolve(name + ".json").toString()));
         if (maxRows != null) {
-            command.addAll(List.of("--max-rows", Integer.toString(maxRows)));
+            args.addAll(List.of("--max-rows", Integer.toString(maxRows)));
         }
-        ProcessBuilder pb = new ProcessBuilder(command).directory(CLIENT.toFile());
-        pb.environment().put("PYTHONPATH", CLIENT.toString());
-        return pb.redirectErrorStream(true).redirectOutput(log(name).toFile()).start();
+        return PythonClient.module("piper_feed.train", args)
+                .redirectErrorStream(true)
+                .redirectOutput(log(name).toFile())
+                .start();
     }
 
     /** Trainer {@code name}'s output and errors. */
@@ -93,9 +89,7 @@ final class Trainers {
 
     /** Waits for trainer {@code name} to end (3 minutes at most) and asserts it ended well. */
     void assertEndsWell(String name, Process trainer) throws Exception {
-        assertThat(trainer.waitFor(3, java.util.concurrent.TimeUnit.MINUTES))
-                .as("trainer %s ends", name)
-                .isTrue();
+        assertThat(trainer.waitFor(3, TimeUnit.MINUTES)).as("trainer %s ends", name).isTrue();
         assertThat(trainer.exitValue()).as(Files.readString(log(name))).isZero();
     }
 
