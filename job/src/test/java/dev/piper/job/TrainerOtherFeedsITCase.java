@@ -33,8 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The trainer client ({@code clients/python}, Debian's python3-torch and python3-confluent-kafka)
  * on feeds other than {@link TrainerFeedITCase}'s paced Criteo log, each stream run to its end
- * before the trainer reads it: JSON click events with string ids, and vocabularies that evict.
- * Nothing here is timed, so these tests share the cores with the others (job/pom.xml).
+ * before the trainer reads it: JSON click events with string ids, and vocabularies that evict; and
+ * the client's benchmark on a Criteo feed. Nothing here is timed, so these tests share the cores
+ * with the others (job/pom.xml).
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class TrainerOtherFeedsITCase {
@@ -159,6 +160,48 @@ class TrainerOtherFeedsITCase {
         assertThat(m.get("reinitialised_rows").asLong()).isEqualTo(reuses);
         // an evicting column's table: its buckets and at most its capacity
         assertThat(m.get("table_sizes").get("C2.0").asInt()).isBetween(3, 302);
+    }
+
+    /**
+     * Issue 43's client benchmark ({@code piper_feed.bench_feed}) on a streamed Criteo feed: each
+     * reader (the plain consumer, the feed, the prefetcher, the prefetcher under a training loop)
+     * reads every row in each pass, or the tool fails, and it prints each round and the medians.
+     */
+    @Test
+    void theFeedBenchmarkReadsEveryRowEachWay() throws Exception {
+        Path input = tmp.resolve("bench.tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new CriteoGenerator(43, 0.01, 0).write(out, 20_000);
+        }
+        streamToItsEnd(
+                "bench", new String(SpecParser.builtinText(), StandardCharsets.UTF_8), input);
+
+        Path log = tmp.resolve("bench_feed.log");
+        Process bench =
+                PythonClient.module(
+                                "piper_feed.bench_feed",
+                                List.of(
+                                        "--bootstrap-servers", kafka.bootstrapServers(),
+                                        "--rows-topic", "bench-rows",
+                                        "--vocab-topic", "bench-vocab",
+                                        "--rounds", "1",
+                                        "--passes", "2",
+                                        "--idle-s", "1",
+                                        "--step-ms", "1"))
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
+                        .start();
+        assertThat(bench.waitFor(3, TimeUnit.MINUTES)).as("bench_feed ended").isTrue();
+        String out = Files.readString(log);
+        assertThat(bench.exitValue()).as(out).isZero();
+        assertThat(out)
+                .containsPattern(
+                        "round 1: 20,000 rows x 2 passes; rows/s plain [0-9,]+, feed [0-9,]+,"
+                                + " prefetch [0-9,]+; loop with 1 ms steps: [0-9.]+ s,"
+                                + " [0-9.]+ s stepping, [0-9.]+ s blocked on the feed")
+                .containsPattern(
+                        "medians rows/s: plain [0-9,]+, feed [0-9,]+ \\([0-9.]+\\), prefetch"
+                                + " [0-9,]+ \\([0-9.]+\\); loop blocked [0-9.]+ s of [0-9.]+ s");
     }
 
     /**
