@@ -234,6 +234,7 @@ public final class StreamTopics {
         for (NewTopic t : topics) {
             try {
                 probe.await("creating topic " + t.name(), results.get(t.name()));
+                servedByItsLeaders(probe, t.name());
                 created.add(t.name());
                 progress.printf(
                         "stream: created topic %s (%s)%n",
@@ -249,6 +250,25 @@ public final class StreamTopics {
             }
         }
         return created;
+    }
+
+    /**
+     * Waits until every partition of a topic just created is served by its leader ({@link
+     * TopicCreation#awaitLeaders}), so that the stream's first transactions do not meet a leader
+     * that has not opened its partition yet.
+     */
+    private static void servedByItsLeaders(InputProbe probe, String topic) {
+        try {
+            TopicCreation.awaitLeaders(probe.admin(), topic, Duration.ofSeconds(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for topic " + topic, e);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(
+                    "topic " + topic + " was created, but asking for its leaders failed: " + e, e);
+        }
     }
 
     /**
