@@ -12,6 +12,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
 
 /** Creates a topic with a chosen partition count unless it exists. */
 public final class TopicCreation {
@@ -87,17 +88,23 @@ public final class TopicCreation {
         while (true) {
             List<Integer> leaderless;
             try {
-                leaderless =
-                        admin
-                                .describeTopics(List.of(topic))
+                List<TopicPartitionInfo> partitions =
+                        admin.describeTopics(List.of(topic))
                                 .allTopicNames()
                                 .get(30, TimeUnit.SECONDS)
                                 .get(topic)
-                                .partitions()
-                                .stream()
+                                .partitions();
+                leaderless =
+                        partitions.stream()
                                 .filter(p -> p.leader() == null || p.leader().isEmpty())
-                                .map(p -> p.partition())
+                                .map(TopicPartitionInfo::partition)
                                 .toList();
+                if (leaderless.isEmpty()) {
+                    leaderless = unserved(admin, topic, partitions, deadline);
+                    if (leaderless.isEmpty()) {
+                        return;
+                    }
+                }
             } catch (java.util.concurrent.ExecutionException e) {
                 if (!(e.getCause()
                         instanceof
@@ -105,12 +112,6 @@ public final class TopicCreation {
                     throw e;
                 }
                 leaderless = List.of(-1); // the broker does not know the new topic yet
-            }
-            if (leaderless.isEmpty()) {
-                leaderless = unserved(admin, topic, deadline);
-                if (leaderless.isEmpty()) {
-                    return;
-                }
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException(
@@ -132,21 +133,12 @@ public final class TopicCreation {
      * The partitions of {@code topic} whose leader does not answer for their end offset before
      * {@code deadline} (a {@link System#nanoTime} value); all of them while any does not.
      */
-    private static List<Integer> unserved(Admin admin, String topic, long deadline)
+    private static List<Integer> unserved(
+            Admin admin, String topic, List<TopicPartitionInfo> partitions, long deadline)
             throws Exception {
-        List<Integer> ids =
-                admin
-                        .describeTopics(List.of(topic))
-                        .allTopicNames()
-                        .get(30, TimeUnit.SECONDS)
-                        .get(topic)
-                        .partitions()
-                        .stream()
-                        .map(p -> p.partition())
-                        .toList();
         Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
-        for (int id : ids) {
-            ends.put(new TopicPartition(topic, id), OffsetSpec.latest());
+        for (TopicPartitionInfo p : partitions) {
+            ends.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
         }
         // the admin client retries NOT_LEADER_OR_FOLLOWER itself until this returns or times out
         long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
@@ -154,10 +146,10 @@ public final class TopicCreation {
             admin.listOffsets(ends).all().get(left, TimeUnit.MILLISECONDS);
             return List.of();
         } catch (java.util.concurrent.TimeoutException e) {
-            return ids;
+            return partitions.stream().map(TopicPartitionInfo::partition).toList();
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof org.apache.kafka.common.errors.RetriableException) {
-                return ids;
+                return partitions.stream().map(TopicPartitionInfo::partition).toList();
             }
             throw e;
         }
