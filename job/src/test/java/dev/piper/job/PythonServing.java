@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -162,12 +161,7 @@ final class PythonServing {
         if (out == null) {
             pb.redirectErrorStream(true);
         }
-        Process p = pb.start();
-        if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("python3 -m piper_feed.transform ran past " + limit);
-        }
-        assertThat(p.exitValue()).as(Files.readString(log)).isZero();
+        PythonClient.assertEndsWell(pb.start(), "python3 -m piper_feed.transform", log, limit);
     }
 
     private static long compare(Expected expected, JsonNode answer) {

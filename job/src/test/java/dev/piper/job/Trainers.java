@@ -6,11 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The trainer client ({@code clients/python}, {@code python3 -m piper_feed.train}) as a process of
@@ -89,8 +88,7 @@ final class Trainers {
 
     /** Waits for trainer {@code name} to end (3 minutes at most) and asserts it ended well. */
     void assertEndsWell(String name, Process trainer) throws Exception {
-        assertThat(trainer.waitFor(3, TimeUnit.MINUTES)).as("trainer %s ends", name).isTrue();
-        assertThat(trainer.exitValue()).as(Files.readString(log(name))).isZero();
+        PythonClient.assertEndsWell(trainer, "trainer " + name, log(name), Duration.ofMinutes(3));
     }
 
     /** The metrics trainer {@code name} wrote at its end. */

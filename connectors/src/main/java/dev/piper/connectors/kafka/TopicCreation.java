@@ -136,9 +136,10 @@ public final class TopicCreation {
     private static List<Integer> unserved(
             Admin admin, String topic, List<TopicPartitionInfo> partitions, long deadline)
             throws Exception {
+        List<Integer> ids = partitions.stream().map(TopicPartitionInfo::partition).toList();
         Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
-        for (TopicPartitionInfo p : partitions) {
-            ends.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+        for (int id : ids) {
+            ends.put(new TopicPartition(topic, id), OffsetSpec.latest());
         }
         // the admin client retries NOT_LEADER_OR_FOLLOWER itself until this returns or times out
         long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
@@ -146,10 +147,10 @@ public final class TopicCreation {
             admin.listOffsets(ends).all().get(left, TimeUnit.MILLISECONDS);
             return List.of();
         } catch (java.util.concurrent.TimeoutException e) {
-            return partitions.stream().map(TopicPartitionInfo::partition).toList();
+            return ids;
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof org.apache.kafka.common.errors.RetriableException) {
-                return partitions.stream().map(TopicPartitionInfo::partition).toList();
+                return ids;
             }
             throw e;
         }
