@@ -168,8 +168,10 @@ public final class TransformServer implements AutoCloseable {
             }
             byte[] answer = json.write(result);
             metrics.answered(result, System.nanoTime() - start);
-            send(e, 200, "application/json", answer);
+            // counted before the answer leaves: a client that reads /metrics right after its
+            // answer must find it counted (as error(...) does for the other codes)
             metrics.status(200);
+            send(e, 200, "application/json", answer);
         } catch (RuntimeException bad) {
             metrics.failed();
             error(e, 500, "the transform failed: " + bad);
