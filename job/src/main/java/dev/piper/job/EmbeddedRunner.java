@@ -76,12 +76,13 @@ public final class EmbeddedRunner {
 
     /**
      * The configuration of a job on the embedded cluster: {@link #jobConfiguration} plus the task
-     * manager's network settings, which a real cluster sets in its own configuration ({@code piper
-     * cluster start} sets the same).
+     * manager's network buffer size, which a real cluster sets in its own configuration ({@code
+     * piper cluster start} sets the same). The network memory is sized to the job when it is built
+     * ({@link NetworkMemory#sizeFor}).
      */
     public static Configuration configuration(int parallelism, StateBackend backend) {
         Configuration conf = jobConfiguration(parallelism, backend);
-        conf.addAll(networkConfiguration(parallelism));
+        conf.set(TaskManagerOptions.MEMORY_SEGMENT_SIZE, SEGMENT_SIZE);
         // The Hadoop client jars (for Parquet) would make the embedded cluster look for Hadoop
         // delegation tokens and warn that it finds no Hadoop configuration; it needs none.
         conf.set(SecurityOptions.DELEGATION_TOKENS_ENABLED, false);
@@ -92,11 +93,18 @@ public final class EmbeddedRunner {
      * Network buffers for blocks. Blocks are records of up to about a megabyte. With Flink's 32 KiB
      * network buffers a block spans dozens of buffers and neighbouring tasks take turns instead of
      * overlapping (measured: 10M rows at parallelism 1, ~400k rows/s); 256 KiB buffers hold most
-     * blocks whole (~630k rows/s). Network memory grows with the channels, about p^2 per edge.
+     * blocks whole (~630k rows/s).
+     */
+    static final MemorySize SEGMENT_SIZE = MemorySize.parse("256kb");
+
+    /**
+     * The network settings of a cluster with {@code parallelism} slots, which runs jobs it does not
+     * know in advance: {@link #SEGMENT_SIZE} buffers, and memory that grows with the channels,
+     * about p^2 per edge.
      */
     public static Configuration networkConfiguration(int parallelism) {
         Configuration conf = new Configuration();
-        conf.set(TaskManagerOptions.MEMORY_SEGMENT_SIZE, MemorySize.parse("256kb"));
+        conf.set(TaskManagerOptions.MEMORY_SEGMENT_SIZE, SEGMENT_SIZE);
         MemorySize network = MemorySize.ofMebiBytes(Math.max(128, 8L * parallelism * parallelism));
         conf.set(TaskManagerOptions.NETWORK_MEMORY_MIN, network);
         conf.set(TaskManagerOptions.NETWORK_MEMORY_MAX, network);
@@ -120,6 +128,7 @@ public final class EmbeddedRunner {
         env.configure(conf);
         env.setParallelism(parallelism);
         job.build(env);
+        NetworkMemory.sizeFor(env, conf);
         JobClient client = env.executeAsync(name);
         CompletableFuture<JobExecutionResult> result = client.getJobExecutionResult();
         long start = System.nanoTime();

@@ -248,6 +248,7 @@ public final class StreamRunner {
         env.configure(conf);
         env.setParallelism(conf.get(CoreOptions.DEFAULT_PARALLELISM));
         job.build(env);
+        NetworkMemory.sizeFor(env, conf);
         long start = System.nanoTime();
         try (InputProbe probe = StreamTopics.probe(conf)) {
             InputProbe.Position first = probe.poll();
