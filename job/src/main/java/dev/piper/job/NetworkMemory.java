@@ -15,7 +15,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * The network memory of the embedded cluster, sized to the one job it runs.
  *
  * <p>A TaskManager allocates (and the JVM zeroes) its whole network buffer pool when it starts. The
- * fixed 128 MiB this cluster had took 0.5 s of a cold process's main thread, a third of the
+ * fixed 128 MiB this cluster had took 0.5 s of a cold process's main thread, two fifths of the
  * cluster's start, for a preprocess at parallelism 2 whose pools hold at most a third of it
  * (docs/PERFORMANCE.md, "The network buffer pool of a cold process"). Flink bounds every pool of a
  * streaming job: an input gate holds at most 2 exclusive buffers per channel and 8 floating ones, a
@@ -75,8 +75,8 @@ public final class NetworkMemory {
     /**
      * Sizes the embedded cluster's network memory to the job built in {@code env}, unless {@code
      * conf} names a size ({@code --flink-conf taskmanager.memory.network.min/max}): it must come
-     * after the job is built and before it is executed. No-op for a cluster that is already running
-     * (a test's shared MiniCluster), whose memory is its own.
+     * after the job is built and before it is executed. A cluster that is already running (a test's
+     * shared MiniCluster) keeps the memory it started with.
      */
     public static void sizeFor(StreamExecutionEnvironment env, ReadableConfig conf) {
         if (conf.getOptional(TaskManagerOptions.NETWORK_MEMORY_MIN).isPresent()
