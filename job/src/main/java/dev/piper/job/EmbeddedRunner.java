@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -112,6 +113,21 @@ public final class EmbeddedRunner {
     }
 
     /**
+     * The environment of a job on the embedded cluster: {@code conf} applied, its parallelism set,
+     * the job built into it by {@code build}, and the cluster's network memory sized to that job
+     * ({@link NetworkMemory#sizeFor}); ready to execute.
+     */
+    static StreamExecutionEnvironment environment(
+            Configuration conf, Consumer<StreamExecutionEnvironment> build) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.configure(conf);
+        env.setParallelism(conf.get(CoreOptions.DEFAULT_PARALLELISM));
+        build.accept(env);
+        NetworkMemory.sizeFor(env, conf);
+        return env;
+    }
+
+    /**
      * Runs the preprocess job built by {@code job} as Flink job {@code name} ({@link JobNames}) and
      * waits for it. While it runs longer than a few seconds, prints {@code rowsDone} and its rate
      * to {@code progress} every two seconds.
@@ -123,13 +139,7 @@ public final class EmbeddedRunner {
             LongSupplier rowsDone,
             PrintStream progress)
             throws Exception {
-        int parallelism = conf.get(CoreOptions.DEFAULT_PARALLELISM);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.configure(conf);
-        env.setParallelism(parallelism);
-        job.build(env);
-        NetworkMemory.sizeFor(env, conf);
-        JobClient client = env.executeAsync(name);
+        JobClient client = environment(conf, job::build).executeAsync(name);
         CompletableFuture<JobExecutionResult> result = client.getJobExecutionResult();
         long start = System.nanoTime();
         long lastReport = start;

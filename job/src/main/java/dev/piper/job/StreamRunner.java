@@ -14,7 +14,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -244,11 +243,7 @@ public final class StreamRunner {
             PrintStream progress,
             AtomicLong read)
             throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.configure(conf);
-        env.setParallelism(conf.get(CoreOptions.DEFAULT_PARALLELISM));
-        job.build(env);
-        NetworkMemory.sizeFor(env, conf);
+        StreamExecutionEnvironment env = EmbeddedRunner.environment(conf, job::build);
         long start = System.nanoTime();
         try (InputProbe probe = StreamTopics.probe(conf)) {
             InputProbe.Position first = probe.poll();
