@@ -91,7 +91,7 @@ def main(argv=None):
     snapshot = Snapshot.load(args.snapshot)
     check_snapshot(snapshot, state, args.checkpoint)
     transform = Transform(Spec.load(args.spec), snapshot)
-    reserved = {c.name: c.table_size for c in snapshot.columns}
+    reserved = {c.name: c.reserved_index for c in snapshot.columns}
     rows_consumer = _consumer(args.bootstrap_servers, "piper-check-serving", None)
     inputs = Consumer({"bootstrap.servers": args.bootstrap_servers, "group.id": "piper-check",
                        "enable.auto.commit": False, "allow.auto.create.topics": False})

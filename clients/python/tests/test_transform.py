@@ -16,9 +16,16 @@ from piper_feed.transform import (Snapshot, Spec, Transform, TransformError, has
 
 HEADER = (b'piper vocabulary snapshot 1\n'
           b'{"pipeline":"t/2","source":"test","body_bytes":36,"crc32":3487271173,"columns":['
-          b'{"name":"C1","epoch":0,"oov_buckets":2,"position":3,"entries":2,"table_size":5},'
+          b'{"name":"C1","epoch":0,"oov_buckets":2,"position":3,"entries":2,"table_size":5,'
+          b'"reserved_index":null},'
           b'{"name":"C2","epoch":1,"oov_buckets":0,"position":null,"entries":1,'
-          b'"table_size":1}]}\n')
+          b'"table_size":2,"reserved_index":1}]}\n')
+# the header files had before 2026-12-07 (C2's table size one short, no reserved index): read alike
+OLD_HEADER = (b'piper vocabulary snapshot 1\n'
+              b'{"pipeline":"t/2","source":"test","body_bytes":36,"crc32":3487271173,"columns":['
+              b'{"name":"C1","epoch":0,"oov_buckets":2,"position":3,"entries":2,"table_size":5},'
+              b'{"name":"C2","epoch":1,"oov_buckets":0,"position":null,"entries":1,'
+              b'"table_size":1}]}\n')
 BODY = bytes.fromhex("02000000" "04000000" "ab00000000000000" "ffffffffffffffff"
                      "00000000" "bc0a000000000000")
 M = (1 << 64) - 1
@@ -48,9 +55,19 @@ class TransformTest(unittest.TestCase):
         s = Snapshot.load(self.file)
         self.assertEqual((s.pipeline, s.source), ("t/2", "test"))
         self.assertEqual([c.name for c in s.columns], ["C1", "C2"])
-        self.assertEqual([c.table_size for c in s.columns], [5, 1])
+        # C2 has no OOV buckets: a key without an entry takes index 1, and a model needs its row
+        self.assertEqual([c.reserved_index for c in s.columns], [5, 1])
+        self.assertEqual([c.table_size for c in s.columns], [5, 2])
         keys = np.array([171, M, 5], dtype=np.uint64)
         self.assertEqual(s.lookup(0, keys).tolist(), [2, 4, -1])
+        self.assertEqual(s.lookup(1, np.array([2748, 171], dtype=np.uint64)).tolist(), [0, -1])
+
+    def test_a_snapshot_of_the_earlier_header_reads_the_same(self):
+        with open(self.file, "wb") as f:
+            f.write(OLD_HEADER + BODY)
+        s = Snapshot.load(self.file)
+        self.assertEqual([c.reserved_index for c in s.columns], [5, 1])
+        self.assertEqual([c.table_size for c in s.columns], [5, 2])
         self.assertEqual(s.lookup(1, np.array([2748, 171], dtype=np.uint64)).tolist(), [0, -1])
 
     def test_a_snapshot_cut_short_damaged_or_of_another_kind_is_refused(self):

@@ -15,7 +15,8 @@ handler, a notebook), from the same two files:
 rows (a float32 slot as its float), list columns, event times, dead letters with the feed's
 reason codes, and the count of keys the snapshot has no entry for. A key without an entry takes
 its OOV bucket (``mix64(key) mod oov_buckets``) or, in a column without buckets, the column's
-reserved index, its table size at the snapshot; the vocabulary never grows.
+reserved index, one past its largest index at the snapshot (``SnapshotColumn.reserved_index``;
+``table_size`` counts its row); the vocabulary never grows.
 
 Input formats: lines of ``criteo-tsv``, ``json`` and ``csv`` (``apply_lines``); Avro datums of
 ``input.schema`` and Protobuf messages of ``input.message``, a record each (``apply``), or

@@ -184,6 +184,6 @@ class Transform:
                 index[missing] = 0
             elif buckets > 1:
                 index[missing] = (mix64(keys[missing]) % _U(buckets)).astype(np.int64)
-            else:   # the column's reserved index: its table size at the snapshot
-                index[missing] = self.snapshot.columns[c].table_size
+            else:   # the column's reserved index: one past its largest index at the snapshot
+                index[missing] = self.snapshot.columns[c].reserved_index
         return index, int(missing.sum())

@@ -20,7 +20,8 @@ class SnapshotColumn:
     epoch: int
     oov_buckets: int
     position: object
-    table_size: int
+    reserved_index: int   # one past the largest index: a key without an entry takes it (no buckets)
+    table_size: int       # rows a served model's table needs: with the reserved index's, no buckets
     keys: np.ndarray      # uint64, increasing
     indices: np.ndarray   # int32, indices[i] is keys[i]'s
 
@@ -70,7 +71,8 @@ class Snapshot:
             top = max(buckets, int(indices.max()) + 1 if n else 0)
             columns.append(SnapshotColumn(
                 name=col.get("name"), epoch=_count(col, "epoch", where), oov_buckets=buckets,
-                position=col.get("position"), table_size=top,
+                position=col.get("position"), reserved_index=top,
+                table_size=top + (0 if buckets else 1),
                 keys=keys[order].copy(), indices=indices[order].astype(np.int32)))
         if at != len(body):
             raise TransformError(f"{path}: the columns' entries take {at} bytes of {len(body)}")

@@ -140,7 +140,7 @@ final class ServeCommand implements Callable<Integer> {
                         options,
                         snapshot,
                         new InetSocketAddress(host, port),
-                        health(pipeline, snapshot),
+                        health(pipeline, snapshot, dir, snapshotFile),
                         n,
                         maxRequestBytes)) {
             Runtime.getRuntime()
@@ -239,21 +239,36 @@ final class ServeCommand implements Callable<Integer> {
         return snapshot;
     }
 
-    private String health(PipelineSpec pipeline, VocabularySnapshot snapshot) {
+    /**
+     * The body of {@code GET /health}: the spec, where the vocabularies were read ({@code
+     * outputDir}, or {@code snapshotFile} and its source), and per sparse column the table size a
+     * served model needs and the reserved index.
+     */
+    static String health(
+            PipelineSpec pipeline, VocabularySnapshot snapshot, Path outputDir, Path snapshotFile) {
         ObjectMapper json = new ObjectMapper();
         ObjectNode root = json.createObjectNode();
         root.put("status", "ok");
         root.put("spec", pipeline.name());
         root.put("version", pipeline.version());
-        if (dir != null) {
-            root.put("output_dir", dir.toAbsolutePath().toString());
+        if (outputDir != null) {
+            root.put("output_dir", outputDir.toAbsolutePath().toString());
         } else {
             root.put("snapshot", snapshotFile.toAbsolutePath().toString());
             root.put("vocabularies", snapshot.source());
         }
+        // the rows a model's tables need to serve every index answered (a column without OOV
+        // buckets: its entries and the reserved index's row), and the reserved index itself
         ObjectNode sizes = root.putObject("table_sizes");
+        ObjectNode reserved = root.putObject("reserved_indices");
         for (int c = 0; c < snapshot.columns(); c++) {
-            sizes.put(snapshot.columnList().get(c).name(), snapshot.tableSize(c));
+            VocabularySnapshot.Column column = snapshot.columnList().get(c);
+            sizes.put(column.name(), snapshot.tableSize(c));
+            if (column.oovBuckets() > 0) {
+                reserved.putNull(column.name());
+            } else {
+                reserved.put(column.name(), snapshot.reservedIndex(c));
+            }
         }
         return root.toString();
     }

@@ -8,6 +8,7 @@ import dev.piper.cli.serve.TransformServer;
 import dev.piper.connectors.kafka.AvroDatums;
 import dev.piper.core.serve.VocabularySnapshot;
 import dev.piper.pipeline.ops.DecodeOptions;
+import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.SpecCompiler;
 import java.io.ByteArrayOutputStream;
@@ -243,6 +244,140 @@ class ServeITCase {
                     .contains("piper_serve_records_total " + (lines.size() + 3 + 1))
                     .contains("piper_serve_dead_letters_total 1")
                     .contains("piper_serve_unknown_keys_total{column=\"C1\"} 0");
+        }
+    }
+
+    /**
+     * The edges of the HTTP server (issue 64): on a kept-alive connection no answer waits for the
+     * client's delayed ACK (with Nagle's algorithm on, each one took 40 ms more); a body of a
+     * Content-Type the server does not read is a 415, while none, curl's default and text/plain are
+     * read; a body over the limit sent whole before the client reads gets its 413 rather than a
+     * reset connection; {@code /health} announces the table size a model needs, counting the row of
+     * the reserved index that a key the snapshot lacks is answered.
+     */
+    @Test
+    void keptAliveConnectionsAndTheEdgesOfARequest() throws Exception {
+        PipelineSpec spec = Presets.named("dlrm-criteo").spec();
+        DecodeOptions options = SpecCompiler.decodeOptions(spec, 1024);
+        // C1 holds keys 0xa and 0xb, every other column nothing: its keys take the reserved index
+        List<VocabularySnapshot.Column> columns = new ArrayList<>();
+        int sparse = options.program().layout().sparse();
+        int[][] indices = new int[sparse][0];
+        long[][] keys = new long[sparse][0];
+        for (int c = 0; c < sparse; c++) {
+            columns.add(new VocabularySnapshot.Column("C" + (c + 1), 0, 0, -1));
+        }
+        indices[0] = new int[] {0, 1};
+        keys[0] = new long[] {0xa, 0xb};
+        VocabularySnapshot snapshot =
+                VocabularySnapshot.of("dlrm-criteo/1", "test", columns, indices, keys);
+        String health = ServeCommand.health(spec, snapshot, null, tmp.resolve("s.snapshot"));
+        java.util.SplittableRandom random = new java.util.SplittableRandom(64);
+        StringBuilder body = new StringBuilder();
+        for (int r = 0; r < 512; r++) {
+            body.append(random.nextInt(2));
+            for (int i = 0; i < 13; i++) {
+                body.append('\t').append(random.nextInt(1000));
+            }
+            for (int c = 0; c < 26; c++) {
+                body.append('\t').append(Integer.toHexString(0xa + random.nextInt(3)));
+            }
+            body.append('\n');
+        }
+        HttpClient keptAlive = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        ObjectMapper json = new ObjectMapper();
+        try (TransformServer server =
+                new TransformServer(
+                        options,
+                        snapshot,
+                        new InetSocketAddress("127.0.0.1", 0),
+                        health,
+                        2,
+                        1 << 20)) {
+            server.start();
+            URI transform =
+                    URI.create("http://127.0.0.1:" + server.address().getPort() + "/transform");
+
+            // one connection, 40 requests: the median answer is far below a delayed ACK's 40 ms
+            long[] nanos = new long[40];
+            JsonNode answer = null;
+            for (int i = 0; i < nanos.length; i++) {
+                long start = System.nanoTime();
+                HttpResponse<String> r =
+                        keptAlive.send(
+                                HttpRequest.newBuilder(transform)
+                                        .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                nanos[i] = System.nanoTime() - start;
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+                answer = json.readTree(r.body());
+            }
+            java.util.Arrays.sort(nanos);
+            assertThat(nanos[nanos.length / 2] / 1e6)
+                    .as("median ms of a 512-line request on a kept-alive connection")
+                    .isLessThan(30.0);
+
+            // a key the snapshot lacks takes the reserved index, inside the announced table
+            JsonNode h = json.readTree(health);
+            assertThat(h.get("reserved_indices").get("C1").asInt()).isEqualTo(2);
+            assertThat(h.get("table_sizes").get("C1").asInt()).isEqualTo(3);
+            assertThat(h.get("reserved_indices").get("C2").asInt()).isZero();
+            assertThat(h.get("table_sizes").get("C2").asInt()).isEqualTo(1);
+            int c1 = options.program().rowColumns().indexOf("C1");
+            java.util.Set<Integer> c1Indices = new java.util.TreeSet<>();
+            answer.get("rows").forEach(row -> c1Indices.add(row.get(c1).asInt()));
+            assertThat(c1Indices).containsExactly(0, 1, 2);
+
+            // Content-Types: none, curl's default and text are read; an image is not
+            for (String type :
+                    List.of(
+                            "application/x-www-form-urlencoded",
+                            "text/plain; charset=utf-8",
+                            "application/octet-stream")) {
+                HttpResponse<String> r =
+                        keptAlive.send(
+                                HttpRequest.newBuilder(transform)
+                                        .header("Content-Type", type)
+                                        .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).as(type + ": " + r.body()).isEqualTo(200);
+            }
+            HttpResponse<String> png =
+                    keptAlive.send(
+                            HttpRequest.newBuilder(transform)
+                                    .header("Content-Type", "image/png")
+                                    .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            assertThat(png.statusCode()).isEqualTo(415);
+            assertThat(png.body()).contains("Content-Type image/png is not read here");
+
+            // 8 MiB against a limit of 1 MiB, written whole before the answer is read
+            try (java.net.Socket socket =
+                    new java.net.Socket("127.0.0.1", server.address().getPort())) {
+                socket.setSoTimeout(60_000);
+                int size = 8 << 20;
+                java.io.OutputStream out = socket.getOutputStream();
+                out.write(
+                        ("POST /transform HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: "
+                                        + size
+                                        + "\r\n\r\n")
+                                .getBytes(StandardCharsets.US_ASCII));
+                byte[] chunk = new byte[1 << 16];
+                java.util.Arrays.fill(chunk, (byte) 'x');
+                for (int sent = 0; sent < size; sent += chunk.length) {
+                    out.write(chunk);
+                }
+                out.flush();
+                String status =
+                        new java.io.BufferedReader(
+                                        new java.io.InputStreamReader(
+                                                socket.getInputStream(), StandardCharsets.US_ASCII))
+                                .readLine();
+                assertThat(status).isEqualTo("HTTP/1.1 413 Request Entity Too Large");
+            }
         }
     }
 

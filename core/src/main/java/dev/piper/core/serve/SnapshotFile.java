@@ -24,12 +24,17 @@ import java.util.zip.CRC32;
  * <pre>{@code
  * {"pipeline": "dlrm-criteo/1", "source": "...", "body_bytes": N, "crc32": C,
  *  "columns": [{"name": "C1", "epoch": 0, "oov_buckets": 0, "position": 1234,
- *               "entries": 1234, "table_size": 1234}, ...]}
+ *               "entries": 1234, "table_size": 1235, "reserved_index": 1234}, ...]}
  * }</pre>
  *
  * <p>{@code crc32} is zlib's CRC-32 of the body; {@code position} is null for the end of a batch
- * output. A reader checks the body's length and checksum, so a file cut short or damaged is
- * refused, never read as a smaller vocabulary. docs/SERVING.md has the same description.
+ * output. {@code table_size} is the rows a model's embedding table needs to serve the column at
+ * this position ({@link VocabularySnapshot#tableSize}); {@code reserved_index} the index a key the
+ * snapshot lacks takes, in a column without OOV buckets (null in one with buckets). Files written
+ * before 2026-12-07 announced {@code table_size} one short for such a column and have no {@code
+ * reserved_index}; readers use neither (both follow from the entries), so every file reads the
+ * same. A reader checks the body's length and checksum, so a file cut short or damaged is refused,
+ * never read as a smaller vocabulary. docs/SERVING.md has the same description.
  */
 final class SnapshotFile {
 
@@ -96,6 +101,11 @@ final class SnapshotFile {
             }
             o.put("entries", snapshot.entries(c));
             o.put("table_size", snapshot.tableSize(c));
+            if (col.oovBuckets() > 0) {
+                o.putNull("reserved_index");
+            } else {
+                o.put("reserved_index", snapshot.reservedIndex(c));
+            }
         }
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);

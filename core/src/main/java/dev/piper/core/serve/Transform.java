@@ -26,9 +26,10 @@ import java.util.List;
  *
  * <p>A key the snapshot has no entry for takes the index its column's policy gives such a key: its
  * OOV bucket ({@code mix64(key) mod oov_buckets}) when the column has buckets; else the column's
- * reserved index, its table size at the snapshot (one past the largest index: a model served this
- * way keeps one row for it). {@link Result#unknown()} counts them per column. A record the feed
- * would reject is a dead letter here too, with the same reason and detail.
+ * reserved index, one past the largest index at the snapshot ({@link
+ * VocabularySnapshot#reservedIndex}; the table size the snapshot announces counts its row). {@link
+ * Result#unknown()} counts them per column. A record the feed would reject is a dead letter here
+ * too, with the same reason and detail.
  *
  * <p>Not thread-safe (it holds a decoder); one per thread, sharing the snapshot.
  */
@@ -148,7 +149,10 @@ public final class Transform {
                 int index = snapshot.indexOf(c, key);
                 if (index < 0) {
                     unknown[c]++;
-                    index = policy.oovBuckets() > 0 ? policy.bucketOf(key) : snapshot.tableSize(c);
+                    index =
+                            policy.oovBuckets() > 0
+                                    ? policy.bucketOf(key)
+                                    : snapshot.reservedIndex(c);
                 }
                 indices[i] = index;
             }
@@ -159,7 +163,7 @@ public final class Transform {
                             0,
                             indices,
                             keys.size(),
-                            snapshot.tableSize(c),
+                            snapshot.reservedIndex(c),
                             new long[0],
                             keys.epoch(),
                             keys.offsets());

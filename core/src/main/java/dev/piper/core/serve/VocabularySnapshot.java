@@ -256,11 +256,21 @@ public final class VocabularySnapshot {
     }
 
     /**
-     * The size of sparse column {@code c}'s table at this position: its OOV buckets and entries,
-     * one past the largest index.
+     * One past sparse column {@code c}'s largest index at this position (its OOV buckets and
+     * entries): the <em>reserved index</em> that {@link Transform} gives a key the snapshot lacks
+     * in a column without OOV buckets.
+     */
+    public int reservedIndex(int c) {
+        return tableSizes[c];
+    }
+
+    /**
+     * The rows an embedding table of sparse column {@code c} needs to serve every index the
+     * transform can give at this position: its OOV buckets and entries, and, in a column without
+     * OOV buckets, one more for the {@linkplain #reservedIndex reserved index}.
      */
     public int tableSize(int c) {
-        return tableSizes[c];
+        return tableSizes[c] + (columns.get(c).oovBuckets() > 0 ? 0 : 1);
     }
 
     /** The entries sparse column {@code c} holds. */

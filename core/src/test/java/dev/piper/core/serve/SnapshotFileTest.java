@@ -66,7 +66,8 @@ class SnapshotFileTest {
         assertThat(back.entries(0)).isEqualTo(n);
         assertThat(back.tableSize(0)).isEqualTo(snapshot.tableSize(0));
         assertThat(back.entries(1)).isZero();
-        assertThat(back.tableSize(1)).isZero();
+        assertThat(back.reservedIndex(1)).isZero();
+        assertThat(back.tableSize(1)).isEqualTo(1); // the reserved index's row alone
         assertThat(dir.toFile().list()).containsExactly("s.snapshot"); // no temporary file left
     }
 
@@ -79,9 +80,9 @@ class SnapshotFileTest {
                         + "{\"pipeline\":\"t/2\",\"source\":\"test\",\"body_bytes\":36,"
                         + "\"crc32\":3487271173,\"columns\":["
                         + "{\"name\":\"C1\",\"epoch\":0,\"oov_buckets\":2,\"position\":3,"
-                        + "\"entries\":2,\"table_size\":5},"
+                        + "\"entries\":2,\"table_size\":5,\"reserved_index\":null},"
                         + "{\"name\":\"C2\",\"epoch\":1,\"oov_buckets\":0,\"position\":null,"
-                        + "\"entries\":1,\"table_size\":1}]}\n";
+                        + "\"entries\":1,\"table_size\":2,\"reserved_index\":1}]}\n";
         String body =
                 "02000000"
                         + "04000000"
@@ -98,6 +99,43 @@ class SnapshotFileTest {
         assertThat(back.indexOf(0, -1L)).isEqualTo(4);
         assertThat(back.indexOf(1, 2748)).isZero();
         assertThat(back.indexOf(1, 171)).isEqualTo(-1);
+        assertThat(back.reservedIndex(1)).isEqualTo(1);
+        assertThat(back.tableSize(1)).isEqualTo(2); // the entry and the reserved index's row
+        assertThat(back.tableSize(0)).isEqualTo(5); // the buckets take unknown keys
+    }
+
+    /**
+     * A file written before the header announced the reserved index's row (C2's {@code table_size}
+     * 1, no {@code reserved_index}) reads as it did: readers take neither from the header.
+     */
+    @Test
+    void aFileOfTheEarlierHeaderReadsTheSame() throws Exception {
+        Path file = dir.resolve("old.snapshot");
+        byte[] header =
+                ("piper vocabulary snapshot 1\n"
+                                + "{\"pipeline\":\"t/2\",\"source\":\"test\",\"body_bytes\":36,"
+                                + "\"crc32\":3487271173,\"columns\":["
+                                + "{\"name\":\"C1\",\"epoch\":0,\"oov_buckets\":2,\"position\":3,"
+                                + "\"entries\":2,\"table_size\":5},"
+                                + "{\"name\":\"C2\",\"epoch\":1,\"oov_buckets\":0,"
+                                + "\"position\":null,\"entries\":1,\"table_size\":1}]}\n")
+                        .getBytes(StandardCharsets.US_ASCII);
+        byte[] body =
+                HexFormat.of()
+                        .parseHex(
+                                "02000000"
+                                        + "04000000"
+                                        + "ab00000000000000"
+                                        + "ffffffffffffffff"
+                                        + "00000000"
+                                        + "bc0a000000000000");
+        Files.write(file, header);
+        Files.write(file, body, java.nio.file.StandardOpenOption.APPEND);
+        VocabularySnapshot back = VocabularySnapshot.load(file);
+        assertThat(back.indexOf(0, 171)).isEqualTo(2);
+        assertThat(back.indexOf(1, 2748)).isZero();
+        assertThat(back.reservedIndex(1)).isEqualTo(1);
+        assertThat(back.tableSize(1)).isEqualTo(2);
     }
 
     @Test

@@ -74,8 +74,9 @@ class TransformTest {
         vocab("C2", "0\t1\n1\t2\n");
         DecodeOptions options = options();
         VocabularySnapshot snapshot = VocabularySnapshot.read(dir, options.program());
-        assertThat(snapshot.tableSize(0)).isEqualTo(12);
-        assertThat(snapshot.tableSize(1)).isEqualTo(2);
+        assertThat(snapshot.tableSize(0)).isEqualTo(12); // 10 OOV buckets, 2 entries
+        assertThat(snapshot.reservedIndex(1)).isEqualTo(2);
+        assertThat(snapshot.tableSize(1)).isEqualTo(3); // 2 entries and the reserved index
         Transform transform = new Transform(options, snapshot);
         Transform.Result result =
                 transform.apply(
