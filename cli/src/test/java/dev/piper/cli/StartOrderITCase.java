@@ -101,26 +101,31 @@ class StartOrderITCase {
                 .start();
     }
 
-    /** {@code piper stream} on the test's topics, with checkpoint directory checkpoints-NAME. */
-    private static Process stream(String name) throws Exception {
-        return PiperProcesses.start(
-                tmp.resolve(name + ".log"),
-                List.of(
-                        "stream",
-                        "--bootstrap-servers",
-                        kafka.bootstrapServers(),
-                        "--input-topic",
-                        "so-in",
-                        "--output-topic",
-                        "so-rows",
-                        "--vocab-topic",
-                        "so-vocab",
-                        "--checkpoint-dir",
-                        tmp.resolve("checkpoints-" + name).toString(),
-                        "--checkpoint-interval",
-                        "1s",
-                        "--until-idle",
-                        "3"));
+    /**
+     * {@code piper stream} on the test's topics, with checkpoint directory checkpoints-NAME and
+     * {@code more} arguments.
+     */
+    private static Process stream(String name, String... more) throws Exception {
+        List<String> args =
+                new java.util.ArrayList<>(
+                        List.of(
+                                "stream",
+                                "--bootstrap-servers",
+                                kafka.bootstrapServers(),
+                                "--input-topic",
+                                "so-in",
+                                "--output-topic",
+                                "so-rows",
+                                "--vocab-topic",
+                                "so-vocab",
+                                "--checkpoint-dir",
+                                tmp.resolve("checkpoints-" + name).toString(),
+                                "--checkpoint-interval",
+                                "1s",
+                                "--until-idle",
+                                "3"));
+        args.addAll(List.of(more));
+        return PiperProcesses.start(tmp.resolve(name + ".log"), args);
     }
 
     /** Waits until {@code p}'s log holds {@code line}, failing if it ends first. */
@@ -217,6 +222,29 @@ class StartOrderITCase {
                                 + tmp.resolve("checkpoints-" + winner));
         awaitExit(consume, "consume");
         SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "consume started first");
+
+        // Once the winner has finished (or been killed: its claim stays all the same), a stream
+        // of another directory is refused for the topic's owner, named with its directory, host
+        // and newest snapshot, not for the group's committed input; --start-over too.
+        String host = java.net.InetAddress.getLocalHost().getHostName();
+        for (String[] later :
+                List.of(new String[] {"third"}, new String[] {"fourth", "--start-over"})) {
+            Process p = stream(later[0], java.util.Arrays.copyOfRange(later, 1, later.length));
+            assertThat(p.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            String log = Files.readString(tmp.resolve(later[0] + ".log"));
+            assertThat(p.exitValue()).as(log).isEqualTo(1);
+            assertThat(log)
+                    .contains(
+                            "stream: error: output topic so-rows belongs to the stream of"
+                                    + " checkpoint directory "
+                                    + tmp.resolve("checkpoints-" + winner)
+                                    + " on "
+                                    + host)
+                    .contains(
+                            "its newest snapshot, "
+                                    + tmp.resolve("checkpoints-" + winner).resolve("savepoints"))
+                    .doesNotContain("holds no snapshot to resume from");
+        }
         awaitExit(trainer, "trainer");
         var metrics = new ObjectMapper().readTree(tmp.resolve("trainer.json").toFile());
         assertThat(metrics.get("rows").asLong()).as("rows trained").isEqualTo(rows);

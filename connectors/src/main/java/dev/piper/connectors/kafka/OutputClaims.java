@@ -90,6 +90,21 @@ public final class OutputClaims {
             boolean takeOver,
             PrintStream progress)
             throws Exception {
+        claim(outputTopics, streamId, checkpointDir, takeOver, progress, owner -> null);
+    }
+
+    /**
+     * As {@link #claim(List, String, String, boolean, PrintStream)}, a refusal saying also what
+     * {@code aboutOwner} knows of the owner (null: nothing).
+     */
+    public void claim(
+            List<String> outputTopics,
+            String streamId,
+            String checkpointDir,
+            boolean takeOver,
+            PrintStream progress,
+            java.util.function.Function<Claim, String> aboutOwner)
+            throws Exception {
         createIfAbsent();
         Map<String, Claim> owners = owners();
         String host = host();
@@ -101,7 +116,7 @@ public final class OutputClaims {
                 continue;
             }
             if (owner != null && !takeOver) {
-                throw refusal(topic, owner);
+                throw refusal(topic, owner, aboutOwner.apply(owner));
             }
             if (owner != null) {
                 progress.printf(
@@ -120,7 +135,7 @@ public final class OutputClaims {
         for (String topic : appended.keySet()) {
             Claim owner = after.get(topic);
             if (owner == null || !owner.streamId().equals(streamId)) {
-                throw refusal(topic, owner);
+                throw refusal(topic, owner, owner == null ? null : aboutOwner.apply(owner));
             }
         }
     }
@@ -130,12 +145,17 @@ public final class OutputClaims {
         return Optional.ofNullable(owners().get(topic));
     }
 
-    private IllegalStateException refusal(String topic, Claim owner) {
+    /**
+     * Why a stream may not write {@code topic}, which {@code owner} owns: the owner, {@code
+     * aboutOwner} (what else is known of it, or null) and the ways on.
+     */
+    public IllegalStateException refusal(String topic, Claim owner, String aboutOwner) {
         return new IllegalStateException(
                 "output topic "
                         + topic
                         + " belongs to "
                         + (owner == null ? "another stream" : owner.describe())
+                        + (aboutOwner == null ? "" : "; " + aboutOwner)
                         + " (claims topic "
                         + claimsTopic
                         + "): two streams on one output topic would each commit every block."

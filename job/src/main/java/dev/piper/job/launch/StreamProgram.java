@@ -1,6 +1,7 @@
 package dev.piper.job.launch;
 
 import dev.piper.connectors.kafka.KafkaConnectors;
+import dev.piper.connectors.kafka.OutputClaims;
 import dev.piper.job.CheckpointDirectory;
 import dev.piper.job.JobNames;
 import dev.piper.job.PiperOptions;
@@ -132,15 +133,24 @@ public final class StreamProgram {
         chooseStart(conf, dir, onCluster, err);
         StreamPipelines pipelines = pipelines(conf, dir, onCluster, err);
         KafkaArgs.connect(a.args); // the arguments are checked: now the broker must answer
+        String streamId = CheckpointDirectory.streamId(dir);
+        if (!a.takeOverOutput) {
+            refuseAnotherStreamsOutput(conf, pipelines.outputTopics(), streamId);
+        }
         StreamTopics.awaitInputs(conf, err);
         if (fresh) {
             refuseCommittedInputWithoutSnapshot(conf, dir, err);
         }
         StreamTopics.prepareTopics(conf, err);
-        String streamId = CheckpointDirectory.streamId(dir);
         for (String rows : pipelines.outputTopics()) {
             StreamOptions.claims(conf, rows)
-                    .claim(List.of(rows), streamId, dir.toString(), a.takeOverOutput, err);
+                    .claim(
+                            List.of(rows),
+                            streamId,
+                            dir.toString(),
+                            a.takeOverOutput,
+                            err,
+                            StreamProgram::lastSnapshot);
         }
         return new Ready(conf, a.untilIdle, lock);
     }
@@ -319,6 +329,45 @@ public final class StreamProgram {
             }
         }
         return pipelines;
+    }
+
+    /**
+     * Refuses, before anything else is looked at, an output topic that another stream (another
+     * checkpoint directory's id) owns, naming that stream's directory, host, and when it last
+     * completed a snapshot where its directory is on this host: whatever this directory holds, a
+     * second stream on the topic would commit every block again. The consumer group and the
+     * committed input are that owner's, and would only mislead. Two streams that pass this at the
+     * same moment are told apart when they claim ({@link dev.piper.connectors.kafka.OutputClaims}).
+     */
+    private static void refuseAnotherStreamsOutput(
+            Configuration conf, List<String> outputTopics, String streamId) throws Exception {
+        for (String topic : outputTopics) {
+            var claims = StreamOptions.claims(conf, topic);
+            Optional<OutputClaims.Claim> owner = claims.owner(topic);
+            if (owner.isPresent() && !owner.get().streamId().equals(streamId)) {
+                throw claims.refusal(topic, owner.get(), lastSnapshot(owner.get()));
+            }
+        }
+    }
+
+    /** When the owner of a claim last completed a snapshot, as far as this host can tell. */
+    static String lastSnapshot(OutputClaims.Claim owner) {
+        Path dir = Path.of(owner.checkpointDir());
+        if (!Files.isDirectory(dir)) {
+            return "its checkpoint directory is not on this host";
+        }
+        try {
+            Optional<Path> latest = CheckpointDirectory.latestSnapshot(dir);
+            if (latest.isEmpty()) {
+                return "it has completed no snapshot there yet";
+            }
+            return "its newest snapshot, "
+                    + latest.get()
+                    + ", completed at "
+                    + Files.getLastModifiedTime(latest.get().resolve("_metadata")).toInstant();
+        } catch (IOException | UncheckedIOException e) {
+            return "its checkpoint directory cannot be read here (" + e.getMessage() + ")";
+        }
     }
 
     /**
