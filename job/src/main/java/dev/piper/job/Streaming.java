@@ -34,6 +34,11 @@ public final class Streaming {
             int parallelism, StateBackend backend, Path checkpointDir, Duration interval) {
         Configuration conf = EmbeddedRunner.configuration(parallelism, backend);
         conf.addAll(checkpointing(checkpointDir, interval));
+        // every snapshot sealed before its output is committed (on a cluster, the job commands
+        // seal the savepoints they take)
+        conf.set(
+                CheckpointingOptions.CHECKPOINT_STORAGE,
+                SealingCheckpointStorage.Factory.class.getName());
         return conf;
     }
 
