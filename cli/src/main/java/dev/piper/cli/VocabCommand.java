@@ -57,6 +57,9 @@ final class VocabCommand implements Runnable {
 
         private static final Pattern RECORD = Pattern.compile("(.+)/(\\d+)@(\\d+)");
 
+        /** {@code --at TOPIC@end}: the position of the topic's last committed records. */
+        private static final Pattern END = Pattern.compile("(.+)@end");
+
         @Spec CommandSpec spec;
 
         @Override
@@ -79,10 +82,12 @@ final class VocabCommand implements Runnable {
 
         @Option(
                 names = "--at",
-                paramLabel = "TOPIC/PARTITION@OFFSET",
+                paramLabel = "TOPIC/PARTITION@OFFSET|TOPIC@end",
                 description =
                         "The position of this rows record: the vocabularies once its block was"
-                                + " applied (e.g. rows/0@41).")
+                                + " applied (e.g. rows/0@41); or TOPIC@end, the stream's end as"
+                                + " committed now: every entry of the vocabulary topic, the"
+                                + " pipeline of the rows topic's newest record (e.g. rows@end).")
         String at;
 
         @Option(
@@ -185,10 +190,14 @@ final class VocabCommand implements Runnable {
                         spec.commandLine(), "--at or --position: give one of them");
             }
             Matcher record = at == null ? null : RECORD.matcher(at);
-            if (record != null && !record.matches()) {
+            Matcher end = at == null ? null : END.matcher(at);
+            if (record != null && !record.matches() && !end.matches()) {
                 throw new ParameterException(
                         spec.commandLine(),
-                        "--at: \"" + at + "\" is not TOPIC/PARTITION@OFFSET, e.g. rows/0@41");
+                        "--at: \""
+                                + at
+                                + "\" is not TOPIC/PARTITION@OFFSET, e.g. rows/0@41, or"
+                                + " TOPIC@end");
             }
             VocabularyPosition position = null;
             if (positionFile != null) {
@@ -203,7 +212,9 @@ final class VocabCommand implements Runnable {
             Map<String, String> client = KafkaArgs.connect(args);
             TopicSnapshot topics = new TopicSnapshot(KafkaArgs.bootstrapServers(args), client);
             Duration idle = Duration.ofSeconds(timeout);
-            if (record != null) {
+            if (end != null && end.matches()) {
+                position = topics.positionAtEnd(end.group(1), vocabTopic, idle);
+            } else if (record != null) {
                 try {
                     position =
                             topics.positionOf(

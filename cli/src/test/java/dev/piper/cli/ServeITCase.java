@@ -155,7 +155,9 @@ class ServeITCase {
                 .contains("--snapshot: a snapshot of 6 sparse columns for a spec of 26")
                 .contains("--output-dir or --snapshot: give one of them")
                 .contains("give --vocab-topic (with --at or --position) or --output-dir")
-                .contains("--at: \"rows-0-41\" is not TOPIC/PARTITION@OFFSET, e.g. rows/0@41");
+                .contains(
+                        "--at: \"rows-0-41\" is not TOPIC/PARTITION@OFFSET, e.g. rows/0@41, or"
+                                + " TOPIC@end");
 
         DecodeOptions options =
                 SpecCompiler.decodeOptions(Presets.named("clicks-json").spec(), 1024);

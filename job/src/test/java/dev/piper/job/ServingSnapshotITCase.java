@@ -180,6 +180,7 @@ class ServingSnapshotITCase {
         long rows = 0;
         long unknown = 0;
         long c1Entries = 0; // the furthest position of C1, which every entry on the topic is in
+        long[] furthest = null; // each column's furthest position over every record
         boolean[] inputPartitions = new boolean[2];
         PythonServing python = new PythonServing(tmp.resolve("python")); // each record too
         for (ConsumerRecord<byte[], byte[]> r : run.rows()) {
@@ -188,6 +189,11 @@ class ServingSnapshotITCase {
             rows += c.rows();
             unknown += c.unknown();
             c1Entries = Math.max(c1Entries, c.record().vocabPosition()[0]);
+            long[] position = c.record().vocabPosition();
+            furthest = furthest == null ? position.clone() : furthest;
+            for (int col = 0; col < position.length; col++) {
+                furthest[col] = Math.max(furthest[col], position[col]);
+            }
             inputPartitions[c.record().inputPartition()] = true;
             python.add(PythonServing.Expected.fed(r, c.record()), c.inputs(), c.at());
         }
@@ -243,6 +249,30 @@ class ServingSnapshotITCase {
                 topic.positionOf(
                         last.topic(), last.partition(), last.offset(), Duration.ofSeconds(30));
         assertThat(end.pipeline()).isEqualTo("served/1");
+
+        // the stream's end (vocab snapshot --at served-rows@end): every column at the furthest
+        // position any record states, whichever partition's record states it
+        VocabularyPosition atEnd =
+                topic.positionAtEnd("served-rows", "served-vocab", Duration.ofSeconds(30));
+        assertThat(atEnd.pipeline()).isEqualTo("served/1");
+        assertThat(atEnd.source()).startsWith("the end of served-rows and served-vocab (");
+        assertThat(
+                        atEnd.columns().stream()
+                                .mapToLong(VocabularySnapshot.Column::position)
+                                .toArray())
+                .containsExactly(furthest);
+        assertThat(atEnd.columns())
+                .extracting(VocabularySnapshot.Column::oovBuckets)
+                .isEqualTo(
+                        end.columns().stream().map(VocabularySnapshot.Column::oovBuckets).toList());
+        assertThat(
+                        topic.read(
+                                        "served-vocab",
+                                        atEnd,
+                                        Duration.ofSeconds(30),
+                                        TestClusters.QUIET)
+                                .entries(0))
+                .isEqualTo(c1Entries);
         List<VocabularySnapshot.Column> ahead = new ArrayList<>(end.columns());
         VocabularySnapshot.Column c1 = ahead.get(0);
         ahead.set(

@@ -82,6 +82,153 @@ public final class TopicSnapshot {
     }
 
     /**
+     * The position of a stream's end as committed now: every entry (or assignment) the vocabulary
+     * topic holds, so every index of every committed row. The pipeline and the sparse columns come
+     * from the newest of the last committed records of {@code rowsTopic}'s partitions; each
+     * column's epoch, OOV buckets and position from the furthest record of {@code vocabTopic} up to
+     * its end (a later epoch before an earlier one), where it has any.
+     *
+     * @throws IOException naming the topic if the rows topic holds no committed record within
+     *     {@code wait}
+     */
+    public VocabularyPosition positionAtEnd(String rowsTopic, String vocabTopic, Duration wait)
+            throws IOException {
+        ConsumerRecord<byte[], byte[]> newest = null;
+        Map<String, VocabularySnapshot.Column> furthest = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+            List<TopicPartition> partitions = awaitTopic(consumer, rowsTopic, wait);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, wait);
+            for (TopicPartition tp : partitions) {
+                ConsumerRecord<byte[], byte[]> r = lastCommitted(consumer, tp, ends.get(tp), wait);
+                if (r != null && (newest == null || r.timestamp() > newest.timestamp())) {
+                    newest = r;
+                }
+            }
+            if (newest == null) {
+                throw new IOException(
+                        rowsTopic
+                                + ": no committed rows record yet, so the stream has no end to"
+                                + " cut at");
+            }
+            List<TopicPartition> vocab = awaitTopic(consumer, vocabTopic, wait);
+            Map<TopicPartition, Long> vocabEnds = consumer.endOffsets(vocab, wait);
+            consumer.assign(vocab);
+            consumer.seekToBeginning(vocab);
+            long deadline = System.nanoTime() + wait.toNanos();
+            while (!readTo(consumer, vocabEnds)) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    deadline = System.nanoTime() + wait.toNanos();
+                    furthest(furthest, r);
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IOException(
+                            vocabTopic
+                                    + ": not read to its end "
+                                    + vocabEnds
+                                    + " (no record for "
+                                    + wait.toSeconds()
+                                    + " s)");
+                }
+            }
+        }
+        VocabularyPosition rows = positionOf(RowsRecord.of(newest));
+        List<VocabularySnapshot.Column> columns = new ArrayList<>();
+        for (VocabularySnapshot.Column c : rows.columns()) {
+            VocabularySnapshot.Column v = furthest.get(c.name());
+            boolean ahead =
+                    v != null
+                            && (v.epoch() > c.epoch()
+                                    || (v.epoch() == c.epoch() && v.position() > c.position()));
+            columns.add(ahead ? v : c);
+        }
+        return new VocabularyPosition(
+                rows.pipeline(),
+                "the end of " + rowsTopic + " and " + vocabTopic + " (" + rows.source() + ")",
+                columns);
+    }
+
+    /** Whether {@code consumer} has read each of its partitions up to its end in {@code ends}. */
+    private static boolean readTo(
+            KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> ends) {
+        for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+            if (consumer.position(e.getKey()) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Moves {@code furthest}'s column past the entries or assignments of vocabulary record {@code
+     * r}, as its headers count them (a hot set is no vocabulary record).
+     */
+    private static void furthest(
+            Map<String, VocabularySnapshot.Column> furthest, ConsumerRecord<byte[], byte[]> r)
+            throws IOException {
+        if (r.headers().lastHeader(StreamFormat.HOTLINE_WINDOW) != null) {
+            return;
+        }
+        String where = r.topic() + "/" + r.partition() + "@" + r.offset();
+        String name = header(r, StreamFormat.COLUMN, where);
+        String epochText = OutputConsumer.optionalHeader(r, StreamFormat.EPOCH);
+        int epoch = epochText.isEmpty() ? 0 : Integer.parseInt(epochText);
+        String bucketText = OutputConsumer.optionalHeader(r, StreamFormat.OOV_BUCKETS);
+        int buckets = bucketText.isEmpty() ? 0 : Integer.parseInt(bucketText);
+        long count = Long.parseLong(header(r, StreamFormat.COUNT, where));
+        long position =
+                EvictingVocabularies.evicting(r)
+                        ? Long.parseLong(header(r, StreamFormat.FIRST_ASSIGNMENT, where)) + count
+                        : Long.parseLong(header(r, StreamFormat.FIRST_INDEX, where))
+                                + count
+                                - buckets;
+        VocabularySnapshot.Column was = furthest.get(name);
+        if (was == null
+                || epoch > was.epoch()
+                || (epoch == was.epoch() && position > was.position())) {
+            furthest.put(name, new VocabularySnapshot.Column(name, epoch, buckets, position));
+        }
+    }
+
+    /**
+     * The last committed record of {@code tp} before {@code end} (its last stable offset), or null
+     * if it has none: read from ever further back, as commit markers and aborted records lie
+     * between the records.
+     */
+    private static ConsumerRecord<byte[], byte[]> lastCommitted(
+            KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp, long end, Duration wait)
+            throws IOException {
+        consumer.assign(List.of(tp));
+        long beginning = consumer.beginningOffsets(List.of(tp), wait).get(tp);
+        for (long back = 16; ; back *= 8) {
+            long from = Math.max(beginning, end - back);
+            consumer.seek(tp, from);
+            ConsumerRecord<byte[], byte[]> last = null;
+            long deadline = System.nanoTime() + wait.toNanos();
+            while (consumer.position(tp, wait) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new IOException(
+                            tp
+                                    + ": not read from offset "
+                                    + from
+                                    + " to "
+                                    + end
+                                    + " within "
+                                    + wait.toSeconds()
+                                    + " s");
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.offset() < end) {
+                        last = r;
+                    }
+                }
+            }
+            if (last != null || from == beginning) {
+                return last;
+            }
+        }
+    }
+
+    /**
      * The position {@code rows} states ({@link StreamFormat#VOCAB_POSITION}).
      *
      * @throws IOException naming the record if it states none
