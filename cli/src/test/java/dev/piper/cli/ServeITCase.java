@@ -380,6 +380,45 @@ class ServeITCase {
                                 .readLine();
                 assertThat(status).isEqualTo("HTTP/1.1 413 Request Entity Too Large");
             }
+
+            // the serving benchmark's HTTP mode (docs/PERFORMANCE.md) over this server: every
+            // request answered 200, kept alive and on new connections
+            Path specFile = tmp.resolve("dlrm-criteo.json");
+            try (var in = Presets.class.getResourceAsStream("/specs/dlrm-criteo.json")) {
+                Files.copy(in, specFile);
+            }
+            Path snapshotFile = tmp.resolve("bench.snapshot");
+            snapshot.write(snapshotFile);
+            Path lines = Files.writeString(tmp.resolve("bench.txt"), body);
+            Path out = tmp.resolve("bench.json");
+            Process bench =
+                    dev.piper.job.PythonClient.module(
+                                    "piper_feed.bench_transform",
+                                    List.of(
+                                            "--spec",
+                                            specFile.toString(),
+                                            "--snapshot",
+                                            snapshotFile.toString(),
+                                            "--lines",
+                                            lines.toString(),
+                                            "--seconds",
+                                            "0.2",
+                                            "--serve-url",
+                                            transform.toString(),
+                                            "--json"))
+                            .redirectOutput(out.toFile())
+                            .redirectError(tmp.resolve("bench.log").toFile())
+                            .start();
+            dev.piper.job.PythonClient.assertEndsWell(
+                    bench,
+                    "bench_transform",
+                    tmp.resolve("bench.log"),
+                    java.time.Duration.ofMinutes(2));
+            JsonNode figures = json.readTree(out.toFile());
+            for (String kind : List.of("transform", "http", "http_new")) {
+                assertThat(figures.get(kind).get("samples").asInt()).as(kind).isPositive();
+                assertThat(figures.get(kind).get("p50_us").asDouble()).as(kind).isPositive();
+            }
         }
     }
 

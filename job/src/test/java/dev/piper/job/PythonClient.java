@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** The Python client ({@code clients/python}) for the job's tests: its modules as processes. */
-final class PythonClient {
+public final class PythonClient {
 
     /** The client's directory, from the module's. */
     private static final Path DIR = Path.of("..", "clients", "python").toAbsolutePath();
@@ -21,7 +21,7 @@ final class PythonClient {
      * {@code /usr/bin/python3 -m piper_feed.MODULE args}, run in the client's directory with it on
      * {@code PYTHONPATH}; the caller redirects its output and starts it.
      */
-    static ProcessBuilder module(String module, List<String> args) {
+    public static ProcessBuilder module(String module, List<String> args) {
         List<String> command = new ArrayList<>(List.of("/usr/bin/python3", "-m", module));
         command.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(command).directory(DIR.toFile());
@@ -34,7 +34,7 @@ final class PythonClient {
      * within {@code limit} and asserts it exited 0, its log in the failure; one still running at
      * the limit is killed and fails the test.
      */
-    static void assertEndsWell(Process process, String what, Path log, Duration limit)
+    public static void assertEndsWell(Process process, String what, Path log, Duration limit)
             throws Exception {
         if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
             process.destroyForcibly();
