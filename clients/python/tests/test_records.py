@@ -108,7 +108,7 @@ class RecordsTest(unittest.TestCase):
                           ("piper.oov.buckets", b"0,2"), ("piper.assignments", b"5,0"),
                           ("piper.block.assignments", b"1,0"), ("piper.evict", b"lfu,"),
                           ("piper.bucketized.columns", b"I2"), ("piper.bucketized.buckets", b"5"),
-                          ("piper.vocab.position", b"6,3")]
+                          ("piper.vocab.position", b"6,3"), ("piper.checkpoint", b"7")]
         self.assertEqual(set(headers_of(full)), set(ROWS_FORMAT))
         self.assertEqual(decode_rows(full).vocab_position, {"C1": 6, "C2": 3})
         bad = {"text": [""], "count": ["-1", "x", "2147483648"],

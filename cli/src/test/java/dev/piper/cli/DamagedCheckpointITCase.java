@@ -55,6 +55,12 @@ class DamagedCheckpointITCase {
     @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
 
     private static List<String> stream(Path checkpoints, String topics, String... more) {
+        return streamFrom("dmg-in", checkpoints, topics, more);
+    }
+
+    /** {@code piper stream} from {@code input} into topics {@code topics-rows} and so on. */
+    private static List<String> streamFrom(
+            String input, Path checkpoints, String topics, String... more) {
         List<String> args =
                 new ArrayList<>(
                         List.of(
@@ -62,7 +68,7 @@ class DamagedCheckpointITCase {
                                 "--bootstrap-servers",
                                 kafka.bootstrapServers(),
                                 "--input-topic",
-                                "dmg-in",
+                                input,
                                 "--output-topic",
                                 topics + "-rows",
                                 "--vocab-topic",
@@ -262,5 +268,80 @@ class DamagedCheckpointITCase {
         assertThat(r.rows()).isEqualTo(expected.rowsWritten());
         assertThat(r.deadLetters()).isEqualTo(expected.deadLetters());
         SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "started over");
+    }
+
+    /**
+     * Issue 64: a snapshot older than the committed output replayed the input after it and
+     * committed its output again (readers found blocks twice), whether the newer snapshots were
+     * moved away, as the refusal of a damaged one advised, or {@code --from-savepoint} named the
+     * older one. Each rows record now names the checkpoint that committed it, and such a resume is
+     * refused before the job starts, naming that checkpoint; the resume between the two halves of
+     * the input, from the newest snapshot, runs as before.
+     */
+    @Test
+    void aSnapshotOlderThanTheCommittedOutputIsRefused() throws Exception {
+        kafka.createTopic("older-in", 1);
+        Path dir = tmp.resolve("older");
+        Path between = tmp.resolve("older-between"); // the directory between the halves
+        String firstSavepoint = null;
+        for (int half = 0; half < 2; half++) {
+            Path input = tmp.resolve("older-" + half + ".tsv");
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+                new CriteoGenerator(20261207 + half, 0.01, 0.01).write(out, LINES / 2);
+            }
+            LineProducer.produce(
+                    input, kafka.bootstrapServers(), "older-in", null, Map.of(), QUIET);
+            String out =
+                    run(
+                            "older-" + half,
+                            streamFrom("older-in", dir, "older", "--until-idle", "3"),
+                            0);
+            if (half == 0) {
+                java.util.regex.Matcher m =
+                        java.util.regex.Pattern.compile("stream: savepoint file:(\\S+)")
+                                .matcher(out);
+                assertThat(m.find()).as(out).isTrue();
+                firstSavepoint = m.group(1);
+                // the second run claims this savepoint, and Flink removes it once subsumed
+                copy(dir, between);
+            }
+        }
+        Path first = between.resolve(dir.relativize(Path.of(firstSavepoint)));
+        long firstId = CheckpointDirectory.checkpointId(first);
+        assertThat(CheckpointDirectory.latestSnapshot(between)).contains(first);
+
+        // --from-savepoint of the savepoint between the halves, in the directory as it is now
+        Path named = tmp.resolve("older-named");
+        copy(dir, named);
+        String out =
+                run(
+                        "older-named",
+                        streamFrom(
+                                "older-in",
+                                named,
+                                "older",
+                                "--until-idle",
+                                "3",
+                                "--from-savepoint",
+                                first.toString()),
+                        1);
+        assertThat(out)
+                .contains(
+                        "stream: error: resuming from "
+                                + first
+                                + " (checkpoint "
+                                + firstId
+                                + ") would commit output a second time: rows topic older-rows"
+                                + " holds output that checkpoint ")
+                .doesNotContain("job running");
+
+        // the newer snapshots moved away: the savepoint between the halves is the newest left
+        out = run("older-moved", streamFrom("older-in", between, "older", "--until-idle", "3"), 1);
+        assertThat(out)
+                .contains("stream: resuming from " + first)
+                .contains("would commit output a second time: rows topic older-rows holds output")
+                .contains("--start-over")
+                .doesNotContain("job running");
+        assertThat(first.resolve("_metadata")).as("refused, nothing removed").exists();
     }
 }

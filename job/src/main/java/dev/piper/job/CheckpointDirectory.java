@@ -44,14 +44,14 @@ public final class CheckpointDirectory {
     /**
      * What a user can do about a snapshot that cannot be restored. The directory keeps the two
      * newest checkpoints ({@link Streaming#RETAINED_CHECKPOINTS}), so there is usually an earlier
-     * one; but if the damaged one had completed, its output is committed, and resuming before it
-     * writes that output again.
+     * one; but if output was committed after it, resuming from it would commit that output again,
+     * and the stream refuses to (each rows record names the checkpoint that committed it).
      */
     static final String WAYS_OUT =
             "Either move the damaged snapshot directory away, and the next run resumes from the"
-                    + " newest one left (or name one with --from-savepoint): the output committed"
-                    + " after that one is written again, so readers see those rows twice; or start"
-                    + " over into new output topics with --start-over (docs/OPERATIONS.md,"
+                    + " newest one left (or name one with --from-savepoint) if no output was"
+                    + " committed after that one, and is refused, naming the output, if some was;"
+                    + " or start over into new output topics with --start-over (docs/OPERATIONS.md,"
                     + " \"Damaged checkpoint directories\")";
 
     /**
@@ -144,16 +144,27 @@ public final class CheckpointDirectory {
      * @throws IllegalStateException naming the file and the cause
      */
     public static void checkReadable(Path snapshot) {
-        checkMetadata(snapshot);
+        metadata(snapshot);
         checkSeal(snapshot);
     }
 
-    private static void checkMetadata(Path snapshot) {
+    /**
+     * The id of the checkpoint or savepoint {@code snapshot} holds (its checkpoint number: a stream
+     * restored from it numbers its next checkpoint one more).
+     *
+     * @throws IllegalStateException naming the file if its {@code _metadata} cannot be read
+     */
+    public static long checkpointId(Path snapshot) {
+        return metadata(snapshot).getCheckpointId();
+    }
+
+    private static org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata metadata(
+            Path snapshot) {
         Path metadata = snapshot.resolve(METADATA);
         try (java.io.DataInputStream in =
                 new java.io.DataInputStream(
                         new java.io.BufferedInputStream(Files.newInputStream(metadata)))) {
-            org.apache.flink.runtime.checkpoint.Checkpoints.loadCheckpointMetadata(
+            return org.apache.flink.runtime.checkpoint.Checkpoints.loadCheckpointMetadata(
                     in, CheckpointDirectory.class.getClassLoader(), snapshot.toString());
         } catch (IOException | RuntimeException e) {
             throw new IllegalStateException(

@@ -1,5 +1,6 @@
 package dev.piper.job;
 
+import dev.piper.connectors.kafka.CheckpointStamp;
 import dev.piper.connectors.kafka.OutputEncoder;
 import dev.piper.connectors.kafka.SwitchingOutputEncoder;
 import dev.piper.core.block.AssembledBlock;
@@ -462,7 +463,15 @@ public final class StreamJob {
                                     new SwitchingOutputEncoder(encoder, starts.names()),
                                     BlockTypes.KAFKA_OUT);
         }
-        encoded.name("encode").uid("encode").sinkTo(sink).name("kafka-output").uid("kafka-output");
+        encoded.name("encode")
+                .uid("encode")
+                // chained to the sink: it sees each barrier just before the sink does
+                .map(new CheckpointStamp(), BlockTypes.KAFKA_OUT)
+                .name("checkpoint-stamp")
+                .uid("checkpoint-stamp")
+                .sinkTo(sink)
+                .name("kafka-output")
+                .uid("kafka-output");
     }
 
     /**

@@ -20,7 +20,6 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,12 +61,7 @@ class SealingCheckpointStorageITCase {
                     .isFalse();
             TimeUnit.MILLISECONDS.sleep(50);
         }
-        String savepoint =
-                client.stopWithSavepoint(
-                                false,
-                                conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY),
-                                SavepointFormatType.CANONICAL)
-                        .get(2, TimeUnit.MINUTES);
+        String savepoint = SpecSwitchITCase.stop(client, conf);
 
         List<String> lines = completions(seen);
         assertThat(lines).hasSizeGreaterThanOrEqualTo(6);

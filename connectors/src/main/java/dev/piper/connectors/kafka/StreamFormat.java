@@ -113,6 +113,12 @@ public final class StreamFormat {
     public static final String INPUT_TIMESTAMPS = "piper.input.timestamps";
 
     /**
+     * Rows records of a stream: the id of the checkpoint whose completion committed the record
+     * ({@link CheckpointStamp}); a resume from an older snapshot is refused by it.
+     */
+    public static final String CHECKPOINT = "piper.checkpoint";
+
+    /**
      * Rows records of a spec with {@code input.timestamp}: {@code ms}, the unit of the rows' event
      * times that end the value, a little-endian int64 of milliseconds since the epoch each.
      */

@@ -97,10 +97,8 @@ public final class TopicSnapshot {
         Map<String, VocabularySnapshot.Column> furthest = new HashMap<>();
         try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
             List<TopicPartition> partitions = awaitTopic(consumer, rowsTopic, wait);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, wait);
-            for (TopicPartition tp : partitions) {
-                ConsumerRecord<byte[], byte[]> r = lastCommitted(consumer, tp, ends.get(tp), wait);
-                if (r != null && (newest == null || r.timestamp() > newest.timestamp())) {
+            for (ConsumerRecord<byte[], byte[]> r : CommittedTail.of(consumer, partitions, wait)) {
+                if (newest == null || r.timestamp() > newest.timestamp()) {
                     newest = r;
                 }
             }
@@ -186,45 +184,6 @@ public final class TopicSnapshot {
                 || epoch > was.epoch()
                 || (epoch == was.epoch() && position > was.position())) {
             furthest.put(name, new VocabularySnapshot.Column(name, epoch, buckets, position));
-        }
-    }
-
-    /**
-     * The last committed record of {@code tp} before {@code end} (its last stable offset), or null
-     * if it has none: read from ever further back, as commit markers and aborted records lie
-     * between the records.
-     */
-    private static ConsumerRecord<byte[], byte[]> lastCommitted(
-            KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp, long end, Duration wait)
-            throws IOException {
-        consumer.assign(List.of(tp));
-        long beginning = consumer.beginningOffsets(List.of(tp), wait).get(tp);
-        for (long back = 16; ; back *= 8) {
-            long from = Math.max(beginning, end - back);
-            consumer.seek(tp, from);
-            ConsumerRecord<byte[], byte[]> last = null;
-            long deadline = System.nanoTime() + wait.toNanos();
-            while (consumer.position(tp, wait) < end) {
-                if (System.nanoTime() > deadline) {
-                    throw new IOException(
-                            tp
-                                    + ": not read from offset "
-                                    + from
-                                    + " to "
-                                    + end
-                                    + " within "
-                                    + wait.toSeconds()
-                                    + " s");
-                }
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.offset() < end) {
-                        last = r;
-                    }
-                }
-            }
-            if (last != null || from == beginning) {
-                return last;
-            }
         }
     }
 

@@ -352,6 +352,7 @@ class OutputEncoderTest {
                         StreamFormat.LIST_VALUES,
                         StreamFormat.FLOAT32_COLUMNS,
                         StreamFormat.BUCKETIZED_COLUMNS,
-                        StreamFormat.BUCKETIZED_BUCKETS);
+                        StreamFormat.BUCKETIZED_BUCKETS,
+                        StreamFormat.CHECKPOINT); // CheckpointStamp's, after the encoder
     }
 }

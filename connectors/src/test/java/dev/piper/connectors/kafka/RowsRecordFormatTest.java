@@ -56,6 +56,7 @@ class RowsRecordFormatTest {
         h.put(StreamFormat.INPUT_PARTITION, "0");
         h.put(StreamFormat.INPUT_OFFSETS, "10-12");
         h.put(StreamFormat.INPUT_TIMESTAMPS, "1000-1002");
+        h.put(StreamFormat.CHECKPOINT, "7");
         h.put(StreamFormat.HOTLINE_FIRST_ROW, "40");
         h.put(StreamFormat.HOTLINE_POPULAR, "1");
         h.put(StreamFormat.HOTLINE_WORKING, "1,0,0");

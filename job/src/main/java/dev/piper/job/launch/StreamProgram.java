@@ -1,7 +1,9 @@
 package dev.piper.job.launch;
 
+import dev.piper.connectors.kafka.CommittedTail;
 import dev.piper.connectors.kafka.KafkaConnectors;
 import dev.piper.connectors.kafka.OutputClaims;
+import dev.piper.connectors.kafka.StreamFormat;
 import dev.piper.job.CheckpointDirectory;
 import dev.piper.job.JobNames;
 import dev.piper.job.PiperOptions;
@@ -18,6 +20,7 @@ import dev.piper.pipeline.spec.SpecException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +32,8 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 
 /**
  * The {@code stream} job's program: from its arguments to a stream ready to run, the same for
@@ -54,6 +59,12 @@ public final class StreamProgram {
 
     /** Whether no snapshot is restored: the run starts from --start-from, if nothing forbids. */
     private boolean fresh;
+
+    /** The snapshot restored, where this machine can read it; null for none or another's. */
+    private Path restored;
+
+    /** The latest snapshot of the checkpoint directory, resumed from; null for another start. */
+    private Path resumed;
 
     private StreamProgram(StreamArgs a, boolean onCluster) {
         this.a = a;
@@ -136,6 +147,15 @@ public final class StreamProgram {
         String streamId = CheckpointDirectory.streamId(dir);
         if (!a.takeOverOutput) {
             refuseAnotherStreamsOutput(conf, pipelines.outputTopics(), streamId);
+        }
+        if (restored != null && !a.takeOverOutput) {
+            // (taking over another stream's topic, its last records are of that stream's ids)
+            refuseOutputPastSnapshot(conf, restored, pipelines.outputTopics());
+        }
+        if (resumed != null) {
+            for (Path old : CheckpointDirectory.pruneSuperseded(dir, resumed)) {
+                err.printf("stream: removed superseded snapshot %s%n", old);
+            }
         }
         StreamTopics.awaitInputs(conf, err);
         if (fresh) {
@@ -272,6 +292,7 @@ public final class StreamProgram {
         if (givenByCluster.isPresent()) {
             // The operator passes its latest savepoint on every upgrade, while the arguments
             // stay as written: a --from-savepoint among them would restore an older state.
+            restored = localSnapshot(givenByCluster.get());
             err.printf(
                     "stream: restoring %s (the submission's savepoint)%s%n",
                     givenByCluster.get(),
@@ -281,6 +302,7 @@ public final class StreamProgram {
         } else if (a.fromSavepoint != null) {
             CheckpointDirectory.checkReadable(a.fromSavepoint.toAbsolutePath());
             Streaming.restoreFrom(conf, a.fromSavepoint.toAbsolutePath(), false);
+            restored = a.fromSavepoint.toAbsolutePath();
             err.printf("stream: restoring %s%n", a.fromSavepoint);
         } else if (a.startOver) {
             err.printf(
@@ -292,11 +314,10 @@ public final class StreamProgram {
             if (latest.isPresent()) {
                 CheckpointDirectory.checkReadable(latest.get()); // before pruning the others
                 Streaming.restoreFrom(conf, latest.get(), true);
+                restored = latest.get();
+                resumed = latest.get(); // the others are removed once the checks have passed
                 err.printf("stream: resuming from %s%n", latest.get());
                 warnIfOlderThanTransactions(latest.get(), err);
-                for (Path old : CheckpointDirectory.pruneSuperseded(dir, latest.get())) {
-                    err.printf("stream: removed superseded snapshot %s%n", old);
-                }
             } else {
                 fresh = true;
             }
@@ -367,6 +388,73 @@ public final class StreamProgram {
                     + Files.getLastModifiedTime(latest.get().resolve("_metadata")).toInstant();
         } catch (IOException | UncheckedIOException e) {
             return "its checkpoint directory cannot be read here (" + e.getMessage() + ")";
+        }
+    }
+
+    /** The local directory of snapshot {@code pointer} (a path or file: URI), or null. */
+    private static Path localSnapshot(String pointer) {
+        try {
+            Path p =
+                    pointer.startsWith("file:")
+                            ? Path.of(java.net.URI.create(pointer))
+                            : pointer.contains("://") ? null : Path.of(pointer);
+            return p != null && Files.isRegularFile(p.resolve("_metadata")) ? p : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Refuses to resume from {@code snapshot} when a rows topic holds committed output of a later
+     * checkpoint ({@link StreamFormat#CHECKPOINT}, the id of the checkpoint that committed each
+     * record): the stream would replay the input after the snapshot and commit that output a second
+     * time. So it is when the newest snapshot was moved away or lost without its seal, or {@code
+     * --from-savepoint} names one older than the output. Records of a build before the stamp say
+     * nothing, and are let be.
+     */
+    private static void refuseOutputPastSnapshot(
+            Configuration conf, Path snapshot, List<String> rowsTopics) throws IOException {
+        long id = CheckpointDirectory.checkpointId(snapshot);
+        for (String topic : rowsTopics) {
+            for (ConsumerRecord<byte[], byte[]> r :
+                    CommittedTail.of(
+                            conf.get(StreamOptions.BOOTSTRAP_SERVERS),
+                            StreamOptions.kafkaProperties(conf),
+                            topic,
+                            Duration.ofSeconds(30))) {
+                Header stamp = r.headers().lastHeader(StreamFormat.CHECKPOINT);
+                long committedBy =
+                        stamp == null
+                                ? -1
+                                : Long.parseLong(
+                                        new String(stamp.value(), StandardCharsets.US_ASCII));
+                if (committedBy > id) {
+                    throw new IllegalStateException(
+                            "resuming from "
+                                    + snapshot
+                                    + " (checkpoint "
+                                    + id
+                                    + ") would commit output a second time: rows topic "
+                                    + topic
+                                    + " holds output that checkpoint "
+                                    + committedBy
+                                    + " committed ("
+                                    + topic
+                                    + "/"
+                                    + r.partition()
+                                    + "@"
+                                    + r.offset()
+                                    + ", written "
+                                    + java.time.Instant.ofEpochMilli(r.timestamp())
+                                    + "), after that snapshot. Resume from the snapshot of"
+                                    + " checkpoint "
+                                    + committedBy
+                                    + " or a later one (put back its directory or its _metadata,"
+                                    + " or name it with --from-savepoint), or start over into new"
+                                    + " output topics with --start-over (docs/OPERATIONS.md,"
+                                    + " \"Damaged checkpoint directories\")");
+                }
+            }
         }
     }
 
@@ -449,9 +537,8 @@ public final class StreamProgram {
                                             p ->
                                                     "move it away to resume from "
                                                             + p
-                                                            + ", accepting that readers see the"
-                                                            + " rows committed after that"
-                                                            + " twice; or ")
+                                                            + " (refused in turn if output was"
+                                                            + " committed after that one); or ")
                                     .orElse(
                                             "restore a snapshot kept elsewhere with"
                                                     + " --from-savepoint; or ")

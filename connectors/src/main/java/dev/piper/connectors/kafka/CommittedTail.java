@@ -1,0 +1,99 @@
+package dev.piper.connectors.kafka;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The last committed record of each partition of a topic, as a {@code read_committed} consumer sees
+ * it: read back from the partition's last stable offset in ever larger steps, since commit markers
+ * and aborted records lie between the records. What a stream committed last: the end a snapshot is
+ * cut at ({@link TopicSnapshot#positionAtEnd}), the checkpoint that committed it ({@link
+ * StreamFormat#CHECKPOINT}).
+ */
+public final class CommittedTail {
+
+    private CommittedTail() {}
+
+    /**
+     * The last committed record of each partition of {@code topic} that has one, in partition
+     * order; none if the topic does not exist.
+     *
+     * @throws IOException naming the partition if it cannot be read within {@code wait}
+     */
+    public static List<ConsumerRecord<byte[], byte[]>> of(
+            String bootstrapServers, Map<String, String> client, String topic, Duration wait)
+            throws IOException {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                KafkaConnectors.committedConsumer(bootstrapServers, client)) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, wait);
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (PartitionInfo i : infos == null ? List.<PartitionInfo>of() : infos) {
+                partitions.add(new TopicPartition(i.topic(), i.partition()));
+            }
+            partitions.sort(java.util.Comparator.comparingInt(TopicPartition::partition));
+            return of(consumer, partitions, wait);
+        }
+    }
+
+    /**
+     * The last committed record of each of {@code partitions} that has one, with {@code consumer}.
+     */
+    static List<ConsumerRecord<byte[], byte[]>> of(
+            KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> partitions, Duration wait)
+            throws IOException {
+        List<ConsumerRecord<byte[], byte[]>> last = new ArrayList<>();
+        if (partitions.isEmpty()) {
+            return last;
+        }
+        Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, wait);
+        for (TopicPartition tp : partitions) {
+            ConsumerRecord<byte[], byte[]> r = last(consumer, tp, ends.get(tp), wait);
+            if (r != null) {
+                last.add(r);
+            }
+        }
+        return last;
+    }
+
+    /** The last committed record of {@code tp} before {@code end}, or null if it has none. */
+    private static ConsumerRecord<byte[], byte[]> last(
+            KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp, long end, Duration wait)
+            throws IOException {
+        consumer.assign(List.of(tp));
+        long beginning = consumer.beginningOffsets(List.of(tp), wait).get(tp);
+        for (long back = 16; ; back *= 8) {
+            long from = Math.max(beginning, end - back);
+            consumer.seek(tp, from);
+            ConsumerRecord<byte[], byte[]> last = null;
+            long deadline = System.nanoTime() + wait.toNanos();
+            while (consumer.position(tp, wait) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new IOException(
+                            tp
+                                    + ": not read from offset "
+                                    + from
+                                    + " to "
+                                    + end
+                                    + " within "
+                                    + wait.toSeconds()
+                                    + " s");
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.offset() < end) {
+                        last = r;
+                    }
+                }
+            }
+            if (last != null || from == beginning) {
+                return last;
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package dev.piper.connectors.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.piper.core.block.KafkaOut;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.StreamMap;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The checkpoint a rows record is committed by: 1 before the first barrier of a fresh job, {@code k
+ * + 1} after barrier {@code k} (the sink's next transaction), {@code k + 1} from the start of a job
+ * restored from snapshot {@code k}; other records are left as they are; the stamped record is as
+ * rows-record.json describes.
+ */
+class CheckpointStampTest {
+
+    private static OneInputStreamOperatorTestHarness<KafkaOut, KafkaOut> harness()
+            throws Exception {
+        return new OneInputStreamOperatorTestHarness<>(new StreamMap<>(new CheckpointStamp()));
+    }
+
+    private static KafkaOut rows(int pipeline) {
+        return new KafkaOut(
+                KafkaOut.target(pipeline, KafkaOut.ROWS),
+                new byte[] {0},
+                new byte[] {1, 2},
+                new String[] {StreamFormat.ROWS},
+                new byte[][] {"0".getBytes(StandardCharsets.US_ASCII)});
+    }
+
+    private static KafkaOut vocab() {
+        return new KafkaOut(
+                KafkaOut.target(0, KafkaOut.VOCAB),
+                new byte[] {0},
+                new byte[] {3},
+                new String[] {StreamFormat.COLUMN},
+                new byte[][] {"C1".getBytes(StandardCharsets.US_ASCII)});
+    }
+
+    /** Each output record's checkpoint header, "-" where it has none. */
+    private static List<String> stamps(List<KafkaOut> out) {
+        List<String> stamps = new ArrayList<>();
+        for (KafkaOut r : out) {
+            String stamp = "-";
+            for (int i = 0; i < r.headerNames().length; i++) {
+                if (r.headerNames()[i].equals(StreamFormat.CHECKPOINT)) {
+                    stamp = new String(r.headerValues()[i], StandardCharsets.US_ASCII);
+                }
+            }
+            stamps.add(stamp);
+        }
+        return stamps;
+    }
+
+    @Test
+    void eachRowsRecordNamesTheCheckpointThatCommitsIt() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness()) {
+            h.open();
+            h.processElement(rows(0), 0);
+            h.processElement(vocab(), 0);
+            h.snapshot(1, 1);
+            h.processElement(rows(1), 0);
+            h.snapshot(2, 2);
+            snapshot = h.snapshot(3, 3);
+            h.processElement(rows(0), 0);
+            assertThat(stamps(h.extractOutputValues())).containsExactly("1", "-", "2", "4");
+            KafkaOut first = h.extractOutputValues().get(0);
+            assertThat(first.value()).containsExactly(1, 2); // the rest as it was
+            assertThat(first.headerNames())
+                    .containsExactly(StreamFormat.ROWS, StreamFormat.CHECKPOINT);
+        }
+        try (var h = harness()) {
+            h.setRestoredCheckpointId(3); // as Flink restores a task from checkpoint 3
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(rows(0), 0);
+            h.snapshot(4, 4);
+            h.processElement(rows(0), 0);
+            assertThat(stamps(h.extractOutputValues())).containsExactly("4", "5");
+        }
+        try (var h = harness()) {
+            h.initializeState(snapshot); // no id given: the one its own state saw
+            h.open();
+            h.processElement(rows(0), 0);
+            assertThat(stamps(h.extractOutputValues())).containsExactly("4");
+        }
+    }
+
+    @Test
+    void theStampIsADescribedHeader() {
+        KafkaOut stamped = CheckpointStamp.stamped(rows(0), 12);
+        Map<String, String> h = RowsRecordFormatTest.everyHeader();
+        h.put(
+                StreamFormat.CHECKPOINT,
+                new String(stamped.headerValues()[1], StandardCharsets.US_ASCII));
+        RowsRecordFormat.DESCRIBED.check(h, 3, "stamped"); // a number, in any record format
+        h.remove(StreamFormat.CHECKPOINT);
+        RowsRecordFormat.DESCRIBED.check(h, 3, "unstamped"); // a group of its own: optional
+        h.put(StreamFormat.CHECKPOINT, "-1");
+        assertThatThrownBy(() -> RowsRecordFormat.DESCRIBED.check(h, 3, "negative"))
+                .hasMessageContaining(StreamFormat.CHECKPOINT);
+    }
+}
