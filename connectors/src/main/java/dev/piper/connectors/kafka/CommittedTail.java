@@ -68,7 +68,8 @@ public final class CommittedTail {
             throws IOException {
         consumer.assign(List.of(tp));
         long beginning = consumer.beginningOffsets(List.of(tp), wait).get(tp);
-        for (long back = 16; ; back *= 8) {
+        // the last record and its commit marker, then ever further back: rows records are large
+        for (long back = 2; ; back *= 8) {
             long from = Math.max(beginning, end - back);
             consumer.seek(tp, from);
             ConsumerRecord<byte[], byte[]> last = null;
