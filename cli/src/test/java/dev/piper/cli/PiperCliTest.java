@@ -591,6 +591,42 @@ class PiperCliTest {
     }
 
     /**
+     * Issue 65: {@code --overwrite} refused the output of any spec with {@code input.timestamp}
+     * ("holds event_times.bin, which is not a piper output file"): the click events' output is
+     * replaced, its event times too.
+     */
+    @Test
+    void anOutputWithEventTimesIsOverwritten() throws Exception {
+        Path events = tmp.resolve("clicks.jsonl");
+        Path out = tmp.resolve("clicks-out");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--events",
+                                "json",
+                                "--rows",
+                                "200",
+                                "--output",
+                                events.toString()))
+                .isZero();
+        for (String[] extra : new String[][] {{}, {"--overwrite"}}) {
+            List<String> args =
+                    new ArrayList<>(
+                            List.of(
+                                    "preprocess",
+                                    "--input",
+                                    events.toString(),
+                                    "--output",
+                                    out.toString(),
+                                    "--preset",
+                                    "clicks-json"));
+            args.addAll(List.of(extra));
+            assertThat(PiperCli.execute(args.toArray(String[]::new))).as(err()).isZero();
+            assertThat(out.resolve("event_times.bin")).hasSize(200 * 8);
+        }
+    }
+
+    /**
      * Issue 23: {@code /proc/cpuinfo} as input gave 0 lines (a pseudo-file was read by its size,
      * 0). Files of no size and pipes are read as streams: every line is read (here each a dead
      * letter), and lines written into a named pipe become rows.

@@ -135,6 +135,7 @@ public final class OutputLayout {
                     LISTS_DIR,
                     HOTLINE_DIR,
                     DEAD_LETTERS,
+                    EVENT_TIMES,
                     METADATA,
                     VERSIONS,
                     "report.json",

@@ -131,9 +131,20 @@ class OutputCommitTest {
     }
 
     @Test
-    void everyFileARunWritesIsAnOutputEntry() {
+    void everyFileARunWritesIsAnOutputEntry() throws Exception {
         assertThat(OutputLayout.ENTRIES)
                 .contains(ReportFiles.REPORT, ReportFiles.INTERVALS, ReportFiles.HTML)
                 .contains(OutputLayout.LISTS_DIR, OutputLayout.VERSIONS);
+        // every file or directory OutputLayout names (its first path segment): event_times.bin
+        // was missing, so --overwrite refused every output of a spec with input.timestamp
+        for (java.lang.reflect.Field f : OutputLayout.class.getFields()) {
+            if (!java.lang.reflect.Modifier.isStatic(f.getModifiers())
+                    || f.getType() != String.class
+                    || f.getName().startsWith("FORMAT")) {
+                continue; // the format's names in metadata.json, not entries
+            }
+            String entry = ((String) f.get(null)).split("/", 2)[0];
+            assertThat(OutputLayout.ENTRIES).as(f.getName()).contains(entry);
+        }
     }
 }
