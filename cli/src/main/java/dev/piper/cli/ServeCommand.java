@@ -264,10 +264,10 @@ final class ServeCommand implements Callable<Integer> {
         for (int c = 0; c < snapshot.columns(); c++) {
             VocabularySnapshot.Column column = snapshot.columnList().get(c);
             sizes.put(column.name(), snapshot.tableSize(c));
-            if (column.oovBuckets() > 0) {
-                reserved.putNull(column.name());
-            } else {
+            if (snapshot.hasReservedIndex(c)) {
                 reserved.put(column.name(), snapshot.reservedIndex(c));
+            } else {
+                reserved.putNull(column.name());
             }
         }
         return root.toString();

@@ -101,10 +101,10 @@ final class SnapshotFile {
             }
             o.put("entries", snapshot.entries(c));
             o.put("table_size", snapshot.tableSize(c));
-            if (col.oovBuckets() > 0) {
-                o.putNull("reserved_index");
-            } else {
+            if (snapshot.hasReservedIndex(c)) {
                 o.put("reserved_index", snapshot.reservedIndex(c));
+            } else {
+                o.putNull("reserved_index");
             }
         }
         Path dir = file.toAbsolutePath().getParent();

@@ -270,7 +270,15 @@ public final class VocabularySnapshot {
      * OOV buckets, one more for the {@linkplain #reservedIndex reserved index}.
      */
     public int tableSize(int c) {
-        return tableSizes[c] + (columns.get(c).oovBuckets() > 0 ? 0 : 1);
+        return tableSizes[c] + (hasReservedIndex(c) ? 1 : 0);
+    }
+
+    /**
+     * Whether sparse column {@code c} gives a key the snapshot lacks its {@linkplain #reservedIndex
+     * reserved index}: it has no OOV buckets, which take such keys otherwise.
+     */
+    public boolean hasReservedIndex(int c) {
+        return columns.get(c).oovBuckets() == 0;
     }
 
     /** The entries sparse column {@code c} holds. */
