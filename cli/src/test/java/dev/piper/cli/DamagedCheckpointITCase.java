@@ -274,74 +274,104 @@ class DamagedCheckpointITCase {
      * Issue 64: a snapshot older than the committed output replayed the input after it and
      * committed its output again (readers found blocks twice), whether the newer snapshots were
      * moved away, as the refusal of a damaged one advised, or {@code --from-savepoint} named the
-     * older one. Each rows record now names the checkpoint that committed it, and such a resume is
-     * refused before the job starts, naming that checkpoint; the resume between the two halves of
-     * the input, from the newest snapshot, runs as before.
+     * older one. Now such a resume passes over what the output holds past the snapshot: the input
+     * it covers, its blocks, its vocabulary entries; what it commits next follows on. The stream
+     * here runs its input in quarters, each on a resume, then resumes twice from the savepoint
+     * after the first quarter: named with {@code --from-savepoint}, and left the newest after the
+     * later snapshots were moved away. Each time new input waits, and at the end what a reader
+     * consumes is the batch job's output of the whole input, byte for byte.
      */
     @Test
-    void aSnapshotOlderThanTheCommittedOutputIsRefused() throws Exception {
+    void aSnapshotOlderThanTheCommittedOutputResumesExactly() throws Exception {
         kafka.createTopic("older-in", 1);
         Path dir = tmp.resolve("older");
-        Path between = tmp.resolve("older-between"); // the directory between the halves
+        Path between = tmp.resolve("older-between"); // the directory after the first quarter
+        Path all = tmp.resolve("older-all.tsv");
         String firstSavepoint = null;
-        for (int half = 0; half < 2; half++) {
-            Path input = tmp.resolve("older-" + half + ".tsv");
+        for (int quarter = 0; quarter < 4; quarter++) {
+            Path input = tmp.resolve("older-" + quarter + ".tsv");
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
-                new CriteoGenerator(20261207 + half, 0.01, 0.01).write(out, LINES / 2);
+                new CriteoGenerator(20261207 + quarter, 0.01, 0.01).write(out, LINES / 4);
             }
+            Files.write(
+                    all,
+                    Files.readAllBytes(input),
+                    java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
             LineProducer.produce(
                     input, kafka.bootstrapServers(), "older-in", null, Map.of(), QUIET);
-            String out =
-                    run(
-                            "older-" + half,
-                            streamFrom("older-in", dir, "older", "--until-idle", "3"),
-                            0);
-            if (half == 0) {
-                java.util.regex.Matcher m =
-                        java.util.regex.Pattern.compile("stream: savepoint file:(\\S+)")
-                                .matcher(out);
-                assertThat(m.find()).as(out).isTrue();
-                firstSavepoint = m.group(1);
-                // the second run claims this savepoint, and Flink removes it once subsumed
-                copy(dir, between);
+            if (quarter < 2) {
+                String out =
+                        run(
+                                "older-" + quarter,
+                                streamFrom("older-in", dir, "older", "--until-idle", "3"),
+                                0);
+                assertThat(out).doesNotContain("passing over");
+                if (quarter == 0) {
+                    java.util.regex.Matcher m =
+                            java.util.regex.Pattern.compile("stream: savepoint file:(\\S+)")
+                                    .matcher(out);
+                    assertThat(m.find()).as(out).isTrue();
+                    firstSavepoint = m.group(1);
+                    // the next run claims this savepoint, and Flink removes it once subsumed
+                    copy(dir, between);
+                }
+            } else if (quarter == 2) {
+                // --from-savepoint of the savepoint after the first quarter (a copy of it: the run
+                // after it removed the original once subsumed)
+                Path kept = tmp.resolve("older-kept");
+                copy(between, kept);
+                Path savepoint = kept.resolve(dir.relativize(Path.of(firstSavepoint)));
+                Path named = tmp.resolve("older-named");
+                copy(dir, named);
+                String out =
+                        run(
+                                "older-named",
+                                streamFrom(
+                                        "older-in",
+                                        named,
+                                        "older",
+                                        "--until-idle",
+                                        "3",
+                                        "--from-savepoint",
+                                        savepoint.toString()),
+                                0);
+                assertThat(out)
+                        .contains("rows records committed after " + savepoint)
+                        .contains("passing over them, not committing them again")
+                        .contains(
+                                "stream:   older-in/0: blocks 2 to 3, input to offset "
+                                        + (LINES / 2 - 1))
+                        .contains(String.format("stream: %,d input records consumed", LINES / 4));
+            } else {
+                // the newer snapshots moved away: the savepoint is the newest left
+                Path first = between.resolve(dir.relativize(Path.of(firstSavepoint)));
+                assertThat(CheckpointDirectory.latestSnapshot(between)).contains(first);
+                String out =
+                        run(
+                                "older-moved",
+                                streamFrom("older-in", between, "older", "--until-idle", "3"),
+                                0);
+                assertThat(out)
+                        .contains("stream: resuming from " + first)
+                        .contains("passing over them, not committing them again");
             }
         }
-        Path first = between.resolve(dir.relativize(Path.of(firstSavepoint)));
-        long firstId = CheckpointDirectory.checkpointId(first);
-        assertThat(CheckpointDirectory.latestSnapshot(between)).contains(first);
-
-        // --from-savepoint of the savepoint between the halves, in the directory as it is now
-        Path named = tmp.resolve("older-named");
-        copy(dir, named);
-        String out =
-                run(
-                        "older-named",
-                        streamFrom(
-                                "older-in",
-                                named,
-                                "older",
-                                "--until-idle",
-                                "3",
-                                "--from-savepoint",
-                                first.toString()),
-                        1);
-        assertThat(out)
-                .contains(
-                        "stream: error: resuming from "
-                                + first
-                                + " (checkpoint "
-                                + firstId
-                                + ") would commit output a second time: rows topic older-rows"
-                                + " holds output that checkpoint ")
-                .doesNotContain("job running");
-
-        // the newer snapshots moved away: the savepoint between the halves is the newest left
-        out = run("older-moved", streamFrom("older-in", between, "older", "--until-idle", "3"), 1);
-        assertThat(out)
-                .contains("stream: resuming from " + first)
-                .contains("would commit output a second time: rows topic older-rows holds output")
-                .contains("--start-over")
-                .doesNotContain("job running");
-        assertThat(first.resolve("_metadata")).as("refused, nothing removed").exists();
+        Path batch = tmp.resolve("older-batch");
+        Preprocess.prepareOutput(batch, false);
+        Preprocess.Summary expected =
+                Preprocess.run(all, batch, 2, StateBackend.hashmap, new Configuration(), QUIET);
+        Path consumed = tmp.resolve("older-consumed");
+        OutputConsumer.Result r =
+                new OutputConsumer(
+                                kafka.bootstrapServers(),
+                                Map.of(),
+                                "older-rows",
+                                "older-vocab",
+                                "older-rows-dead-letters")
+                        .consume(consumed, expected.rowsWritten(), Duration.ofSeconds(20), QUIET);
+        assertThat(r.rows()).isEqualTo(expected.rowsWritten());
+        assertThat(r.deadLetters()).isEqualTo(expected.deadLetters());
+        SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "resumed from older snapshots");
     }
 }

@@ -1,5 +1,6 @@
 package dev.piper.job;
 
+import dev.piper.connectors.kafka.CheckpointStamp;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -156,6 +157,44 @@ public final class CheckpointDirectory {
      */
     public static long checkpointId(Path snapshot) {
         return metadata(snapshot).getCheckpointId();
+    }
+
+    /**
+     * The commit stamp of {@code snapshot}: every committed output record stamped at most this
+     * ({@code piper.checkpoint}) is part of it, every one stamped above was committed after it. Its
+     * stamp operator's state ({@code CheckpointStamp}); a snapshot without one, its checkpoint id.
+     *
+     * @throws IllegalStateException naming the file if it cannot be read
+     */
+    public static long stamp(Path snapshot) {
+        org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata m = metadata(snapshot);
+        long stamp = -1;
+        for (org.apache.flink.runtime.checkpoint.OperatorState op : m.getOperatorStates()) {
+            for (org.apache.flink.runtime.checkpoint.OperatorSubtaskState sub : op.getStates()) {
+                for (org.apache.flink.runtime.state.OperatorStateHandle h :
+                        sub.getManagedOperatorState()) {
+                    var info = h.getStateNameToPartitionOffsets().get(CheckpointStamp.STATE_NAME);
+                    if (info == null || info.getOffsets().length == 0) {
+                        continue;
+                    }
+                    try (org.apache.flink.core.fs.FSDataInputStream in = h.openInputStream()) {
+                        var view = new org.apache.flink.core.memory.DataInputViewStreamWrapper(in);
+                        for (long offset : info.getOffsets()) {
+                            in.seek(offset);
+                            stamp = Math.max(stamp, view.readLong());
+                        }
+                    } catch (IOException e) {
+                        throw new IllegalStateException(
+                                snapshot
+                                        + ": its commit stamp cannot be read ("
+                                        + e.getMessage()
+                                        + ")",
+                                e);
+                    }
+                }
+            }
+        }
+        return stamp >= 0 ? stamp : m.getCheckpointId();
     }
 
     private static org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata metadata(

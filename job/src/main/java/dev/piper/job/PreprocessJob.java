@@ -18,6 +18,7 @@ import dev.piper.operators.decode.ColumnDecodeFunction;
 import dev.piper.operators.decode.DecodeFunction;
 import dev.piper.operators.hotline.HotlineFunction;
 import dev.piper.operators.order.SequenceFunction;
+import dev.piper.operators.resume.CatchUpOperator;
 import dev.piper.operators.vocab.ColumnPlacement;
 import dev.piper.operators.vocab.VocabularyFunction;
 import dev.piper.pipeline.hotline.HotlineSettings;
@@ -25,6 +26,8 @@ import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -203,6 +206,20 @@ public final class PreprocessJob {
             SingleOutputStreamOperator<KeyChunk> keys,
             VocabularyFunction vocabulary,
             RowLayout[] layouts) {
+        return columns(env, keys, vocabulary, layouts, Map.of());
+    }
+
+    /**
+     * As {@link #columns(StreamExecutionEnvironment, SingleOutputStreamOperator,
+     * VocabularyFunction, RowLayout[])}, the vocabularies first taking {@code catchUps} (by {@code
+     * FastForward.columnKey}) as they open: a stream's fast-forward past committed output.
+     */
+    static Columns columns(
+            StreamExecutionEnvironment env,
+            SingleOutputStreamOperator<KeyChunk> keys,
+            VocabularyFunction vocabulary,
+            RowLayout[] layouts,
+            Map<Long, VocabularyFunction.CatchUp> catchUps) {
         // Fixed, so that vocabulary keys (chosen from it) survive a rescaled restore: one key
         // group per vocabulary at least.
         int[] first = firstVocabularies(layouts);
@@ -219,11 +236,26 @@ public final class PreprocessJob {
             }
         }
         ColumnPlacement placement = ColumnPlacement.balanced(costs, env.getMaxParallelism());
-        SingleOutputStreamOperator<IndexChunk> indices =
-                keys.keyBy(new ByColumn(placement, first), Types.INT)
-                        .process(vocabulary, BlockTypes.INDEX_CHUNK)
-                        .name("vocabulary")
-                        .uid("vocabulary");
+        SingleOutputStreamOperator<IndexChunk> indices;
+        if (catchUps.isEmpty()) {
+            indices =
+                    keys.keyBy(new ByColumn(placement, first), Types.INT)
+                            .process(vocabulary, BlockTypes.INDEX_CHUNK)
+                            .name("vocabulary")
+                            .uid("vocabulary");
+        } else {
+            Map<Integer, VocabularyFunction.CatchUp> byKey = new HashMap<>();
+            for (VocabularyFunction.CatchUp up : catchUps.values()) {
+                byKey.put(placement.keyOf(first[up.pipeline()] + up.column()), up);
+            }
+            indices =
+                    keys.keyBy(new ByColumn(placement, first), Types.INT)
+                            .transform(
+                                    "vocabulary",
+                                    BlockTypes.INDEX_CHUNK,
+                                    new CatchUpOperator<>(vocabulary.withFastForward(byKey)))
+                            .uid("vocabulary");
+        }
         return new Columns(keys.getSideOutput(DecodeFunction.DENSE), indices);
     }
 

@@ -5,6 +5,7 @@ import dev.piper.connectors.kafka.OutputEncoder;
 import dev.piper.connectors.kafka.SwitchingOutputEncoder;
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.DenseChunk;
+import dev.piper.core.block.FastForward;
 import dev.piper.core.block.IndexChunk;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.KeyChunk;
@@ -26,6 +27,7 @@ import dev.piper.operators.control.SwitchTracker;
 import dev.piper.operators.hotline.HotlineFunction;
 import dev.piper.operators.log.LogChunkOperator;
 import dev.piper.operators.order.LaneSequenceFunction;
+import dev.piper.operators.resume.CatchUpOperator;
 import dev.piper.operators.time.EventTimeFunction;
 import dev.piper.operators.vocab.VocabularyFunction;
 import dev.piper.pipeline.hotline.HotlineSettings;
@@ -33,6 +35,8 @@ import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -111,6 +115,7 @@ public final class StreamJob {
     private ReportSettings report;
     private Sink<String> reportSink;
     private HotlineSettings[] hotline; // by pipeline, null entries without a split; or null
+    private FastForward fastForward; // or null
 
     /**
      * @param source every pipeline's input, each record in its pipeline's lanes
@@ -181,6 +186,16 @@ public final class StreamJob {
         return this;
     }
 
+    /**
+     * Restored, passes over the output an earlier run committed past the snapshot ({@link
+     * FastForward}): the chunker, the per-lane sequence and the vocabularies go on after it, and
+     * the commit stamps above its highest.
+     */
+    public StreamJob withFastForward(FastForward fastForward) {
+        this.fastForward = Objects.requireNonNull(fastForward);
+        return this;
+    }
+
     /** Adds the dataflow to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
         Starts starts = Starts.of(pipelines, maxRawBytes);
@@ -211,10 +226,14 @@ public final class StreamJob {
                                 "chunk",
                                 BlockTypes.RAW_CHUNK,
                                 new LogChunkOperator(
-                                        chunking.maxBlockBytes(),
-                                        blockLines,
-                                        shapes,
-                                        chunking.lingerMillis()))
+                                                chunking.maxBlockBytes(),
+                                                blockLines,
+                                                shapes,
+                                                chunking.lingerMillis())
+                                        .withFastForward(
+                                                fastForward == null
+                                                        ? java.util.Map.of()
+                                                        : fastForward.lanes()))
                         .uid("chunk");
         boolean measure = report != null;
         if (measure) {
@@ -231,7 +250,8 @@ public final class StreamJob {
                         env,
                         decoded.keys(),
                         measure ? vocabulary.measured() : vocabulary,
-                        starts.layouts());
+                        starts.layouts(),
+                        catchUps(starts));
         SingleOutputStreamOperator<AssembledBlock> assembled = concatenate(columns, measure);
         if (measure) {
             ColumnProgram[] programs = new ColumnProgram[starts.size()];
@@ -290,6 +310,34 @@ public final class StreamJob {
     /** The decoders' keys, and with a control stream the accepted specs' status records. */
     private record Decoded(
             SingleOutputStreamOperator<KeyChunk> keys, DataStream<KafkaOut> status) {}
+
+    /**
+     * The vocabularies' part of the fast-forward, by {@link FastForward#columnKey}, with each
+     * column's policy; empty without one.
+     */
+    private Map<Long, VocabularyFunction.CatchUp> catchUps(Starts starts) {
+        Map<Long, VocabularyFunction.CatchUp> catchUps = new HashMap<>();
+        if (fastForward == null) {
+            return catchUps;
+        }
+        for (Map.Entry<Long, FastForward.Entries> e : fastForward.columns().entrySet()) {
+            int p = (int) (e.getKey() >>> 32);
+            int c = (int) (long) e.getKey();
+            ColumnProgram program = starts.options()[p].program();
+            if (c >= program.layout().sparse()) {
+                throw new IllegalArgumentException(
+                        "pipeline "
+                                + starts.names()[p]
+                                + ": the output committed past the snapshot has column C"
+                                + (c + 1)
+                                + ", which its spec has not");
+            }
+            catchUps.put(
+                    e.getKey(),
+                    new VocabularyFunction.CatchUp(p, c, program.vocabPolicy(c), e.getValue()));
+        }
+        return catchUps;
+    }
 
     /** Refuses to measure a pipeline the cost report cannot price. */
     private void refuseUnpriced() {
@@ -395,12 +443,22 @@ public final class StreamJob {
             SingleOutputStreamOperator<AssembledBlock> assembled,
             DataStream<KafkaOut> status,
             Starts starts) {
+        LaneSequenceFunction sequence = new LaneSequenceFunction();
         DataStream<AssembledBlock> ordered =
-                assembled
-                        .keyBy(new ByLane(), Types.INT)
-                        .process(new LaneSequenceFunction(), BlockTypes.ASSEMBLED_BLOCK)
-                        .name("sequence")
-                        .uid("sequence");
+                fastForward == null
+                        ? assembled
+                                .keyBy(new ByLane(), Types.INT)
+                                .process(sequence, BlockTypes.ASSEMBLED_BLOCK)
+                                .name("sequence")
+                                .uid("sequence")
+                        : assembled
+                                .keyBy(new ByLane(), Types.INT)
+                                .transform(
+                                        "sequence",
+                                        BlockTypes.ASSEMBLED_BLOCK,
+                                        new CatchUpOperator<>(
+                                                sequence.withFastForward(fastForward.lanes())))
+                                .uid("sequence");
         if (control != null) {
             SingleOutputStreamOperator<AssembledBlock> tracked =
                     DataStreamUtils.reinterpretAsKeyedStream(ordered, new ByLane(), Types.INT)
@@ -466,7 +524,9 @@ public final class StreamJob {
         encoded.name("encode")
                 .uid("encode")
                 // chained to the sink: it sees each barrier just before the sink does
-                .map(new CheckpointStamp(), BlockTypes.KAFKA_OUT)
+                .map(
+                        new CheckpointStamp(fastForward == null ? 0 : fastForward.floorStamp()),
+                        BlockTypes.KAFKA_OUT)
                 .name("checkpoint-stamp")
                 .uid("checkpoint-stamp")
                 .sinkTo(sink)

@@ -2,6 +2,7 @@ package dev.piper.job;
 
 import dev.piper.connectors.files.ControlFiles;
 import dev.piper.connectors.kafka.KafkaConnectors;
+import dev.piper.core.block.FastForward;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.hotline.HotlineSettings;
@@ -126,6 +127,14 @@ public final class Streaming {
 
     /** The stream job described by {@code conf} ({@link StreamOptions}, {@link PiperOptions}). */
     public static StreamJob job(Configuration conf) {
+        return job(conf, null);
+    }
+
+    /**
+     * The stream job described by {@code conf}, passing over the output {@code fastForward} names
+     * (null: none).
+     */
+    public static StreamJob job(Configuration conf, FastForward fastForward) {
         StreamOptions.validate(conf);
         StreamPipelines pipelines = StreamPipelines.of(conf);
         String bootstrap = StreamOptions.required(conf, StreamOptions.BOOTSTRAP_SERVERS);
@@ -161,6 +170,9 @@ public final class Streaming {
                 new StreamJob(
                         source, sink, pipelines, conf.get(PiperOptions.MAX_RAW_BYTES), chunking);
         job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
+        if (fastForward != null) {
+            job.withFastForward(fastForward);
+        }
         withControl(job, conf, bootstrap, props);
         withHotline(job, conf, pipelines);
         Optional<String> reportTopic = conf.getOptional(StreamOptions.REPORT_TOPIC);

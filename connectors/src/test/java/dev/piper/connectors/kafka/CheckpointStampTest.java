@@ -14,10 +14,10 @@ import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
 
 /**
- * The checkpoint a rows record is committed by: 1 before the first barrier of a fresh job, {@code k
- * + 1} after barrier {@code k} (the sink's next transaction), {@code k + 1} from the start of a job
- * restored from snapshot {@code k}; other records are left as they are; the stamped record is as
- * rows-record.json describes.
+ * The commit stamp of a rows or vocabulary record: 1 before the first barrier of a fresh job,
+ * {@code k + 1} after barrier {@code k} (the sink's next transaction), {@code k + 1} from the start
+ * of a job restored from snapshot {@code k}, and above a floor a fast-forward gives; other records
+ * are left as they are; the stamped record is as rows-record.json describes.
  */
 class CheckpointStampTest {
 
@@ -33,6 +33,15 @@ class CheckpointStampTest {
                 new byte[] {1, 2},
                 new String[] {StreamFormat.ROWS},
                 new byte[][] {"0".getBytes(StandardCharsets.US_ASCII)});
+    }
+
+    private static KafkaOut deadLetter() {
+        return new KafkaOut(
+                KafkaOut.target(0, KafkaOut.DEAD_LETTERS),
+                new byte[] {0},
+                new byte[] {4},
+                new String[0],
+                new byte[0][]);
     }
 
     private static KafkaOut vocab() {
@@ -66,12 +75,13 @@ class CheckpointStampTest {
             h.open();
             h.processElement(rows(0), 0);
             h.processElement(vocab(), 0);
+            h.processElement(deadLetter(), 0);
             h.snapshot(1, 1);
             h.processElement(rows(1), 0);
             h.snapshot(2, 2);
             snapshot = h.snapshot(3, 3);
             h.processElement(rows(0), 0);
-            assertThat(stamps(h.extractOutputValues())).containsExactly("1", "-", "2", "4");
+            assertThat(stamps(h.extractOutputValues())).containsExactly("1", "1", "-", "2", "4");
             KafkaOut first = h.extractOutputValues().get(0);
             assertThat(first.value()).containsExactly(1, 2); // the rest as it was
             assertThat(first.headerNames())
@@ -91,6 +101,43 @@ class CheckpointStampTest {
             h.open();
             h.processElement(rows(0), 0);
             assertThat(stamps(h.extractOutputValues())).containsExactly("4");
+        }
+    }
+
+    /**
+     * A job that fast-forwarded past output stamped up to 9, restored from snapshot 3: its stamps
+     * go on above 9, its snapshots store theirs, and a job restored from one of them goes on above
+     * it, where the checkpoint ids alone would have gone back to 5.
+     */
+    @Test
+    void aFloorRaisesTheStampsForGood() throws Exception {
+        OperatorSubtaskState three;
+        try (var h = harness()) {
+            h.open();
+            three = h.snapshot(3, 3);
+        }
+        OperatorSubtaskState five;
+        try (var h =
+                new OneInputStreamOperatorTestHarness<KafkaOut, KafkaOut>(
+                        new StreamMap<>(new CheckpointStamp(9)))) {
+            h.setRestoredCheckpointId(3);
+            h.initializeState(three);
+            h.open();
+            h.processElement(rows(0), 0);
+            h.snapshot(4, 4);
+            h.processElement(vocab(), 0);
+            five = h.snapshot(5, 5);
+            h.processElement(rows(0), 0);
+            assertThat(stamps(h.extractOutputValues())).containsExactly("10", "11", "12");
+        }
+        try (var h = harness()) {
+            h.setRestoredCheckpointId(5);
+            h.initializeState(five);
+            h.open();
+            h.processElement(rows(0), 0);
+            h.snapshot(6, 6);
+            h.processElement(rows(0), 0);
+            assertThat(stamps(h.extractOutputValues())).containsExactly("12", "13");
         }
     }
 

@@ -1,9 +1,9 @@
 package dev.piper.job.launch;
 
-import dev.piper.connectors.kafka.CommittedTail;
 import dev.piper.connectors.kafka.KafkaConnectors;
 import dev.piper.connectors.kafka.OutputClaims;
-import dev.piper.connectors.kafka.StreamFormat;
+import dev.piper.connectors.kafka.OutputPastSnapshot;
+import dev.piper.core.block.FastForward;
 import dev.piper.job.CheckpointDirectory;
 import dev.piper.job.JobNames;
 import dev.piper.job.PiperOptions;
@@ -16,11 +16,11 @@ import dev.piper.job.Streaming;
 import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobArgumentException;
 import dev.piper.job.args.JobOption;
+import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.spec.SpecException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,8 +32,6 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 
 /**
  * The {@code stream} job's program: from its arguments to a stream ready to run, the same for
@@ -77,7 +75,11 @@ public final class StreamProgram {
      *
      * @param untilIdle {@code --until-idle}, or {@code null}
      */
-    public record Ready(Configuration conf, Duration untilIdle, CheckpointDirectory.Lock lock)
+    public record Ready(
+            Configuration conf,
+            Duration untilIdle,
+            CheckpointDirectory.Lock lock,
+            FastForward fastForward)
             implements AutoCloseable {
         @Override
         public void close() throws IOException {
@@ -114,7 +116,7 @@ public final class StreamProgram {
     public static JobID submit(Ready ready, PrintStream out) throws Exception {
         JobID id =
                 OnCluster.submit(
-                        Streaming.job(ready.conf())::build,
+                        Streaming.job(ready.conf(), ready.fastForward())::build,
                         ready.conf(),
                         JobNames.stream(ready.conf()));
         out.printf("stream: job %s submitted%n", id);
@@ -123,7 +125,11 @@ public final class StreamProgram {
 
     /** Runs a stream made ready here on an embedded cluster, until stopped or idle. */
     public static StreamRunner.Result run(Ready ready, PrintStream err) throws Exception {
-        return StreamRunner.run(Streaming.job(ready.conf()), ready.conf(), ready.untilIdle(), err);
+        return StreamRunner.run(
+                Streaming.job(ready.conf(), ready.fastForward()),
+                ready.conf(),
+                ready.untilIdle(),
+                err);
     }
 
     private Ready prepare(PrintStream err) throws Exception {
@@ -148,9 +154,13 @@ public final class StreamProgram {
         if (!a.takeOverOutput) {
             refuseAnotherStreamsOutput(conf, pipelines.outputTopics(), streamId);
         }
-        if (restored != null && !a.takeOverOutput) {
-            // (taking over another stream's topic, its last records are of that stream's ids)
-            refuseOutputPastSnapshot(conf, restored, pipelines.outputTopics());
+        FastForward fastForward = null;
+        if (restored != null) {
+            // (taking over another stream's topic, its records are of that stream's stamps)
+            fastForward =
+                    a.takeOverOutput
+                            ? FastForward.none(CheckpointDirectory.stamp(restored))
+                            : fastForwardPastSnapshot(conf, restored, pipelines, err);
         }
         if (resumed != null) {
             for (Path old : CheckpointDirectory.pruneSuperseded(dir, resumed)) {
@@ -172,7 +182,7 @@ public final class StreamProgram {
                             err,
                             StreamProgram::lastSnapshot);
         }
-        return new Ready(conf, a.untilIdle, lock);
+        return new Ready(conf, a.untilIdle, lock, fastForward);
     }
 
     /** The command-line flag of each control and report option, for {@link #controlSettings}. */
@@ -405,57 +415,89 @@ public final class StreamProgram {
     }
 
     /**
-     * Refuses to resume from {@code snapshot} when a rows topic holds committed output of a later
-     * checkpoint ({@link StreamFormat#CHECKPOINT}, the id of the checkpoint that committed each
-     * record): the stream would replay the input after the snapshot and commit that output a second
-     * time. So it is when the newest snapshot was moved away or lost without its seal, or {@code
-     * --from-savepoint} names one older than the output. Records of a build before the stamp say
-     * nothing, and are let be.
+     * What the output topics hold past {@code snapshot}: output that an earlier run committed after
+     * it (its own {@code _metadata} lost, or an older savepoint named). The stream passes over it
+     * rather than commit it a second time, or, where that cannot be done exactly, is refused naming
+     * the record and the ways out.
      */
-    private static void refuseOutputPastSnapshot(
-            Configuration conf, Path snapshot, List<String> rowsTopics) throws IOException {
-        long id = CheckpointDirectory.checkpointId(snapshot);
-        for (String topic : rowsTopics) {
-            for (ConsumerRecord<byte[], byte[]> r :
-                    CommittedTail.of(
-                            conf.get(StreamOptions.BOOTSTRAP_SERVERS),
-                            StreamOptions.kafkaProperties(conf),
-                            topic,
-                            Duration.ofSeconds(30))) {
-                Header stamp = r.headers().lastHeader(StreamFormat.CHECKPOINT);
-                long committedBy =
-                        stamp == null
-                                ? -1
-                                : Long.parseLong(
-                                        new String(stamp.value(), StandardCharsets.US_ASCII));
-                if (committedBy > id) {
-                    throw new IllegalStateException(
-                            "resuming from "
-                                    + snapshot
-                                    + " (checkpoint "
-                                    + id
-                                    + ") would commit output a second time: rows topic "
-                                    + topic
-                                    + " holds output that checkpoint "
-                                    + committedBy
-                                    + " committed ("
-                                    + topic
-                                    + "/"
-                                    + r.partition()
-                                    + "@"
-                                    + r.offset()
-                                    + ", written "
-                                    + java.time.Instant.ofEpochMilli(r.timestamp())
-                                    + "), after that snapshot. Resume from the snapshot of"
-                                    + " checkpoint "
-                                    + committedBy
-                                    + " or a later one (put back its directory or its _metadata,"
-                                    + " or name it with --from-savepoint), or start over into new"
-                                    + " output topics with --start-over (docs/OPERATIONS.md,"
-                                    + " \"Damaged checkpoint directories\")");
+    private FastForward fastForwardPastSnapshot(
+            Configuration conf, Path snapshot, StreamPipelines pipelines, PrintStream err)
+            throws IOException {
+        long stamp = CheckpointDirectory.stamp(snapshot);
+        List<OutputPastSnapshot.Pipeline> topics = new ArrayList<>();
+        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+            topics.add(
+                    new OutputPastSnapshot.Pipeline(
+                            p.index(), p.name(), p.inputTopic(), p.outputTopic(), p.vocabTopic()));
+        }
+        OutputPastSnapshot.Result past;
+        try {
+            past =
+                    new OutputPastSnapshot(
+                                    conf.get(StreamOptions.BOOTSTRAP_SERVERS),
+                                    StreamOptions.kafkaProperties(conf),
+                                    Duration.ofSeconds(60))
+                            .read(topics, stamp);
+        } catch (OutputPastSnapshot.Refused e) {
+            throw refusedPast(snapshot, stamp, e.getMessage());
+        }
+        FastForward ff = past.fastForward();
+        if (!ff.skipsAnything()) {
+            return ff;
+        }
+        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+            ColumnProgram program = p.start().program();
+            for (int c = 0; c < program.layout().sparse(); c++) {
+                if (program.vocabPolicy(c).minCount() > 1) {
+                    throw refusedPast(
+                            snapshot,
+                            stamp,
+                            "pipeline "
+                                    + p.name()
+                                    + "'s column C"
+                                    + (c + 1)
+                                    + " admits keys at min_count "
+                                    + program.vocabPolicy(c).minCount()
+                                    + ": the counts of keys not admitted yet are in no output, so"
+                                    + " a resume cannot pass over the output committed after the"
+                                    + " snapshot");
                 }
             }
         }
+        if (conf.getOptional(StreamOptions.CONTROL_TOPIC).isPresent()
+                || conf.getOptional(StreamOptions.CONTROL_DIR).isPresent()) {
+            throw refusedPast(
+                    snapshot,
+                    stamp,
+                    "the stream has a control stream, whose accepted specs and switches are in no"
+                            + " output, so a resume cannot pass over the output committed after"
+                            + " the snapshot");
+        }
+        err.printf(
+                "stream: the output topics hold %,d rows records committed after %s (commit stamps"
+                        + " above %d), by a run whose later snapshots are gone or passed over:"
+                        + " passing over them, not committing them again%n",
+                past.rowsRecords(), snapshot, stamp);
+        for (String line : past.summary()) {
+            err.printf("stream:   %s%n", line);
+        }
+        return ff;
+    }
+
+    /** A resume refused: the snapshot would commit output a second time, for {@code why}. */
+    private static IllegalStateException refusedPast(Path snapshot, long stamp, String why) {
+        return new IllegalStateException(
+                "resuming from "
+                        + snapshot
+                        + " (commit stamp "
+                        + stamp
+                        + ") would commit output a second time: the output topics hold output"
+                        + " committed after it, and "
+                        + why
+                        + ". Resume from a later snapshot (put back its directory or its"
+                        + " _metadata, or name it with --from-savepoint), or start over into new"
+                        + " output topics with --start-over (docs/OPERATIONS.md, \"Damaged"
+                        + " checkpoint directories\")");
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.piper.operators.log;
 
+import dev.piper.core.block.FastForward;
 import dev.piper.core.block.Lanes;
 import dev.piper.core.block.LogRecord;
 import dev.piper.core.block.Origin;
@@ -14,11 +15,14 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Gathers the records of a partitioned log into line-aligned blocks, one lane per partition, for
@@ -41,14 +45,30 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * after a rescale a partition's counter reaches whichever subtask now reads it; a subtask also
  * keeps counters of partitions it no longer reads, and a restore takes the largest value found for
  * each partition (counters only grow).
+ *
+ * <p>With a {@link FastForward} ({@link #withFastForward}), a restored lane whose blocks past the
+ * snapshot an earlier run has committed numbers its next block after the last of them and passes
+ * over the input records they cover, counting them; a restored counter that is neither the first of
+ * those blocks nor past them fails the job, naming both.
  */
 public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
         implements OneInputStreamOperator<LogRecord, RawChunk> {
 
     private static final long serialVersionUID = 1L;
 
+    private static final Logger LOG = LoggerFactory.getLogger(LogChunkOperator.class);
+
     public static final ListStateDescriptor<Tuple2<Integer, Long>> NEXT_SEQ =
             new ListStateDescriptor<>("log-lane-next-seq", Types.TUPLE(Types.INT, Types.LONG));
+
+    /**
+     * By lane: the last input offset a fast-forward passes over and the block it goes on with, kept
+     * in every checkpoint until the lane has cut that block, so that a resume from one of them
+     * passes over the same records (a restore drops it where the lane's counter is past the block).
+     */
+    public static final ListStateDescriptor<Tuple3<Integer, Long, Long>> SKIP_THROUGH =
+            new ListStateDescriptor<>(
+                    "log-lane-skip-through", Types.TUPLE(Types.INT, Types.LONG, Types.LONG));
 
     private final int maxBlockBytes;
 
@@ -70,8 +90,12 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
         FRAME
     }
 
+    /** By lane: the committed blocks past the restored snapshot; empty without a fast-forward. */
+    private HashMap<Integer, FastForward.LaneTail> fastForward = new HashMap<>();
+
     private transient Map<Integer, Lane> lanes;
     private transient ListState<Tuple2<Integer, Long>> nextSeqState;
+    private transient ListState<Tuple3<Integer, Long, Long>> skipState;
     private transient long timerAt;
 
     /**
@@ -136,6 +160,15 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
         this.lingerMillis = lingerMillis;
     }
 
+    /**
+     * This operator, fast-forwarding each lane of {@code tails} past its committed blocks on a
+     * restore ({@link FastForward#lanes()}).
+     */
+    public LogChunkOperator withFastForward(Map<Integer, FastForward.LaneTail> tails) {
+        this.fastForward = new HashMap<>(tails);
+        return this;
+    }
+
     private static int[] sameForAll(int lines) {
         int[] all = new int[Lanes.MAX_PIPELINES];
         Arrays.fill(all, lines);
@@ -148,12 +181,56 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
         lanes = new HashMap<>();
         timerAt = Long.MAX_VALUE;
         nextSeqState = context.getOperatorStateStore().getUnionListState(NEXT_SEQ);
+        skipState = context.getOperatorStateStore().getUnionListState(SKIP_THROUGH);
         if (context.isRestored()) {
             for (Tuple2<Integer, Long> entry : nextSeqState.get()) {
                 Lane lane = lane(entry.f0);
                 lane.nextSeq = Math.max(lane.nextSeq, entry.f1);
             }
+            for (Tuple3<Integer, Long, Long> entry : skipState.get()) {
+                Lane lane = lane(entry.f0);
+                if (lane.nextSeq == entry.f2) {
+                    lane.skipThrough = Math.max(lane.skipThrough, entry.f1);
+                }
+            }
         }
+        for (Map.Entry<Integer, FastForward.LaneTail> e : fastForward.entrySet()) {
+            if (!context.isRestored()) {
+                throw new IllegalStateException(
+                        "a fast-forward past committed output needs a restored snapshot");
+            }
+            fastForward(lane(e.getKey()), e.getValue());
+        }
+    }
+
+    /**
+     * Moves {@code lane} past {@code tail}: from the first committed block past the snapshot, its
+     * next block is the one after the last, and the records up to the last offset are passed over;
+     * at that next block (restored from a checkpoint taken since, before any new block), only the
+     * records are; past it, nothing.
+     */
+    private static void fastForward(Lane lane, FastForward.LaneTail tail) {
+        long restored = lane.nextSeq;
+        if (restored > tail.lastBlock() + 1) {
+            return; // its own checkpoints hold what it still passes over
+        }
+        if (restored != tail.firstBlock() && restored != tail.lastBlock() + 1) {
+            throw new IllegalStateException(
+                    "lane "
+                            + Lanes.partition(lane.partition)
+                            + " of pipeline "
+                            + Lanes.pipeline(lane.partition)
+                            + ": the restored snapshot numbers its next block "
+                            + restored
+                            + ", but the output committed past it holds blocks "
+                            + tail.firstBlock()
+                            + " to "
+                            + tail.lastBlock()
+                            + ", so the two do not fit together (output missing between them?)"
+                            + " and the stream does not go on from there");
+        }
+        lane.nextSeq = tail.lastBlock() + 1;
+        lane.skipThrough = tail.lastOffset();
     }
 
     private Lane lane(int partition) {
@@ -164,6 +241,25 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
     public void processElement(StreamRecord<LogRecord> element) {
         LogRecord r = element.getValue();
         Lane lane = lane(r.lane());
+        if (lane.skipThrough >= 0) {
+            if (r.offset() <= lane.skipThrough) {
+                lane.skipped++; // committed by an earlier run (a fast-forward)
+                return;
+            }
+            if (lane.skipped > 0) {
+                LOG.info(
+                        "lane {} of pipeline {}: passed over {} input records up to offset {},"
+                                + " whose output an earlier run committed; block {} starts at"
+                                + " offset {}",
+                        Lanes.partition(lane.partition),
+                        Lanes.pipeline(lane.partition),
+                        lane.skipped,
+                        lane.skipThrough,
+                        lane.nextSeq,
+                        r.offset());
+            }
+            lane.skipThrough = -1;
+        }
         int maxBlockLines = this.maxBlockLines[Lanes.pipeline(r.lane())];
         RecordShape shape = shapes[Lanes.pipeline(r.lane())];
         if (shape == RecordShape.FRAME) {
@@ -317,14 +413,19 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         List<Tuple2<Integer, Long>> entries = new ArrayList<>(lanes.size());
+        List<Tuple3<Integer, Long, Long>> skips = new ArrayList<>();
         for (Lane lane : lanes.values()) {
             if (lane.records != 0) {
                 throw new IllegalStateException(
                         "partition " + lane.partition + " has an uncut block at a snapshot");
             }
             entries.add(Tuple2.of(lane.partition, lane.nextSeq));
+            if (lane.skipThrough >= 0) {
+                skips.add(Tuple3.of(lane.partition, lane.skipThrough, lane.nextSeq));
+            }
         }
         nextSeqState.update(entries);
+        skipState.update(skips);
     }
 
     @Override
@@ -337,6 +438,13 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
     private static final class Lane {
         final int partition;
         long nextSeq;
+
+        /** A fast-forward's last committed input offset, passed over; -1 once past it. */
+        long skipThrough = -1;
+
+        /** The records passed over so far. */
+        long skipped;
+
         byte[] data = new byte[4096];
         int length;
         int lines;

@@ -1,7 +1,12 @@
 package dev.piper.operators.order;
 
 import dev.piper.core.block.AssembledBlock;
+import dev.piper.core.block.FastForward;
 import dev.piper.operators.block.AssembledBlockSerializer;
+import dev.piper.operators.resume.CatchUpOperator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -17,11 +22,17 @@ import org.apache.flink.util.Collector;
  * arrive early wait in keyed state until every earlier block of their lane has been emitted. Lanes
  * are independent: a slow lane never holds back another.
  *
+ * <p>With a fast-forward ({@link #withFastForward}), a lane whose blocks past the restored snapshot
+ * an earlier run committed goes on after the last of them, as the chunker numbers its blocks
+ * ({@code LogChunkOperator}): its count moves up to it as the function opens ({@link
+ * CatchUpOperator}).
+ *
  * <p>The keyed counterpart of {@link SequenceFunction}, which orders the single lane of a file at
  * parallelism 1; this one runs at any parallelism and rescales with its key groups.
  */
 public final class LaneSequenceFunction
-        extends KeyedProcessFunction<Integer, AssembledBlock, AssembledBlock> {
+        extends KeyedProcessFunction<Integer, AssembledBlock, AssembledBlock>
+        implements CatchUpOperator.CatchingUp {
 
     private static final long serialVersionUID = 1L;
 
@@ -31,13 +42,40 @@ public final class LaneSequenceFunction
             new MapStateDescriptor<>(
                     "lane-pending", LongSerializer.INSTANCE, AssembledBlockSerializer.INSTANCE);
 
+    /** By lane: its next block after a fast-forward past committed blocks; empty without one. */
+    private HashMap<Integer, Long> fastForward = new HashMap<>();
+
     private transient ValueState<Long> nextSeq;
     private transient MapState<Long, AssembledBlock> pending;
+
+    /**
+     * This function, taking each lane of {@code tails} on after its last committed block ({@link
+     * FastForward#lanes()}).
+     */
+    public LaneSequenceFunction withFastForward(Map<Integer, FastForward.LaneTail> tails) {
+        fastForward = new HashMap<>();
+        tails.forEach((lane, tail) -> fastForward.put(lane, tail.lastBlock() + 1));
+        return this;
+    }
 
     @Override
     public void open(OpenContext openContext) {
         nextSeq = getRuntimeContext().getState(NEXT_SEQ);
         pending = getRuntimeContext().getMapState(PENDING);
+    }
+
+    @Override
+    public Set<Integer> catchUpKeys() {
+        return fastForward.keySet();
+    }
+
+    @Override
+    public void catchUp(int lane) throws Exception {
+        Long stored = nextSeq.value();
+        long after = fastForward.get(lane);
+        if (stored == null || stored < after) {
+            nextSeq.update(after);
+        }
     }
 
     @Override

@@ -94,7 +94,9 @@ final class VocabularyEntries {
         Integer stored = sizes.get(epoch);
         // an imported vocabulary's first block reports the imported entries as added too
         long[] importedKeys =
-                stored == null && policy.importPath() != null ? importEntries(chunk) : null;
+                stored == null && policy.importPath() != null
+                        ? importEntries(epoch, policy, chunk.column())
+                        : null;
         int size = stored != null ? stored : importedKeys != null ? importedKeys.length : 0;
         int before = importedKeys != null ? 0 : size;
         EntryCache cache =
@@ -154,6 +156,40 @@ final class VocabularyEntries {
                 chunk.offsets());
     }
 
+    /**
+     * Takes {@code keys}, the entries committed past a restored snapshot from entry {@code from},
+     * into the chunk's epoch where it stops short of them ({@link VocabularyFunction}'s
+     * fast-forward).
+     */
+    void catchUp(
+            int epoch,
+            VocabularyPolicy policy,
+            int columnIndex,
+            long from,
+            long[] keys,
+            String column)
+            throws Exception {
+        Integer stored = sizes.get(epoch);
+        int size = stored != null ? stored : 0;
+        if (stored == null && policy.importPath() != null) {
+            // reported by the committed output already
+            size = importEntries(epoch, policy, columnIndex).length;
+        }
+        int start = VocabularyFunction.catchUpStart(column, size, from, keys.length);
+        int base = policy.firstIndex();
+        for (int i = 0; i < keys.length; i++) {
+            Tuple2<Integer, Long> k = Tuple2.of(epoch, keys[i]);
+            Integer found = entries.get(k);
+            if (i < start ? found == null || found != from + i : found != null) {
+                throw VocabularyFunction.mismatch(column, from + i + base);
+            }
+            if (i >= start) {
+                entries.put(k, (int) (from + i));
+            }
+        }
+        sizes.put(epoch, (int) Math.max(size, from + keys.length));
+    }
+
     /** Counts an occurrence of a key without an entry; whether it now reaches the threshold. */
     private boolean admits(int epoch, long key, int minCount) throws Exception {
         if (minCount <= 1) {
@@ -173,11 +209,11 @@ final class VocabularyEntries {
     }
 
     /** The policy's import file as the epoch's first entries; returns their keys in order. */
-    private long[] importEntries(KeyChunk chunk) throws Exception {
-        Vocabulary v = VocabularyImport.readForColumn(chunk.policy(), chunk.column());
+    private long[] importEntries(int epoch, VocabularyPolicy policy, int column) throws Exception {
+        Vocabulary v = VocabularyImport.readForColumn(policy, column);
         long[] keys = v.keysBetween(0, v.size());
         for (int i = 0; i < keys.length; i++) {
-            entries.put(Tuple2.of(chunk.epoch(), keys[i]), i);
+            entries.put(Tuple2.of(epoch, keys[i]), i);
         }
         return keys;
     }

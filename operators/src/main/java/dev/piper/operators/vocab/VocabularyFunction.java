@@ -1,6 +1,7 @@
 package dev.piper.operators.vocab;
 
 import dev.piper.core.block.Assignments;
+import dev.piper.core.block.FastForward;
 import dev.piper.core.block.IndexChunk;
 import dev.piper.core.block.KeyChunk;
 import dev.piper.core.block.Lanes;
@@ -9,6 +10,7 @@ import dev.piper.core.cost.ThreadCpu;
 import dev.piper.operators.block.KeyChunkSerializer;
 import dev.piper.operators.cost.CostSamples;
 import dev.piper.operators.cost.CpuMeter;
+import dev.piper.operators.resume.CatchUpOperator;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
 import dev.piper.state.VocabularyEvents;
@@ -58,6 +60,12 @@ import org.apache.flink.util.Collector;
  * <p>With {@link #withEntries}, a column that does not evict keeps its vocabulary as one state
  * entry per key instead ({@link VocabularyEntries}), for vocabularies larger than memory.
  *
+ * <p>With a fast-forward ({@link #withFastForward}), a column's first block after a restore is
+ * preceded by the entries an earlier run committed past the snapshot ({@link
+ * FastForward#columns()}): appended in index order where the vocabulary stops short of them,
+ * checked against it where they overlap, so that the indices it gives next follow the committed
+ * ones. A vocabulary that does not reach their first index (a gap) fails the job.
+ *
  * <p>State, all keyed by column:
  *
  * <ul>
@@ -72,7 +80,8 @@ import org.apache.flink.util.Collector;
  *   <li>{@link #PENDING}: blocks that arrived ahead of their turn.
  * </ul>
  */
-public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyChunk, IndexChunk> {
+public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyChunk, IndexChunk>
+        implements CatchUpOperator.CatchingUp {
 
     private static final long serialVersionUID = 1L;
 
@@ -97,6 +106,9 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
 
     /** With {@link #named}: the pipelines' names, for the metrics' labels; else null. */
     private final String[] pipelineNames;
+
+    /** By the column's key: entries committed past the restored snapshot; or empty. */
+    private HashMap<Integer, CatchUp> fastForward = new HashMap<>();
 
     /** Per column, its vocabulary's metrics ({@link VocabularyMetrics}). */
     private transient VocabularyMetrics metrics;
@@ -132,6 +144,14 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
         this.pipelineNames = pipelineNames == null ? null : pipelineNames.clone();
     }
 
+    /** A copy of this function with {@code fastForward}'s field. */
+    private VocabularyFunction with(
+            boolean measure, int entriesCache, String[] names, Map<Integer, CatchUp> ff) {
+        VocabularyFunction f = new VocabularyFunction(inSequence, measure, entriesCache, names);
+        f.fastForward = new HashMap<>(ff);
+        return f;
+    }
+
     /** Applies blocks in the order they arrive (partitioned-log input). */
     public static VocabularyFunction asArrived() {
         return new VocabularyFunction(false, false, 0, null);
@@ -142,7 +162,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
      * the keys it applied, the column's vocabulary entries and the CPU time it took.
      */
     public VocabularyFunction measured() {
-        return new VocabularyFunction(inSequence, true, entriesCache, pipelineNames);
+        return with(true, entriesCache, pipelineNames, fastForward);
     }
 
     /**
@@ -156,7 +176,7 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
             throw new IllegalArgumentException(
                     "the entries' cache needs at least 1 entry, not " + cacheEntries);
         }
-        return new VocabularyFunction(inSequence, measure, cacheEntries, pipelineNames);
+        return with(measure, cacheEntries, pipelineNames, fastForward);
     }
 
     /**
@@ -164,7 +184,31 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
      * pipeline index) rather than the index.
      */
     public VocabularyFunction named(String... names) {
-        return new VocabularyFunction(inSequence, measure, entriesCache, names);
+        return with(measure, entriesCache, names, fastForward);
+    }
+
+    /**
+     * One column's entries committed past the restored snapshot ({@link FastForward#columns()}).
+     *
+     * @param pipeline the column's pipeline
+     * @param column the column (0 for C1)
+     * @param policy its vocabulary's policy
+     * @param entries the entries
+     */
+    public record CatchUp(
+            int pipeline, int column, VocabularyPolicy policy, FastForward.Entries entries)
+            implements java.io.Serializable {}
+
+    /**
+     * This function, first taking into each column of {@code columns} (by the column's key) its
+     * entries committed past the restored snapshot, as it opens ({@link CatchUpOperator}); for a
+     * partitioned log only.
+     */
+    public VocabularyFunction withFastForward(Map<Integer, CatchUp> columns) {
+        if (inSequence && !columns.isEmpty()) {
+            throw new IllegalArgumentException("a fast-forward is for a partitioned log's input");
+        }
+        return with(measure, entriesCache, pipelineNames, columns);
     }
 
     @Override
@@ -271,7 +315,11 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
 
         /** The vocabulary of the chunk's epoch, created if it has none yet. */
         Vocabulary of(KeyChunk chunk) throws Exception {
-            int e = chunk.epoch();
+            return of(chunk.epoch(), chunk.policy(), chunk.column());
+        }
+
+        /** The vocabulary of epoch {@code e} of {@code column}, created if it has none yet. */
+        Vocabulary of(int e, VocabularyPolicy policy, int column) throws Exception {
             if (e > newest) {
                 // current is only ever unset while newest is the stored epoch
                 Vocabulary old = current != null ? current : vocabulary.value();
@@ -279,11 +327,11 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
                     retire(newest, old);
                 }
                 newest = e;
-                current = create(chunk);
+                current = create(policy, column);
                 return current;
             }
             if (e == newest) {
-                return current(chunk);
+                return current(policy, column);
             }
             if (older == null) {
                 older = new HashMap<>(4);
@@ -292,30 +340,29 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
             if (v == null) {
                 v = retired.get(e);
                 if (v == null) {
-                    v = create(chunk);
+                    v = create(policy, column);
                 }
                 older.put(e, v);
             }
             return v;
         }
 
-        private Vocabulary current(KeyChunk chunk) throws Exception {
+        private Vocabulary current(VocabularyPolicy policy, int column) throws Exception {
             if (current == null) {
                 current = newest == stored ? vocabulary.value() : null;
                 if (current == null) {
-                    current = create(chunk);
+                    current = create(policy, column);
                 }
             }
             return current;
         }
 
-        /** A new vocabulary for the chunk's epoch: empty, or its policy's imported entries. */
-        private Vocabulary create(KeyChunk chunk) {
-            VocabularyPolicy policy = chunk.policy();
+        /** A new vocabulary of {@code policy}: empty, or its imported entries. */
+        private Vocabulary create(VocabularyPolicy policy, int column) {
             if (policy.importPath() == null) {
                 return new Vocabulary();
             }
-            Vocabulary v = VocabularyImport.readForColumn(policy, chunk.column());
+            Vocabulary v = VocabularyImport.readForColumn(policy, column);
             if (created == null) {
                 created = Collections.newSetFromMap(new IdentityHashMap<>());
             }
@@ -348,6 +395,86 @@ public final class VocabularyFunction extends KeyedProcessFunction<Integer, KeyC
                 }
             }
         }
+    }
+
+    @Override
+    public Set<Integer> catchUpKeys() {
+        return fastForward.keySet();
+    }
+
+    /**
+     * Takes the entries committed past the restored snapshot into the column of {@code key}, where
+     * its vocabulary stops short of them; checks those it holds already.
+     */
+    @Override
+    public void catchUp(int key) throws Exception {
+        CatchUp up = fastForward.get(key);
+        FastForward.Entries e = up.entries();
+        VocabularyPolicy policy = up.policy();
+        String column = "column C" + (up.column() + 1);
+        if (pipelineNames != null) {
+            column += " of pipeline " + pipelineNames[up.pipeline()];
+        }
+        Epochs epochs = new Epochs();
+        if (e.epoch() != epochs.newest) {
+            throw new IllegalStateException(
+                    column
+                            + ": the entries committed past the restored snapshot are of epoch "
+                            + e.epoch()
+                            + ", its vocabulary's of epoch "
+                            + epochs.newest);
+        }
+        long from = e.firstIndex() - policy.firstIndex();
+        if (entries != null && !policy.evicts()) {
+            entries.catchUp(e.epoch(), policy, up.column(), from, e.keys(), column);
+            return;
+        }
+        Vocabulary v = epochs.of(e.epoch(), policy, up.column());
+        int start = catchUpStart(column, v.size(), from, e.keys().length);
+        for (int i = 0; i < start; i++) {
+            if (v.keyAt((int) from + i) != e.keys()[i]) {
+                throw mismatch(column, from + i + policy.firstIndex());
+            }
+        }
+        for (int i = start; i < e.keys().length; i++) {
+            if (v.getOrAdd(e.keys()[i]) != from + i) {
+                throw mismatch(column, from + i + policy.firstIndex());
+            }
+        }
+        // stored, an imported vocabulary made now is not reported again by the next block: its
+        // entries are in the committed output
+        epochs.store();
+    }
+
+    /**
+     * Where in {@code count} entries committed from entry {@code from} a vocabulary of {@code size}
+     * entries goes on: past those it already holds.
+     *
+     * @throws IllegalStateException if it does not reach {@code from}
+     */
+    static int catchUpStart(String column, long size, long from, int count) {
+        if (size < from) {
+            throw new IllegalStateException(
+                    column
+                            + ": the restored snapshot holds "
+                            + size
+                            + " vocabulary entries, but the entries committed past it start at"
+                            + " entry "
+                            + from
+                            + ": the output between them is missing, and the stream does not go"
+                            + " on from there");
+        }
+        return (int) Math.min(count, size - from);
+    }
+
+    static IllegalStateException mismatch(String column, long index) {
+        return new IllegalStateException(
+                column
+                        + ": index "
+                        + index
+                        + " of the entries committed past the restored snapshot is not the key"
+                        + " the vocabulary holds or would give it; the committed output does not"
+                        + " follow from the snapshot");
     }
 
     /**

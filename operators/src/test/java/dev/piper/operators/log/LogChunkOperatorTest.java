@@ -2,6 +2,7 @@ package dev.piper.operators.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.piper.core.block.FastForward;
 import dev.piper.core.block.LogRecord;
 import dev.piper.core.block.RawChunk;
 import java.nio.charset.StandardCharsets;
@@ -179,5 +180,92 @@ class LogChunkOperatorTest {
                     .extracting(c -> c.lane() + "/" + c.seq())
                     .containsExactly("1/4", "0/2", "2/0");
         }
+    }
+
+    /**
+     * A fast-forward: the snapshot's lane 0 stands at block 2 (offsets 0 and 1 in blocks 0 and 1),
+     * and an earlier run committed its blocks 2 to 4, offsets 2 to 6, after it. The restored lane
+     * passes over those offsets (the source delivers them again) and numbers its next block 5; a
+     * checkpoint taken before it has read past them keeps the skip, so a resume from that one
+     * passes over them too; a lane without a fast-forward goes on as restored.
+     */
+    @Test
+    void aFastForwardPassesOverTheCommittedBlocks() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness(1 << 20, 1)) {
+            h.open();
+            h.processElement(record(0, 0, "a"));
+            h.processElement(record(0, 1, "b"));
+            h.processElement(record(1, 0, "c"));
+            snapshot = h.snapshot(1, 1);
+        }
+        var tails = java.util.Map.of(0, new FastForward.LaneTail(2, 4, 6));
+        OperatorSubtaskState early;
+        try (var h = fastForwarded(tails)) {
+            h.initializeState(snapshot);
+            h.open();
+            for (long offset = 2; offset <= 4; offset++) {
+                h.processElement(record(0, offset, "again"));
+            }
+            early = h.snapshot(2, 2); // before offsets 5 and 6 came again
+            h.processElement(record(0, 5, "again"));
+            h.processElement(record(0, 6, "again"));
+            h.processElement(record(0, 7, "new"));
+            h.processElement(record(1, 1, "d"));
+            assertThat(chunks(h))
+                    .extracting(c -> c.lane() + "/" + c.seq() + ":" + text(c).trim())
+                    .containsExactly("0/5:new", "1/1:d");
+        }
+        // a resume from the checkpoint taken while passing over: no fast-forward of its own
+        try (var h = harness(1 << 20, 1)) {
+            h.initializeState(early);
+            h.open();
+            h.processElement(record(0, 5, "again"));
+            h.processElement(record(0, 6, "again"));
+            h.processElement(record(0, 7, "new"));
+            assertThat(chunks(h))
+                    .extracting(c -> c.lane() + "/" + c.seq() + ":" + text(c).trim())
+                    .containsExactly("0/5:new");
+        }
+        // a restart from a later checkpoint of the same job: the fast-forward is past
+        OperatorSubtaskState later;
+        try (var h = fastForwarded(tails)) {
+            h.initializeState(snapshot);
+            h.open();
+            h.processElement(record(0, 7, "new"));
+            h.processElement(record(0, 8, "newer"));
+            later = h.snapshot(3, 3);
+        }
+        try (var h = fastForwarded(tails)) {
+            h.initializeState(later);
+            h.open();
+            h.processElement(record(0, 9, "newest"));
+            assertThat(chunks(h))
+                    .extracting(c -> c.lane() + "/" + c.seq() + ":" + text(c).trim())
+                    .containsExactly("0/7:newest");
+        }
+    }
+
+    /** A snapshot that does not stand where the committed blocks past it start: refused, named. */
+    @Test
+    void aFastForwardThatDoesNotFitTheSnapshotFails() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = harness(1 << 20, 1)) {
+            h.open();
+            h.processElement(record(0, 0, "a"));
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = fastForwarded(java.util.Map.of(0, new FastForward.LaneTail(3, 4, 6)))) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> h.initializeState(snapshot))
+                    .hasMessageContaining(
+                            "lane 0 of pipeline 0: the restored snapshot numbers its next block 1,"
+                                    + " but the output committed past it holds blocks 3 to 4");
+        }
+    }
+
+    private static OneInputStreamOperatorTestHarness<LogRecord, RawChunk> fastForwarded(
+            java.util.Map<Integer, FastForward.LaneTail> tails) throws Exception {
+        return new OneInputStreamOperatorTestHarness<>(
+                new LogChunkOperator(1 << 20, 1, 100).withFastForward(tails));
     }
 }

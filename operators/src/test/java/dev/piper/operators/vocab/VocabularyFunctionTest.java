@@ -296,4 +296,102 @@ class VocabularyFunctionTest {
                     .hasMessageContaining(file + " line 2 has index 2 where 1 is due");
         }
     }
+
+    private static KeyedOneInputStreamOperatorTestHarness<Integer, KeyChunk, IndexChunk> catchingUp(
+            VocabularyFunction function, long firstIndex, long... keys) throws Exception {
+        return new KeyedOneInputStreamOperatorTestHarness<>(
+                new dev.piper.operators.resume.CatchUpOperator<>(
+                        function.withFastForward(
+                                java.util.Map.of(
+                                        3,
+                                        new VocabularyFunction.CatchUp(
+                                                0,
+                                                3,
+                                                VocabularyPolicy.FIRST_APPEARANCE,
+                                                new dev.piper.core.block.FastForward.Entries(
+                                                        0, firstIndex, keys))))),
+                KeyChunk::column,
+                Types.INT);
+    }
+
+    /**
+     * A fast-forward: column C4's snapshot holds 10 and 20, and an earlier run committed 30 and 40
+     * after it. The restored vocabulary takes them as it opens, so that a checkpoint taken before
+     * any block already holds them, and a resume from that one gives 40 its committed index and a
+     * new key the next; entries it holds already are checked, not taken twice. The same for a
+     * vocabulary kept as entries.
+     */
+    @Test
+    void aFastForwardTakesTheCommittedEntriesAsItOpens() throws Exception {
+        for (boolean asEntries : new boolean[] {false, true}) {
+            VocabularyFunction function =
+                    asEntries
+                            ? VocabularyFunction.asArrived().withEntries(16)
+                            : VocabularyFunction.asArrived();
+            OperatorSubtaskState snapshot;
+            try (var h = asArrivedHarness()) {
+                h.open();
+                h.processElement(new StreamRecord<>(new KeyChunk(0, 3, 0, new long[] {10, 20}, 2)));
+                snapshot = h.snapshot(1, 1);
+            }
+            if (asEntries) {
+                try (var h =
+                        new KeyedOneInputStreamOperatorTestHarness<Integer, KeyChunk, IndexChunk>(
+                                new KeyedProcessOperator<>(function),
+                                KeyChunk::column,
+                                Types.INT)) {
+                    h.open();
+                    h.processElement(
+                            new StreamRecord<>(new KeyChunk(0, 3, 0, new long[] {10, 20}, 2)));
+                    snapshot = h.snapshot(1, 1);
+                }
+            }
+            OperatorSubtaskState caughtUp;
+            try (var h = catchingUp(function, 1, 20, 30, 40)) {
+                h.initializeState(snapshot);
+                h.open();
+                caughtUp = h.snapshot(2, 2);
+                assertThat(h.extractOutputValues()).isEmpty();
+            }
+            try (var h =
+                    new KeyedOneInputStreamOperatorTestHarness<Integer, KeyChunk, IndexChunk>(
+                            new KeyedProcessOperator<>(function), KeyChunk::column, Types.INT)) {
+                h.initializeState(caughtUp);
+                h.open();
+                h.processElement(
+                        new StreamRecord<>(new KeyChunk(0, 3, 5, new long[] {40, 50, 10}, 3)));
+                IndexChunk out = h.extractOutputValues().get(0);
+                assertThat(out.indices()).as("as entries: %s", asEntries).containsExactly(3, 4, 0);
+                assertThat(out.firstNewIndex()).isEqualTo(4);
+                assertThat(out.newKeys()).containsExactly(50);
+            }
+        }
+    }
+
+    /**
+     * Committed entries past a gap, or other keys than the snapshot's: the job fails, naming it.
+     */
+    @Test
+    void aFastForwardThatDoesNotFitTheVocabularyFails() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (var h = asArrivedHarness()) {
+            h.open();
+            h.processElement(new StreamRecord<>(new KeyChunk(0, 3, 0, new long[] {10, 20}, 2)));
+            snapshot = h.snapshot(1, 1);
+        }
+        try (var h = catchingUp(VocabularyFunction.asArrived(), 5, 30)) {
+            h.initializeState(snapshot);
+            assertThatThrownBy(h::open)
+                    .hasMessageContaining(
+                            "column C4: the restored snapshot holds 2 vocabulary entries, but the"
+                                    + " entries committed past it start at entry 5");
+        }
+        try (var h = catchingUp(VocabularyFunction.asArrived(), 1, 99, 30)) {
+            h.initializeState(snapshot);
+            assertThatThrownBy(h::open)
+                    .hasMessageContaining(
+                            "column C4: index 1 of the entries committed past the restored"
+                                    + " snapshot is not the key");
+        }
+    }
 }
