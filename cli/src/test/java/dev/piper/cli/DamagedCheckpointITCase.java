@@ -374,4 +374,84 @@ class DamagedCheckpointITCase {
         assertThat(r.deadLetters()).isEqualTo(expected.deadLetters());
         SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "resumed from older snapshots");
     }
+
+    /**
+     * Issue 64's first case, as a user meets it: a stream on two input partitions is killed (kill
+     * -9) while its input still flows, its newest snapshot is lost (moved away with its seal, as
+     * the refusal of a damaged one advises), and it is run again. It resumes from the older
+     * snapshot and passes over the output the lost one committed; readers consume every line
+     * exactly once (a block or an entry twice fails the consumer), and the rest of the input
+     * follows.
+     */
+    @Test
+    void aKilledStreamWhoseNewestSnapshotIsLostResumesExactly() throws Exception {
+        Path input = tmp.resolve("killed.tsv");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(input))) {
+            new CriteoGenerator(20261208, 0.01, 0.01).write(out, LINES);
+        }
+        Path batch = tmp.resolve("killed-batch");
+        Preprocess.prepareOutput(batch, false);
+        Preprocess.Summary expected =
+                Preprocess.run(input, batch, 2, StateBackend.hashmap, new Configuration(), QUIET);
+        kafka.createTopic("killed-in", 2);
+        Path dir = tmp.resolve("killed");
+        Process first =
+                PiperProcesses.start(
+                        tmp.resolve("killed-first.log"), streamFrom("killed-in", dir, "killed"));
+        // the input flows at 1,000 lines a second while the stream runs, and after the kill
+        java.util.concurrent.CompletableFuture<LineProducer.Result> producing =
+                java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return LineProducer.produce(
+                                        input,
+                                        kafka.bootstrapServers(),
+                                        "killed-in",
+                                        1000.0,
+                                        Map.of(),
+                                        QUIET);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (committed("piper-killed-rows") < LINES / 2
+                || files(dir.resolve("checkpoints"), "_metadata").size() < 2) {
+            assertThat(System.nanoTime())
+                    .as("half the input committed, two snapshots kept")
+                    .isLessThan(deadline);
+            assertThat(first.waitFor(20, TimeUnit.MILLISECONDS))
+                    .as("see killed-first.log")
+                    .isFalse();
+        }
+        first.destroyForcibly(); // kill -9, right after a checkpoint committed output
+        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        Path newest = CheckpointDirectory.latestSnapshot(dir).orElseThrow();
+        Path away = Files.createDirectories(tmp.resolve("killed-away"));
+        Files.move(newest, away.resolve(newest.getFileName()));
+        Path seal = newest.resolveSibling(newest.getFileName() + ".checksums");
+        if (Files.exists(seal)) {
+            Files.move(seal, away.resolve(seal.getFileName()));
+        }
+        producing.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+
+        String out =
+                run("killed-again", streamFrom("killed-in", dir, "killed", "--until-idle", "3"), 0);
+        assertThat(out)
+                .contains("stream: resuming from ")
+                .contains("passing over them, not committing them again")
+                .doesNotContain(newest.toString());
+        Path consumed = tmp.resolve("killed-consumed");
+        OutputConsumer.Result r =
+                new OutputConsumer(
+                                kafka.bootstrapServers(),
+                                Map.of(),
+                                "killed-rows",
+                                "killed-vocab",
+                                "killed-rows-dead-letters")
+                        .consume(consumed, expected.rowsWritten(), Duration.ofSeconds(20), QUIET);
+        assertThat(r.rows()).isEqualTo(expected.rowsWritten());
+        assertThat(r.deadLetters()).isEqualTo(expected.deadLetters());
+        SameOutput.assertMetadataAgrees(consumed, batch, "killed, resumed from the older snapshot");
+    }
 }
