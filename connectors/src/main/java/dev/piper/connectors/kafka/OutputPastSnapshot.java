@@ -45,8 +45,10 @@ public final class OutputPastSnapshot {
      * @param fastForward what the output holds past the snapshot
      * @param summary what it passes over, in words: a line per lane, then the entries per pipeline
      * @param rowsRecords how many rows records past the snapshot were found
+     * @param recordsRead how many records of the rows and vocabulary topics were read to find them
      */
-    public record Result(FastForward fastForward, List<String> summary, long rowsRecords) {}
+    public record Result(
+            FastForward fastForward, List<String> summary, long rowsRecords, long recordsRead) {}
 
     /** Why a resume cannot pass over the output past its snapshot. */
     public static final class Refused extends IOException {
@@ -60,6 +62,9 @@ public final class OutputPastSnapshot {
     private final String bootstrapServers;
     private final Map<String, String> client;
     private final Duration wait;
+
+    /** Records read back so far. */
+    private long read;
 
     /**
      * @param client the Kafka client's properties (security and the like)
@@ -146,7 +151,7 @@ public final class OutputPastSnapshot {
                 columns.putAll(entries(p, rows, vocab, summary));
             }
         }
-        return new Result(new FastForward(floor, lanes, columns), summary, records);
+        return new Result(new FastForward(floor, lanes, columns), summary, records, read);
     }
 
     private static List<TopicPartition> partitions(
@@ -199,6 +204,7 @@ public final class OutputPastSnapshot {
                 // each record as it comes (a window of rows records may not fit the heap)
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     if (r.offset() < to) {
+                        read++;
                         long stamp = stamp(r);
                         visitor.visit(r, stamp);
                         done |= stamp <= snapshotStamp - 2;

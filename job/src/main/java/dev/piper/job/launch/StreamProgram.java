@@ -431,6 +431,7 @@ public final class StreamProgram {
                             p.index(), p.name(), p.inputTopic(), p.outputTopic(), p.vocabTopic()));
         }
         OutputPastSnapshot.Result past;
+        long start = System.nanoTime();
         try {
             past =
                     new OutputPastSnapshot(
@@ -442,7 +443,12 @@ public final class StreamProgram {
             throw refusedPast(snapshot, stamp, e.getMessage());
         }
         FastForward ff = past.fastForward();
+        double seconds = (System.nanoTime() - start) / 1e9;
         if (!ff.skipsAnything()) {
+            err.printf(
+                    "stream: the output topics hold nothing committed after it (%,d records read"
+                            + " back in %.1f s)%n",
+                    past.recordsRead(), seconds);
             return ff;
         }
         for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
