@@ -445,7 +445,7 @@ public final class StreamJob {
             Starts starts) {
         LaneSequenceFunction sequence = new LaneSequenceFunction();
         DataStream<AssembledBlock> ordered =
-                fastForward == null
+                fastForward == null || fastForward.lanes().isEmpty()
                         ? assembled
                                 .keyBy(new ByLane(), Types.INT)
                                 .process(sequence, BlockTypes.ASSEMBLED_BLOCK)

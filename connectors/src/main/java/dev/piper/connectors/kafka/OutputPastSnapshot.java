@@ -219,7 +219,7 @@ public final class OutputPastSnapshot {
     }
 
     /** The record's commit stamp, 0 if it has none. */
-    static long stamp(ConsumerRecord<byte[], byte[]> r) {
+    public static long stamp(ConsumerRecord<byte[], byte[]> r) {
         Header h = r.headers().lastHeader(StreamFormat.CHECKPOINT);
         return h == null ? 0 : Long.parseLong(new String(h.value(), StandardCharsets.US_ASCII));
     }

@@ -1,7 +1,6 @@
 package dev.piper.core.block;
 
 import java.io.Serializable;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -79,10 +78,5 @@ public record FastForward(long floorStamp, Map<Integer, LaneTail> lanes, Map<Lon
     /** The entries of column {@code column} of pipeline {@code pipeline}, or null for none. */
     public Entries entries(int pipeline, int column) {
         return columns.get(columnKey(pipeline, column));
-    }
-
-    /** The lanes only (what the chunker and the per-lane sequence need), as a mutable copy. */
-    public Map<Integer, LaneTail> lanesCopy() {
-        return new HashMap<>(lanes);
     }
 }

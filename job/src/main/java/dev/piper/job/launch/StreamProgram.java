@@ -1,5 +1,6 @@
 package dev.piper.job.launch;
 
+import dev.piper.connectors.kafka.CommittedTail;
 import dev.piper.connectors.kafka.KafkaConnectors;
 import dev.piper.connectors.kafka.OutputClaims;
 import dev.piper.connectors.kafka.OutputPastSnapshot;
@@ -154,13 +155,17 @@ public final class StreamProgram {
         if (!a.takeOverOutput) {
             refuseAnotherStreamsOutput(conf, pipelines.outputTopics(), streamId);
         }
-        FastForward fastForward = null;
-        if (restored != null) {
-            // (taking over another stream's topic, its records are of that stream's stamps)
+        FastForward fastForward;
+        if (restored != null && !a.takeOverOutput) {
+            fastForward = fastForwardPastSnapshot(conf, restored, pipelines, err);
+        } else {
+            // No snapshot of its own to compare (taking over another stream's topics, their
+            // records are of that stream's stamps): its stamps go on above the topics' highest.
             fastForward =
-                    a.takeOverOutput
-                            ? FastForward.none(CheckpointDirectory.stamp(restored))
-                            : fastForwardPastSnapshot(conf, restored, pipelines, err);
+                    FastForward.none(
+                            Math.max(
+                                    restored == null ? 0 : CheckpointDirectory.stamp(restored),
+                                    highestStamp(conf, pipelines)));
         }
         if (resumed != null) {
             for (Path old : CheckpointDirectory.pruneSuperseded(dir, resumed)) {
@@ -488,6 +493,32 @@ public final class StreamProgram {
             err.printf("stream:   %s%n", line);
         }
         return ff;
+    }
+
+    /**
+     * The highest commit stamp of the last committed records of the output topics (0 for none):
+     * stamps grow along a topic, but for two checkpoints' records interleaved, so one above it is
+     * above every stamp they hold.
+     */
+    private static long highestStamp(Configuration conf, StreamPipelines pipelines)
+            throws IOException {
+        long highest = 0;
+        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+            for (String topic : new String[] {p.outputTopic(), p.vocabTopic()}) {
+                if (topic == null) {
+                    continue;
+                }
+                for (var r :
+                        CommittedTail.of(
+                                conf.get(StreamOptions.BOOTSTRAP_SERVERS),
+                                StreamOptions.kafkaProperties(conf),
+                                topic,
+                                Duration.ofSeconds(30))) {
+                    highest = Math.max(highest, OutputPastSnapshot.stamp(r) + 1);
+                }
+            }
+        }
+        return highest;
     }
 
     /** A resume refused: the snapshot would commit output a second time, for {@code why}. */

@@ -60,11 +60,11 @@ import org.apache.flink.util.Collector;
  * <p>With {@link #withEntries}, a column that does not evict keeps its vocabulary as one state
  * entry per key instead ({@link VocabularyEntries}), for vocabularies larger than memory.
  *
- * <p>With a fast-forward ({@link #withFastForward}), a column's first block after a restore is
- * preceded by the entries an earlier run committed past the snapshot ({@link
- * FastForward#columns()}): appended in index order where the vocabulary stops short of them,
- * checked against it where they overlap, so that the indices it gives next follow the committed
- * ones. A vocabulary that does not reach their first index (a gap) fails the job.
+ * <p>With a fast-forward ({@link #withFastForward}), each column takes the entries an earlier run
+ * committed past the restored snapshot ({@link FastForward#columns()}) as the operator opens
+ * ({@link CatchUpOperator}), before any block: appended in index order where the vocabulary stops
+ * short of them, checked against it where they overlap, so that the indices it gives next follow
+ * the committed ones. A vocabulary that does not reach their first index (a gap) fails the job.
  *
  * <p>State, all keyed by column:
  *
