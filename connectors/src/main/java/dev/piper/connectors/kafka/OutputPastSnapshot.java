@@ -395,78 +395,99 @@ public final class OutputPastSnapshot {
         Map<Long, FastForward.Entries> entries = new HashMap<>();
         long total = 0;
         for (int c = 0; c < sparse; c++) {
-            String column = "C" + (c + 1);
-            int epoch = furthest.epochs()[c];
-            int buckets = furthest.buckets()[c];
-            List<VocabPast> records = vocab.getOrDefault(c, List.of());
-            records = new ArrayList<>(records);
-            records.sort(Comparator.comparingLong(VocabPast::firstIndex));
-            long from = records.isEmpty() ? buckets + end[c] : records.get(0).firstIndex();
-            long next = from;
-            List<long[]> runs = new ArrayList<>();
-            for (VocabPast v : records) {
-                if (v.epoch() != epoch || v.buckets() != buckets) {
-                    throw new Refused(
-                            v.where()
-                                    + ": column "
-                                    + column
-                                    + "'s entries of epoch "
-                                    + v.epoch()
-                                    + " with "
-                                    + v.buckets()
-                                    + " OOV buckets, where the rows committed after the"
-                                    + " snapshot state epoch "
-                                    + epoch
-                                    + " with "
-                                    + buckets
-                                    + ": a resume cannot pass over them");
-                }
-                if (v.firstIndex() != next) {
-                    throw new Refused(
-                            v.where()
-                                    + ": column "
-                                    + column
-                                    + "'s entries from index "
-                                    + v.firstIndex()
-                                    + " follow those up to index "
-                                    + (next - 1)
-                                    + " in the output committed after the snapshot: "
-                                    + (v.firstIndex() < next ? "seen twice" : "a gap")
-                                    + ", so a resume cannot pass over it");
-                }
-                next += v.keys().length;
-                runs.add(v.keys());
-            }
-            if (next - buckets != end[c]) {
-                throw new Refused(
-                        endWhere[c]
-                                + " states column "
-                                + column
-                                + " at "
-                                + end[c]
-                                + " entries, but the vocabulary topic "
-                                + p.vocabTopic()
-                                + " holds its entries past the snapshot up to "
-                                + (next - buckets)
-                                + " only: vocabulary records missing (or written by an older"
-                                + " build without commit stamps), so a resume cannot pass over"
-                                + " the output");
-            }
-            long[] keys = new long[(int) (next - from)];
-            int at = 0;
-            for (long[] run : runs) {
-                System.arraycopy(run, 0, keys, at, run.length);
-                at += run.length;
-            }
-            total += keys.length;
-            entries.put(
-                    FastForward.columnKey(p.index(), c),
-                    new FastForward.Entries(epoch, from, keys));
+            FastForward.Entries e =
+                    column(
+                            p,
+                            c,
+                            furthest.epochs()[c],
+                            furthest.buckets()[c],
+                            vocab.getOrDefault(c, List.of()),
+                            end[c],
+                            endWhere[c]);
+            total += e.keys().length;
+            entries.put(FastForward.columnKey(p.index(), c), e);
         }
         summary.add(
                 String.format(
                         "pipeline %s: %,d vocabulary entries of %d columns",
                         p.name(), total, sparse));
         return entries;
+    }
+
+    /**
+     * Column {@code c}'s entries past the snapshot: its vocabulary {@code records} in index order,
+     * checked to run without gaps up to {@code end}, the position the rows records past it state
+     * (the furthest at {@code endWhere}).
+     */
+    private static FastForward.Entries column(
+            Pipeline p,
+            int c,
+            int epoch,
+            int buckets,
+            List<VocabPast> records,
+            long end,
+            String endWhere)
+            throws Refused {
+        String column = "C" + (c + 1);
+        records = new ArrayList<>(records);
+        records.sort(Comparator.comparingLong(VocabPast::firstIndex));
+        long from = records.isEmpty() ? buckets + end : records.get(0).firstIndex();
+        long next = from;
+        List<long[]> runs = new ArrayList<>();
+        for (VocabPast v : records) {
+            if (v.epoch() != epoch || v.buckets() != buckets) {
+                throw new Refused(
+                        v.where()
+                                + ": column "
+                                + column
+                                + "'s entries of epoch "
+                                + v.epoch()
+                                + " with "
+                                + v.buckets()
+                                + " OOV buckets, where the rows committed after the"
+                                + " snapshot state epoch "
+                                + epoch
+                                + " with "
+                                + buckets
+                                + ": a resume cannot pass over them");
+            }
+            if (v.firstIndex() != next) {
+                throw new Refused(
+                        v.where()
+                                + ": column "
+                                + column
+                                + "'s entries from index "
+                                + v.firstIndex()
+                                + " follow those up to index "
+                                + (next - 1)
+                                + " in the output committed after the snapshot: "
+                                + (v.firstIndex() < next ? "seen twice" : "a gap")
+                                + ", so a resume cannot pass over it");
+            }
+            next += v.keys().length;
+            runs.add(v.keys());
+        }
+        if (next - buckets != end) {
+            throw new Refused(
+                    endWhere
+                            + " states column "
+                            + column
+                            + " at "
+                            + end
+                            + " entries, but the vocabulary topic "
+                            + p.vocabTopic()
+                            + " holds its entries past the snapshot up to "
+                            + (next - buckets)
+                            + " only: vocabulary records missing (or written by an older"
+                            + " build without commit stamps), so a resume cannot pass over"
+                            + " the output");
+        }
+        long[] keys = new long[(int) (next - from)];
+        int at = 0;
+        for (long[] run : runs) {
+            System.arraycopy(run, 0, keys, at, run.length);
+            at += run.length;
+        }
+        return new FastForward.Entries(epoch, from, keys);
     }
 }
