@@ -339,9 +339,11 @@ class DamagedCheckpointITCase {
                 assertThat(out)
                         .contains("rows records committed after " + savepoint)
                         .contains("passing over them, not committing them again")
-                        .contains(
-                                "stream:   older-in/0: blocks 2 to 3, input to offset "
-                                        + (LINES / 2 - 1))
+                        // the second quarter's blocks (as many as the linger cut)
+                        .containsPattern(
+                                "stream:   older-in/0: blocks \\d+ to \\d+, input to offset "
+                                        + (LINES / 2 - 1)
+                                        + "\n")
                         .contains(String.format("stream: %,d input records consumed", LINES / 4));
             } else {
                 // the newer snapshots moved away: the savepoint is the newest left

@@ -486,9 +486,10 @@ public final class StreamProgram {
         }
         err.printf(
                 "stream: the output topics hold %,d rows records committed after %s (commit stamps"
-                        + " above %d), by a run whose later snapshots are gone or passed over:"
-                        + " passing over them, not committing them again%n",
-                past.rowsRecords(), snapshot, stamp);
+                        + " above %d; %,d records read back in %.1f s), by a run whose later"
+                        + " snapshots are gone or passed over: passing over them, not committing"
+                        + " them again%n",
+                past.rowsRecords(), snapshot, stamp, past.recordsRead(), seconds);
         for (String line : past.summary()) {
             err.printf("stream:   %s%n", line);
         }
