@@ -125,6 +125,28 @@ class DamagedCheckpointITCase {
         }
     }
 
+    /**
+     * Reads the topics {@code topics-rows} and so on into a directory as {@code piper consume} does
+     * (a block or an entry twice fails it), checking the rows and dead letters {@code expected}
+     * counts.
+     */
+    private static Path consumeAll(String topics, Preprocess.Summary expected) throws Exception {
+        Path consumed = tmp.resolve(topics + "-consumed");
+        OutputConsumer.Result r =
+                new OutputConsumer(
+                                kafka.bootstrapServers(),
+                                Map.of(),
+                                topics + "-rows",
+                                topics + "-vocab",
+                                topics + "-rows-dead-letters")
+                        .consume(consumed, expected.rowsWritten(), Duration.ofSeconds(20), QUIET);
+        assertThat(r.rows()).as("%s: rows", topics).isEqualTo(expected.rowsWritten());
+        assertThat(r.deadLetters())
+                .as("%s: dead letters", topics)
+                .isEqualTo(expected.deadLetters());
+        return consumed;
+    }
+
     private static List<Path> files(Path dir, String name) throws Exception {
         try (Stream<Path> walk = Files.walk(dir)) {
             return walk.filter(f -> f.getFileName().toString().equals(name)).toList();
@@ -256,17 +278,7 @@ class DamagedCheckpointITCase {
         assertThat(out)
                 .contains("stream: --start-over: not restoring any snapshot")
                 .contains(String.format("stream: %,d input records consumed", LINES));
-        Path consumed = tmp.resolve("consumed");
-        OutputConsumer.Result r =
-                new OutputConsumer(
-                                kafka.bootstrapServers(),
-                                Map.of(),
-                                "over-rows",
-                                "over-vocab",
-                                "over-rows-dead-letters")
-                        .consume(consumed, expected.rowsWritten(), Duration.ofSeconds(20), QUIET);
-        assertThat(r.rows()).isEqualTo(expected.rowsWritten());
-        assertThat(r.deadLetters()).isEqualTo(expected.deadLetters());
+        Path consumed = consumeAll("over", expected);
         SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "started over");
     }
 
@@ -363,17 +375,7 @@ class DamagedCheckpointITCase {
         Preprocess.prepareOutput(batch, false);
         Preprocess.Summary expected =
                 Preprocess.run(all, batch, 2, StateBackend.hashmap, new Configuration(), QUIET);
-        Path consumed = tmp.resolve("older-consumed");
-        OutputConsumer.Result r =
-                new OutputConsumer(
-                                kafka.bootstrapServers(),
-                                Map.of(),
-                                "older-rows",
-                                "older-vocab",
-                                "older-rows-dead-letters")
-                        .consume(consumed, expected.rowsWritten(), Duration.ofSeconds(20), QUIET);
-        assertThat(r.rows()).isEqualTo(expected.rowsWritten());
-        assertThat(r.deadLetters()).isEqualTo(expected.deadLetters());
+        Path consumed = consumeAll("older", expected);
         SameOutput.assertRowsAndVocabulariesEqual(consumed, batch, "resumed from older snapshots");
     }
 
@@ -443,17 +445,7 @@ class DamagedCheckpointITCase {
                 .contains("stream: resuming from ")
                 .contains("passing over them, not committing them again")
                 .doesNotContain(newest.toString());
-        Path consumed = tmp.resolve("killed-consumed");
-        OutputConsumer.Result r =
-                new OutputConsumer(
-                                kafka.bootstrapServers(),
-                                Map.of(),
-                                "killed-rows",
-                                "killed-vocab",
-                                "killed-rows-dead-letters")
-                        .consume(consumed, expected.rowsWritten(), Duration.ofSeconds(20), QUIET);
-        assertThat(r.rows()).isEqualTo(expected.rowsWritten());
-        assertThat(r.deadLetters()).isEqualTo(expected.deadLetters());
+        Path consumed = consumeAll("killed", expected);
         SameOutput.assertMetadataAgrees(consumed, batch, "killed, resumed from the older snapshot");
     }
 }

@@ -71,29 +71,61 @@ public final class CommittedTail {
         // the last record and its commit marker, then ever further back: rows records are large
         for (long back = 2; ; back *= 8) {
             long from = Math.max(beginning, end - back);
-            consumer.seek(tp, from);
-            ConsumerRecord<byte[], byte[]> last = null;
-            long deadline = System.nanoTime() + wait.toNanos();
-            while (consumer.position(tp, wait) < end) {
-                if (System.nanoTime() > deadline) {
-                    throw new IOException(
-                            tp
-                                    + ": not read from offset "
-                                    + from
-                                    + " to "
-                                    + end
-                                    + " within "
-                                    + wait.toSeconds()
-                                    + " s");
-                }
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.offset() < end) {
-                        last = r;
-                    }
-                }
+            List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>(1);
+            window( // keeping only the last
+                    consumer,
+                    tp,
+                    from,
+                    end,
+                    wait,
+                    r -> {
+                        read.clear();
+                        read.add(r);
+                    });
+            if (!read.isEmpty() || from == beginning) {
+                return read.isEmpty() ? null : read.get(0);
             }
-            if (last != null || from == beginning) {
-                return last;
+        }
+    }
+
+    /** Takes a committed record. */
+    interface RecordVisitor {
+        void visit(ConsumerRecord<byte[], byte[]> r) throws IOException;
+    }
+
+    /**
+     * Reads {@code tp}'s committed records from offset {@code from} up to {@code to} (exclusive),
+     * each to {@code visitor}, in offset order.
+     *
+     * @throws IOException naming the partition and the offsets if that takes longer than {@code
+     *     wait}
+     */
+    static void window(
+            KafkaConsumer<byte[], byte[]> consumer,
+            TopicPartition tp,
+            long from,
+            long to,
+            Duration wait,
+            RecordVisitor visitor)
+            throws IOException {
+        consumer.seek(tp, from);
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (consumer.position(tp, wait) < to) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException(
+                        tp
+                                + ": not read from offset "
+                                + from
+                                + " to "
+                                + to
+                                + " within "
+                                + wait.toSeconds()
+                                + " s");
+            }
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                if (r.offset() < to) {
+                    visitor.visit(r);
+                }
             }
         }
     }

@@ -186,32 +186,21 @@ public final class OutputPastSnapshot {
         long to = consumer.endOffsets(List.of(tp), wait).get(tp);
         for (long step = 16; to > beginning; step *= 4) {
             long from = Math.max(beginning, to - step);
-            consumer.seek(tp, from);
-            boolean done = false;
-            long deadline = System.nanoTime() + wait.toNanos();
-            while (consumer.position(tp, wait) < to) {
-                if (System.nanoTime() > deadline) {
-                    throw new IOException(
-                            tp
-                                    + ": not read from offset "
-                                    + from
-                                    + " to "
-                                    + to
-                                    + " within "
-                                    + wait.toSeconds()
-                                    + " s");
-                }
-                // each record as it comes (a window of rows records may not fit the heap)
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.offset() < to) {
+            boolean[] done = {false};
+            // each record as it comes (a window of rows records may not fit the heap)
+            CommittedTail.window(
+                    consumer,
+                    tp,
+                    from,
+                    to,
+                    wait,
+                    r -> {
                         read++;
                         long stamp = stamp(r);
                         visitor.visit(r, stamp);
-                        done |= stamp <= snapshotStamp - 2;
-                    }
-                }
-            }
-            if (done) {
+                        done[0] |= stamp <= snapshotStamp - 2;
+                    });
+            if (done[0]) {
                 return;
             }
             to = from;
