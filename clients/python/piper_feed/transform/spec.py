@@ -9,7 +9,12 @@ from .base import TransformError
 from .ops import _DENSE_OPS, _ID_OPS
 
 
-_FORMATS = ("criteo-tsv", "json", "csv", "avro", "protobuf")
+FORMATS = ("criteo-tsv", "json", "csv", "avro", "protobuf")
+"""The input formats this library reads; PythonTransformITCase checks them against Java's."""
+
+OPERATORS = frozenset({"decode", "fill_missing", "fill_null", "hex2int", "hash64", "vocab",
+                       "onehot"} | set(_DENSE_OPS) | set(_ID_OPS))
+"""The operators this library applies; PythonTransformITCase checks them against Java's."""
 
 
 _NAME = re.compile(r"(label|[ICG])([1-9][0-9]*)?")
@@ -39,9 +44,9 @@ class Spec:
         inp = doc.get("input") or {}
         self.name = f"{doc.get('name')}/{doc.get('version')}"
         self.format = inp.get("format", "criteo-tsv")
-        if self.format not in _FORMATS:
+        if self.format not in FORMATS:
             raise TransformError(f"{where}: input.format \"{self.format}\": not a format of"
-                                 f" records ({', '.join(_FORMATS)})")
+                                 f" records ({', '.join(FORMATS)})")
         self.dense = inp.get("dense", 13)
         self.sparse = inp.get("sparse", 26)
         sources = [int(n[1:]) for n in self._names(inp.get("generated_from", []), "I")]
@@ -117,6 +122,8 @@ class Spec:
         ftype = "int32"
         for step in chain:
             op, params = (step, {}) if isinstance(step, str) else (step.get("op"), step)
+            if op not in OPERATORS:
+                raise TransformError(f"{self.where}: {col.name}: unknown operator \"{op}\"")
             if op == "decode":
                 continue
             if op in ("fill_missing", "fill_null"):
@@ -128,7 +135,7 @@ class Spec:
                 col.oov_buckets = int(params.get("oov_buckets", 0))
             elif op == "onehot":
                 col.onehot = int(params["size"])
-            elif op in _DENSE_OPS or op in _ID_OPS:
+            else:
                 col.ops.append((op, params))
                 if op == "cast":
                     ftype = params["to"]
@@ -136,8 +143,6 @@ class Spec:
                     ftype = "float32"
                 elif op == "bucketize":
                     ftype = "int32"
-            else:
-                raise TransformError(f"{self.where}: {col.name}: unknown operator \"{op}\"")
         col.float32 = col.kind in ("label", "dense") and ftype == "float32"
 
     @property

@@ -45,6 +45,83 @@ class PythonTransformITCase {
 
     @TempDir Path tmp;
 
+    /** The operators and input formats of the specs whose answers were compared, so far. */
+    private static final java.util.Set<String> COMPARED = new java.util.TreeSet<>();
+
+    /** The test methods that ran. */
+    private static final java.util.Set<String> RAN = new java.util.HashSet<>();
+
+    @org.junit.jupiter.api.BeforeEach
+    void note(org.junit.jupiter.api.TestInfo test) {
+        RAN.add(test.getTestMethod().orElseThrow().getName());
+    }
+
+    /** Every operator and input format Java has, by name ("format " before a format's). */
+    private static java.util.Set<String> javaNames() {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        dev.piper.pipeline.ops.OpDefinition.all().forEach(d -> names.add(d.name()));
+        dev.piper.pipeline.input.InputFormat.names().forEach(f -> names.add("format " + f));
+        return names;
+    }
+
+    /**
+     * The Python library's operators and formats ({@code OPERATORS} and {@code FORMATS} of {@code
+     * piper_feed.transform.spec}, which its spec reader refuses anything outside of) are Java's: an
+     * operator or a format added on one side only fails here.
+     */
+    @Test
+    void pythonHasEveryOperatorAndFormatJavaHasAndNoOther() throws Exception {
+        Process p =
+                new ProcessBuilder(
+                                "/usr/bin/python3",
+                                "-c",
+                                "import json; from piper_feed.transform.spec import OPERATORS,"
+                                        + " FORMATS; print(json.dumps(sorted(OPERATORS)"
+                                        + " + ['format ' + f for f in FORMATS]))")
+                        .directory(CLIENT.toFile())
+                        .redirectErrorStream(true)
+                        .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+        java.util.Set<String> python = new java.util.TreeSet<>();
+        JSON.readTree(out).forEach(n -> python.add(n.asText()));
+        assertThat(python).as("the Python library's operators and formats").isEqualTo(javaNames());
+    }
+
+    /**
+     * Once every test has run: each operator and input format Java has was in a spec whose answers
+     * the two languages gave alike (a new one needs its case here, and its Python twin).
+     */
+    @org.junit.jupiter.api.AfterAll
+    static void everyOperatorAndFormatWasCompared() {
+        long tests =
+                java.util.Arrays.stream(PythonTransformITCase.class.getDeclaredMethods())
+                        .filter(m -> m.isAnnotationPresent(Test.class))
+                        .count();
+        if (RAN.size() < tests) {
+            return; // some of the tests were chosen to run
+        }
+        assertThat(COMPARED)
+                .as("operators and formats compared with Python")
+                .containsAll(javaNames());
+    }
+
+    /** Notes the operators and the input format of {@code specFile}'s columns. */
+    private static void compared(Path specFile) throws IOException {
+        JsonNode spec = JSON.readTree(specFile.toFile());
+        COMPARED.add("format " + spec.path("input").path("format").asText("criteo-tsv"));
+        spec.path("columns")
+                .forEach(
+                        chain ->
+                                chain.forEach(
+                                        step ->
+                                                COMPARED.add(
+                                                        step.isTextual()
+                                                                ? step.asText()
+                                                                : step.path("op").asText())));
+    }
+
     /** Events the generator does not write: each rule of docs/SEMANTICS.md's JSON input. */
     private static final List<String> BAD_EVENTS =
             List.of(
@@ -341,6 +418,7 @@ class PythonTransformITCase {
                 assertThat(p.get("detail")).as(which).isEqualTo(j.get("detail"));
             }
         }
+        compared(specFile);
     }
 
     /** The rows, a float32 slot compared as float32 bits (NaN as NaN: JSON has no bits for it). */
