@@ -22,7 +22,8 @@ import torch
 from torch import nn
 
 from .feed import Batch
-from .train import Dlrm, learn
+from .model import Dlrm
+from .train import learn
 
 DENSE = 13
 SPARSE = 26

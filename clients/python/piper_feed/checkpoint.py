@@ -18,6 +18,7 @@ import os
 
 import torch
 
+from .model import Dlrm
 from .records import FeedError
 
 
@@ -61,18 +62,9 @@ def save(directory, trainer, batch):
 def load(path):
     """The model of a checkpoint file, ready to score batches (``model(batch)[0]`` are the
     logits), and the checkpoint's dict (its ``position`` among the rest)."""
-    from .train import Dlrm  # train imports this module
-
     state = torch.load(path, weights_only=True)
     model = Dlrm(state["dense"], state["columns"], state["embedding_dim"])
     model.load_state_dict(state["model"])
-    store = model.store
-    weight = state["embeddings"]
-    store._weight = weight.clone()
-    store._accumulated = torch.zeros_like(weight)
-    store.used = weight.shape[0]
-    for key, region in state["regions"].items():
-        column, epoch = key.rsplit("/", 1)
-        store.regions[(column, int(epoch))] = list(region)
+    model.store.restore(state["embeddings"], state["regions"])
     model.eval()
     return model, state
