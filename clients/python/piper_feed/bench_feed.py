@@ -31,13 +31,13 @@ import uuid
 import torch
 from confluent_kafka import OFFSET_BEGINNING, TopicPartition
 
-from .feed import RowsFeed, _consumer
+from .feed import RowsFeed, feed_consumer
 from .pipeline import Prefetcher
 
 
 def plain(bootstrap, topic, idle_s):
     """Rows and seconds of a plain consumer reading every committed record of ``topic``."""
-    c = _consumer(bootstrap, f"bench-{uuid.uuid4()}", None)  # the feed's own settings
+    c = feed_consumer(bootstrap, f"bench-{uuid.uuid4()}", None)  # the feed's own settings
     meta = c.list_topics(topic, timeout=30).topics[topic]
     c.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in meta.partitions])
     rows, nbytes, start, last = 0, 0, None, None

@@ -24,7 +24,7 @@ import torch
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
 from . import checkpoint
-from .feed import _await_topic, _consumer, batch_of
+from .feed import await_topic, batch_of, feed_consumer
 from .records import FeedError, decode_rows
 from .serving import batch_from_answer, batch_from_result, check_snapshot, score, table_sizes
 from .transform import Snapshot, Spec, Transform, TransformError
@@ -92,11 +92,11 @@ def main(argv=None):
     check_snapshot(snapshot, state, args.checkpoint)
     transform = Transform(Spec.load(args.spec), snapshot)
     reserved = {c.name: c.reserved_index for c in snapshot.columns}
-    rows_consumer = _consumer(args.bootstrap_servers, "piper-check-serving", None)
+    rows_consumer = feed_consumer(args.bootstrap_servers, "piper-check-serving", None)
     inputs = Consumer({"bootstrap.servers": args.bootstrap_servers, "group.id": "piper-check",
                        "enable.auto.commit": False, "allow.auto.create.topics": False})
-    topic = _await_topic(rows_consumer, args.rows_topic, "rows", args.bootstrap_servers,
-                         time.monotonic() + args.timeout)
+    topic = await_topic(rows_consumer, args.rows_topic, "rows", args.bootstrap_servers,
+                        time.monotonic() + args.timeout)
     partitions = [TopicPartition(args.rows_topic, p, OFFSET_BEGINNING)
                   for p in sorted(topic.partitions)]
     ends = {tp.partition: rows_consumer.get_watermark_offsets(tp, timeout=30)[1]

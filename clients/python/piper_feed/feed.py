@@ -245,7 +245,7 @@ def _sent_ms(message):
     return None if kind == TIMESTAMP_NOT_AVAILABLE else float(stamp)
 
 
-def _consumer(bootstrap, group, extra):
+def feed_consumer(bootstrap, group, extra):
     conf = {
         "bootstrap.servers": bootstrap,
         "group.id": group,
@@ -261,7 +261,7 @@ def _consumer(bootstrap, group, extra):
     return Consumer(conf)
 
 
-def _await_topic(consumer, name, kind, bootstrap, deadline, report_s=10.0):
+def await_topic(consumer, name, kind, bootstrap, deadline, report_s=10.0):
     """The metadata of topic ``name`` once it exists; a FeedError naming it at ``deadline``."""
     last_report = time.monotonic()
     while True:
@@ -291,20 +291,20 @@ class RowsFeed:
         self.idle_timeout_s = idle_timeout_s
         self.vocab_timeout_s = vocab_timeout_s
         group = f"piper-feed-{rows_topic}-{rank}-of-{world}"
-        self._rows = _consumer(bootstrap_servers, group, kafka_config)
+        self._rows = feed_consumer(bootstrap_servers, group, kafka_config)
         # The feed may start before the stream that creates its topics: wait for them, as long
         # as it waits for records.
         deadline = time.monotonic() + idle_timeout_s
-        topic = _await_topic(self._rows, rows_topic, "rows", bootstrap_servers, deadline)
+        topic = await_topic(self._rows, rows_topic, "rows", bootstrap_servers, deadline)
         self.partitions = sorted(p for p in topic.partitions if p % world == rank)
         self._rows.assign([TopicPartition(rows_topic, p, OFFSET_BEGINNING)
                            for p in self.partitions])
         self._vocab = None
         self.table_sizes = {}
         if vocab_topic is not None:
-            self._vocab = _consumer(bootstrap_servers, group + "-vocab", kafka_config)
-            vmeta = _await_topic(self._vocab, vocab_topic, "vocabulary", bootstrap_servers,
-                                 deadline)
+            self._vocab = feed_consumer(bootstrap_servers, group + "-vocab", kafka_config)
+            vmeta = await_topic(self._vocab, vocab_topic, "vocabulary", bootstrap_servers,
+                                deadline)
             self._vocab.assign([TopicPartition(vocab_topic, p, OFFSET_BEGINNING)
                                 for p in vmeta.partitions])
         self.hot_sets = {}  # window -> HotSetRecord, from the vocabulary topic

@@ -239,8 +239,8 @@ def decode_rows(message):
         raise FeedError(f"{where}: record format {version}, this client reads 1 to 3")
     check_headers(h, version, where)
     rows = int(h["piper.rows"])
-    layout = _layout(h.get("piper.row.columns") if version >= 2 else None,
-                     h.get("piper.float32.columns", ""))
+    layout = row_layout(h.get("piper.row.columns") if version >= 2 else None,
+                        h.get("piper.float32.columns", ""))
     columns = layout.columns
     lists = h["piper.list.columns"].split(",") if h.get("piper.list.columns") else []
     counts = _ints(h["piper.list.values"], len(lists), where, "piper.list.values") if lists else []
@@ -276,8 +276,8 @@ def decode_rows(message):
     sparse = matrix[:, layout.sparse_idx].astype(np.int64)
     block = int(h.get("piper.block", "-1"))
     source = f"block {block} of {h.get('piper.input.topic', '')}/{h.get('piper.input.partition', '')}"
-    _check_indices(where, source, sparse_names, sparse,
-                   {name: values for name, (values, _) in decoded_lists.items()})
+    check_indices(where, source, sparse_names, sparse,
+                  {name: values for name, (values, _) in decoded_lists.items()})
     all_sparse = sorted(sparse_names + lists, key=lambda n: int(n[1:]))
     epochs = dict(zip(all_sparse, _ints(h["piper.epochs"], len(all_sparse), where, "piper.epochs"))) \
         if "piper.epochs" in h else {n: 0 for n in all_sparse}
@@ -390,7 +390,7 @@ class _Layout:
 
 
 @functools.lru_cache(maxsize=64)
-def _layout(row_columns, float32_columns):
+def row_layout(row_columns, float32_columns):
     columns = row_columns.split(",") if row_columns is not None else CRITEO_COLUMNS
     floats = set(float32_columns.split(",")) - {""}
     dense_idx = [i for i, c in enumerate(columns) if i > 0 and not c.startswith("C")]
@@ -408,7 +408,7 @@ def _layout(row_columns, float32_columns):
         float_columns=np.array([dense_idx[k] for k in as_float], dtype=np.intp))
 
 
-def _check_indices(where, source, names, sparse, lists):
+def check_indices(where, source, names, sparse, lists):
     """Refuses a negative vocabulary index (an embedding lookup would fail on it with a bare
     traceback), naming the record, the column and the row, as ``piper consume`` does."""
     if (sparse.size == 0 or sparse.min() >= 0) and all(

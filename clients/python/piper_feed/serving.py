@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from .feed import batch_of
-from .records import FeedError, RowsBlock, _check_indices, _layout
+from .records import FeedError, RowsBlock, check_indices, row_layout
 
 
 def batch_from_answer(answer, state=None, where="answer"):
@@ -70,7 +70,7 @@ def batch_from_result(result, state=None, where="request"):
 def _batch(columns, floats, matrix, lists, times, state, where):
     """A batch of rows in rows.bin's layout (int32 slots, a float32 column's bits), named by
     ``columns``, with their list columns' (values, offsets)."""
-    layout = _layout(",".join(columns), ",".join(sorted(floats)))
+    layout = row_layout(",".join(columns), ",".join(sorted(floats)))
     rows = len(matrix)
     dense = np.empty((rows, len(layout.dense_names)), dtype=np.float32)
     if len(layout.int_slots):
@@ -78,8 +78,8 @@ def _batch(columns, floats, matrix, lists, times, state, where):
     if len(layout.float_slots):
         dense[:, layout.float_slots] = matrix[:, layout.float_columns].view("<f4")
     sparse = matrix[:, layout.sparse_idx].astype(np.int64)
-    _check_indices(where, where, list(layout.sparse_names), sparse,
-                   {n: v for n, (v, _) in lists.items()})
+    check_indices(where, where, list(layout.sparse_names), sparse,
+                  {n: v for n, (v, _) in lists.items()})
     names = sorted(list(layout.sparse_names) + list(lists), key=lambda n: int(n[1:]))
     trained = state["position"]["columns"] if state else {}
     epochs = {n: trained.get(n, {}).get("epoch", 0) for n in names}

@@ -5,7 +5,7 @@ import unittest
 
 import numpy as np
 
-from piper_feed.feed import RowsFeed, _await_topic
+from piper_feed.feed import RowsFeed, await_topic
 from piper_feed.records import FeedError, RowsBlock
 
 
@@ -20,7 +20,7 @@ class ClusterMetadata:
 
 
 class TopicAppearsLater:
-    """The part of confluent_kafka.Consumer _await_topic uses: the topic exists from look N."""
+    """The part of confluent_kafka.Consumer await_topic uses: the topic exists from look N."""
 
     def __init__(self, name, after_looks):
         self.name, self.after_looks, self.looks = name, after_looks, 0
@@ -37,7 +37,7 @@ class AwaitTopicTest(unittest.TestCase):
 
     def test_a_topic_created_while_waiting_is_returned(self):
         consumer = TopicAppearsLater("rows", after_looks=2)
-        topic = _await_topic(consumer, "rows", "rows", "127.0.0.1:9092",
+        topic = await_topic(consumer, "rows", "rows", "127.0.0.1:9092",
                              time.monotonic() + 30, report_s=3600)
         self.assertEqual(sorted(topic.partitions), [0, 1])
         self.assertEqual(consumer.looks, 3)
@@ -45,7 +45,7 @@ class AwaitTopicTest(unittest.TestCase):
     def test_a_topic_still_missing_at_the_deadline_is_named(self):
         consumer = TopicAppearsLater("rows", after_looks=10**9)
         with self.assertRaises(FeedError) as e:
-            _await_topic(consumer, "rows", "rows", "127.0.0.1:9092", time.monotonic())
+            await_topic(consumer, "rows", "rows", "127.0.0.1:9092", time.monotonic())
         self.assertIn("rows topic rows does not exist on 127.0.0.1:9092", str(e.exception))
 
 

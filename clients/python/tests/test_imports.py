@@ -1,5 +1,7 @@
 """The client's modules import one another without a circle, any import counted (also one inside
-a function, which only postpones the circle), so that each can be read and loaded on its own."""
+a function, which only postpones the circle), so that each can be read and loaded on its own; and
+none takes another's private name (``_x``) but within a subpackage (``transform``'s modules
+share theirs behind its ``__init__``)."""
 
 import ast
 import os
@@ -40,7 +42,30 @@ def _imports(name, path, is_package, modules):
     return out
 
 
+def _private_imports(name, path, is_package, modules):
+    """The private names the module imports from piper_feed modules of another package."""
+    here = name.split(".") if is_package else name.split(".")[:-1]
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            module = base + (node.module.split(".") if node.module else [])
+            source = ".".join(module)
+            # a subpackage's modules share its private names; the top level's modules do not
+            shared = module[:-1] == here and len(here) > 1
+            if source in modules and not shared and source != ".".join(here):
+                out += [f"{source}.{a.name}" for a in node.names if a.name.startswith("_")]
+    return out
+
+
 class ImportCircleTest(unittest.TestCase):
+
+    def test_no_module_takes_another_packages_private_names(self):
+        modules = _modules()
+        taken = {n: _private_imports(n, p, pkg, modules) for n, (p, pkg) in modules.items()}
+        self.assertEqual({n: t for n, t in taken.items() if t}, {})
 
     def test_no_module_imports_itself_through_others(self):
         modules = _modules()
