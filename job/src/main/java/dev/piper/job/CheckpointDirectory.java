@@ -150,16 +150,6 @@ public final class CheckpointDirectory {
     }
 
     /**
-     * The id of the checkpoint or savepoint {@code snapshot} holds (its checkpoint number: a stream
-     * restored from it numbers its next checkpoint one more).
-     *
-     * @throws IllegalStateException naming the file if its {@code _metadata} cannot be read
-     */
-    public static long checkpointId(Path snapshot) {
-        return metadata(snapshot).getCheckpointId();
-    }
-
-    /**
      * The commit stamp of {@code snapshot}: every committed output record stamped at most this
      * ({@code piper.checkpoint}) is part of it, every one stamped above was committed after it. Its
      * stamp operator's state ({@code CheckpointStamp}); a snapshot without one, its checkpoint id.

@@ -32,14 +32,20 @@ public final class CommittedTail {
             throws IOException {
         try (KafkaConsumer<byte[], byte[]> consumer =
                 KafkaConnectors.committedConsumer(bootstrapServers, client)) {
-            List<PartitionInfo> infos = consumer.partitionsFor(topic, wait);
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (PartitionInfo i : infos == null ? List.<PartitionInfo>of() : infos) {
-                partitions.add(new TopicPartition(i.topic(), i.partition()));
-            }
-            partitions.sort(java.util.Comparator.comparingInt(TopicPartition::partition));
-            return of(consumer, partitions, wait);
+            return of(consumer, partitions(consumer, topic, wait), wait);
         }
+    }
+
+    /** The partitions of {@code topic} in partition order; none if it does not exist. */
+    static List<TopicPartition> partitions(
+            KafkaConsumer<byte[], byte[]> consumer, String topic, Duration wait) {
+        List<PartitionInfo> infos = consumer.partitionsFor(topic, wait);
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (PartitionInfo i : infos == null ? List.<PartitionInfo>of() : infos) {
+            partitions.add(new TopicPartition(i.topic(), i.partition()));
+        }
+        partitions.sort(java.util.Comparator.comparingInt(TopicPartition::partition));
+        return partitions;
     }
 
     /**

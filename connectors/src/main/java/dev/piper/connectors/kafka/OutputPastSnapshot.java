@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 
@@ -106,7 +105,7 @@ public final class OutputPastSnapshot {
             for (Pipeline p : pipelines) {
                 List<RowsPast> rows = new ArrayList<>();
                 long[] highest = {floor};
-                for (TopicPartition tp : partitions(consumer, p.rowsTopic())) {
+                for (TopicPartition tp : CommittedTail.partitions(consumer, p.rowsTopic(), wait)) {
                     readBack(
                             consumer,
                             tp,
@@ -135,7 +134,7 @@ public final class OutputPastSnapshot {
                                     + " and on)");
                 }
                 Map<Integer, List<VocabPast>> vocab = new TreeMap<>();
-                for (TopicPartition tp : partitions(consumer, p.vocabTopic())) {
+                for (TopicPartition tp : CommittedTail.partitions(consumer, p.vocabTopic(), wait)) {
                     readBack(
                             consumer,
                             tp,
@@ -152,17 +151,6 @@ public final class OutputPastSnapshot {
             }
         }
         return new Result(new FastForward(floor, lanes, columns), summary, records, read);
-    }
-
-    private static List<TopicPartition> partitions(
-            KafkaConsumer<byte[], byte[]> consumer, String topic) {
-        List<TopicPartition> partitions = new ArrayList<>();
-        List<PartitionInfo> infos = consumer.partitionsFor(topic);
-        for (PartitionInfo i : infos == null ? List.<PartitionInfo>of() : infos) {
-            partitions.add(new TopicPartition(i.topic(), i.partition()));
-        }
-        partitions.sort(Comparator.comparingInt(TopicPartition::partition));
-        return partitions;
     }
 
     /** Sees a committed record and its stamp (0 for none). */
