@@ -1,7 +1,7 @@
 package dev.piper.benchmarks;
 
-import dev.piper.connectors.text.source.reader.LineChunker;
 import dev.piper.core.block.RawChunk;
+import dev.piper.core.chunk.LineChunker;
 import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.ops.DecodeOptions;

@@ -1,14 +1,14 @@
 package dev.piper.cli;
 
-import dev.piper.connectors.kafka.DeliveryStats;
-import dev.piper.connectors.kafka.OutputConsumer;
-import dev.piper.connectors.output.DirectoryLock;
-import dev.piper.connectors.output.OutputCommit;
+import dev.piper.feed.DeliveryStats;
+import dev.piper.feed.OutputConsumer;
 import dev.piper.job.Preprocess;
 import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobOption;
 import dev.piper.job.launch.KafkaArgs;
 import dev.piper.job.launch.OutputArgs;
+import dev.piper.output.DirectoryLock;
+import dev.piper.output.OutputCommit;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecException;

@@ -1,13 +1,13 @@
 package dev.piper.cli;
 
-import dev.piper.connectors.convert.TsvToAvro;
-import dev.piper.connectors.convert.TsvToCsv;
-import dev.piper.connectors.convert.TsvToJson;
-import dev.piper.connectors.convert.TsvToParquet;
-import dev.piper.connectors.convert.TsvToProtobuf;
-import dev.piper.connectors.output.DirectoryLock;
-import dev.piper.connectors.output.OutputCommit;
+import dev.piper.convert.TsvToAvro;
+import dev.piper.convert.TsvToCsv;
+import dev.piper.convert.TsvToJson;
+import dev.piper.convert.TsvToParquet;
+import dev.piper.convert.TsvToProtobuf;
 import dev.piper.job.launch.LaunchChecks;
+import dev.piper.output.DirectoryLock;
+import dev.piper.output.OutputCommit;
 import dev.piper.pipeline.generate.CriteoProtobuf;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;

@@ -1,12 +1,12 @@
 package dev.piper.cli;
 
-import dev.piper.connectors.output.DirectoryLock;
 import dev.piper.job.Preprocess;
 import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobOption;
 import dev.piper.job.launch.LaunchChecks;
 import dev.piper.job.launch.OutputArgs;
 import dev.piper.job.launch.PreprocessProgram;
+import dev.piper.output.DirectoryLock;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -1,7 +1,7 @@
 package dev.piper.cli;
 
-import dev.piper.connectors.kafka.LineProducer;
-import dev.piper.connectors.kafka.TopicCreation;
+import dev.piper.feed.LineProducer;
+import dev.piper.feed.TopicCreation;
 import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobOption;
 import dev.piper.job.launch.KafkaArgs;

@@ -2,7 +2,7 @@ package dev.piper.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.connectors.report.ReportFiles;
+import dev.piper.output.report.ReportFiles;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

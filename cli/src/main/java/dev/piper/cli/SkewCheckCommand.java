@@ -1,6 +1,6 @@
 package dev.piper.cli;
 
-import dev.piper.connectors.kafka.SkewCheck;
+import dev.piper.feed.SkewCheck;
 import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobOption;
 import dev.piper.job.launch.KafkaArgs;

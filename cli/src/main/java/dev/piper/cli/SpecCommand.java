@@ -1,7 +1,7 @@
 package dev.piper.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.piper.connectors.kafka.StatusWatcher;
+import dev.piper.feed.StatusWatcher;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobOption;

@@ -1,8 +1,8 @@
 package dev.piper.cli;
 
-import dev.piper.connectors.kafka.TopicSnapshot;
 import dev.piper.core.serve.VocabularyPosition;
 import dev.piper.core.serve.VocabularySnapshot;
+import dev.piper.feed.TopicSnapshot;
 import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobOption;
 import dev.piper.job.launch.KafkaArgs;

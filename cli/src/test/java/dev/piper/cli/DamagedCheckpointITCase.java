@@ -2,9 +2,9 @@ package dev.piper.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.connectors.kafka.LineProducer;
-import dev.piper.connectors.kafka.OutputConsumer;
-import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.feed.LineProducer;
+import dev.piper.feed.OutputConsumer;
+import dev.piper.feed.TestKafka;
 import dev.piper.job.CheckpointDirectory;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.Preprocess;

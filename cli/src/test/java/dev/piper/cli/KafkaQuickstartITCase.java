@@ -2,7 +2,7 @@ package dev.piper.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.feed.TestKafka;
 import dev.piper.pipeline.spec.SpecParser;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

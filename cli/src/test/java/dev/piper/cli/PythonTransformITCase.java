@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.connectors.kafka.AvroDatums;
 import dev.piper.core.block.KeyChunk;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.decode.BlockDecoder;
 import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.core.serve.VocabularySnapshot;
+import dev.piper.feed.AvroDatums;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.SpecCompiler;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.connectors.report.ReportFiles;
+import dev.piper.output.report.ReportFiles;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;

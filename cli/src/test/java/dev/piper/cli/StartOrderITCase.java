@@ -3,9 +3,9 @@ package dev.piper.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.connectors.kafka.LineProducer;
-import dev.piper.connectors.kafka.RowsRecord;
-import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.feed.LineProducer;
+import dev.piper.feed.RowsRecord;
+import dev.piper.feed.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.Preprocess;
 import dev.piper.job.SameOutput;

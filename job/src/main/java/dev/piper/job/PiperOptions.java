@@ -1,8 +1,8 @@
 package dev.piper.job;
 
-import dev.piper.connectors.output.RowsFormat;
 import dev.piper.connectors.text.source.CriteoFileSource;
 import dev.piper.operators.vocab.VocabularyImport;
+import dev.piper.output.RowsFormat;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.ops.IdMap;
 import dev.piper.pipeline.ops.IdOp;

@@ -1,6 +1,5 @@
 package dev.piper.job;
 
-import dev.piper.connectors.output.RowShards;
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.ColumnBlock;
 import dev.piper.core.block.DenseChunk;
@@ -21,6 +20,7 @@ import dev.piper.operators.order.SequenceFunction;
 import dev.piper.operators.resume.CatchUpOperator;
 import dev.piper.operators.vocab.ColumnPlacement;
 import dev.piper.operators.vocab.VocabularyFunction;
+import dev.piper.output.RowShards;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;

@@ -376,9 +376,8 @@ public final class StreamOptions {
     /**
      * The claims of rows topic {@code rowsTopic} on the stream's broker ({@link #CLAIMS_TOPIC}).
      */
-    public static dev.piper.connectors.kafka.OutputClaims claims(
-            Configuration conf, String rowsTopic) {
-        return new dev.piper.connectors.kafka.OutputClaims(
+    public static dev.piper.feed.OutputClaims claims(Configuration conf, String rowsTopic) {
+        return new dev.piper.feed.OutputClaims(
                 required(conf, BOOTSTRAP_SERVERS),
                 kafkaProperties(conf),
                 conf.getOptional(CLAIMS_TOPIC).orElse(rowsTopic + "-claims"));

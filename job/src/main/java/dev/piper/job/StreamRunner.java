@@ -1,6 +1,6 @@
 package dev.piper.job;
 
-import dev.piper.connectors.kafka.InputProbe;
+import dev.piper.feed.InputProbe;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -77,9 +77,9 @@ public final class StreamRunner {
 
     /**
      * Why this stream must stop, if another stream has taken over one of its output topics ({@code
-     * --take-over-output}, {@link dev.piper.connectors.kafka.OutputClaims}): both would commit
-     * every block. Empty while it owns them, or when the claims cannot be read now (the job itself
-     * meets a broker that is down).
+     * --take-over-output}, {@link dev.piper.feed.OutputClaims}): both would commit every block.
+     * Empty while it owns them, or when the claims cannot be read now (the job itself meets a
+     * broker that is down).
      */
     private static Optional<String> lostOutput(Configuration conf) {
         String checkpoints = conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);

@@ -1,8 +1,8 @@
 package dev.piper.job;
 
-import dev.piper.connectors.kafka.InputProbe;
-import dev.piper.connectors.kafka.TopicCreation;
 import dev.piper.core.block.KafkaOut;
+import dev.piper.feed.InputProbe;
+import dev.piper.feed.TopicCreation;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Collection;

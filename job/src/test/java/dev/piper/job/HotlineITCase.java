@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.connectors.output.HotlineReplay;
-import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.output.HotlineReplay;
+import dev.piper.output.OutputLayout;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;

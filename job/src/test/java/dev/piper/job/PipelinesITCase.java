@@ -2,10 +2,10 @@ package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.connectors.convert.TsvToJson;
-import dev.piper.connectors.kafka.LineProducer;
-import dev.piper.connectors.kafka.OutputConsumer;
-import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.convert.TsvToJson;
+import dev.piper.feed.LineProducer;
+import dev.piper.feed.OutputConsumer;
+import dev.piper.feed.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.connectors.convert.TsvToParquet;
-import dev.piper.connectors.output.OutputLayout;
-import dev.piper.connectors.output.RowShards;
+import dev.piper.convert.TsvToParquet;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.output.OutputLayout;
+import dev.piper.output.RowShards;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.Reason;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.connectors.kafka.RowsRecord;
-import dev.piper.connectors.kafka.StreamFormat;
-import dev.piper.connectors.kafka.TestKafka;
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.serve.VocabularySnapshot;
+import dev.piper.feed.RowsRecord;
+import dev.piper.feed.StreamFormat;
+import dev.piper.feed.TestKafka;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

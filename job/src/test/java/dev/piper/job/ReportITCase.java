@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.connectors.output.OutputLayout;
-import dev.piper.connectors.report.ReportFiles;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.output.OutputLayout;
+import dev.piper.output.report.ReportFiles;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;

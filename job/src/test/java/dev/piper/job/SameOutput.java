@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.connectors.output.OutputLayout;
+import dev.piper.output.OutputLayout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,14 +2,14 @@ package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.connectors.kafka.RowsRecord;
-import dev.piper.connectors.kafka.StreamFormat;
-import dev.piper.connectors.kafka.TestKafka;
-import dev.piper.connectors.kafka.TopicSnapshot;
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.serve.Transform;
 import dev.piper.core.serve.VocabularyPosition;
 import dev.piper.core.serve.VocabularySnapshot;
+import dev.piper.feed.RowsRecord;
+import dev.piper.feed.StreamFormat;
+import dev.piper.feed.TestKafka;
+import dev.piper.feed.TopicSnapshot;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

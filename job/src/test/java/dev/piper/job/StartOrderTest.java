@@ -3,8 +3,8 @@ package dev.piper.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.piper.connectors.kafka.OutputConsumer;
-import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.feed.OutputConsumer;
+import dev.piper.feed.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

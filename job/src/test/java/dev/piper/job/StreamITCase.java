@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.connectors.kafka.LineProducer;
-import dev.piper.connectors.kafka.OutputConsumer;
-import dev.piper.connectors.kafka.StreamFormat;
-import dev.piper.connectors.kafka.TestKafka;
-import dev.piper.connectors.output.OutputLayout;
 import dev.piper.core.block.AssembledBlock;
+import dev.piper.feed.LineProducer;
+import dev.piper.feed.OutputConsumer;
+import dev.piper.feed.StreamFormat;
+import dev.piper.feed.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.output.OutputLayout;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.SpecParser;

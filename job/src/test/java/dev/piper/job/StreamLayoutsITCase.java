@@ -2,13 +2,13 @@ package dev.piper.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.connectors.kafka.LineProducer;
-import dev.piper.connectors.kafka.OutputConsumer;
-import dev.piper.connectors.kafka.RowsRecord;
-import dev.piper.connectors.kafka.StreamFormat;
-import dev.piper.connectors.kafka.TestKafka;
-import dev.piper.connectors.output.OutputLayout;
+import dev.piper.feed.LineProducer;
+import dev.piper.feed.OutputConsumer;
+import dev.piper.feed.RowsRecord;
+import dev.piper.feed.StreamFormat;
+import dev.piper.feed.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.output.OutputLayout;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.spec.Presets;

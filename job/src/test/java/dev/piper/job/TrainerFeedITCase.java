@@ -3,8 +3,8 @@ package dev.piper.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.piper.connectors.kafka.LineProducer;
-import dev.piper.connectors.kafka.TestKafka;
+import dev.piper.feed.LineProducer;
+import dev.piper.feed.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.generate.ClickModel;
 import dev.piper.pipeline.generate.CriteoGenerator;

@@ -3,11 +3,11 @@ package dev.piper.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.piper.connectors.kafka.LineProducer;
-import dev.piper.connectors.kafka.OutputConsumer;
-import dev.piper.connectors.kafka.TestKafka;
-import dev.piper.connectors.output.OutputLayout;
+import dev.piper.feed.LineProducer;
+import dev.piper.feed.OutputConsumer;
+import dev.piper.feed.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.output.OutputLayout;
 import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.spec.Presets;

@@ -1,10 +1,10 @@
 package dev.piper.benchmarks.bench;
 
-import dev.piper.connectors.convert.TsvToAvro;
-import dev.piper.connectors.convert.TsvToCsv;
-import dev.piper.connectors.convert.TsvToJson;
-import dev.piper.connectors.convert.TsvToParquet;
-import dev.piper.connectors.text.source.reader.AvroBlockChunker;
+import dev.piper.convert.TsvToAvro;
+import dev.piper.convert.TsvToCsv;
+import dev.piper.convert.TsvToJson;
+import dev.piper.convert.TsvToParquet;
+import dev.piper.core.chunk.AvroBlockChunker;
 import dev.piper.pipeline.generate.CriteoAvro;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.input.AvroOptions;

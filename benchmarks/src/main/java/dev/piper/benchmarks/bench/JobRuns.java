@@ -1,9 +1,9 @@
 package dev.piper.benchmarks.bench;
 
-import dev.piper.connectors.output.OutputLayout;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
+import dev.piper.output.OutputLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.spec.Presets;
 import java.io.IOException;

@@ -1,12 +1,12 @@
 package dev.piper.benchmarks.bench;
 
-import dev.piper.connectors.text.source.reader.AvroBlockChunker;
-import dev.piper.connectors.text.source.reader.Chunker;
-import dev.piper.connectors.text.source.reader.LineChunker;
 import dev.piper.core.assemble.RowAssembly;
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.IndexChunk;
 import dev.piper.core.block.RawChunk;
+import dev.piper.core.chunk.AvroBlockChunker;
+import dev.piper.core.chunk.Chunker;
+import dev.piper.core.chunk.LineChunker;
 import dev.piper.core.decode.BlockDecoder;
 import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.operators.vocab.VocabularyFunction;

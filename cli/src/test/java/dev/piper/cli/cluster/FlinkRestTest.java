@@ -18,7 +18,7 @@ class FlinkRestTest {
                         "\tat org.apache.flink.runtime...",
                         "Caused by: java.io.IOException: /data/.out.staging-1/rows.bin: No space"
                                 + " left on device",
-                        "\tat dev.piper.connectors.output.DirectFileOutput.writeFully(...)",
+                        "\tat dev.piper.output.DirectFileOutput.writeFully(...)",
                         "Caused by: java.io.IOException: No space left on device",
                         "\tat sun.nio.ch.FileDispatcherImpl.write0(Native Method)");
         assertThat(FlinkRest.innermostCause(full))

@@ -1,8 +1,7 @@
 package dev.piper.connectors.kafka;
 
 import dev.piper.core.block.KafkaOut;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
+import dev.piper.feed.StreamFormat;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -48,7 +47,7 @@ public final class CheckpointStamp
     private long committedBy = 1;
 
     /** {@link #committedBy} as the header's bytes, made once per checkpoint. */
-    private transient byte[] committedByText = text(1);
+    private transient byte[] committedByText = StreamFormat.checkpointStamp(1);
 
     /** The stamp less the checkpoint id: 0 unless a floor raised the stamps. */
     private long raise;
@@ -82,14 +81,14 @@ public final class CheckpointStamp
         long base = Math.max(last, floor);
         raise = base - restoredId;
         committedBy = base + 1;
-        committedByText = text(committedBy);
+        committedByText = StreamFormat.checkpointStamp(committedBy);
     }
 
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
         long stamp = Math.max(context.getCheckpointId() + raise, committedBy);
         committedBy = stamp + 1;
-        committedByText = text(committedBy);
+        committedByText = StreamFormat.checkpointStamp(committedBy);
         seen.update(java.util.List.of(stamp));
     }
 
@@ -99,26 +98,6 @@ public final class CheckpointStamp
         if (kind != KafkaOut.ROWS && kind != KafkaOut.VOCAB) {
             return record;
         }
-        return stamped(record, committedByText);
-    }
-
-    /** {@code record} with {@link StreamFormat#CHECKPOINT} {@code checkpoint} after its headers. */
-    static KafkaOut stamped(KafkaOut record, long checkpoint) {
-        return stamped(record, text(checkpoint));
-    }
-
-    private static byte[] text(long stamp) {
-        return Long.toString(stamp).getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /** {@code record} with {@link StreamFormat#CHECKPOINT} {@code stamp} after its headers. */
-    private static KafkaOut stamped(KafkaOut record, byte[] stamp) {
-        int n = record.headerNames().length;
-        String[] names = Arrays.copyOf(record.headerNames(), n + 1);
-        byte[][] values = Arrays.copyOf(record.headerValues(), n + 1);
-        names[n] = StreamFormat.CHECKPOINT;
-        values[n] = stamp; // shared by the records of a checkpoint: headers are not changed
-        return new KafkaOut(
-                record.target(), record.key(), record.value(), names, values, record.spread());
+        return StreamFormat.withCheckpoint(record, committedByText);
     }
 }

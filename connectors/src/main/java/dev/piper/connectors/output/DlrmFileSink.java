@@ -1,6 +1,11 @@
 package dev.piper.connectors.output;
 
 import dev.piper.core.block.AssembledBlock;
+import dev.piper.output.DirectoryLock;
+import dev.piper.output.DlrmOutputWriter;
+import dev.piper.output.OutputCommit;
+import dev.piper.output.RowShards;
+import dev.piper.output.RowsFormat;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.IOException;

@@ -1,6 +1,10 @@
 package dev.piper.connectors.output;
 
 import dev.piper.core.block.AssembledBlock;
+import dev.piper.output.DirectFileOutput;
+import dev.piper.output.OutputCommit;
+import dev.piper.output.OutputLayout;
+import dev.piper.output.RowShards;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

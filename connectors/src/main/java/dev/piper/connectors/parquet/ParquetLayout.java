@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.schema.GroupType;
-import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
@@ -267,38 +266,5 @@ public final class ParquetLayout {
             case BINARY -> Kind.ID_HEX;
             default -> null;
         };
-    }
-
-    /** {@link #convertSchema(RowLayout)} of Criteo's layout. */
-    public static MessageType convertSchema() {
-        return convertSchema(RowLayout.CRITEO);
-    }
-
-    /**
-     * The schema {@code bin/piper convert} writes: {@code label} and {@code I1}..{@code I13} as
-     * optional INT32, {@code C1}..{@code C26} (in Criteo's layout; as many as {@code layout} has)
-     * as optional INT64 annotated unsigned (the id parsed from its hex text); a null is an empty
-     * field of the text. A list column is a required LIST of such ids (an empty field, an empty
-     * list).
-     */
-    public static MessageType convertSchema(RowLayout layout) {
-        Types.MessageTypeBuilder b = Types.buildMessage();
-        for (int i = 0; i < layout.inputFields(); i++) {
-            int f = layout.fieldOfInput(i);
-            String name = layout.fieldName(f);
-            if (layout.isLabelOrDense(f)) {
-                b.optional(PrimitiveTypeName.INT32).named(name);
-            } else if (layout.isList(f - layout.labelDenseWidth())) {
-                b.requiredList()
-                        .requiredElement(PrimitiveTypeName.INT64)
-                        .as(LogicalTypeAnnotation.intType(64, false))
-                        .named(name);
-            } else {
-                b.optional(PrimitiveTypeName.INT64)
-                        .as(LogicalTypeAnnotation.intType(64, false))
-                        .named(name);
-            }
-        }
-        return b.named("criteo");
     }
 }

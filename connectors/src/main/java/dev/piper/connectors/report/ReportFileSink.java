@@ -2,7 +2,9 @@ package dev.piper.connectors.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.connectors.output.OutputCommit;
+import dev.piper.output.OutputCommit;
+import dev.piper.output.report.ReportFiles;
+import dev.piper.output.report.ReportHtml;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.core.block.KafkaOut;
+import dev.piper.feed.RowsRecordFormat;
+import dev.piper.feed.RowsRecordFormatTest;
+import dev.piper.feed.StreamFormat;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,7 +146,7 @@ class CheckpointStampTest {
 
     @Test
     void theStampIsADescribedHeader() {
-        KafkaOut stamped = CheckpointStamp.stamped(rows(0), 12);
+        KafkaOut stamped = StreamFormat.withCheckpoint(rows(0), StreamFormat.checkpointStamp(12));
         Map<String, String> h = RowsRecordFormatTest.everyHeader();
         h.put(
                 StreamFormat.CHECKPOINT,

@@ -10,6 +10,8 @@ import dev.piper.core.block.Assignments;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.Origin;
+import dev.piper.feed.RowsRecordFormat;
+import dev.piper.feed.StreamFormat;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecParser;

@@ -9,6 +9,9 @@ import dev.piper.core.block.FastForward;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.Lanes;
 import dev.piper.core.block.Origin;
+import dev.piper.feed.OutputPastSnapshot;
+import dev.piper.feed.StreamFormat;
+import dev.piper.feed.TestKafka;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,7 +103,9 @@ class OutputPastSnapshotTest {
                         if (rows ? skipRows.test(n) : skipVocab.test(n)) {
                             continue;
                         }
-                        KafkaOut s = CheckpointStamp.stamped(r, seq + 1);
+                        KafkaOut s =
+                                StreamFormat.withCheckpoint(
+                                        r, StreamFormat.checkpointStamp(seq + 1));
                         RecordHeaders headers = new RecordHeaders();
                         for (int i = 0; i < s.headerNames().length; i++) {
                             headers.add(s.headerNames()[i], s.headerValues()[i]);

@@ -6,6 +6,7 @@ import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.Origin;
 import dev.piper.core.control.ActiveSpec;
+import dev.piper.feed.StreamFormat;
 import dev.piper.pipeline.spec.SpecParser;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

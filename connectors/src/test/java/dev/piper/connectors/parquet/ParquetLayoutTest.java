@@ -3,6 +3,7 @@ package dev.piper.connectors.parquet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.piper.convert.TsvToParquet;
 import java.util.Map;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.MessageTypeParser;
@@ -13,13 +14,13 @@ class ParquetLayoutTest {
 
     /** The convert schema with {@code label} replaced by {@code replacement}. */
     private static MessageType schemaWith(String replacement) {
-        String s = ParquetLayout.convertSchema().toString();
+        String s = TsvToParquet.schema().toString();
         return MessageTypeParser.parseMessageType(s.replace("optional int32 label;", replacement));
     }
 
     @Test
     void theConvertSchemaBindsByName() {
-        ParquetLayout layout = ParquetLayout.bind(ParquetLayout.convertSchema(), Map.of(), "f");
+        ParquetLayout layout = ParquetLayout.bind(TsvToParquet.schema(), Map.of(), "f");
         assertThat(layout.binding(0).kind()).isEqualTo(ParquetLayout.Kind.INT32);
         assertThat(layout.binding(13).column()).isEqualTo("I13");
         assertThat(layout.binding(14).kind()).isEqualTo(ParquetLayout.Kind.ID_INT64);
@@ -39,7 +40,7 @@ class ParquetLayoutTest {
     @Test
     void idsMayBeInt32OrHexText() {
         String s =
-                ParquetLayout.convertSchema()
+                TsvToParquet.schema()
                         .toString()
                         .replace("optional int64 C1 (INTEGER(64,false));", "optional int32 C1;")
                         .replace(
@@ -60,9 +61,7 @@ class ParquetLayoutTest {
         assertThatThrownBy(
                         () ->
                                 ParquetLayout.bind(
-                                        ParquetLayout.convertSchema(),
-                                        Map.of("label", "click"),
-                                        "f"))
+                                        TsvToParquet.schema(), Map.of("label", "click"), "f"))
                 .hasMessageStartingWith(
                         "f: field label (Parquet column \"click\"): no such column");
         assertThatThrownBy(
@@ -85,7 +84,7 @@ class ParquetLayoutTest {
                                         "f"))
                 .hasMessage("f: field label: a group, not a value column");
         String floatId =
-                ParquetLayout.convertSchema()
+                TsvToParquet.schema()
                         .toString()
                         .replace("optional int64 C7 (INTEGER(64,false));", "optional float C7;");
         assertThatThrownBy(
@@ -95,10 +94,7 @@ class ParquetLayoutTest {
                 .hasMessage(
                         "f: field C7: type FLOAT cannot hold a categorical id (INT64, INT32 or"
                                 + " BINARY hex text expected)");
-        assertThatThrownBy(
-                        () ->
-                                ParquetLayout.bind(
-                                        ParquetLayout.convertSchema(), Map.of("I1", "I2"), "f"))
+        assertThatThrownBy(() -> ParquetLayout.bind(TsvToParquet.schema(), Map.of("I1", "I2"), "f"))
                 .hasMessage(
                         "f: fields I1 and I2 would both read column \"I2\"; give one another"
                                 + " column in input.parquet_columns");

@@ -1,6 +1,6 @@
 package dev.piper.job.launch;
 
-import dev.piper.connectors.kafka.BrokerCheck;
+import dev.piper.feed.BrokerCheck;
 import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobArgumentException;
 import dev.piper.job.args.JobOption;

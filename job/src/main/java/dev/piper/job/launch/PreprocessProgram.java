@@ -1,6 +1,5 @@
 package dev.piper.job.launch;
 
-import dev.piper.connectors.output.RowsFormat;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.JobNames;
 import dev.piper.job.PiperOptions;
@@ -8,6 +7,7 @@ import dev.piper.job.Preprocess;
 import dev.piper.job.args.JobArgs;
 import dev.piper.job.args.JobArgumentException;
 import dev.piper.job.args.JobOption;
+import dev.piper.output.RowsFormat;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.spec.SpecCompiler;
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package dev.piper.job.launch;
 
-import dev.piper.connectors.kafka.CommittedTail;
 import dev.piper.connectors.kafka.KafkaConnectors;
-import dev.piper.connectors.kafka.OutputClaims;
-import dev.piper.connectors.kafka.OutputPastSnapshot;
 import dev.piper.core.block.FastForward;
+import dev.piper.feed.CommittedTail;
+import dev.piper.feed.OutputClaims;
+import dev.piper.feed.OutputPastSnapshot;
 import dev.piper.job.CheckpointDirectory;
 import dev.piper.job.JobNames;
 import dev.piper.job.PiperOptions;
@@ -373,7 +373,7 @@ public final class StreamProgram {
      * completed a snapshot where its directory is on this host: whatever this directory holds, a
      * second stream on the topic would commit every block again. The consumer group and the
      * committed input are that owner's, and would only mislead. Two streams that pass this at the
-     * same moment are told apart when they claim ({@link dev.piper.connectors.kafka.OutputClaims}).
+     * same moment are told apart when they claim ({@link dev.piper.feed.OutputClaims}).
      */
     private static void refuseAnotherStreamsOutput(
             Configuration conf, List<String> outputTopics, String streamId) throws Exception {

@@ -26,6 +26,10 @@ class JobJarITCase {
             assertThat(names)
                     .contains(JobMain.class.getName().replace('.', '/') + ".class")
                     .contains("dev/piper/connectors/kafka/KafkaConnectors.class")
+                    // the Flink-free modules the connectors use: the batch output, the records
+                    .contains("dev/piper/output/DlrmOutputWriter.class")
+                    .contains("dev/piper/feed/RowsRecord.class")
+                    .contains("dev/piper/feed/rows-record.json")
                     .contains("org/apache/flink/connector/kafka/sink/KafkaSink.class")
                     .contains("org/apache/parquet/hadoop/ParquetFileReader.class");
             assertThat(names)

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.connectors.TestReaders;
-import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.connectors.parquet.source.enumerator.RowGroupEnumStateSerializer;
 import dev.piper.connectors.parquet.source.split.RowGroupSplit;
 import dev.piper.connectors.parquet.source.split.RowGroupSplitSerializer;
+import dev.piper.convert.TsvToParquet;
 import dev.piper.core.block.ColumnBlock;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.RowLayout;

@@ -1,5 +1,8 @@
 package dev.piper.connectors.text.source.reader;
 
+import dev.piper.core.chunk.AvroBlockChunker;
+import dev.piper.core.chunk.DelimitedChunker;
+
 /** What an input file holds, which says how it is cut into chunks. */
 public enum FileRecords {
     /** Lines of text, read in byte ranges ({@link LineRange}; a {@code .gz} file as one stream). */

@@ -1,6 +1,7 @@
 package dev.piper.connectors.text.source.reader;
 
 import dev.piper.core.block.RawChunk;
+import dev.piper.core.chunk.LineChunker;
 import dev.piper.core.decode.Swar;
 import java.io.EOFException;
 import java.io.IOException;

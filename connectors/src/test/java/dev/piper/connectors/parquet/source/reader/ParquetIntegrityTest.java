@@ -2,9 +2,9 @@ package dev.piper.connectors.parquet.source.reader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.piper.connectors.convert.TsvToParquet;
 import dev.piper.connectors.parquet.FlinkInputFile;
 import dev.piper.connectors.parquet.ParquetFiles;
+import dev.piper.convert.TsvToParquet;
 import dev.piper.core.block.ColumnBlock;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.pipeline.generate.CriteoGenerator;

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.block.RecordFrames;
+import dev.piper.core.chunk.AvroBlockChunker;
+import dev.piper.core.chunk.Chunker;
+import dev.piper.core.chunk.DelimitedChunker;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
