@@ -66,18 +66,18 @@ public class EncodeBenchmark {
             firstLines[i] = i;
         }
         block =
-                new AssembledBlock(
-                        1,
-                        7,
-                        ROWS,
-                        ROWS,
-                        rows,
-                        new DeadLetter[0],
-                        firstNew,
-                        newKeys,
-                        new Origin(offsets, firstLines, 1_000, 2_000),
-                        1,
-                        new int[26]);
+                AssembledBlock.builder()
+                        .lane(1)
+                        .seq(7)
+                        .lines(ROWS)
+                        .rows(ROWS)
+                        .rowBytes(rows)
+                        .deadLetters(new DeadLetter[0])
+                        .newKeys(firstNew, newKeys)
+                        .origin(new Origin(offsets, firstLines, 1_000, 2_000))
+                        .version(1)
+                        .epochs(new int[26])
+                        .build();
         encoder = new OutputEncoder("clicks", true, DecodeOptions.defaults());
         stamp = new CheckpointStamp(41);
     }

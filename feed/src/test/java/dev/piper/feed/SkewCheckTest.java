@@ -48,22 +48,21 @@ class SkewCheckTest {
         rows.putInt(1).putFloat(0.25f).putInt(9).putInt(2); // I1 (slot 1) and C1 differ
         rows.putInt(0).putFloat(1.5f).putInt(4).putInt(1); // C3 differs: its block assigned
         AssembledBlock served =
-                new AssembledBlock(
-                        0,
-                        0,
-                        2,
-                        2,
-                        rows.array(),
-                        new DeadLetter[0],
-                        new int[3],
-                        new long[3][0],
-                        new Origin(new long[] {10}, new int[] {0}, -1, -1),
-                        1,
-                        new int[3],
-                        new int[][] {{0, 2, 3}},
-                        new int[][] {{6, 7, 5}}, // row 1's C2 id differs
-                        null,
-                        null);
+                AssembledBlock.builder()
+                        .lane(0)
+                        .seq(0)
+                        .lines(2)
+                        .rows(2)
+                        .rowBytes(rows.array())
+                        .deadLetters(new DeadLetter[0])
+                        .newKeys(new int[3], new long[3][0])
+                        .origin(new Origin(new long[] {10}, new int[] {0}, -1, -1))
+                        .version(1)
+                        .epochs(new int[3])
+                        .lists(new int[][] {{0, 2, 3}}, new int[][] {{6, 7, 5}})
+                        .split( // row 1's C2 id differs
+                                null)
+                        .build();
         long[][] counts = new long[3][3];
         List<String> skewed = new ArrayList<>();
         long[] skew = {0};

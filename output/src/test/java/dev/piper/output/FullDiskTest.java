@@ -39,8 +39,14 @@ class FullDiskTest {
         long[][] keys = new long[26][0];
         keys[0] = new long[] {7};
         AssembledBlock block =
-                new AssembledBlock(
-                        0, rows, rows, new byte[rows * 160], new DeadLetter[0], new int[26], keys);
+                AssembledBlock.builder()
+                        .seq(0)
+                        .lines(rows)
+                        .rows(rows)
+                        .rowBytes(new byte[rows * 160])
+                        .deadLetters(new DeadLetter[0])
+                        .newKeys(new int[26], keys)
+                        .build();
         assertThatThrownBy(() -> writer.write(block))
                 .isInstanceOf(IOException.class)
                 .hasMessage(dir.resolve(OutputLayout.ROWS) + ": No space left on device");

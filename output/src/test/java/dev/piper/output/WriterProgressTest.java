@@ -19,14 +19,14 @@ class WriterProgressTest {
     @TempDir Path tmp;
 
     private static AssembledBlock block(long seq, int rows) {
-        return new AssembledBlock(
-                seq,
-                rows,
-                rows,
-                new byte[rows * 160],
-                new DeadLetter[0],
-                new int[26],
-                new long[26][0]);
+        return AssembledBlock.builder()
+                .seq(seq)
+                .lines(rows)
+                .rows(rows)
+                .rowBytes(new byte[rows * 160])
+                .deadLetters(new DeadLetter[0])
+                .newKeys(new int[26], new long[26][0])
+                .build();
     }
 
     @Test

@@ -44,8 +44,18 @@ class OutputEncoderTest {
             new DeadLetter(4, 0, "empty_line", "the line is empty", new byte[0], false)
         };
         Origin origin = new Origin(new long[] {40, 41, 44}, new int[] {0, 1, 4}, 1000, 1002);
-        return new AssembledBlock(
-                3, 12, 5, 3, new byte[480], dead, firstNew, newKeys, origin, version, epochs);
+        return AssembledBlock.builder()
+                .lane(3)
+                .seq(12)
+                .lines(5)
+                .rows(3)
+                .rowBytes(new byte[480])
+                .deadLetters(dead)
+                .newKeys(firstNew, newKeys)
+                .origin(origin)
+                .version(version)
+                .epochs(epochs)
+                .build();
     }
 
     private static List<KafkaOut> encode(boolean vocab) {

@@ -54,18 +54,18 @@ class OutputPastSnapshotTest {
         long base = 100L * seq;
         Origin origin =
                 new Origin(new long[] {base, base + 1, base + 2}, new int[] {0, 1, 2}, 10, 12);
-        return new AssembledBlock(
-                Lanes.of(0, partition),
-                seq,
-                3,
-                3,
-                new byte[3 * 160],
-                new DeadLetter[0],
-                first,
-                newKeys,
-                origin,
-                1,
-                new int[26]);
+        return AssembledBlock.builder()
+                .lane(Lanes.of(0, partition))
+                .seq(seq)
+                .lines(3)
+                .rows(3)
+                .rowBytes(new byte[3 * 160])
+                .deadLetters(new DeadLetter[0])
+                .newKeys(first, newKeys)
+                .origin(origin)
+                .version(1)
+                .epochs(new int[26])
+                .build();
     }
 
     /**

@@ -41,18 +41,18 @@ class SwitchingOutputEncoderTest {
     }
 
     private static AssembledBlock block(int lane, long seq, int version) {
-        return new AssembledBlock(
-                lane,
-                seq,
-                1,
-                1,
-                new byte[160],
-                new dev.piper.core.block.DeadLetter[0],
-                new int[26],
-                new long[26][0],
-                new Origin(new long[] {seq}, new int[] {0}, 1000 + seq, 1000 + seq),
-                version,
-                new int[26]);
+        return AssembledBlock.builder()
+                .lane(lane)
+                .seq(seq)
+                .lines(1)
+                .rows(1)
+                .rowBytes(new byte[160])
+                .deadLetters(new dev.piper.core.block.DeadLetter[0])
+                .newKeys(new int[26], new long[26][0])
+                .origin(new Origin(new long[] {seq}, new int[] {0}, 1000 + seq, 1000 + seq))
+                .version(version)
+                .epochs(new int[26])
+                .build();
     }
 
     /** A harness around the encoder, not yet initialized nor opened. */

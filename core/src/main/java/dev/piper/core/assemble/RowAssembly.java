@@ -75,24 +75,22 @@ public final class RowAssembly {
                             ? chunk.indices()
                             : Arrays.copyOf(chunk.indices(), chunk.size());
         }
-        return new AssembledBlock(
-                d.lane(),
-                d.seq(),
-                d.lines(),
-                rows,
-                bytes,
-                d.deadLetters(),
-                firstNew,
-                newKeys,
-                d.origin(),
-                d.version(),
-                epochs,
-                listOffsets,
-                listIndices,
-                null,
-                assignments,
-                newNames(d.names(), newKeys, assignments),
-                d.eventTimes());
+        return AssembledBlock.builder()
+                .lane(d.lane())
+                .seq(d.seq())
+                .lines(d.lines())
+                .rows(rows)
+                .rowBytes(bytes)
+                .deadLetters(d.deadLetters())
+                .newKeys(firstNew, newKeys)
+                .origin(d.origin())
+                .version(d.version())
+                .epochs(epochs)
+                .lists(listOffsets, listIndices)
+                .assignments(assignments)
+                .newNames(newNames(d.names(), newKeys, assignments))
+                .eventTimes(d.eventTimes())
+                .build();
     }
 
     /**

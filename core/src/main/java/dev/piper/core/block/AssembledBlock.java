@@ -72,313 +72,192 @@ public record AssembledBlock(
     }
 
     /** A block without event times. */
-    public AssembledBlock(
-            int lane,
-            long seq,
-            int lines,
-            int rows,
-            byte[] rowBytes,
-            DeadLetter[] deadLetters,
-            int[] firstNewIndex,
-            long[][] newKeys,
-            Origin origin,
-            int version,
-            int[] epochs,
-            int[][] listOffsets,
-            int[][] listIndices,
-            Split split,
-            Assignments[] assignments,
-            String[][] newNames) {
-        this(
-                lane,
-                seq,
-                lines,
-                rows,
-                rowBytes,
-                deadLetters,
-                firstNewIndex,
-                newKeys,
-                origin,
-                version,
-                epochs,
-                listOffsets,
-                listIndices,
-                split,
-                assignments,
-                newNames,
-                null);
-    }
-
-    /** A block without names. */
-    public AssembledBlock(
-            int lane,
-            long seq,
-            int lines,
-            int rows,
-            byte[] rowBytes,
-            DeadLetter[] deadLetters,
-            int[] firstNewIndex,
-            long[][] newKeys,
-            Origin origin,
-            int version,
-            int[] epochs,
-            int[][] listOffsets,
-            int[][] listIndices,
-            Split split,
-            Assignments[] assignments) {
-        this(
-                lane,
-                seq,
-                lines,
-                rows,
-                rowBytes,
-                deadLetters,
-                firstNewIndex,
-                newKeys,
-                origin,
-                version,
-                epochs,
-                listOffsets,
-                listIndices,
-                split,
-                assignments,
-                null);
-    }
-
-    /** A block whose columns do not evict. */
-    public AssembledBlock(
-            int lane,
-            long seq,
-            int lines,
-            int rows,
-            byte[] rowBytes,
-            DeadLetter[] deadLetters,
-            int[] firstNewIndex,
-            long[][] newKeys,
-            Origin origin,
-            int version,
-            int[] epochs,
-            int[][] listOffsets,
-            int[][] listIndices,
-            Split split) {
-        this(
-                lane,
-                seq,
-                lines,
-                rows,
-                rowBytes,
-                deadLetters,
-                firstNewIndex,
-                newKeys,
-                origin,
-                version,
-                epochs,
-                listOffsets,
-                listIndices,
-                split,
-                null);
-    }
-
-    /** This block with its evicting columns' assignments. */
-    public AssembledBlock withAssignments(Assignments[] a) {
-        return new AssembledBlock(
-                lane,
-                seq,
-                lines,
-                rows,
-                rowBytes,
-                deadLetters,
-                firstNewIndex,
-                newKeys,
-                origin,
-                version,
-                epochs,
-                listOffsets,
-                listIndices,
-                split,
-                a,
-                newNames,
-                eventTimes);
-    }
-
-    /** A block without a split. */
-    public AssembledBlock(
-            int lane,
-            long seq,
-            int lines,
-            int rows,
-            byte[] rowBytes,
-            DeadLetter[] deadLetters,
-            int[] firstNewIndex,
-            long[][] newKeys,
-            Origin origin,
-            int version,
-            int[] epochs,
-            int[][] listOffsets,
-            int[][] listIndices) {
-        this(
-                lane,
-                seq,
-                lines,
-                rows,
-                rowBytes,
-                deadLetters,
-                firstNewIndex,
-                newKeys,
-                origin,
-                version,
-                epochs,
-                listOffsets,
-                listIndices,
-                null);
-    }
-
     /**
-     * This block without its rows' bytes (an empty {@link #rowBytes()}; {@link #rows()} still
-     * counts them): what follows a block whose rows a shard writer has written, so that they do not
-     * cross the network again.
+     * A block to build, every component at its default: lane 0, sequence 0, no lines, rows, dead
+     * letters, columns or list columns, {@link Origin#NONE}, spec version 1, epoch 0 for every
+     * categorical column, no split, assignments, names or event times.
      */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding this block's components, to build a block that differs in some. */
+    public Builder toBuilder() {
+        return new Builder()
+                .lane(lane)
+                .seq(seq)
+                .lines(lines)
+                .rows(rows)
+                .rowBytes(rowBytes)
+                .deadLetters(deadLetters)
+                .newKeys(firstNewIndex, newKeys)
+                .origin(origin)
+                .version(version)
+                .epochs(epochs)
+                .lists(listOffsets, listIndices)
+                .split(split)
+                .assignments(assignments)
+                .newNames(newNames)
+                .eventTimes(eventTimes);
+    }
+
+    /** This block with {@code a} as its evicting vocabularies' assignments. */
+    public AssembledBlock withAssignments(Assignments[] a) {
+        return toBuilder().assignments(a).build();
+    }
+
+    /** This block without its rows' bytes (a sink that wrote them passes the rest on). */
     public AssembledBlock withoutRowBytes() {
-        return new AssembledBlock(
-                lane,
-                seq,
-                lines,
-                rows,
-                new byte[0],
-                deadLetters,
-                firstNewIndex,
-                newKeys,
-                origin,
-                version,
-                epochs,
-                listOffsets,
-                listIndices,
-                split,
-                assignments,
-                newNames,
-                eventTimes);
+        return toBuilder().rowBytes(new byte[0]).build();
     }
 
-    /** This block with the names of its new keys. */
+    /** This block with {@code names} as its new keys' strings. */
     public AssembledBlock withNewNames(String[][] names) {
-        return new AssembledBlock(
-                lane,
-                seq,
-                lines,
-                rows,
-                rowBytes,
-                deadLetters,
-                firstNewIndex,
-                newKeys,
-                origin,
-                version,
-                epochs,
-                listOffsets,
-                listIndices,
-                split,
-                assignments,
-                names,
-                eventTimes);
+        return toBuilder().newNames(names).build();
     }
 
-    /** This block with its rows' event times. */
+    /** This block with {@code times} as its rows' event times. */
     public AssembledBlock withEventTimes(long[] times) {
-        return new AssembledBlock(
-                lane,
-                seq,
-                lines,
-                rows,
-                rowBytes,
-                deadLetters,
-                firstNewIndex,
-                newKeys,
-                origin,
-                version,
-                epochs,
-                listOffsets,
-                listIndices,
-                split,
-                assignments,
-                newNames,
-                times);
+        return toBuilder().eventTimes(times).build();
     }
 
-    /** The original string of new key {@code i} of column {@code c}, or null. */
+    /** This block with Hotline's split {@code s}. */
+    public AssembledBlock withSplit(Split s) {
+        return toBuilder().split(s).build();
+    }
+
     public String newName(int c, int i) {
         return newNames == null || newNames[c] == null ? null : newNames[c][i];
     }
 
-    /** This block with Hotline's split of its rows. */
-    public AssembledBlock withSplit(Split s) {
-        return new AssembledBlock(
-                lane,
-                seq,
-                lines,
-                rows,
-                rowBytes,
-                deadLetters,
-                firstNewIndex,
-                newKeys,
-                origin,
-                version,
-                epochs,
-                listOffsets,
-                listIndices,
-                s,
-                assignments,
-                newNames,
-                eventTimes);
-    }
+    /**
+     * The components of a block to build, each named: the one place besides the record's header
+     * that lists them. {@link #build()} checks them as the record's constructor does.
+     */
+    public static final class Builder {
 
-    /** A block without list columns. */
-    public AssembledBlock(
-            int lane,
-            long seq,
-            int lines,
-            int rows,
-            byte[] rowBytes,
-            DeadLetter[] deadLetters,
-            int[] firstNewIndex,
-            long[][] newKeys,
-            Origin origin,
-            int version,
-            int[] epochs) {
-        this(
-                lane,
-                seq,
-                lines,
-                rows,
-                rowBytes,
-                deadLetters,
-                firstNewIndex,
-                newKeys,
-                origin,
-                version,
-                epochs,
-                new int[0][],
-                new int[0][]);
-    }
+        private int lane;
+        private long seq;
+        private int lines;
+        private int rows;
+        private byte[] rowBytes = new byte[0];
+        private DeadLetter[] deadLetters = new DeadLetter[0];
+        private int[] firstNewIndex = new int[0];
+        private long[][] newKeys = new long[0][];
+        private Origin origin = Origin.NONE;
+        private int version = 1;
+        private int[] epochs;
+        private int[][] listOffsets = new int[0][];
+        private int[][] listIndices = new int[0][];
+        private Split split;
+        private Assignments[] assignments;
+        private String[][] newNames;
+        private long[] eventTimes;
 
-    /** A block of lane 0 (file input). */
-    public AssembledBlock(
-            long seq,
-            int lines,
-            int rows,
-            byte[] rowBytes,
-            DeadLetter[] deadLetters,
-            int[] firstNewIndex,
-            long[][] newKeys) {
-        this(
-                0,
-                seq,
-                lines,
-                rows,
-                rowBytes,
-                deadLetters,
-                firstNewIndex,
-                newKeys,
-                Origin.NONE,
-                1,
-                new int[newKeys.length]);
+        private Builder() {}
+
+        public Builder lane(int lane) {
+            this.lane = lane;
+            return this;
+        }
+
+        public Builder seq(long seq) {
+            this.seq = seq;
+            return this;
+        }
+
+        public Builder lines(int lines) {
+            this.lines = lines;
+            return this;
+        }
+
+        public Builder rows(int rows) {
+            this.rows = rows;
+            return this;
+        }
+
+        public Builder rowBytes(byte[] rowBytes) {
+            this.rowBytes = rowBytes;
+            return this;
+        }
+
+        public Builder deadLetters(DeadLetter[] deadLetters) {
+            this.deadLetters = deadLetters;
+            return this;
+        }
+
+        /**
+         * Per categorical column, the index of its first new key and the new keys, in index order
+         * (the two together: they have one entry per column each).
+         */
+        public Builder newKeys(int[] firstNewIndex, long[][] newKeys) {
+            this.firstNewIndex = firstNewIndex;
+            this.newKeys = newKeys;
+            return this;
+        }
+
+        public Builder origin(Origin origin) {
+            this.origin = origin;
+            return this;
+        }
+
+        public Builder version(int version) {
+            this.version = version;
+            return this;
+        }
+
+        /** Per categorical column, its vocabulary epoch; 0 for every column unless set. */
+        public Builder epochs(int[] epochs) {
+            this.epochs = epochs;
+            return this;
+        }
+
+        /** Per list column, where each row's indices start and the indices (one pair a column). */
+        public Builder lists(int[][] listOffsets, int[][] listIndices) {
+            this.listOffsets = listOffsets;
+            this.listIndices = listIndices;
+            return this;
+        }
+
+        public Builder split(Split split) {
+            this.split = split;
+            return this;
+        }
+
+        public Builder assignments(Assignments[] assignments) {
+            this.assignments = assignments;
+            return this;
+        }
+
+        public Builder newNames(String[][] newNames) {
+            this.newNames = newNames;
+            return this;
+        }
+
+        public Builder eventTimes(long[] eventTimes) {
+            this.eventTimes = eventTimes;
+            return this;
+        }
+
+        public AssembledBlock build() {
+            return new AssembledBlock(
+                    lane,
+                    seq,
+                    lines,
+                    rows,
+                    rowBytes,
+                    deadLetters,
+                    firstNewIndex,
+                    newKeys,
+                    origin,
+                    version,
+                    epochs == null ? new int[newKeys.length] : epochs,
+                    listOffsets,
+                    listIndices,
+                    split,
+                    assignments,
+                    newNames,
+                    eventTimes);
+        }
     }
 }

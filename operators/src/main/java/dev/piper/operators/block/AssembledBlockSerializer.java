@@ -49,8 +49,7 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
 
     @Override
     public AssembledBlock createInstance() {
-        return new AssembledBlock(
-                0, 0, 0, new byte[0], new DeadLetter[0], new int[0], new long[0][]);
+        return AssembledBlock.builder().build();
     }
 
     @Override
@@ -290,20 +289,19 @@ public final class AssembledBlockSerializer extends BlockSerializer<AssembledBlo
             listOffsets[l] = ArrayIO.readInts(in);
             listIndices[l] = ArrayIO.readInts(in);
         }
-        return new AssembledBlock(
-                lane,
-                seq,
-                lines,
-                rows,
-                rowBytes,
-                letters,
-                firstNew,
-                newKeys,
-                origin,
-                version,
-                epochs,
-                listOffsets,
-                listIndices);
+        return AssembledBlock.builder()
+                .lane(lane)
+                .seq(seq)
+                .lines(lines)
+                .rows(rows)
+                .rowBytes(rowBytes)
+                .deadLetters(letters)
+                .newKeys(firstNew, newKeys)
+                .origin(origin)
+                .version(version)
+                .epochs(epochs)
+                .lists(listOffsets, listIndices)
+                .build();
     }
 
     @Override

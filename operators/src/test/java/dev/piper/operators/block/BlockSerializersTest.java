@@ -132,7 +132,14 @@ class BlockSerializersTest {
         byte[] rows = new byte[160 * 7];
         RANDOM.nextBytes(rows);
         AssembledBlock in =
-                new AssembledBlock(2, 8, 7, rows, new DeadLetter[] {LETTER}, firstNew, newKeys);
+                AssembledBlock.builder()
+                        .seq(2)
+                        .lines(8)
+                        .rows(7)
+                        .rowBytes(rows)
+                        .deadLetters(new DeadLetter[] {LETTER})
+                        .newKeys(firstNew, newKeys)
+                        .build();
         assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, in))
                 .usingRecursiveComparison()
                 .isEqualTo(in);
@@ -173,18 +180,18 @@ class BlockSerializersTest {
         long[][] newKeys = new long[26][];
         java.util.Arrays.setAll(newKeys, c -> longs(1));
         AssembledBlock block =
-                new AssembledBlock(
-                        7,
-                        900,
-                        4,
-                        3,
-                        new byte[480],
-                        new DeadLetter[] {LETTER},
-                        new int[26],
-                        newKeys,
-                        ORIGIN,
-                        5,
-                        ints(26));
+                AssembledBlock.builder()
+                        .lane(7)
+                        .seq(900)
+                        .lines(4)
+                        .rows(3)
+                        .rowBytes(new byte[480])
+                        .deadLetters(new DeadLetter[] {LETTER})
+                        .newKeys(new int[26], newKeys)
+                        .origin(ORIGIN)
+                        .version(5)
+                        .epochs(ints(26))
+                        .build();
         assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block))
                 .usingRecursiveComparison()
                 .isEqualTo(block);
@@ -270,18 +277,18 @@ class BlockSerializersTest {
         assertThat(
                         bytes(
                                 AssembledBlockSerializer.INSTANCE,
-                                new AssembledBlock(
-                                        1,
-                                        2,
-                                        1,
-                                        1,
-                                        new byte[] {7, 8},
-                                        new DeadLetter[0],
-                                        new int[] {3},
-                                        new long[][] {{4}},
-                                        Origin.NONE,
-                                        5,
-                                        new int[] {6})))
+                                AssembledBlock.builder()
+                                        .lane(1)
+                                        .seq(2)
+                                        .lines(1)
+                                        .rows(1)
+                                        .rowBytes(new byte[] {7, 8})
+                                        .deadLetters(new DeadLetter[0])
+                                        .newKeys(new int[] {3}, new long[][] {{4}})
+                                        .origin(Origin.NONE)
+                                        .version(5)
+                                        .epochs(new int[] {6})
+                                        .build()))
                 .isEqualTo(ASSEMBLED_FROZEN);
     }
 
@@ -639,18 +646,18 @@ class BlockSerializersTest {
             ASSEMBLED_SPLIT_FROZEN_6 + "00000000" + "00000000" + "00" + "00000000";
 
     private static AssembledBlock frozenAssembled() {
-        return new AssembledBlock(
-                1,
-                2,
-                1,
-                1,
-                new byte[] {7, 8},
-                new DeadLetter[0],
-                new int[] {3},
-                new long[][] {{4}},
-                Origin.NONE,
-                5,
-                new int[] {6});
+        return AssembledBlock.builder()
+                .lane(1)
+                .seq(2)
+                .lines(1)
+                .rows(1)
+                .rowBytes(new byte[] {7, 8})
+                .deadLetters(new DeadLetter[0])
+                .newKeys(new int[] {3}, new long[][] {{4}})
+                .origin(Origin.NONE)
+                .version(5)
+                .epochs(new int[] {6})
+                .build();
     }
 
     /** A block's Hotline split is frozen too, and blocks in flight of format 5 migrate. */
@@ -1112,20 +1119,19 @@ class BlockSerializersTest {
     @Test
     void assembledBlockWithListsRoundTrips() throws IOException {
         AssembledBlock block =
-                new AssembledBlock(
-                        0,
-                        4,
-                        2,
-                        2,
-                        new byte[16],
-                        new DeadLetter[0],
-                        new int[] {0, 0},
-                        new long[][] {{7}, {8, 9}},
-                        Origin.NONE,
-                        1,
-                        new int[2],
-                        new int[][] {{0, 1, 3}},
-                        new int[][] {{0, 1, 2}});
+                AssembledBlock.builder()
+                        .lane(0)
+                        .seq(4)
+                        .lines(2)
+                        .rows(2)
+                        .rowBytes(new byte[16])
+                        .deadLetters(new DeadLetter[0])
+                        .newKeys(new int[] {0, 0}, new long[][] {{7}, {8, 9}})
+                        .origin(Origin.NONE)
+                        .version(1)
+                        .epochs(new int[2])
+                        .lists(new int[][] {{0, 1, 3}}, new int[][] {{0, 1, 2}})
+                        .build();
         assertThat(roundTrip(AssembledBlockSerializer.INSTANCE, block))
                 .usingRecursiveComparison()
                 .isEqualTo(block);

@@ -26,18 +26,18 @@ class LaneSequenceFunctionTest {
 
     private static StreamRecord<AssembledBlock> block(int lane, long seq) {
         return new StreamRecord<>(
-                new AssembledBlock(
-                        lane,
-                        seq,
-                        0,
-                        0,
-                        new byte[0],
-                        new DeadLetter[0],
-                        new int[26],
-                        new long[26][0],
-                        Origin.NONE,
-                        1,
-                        new int[26]));
+                AssembledBlock.builder()
+                        .lane(lane)
+                        .seq(seq)
+                        .lines(0)
+                        .rows(0)
+                        .rowBytes(new byte[0])
+                        .deadLetters(new DeadLetter[0])
+                        .newKeys(new int[26], new long[26][0])
+                        .origin(Origin.NONE)
+                        .version(1)
+                        .epochs(new int[26])
+                        .build());
     }
 
     private static List<String> emitted(

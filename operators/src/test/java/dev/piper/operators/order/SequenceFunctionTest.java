@@ -21,8 +21,14 @@ class SequenceFunctionTest {
 
     private static StreamRecord<AssembledBlock> block(long seq) {
         return new StreamRecord<>(
-                new AssembledBlock(
-                        seq, 0, 0, new byte[0], new DeadLetter[0], new int[26], new long[26][0]));
+                AssembledBlock.builder()
+                        .seq(seq)
+                        .lines(0)
+                        .rows(0)
+                        .rowBytes(new byte[0])
+                        .deadLetters(new DeadLetter[0])
+                        .newKeys(new int[26], new long[26][0])
+                        .build());
     }
 
     @Test

@@ -20,18 +20,18 @@ class EventTimeFunctionTest {
 
     private static AssembledBlock block(int pipeline, long seq, long... times) {
         int rows = times.length;
-        return new AssembledBlock(
-                        Lanes.of(pipeline, 0),
-                        seq,
-                        rows,
-                        rows,
-                        new byte[rows * 8],
-                        new DeadLetter[0],
-                        new int[] {0},
-                        new long[][] {{}},
-                        Origin.NONE,
-                        1,
-                        new int[] {0})
+        return AssembledBlock.builder()
+                .lane(Lanes.of(pipeline, 0))
+                .seq(seq)
+                .lines(rows)
+                .rows(rows)
+                .rowBytes(new byte[rows * 8])
+                .deadLetters(new DeadLetter[0])
+                .newKeys(new int[] {0}, new long[][] {{}})
+                .origin(Origin.NONE)
+                .version(1)
+                .epochs(new int[] {0})
+                .build()
                 .withEventTimes(times);
     }
 
