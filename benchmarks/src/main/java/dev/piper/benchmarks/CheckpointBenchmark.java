@@ -71,7 +71,9 @@ public class CheckpointBenchmark {
             for (int i = 0; i < n; i++) {
                 keys[i] = random.nextLong();
             }
-            harness.processElement(new StreamRecord<>(new KeyChunk(0, seq++, keys, n)));
+            harness.processElement(
+                    new StreamRecord<>(
+                            KeyChunk.builder().column(0).seq(seq++).keys(keys).size(n).build()));
             harness.getOutput().clear();
         }
     }

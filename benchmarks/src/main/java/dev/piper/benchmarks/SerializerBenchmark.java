@@ -52,7 +52,7 @@ public class SerializerBenchmark {
             k[i] = random.nextLong();
             idx[i] = random.nextInt(1_000_000);
         }
-        keys = new KeyChunk(3, 7, k, ROWS);
+        keys = KeyChunk.builder().column(3).seq(7).keys(k).size(ROWS).build();
         indices = new IndexChunk(3, 7, idx, ROWS, 100, new long[] {1, 2, 3});
         vocabulary = new Vocabulary();
         while (vocabulary.size() < VOCABULARY) {

@@ -187,7 +187,16 @@ public final class VocabularySoak {
         }
         long start = System.nanoTime();
         harness.processElement(
-                new StreamRecord<>(new KeyChunk(0, 0, seq++, keys, BLOCK, 0, policy)));
+                new StreamRecord<>(
+                        KeyChunk.builder()
+                                .lane(0)
+                                .column(0)
+                                .seq(seq++)
+                                .keys(keys)
+                                .size(BLOCK)
+                                .epoch(0)
+                                .policy(policy)
+                                .build()));
         intervalNanos += System.nanoTime() - start;
         for (StreamRecord<? extends IndexChunk> out : harness.extractOutputStreamRecords()) {
             var a = out.getValue().assignments();

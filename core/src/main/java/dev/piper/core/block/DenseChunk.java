@@ -56,88 +56,127 @@ public record DenseChunk(
     }
 
     /** A chunk without event times. */
-    public DenseChunk(
-            int lane,
-            long seq,
-            int lines,
-            int rows,
-            int[] labelDense,
-            DeadLetter[] deadLetters,
-            Origin origin,
-            int version,
-            RowLayout layout,
-            int[] onehot,
-            BlockNames names) {
-        this(
-                lane,
-                seq,
-                lines,
-                rows,
-                labelDense,
-                deadLetters,
-                origin,
-                version,
-                layout,
-                onehot,
-                names,
-                null);
+
+    /** A {@link Builder} with every component at its default (see its fields). */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** A chunk without names. */
-    public DenseChunk(
-            int lane,
-            long seq,
-            int lines,
-            int rows,
-            int[] labelDense,
-            DeadLetter[] deadLetters,
-            Origin origin,
-            int version,
-            RowLayout layout,
-            int[] onehot) {
-        this(
-                lane,
-                seq,
-                lines,
-                rows,
-                labelDense,
-                deadLetters,
-                origin,
-                version,
-                layout,
-                onehot,
-                null);
+    /** A builder holding this record's components, to build one that differs in some. */
+    public Builder toBuilder() {
+        return new Builder()
+                .lane(lane)
+                .seq(seq)
+                .lines(lines)
+                .rows(rows)
+                .labelDense(labelDense)
+                .deadLetters(deadLetters)
+                .origin(origin)
+                .version(version)
+                .layout(layout)
+                .onehot(onehot)
+                .names(names)
+                .eventTimes(eventTimes);
     }
 
-    /** A chunk of Criteo's layout. */
-    public DenseChunk(
-            int lane,
-            long seq,
-            int lines,
-            int rows,
-            int[] labelDense,
-            DeadLetter[] deadLetters,
-            Origin origin,
-            int version) {
-        this(lane, seq, lines, rows, labelDense, deadLetters, origin, version, RowLayout.CRITEO);
-    }
+    /**
+     * The components of a {@code DenseChunk} to build, each named, with its default: the one place
+     * besides the record's header that lists them. {@link #build()} checks them as the record's
+     * constructor does.
+     */
+    public static final class Builder {
 
-    /** A chunk without onehot columns. */
-    public DenseChunk(
-            int lane,
-            long seq,
-            int lines,
-            int rows,
-            int[] labelDense,
-            DeadLetter[] deadLetters,
-            Origin origin,
-            int version,
-            RowLayout layout) {
-        this(lane, seq, lines, rows, labelDense, deadLetters, origin, version, layout, null);
-    }
+        private int lane;
+        private long seq;
+        private int lines;
+        private int rows;
+        private int[] labelDense = new int[0];
+        private DeadLetter[] deadLetters = new DeadLetter[0];
+        private Origin origin = Origin.NONE;
+        private int version = 1;
+        private RowLayout layout = RowLayout.CRITEO;
+        private int[] onehot;
+        private BlockNames names;
+        private long[] eventTimes;
 
-    /** A chunk of lane 0 (file input) decoded with spec version 1. */
-    public DenseChunk(long seq, int lines, int rows, int[] labelDense, DeadLetter[] deadLetters) {
-        this(0, seq, lines, rows, labelDense, deadLetters, Origin.NONE, 1);
+        private Builder() {}
+
+        public Builder lane(int lane) {
+            this.lane = lane;
+            return this;
+        }
+
+        public Builder seq(long seq) {
+            this.seq = seq;
+            return this;
+        }
+
+        public Builder lines(int lines) {
+            this.lines = lines;
+            return this;
+        }
+
+        public Builder rows(int rows) {
+            this.rows = rows;
+            return this;
+        }
+
+        public Builder labelDense(int[] labelDense) {
+            this.labelDense = labelDense;
+            return this;
+        }
+
+        public Builder deadLetters(DeadLetter[] deadLetters) {
+            this.deadLetters = deadLetters;
+            return this;
+        }
+
+        public Builder origin(Origin origin) {
+            this.origin = origin;
+            return this;
+        }
+
+        /** The pipeline spec's version; 1 unless set. */
+        public Builder version(int version) {
+            this.version = version;
+            return this;
+        }
+
+        /** The row layout; Criteo's unless set. */
+        public Builder layout(RowLayout layout) {
+            this.layout = layout;
+            return this;
+        }
+
+        public Builder onehot(int[] onehot) {
+            this.onehot = onehot;
+            return this;
+        }
+
+        public Builder names(BlockNames names) {
+            this.names = names;
+            return this;
+        }
+
+        public Builder eventTimes(long[] eventTimes) {
+            this.eventTimes = eventTimes;
+            return this;
+        }
+
+        public DenseChunk build() {
+            return new DenseChunk(
+                    lane,
+                    seq,
+                    lines,
+                    rows,
+                    labelDense,
+                    deadLetters,
+                    origin,
+                    version,
+                    layout,
+                    onehot,
+                    names,
+                    eventTimes);
+        }
     }
 }

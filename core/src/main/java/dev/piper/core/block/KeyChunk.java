@@ -46,52 +46,101 @@ public record KeyChunk(
     }
 
     /** A chunk without event times. */
-    public KeyChunk(
-            int lane,
-            int column,
-            long seq,
-            long[] keys,
-            int size,
-            int epoch,
-            VocabularyPolicy policy,
-            int[] offsets) {
-        this(lane, column, seq, keys, size, epoch, policy, offsets, null);
-    }
-
-    /** This chunk with its rows' event times. */
-    public KeyChunk withTimes(long[] rowTimes) {
-        return new KeyChunk(lane, column, seq, keys, size, epoch, policy, offsets, rowTimes);
-    }
-
-    /** A chunk of a column of one id per row. */
-    public KeyChunk(
-            int lane,
-            int column,
-            long seq,
-            long[] keys,
-            int size,
-            int epoch,
-            VocabularyPolicy policy) {
-        this(lane, column, seq, keys, size, epoch, policy, null, null);
-    }
-
-    /** The number of rows: {@code size}, or one fewer than the offsets of a list column. */
     public int rows() {
         return offsets == null ? size : offsets.length - 1;
     }
 
-    /** A chunk whose vocabulary has the default policy. */
-    public KeyChunk(int lane, int column, long seq, long[] keys, int size, int epoch) {
-        this(lane, column, seq, keys, size, epoch, VocabularyPolicy.FIRST_APPEARANCE);
+    /** This chunk with {@code rowTimes} as its rows' event times. */
+    public KeyChunk withTimes(long[] rowTimes) {
+        return toBuilder().times(rowTimes).build();
     }
 
-    /** A chunk in the first vocabulary epoch. */
-    public KeyChunk(int lane, int column, long seq, long[] keys, int size) {
-        this(lane, column, seq, keys, size, 0);
+    /** A {@link Builder} with every component at its default (see its fields). */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** A chunk of lane 0 (file input). */
-    public KeyChunk(int column, long seq, long[] keys, int size) {
-        this(0, column, seq, keys, size, 0);
+    /** A builder holding this record's components, to build one that differs in some. */
+    public Builder toBuilder() {
+        return new Builder()
+                .lane(lane)
+                .column(column)
+                .seq(seq)
+                .keys(keys)
+                .size(size)
+                .epoch(epoch)
+                .policy(policy)
+                .offsets(offsets)
+                .times(times);
+    }
+
+    /**
+     * The components of a {@code KeyChunk} to build, each named, with its default: the one place
+     * besides the record's header that lists them. {@link #build()} checks them as the record's
+     * constructor does.
+     */
+    public static final class Builder {
+
+        private int lane;
+        private int column;
+        private long seq;
+        private long[] keys = new long[0];
+        private int size;
+        private int epoch;
+        private VocabularyPolicy policy = VocabularyPolicy.FIRST_APPEARANCE;
+        private int[] offsets;
+        private long[] times;
+
+        private Builder() {}
+
+        public Builder lane(int lane) {
+            this.lane = lane;
+            return this;
+        }
+
+        public Builder column(int column) {
+            this.column = column;
+            return this;
+        }
+
+        public Builder seq(long seq) {
+            this.seq = seq;
+            return this;
+        }
+
+        public Builder keys(long[] keys) {
+            this.keys = keys;
+            return this;
+        }
+
+        public Builder size(int size) {
+            this.size = size;
+            return this;
+        }
+
+        public Builder epoch(int epoch) {
+            this.epoch = epoch;
+            return this;
+        }
+
+        /** The column's vocabulary policy; first appearance unless set. */
+        public Builder policy(VocabularyPolicy policy) {
+            this.policy = policy;
+            return this;
+        }
+
+        public Builder offsets(int[] offsets) {
+            this.offsets = offsets;
+            return this;
+        }
+
+        public Builder times(long[] times) {
+            this.times = times;
+            return this;
+        }
+
+        public KeyChunk build() {
+            return new KeyChunk(lane, column, seq, keys, size, epoch, policy, offsets, times);
+        }
     }
 }

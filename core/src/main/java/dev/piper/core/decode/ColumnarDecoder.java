@@ -184,19 +184,20 @@ public final class ColumnarDecoder {
                             + program.layout());
         }
         DenseChunk dense =
-                new DenseChunk(
-                        block.lane(),
-                        block.seq(),
-                        block.lines(),
-                        block.rows(),
-                        block.labelDense(),
-                        block.deadLetters(),
-                        Origin.NONE,
-                        program.version(),
-                        program.layout(),
-                        program.onehotSizes(),
-                        block.names(),
-                        block.eventTimes());
+                DenseChunk.builder()
+                        .lane(block.lane())
+                        .seq(block.seq())
+                        .lines(block.lines())
+                        .rows(block.rows())
+                        .labelDense(block.labelDense())
+                        .deadLetters(block.deadLetters())
+                        .origin(Origin.NONE)
+                        .version(program.version())
+                        .layout(program.layout())
+                        .onehot(program.onehotSizes())
+                        .names(block.names())
+                        .eventTimes(block.eventTimes())
+                        .build();
         return new CriteoDecoder.Decoded(
                 dense,
                 CriteoDecoder.keyChunks(

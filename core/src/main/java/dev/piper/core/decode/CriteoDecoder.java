@@ -444,17 +444,18 @@ public final class CriteoDecoder implements BlockDecoder {
         }
         DeadLetter[] letters = dead == null ? new DeadLetter[0] : dead.toArray(new DeadLetter[0]);
         DenseChunk denseChunk =
-                new DenseChunk(
-                        chunk.lane(),
-                        chunk.seq(),
-                        lines,
-                        rows,
-                        labelDense,
-                        letters,
-                        chunk.origin(),
-                        program.version(),
-                        layout,
-                        onehot);
+                DenseChunk.builder()
+                        .lane(chunk.lane())
+                        .seq(chunk.seq())
+                        .lines(lines)
+                        .rows(rows)
+                        .labelDense(labelDense)
+                        .deadLetters(letters)
+                        .origin(chunk.origin())
+                        .version(program.version())
+                        .layout(layout)
+                        .onehot(onehot)
+                        .build();
         KeyChunk[] out = keyChunks(program, chunk.lane(), chunk.seq(), keys, offsets, rows);
         listOffsets = null;
         long[][] missingSets = NOT_TRACKED;
@@ -475,15 +476,16 @@ public final class CriteoDecoder implements BlockDecoder {
         for (int c = 0; c < keys.length; c++) {
             int[] o = offsets[c] == null ? null : Arrays.copyOf(offsets[c], rows + 1);
             out[c] =
-                    new KeyChunk(
-                            lane,
-                            c,
-                            seq,
-                            keys[c],
-                            o == null ? rows : o[rows],
-                            program.epoch(c),
-                            program.vocabPolicy(c),
-                            o);
+                    KeyChunk.builder()
+                            .lane(lane)
+                            .column(c)
+                            .seq(seq)
+                            .keys(keys[c])
+                            .size(o == null ? rows : o[rows])
+                            .epoch(program.epoch(c))
+                            .policy(program.vocabPolicy(c))
+                            .offsets(o)
+                            .build();
         }
         return out;
     }

@@ -259,19 +259,23 @@ public final class CsvEventDecoder implements BlockDecoder {
                             keep < e - s);
         }
         DenseChunk dense =
-                new DenseChunk(
-                        d.lane(),
-                        d.seq(),
-                        d.lines(),
-                        d.rows(),
-                        d.labelDense(),
-                        dead,
-                        chunk.origin(),
-                        d.version(),
-                        d.layout(),
-                        d.onehot(),
-                        names == null ? null : blockNames(rejected(dead, lines), lines),
-                        time == null ? null : rowTimes(rejected(dead, lines), lines, d.rows()));
+                DenseChunk.builder()
+                        .lane(d.lane())
+                        .seq(d.seq())
+                        .lines(d.lines())
+                        .rows(d.rows())
+                        .labelDense(d.labelDense())
+                        .deadLetters(dead)
+                        .origin(chunk.origin())
+                        .version(d.version())
+                        .layout(d.layout())
+                        .onehot(d.onehot())
+                        .names(names == null ? null : blockNames(rejected(dead, lines), lines))
+                        .eventTimes(
+                                time == null
+                                        ? null
+                                        : rowTimes(rejected(dead, lines), lines, d.rows()))
+                        .build();
         return new CriteoDecoder.Decoded(
                 dense,
                 decoded.keys(),

@@ -299,19 +299,20 @@ final class EventRows {
             RawChunk chunk, int lines, List<DeadLetter> dead, int acceptedBytes) {
         long passNanos = applyOperators();
         DenseChunk denseChunk =
-                new DenseChunk(
-                        chunk.lane(),
-                        chunk.seq(),
-                        lines,
-                        rows,
-                        labelDense,
-                        dead.toArray(new DeadLetter[0]),
-                        chunk.origin(),
-                        program.version(),
-                        layout,
-                        program.onehotSizes(),
-                        names == null ? null : names.finish(),
-                        times == null ? null : Arrays.copyOf(times, rows));
+                DenseChunk.builder()
+                        .lane(chunk.lane())
+                        .seq(chunk.seq())
+                        .lines(lines)
+                        .rows(rows)
+                        .labelDense(labelDense)
+                        .deadLetters(dead.toArray(new DeadLetter[0]))
+                        .origin(chunk.origin())
+                        .version(program.version())
+                        .layout(layout)
+                        .onehot(program.onehotSizes())
+                        .names(names == null ? null : names.finish())
+                        .eventTimes(times == null ? null : Arrays.copyOf(times, rows))
+                        .build();
         CriteoDecoder.Decoded decoded =
                 new CriteoDecoder.Decoded(
                         denseChunk,

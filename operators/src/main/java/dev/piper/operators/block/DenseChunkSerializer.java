@@ -43,7 +43,13 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
 
     @Override
     public DenseChunk createInstance() {
-        return new DenseChunk(0, 0, 0, new int[0], new DeadLetter[0]);
+        return DenseChunk.builder()
+                .seq(0)
+                .lines(0)
+                .rows(0)
+                .labelDense(new int[0])
+                .deadLetters(new DeadLetter[0])
+                .build();
     }
 
     @Override
@@ -167,9 +173,20 @@ public final class DenseChunkSerializer extends BlockSerializer<DenseChunk> {
         BlockNames names = format >= 6 ? NamesIO.read(in, layout.sparse()) : null;
         long[] times = format >= 7 && in.readBoolean() ? ArrayIO.readLongs(in) : null;
         try {
-            return new DenseChunk(
-                    lane, seq, lines, rows, values, letters, origin, version, layout, onehot, names,
-                    times);
+            return DenseChunk.builder()
+                    .lane(lane)
+                    .seq(seq)
+                    .lines(lines)
+                    .rows(rows)
+                    .labelDense(values)
+                    .deadLetters(letters)
+                    .origin(origin)
+                    .version(version)
+                    .layout(layout)
+                    .onehot(onehot)
+                    .names(names)
+                    .eventTimes(times)
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt dense chunk: " + e.getMessage(), e);
         }

@@ -37,7 +37,7 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
 
     @Override
     public KeyChunk createInstance() {
-        return new KeyChunk(0, 0, new long[0], 0);
+        return KeyChunk.builder().column(0).seq(0).keys(new long[0]).size(0).build();
     }
 
     @Override
@@ -106,7 +106,14 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         int column = in.readInt();
         long seq = in.readLong();
         long[] keys = ArrayIO.readLongs(in);
-        return new KeyChunk(lane, column, seq, keys, keys.length, in.readInt());
+        return KeyChunk.builder()
+                .lane(lane)
+                .column(column)
+                .seq(seq)
+                .keys(keys)
+                .size(keys.length)
+                .epoch(in.readInt())
+                .build();
     }
 
     /** The policy; with {@code ms} (format 6) its ttl in event time too. */
@@ -183,8 +190,17 @@ public final class KeyChunkSerializer extends BlockSerializer<KeyChunk> {
         int[] o = format >= 5 ? readOffsets(in) : null;
         long[] times = format >= 6 ? readTimes(in) : null;
         try {
-            return new KeyChunk(
-                    k.lane(), k.column(), k.seq(), k.keys(), k.size(), k.epoch(), policy, o, times);
+            return KeyChunk.builder()
+                    .lane(k.lane())
+                    .column(k.column())
+                    .seq(k.seq())
+                    .keys(k.keys())
+                    .size(k.size())
+                    .epoch(k.epoch())
+                    .policy(policy)
+                    .offsets(o)
+                    .times(times)
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt key chunk: " + e.getMessage(), e);
         }

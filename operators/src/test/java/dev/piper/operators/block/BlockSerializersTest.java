@@ -96,7 +96,8 @@ class BlockSerializersTest {
     @Test
     void keyChunkAcrossSeveralPieces() throws IOException {
         long[] keys = longs(3 * ArrayIO.PIECE_BYTES / 8 + 5);
-        KeyChunk in = new KeyChunk(25, 77, keys, keys.length - 3);
+        KeyChunk in =
+                KeyChunk.builder().column(25).seq(77).keys(keys).size(keys.length - 3).build();
         KeyChunk out = roundTrip(KeyChunkSerializer.INSTANCE, in);
         assertThat(out.size()).isEqualTo(keys.length - 3);
         assertThat(out.keys()).containsExactly(java.util.Arrays.copyOf(keys, keys.length - 3));
@@ -107,7 +108,14 @@ class BlockSerializersTest {
     @Test
     void denseChunkWithDeadLetters() throws IOException {
         int[] values = ints(14 * 3 + 14);
-        DenseChunk in = new DenseChunk(8, 5, 3, values, new DeadLetter[] {LETTER, LETTER});
+        DenseChunk in =
+                DenseChunk.builder()
+                        .seq(8)
+                        .lines(5)
+                        .rows(3)
+                        .labelDense(values)
+                        .deadLetters(new DeadLetter[] {LETTER, LETTER})
+                        .build();
         DenseChunk out = roundTrip(DenseChunkSerializer.INSTANCE, in);
         assertThat(out.labelDense()).containsExactly(java.util.Arrays.copyOf(values, 42));
         assertThat(out).usingRecursiveComparison().ignoringFields("labelDense").isEqualTo(in);
@@ -160,16 +168,41 @@ class BlockSerializersTest {
                 .usingRecursiveComparison()
                 .isEqualTo(raw);
         DenseChunk dense =
-                new DenseChunk(7, 900, 4, 3, ints(42), new DeadLetter[] {LETTER}, ORIGIN, 5);
+                DenseChunk.builder()
+                        .lane(7)
+                        .seq(900)
+                        .lines(4)
+                        .rows(3)
+                        .labelDense(ints(42))
+                        .deadLetters(new DeadLetter[] {LETTER})
+                        .origin(ORIGIN)
+                        .version(5)
+                        .build();
         assertThat(roundTrip(DenseChunkSerializer.INSTANCE, dense))
                 .usingRecursiveComparison()
                 .isEqualTo(dense);
-        KeyChunk keys = new KeyChunk(7, 2, 900, longs(3), 3, 4);
+        KeyChunk keys =
+                KeyChunk.builder()
+                        .lane(7)
+                        .column(2)
+                        .seq(900)
+                        .keys(longs(3))
+                        .size(3)
+                        .epoch(4)
+                        .build();
         assertThat(roundTrip(KeyChunkSerializer.INSTANCE, keys))
                 .usingRecursiveComparison()
                 .isEqualTo(keys);
         KeyChunk bounded =
-                new KeyChunk(7, 2, 900, longs(3), 3, 4, new VocabularyPolicy(1, 8, 1000, null));
+                KeyChunk.builder()
+                        .lane(7)
+                        .column(2)
+                        .seq(900)
+                        .keys(longs(3))
+                        .size(3)
+                        .epoch(4)
+                        .policy(new VocabularyPolicy(1, 8, 1000, null))
+                        .build();
         assertThat(roundTrip(KeyChunkSerializer.INSTANCE, bounded))
                 .usingRecursiveComparison()
                 .isEqualTo(bounded);
@@ -234,19 +267,30 @@ class BlockSerializersTest {
                                         new Origin(new long[] {2}, new int[] {0}, 5, 6))))
                 .isEqualTo(RAW_FROZEN);
         assertThat(KeyChunkSerializer.FORMAT).isEqualTo(6);
-        assertThat(bytes(KeyChunkSerializer.INSTANCE, new KeyChunk(1, 2, 3, new long[] {4}, 1, 5)))
+        assertThat(
+                        bytes(
+                                KeyChunkSerializer.INSTANCE,
+                                KeyChunk.builder()
+                                        .lane(1)
+                                        .column(2)
+                                        .seq(3)
+                                        .keys(new long[] {4})
+                                        .size(1)
+                                        .epoch(5)
+                                        .build()))
                 .isEqualTo(KEY_FROZEN);
         assertThat(
                         bytes(
                                 KeyChunkSerializer.INSTANCE,
-                                new KeyChunk(
-                                        1,
-                                        2,
-                                        3,
-                                        new long[] {4},
-                                        1,
-                                        5,
-                                        new VocabularyPolicy(2, 3, 100, "/v"))))
+                                KeyChunk.builder()
+                                        .lane(1)
+                                        .column(2)
+                                        .seq(3)
+                                        .keys(new long[] {4})
+                                        .size(1)
+                                        .epoch(5)
+                                        .policy(new VocabularyPolicy(2, 3, 100, "/v"))
+                                        .build()))
                 .isEqualTo(KEY_POLICY_FROZEN);
         assertThat(IndexChunkSerializer.FORMAT).isEqualTo(5);
         assertThat(
@@ -261,17 +305,20 @@ class BlockSerializersTest {
         assertThat(
                         bytes(
                                 DenseChunkSerializer.INSTANCE,
-                                new DenseChunk(
-                                        1,
-                                        2,
-                                        2,
-                                        1,
-                                        dense,
-                                        new DeadLetter[] {
-                                            new DeadLetter(1, 9, "r", "d", new byte[] {'z'}, false)
-                                        },
-                                        Origin.NONE,
-                                        6)))
+                                DenseChunk.builder()
+                                        .lane(1)
+                                        .seq(2)
+                                        .lines(2)
+                                        .rows(1)
+                                        .labelDense(dense)
+                                        .deadLetters(
+                                                new DeadLetter[] {
+                                                    new DeadLetter(
+                                                            1, 9, "r", "d", new byte[] {'z'}, false)
+                                                })
+                                        .origin(Origin.NONE)
+                                        .version(6)
+                                        .build()))
                 .isEqualTo(DENSE_FROZEN);
         assertThat(AssembledBlockSerializer.FORMAT).isEqualTo(10);
         assertThat(
@@ -560,7 +607,16 @@ class BlockSerializersTest {
                         0,
                         3_600_000);
         KeyChunk key =
-                new KeyChunk(1, 2, 3, new long[] {4}, 1, 5, timed).withTimes(new long[] {1_000});
+                KeyChunk.builder()
+                        .lane(1)
+                        .column(2)
+                        .seq(3)
+                        .keys(new long[] {4})
+                        .size(1)
+                        .epoch(5)
+                        .policy(timed)
+                        .build()
+                        .withTimes(new long[] {1_000});
         assertThat(bytes(KeyChunkSerializer.INSTANCE, key)).isEqualTo(KEY_TIMED_FROZEN);
         KeyChunk back = roundTrip(KeyChunkSerializer.INSTANCE, key);
         assertThat(back.policy()).isEqualTo(timed);
@@ -747,16 +803,19 @@ class BlockSerializersTest {
     @Test
     void denseChunkOfAnotherLayoutIsFrozen() throws IOException {
         DenseChunk chunk =
-                new DenseChunk(
-                        0,
-                        7,
-                        2,
-                        2,
-                        new int[] {1, 2, 3, 3, 0, -4, 5, 5},
-                        new DeadLetter[0],
-                        Origin.NONE,
-                        1,
-                        new RowLayout(2, 3, java.util.List.of(0, 2), '|', java.util.List.of(1)));
+                DenseChunk.builder()
+                        .lane(0)
+                        .seq(7)
+                        .lines(2)
+                        .rows(2)
+                        .labelDense(new int[] {1, 2, 3, 3, 0, -4, 5, 5})
+                        .deadLetters(new DeadLetter[0])
+                        .origin(Origin.NONE)
+                        .version(1)
+                        .layout(
+                                new RowLayout(
+                                        2, 3, java.util.List.of(0, 2), '|', java.util.List.of(1)))
+                        .build();
         String hex = bytes(DenseChunkSerializer.INSTANCE, chunk);
         assertThat(hex)
                 .isEqualTo(
@@ -847,7 +906,16 @@ class BlockSerializersTest {
                         50,
                         VocabularyPolicy.Eviction.LFU,
                         0);
-        KeyChunk key = new KeyChunk(1, 2, 3, new long[] {4}, 1, 5, lfu);
+        KeyChunk key =
+                KeyChunk.builder()
+                        .lane(1)
+                        .column(2)
+                        .seq(3)
+                        .keys(new long[] {4})
+                        .size(1)
+                        .epoch(5)
+                        .policy(lfu)
+                        .build();
         assertThat(bytes(KeyChunkSerializer.INSTANCE, key)).isEqualTo(KEY_EVICTING_FROZEN);
         assertThat(roundTrip(KeyChunkSerializer.INSTANCE, key).policy()).isEqualTo(lfu);
 
@@ -925,15 +993,19 @@ class BlockSerializersTest {
         dense[0] = 1;
         dense[13] = -1;
         DenseChunk plain =
-                new DenseChunk(
-                        1,
-                        2,
-                        2,
-                        1,
-                        dense,
-                        new DeadLetter[] {new DeadLetter(1, 9, "r", "d", new byte[] {'z'}, false)},
-                        Origin.NONE,
-                        6);
+                DenseChunk.builder()
+                        .lane(1)
+                        .seq(2)
+                        .lines(2)
+                        .rows(1)
+                        .labelDense(dense)
+                        .deadLetters(
+                                new DeadLetter[] {
+                                    new DeadLetter(1, 9, "r", "d", new byte[] {'z'}, false)
+                                })
+                        .origin(Origin.NONE)
+                        .version(6)
+                        .build();
         long[][] keys = new long[26][];
         int[][] lengths = new int[26][];
         byte[][] text = new byte[26][];
@@ -941,18 +1013,19 @@ class BlockSerializersTest {
         lengths[1] = new int[] {4, 2, -1};
         text[1] = "u_9fü".getBytes(java.nio.charset.StandardCharsets.UTF_8);
         DenseChunk named =
-                new DenseChunk(
-                        plain.lane(),
-                        plain.seq(),
-                        plain.lines(),
-                        plain.rows(),
-                        plain.labelDense(),
-                        plain.deadLetters(),
-                        plain.origin(),
-                        plain.version(),
-                        plain.layout(),
-                        plain.onehot(),
-                        new BlockNames(keys, lengths, text));
+                DenseChunk.builder()
+                        .lane(plain.lane())
+                        .seq(plain.seq())
+                        .lines(plain.lines())
+                        .rows(plain.rows())
+                        .labelDense(plain.labelDense())
+                        .deadLetters(plain.deadLetters())
+                        .origin(plain.origin())
+                        .version(plain.version())
+                        .layout(plain.layout())
+                        .onehot(plain.onehot())
+                        .names(new BlockNames(keys, lengths, text))
+                        .build();
         String columns = "0000001a" + "ffffffff";
         String rest = "ffffffff".repeat(24);
         String namedBytes =
@@ -1015,15 +1088,16 @@ class BlockSerializersTest {
     @Test
     void listChunksAreFrozen() throws IOException {
         KeyChunk keys =
-                new KeyChunk(
-                        1,
-                        2,
-                        3,
-                        new long[] {4, 5, 99},
-                        2,
-                        0,
-                        VocabularyPolicy.FIRST_APPEARANCE,
-                        new int[] {0, 2, 2});
+                KeyChunk.builder()
+                        .lane(1)
+                        .column(2)
+                        .seq(3)
+                        .keys(new long[] {4, 5, 99})
+                        .size(2)
+                        .epoch(0)
+                        .policy(VocabularyPolicy.FIRST_APPEARANCE)
+                        .offsets(new int[] {0, 2, 2})
+                        .build();
         assertThat(keys.rows()).isEqualTo(2);
         assertThat(bytes(KeyChunkSerializer.INSTANCE, keys)).isEqualTo(KEY_LIST_FROZEN);
         KeyChunk back = roundTrip(KeyChunkSerializer.INSTANCE, keys);
@@ -1051,15 +1125,16 @@ class BlockSerializersTest {
                 .isEqualTo(indices);
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () ->
-                                new KeyChunk(
-                                        1,
-                                        2,
-                                        3,
-                                        new long[] {4},
-                                        1,
-                                        0,
-                                        VocabularyPolicy.FIRST_APPEARANCE,
-                                        new int[] {0, 2}))
+                                KeyChunk.builder()
+                                        .lane(1)
+                                        .column(2)
+                                        .seq(3)
+                                        .keys(new long[] {4})
+                                        .size(1)
+                                        .epoch(0)
+                                        .policy(VocabularyPolicy.FIRST_APPEARANCE)
+                                        .offsets(new int[] {0, 2})
+                                        .build())
                 .hasMessageContaining("offsets must end at its 1 keys");
     }
 
@@ -1084,7 +1159,15 @@ class BlockSerializersTest {
                                         java.util.HexFormat.of().parseHex(KEY_FROZEN_4)));
         assertThat(key)
                 .usingRecursiveComparison()
-                .isEqualTo(new KeyChunk(1, 2, 3, new long[] {4}, 1, 5));
+                .isEqualTo(
+                        KeyChunk.builder()
+                                .lane(1)
+                                .column(2)
+                                .seq(3)
+                                .keys(new long[] {4})
+                                .size(1)
+                                .epoch(5)
+                                .build());
         assertThat(bytes(KeyChunkSerializer.INSTANCE, key)).isEqualTo(KEY_FROZEN);
 
         TypeSerializerSnapshot<IndexChunk> index3 =
@@ -1184,7 +1267,15 @@ class BlockSerializersTest {
                                         java.util.HexFormat.of().parseHex(format3)));
         assertThat(read)
                 .usingRecursiveComparison()
-                .isEqualTo(new KeyChunk(1, 2, 3, new long[] {4}, 1, 5));
+                .isEqualTo(
+                        KeyChunk.builder()
+                                .lane(1)
+                                .column(2)
+                                .seq(3)
+                                .keys(new long[] {4})
+                                .size(1)
+                                .epoch(5)
+                                .build());
         assertThat(bytes(restored.restoreSerializer(), read)).isEqualTo(format3);
 
         DataOutputSerializer older = new DataOutputSerializer(64);
@@ -1213,19 +1304,21 @@ class BlockSerializersTest {
         dense[0] = 1;
         dense[13] = -1;
         DenseChunk timed =
-                new DenseChunk(
-                        1,
-                        2,
-                        2,
-                        1,
-                        dense,
-                        new DeadLetter[] {new DeadLetter(1, 9, "r", "d", new byte[] {'z'}, false)},
-                        Origin.NONE,
-                        6,
-                        RowLayout.CRITEO,
-                        null,
-                        null,
-                        new long[] {1_795_766_400_123L});
+                DenseChunk.builder()
+                        .lane(1)
+                        .seq(2)
+                        .lines(2)
+                        .rows(1)
+                        .labelDense(dense)
+                        .deadLetters(
+                                new DeadLetter[] {
+                                    new DeadLetter(1, 9, "r", "d", new byte[] {'z'}, false)
+                                })
+                        .origin(Origin.NONE)
+                        .version(6)
+                        .layout(RowLayout.CRITEO)
+                        .eventTimes(new long[] {1_795_766_400_123L})
+                        .build();
         String times = "01" + "00000001" + "7bb4041ca2010000"; // little-endian
         assertThat(bytes(DenseChunkSerializer.INSTANCE, timed)).isEqualTo(DENSE_FROZEN_6 + times);
         DenseChunk back =

@@ -34,7 +34,13 @@ class ConcatenateFunctionTest {
             values[i] = 1000 * (int) seq + i;
         }
         DeadLetter d = new DeadLetter(2, 10, "empty_line", "the line is empty", new byte[0], false);
-        return new DenseChunk(seq, 3, 2, values, new DeadLetter[] {d});
+        return DenseChunk.builder()
+                .seq(seq)
+                .lines(3)
+                .rows(2)
+                .labelDense(values)
+                .deadLetters(new DeadLetter[] {d})
+                .build();
     }
 
     private static IndexChunk index(long seq, int column) {

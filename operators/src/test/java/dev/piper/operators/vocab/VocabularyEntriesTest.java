@@ -67,7 +67,16 @@ class VocabularyEntriesTest {
                         keys[i] = (long) r * r / 50 - 3; // skewed, from -3
                     }
                     int epoch = c == 0 && seq >= 25 ? 1 : 0;
-                    shuffled.add(new KeyChunk(0, c, seq, keys, keys.length, epoch, policies[c]));
+                    shuffled.add(
+                            KeyChunk.builder()
+                                    .lane(0)
+                                    .column(c)
+                                    .seq(seq)
+                                    .keys(keys)
+                                    .size(keys.length)
+                                    .epoch(epoch)
+                                    .policy(policies[c])
+                                    .build());
                 }
             }
             Collections.shuffle(shuffled, new java.util.Random(window));
@@ -152,7 +161,16 @@ class VocabularyEntriesTest {
         try (var h = harness(new VocabularyFunction().withEntries(16), false)) {
             h.open();
             h.processElement(
-                    new StreamRecord<>(new KeyChunk(0, 0, 0, new long[] {7, 8, 9}, 3, 0, lfu)));
+                    new StreamRecord<>(
+                            KeyChunk.builder()
+                                    .lane(0)
+                                    .column(0)
+                                    .seq(0)
+                                    .keys(new long[] {7, 8, 9})
+                                    .size(3)
+                                    .epoch(0)
+                                    .policy(lfu)
+                                    .build()));
             IndexChunk out = h.extractOutputValues().get(0);
             assertThat(out.assignments()).isNotNull();
             assertThat(out.assignments().size()).isEqualTo(3); // 7, 8, then 9 evicting one

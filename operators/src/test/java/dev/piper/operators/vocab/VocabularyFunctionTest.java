@@ -30,7 +30,8 @@ class VocabularyFunctionTest {
     }
 
     private static StreamRecord<KeyChunk> chunk(int column, long seq, long... keys) {
-        return new StreamRecord<>(new KeyChunk(column, seq, keys, keys.length));
+        return new StreamRecord<>(
+                KeyChunk.builder().column(column).seq(seq).keys(keys).size(keys.length).build());
     }
 
     @Test
@@ -97,9 +98,33 @@ class VocabularyFunctionTest {
                         KeyChunk::column,
                         Types.INT)) {
             h.open();
-            h.processElement(new StreamRecord<>(new KeyChunk(5, 0, 1000, new long[] {9, 8}, 2)));
-            h.processElement(new StreamRecord<>(new KeyChunk(3, 0, 40, new long[] {8, 7}, 2)));
-            h.processElement(new StreamRecord<>(new KeyChunk(5, 0, 1007, new long[] {7, 6}, 2)));
+            h.processElement(
+                    new StreamRecord<>(
+                            KeyChunk.builder()
+                                    .lane(5)
+                                    .column(0)
+                                    .seq(1000)
+                                    .keys(new long[] {9, 8})
+                                    .size(2)
+                                    .build()));
+            h.processElement(
+                    new StreamRecord<>(
+                            KeyChunk.builder()
+                                    .lane(3)
+                                    .column(0)
+                                    .seq(40)
+                                    .keys(new long[] {8, 7})
+                                    .size(2)
+                                    .build()));
+            h.processElement(
+                    new StreamRecord<>(
+                            KeyChunk.builder()
+                                    .lane(5)
+                                    .column(0)
+                                    .seq(1007)
+                                    .keys(new long[] {7, 6})
+                                    .size(2)
+                                    .build()));
             List<IndexChunk> out = h.extractOutputValues();
             assertThat(out).extracting(IndexChunk::lane).containsExactly(5, 3, 5);
             assertThat(out).extracting(IndexChunk::seq).containsExactly(1000L, 40L, 1007L);
@@ -120,7 +145,15 @@ class VocabularyFunctionTest {
     }
 
     private static StreamRecord<KeyChunk> inEpoch(int epoch, int lane, long seq, long... keys) {
-        return new StreamRecord<>(new KeyChunk(lane, 0, seq, keys, keys.length, epoch));
+        return new StreamRecord<>(
+                KeyChunk.builder()
+                        .lane(lane)
+                        .column(0)
+                        .seq(seq)
+                        .keys(keys)
+                        .size(keys.length)
+                        .epoch(epoch)
+                        .build());
     }
 
     /**
@@ -221,7 +254,16 @@ class VocabularyFunctionTest {
 
     private static StreamRecord<KeyChunk> under(
             VocabularyPolicy policy, int column, long seq, long... keys) {
-        return new StreamRecord<>(new KeyChunk(0, column, seq, keys, keys.length, 0, policy));
+        return new StreamRecord<>(
+                KeyChunk.builder()
+                        .lane(0)
+                        .column(column)
+                        .seq(seq)
+                        .keys(keys)
+                        .size(keys.length)
+                        .epoch(0)
+                        .policy(policy)
+                        .build());
     }
 
     private static int bucket(long key, int buckets) {
@@ -331,7 +373,15 @@ class VocabularyFunctionTest {
             OperatorSubtaskState snapshot;
             try (var h = asArrivedHarness()) {
                 h.open();
-                h.processElement(new StreamRecord<>(new KeyChunk(0, 3, 0, new long[] {10, 20}, 2)));
+                h.processElement(
+                        new StreamRecord<>(
+                                KeyChunk.builder()
+                                        .lane(0)
+                                        .column(3)
+                                        .seq(0)
+                                        .keys(new long[] {10, 20})
+                                        .size(2)
+                                        .build()));
                 snapshot = h.snapshot(1, 1);
             }
             if (asEntries) {
@@ -342,7 +392,14 @@ class VocabularyFunctionTest {
                                 Types.INT)) {
                     h.open();
                     h.processElement(
-                            new StreamRecord<>(new KeyChunk(0, 3, 0, new long[] {10, 20}, 2)));
+                            new StreamRecord<>(
+                                    KeyChunk.builder()
+                                            .lane(0)
+                                            .column(3)
+                                            .seq(0)
+                                            .keys(new long[] {10, 20})
+                                            .size(2)
+                                            .build()));
                     snapshot = h.snapshot(1, 1);
                 }
             }
@@ -359,7 +416,14 @@ class VocabularyFunctionTest {
                 h.initializeState(caughtUp);
                 h.open();
                 h.processElement(
-                        new StreamRecord<>(new KeyChunk(0, 3, 5, new long[] {40, 50, 10}, 3)));
+                        new StreamRecord<>(
+                                KeyChunk.builder()
+                                        .lane(0)
+                                        .column(3)
+                                        .seq(5)
+                                        .keys(new long[] {40, 50, 10})
+                                        .size(3)
+                                        .build()));
                 IndexChunk out = h.extractOutputValues().get(0);
                 assertThat(out.indices()).as("as entries: %s", asEntries).containsExactly(3, 4, 0);
                 assertThat(out.firstNewIndex()).isEqualTo(4);
@@ -376,7 +440,15 @@ class VocabularyFunctionTest {
         OperatorSubtaskState snapshot;
         try (var h = asArrivedHarness()) {
             h.open();
-            h.processElement(new StreamRecord<>(new KeyChunk(0, 3, 0, new long[] {10, 20}, 2)));
+            h.processElement(
+                    new StreamRecord<>(
+                            KeyChunk.builder()
+                                    .lane(0)
+                                    .column(3)
+                                    .seq(0)
+                                    .keys(new long[] {10, 20})
+                                    .size(2)
+                                    .build()));
             snapshot = h.snapshot(1, 1);
         }
         try (var h = catchingUp(VocabularyFunction.asArrived(), 5, 30)) {

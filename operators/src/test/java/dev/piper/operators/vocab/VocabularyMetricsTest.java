@@ -63,15 +63,40 @@ class VocabularyMetricsTest {
         // C4 admits a key at its second sight, the others go to one of 8 OOV buckets
         VocabularyPolicy threshold = new VocabularyPolicy(2, 8, Vocabulary.MAX_SIZE, null);
         Vocabulary c4 = new Vocabulary();
-        KeyChunk first = new KeyChunk(0, 3, 0, new long[] {5, 6, 5, 7}, 4, 0, threshold);
+        KeyChunk first =
+                KeyChunk.builder()
+                        .lane(0)
+                        .column(3)
+                        .seq(0)
+                        .keys(new long[] {5, 6, 5, 7})
+                        .size(4)
+                        .epoch(0)
+                        .policy(threshold)
+                        .build();
         metrics.count(first, VocabularyFunction.apply(c4, first), c4.size());
-        KeyChunk second = new KeyChunk(0, 3, 1, new long[] {6, 9}, 2, 0, threshold);
+        KeyChunk second =
+                KeyChunk.builder()
+                        .lane(0)
+                        .column(3)
+                        .seq(1)
+                        .keys(new long[] {6, 9})
+                        .size(2)
+                        .epoch(0)
+                        .policy(threshold)
+                        .build();
         metrics.count(second, VocabularyFunction.apply(c4, second), c4.size());
         // C1 without a policy: every key is an entry at its first sight
         Vocabulary c1 = new Vocabulary();
         KeyChunk plain =
-                new KeyChunk(
-                        0, 0, 0, new long[] {1, 2, 1}, 3, 0, VocabularyPolicy.FIRST_APPEARANCE);
+                KeyChunk.builder()
+                        .lane(0)
+                        .column(0)
+                        .seq(0)
+                        .keys(new long[] {1, 2, 1})
+                        .size(3)
+                        .epoch(0)
+                        .policy(VocabularyPolicy.FIRST_APPEARANCE)
+                        .build();
         metrics.count(plain, VocabularyFunction.apply(c1, plain), c1.size());
 
         String c4Path = "pipeline.clicks.column.C4.";
