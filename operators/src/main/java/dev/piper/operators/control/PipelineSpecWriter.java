@@ -167,18 +167,19 @@ final class PipelineSpecWriter extends Serializer<PipelineSpec> {
                                 in.readString(), EventTime.Unit.values()[in.readVarInt(true)])
                         : null;
         PipelineSpec.Input input =
-                new PipelineSpec.Input(
-                        format,
-                        topic,
-                        routeField,
-                        routeValue,
-                        parquet,
-                        layout,
-                        fields,
-                        csv,
-                        avro,
-                        protobuf,
-                        time);
+                PipelineSpec.Input.builder()
+                        .format(format)
+                        .topic(topic)
+                        .routeField(routeField)
+                        .routeValue(routeValue)
+                        .parquetColumns(parquet)
+                        .layout(layout)
+                        .fields(fields)
+                        .csv(csv)
+                        .avro(avro)
+                        .protobuf(protobuf)
+                        .eventTime(time)
+                        .build();
         return new PipelineSpec(name, version, input, columns, output, hotline);
     }
 

@@ -34,8 +34,12 @@ public class PipelineSpecSerializerTest {
         return new PipelineSpec(
                 "p",
                 2,
-                new PipelineSpec.Input(
-                        "criteo-tsv", Optional.of("t"), Optional.empty(), Optional.empty()),
+                PipelineSpec.Input.builder()
+                        .format("criteo-tsv")
+                        .topic(Optional.of("t"))
+                        .routeField(Optional.empty())
+                        .routeValue(Optional.empty())
+                        .build(),
                 List.of(
                         new Column(
                                 "I5",
@@ -62,8 +66,12 @@ public class PipelineSpecSerializerTest {
         return new PipelineSpec(
                 "p",
                 3,
-                new PipelineSpec.Input(
-                        "criteo-tsv", Optional.empty(), Optional.of("C1"), Optional.of("x")),
+                PipelineSpec.Input.builder()
+                        .format("criteo-tsv")
+                        .topic(Optional.empty())
+                        .routeField(Optional.of("C1"))
+                        .routeValue(Optional.of("x"))
+                        .build(),
                 List.of(
                         new Column(
                                 "I1",
@@ -227,12 +235,9 @@ public class PipelineSpecSerializerTest {
         return new PipelineSpec(
                 s.name(),
                 s.version(),
-                new PipelineSpec.Input(
-                        in.format(),
-                        in.topic(),
-                        in.routeField(),
-                        in.routeValue(),
-                        java.util.Map.of("label", "click", "C3", "cat_3")),
+                in.toBuilder()
+                        .parquetColumns(java.util.Map.of("label", "click", "C3", "cat_3"))
+                        .build(),
                 s.columns(),
                 s.output());
     }
@@ -285,13 +290,7 @@ public class PipelineSpecSerializerTest {
         return new PipelineSpec(
                 s.name(),
                 s.version(),
-                new PipelineSpec.Input(
-                        in.format(),
-                        in.topic(),
-                        in.routeField(),
-                        in.routeValue(),
-                        in.parquetColumns(),
-                        new RowLayout(504, 42)),
+                in.toBuilder().layout(new RowLayout(504, 42)).build(),
                 s.columns(),
                 s.output());
     }
@@ -307,13 +306,7 @@ public class PipelineSpecSerializerTest {
         return new PipelineSpec(
                 s.name(),
                 s.version(),
-                new PipelineSpec.Input(
-                        in.format(),
-                        in.topic(),
-                        in.routeField(),
-                        in.routeValue(),
-                        in.parquetColumns(),
-                        new RowLayout(504, 42, all, '|')),
+                in.toBuilder().layout(new RowLayout(504, 42, all, '|')).build(),
                 s.columns(),
                 s.output());
     }
@@ -530,14 +523,15 @@ public class PipelineSpecSerializerTest {
                 new PipelineSpec(
                         hashed.name(),
                         hashed.version(),
-                        new PipelineSpec.Input(
-                                "json",
-                                s.input().topic(),
-                                s.input().routeField(),
-                                s.input().routeValue(),
-                                Map.of(),
-                                s.layout(),
-                                Map.of("label", "clicked", "C3", "user.id")),
+                        PipelineSpec.Input.builder()
+                                .format("json")
+                                .topic(s.input().topic())
+                                .routeField(s.input().routeField())
+                                .routeValue(s.input().routeValue())
+                                .parquetColumns(Map.of())
+                                .layout(s.layout())
+                                .fields(Map.of("label", "clicked", "C3", "user.id"))
+                                .build(),
                         hashed.columns(),
                         hashed.output());
         String bytes = HexFormat.of().formatHex(serializer.toBytes(json));
@@ -574,16 +568,18 @@ public class PipelineSpecSerializerTest {
                 new PipelineSpec(
                         s.name(),
                         s.version(),
-                        new PipelineSpec.Input(
-                                "csv",
-                                s.input().topic(),
-                                s.input().routeField(),
-                                s.input().routeValue(),
-                                Map.of(),
-                                s.layout(),
-                                Map.of("label", "y"),
-                                new dev.piper.pipeline.input.CsvOptions(
-                                        List.of("y", "C3"), true, ';')),
+                        PipelineSpec.Input.builder()
+                                .format("csv")
+                                .topic(s.input().topic())
+                                .routeField(s.input().routeField())
+                                .routeValue(s.input().routeValue())
+                                .parquetColumns(Map.of())
+                                .layout(s.layout())
+                                .fields(Map.of("label", "y"))
+                                .csv(
+                                        new dev.piper.pipeline.input.CsvOptions(
+                                                List.of("y", "C3"), true, ';'))
+                                .build(),
                         s.columns(),
                         s.output());
         String bytes = HexFormat.of().formatHex(serializer.toBytes(csv));
@@ -621,17 +617,18 @@ public class PipelineSpecSerializerTest {
                 new PipelineSpec(
                         s.name(),
                         s.version(),
-                        new PipelineSpec.Input(
-                                "avro",
-                                s.input().topic(),
-                                s.input().routeField(),
-                                s.input().routeValue(),
-                                Map.of(),
-                                s.layout(),
-                                Map.of(),
-                                null,
-                                new dev.piper.pipeline.input.AvroOptions(
-                                        null, null, "http://r:8081")),
+                        PipelineSpec.Input.builder()
+                                .format("avro")
+                                .topic(s.input().topic())
+                                .routeField(s.input().routeField())
+                                .routeValue(s.input().routeValue())
+                                .parquetColumns(Map.of())
+                                .layout(s.layout())
+                                .fields(Map.of())
+                                .avro(
+                                        new dev.piper.pipeline.input.AvroOptions(
+                                                null, null, "http://r:8081"))
+                                .build(),
                         s.columns(),
                         s.output());
         String bytes = HexFormat.of().formatHex(serializer.toBytes(avro));
@@ -665,18 +662,18 @@ public class PipelineSpecSerializerTest {
                 new PipelineSpec(
                         s.name(),
                         s.version(),
-                        new PipelineSpec.Input(
-                                "protobuf",
-                                s.input().topic(),
-                                s.input().routeField(),
-                                s.input().routeValue(),
-                                Map.of(),
-                                s.layout(),
-                                Map.of(),
-                                null,
-                                null,
-                                new dev.piper.pipeline.input.ProtobufOptions(
-                                        "c.desc", new byte[] {1, 2, 3}, "shop.Click")),
+                        PipelineSpec.Input.builder()
+                                .format("protobuf")
+                                .topic(s.input().topic())
+                                .routeField(s.input().routeField())
+                                .routeValue(s.input().routeValue())
+                                .parquetColumns(Map.of())
+                                .layout(s.layout())
+                                .fields(Map.of())
+                                .protobuf(
+                                        new dev.piper.pipeline.input.ProtobufOptions(
+                                                "c.desc", new byte[] {1, 2, 3}, "shop.Click"))
+                                .build(),
                         s.columns(),
                         s.output());
         String bytes = HexFormat.of().formatHex(serializer.toBytes(proto));
@@ -711,19 +708,19 @@ public class PipelineSpecSerializerTest {
                 new PipelineSpec(
                         s.name(),
                         s.version(),
-                        new PipelineSpec.Input(
-                                "json",
-                                s.input().topic(),
-                                s.input().routeField(),
-                                s.input().routeValue(),
-                                Map.of(),
-                                s.layout(),
-                                Map.of(),
-                                null,
-                                null,
-                                null,
-                                new dev.piper.pipeline.input.EventTime(
-                                        "ts", dev.piper.pipeline.input.EventTime.Unit.SECONDS)),
+                        PipelineSpec.Input.builder()
+                                .format("json")
+                                .topic(s.input().topic())
+                                .routeField(s.input().routeField())
+                                .routeValue(s.input().routeValue())
+                                .parquetColumns(Map.of())
+                                .layout(s.layout())
+                                .fields(Map.of())
+                                .eventTime(
+                                        new dev.piper.pipeline.input.EventTime(
+                                                "ts",
+                                                dev.piper.pipeline.input.EventTime.Unit.SECONDS))
+                                .build(),
                         s.columns(),
                         s.output());
         String bytes = HexFormat.of().formatHex(serializer.toBytes(timed));
@@ -808,13 +805,14 @@ public class PipelineSpecSerializerTest {
                 new PipelineSpec(
                         w.name(),
                         w.version(),
-                        new PipelineSpec.Input(
-                                w.input().format(),
-                                w.input().topic(),
-                                w.input().routeField(),
-                                w.input().routeValue(),
-                                w.input().parquetColumns(),
-                                new RowLayout(504, 42, List.of(), ',', List.of(0, 299))),
+                        PipelineSpec.Input.builder()
+                                .format(w.input().format())
+                                .topic(w.input().topic())
+                                .routeField(w.input().routeField())
+                                .routeValue(w.input().routeValue())
+                                .parquetColumns(w.input().parquetColumns())
+                                .layout(new RowLayout(504, 42, List.of(), ',', List.of(0, 299)))
+                                .build(),
                         w.columns(),
                         w.output());
         assertThat(HexFormat.of().formatHex(serializer.toBytes(generated)))

@@ -80,118 +80,122 @@ public record PipelineSpec(
             Objects.requireNonNull(layout, "layout");
         }
 
-        /** An input without event time. */
-        public Input(
-                String format,
-                Optional<String> topic,
-                Optional<String> routeField,
-                Optional<String> routeValue,
-                Map<String, String> parquetColumns,
-                RowLayout layout,
-                Map<String, String> fields,
-                CsvOptions csv,
-                AvroOptions avro,
-                ProtobufOptions protobuf) {
-            this(
-                    format,
-                    topic,
-                    routeField,
-                    routeValue,
-                    parquetColumns,
-                    layout,
-                    fields,
-                    csv,
-                    avro,
-                    protobuf,
-                    null);
+        /** A {@link Builder} with every component at its default (see its fields). */
+        public static Builder builder() {
+            return new Builder();
         }
 
-        /** An input of a format other than Protobuf. */
-        public Input(
-                String format,
-                Optional<String> topic,
-                Optional<String> routeField,
-                Optional<String> routeValue,
-                Map<String, String> parquetColumns,
-                RowLayout layout,
-                Map<String, String> fields,
-                CsvOptions csv,
-                AvroOptions avro) {
-            this(
-                    format,
-                    topic,
-                    routeField,
-                    routeValue,
-                    parquetColumns,
-                    layout,
-                    fields,
-                    csv,
-                    avro,
-                    null);
+        /** A builder holding this input's components, to build one that differs in some. */
+        public Builder toBuilder() {
+            return new Builder()
+                    .format(format)
+                    .topic(topic)
+                    .routeField(routeField)
+                    .routeValue(routeValue)
+                    .parquetColumns(parquetColumns)
+                    .layout(layout)
+                    .fields(fields)
+                    .csv(csv)
+                    .avro(avro)
+                    .protobuf(protobuf)
+                    .eventTime(eventTime);
         }
 
-        /** An input of a format other than Avro and Protobuf. */
-        public Input(
-                String format,
-                Optional<String> topic,
-                Optional<String> routeField,
-                Optional<String> routeValue,
-                Map<String, String> parquetColumns,
-                RowLayout layout,
-                Map<String, String> fields,
-                CsvOptions csv) {
-            this(
-                    format,
-                    topic,
-                    routeField,
-                    routeValue,
-                    parquetColumns,
-                    layout,
-                    fields,
-                    csv,
-                    "avro".equals(format) ? AvroOptions.CONTAINER : null);
-        }
+        /**
+         * The components of an input to build, each named, with its default: the one place besides
+         * the record's header that lists them.
+         */
+        public static final class Builder {
 
-        /** An input of a format other than CSV and Avro. */
-        public Input(
-                String format,
-                Optional<String> topic,
-                Optional<String> routeField,
-                Optional<String> routeValue,
-                Map<String, String> parquetColumns,
-                RowLayout layout,
-                Map<String, String> fields) {
-            this(format, topic, routeField, routeValue, parquetColumns, layout, fields, null);
-        }
+            private String format = "criteo-tsv";
+            private Optional<String> topic = Optional.empty();
+            private Optional<String> routeField = Optional.empty();
+            private Optional<String> routeValue = Optional.empty();
+            private Map<String, String> parquetColumns = Map.of();
+            private RowLayout layout = RowLayout.CRITEO;
+            private Map<String, String> fields = Map.of();
+            private CsvOptions csv;
+            private AvroOptions avro;
+            private ProtobufOptions protobuf;
+            private EventTime eventTime;
 
-        /** An input of positional fields. */
-        public Input(
-                String format,
-                Optional<String> topic,
-                Optional<String> routeField,
-                Optional<String> routeValue,
-                Map<String, String> parquetColumns,
-                RowLayout layout) {
-            this(format, topic, routeField, routeValue, parquetColumns, layout, Map.of());
-        }
+            private Builder() {}
 
-        /** An input of Criteo's layout. */
-        public Input(
-                String format,
-                Optional<String> topic,
-                Optional<String> routeField,
-                Optional<String> routeValue,
-                Map<String, String> parquetColumns) {
-            this(format, topic, routeField, routeValue, parquetColumns, RowLayout.CRITEO);
-        }
+            /** The input format's spec name; {@code criteo-tsv} unless set. */
+            public Builder format(String format) {
+                this.format = format;
+                return this;
+            }
 
-        /** An input without Parquet column names. */
-        public Input(
-                String format,
-                Optional<String> topic,
-                Optional<String> routeField,
-                Optional<String> routeValue) {
-            this(format, topic, routeField, routeValue, Map.of());
+            public Builder topic(Optional<String> topic) {
+                this.topic = topic;
+                return this;
+            }
+
+            public Builder routeField(Optional<String> routeField) {
+                this.routeField = routeField;
+                return this;
+            }
+
+            public Builder routeValue(Optional<String> routeValue) {
+                this.routeValue = routeValue;
+                return this;
+            }
+
+            public Builder parquetColumns(Map<String, String> parquetColumns) {
+                this.parquetColumns = parquetColumns;
+                return this;
+            }
+
+            /** The rows' fields; Criteo's unless set. */
+            public Builder layout(RowLayout layout) {
+                this.layout = layout;
+                return this;
+            }
+
+            public Builder fields(Map<String, String> fields) {
+                this.fields = fields;
+                return this;
+            }
+
+            public Builder csv(CsvOptions csv) {
+                this.csv = csv;
+                return this;
+            }
+
+            /**
+             * Where an Avro input's writer schemas come from; an Avro input's container file's own
+             * schema unless set.
+             */
+            public Builder avro(AvroOptions avro) {
+                this.avro = avro;
+                return this;
+            }
+
+            public Builder protobuf(ProtobufOptions protobuf) {
+                this.protobuf = protobuf;
+                return this;
+            }
+
+            public Builder eventTime(EventTime eventTime) {
+                this.eventTime = eventTime;
+                return this;
+            }
+
+            public Input build() {
+                return new Input(
+                        format,
+                        topic,
+                        routeField,
+                        routeValue,
+                        parquetColumns,
+                        layout,
+                        fields,
+                        csv,
+                        avro == null && "avro".equals(format) ? AvroOptions.CONTAINER : avro,
+                        protobuf,
+                        eventTime);
+            }
         }
     }
 

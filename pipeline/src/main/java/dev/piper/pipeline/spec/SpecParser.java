@@ -268,18 +268,19 @@ public final class SpecParser {
             }
         }
         EventInputSection.Read events = new EventInputSection(this, layout).read(node, format);
-        return new PipelineSpec.Input(
-                format,
-                topic,
-                field,
-                value,
-                parquetColumns(node.get("parquet_columns")),
-                layout,
-                events.fields(),
-                events.csv(),
-                events.avro(),
-                events.protobuf(),
-                events.eventTime());
+        return PipelineSpec.Input.builder()
+                .format(format)
+                .topic(topic)
+                .routeField(field)
+                .routeValue(value)
+                .parquetColumns(parquetColumns(node.get("parquet_columns")))
+                .layout(layout)
+                .fields(events.fields())
+                .csv(events.csv())
+                .avro(events.avro())
+                .protobuf(events.protobuf())
+                .eventTime(events.eventTime())
+                .build();
     }
 
     /**
