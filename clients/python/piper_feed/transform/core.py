@@ -10,7 +10,7 @@ from .base import _MASK, _need_xxhash, TransformError, _U
 from .events import _JsonReader
 from .ops import _DENSE_OPS, _firstx, _IdTable, mix64, _ngram, _sigrid
 from .protobuf import _ProtobufReader
-from .spec import Spec
+from .spec import FORMATS, Spec
 from .text import _CsvReader, _TextReader
 
 
@@ -80,7 +80,7 @@ class Transform:
         self.spec, self.snapshot = spec, snapshot
         self.reader = {"criteo-tsv": _TextReader, "json": _JsonReader, "csv": _CsvReader,
                        "avro": _AvroReader, "protobuf": _ProtobufReader}[spec.format](spec)
-        self.lines = spec.format not in ("avro", "protobuf")   # else datums or messages
+        self.lines = FORMATS[spec.format] != "frame"   # else datums or messages, a record each
         self.tables = {}
         for col in sparse:
             for op, p in col.ops:

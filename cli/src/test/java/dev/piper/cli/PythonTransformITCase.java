@@ -64,10 +64,25 @@ class PythonTransformITCase {
         return names;
     }
 
+    /** Each input format with how a record of it holds its events, as the tie test prints them. */
+    private static java.util.Set<String> javaFramings() {
+        java.util.Set<String> framings = new java.util.TreeSet<>();
+        for (dev.piper.pipeline.input.InputFormat f :
+                dev.piper.pipeline.input.InputFormat.values()) {
+            framings.add(
+                    "framing "
+                            + f.specName()
+                            + " "
+                            + f.records().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        return framings;
+    }
+
     /**
      * The Python library's operators and formats ({@code OPERATORS} and {@code FORMATS} of {@code
      * piper_feed.transform.spec}, which its spec reader refuses anything outside of) are Java's: an
-     * operator or a format added on one side only fails here.
+     * operator or a format added on one side only fails here, and so does a format whose records
+     * the two sides cut differently ({@code InputFormat.records()} against {@code FORMATS}' value).
      */
     @Test
     void pythonHasEveryOperatorAndFormatJavaHasAndNoOther() throws Exception {
@@ -77,7 +92,9 @@ class PythonTransformITCase {
                                 "-c",
                                 "import json; from piper_feed.transform.spec import OPERATORS,"
                                         + " FORMATS; print(json.dumps(sorted(OPERATORS)"
-                                        + " + ['format ' + f for f in FORMATS]))")
+                                        + " + ['format ' + f for f in FORMATS]"
+                                        + " + ['framing ' + f + ' ' + r"
+                                        + " for f, r in FORMATS.items()]))")
                         .directory(CLIENT.toFile())
                         .redirectErrorStream(true)
                         .start();
@@ -86,7 +103,11 @@ class PythonTransformITCase {
         assertThat(p.exitValue()).as(out).isZero();
         java.util.Set<String> python = new java.util.TreeSet<>();
         JSON.readTree(out).forEach(n -> python.add(n.asText()));
-        assertThat(python).as("the Python library's operators and formats").isEqualTo(javaNames());
+        java.util.Set<String> java = new java.util.TreeSet<>(javaNames());
+        java.addAll(javaFramings());
+        assertThat(python)
+                .as("the Python library's operators, formats and the formats' record framing")
+                .isEqualTo(java);
     }
 
     /**

@@ -313,22 +313,23 @@ public final class Preprocess {
         }
     }
 
-    /** The file source of a non-Parquet {@code input}: Avro blocks, Protobuf messages or lines. */
+    /**
+     * The file source of a non-Parquet {@code input}, cut as a file of its format holds its events
+     * ({@link InputFormat#files()}): Avro blocks, length-delimited messages or lines.
+     */
     private static CriteoFileSource fileSource(
             Path input, Configuration conf, DecodeOptions options) {
-        boolean avro = options.events() != null && options.events().format() == InputFormat.AVRO;
-        boolean protobuf =
-                options.events() != null && options.events().format() == InputFormat.PROTOBUF;
+        InputFormat format =
+                options.events() == null ? InputFormat.CRITEO_TSV : options.events().format();
         int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
-        return avro
-                ? CriteoFileSource.avroContainer(
-                        input.toAbsolutePath().toString(), blockBytes, options.maxRawBytes())
-                : protobuf
-                        ? CriteoFileSource.protobufDelimited(
-                                input.toAbsolutePath().toString(),
-                                blockBytes,
-                                options.maxRawBytes())
-                        : textSource(input, conf, options);
+        String path = input.toAbsolutePath().toString();
+        return switch (format.files()) {
+            case AVRO_CONTAINER ->
+                    CriteoFileSource.avroContainer(path, blockBytes, options.maxRawBytes());
+            case LENGTH_DELIMITED ->
+                    CriteoFileSource.protobufDelimited(path, blockBytes, options.maxRawBytes());
+            case LINES -> textSource(input, conf, options);
+        };
     }
 
     /**

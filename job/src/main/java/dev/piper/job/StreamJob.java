@@ -200,20 +200,14 @@ public final class StreamJob {
     public void build(StreamExecutionEnvironment env) {
         Starts starts = Starts.of(pipelines, maxRawBytes);
         int[] blockLines = new int[starts.size()];
-        LogChunkOperator.RecordShape[] shapes = new LogChunkOperator.RecordShape[starts.size()];
+        InputFormat.KafkaRecords[] shapes = new InputFormat.KafkaRecords[starts.size()];
         for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
             blockLines[p.index()] =
                     blockLines(chunking.maxBlockLines(), p.start().program().rowBytes());
             // a JSON event is its whole record, line breaks and all; an Avro one its bytes,
-            // framed; a record of CSV (as of text) holds lines, a trailing line break ending
-            // the last
-            InputFormat format = InputFormat.of(p.start().spec().input().format()).orElseThrow();
+            // framed; a record of CSV (as of text) holds lines (InputFormat says which)
             shapes[p.index()] =
-                    switch (format) {
-                        case JSON -> LogChunkOperator.RecordShape.ONE_LINE;
-                        case AVRO, PROTOBUF -> LogChunkOperator.RecordShape.FRAME;
-                        case CRITEO_TSV, CSV -> LogChunkOperator.RecordShape.LINES;
-                    };
+                    InputFormat.of(p.start().spec().input().format()).orElseThrow().records();
         }
         DataStream<RawChunk> raw =
                 env.fromSource(

@@ -57,11 +57,12 @@ public final class Transform {
 
     /**
      * Whether the spec's records are lines (Criteo text, JSON, CSV), which {@link #applyLines}
-     * takes as one text; else datums or messages (Avro, Protobuf), a record each.
+     * takes as one text; else datums or messages (Avro, Protobuf), a record each: as a Kafka record
+     * of the format holds them ({@link InputFormat#records()}).
      */
     public static boolean readsLines(DecodeOptions options) {
         InputFormat format = options.events() == null ? null : options.events().format();
-        return format != InputFormat.AVRO && format != InputFormat.PROTOBUF;
+        return format == null || format.records() != InputFormat.KafkaRecords.FRAME;
     }
 
     /**

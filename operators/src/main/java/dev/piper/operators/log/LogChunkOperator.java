@@ -6,6 +6,7 @@ import dev.piper.core.block.LogRecord;
 import dev.piper.core.block.Origin;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.block.RecordFrames;
+import dev.piper.pipeline.input.InputFormat.KafkaRecords;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -78,17 +79,7 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
     private final long lingerMillis;
 
     /** Per pipeline: how its records hold events. */
-    private final RecordShape[] shapes;
-
-    /** How a pipeline's Kafka records hold its events. */
-    public enum RecordShape {
-        /** Lines of text (Criteo, CSV): a record may hold several, a last line break optional. */
-        LINES,
-        /** One event whose line breaks are whitespace (JSON): they become spaces. */
-        ONE_LINE,
-        /** One binary event (Avro, Protobuf): a {@link RecordFrames} frame of one record. */
-        FRAME
-    }
+    private final KafkaRecords[] shapes;
 
     /** By lane: the committed blocks past the restored snapshot; empty without a fast-forward. */
     private HashMap<Integer, FastForward.LaneTail> fastForward = new HashMap<>();
@@ -125,10 +116,10 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
         this(maxBlockBytes, maxBlockLines, shapes(wholeRecords), lingerMillis);
     }
 
-    private static RecordShape[] shapes(boolean[] wholeRecords) {
-        RecordShape[] shapes = new RecordShape[wholeRecords.length];
+    private static KafkaRecords[] shapes(boolean[] wholeRecords) {
+        KafkaRecords[] shapes = new KafkaRecords[wholeRecords.length];
         for (int i = 0; i < shapes.length; i++) {
-            shapes[i] = wholeRecords[i] ? RecordShape.ONE_LINE : RecordShape.LINES;
+            shapes[i] = wholeRecords[i] ? KafkaRecords.ONE_LINE : KafkaRecords.LINES;
         }
         return shapes;
     }
@@ -137,9 +128,9 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
      * @param shapes per pipeline, by index: how its records hold events
      */
     public LogChunkOperator(
-            int maxBlockBytes, int[] maxBlockLines, RecordShape[] shapes, long lingerMillis) {
+            int maxBlockBytes, int[] maxBlockLines, KafkaRecords[] shapes, long lingerMillis) {
         if (shapes.length != maxBlockLines.length) {
-            throw new IllegalArgumentException("one record shape per pipeline");
+            throw new IllegalArgumentException("one record framing per pipeline");
         }
         this.shapes = shapes.clone();
         int fewest = Integer.MAX_VALUE;
@@ -261,15 +252,15 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
             lane.skipThrough = -1;
         }
         int maxBlockLines = this.maxBlockLines[Lanes.pipeline(r.lane())];
-        RecordShape shape = shapes[Lanes.pipeline(r.lane())];
-        if (shape == RecordShape.FRAME) {
+        KafkaRecords shape = shapes[Lanes.pipeline(r.lane())];
+        if (shape == KafkaRecords.FRAME) {
             byte[] v = r.value();
             makeRoom(lane, maxBlockLines, 1, RecordFrames.HEADER + v.length);
             lane.addFrame(r.offset(), r.timestamp(), v);
             emitIfFull(lane, maxBlockLines);
             return;
         }
-        byte[] v = shape == RecordShape.ONE_LINE ? oneLine(r.value()) : r.value();
+        byte[] v = shape == KafkaRecords.ONE_LINE ? oneLine(r.value()) : r.value();
         int n = v.length;
         int newlines = 0;
         for (int i = 0; i < n; i++) {
