@@ -24,8 +24,8 @@ tests/test_handler.py) with any object that has ``system_properties`` and ``mani
 import glob
 import os
 
-from piper_feed import checkpoint
-from piper_feed.serving import batch_from_result, check_snapshot, score
+from piper_feed.train import checkpoint
+from piper_feed.serve.batches import batch_from_result, check_snapshot, score
 from piper_feed.transform import Snapshot, Spec, Transform, TransformError
 
 

@@ -5,8 +5,8 @@ import unittest
 
 import numpy as np
 
-from piper_feed.feed import RowsFeed, await_topic
-from piper_feed.records import FeedError, RowsBlock
+from piper_feed.feed.rows import RowsFeed, await_topic
+from piper_feed.feed.records import FeedError, RowsBlock
 
 
 class TopicMetadata:

@@ -15,10 +15,10 @@ import zlib
 import numpy as np
 import torch
 
-from piper_feed import checkpoint
-from piper_feed.records import FeedError
-from piper_feed.serving import batch_from_result
-from piper_feed.train import Trainer, parse_args
+from piper_feed.train import checkpoint
+from piper_feed.feed.records import FeedError
+from piper_feed.serve.batches import batch_from_result
+from piper_feed.train.loop import Trainer, parse_args
 from piper_feed.transform import Snapshot, Spec, Transform
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))

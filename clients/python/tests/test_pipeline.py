@@ -7,9 +7,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from piper_feed.feed import Batch
-from piper_feed.pipeline import Prefetcher, RowsDataset
-from piper_feed.records import FeedError
+from piper_feed.feed.rows import Batch
+from piper_feed.feed.prefetch import Prefetcher, RowsDataset
+from piper_feed.feed.records import FeedError
 
 
 def batch(number, rows=3):

@@ -6,10 +6,10 @@ import unittest
 import numpy as np
 from confluent_kafka import TIMESTAMP_CREATE_TIME, TIMESTAMP_NOT_AVAILABLE
 
-from piper_feed.records import (AssignmentRecord, FeedError, ROWS_FORMAT, check_headers,
+from piper_feed.feed.records import (AssignmentRecord, FeedError, ROWS_FORMAT, check_headers,
                                 decode_rows, decode_vocab, headers_of)
-from piper_feed.train import Trainer, auc, json_safe, parse_args, progress, split
-from piper_feed.feed import Batch, _sent_ms
+from piper_feed.train.loop import Trainer, auc, json_safe, parse_args, progress, split
+from piper_feed.feed.rows import Batch, _sent_ms
 
 import torch
 
@@ -402,7 +402,7 @@ class HotlineRecordsTest(unittest.TestCase):
         self.assertEqual(second.working["C1"].tolist(), [8])  # the block's working parameters
 
     def test_hot_set_records(self):
-        from piper_feed.records import decode_hot_set, is_hot_set
+        from piper_feed.feed.records import decode_hot_set, is_hot_set
         m = Message(b'{"window":2,"first_row":60,"entries":1,"tracker_capture":1.0,'
                     b'"hot":{"C1":[4],"C2":[]}}',
                     {"piper.hotline.window": "2", "piper.hotline.first.row": "60"},

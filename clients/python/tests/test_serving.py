@@ -8,11 +8,11 @@ import unittest
 
 import torch
 
-from piper_feed import checkpoint
-from piper_feed.feed import batch_of
-from piper_feed.records import FeedError, decode_rows
-from piper_feed.serving import batch_from_answer, score
-from piper_feed.train import Trainer, parse_args
+from piper_feed.train import checkpoint
+from piper_feed.feed.rows import batch_of
+from piper_feed.feed.records import FeedError, decode_rows
+from piper_feed.serve.batches import batch_from_answer, score
+from piper_feed.train.loop import Trainer, parse_args
 
 from test_records import rows_record
 
@@ -63,7 +63,7 @@ class ServingTest(unittest.TestCase):
             batch_from_answer(bad)
 
     def test_input_records_become_the_body_piper_serve_takes(self):
-        from piper_feed.check_serving import body_of
+        from piper_feed.serve.check import body_of
         self.assertEqual(body_of([b"1\t2", b"3\t4\n", b""], True), b"1\t2\n3\t4\n\n")
         self.assertEqual(body_of([b"\x02ab", b""], False),
                          b"\x00\x00\x00\x03\x02ab\x00\x00\x00\x00")

@@ -10,10 +10,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from piper_feed import checkpoint
-from piper_feed.feed import Batch
-from piper_feed.records import FeedError
-from piper_feed.train import Dlrm, EmbeddingStore, Trainer, parse_args
+from piper_feed.train import checkpoint
+from piper_feed.feed.rows import Batch
+from piper_feed.feed.records import FeedError
+from piper_feed.train.loop import Trainer, parse_args
+from piper_feed.train.model import Dlrm, EmbeddingStore
 
 
 def reference_step(weight, optimizer, ids, grads):

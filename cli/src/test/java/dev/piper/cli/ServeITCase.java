@@ -406,7 +406,7 @@ class ServeITCase {
             Path out = tmp.resolve("bench.json");
             Process bench =
                     dev.piper.job.PythonClient.module(
-                                    "piper_feed.bench_transform",
+                                    "piper_feed.bench.transform",
                                     List.of(
                                             "--spec",
                                             specFile.toString(),
@@ -424,7 +424,7 @@ class ServeITCase {
                             .start();
             dev.piper.job.PythonClient.assertEndsWell(
                     bench,
-                    "bench_transform",
+                    "bench.transform",
                     tmp.resolve("bench.log"),
                     java.time.Duration.ofMinutes(2));
             JsonNode figures = json.readTree(out.toFile());

@@ -163,7 +163,7 @@ class TrainerOtherFeedsITCase {
     }
 
     /**
-     * Issue 43's client benchmark ({@code piper_feed.bench_feed}) on a streamed Criteo feed: each
+     * Issue 43's client benchmark ({@code piper_feed.bench.feed}) on a streamed Criteo feed: each
      * reader (the plain consumer, the feed, the prefetcher, the prefetcher under a training loop)
      * reads every row in each pass, or the tool fails, and it prints each round and the medians.
      */
@@ -176,10 +176,10 @@ class TrainerOtherFeedsITCase {
         streamToItsEnd(
                 "bench", new String(SpecParser.builtinText(), StandardCharsets.UTF_8), input);
 
-        Path log = tmp.resolve("bench_feed.log");
+        Path log = tmp.resolve("bench-feed.log");
         Process bench =
                 PythonClient.module(
-                                "piper_feed.bench_feed",
+                                "piper_feed.bench.feed",
                                 List.of(
                                         "--bootstrap-servers", kafka.bootstrapServers(),
                                         "--rows-topic", "bench-rows",
@@ -191,7 +191,7 @@ class TrainerOtherFeedsITCase {
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile())
                         .start();
-        PythonClient.assertEndsWell(bench, "bench_feed", log, Duration.ofMinutes(3));
+        PythonClient.assertEndsWell(bench, "bench.feed", log, Duration.ofMinutes(3));
         String out = Files.readString(log);
         assertThat(out)
                 .containsPattern(

@@ -21,8 +21,8 @@ checkpoint that way, as a TorchServe handler).
 import numpy as np
 import torch
 
-from .feed import batch_of
-from .records import FeedError, RowsBlock, check_indices, row_layout
+from ..feed.rows import batch_of
+from ..feed.records import FeedError, RowsBlock, check_indices, row_layout
 
 
 def batch_from_answer(answer, state=None, where="answer"):

@@ -33,7 +33,7 @@ import time
 import torch
 import torch.utils.data
 
-from .feed import RowsFeed
+from .rows import RowsFeed
 
 _END = object()
 

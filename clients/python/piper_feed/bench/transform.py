@@ -1,6 +1,6 @@
 """The Python transform's latency: requests of 512 records, p50 and p99, as a server sees them.
 
-    python3 -m piper_feed.bench_transform --spec SPEC --snapshot FILE --lines FILE \\
+    python3 -m piper_feed.bench.transform --spec SPEC --snapshot FILE --lines FILE \\
         [--request-rows 512] [--seconds 10] [--serve-url URL] [--json]
 
 The lines (Criteo text or JSON events, as the spec reads) are cut into consecutive requests of
@@ -22,8 +22,8 @@ import sys
 import time
 import urllib.parse
 
-from .serving import batch_from_result
-from .transform import Snapshot, Spec, Transform
+from ..serve.batches import batch_from_result
+from ..transform import Snapshot, Spec, Transform
 
 
 def requests_of(path, rows):
@@ -33,7 +33,7 @@ def requests_of(path, rows):
         lines.pop()
     cut = [b"\n".join(lines[i:i + rows]) + b"\n" for i in range(0, len(lines) - rows + 1, rows)]
     if not cut:
-        raise SystemExit(f"bench_transform: {path} has fewer than {rows} lines")
+        raise SystemExit(f"bench.transform: {path} has fewer than {rows} lines")
     return cut
 
 
@@ -59,7 +59,7 @@ def measure_http(url, requests, seconds, keep_alive):
     the run naming it."""
     where = urllib.parse.urlsplit(url)
     if where.scheme != "http" or not where.hostname:
-        raise SystemExit(f"bench_transform: --serve-url {url} is not an http:// URL")
+        raise SystemExit(f"bench.transform: --serve-url {url} is not an http:// URL")
     conn = None
     times = []
     start = time.perf_counter()
@@ -74,7 +74,7 @@ def measure_http(url, requests, seconds, keep_alive):
                 answer = conn.getresponse()
                 content = answer.read()
                 if answer.status != 200:
-                    raise SystemExit(f"bench_transform: {url} answered {answer.status}:"
+                    raise SystemExit(f"bench.transform: {url} answered {answer.status}:"
                                      f" {content[:300].decode('utf-8', 'replace')}")
                 if not keep_alive:
                     conn.close()
@@ -93,7 +93,7 @@ def quantile(values, q):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python3 -m piper_feed.bench_transform",
+    parser = argparse.ArgumentParser(prog="python3 -m piper_feed.bench.transform",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--spec", required=True, help="the pipeline spec (JSON file)")
     parser.add_argument("--snapshot", required=True, help="a piper vocab snapshot file")

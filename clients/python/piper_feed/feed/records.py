@@ -29,7 +29,7 @@ class FeedError(Exception):
 def _format_path():
     """formats/rows-record.json of the checkout this client runs from (or $PIPER_FORMATS/)."""
     base = os.environ.get("PIPER_FORMATS")
-    return (Path(base) if base else Path(__file__).resolve().parents[3] / "formats") \
+    return (Path(base) if base else Path(__file__).resolve().parents[4] / "formats") \
         / "rows-record.json"
 
 

@@ -1,7 +1,7 @@
 """How fast the client yields a stream's rows, against a plain consumer of the same topic, and how
 long a training loop waits on it, in one run.
 
-    python3 -m piper_feed.bench_feed --bootstrap-servers 127.0.0.1:9092 --rows-topic rows \\
+    python3 -m piper_feed.bench.feed --bootstrap-servers 127.0.0.1:9092 --rows-topic rows \\
         --vocab-topic vocab [--rounds 3] [--step-ms 20]
 
 Each round reads the whole rows topic (committed records, from the start, a consumer group of
@@ -31,8 +31,8 @@ import uuid
 import torch
 from confluent_kafka import OFFSET_BEGINNING, TopicPartition
 
-from .feed import RowsFeed, feed_consumer
-from .pipeline import Prefetcher
+from ..feed.rows import RowsFeed, feed_consumer
+from ..feed.prefetch import Prefetcher
 
 
 def plain(bootstrap, topic, idle_s):
@@ -89,7 +89,7 @@ def through_feed(args, prefetch, step_ms=0.0):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python3 -m piper_feed.bench_feed", description=__doc__,
+    p = argparse.ArgumentParser(prog="python3 -m piper_feed.bench.feed", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bootstrap-servers", required=True)
     p.add_argument("--rows-topic", required=True)
@@ -115,7 +115,7 @@ def main(argv=None):
         for _ in range(args.passes):
             n, s = plain(args.bootstrap_servers, args.rows_topic, args.idle_s)
             if expected is not None and n != expected:
-                raise SystemExit(f"bench_feed: the plain consumer read {n:,} rows, before"
+                raise SystemExit(f"bench.feed: the plain consumer read {n:,} rows, before"
                                  f" {expected:,}: the topic changed during the run")
             expected = n
             rows, secs = rows + n, secs + s
@@ -126,7 +126,7 @@ def main(argv=None):
             for _ in range(args.passes):
                 n, s, w, st = through_feed(args, prefetch, step)
                 if n != expected:
-                    raise SystemExit(f"bench_feed: {name} read {n:,} rows, the plain consumer"
+                    raise SystemExit(f"bench.feed: {name} read {n:,} rows, the plain consumer"
                                      f" {expected:,}: the topic changed during the run")
                 total, secs, waited, stepping = total + n, secs + s, waited + w, stepping + st
             results[name].append(total / secs)

@@ -1,6 +1,6 @@
 """How fast the trainer's step is, against PyTorch's usual formulation, in one run.
 
-    python3 -m piper_feed.bench_step [--rounds 5] [--steps 40] [--batch-rows 1024]
+    python3 -m piper_feed.bench.step [--rounds 5] [--steps 40] [--batch-rows 1024]
 
 Both train the same DLRM (``train.Dlrm``'s MLPs, Criteo's 13 dense and 26 sparse columns, ids
 skewed as click logs are) on the same seeded batches, one thread each (as ``train`` runs):
@@ -21,9 +21,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from .feed import Batch
-from .model import Dlrm
-from .train import learn
+from ..feed.rows import Batch
+from ..train.model import Dlrm
+from ..train.loop import learn
 
 DENSE = 13
 SPARSE = 26
@@ -93,7 +93,7 @@ def timed(trainer, made):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python3 -m piper_feed.bench_step", description=__doc__,
+    p = argparse.ArgumentParser(prog="python3 -m piper_feed.bench.step", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rounds", type=int, default=5, help="timed rounds of each (default 5)")
     p.add_argument("--steps", type=int, default=40, help="steps per round (default 40)")

@@ -22,7 +22,7 @@ class EmbeddingStore:
     Debian's CPU build of PyTorch that was 63% of a 1,024-row step. One lookup over all columns
     and one update of the rows a step touched (sort, sum per row, three indexed operations)
     trains the same model (the same arithmetic as Adagrad's, ``lr_decay`` and weight decay 0)
-    1.7 to 2.0 times as fast (``python3 -m piper_feed.bench_step``).
+    1.7 to 2.0 times as fast (``python3 -m piper_feed.bench.step``).
     """
 
     EPS = 1e-10  # Adagrad's default

@@ -19,7 +19,7 @@ import os
 import torch
 
 from .model import Dlrm
-from .records import FeedError
+from ..feed.records import FeedError
 
 
 def stem(directory, rows):

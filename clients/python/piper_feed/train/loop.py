@@ -20,10 +20,10 @@ import torch
 from torch import nn
 
 from . import checkpoint
-from .feed import RowsFeed
+from ..feed.rows import RowsFeed
 from .model import Dlrm, EmbeddingStore, Lookup  # noqa: F401  (where they were, for importers)
-from .pipeline import Prefetcher
-from .records import FeedError
+from ..feed.prefetch import Prefetcher
+from ..feed.records import FeedError
 
 
 def auc(scores, labels):

@@ -1,6 +1,6 @@
 """Draws progressive AUC per window of trainers' metrics files (docs/ONLINE.md's figure).
 
-    python3 -m piper_feed.plot --out online.png --bayes clicks.tsv.model.json \\
+    python3 -m piper_feed.train.plot --out online.png --bayes clicks.tsv.model.json \\
         online=online.json frozen=frozen.json
 """
 
@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python3 -m piper_feed.plot", description=__doc__.strip())
+    p = argparse.ArgumentParser(prog="python3 -m piper_feed.train.plot", description=__doc__.strip())
     p.add_argument("--out", required=True, help="PNG (or SVG) file to write")
     p.add_argument("--bayes", help="the generator's OUTPUT.model.json, for the Bayes AUC lines")
     p.add_argument("--title", default="Progressive AUC per window")

@@ -1,6 +1,6 @@
 """Does a checkpoint score served requests as it scores the feed's rows? End to end, on the broker.
 
-    python3 -m piper_feed.check_serving --bootstrap-servers 127.0.0.1:9092 --rows-topic rows \\
+    python3 -m piper_feed.serve.check --bootstrap-servers 127.0.0.1:9092 --rows-topic rows \\
         --checkpoint models/checkpoint-N.pt --spec SPEC --snapshot model.snapshot [--blocks 10]
 
 For rows records of the checkpoint's pipeline (``--blocks`` of those the model was trained on,
@@ -23,11 +23,11 @@ import urllib.request
 import torch
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
-from . import checkpoint
-from .feed import await_topic, batch_of, feed_consumer
-from .records import FeedError, decode_rows
-from .serving import batch_from_answer, batch_from_result, check_snapshot, score, table_sizes
-from .transform import Snapshot, Spec, Transform, TransformError
+from ..train import checkpoint
+from ..feed.rows import await_topic, batch_of, feed_consumer
+from ..feed.records import FeedError, decode_rows
+from .batches import batch_from_answer, batch_from_result, check_snapshot, score, table_sizes
+from ..transform import Snapshot, Spec, Transform, TransformError
 
 
 def input_records(consumer, topic, partition, first, last, timeout_s):
@@ -72,7 +72,7 @@ def later(block, trained):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python3 -m piper_feed.check_serving",
+    parser = argparse.ArgumentParser(prog="python3 -m piper_feed.serve.check",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--bootstrap-servers", required=True)
     parser.add_argument("--rows-topic", required=True)
