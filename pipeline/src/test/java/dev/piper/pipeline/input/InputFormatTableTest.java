@@ -2,6 +2,7 @@ package dev.piper.pipeline.input;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.piper.pipeline.GeneratedDocs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,21 +21,12 @@ class InputFormatTableTest {
 
     @Test
     void theDocsTableIsGeneratedFromTheFormats() throws Exception {
-        Path doc = Path.of(System.getProperty("piper.home"), "docs", "SPECS.md");
-        String text = Files.readString(doc, StandardCharsets.UTF_8);
-        int start = text.indexOf(START);
-        int end = text.indexOf(END);
-        assertThat(start).as("the start marker in " + doc).isNotNegative();
-        assertThat(end).as("the end marker in " + doc).isGreaterThan(start);
-        String generated = InputFormat.markdownTable();
-        if (Boolean.getBoolean("piper.docs.update")) {
-            text = text.substring(0, start + START.length()) + generated + text.substring(end);
-            Files.writeString(doc, text, StandardCharsets.UTF_8);
-            end = text.indexOf(END);
-        }
-        assertThat(text.substring(start + START.length(), end))
-                .as("the input-format table in %s (regenerate: see InputFormatTableTest)", doc)
-                .isEqualTo(generated);
+        GeneratedDocs.check(
+                "SPECS.md",
+                START,
+                END,
+                InputFormat.markdownTable(),
+                "the input-format table (regenerate: see InputFormatTableTest)");
     }
 
     @Test

@@ -2,9 +2,7 @@ package dev.piper.pipeline.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.piper.pipeline.GeneratedDocs;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -44,20 +42,11 @@ class OpDefinitionTest {
 
     @Test
     void theDocsTableIsGeneratedFromTheDefinitions() throws Exception {
-        Path doc = Path.of(System.getProperty("piper.home"), "docs", "SPECS.md");
-        String text = Files.readString(doc, StandardCharsets.UTF_8);
-        int start = text.indexOf(START);
-        int end = text.indexOf(END);
-        assertThat(start).as("the start marker in " + doc).isNotNegative();
-        assertThat(end).as("the end marker in " + doc).isGreaterThan(start);
-        String generated = OpDefinition.markdownTable();
-        if (Boolean.getBoolean("piper.docs.update")) {
-            text = text.substring(0, start + START.length()) + generated + text.substring(end);
-            Files.writeString(doc, text, StandardCharsets.UTF_8);
-            end = text.indexOf(END);
-        }
-        assertThat(text.substring(start + START.length(), end))
-                .as("the operator table in %s (regenerate: see OpDefinitionTest)", doc)
-                .isEqualTo(generated);
+        GeneratedDocs.check(
+                "SPECS.md",
+                START,
+                END,
+                OpDefinition.markdownTable(),
+                "the operator table (regenerate: see OpDefinitionTest)");
     }
 }
