@@ -51,6 +51,18 @@ class TransformTest(unittest.TestCase):
         with open(self.file, "wb") as f:
             f.write(HEADER + BODY)
 
+    def test_each_dense_operator_declares_the_type_it_gives(self):
+        from piper_feed.transform.ops import _DENSE_OPS, dense_result
+        params = {"clamp": {"lo": -1, "hi": 9}, "bucketize": {"borders": [0, 2]},
+                  "boxcox": {"lambda": 0.5}, "logit": {}}
+        for op, apply in _DENSE_OPS.items():
+            for p in ([{"to": "float32"}, {"to": "int32"}] if op == "cast" else [params.get(op, {})]):
+                for ftype in ("int32", "float32"):
+                    values = np.asarray([0, 1, 5], dtype=ftype)
+                    _, is_float = apply(values, ftype == "float32", p)
+                    self.assertEqual("float32" if is_float else "int32",
+                                     dense_result(op, p, ftype), f"{op} {p} on {ftype}")
+
     def test_the_frozen_snapshot_bytes_read_as_java_wrote_them(self):
         s = Snapshot.load(self.file)
         self.assertEqual((s.pipeline, s.source), ("t/2", "test"))

@@ -74,6 +74,18 @@ def _cast(v, is_float, p):
 _DENSE_OPS = {"neg2zero": _neg2zero, "clamp": _clamp, "log": _log, "sqrt": _sqrt,
               "bucketize": _bucketize, "boxcox": _boxcox, "logit": _logit, "cast": _cast}
 
+_DENSE_RESULTS = {"neg2zero": "same", "clamp": "same", "log": "float32", "sqrt": "float32",
+                  "bucketize": "int32", "boxcox": "float32", "logit": "float32", "cast": "to"}
+"""What each dense operator's values are after it: its input's type ("same"), float32, int32, or
+its "to" parameter's; the spec reader decides a column's output type from it (Java: DenseOp's
+result type)."""
+
+
+def dense_result(op, params, ftype):
+    """The type of a dense column's values after ``op`` with ``params``, which had ``ftype``."""
+    result = _DENSE_RESULTS.get(op, "same")
+    return params["to"] if result == "to" else ftype if result == "same" else result
+
 
 def twang_mix64(k):
     """folly's twang_mix64 on uint64 arrays (wrapping, as Java's long arithmetic)."""

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field as dc_field
 
 from .base import TransformError
-from .ops import _DENSE_OPS, _ID_OPS
+from .ops import _DENSE_OPS, _ID_OPS, dense_result
 
 
 FORMATS = {"criteo-tsv": "lines", "json": "one_line", "csv": "lines", "avro": "frame",
@@ -140,12 +140,7 @@ class Spec:
                 col.onehot = int(params["size"])
             else:
                 col.ops.append((op, params))
-                if op == "cast":
-                    ftype = params["to"]
-                elif op in ("log", "sqrt", "boxcox", "logit"):
-                    ftype = "float32"
-                elif op == "bucketize":
-                    ftype = "int32"
+                ftype = dense_result(op, params, ftype)
         col.float32 = col.kind in ("label", "dense") and ftype == "float32"
 
     @property
