@@ -198,18 +198,54 @@ class PythonTransformITCase {
         sameAnswers(spec, train, request);
     }
 
+    /**
+     * Each operator Java defines, in specs generated from the definitions ({@link
+     * EachOperatorSpec}): a column of its own in Criteo-like lines of lists (presto-rm2), or where
+     * it needs string ids in JSON click events (clicks-json); bad fields of every kind among them.
+     * The two languages' answers alike, operator by operator.
+     */
     @Test
-    void jsonEventsAnswerAsJava() throws Exception {
-        Path train = tmp.resolve("train.jsonl");
-        Path events = tmp.resolve("events.jsonl");
-        events(train, "json", 3000, 5);
-        events(events, "json", 1500, 6);
-        List<String> lines = new ArrayList<>(Files.readAllLines(events));
+    void eachOperatorFromItsDefinitionAnswersAsJava() throws Exception {
+        Path train = generate("train-each.txt", 1500, 7, "presto-rm2");
+        Path request = generate("request-each.txt", 800, 8, "presto-rm2");
+        Path ids = tmp.resolve("ids-each.tsv");
+        Files.writeString(ids, idTable(train, 505 + 1));
+        java.util.Set<String> held = new java.util.TreeSet<>();
+        Path lines = tmp.resolve("each-operator-lines.json");
+        Files.writeString(
+                lines,
+                EachOperatorSpec.json(PRESETS.resolve("presto-rm2.json"), ids.toString(), held));
+        Path events = tmp.resolve("each-operator-events.json");
+        Files.writeString(
+                events,
+                EachOperatorSpec.json(PRESETS.resolve("clicks-json.json"), ids.toString(), held));
+        java.util.Set<String> defined = new java.util.TreeSet<>();
+        dev.piper.pipeline.ops.OpDefinition.all().forEach(d -> defined.add(d.name()));
+        assertThat(held).as("operators the generated specs hold").isEqualTo(defined);
+        sameAnswers(lines, train, request);
+        Path eventsTrain = tmp.resolve("train-each.jsonl");
+        events(eventsTrain, "json", 2000, 9);
+        sameAnswers(events, eventsTrain, withBadEvents("request-each.jsonl", 1500, 10));
+    }
+
+    /** {@code rows} JSON click events with {@link #BAD_EVENTS} among them, in file {@code name}. */
+    private Path withBadEvents(String name, int rows, int seed) throws Exception {
+        Path good = tmp.resolve("good-" + name);
+        events(good, "json", rows, seed);
+        List<String> lines = new ArrayList<>(Files.readAllLines(good));
         for (int i = 0; i < BAD_EVENTS.size(); i++) {
             lines.add(40 * i, BAD_EVENTS.get(i)); // among good ones
         }
-        Path request = tmp.resolve("request.jsonl");
+        Path request = tmp.resolve(name);
         Files.write(request, lines);
+        return request;
+    }
+
+    @Test
+    void jsonEventsAnswerAsJava() throws Exception {
+        Path train = tmp.resolve("train.jsonl");
+        events(train, "json", 3000, 5);
+        Path request = withBadEvents("request.jsonl", 1500, 6);
         sameAnswers(PRESETS.resolve("clicks-json.json"), train, request);
 
         // Criteo's lines as JSON events, some of them no JSON at all
