@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -95,17 +96,22 @@ final class EachOperatorSpec {
         List<String> free = new ArrayList<>(columns.keySet());
         free.remove("label");
         for (OpDefinition d : OpDefinition.all()) {
-            if (held.contains(d.name()) || holds(spec, columns, d.name())) {
+            if (held.contains(d.name()) || (d.params().isEmpty() && holds(columns, d.name()))) {
                 continue;
             }
             String step = step(d).replace("IDS", ids);
+            Set<Kind> refused = new HashSet<>(); // a kind one column refused, all refuse
             for (Iterator<String> it = free.iterator(); it.hasNext(); ) {
                 String column = it.next();
                 Kind kind = kinds.get(column);
-                if (d.kinds().contains(kind) && place(spec, columns, column, kind, step)) {
+                if (!d.kinds().contains(kind) || refused.contains(kind)) {
+                    continue;
+                }
+                if (place(spec, columns, column, kind, step)) {
                     it.remove();
                     break;
                 }
+                refused.add(kind);
             }
         }
         spec.set("columns", JSON.valueToTree(columns));
@@ -151,7 +157,7 @@ final class EachOperatorSpec {
     }
 
     /** Whether a column's chain holds operator {@code name} already (one without parameters). */
-    private static boolean holds(ObjectNode spec, Map<String, JsonNode> columns, String name) {
+    private static boolean holds(Map<String, JsonNode> columns, String name) {
         return columns.values().stream()
                 .anyMatch(chain -> chain.toString().contains("\"" + name + "\""));
     }

@@ -206,7 +206,7 @@ class PythonTransformITCase {
      */
     @Test
     void eachOperatorFromItsDefinitionAnswersAsJava() throws Exception {
-        Path train = generate("train-each.txt", 1500, 7, "presto-rm2");
+        Path train = generate("train-each.txt", 800, 7, "presto-rm2");
         Path request = generate("request-each.txt", 800, 8, "presto-rm2");
         Path ids = tmp.resolve("ids-each.tsv");
         Files.writeString(ids, idTable(train, 505 + 1));
@@ -224,7 +224,7 @@ class PythonTransformITCase {
         assertThat(held).as("operators the generated specs hold").isEqualTo(defined);
         sameAnswers(lines, train, request);
         Path eventsTrain = tmp.resolve("train-each.jsonl");
-        events(eventsTrain, "json", 2000, 9);
+        events(eventsTrain, "json", 1000, 9);
         sameAnswers(events, eventsTrain, withBadEvents("request-each.jsonl", 1500, 10));
     }
 
