@@ -5,13 +5,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .avro import _AvroReader
 from .base import _MASK, _need_xxhash, TransformError, _U
-from .events import _JsonReader
 from .ops import _DENSE_OPS, _firstx, _IdTable, mix64, _ngram, _sigrid
-from .protobuf import _ProtobufReader
-from .spec import FORMATS, Spec
-from .text import _CsvReader, _TextReader
+from .formats import FORMATS
+from .spec import Spec
 
 
 @dataclass
@@ -78,9 +75,8 @@ class Transform:
         if any(c.hashes for c in sparse):
             _need_xxhash()
         self.spec, self.snapshot = spec, snapshot
-        self.reader = {"criteo-tsv": _TextReader, "json": _JsonReader, "csv": _CsvReader,
-                       "avro": _AvroReader, "protobuf": _ProtobufReader}[spec.format](spec)
-        self.lines = FORMATS[spec.format] != "frame"   # else datums or messages, a record each
+        self.reader = FORMATS[spec.format].reader(spec)
+        self.lines = FORMATS[spec.format].records != "frame"   # else datums or messages, a record each
         self.tables = {}
         for col in sparse:
             for op, p in col.ops:

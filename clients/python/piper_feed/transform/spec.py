@@ -6,14 +6,9 @@ import re
 from dataclasses import dataclass, field as dc_field
 
 from .base import TransformError
+from .formats import FORMATS
 from .ops import _DENSE_OPS, _ID_OPS, dense_result
 
-
-FORMATS = {"criteo-tsv": "lines", "json": "one_line", "csv": "lines", "avro": "frame",
-           "protobuf": "frame"}
-"""The input formats this library reads, each with how a record of it holds its events (Java's
-InputFormat.KafkaRecords: lines, one event whose line breaks are whitespace, or one event's
-bytes); PythonTransformITCase checks both against Java's."""
 
 OPERATORS = frozenset({"decode", "fill_missing", "fill_null", "hex2int", "hash64", "vocab",
                        "onehot"} | set(_DENSE_OPS) | set(_ID_OPS))

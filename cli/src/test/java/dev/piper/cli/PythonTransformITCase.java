@@ -79,10 +79,11 @@ class PythonTransformITCase {
     }
 
     /**
-     * The Python library's operators and formats ({@code OPERATORS} and {@code FORMATS} of {@code
-     * piper_feed.transform.spec}, which its spec reader refuses anything outside of) are Java's: an
-     * operator or a format added on one side only fails here, and so does a format whose records
-     * the two sides cut differently ({@code InputFormat.records()} against {@code FORMATS}' value).
+     * The Python library's operators and formats ({@code OPERATORS} of {@code
+     * piper_feed.transform.spec} and {@code FORMATS} of {@code .formats}, outside of which its spec
+     * reader refuses anything) are Java's: an operator or a format added on one side only fails
+     * here, and so does a format whose records the two sides cut differently ({@code
+     * InputFormat.records()} against {@code FORMATS}' value).
      */
     @Test
     void pythonHasEveryOperatorAndFormatJavaHasAndNoOther() throws Exception {
@@ -90,10 +91,11 @@ class PythonTransformITCase {
                 new ProcessBuilder(
                                 "/usr/bin/python3",
                                 "-c",
-                                "import json; from piper_feed.transform.spec import OPERATORS,"
-                                        + " FORMATS; print(json.dumps(sorted(OPERATORS)"
+                                "import json; from piper_feed.transform.spec import OPERATORS;"
+                                        + " from piper_feed.transform.formats import FORMATS;"
+                                        + " print(json.dumps(sorted(OPERATORS)"
                                         + " + ['format ' + f for f in FORMATS]"
-                                        + " + ['framing ' + f + ' ' + r"
+                                        + " + ['framing ' + f + ' ' + r.records"
                                         + " for f, r in FORMATS.items()]))")
                         .directory(CLIENT.toFile())
                         .redirectErrorStream(true)
