@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .base import _MASK, _need_xxhash, TransformError, _U
-from .ops import _DENSE_OPS, _firstx, _IdTable, mix64, _ngram, _sigrid
+from .ops import _DENSE_OPS, _ID_OPS, _IdTable, mix64
 from .formats import FORMATS
 from .spec import Spec
 
@@ -158,17 +158,7 @@ class Transform:
 
     def _ids(self, col, keys, offsets):
         for op, p in col.ops:
-            if op == "modulus":
-                keys = keys % _U(int(p["m"]))
-            elif op == "sigrid_hash":
-                keys = _sigrid(keys, p)
-            elif op == "mapid":
-                default = p.get("default")
-                keys = self.tables[p["file"]].map(keys, None if default is None else int(default))
-            elif op == "firstx":
-                keys, offsets = _firstx(keys, offsets, p)
-            elif op == "ngram":
-                keys, offsets = _ngram(keys, offsets, p)
+            keys, offsets = _ID_OPS[op](keys, offsets, p, self.tables)
         return keys, offsets
 
     def _vocab(self, c, col, keys):

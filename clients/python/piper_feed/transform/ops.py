@@ -114,10 +114,19 @@ def mix64(k):
     return k ^ (k >> _U(31))
 
 
-def _sigrid(keys, p):
+def _modulus(keys, offsets, p, tables):
+    return keys % _U(int(p["m"])), offsets
+
+
+def _sigrid(keys, offsets, p, tables):
     salt = np.full(len(keys), int(p.get("salt", 0)) & _MASK, dtype=np.uint64)
     h = hash_128_to_64(salt, twang_mix64(keys)).view(np.int64)
-    return (h % np.int64(int(p["max"]))).astype(np.uint64)   # floorMod: the sign of max
+    return (h % np.int64(int(p["max"]))).astype(np.uint64), offsets   # floorMod: the sign of max
+
+
+def _mapid(keys, offsets, p, tables):
+    default = p.get("default")
+    return tables[p["file"]].map(keys, None if default is None else int(default)), offsets
 
 
 class _IdTable:
@@ -144,7 +153,7 @@ class _IdTable:
         return _look_up(self.ids, self.values, keys, out)
 
 
-def _firstx(keys, offsets, p):
+def _firstx(keys, offsets, p, tables):
     x = int(p["x"])
     lengths = np.minimum(np.diff(offsets), x)
     keep = np.concatenate([np.arange(s, s + n) for s, n in zip(offsets[:-1], lengths)]
@@ -152,7 +161,7 @@ def _firstx(keys, offsets, p):
     return keys[keep], np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
 
-def _ngram(keys, offsets, p):
+def _ngram(keys, offsets, p, tables):
     n = int(p["n"])
     lengths = np.maximum(np.diff(offsets) - n + 1, 0)
     starts = np.concatenate([np.arange(s, s + k) for s, k in zip(offsets[:-1], lengths)]
@@ -163,4 +172,8 @@ def _ngram(keys, offsets, p):
     return h, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
 
-_ID_OPS = {"modulus", "sigrid_hash", "mapid", "firstx", "ngram"}
+_ID_OPS = {"modulus": _modulus, "sigrid_hash": _sigrid, "mapid": _mapid, "firstx": _firstx,
+           "ngram": _ngram}
+"""The id operators after hex2int or hash64, each ``(keys, offsets, params, tables) -> (keys,
+offsets)`` on uint64 keys (offsets: a list column's row starts, None for a column of one id per
+row; tables: the mapid files by path)."""
