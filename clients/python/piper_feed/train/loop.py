@@ -21,7 +21,7 @@ from torch import nn
 
 from . import checkpoint
 from ..feed.rows import RowsFeed
-from .model import Dlrm, EmbeddingStore, Lookup  # noqa: F401  (where they were, for importers)
+from .model import Dlrm
 from ..feed.prefetch import Prefetcher
 from ..feed.records import FeedError
 

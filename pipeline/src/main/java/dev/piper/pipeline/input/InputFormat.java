@@ -124,6 +124,11 @@ public enum InputFormat {
         return files;
     }
 
+    /** The anchor of the format's section in {@code docs/SPECS.md}, e.g. {@code #csv}. */
+    public String docAnchor() {
+        return docAnchor;
+    }
+
     /** How a Kafka record, or a record of a serving request, of this format holds its events. */
     public KafkaRecords records() {
         return records;
