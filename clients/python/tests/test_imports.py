@@ -1,7 +1,7 @@
 """The client's modules import one another without a circle, any import counted (also one inside
 a function, which only postpones the circle), so that each can be read and loaded on its own; and
-none takes another's private name (``_x``) but within a subpackage (``transform``'s modules
-share theirs behind its ``__init__``)."""
+none takes another's private name (``_x``) but within a subpackage of ``piper_feed``
+(``transform``'s modules, its ``readers`` among them, share theirs behind its ``__init__``)."""
 
 import ast
 import os
@@ -53,8 +53,9 @@ def _private_imports(name, path, is_package, modules):
             base = here[: len(here) - node.level + 1] if node.level else []
             module = base + (node.module.split(".") if node.module else [])
             source = ".".join(module)
-            # a subpackage's modules share its private names; the top level's modules do not
-            shared = module[:-1] == here and len(here) > 1
+            # a subpackage's modules (its own subpackages' included) share its private names;
+            # the top level's modules do not
+            shared = len(here) > 1 and module[:2] == here[:2]
             if source in modules and not shared and source != ".".join(here):
                 out += [f"{source}.{a.name}" for a in node.names if a.name.startswith("_")]
     return out

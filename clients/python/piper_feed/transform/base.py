@@ -4,6 +4,7 @@ event time, XXH64, and reading a request into columns."""
 import math
 import re
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 import numpy as np
 
@@ -84,6 +85,15 @@ def _join(a, b):
     if isinstance(a, tuple):
         return np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
     return a + b
+
+
+class Format(NamedTuple):
+    """An input format as a reader module declares it in its ``INPUT_FORMATS``."""
+    records: str
+    """How a Kafka record holds its events (Java's InputFormat.KafkaRecords): "lines", "one_line"
+    (one event whose line breaks are whitespace) or "frame" (one event's bytes)."""
+    reader: type
+    """The reader of the format's records, made from the spec."""
 
 
 class _Reader:

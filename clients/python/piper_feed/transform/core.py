@@ -7,7 +7,7 @@ import numpy as np
 
 from .base import _MASK, _need_xxhash, TransformError, _U
 from .ops import _DENSE_OPS, _ID_OPS, _IdTable, mix64
-from .formats import FORMATS
+from .readers import FORMATS
 from .spec import Spec
 
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field as dc_field
 
 from .base import TransformError
-from .formats import FORMATS
+from .readers import FORMATS
 from .ops import _DENSE_OPS, _ID_OPS, dense_result
 
 

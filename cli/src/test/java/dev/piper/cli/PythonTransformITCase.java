@@ -80,7 +80,7 @@ class PythonTransformITCase {
 
     /**
      * The Python library's operators and formats ({@code OPERATORS} of {@code
-     * piper_feed.transform.spec} and {@code FORMATS} of {@code .formats}, outside of which its spec
+     * piper_feed.transform.spec} and {@code FORMATS} of {@code .readers}, gathered from its modules, outside of which its spec
      * reader refuses anything) are Java's: an operator or a format added on one side only fails
      * here, and so does a format whose records the two sides cut differently ({@code
      * InputFormat.records()} against {@code FORMATS}' value).
@@ -92,7 +92,7 @@ class PythonTransformITCase {
                                 "/usr/bin/python3",
                                 "-c",
                                 "import json; from piper_feed.transform.spec import OPERATORS;"
-                                        + " from piper_feed.transform.formats import FORMATS;"
+                                        + " from piper_feed.transform.readers import FORMATS;"
                                         + " print(json.dumps(sorted(OPERATORS)"
                                         + " + ['format ' + f for f in FORMATS]"
                                         + " + ['framing ' + f + ' ' + r.records"

@@ -4,7 +4,7 @@ import json
 import math
 import re
 
-from .base import (_clip, _DECIMAL, _hex_status, _HEX_TEXT, _INT32_MAX, _INT32_MIN, _MASK,
+from ..base import (Format, _clip, _DECIMAL, _hex_status, _HEX_TEXT, _INT32_MAX, _INT32_MIN, _MASK,
     _millis_number, _millis_text, _Reader, _Reject, _segments, _why_not_time, _xxh64)
 
 
@@ -280,3 +280,6 @@ class _JsonReader(_Reader):
         else:
             raise _Reject("bad_timestamp", f"{column}: {_kind(v)} where a time belongs")
         self.time = ms
+
+
+INPUT_FORMATS = {"json": Format("one_line", _JsonReader)}

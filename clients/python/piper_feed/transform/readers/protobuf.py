@@ -3,7 +3,7 @@ ProtobufEventDecoder)."""
 
 import numpy as np
 
-from .base import _MASK, _Reject, TransformError
+from ..base import Format, _MASK, _Reject, TransformError
 from .events import _JsonReader
 from .typed import _Malformed, _TypedValues
 
@@ -277,3 +277,6 @@ class _ProtobufReader(_JsonReader):
                 self._skip(tag & 7, tag >> 3, end, where)
         else:
             raise _Malformed(f"field {number} in {where} has wire type {wire}")
+
+
+INPUT_FORMATS = {"protobuf": Format("frame", _ProtobufReader)}

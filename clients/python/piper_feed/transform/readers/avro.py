@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .base import _INT32_MAX, _INT32_MIN, _MASK, _Reject, TransformError
+from ..base import Format, _INT32_MAX, _INT32_MIN, _MASK, _Reject, TransformError
 from .events import _JsonReader
 from .typed import _Malformed, _TypedValues
 
@@ -235,3 +235,6 @@ def _avro_schema(node, names, namespace):
     elif t == "fixed":
         out["size"] = int(node["size"])
     return out
+
+
+INPUT_FORMATS = {"avro": Format("frame", _AvroReader)}

@@ -3,7 +3,7 @@ columns."""
 
 import numpy as np
 
-from .base import (_DIGITS, _HEX, _hex_status, _INT32_MAX, _INT32_MIN, _join, _millis_text,
+from ..base import (Format, _DIGITS, _HEX, _hex_status, _INT32_MAX, _INT32_MIN, _join, _millis_text,
     _quote, _Reader, _Reject, _take, _U, _why_not_time, _xxh64)
 
 
@@ -325,3 +325,6 @@ class _CsvReader(_Reader):
         columns = self.spec.csv_columns
         return (f"column {c + 1} ({columns[c]})" if c < len(columns)
                 else f"column {c + 1} (beyond input.columns)")
+
+
+INPUT_FORMATS = {"criteo-tsv": Format("lines", _TextReader), "csv": Format("lines", _CsvReader)}

@@ -3,7 +3,7 @@
 
 import math
 
-from .base import (_Reject, _clip, _DIGITS, _HEX, _hex_status, _INT32_MAX, _INT32_MIN, _MASK,
+from ..base import (_Reject, _clip, _DIGITS, _HEX, _hex_status, _INT32_MAX, _INT32_MIN, _MASK,
     _millis_number, _millis_text, _why_not_time, _xxh64)
 from .events import _JsonReader
 
