@@ -15,6 +15,7 @@ import dev.piper.job.launch.ClusterArgs;
 import dev.piper.job.launch.LaunchChecks;
 import dev.piper.job.launch.PipelineArgs;
 import dev.piper.job.launch.ReportArgs;
+import dev.piper.output.OutputLayout;
 import dev.piper.output.report.ReportFiles;
 import dev.piper.output.report.ReportHtml;
 import java.io.IOException;
@@ -231,10 +232,10 @@ final class ReportCommand implements Callable<Integer>, JobOptionsCli.Taking {
             history.add(json.readTree(line));
         }
         lines.add(json.writeValueAsString(report));
-        replace(ReportFiles.INTERVALS, String.join("\n", lines) + "\n");
-        replace(ReportFiles.HTML, ReportHtml.render(report, history));
+        replace(OutputLayout.REPORT_INTERVALS, String.join("\n", lines) + "\n");
+        replace(OutputLayout.REPORT_HTML, ReportHtml.render(report, history));
         replace(
-                ReportFiles.REPORT,
+                OutputLayout.REPORT,
                 json.writerWithDefaultPrettyPrinter().writeValueAsString(report));
     }
 
@@ -286,7 +287,7 @@ final class ReportCommand implements Callable<Integer>, JobOptionsCli.Taking {
                                 summary,
                                 (ObjectNode) ReportTable.read(output),
                                 Files.readAllLines(
-                                        output.resolve(ReportFiles.INTERVALS),
+                                        output.resolve(OutputLayout.REPORT_INTERVALS),
                                         StandardCharsets.UTF_8)));
                 Preprocess.deleteRecursively(output); // its rows: up to gigabytes, not needed
             }
@@ -310,9 +311,9 @@ final class ReportCommand implements Callable<Integer>, JobOptionsCli.Taking {
             ReportTable.print(ReportTable.read(reportDir), out);
             out.printf(
                     "%nwritten: %s, %s, %s%n",
-                    reportDir.resolve(ReportFiles.REPORT),
-                    reportDir.resolve(ReportFiles.INTERVALS),
-                    reportDir.resolve(ReportFiles.HTML));
+                    reportDir.resolve(OutputLayout.REPORT),
+                    reportDir.resolve(OutputLayout.REPORT_INTERVALS),
+                    reportDir.resolve(OutputLayout.REPORT_HTML));
             out.flush();
             return 0;
         } finally {

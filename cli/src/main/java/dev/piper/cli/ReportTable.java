@@ -2,7 +2,7 @@ package dev.piper.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.output.report.ReportFiles;
+import dev.piper.output.OutputLayout;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -14,7 +14,7 @@ final class ReportTable {
     private ReportTable() {}
 
     static JsonNode read(Path output) throws IOException {
-        return new ObjectMapper().readTree(output.resolve(ReportFiles.REPORT).toFile());
+        return new ObjectMapper().readTree(output.resolve(OutputLayout.REPORT).toFile());
     }
 
     /** One line: the device speedups and where the report is. */
@@ -36,7 +36,7 @@ final class ReportTable {
                 d.get("smartssd_seconds").asDouble(),
                 d.get("smartssd_bound").asText(),
                 d.get("smartssd_speedup").asDouble(),
-                output.resolve(ReportFiles.HTML));
+                output.resolve(OutputLayout.REPORT_HTML));
     }
 
     /**

@@ -80,10 +80,10 @@ class PythonTransformITCase {
 
     /**
      * The Python library's operators and formats ({@code OPERATORS} of {@code
-     * piper_feed.transform.spec} and {@code FORMATS} of {@code .readers}, gathered from its modules, outside of which its spec
-     * reader refuses anything) are Java's: an operator or a format added on one side only fails
-     * here, and so does a format whose records the two sides cut differently ({@code
-     * InputFormat.records()} against {@code FORMATS}' value).
+     * piper_feed.transform.spec} and {@code FORMATS} of {@code .readers}, gathered from its
+     * modules, outside of which its spec reader refuses anything) are Java's: an operator or a
+     * format added on one side only fails here, and so does a format whose records the two sides
+     * cut differently ({@code InputFormat.records()} against {@code FORMATS}' value).
      */
     @Test
     void pythonHasEveryOperatorAndFormatJavaHasAndNoOther() throws Exception {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.piper.output.report.ReportFiles;
+import dev.piper.output.OutputLayout;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -70,7 +70,7 @@ class ReportCommandITCase {
                 .contains("SmartSSDs")
                 .contains("CPU cores");
 
-        JsonNode r = new ObjectMapper().readTree(dir.resolve(ReportFiles.REPORT).toFile());
+        JsonNode r = new ObjectMapper().readTree(dir.resolve(OutputLayout.REPORT).toFile());
         // the generator's bad lines (a rate of 0.001) are dead letters, not rows
         assertThat(r.get("report").get("lines").asLong()).isEqualTo(12_000);
         assertThat(r.get("report").get("rows").asLong()).isBetween(11_950L, 12_000L);
@@ -88,7 +88,8 @@ class ReportCommandITCase {
         }
         // the last line of reports.jsonl is report.json
         java.util.List<String> lines =
-                Files.readAllLines(dir.resolve(ReportFiles.INTERVALS), StandardCharsets.UTF_8);
+                Files.readAllLines(
+                        dir.resolve(OutputLayout.REPORT_INTERVALS), StandardCharsets.UTF_8);
         assertThat(new ObjectMapper().readTree(lines.get(lines.size() - 1))).isEqualTo(r);
         JsonNode sizing = r.get("sizing");
         assertThat(sizing.get("target_rows_per_second").asDouble()).isEqualTo(1e6);

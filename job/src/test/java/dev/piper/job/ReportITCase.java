@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.output.OutputLayout;
-import dev.piper.output.report.ReportFiles;
 import dev.piper.pipeline.generate.CriteoGenerator;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
@@ -72,7 +71,7 @@ class ReportITCase {
 
     private static List<JsonNode> reports(Path out) throws IOException {
         List<JsonNode> all = new ArrayList<>();
-        for (String line : Files.readAllLines(out.resolve(ReportFiles.INTERVALS))) {
+        for (String line : Files.readAllLines(out.resolve(OutputLayout.REPORT_INTERVALS))) {
             all.add(JSON.readTree(line));
         }
         return all;
@@ -89,7 +88,7 @@ class ReportITCase {
         conf.set(ReportOptions.INTERVAL_LINES, 100_000L);
         Preprocess.Summary s = preprocess(input, out, conf);
 
-        JsonNode r = JSON.readTree(out.resolve(ReportFiles.REPORT).toFile());
+        JsonNode r = JSON.readTree(out.resolve(OutputLayout.REPORT).toFile());
         assertThat(r.get("input_format").asText()).isEqualTo("utf8");
         assertThat(r.get("report").get("final").asBoolean()).isTrue();
         assertThat(r.get("report").get("lines").asLong()).isEqualTo(300_000);
@@ -183,7 +182,8 @@ class ReportITCase {
             assertThat(cpu).isCloseTo(c.get("cpu_core_seconds").asDouble(), within(1e-6));
         }
 
-        String html = Files.readString(out.resolve(ReportFiles.HTML), StandardCharsets.UTF_8);
+        String html =
+                Files.readString(out.resolve(OutputLayout.REPORT_HTML), StandardCharsets.UTF_8);
         assertThat(html).contains("<svg", "FPGA (PIPER)", "SmartSSD (PreSto)", ">C26<");
         // self-contained: nothing is fetched
         assertThat(html).doesNotContain("src=", "href=", "<script", "<link");
@@ -311,7 +311,7 @@ class ReportITCase {
         Path out = tmp.resolve("out");
         Preprocess.Summary s = preprocess(input, out, conf);
 
-        JsonNode r = JSON.readTree(out.resolve(ReportFiles.REPORT).toFile());
+        JsonNode r = JSON.readTree(out.resolve(OutputLayout.REPORT).toFile());
         JsonNode columns = r.get("columns");
         List<String> names = new ArrayList<>();
         columns.forEach(c -> names.add(c.get("column").asText()));

@@ -40,7 +40,7 @@ import java.util.stream.Stream;
  * removes once it holds the lock. {@code metadata.json} is written last inside the staging
  * directory, so even a staging directory that looks complete was complete.
  *
- * <p>Replacing an output removes only piper's own entries ({@link OutputLayout#ENTRIES}): a
+ * <p>Replacing an output removes only piper's own entries ({@link OutputLayout#entries()}): a
  * directory holding anything else is refused before the run (by the command) and again at publish.
  */
 public final class OutputCommit implements Serializable {

@@ -1,24 +1,41 @@
 package dev.piper.output;
 
-import dev.piper.output.report.ReportFiles;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
-/** File names of the batch output directory (the contract in {@code docs/SEMANTICS.md}). */
+/**
+ * File names of the batch output directory (the contract in {@code docs/SEMANTICS.md}). Each file
+ * or directory a run leaves there is named here through {@link #entry}, and that is the list of
+ * them ({@link #entries()}) that replacing an output removes: there is no list kept beside.
+ */
 public final class OutputLayout {
 
-    public static final String ROWS = "rows.bin";
-    public static final String ROWS_PARQUET = "rows.parquet";
+    /** The directory's entries, as {@link #entry} names them; declared before every name. */
+    private static final Set<String> ENTRIES = new TreeSet<>();
+
+    /**
+     * Names {@code path}, a file or directory of the output directory or one under such a
+     * directory, and makes its first segment one of {@link #entries()}.
+     */
+    private static String entry(String path) {
+        ENTRIES.add(path.split("/", 2)[0]);
+        return path;
+    }
+
+    public static final String ROWS = entry("rows.bin");
+    public static final String ROWS_PARQUET = entry("rows.parquet");
 
     /** Sharded output ({@link RowShards}): the rows files and their manifest, instead of ROWS. */
-    public static final String ROWS_DIR = "rows";
+    public static final String ROWS_DIR = entry("rows");
 
     /** The manifest of a sharded output's rows files, in row order. */
     public static final String ROWS_MANIFEST = ROWS_DIR + "/manifest.json";
@@ -28,13 +45,13 @@ public final class OutputLayout {
         return String.format("%s/part-%06d.bin", ROWS_DIR, shard);
     }
 
-    public static final String VOCAB_DIR = "vocab";
-    public static final String DEAD_LETTERS = "dead-letters.jsonl";
+    public static final String VOCAB_DIR = entry("vocab");
+    public static final String DEAD_LETTERS = entry("dead-letters.jsonl");
 
     /** Each row's event time ({@link EventTimesFile}), for a spec with {@code input.timestamp}. */
-    public static final String EVENT_TIMES = "event_times.bin";
+    public static final String EVENT_TIMES = entry("event_times.bin");
 
-    public static final String METADATA = "metadata.json";
+    public static final String METADATA = entry("metadata.json");
 
     /**
      * Name of the output format in {@code metadata.json} when the rows are DLRM's Criteo rows: 40
@@ -92,7 +109,7 @@ public final class OutputLayout {
     }
 
     /** The directory of list columns' files. */
-    public static final String LISTS_DIR = "lists";
+    public static final String LISTS_DIR = entry("lists");
 
     /**
      * List column {@code c}'s lengths: one little-endian int32 per row, the number of its ids (a
@@ -111,7 +128,7 @@ public final class OutputLayout {
     }
 
     /** The directory of Hotline's split ({@code docs/HOTLINE.md}). */
-    public static final String HOTLINE_DIR = "hotline";
+    public static final String HOTLINE_DIR = entry("hotline");
 
     /** One byte per row of the rows file: 1 if the row is popular, else 0. */
     public static final String HOTLINE_POPULAR = HOTLINE_DIR + "/popular.bin";
@@ -120,32 +137,28 @@ public final class OutputLayout {
     public static final String HOTLINE_HOT_SETS = HOTLINE_DIR + "/hot-sets.jsonl";
 
     /** {@code piper consume}'s list of the row ranges and the spec version each came from. */
-    public static final String VERSIONS = "versions.tsv";
+    public static final String VERSIONS = entry("versions.tsv");
+
+    /** The whole run's cost report (the last line of {@link #REPORT_INTERVALS}, pretty-printed). */
+    public static final String REPORT = entry("report.json");
+
+    /** Every cost report in order, one JSON object per line: the intervals, then the run's. */
+    public static final String REPORT_INTERVALS = entry("reports.jsonl");
+
+    /** The whole run's cost report as a self-contained page (inline SVG, no network). */
+    public static final String REPORT_HTML = entry("report.html");
 
     /**
-     * Every entry a run leaves in an output directory, the cost report's files ({@link
-     * ReportFiles}) among them: replacing a previous output removes only these, and a directory
-     * holding anything else is never replaced.
+     * Every entry a run leaves in an output directory: replacing a previous output removes only
+     * these, and a directory holding anything else is never replaced.
      */
-    public static final Set<String> ENTRIES =
-            Set.of(
-                    ROWS,
-                    ROWS_PARQUET,
-                    ROWS_DIR,
-                    VOCAB_DIR,
-                    LISTS_DIR,
-                    HOTLINE_DIR,
-                    DEAD_LETTERS,
-                    EVENT_TIMES,
-                    METADATA,
-                    VERSIONS,
-                    ReportFiles.REPORT,
-                    ReportFiles.INTERVALS,
-                    ReportFiles.HTML);
+    public static Set<String> entries() {
+        return Collections.unmodifiableSet(ENTRIES);
+    }
 
     /**
-     * The first entry of directory {@code dir}, in name order, that is not one of {@link #ENTRIES}
-     * (a file a run did not write, which replacing the directory would lose), if any.
+     * The first entry of directory {@code dir}, in name order, that is not one of {@link
+     * #entries()} (a file a run did not write, which replacing the directory would lose), if any.
      */
     public static Optional<String> firstForeignEntry(Path dir) throws IOException {
         try (Stream<Path> entries = Files.list(dir)) {

@@ -3,6 +3,7 @@ package dev.piper.connectors.report;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.output.OutputCommit;
+import dev.piper.output.OutputLayout;
 import dev.piper.output.report.ReportFiles;
 import dev.piper.output.report.ReportHtml;
 import java.io.BufferedWriter;
@@ -19,9 +20,9 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 /**
  * Writes the cost model's reports into a batch output directory (parallelism 1), as part {@value
  * #PART} of the run ({@link OutputCommit}: into its staging directory, published with the rows):
- * every report as a line of {@link ReportFiles#INTERVALS} as it arrives, and the final one as
- * {@link ReportFiles#REPORT} and {@link ReportFiles#HTML}. Input that ends without a final report
- * fails the run rather than publish an output without one.
+ * every report as a line of {@link OutputLayout#REPORT_INTERVALS} as it arrives, and the final one
+ * as {@link OutputLayout#REPORT} and {@link OutputLayout#REPORT_HTML}. Input that ends without a
+ * final report fails the run rather than publish an output without one.
  */
 public final class ReportFileSink implements Sink<String> {
 
@@ -65,7 +66,7 @@ public final class ReportFileSink implements Sink<String> {
             this.dir = commit.partStarted(PART);
             this.lines =
                     Files.newBufferedWriter(
-                            dir.resolve(ReportFiles.INTERVALS),
+                            dir.resolve(OutputLayout.REPORT_INTERVALS),
                             StandardCharsets.UTF_8,
                             StandardOpenOption.CREATE,
                             StandardOpenOption.TRUNCATE_EXISTING,
@@ -90,9 +91,9 @@ public final class ReportFileSink implements Sink<String> {
             }
             if (last) {
                 replace(
-                        ReportFiles.REPORT,
+                        OutputLayout.REPORT,
                         JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node));
-                replace(ReportFiles.HTML, ReportHtml.render(node, history));
+                replace(OutputLayout.REPORT_HTML, ReportHtml.render(node, history));
                 finalReport = true;
             }
         }
