@@ -15,7 +15,7 @@ import org.apache.kafka.common.TopicPartition;
  * it: read back from the partition's last stable offset in ever larger steps, since commit markers
  * and aborted records lie between the records. What a stream committed last: the end a snapshot is
  * cut at ({@link TopicSnapshot#positionAtEnd}), the checkpoint that committed it ({@link
- * StreamFormat#CHECKPOINT}).
+ * RowsRecord#CHECKPOINT}).
  */
 public final class CommittedTail {
 

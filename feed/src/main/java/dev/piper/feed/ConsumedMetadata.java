@@ -70,13 +70,13 @@ final class ConsumedMetadata {
      * @throws IllegalArgumentException if the spec given is another pipeline's
      */
     void rows(ConsumerRecord<byte[], byte[]> r, RowsRecord rows) {
-        lines += longHeader(r, StreamFormat.LINES, rows.rows());
-        deadLetters += longHeader(r, StreamFormat.DEAD_LETTERS, 0);
+        lines += longHeader(r, RowsRecord.LINES, rows.rows());
+        deadLetters += longHeader(r, RowsRecord.DEAD_LETTERS, 0);
         if (format == null) {
-            format = RowsRecord.header(r, StreamFormat.FORMAT);
+            format = RowsRecord.header(r, RowsRecord.FORMAT);
         }
         if (params == null) {
-            params = RowsRecord.header(r, StreamFormat.PIPELINE_PARAMS);
+            params = RowsRecord.header(r, RowsRecord.PIPELINE_PARAMS);
         }
         if (given != null
                 && !rows.pipeline().startsWith(given.program().name() + "/")

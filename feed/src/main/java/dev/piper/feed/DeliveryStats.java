@@ -38,7 +38,7 @@ public final class DeliveryStats {
     void add(ConsumerRecord<byte[], byte[]> r, int rowCount, long readMillis) {
         firstOutputTimestamp = Math.min(firstOutputTimestamp, r.timestamp());
         lastOutputTimestamp = Math.max(lastOutputTimestamp, r.timestamp());
-        Header pipeline = r.headers().lastHeader(StreamFormat.PIPELINE);
+        Header pipeline = r.headers().lastHeader(RowsRecord.PIPELINE);
         perSecond
                 .computeIfAbsent(Math.floorDiv(r.timestamp(), 1000), s -> new TreeMap<>())
                 .merge(
@@ -47,7 +47,7 @@ public final class DeliveryStats {
                                 : new String(pipeline.value(), StandardCharsets.US_ASCII),
                         (long) rowCount,
                         Long::sum);
-        Header h = r.headers().lastHeader(StreamFormat.INPUT_TIMESTAMPS);
+        Header h = r.headers().lastHeader(RowsRecord.INPUT_TIMESTAMPS);
         if (h == null || rowCount == 0) {
             return;
         }

@@ -31,8 +31,8 @@ import org.apache.kafka.common.header.Header;
  * vocabulary applied them: always with one input partition. With several, a vocabulary applies the
  * partitions' blocks as they reach it, which {@code rows.bin}'s order need not follow; every block
  * is therefore checked against the count of assignments its rows record says came before it ({@link
- * StreamFormat#ASSIGNMENTS}): all those, and none after, must stand at rows before the block. A
- * block that breaks this fails the run, naming the column and the block, rather than writing an
+ * RowsRecord#ASSIGNMENTS}): all those, and none after, must stand at rows before the block. A block
+ * that breaks this fails the run, naming the column and the block, rather than writing an
  * assignments file that gives some rows another key's index.
  *
  * <p>Memory: the first row of every block written (records may still name it: about 100 bytes a

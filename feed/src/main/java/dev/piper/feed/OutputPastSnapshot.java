@@ -18,8 +18,8 @@ import org.apache.kafka.common.header.Header;
 
 /**
  * What a stream's output topics hold past the snapshot it is about to resume from, as a {@link
- * FastForward}: the rows and vocabulary records whose commit stamp ({@link
- * StreamFormat#CHECKPOINT}) is above the snapshot's.
+ * FastForward}: the rows and vocabulary records whose commit stamp ({@link RowsRecord#CHECKPOINT})
+ * is above the snapshot's.
  *
  * <p>Stamps grow along a topic ({@code CheckpointStamp} in {@code connectors}), but for the records
  * of two successive checkpoints, which different sink tasks may interleave (one has passed the
@@ -198,7 +198,7 @@ public final class OutputPastSnapshot {
 
     /** The record's commit stamp, 0 if it has none. */
     public static long stamp(ConsumerRecord<byte[], byte[]> r) {
-        Header h = r.headers().lastHeader(StreamFormat.CHECKPOINT);
+        Header h = r.headers().lastHeader(RowsRecord.CHECKPOINT);
         return h == null ? 0 : Long.parseLong(new String(h.value(), StandardCharsets.US_ASCII));
     }
 

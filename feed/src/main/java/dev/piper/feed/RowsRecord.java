@@ -12,8 +12,8 @@ import org.apache.kafka.common.header.Header;
 /**
  * One record of a stream's rows topic, read and checked against its headers ({@code
  * docs/SEMANTICS.md}, "Rows topic"): its rows, the row's columns, and for a layout with list
- * columns each list column's lengths and values. A record without {@link
- * StreamFormat#RECORD_VERSION} is format 1: Criteo's 40 columns, no lists.
+ * columns each list column's lengths and values. A record without {@link RowsRecord#RECORD_VERSION}
+ * is format 1: Criteo's 40 columns, no lists.
  *
  * @param where the record's topic, partition and offset, for messages
  * @param inputTopic the topic its lines came from
@@ -35,16 +35,16 @@ import org.apache.kafka.common.header.Header;
  *     split's order; else -1
  * @param popular with the split, one byte per row, 1 popular; else null
  * @param working with the split, per sparse column its working parameters; else null
- * @param assignmentsBefore when a column evicts ({@link StreamFormat#ASSIGNMENTS}), per sparse
- *     column the assignments its vocabulary made before this block; else null
+ * @param assignmentsBefore when a column evicts ({@link #ASSIGNMENTS}), per sparse column the
+ *     assignments its vocabulary made before this block; else null
  * @param evicts with {@code assignmentsBefore}, per sparse column whether its vocabulary evicts
  *     ({@link StreamFormat#EVICT}); else null
  * @param inputOffsets the first and last input offset of the block's records ({@link
- *     StreamFormat#INPUT_OFFSETS}), or null where the record states none
+ *     RowsRecord#INPUT_OFFSETS}), or null where the record states none
  * @param eventTimes per row, its event time in milliseconds since the epoch ({@link
- *     StreamFormat#EVENT_TIMES}), or null where the rows carry none
+ *     RowsRecord#EVENT_TIMES}), or null where the rows carry none
  * @param vocabPosition per sparse column, its vocabulary's position once this block was applied
- *     ({@link StreamFormat#VOCAB_POSITION}), or null where the record states none
+ *     ({@link #VOCAB_POSITION}), or null where the record states none
  */
 public record RowsRecord(
         String where,
@@ -71,31 +71,114 @@ public record RowsRecord(
         long[] eventTimes,
         long[] vocabPosition) {
 
+    // The headers' names; formats/rows-record.json says what each holds and when it is there.
+
+    /** The output format's name, as in the batch {@code metadata.json}. */
+    public static final String FORMAT = "piper.format";
+
+    /** The output format's version. */
+    public static final String FORMAT_VERSION = "piper.format.version";
+
+    /** The record format; a record without it is format 1, Criteo's 40 columns only. */
+    public static final String RECORD_VERSION = "piper.record.version";
+
+    /** The record format this build writes: 3 with Hotline's split, else 2. */
+    public static final int CURRENT_RECORD_VERSION = 3;
+
+    /** The record format of rows without Hotline's split. */
+    public static final int RECORD_VERSION_WITHOUT_SPLIT = 2;
+
+    /** With Hotline's split: how many of the rows are popular. */
+    public static final String HOTLINE_POPULAR = "piper.hotline.popular";
+
+    /** With Hotline's split: per sparse column, its working parameters in the value. */
+    public static final String HOTLINE_WORKING = "piper.hotline.working";
+
+    /** The names of a row's int32 slots, in order, joined by {@code ,}. */
+    public static final String ROW_COLUMNS = "piper.row.columns";
+
+    /** The names of the row's slots that hold float32 bits. */
+    public static final String FLOAT32_COLUMNS = "piper.float32.columns";
+
+    /** The row's columns that hold bucket numbers (bucketize ends their chains). */
+    public static final String BUCKETIZED_COLUMNS = "piper.bucketized.columns";
+
+    /** Per bucketized column, its number of buckets (its embedding table's rows). */
+    public static final String BUCKETIZED_BUCKETS = "piper.bucketized.buckets";
+
+    /** The list columns' names; their lengths and values follow the rows in the value. */
+    public static final String LIST_COLUMNS = "piper.list.columns";
+
+    /** Per list column, its number of values. */
+    public static final String LIST_VALUES = "piper.list.values";
+
+    /** The pipeline that made the rows, {@code name/version}. */
+    public static final String PIPELINE = "piper.pipeline";
+
+    /** The parameters of the spec the job started with, {@code key=value} joined by {@code ;}. */
+    public static final String PIPELINE_PARAMS = "piper.pipeline.params";
+
+    /** Per sparse column, the vocabulary epoch its indices belong to. */
+    public static final String EPOCHS = "piper.epochs";
+
+    /** The rows in the value. */
+    public static final String ROWS = "piper.rows";
+
+    /** The block's input lines: rows + dead letters. */
+    public static final String LINES = "piper.lines";
+
+    /** The block's lines that became dead letters. */
+    public static final String DEAD_LETTERS = "piper.dead.letters";
+
+    /** The first and last input offset of the block, {@code first-last}, inclusive. */
+    public static final String INPUT_OFFSETS = "piper.input.offsets";
+
+    /** The timestamps (ms) of the block's first and last input record, {@code a-b}. */
+    public static final String INPUT_TIMESTAMPS = "piper.input.timestamps";
+
+    /** A stream's records: the commit stamp ({@code StreamFormat.withCheckpoint}). */
+    public static final String CHECKPOINT = "piper.checkpoint";
+
+    /** Rows with event times, a little-endian int64 each after everything else in the value. */
+    public static final String EVENT_TIMES = "piper.event.times";
+
+    /** The value of {@link #EVENT_TIMES}: milliseconds since the epoch. */
+    public static final String EVENT_TIMES_UNIT = "ms";
+
+    /** When a column evicts: per sparse column, the assignments made before the block. */
+    public static final String ASSIGNMENTS = "piper.assignments";
+
+    /** When a column evicts: per sparse column, the assignments made for this block. */
+    public static final String BLOCK_ASSIGNMENTS = "piper.block.assignments";
+
+    /** Per sparse column, its vocabulary's position once this block was applied. */
+    public static final String VOCAB_POSITION = "piper.vocab.position";
+
     /** Reads {@code r}, a record of a rows topic. */
     public static RowsRecord of(ConsumerRecord<byte[], byte[]> r) {
         String where = r.topic() + "/" + r.partition() + "@" + r.offset();
         int version = version(r, where);
         RowsRecordFormat.DESCRIBED.check(headers(r), version, where);
-        int rows = intHeader(r, StreamFormat.ROWS, -1, where); // present: the check says so
+        int rows = intHeader(r, ROWS, -1, where); // present: the check says so
         List<String> columns = criteoColumns();
         if (version >= 2) {
-            columns = List.of(required(r, StreamFormat.ROW_COLUMNS, where).split(",", -1));
+            columns = List.of(required(r, ROW_COLUMNS, where).split(",", -1));
         }
         List<int[]> sparse = sparseSlots(columns);
-        String listText = header(r, StreamFormat.LIST_COLUMNS);
+        String listText = header(r, LIST_COLUMNS);
         String[] listNames = listText == null ? new String[0] : listText.split(",", -1);
         int[] lists = listColumns(listNames, where);
         int[] valueCounts =
                 lists.length == 0
                         ? new int[0]
-                        : ints(required(r, StreamFormat.LIST_VALUES, where), lists.length, where);
+                        : ints(required(r, LIST_VALUES, where), lists.length, where);
         int sparseCount = sparse.size() + lists.length;
-        int[] epochs = countsOrZeros(r, StreamFormat.EPOCHS, sparseCount, where);
+        int[] epochs = countsOrZeros(r, EPOCHS, sparseCount, where);
         int[] buckets = countsOrZeros(r, StreamFormat.OOV_BUCKETS, sparseCount, where);
 
         checkOnceEach(sparse, lists, sparseCount, where, columns, listText);
         int rowBytes = columns.size() * Integer.BYTES;
-        String workingText = header(r, StreamFormat.HOTLINE_WORKING);
+        String workingText = header(r, HOTLINE_WORKING);
         int[] workingCounts = workingText == null ? null : ints(workingText, sparseCount, where);
         byte[] value = r.value() == null ? new byte[0] : r.value();
         boolean timed = eventTimesUnit(r, where);
@@ -118,7 +201,7 @@ public record RowsRecord(
             values[l] = ints(b, valueCounts[l]);
         }
         Tail tail = tail(r, b, rows, workingCounts, timed, where);
-        String pipeline = header(r, StreamFormat.PIPELINE);
+        String pipeline = header(r, PIPELINE);
         RowsRecord record =
                 new RowsRecord(
                         where,
@@ -139,11 +222,11 @@ public record RowsRecord(
                         tail.hotlineFirstRow(),
                         tail.popular(),
                         tail.working(),
-                        numbersPerColumn(r, StreamFormat.ASSIGNMENTS, sparseCount),
+                        numbersPerColumn(r, ASSIGNMENTS, sparseCount),
                         evicts(r, sparseCount),
                         inputOffsets(r),
                         tail.eventTimes(),
-                        numbersPerColumn(r, StreamFormat.VOCAB_POSITION, sparseCount));
+                        numbersPerColumn(r, VOCAB_POSITION, sparseCount));
         record.checkIndices();
         return record;
     }
@@ -229,9 +312,9 @@ public record RowsRecord(
     }
 
     /**
-     * Header {@code name}'s numbers, one per sparse column ({@link StreamFormat#ASSIGNMENTS},
-     * {@link StreamFormat#VOCAB_POSITION}), or null where the record has no such header; the
-     * description's check made them numbers, one per sparse column.
+     * Header {@code name}'s numbers, one per sparse column ({@link #ASSIGNMENTS}, {@link
+     * #VOCAB_POSITION}), or null where the record has no such header; the description's check made
+     * them numbers, one per sparse column.
      */
     private static long[] numbersPerColumn(
             ConsumerRecord<byte[], byte[]> r, String name, int sparseCount) {
@@ -305,16 +388,16 @@ public record RowsRecord(
 
     /** Whether the rows carry event times; refuses a unit other than milliseconds. */
     private static boolean eventTimesUnit(ConsumerRecord<byte[], byte[]> r, String where) {
-        String unit = header(r, StreamFormat.EVENT_TIMES);
-        if (unit != null && !unit.equals(StreamFormat.EVENT_TIMES_UNIT)) {
+        String unit = header(r, EVENT_TIMES);
+        if (unit != null && !unit.equals(EVENT_TIMES_UNIT)) {
             throw new IllegalStateException(
                     where
                             + ": header "
-                            + StreamFormat.EVENT_TIMES
+                            + EVENT_TIMES
                             + " \""
                             + unit
                             + "\": event times in "
-                            + StreamFormat.EVENT_TIMES_UNIT
+                            + EVENT_TIMES_UNIT
                             + " are read, no other unit");
         }
         return unit != null;
@@ -322,14 +405,14 @@ public record RowsRecord(
 
     /** The record format {@code r} states (1 without the header), which this build must read. */
     private static int version(ConsumerRecord<byte[], byte[]> r, String where) {
-        int version = intHeader(r, StreamFormat.RECORD_VERSION, 1, where);
-        if (version < 1 || version > StreamFormat.CURRENT_RECORD_VERSION) {
+        int version = intHeader(r, RECORD_VERSION, 1, where);
+        if (version < 1 || version > CURRENT_RECORD_VERSION) {
             throw new IllegalStateException(
                     where
                             + ": record format "
                             + version
                             + ", this build reads 1 to "
-                            + StreamFormat.CURRENT_RECORD_VERSION);
+                            + CURRENT_RECORD_VERSION);
         }
         return version;
     }
@@ -351,7 +434,7 @@ public record RowsRecord(
 
     /** The block's first and last input offset, or null; the description checked the range. */
     private static long[] inputOffsets(ConsumerRecord<byte[], byte[]> r) {
-        String text = header(r, StreamFormat.INPUT_OFFSETS);
+        String text = header(r, INPUT_OFFSETS);
         if (text == null) {
             return null;
         }

@@ -150,12 +150,12 @@ public final class RowsRecordFormat {
 
     /** Refuses a header whose value is not of its type, or not as many as its count says. */
     private void checkValues(Map<String, String> values, int version, String where) {
-        int lists = count(values.get(StreamFormat.LIST_COLUMNS));
+        int lists = count(values.get(RowsRecord.LIST_COLUMNS));
         int sparse =
                 version < 2
                         ? 26
                         : (int)
-                                        split(values.getOrDefault(StreamFormat.ROW_COLUMNS, ""))
+                                        split(values.getOrDefault(RowsRecord.ROW_COLUMNS, ""))
                                                 .stream()
                                                 .filter(c -> RowsRecord.sparseColumn(c) >= 0)
                                                 .count()
@@ -176,7 +176,7 @@ public final class RowsRecordFormat {
                             : switch (h.count()) {
                                 case "lists" -> lists;
                                 case "bucketized" ->
-                                        count(values.get(StreamFormat.BUCKETIZED_COLUMNS));
+                                        count(values.get(RowsRecord.BUCKETIZED_COLUMNS));
                                 default -> sparse;
                             };
             String problem = problem(h, v.getValue(), expected);

@@ -203,7 +203,7 @@ public final class SkewCheck {
     }
 
     private void checkChains(ConsumerRecord<byte[], byte[]> r) {
-        Header params = r.headers().lastHeader(StreamFormat.PIPELINE_PARAMS);
+        Header params = r.headers().lastHeader(RowsRecord.PIPELINE_PARAMS);
         if (params == null) {
             return; // a spec received at run time: its chains are on the status topic
         }

@@ -25,7 +25,7 @@ import org.apache.kafka.common.header.Header;
  * beginning, until every column has reached its position.
  *
  * <p>The position of a rows record (the vocabularies once its block was applied) comes from the
- * record's {@link StreamFormat#VOCAB_POSITION} header ({@link #positionOf}).
+ * record's {@link RowsRecord#VOCAB_POSITION} header ({@link #positionOf}).
  */
 public final class TopicSnapshot {
 
@@ -188,7 +188,7 @@ public final class TopicSnapshot {
     }
 
     /**
-     * The position {@code rows} states ({@link StreamFormat#VOCAB_POSITION}).
+     * The position {@code rows} states ({@link RowsRecord#VOCAB_POSITION}).
      *
      * @throws IOException naming the record if it states none
      */
@@ -198,7 +198,7 @@ public final class TopicSnapshot {
             throw new IOException(
                     rows.where()
                             + ": the record states no vocabulary position (no "
-                            + StreamFormat.VOCAB_POSITION
+                            + RowsRecord.VOCAB_POSITION
                             + " header: a stream without --vocab-topic, or of an older build)");
         }
         List<VocabularySnapshot.Column> columns = new ArrayList<>();

@@ -15,7 +15,7 @@ class DeliveryStatsTest {
         RecordHeaders headers = new RecordHeaders();
         if (inputTimestamps != null) {
             headers.add(
-                    StreamFormat.INPUT_TIMESTAMPS,
+                    RowsRecord.INPUT_TIMESTAMPS,
                     inputTimestamps.getBytes(StandardCharsets.US_ASCII));
         }
         return new ConsumerRecord<>(
@@ -67,11 +67,11 @@ class DeliveryStatsTest {
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         DeliveryStats stats = new DeliveryStats();
         ConsumerRecord<byte[], byte[]> a = rows(10_100, "10000-10050");
-        a.headers().add(StreamFormat.PIPELINE, "p/1".getBytes(StandardCharsets.US_ASCII));
+        a.headers().add(RowsRecord.PIPELINE, "p/1".getBytes(StandardCharsets.US_ASCII));
         ConsumerRecord<byte[], byte[]> b = rows(10_900, "10000-10050");
-        b.headers().add(StreamFormat.PIPELINE, "p/2".getBytes(StandardCharsets.US_ASCII));
+        b.headers().add(RowsRecord.PIPELINE, "p/2".getBytes(StandardCharsets.US_ASCII));
         ConsumerRecord<byte[], byte[]> c = rows(12_000, "10000-10050");
-        c.headers().add(StreamFormat.PIPELINE, "p/2".getBytes(StandardCharsets.US_ASCII));
+        c.headers().add(RowsRecord.PIPELINE, "p/2".getBytes(StandardCharsets.US_ASCII));
         stats.add(a, 5, 13_000);
         stats.add(b, 7, 13_000);
         stats.add(c, 3, 13_000);

@@ -37,20 +37,20 @@ class EvictingVocabulariesTest {
     /** A rows record of {@code rows} rows (label, C1) of a block, its assignments before it. */
     private RowsRecord rows(int partition, long block, int rows, long before) {
         RecordHeaders h = new RecordHeaders();
-        h.add(StreamFormat.FORMAT, ascii("piper-dlrm-criteo"));
-        h.add(StreamFormat.FORMAT_VERSION, ascii(1));
-        h.add(StreamFormat.RECORD_VERSION, ascii(2));
-        h.add(StreamFormat.ROW_COLUMNS, ascii("label,C1"));
-        h.add(StreamFormat.PIPELINE, ascii("p/1"));
-        h.add(StreamFormat.EPOCHS, ascii(0));
-        h.add(StreamFormat.ROWS, ascii(rows));
-        h.add(StreamFormat.LINES, ascii(rows));
-        h.add(StreamFormat.DEAD_LETTERS, ascii(0));
+        h.add(RowsRecord.FORMAT, ascii("piper-dlrm-criteo"));
+        h.add(RowsRecord.FORMAT_VERSION, ascii(1));
+        h.add(RowsRecord.RECORD_VERSION, ascii(2));
+        h.add(RowsRecord.ROW_COLUMNS, ascii("label,C1"));
+        h.add(RowsRecord.PIPELINE, ascii("p/1"));
+        h.add(RowsRecord.EPOCHS, ascii(0));
+        h.add(RowsRecord.ROWS, ascii(rows));
+        h.add(RowsRecord.LINES, ascii(rows));
+        h.add(RowsRecord.DEAD_LETTERS, ascii(0));
         h.add(StreamFormat.INPUT_TOPIC, ascii("clicks"));
         h.add(StreamFormat.INPUT_PARTITION, ascii(partition));
         h.add(StreamFormat.BLOCK, ascii(block));
-        h.add(StreamFormat.ASSIGNMENTS, ascii(before));
-        h.add(StreamFormat.BLOCK_ASSIGNMENTS, ascii(0));
+        h.add(RowsRecord.ASSIGNMENTS, ascii(before));
+        h.add(RowsRecord.BLOCK_ASSIGNMENTS, ascii(0));
         h.add(StreamFormat.EVICT, ascii("lfu"));
         h.add(StreamFormat.OOV_BUCKETS, ascii(2));
         return RowsRecord.of(record("rows", new byte[rows * 8], h));

@@ -33,36 +33,36 @@ public class RowsRecordFormatTest {
      */
     public static Map<String, String> everyHeader() {
         Map<String, String> h = new LinkedHashMap<>();
-        h.put(StreamFormat.FORMAT, "piper-dlrm-criteo");
-        h.put(StreamFormat.FORMAT_VERSION, "1");
-        h.put(StreamFormat.RECORD_VERSION, "3");
-        h.put(StreamFormat.ROW_COLUMNS, "label,I1,C1,C3");
-        h.put(StreamFormat.FLOAT32_COLUMNS, "I1");
-        h.put(StreamFormat.BUCKETIZED_COLUMNS, "label");
-        h.put(StreamFormat.BUCKETIZED_BUCKETS, "2");
-        h.put(StreamFormat.PIPELINE, "p/1");
-        h.put(StreamFormat.PIPELINE_PARAMS, "chains=abc");
-        h.put(StreamFormat.EPOCHS, "0,1,0");
+        h.put(RowsRecord.FORMAT, "piper-dlrm-criteo");
+        h.put(RowsRecord.FORMAT_VERSION, "1");
+        h.put(RowsRecord.RECORD_VERSION, "3");
+        h.put(RowsRecord.ROW_COLUMNS, "label,I1,C1,C3");
+        h.put(RowsRecord.FLOAT32_COLUMNS, "I1");
+        h.put(RowsRecord.BUCKETIZED_COLUMNS, "label");
+        h.put(RowsRecord.BUCKETIZED_BUCKETS, "2");
+        h.put(RowsRecord.PIPELINE, "p/1");
+        h.put(RowsRecord.PIPELINE_PARAMS, "chains=abc");
+        h.put(RowsRecord.EPOCHS, "0,1,0");
         h.put(StreamFormat.OOV_BUCKETS, "0,0,2");
-        h.put(StreamFormat.ASSIGNMENTS, "5,0,7");
-        h.put(StreamFormat.BLOCK_ASSIGNMENTS, "0,0,1");
+        h.put(RowsRecord.ASSIGNMENTS, "5,0,7");
+        h.put(RowsRecord.BLOCK_ASSIGNMENTS, "0,0,1");
         h.put(StreamFormat.EVICT, ",,lfu");
-        h.put(StreamFormat.VOCAB_POSITION, "6,2,8");
-        h.put(StreamFormat.ROWS, "2");
-        h.put(StreamFormat.LINES, "3");
-        h.put(StreamFormat.DEAD_LETTERS, "1");
+        h.put(RowsRecord.VOCAB_POSITION, "6,2,8");
+        h.put(RowsRecord.ROWS, "2");
+        h.put(RowsRecord.LINES, "3");
+        h.put(RowsRecord.DEAD_LETTERS, "1");
         h.put(StreamFormat.BLOCK, "4");
         h.put(StreamFormat.INPUT_TOPIC, "clicks");
         h.put(StreamFormat.INPUT_PARTITION, "0");
-        h.put(StreamFormat.INPUT_OFFSETS, "10-12");
-        h.put(StreamFormat.INPUT_TIMESTAMPS, "1000-1002");
-        h.put(StreamFormat.CHECKPOINT, "7");
+        h.put(RowsRecord.INPUT_OFFSETS, "10-12");
+        h.put(RowsRecord.INPUT_TIMESTAMPS, "1000-1002");
+        h.put(RowsRecord.CHECKPOINT, "7");
         h.put(StreamFormat.HOTLINE_FIRST_ROW, "40");
-        h.put(StreamFormat.HOTLINE_POPULAR, "1");
-        h.put(StreamFormat.HOTLINE_WORKING, "1,0,0");
-        h.put(StreamFormat.LIST_COLUMNS, "C2");
-        h.put(StreamFormat.LIST_VALUES, "3");
-        h.put(StreamFormat.EVENT_TIMES, "ms");
+        h.put(RowsRecord.HOTLINE_POPULAR, "1");
+        h.put(RowsRecord.HOTLINE_WORKING, "1,0,0");
+        h.put(RowsRecord.LIST_COLUMNS, "C2");
+        h.put(RowsRecord.LIST_VALUES, "3");
+        h.put(RowsRecord.EVENT_TIMES, "ms");
         return h;
     }
 
@@ -102,11 +102,13 @@ public class RowsRecordFormatTest {
     }
 
     @Test
-    void everyDescribedHeaderIsAStreamFormatNameAndTheFullRecordReads() throws Exception {
+    void everyDescribedHeaderIsANamedConstantAndTheFullRecordReads() throws Exception {
         Set<String> names = new HashSet<>();
-        for (Field f : StreamFormat.class.getFields()) {
-            if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
-                names.add((String) f.get(null));
+        for (Class<?> named : List.of(RowsRecord.class, StreamFormat.class)) {
+            for (Field f : named.getFields()) {
+                if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
+                    names.add((String) f.get(null));
+                }
             }
         }
         assertThat(names).containsAll(FORMAT.headers().keySet());
@@ -124,13 +126,13 @@ public class RowsRecordFormatTest {
     @Test
     void eventTimesOfAnotherUnitOrAShortValueAreRefused() {
         Map<String, String> headers = everyHeader();
-        headers.put(StreamFormat.EVENT_TIMES, "s");
+        headers.put(RowsRecord.EVENT_TIMES, "s");
         assertThatThrownBy(() -> RowsRecord.of(record(headers)))
                 .hasMessage(
                         "rows/0@9: header piper.event.times \"s\": event times in ms are read, no"
                                 + " other unit");
         Map<String, String> without = everyHeader();
-        without.remove(StreamFormat.EVENT_TIMES); // the value still ends with them: too long
+        without.remove(RowsRecord.EVENT_TIMES); // the value still ends with them: too long
         assertThatThrownBy(() -> RowsRecord.of(record(without)))
                 .hasMessageContaining("take 58 bytes, the value has 74");
     }
@@ -139,7 +141,7 @@ public class RowsRecordFormatTest {
     void aColumnNumberPastAnyLayoutIsRefusedNamingTheColumns() {
         for (String column : List.of("C99999999999", "C4294967297", "C3000000000000000000000")) {
             Map<String, String> headers = everyHeader();
-            headers.put(StreamFormat.ROW_COLUMNS, "label,I1,C1," + column);
+            headers.put(RowsRecord.ROW_COLUMNS, "label,I1,C1," + column);
             assertThatThrownBy(() -> RowsRecord.of(record(headers)))
                     .as(column)
                     .isInstanceOf(IllegalStateException.class)
@@ -151,7 +153,7 @@ public class RowsRecordFormatTest {
     @Test
     void aRecordWithoutAnAlwaysPresentHeaderIsRefusedNamingIt() {
         for (RowsRecordFormat.Header h : FORMAT.headers().values()) {
-            if (!h.when().equals("always") || h.name().equals(StreamFormat.RECORD_VERSION)) {
+            if (!h.when().equals("always") || h.name().equals(RowsRecord.RECORD_VERSION)) {
                 continue; // without piper.record.version a record is of format 1 (below)
             }
             Map<String, String> headers = everyHeader();
@@ -195,7 +197,7 @@ public class RowsRecordFormatTest {
     @Test
     void aHeaderOfALaterFormatIsRefusedAndFormat1NeedsOnlyItsRows() {
         Map<String, String> headers = new LinkedHashMap<>();
-        headers.put(StreamFormat.ROWS, "0");
+        headers.put(RowsRecord.ROWS, "0");
         FORMAT.check(headers, 1, "rows/0@9");
         headers.put(StreamFormat.HOTLINE_FIRST_ROW, "1");
         assertThatThrownBy(() -> FORMAT.check(headers, 1, "rows/0@9"))

@@ -8,7 +8,7 @@ import dev.piper.convert.TsvToAvro;
 import dev.piper.convert.TsvToCsv;
 import dev.piper.convert.TsvToJson;
 import dev.piper.feed.LineProducer;
-import dev.piper.feed.StreamFormat;
+import dev.piper.feed.RowsRecord;
 import dev.piper.feed.TestKafka;
 import dev.piper.feed.TopicSnapshot;
 import dev.piper.job.EmbeddedRunner.StateBackend;
@@ -176,7 +176,7 @@ class PresetsServedITCase {
                 Compared c = ServedRecords.compare(run, r, history);
                 assertThat(c.differing()).as("%s: slots differing per column", r).containsOnly(0);
                 rows += c.rows();
-                deadLetters += Integer.parseInt(TestKafka.header(r, StreamFormat.DEAD_LETTERS));
+                deadLetters += Integer.parseInt(TestKafka.header(r, RowsRecord.DEAD_LETTERS));
                 inputPartitions[c.record().inputPartition()] = true;
                 python.add(PythonServing.Expected.fed(r, c.record()), c.inputs(), c.at());
             }

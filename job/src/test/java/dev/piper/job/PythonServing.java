@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.serve.VocabularySnapshot;
 import dev.piper.feed.RowsRecord;
-import dev.piper.feed.StreamFormat;
 import dev.piper.feed.TestKafka;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -67,7 +66,7 @@ final class PythonServing {
             return new Expected(
                     "python: " + r.topic() + "/" + r.partition() + "@" + r.offset(),
                     record.rows(),
-                    Integer.parseInt(TestKafka.header(r, StreamFormat.DEAD_LETTERS)),
+                    Integer.parseInt(TestKafka.header(r, RowsRecord.DEAD_LETTERS)),
                     record.value(),
                     record.rowBytes(),
                     record.listColumns(),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.feed.LineProducer;
+import dev.piper.feed.RowsRecord;
 import dev.piper.feed.StreamFormat;
 import dev.piper.feed.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
@@ -189,7 +190,7 @@ class SavepointCompatibilityITCase {
             ByteArrayOutputStream actual = new ByteArrayOutputStream();
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 actual.write(r.value());
-                assertThat(header(r, StreamFormat.PIPELINE)).isEqualTo("dlrm-criteo/2");
+                assertThat(header(r, RowsRecord.PIPELINE)).isEqualTo("dlrm-criteo/2");
             }
             assertThat(header(records.get(0), StreamFormat.BLOCK))
                     .as("block numbers continue the saved lane's")

@@ -7,7 +7,6 @@ import dev.piper.core.serve.Transform;
 import dev.piper.core.serve.VocabularyPosition;
 import dev.piper.core.serve.VocabularySnapshot;
 import dev.piper.feed.RowsRecord;
-import dev.piper.feed.StreamFormat;
 import dev.piper.feed.TestKafka;
 import dev.piper.feed.TopicSnapshot;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -108,7 +107,7 @@ final class ServedRecords {
         assertThat(got.rows()).as(what).isEqualTo(expected.rows());
         assertThat(got.deadLetters().length)
                 .as(what)
-                .isEqualTo(Integer.parseInt(TestKafka.header(r, StreamFormat.DEAD_LETTERS)));
+                .isEqualTo(Integer.parseInt(TestKafka.header(r, RowsRecord.DEAD_LETTERS)));
         int[] differing = new int[expected.epochs().length];
         ByteBuffer want = ByteBuffer.wrap(expected.value()).order(ByteOrder.LITTLE_ENDIAN);
         ByteBuffer have = ByteBuffer.wrap(got.rowBytes()).order(ByteOrder.LITTLE_ENDIAN);

@@ -200,7 +200,7 @@ class SpecSwitchITCase {
     static long rows(List<ConsumerRecord<byte[], byte[]>> records) {
         long n = 0;
         for (ConsumerRecord<byte[], byte[]> r : records) {
-            n += Integer.parseInt(header(r, StreamFormat.ROWS));
+            n += Integer.parseInt(header(r, RowsRecord.ROWS));
         }
         return n;
     }
@@ -371,12 +371,12 @@ class SpecSwitchITCase {
         long widened = 0;
         for (ConsumerRecord<byte[], byte[]> r : records) {
             RowsRecord rows = RowsRecord.of(r); // checks the value against the headers
-            String columns = header(r, StreamFormat.ROW_COLUMNS);
-            if (header(r, StreamFormat.PIPELINE).equals("dlrm-criteo/2")) {
+            String columns = header(r, RowsRecord.ROW_COLUMNS);
+            if (header(r, RowsRecord.PIPELINE).equals("dlrm-criteo/2")) {
                 assertThat(columns).startsWith("label,I1,I2_0,I2_1,I2_2,I2_3,I3,");
                 assertThat(rows.rowBytes()).isEqualTo(43 * 4);
                 assertThat(header(r, StreamFormat.OOV_BUCKETS)).startsWith("1,0,0,");
-                assertThat(header(r, StreamFormat.EPOCHS)).startsWith("1,0,0,");
+                assertThat(header(r, RowsRecord.EPOCHS)).startsWith("1,0,0,");
                 widened += rows.rows();
             } else {
                 assertThat(columns).startsWith("label,I1,I2,I3,");
@@ -458,7 +458,7 @@ class SpecSwitchITCase {
             RowsRecord rows = RowsRecord.of(r);
             boolean switched = rows.pipeline().equals("dlrm-criteo/2");
             assertThat(rows.rowBytes()).isEqualTo(switched ? 44 * 4 : 40 * 4);
-            assertThat(header(r, StreamFormat.EPOCHS))
+            assertThat(header(r, RowsRecord.EPOCHS))
                     .isEqualTo(
                             String.join(
                                     ",",

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.feed.LineProducer;
 import dev.piper.feed.OutputConsumer;
+import dev.piper.feed.RowsRecord;
 import dev.piper.feed.StreamFormat;
 import dev.piper.feed.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
@@ -316,7 +317,7 @@ class StreamITCase {
                         .thenComparingLong(r -> Long.parseLong(header(r, StreamFormat.BLOCK))));
         for (var r : rowRecords) {
             int p = Integer.parseInt(header(r, StreamFormat.INPUT_PARTITION));
-            String[] range = header(r, StreamFormat.INPUT_OFFSETS).split("-");
+            String[] range = header(r, RowsRecord.INPUT_OFFSETS).split("-");
             long first = Long.parseLong(range[0]);
             long last = Long.parseLong(range[1]);
             assertThat(Long.parseLong(header(r, StreamFormat.BLOCK)))
@@ -564,7 +565,7 @@ class StreamITCase {
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConf)) {
             ProducerRecord<byte[], byte[]> rows =
                     new ProducerRecord<>("forged-rows", new byte[4], new byte[100]);
-            rows.headers().add(StreamFormat.ROWS, "2".getBytes(StandardCharsets.US_ASCII));
+            rows.headers().add(RowsRecord.ROWS, "2".getBytes(StandardCharsets.US_ASCII));
             producer.send(rows).get();
             for (int first : new int[] {0, 5}) {
                 ProducerRecord<byte[], byte[]> v =
@@ -663,14 +664,14 @@ class StreamITCase {
                 java.nio.ByteBuffer.allocate(160).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         row.putInt(14 * Integer.BYTES, c1);
         ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, new byte[4], row.array());
-        r.headers().add(StreamFormat.ROWS, "1".getBytes(StandardCharsets.US_ASCII));
+        r.headers().add(RowsRecord.ROWS, "1".getBytes(StandardCharsets.US_ASCII));
         r.headers().add(StreamFormat.INPUT_TOPIC, "in".getBytes(StandardCharsets.US_ASCII));
         r.headers().add(StreamFormat.INPUT_PARTITION, "0".getBytes(StandardCharsets.US_ASCII));
         r.headers()
                 .add(
                         StreamFormat.BLOCK,
                         Integer.toString(block).getBytes(StandardCharsets.US_ASCII));
-        r.headers().add(StreamFormat.INPUT_OFFSETS, offsets.getBytes(StandardCharsets.US_ASCII));
+        r.headers().add(RowsRecord.INPUT_OFFSETS, offsets.getBytes(StandardCharsets.US_ASCII));
         return r;
     }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.piper.feed.LineProducer;
 import dev.piper.feed.OutputConsumer;
 import dev.piper.feed.RowsRecord;
-import dev.piper.feed.StreamFormat;
 import dev.piper.feed.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.output.OutputLayout;
@@ -69,11 +68,11 @@ class StreamLayoutsITCase {
         }
         Map<String, String> headers =
                 streamAndCompare(name, new String(preset.text(), StandardCharsets.UTF_8), input);
-        assertThat(headers.get(StreamFormat.ROW_COLUMNS).split(","))
+        assertThat(headers.get(RowsRecord.ROW_COLUMNS).split(","))
                 .hasSize(preset.spec().layout().rowBytes() / 4);
-        assertThat(headers.get(StreamFormat.FLOAT32_COLUMNS)).startsWith("I1,I2,");
+        assertThat(headers.get(RowsRecord.FLOAT32_COLUMNS)).startsWith("I1,I2,");
         if (layout.hasLists()) {
-            assertThat(headers.get(StreamFormat.LIST_COLUMNS).split(","))
+            assertThat(headers.get(RowsRecord.LIST_COLUMNS).split(","))
                     .hasSize(layout.listColumns().size());
         }
     }
@@ -99,7 +98,7 @@ class StreamLayoutsITCase {
             new CriteoGenerator(7, 0.01, 0.01).write(out, 20_000);
         }
         Map<String, String> headers = streamAndCompare("oh", spec, input);
-        assertThat(headers.get(StreamFormat.ROW_COLUMNS))
+        assertThat(headers.get(RowsRecord.ROW_COLUMNS))
                 .startsWith("label,I1,I2_0,I2_1,I2_2,I2_3,I3,");
     }
 

@@ -1,6 +1,7 @@
 package dev.piper.connectors.kafka;
 
 import dev.piper.core.block.KafkaOut;
+import dev.piper.feed.RowsRecord;
 import dev.piper.feed.StreamFormat;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.ListState;
@@ -11,7 +12,7 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 
 /**
- * Stamps each rows and vocabulary record with its commit stamp ({@link StreamFormat#CHECKPOINT}),
+ * Stamps each rows and vocabulary record with its commit stamp ({@link RowsRecord#CHECKPOINT}),
  * just before the exactly-once Kafka sink, chained to it: the id of the checkpoint whose completion
  * commits it, raised past every stamp the topics already hold where a stream fast-forwarded past an
  * earlier run's output ({@link #CheckpointStamp(long)}). Stamps so only grow along the topics, run

@@ -9,6 +9,7 @@ import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.Lanes;
 import dev.piper.core.block.Origin;
+import dev.piper.feed.RowsRecord;
 import dev.piper.feed.StreamFormat;
 import dev.piper.output.HotlineFiles;
 import dev.piper.output.NameText;
@@ -250,11 +251,11 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             evictionHeaders(b, shape, names, values);
         }
         if (vocab[p]) {
-            header(names, values, StreamFormat.VOCAB_POSITION, vocabPosition(b, shape));
+            header(names, values, RowsRecord.VOCAB_POSITION, vocabPosition(b, shape));
         }
-        header(names, values, StreamFormat.ROWS, b.rows());
-        header(names, values, StreamFormat.LINES, b.lines());
-        header(names, values, StreamFormat.DEAD_LETTERS, b.deadLetters().length);
+        header(names, values, RowsRecord.ROWS, b.rows());
+        header(names, values, RowsRecord.LINES, b.lines());
+        header(names, values, RowsRecord.DEAD_LETTERS, b.deadLetters().length);
         header(names, values, StreamFormat.BLOCK, b.seq());
         header(names, values, StreamFormat.INPUT_TOPIC, inputTopics[p]);
         header(names, values, StreamFormat.INPUT_PARTITION, Lanes.partition(b.lane()));
@@ -263,25 +264,25 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             header(
                     names,
                     values,
-                    StreamFormat.INPUT_OFFSETS,
+                    RowsRecord.INPUT_OFFSETS,
                     o.offsets()[0] + "-" + o.offsets()[o.records() - 1]);
             if (o.firstTimestamp() >= 0 && o.lastTimestamp() >= 0) {
                 header(
                         names,
                         values,
-                        StreamFormat.INPUT_TIMESTAMPS,
+                        RowsRecord.INPUT_TIMESTAMPS,
                         o.firstTimestamp() + "-" + o.lastTimestamp());
             }
         }
         int length = rowsLength(b, shape);
         if (split != null) {
             header(names, values, StreamFormat.HOTLINE_FIRST_ROW, split.firstRow());
-            header(names, values, StreamFormat.HOTLINE_POPULAR, split.popularRows());
+            header(names, values, RowsRecord.HOTLINE_POPULAR, split.popularRows());
             int[] working = new int[split.working().length];
             for (int c = 0; c < working.length; c++) {
                 working[c] = split.working()[c].length;
             }
-            header(names, values, StreamFormat.HOTLINE_WORKING, commaJoined(working));
+            header(names, values, RowsRecord.HOTLINE_WORKING, commaJoined(working));
         }
         byte[] value;
         if (shape.listColumns() == null) {
@@ -290,20 +291,20 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
                             ? b.rowBytes()
                             : Arrays.copyOf(b.rowBytes(), length);
         } else {
-            header(names, values, StreamFormat.LIST_COLUMNS, shape.listColumns());
+            header(names, values, RowsRecord.LIST_COLUMNS, shape.listColumns());
             int[] counts = new int[b.listOffsets().length];
             for (int l = 0; l < counts.length; l++) {
                 int[] offsets = b.listOffsets()[l];
                 counts[l] = b.rows() == 0 ? 0 : offsets[b.rows()] - offsets[0];
             }
-            header(names, values, StreamFormat.LIST_VALUES, commaJoined(counts));
+            header(names, values, RowsRecord.LIST_VALUES, commaJoined(counts));
             value = withLists(b, length, counts);
         }
         if (split != null) {
             value = withSplit(value, split);
         }
         if (b.eventTimes() != null) {
-            header(names, values, StreamFormat.EVENT_TIMES, StreamFormat.EVENT_TIMES_UNIT);
+            header(names, values, RowsRecord.EVENT_TIMES, RowsRecord.EVENT_TIMES_UNIT);
             value = withEventTimes(value, b);
         }
         return new KafkaOut(
@@ -321,28 +322,28 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
      */
     private void layoutHeaders(
             int p, AssembledBlock b, Shape shape, List<String> names, List<byte[]> values) {
-        header(names, values, StreamFormat.FORMAT, shape.format());
-        header(names, values, StreamFormat.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
+        header(names, values, RowsRecord.FORMAT, shape.format());
+        header(names, values, RowsRecord.FORMAT_VERSION, OutputLayout.FORMAT_VERSION);
         header(
                 names,
                 values,
-                StreamFormat.RECORD_VERSION,
+                RowsRecord.RECORD_VERSION,
                 b.split() == null
-                        ? StreamFormat.RECORD_VERSION_WITHOUT_SPLIT
-                        : StreamFormat.CURRENT_RECORD_VERSION);
-        header(names, values, StreamFormat.ROW_COLUMNS, shape.rowColumns());
+                        ? RowsRecord.RECORD_VERSION_WITHOUT_SPLIT
+                        : RowsRecord.CURRENT_RECORD_VERSION);
+        header(names, values, RowsRecord.ROW_COLUMNS, shape.rowColumns());
         if (shape.float32Columns() != null) {
-            header(names, values, StreamFormat.FLOAT32_COLUMNS, shape.float32Columns());
+            header(names, values, RowsRecord.FLOAT32_COLUMNS, shape.float32Columns());
         }
         if (shape.bucketizedColumns() != null) {
-            header(names, values, StreamFormat.BUCKETIZED_COLUMNS, shape.bucketizedColumns());
-            header(names, values, StreamFormat.BUCKETIZED_BUCKETS, shape.bucketCounts());
+            header(names, values, RowsRecord.BUCKETIZED_COLUMNS, shape.bucketizedColumns());
+            header(names, values, RowsRecord.BUCKETIZED_BUCKETS, shape.bucketCounts());
         }
-        header(names, values, StreamFormat.PIPELINE, pipeline[p] + b.version());
+        header(names, values, RowsRecord.PIPELINE, pipeline[p] + b.version());
         if (b.version() == startVersions[p]) {
-            header(names, values, StreamFormat.PIPELINE_PARAMS, pipelineParams[p]);
+            header(names, values, RowsRecord.PIPELINE_PARAMS, pipelineParams[p]);
         }
-        header(names, values, StreamFormat.EPOCHS, commaJoined(b.epochs()));
+        header(names, values, RowsRecord.EPOCHS, commaJoined(b.epochs()));
         boolean anyBuckets = false;
         for (int bucket : shape.buckets()) {
             anyBuckets |= bucket > 0;
@@ -366,8 +367,8 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
             before[c] = a != null ? a.first() : b.firstNewIndex()[c] - buckets[c];
             own[c] = a != null ? a.size() : 0;
         }
-        header(names, values, StreamFormat.ASSIGNMENTS, commaJoined(before));
-        header(names, values, StreamFormat.BLOCK_ASSIGNMENTS, commaJoined(own));
+        header(names, values, RowsRecord.ASSIGNMENTS, commaJoined(before));
+        header(names, values, RowsRecord.BLOCK_ASSIGNMENTS, commaJoined(own));
         String[] evictions = shape.evictions();
         StringBuilder evicting = new StringBuilder();
         for (int c = 0; c < evictions.length; c++) {
@@ -378,7 +379,7 @@ public final class OutputEncoder implements FlatMapFunction<AssembledBlock, Kafk
 
     /**
      * Per sparse column, its vocabulary's position once the block was applied: the assignments an
-     * evicting column had made, else its entries ({@link StreamFormat#VOCAB_POSITION}).
+     * evicting column had made, else its entries ({@link RowsRecord#VOCAB_POSITION}).
      */
     private static String vocabPosition(AssembledBlock b, Shape shape) {
         int[] buckets = shape.buckets();

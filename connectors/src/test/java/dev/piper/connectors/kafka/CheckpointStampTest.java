@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.core.block.KafkaOut;
+import dev.piper.feed.RowsRecord;
 import dev.piper.feed.RowsRecordFormat;
 import dev.piper.feed.RowsRecordFormatTest;
 import dev.piper.feed.StreamFormat;
@@ -34,7 +35,7 @@ class CheckpointStampTest {
                 KafkaOut.target(pipeline, KafkaOut.ROWS),
                 new byte[] {0},
                 new byte[] {1, 2},
-                new String[] {StreamFormat.ROWS},
+                new String[] {RowsRecord.ROWS},
                 new byte[][] {"0".getBytes(StandardCharsets.US_ASCII)});
     }
 
@@ -62,7 +63,7 @@ class CheckpointStampTest {
         for (KafkaOut r : out) {
             String stamp = "-";
             for (int i = 0; i < r.headerNames().length; i++) {
-                if (r.headerNames()[i].equals(StreamFormat.CHECKPOINT)) {
+                if (r.headerNames()[i].equals(RowsRecord.CHECKPOINT)) {
                     stamp = new String(r.headerValues()[i], StandardCharsets.US_ASCII);
                 }
             }
@@ -87,8 +88,7 @@ class CheckpointStampTest {
             assertThat(stamps(h.extractOutputValues())).containsExactly("1", "1", "-", "2", "4");
             KafkaOut first = h.extractOutputValues().get(0);
             assertThat(first.value()).containsExactly(1, 2); // the rest as it was
-            assertThat(first.headerNames())
-                    .containsExactly(StreamFormat.ROWS, StreamFormat.CHECKPOINT);
+            assertThat(first.headerNames()).containsExactly(RowsRecord.ROWS, RowsRecord.CHECKPOINT);
         }
         try (var h = harness()) {
             h.setRestoredCheckpointId(3); // as Flink restores a task from checkpoint 3
@@ -149,13 +149,13 @@ class CheckpointStampTest {
         KafkaOut stamped = StreamFormat.withCheckpoint(rows(0), StreamFormat.checkpointStamp(12));
         Map<String, String> h = RowsRecordFormatTest.everyHeader();
         h.put(
-                StreamFormat.CHECKPOINT,
+                RowsRecord.CHECKPOINT,
                 new String(stamped.headerValues()[1], StandardCharsets.US_ASCII));
         RowsRecordFormat.DESCRIBED.check(h, 3, "stamped"); // a number, in any record format
-        h.remove(StreamFormat.CHECKPOINT);
+        h.remove(RowsRecord.CHECKPOINT);
         RowsRecordFormat.DESCRIBED.check(h, 3, "unstamped"); // a group of its own: optional
-        h.put(StreamFormat.CHECKPOINT, "-1");
+        h.put(RowsRecord.CHECKPOINT, "-1");
         assertThatThrownBy(() -> RowsRecordFormat.DESCRIBED.check(h, 3, "negative"))
-                .hasMessageContaining(StreamFormat.CHECKPOINT);
+                .hasMessageContaining(RowsRecord.CHECKPOINT);
     }
 }

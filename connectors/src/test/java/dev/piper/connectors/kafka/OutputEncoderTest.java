@@ -10,8 +10,8 @@ import dev.piper.core.block.Assignments;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.Origin;
+import dev.piper.feed.RowsRecord;
 import dev.piper.feed.RowsRecordFormat;
-import dev.piper.feed.StreamFormat;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.SpecCompiler;
 import dev.piper.pipeline.spec.SpecParser;
@@ -234,11 +234,11 @@ class OutputEncoderTest {
         encoder.learn(0, SpecCompiler.program(SpecParser.parse(v3.getBytes(), "v3"), new int[26]));
         Map<String, String> h = headers(encode(encoder, block(3, new int[26])).get(0));
         assertThat(h)
-                .containsEntry(StreamFormat.BUCKETIZED_COLUMNS, "I2")
-                .containsEntry(StreamFormat.BUCKETIZED_BUCKETS, "4");
+                .containsEntry(RowsRecord.BUCKETIZED_COLUMNS, "I2")
+                .containsEntry(RowsRecord.BUCKETIZED_BUCKETS, "4");
         RowsRecordFormat.DESCRIBED.check(h, 2, "block 3");
         assertThat(headers(encode(encoder, block()).get(0)))
-                .doesNotContainKey(StreamFormat.BUCKETIZED_COLUMNS);
+                .doesNotContainKey(RowsRecord.BUCKETIZED_COLUMNS);
     }
 
     /**
@@ -352,7 +352,7 @@ class OutputEncoderTest {
             assertThat(RowsRecordFormat.DESCRIBED.headers())
                     .containsKeys(h.keySet().toArray(String[]::new));
             RowsRecordFormat.DESCRIBED.check(
-                    h, Integer.parseInt(h.get(StreamFormat.RECORD_VERSION)), "block " + b.seq());
+                    h, Integer.parseInt(h.get(RowsRecord.RECORD_VERSION)), "block " + b.seq());
             seen.addAll(h.keySet());
         }
         java.util.Set<String> unseen =
@@ -360,11 +360,11 @@ class OutputEncoderTest {
         unseen.removeAll(seen);
         assertThat(unseen)
                 .containsExactlyInAnyOrder(
-                        StreamFormat.LIST_COLUMNS,
-                        StreamFormat.LIST_VALUES,
-                        StreamFormat.FLOAT32_COLUMNS,
-                        StreamFormat.BUCKETIZED_COLUMNS,
-                        StreamFormat.BUCKETIZED_BUCKETS,
-                        StreamFormat.CHECKPOINT); // CheckpointStamp's, after the encoder
+                        RowsRecord.LIST_COLUMNS,
+                        RowsRecord.LIST_VALUES,
+                        RowsRecord.FLOAT32_COLUMNS,
+                        RowsRecord.BUCKETIZED_COLUMNS,
+                        RowsRecord.BUCKETIZED_BUCKETS,
+                        RowsRecord.CHECKPOINT); // CheckpointStamp's, after the encoder
     }
 }

@@ -6,6 +6,7 @@ import dev.piper.core.block.AssembledBlock;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.Origin;
 import dev.piper.core.control.ActiveSpec;
+import dev.piper.feed.RowsRecord;
 import dev.piper.feed.StreamFormat;
 import dev.piper.pipeline.spec.SpecParser;
 import java.nio.charset.StandardCharsets;
@@ -87,7 +88,7 @@ class SwitchingOutputEncoderTest {
                                 switch (r.headerNames()[i]) {
                                     case StreamFormat.BLOCK -> block = v;
                                     case StreamFormat.INPUT_PARTITION -> partition = v;
-                                    case StreamFormat.PIPELINE -> pipeline = v;
+                                    case RowsRecord.PIPELINE -> pipeline = v;
                                     default -> {}
                                 }
                             }
@@ -124,11 +125,11 @@ class SwitchingOutputEncoderTest {
 
     private static int headerIndex(KafkaOut r) {
         for (int i = 0; i < r.headerNames().length; i++) {
-            if (r.headerNames()[i].equals(StreamFormat.FLOAT32_COLUMNS)) {
+            if (r.headerNames()[i].equals(RowsRecord.FLOAT32_COLUMNS)) {
                 return i;
             }
         }
-        throw new AssertionError("no " + StreamFormat.FLOAT32_COLUMNS);
+        throw new AssertionError("no " + RowsRecord.FLOAT32_COLUMNS);
     }
 
     @Test
