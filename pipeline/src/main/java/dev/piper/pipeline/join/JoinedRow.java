@@ -1,0 +1,43 @@
+package dev.piper.pipeline.join;
+
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * An impression with its labels, as the join emits it.
+ *
+ * @param impression the impression
+ * @param emitTimeMs the event time the row is emitted at: when its labels are final (the first
+ *     emission: the impression's time plus the longest {@link EmitPolicy#WAIT} window) or the
+ *     positive copy's action arrived (but not before the first emission)
+ * @param copyOf -1 for the first emission; for a positive copy of a {@link
+ *     EmitPolicy#NEGATIVE_FIRST} stream, that stream's index
+ * @param labels per action stream, its labels
+ * @param weight the row's weight: {@code 1 / negativeSampleRate} for a kept negative, else 1
+ * @param <T> the impression record's type
+ */
+public record JoinedRow<T>(
+        Impression<T> impression,
+        long emitTimeMs,
+        int copyOf,
+        List<StreamLabel> labels,
+        double weight) {
+
+    /**
+     * The rows' order, the same in every run: by emission time, then the impression's position, the
+     * first emission before its copies.
+     */
+    public static final Comparator<JoinedRow<?>> ORDER =
+            Comparator.<JoinedRow<?>>comparingLong(JoinedRow::emitTimeMs)
+                    .thenComparing(r -> r.impression().position())
+                    .thenComparingInt(JoinedRow::copyOf);
+
+    public JoinedRow {
+        labels = List.copyOf(labels);
+    }
+
+    /** Whether the row is a negative: no stream's label is set. */
+    public boolean negative() {
+        return labels.stream().noneMatch(StreamLabel::label);
+    }
+}

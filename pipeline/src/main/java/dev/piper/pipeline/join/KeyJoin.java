@@ -1,0 +1,265 @@
+package dev.piper.pipeline.join;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The label join of one key: its impressions and actions, placed in event time as the watermark
+ * passes them ({@code docs/SEMANTICS.md}, "Label join").
+ *
+ * <p>A record that is not late (not behind its own partition's watermark when read) arrives before
+ * the join's watermark, the least of every partition's, passes its time. So once the watermark is
+ * past {@code t}, every record of time {@code t} or before that will ever count is here, and the
+ * join takes them in the order of (time, impressions before actions, position): what it decides
+ * depends on the logs only, not on the order records arrived in across partitions or on the job's
+ * parallelism. At one time, the impressions come first (an action joins an impression of its own
+ * time), then the actions, then the rows due (a row due at an action's time knows it), then the
+ * impressions forgotten.
+ *
+ * @param <T> the impression record's type
+ */
+public final class KeyJoin<T> {
+
+    private static final int IMPRESSION = 0;
+    private static final int ACTION = 1;
+    private static final int EMISSION = 2;
+    private static final int FORGET = 3;
+
+    private final JoinSettings settings;
+    private final List<Impression<T>> arrivedImpressions = new ArrayList<>();
+    private final List<Action> arrivedActions = new ArrayList<>();
+    private final List<Placed<T>> placed = new ArrayList<>();
+    private long watermark = Long.MIN_VALUE;
+
+    /** An impression the watermark has passed, until it is forgotten. */
+    private static final class Placed<T> {
+        final Impression<T> impression;
+        final Joined[] streams;
+        boolean emitted;
+
+        Placed(Impression<T> impression, int streams) {
+            this.impression = impression;
+            this.streams = new Joined[streams];
+            for (int s = 0; s < streams; s++) {
+                this.streams[s] = new Joined();
+            }
+        }
+    }
+
+    /** One stream's actions joined to a placed impression. */
+    private static final class Joined {
+        long firstMs = -1;
+        int count;
+        double value;
+        Set<String> ids;
+        long copyAtMs = Long.MIN_VALUE; // a NEGATIVE_FIRST stream's positive copy, once due
+        boolean copied;
+    }
+
+    public KeyJoin(JoinSettings settings) {
+        this.settings = settings;
+    }
+
+    /** Takes {@code impression}; one behind its partition's watermark is rejected at once. */
+    public void impression(Impression<T> impression, JoinOutput<T> out) {
+        if (impression.timeMs() < impression.watermark() || impression.timeMs() < watermark) {
+            out.rejected(impression, JoinReason.LATE_IMPRESSION);
+        } else {
+            arrivedImpressions.add(impression);
+        }
+    }
+
+    /** Takes {@code action}; one behind its partition's watermark is rejected at once. */
+    public void action(Action action, JoinOutput<T> out) {
+        if (action.stream() < 0 || action.stream() >= settings.streams().size()) {
+            throw new IllegalArgumentException(
+                    "action stream " + action.stream() + " of " + settings.streams().size());
+        }
+        if (action.timeMs() < action.watermark() || action.timeMs() < watermark) {
+            out.rejected(action, JoinReason.LATE_ACTION);
+        } else {
+            arrivedActions.add(action);
+        }
+    }
+
+    /**
+     * Moves the watermark to {@code watermark}: every record and row of a time before it is placed
+     * and emitted, in order.
+     */
+    public void advance(long watermark, JoinOutput<T> out) {
+        this.watermark = Math.max(this.watermark, watermark);
+        while (true) {
+            Next next = next();
+            if (next == null || next.timeMs >= this.watermark) {
+                return;
+            }
+            switch (next.kind) {
+                case IMPRESSION -> place(arrivedImpressions.remove(next.index), out);
+                case ACTION -> join(arrivedActions.remove(next.index), out);
+                case EMISSION -> emit(placed.get(next.index), next.stream, out);
+                default -> placed.remove(next.index);
+            }
+        }
+    }
+
+    /** The time of the next thing to do, or {@link Long#MAX_VALUE}: when to advance again. */
+    public long nextDueMs() {
+        Next next = next();
+        return next == null ? Long.MAX_VALUE : next.timeMs;
+    }
+
+    /** Whether the key holds nothing: its state can go. */
+    public boolean isEmpty() {
+        return arrivedImpressions.isEmpty() && arrivedActions.isEmpty() && placed.isEmpty();
+    }
+
+    /** The impressions that arrived or are placed and not yet forgotten. */
+    public int impressionsHeld() {
+        return arrivedImpressions.size() + placed.size();
+    }
+
+    /** The actions that arrived and wait for the watermark. */
+    public int actionsWaiting() {
+        return arrivedActions.size();
+    }
+
+    private record Next(long timeMs, int kind, Position position, int stream, int index) {
+
+        boolean before(Next o) {
+            if (timeMs != o.timeMs) {
+                return timeMs < o.timeMs;
+            }
+            if (kind != o.kind) {
+                return kind < o.kind;
+            }
+            int c = position.compareTo(o.position);
+            return c != 0 ? c < 0 : stream < o.stream;
+        }
+    }
+
+    private Next next() {
+        Next best = null;
+        for (int i = 0; i < arrivedImpressions.size(); i++) {
+            Impression<T> m = arrivedImpressions.get(i);
+            best = min(best, new Next(m.timeMs(), IMPRESSION, m.position(), -1, i));
+        }
+        for (int i = 0; i < arrivedActions.size(); i++) {
+            Action a = arrivedActions.get(i);
+            best = min(best, new Next(a.timeMs(), ACTION, a.position(), -1, i));
+        }
+        for (int i = 0; i < placed.size(); i++) {
+            Placed<T> p = placed.get(i);
+            Impression<T> m = p.impression;
+            if (!p.emitted) {
+                best =
+                        min(
+                                best,
+                                new Next(
+                                        m.timeMs() + settings.firstEmissionDelayMs(),
+                                        EMISSION,
+                                        m.position(),
+                                        -1,
+                                        i));
+                continue;
+            }
+            for (int s = 0; s < p.streams.length; s++) {
+                Joined j = p.streams[s];
+                if (j.copyAtMs != Long.MIN_VALUE && !j.copied) {
+                    best = min(best, new Next(j.copyAtMs, EMISSION, m.position(), s, i));
+                }
+            }
+            best =
+                    min(
+                            best,
+                            new Next(
+                                    m.timeMs() + settings.forgetAfterMs(),
+                                    FORGET,
+                                    m.position(),
+                                    -1,
+                                    i));
+        }
+        return best;
+    }
+
+    private static Next min(Next a, Next b) {
+        return a == null || b.before(a) ? b : a;
+    }
+
+    private void place(Impression<T> impression, JoinOutput<T> out) {
+        long longest = settings.longestWindowMs();
+        for (Placed<T> p : placed) {
+            if (impression.timeMs() - p.impression.timeMs() <= longest) {
+                out.rejected(impression, JoinReason.DUPLICATE_IMPRESSION);
+                return;
+            }
+        }
+        placed.add(new Placed<>(impression, settings.streams().size()));
+    }
+
+    private void join(Action action, JoinOutput<T> out) {
+        Placed<T> to = placed.isEmpty() ? null : placed.get(placed.size() - 1);
+        if (to == null) {
+            out.rejected(action, JoinReason.ORPHAN_ACTION);
+            return;
+        }
+        ActionStream stream = settings.streams().get(action.stream());
+        long since = action.timeMs() - to.impression.timeMs();
+        if (since > stream.windowMs()) {
+            out.rejected(action, JoinReason.ACTION_AFTER_WINDOW);
+            return;
+        }
+        Joined j = to.streams[action.stream()];
+        if (action.id() != null) {
+            if (j.ids == null) {
+                j.ids = new HashSet<>();
+            }
+            if (!j.ids.add(action.id())) {
+                out.rejected(action, JoinReason.DUPLICATE_ACTION);
+                return;
+            }
+        }
+        if (j.count++ == 0) {
+            j.firstMs = action.timeMs();
+            if (stream.policy() == EmitPolicy.NEGATIVE_FIRST) {
+                j.copyAtMs =
+                        Math.max(
+                                action.timeMs(),
+                                to.impression.timeMs() + settings.firstEmissionDelayMs());
+            }
+        }
+        j.value += action.value();
+        out.joined(action, to.impression);
+    }
+
+    private void emit(Placed<T> p, int copyOf, JoinOutput<T> out) {
+        List<StreamLabel> labels = new ArrayList<>(p.streams.length);
+        for (int s = 0; s < p.streams.length; s++) {
+            Joined j = p.streams[s];
+            boolean known = settings.streams().get(s).policy() == EmitPolicy.WAIT || s == copyOf;
+            labels.add(
+                    known && j.count > 0
+                            ? new StreamLabel(
+                                    true, j.firstMs - p.impression.timeMs(), j.count, j.value)
+                            : StreamLabel.NONE);
+        }
+        if (copyOf >= 0) {
+            p.streams[copyOf].copied = true;
+            out.row(new JoinedRow<>(p.impression, p.streams[copyOf].copyAtMs, copyOf, labels, 1));
+            return;
+        }
+        p.emitted = true;
+        long at = p.impression.timeMs() + settings.firstEmissionDelayMs();
+        JoinedRow<T> row = new JoinedRow<>(p.impression, at, -1, labels, 1);
+        if (!row.negative()) {
+            out.row(row);
+        } else if (NegativeSampling.keeps(p.impression.key(), settings.negativeSampleRate())) {
+            out.row(
+                    new JoinedRow<>(
+                            p.impression, at, -1, labels, 1 / settings.negativeSampleRate()));
+        } else {
+            out.sampledOut(p.impression);
+        }
+    }
+}
