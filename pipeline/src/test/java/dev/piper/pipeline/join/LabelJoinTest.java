@@ -75,7 +75,7 @@ class LabelJoinTest {
     void aWaitRowCarriesItsClickAndANegativeFirstStreamEmitsAPositiveCopy() {
         JoinSettings settings = new JoinSettings(List.of(CLICK, BUY), BOUND, 0, 1);
         List<JoinedRow<String>> rows = new ArrayList<>();
-        LabelJoin<String> join = new LabelJoin<>(settings, collect(rows, new HashMap<>()));
+        LabelJoin<String> join = new LabelJoin<>(settings, collect(rows, new Outcome()));
         join.impression(
                 new Impression<>("r1", 1_000, new Position(0, 0, 0), Long.MIN_VALUE, "imp"));
         join.action(new Action(0, "r1", 5_000, "c1", 0, new Position(1, 0, 0), Long.MIN_VALUE));
@@ -317,8 +317,7 @@ class LabelJoinTest {
         return max == Long.MIN_VALUE ? Long.MIN_VALUE : max - BOUND;
     }
 
-    private static JoinOutput<String> collect(List<JoinedRow<String>> rows, Object counts) {
-        Outcome o = counts instanceof Outcome c ? c : new Outcome();
+    private static JoinOutput<String> collect(List<JoinedRow<String>> rows, Outcome o) {
         return new JoinOutput<>() {
             @Override
             public void row(JoinedRow<String> row) {
