@@ -35,9 +35,4 @@ public record JoinedRow<T>(
     public JoinedRow {
         labels = List.copyOf(labels);
     }
-
-    /** Whether the row is a negative: no stream's label is set. */
-    public boolean negative() {
-        return labels.stream().noneMatch(StreamLabel::label);
-    }
 }

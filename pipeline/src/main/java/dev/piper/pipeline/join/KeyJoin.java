@@ -28,6 +28,9 @@ public final class KeyJoin<T> {
     private static final int FORGET = 3;
 
     private final JoinSettings settings;
+    private final long firstEmissionDelayMs; // the settings', derived once: next() asks per step
+    private final long longestWindowMs;
+    private final long forgetAfterMs;
     private final List<Impression<T>> arrivedImpressions = new ArrayList<>();
     private final List<Action> arrivedActions = new ArrayList<>();
     private final List<Placed<T>> placed = new ArrayList<>();
@@ -60,6 +63,9 @@ public final class KeyJoin<T> {
 
     public KeyJoin(JoinSettings settings) {
         this.settings = settings;
+        this.firstEmissionDelayMs = settings.firstEmissionDelayMs();
+        this.longestWindowMs = settings.longestWindowMs();
+        this.forgetAfterMs = settings.forgetAfterMs();
     }
 
     /** Takes {@code impression}; one behind its partition's watermark is rejected at once. */
@@ -153,15 +159,8 @@ public final class KeyJoin<T> {
             Placed<T> p = placed.get(i);
             Impression<T> m = p.impression;
             if (!p.emitted) {
-                best =
-                        min(
-                                best,
-                                new Next(
-                                        m.timeMs() + settings.firstEmissionDelayMs(),
-                                        EMISSION,
-                                        m.position(),
-                                        -1,
-                                        i));
+                long firstAt = m.timeMs() + firstEmissionDelayMs;
+                best = min(best, new Next(firstAt, EMISSION, m.position(), -1, i));
                 continue;
             }
             for (int s = 0; s < p.streams.length; s++) {
@@ -170,15 +169,7 @@ public final class KeyJoin<T> {
                     best = min(best, new Next(j.copyAtMs, EMISSION, m.position(), s, i));
                 }
             }
-            best =
-                    min(
-                            best,
-                            new Next(
-                                    m.timeMs() + settings.forgetAfterMs(),
-                                    FORGET,
-                                    m.position(),
-                                    -1,
-                                    i));
+            best = min(best, new Next(m.timeMs() + forgetAfterMs, FORGET, m.position(), -1, i));
         }
         return best;
     }
@@ -188,9 +179,8 @@ public final class KeyJoin<T> {
     }
 
     private void place(Impression<T> impression, JoinOutput<T> out) {
-        long longest = settings.longestWindowMs();
         for (Placed<T> p : placed) {
-            if (impression.timeMs() - p.impression.timeMs() <= longest) {
+            if (impression.timeMs() - p.impression.timeMs() <= longestWindowMs) {
                 out.rejected(impression, JoinReason.DUPLICATE_IMPRESSION);
                 return;
             }
@@ -224,9 +214,7 @@ public final class KeyJoin<T> {
             j.firstMs = action.timeMs();
             if (stream.policy() == EmitPolicy.NEGATIVE_FIRST) {
                 j.copyAtMs =
-                        Math.max(
-                                action.timeMs(),
-                                to.impression.timeMs() + settings.firstEmissionDelayMs());
+                        Math.max(action.timeMs(), to.impression.timeMs() + firstEmissionDelayMs);
             }
         }
         j.value += action.value();
@@ -250,16 +238,13 @@ public final class KeyJoin<T> {
             return;
         }
         p.emitted = true;
-        long at = p.impression.timeMs() + settings.firstEmissionDelayMs();
-        JoinedRow<T> row = new JoinedRow<>(p.impression, at, -1, labels, 1);
-        if (!row.negative()) {
-            out.row(row);
-        } else if (NegativeSampling.keeps(p.impression.key(), settings.negativeSampleRate())) {
-            out.row(
-                    new JoinedRow<>(
-                            p.impression, at, -1, labels, 1 / settings.negativeSampleRate()));
-        } else {
+        boolean negative = labels.stream().noneMatch(StreamLabel::label);
+        double rate = settings.negativeSampleRate();
+        if (negative && !NegativeSampling.keeps(p.impression.key(), rate)) {
             out.sampledOut(p.impression);
+            return;
         }
+        long at = p.impression.timeMs() + firstEmissionDelayMs;
+        out.row(new JoinedRow<>(p.impression, at, -1, labels, negative ? 1 / rate : 1));
     }
 }
