@@ -248,6 +248,11 @@ public final class ControlFunction extends ProcessFunction<ControlMessage, Activ
                     "hotline: Hotline's split does not run with run-time reconfiguration (a switch"
                             + " may change the rows' shape a window's hot set is chosen for)");
         }
+        if (spec.labels() != null) {
+            problems.add(
+                    "labels: a label join does not start or change at run time (its waiting"
+                            + " impressions belong to the spec the job started with)");
+        }
         if (!spec.input().format().equals(active.spec().input().format())) {
             problems.add(
                     "input.format: the job reads "

@@ -86,13 +86,20 @@ import org.apache.flink.core.memory.DataOutputView;
  * of milliseconds; 0 for a window of rows, which the section's window then gives, 0 otherwise), and
  * to vocab's evicting policy (tag 2), after its ttl in rows, its ttl in event time (a varlong of
  * milliseconds, 0 for none). Formats before 13 have neither: their windows and ttls are rows.
+ *
+ * <p>Format 14 appends the label join ({@code labels} with {@code input.key}): a boolean, then if
+ * true the impressions' key path (a string), the max out-of-orderness and the retention (varlongs
+ * of milliseconds), the negative sample rate (a double) and the action streams (a varint count,
+ * then each stream's name (a string), window (a varlong of milliseconds), policy (a varint: 0 wait,
+ * 1 negative-first), format, key path and time path (strings), time unit (a varint, as format
+ * 12's), and id path, value path and topic (strings or null)). Formats 1..13 have none.
  */
 public final class PipelineSpecSerializer extends TypeSerializer<PipelineSpec> {
 
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes; it reads 1..FORMAT. */
-    static final int FORMAT = 13;
+    static final int FORMAT = 14;
 
     /**
      * Kryo registration ids: fixed forever, new classes take new ids; an operator's is its

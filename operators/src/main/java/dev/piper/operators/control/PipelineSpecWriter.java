@@ -9,6 +9,11 @@ import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.input.CsvOptions;
 import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.input.ProtobufOptions;
+import dev.piper.pipeline.join.ActionSource;
+import dev.piper.pipeline.join.ActionStream;
+import dev.piper.pipeline.join.EmitPolicy;
+import dev.piper.pipeline.join.JoinSettings;
+import dev.piper.pipeline.join.LabelSpec;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains.Kind;
 import dev.piper.pipeline.ops.Op;
@@ -56,6 +61,67 @@ final class PipelineSpecWriter extends Serializer<PipelineSpec> {
             out.writeString(time.field());
             out.writeVarInt(time.unit().ordinal(), true);
         }
+        writeLabels(out, s.labels()); // 14
+    }
+
+    private static void writeLabels(Output out, LabelSpec labels) {
+        out.writeBoolean(labels != null);
+        if (labels == null) {
+            return;
+        }
+        out.writeString(labels.key());
+        JoinSettings join = labels.join();
+        out.writeVarLong(join.maxOutOfOrdernessMs(), true);
+        out.writeVarLong(join.retentionMs(), true);
+        out.writeDouble(join.negativeSampleRate());
+        out.writeVarInt(join.streams().size(), true);
+        for (int i = 0; i < join.streams().size(); i++) {
+            ActionStream stream = join.streams().get(i);
+            ActionSource source = labels.sources().get(i);
+            out.writeString(stream.name());
+            out.writeVarLong(stream.windowMs(), true);
+            out.writeVarInt(stream.policy().ordinal(), true);
+            out.writeString(source.format());
+            out.writeString(source.key());
+            out.writeString(source.time().field());
+            out.writeVarInt(source.time().unit().ordinal(), true);
+            out.writeString(source.id());
+            out.writeString(source.value());
+            out.writeString(source.topic());
+        }
+    }
+
+    private static LabelSpec readLabels(Input in) {
+        if (!in.readBoolean()) {
+            return null;
+        }
+        String key = in.readString();
+        long bound = in.readVarLong(true);
+        long retention = in.readVarLong(true);
+        double rate = in.readDouble();
+        int count = in.readVarInt(true);
+        List<ActionStream> streams = new ArrayList<>(count);
+        List<ActionSource> sources = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            streams.add(
+                    new ActionStream(
+                            in.readString(),
+                            in.readVarLong(true),
+                            EmitPolicy.values()[in.readVarInt(true)]));
+            String format = in.readString();
+            String actionKey = in.readString();
+            EventTime time =
+                    new EventTime(in.readString(), EventTime.Unit.values()[in.readVarInt(true)]);
+            sources.add(
+                    new ActionSource(
+                            format,
+                            actionKey,
+                            time,
+                            in.readString(),
+                            in.readString(),
+                            in.readString()));
+        }
+        return new LabelSpec(key, new JoinSettings(streams, bound, retention, rate), sources);
     }
 
     private static void writeColumns(Kryo kryo, Output out, List<Column> columns) {
@@ -166,6 +232,7 @@ final class PipelineSpecWriter extends Serializer<PipelineSpec> {
                         ? new EventTime(
                                 in.readString(), EventTime.Unit.values()[in.readVarInt(true)])
                         : null;
+        LabelSpec labels = f >= 14 ? readLabels(in) : null;
         PipelineSpec.Input input =
                 PipelineSpec.Input.builder()
                         .format(format)
@@ -180,7 +247,7 @@ final class PipelineSpecWriter extends Serializer<PipelineSpec> {
                         .protobuf(protobuf)
                         .eventTime(time)
                         .build();
-        return new PipelineSpec(name, version, input, columns, output, hotline);
+        return new PipelineSpec(name, version, input, columns, output, hotline, labels);
     }
 
     private static List<Column> readColumns(Kryo kryo, Input in) {

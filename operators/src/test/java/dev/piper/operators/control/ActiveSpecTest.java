@@ -102,19 +102,20 @@ class ActiveSpecTest {
                     + "00000000".repeat(23);
 
     /**
-     * As written now: the same, with the spec in its format 13 (PipelineSpecSerializerTest):
-     * thirteen bytes longer, vocab's policy tag, the empty list of Parquet column names, the layout
+     * As written now: the same, with the spec in its format 14 (PipelineSpecSerializerTest):
+     * fourteen bytes longer, vocab's policy tag, the empty list of Parquet column names, the layout
      * (13 dense, 26 sparse, no lists, ',', no generated columns), no Hotline section, no field
-     * paths, no CSV layout, no Avro schemas, no Protobuf message and no event time.
+     * paths, no CSV layout, no Avro schemas, no Protobuf message, no event time and no label join.
      */
     private static final String SMALL_WRITTEN_NOW =
-            "00000040"
-                    + "0d"
+            "00000041"
+                    + "0e"
                     + SMALL_FORMAT_1
                             .substring(10, SMALL_FORMAT_1.indexOf("0000001a"))
                             .replace("e80776", "e8077600")
                     + "00"
                     + "0d1a002c00"
+                    + "00"
                     + "00"
                     + "00"
                     + "00"

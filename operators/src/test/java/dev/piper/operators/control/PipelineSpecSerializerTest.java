@@ -324,7 +324,7 @@ public class PipelineSpecSerializerTest {
      * each).
      */
     private static String writtenNow(String format5) {
-        return "0d" + format6(format5).substring(2) + "00" + "00" + "00" + "00" + "00";
+        return "0e" + format6(format5).substring(2) + "00" + "00" + "00" + "00" + "00" + "00";
     }
 
     /**
@@ -336,8 +336,8 @@ public class PipelineSpecSerializerTest {
     void formatSevenHoldsAnEvictingPolicy() throws Exception {
         String now = HexFormat.of().formatHex(serializer.toBytes(small()));
         // no Hotline, field paths, CSV, Avro, Protobuf
-        assertThat(now).startsWith("0d").endsWith("000000000000");
-        String format7 = "07" + now.substring(2, now.length() - 8);
+        assertThat(now).startsWith("0e").endsWith("00000000000000");
+        String format7 = "07" + now.substring(2, now.length() - 10);
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(format7))).isEqualTo(small());
         assertThat(serializer.fromBytes(HexFormat.of().parseHex("06" + format7.substring(2))))
                 .isEqualTo(small());
@@ -443,7 +443,7 @@ public class PipelineSpecSerializerTest {
         assertThat(HexFormat.of().formatHex(serializer.toBytes(hot)))
                 .isEqualTo(
                         // no Hotline, field paths, CSV, Avro, Protobuf, event time
-                        plain.substring(0, plain.length() - 12)
+                        plain.substring(0, plain.length() - 14)
                                 + "01"
                                 + "808040"
                                 + "10"
@@ -458,7 +458,8 @@ public class PipelineSpecSerializerTest {
                                 + "00"
                                 + "00"
                                 + "00"
-                                + "00");
+                                + "00"
+                                + "00"); // format 14: no label join
         assertThat(roundTrip(hot)).isEqualTo(hot);
     }
 
@@ -495,17 +496,78 @@ public class PipelineSpecSerializerTest {
                         + "00" // exact
                         + "808004" // tracker entries
                         + "000000000000f03f"; // decay 1
-        String rest = "0000000000"; // no field paths, CSV, Avro, Protobuf, event time
-        String frozen = plain.substring(0, plain.length() - 12) + section + "80dddb01" + rest;
-        assertThat(HexFormat.of().formatHex(serializer.toBytes(hot))).isEqualTo(frozen);
-        assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(hot);
+        // no field paths, CSV, Avro, Protobuf, event time
+        String rest = "0000000000";
+        String frozen = plain.substring(0, plain.length() - 14) + section + "80dddb01" + rest;
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(hot))).isEqualTo(frozen + "00");
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex("0d" + frozen.substring(2))))
+                .isEqualTo(hot);
         String format12 =
                 "0c"
-                        + plain.substring(2, plain.length() - 12)
+                        + plain.substring(2, plain.length() - 14)
                         + section.replace("10" + "00", "10" + "c0843d")
                         + rest;
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(format12)).hotline().windowRows())
                 .isEqualTo(1_000_000);
+    }
+
+    /**
+     * Format 14, frozen: the label join after the event time: true, the key path, the bound and the
+     * retention (varlongs: 10,000 is 90 4e, 900,000 a0 f7 36), the sample rate 0.25, then per
+     * stream its name, window, policy (wait 00), format, key, time path and unit (ms 01), id, value
+     * (null 80) and topic. Format 13's bytes read as a spec without one.
+     */
+    @Test
+    void formatFourteenHoldsTheLabelJoin() throws Exception {
+        PipelineSpec s = small();
+        var join =
+                new dev.piper.pipeline.join.JoinSettings(
+                        List.of(
+                                new dev.piper.pipeline.join.ActionStream(
+                                        "click", 900_000, dev.piper.pipeline.join.EmitPolicy.WAIT)),
+                        10_000,
+                        900_000,
+                        0.25);
+        var labels =
+                new dev.piper.pipeline.join.LabelSpec(
+                        "rid",
+                        join,
+                        List.of(
+                                new dev.piper.pipeline.join.ActionSource(
+                                        "json",
+                                        "rid",
+                                        new dev.piper.pipeline.input.EventTime(
+                                                "ts",
+                                                dev.piper.pipeline.input.EventTime.Unit.MILLIS),
+                                        "cid",
+                                        null,
+                                        "clicks")));
+        PipelineSpec joined =
+                new PipelineSpec(
+                        s.name(), s.version(), s.input(), s.columns(), s.output(), null, labels);
+        String plain = HexFormat.of().formatHex(serializer.toBytes(s));
+        String section =
+                "01"
+                        + "7269e4" // rid
+                        + "904e" // 10 s
+                        + "a0f736" // 15 min
+                        + "000000000000d03f" // 0.25
+                        + "01" // one stream
+                        + "636c6963eb" // click
+                        + "a0f736" // 15 min
+                        + "00" // wait
+                        + "6a736fee" // json
+                        + "7269e4" // rid
+                        + "74f3" // ts
+                        + "01" // ms
+                        + "6369e4" // cid
+                        + "80" // no value
+                        + "636c69636bf3"; // clicks
+        String frozen = plain.substring(0, plain.length() - 2) + section;
+        assertThat(HexFormat.of().formatHex(serializer.toBytes(joined))).isEqualTo(frozen);
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(joined);
+        String format13 = "0d" + plain.substring(2, plain.length() - 2);
+        assertThat(serializer.fromBytes(HexFormat.of().parseHex(format13))).isEqualTo(s);
     }
 
     /**
@@ -552,7 +614,7 @@ public class PipelineSpecSerializerTest {
                         + "6c616265ec" // label
                         + "636c69636b65e4"; // clicked
         // no CSV, Avro, Protobuf
-        assertThat(bytes).isEqualTo("0d" + frozen.substring(2) + "00" + "00" + "00" + "00");
+        assertThat(bytes).isEqualTo("0e" + frozen.substring(2) + "00" + "00" + "00" + "00" + "00");
         assertThat(plain).contains("8301");
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(json);
     }
@@ -602,7 +664,7 @@ public class PipelineSpecSerializerTest {
                         + "01" // a header
                         + "3b"; // ';'
         // no Avro schemas, no Protobuf message
-        assertThat(bytes).isEqualTo("0d" + frozen.substring(2) + "00" + "00" + "00");
+        assertThat(bytes).isEqualTo("0e" + frozen.substring(2) + "00" + "00" + "00" + "00");
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(csv);
     }
 
@@ -647,7 +709,9 @@ public class PipelineSpecSerializerTest {
                         + "80" // no schema file
                         + "80" // no schema
                         + "687474703a2f2f723a383038b1"; // http://r:8081
-        assertThat(bytes).isEqualTo("0d" + frozen.substring(2) + "00" + "00"); // no Protobuf, time
+        assertThat(bytes)
+                .isEqualTo(
+                        "0e" + frozen.substring(2) + "00" + "00" + "00"); // no Protobuf, time, join
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(avro);
     }
 
@@ -693,7 +757,7 @@ public class PipelineSpecSerializerTest {
                         + "632e646573e3" // c.desc
                         + "03010203" // the descriptor set: 3 bytes
                         + "73686f702e436c6963eb"; // shop.Click
-        assertThat(bytes).isEqualTo("0d" + frozen.substring(2) + "00"); // no event time
+        assertThat(bytes).isEqualTo("0e" + frozen.substring(2) + "00" + "00"); // no time, join
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(proto);
     }
 
@@ -740,7 +804,7 @@ public class PipelineSpecSerializerTest {
                         + "01" // an event time
                         + "74f3" // ts
                         + "00"; // in seconds
-        assertThat(bytes).isEqualTo("0d" + frozen.substring(2));
+        assertThat(bytes).isEqualTo("0e" + frozen.substring(2) + "00"); // no label join
         assertThat(serializer.fromBytes(HexFormat.of().parseHex(frozen))).isEqualTo(timed);
     }
 
@@ -751,7 +815,7 @@ public class PipelineSpecSerializerTest {
      */
     @Test
     void formatFiveIsFrozen() throws Exception {
-        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(13);
+        assertThat(PipelineSpecSerializer.FORMAT).isEqualTo(14);
         assertThat(HexFormat.of().formatHex(serializer.toBytes(small())))
                 .isEqualTo(
                         writtenNow(
@@ -912,9 +976,9 @@ public class PipelineSpecSerializerTest {
     @Test
     void aLaterFormatIsRefusedByName() {
         byte[] bytes = serializer.toBytes(small());
-        bytes[0] = 14; // the format varint
+        bytes[0] = 15; // the format varint
         assertThatThrownBy(() -> serializer.fromBytes(bytes))
-                .hasMessageContaining("pipeline spec in format 14; this build reads 1..13");
+                .hasMessageContaining("pipeline spec in format 15; this build reads 1..14");
     }
 
     @Test

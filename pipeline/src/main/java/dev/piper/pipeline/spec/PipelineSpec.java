@@ -5,6 +5,7 @@ import dev.piper.pipeline.input.AvroOptions;
 import dev.piper.pipeline.input.CsvOptions;
 import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.input.ProtobufOptions;
+import dev.piper.pipeline.join.LabelSpec;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
 import dev.piper.pipeline.ops.Chains.Kind;
@@ -28,6 +29,8 @@ import java.util.Optional;
  * @param output the output's options
  * @param hotline Hotline's popular / non-popular split of the rows ({@code docs/HOTLINE.md}), or
  *     null for none
+ * @param labels the label join of the input's impressions with their actions ({@code labels} and
+ *     {@code input.key}), or null for an input whose events carry their labels
  */
 public record PipelineSpec(
         String name,
@@ -35,12 +38,24 @@ public record PipelineSpec(
         Input input,
         List<Column> columns,
         Output output,
-        HotlineSettings hotline) {
+        HotlineSettings hotline,
+        LabelSpec labels) {
 
-    /** A spec without Hotline's split. */
+    /** A spec without Hotline's split or a label join. */
     public PipelineSpec(
             String name, int version, Input input, List<Column> columns, Output output) {
-        this(name, version, input, columns, output, null);
+        this(name, version, input, columns, output, null, null);
+    }
+
+    /** A spec without a label join. */
+    public PipelineSpec(
+            String name,
+            int version,
+            Input input,
+            List<Column> columns,
+            Output output,
+            HotlineSettings hotline) {
+        this(name, version, input, columns, output, hotline, null);
     }
 
     /**

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import dev.piper.pipeline.input.InputFormat;
+import dev.piper.pipeline.join.LabelSpec;
 import dev.piper.pipeline.layout.CriteoLayout;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.Chains;
@@ -44,7 +45,15 @@ public final class SpecParser {
     private static final Pattern RANGE =
             Pattern.compile("([A-Za-z]+)([0-9]+)\\.\\.([A-Za-z]+)([0-9]+)");
     private static final Set<String> TOP =
-            Set.of("name", "version", "description", "input", "columns", "output", "hotline");
+            Set.of(
+                    "name",
+                    "version",
+                    "description",
+                    "input",
+                    "columns",
+                    "output",
+                    "hotline",
+                    "labels");
     private static final Set<String> INPUT =
             Set.of(
                     "format",
@@ -65,7 +74,8 @@ public final class SpecParser {
                     "descriptor",
                     "message",
                     "timestamp",
-                    "timestamp_unit");
+                    "timestamp_unit",
+                    "key");
     private static final Set<String> ROUTE = Set.of("field", "value");
     private static final Set<String> OUTPUT =
             Set.of("format", "pad_missing_fields", "max_line_bytes");
@@ -175,12 +185,13 @@ public final class SpecParser {
         HotlineSettings hotline =
                 HotlineSection.read(
                         this, root.get("hotline"), input != null && input.eventTime() != null);
+        LabelSpec labels = LabelsSection.read(this, root.get("labels"), root.get("input"), input);
         ColumnChecks.idParsers(this, input, columns);
         ColumnChecks.eventTimeTtls(this, input, columns);
         if (!problems.isEmpty()) {
             throw new SpecException(source, problems);
         }
-        return new PipelineSpec(name, version, input, columns, output, hotline);
+        return new PipelineSpec(name, version, input, columns, output, hotline, labels);
     }
 
     void problem(String path, String message) {
