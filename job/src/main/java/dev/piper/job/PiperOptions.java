@@ -226,6 +226,15 @@ public final class PiperOptions {
         };
     }
 
+    public static final ConfigOption<String> LABEL_ACTIONS =
+            ConfigOptions.key("piper.labels.actions")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "For a spec with a labels section: each action stream's file,"
+                                    + " NAME=PATH, comma-separated (click=clicks.jsonl,"
+                                    + "conversion=conversions.jsonl).");
+
     public static final ConfigOption<String> SPEC =
             ConfigOptions.key("piper.spec")
                     .stringType()

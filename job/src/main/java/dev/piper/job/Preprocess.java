@@ -163,15 +163,22 @@ public final class Preprocess {
             throws Exception {
         Configuration conf = EmbeddedRunner.configuration(parallelism, backend);
         conf.addAll(extra);
-        PreprocessJob job = job(input, output, conf);
         long start = System.nanoTime();
-        JobExecutionResult result =
-                EmbeddedRunner.run(
-                        job,
-                        conf,
-                        JobNames.preprocess(conf, input),
-                        () -> DlrmOutputWriter.rowsWrittenSoFar(output),
-                        progress);
+        PreprocessJob job = job(input, output, conf, progress);
+        JobExecutionResult result;
+        try {
+            result =
+                    EmbeddedRunner.run(
+                            job,
+                            conf,
+                            JobNames.preprocess(conf, input),
+                            () -> DlrmOutputWriter.rowsWrittenSoFar(output),
+                            progress);
+        } finally {
+            if (job.scratch() != null) {
+                OutputCommit.deleteRecursively(job.scratch());
+            }
+        }
         double seconds = (System.nanoTime() - start) / 1e9;
         Object taskCpu = result.getAccumulatorResult(CostSamples.TASK_CPU_ACCUMULATOR);
         return readSummary(
@@ -236,6 +243,16 @@ public final class Preprocess {
      * conf} ({@link PiperOptions}, {@link ReportOptions}).
      */
     public static PreprocessJob job(Path input, Path output, Configuration conf) {
+        return job(input, output, conf, System.err);
+    }
+
+    /**
+     * As {@link #job(Path, Path, Configuration)}; for a spec with {@code labels}, the label join of
+     * {@code input}'s impressions with the actions of {@link PiperOptions#LABEL_ACTIONS} runs first
+     * (saying so on {@code progress}), and the job reads its rows ({@link LabelJoinInput}).
+     */
+    public static PreprocessJob job(
+            Path input, Path output, Configuration conf, PrintStream progress) {
         DecodeOptions options = PiperOptions.decodeOptions(conf);
         String path = input.toAbsolutePath().toString();
         boolean avro = options.events() != null && options.events().format() == InputFormat.AVRO;
@@ -254,6 +271,12 @@ public final class Preprocess {
         }
         RowsFormat format = RowsFormat.of(conf.get(PiperOptions.OUTPUT_FORMAT));
         DlrmFileSink sink = new DlrmFileSink(commit, options, format, hotline);
+        LabelJoinInput.Joined joined = labelJoin(input, conf, options, commit, progress);
+        if (joined != null) {
+            sink.joined(joined.input());
+            input = joined.rows();
+            path = input.toAbsolutePath().toString();
+        }
         int shardBlocks = conf.get(PiperOptions.SHARD_BLOCKS);
         ShardWriterOperator shardWriter = null;
         if (shardBlocks != 0) {
@@ -282,6 +305,9 @@ public final class Preprocess {
         }
         CriteoFileSource source = fileSource(input, conf, options);
         PreprocessJob job = new PreprocessJob(source, source.isSplittable(), sink, options);
+        if (joined != null) {
+            job.withScratch(joined.rows().getParent());
+        }
         job.withVocabularyEntries(PiperOptions.vocabEntriesCache(conf));
         if (report != null) {
             job.withReport(report, new ReportFileSink(commit));
@@ -293,6 +319,41 @@ public final class Preprocess {
             job.withShards(shardWriter, shardBlocks);
         }
         return job;
+    }
+
+    /**
+     * The label join of a spec with {@code labels}, into {@code commit}'s scratch directory; null
+     * for a spec without. A Parquet input is refused: the join reads JSON lines.
+     */
+    private static LabelJoinInput.Joined labelJoin(
+            Path input,
+            Configuration conf,
+            DecodeOptions options,
+            OutputCommit commit,
+            PrintStream progress) {
+        var labels = PiperOptions.spec(conf).labels();
+        if (labels == null) {
+            if (conf.get(PiperOptions.LABEL_ACTIONS) != null) {
+                throw new IllegalArgumentException(
+                        "--actions: the spec has no labels section to join actions with");
+            }
+            return null;
+        }
+        if (PiperOptions.parquetInput(conf, input.toAbsolutePath().toString())) {
+            throw new IllegalArgumentException(
+                    input + ": a spec with labels joins JSON lines of impressions, not Parquet");
+        }
+        List<List<Path>> actions;
+        try {
+            actions = LabelJoinInput.actions(conf.get(PiperOptions.LABEL_ACTIONS), labels);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--actions: " + e.getMessage(), e);
+        }
+        try {
+            return LabelJoinInput.join(input, actions, labels, options, commit, progress);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

@@ -79,6 +79,18 @@ public final class PreprocessJob {
     private OneInputStreamOperator<AssembledBlock, AssembledBlock> shardWriter; // or null
     private long blocksPerShard; // 0 without a shard writer
     private int vocabEntriesCache; // 0: the default store
+    private java.nio.file.Path scratch; // or null
+
+    /** A directory the run reads but does not publish, removed when it ends (the joined rows). */
+    public PreprocessJob withScratch(java.nio.file.Path dir) {
+        this.scratch = dir;
+        return this;
+    }
+
+    /** The directory of {@link #withScratch}, or null. */
+    public java.nio.file.Path scratch() {
+        return scratch;
+    }
 
     /**
      * @param parallelSource whether the source's readers can share the input (each chunk goes to

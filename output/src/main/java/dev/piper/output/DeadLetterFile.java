@@ -39,6 +39,15 @@ public final class DeadLetterFile implements Closeable {
 
     /** Writes one dead letter; {@code line} is its 1-based line (or row) number in the input. */
     public void write(DeadLetter d, long line) throws IOException {
+        write(d, line, null, null);
+    }
+
+    /**
+     * Writes one dead letter of a labelled input ({@code labels}): {@code source} is {@code
+     * impressions} or the action stream's name, {@code file} the file it was read from, and {@code
+     * line} its line there.
+     */
+    public void write(DeadLetter d, long line, String source, String file) throws IOException {
         json.writeStartObject();
         json.writeNumberField("line", line);
         json.writeNumberField("offset", d.offset());
@@ -46,10 +55,25 @@ public final class DeadLetterFile implements Closeable {
         json.writeStringField("detail", d.detail());
         json.writeStringField("raw", RawText.escape(d.raw()));
         json.writeBooleanField("raw_truncated", d.rawTruncated());
+        if (source != null) {
+            json.writeStringField("source", source);
+            json.writeStringField("file", file);
+        }
         json.writeEndObject();
         json.writeRaw('\n');
         count++;
         byReason.merge(d.reason(), 1L, Long::sum);
+    }
+
+    /**
+     * Adds {@code count} dead letters another writer wrote into {@code file} (JSON lines, as this
+     * class writes them), with their counts by reason, before any of this file's own.
+     */
+    public void append(Path file, Map<String, Long> byReason, long count) throws IOException {
+        json.flush();
+        java.nio.file.Files.copy(file, out);
+        byReason.forEach((r, n) -> this.byReason.merge(r, n, Long::sum));
+        this.count += count;
     }
 
     /** Dead letters written. */

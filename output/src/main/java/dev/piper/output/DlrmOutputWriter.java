@@ -77,6 +77,9 @@ public final class DlrmOutputWriter implements Closeable {
     /** Per evicting column: its assignments replayed, so the keys its indices hold; else null. */
     private final AssignmentLog[] logs;
 
+    private JoinedInput joined; // or null: the input is not the label join's
+    private long undecoded; // joined rows the decoder refused
+
     private long nextSeq;
     private long nextLine = 1;
     private long linesRead;
@@ -220,7 +223,11 @@ public final class DlrmOutputWriter implements Closeable {
             rows.write(block.rowBytes(), block.rows(), block.listOffsets(), block.listIndices());
         }
         for (DeadLetter d : block.deadLetters()) {
-            dead.write(d, nextLine + d.lineInBlock());
+            if (joined == null) {
+                dead.write(d, nextLine + d.lineInBlock());
+            } else {
+                deadJoinedRow(d);
+            }
         }
         if (hotline != null) {
             hotline.write(block.split(), block.rows(), "block " + block.seq());
@@ -326,12 +333,45 @@ public final class DlrmOutputWriter implements Closeable {
         nextIndex[c] = options.program().vocabPolicy(c).firstIndex() + log.held();
     }
 
+    /**
+     * The input is the label join's rows ({@code preprocess} with a spec's {@code labels}): its
+     * dead letters go first, a row the decoder refuses is reported where its impression was read,
+     * and {@code metadata.json} counts the join's records ({@link JoinedInput}).
+     */
+    public void joinedInput(JoinedInput input) throws IOException {
+        if (nextSeq > 0 || joined != null) {
+            throw new IllegalStateException("the joined input is set before the first block");
+        }
+        this.joined = input;
+        dead.append(
+                Path.of(input.deadLetters()),
+                input.counts().byReason(),
+                input.counts().deadLetters());
+    }
+
+    private void deadJoinedRow(DeadLetter d) throws IOException {
+        JoinedInput.Origin at = joined.origin(nextLine + d.lineInBlock());
+        dead.write(
+                new DeadLetter(
+                        d.lineInBlock(),
+                        at.offset(),
+                        d.reason(),
+                        d.detail() + " (the impression with its labels)",
+                        d.raw(),
+                        d.rawTruncated()),
+                at.line(),
+                "impressions",
+                at.file());
+        undecoded++;
+    }
+
     /** Flushes every file and writes {@code metadata.json}. */
     public void finish() throws IOException {
         if (finished) {
             return;
         }
-        if (linesRead != rowsWritten + dead.count()) {
+        long joinDead = joined == null ? 0 : joined.counts().deadLetters();
+        if (linesRead != rowsWritten + dead.count() - joinDead) {
             throw new IllegalStateException(
                     linesRead
                             + " lines read but "
@@ -388,9 +428,17 @@ public final class DlrmOutputWriter implements Closeable {
                         options,
                         format,
                         new OutputMetadata.Counts(
-                                linesRead, rowsWritten, dead.count(), dead.byReason()),
+                                joined == null
+                                        ? linesRead
+                                        : joined.counts().impressions() + joined.counts().actions(),
+                                rowsWritten,
+                                dead.count(),
+                                dead.byReason()),
                         this::describeRowsFile,
                         vocabs);
+        if (joined != null) {
+            joined.describe(root, undecoded);
+        }
         if (hotline != null) {
             hotline.describe(root);
         }

@@ -117,6 +117,15 @@ public final class OutputCommit implements Serializable {
         return sibling(output(), STAGING + run);
     }
 
+    /**
+     * A directory of this run's own beside the output, {@code .NAME.staging-WHAT-RUN}, for files
+     * the run reads but does not publish (the label join's rows): the run removes it when it ends,
+     * and the next run of the directory removes it as a leftover if this one could not.
+     */
+    public Path scratch(String what) {
+        return sibling(output(), STAGING + what + "-" + run);
+    }
+
     /** The lock file of output directory {@code output}: {@code .NAME.lock} beside it. */
     public static Path lockFile(Path output) {
         return sibling(real(output), ".lock");

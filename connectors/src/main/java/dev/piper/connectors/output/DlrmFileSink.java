@@ -3,6 +3,7 @@ package dev.piper.connectors.output;
 import dev.piper.core.block.AssembledBlock;
 import dev.piper.output.DirectoryLock;
 import dev.piper.output.DlrmOutputWriter;
+import dev.piper.output.JoinedInput;
 import dev.piper.output.OutputCommit;
 import dev.piper.output.RowShards;
 import dev.piper.output.RowsFormat;
@@ -33,6 +34,7 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
     private final RowsFormat format;
     private final HotlineSettings hotline; // or null
     private final long blocksPerShard; // > 0: sharded output (RowShards)
+    private JoinedInput joined; // or null: the input is not the label join's
 
     public DlrmFileSink(OutputCommit commit, DecodeOptions options, RowsFormat format) {
         this(commit, options, format, null);
@@ -70,7 +72,18 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
             throw new IllegalArgumentException(
                     "blocks per shard must be positive: " + blocksPerShard);
         }
-        return new DlrmFileSink(commit, options, format, hotline, blocksPerShard);
+        DlrmFileSink sharded = new DlrmFileSink(commit, options, format, hotline, blocksPerShard);
+        sharded.joined = joined;
+        return sharded;
+    }
+
+    /**
+     * The input is the label join's rows ({@link JoinedInput}): the writer adds the join's dead
+     * letters and counts to the output.
+     */
+    public DlrmFileSink joined(JoinedInput input) {
+        this.joined = input;
+        return this;
     }
 
     @Override
@@ -82,16 +95,18 @@ public final class DlrmFileSink implements Sink<AssembledBlock> {
         }
         DirectoryLock lock = commit.lockForWriter();
         try {
-            return new Writer(
+            DlrmOutputWriter writer =
                     new DlrmOutputWriter(
                             commit.partStarted(PART),
                             commit.output(),
                             options,
                             format,
                             hotline,
-                            blocksPerShard),
-                    commit,
-                    lock);
+                            blocksPerShard);
+            if (joined != null) {
+                writer.joinedInput(joined);
+            }
+            return new Writer(writer, commit, lock);
         } catch (IOException | RuntimeException e) {
             if (lock != null) {
                 lock.close();

@@ -56,6 +56,7 @@ public final class BatchLabelJoin {
     private final JoinCounts counts;
     private final DeadLetters dead;
     private final OutputStream joined;
+    private final java.io.DataOutputStream provenance; // or null
     private final ByteArrayOutputStream line = new ByteArrayOutputStream(1024);
     private final Map<Position, Pending> pendingActions = new HashMap<>();
     private final List<Partition> partitions = new ArrayList<>();
@@ -65,20 +66,27 @@ public final class BatchLabelJoin {
     private record Pending(Partition partition, LineReader.Line line) {}
 
     private BatchLabelJoin(
-            LabelSpec labels, DecodeOptions options, OutputStream joined, DeadLetters dead) {
+            LabelSpec labels,
+            DecodeOptions options,
+            OutputStream joined,
+            OutputStream provenance,
+            DeadLetters dead) {
         this.labels = labels;
         this.options = options;
         this.labelled = new LabelledLine(labels.streamNames());
         this.counts = new JoinCounts(labels.streamNames());
         this.dead = dead;
         this.joined = joined;
+        this.provenance = provenance == null ? null : new java.io.DataOutputStream(provenance);
         this.join = new LabelJoin<>(labels.join(), new Out());
     }
 
     /**
      * Joins the impressions of {@code impressionFiles} with the actions of {@code actionFiles} (per
      * stream, in the spec's order), writing the rows to {@code joined} and the rejected records to
-     * {@code dead}.
+     * {@code dead}; for each row, where its impression was read to {@code provenance} (if not
+     * null): the index of its file in {@code impressionFiles} (int32), its line and byte offset
+     * (int64 each), big-endian.
      */
     public static JoinCounts run(
             LabelSpec labels,
@@ -86,6 +94,7 @@ public final class BatchLabelJoin {
             List<Path> impressionFiles,
             List<List<Path>> actionFiles,
             OutputStream joined,
+            OutputStream provenance,
             DeadLetters dead)
             throws IOException {
         if (actionFiles.size() != labels.sources().size()) {
@@ -95,7 +104,7 @@ public final class BatchLabelJoin {
                             + labels.sources().size()
                             + " action streams");
         }
-        BatchLabelJoin j = new BatchLabelJoin(labels, options, joined, dead);
+        BatchLabelJoin j = new BatchLabelJoin(labels, options, joined, provenance, dead);
         try {
             for (int f = 0; f < impressionFiles.size(); f++) {
                 j.partitions.add(j.new Impressions(impressionFiles.get(f), f));
@@ -144,6 +153,9 @@ public final class BatchLabelJoin {
             }
         }
         join.finish();
+        if (provenance != null) {
+            provenance.flush();
+        }
     }
 
     /** One file: a partition of its source. */
@@ -394,6 +406,12 @@ public final class BatchLabelJoin {
             labelled.write(l.bytes(), l.bytes().length, row, line);
             try {
                 line.writeTo(joined);
+                if (provenance != null) {
+                    provenance.writeInt(
+                            ((Impressions) row.impression().payload().partition()).partition);
+                    provenance.writeLong(l.number());
+                    provenance.writeLong(l.offset());
+                }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

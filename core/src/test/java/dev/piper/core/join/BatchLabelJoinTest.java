@@ -53,6 +53,7 @@ class BatchLabelJoinTest {
                         List.of(imp),
                         List.of(List.of(clk)),
                         out,
+                        null,
                         (String source, Path file, long line, DeadLetter d) ->
                                 dead.add(new Dead(source, line, d.reason(), d.detail())));
         assertThat(counts.addsUp()).isTrue();

@@ -2,6 +2,7 @@ package dev.piper.job.launch;
 
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.job.JobNames;
+import dev.piper.job.LabelJoinInput;
 import dev.piper.job.PiperOptions;
 import dev.piper.job.Preprocess;
 import dev.piper.job.args.JobArgs;
@@ -9,6 +10,7 @@ import dev.piper.job.args.JobArgumentException;
 import dev.piper.job.args.JobOption;
 import dev.piper.output.RowsFormat;
 import dev.piper.pipeline.ops.ColumnProgram;
+import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.SpecCompiler;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -36,6 +38,7 @@ public final class PreprocessProgram {
     static final String BLOCK_ROWS = "--block-rows";
     static final String BLOCK_BYTES = "--block-bytes";
     static final String SHARD_BLOCKS = "--shard-blocks";
+    static final String ACTIONS = "--actions";
 
     private static final List<JobOption> OWN =
             List.of(
@@ -53,6 +56,14 @@ public final class PreprocessProgram {
                                     + " those columns (piper convert writes one; see"
                                     + " --input-format), or of the events a spec of named fields"
                                     + " reads."),
+                    JobOption.value(
+                            ACTIONS,
+                            "NAME=PATH,...",
+                            "For a spec with a labels section: each action stream's file of JSON"
+                                    + " lines (click=clicks.jsonl,conversion=conversions.jsonl);"
+                                    + " --input then holds the impressions, which the run joins"
+                                    + " with them in event time before preprocessing"
+                                    + " (docs/SPECS.md, \"Labels that arrive later\")."),
                     JobOption.value(
                             INPUT_FORMAT,
                             "F",
@@ -182,6 +193,7 @@ public final class PreprocessProgram {
         HotlineArgs.apply(args, conf);
         var spec = PiperOptions.spec(conf);
         ColumnProgram program = SpecCompiler.program(spec);
+        labelActions(args, spec, parquet, conf);
         boolean report = args.flag(REPORT);
         if (report) {
             Preprocess.reportRefusal(program, parquet)
@@ -195,6 +207,39 @@ public final class PreprocessProgram {
             LaunchChecks.parquetInput(input, spec, NAME, err);
         }
         return new Run(input, parallelism, ClusterArgs.stateBackend(args), report, conf, program);
+    }
+
+    /**
+     * {@code --actions}: required with a spec's labels section, refused without one; each stream's
+     * file must be there.
+     */
+    private static void labelActions(
+            JobArgs args, PipelineSpec spec, boolean parquet, Configuration conf) {
+        String actions = args.string(ACTIONS);
+        if (spec.labels() == null) {
+            if (actions != null) {
+                throw JobArgumentException.of(
+                        ACTIONS, "the spec has no labels section to join actions with");
+            }
+            return;
+        }
+        if (parquet) {
+            throw JobArgumentException.of(
+                    INPUT, "a spec with labels joins JSON lines of impressions, not Parquet");
+        }
+        if (actions == null) {
+            throw JobArgumentException.of(
+                    ACTIONS,
+                    "missing: the spec's labels join the impressions with "
+                            + String.join(", ", spec.labels().streamNames())
+                            + " (give NAME=PATH for each)");
+        }
+        try {
+            LabelJoinInput.actions(actions, spec.labels());
+        } catch (IllegalArgumentException e) {
+            throw JobArgumentException.of(ACTIONS, e.getMessage());
+        }
+        conf.set(PiperOptions.LABEL_ACTIONS, actions);
     }
 
     /**

@@ -349,6 +349,15 @@ public final class StreamProgram {
         } catch (IllegalArgumentException e) {
             throw new JobArgumentException(e.getMessage());
         }
+        for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
+            if (p.start().spec().labels() != null) {
+                throw new JobArgumentException(
+                        (a.pipelineFiles.isEmpty() ? "--spec" : "--pipeline " + p.name())
+                                + ": the spec's labels section (a label join of impressions with"
+                                + " their actions) runs in piper preprocess so far; piper stream"
+                                + " does not join yet");
+            }
+        }
         if (!onCluster) {
             for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
                 LaunchChecks.resources(
