@@ -79,18 +79,25 @@ public final class JsonEventDecoder implements BlockDecoder {
         this.options = options;
         ColumnProgram program = options.program();
         RowLayout layout = program.layout();
-        this.json =
-                JsonFactory.builder()
-                        .streamReadConstraints(
-                                StreamReadConstraints.builder()
-                                        .maxNestingDepth(1000)
-                                        .maxNumberLength(1000)
-                                        .build())
-                        .build();
+        this.json = factory();
         this.rows = new EventRows(program, events.time(), measure);
         this.values = new JsonValues(program, events, rows, options.maxRawBytes());
         this.root = PathTree.of(events, layout.fields());
         this.fast = fastPath ? new JsonFastPath(root, values.hashes(), rows) : null;
+    }
+
+    /**
+     * The parsers' factory of every reader of JSON events: nesting and numbers up to 1,000 deep and
+     * long (Jackson's defaults refuse some events real logs hold).
+     */
+    public static JsonFactory factory() {
+        return JsonFactory.builder()
+                .streamReadConstraints(
+                        StreamReadConstraints.builder()
+                                .maxNestingDepth(1000)
+                                .maxNumberLength(1000)
+                                .build())
+                .build();
     }
 
     @Override

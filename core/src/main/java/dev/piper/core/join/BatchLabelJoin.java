@@ -237,7 +237,9 @@ public final class BatchLabelJoin {
             List<LineReader.Line> lines = new ArrayList<>();
             ByteArrayOutputStream data = new ByteArrayOutputStream(1 << 16);
             LineReader.Line l;
-            while (lines.size() < CHUNK_LINES && (l = reader.next()) != null) {
+            while (lines.size() < CHUNK_LINES
+                    && ready.size() < CHUNK_LINES
+                    && (l = reader.next()) != null) {
                 LineReader.Line taken = l;
                 counts.impressions++;
                 if (l.length() > limit) {
@@ -301,7 +303,8 @@ public final class BatchLabelJoin {
             try {
                 key.read(l.bytes(), 0, l.bytes().length);
             } catch (JsonFields.NotAnObject e) {
-                throw new IllegalStateException("a line the decoder took is no JSON object", e);
+                impressionDead(l, Reason.INVALID_JSON.code(), e.getMessage());
+                return;
             }
             if (key.hasTopField()) {
                 impressionDead(

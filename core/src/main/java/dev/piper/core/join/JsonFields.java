@@ -3,7 +3,7 @@ package dev.piper.core.join;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
+import dev.piper.core.decode.JsonEventDecoder;
 import dev.piper.pipeline.input.FieldPath;
 import java.io.IOException;
 import java.util.HashMap;
@@ -40,14 +40,7 @@ final class JsonFields {
         int leaf = -1;
     }
 
-    private final JsonFactory json =
-            JsonFactory.builder()
-                    .streamReadConstraints(
-                            StreamReadConstraints.builder()
-                                    .maxNestingDepth(1000)
-                                    .maxNumberLength(1000)
-                                    .build())
-                    .build();
+    private final JsonFactory json = JsonEventDecoder.factory();
     private final Node root = new Node();
     private final String topField; // a top-level field whose presence is reported, or null
     private final Value[] values;
