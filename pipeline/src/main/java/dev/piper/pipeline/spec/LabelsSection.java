@@ -79,7 +79,7 @@ final class LabelsSection {
         long longest = streams.stream().mapToLong(ActionStream::windowMs).max().orElse(1);
         long retention = span(spec, node, "labels.retention", longest, true);
         double rate = sampleRate(spec, node.get("negative_sample_rate"));
-        if (spec.problemCount() > before || streams.isEmpty()) {
+        if (spec.problemCount() > before || streams.isEmpty() || key == null) {
             return null;
         }
         LabelSpec labels =

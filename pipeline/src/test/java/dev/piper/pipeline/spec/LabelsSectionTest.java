@@ -145,6 +145,15 @@ class LabelsSectionTest {
     }
 
     @Test
+    void aSpecWithoutAnInputReportsThatAlone() {
+        String text = labelled(CLICKS);
+        refused(
+                text.substring(0, text.indexOf("\"input\""))
+                        + text.substring(text.indexOf("\"columns\"")),
+                "input: missing");
+    }
+
+    @Test
     void labelPathsMustBeFieldsTheJoinWrites() {
         refused(
                 labelled(CLICKS).replace("labels.weight", "labels.view"),
