@@ -1,7 +1,6 @@
 package dev.piper.core.join;
 
 import dev.piper.core.block.DeadLetter;
-import dev.piper.core.block.RawChunk;
 import dev.piper.core.decode.BlockDecoder;
 import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.pipeline.input.FieldPath;
@@ -46,9 +45,6 @@ public final class BatchLabelJoin {
          */
         void write(String source, Path file, long line, DeadLetter d) throws IOException;
     }
-
-    /** Lines of an impression file decoded together. */
-    private static final int CHUNK_LINES = 4096;
 
     private final LabelSpec labels;
     private final DecodeOptions options;
@@ -166,10 +162,13 @@ public final class BatchLabelJoin {
         long maxTime = Long.MIN_VALUE;
         boolean done;
 
-        Partition(Path file, String source, int keep) throws IOException {
+        /** A file whose lines longer than {@code maxLineBytes} are refused. */
+        Partition(Path file, String source, int maxLineBytes) throws IOException {
             this.file = file;
             this.source = source;
-            this.reader = new LineReader(file, keep);
+            this.reader =
+                    new LineReader(
+                            file, maxLineBytes, Math.min(options.maxRawBytes(), maxLineBytes));
         }
 
         /** The latest time read, less the bound; {@link Long#MIN_VALUE} before any. */
@@ -210,52 +209,45 @@ public final class BatchLabelJoin {
     /** An impression file: decoded in chunks, as the job decodes it. */
     private final class Impressions extends Partition {
         private final int partition;
-        private final int limit;
         private final BlockDecoder decoder;
         private final JsonFields key;
         private final ArrayDeque<Runnable> ready = new ArrayDeque<>();
 
         Impressions(Path file, int partition) throws IOException {
-            super(file, "impressions", options.maxLineBytes());
+            super(file, "impressions", options.maxLineBytes() - labelled.extraBytes());
             this.partition = partition;
-            this.limit = options.maxLineBytes() - labelled.extraBytes();
             this.decoder = BlockDecoder.of(options, false);
             this.key = new JsonFields(List.of(FieldPath.parse(labels.key())), LabelFields.OBJECT);
         }
 
         @Override
         boolean step() throws IOException {
-            if (ready.isEmpty() && !fill()) {
-                return false;
+            while (ready.isEmpty()) {
+                if (!fill()) {
+                    return false;
+                }
             }
             ready.poll().run();
             return true;
         }
 
-        /** Reads and decodes the next chunk of lines; false at the end of the file. */
+        /**
+         * Reads and decodes the next chunk of lines, as the file source cuts them; false at the end
+         * of the file. A line too long for the join is a chunk of its own, refused here.
+         */
         private boolean fill() throws IOException {
-            List<LineReader.Line> lines = new ArrayList<>();
-            ByteArrayOutputStream data = new ByteArrayOutputStream(1 << 16);
-            LineReader.Line l;
-            while (lines.size() < CHUNK_LINES
-                    && ready.size() < CHUNK_LINES
-                    && (l = reader.next()) != null) {
-                LineReader.Line taken = l;
-                counts.impressions++;
-                if (l.length() > limit) {
-                    ready.add(() -> impressionDead(taken, tooLong(taken)));
-                    continue;
-                }
-                lines.add(l);
-                data.write(l.bytes(), 0, l.bytes().length);
-                data.write('\n');
+            LineReader.Chunk chunk = reader.nextChunk();
+            if (chunk == null) {
+                return false;
             }
-            if (lines.isEmpty()) {
-                return !ready.isEmpty();
+            List<LineReader.Line> lines = chunk.lines();
+            counts.impressions += lines.size();
+            if (chunk.raw().lastLineCut()) {
+                LineReader.Line taken = lines.get(0);
+                ready.add(() -> impressionDead(taken, tooLong(taken)));
+                return true;
             }
-            byte[] bytes = data.toByteArray();
-            CriteoDecoder.Decoded d =
-                    decoder.decode(new RawChunk(0, 0, bytes, bytes.length, -1), false);
+            CriteoDecoder.Decoded d = decoder.decode(chunk.raw(), false);
             DeadLetter[] rejected = d.dense().deadLetters();
             long[] times = d.dense().eventTimes();
             int r = 0;

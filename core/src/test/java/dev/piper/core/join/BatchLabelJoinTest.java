@@ -122,6 +122,31 @@ class BatchLabelJoinTest {
     }
 
     @Test
+    void aLineTooLongIsADeadLetterOfItsOwnFile() throws Exception {
+        String pad = "x".repeat(70_000);
+        List<JsonNode> rows =
+                join(
+                        "1",
+                        "wait",
+                        "{\"rid\": \"a\", \"ts\": 1000, \"user\": \"u1\"}\r\n"
+                                + "{\"rid\": \"b\", \"ts\": 1100, \"user\": \""
+                                + pad
+                                + "\"}\n"
+                                + "{\"rid\": \"c\", \"ts\": 1200, \"user\": \"u3\"}",
+                        "{\"rid\": \"a\", \"at\": 1500, \"cid\": \"" + pad + "\"}\n");
+        assertThat(rows).extracting(r -> r.get("rid").asText()).containsExactly("a", "c");
+        assertThat(dead)
+                .extracting(Dead::source, Dead::line, Dead::reason)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("impressions", 2L, "line_too_long"),
+                        org.assertj.core.groups.Tuple.tuple("click", 1L, "line_too_long"));
+        assertThat(dead)
+                .filteredOn(d -> d.source().equals("impressions"))
+                .singleElement()
+                .satisfies(d -> assertThat(d.detail()).endsWith("kept for the join's labels"));
+    }
+
+    @Test
     void negativeFirstEmitsAtOnceAndCopiesThePositive() throws Exception {
         List<JsonNode> rows =
                 join(
