@@ -92,16 +92,7 @@ final class EventInputSection {
             return null;
         }
         String path = spec.text(node, "timestamp", "input.timestamp");
-        EventTime.Unit unit = EventTime.Unit.MILLIS;
-        if (node.has("timestamp_unit")) {
-            String name = spec.text(node, "timestamp_unit", "input.timestamp_unit");
-            unit = name == null ? null : EventTime.Unit.of(name);
-            if (name != null && unit == null) {
-                spec.problem(
-                        "input.timestamp_unit",
-                        "unknown unit \"" + name + "\" (known: " + EventTime.Unit.names() + ")");
-            }
-        }
+        EventTime.Unit unit = timeUnit(spec, node, "input");
         Optional<InputFormat> f = InputFormat.of(format);
         if (f.isPresent() && !f.get().namedFields()) {
             spec.problem(
@@ -150,6 +141,24 @@ final class EventInputSection {
             }
         }
         return new EventTime(path, unit);
+    }
+
+    /**
+     * {@code timestamp_unit} of {@code node} (the section at {@code at}): milliseconds absent, null
+     * (with the problem reported) for a unit that is none.
+     */
+    static EventTime.Unit timeUnit(SpecParser spec, JsonNode node, String at) {
+        if (!node.has("timestamp_unit")) {
+            return EventTime.Unit.MILLIS;
+        }
+        String name = spec.text(node, "timestamp_unit", at + ".timestamp_unit");
+        EventTime.Unit unit = name == null ? null : EventTime.Unit.of(name);
+        if (name != null && unit == null) {
+            spec.problem(
+                    at + ".timestamp_unit",
+                    "unknown unit \"" + name + "\" (known: " + EventTime.Unit.names() + ")");
+        }
+        return unit;
     }
 
     /** How {@code time} and {@code column} overlap, if one lies inside the other; else null. */

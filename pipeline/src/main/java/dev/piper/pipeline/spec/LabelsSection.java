@@ -201,16 +201,7 @@ final class LabelsSection {
     private static EventTime time(SpecParser spec, JsonNode node, String at) {
         String path = spec.text(node, "timestamp", at + ".timestamp");
         path(spec, path, at + ".timestamp");
-        EventTime.Unit unit = EventTime.Unit.MILLIS;
-        if (node.has("timestamp_unit")) {
-            String name = spec.text(node, "timestamp_unit", at + ".timestamp_unit");
-            unit = name == null ? null : EventTime.Unit.of(name);
-            if (name != null && unit == null) {
-                spec.problem(
-                        at + ".timestamp_unit",
-                        "unknown unit \"" + name + "\" (known: " + EventTime.Unit.names() + ")");
-            }
-        }
+        EventTime.Unit unit = EventInputSection.timeUnit(spec, node, at);
         return path == null || unit == null ? null : new EventTime(path, unit);
     }
 
