@@ -131,7 +131,7 @@ class LabelJoinITCase {
         Map<String, List<Click>> byKey = new HashMap<>();
         CLICKS.forEach(c -> byKey.computeIfAbsent(c.key(), k -> new ArrayList<>()).add(c));
         List<Imp> order = new ArrayList<>(IMPS);
-        order.sort(Comparator.comparingLong(Imp::t).thenComparingInt(Imp::line));
+        order.sort(Comparator.comparingLong(Imp::t).thenComparing(Imp::key)); // JoinedRow.ORDER
         ByteBuffer rows =
                 ByteBuffer.wrap(Files.readAllBytes(one.resolve("rows.bin")))
                         .order(ByteOrder.LITTLE_ENDIAN);

@@ -24,13 +24,17 @@ public record JoinedRow<T>(
         double weight) {
 
     /**
-     * The rows' order, the same in every run: by emission time, then the impression's position, the
-     * first emission before its copies.
+     * The rows' order, the same in every run and however the logs are partitioned: by emission
+     * time, then the impression's key, the first emission before its copies. Two rows of one
+     * emission time and key are one impression's (two impressions of a key are more than the
+     * longest window apart, else the later is a duplicate), so the order is total; the position
+     * only breaks what could not tie.
      */
     public static final Comparator<JoinedRow<?>> ORDER =
             Comparator.<JoinedRow<?>>comparingLong(JoinedRow::emitTimeMs)
-                    .thenComparing(r -> r.impression().position())
-                    .thenComparingInt(JoinedRow::copyOf);
+                    .thenComparing(r -> r.impression().key())
+                    .thenComparingInt(JoinedRow::copyOf)
+                    .thenComparing(r -> r.impression().position());
 
     public JoinedRow {
         labels = List.copyOf(labels);

@@ -31,13 +31,13 @@ public final class KeyJoin<T> {
     private final long firstEmissionDelayMs; // the settings', derived once: next() asks per step
     private final long longestWindowMs;
     private final long forgetAfterMs;
-    private final List<Impression<T>> arrivedImpressions = new ArrayList<>();
-    private final List<Action> arrivedActions = new ArrayList<>();
-    private final List<Placed<T>> placed = new ArrayList<>();
-    private long watermark = Long.MIN_VALUE;
+    final List<Impression<T>> arrivedImpressions = new ArrayList<>();
+    final List<Action> arrivedActions = new ArrayList<>();
+    final List<Placed<T>> placed = new ArrayList<>();
+    long watermark = Long.MIN_VALUE;
 
     /** An impression the watermark has passed, until it is forgotten. */
-    private static final class Placed<T> {
+    static final class Placed<T> {
         final Impression<T> impression;
         final Joined[] streams;
         boolean emitted;
@@ -52,7 +52,7 @@ public final class KeyJoin<T> {
     }
 
     /** One stream's actions joined to a placed impression. */
-    private static final class Joined {
+    static final class Joined {
         long firstMs = -1;
         int count;
         double value;

@@ -248,6 +248,7 @@ class LabelJoinTest {
 
     private record Row(
             Position impression,
+            String key,
             long emitTimeMs,
             int copyOf,
             List<StreamLabel> labels,
@@ -306,6 +307,7 @@ class LabelJoinTest {
                         o.rows.add(
                                 new Row(
                                         r.impression().position(),
+                                        r.impression().key(),
                                         r.emitTimeMs(),
                                         r.copyOf(),
                                         r.labels(),
@@ -432,9 +434,10 @@ class LabelJoinTest {
             }
             boolean negative = first.stream().noneMatch(StreamLabel::label);
             if (!negative) {
-                o.rows.add(new Row(m.at, e0, -1, first, 1));
+                o.rows.add(new Row(m.at, m.rec.key, e0, -1, first, 1));
             } else if (NegativeSampling.keeps(m.rec.key, settings.negativeSampleRate())) {
-                o.rows.add(new Row(m.at, e0, -1, first, 1 / settings.negativeSampleRate()));
+                o.rows.add(
+                        new Row(m.at, m.rec.key, e0, -1, first, 1 / settings.negativeSampleRate()));
             } else {
                 o.sampledOut++;
             }
@@ -444,13 +447,13 @@ class LabelJoinTest {
                     long at = Math.max(js.get(s).get(0).rec.timeMs, e0);
                     List<StreamLabel> copy = new ArrayList<>(first);
                     copy.set(s, label(m, js.get(s), at));
-                    o.rows.add(new Row(m.at, at, s, copy, 1));
+                    o.rows.add(new Row(m.at, m.rec.key, at, s, copy, 1));
                 }
             }
         }
         o.rows.sort(
                 Comparator.comparingLong(Row::emitTimeMs)
-                        .thenComparing(Row::impression)
+                        .thenComparing(Row::key)
                         .thenComparingInt(Row::copyOf));
         return o;
     }
