@@ -191,6 +191,34 @@ public final class TestKafka implements AutoCloseable, BeforeAllCallback, AfterA
         }
     }
 
+    /**
+     * Sends each line of {@code file} (without its line break) as a record to partition {@code
+     * partition} of {@code topic}, in order, and waits for every acknowledgement.
+     */
+    public void publishLines(String topic, int partition, java.nio.file.Path file)
+            throws Exception {
+        Properties props = new Properties();
+        props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        props.setProperty(ProducerConfig.ACKS_CONFIG, "all");
+        props.setProperty(ProducerConfig.LINGER_MS_CONFIG, "5");
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+            for (String line : java.nio.file.Files.readAllLines(file)) {
+                sent.add(
+                        producer.send(
+                                new ProducerRecord<>(
+                                        topic,
+                                        partition,
+                                        null,
+                                        line.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+            }
+            for (var f : sent) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     @Override
     public void close() throws Exception {
         cluster.close();

@@ -94,7 +94,7 @@ public final class LabelJoinInput {
         Path dead = dir.resolve("dead-letters.jsonl");
         long start = System.nanoTime();
         JoinCounts counts;
-        String file = impressions.toString();
+        List<Path> files = impressionFiles(impressions);
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(rows), 1 << 20);
                 OutputStream where =
                         new BufferedOutputStream(Files.newOutputStream(provenance), 1 << 16);
@@ -103,7 +103,7 @@ public final class LabelJoinInput {
                     BatchLabelJoin.run(
                             labels,
                             options,
-                            List.of(impressions),
+                            files,
                             actions,
                             out,
                             where,
@@ -127,6 +127,35 @@ public final class LabelJoinInput {
         return new Joined(
                 rows,
                 new JoinedInput(
-                        dead.toString(), provenance.toString(), List.of(file), counts, labels));
+                        dead.toString(),
+                        provenance.toString(),
+                        files.stream().map(Path::toString).toList(),
+                        counts,
+                        labels));
+    }
+
+    /**
+     * The impressions' files: {@code input} itself, or the files of a directory (hidden ones aside)
+     * in order of name, each a partition of the impressions as a topic's partition is.
+     *
+     * @throws IllegalArgumentException for a directory without files
+     */
+    static List<Path> impressionFiles(Path input) throws IOException {
+        if (!Files.isDirectory(input)) {
+            return List.of(input);
+        }
+        List<Path> files;
+        try (var entries = Files.list(input)) {
+            files =
+                    entries.filter(Files::isRegularFile)
+                            .filter(f -> !f.getFileName().toString().startsWith("."))
+                            .sorted()
+                            .toList();
+        }
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException(
+                    input + ": a directory of impressions without files");
+        }
+        return files;
     }
 }

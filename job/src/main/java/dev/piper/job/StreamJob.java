@@ -15,6 +15,7 @@ import dev.piper.core.control.ActiveSpec;
 import dev.piper.core.control.ControlMessage;
 import dev.piper.core.control.SwitchLimits;
 import dev.piper.core.cost.ReportSettings;
+import dev.piper.core.join.JoinRead;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.SerializerTypeInfo;
 import dev.piper.operators.concat.ConcatenateFunction;
@@ -116,6 +117,7 @@ public final class StreamJob {
     private Sink<String> reportSink;
     private HotlineSettings[] hotline; // by pipeline, null entries without a split; or null
     private FastForward fastForward; // or null
+    private LabelJoinSource labelJoin; // or null
 
     /**
      * @param source every pipeline's input, each record in its pipeline's lanes
@@ -129,7 +131,7 @@ public final class StreamJob {
             StreamPipelines pipelines,
             int maxRawBytes,
             Chunking chunking) {
-        this.source = Objects.requireNonNull(source);
+        this.source = source; // null only for a label join's job, which reads its own
         this.sink = Objects.requireNonNull(sink);
         this.pipelines = Objects.requireNonNull(pipelines);
         this.maxRawBytes = maxRawBytes;
@@ -196,6 +198,32 @@ public final class StreamJob {
         return this;
     }
 
+    /**
+     * The label join's input: the impressions and actions as read ({@link JoinRecordDeserializer}),
+     * and each source's topic (the impressions' first, then each action stream's).
+     */
+    public record LabelJoinSource(Source<JoinRead, ?, ?> source, String[] topics) {}
+
+    /**
+     * Joins the pipeline's impressions with its spec's action streams before the pipeline reads
+     * them: the records of {@code join} are joined in event time by key ({@link KeyJoinFunction}),
+     * put in the join's order at parallelism 1 ({@link JoinOrderOperator}), and the labelled
+     * impressions are the one lane the pipeline reads (so its decoder runs at parallelism 1 too);
+     * the records the join refuses go to the dead-letter topic. One pipeline, no control stream.
+     */
+    public StreamJob withLabelJoin(LabelJoinSource join) {
+        if (pipelines.size() != 1) {
+            throw new IllegalArgumentException(
+                    "a label join runs in a job of one pipeline, not " + pipelines.size());
+        }
+        if (pipelines.pipelines().get(0).start().spec().labels() == null) {
+            throw new IllegalArgumentException(
+                    "pipeline " + pipelines.names().get(0) + " has no labels section");
+        }
+        this.labelJoin = Objects.requireNonNull(join);
+        return this;
+    }
+
     /** Adds the dataflow to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
         Starts starts = Starts.of(pipelines, maxRawBytes);
@@ -209,26 +237,27 @@ public final class StreamJob {
             shapes[p.index()] =
                     InputFormat.of(p.start().spec().input().format()).orElseThrow().records();
         }
+        if (labelJoin != null && control != null) {
+            throw new IllegalArgumentException(
+                    "a label join does not run with a control stream: a switched spec would need"
+                            + " the join's state of another spec");
+        }
         DataStream<RawChunk> raw =
-                env.fromSource(
-                                source,
-                                WatermarkStrategy.noWatermarks(),
-                                "kafka-input",
-                                BlockTypes.LOG_RECORD)
-                        .uid("kafka-input")
-                        .transform(
-                                "chunk",
-                                BlockTypes.RAW_CHUNK,
-                                new LogChunkOperator(
-                                                chunking.maxBlockBytes(),
-                                                blockLines,
-                                                shapes,
-                                                chunking.lingerMillis())
-                                        .withFastForward(
-                                                fastForward == null
-                                                        ? java.util.Map.of()
-                                                        : fastForward.lanes()))
-                        .uid("chunk");
+                labelJoin != null
+                        ? joined(env, starts)
+                                .transform(
+                                        "chunk", BlockTypes.RAW_CHUNK, chunker(blockLines, shapes))
+                                .setParallelism(1)
+                                .uid("chunk")
+                        : env.fromSource(
+                                        source,
+                                        WatermarkStrategy.noWatermarks(),
+                                        "kafka-input",
+                                        BlockTypes.LOG_RECORD)
+                                .uid("kafka-input")
+                                .transform(
+                                        "chunk", BlockTypes.RAW_CHUNK, chunker(blockLines, shapes))
+                                .uid("chunk");
         boolean measure = report != null;
         if (measure) {
             refuseUnpriced();
@@ -356,10 +385,13 @@ public final class StreamJob {
             int[] blockLines,
             boolean measure) {
         if (control == null && starts.size() == 1) {
-            return new Decoded(
+            SingleOutputStreamOperator<KeyChunk> keys =
                     PreprocessJob.decode(
-                            raw, starts.options()[0], measure ? report.fieldBytesEvery() : 0),
-                    null);
+                            raw, starts.options()[0], measure ? report.fieldBytesEvery() : 0);
+            if (labelJoin != null) {
+                keys.setParallelism(1); // the joined rows are one lane: one decoder, in order
+            }
+            return new Decoded(keys, null);
         }
         if (control == null) {
             return new Decoded(
@@ -515,8 +547,11 @@ public final class StreamJob {
                                     new SwitchingOutputEncoder(encoder, starts.names()),
                                     BlockTypes.KAFKA_OUT);
         }
-        encoded.name("encode")
-                .uid("encode")
+        encoded.name("encode").uid("encode");
+        // with a label join, its dead letters join the pipeline's output in the same transactions
+        DataStream<KafkaOut> out =
+                joinDeadLetters == null ? encoded : encoded.union(joinDeadLetters);
+        out
                 // chained to the sink: it sees each barrier just before the sink does
                 .map(
                         new CheckpointStamp(fastForward == null ? 0 : fastForward.floorStamp()),
@@ -526,6 +561,30 @@ public final class StreamJob {
                 .sinkTo(sink)
                 .name("kafka-output")
                 .uid("kafka-output");
+    }
+
+    /** The join's dead letters as dead-letter records, once {@link #joined} made them. */
+    private DataStream<KafkaOut> joinDeadLetters;
+
+    /** The label join in front of the pipeline: the one lane's records ({@link LabelJoinGraph}). */
+    private SingleOutputStreamOperator<LogRecord> joined(
+            StreamExecutionEnvironment env, Starts starts) {
+        LabelJoinGraph graph =
+                LabelJoinGraph.of(
+                        env,
+                        labelJoin.source(),
+                        starts.specs()[0].spec().labels(),
+                        maxRawBytes,
+                        labelJoin.topics());
+        joinDeadLetters = graph.deadLetters();
+        return graph.rows();
+    }
+
+    /** The log chunker: per-lane blocks of the records, passing over what a fast-forward names. */
+    private LogChunkOperator chunker(int[] blockLines, InputFormat.KafkaRecords[] shapes) {
+        return new LogChunkOperator(
+                        chunking.maxBlockBytes(), blockLines, shapes, chunking.lingerMillis())
+                .withFastForward(fastForward == null ? java.util.Map.of() : fastForward.lanes());
     }
 
     /**

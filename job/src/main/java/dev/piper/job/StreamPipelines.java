@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.Lanes;
 import dev.piper.core.control.ActiveSpec;
+import dev.piper.pipeline.join.LabelSpec;
 import dev.piper.pipeline.spec.PipelineSpec;
 import dev.piper.pipeline.spec.SpecException;
 import java.io.IOException;
@@ -74,6 +75,42 @@ public record StreamPipelines(List<Pipeline> pipelines) {
 
         public String name() {
             return start.name();
+        }
+
+        /**
+         * The topics it reads: its input topic and, with a label join, each action stream's topic,
+         * in the spec's order (a record's source is its index here).
+         */
+        public List<String> topicsRead() {
+            List<String> topics = new ArrayList<>(List.of(inputTopic));
+            LabelSpec labels = start.spec().labels();
+            if (labels != null) {
+                for (int s = 0; s < labels.sources().size(); s++) {
+                    String topic = labels.sources().get(s).topic();
+                    if (topic == null) {
+                        throw new IllegalArgumentException(
+                                "pipeline "
+                                        + name()
+                                        + ": labels.streams."
+                                        + labels.streamNames().get(s)
+                                        + ".topic is required when piper stream joins the"
+                                        + " impressions with the actions");
+                    }
+                    if (topics.contains(topic)) {
+                        throw new IllegalArgumentException(
+                                "pipeline "
+                                        + name()
+                                        + ": topic "
+                                        + topic
+                                        + " is read twice (labels.streams."
+                                        + labels.streamNames().get(s)
+                                        + ".topic); each source of the join has a topic of its"
+                                        + " own");
+                    }
+                    topics.add(topic);
+                }
+            }
+            return topics;
         }
     }
 
@@ -214,6 +251,11 @@ public record StreamPipelines(List<Pipeline> pipelines) {
 
     public List<String> inputTopics() {
         return pipelines.stream().map(Pipeline::inputTopic).toList();
+    }
+
+    /** Every topic the job reads: each pipeline's {@link Pipeline#topicsRead()}. */
+    public List<String> topicsRead() {
+        return pipelines.stream().flatMap(p -> p.topicsRead().stream()).toList();
     }
 
     /** The rows topics of the pipelines, each once. */

@@ -37,7 +37,7 @@ public final class StreamTopics {
      * @throws IllegalArgumentException naming the input topics still missing at the deadline
      */
     public static void awaitInputs(Configuration conf, PrintStream progress) throws Exception {
-        List<String> inputs = StreamPipelines.of(conf).inputTopics();
+        List<String> inputs = StreamPipelines.of(conf).topicsRead();
         Duration wait = conf.get(StreamOptions.INPUT_WAIT);
         long start = System.nanoTime();
         long lastReport = Long.MIN_VALUE;
@@ -114,7 +114,7 @@ public final class StreamTopics {
         try (InputProbe probe = probe(conf)) {
             Set<String> existing =
                     probe.await("listing topics", probe.admin().listTopics().names());
-            for (String input : pipelines.inputTopics()) {
+            for (String input : pipelines.topicsRead()) {
                 if (!existing.contains(input)) {
                     throw new IllegalArgumentException(
                             "input topic "
@@ -354,7 +354,7 @@ public final class StreamTopics {
         return new InputProbe(
                 StreamOptions.required(conf, StreamOptions.BOOTSTRAP_SERVERS),
                 StreamOptions.kafkaProperties(conf),
-                StreamPipelines.of(conf).inputTopics(),
+                StreamPipelines.of(conf).topicsRead(),
                 StreamOptions.groupId(conf));
     }
 }

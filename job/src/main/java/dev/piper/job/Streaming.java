@@ -8,6 +8,8 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -173,6 +175,7 @@ public final class Streaming {
         if (fastForward != null) {
             job.withFastForward(fastForward);
         }
+        withLabelJoin(job, conf, pipelines, bootstrap, props);
         withControl(job, conf, bootstrap, props);
         withHotline(job, conf, pipelines);
         Optional<String> reportTopic = conf.getOptional(StreamOptions.REPORT_TOPIC);
@@ -182,6 +185,43 @@ public final class Streaming {
                     KafkaConnectors.reportSink(bootstrap, reportTopic.get(), props));
         }
         return job;
+    }
+
+    /**
+     * The label join, if the pipeline's spec has a labels section: its impressions' and action
+     * streams' topics read by one source, each record as the join reads it.
+     */
+    private static void withLabelJoin(
+            StreamJob job,
+            Configuration conf,
+            StreamPipelines pipelines,
+            String bootstrap,
+            Map<String, String> props) {
+        if (pipelines.pipelines().stream().allMatch(p -> p.start().spec().labels() == null)) {
+            return;
+        }
+        if (pipelines.size() != 1) {
+            throw new IllegalArgumentException(
+                    "a label join runs in a stream of one pipeline; run each pipeline with labels"
+                            + " as a stream of its own");
+        }
+        StreamPipelines.Pipeline p = pipelines.get(0);
+        List<String> topics = p.topicsRead();
+        Map<String, Integer> sourceOfTopic = new HashMap<>();
+        for (int i = 0; i < topics.size(); i++) {
+            sourceOfTopic.put(topics.get(i), i);
+        }
+        job.withLabelJoin(
+                new StreamJob.LabelJoinSource(
+                        KafkaConnectors.joinSource(
+                                bootstrap,
+                                sourceOfTopic,
+                                p.start().spec().labels(),
+                                p.start().options(conf.get(PiperOptions.MAX_RAW_BYTES)),
+                                StreamOptions.groupId(conf),
+                                conf.get(StreamOptions.START_FROM),
+                                props),
+                        topics.toArray(String[]::new)));
     }
 
     /** The control stream, if the configuration names one: a topic or a directory of specs. */

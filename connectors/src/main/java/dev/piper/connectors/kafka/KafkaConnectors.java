@@ -3,6 +3,9 @@ package dev.piper.connectors.kafka;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.LogRecord;
 import dev.piper.core.control.ControlMessage;
+import dev.piper.core.join.JoinRead;
+import dev.piper.pipeline.join.LabelSpec;
+import dev.piper.pipeline.ops.DecodeOptions;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -50,27 +53,59 @@ public final class KafkaConnectors {
             String groupId,
             StartFrom start,
             Map<String, String> userProperties) {
-        Properties props = new Properties();
-        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-        props.setProperty("partition.discovery.interval.ms", "30000");
-        props.putAll(userProperties);
-        OffsetsInitializer offsets =
-                switch (start) {
-                    case earliest -> OffsetsInitializer.earliest();
-                    case latest -> OffsetsInitializer.latest();
-                    case committed ->
-                            OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
-                };
         return new PromptCommitSource<>(
                 KafkaSource.<LogRecord>builder()
                         .setBootstrapServers(bootstrapServers)
                         .setTopics(topics)
                         .setGroupId(groupId)
-                        .setStartingOffsets(offsets)
+                        .setStartingOffsets(offsets(start))
                         .setDeserializer(new LogRecordDeserializer(pipelineOfTopic))
-                        .setProperties(props)
+                        .setProperties(consumerProperties(userProperties))
                         .build());
+    }
+
+    /**
+     * Reads the label join's topics (the impressions' and each action stream's), committed input
+     * only, each record read as the join reads it ({@link JoinRecordDeserializer}); the group's
+     * offsets are committed as each checkpoint completes.
+     *
+     * @param sourceOfTopic each topic's source: 0 for the impressions, {@code 1 + s} for action
+     *     stream {@code s}
+     */
+    public static PromptCommitSource<JoinRead> joinSource(
+            String bootstrapServers,
+            Map<String, Integer> sourceOfTopic,
+            LabelSpec labels,
+            DecodeOptions options,
+            String groupId,
+            StartFrom start,
+            Map<String, String> userProperties) {
+        return new PromptCommitSource<>(
+                KafkaSource.<JoinRead>builder()
+                        .setBootstrapServers(bootstrapServers)
+                        .setTopics(List.copyOf(new java.util.TreeSet<>(sourceOfTopic.keySet())))
+                        .setGroupId(groupId)
+                        .setStartingOffsets(offsets(start))
+                        .setDeserializer(new JoinRecordDeserializer(sourceOfTopic, labels, options))
+                        .setProperties(consumerProperties(userProperties))
+                        .build());
+    }
+
+    private static Properties consumerProperties(Map<String, String> userProperties) {
+        Properties props = new Properties();
+        props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.setProperty(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        props.setProperty("partition.discovery.interval.ms", "30000");
+        props.putAll(userProperties);
+        return props;
+    }
+
+    private static OffsetsInitializer offsets(StartFrom start) {
+        return switch (start) {
+            case earliest -> OffsetsInitializer.earliest();
+            case latest -> OffsetsInitializer.latest();
+            case committed -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+        };
     }
 
     /**

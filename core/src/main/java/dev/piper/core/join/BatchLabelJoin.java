@@ -3,17 +3,14 @@ package dev.piper.core.join;
 import dev.piper.core.block.DeadLetter;
 import dev.piper.core.decode.BlockDecoder;
 import dev.piper.core.decode.CriteoDecoder;
-import dev.piper.pipeline.input.FieldPath;
 import dev.piper.pipeline.join.Action;
 import dev.piper.pipeline.join.Impression;
 import dev.piper.pipeline.join.JoinOutput;
 import dev.piper.pipeline.join.JoinReason;
 import dev.piper.pipeline.join.JoinedRow;
-import dev.piper.pipeline.join.LabelFields;
 import dev.piper.pipeline.join.LabelJoin;
 import dev.piper.pipeline.join.LabelSpec;
 import dev.piper.pipeline.join.Position;
-import dev.piper.pipeline.join.ReadReason;
 import dev.piper.pipeline.layout.Reason;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.io.ByteArrayOutputStream;
@@ -210,14 +207,14 @@ public final class BatchLabelJoin {
     private final class Impressions extends Partition {
         private final int partition;
         private final BlockDecoder decoder;
-        private final JsonFields key;
+        private final ImpressionKeys keys;
         private final ArrayDeque<Runnable> ready = new ArrayDeque<>();
 
         Impressions(Path file, int partition) throws IOException {
             super(file, "impressions", options.maxLineBytes() - labelled.extraBytes());
             this.partition = partition;
             this.decoder = BlockDecoder.of(options, false);
-            this.key = new JsonFields(List.of(FieldPath.parse(labels.key())), LabelFields.OBJECT);
+            this.keys = new ImpressionKeys(labels);
         }
 
         @Override
@@ -292,23 +289,9 @@ public final class BatchLabelJoin {
         }
 
         private void impression(LineReader.Line l, long t) {
-            try {
-                key.read(l.bytes(), 0, l.bytes().length);
-            } catch (JsonFields.NotAnObject e) {
-                impressionDead(l, Reason.INVALID_JSON.code(), e.getMessage());
-                return;
-            }
-            if (key.hasTopField()) {
-                impressionDead(
-                        l,
-                        ReadReason.LABELS_FIELD_TAKEN.code(),
-                        "the impression has a field \"labels\", which the label join writes");
-                return;
-            }
-            String k = keyText(key.value(0));
+            String k = keys.read(l.bytes(), 0, l.bytes().length);
             if (k == null) {
-                impressionDead(
-                        l, ReadReason.BAD_JOIN_KEY.code(), badKey("input.key", key.value(0)));
+                impressionDead(l, keys.reason(), keys.detail());
                 return;
             }
             long w = readAt(t);

@@ -351,11 +351,18 @@ public final class StreamProgram {
         }
         for (StreamPipelines.Pipeline p : pipelines.pipelines()) {
             if (p.start().spec().labels() != null) {
-                throw new JobArgumentException(
-                        (a.pipelineFiles.isEmpty() ? "--spec" : "--pipeline " + p.name())
-                                + ": the spec's labels section (a label join of impressions with"
-                                + " their actions) runs in piper preprocess so far; piper stream"
-                                + " does not join yet");
+                String where = a.pipelineFiles.isEmpty() ? "--spec" : "--pipeline " + p.name();
+                if (pipelines.size() > 1) {
+                    throw new JobArgumentException(
+                            where
+                                    + ": a spec with a labels section (a label join) runs in a"
+                                    + " stream of its own, not next to other pipelines");
+                }
+                try {
+                    p.topicsRead();
+                } catch (IllegalArgumentException e) {
+                    throw new JobArgumentException(where + ": " + e.getMessage());
+                }
             }
         }
         if (!onCluster) {

@@ -1,0 +1,26 @@
+package dev.piper.core.join;
+
+import java.util.Comparator;
+
+/**
+ * One row of the stream's label join: the impression's line with its labels ({@link LabelledLine}),
+ * and what orders it among the rows of every key ({@code JoinedRow.ORDER}).
+ *
+ * @param emitTimeMs the event time the row is emitted at
+ * @param key the impression's key
+ * @param copyOf -1 for the first emission, else the stream whose positive copy it is
+ * @param partition the impression's partition
+ * @param offset the impression's offset there
+ * @param line the labelled line, ending in a line break
+ */
+public record JoinedLine(
+        long emitTimeMs, String key, int copyOf, int partition, long offset, byte[] line) {
+
+    /** The order of {@code JoinedRow.ORDER}: emission time, key, copy, position. */
+    public static final Comparator<JoinedLine> ORDER =
+            Comparator.comparingLong(JoinedLine::emitTimeMs)
+                    .thenComparing(JoinedLine::key)
+                    .thenComparingInt(JoinedLine::copyOf)
+                    .thenComparingInt(JoinedLine::partition)
+                    .thenComparingLong(JoinedLine::offset);
+}

@@ -1,0 +1,143 @@
+package dev.piper.core.join;
+
+import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.Origin;
+import dev.piper.core.block.RawChunk;
+import dev.piper.core.decode.BlockDecoder;
+import dev.piper.core.decode.CriteoDecoder;
+import dev.piper.pipeline.join.LabelSpec;
+import dev.piper.pipeline.layout.Reason;
+import dev.piper.pipeline.ops.DecodeOptions;
+import java.util.Arrays;
+
+/**
+ * Reads the records of the stream's label join as {@link BatchLabelJoin} reads its files' lines: an
+ * impression decoded as the job decodes it, then its key; an action's fields by path. A record that
+ * cannot join is a {@link JoinDeadLetter} with the batch join's reason and detail. The stream reads
+ * in its Kafka source, so that each record's event time drives its partition's watermark; {@link
+ * PartitionTimes} then stamps it. Not thread-safe; one per reading subtask.
+ */
+public final class StreamJoinReader {
+
+    private final LabelSpec labels;
+    private final DecodeOptions options;
+    private final BlockDecoder decoder;
+    private final ImpressionKeys keys;
+    private final ActionFields[] actions;
+    private final int impressionLimit;
+    private long seq;
+
+    public StreamJoinReader(LabelSpec labels, DecodeOptions options) {
+        this.labels = labels;
+        this.options = options;
+        this.decoder = BlockDecoder.of(options, false);
+        this.keys = new ImpressionKeys(labels);
+        this.actions = new ActionFields[labels.sources().size()];
+        for (int s = 0; s < actions.length; s++) {
+            actions[s] = new ActionFields(labels.sources().get(s));
+        }
+        this.impressionLimit =
+                options.maxLineBytes() - new LabelledLine(labels.streamNames()).extraBytes();
+    }
+
+    /**
+     * Reads one record of source {@code source} (0: the impressions, {@code 1 + s}: action stream
+     * {@code s}): the record to join (its watermark not yet stamped: {@link PartitionTimes}), or
+     * the dead letter of one that cannot join.
+     */
+    public JoinRead read(int source, int partition, long offset, byte[] value) {
+        return source == 0
+                ? impression(partition, offset, oneLine(value))
+                : action(source - 1, partition, offset, value);
+    }
+
+    private JoinRead impression(int partition, long offset, byte[] line) {
+        if (line.length > impressionLimit) {
+            return refuse(
+                    0,
+                    partition,
+                    offset,
+                    line,
+                    Reason.LINE_TOO_LONG.code(),
+                    "line has "
+                            + line.length
+                            + " bytes; the limit is "
+                            + options.maxLineBytes()
+                            + " less "
+                            + (options.maxLineBytes() - impressionLimit)
+                            + " kept for the join's labels");
+        }
+        byte[] data = Arrays.copyOf(line, line.length + 1);
+        data[line.length] = '\n';
+        CriteoDecoder.Decoded d =
+                decoder.decode(
+                        new RawChunk(0, seq++, 0, data, data.length, -1, Origin.NONE), false);
+        DeadLetter[] rejected = d.dense().deadLetters();
+        if (rejected.length > 0) {
+            return refuse(0, partition, offset, line, rejected[0].reason(), rejected[0].detail());
+        }
+        long t = d.dense().eventTimes()[0];
+        String k = keys.read(line, 0, line.length);
+        if (k == null) {
+            return refuse(0, partition, offset, line, keys.reason(), keys.detail());
+        }
+        return new JoinInput(-1, k, t, partition, offset, Long.MIN_VALUE, null, 0, line, false);
+    }
+
+    private JoinRead action(int stream, int partition, long offset, byte[] value) {
+        int source = 1 + stream;
+        if (value.length > options.maxLineBytes()) {
+            return refuse(
+                    source,
+                    partition,
+                    offset,
+                    value,
+                    Reason.LINE_TOO_LONG.code(),
+                    "line has " + value.length + " bytes; the limit is " + options.maxLineBytes());
+        }
+        ActionFields.Read r = actions[stream].read(value);
+        if (r.reason() != null) {
+            return refuse(source, partition, offset, value, r.reason(), r.detail());
+        }
+        int keep = Math.min(value.length, options.maxRawBytes());
+        return new JoinInput(
+                stream,
+                r.key(),
+                r.timeMs(),
+                partition,
+                offset,
+                Long.MIN_VALUE,
+                r.id(),
+                r.value(),
+                keep == value.length ? value : Arrays.copyOf(value, keep),
+                keep < value.length);
+    }
+
+    private JoinDeadLetter refuse(
+            int source, int partition, long offset, byte[] raw, String reason, String detail) {
+        int keep = Math.min(raw.length, options.maxRawBytes());
+        return new JoinDeadLetter(
+                source == 0 ? "impressions" : labels.streamNames().get(source - 1),
+                source,
+                partition,
+                offset,
+                reason,
+                detail,
+                Arrays.copyOf(raw, keep),
+                keep < raw.length);
+    }
+
+    /** A JSON record as one line: its line breaks are whitespace, read as spaces. */
+    static byte[] oneLine(byte[] v) {
+        byte[] out = null;
+        for (int i = 0; i < v.length; i++) {
+            if (v[i] == '\n' || v[i] == '\r') {
+                if (out == null) {
+                    out = v.clone();
+                }
+                out[i] = ' ';
+            }
+        }
+        return out == null ? v : out;
+    }
+}

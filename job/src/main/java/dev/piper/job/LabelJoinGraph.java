@@ -1,0 +1,106 @@
+package dev.piper.job;
+
+import dev.piper.connectors.kafka.JoinDeadLetterEncoder;
+import dev.piper.core.block.KafkaOut;
+import dev.piper.core.block.LogRecord;
+import dev.piper.core.join.JoinInput;
+import dev.piper.core.join.JoinRead;
+import dev.piper.core.join.JoinedLine;
+import dev.piper.operators.block.BlockTypes;
+import dev.piper.operators.join.JoinOrderOperator;
+import dev.piper.operators.join.JoinRecordSerializers;
+import dev.piper.operators.join.JoinStampFunction;
+import dev.piper.operators.join.KeyJoinFunction;
+import dev.piper.pipeline.join.LabelSpec;
+import java.time.Duration;
+import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The stream's label join, in front of its pipeline ({@code docs/SEMANTICS.md}, "Label join"):
+ *
+ * <pre>
+ * join source (impressions' and actions' topics; each record read, its event time the watermark's
+ *   per partition)   -> stamp: its partition's watermark as read            (chained, parallel)
+ *   -> keyBy(join key) -> key join: keyed state, event-time timers               (parallel)
+ *   -> order: the rows in the batch join's order as the watermark passes   (parallelism 1)
+ *   -> the pipeline's one lane
+ * dead letters of the read and of the join -> the pipeline's dead-letter topic
+ * </pre>
+ *
+ * @param rows the labelled impressions, as the records of the pipeline's one lane
+ * @param deadLetters the records that cannot join, as dead-letter records
+ */
+record LabelJoinGraph(
+        SingleOutputStreamOperator<LogRecord> rows, DataStream<KafkaOut> deadLetters) {
+
+    /**
+     * The join of {@code source}'s records under {@code labels}; a dead letter keeps {@code
+     * maxRawBytes} of its record; {@code topics} are the sources' topics, the impressions' first.
+     */
+    static LabelJoinGraph of(
+            StreamExecutionEnvironment env,
+            Source<JoinRead, ?, ?> source,
+            LabelSpec labels,
+            int maxRawBytes,
+            String[] topics) {
+        long bound = labels.join().maxOutOfOrdernessMs();
+        WatermarkStrategy<JoinRead> watermarks =
+                WatermarkStrategy.<JoinRead>forBoundedOutOfOrderness(Duration.ofMillis(bound))
+                        .withTimestampAssigner(new JoinTimes());
+        SingleOutputStreamOperator<JoinInput> read =
+                env.fromSource(
+                                source,
+                                watermarks,
+                                "label-join-input",
+                                JoinRecordSerializers.JOIN_READ)
+                        .uid("label-join-input")
+                        .process(new JoinStampFunction(bound), JoinRecordSerializers.JOIN_INPUT)
+                        .name("label-join-read")
+                        .uid("label-join-read");
+        SingleOutputStreamOperator<JoinedLine> joined =
+                read.keyBy(new ByJoinKey(), Types.STRING)
+                        .process(
+                                new KeyJoinFunction(labels, maxRawBytes),
+                                JoinRecordSerializers.JOINED_LINE)
+                        .name("label-join")
+                        .uid("label-join");
+        DataStream<KafkaOut> dead =
+                read.getSideOutput(JoinStampFunction.DEAD_LETTERS)
+                        .union(joined.getSideOutput(KeyJoinFunction.DEAD_LETTERS))
+                        .map(new JoinDeadLetterEncoder(topics), BlockTypes.KAFKA_OUT)
+                        .name("label-join-dead-letters")
+                        .uid("label-join-dead-letters");
+        SingleOutputStreamOperator<LogRecord> rows =
+                joined.transform("label-join-order", BlockTypes.LOG_RECORD, new JoinOrderOperator())
+                        .setParallelism(1)
+                        .uid("label-join-order");
+        return new LabelJoinGraph(rows, dead);
+    }
+
+    /** A join record's event time; a dead letter's is none, so it moves no watermark. */
+    static final class JoinTimes implements SerializableTimestampAssigner<JoinRead> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public long extractTimestamp(JoinRead r, long recordTimestamp) {
+            return r instanceof JoinInput i ? i.timeMs() : Long.MIN_VALUE;
+        }
+    }
+
+    /** Keys a join record by its join key. */
+    static final class ByJoinKey implements KeySelector<JoinInput, String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String getKey(JoinInput r) {
+            return r.key();
+        }
+    }
+}

@@ -1,0 +1,246 @@
+package dev.piper.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.piper.feed.OutputConsumer;
+import dev.piper.feed.TestKafka;
+import dev.piper.job.EmbeddedRunner.StateBackend;
+import java.io.BufferedWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The label join in {@code stream}: impressions and clicks on two topics of two partitions each,
+ * out of order within the bound, with late, duplicate, after-window and orphan clicks and late and
+ * duplicate impressions, streamed at parallelism 2, commit the rows that {@code preprocess} of the
+ * same logs (one file per partition) writes, byte for byte, and their vocabulary; the join's dead
+ * letters reach the dead-letter topic with their reasons and sources. The stream's watermark stays
+ * behind the last records of each partition (their rows wait for later input), so each partition
+ * ends with a record far later than the rest, whose rows only the batch join's end emits.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class LabelJoinStreamITCase {
+
+    @RegisterExtension static final MiniClusterExtension CLUSTER = TestClusters.twoByTwo();
+
+    @RegisterExtension static final TestKafka kafka = TestKafka.perClass();
+
+    private static final long WINDOW = 60_000;
+    private static final long BOUND = 2_000;
+    private static final int IMPRESSIONS = 20_000;
+
+    private static final String SPEC =
+            """
+            {"name": "impressions", "version": 1,
+             "input": {"format": "json", "dense": 3, "sparse": 1, "key": "rid", "timestamp": "ts",
+                       "fields": {"label": "labels.click", "I1": "price",
+                                  "I2": "labels.click_count", "I3": "labels.click_delay_ms",
+                                  "C1": "user"}},
+             "columns": {"label": ["decode", "fill_missing"], "I1..I3": ["decode", "fill_missing"],
+                         "C1": ["decode", "fill_missing", "hash64", "vocab"]},
+             "labels": {"max_out_of_orderness": "2s",
+                        "streams": {"click": {"key": "rid", "timestamp": "ts", "id": "cid",
+                                              "window": "1m", "topic": "clicks"}}}}
+            """;
+
+    @TempDir static Path tmp;
+
+    /** Per partition, its records' lines in the order they arrive. */
+    static final List<List<String>> IMPS = List.of(new ArrayList<>(), new ArrayList<>());
+
+    static final List<List<String>> CLICKS = List.of(new ArrayList<>(), new ArrayList<>());
+
+    private record Timed(long arrival, String line) {}
+
+    /**
+     * Impressions about 25 ms apart, each on the partition of its key's hash, arriving within half
+     * the bound of their time (1% far behind: late); a tenth clicked after an exponential delay
+     * (mean 15 s; 1 in 30 after the window), 1 in 20 clicks sent twice; 1 in 200 clicks for an
+     * impression never logged; 1 in 100 impressions logged twice.
+     */
+    @BeforeAll
+    static void writeTheLogs() throws Exception {
+        SplittableRandom rnd = new SplittableRandom(20261207);
+        List<List<Timed>> imps = List.of(new ArrayList<>(), new ArrayList<>());
+        List<List<Timed>> clicks = List.of(new ArrayList<>(), new ArrayList<>());
+        long t = 1_795_737_600_000L;
+        for (int i = 0; i < IMPRESSIONS; i++) {
+            t += rnd.nextInt(50);
+            String key = "r" + i;
+            int p = Math.floorMod(key.hashCode(), 2);
+            String line =
+                    "{\"rid\":\"%s\",\"ts\":%d,\"price\":%d,\"user\":\"u%d\"}"
+                            .formatted(key, t, rnd.nextInt(1000), rnd.nextInt(500));
+            imps.get(p).add(new Timed(arrival(t, rnd), line));
+            if (rnd.nextInt(100) == 0) {
+                imps.get(p).add(new Timed(arrival(t + 1, rnd), line)); // logged twice
+            }
+            if (rnd.nextInt(10) == 0) {
+                long delay = (long) (-Math.log(1 - rnd.nextDouble()) * 15_000);
+                if (rnd.nextInt(30) == 0) {
+                    delay = WINDOW + rnd.nextInt(1, 30_000);
+                }
+                String click =
+                        "{\"rid\":\"%s\",\"ts\":%d,\"cid\":\"c%d\"}".formatted(key, t + delay, i);
+                int q = rnd.nextInt(2);
+                clicks.get(q).add(new Timed(arrival(t + delay, rnd), click));
+                if (rnd.nextInt(20) == 0) {
+                    clicks.get(1 - q).add(new Timed(arrival(t + delay, rnd), click));
+                }
+            }
+            if (rnd.nextInt(200) == 0) {
+                String orphan = "{\"rid\":\"x%d\",\"ts\":%d,\"cid\":\"o%d\"}".formatted(i, t, i);
+                clicks.get(rnd.nextInt(2)).add(new Timed(arrival(t, rnd), orphan));
+            }
+        }
+        long end = t + 10 * WINDOW;
+        for (int p = 0; p < 2; p++) {
+            sort(imps.get(p), IMPS.get(p));
+            sort(clicks.get(p), CLICKS.get(p));
+            // the closing records: every partition's watermark passes the logs' last windows
+            IMPS.get(p)
+                    .add(
+                            "{\"rid\":\"end%d\",\"ts\":%d,\"price\":0,\"user\":\"u0\"}"
+                                    .formatted(p, end));
+            CLICKS.get(p).add("{\"rid\":\"end%d\",\"ts\":%d,\"cid\":\"e%d\"}".formatted(p, end, p));
+        }
+        Files.createDirectories(tmp.resolve("impressions"));
+        for (int p = 0; p < 2; p++) {
+            write(tmp.resolve("impressions/" + p + ".jsonl"), IMPS.get(p));
+            write(tmp.resolve("clicks-" + p + ".jsonl"), CLICKS.get(p));
+        }
+    }
+
+    private static long arrival(long t, SplittableRandom rnd) {
+        return rnd.nextInt(100) == 0
+                ? t + 5 * BOUND + rnd.nextLong(BOUND)
+                : t + rnd.nextLong(BOUND / 2);
+    }
+
+    private static void sort(List<Timed> timed, List<String> into) {
+        timed.sort(Comparator.comparingLong(Timed::arrival));
+        timed.forEach(x -> into.add(x.line()));
+    }
+
+    private static void write(Path file, List<String> lines) throws Exception {
+        try (BufferedWriter w = Files.newBufferedWriter(file)) {
+            for (String l : lines) {
+                w.write(l);
+                w.write('\n');
+            }
+        }
+    }
+
+    @Test
+    void theStreamCommitsTheBatchJoinOfTheSameLogs() throws Exception {
+        Path batch = tmp.resolve("batch");
+        Configuration pre = new Configuration();
+        pre.set(PiperOptions.SPEC, SPEC);
+        pre.set(
+                PiperOptions.LABEL_ACTIONS,
+                "click="
+                        + tmp.resolve("clicks-0.jsonl")
+                        + ",click="
+                        + tmp.resolve("clicks-1.jsonl"));
+        Preprocess.prepareOutput(batch, false);
+        Preprocess.Summary summary =
+                Preprocess.run(
+                        tmp.resolve("impressions"),
+                        batch,
+                        2,
+                        StateBackend.hashmap,
+                        pre,
+                        TestClusters.QUIET);
+        JsonNode join =
+                new ObjectMapper()
+                        .readTree(batch.resolve("metadata.json").toFile())
+                        .get("label_join");
+        Map<String, Long> batchDead = new TreeMap<>();
+        join.get("dead_letters_by_reason")
+                .fields()
+                .forEachRemaining(e -> batchDead.put(e.getKey(), e.getValue().asLong()));
+        assertThat(batchDead)
+                .containsKeys(
+                        "late_impression",
+                        "duplicate_impression",
+                        "late_action",
+                        "action_after_window",
+                        "orphan_action",
+                        "duplicate_action");
+
+        kafka.createTopic("impressions", 2);
+        kafka.createTopic("clicks", 2);
+        for (int p = 0; p < 2; p++) {
+            kafka.publishLines("impressions", p, tmp.resolve("impressions/" + p + ".jsonl"));
+            kafka.publishLines("clicks", p, tmp.resolve("clicks-" + p + ".jsonl"));
+        }
+        Configuration conf =
+                Streaming.configuration(
+                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), Duration.ofSeconds(1));
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, "impressions");
+        conf.set(StreamOptions.OUTPUT_TOPIC, "joined-rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, "joined-vocab");
+        conf.set(StreamOptions.OUTPUT_PARTITIONS, 2);
+        conf.set(PiperOptions.SPEC, SPEC);
+        StreamTopics.prepareTopics(conf, TestClusters.QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(3), TestClusters.QUIET);
+
+        // the two closing impressions' rows: the last of the batch's, still waiting in the stream
+        long rows = summary.rowsWritten() - 2;
+        Path consumed = tmp.resolve("consumed");
+        OutputConsumer.Result r =
+                new OutputConsumer(
+                                kafka.bootstrapServers(),
+                                Map.of(),
+                                "joined-rows",
+                                "joined-vocab",
+                                null)
+                        .spec(PiperOptions.decodeOptions(conf))
+                        .consume(consumed, rows, Duration.ofSeconds(20), TestClusters.QUIET);
+        assertThat(r.rows()).isEqualTo(rows);
+        byte[] batchRows = Files.readAllBytes(batch.resolve("rows.bin"));
+        assertThat(Files.readAllBytes(consumed.resolve("rows.bin")))
+                .isEqualTo(Arrays.copyOf(batchRows, (int) rows * 5 * 4));
+        assertThat(Files.readAllBytes(consumed.resolve("vocab/C1.tsv")))
+                .isEqualTo(Files.readAllBytes(batch.resolve("vocab/C1.tsv")));
+
+        // the join's dead letters: the batch's (the closing clicks join the closing impressions
+        // there, and wait in the stream)
+        List<ConsumerRecord<byte[], byte[]>> dead = kafka.readCommitted("joined-rows-dead-letters");
+        Map<String, Long> streamDead = new TreeMap<>();
+        ObjectMapper json = new ObjectMapper();
+        for (ConsumerRecord<byte[], byte[]> d : dead) {
+            JsonNode letter = json.readTree(new String(d.value(), StandardCharsets.UTF_8));
+            streamDead.merge(letter.get("reason").asText(), 1L, Long::sum);
+            assertThat(letter.get("source").asText()).isIn("impressions", "click");
+            assertThat(letter.get("topic").asText())
+                    .isEqualTo(
+                            letter.get("source").asText().equals("click")
+                                    ? "clicks"
+                                    : "impressions");
+        }
+        batchDead.values().removeIf(n -> n == 0);
+        assertThat(streamDead).isEqualTo(batchDead);
+    }
+}
