@@ -192,11 +192,10 @@ public final class TestKafka implements AutoCloseable, BeforeAllCallback, AfterA
     }
 
     /**
-     * Sends each line of {@code file} (without its line break) as a record to partition {@code
-     * partition} of {@code topic}, in order, and waits for every acknowledgement.
+     * Sends each of {@code lines} as a record to partition {@code partition} of {@code topic}, in
+     * order, and waits for every acknowledgement.
      */
-    public void publishLines(String topic, int partition, java.nio.file.Path file)
-            throws Exception {
+    public void publishLines(String topic, int partition, List<String> lines) throws Exception {
         Properties props = new Properties();
         props.setProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         props.setProperty(ProducerConfig.ACKS_CONFIG, "all");
@@ -204,7 +203,7 @@ public final class TestKafka implements AutoCloseable, BeforeAllCallback, AfterA
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
-            for (String line : java.nio.file.Files.readAllLines(file)) {
+            for (String line : lines) {
                 sent.add(
                         producer.send(
                                 new ProducerRecord<>(

@@ -151,9 +151,12 @@ class LabelJoinStreamITCase {
         }
     }
 
-    @Test
-    void theStreamCommitsTheBatchJoinOfTheSameLogs() throws Exception {
+    /** The batch join of the logs, once: its output directory. */
+    private static synchronized Path batch() throws Exception {
         Path batch = tmp.resolve("batch");
+        if (Files.exists(batch.resolve("metadata.json"))) {
+            return batch;
+        }
         Configuration pre = new Configuration();
         pre.set(PiperOptions.SPEC, SPEC);
         pre.set(
@@ -163,14 +166,50 @@ class LabelJoinStreamITCase {
                         + ",click="
                         + tmp.resolve("clicks-1.jsonl"));
         Preprocess.prepareOutput(batch, false);
-        Preprocess.Summary summary =
-                Preprocess.run(
-                        tmp.resolve("impressions"),
-                        batch,
-                        2,
+        Preprocess.run(
+                tmp.resolve("impressions"),
+                batch,
+                2,
+                StateBackend.hashmap,
+                pre,
+                TestClusters.QUIET);
+        return batch;
+    }
+
+    /** The stream's configuration at {@code parallelism}, its topics named after {@code name}. */
+    private static Configuration streamConf(String name, int parallelism) {
+        Configuration conf =
+                Streaming.configuration(
+                        parallelism,
                         StateBackend.hashmap,
-                        pre,
-                        TestClusters.QUIET);
+                        tmp.resolve(name + "-checkpoints"),
+                        Duration.ofSeconds(1));
+        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
+        conf.set(StreamOptions.INPUT_TOPIC, name + "-impressions");
+        conf.set(StreamOptions.OUTPUT_TOPIC, name + "-rows");
+        conf.set(StreamOptions.VOCAB_TOPIC, name + "-vocab");
+        conf.set(StreamOptions.OUTPUT_PARTITIONS, 2);
+        conf.set(StreamOptions.GROUP_ID, name);
+        conf.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, name);
+        conf.set(PiperOptions.SPEC, SPEC.replace("\"clicks\"", "\"" + name + "-clicks\""));
+        return conf;
+    }
+
+    /** Sends the share {@code [from, to)} of every partition's lines to {@code name}'s topics. */
+    private static void publish(String name, double from, double to) throws Exception {
+        for (int p = 0; p < 2; p++) {
+            kafka.publishLines(name + "-impressions", p, part(IMPS.get(p), from, to));
+            kafka.publishLines(name + "-clicks", p, part(CLICKS.get(p), from, to));
+        }
+    }
+
+    private static List<String> part(List<String> lines, double from, double to) {
+        return lines.subList((int) (lines.size() * from), (int) (lines.size() * to));
+    }
+
+    @Test
+    void theStreamCommitsTheBatchJoinOfTheSameLogs() throws Exception {
+        Path batch = batch();
         JsonNode join =
                 new ObjectMapper()
                         .readTree(batch.resolve("metadata.json").toFile())
@@ -188,59 +227,84 @@ class LabelJoinStreamITCase {
                         "orphan_action",
                         "duplicate_action");
 
-        kafka.createTopic("impressions", 2);
-        kafka.createTopic("clicks", 2);
-        for (int p = 0; p < 2; p++) {
-            kafka.publishLines("impressions", p, tmp.resolve("impressions/" + p + ".jsonl"));
-            kafka.publishLines("clicks", p, tmp.resolve("clicks-" + p + ".jsonl"));
-        }
-        Configuration conf =
-                Streaming.configuration(
-                        2, StateBackend.hashmap, tmp.resolve("checkpoints"), Duration.ofSeconds(1));
-        conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
-        conf.set(StreamOptions.INPUT_TOPIC, "impressions");
-        conf.set(StreamOptions.OUTPUT_TOPIC, "joined-rows");
-        conf.set(StreamOptions.VOCAB_TOPIC, "joined-vocab");
-        conf.set(StreamOptions.OUTPUT_PARTITIONS, 2);
-        conf.set(PiperOptions.SPEC, SPEC);
+        kafka.createTopic("once-impressions", 2);
+        kafka.createTopic("once-clicks", 2);
+        publish("once", 0, 1);
+        Configuration conf = streamConf("once", 2);
         StreamTopics.prepareTopics(conf, TestClusters.QUIET);
         StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(3), TestClusters.QUIET);
-
-        // the two closing impressions' rows: the last of the batch's, still waiting in the stream
-        long rows = summary.rowsWritten() - 2;
-        Path consumed = tmp.resolve("consumed");
-        OutputConsumer.Result r =
-                new OutputConsumer(
-                                kafka.bootstrapServers(),
-                                Map.of(),
-                                "joined-rows",
-                                "joined-vocab",
-                                null)
-                        .spec(PiperOptions.decodeOptions(conf))
-                        .consume(consumed, rows, Duration.ofSeconds(20), TestClusters.QUIET);
-        assertThat(r.rows()).isEqualTo(rows);
-        byte[] batchRows = Files.readAllBytes(batch.resolve("rows.bin"));
-        assertThat(Files.readAllBytes(consumed.resolve("rows.bin")))
-                .isEqualTo(Arrays.copyOf(batchRows, (int) rows * 5 * 4));
-        assertThat(Files.readAllBytes(consumed.resolve("vocab/C1.tsv")))
-                .isEqualTo(Files.readAllBytes(batch.resolve("vocab/C1.tsv")));
+        assertCommittedIsTheBatchJoin("once", conf);
 
         // the join's dead letters: the batch's (the closing clicks join the closing impressions
         // there, and wait in the stream)
-        List<ConsumerRecord<byte[], byte[]>> dead = kafka.readCommitted("joined-rows-dead-letters");
         Map<String, Long> streamDead = new TreeMap<>();
         ObjectMapper json = new ObjectMapper();
-        for (ConsumerRecord<byte[], byte[]> d : dead) {
+        for (ConsumerRecord<byte[], byte[]> d : kafka.readCommitted("once-rows-dead-letters")) {
             JsonNode letter = json.readTree(new String(d.value(), StandardCharsets.UTF_8));
             streamDead.merge(letter.get("reason").asText(), 1L, Long::sum);
             assertThat(letter.get("source").asText()).isIn("impressions", "click");
             assertThat(letter.get("topic").asText())
                     .isEqualTo(
                             letter.get("source").asText().equals("click")
-                                    ? "clicks"
-                                    : "impressions");
+                                    ? "once-clicks"
+                                    : "once-impressions");
         }
         batchDead.values().removeIf(n -> n == 0);
         assertThat(streamDead).isEqualTo(batchDead);
+    }
+
+    /**
+     * A stream stopped with a savepoint while windows are open (impressions waiting for their
+     * clicks, clicks for the watermark, rows for their order), restored at parallelism 3 with the
+     * rest of the logs, commits the same rows: the keys' state, the partitions' times and the
+     * waiting rows restore, onto other subtasks.
+     */
+    @Test
+    void aStreamRestoredAtAnotherParallelismCommitsTheSameRows() throws Exception {
+        batch();
+        kafka.createTopic("resumed-impressions", 2);
+        kafka.createTopic("resumed-clicks", 2);
+        publish("resumed", 0, 0.4);
+        Configuration conf = streamConf("resumed", 2);
+        StreamTopics.prepareTopics(conf, TestClusters.QUIET);
+        String savepoint =
+                StreamRunner.run(
+                                Streaming.job(conf),
+                                conf,
+                                Duration.ofSeconds(3),
+                                TestClusters.QUIET)
+                        .savepoint()
+                        .orElseThrow();
+        publish("resumed", 0.4, 1);
+        Configuration next = streamConf("resumed", 3);
+        Streaming.restoreFrom(next, Path.of(java.net.URI.create(savepoint)), false);
+        StreamRunner.run(Streaming.job(next), next, Duration.ofSeconds(3), TestClusters.QUIET);
+        assertCommittedIsTheBatchJoin("resumed", next);
+    }
+
+    /**
+     * The rows and vocabulary committed to {@code name}'s topics are the batch join's, but for its
+     * last two rows: the closing impressions', which wait in the stream for a later watermark.
+     */
+    private static void assertCommittedIsTheBatchJoin(String name, Configuration conf)
+            throws Exception {
+        Path batch = batch();
+        byte[] batchRows = Files.readAllBytes(batch.resolve("rows.bin"));
+        long rows = batchRows.length / (5 * 4) - 2;
+        Path consumed = tmp.resolve(name + "-consumed");
+        OutputConsumer.Result r =
+                new OutputConsumer(
+                                kafka.bootstrapServers(),
+                                Map.of(),
+                                name + "-rows",
+                                name + "-vocab",
+                                null)
+                        .spec(PiperOptions.decodeOptions(conf))
+                        .consume(consumed, rows, Duration.ofSeconds(20), TestClusters.QUIET);
+        assertThat(r.rows()).isEqualTo(rows);
+        assertThat(Files.readAllBytes(consumed.resolve("rows.bin")))
+                .isEqualTo(Arrays.copyOf(batchRows, (int) rows * 5 * 4));
+        assertThat(Files.readAllBytes(consumed.resolve("vocab/C1.tsv")))
+                .isEqualTo(Files.readAllBytes(batch.resolve("vocab/C1.tsv")));
     }
 }
