@@ -9,6 +9,7 @@ import dev.piper.output.NamedOutput;
 import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.ClickModel;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.generate.ImpressionLog;
 import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -130,6 +131,61 @@ final class GenerateCommand implements Callable<Integer> {
                             + " Criteo lines; labels always from their hidden model.")
     String events;
 
+    @Option(
+            names = "--actions",
+            description =
+                    "With --events json: write a log of impressions and a log of their clicks"
+                            + " (--output is then a directory: impressions.jsonl, clicks.jsonl and"
+                            + " impressions.spec.json, the spec that joins them), as a serving"
+                            + " system and a click tracker would: clicks after an exponential"
+                            + " delay, records out of order, some late, duplicate or orphan.")
+    boolean actions;
+
+    @Option(
+            names = "--click-delay-ms",
+            defaultValue = "10000",
+            paramLabel = "MS",
+            description =
+                    "With --actions: the clicks' mean delay after their impression, exponential"
+                            + " (default: ${DEFAULT-VALUE}).")
+    double clickDelayMs;
+
+    @Option(
+            names = "--out-of-order-ms",
+            defaultValue = "2000",
+            paramLabel = "MS",
+            description =
+                    "With --actions: the bound the records stay within (up to half of it behind"
+                            + " their time), unless late; the spec's max_out_of_orderness"
+                            + " (default: ${DEFAULT-VALUE}).")
+    long outOfOrderMs;
+
+    @Option(
+            names = "--late-rate",
+            defaultValue = "0.01",
+            paramLabel = "r",
+            description =
+                    "With --actions: the share of records arriving more than the bound late"
+                            + " (default: ${DEFAULT-VALUE}).")
+    double lateRate;
+
+    @Option(
+            names = "--duplicate-rate",
+            defaultValue = "0.01",
+            paramLabel = "r",
+            description =
+                    "With --actions: the share of clicks sent twice (default: ${DEFAULT-VALUE}).")
+    double duplicateRate;
+
+    @Option(
+            names = "--orphan-rate",
+            defaultValue = "0.005",
+            paramLabel = "r",
+            description =
+                    "With --actions: per impression, the chance of a click for a request never"
+                            + " logged (default: ${DEFAULT-VALUE}).")
+    double orphanRate;
+
     /** Refuses the values that are wrong on their own, naming the option. */
     private void checkArguments() {
         if (rows < 0) {
@@ -214,6 +270,9 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (actions) {
+            return writeImpressions();
+        }
         if (events != null) {
             return writeEvents();
         }
@@ -345,6 +404,91 @@ final class GenerateCommand implements Callable<Integer> {
                         + " position, age) - centre)); Bayes AUC: the AUC of those probabilities"
                         + " against the labels drawn from them");
         printBayesAuc(generator.bayesAuc(0), generator.bayesAuc(1), "event", modelFile);
+        return 0;
+    }
+
+    /**
+     * {@code --events json --actions}: the impressions' and the clicks' logs and their spec, into
+     * the directory {@code --output}, each file written beside its name and renamed into place.
+     */
+    private int writeImpressions() throws IOException {
+        if (!"json".equals(events)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--actions: needs --events json (the join reads JSON)");
+        }
+        if (badRate != 0 || preset != null || clickModel || driftAt != null) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--actions: not with --bad-rate, --preset, --click-model or --drift-at");
+        }
+        LayoutOptions.refuseNextTo(spec.commandLine(), "--events, whose fields are its own");
+        checkArguments();
+        ImpressionLog.Rates rates;
+        try {
+            rates =
+                    new ImpressionLog.Rates(
+                            clickDelayMs, outOfOrderMs, lateRate, duplicateRate, orphanRate);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--actions: " + e.getMessage());
+        }
+        Files.createDirectories(output);
+        long start = System.nanoTime();
+        ClickEvents generator = new ClickEvents(seed, scale, -1);
+        Path impressions = output.resolve("impressions.jsonl");
+        Path clicks = output.resolve("clicks.jsonl");
+        Path impressionsPart = output.resolve(".impressions.jsonl.part");
+        Path clicksPart = output.resolve(".clicks.jsonl.part");
+        ImpressionLog.Counts counts;
+        try (OutputStream i = new BufferedOutputStream(Files.newOutputStream(impressionsPart));
+                OutputStream c = new BufferedOutputStream(Files.newOutputStream(clicksPart))) {
+            counts =
+                    new ImpressionLog(generator, seed, rates)
+                            .write(
+                                    rows,
+                                    i,
+                                    c,
+                                    done -> {
+                                        if (done % PROGRESS_EVERY == 0) {
+                                            System.err.printf(
+                                                    "generate: %,d of %,d impressions, %.0f s%n",
+                                                    done, rows, (System.nanoTime() - start) / 1e9);
+                                        }
+                                    });
+        }
+        Files.move(impressionsPart, impressions, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(clicksPart, clicks, StandardCopyOption.REPLACE_EXISTING);
+        Path specFile = output.resolve("impressions.spec.json");
+        Files.writeString(specFile, ImpressionLog.spec(outOfOrderMs, "1m"));
+        spec.commandLine()
+                .getOut()
+                .printf(
+                        "generate: %,d impressions (%,d clicked) and %,d clicks (%,d late records,"
+                                + " %,d duplicate clicks, %,d orphan clicks), seed %d, in %.1f s"
+                                + " -> %s, %s%n"
+                                + "generate: join and read them with --spec %s (a 1-minute click"
+                                + " window)%n",
+                        counts.impressions(),
+                        counts.clicked(),
+                        counts.clicks(),
+                        counts.late(),
+                        counts.duplicates(),
+                        counts.orphans(),
+                        seed,
+                        (System.nanoTime() - start) / 1e9,
+                        impressions,
+                        clicks,
+                        specFile);
+        Path modelFile = output.resolve("model.json");
+        writeModel(
+                modelFile,
+                seed,
+                "events",
+                generator.bayesAuc(0),
+                generator.bayesAuc(1),
+                root -> {},
+                "P(click) as for --events; an impression is clicked when its click is drawn, which"
+                        + " arrives after an exponential delay (mean --click-delay-ms)");
+        printBayesAuc(generator.bayesAuc(0), generator.bayesAuc(1), "impression", modelFile);
         return 0;
     }
 

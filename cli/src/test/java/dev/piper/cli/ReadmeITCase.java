@@ -94,14 +94,15 @@ class ReadmeITCase {
                                 "1. Embedded",
                                 "2. Kafka-fed",
                                 "3. A Flink cluster",
-                                "6. Your own events"));
+                                "6. Your own events",
+                                "7. Impressions and clicks"));
         // the steps as the README has them: if one moves, this list says what the test covers
         assertThat(commands.stream().map(c -> c.shape().charAt(0) + "." + c.step()).toList())
                 .containsExactly(
                         "1.1", "1.2", "1.4", "1.4", "2.1", "2.2", "2.2", "2.3", "2.4", "2.5", "2.6",
                         "2.7", "2.7", "2.8", "2.9", "2.9", "2.10", "3.1", "3.2", "3.3", "3.3",
                         "3.4", "3.4", "3.5", "3.5", "6.1", "6.1", "6.2", "6.3", "6.3", "6.5", "6.5",
-                        "6.6", "6.6");
+                        "6.6", "6.6", "7.1", "7.2", "7.3", "7.3", "7.3", "7.4", "7.5", "7.6");
         writeLauncher(home);
         Files.createSymbolicLink(work.resolve("clients"), home.resolve("clients"));
 
@@ -200,6 +201,21 @@ class ReadmeITCase {
                 .containsPattern("check-serving: [0-9]+ blocks \\([1-9][0-9]* at or before")
                 .contains("predictions equal on");
         assertThat(work.resolve("ckpt-cluster/savepoints")).isDirectory();
+        // shape 7: the stream's joined rows are the batch join's, but for those still waiting
+        byte[] joined = Files.readAllBytes(work.resolve("out-joined/rows.bin"));
+        byte[] streamed = Files.readAllBytes(work.resolve("out-joined-stream/rows.bin"));
+        assertThat(streamed.length).as("shape 7's stream").isPositive().isLessThan(joined.length);
+        assertThat(streamed)
+                .as("shape 7's stream: the start of the batch join's rows")
+                .isEqualTo(java.util.Arrays.copyOf(joined, streamed.length));
+        assertThat(
+                        new com.fasterxml.jackson.databind.ObjectMapper()
+                                .readTree(work.resolve("out-joined/metadata.json").toFile())
+                                .get("label_join")
+                                .get("actions_joined")
+                                .asLong())
+                .as("shape 7's batch join")
+                .isPositive();
     }
 
     /** Runs {@code line} with bash in the work directory; it must exit 0 within 5 minutes. */

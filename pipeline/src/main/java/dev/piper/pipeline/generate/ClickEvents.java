@@ -236,9 +236,22 @@ public final class ClickEvents {
 
     /** The event as one line of JSON (no line break). */
     public static String json(Event e) {
+        return json(e, null);
+    }
+
+    /**
+     * The event as an impression: its JSON with {@code request_id} first and without {@code
+     * clicked} (which its clicks tell, later, on their own stream); as {@link #json(Event)} when
+     * {@code requestId} is null.
+     */
+    public static String json(Event e, String requestId) {
         StringBuilder b = new StringBuilder(256);
-        b.append("{\"ts\": ").append(e.ts());
-        b.append(", \"clicked\": ").append(e.clicked());
+        if (requestId != null) {
+            b.append("{\"request_id\": \"").append(requestId).append("\", \"ts\": ").append(e.ts());
+        } else {
+            b.append("{\"ts\": ").append(e.ts());
+            b.append(", \"clicked\": ").append(e.clicked());
+        }
         b.append(", \"user\": {\"id\": \"").append(e.user()).append("\", \"country\": \"");
         b.append(e.country()).append('"');
         if (e.age() > 0) {
