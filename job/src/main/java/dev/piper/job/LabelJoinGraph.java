@@ -19,6 +19,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -42,28 +43,33 @@ record LabelJoinGraph(
 
     /**
      * The join of {@code source}'s records under {@code labels}; a dead letter keeps {@code
-     * maxRawBytes} of its record; {@code topics} are the sources' topics, the impressions' first.
+     * maxRawBytes} of its record; {@code topics} are the sources' topics, the impressions' first;
+     * {@code readers} subtasks read them (0: the job's parallelism).
      */
     static LabelJoinGraph of(
             StreamExecutionEnvironment env,
             Source<JoinRead, ?, ?> source,
             LabelSpec labels,
             int maxRawBytes,
-            String[] topics) {
+            String[] topics,
+            int readers) {
         long bound = labels.join().maxOutOfOrdernessMs();
         WatermarkStrategy<JoinRead> watermarks =
                 WatermarkStrategy.<JoinRead>forBoundedOutOfOrderness(Duration.ofMillis(bound))
                         .withTimestampAssigner(new JoinTimes());
-        SingleOutputStreamOperator<JoinInput> read =
+        DataStreamSource<JoinRead> in =
                 env.fromSource(
-                                source,
-                                watermarks,
-                                "label-join-input",
-                                JoinRecordSerializers.JOIN_READ)
-                        .uid("label-join-input")
-                        .process(new JoinStampFunction(bound), JoinRecordSerializers.JOIN_INPUT)
+                        source, watermarks, "label-join-input", JoinRecordSerializers.JOIN_READ);
+        in.uid("label-join-input");
+        SingleOutputStreamOperator<JoinInput> read =
+                in.process(new JoinStampFunction(bound), JoinRecordSerializers.JOIN_INPUT)
                         .name("label-join-read")
                         .uid("label-join-read");
+        if (readers > 0) {
+            // the source and the stamp chained, as many subtasks as the topics have partitions
+            in.setParallelism(readers);
+            read.setParallelism(readers);
+        }
         SingleOutputStreamOperator<JoinedLine> joined =
                 read.keyBy(new ByJoinKey(), Types.STRING)
                         .process(

@@ -199,10 +199,12 @@ public final class StreamJob {
     }
 
     /**
-     * The label join's input: the impressions and actions as read ({@link JoinRecordDeserializer}),
-     * and each source's topic (the impressions' first, then each action stream's).
+     * The label join's input: the impressions and actions as read ({@code JoinRecordDeserializer}),
+     * each source's topic (the impressions' first, then each action stream's), and how many
+     * subtasks read them: at most their partitions, since a reader without a partition would hold
+     * the join's watermark back for ever (0: the job's parallelism).
      */
-    public record LabelJoinSource(Source<JoinRead, ?, ?> source, String[] topics) {}
+    public record LabelJoinSource(Source<JoinRead, ?, ?> source, String[] topics, int readers) {}
 
     /**
      * Joins the pipeline's impressions with its spec's action streams before the pipeline reads
@@ -575,7 +577,8 @@ public final class StreamJob {
                         labelJoin.source(),
                         starts.specs()[0].spec().labels(),
                         maxRawBytes,
-                        labelJoin.topics());
+                        labelJoin.topics(),
+                        labelJoin.readers());
         joinDeadLetters = graph.deadLetters();
         return graph.rows();
     }

@@ -4,6 +4,7 @@ import dev.piper.connectors.files.ControlFiles;
 import dev.piper.connectors.kafka.KafkaConnectors;
 import dev.piper.core.block.FastForward;
 import dev.piper.core.block.KafkaOut;
+import dev.piper.feed.InputProbe;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import java.nio.file.Path;
@@ -221,7 +222,33 @@ public final class Streaming {
                                 StreamOptions.groupId(conf),
                                 conf.get(StreamOptions.START_FROM),
                                 props),
-                        topics.toArray(String[]::new)));
+                        topics.toArray(String[]::new),
+                        readers(conf, topics)));
+    }
+
+    /**
+     * How many subtasks read the label join's topics: the job's parallelism, or fewer where the
+     * topics have fewer partitions in all (a reader without one would hold the watermark back, as
+     * Kafka's source does not go idle); the job's parallelism where it is a cluster's default or
+     * the topics cannot be described now (the run then waits for them as for any input).
+     */
+    private static int readers(Configuration conf, List<String> topics) {
+        var given =
+                conf.getOptional(org.apache.flink.configuration.CoreOptions.DEFAULT_PARALLELISM);
+        if (given.isEmpty()) {
+            return 0; // a cluster's own default, not known here
+        }
+        int parallelism = given.get();
+        try (InputProbe probe =
+                new InputProbe(
+                        StreamOptions.required(conf, StreamOptions.BOOTSTRAP_SERVERS),
+                        StreamOptions.kafkaProperties(conf),
+                        topics,
+                        StreamOptions.groupId(conf))) {
+            return Math.max(1, Math.min(parallelism, probe.partitions().size()));
+        } catch (RuntimeException e) {
+            return 0;
+        }
     }
 
     /** The control stream, if the configuration names one: a topic or a directory of specs. */

@@ -70,6 +70,11 @@ class LabelJoinStreamITCase {
 
     static final List<List<String>> CLICKS = List.of(new ArrayList<>(), new ArrayList<>());
 
+    /** The same records in one partition each, in order of arrival. */
+    static final List<String> ONE_IMPS = new ArrayList<>();
+
+    static final List<String> ONE_CLICKS = new ArrayList<>();
+
     private record Timed(long arrival, String line) {}
 
     /**
@@ -114,6 +119,16 @@ class LabelJoinStreamITCase {
             }
         }
         long end = t + 10 * WINDOW;
+        List<Timed> all = new ArrayList<>(imps.get(0));
+        all.addAll(imps.get(1));
+        sort(all, ONE_IMPS);
+        all = new ArrayList<>(clicks.get(0));
+        all.addAll(clicks.get(1));
+        sort(all, ONE_CLICKS);
+        ONE_IMPS.add("{\"rid\":\"end\",\"ts\":%d,\"price\":0,\"user\":\"u0\"}".formatted(end));
+        ONE_CLICKS.add("{\"rid\":\"end\",\"ts\":%d,\"cid\":\"e\"}".formatted(end));
+        write(tmp.resolve("one-impressions.jsonl"), ONE_IMPS);
+        write(tmp.resolve("one-clicks.jsonl"), ONE_CLICKS);
         for (int p = 0; p < 2; p++) {
             sort(imps.get(p), IMPS.get(p));
             sort(clicks.get(p), CLICKS.get(p));
@@ -283,14 +298,48 @@ class LabelJoinStreamITCase {
     }
 
     /**
+     * Topics of one partition each, streamed at parallelism 3: the join reads them with two
+     * subtasks (a third, without a partition, would hold the watermark back for ever) and commits
+     * the batch join of the two files.
+     */
+    @Test
+    void topicsOfFewerPartitionsThanTheParallelismJoin() throws Exception {
+        Path batch = tmp.resolve("one-batch");
+        Configuration pre = new Configuration();
+        pre.set(PiperOptions.SPEC, SPEC);
+        pre.set(PiperOptions.LABEL_ACTIONS, "click=" + tmp.resolve("one-clicks.jsonl"));
+        Preprocess.prepareOutput(batch, false);
+        Preprocess.run(
+                tmp.resolve("one-impressions.jsonl"),
+                batch,
+                2,
+                StateBackend.hashmap,
+                pre,
+                TestClusters.QUIET);
+        kafka.createTopic("one-impressions", 1);
+        kafka.createTopic("one-clicks", 1);
+        kafka.publishLines("one-impressions", 0, ONE_IMPS);
+        kafka.publishLines("one-clicks", 0, ONE_CLICKS);
+        Configuration conf = streamConf("one", 3);
+        StreamTopics.prepareTopics(conf, TestClusters.QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(3), TestClusters.QUIET);
+        assertCommittedIsTheBatchJoin("one", conf, batch, 1);
+    }
+
+    /**
      * The rows and vocabulary committed to {@code name}'s topics are the batch join's, but for its
      * last two rows: the closing impressions', which wait in the stream for a later watermark.
      */
     private static void assertCommittedIsTheBatchJoin(String name, Configuration conf)
             throws Exception {
-        Path batch = batch();
+        assertCommittedIsTheBatchJoin(name, conf, batch(), 2);
+    }
+
+    /** As above, against {@code batch}, whose last {@code waiting} rows wait in the stream. */
+    private static void assertCommittedIsTheBatchJoin(
+            String name, Configuration conf, Path batch, int waiting) throws Exception {
         byte[] batchRows = Files.readAllBytes(batch.resolve("rows.bin"));
-        long rows = batchRows.length / (5 * 4) - 2;
+        long rows = batchRows.length / (5 * 4) - waiting;
         Path consumed = tmp.resolve(name + "-consumed");
         OutputConsumer.Result r =
                 new OutputConsumer(
