@@ -37,7 +37,7 @@ class LabelJoinITCase {
     private static final long WINDOW = 60_000;
     private static final long BOUND = 2_000;
 
-    private static final String SPEC =
+    static final String SPEC =
             """
             {"name": "impressions", "version": 1,
              "input": {"format": "json", "dense": 3, "sparse": 1, "key": "rid", "timestamp": "ts",

@@ -49,19 +49,10 @@ class LabelJoinStreamITCase {
     private static final long BOUND = 2_000;
     private static final int IMPRESSIONS = 20_000;
 
+    /** {@link LabelJoinITCase}'s spec, the clicks read from topic {@code clicks}. */
     private static final String SPEC =
-            """
-            {"name": "impressions", "version": 1,
-             "input": {"format": "json", "dense": 3, "sparse": 1, "key": "rid", "timestamp": "ts",
-                       "fields": {"label": "labels.click", "I1": "price",
-                                  "I2": "labels.click_count", "I3": "labels.click_delay_ms",
-                                  "C1": "user"}},
-             "columns": {"label": ["decode", "fill_missing"], "I1..I3": ["decode", "fill_missing"],
-                         "C1": ["decode", "fill_missing", "hash64", "vocab"]},
-             "labels": {"max_out_of_orderness": "2s",
-                        "streams": {"click": {"key": "rid", "timestamp": "ts", "id": "cid",
-                                              "window": "1m", "topic": "clicks"}}}}
-            """;
+            LabelJoinITCase.SPEC.replace(
+                    "\"window\": \"1m\"", "\"window\": \"1m\", \"topic\": \"clicks\"");
 
     @TempDir static Path tmp;
 

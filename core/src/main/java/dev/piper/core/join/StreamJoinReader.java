@@ -1,6 +1,7 @@
 package dev.piper.core.join;
 
 import dev.piper.core.block.DeadLetter;
+import dev.piper.core.block.LogRecord;
 import dev.piper.core.block.Origin;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.decode.BlockDecoder;
@@ -47,7 +48,7 @@ public final class StreamJoinReader {
      */
     public JoinRead read(int source, int partition, long offset, byte[] value) {
         return source == 0
-                ? impression(partition, offset, oneLine(value))
+                ? impression(partition, offset, LogRecord.oneLine(value))
                 : action(source - 1, partition, offset, value);
     }
 
@@ -125,19 +126,5 @@ public final class StreamJoinReader {
                 detail,
                 Arrays.copyOf(raw, keep),
                 keep < raw.length);
-    }
-
-    /** A JSON record as one line: its line breaks are whitespace, read as spaces. */
-    static byte[] oneLine(byte[] v) {
-        byte[] out = null;
-        for (int i = 0; i < v.length; i++) {
-            if (v[i] == '\n' || v[i] == '\r') {
-                if (out == null) {
-                    out = v.clone();
-                }
-                out[i] = ' ';
-            }
-        }
-        return out == null ? v : out;
     }
 }

@@ -36,10 +36,10 @@ import org.slf4j.LoggerFactory;
  * re-reads exactly the records after the source's checkpointed offsets.
  *
  * <p>Lines: a record's value is split at {@code \n} (a pipeline of JSON events takes each record
- * whole, its line breaks as spaces: {@link #oneLine}); a final {@code \n} ends the last line rather
- * than starting an empty one, and an empty value is one empty line (which the decoder turns into a
- * dead letter, so that every record is accounted for). A record with more lines than a block holds
- * is continued in the next block.
+ * whole, its line breaks as spaces: {@link LogRecord#oneLine}); a final {@code \n} ends the last
+ * line rather than starting an empty one, and an empty value is one empty line (which the decoder
+ * turns into a dead letter, so that every record is accounted for). A record with more lines than a
+ * block holds is continued in the next block.
  *
  * <p>Sequence numbers count each lane's blocks from 0 without gaps, the order {@code
  * LaneSequenceFunction} restores after the column operators. They live in union list state, so that
@@ -260,7 +260,7 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
             emitIfFull(lane, maxBlockLines);
             return;
         }
-        byte[] v = shape == KafkaRecords.ONE_LINE ? oneLine(r.value()) : r.value();
+        byte[] v = shape == KafkaRecords.ONE_LINE ? LogRecord.oneLine(r.value()) : r.value();
         int n = v.length;
         int newlines = 0;
         for (int i = 0; i < n; i++) {
@@ -315,23 +315,6 @@ public final class LogChunkOperator extends AbstractStreamOperator<RawChunk>
         if (lane.lines >= maxBlockLines || lane.length >= maxBlockBytes) {
             emit(lane);
         }
-    }
-
-    /**
-     * A JSON event as one line: its line breaks are whitespace between tokens (JSON strings cannot
-     * hold them raw), so they become spaces. The record's bytes are copied only if it has any.
-     */
-    static byte[] oneLine(byte[] v) {
-        byte[] out = null;
-        for (int i = 0; i < v.length; i++) {
-            if (v[i] == '\n' || v[i] == '\r') {
-                if (out == null) {
-                    out = v.clone();
-                }
-                out[i] = ' ';
-            }
-        }
-        return out == null ? v : out;
     }
 
     private static int indexOf(byte[] v, int from, int to) {

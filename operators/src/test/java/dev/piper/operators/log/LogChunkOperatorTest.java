@@ -88,7 +88,8 @@ class LogChunkOperatorTest {
                     .containsExactly("{   \"a\": 1,    \"b\": \"x\" } \n{\"a\": 2}\n");
             assertThat(out.get(0).origin().firstLines()).containsExactly(0, 1);
         }
-        assertThat(LogChunkOperator.oneLine(new byte[] {'{', '}'})).containsExactly('{', '}');
+        assertThat(dev.piper.core.block.LogRecord.oneLine(new byte[] {'{', '}'}))
+                .containsExactly('{', '}');
     }
 
     @Test
