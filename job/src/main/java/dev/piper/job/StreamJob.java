@@ -216,7 +216,9 @@ public final class StreamJob {
     public StreamJob withLabelJoin(LabelJoinSource join) {
         if (pipelines.size() != 1) {
             throw new IllegalArgumentException(
-                    "a label join runs in a job of one pipeline, not " + pipelines.size());
+                    "a label join runs in a stream of one pipeline, not "
+                            + pipelines.size()
+                            + "; run each pipeline with labels as a stream of its own");
         }
         if (pipelines.pipelines().get(0).start().spec().labels() == null) {
             throw new IllegalArgumentException(

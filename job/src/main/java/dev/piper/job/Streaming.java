@@ -142,14 +142,17 @@ public final class Streaming {
         StreamPipelines pipelines = StreamPipelines.of(conf);
         String bootstrap = StreamOptions.required(conf, StreamOptions.BOOTSTRAP_SERVERS);
         Map<String, String> props = StreamOptions.kafkaProperties(conf);
+        // a label join's job reads its topics through the join's own source
         var source =
-                KafkaConnectors.source(
-                        bootstrap,
-                        pipelines.inputTopics(),
-                        pipelines.pipelineOfTopic(),
-                        StreamOptions.groupId(conf),
-                        conf.get(StreamOptions.START_FROM),
-                        props);
+                pipelines.get(0).start().spec().labels() != null
+                        ? null
+                        : KafkaConnectors.source(
+                                bootstrap,
+                                pipelines.inputTopics(),
+                                pipelines.pipelineOfTopic(),
+                                StreamOptions.groupId(conf),
+                                conf.get(StreamOptions.START_FROM),
+                                props);
         int blockBytes = conf.get(PiperOptions.BLOCK_BYTES);
         // The largest rows record: what the rows topics take (read as the stream starts), else
         // what the starting specs need.
@@ -201,12 +204,7 @@ public final class Streaming {
         if (pipelines.pipelines().stream().allMatch(p -> p.start().spec().labels() == null)) {
             return;
         }
-        if (pipelines.size() != 1) {
-            throw new IllegalArgumentException(
-                    "a label join runs in a stream of one pipeline; run each pipeline with labels"
-                            + " as a stream of its own");
-        }
-        StreamPipelines.Pipeline p = pipelines.get(0);
+        StreamPipelines.Pipeline p = pipelines.get(0); // the only one: StreamJob checks it
         List<String> topics = p.topicsRead();
         Map<String, Integer> sourceOfTopic = new HashMap<>();
         for (int i = 0; i < topics.size(); i++) {
@@ -223,7 +221,7 @@ public final class Streaming {
                                 conf.get(StreamOptions.START_FROM),
                                 props),
                         topics.toArray(String[]::new),
-                        readers(conf, topics)));
+                        readers(conf)));
     }
 
     /**
@@ -232,19 +230,14 @@ public final class Streaming {
      * Kafka's source does not go idle); the job's parallelism where it is a cluster's default or
      * the topics cannot be described now (the run then waits for them as for any input).
      */
-    private static int readers(Configuration conf, List<String> topics) {
+    private static int readers(Configuration conf) {
         var given =
                 conf.getOptional(org.apache.flink.configuration.CoreOptions.DEFAULT_PARALLELISM);
         if (given.isEmpty()) {
             return 0; // a cluster's own default, not known here
         }
         int parallelism = given.get();
-        try (InputProbe probe =
-                new InputProbe(
-                        StreamOptions.required(conf, StreamOptions.BOOTSTRAP_SERVERS),
-                        StreamOptions.kafkaProperties(conf),
-                        topics,
-                        StreamOptions.groupId(conf))) {
+        try (InputProbe probe = StreamTopics.probe(conf)) { // the job's topics: these
             return Math.max(1, Math.min(parallelism, probe.partitions().size()));
         } catch (RuntimeException e) {
             return 0;

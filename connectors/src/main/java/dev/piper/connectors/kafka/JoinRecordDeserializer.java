@@ -7,7 +7,6 @@ import dev.piper.pipeline.join.LabelSpec;
 import dev.piper.pipeline.ops.DecodeOptions;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
@@ -41,11 +40,6 @@ public final class JoinRecordDeserializer implements KafkaRecordDeserializationS
     }
 
     @Override
-    public void open(DeserializationSchema.InitializationContext context) {
-        reader = new StreamJoinReader(labels, options);
-    }
-
-    @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<JoinRead> out) {
         Integer source = sourceOfTopic.get(record.topic());
         if (source == null) {
@@ -53,7 +47,7 @@ public final class JoinRecordDeserializer implements KafkaRecordDeserializationS
                     "a record of topic " + record.topic() + ", which the label join does not read");
         }
         if (reader == null) {
-            reader = new StreamJoinReader(labels, options);
+            reader = new StreamJoinReader(labels, options); // one per reading subtask
         }
         byte[] value = record.value();
         out.collect(

@@ -170,9 +170,7 @@ public final class BatchLabelJoin {
 
         /** The latest time read, less the bound; {@link Long#MIN_VALUE} before any. */
         long watermark() {
-            return maxTime == Long.MIN_VALUE
-                    ? Long.MIN_VALUE
-                    : maxTime - labels.join().maxOutOfOrdernessMs();
+            return PartitionTimes.watermark(maxTime, labels.join().maxOutOfOrdernessMs());
         }
 
         /** The watermark a record of time {@code t} is read with; the partition then knows it. */
@@ -265,13 +263,7 @@ public final class BatchLabelJoin {
         private String[] tooLong(LineReader.Line l) {
             return new String[] {
                 Reason.LINE_TOO_LONG.code(),
-                "line has "
-                        + l.length()
-                        + " bytes; the limit is "
-                        + options.maxLineBytes()
-                        + " less "
-                        + labelled.extraBytes()
-                        + " kept for the join's labels"
+                JoinDetails.tooLong(l.length(), options.maxLineBytes(), labelled.extraBytes())
             };
         }
 
@@ -325,10 +317,7 @@ public final class BatchLabelJoin {
                 actionDead(
                         l,
                         Reason.LINE_TOO_LONG.code(),
-                        "line has "
-                                + l.length()
-                                + " bytes; the limit is "
-                                + options.maxLineBytes());
+                        JoinDetails.tooLong(l.length(), options.maxLineBytes(), 0));
                 return true;
             }
             ActionFields.Read read = fields.read(l.bytes());

@@ -8,6 +8,18 @@ final class JoinDetails {
 
     private JoinDetails() {}
 
+    /**
+     * A line of {@code length} bytes over the limit: {@code maxLineBytes}, less the {@code
+     * reserved} bytes an impression's labels take (0 for an action).
+     */
+    static String tooLong(long length, int maxLineBytes, int reserved) {
+        return "line has "
+                + length
+                + " bytes; the limit is "
+                + maxLineBytes
+                + (reserved == 0 ? "" : " less " + reserved + " kept for the join's labels");
+    }
+
     static String of(
             JoinReason reason, String key, long timeMs, long watermark, JoinSettings settings) {
         String what = "key \"" + key + "\" at " + timeMs + " ms";

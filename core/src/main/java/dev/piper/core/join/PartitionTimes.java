@@ -23,7 +23,7 @@ public final class PartitionTimes {
     public JoinInput stamp(JoinInput r) {
         long key = key(r.isImpression() ? 0 : 1 + r.stream(), r.partition());
         Long max = maxTimes.get(key);
-        long w = max == null ? Long.MIN_VALUE : max - maxOutOfOrdernessMs;
+        long w = watermark(max == null ? Long.MIN_VALUE : max, maxOutOfOrdernessMs);
         if (max == null || r.timeMs() > max) {
             maxTimes.put(key, r.timeMs());
         }
@@ -41,6 +41,15 @@ public final class PartitionTimes {
      */
     public void restore(long key, long maxTime) {
         maxTimes.merge(key, maxTime, Math::max);
+    }
+
+    /**
+     * A partition's watermark: its latest time {@code maxTime} less {@code maxOutOfOrdernessMs};
+     * {@link Long#MIN_VALUE} before any record ({@code maxTime} {@link Long#MIN_VALUE}). A record
+     * of an earlier time is late. The batch join's partitions and the stream's alike.
+     */
+    public static long watermark(long maxTime, long maxOutOfOrdernessMs) {
+        return maxTime == Long.MIN_VALUE ? Long.MIN_VALUE : maxTime - maxOutOfOrdernessMs;
     }
 
     /** A partition of a source (0: the impressions, {@code 1 + s}: action stream {@code s}). */

@@ -60,13 +60,10 @@ public final class StreamJoinReader {
                     offset,
                     line,
                     Reason.LINE_TOO_LONG.code(),
-                    "line has "
-                            + line.length
-                            + " bytes; the limit is "
-                            + options.maxLineBytes()
-                            + " less "
-                            + (options.maxLineBytes() - impressionLimit)
-                            + " kept for the join's labels");
+                    JoinDetails.tooLong(
+                            line.length,
+                            options.maxLineBytes(),
+                            options.maxLineBytes() - impressionLimit));
         }
         byte[] data = Arrays.copyOf(line, line.length + 1);
         data[line.length] = '\n';
@@ -94,7 +91,7 @@ public final class StreamJoinReader {
                     offset,
                     value,
                     Reason.LINE_TOO_LONG.code(),
-                    "line has " + value.length + " bytes; the limit is " + options.maxLineBytes());
+                    JoinDetails.tooLong(value.length, options.maxLineBytes(), 0));
         }
         ActionFields.Read r = actions[stream].read(value);
         if (r.reason() != null) {
