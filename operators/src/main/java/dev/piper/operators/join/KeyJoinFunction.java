@@ -35,6 +35,7 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
     private transient ValueState<JoinKey> state;
     private transient StreamJoinOutput output;
     private transient Counters counters;
+    private transient Outcomes sink;
 
     /** The join's counters, in the operator's metric group. */
     private static final class Counters {
@@ -66,6 +67,7 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
                                         "label-join", new JoinKeySerializer(labels.join())));
         output = new StreamJoinOutput(labels, maxRawBytes);
         counters = new Counters(getRuntimeContext().getMetricGroup());
+        sink = new Outcomes();
     }
 
     @Override
@@ -120,30 +122,36 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
     }
 
     private JoinOutput<byte[]> to(JoinKey key, Context ctx, Collector<JoinedLine> out) {
-        return output.of(
-                key.pending,
-                new StreamJoinOutput.Sink() {
-                    @Override
-                    public void row(JoinedLine row) {
-                        counters.rows.inc();
-                        out.collect(row);
-                    }
+        sink.ctx = ctx;
+        sink.out = out;
+        return output.of(key.pending, sink);
+    }
 
-                    @Override
-                    public void deadLetter(JoinDeadLetter d) {
-                        counters.deadLetters.inc();
-                        ctx.output(DEAD_LETTERS, d);
-                    }
+    /** Counts the join's outcomes and hands them on; one per subtask, aimed at each call's. */
+    private final class Outcomes implements StreamJoinOutput.Sink {
+        Context ctx;
+        Collector<JoinedLine> out;
 
-                    @Override
-                    public void joined(int stream) {
-                        counters.actionsJoined.inc();
-                    }
+        @Override
+        public void row(JoinedLine row) {
+            counters.rows.inc();
+            out.collect(row);
+        }
 
-                    @Override
-                    public void sampledOut() {
-                        counters.sampledOut.inc();
-                    }
-                });
+        @Override
+        public void deadLetter(JoinDeadLetter d) {
+            counters.deadLetters.inc();
+            ctx.output(DEAD_LETTERS, d);
+        }
+
+        @Override
+        public void joined(int stream) {
+            counters.actionsJoined.inc();
+        }
+
+        @Override
+        public void sampledOut() {
+            counters.sampledOut.inc();
+        }
     }
 }

@@ -42,7 +42,11 @@ public record JoinSettings(
 
     /** The longest window of any stream. */
     public long longestWindowMs() {
-        return streams.stream().mapToLong(ActionStream::windowMs).max().orElseThrow();
+        long longest = Long.MIN_VALUE; // a loop, not a stream: every key's join asks, once
+        for (ActionStream s : streams) {
+            longest = Math.max(longest, s.windowMs());
+        }
+        return longest;
     }
 
     /**
@@ -50,11 +54,13 @@ public record JoinSettings(
      * {@link EmitPolicy#WAIT} streams, 0 when every stream is {@link EmitPolicy#NEGATIVE_FIRST}.
      */
     public long firstEmissionDelayMs() {
-        return streams.stream()
-                .filter(s -> s.policy() == EmitPolicy.WAIT)
-                .mapToLong(ActionStream::windowMs)
-                .max()
-                .orElse(0);
+        long delay = 0;
+        for (ActionStream s : streams) {
+            if (s.policy() == EmitPolicy.WAIT) {
+                delay = Math.max(delay, s.windowMs());
+            }
+        }
+        return delay;
     }
 
     /** How long after its time an impression is forgotten. */
