@@ -251,7 +251,8 @@ class RecordsTest(unittest.TestCase):
                            timestamps_ms=np.array([0.0, 0.0]), source=("in", 0, 0),
                            pipeline="p", received_ms=1500.0), now_ms=2000.0)
         self.assertEqual(progress(trainer, 0.5),
-                         "train: 2 rows, window AUC 0.5000, freshness p99 2.00 s (read 1.50 s),"
+                         "train: 2 rows, window AUC 0.5000, calibration 1.009,"
+                         " freshness p99 2.00 s (read 1.50 s),"
                          " training 4 rows/s")
 
     def test_a_rows_record_was_written_when_its_timestamp_says(self):

@@ -135,6 +135,32 @@ class Batch:
             return self.labels.to(torch.int64)
         return self.dense[:, self.dense_names.index(name)].to(torch.int64)
 
+    def weights(self, name):
+        """Dense column ``name`` as each row's weight, float32 [rows]: the label join's
+        ``labels.weight`` where the spec maps it to a column (a kept negative's is
+        1 / ``negative_sample_rate``, every other row's 1; docs/SPECS.md, "Negative sampling")."""
+        names = self.dense_names or []
+        if name not in names:
+            raise FeedError(f"{self.source}: no dense column {name} to weigh the rows by (this"
+                            f" batch's: {', '.join(names) or 'none'}); map labels.weight to one")
+        w = self.dense[:, names.index(name)]
+        if self.rows and not bool((w > 0).all()):
+            raise FeedError(f"{self.source}: weight column {name} holds {w.min().item():g}: a"
+                            " weight is above 0 (map labels.weight to it, with the chain decode,"
+                            " fill_missing and nothing after)")
+        return w
+
+    def without_dense(self, name):
+        """The batch without dense column ``name`` (a row's weight weighs its loss and is no
+        feature: a kept negative's weight would tell the model its label)."""
+        names = self.dense_names or []
+        if name not in names:
+            raise FeedError(f"{self.source}: no dense column {name} (this batch's:"
+                            f" {', '.join(names) or 'none'})")
+        keep = [j for j, n in enumerate(names) if n != name]
+        return dataclasses.replace(self, dense=self.dense[:, keep],
+                                   dense_names=[names[j] for j in keep])
+
     def keyed_jagged(self):
         """The sparse columns in TorchRec's KeyedJaggedTensor layout (see ``KeyedJagged``)."""
         names = sorted(list(self.sparse_names) + list(self.lists), key=_column_number)

@@ -4,8 +4,13 @@
         --vocab-topic vocab --max-rows 200000 --metrics-out metrics.json
 
 Progressive validation: every mini-batch is scored before the model trains on it, and the
-scores of each window of --window-rows rows give its AUC and log loss. Freshness is the time
-from a row's input record timestamp to the training step that used it.
+scores of each window of --window-rows rows give its AUC, log loss and calibration (mean
+predicted CTR against observed). Freshness is the time from a row's input record timestamp to
+the training step that used it.
+
+Rows of a label join with sampled negatives carry their weight in a dense column
+(``labels.weight``): with ``--weight-column`` each row's loss counts its weight, the column is no
+feature, and calibration is measured over the population the rows stand for (``calibration``).
 """
 
 import argparse
@@ -20,6 +25,7 @@ import torch
 from torch import nn
 
 from . import checkpoint
+from .calibration import calibration
 from ..feed.rows import RowsFeed
 from .model import Dlrm
 from ..feed.prefetch import Prefetcher
@@ -65,10 +71,15 @@ def shape_of(batch):
     return batch.dense.shape[1], columns
 
 
-def learn(model, dense_opt, logits, lookup, labels, embedding_lr):
+def learn(model, dense_opt, logits, lookup, labels, embedding_lr, weights=None):
     """One step on a scored batch: Adam on the dense parameters, Adagrad by hand on the embedding
-    rows its lookup used."""
-    loss = nn.functional.binary_cross_entropy_with_logits(logits, labels)
+    rows its lookup used. With ``weights``, each row's loss counts its weight (the weighted mean:
+    a batch's loss keeps the scale of an unweighted one)."""
+    if weights is None:
+        loss = nn.functional.binary_cross_entropy_with_logits(logits, labels)
+    else:
+        each = nn.functional.binary_cross_entropy_with_logits(logits, labels, reduction="none")
+        loss = (weights * each).sum() / weights.sum()
     dense_opt.zero_grad()
     loss.backward()
     dense_opt.step()
@@ -85,9 +96,12 @@ class Trainer:
         self.model = None
         self.dense_opt = None
         self.rows = 0
-        # per row: score, label, age when trained and age when read from Kafka (None without
-        # a timestamp)
-        self.window = ([], [], [], [])
+        # per row: score, label, age when trained, age when read from Kafka (None without a
+        # timestamp) and weight (1 without --weight-column)
+        self.window = ([], [], [], [], [])
+        # after the first --calibration-after-rows rows: the sums of weight, weight x score and
+        # weight x label, for the run's calibration (constant memory, for a feed of months)
+        self.calibrated = [0.0, 0.0, 0.0]
         self.windows = []
         self.freshness = []  # per row, input record timestamp to the training step (s)
         self.delivery = []  # per row, input record timestamp to the feed's read of its block (s)
@@ -117,6 +131,10 @@ class Trainer:
             self.reinitialised += len(indices)
 
     def step(self, batch, now_ms):
+        weights = None
+        if self.args.weight_column is not None:
+            weights = batch.weights(self.args.weight_column)
+            batch = batch.without_dense(self.args.weight_column)
         if self.model is None:
             self._build(batch)
         dense, columns = shape_of(batch)
@@ -131,9 +149,12 @@ class Trainer:
         probabilities = torch.sigmoid(logits).detach().numpy()
         self.window[0].extend(probabilities.tolist())
         self.window[1].extend(batch.labels.numpy().tolist())
+        w = np.ones(batch.rows) if weights is None else weights.numpy().astype(np.float64)
+        self.window[4].extend(w.tolist())
+        self._calibrate(probabilities, batch.labels.numpy(), w)
         if not self.frozen:
             learn(self.model, self.dense_opt, logits, lookup, batch.labels,
-                  self.args.embedding_lr)
+                  self.args.embedding_lr, weights)
         for at_ms, kept, column in ((now_ms, self.freshness, 2),
                                     (batch.received_ms, self.delivery, 3),
                                     (batch.written_ms, self.written, None)):
@@ -149,8 +170,28 @@ class Trainer:
         if self.args.freeze_after_rows is not None and self.rows >= self.args.freeze_after_rows:
             self.frozen = True
 
+    def _calibrate(self, probabilities, labels, weights):
+        """Adds the rows past the first --calibration-after-rows to the run's calibration."""
+        skip = max(0, min(len(weights), self.args.calibration_after_rows - self.rows))
+        w = weights[skip:]
+        self.calibrated[0] += float(w.sum())
+        self.calibrated[1] += float((w * probabilities[skip:]).sum())
+        self.calibrated[2] += float((w * labels[skip:]).sum())
+
+    def calibration(self):
+        """The run's calibration over its rows past the first --calibration-after-rows, each
+        counting its weight: mean predicted CTR, observed CTR and their ratio (NaN without rows
+        or without a positive)."""
+        total, predicted, observed = self.calibrated
+        if total <= 0:
+            return {"mean_predicted_ctr": math.nan, "observed_ctr": math.nan,
+                    "calibration": math.nan}
+        return {"mean_predicted_ctr": predicted / total, "observed_ctr": observed / total,
+                "calibration": predicted / observed if observed > 0 else math.nan}
+
     def _close_window(self, n):
         scores, labels = self.window[0][:n], self.window[1][:n]
+        calibrated = calibration(scores, labels, self.window[4][:n])
         # the window's own rows' ages: a step's rows past the window belong to the next one
         ages = [a for a in self.window[2][:n] if a is not None]
         delivered = [a for a in self.window[3][:n] if a is not None]
@@ -159,6 +200,7 @@ class Trainer:
             "rows": self.rows - len(self.window[0]),
             "auc": auc(scores, labels),
             "logloss": logloss(scores, labels),
+            **calibrated,
             "frozen": self.frozen,
             "freshness_p99_s": percentile(ages, 99),
             "delivery_p99_s": percentile(delivered, 99),
@@ -199,6 +241,8 @@ def progress(trainer, stepping):
     if trainer.windows:
         last = trainer.windows[-1]
         text += f", window AUC {last['auc']:.4f}"
+        if not math.isnan(last["calibration"]):
+            text += f", calibration {last['calibration']:.3f}"
         if not math.isnan(last["freshness_p99_s"]):  # the rows had timestamps
             text += (f", freshness p99 {last['freshness_p99_s']:.2f} s"
                      f" (read {last['delivery_p99_s']:.2f} s)")
@@ -249,6 +293,12 @@ def parse_args(argv):
     p.add_argument("--freeze-after-rows", type=int,
                    help="stop updating the model after this many rows (it still scores)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--weight-column",
+                   help="a dense column holding each row's weight (the label join's labels.weight,"
+                        " for sampled negatives): it weighs the row's loss and is no feature")
+    p.add_argument("--calibration-after-rows", type=int, default=50_000,
+                   help="the run's calibration (mean predicted CTR against observed, each row"
+                        " counting its weight) leaves out this many first rows (default 50000)")
     p.add_argument("--prefetch", type=int, default=4,
                    help="batches the feed reads and decodes ahead, on a thread of its own, while"
                         " the loop trains (default 4; 0: read on the loop's thread)")
@@ -262,6 +312,8 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.checkpoint_every_rows < 1:
         p.error(f"--checkpoint-every-rows must be positive, not {args.checkpoint_every_rows}")
+    if args.calibration_after_rows < 0:
+        p.error(f"--calibration-after-rows must be 0 or more, not {args.calibration_after_rows}")
     if args.prefetch < 0:
         p.error(f"--prefetch must be 0 or more, not {args.prefetch}")
     return args
@@ -324,6 +376,9 @@ def main(argv=None):
         "reinitialised_rows": trainer.reinitialised,
         "partitions": feed.partitions,
         "windows": trainer.windows,
+        "weight_column": args.weight_column,
+        "calibration_after_rows": args.calibration_after_rows,
+        **trainer.calibration(),
         "freshness_p50_s": percentile(trainer.freshness, 50),
         "freshness_p99_s": percentile(trainer.freshness, 99),
         "freshness_max_s": max(trainer.freshness, default=float("nan")),
@@ -347,6 +402,8 @@ def main(argv=None):
         json.dump(json_safe(metrics), out, indent=2, allow_nan=False)
     last = trainer.windows[-1]["auc"] if trainer.windows else math.nan
     print(f"train: {trainer.rows:,} rows in {metrics['seconds']:.1f} s, last window AUC {last:.4f},"
+          f" calibration {metrics['calibration']:.3f} (mean predicted CTR"
+          f" {metrics['mean_predicted_ctr']:.4f}, observed {metrics['observed_ctr']:.4f}),"
           f" freshness p50 {metrics['freshness_p50_s']:.2f} s p99 {metrics['freshness_p99_s']:.2f} s"
           f" (read p99 {metrics['delivery_p99_s']:.2f} s)"
           + (f", event-time age p50 {metrics['event_age_p50_s']:.2f} s" if trainer.event_ages else "")

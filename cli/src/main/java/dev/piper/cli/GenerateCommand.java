@@ -14,10 +14,13 @@ import dev.piper.pipeline.layout.RowLayout;
 import dev.piper.pipeline.ops.ColumnProgram;
 import dev.piper.pipeline.ops.DecodeOptions;
 import dev.piper.pipeline.spec.Presets;
+import dev.piper.pipeline.spec.SpecException;
+import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -185,6 +188,17 @@ final class GenerateCommand implements Callable<Integer> {
                     "With --actions: per impression, the chance of a click for a request never"
                             + " logged (default: ${DEFAULT-VALUE}).")
     double orphanRate;
+
+    @Option(
+            names = "--negative-sample-rate",
+            defaultValue = "1",
+            paramLabel = "r",
+            description =
+                    "With --actions: the spec's labels.negative_sample_rate, the share of negative"
+                            + " rows kept (1/n: 0.5, 0.25, ...); below 1 the spec maps each row's"
+                            + " weight to column I4, for the trainer's --weight-column I4"
+                            + " (default: ${DEFAULT-VALUE}).")
+    double negativeSampleRate;
 
     /** Refuses the values that are wrong on their own, naming the option. */
     private void checkArguments() {
@@ -431,6 +445,14 @@ final class GenerateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--actions: " + e.getMessage());
         }
+        String joinSpec;
+        try {
+            joinSpec = ImpressionLog.spec(outOfOrderMs, "1m", negativeSampleRate);
+            SpecParser.parse(joinSpec.getBytes(StandardCharsets.UTF_8), "impressions.spec.json");
+        } catch (SpecException | IllegalArgumentException e) {
+            throw new ParameterException(
+                    spec.commandLine(), "--negative-sample-rate: " + e.getMessage());
+        }
         Files.createDirectories(output);
         long start = System.nanoTime();
         ClickEvents generator = new ClickEvents(seed, scale, -1);
@@ -458,7 +480,7 @@ final class GenerateCommand implements Callable<Integer> {
         Files.move(impressionsPart, impressions, StandardCopyOption.REPLACE_EXISTING);
         Files.move(clicksPart, clicks, StandardCopyOption.REPLACE_EXISTING);
         Path specFile = output.resolve("impressions.spec.json");
-        Files.writeString(specFile, ImpressionLog.spec(outOfOrderMs, "1m"));
+        Files.writeString(specFile, joinSpec);
         spec.commandLine()
                 .getOut()
                 .printf(

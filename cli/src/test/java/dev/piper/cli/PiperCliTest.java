@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.ClickModel;
+import dev.piper.pipeline.spec.PipelineSpec;
+import dev.piper.pipeline.spec.SpecParser;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -1470,6 +1472,50 @@ class PiperCliTest {
                                 pb.toString()))
                 .isEqualTo(2);
         assertThat(err()).contains("not with --bad-rate, --preset or --click-model");
+    }
+
+    /**
+     * {@code generate --actions --negative-sample-rate}: the spec keeps negatives at the rate, each
+     * row's weight in I4; a rate that is not 1/n is refused naming the option, and nothing is
+     * written.
+     */
+    @Test
+    void generateActionsWithSampledNegativesWritesTheirWeightColumn() throws Exception {
+        Path dir = tmp.resolve("sampled");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--events",
+                                "json",
+                                "--actions",
+                                "--rows",
+                                "2000",
+                                "--negative-sample-rate",
+                                "0.25",
+                                "--output",
+                                dir.toString()))
+                .as(err())
+                .isZero();
+        PipelineSpec spec = SpecParser.parse(dir.resolve("impressions.spec.json"));
+        assertThat(spec.labels().join().negativeSampleRate()).isEqualTo(0.25);
+        assertThat(Files.readString(dir.resolve("impressions.spec.json")))
+                .contains("\"I4\": \"labels.weight\"");
+        Path refused = tmp.resolve("refused");
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--events",
+                                "json",
+                                "--actions",
+                                "--rows",
+                                "2000",
+                                "--negative-sample-rate",
+                                "0.3",
+                                "--output",
+                                refused.toString()))
+                .isEqualTo(2);
+        assertThat(err()).contains("--negative-sample-rate:").contains("0.3 is not 1/n");
+        assertThat(refused).doesNotExist();
     }
 
     @Test

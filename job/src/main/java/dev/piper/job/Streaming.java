@@ -225,10 +225,11 @@ public final class Streaming {
     }
 
     /**
-     * How many subtasks read the label join's topics: the job's parallelism, or fewer where the
-     * topics have fewer partitions in all (a reader without one would hold the watermark back, as
-     * Kafka's source does not go idle); the job's parallelism where it is a cluster's default or
-     * the topics cannot be described now (the run then waits for them as for any input).
+     * How many subtasks read the label join's topics: the job's parallelism, or fewer where a
+     * subtask would get none of the topics' partitions (a reader without one would hold the
+     * watermark back, as Kafka's source does not go idle: {@link
+     * KafkaConnectors#readersWithAPartitionEach}); the job's parallelism where it is a cluster's
+     * default or the topics cannot be described now (the run then waits for them as for any input).
      */
     private static int readers(Configuration conf) {
         var given =
@@ -238,7 +239,7 @@ public final class Streaming {
         }
         int parallelism = given.get();
         try (InputProbe probe = StreamTopics.probe(conf)) { // the job's topics: these
-            return Math.max(1, Math.min(parallelism, probe.partitions().size()));
+            return KafkaConnectors.readersWithAPartitionEach(probe.partitions(), parallelism);
         } catch (RuntimeException e) {
             return 0;
         }

@@ -10,6 +10,7 @@ import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.output.OutputLayout;
 import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.CriteoGenerator;
+import dev.piper.pipeline.generate.ImpressionLog;
 import dev.piper.pipeline.spec.Presets;
 import dev.piper.pipeline.spec.SpecParser;
 import java.io.BufferedOutputStream;
@@ -33,9 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The trainer client ({@code clients/python}, Debian's python3-torch and python3-confluent-kafka)
  * on feeds other than {@link TrainerFeedITCase}'s paced Criteo log, each stream run to its end
- * before the trainer reads it: JSON click events with string ids, and vocabularies that evict; and
- * the client's benchmark on a Criteo feed. Nothing here is timed, so these tests share the cores
- * with the others (job/pom.xml).
+ * before the trainer reads it: JSON click events with string ids, impressions joined with their
+ * clicks with the negatives sampled, and vocabularies that evict; and the client's benchmark on a
+ * Criteo feed. Nothing here is timed, so these tests share the cores with the others (job/pom.xml).
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class TrainerOtherFeedsITCase {
@@ -102,6 +103,75 @@ class TrainerOtherFeedsITCase {
         assertThat(users.get(0)).matches("0\\t[0-9]+\\tu_[0-9a-z]+");
         assertThat(Files.readAllLines(consumed.resolve(OutputLayout.vocabFile(5))).get(0))
                 .matches("0\\t[0-9]+\\ti_[0-9]+");
+    }
+
+    /**
+     * Issue 66: impressions and their clicks (200,000 impressions; late, duplicate, orphan and
+     * out-of-order records at {@code piper generate --actions}' rates) joined by the stream with
+     * the negatives kept at 0.25, each row's weight in column I4: the trainer, weighing each row's
+     * loss by it ({@code --weight-column I4}), learns to within 0.05 of the hidden model's Bayes
+     * AUC, and its mean predicted CTR over the population the rows stand for is within 5% of the
+     * observed one.
+     */
+    @Test
+    void aTrainerOnJoinedImpressionsWithSampledNegativesIsCalibrated() throws Exception {
+        ClickEvents events = new ClickEvents(11, 0.01, -1);
+        Path impressions = tmp.resolve("impressions.jsonl");
+        Path clicks = tmp.resolve("clicks.jsonl");
+        try (OutputStream i = new BufferedOutputStream(Files.newOutputStream(impressions));
+                OutputStream c = new BufferedOutputStream(Files.newOutputStream(clicks))) {
+            new ImpressionLog(events, 11, new ImpressionLog.Rates(10_000, 2_000, 0.01, 0.01, 0.005))
+                    .write(200_000, i, c, done -> {});
+        }
+        double bayes = events.bayesAuc(0);
+        String spec =
+                ImpressionLog.spec(2_000, "1m", 0.25)
+                        .replace("\"topic\": \"clicks\"", "\"topic\": \"sampled-clicks\"");
+        kafka.createTopic("sampled-clicks", 1);
+        LineProducer.produce(
+                clicks, kafka.bootstrapServers(), "sampled-clicks", null, Map.of(), QUIET);
+        streamToItsEnd("sampled", spec, impressions);
+
+        Trainers trainers = new Trainers(tmp, kafka.bootstrapServers());
+        trainers.assertEndsWell(
+                "sampled",
+                trainers.start(
+                        "sampled",
+                        0,
+                        1,
+                        null,
+                        10,
+                        "sampled-rows",
+                        "sampled-vocab",
+                        // more, smaller steps than Criteo's defaults: the sampled feed is short
+                        List.of(
+                                "--weight-column", "I4",
+                                "--batch-rows", "256",
+                                "--lr", "0.003",
+                                "--calibration-after-rows", "20000")));
+        JsonNode m = trainers.metrics("sampled");
+        // about the positives (20%) and a quarter of the negatives, less the last window's
+        assertThat(m.get("rows").asLong()).isBetween(60_000L, 80_000L);
+        double best = 0;
+        for (JsonNode w : m.get("windows")) {
+            best = Math.max(best, w.get("auc").asDouble());
+        }
+        assertThat(best)
+                .as("best window AUC, Bayes AUC %.4f: %s", bayes, m.get("windows"))
+                .isGreaterThan(bayes - 0.05);
+        assertThat(m.get("calibration").asDouble())
+                .as("mean predicted CTR over observed: %s", m)
+                .isBetween(0.95, 1.05);
+        // the population's click rate (the kept negatives counted 4 times), not the sample's
+        assertThat(m.get("observed_ctr").asDouble()).isBetween(0.17, 0.23);
+        System.out.printf(
+                "trainer on joined impressions, negatives at 0.25: Bayes AUC %.4f, best window"
+                        + " %.4f; mean predicted CTR %.4f against observed %.4f (%.3f)%n",
+                bayes,
+                best,
+                m.get("mean_predicted_ctr").asDouble(),
+                m.get("observed_ctr").asDouble(),
+                m.get("calibration").asDouble());
     }
 
     /**

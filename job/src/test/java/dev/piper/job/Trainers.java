@@ -55,6 +55,20 @@ final class Trainers {
             String rowsTopic,
             String vocabTopic)
             throws IOException {
+        return start(name, rank, world, maxRows, idleSeconds, rowsTopic, vocabTopic, List.of());
+    }
+
+    /** {@link #start(String, int, int, Integer, int, String, String)} with more options. */
+    Process start(
+            String name,
+            int rank,
+            int world,
+            Integer maxRows,
+            int idleSeconds,
+            String rowsTopic,
+            String vocabTopic,
+            List<String> options)
+            throws IOException {
         List<String> args =
                 new ArrayList<>(
                         List.of(
@@ -75,6 +89,7 @@ final class Trainers {
         if (maxRows != null) {
             args.addAll(List.of("--max-rows", Integer.toString(maxRows)));
         }
+        args.addAll(options);
         return PythonClient.module("piper_feed.train", args)
                 .redirectErrorStream(true)
                 .redirectOutput(log(name).toFile())

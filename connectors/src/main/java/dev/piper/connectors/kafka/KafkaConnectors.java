@@ -16,6 +16,7 @@ import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsIni
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * The Kafka source and the exactly-once Kafka sink of {@code bin/piper stream}, with the client
@@ -89,6 +90,33 @@ public final class KafkaConnectors {
                         .setDeserializer(new JoinRecordDeserializer(sourceOfTopic, labels, options))
                         .setProperties(consumerProperties(userProperties))
                         .build());
+    }
+
+    /**
+     * The most subtasks, at most {@code max}, that can read {@code partitions} with a partition
+     * each: Kafka's source gives a partition to subtask {@code (h(topic) + partition) mod n}
+     * ({@code KafkaSourceEnumerator#getSplitOwner}, {@code h} the topic's hash times 31, made
+     * positive, mod {@code n}), and a subtask without a partition never goes idle, so it would hold
+     * an event-time watermark back for ever. Topics of one partition each may all land on one
+     * subtask; then 1.
+     */
+    public static int readersWithAPartitionEach(List<TopicPartition> partitions, int max) {
+        for (int n = Math.min(max, partitions.size()); n > 1; n--) {
+            boolean[] owns = new boolean[n];
+            int owners = 0;
+            for (TopicPartition tp : partitions) {
+                int first = ((tp.topic().hashCode() * 31) & Integer.MAX_VALUE) % n;
+                int owner = (first + tp.partition()) % n;
+                if (!owns[owner]) {
+                    owns[owner] = true;
+                    owners++;
+                }
+            }
+            if (owners == n) {
+                return n;
+            }
+        }
+        return 1;
     }
 
     private static Properties consumerProperties(Map<String, String> userProperties) {

@@ -151,25 +151,47 @@ public final class ImpressionLog {
      * outOfOrdernessMs}.
      */
     public static String spec(long outOfOrdernessMs, String window) {
+        return spec(outOfOrdernessMs, window, 1);
+    }
+
+    /**
+     * {@link #spec(long, String)} with the negative rows kept at {@code negativeSampleRate}: below
+     * 1, each row's weight ({@code labels.weight}) is column I4, for the trainer's {@code
+     * --weight-column I4}.
+     */
+    public static String spec(long outOfOrdernessMs, String window, double negativeSampleRate) {
+        boolean sampled = negativeSampleRate < 1;
         return """
                 {"name": "impressions", "version": 1,
-                 "description": "Impressions (piper generate --events json --actions) joined with their clicks: clicks-json's columns, the label 1 when a click came within the window",
+                 "description": "Impressions (piper generate --events json --actions) joined with their clicks: clicks-json's columns, the label 1 when a click came within the window%s",
                  "input": {"format": "json", "key": "request_id", "timestamp": "ts",
-                           "dense": 3, "sparse": 6, "list_columns": ["C6"],
+                           "dense": %d, "sparse": 6, "list_columns": ["C6"],
                            "fields": {"label": "labels.click", "I1": "price_cents", "I2": "position",
-                                      "I3": "user.age", "C1": "user.id", "C2": "item_id",
+                                      "I3": "user.age",%s "C1": "user.id", "C2": "item_id",
                                       "C3": "category", "C4": "user.country", "C5": "device",
                                       "C6": "recent_items"}},
                  "columns": {"label": ["decode", "fill_missing"],
-                             "I1..I3": ["decode", "fill_missing", "neg2zero", "log"],
+                             "I1..I3": ["decode", "fill_missing", "neg2zero", "log"],%s
                              "C1..C5": ["decode", "fill_missing", "hash64", "vocab"],
                              "C6": ["decode", "fill_missing", "hash64", "vocab"]},
-                 "labels": {"max_out_of_orderness": "%dms",
+                 "labels": {"max_out_of_orderness": "%dms",%s
                             "streams": {"click": {"key": "request_id", "timestamp": "ts",
                                                   "id": "click_id", "window": "%s",
                                                   "topic": "clicks"}}}}
                 """
-                .formatted(outOfOrdernessMs, window);
+                .formatted(
+                        sampled
+                                ? "; negatives kept at "
+                                        + negativeSampleRate
+                                        + ", each row's weight in I4 (train with --weight-column"
+                                        + " I4)"
+                                : "",
+                        sampled ? 4 : 3,
+                        sampled ? " \"I4\": \"labels.weight\"," : "",
+                        sampled ? "\n             \"I4\": [\"decode\", \"fill_missing\"]," : "",
+                        outOfOrdernessMs,
+                        sampled ? " \"negative_sample_rate\": " + negativeSampleRate + "," : "",
+                        window);
     }
 
     private static void drain(PriorityQueue<Pending> q, long upTo, OutputStream out)

@@ -109,6 +109,17 @@ class ImpressionLogTest {
     }
 
     @Test
+    void aSampledSpecKeepsEachRowsWeightInAColumnOfItsOwn() throws Exception {
+        String text = ImpressionLog.spec(2_000, "1m", 0.25);
+        PipelineSpec spec = SpecParser.parse(text.getBytes(), "spec");
+        assertThat(spec.labels().join().negativeSampleRate()).isEqualTo(0.25);
+        assertThat(text).contains("\"I4\": \"labels.weight\"");
+        assertThat(spec.layout().dense()).isEqualTo(4);
+        assertThat(SpecParser.parse(ImpressionLog.spec(2_000, "1m", 1).getBytes(), "spec"))
+                .isEqualTo(SpecParser.parse(ImpressionLog.spec(2_000, "1m").getBytes(), "spec"));
+    }
+
+    @Test
     void ratesOutsideTheirRangeAreRefused() {
         assertThatThrownBy(() -> new ImpressionLog.Rates(0, 0, 0, 0, 0))
                 .hasMessageContaining("mean click delay");
