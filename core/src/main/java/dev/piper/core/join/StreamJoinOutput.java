@@ -23,8 +23,8 @@ public final class StreamJoinOutput {
 
         void deadLetter(JoinDeadLetter d);
 
-        /** An action of stream {@code stream} joined an impression. */
-        void joined(int stream);
+        /** An action of stream {@code stream} joined an impression {@code delayMs} after it. */
+        void joined(int stream, long delayMs);
 
         /** An impression's negative row was sampled out. */
         void sampledOut();
@@ -87,7 +87,7 @@ public final class StreamJoinOutput {
             @Override
             public void joined(Action action, Impression<byte[]> impression) {
                 pending.remove(action.position());
-                sink.joined(action.stream());
+                sink.joined(action.stream(), action.timeMs() - impression.timeMs());
             }
 
             @Override

@@ -6,11 +6,16 @@ import dev.piper.core.join.JoinedLine;
 import dev.piper.core.join.StreamJoinOutput;
 import dev.piper.pipeline.join.JoinOutput;
 import dev.piper.pipeline.join.LabelSpec;
+import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -22,7 +27,8 @@ import org.apache.flink.util.OutputTag;
  * ({@code docs/SEMANTICS.md}, "Label join"). Rows go out as labelled lines, to be put in order
  * downstream ({@link JoinOrderOperator}); refused records to {@link #DEAD_LETTERS}.
  */
-public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInput, JoinedLine> {
+public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInput, JoinedLine>
+        implements CheckpointedFunction {
 
     private static final long serialVersionUID = 1L;
 
@@ -34,24 +40,18 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
     private final int maxRawBytes;
     private transient ValueState<JoinKey> state;
     private transient StreamJoinOutput output;
-    private transient Counters counters;
+    private transient LabelJoinMetrics metrics;
     private transient Outcomes sink;
 
-    /** The join's counters, in the operator's metric group. */
-    private static final class Counters {
-        final Counter rows;
-        final Counter sampledOut;
-        final Counter actionsJoined;
-        final Counter deadLetters;
+    /**
+     * Each subtask's count of the impressions its keys hold, for the waiting-impressions gauge:
+     * union state, so that after a rescale the first subtask starts from the sum of them all and
+     * the others from 0 (a key's impressions may then leave on another subtask than they were
+     * counted on: each subtask's gauge is its share of the stream's, their sum exact).
+     */
+    private transient ListState<long[]> waitingState;
 
-        Counters(MetricGroup g) {
-            MetricGroup join = g.addGroup("labelJoin");
-            rows = join.counter("rows");
-            sampledOut = join.counter("sampledOut");
-            actionsJoined = join.counter("actionsJoined");
-            deadLetters = join.counter("deadLetters");
-        }
-    }
+    private transient long restoredWaiting;
 
     public KeyJoinFunction(LabelSpec labels, int maxRawBytes) {
         this.labels = labels;
@@ -66,8 +66,44 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
                                 new ValueStateDescriptor<>(
                                         "label-join", new JoinKeySerializer(labels.join())));
         output = new StreamJoinOutput(labels, maxRawBytes);
-        counters = new Counters(getRuntimeContext().getMetricGroup());
+        metrics = new LabelJoinMetrics(getRuntimeContext().getMetricGroup(), restoredWaiting);
         sink = new Outcomes();
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        waitingState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        "label-join-waiting",
+                                        PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        restoredWaiting = 0;
+        if (context.isRestored()) {
+            int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+            int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+            long sum = 0;
+            Long own = null;
+            for (long[] e : waitingState.get()) { // {subtask, parallelism, count}
+                sum += e[2];
+                if (e[0] == subtask && e[1] == parallelism) {
+                    own = e[2];
+                }
+            }
+            // the same subtasks: each its own count; after a rescale the first takes them all
+            restoredWaiting = own != null ? own : subtask == 0 ? sum : 0;
+        }
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        waitingState.update(
+                List.of(
+                        new long[] {
+                            getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                            getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
+                            metrics.waiting()
+                        }));
     }
 
     @Override
@@ -78,6 +114,7 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
         if (fresh) {
             key = JoinKey.empty(labels.join());
         }
+        int held = key.join.impressionsHeld();
         JoinOutput<byte[]> to = to(key, ctx, out);
         if (fresh) {
             // a new key starts at the join's watermark, as every key of the batch join does
@@ -90,7 +127,7 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
             key.pending.put(action.position(), r);
             key.join.action(action, to);
         }
-        save(key, ctx);
+        save(key, held, ctx);
     }
 
     @Override
@@ -100,8 +137,14 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
         if (key == null) {
             return; // a timer of a key whose state went
         }
+        int held = key.join.impressionsHeld();
         key.join.advance(joinWatermark(ctx.timerService().currentWatermark()), to(key, ctx, out));
-        save(key, ctx);
+        save(key, held, ctx);
+    }
+
+    /** The impressions this subtask's keys hold, as its gauge says. */
+    long impressionsHeld() {
+        return metrics.waiting();
     }
 
     /** The join's watermark of Flink's {@code w}: every time up to {@code w} is complete. */
@@ -109,7 +152,9 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
         return w == Long.MAX_VALUE ? Long.MAX_VALUE : w + 1;
     }
 
-    private void save(JoinKey key, Context ctx) throws Exception {
+    /** Keeps the key's join ({@code held} impressions before this call) and its next timer. */
+    private void save(JoinKey key, int held, Context ctx) throws Exception {
+        metrics.held(key.join.impressionsHeld() - held);
         if (key.join.isEmpty()) {
             state.clear();
             return;
@@ -134,24 +179,24 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
 
         @Override
         public void row(JoinedLine row) {
-            counters.rows.inc();
+            metrics.row();
             out.collect(row);
         }
 
         @Override
         public void deadLetter(JoinDeadLetter d) {
-            counters.deadLetters.inc();
+            metrics.deadLetter(d.reason());
             ctx.output(DEAD_LETTERS, d);
         }
 
         @Override
-        public void joined(int stream) {
-            counters.actionsJoined.inc();
+        public void joined(int stream, long delayMs) {
+            metrics.joined(delayMs);
         }
 
         @Override
         public void sampledOut() {
-            counters.sampledOut.inc();
+            metrics.sampledOut();
         }
     }
 }

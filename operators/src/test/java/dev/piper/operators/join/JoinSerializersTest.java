@@ -114,7 +114,7 @@ class JoinSerializersTest {
         }
 
         @Override
-        public void joined(int stream) {
+        public void joined(int stream, long delayMs) {
             out.add(stream);
         }
 

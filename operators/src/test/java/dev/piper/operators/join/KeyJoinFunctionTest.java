@@ -1,0 +1,113 @@
+package dev.piper.operators.join;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.piper.core.join.JoinInput;
+import dev.piper.core.join.JoinedLine;
+import dev.piper.pipeline.input.EventTime;
+import dev.piper.pipeline.join.ActionSource;
+import dev.piper.pipeline.join.ActionStream;
+import dev.piper.pipeline.join.EmitPolicy;
+import dev.piper.pipeline.join.JoinSettings;
+import dev.piper.pipeline.join.LabelSpec;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The stream's key join under Flink's harness: rows as the watermark closes their windows, and the
+ * count of the impressions its state holds, the gauge's, kept across a restore and summed into the
+ * first subtask after a rescale.
+ */
+class KeyJoinFunctionTest {
+
+    private static final int MAX_PARALLELISM = 128;
+
+    private static final LabelSpec LABELS =
+            new LabelSpec(
+                    "rid",
+                    new JoinSettings(
+                            List.of(new ActionStream("click", 60_000, EmitPolicy.WAIT)), 0, 0, 1),
+                    List.of(
+                            new ActionSource(
+                                    "json",
+                                    "rid",
+                                    new EventTime("ts", EventTime.Unit.MILLIS),
+                                    "cid",
+                                    null,
+                                    null)));
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, JoinInput, JoinedLine> harness(
+            KeyJoinFunction f, int parallelism, int subtask) throws Exception {
+        return new KeyedOneInputStreamOperatorTestHarness<>(
+                new KeyedProcessOperator<>(f),
+                JoinInput::key,
+                Types.STRING,
+                MAX_PARALLELISM,
+                parallelism,
+                subtask);
+    }
+
+    private static JoinInput impression(String key, long t) {
+        byte[] line =
+                ("{\"rid\":\"" + key + "\",\"ts\":" + t + "}").getBytes(StandardCharsets.UTF_8);
+        return new JoinInput(-1, key, t, 0, t, Long.MIN_VALUE, null, 0, line, false);
+    }
+
+    private static JoinInput click(String key, long t) {
+        byte[] raw = ("{\"rid\":\"" + key + "\",\"cid\":\"c\"}").getBytes(StandardCharsets.UTF_8);
+        return new JoinInput(0, key, t, 0, t, Long.MIN_VALUE, "c-" + key, 0, raw, false);
+    }
+
+    @Test
+    void theImpressionsHeldAreCountedAcrossARestoreAndARescale() throws Exception {
+        KeyJoinFunction f = new KeyJoinFunction(LABELS, 100);
+        OperatorSubtaskState snapshot;
+        try (var h = harness(f, 1, 0)) {
+            h.open();
+            for (int i = 0; i < 4; i++) {
+                h.processElement(impression("k" + i, 1_000 * (i + 1)), 1_000 * (i + 1));
+            }
+            h.processElement(click("k1", 2_500), 2_500);
+            assertThat(f.impressionsHeld()).isEqualTo(4);
+            // the first two windows close: k0 unclicked, k1 clicked; both then forgotten
+            h.processWatermark(62_000);
+            List<JoinedLine> rows = h.extractOutputValues();
+            assertThat(rows).extracting(JoinedLine::key).containsExactly("k0", "k1");
+            assertThat(new String(rows.get(1).line(), StandardCharsets.UTF_8))
+                    .startsWith("{\"labels\":{\"click\":1,\"click_delay_ms\":500,");
+            assertThat(f.impressionsHeld()).isEqualTo(2);
+            snapshot = h.snapshot(1, 1);
+        }
+
+        KeyJoinFunction restored = new KeyJoinFunction(LABELS, 100);
+        try (var h = harness(restored, 1, 0)) {
+            h.initializeState(snapshot);
+            h.open();
+            assertThat(restored.impressionsHeld()).isEqualTo(2);
+            h.processWatermark(Long.MAX_VALUE); // every window closes, every impression forgotten
+            assertThat(h.extractOutputValues())
+                    .extracting(JoinedLine::key)
+                    .containsExactly("k2", "k3");
+            assertThat(restored.impressionsHeld()).isZero();
+        }
+
+        long[] held = new long[2];
+        for (int subtask = 0; subtask < 2; subtask++) {
+            KeyJoinFunction part = new KeyJoinFunction(LABELS, 100);
+            try (var h = harness(part, 2, subtask)) {
+                h.initializeState(
+                        AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                                snapshot, MAX_PARALLELISM, 1, 2, subtask));
+                h.open();
+                held[subtask] = part.impressionsHeld();
+            }
+        }
+        assertThat(held).as("the first subtask takes the sum").containsExactly(2, 0);
+    }
+}
