@@ -55,6 +55,24 @@ class ServingTest(unittest.TestCase):
             trained = torch.sigmoid(trainer.model(fed)[0])
         torch.testing.assert_close(score(model, served), trained)
 
+    def test_a_checkpoint_trained_with_a_weight_column_scores_without_it(self):
+        # I2 of rows_record() stands for the join's labels.weight: no input of the model
+        args = parse_args(["--bootstrap-servers", "b", "--rows-topic", "r", "--metrics-out", "m",
+                           "--weight-column", "I2"])
+        trainer = Trainer(args)
+        fed = batch_of(decode_rows(rows_record()), {("C1", 0): 10, ("C2", 1): 7},
+                       vocab_position={"C1": (0, 0, 10), "C2": (1, 0, 7)})
+        for _ in range(2):
+            trainer.step(fed, now_ms=0.0)
+        self.assertEqual(trainer.shape[0], 1)
+        with tempfile.TemporaryDirectory() as d:
+            model, state = checkpoint.load(checkpoint.save(d, trainer, fed))
+        self.assertEqual(state["weight_column"], "I2")
+        served = batch_from_answer(ANSWER, state)  # I2 served as well
+        with torch.no_grad():
+            trained = torch.sigmoid(trainer.model(fed.without_dense("I2"))[0])
+        torch.testing.assert_close(score(model, served), trained)
+
     def test_an_answer_without_its_columns_or_of_another_width_is_refused(self):
         with self.assertRaisesRegex(FeedError, 'answer: no "columns"'):
             batch_from_answer({"rows": [[1, 2]]})

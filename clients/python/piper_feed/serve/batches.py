@@ -128,9 +128,13 @@ def check_snapshot(snapshot, state, model="the checkpoint"):
 
 
 def score(model, batch):
-    """The model's click probabilities for the batch's rows (no gradient). An index past a table
+    """The model's click probabilities for the batch's rows (no gradient); a model trained with
+    ``--weight-column`` leaves that column out, as its training did. An index past a table
     the model was trained with (the reserved index a column without OOV buckets gives a key its
     snapshot lacks) gets an embedding row of its own, untrained, as new entries do in training."""
+    weight = getattr(model, "weight_column", None)
+    if weight is not None and weight in (batch.dense_names or []):
+        batch = batch.without_dense(weight)  # trained with --weight-column: no input of it
     for name in model.columns:
         key = (name, batch.epochs[name])
         model.store.ensure(key, max(batch.table_sizes.get(key, 0), 1))

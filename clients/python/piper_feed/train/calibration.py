@@ -41,11 +41,14 @@ def calibration(probabilities, labels, weights=None):
     w = np.ones_like(p) if weights is None else np.asarray(weights, dtype=np.float64)
     if not (len(p) == len(y) == len(w)):
         raise ValueError(f"{len(p)} probabilities, {len(y)} labels and {len(w)} weights")
-    total = w.sum()
-    if len(p) == 0 or total <= 0:
+    return from_sums(float(w.sum()), float((w * p).sum()), float((w * y).sum()))
+
+
+def from_sums(total, predicted, observed):
+    """``calibration`` of rows whose weights sum to ``total``, their weighted probabilities to
+    ``predicted`` and their weighted labels to ``observed`` (a running sum keeps no rows)."""
+    if total <= 0:
         return {"mean_predicted_ctr": float("nan"), "observed_ctr": float("nan"),
                 "calibration": float("nan")}
-    predicted = float((w * p).sum() / total)
-    observed = float((w * y).sum() / total)
-    return {"mean_predicted_ctr": predicted, "observed_ctr": observed,
+    return {"mean_predicted_ctr": predicted / total, "observed_ctr": observed / total,
             "calibration": predicted / observed if observed > 0 else float("nan")}

@@ -50,6 +50,8 @@ def save(directory, trainer, batch):
         # (column, epoch) -> [first store row, capacity, rows]
         "regions": {f"{c}/{e}": list(r) for (c, e), r in model.store.regions.items()},
         "position": position,
+        # the dense column the rows were weighed by, no input of the model (None: none)
+        "weight_column": trainer.args.weight_column,
     }
     with open(base + ".position.json.tmp", "w") as out:
         json.dump(position, out, indent=2)
@@ -67,4 +69,6 @@ def load(path):
     model.load_state_dict(state["model"])
     model.store.restore(state["embeddings"], state["regions"])
     model.eval()
+    # a served row has the weight's column too (0: a request has no labels); score() drops it
+    model.weight_column = state.get("weight_column")
     return model, state

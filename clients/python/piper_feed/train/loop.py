@@ -25,7 +25,7 @@ import torch
 from torch import nn
 
 from . import checkpoint
-from .calibration import calibration
+from .calibration import calibration, from_sums
 from ..feed.rows import RowsFeed
 from .model import Dlrm
 from ..feed.prefetch import Prefetcher
@@ -182,12 +182,7 @@ class Trainer:
         """The run's calibration over its rows past the first --calibration-after-rows, each
         counting its weight: mean predicted CTR, observed CTR and their ratio (NaN without rows
         or without a positive)."""
-        total, predicted, observed = self.calibrated
-        if total <= 0:
-            return {"mean_predicted_ctr": math.nan, "observed_ctr": math.nan,
-                    "calibration": math.nan}
-        return {"mean_predicted_ctr": predicted / total, "observed_ctr": observed / total,
-                "calibration": predicted / observed if observed > 0 else math.nan}
+        return from_sums(*self.calibrated)
 
     def _close_window(self, n):
         scores, labels = self.window[0][:n], self.window[1][:n]

@@ -44,14 +44,14 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
     private transient Outcomes sink;
 
     /**
-     * Each subtask's count of the impressions its keys hold, for the waiting-impressions gauge:
-     * union state, so that after a rescale the first subtask starts from the sum of them all and
-     * the others from 0 (a key's impressions may then leave on another subtask than they were
-     * counted on: each subtask's gauge is its share of the stream's, their sum exact).
+     * Each subtask's count of the impressions its keys hold, for the impressions-held gauge: union
+     * state, so that after a rescale the first subtask starts from the sum of them all and the
+     * others from 0 (a key's impressions may then leave on another subtask than they were counted
+     * on: each subtask's gauge is its share of the stream's, their sum exact).
      */
-    private transient ListState<long[]> waitingState;
+    private transient ListState<long[]> heldState;
 
-    private transient long restoredWaiting;
+    private transient long restoredHeld;
 
     public KeyJoinFunction(LabelSpec labels, int maxRawBytes) {
         this.labels = labels;
@@ -66,43 +66,43 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
                                 new ValueStateDescriptor<>(
                                         "label-join", new JoinKeySerializer(labels.join())));
         output = new StreamJoinOutput(labels, maxRawBytes);
-        metrics = new LabelJoinMetrics(getRuntimeContext().getMetricGroup(), restoredWaiting);
+        metrics = new LabelJoinMetrics(getRuntimeContext().getMetricGroup(), restoredHeld);
         sink = new Outcomes();
     }
 
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
-        waitingState =
+        heldState =
                 context.getOperatorStateStore()
                         .getUnionListState(
                                 new ListStateDescriptor<>(
-                                        "label-join-waiting",
+                                        "label-join-impressions-held",
                                         PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
-        restoredWaiting = 0;
+        restoredHeld = 0;
         if (context.isRestored()) {
             int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
             int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
             long sum = 0;
             Long own = null;
-            for (long[] e : waitingState.get()) { // {subtask, parallelism, count}
+            for (long[] e : heldState.get()) { // {subtask, parallelism, count}
                 sum += e[2];
                 if (e[0] == subtask && e[1] == parallelism) {
                     own = e[2];
                 }
             }
             // the same subtasks: each its own count; after a rescale the first takes them all
-            restoredWaiting = own != null ? own : subtask == 0 ? sum : 0;
+            restoredHeld = own != null ? own : subtask == 0 ? sum : 0;
         }
     }
 
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
-        waitingState.update(
+        heldState.update(
                 List.of(
                         new long[] {
                             getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
                             getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
-                            metrics.waiting()
+                            metrics.impressionsHeld()
                         }));
     }
 
@@ -144,7 +144,7 @@ public final class KeyJoinFunction extends KeyedProcessFunction<String, JoinInpu
 
     /** The impressions this subtask's keys hold, as its gauge says. */
     long impressionsHeld() {
-        return metrics.waiting();
+        return metrics.impressionsHeld();
     }
 
     /** The join's watermark of Flink's {@code w}: every time up to {@code w} is complete. */

@@ -44,10 +44,10 @@ public final class LabelJoinMetrics {
     private final Counter deadLetters;
     private final Map<String, Counter> byReason = new HashMap<>();
     private final Histogram labelDelay;
-    private long waiting;
+    private long held;
 
-    /** The metrics in {@code operator}'s group {@value #GROUP}, waiting from {@code waiting}. */
-    public LabelJoinMetrics(MetricGroup operator, long waiting) {
+    /** The metrics in {@code operator}'s group {@value #GROUP}, {@code held} impressions held. */
+    public LabelJoinMetrics(MetricGroup operator, long held) {
         MetricGroup g = operator.addGroup(GROUP);
         rows = g.counter(ROWS);
         sampledOut = g.counter(SAMPLED_OUT);
@@ -57,8 +57,8 @@ public final class LabelJoinMetrics {
             byReason.put(r.code(), g.addGroup(REASON, r.code()).counter(DEAD_LETTERS_BY_REASON));
         }
         labelDelay = g.histogram(LABEL_DELAY_MS, new DescriptiveStatisticsHistogram(DELAY_WINDOW));
-        this.waiting = waiting;
-        g.gauge(IMPRESSIONS_HELD, (Gauge<Long>) this::waiting);
+        this.held = held;
+        g.gauge(IMPRESSIONS_HELD, (Gauge<Long>) this::impressionsHeld);
     }
 
     void row() {
@@ -86,11 +86,11 @@ public final class LabelJoinMetrics {
 
     /** The impressions held in the subtask's state grew by {@code delta} (or shrank). */
     void held(long delta) {
-        waiting += delta;
+        held += delta;
     }
 
     /** The impressions held in the subtask's state (its share, after a rescale: see the join). */
-    long waiting() {
-        return waiting;
+    long impressionsHeld() {
+        return held;
     }
 }
