@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.feed.LineProducer;
 import dev.piper.feed.TestKafka;
-import dev.piper.job.CheckpointDirectory;
 import dev.piper.job.TestClusters;
 import dev.piper.pipeline.generate.ClickEvents;
 import dev.piper.pipeline.generate.ImpressionLog;
@@ -134,13 +133,13 @@ class LabelJoinProcessITCase {
                 CompletableFuture.allOf(
                         produce(impressions, "killed-impressions", IMPRESSIONS / seconds),
                         produce(clicks, "killed-clicks", clickLines / seconds));
-        long atStart = checkpointNumber(checkpoints);
+        long atStart = PiperProcesses.checkpointNumber(checkpoints);
         awaitCheckpoint(first, checkpoints, atStart + 2, deadline, "first");
         assertThat(producing).as("killed while input still arrives").isNotDone();
         kill(first);
 
         Process second = PiperProcesses.start(tmp.resolve("second.log"), args);
-        long atKill = checkpointNumber(checkpoints);
+        long atKill = PiperProcesses.checkpointNumber(checkpoints);
         awaitCheckpoint(second, checkpoints, atKill + 2, deadline, "second");
         kill(second); // the last minute's impressions wait: their windows are open
 
@@ -219,7 +218,7 @@ class LabelJoinProcessITCase {
     /** Waits for checkpoint {@code n} of the stream {@code p} (which must not end before). */
     private static void awaitCheckpoint(
             Process p, Path checkpoints, long n, long deadline, String name) throws Exception {
-        while (checkpointNumber(checkpoints) < n) {
+        while (PiperProcesses.checkpointNumber(checkpoints) < n) {
             assertThat(System.nanoTime())
                     .as("checkpoint %d of the %s run within the deadline", n, name)
                     .isLessThan(deadline);
@@ -243,14 +242,5 @@ class LabelJoinProcessITCase {
             by.merge(json.readTree(line).get("reason").asText(), 1, Integer::sum);
         }
         return by;
-    }
-
-    /** The number of the newest completed checkpoint in the directory ({@code chk-N}), or 0. */
-    private static long checkpointNumber(Path checkpoints) throws Exception {
-        return CheckpointDirectory.latestSnapshot(checkpoints)
-                .map(p -> p.getFileName().toString())
-                .filter(n -> n.startsWith("chk-"))
-                .map(n -> Long.parseLong(n.substring(4)))
-                .orElse(0L);
     }
 }

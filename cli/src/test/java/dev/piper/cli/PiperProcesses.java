@@ -1,5 +1,6 @@
 package dev.piper.cli;
 
+import dev.piper.job.CheckpointDirectory;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -49,5 +50,16 @@ final class PiperProcesses {
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
+    }
+
+    /**
+     * The number of the newest completed checkpoint in {@code checkpoints} ({@code chk-N}), or 0.
+     */
+    static long checkpointNumber(Path checkpoints) throws Exception {
+        return CheckpointDirectory.latestSnapshot(checkpoints)
+                .map(p -> p.getFileName().toString())
+                .filter(n -> n.startsWith("chk-"))
+                .map(n -> Long.parseLong(n.substring(4)))
+                .orElse(0L);
     }
 }

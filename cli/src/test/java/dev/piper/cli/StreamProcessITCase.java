@@ -116,8 +116,8 @@ class StreamProcessITCase {
                                 throw new IllegalStateException(e);
                             }
                         });
-        long atStart = checkpointNumber(checkpoints);
-        while (checkpointNumber(checkpoints) < atStart + 2) {
+        long atStart = PiperProcesses.checkpointNumber(checkpoints);
+        while (PiperProcesses.checkpointNumber(checkpoints) < atStart + 2) {
             assertThat(System.nanoTime())
                     .as("two checkpoints after input started, within the deadline")
                     .isLessThan(deadline);
@@ -174,14 +174,5 @@ class StreamProcessITCase {
         assertThat(third.exitValue()).isNotZero();
         assertThat(Files.readString(thirdLog))
                 .contains("the state file " + state + " does not match its checksum");
-    }
-
-    /** The number of the newest completed checkpoint in the directory ({@code chk-N}), or 0. */
-    private static long checkpointNumber(Path checkpoints) throws Exception {
-        return CheckpointDirectory.latestSnapshot(checkpoints)
-                .map(p -> p.getFileName().toString())
-                .filter(n -> n.startsWith("chk-"))
-                .map(n -> Long.parseLong(n.substring(4)))
-                .orElse(0L);
     }
 }

@@ -80,10 +80,7 @@ class TrainerOtherFeedsITCase {
                 "events", trainers.start("events", 0, 1, null, 10, "events-rows", "events-vocab"));
         JsonNode m = trainers.metrics("events");
         assertThat(m.get("rows").asLong()).isEqualTo(200_000);
-        double best = 0;
-        for (JsonNode w : m.get("windows")) {
-            best = Math.max(best, w.get("auc").asDouble());
-        }
+        double best = bestWindowAuc(m);
         assertThat(best)
                 .as("best window AUC, Bayes AUC %.4f: %s", bayes, m.get("windows"))
                 .isGreaterThan(bayes - 0.05);
@@ -152,10 +149,7 @@ class TrainerOtherFeedsITCase {
         JsonNode m = trainers.metrics("sampled");
         // about the positives (20%) and a quarter of the negatives, less the last window's
         assertThat(m.get("rows").asLong()).isBetween(60_000L, 80_000L);
-        double best = 0;
-        for (JsonNode w : m.get("windows")) {
-            best = Math.max(best, w.get("auc").asDouble());
-        }
+        double best = bestWindowAuc(m);
         assertThat(best)
                 .as("best window AUC, Bayes AUC %.4f: %s", bayes, m.get("windows"))
                 .isGreaterThan(bayes - 0.05);
@@ -291,5 +285,14 @@ class TrainerOtherFeedsITCase {
         StreamTopics.prepareTopics(conf, QUIET);
         StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(2), QUIET);
         return conf;
+    }
+
+    /** The best AUC of a trainer's windows. */
+    private static double bestWindowAuc(JsonNode metrics) {
+        double best = 0;
+        for (JsonNode w : metrics.get("windows")) {
+            best = Math.max(best, w.get("auc").asDouble());
+        }
+        return best;
     }
 }

@@ -3,62 +3,17 @@ package dev.piper.operators.vocab;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.core.block.KeyChunk;
+import dev.piper.operators.RecordingMetricGroup;
 import dev.piper.pipeline.ops.VocabularyPolicy;
 import dev.piper.state.Vocabulary;
-import java.util.Map;
-import java.util.TreeMap;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.SimpleCounter;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.junit.jupiter.api.Test;
 
 /** Each column's vocabulary metrics count what its vocabulary did. */
 class VocabularyMetricsTest {
 
-    /**
-     * A metric group that keeps what is registered by its path ({@code pipeline.p.column.C3.x}).
-     */
-    private static final class Recording extends UnregisteredMetricsGroup {
-        final Map<String, Object> metrics;
-        final String path;
-
-        Recording(Map<String, Object> metrics, String path) {
-            this.metrics = metrics;
-            this.path = path;
-        }
-
-        @Override
-        public MetricGroup addGroup(String key, String value) {
-            return new Recording(metrics, path + key + "." + value + ".");
-        }
-
-        @Override
-        public Counter counter(String name) {
-            SimpleCounter c = new SimpleCounter();
-            metrics.put(path + name, c);
-            return c;
-        }
-
-        @Override
-        public <T, G extends Gauge<T>> G gauge(String name, G gauge) {
-            metrics.put(path + name, gauge);
-            return gauge;
-        }
-
-        long count(String name) {
-            return ((Counter) metrics.get(name)).getCount();
-        }
-
-        Object value(String name) {
-            return ((Gauge<?>) metrics.get(name)).getValue();
-        }
-    }
-
     @Test
     void keysNewEntriesAndOovKeysPerColumnUnderItsPipelinesName() {
-        Recording group = new Recording(new TreeMap<>(), "");
+        RecordingMetricGroup group = new RecordingMetricGroup();
         VocabularyMetrics metrics = new VocabularyMetrics(group, new String[] {"clicks"});
         // C4 admits a key at its second sight, the others go to one of 8 OOV buckets
         VocabularyPolicy threshold = new VocabularyPolicy(2, 8, Vocabulary.MAX_SIZE, null);
