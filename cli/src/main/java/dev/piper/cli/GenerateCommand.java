@@ -437,22 +437,8 @@ final class GenerateCommand implements Callable<Integer> {
         }
         LayoutOptions.refuseNextTo(spec.commandLine(), "--events, whose fields are its own");
         checkArguments();
-        ImpressionLog.Rates rates;
-        try {
-            rates =
-                    new ImpressionLog.Rates(
-                            clickDelayMs, outOfOrderMs, lateRate, duplicateRate, orphanRate);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--actions: " + e.getMessage());
-        }
-        String joinSpec;
-        try {
-            joinSpec = ImpressionLog.spec(outOfOrderMs, "1m", negativeSampleRate);
-            SpecParser.parse(joinSpec.getBytes(StandardCharsets.UTF_8), "impressions.spec.json");
-        } catch (SpecException | IllegalArgumentException e) {
-            throw new ParameterException(
-                    spec.commandLine(), "--negative-sample-rate: " + e.getMessage());
-        }
+        ImpressionLog.Rates rates = impressionRates();
+        String joinSpec = impressionsSpec();
         Files.createDirectories(output);
         long start = System.nanoTime();
         ClickEvents generator = new ClickEvents(seed, scale, -1);
@@ -512,6 +498,34 @@ final class GenerateCommand implements Callable<Integer> {
                         + " arrives after an exponential delay (mean --click-delay-ms)");
         printBayesAuc(generator.bayesAuc(0), generator.bayesAuc(1), "impression", modelFile);
         return 0;
+    }
+
+    /** The rates of {@code --actions}' logs; a bad one refused, naming the option. */
+    private ImpressionLog.Rates impressionRates() {
+        try {
+            return new ImpressionLog.Rates(
+                    clickDelayMs, outOfOrderMs, lateRate, duplicateRate, orphanRate);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--actions: " + e.getMessage());
+        }
+    }
+
+    /** The spec of {@code --actions}' logs, checked before anything is written. */
+    private String impressionsSpec() {
+        if (!(negativeSampleRate > 0 && negativeSampleRate <= 1)) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--negative-sample-rate: the share of negatives kept, in (0, 1], not "
+                            + negativeSampleRate);
+        }
+        String joinSpec = ImpressionLog.spec(outOfOrderMs, "1m", negativeSampleRate);
+        try {
+            SpecParser.parse(joinSpec.getBytes(StandardCharsets.UTF_8), "impressions.spec.json");
+        } catch (SpecException | IllegalArgumentException e) {
+            throw new ParameterException(
+                    spec.commandLine(), "--negative-sample-rate: " + e.getMessage());
+        }
+        return joinSpec;
     }
 
     /** Says the hidden model's Bayes AUC, before and (with --drift-at) after the drift. */

@@ -1516,6 +1516,23 @@ class PiperCliTest {
                 .isEqualTo(2);
         assertThat(err()).contains("--negative-sample-rate:").contains("0.3 is not 1/n");
         assertThat(refused).doesNotExist();
+        assertThat(
+                        PiperCli.execute(
+                                "generate",
+                                "--events",
+                                "json",
+                                "--actions",
+                                "--rows",
+                                "2000",
+                                "--negative-sample-rate",
+                                "2",
+                                "--output",
+                                refused.toString()))
+                .isEqualTo(2);
+        assertThat(err())
+                .contains(
+                        "--negative-sample-rate: the share of negatives kept, in (0, 1], not 2.0");
+        assertThat(refused).doesNotExist();
     }
 
     @Test
