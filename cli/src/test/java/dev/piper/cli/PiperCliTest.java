@@ -1482,57 +1482,38 @@ class PiperCliTest {
     @Test
     void generateActionsWithSampledNegativesWritesTheirWeightColumn() throws Exception {
         Path dir = tmp.resolve("sampled");
-        assertThat(
-                        PiperCli.execute(
-                                "generate",
-                                "--events",
-                                "json",
-                                "--actions",
-                                "--rows",
-                                "2000",
-                                "--negative-sample-rate",
-                                "0.25",
-                                "--output",
-                                dir.toString()))
-                .as(err())
-                .isZero();
+        assertThat(generateSampled("0.25", dir)).as(err()).isZero();
         PipelineSpec spec = SpecParser.parse(dir.resolve("impressions.spec.json"));
         assertThat(spec.labels().join().negativeSampleRate()).isEqualTo(0.25);
         assertThat(Files.readString(dir.resolve("impressions.spec.json")))
                 .contains("\"I4\": \"labels.weight\"");
         Path refused = tmp.resolve("refused");
-        assertThat(
-                        PiperCli.execute(
-                                "generate",
-                                "--events",
-                                "json",
-                                "--actions",
-                                "--rows",
-                                "2000",
-                                "--negative-sample-rate",
-                                "0.3",
-                                "--output",
-                                refused.toString()))
-                .isEqualTo(2);
+        assertThat(generateSampled("0.3", refused)).isEqualTo(2);
         assertThat(err()).contains("--negative-sample-rate:").contains("0.3 is not 1/n");
         assertThat(refused).doesNotExist();
-        assertThat(
-                        PiperCli.execute(
-                                "generate",
-                                "--events",
-                                "json",
-                                "--actions",
-                                "--rows",
-                                "2000",
-                                "--negative-sample-rate",
-                                "2",
-                                "--output",
-                                refused.toString()))
-                .isEqualTo(2);
+        assertThat(generateSampled("2", refused)).isEqualTo(2);
         assertThat(err())
                 .contains(
                         "--negative-sample-rate: the share of negatives kept, in (0, 1], not 2.0");
         assertThat(refused).doesNotExist();
+    }
+
+    /**
+     * {@code generate --events json --actions} of 2,000 impressions, negatives kept at {@code
+     * rate}.
+     */
+    private static int generateSampled(String rate, Path output) {
+        return PiperCli.execute(
+                "generate",
+                "--events",
+                "json",
+                "--actions",
+                "--rows",
+                "2000",
+                "--negative-sample-rate",
+                rate,
+                "--output",
+                output.toString());
     }
 
     @Test

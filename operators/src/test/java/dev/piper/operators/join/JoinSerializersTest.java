@@ -89,7 +89,8 @@ class JoinSerializersTest {
         return key;
     }
 
-    private static dev.piper.pipeline.join.ActionSource source() {
+    /** A JSON action stream keyed by {@code rid}, timed by {@code ts}, its ids in {@code cid}. */
+    static dev.piper.pipeline.join.ActionSource source() {
         return new dev.piper.pipeline.join.ActionSource(
                 "json",
                 "rid",

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.core.join.JoinInput;
 import dev.piper.core.join.JoinedLine;
-import dev.piper.pipeline.input.EventTime;
-import dev.piper.pipeline.join.ActionSource;
 import dev.piper.pipeline.join.ActionStream;
 import dev.piper.pipeline.join.EmitPolicy;
 import dev.piper.pipeline.join.JoinSettings;
@@ -33,14 +31,7 @@ class KeyJoinFunctionTest {
                     "rid",
                     new JoinSettings(
                             List.of(new ActionStream("click", 60_000, EmitPolicy.WAIT)), 0, 0, 1),
-                    List.of(
-                            new ActionSource(
-                                    "json",
-                                    "rid",
-                                    new EventTime("ts", EventTime.Unit.MILLIS),
-                                    "cid",
-                                    null,
-                                    null)));
+                    List.of(JoinSerializersTest.source()));
 
     private static KeyedOneInputStreamOperatorTestHarness<String, JoinInput, JoinedLine> harness(
             KeyJoinFunction f, int parallelism, int subtask) throws Exception {
