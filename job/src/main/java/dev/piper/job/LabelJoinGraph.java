@@ -10,7 +10,7 @@ import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.join.JoinOrderOperator;
 import dev.piper.operators.join.JoinRecordSerializers;
 import dev.piper.operators.join.JoinStampFunction;
-import dev.piper.operators.join.KeyJoinFunction;
+import dev.piper.operators.join.KeyJoinOperator;
 import dev.piper.pipeline.join.LabelSpec;
 import java.time.Duration;
 import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
@@ -29,7 +29,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * <pre>
  * join source (impressions' and actions' topics; each record read, its event time the watermark's
  *   per partition)   -> stamp: its partition's watermark as read            (chained, parallel)
- *   -> keyBy(join key) -> key join: keyed state, event-time timers               (parallel)
+ *   -> keyBy(join key) -> key join: keyed state, advanced as the watermark passes (parallel)
  *   -> order: the rows in the batch join's order as the watermark passes   (parallelism 1)
  *   -> the pipeline's one lane
  * dead letters of the read and of the join -> the pipeline's dead-letter topic
@@ -72,14 +72,14 @@ record LabelJoinGraph(
         }
         SingleOutputStreamOperator<JoinedLine> joined =
                 read.keyBy(new ByJoinKey(), Types.STRING)
-                        .process(
-                                new KeyJoinFunction(labels, maxRawBytes),
-                                JoinRecordSerializers.JOINED_LINE)
-                        .name("label-join")
+                        .transform(
+                                "label-join",
+                                JoinRecordSerializers.JOINED_LINE,
+                                new KeyJoinOperator(labels, maxRawBytes))
                         .uid("label-join");
         DataStream<KafkaOut> dead =
                 read.getSideOutput(JoinStampFunction.DEAD_LETTERS)
-                        .union(joined.getSideOutput(KeyJoinFunction.DEAD_LETTERS))
+                        .union(joined.getSideOutput(KeyJoinOperator.DEAD_LETTERS))
                         .map(new JoinDeadLetterEncoder(topics), BlockTypes.KAFKA_OUT)
                         .name("label-join-dead-letters")
                         .uid("label-join-dead-letters");

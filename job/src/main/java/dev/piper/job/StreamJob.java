@@ -208,7 +208,7 @@ public final class StreamJob {
 
     /**
      * Joins the pipeline's impressions with its spec's action streams before the pipeline reads
-     * them: the records of {@code join} are joined in event time by key ({@link KeyJoinFunction}),
+     * them: the records of {@code join} are joined in event time by key ({@link KeyJoinOperator}),
      * put in the join's order at parallelism 1 ({@link JoinOrderOperator}), and the labelled
      * impressions are the one lane the pipeline reads (so its decoder runs at parallelism 1 too);
      * the records the join refuses go to the dead-letter topic. One pipeline, no control stream.

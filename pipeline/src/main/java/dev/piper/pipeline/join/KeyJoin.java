@@ -36,6 +36,14 @@ public final class KeyJoin<T> {
     final List<Placed<T>> placed = new ArrayList<>();
     long watermark = Long.MIN_VALUE;
 
+    private static final long UNKNOWN = Long.MIN_VALUE;
+
+    /**
+     * {@link #nextDueMs()}, kept as records arrive and the key advances; {@link #UNKNOWN} until
+     * found.
+     */
+    private long nextDueMs = UNKNOWN;
+
     /** An impression the watermark has passed, until it is forgotten. */
     static final class Placed<T> {
         final Impression<T> impression;
@@ -74,6 +82,7 @@ public final class KeyJoin<T> {
             out.rejected(impression, JoinReason.LATE_IMPRESSION);
         } else {
             arrivedImpressions.add(impression);
+            nextDueMs = Math.min(nextDueMs(), impression.timeMs());
         }
     }
 
@@ -87,6 +96,7 @@ public final class KeyJoin<T> {
             out.rejected(action, JoinReason.LATE_ACTION);
         } else {
             arrivedActions.add(action);
+            nextDueMs = Math.min(nextDueMs(), action.timeMs());
         }
     }
 
@@ -96,9 +106,13 @@ public final class KeyJoin<T> {
      */
     public void advance(long watermark, JoinOutput<T> out) {
         this.watermark = Math.max(this.watermark, watermark);
+        if (nextDueMs != UNKNOWN && nextDueMs >= this.watermark) {
+            return; // nothing due yet
+        }
+        Next next = new Next();
         while (true) {
-            Next next = next();
-            if (next == null || next.timeMs >= this.watermark) {
+            if (!next.find() || next.timeMs >= this.watermark) {
+                nextDueMs = next.found ? next.timeMs : Long.MAX_VALUE;
                 return;
             }
             switch (next.kind) {
@@ -112,8 +126,11 @@ public final class KeyJoin<T> {
 
     /** The time of the next thing to do, or {@link Long#MAX_VALUE}: when to advance again. */
     public long nextDueMs() {
-        Next next = next();
-        return next == null ? Long.MAX_VALUE : next.timeMs;
+        if (nextDueMs == UNKNOWN) {
+            Next next = new Next();
+            nextDueMs = next.find() ? next.timeMs : Long.MAX_VALUE;
+        }
+        return nextDueMs;
     }
 
     /** Whether the key holds nothing: its state can go. */
@@ -131,51 +148,70 @@ public final class KeyJoin<T> {
         return arrivedActions.size();
     }
 
-    private record Next(long timeMs, int kind, Position position, int stream, int index) {
+    /**
+     * The next thing to do, found afresh by {@link #find()}: the least of every arrived record,
+     * placed impression's emission, positive copy and forgetting in the order of (time, kind,
+     * position, stream). One per call of {@link #advance}, not one per thing: a key is advanced
+     * each time the watermark passes its next due time.
+     */
+    private final class Next {
+        long timeMs;
+        int kind;
+        Position position;
+        int stream;
+        int index;
+        boolean found;
 
-        boolean before(Next o) {
-            if (timeMs != o.timeMs) {
-                return timeMs < o.timeMs;
+        boolean find() {
+            found = false;
+            for (int i = 0; i < arrivedImpressions.size(); i++) {
+                Impression<T> m = arrivedImpressions.get(i);
+                consider(m.timeMs(), IMPRESSION, m.position(), -1, i);
             }
-            if (kind != o.kind) {
-                return kind < o.kind;
+            for (int i = 0; i < arrivedActions.size(); i++) {
+                Action a = arrivedActions.get(i);
+                consider(a.timeMs(), ACTION, a.position(), -1, i);
             }
-            int c = position.compareTo(o.position);
-            return c != 0 ? c < 0 : stream < o.stream;
-        }
-    }
-
-    private Next next() {
-        Next best = null;
-        for (int i = 0; i < arrivedImpressions.size(); i++) {
-            Impression<T> m = arrivedImpressions.get(i);
-            best = min(best, new Next(m.timeMs(), IMPRESSION, m.position(), -1, i));
-        }
-        for (int i = 0; i < arrivedActions.size(); i++) {
-            Action a = arrivedActions.get(i);
-            best = min(best, new Next(a.timeMs(), ACTION, a.position(), -1, i));
-        }
-        for (int i = 0; i < placed.size(); i++) {
-            Placed<T> p = placed.get(i);
-            Impression<T> m = p.impression;
-            if (!p.emitted) {
-                long firstAt = m.timeMs() + firstEmissionDelayMs;
-                best = min(best, new Next(firstAt, EMISSION, m.position(), -1, i));
-                continue;
-            }
-            for (int s = 0; s < p.streams.length; s++) {
-                Joined j = p.streams[s];
-                if (j.copyAtMs != Long.MIN_VALUE && !j.copied) {
-                    best = min(best, new Next(j.copyAtMs, EMISSION, m.position(), s, i));
+            for (int i = 0; i < placed.size(); i++) {
+                Placed<T> p = placed.get(i);
+                Impression<T> m = p.impression;
+                if (!p.emitted) {
+                    consider(m.timeMs() + firstEmissionDelayMs, EMISSION, m.position(), -1, i);
+                    continue;
                 }
+                for (int s = 0; s < p.streams.length; s++) {
+                    Joined j = p.streams[s];
+                    if (j.copyAtMs != Long.MIN_VALUE && !j.copied) {
+                        consider(j.copyAtMs, EMISSION, m.position(), s, i);
+                    }
+                }
+                consider(m.timeMs() + forgetAfterMs, FORGET, m.position(), -1, i);
             }
-            best = min(best, new Next(m.timeMs() + forgetAfterMs, FORGET, m.position(), -1, i));
+            return found;
         }
-        return best;
-    }
 
-    private static Next min(Next a, Next b) {
-        return a == null || b.before(a) ? b : a;
+        private void consider(long t, int k, Position p, int s, int i) {
+            if (found && !before(t, k, p, s)) {
+                return;
+            }
+            found = true;
+            timeMs = t;
+            kind = k;
+            position = p;
+            stream = s;
+            index = i;
+        }
+
+        private boolean before(long t, int k, Position p, int s) {
+            if (t != timeMs) {
+                return t < timeMs;
+            }
+            if (k != kind) {
+                return k < kind;
+            }
+            int c = p.compareTo(position);
+            return c != 0 ? c < 0 : s < stream;
+        }
     }
 
     private void place(Impression<T> impression, JoinOutput<T> out) {

@@ -9,10 +9,10 @@ import dev.piper.pipeline.join.EmitPolicy;
 import dev.piper.pipeline.join.JoinSettings;
 import dev.piper.pipeline.join.LabelSpec;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * count of the impressions its state holds, the gauge's, kept across a restore and summed into the
  * first subtask after a rescale.
  */
-class KeyJoinFunctionTest {
+class KeyJoinOperatorTest {
 
     private static final int MAX_PARALLELISM = 128;
 
@@ -34,14 +34,9 @@ class KeyJoinFunctionTest {
                     List.of(JoinSerializersTest.source()));
 
     private static KeyedOneInputStreamOperatorTestHarness<String, JoinInput, JoinedLine> harness(
-            KeyJoinFunction f, int parallelism, int subtask) throws Exception {
+            KeyJoinOperator f, int parallelism, int subtask) throws Exception {
         return new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(f),
-                JoinInput::key,
-                Types.STRING,
-                MAX_PARALLELISM,
-                parallelism,
-                subtask);
+                f, JoinInput::key, Types.STRING, MAX_PARALLELISM, parallelism, subtask);
     }
 
     private static JoinInput impression(String key, long t) {
@@ -57,7 +52,7 @@ class KeyJoinFunctionTest {
 
     @Test
     void theImpressionsHeldAreCountedAcrossARestoreAndARescale() throws Exception {
-        KeyJoinFunction f = new KeyJoinFunction(LABELS, 100);
+        KeyJoinOperator f = new KeyJoinOperator(LABELS, 100);
         OperatorSubtaskState snapshot;
         try (var h = harness(f, 1, 0)) {
             h.open();
@@ -76,7 +71,7 @@ class KeyJoinFunctionTest {
             snapshot = h.snapshot(1, 1);
         }
 
-        KeyJoinFunction restored = new KeyJoinFunction(LABELS, 100);
+        KeyJoinOperator restored = new KeyJoinOperator(LABELS, 100);
         try (var h = harness(restored, 1, 0)) {
             h.initializeState(snapshot);
             h.open();
@@ -89,16 +84,46 @@ class KeyJoinFunctionTest {
         }
 
         long[] held = new long[2];
+        List<String> keys = new ArrayList<>();
         for (int subtask = 0; subtask < 2; subtask++) {
-            KeyJoinFunction part = new KeyJoinFunction(LABELS, 100);
+            KeyJoinOperator part = new KeyJoinOperator(LABELS, 100);
             try (var h = harness(part, 2, subtask)) {
                 h.initializeState(
                         AbstractStreamOperatorTestHarness.repartitionOperatorState(
                                 snapshot, MAX_PARALLELISM, 1, 2, subtask));
                 h.open();
                 held[subtask] = part.impressionsHeld();
+                // each subtask queues the keys it was given, from their state
+                h.processWatermark(Long.MAX_VALUE);
+                h.extractOutputValues().forEach(l -> keys.add(l.key()));
             }
         }
         assertThat(held).as("the first subtask takes the sum").containsExactly(2, 0);
+        assertThat(keys).containsExactlyInAnyOrder("k2", "k3");
+    }
+
+    @Test
+    void aKeyDueAgainAtAnotherTimeIsAdvancedOnceAtEach() throws Exception {
+        KeyJoinOperator f = new KeyJoinOperator(LABELS, 100);
+        try (var h = harness(f, 1, 0)) {
+            h.open();
+            h.processElement(impression("k", 10_000), 10_000);
+            // the click is due before the impression's window closes: queued at its own time
+            h.processElement(click("k", 5_000), 5_000);
+            h.processWatermark(20_000); // the click is an orphan: its key had no impression yet
+            assertThat(h.extractOutputValues()).isEmpty();
+            assertThat(f.impressionsHeld()).isEqualTo(1);
+            h.processWatermark(70_000); // the window closes: one row, unclicked
+            List<JoinedLine> rows = h.extractOutputValues();
+            assertThat(rows).extracting(JoinedLine::key).containsExactly("k");
+            assertThat(new String(rows.get(0).line(), StandardCharsets.UTF_8))
+                    .startsWith("{\"labels\":{\"click\":0,");
+            h.processWatermark(Long.MAX_VALUE);
+            assertThat(h.extractOutputValues()).hasSize(1);
+            assertThat(f.impressionsHeld()).isZero();
+            assertThat(h.getSideOutput(KeyJoinOperator.DEAD_LETTERS))
+                    .extracting(r -> r.getValue().reason())
+                    .containsExactly("orphan_action");
+        }
     }
 }
