@@ -125,6 +125,18 @@ public final class BenchProgram implements Program {
                             + " rm1..rm5 (inputs of its layout, as generate --preset writes them;"
                             + " the verified output is rows.bin and every list column's files)."
                             + " Not with --fusion, --parquet or --events.");
+    static final JobOption JOIN =
+            JobOption.value(
+                    "--join",
+                    "BOOTSTRAP",
+                    "Measure the stream's label join instead, against the Kafka broker at"
+                            + " BOOTSTRAP (e.g. piper kafka start's): --rows impressions and their"
+                            + " clicks (generate --events json --actions, --seed) sent to two"
+                            + " topics of 2 partitions, then whole cold piper stream processes"
+                            + " alternating, the generated spec against the same spec without its"
+                            + " labels, --repeat pairs; prints the median ratio of their"
+                            + " impressions/s to all input committed, writes --json (default"
+                            + " bench-join.json). The bench's topics are deleted at its end.");
     static final JobOption CHART_FROM =
             JobOption.value(
                     "--chart-from",
@@ -151,6 +163,7 @@ public final class BenchProgram implements Program {
                     COLD,
                     YARDSTICK,
                     PRESET,
+                    JOIN,
                     CHART_FROM);
 
     @Override
@@ -378,6 +391,9 @@ public final class BenchProgram implements Program {
             return 0;
         }
         Options o = Options.of(args);
+        if (args.given(JOIN.name())) {
+            return join(args, o, context);
+        }
         Bench bench = configured(args, o, context.relaunch());
         List<Bench.Result> results = bench.run(o.regimes());
         printRatios(bench, out);
@@ -395,6 +411,31 @@ public final class BenchProgram implements Program {
                         ? "; \"" + Bench.COLD_STAGE + "\" is N / the wall time of a whole process"
                         : "",
                 json);
+        return 0;
+    }
+
+    /** {@code --join}: the label join's bench alone. */
+    private static int join(JobArgs args, Options o, Context context) throws Exception {
+        for (JobOption other : List.of(FUSION, PARQUET, EVENTS, COLD, WITH_REPORT, PRESET)) {
+            if (args.given(other.name()) && (!other.isFlag() || args.flag(other.name()))) {
+                throw new JobArgumentException(
+                        JOIN.name() + " measures the join alone; not with " + other.name());
+            }
+        }
+        JoinBench bench =
+                new JoinBench(
+                        args.string(JOIN.name()),
+                        o.rows(),
+                        o.seed(),
+                        o.repeat(),
+                        o.dataDir(),
+                        context.relaunch(),
+                        System.err);
+        List<JoinBench.Pair> pairs = bench.run();
+        Path json = args.given(JSON.name()) ? o.json() : Path.of("bench-join.json");
+        bench.print(pairs, context.out());
+        bench.writeJson(pairs, json);
+        context.out().printf("Results in %s%n", json);
         return 0;
     }
 }
