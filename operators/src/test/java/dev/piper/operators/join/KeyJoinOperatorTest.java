@@ -110,9 +110,12 @@ class KeyJoinOperatorTest {
             h.processElement(impression("k", 10_000), 10_000);
             // the click is due before the impression's window closes: queued at its own time
             h.processElement(click("k", 5_000), 5_000);
+            assertThat(f.queued()).as("queued at 10 s, then at 5 s").isEqualTo(2);
             h.processWatermark(20_000); // the click is an orphan: its key had no impression yet
             assertThat(h.extractOutputValues()).isEmpty();
             assertThat(f.impressionsHeld()).isEqualTo(1);
+            // advanced at 5 s and queued at its window's close; the entry at 10 s skipped, stale
+            assertThat(f.queued()).isEqualTo(1);
             h.processWatermark(70_000); // the window closes: one row, unclicked
             List<JoinedLine> rows = h.extractOutputValues();
             assertThat(rows).extracting(JoinedLine::key).containsExactly("k");
@@ -121,6 +124,7 @@ class KeyJoinOperatorTest {
             h.processWatermark(Long.MAX_VALUE);
             assertThat(h.extractOutputValues()).hasSize(1);
             assertThat(f.impressionsHeld()).isZero();
+            assertThat(f.queued()).isZero();
             assertThat(h.getSideOutput(KeyJoinOperator.DEAD_LETTERS))
                     .extracting(r -> r.getValue().reason())
                     .containsExactly("orphan_action");
