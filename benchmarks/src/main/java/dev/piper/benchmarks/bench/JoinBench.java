@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -121,17 +120,16 @@ final class JoinBench {
                         i, repeat, p.joinRate(), p.plainRate(), p.ratio());
                 pairs.add(p);
             }
-            deleteTree(work);
+            Yardstick.deleteTree(work);
             return pairs;
         } finally {
             deleteTopics(run + "-");
         }
     }
 
-    /** The median ratio join / plain of {@code pairs}. */
+    /** The median ratio join / plain of {@code pairs}, as the yardstick's median. */
     static double medianRatio(List<Pair> pairs) {
-        double[] r = pairs.stream().mapToDouble(Pair::ratio).sorted().toArray();
-        return r.length % 2 == 1 ? r[r.length / 2] : (r[r.length / 2 - 1] + r[r.length / 2]) / 2;
+        return Yardstick.median(pairs.stream().map(Pair::ratio).toList());
     }
 
     /** Prints the ratio first, then each pair. */
@@ -276,7 +274,7 @@ final class JoinBench {
             throw new IllegalStateException(
                     "the " + kind + " stream process said no \"all committed at\"; see " + log);
         }
-        deleteTree(work.resolve(id + "-checkpoints"));
+        Yardstick.deleteTree(work.resolve(id + "-checkpoints"));
         return new Run(
                 kind,
                 Long.parseLong(m.group(1).replace(",", "")),
@@ -334,17 +332,6 @@ final class JoinBench {
             admin.deleteTopics(ours).all().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             progress.printf("bench: could not delete the topics %s*: %s%n", prefix, e);
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 }

@@ -124,7 +124,8 @@ final class Yardstick {
         return seconds;
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    /** Deletes {@code dir} and everything below it, if it exists. */
+    static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }
