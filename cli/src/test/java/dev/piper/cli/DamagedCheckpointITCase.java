@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.piper.feed.LineProducer;
 import dev.piper.feed.OutputConsumer;
+import dev.piper.feed.RowsRecord;
 import dev.piper.feed.TestKafka;
 import dev.piper.job.CheckpointDirectory;
 import dev.piper.job.EmbeddedRunner.StateBackend;
@@ -109,6 +110,16 @@ class DamagedCheckpointITCase {
                     .mapToLong(OffsetAndMetadata::offset)
                     .sum();
         }
+    }
+
+    /** The highest commit stamp of {@code topic}'s committed records ({@code piper.checkpoint}). */
+    private static long highestCommittedStamp(String topic) {
+        return kafka.readCommitted(topic).stream()
+                .map(r -> TestKafka.header(r, RowsRecord.CHECKPOINT))
+                .filter(java.util.Objects::nonNull)
+                .mapToLong(Long::parseLong)
+                .max()
+                .orElse(0);
     }
 
     private static void copy(Path from, Path to) throws Exception {
@@ -421,10 +432,13 @@ class DamagedCheckpointITCase {
                             }
                         });
         long deadline = System.nanoTime() + DEADLINE.toNanos();
+        // the newest snapshot's own output committed too: the source commits its offsets and the
+        // sink its transaction as each is told the checkpoint completed, in either order
         while (committed("piper-" + name + "-rows") < LINES / 2
-                || files(dir.resolve("checkpoints"), "_metadata").size() < 2) {
+                || files(dir.resolve("checkpoints"), "_metadata").size() < 2
+                || highestCommittedStamp(name + "-rows") < PiperProcesses.checkpointNumber(dir)) {
             assertThat(System.nanoTime())
-                    .as("half the input committed, two snapshots kept")
+                    .as("half the input committed, two snapshots kept, the newest's output too")
                     .isLessThan(deadline);
             assertThat(first.waitFor(20, TimeUnit.MILLISECONDS))
                     .as("see %s-first.log", name)
