@@ -13,6 +13,7 @@ import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -54,15 +55,13 @@ public final class KafkaConnectors {
             String groupId,
             StartFrom start,
             Map<String, String> userProperties) {
-        return new PromptCommitSource<>(
-                KafkaSource.<LogRecord>builder()
-                        .setBootstrapServers(bootstrapServers)
-                        .setTopics(topics)
-                        .setGroupId(groupId)
-                        .setStartingOffsets(offsets(start))
-                        .setDeserializer(new LogRecordDeserializer(pipelineOfTopic))
-                        .setProperties(consumerProperties(userProperties))
-                        .build());
+        return promptCommitSource(
+                bootstrapServers,
+                topics,
+                groupId,
+                start,
+                new LogRecordDeserializer(pipelineOfTopic),
+                userProperties);
     }
 
     /**
@@ -81,13 +80,30 @@ public final class KafkaConnectors {
             String groupId,
             StartFrom start,
             Map<String, String> userProperties) {
+        return promptCommitSource(
+                bootstrapServers,
+                List.copyOf(new java.util.TreeSet<>(sourceOfTopic.keySet())),
+                groupId,
+                start,
+                new JoinRecordDeserializer(sourceOfTopic, labels, options),
+                userProperties);
+    }
+
+    /** Kafka's source of {@code topics} read by {@code deserializer}, committed input only. */
+    private static <T> PromptCommitSource<T> promptCommitSource(
+            String bootstrapServers,
+            List<String> topics,
+            String groupId,
+            StartFrom start,
+            KafkaRecordDeserializationSchema<T> deserializer,
+            Map<String, String> userProperties) {
         return new PromptCommitSource<>(
-                KafkaSource.<JoinRead>builder()
+                KafkaSource.<T>builder()
                         .setBootstrapServers(bootstrapServers)
-                        .setTopics(List.copyOf(new java.util.TreeSet<>(sourceOfTopic.keySet())))
+                        .setTopics(topics)
                         .setGroupId(groupId)
                         .setStartingOffsets(offsets(start))
-                        .setDeserializer(new JoinRecordDeserializer(sourceOfTopic, labels, options))
+                        .setDeserializer(deserializer)
                         .setProperties(consumerProperties(userProperties))
                         .build());
     }
