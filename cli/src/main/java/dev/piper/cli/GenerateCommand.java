@@ -335,6 +335,7 @@ final class GenerateCommand implements Callable<Integer> {
                     modelFile,
                     model.seed(),
                     "lines",
+                    "line",
                     generator.bayesAuc(0),
                     generator.bayesAuc(1),
                     root -> {
@@ -351,7 +352,6 @@ final class GenerateCommand implements Callable<Integer> {
                             + " + sum of each id's hidden weight); Bayes AUC: the AUC of those"
                             + " probabilities against the labels drawn from them, over the valid"
                             + " lines (before the drift, and from it on)");
-            printBayesAuc(generator.bayesAuc(0), generator.bayesAuc(1), "line", modelFile);
         }
         return 0;
     }
@@ -410,6 +410,7 @@ final class GenerateCommand implements Callable<Integer> {
                 modelFile,
                 seed,
                 "events",
+                "event",
                 generator.bayesAuc(0),
                 generator.bayesAuc(1),
                 root -> {},
@@ -417,7 +418,6 @@ final class GenerateCommand implements Callable<Integer> {
                         + " device, half of each recent item's) + weights * (log1p(price_cents,"
                         + " position, age) - centre)); Bayes AUC: the AUC of those probabilities"
                         + " against the labels drawn from them");
-        printBayesAuc(generator.bayesAuc(0), generator.bayesAuc(1), "event", modelFile);
         return 0;
     }
 
@@ -491,12 +491,12 @@ final class GenerateCommand implements Callable<Integer> {
                 modelFile,
                 seed,
                 "events",
+                "impression",
                 generator.bayesAuc(0),
                 generator.bayesAuc(1),
                 root -> {},
                 "P(click) as for --events; an impression is clicked when its click is drawn, which"
                         + " arrives after an exponential delay (mean --click-delay-ms)");
-        printBayesAuc(generator.bayesAuc(0), generator.bayesAuc(1), "impression", modelFile);
         return 0;
     }
 
@@ -545,12 +545,14 @@ final class GenerateCommand implements Callable<Integer> {
     /**
      * {@code OUTPUT.model.json}: the hidden model's description and its Bayes AUC, before and (with
      * --drift-at) after the drift; {@code count} names the number of rows written ("lines",
-     * "events"), {@code extra} adds the fields of the model's own.
+     * "events"), {@code extra} adds the fields of the model's own. Then says the Bayes AUC, the
+     * drift's place counted in {@code unit}s.
      */
     private void writeModel(
             Path file,
             long modelSeed,
             String count,
+            String unit,
             double before,
             double after,
             Consumer<ObjectNode> extra,
@@ -569,6 +571,7 @@ final class GenerateCommand implements Callable<Integer> {
         extra.accept(root);
         root.put("description", description);
         Files.write(file, json.writeValueAsBytes(root));
+        printBayesAuc(before, after, unit, file);
     }
 
     /**
