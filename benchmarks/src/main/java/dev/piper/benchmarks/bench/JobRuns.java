@@ -84,6 +84,34 @@ final class JobRuns {
     }
 
     /**
+     * Runs {@code command} to its end, its output and errors to {@code log}, and returns its wall
+     * time in seconds; an exit code other than 0 fails, naming {@code what}, the code, the log and
+     * the command.
+     */
+    static double run(List<String> command, Path log, String what) throws Exception {
+        long start = System.nanoTime();
+        Process process =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
+                        .start();
+        int code = process.waitFor();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        if (code != 0) {
+            throw new IllegalStateException(
+                    what
+                            + " exited with "
+                            + code
+                            + "; its output is in "
+                            + log
+                            + " (command: "
+                            + String.join(" ", command)
+                            + ")");
+        }
+        return seconds;
+    }
+
+    /**
      * Runs one {@code preprocess} process of {@code input} at {@code parallelism} and returns its
      * wall time in seconds, from its start to its exit; its rows.bin must hash to {@code sha256}.
      */
@@ -107,24 +135,7 @@ final class JobRuns {
             command.addAll(List.of("--preset", preset.name()));
         }
         progress.printf("bench: cold process of %s at parallelism %d%n", input, parallelism);
-        long start = System.nanoTime();
-        Process process =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .start();
-        int code = process.waitFor();
-        double seconds = (System.nanoTime() - start) / 1e9;
-        if (code != 0) {
-            throw new IllegalStateException(
-                    "the cold preprocess process exited with "
-                            + code
-                            + "; its output is in "
-                            + log
-                            + " (command: "
-                            + String.join(" ", command)
-                            + ")");
-        }
+        double seconds = run(command, log, "the cold preprocess process");
         String got = outputSha256(out);
         if (!got.equals(sha256)) {
             throw new IllegalStateException(

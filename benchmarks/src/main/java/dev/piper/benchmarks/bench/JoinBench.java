@@ -17,7 +17,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 
@@ -94,15 +93,17 @@ final class JoinBench {
         if (!Files.isRegularFile(logs.resolve("model.json"))) {
             Files.createDirectories(dataDir);
             progress.printf("bench: generating %,d impressions and their clicks%n", impressions);
-            piper(logs.resolveSibling(logs.getFileName() + ".log"), generateCommand(logs));
+            JobRuns.run(
+                    generateCommand(logs),
+                    logs.resolveSibling(logs.getFileName() + ".log"),
+                    "piper generate");
         }
-        long clickRecords = lines(logs.resolve("clicks.jsonl"));
         String run = "piper-bench-join-" + ProcessHandle.current().pid();
         String impressionsTopic = run + "-impressions";
         String clicksTopic = run + "-clicks";
         try {
             send(logs.resolve("impressions.jsonl"), impressionsTopic);
-            send(logs.resolve("clicks.jsonl"), clicksTopic);
+            long clickRecords = send(logs.resolve("clicks.jsonl"), clicksTopic);
             Path work = Files.createDirectories(dataDir.resolve(run));
             Path joinSpec = work.resolve("join.json");
             Path plainSpec = work.resolve("plain.json");
@@ -205,13 +206,15 @@ final class JoinBench {
         return command;
     }
 
-    private void send(Path log, String topic) throws Exception {
+    /** Sends {@code log}'s lines to {@code topic}, made with 2 partitions: how many. */
+    private long send(Path log, String topic) throws Exception {
         TopicCreation.createIfAbsent(bootstrap, Map.of(), topic, 2, progress);
         LineProducer.Result r =
                 LineProducer.produce(log, bootstrap, topic, null, Map.of(), progress);
         progress.printf(
                 "bench: %,d records of %s sent to %s in %.1f s%n",
                 r.lines(), log.getFileName(), topic, r.seconds());
+        return r.lines();
     }
 
     /**
@@ -265,9 +268,7 @@ final class JoinBench {
                         "3s"));
         progress.printf("bench: cold piper stream, %s, run %d%n", kind, i);
         Path log = work.resolve(id + ".log");
-        long start = System.nanoTime();
-        piper(log, command);
-        double wall = (System.nanoTime() - start) / 1e9;
+        double wall = JobRuns.run(command, log, "piper stream (" + kind + ")");
         String printed = Files.readString(log, StandardCharsets.UTF_8);
         Matcher m = CONSUMED.matcher(printed);
         if (!m.find()) {
@@ -292,31 +293,6 @@ final class JoinBench {
                             + " records, not the "
                             + expected
                             + " sent");
-        }
-    }
-
-    /** Runs a piper command to its end, its output to {@code log}; a failure names the log. */
-    private void piper(Path log, List<String> command) throws Exception {
-        Process process =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .start();
-        int code = process.waitFor();
-        if (code != 0) {
-            throw new IllegalStateException(
-                    "piper "
-                            + command.get(relaunch.size())
-                            + " exited with "
-                            + code
-                            + "; its output is in "
-                            + log);
-        }
-    }
-
-    private static long lines(Path file) throws IOException {
-        try (Stream<String> s = Files.lines(file)) {
-            return s.count();
         }
     }
 

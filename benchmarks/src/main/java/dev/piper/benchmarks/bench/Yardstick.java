@@ -98,18 +98,7 @@ final class Yardstick {
                 new ArrayList<>(
                         Arrays.asList(program.toString(), input.toString(), out.toString()));
         progress.printf("bench: yardstick (native C, 1 thread) on %s%n", input);
-        long start = System.nanoTime();
-        Process p =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .start();
-        int code = p.waitFor();
-        double seconds = (System.nanoTime() - start) / 1e9;
-        if (code != 0) {
-            throw new IllegalStateException(
-                    "the yardstick exited with " + code + "; its output is in " + log);
-        }
+        double seconds = JobRuns.run(command, log, "the yardstick");
         String got = JobRuns.sha256(out.resolve("rows.bin"));
         if (!got.equals(sha256)) {
             throw new IllegalStateException(
