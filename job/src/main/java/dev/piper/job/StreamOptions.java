@@ -201,6 +201,16 @@ public final class StreamOptions {
                             "Longest time a block waits for more lines before it is cut. Blocks"
                                     + " are also cut before every checkpoint.");
 
+    public static final ConfigOption<Duration> JOIN_READ_AHEAD =
+            ConfigOptions.key("piper.stream.join-read-ahead")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(30))
+                    .withDescription(
+                            "How far in event time the label join's source reads one partition"
+                                    + " ahead of another of its partitions that still delivers"
+                                    + " records: an action read ahead waits in the join's state"
+                                    + " until the watermark passes it. 0: no bound.");
+
     /**
      * The {@code stream} options that set one of these settings as given (the program checks the
      * rest of its options itself): a new one is a setting above and its line here.
@@ -244,6 +254,14 @@ public final class StreamOptions {
                             "DURATION",
                             LINGER,
                             "Longest wait for more lines before a block is cut (default: ${DEFAULT-VALUE})."),
+                    JobOption.setting(
+                            "--join-read-ahead",
+                            "DURATION",
+                            JOIN_READ_AHEAD,
+                            "Label join: how far in event time one topic's partition is read ahead of"
+                                    + " another's that the same reader still receives records from; an"
+                                    + " action read ahead waits in the join's state (default:"
+                                    + " ${DEFAULT-VALUE}; 0: read each as fast as it comes)."),
                     JobOption.setting(
                             "--transactional-id-prefix",
                             "P",

@@ -219,7 +219,8 @@ public final class Streaming {
                                 p.start().options(conf.get(PiperOptions.MAX_RAW_BYTES)),
                                 StreamOptions.groupId(conf),
                                 conf.get(StreamOptions.START_FROM),
-                                props),
+                                props,
+                                conf.get(StreamOptions.JOIN_READ_AHEAD).toMillis()),
                         topics.toArray(String[]::new),
                         readers(conf)));
     }

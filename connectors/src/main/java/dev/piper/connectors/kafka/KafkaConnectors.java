@@ -3,6 +3,7 @@ package dev.piper.connectors.kafka;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.LogRecord;
 import dev.piper.core.control.ControlMessage;
+import dev.piper.core.join.JoinInput;
 import dev.piper.core.join.JoinRead;
 import dev.piper.pipeline.join.LabelSpec;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -55,13 +56,14 @@ public final class KafkaConnectors {
             String groupId,
             StartFrom start,
             Map<String, String> userProperties) {
-        return promptCommitSource(
-                bootstrapServers,
-                topics,
-                groupId,
-                start,
-                new LogRecordDeserializer(pipelineOfTopic),
-                userProperties);
+        return new PromptCommitSource<>(
+                kafkaSource(
+                        bootstrapServers,
+                        topics,
+                        groupId,
+                        start,
+                        new LogRecordDeserializer(pipelineOfTopic),
+                        userProperties));
     }
 
     /**
@@ -71,6 +73,8 @@ public final class KafkaConnectors {
      *
      * @param sourceOfTopic each topic's source: 0 for the impressions, {@code 1 + s} for action
      *     stream {@code s}
+     * @param readAheadMs how far in event time a reader's partition may be read ahead of another of
+     *     its partitions that still delivers ({@link ReadAheadReader}); 0: no bound
      */
     public static PromptCommitSource<JoinRead> joinSource(
             String bootstrapServers,
@@ -79,33 +83,46 @@ public final class KafkaConnectors {
             DecodeOptions options,
             String groupId,
             StartFrom start,
-            Map<String, String> userProperties) {
-        return promptCommitSource(
-                bootstrapServers,
-                List.copyOf(new java.util.TreeSet<>(sourceOfTopic.keySet())),
-                groupId,
-                start,
-                new JoinRecordDeserializer(sourceOfTopic, labels, options),
-                userProperties);
+            Map<String, String> userProperties,
+            long readAheadMs) {
+        return new PromptCommitSource<>(
+                kafkaSource(
+                        bootstrapServers,
+                        List.copyOf(new java.util.TreeSet<>(sourceOfTopic.keySet())),
+                        groupId,
+                        start,
+                        new JoinRecordDeserializer(sourceOfTopic, labels, options),
+                        userProperties),
+                new JoinReadTime(),
+                readAheadMs);
+    }
+
+    /** A join record's event time; a dead letter has none. */
+    private static final class JoinReadTime implements ReadAheadReader.EventTime<JoinRead> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public long of(JoinRead r) {
+            return r instanceof JoinInput i ? i.timeMs() : Long.MIN_VALUE;
+        }
     }
 
     /** Kafka's source of {@code topics} read by {@code deserializer}, committed input only. */
-    private static <T> PromptCommitSource<T> promptCommitSource(
+    private static <T> KafkaSource<T> kafkaSource(
             String bootstrapServers,
             List<String> topics,
             String groupId,
             StartFrom start,
             KafkaRecordDeserializationSchema<T> deserializer,
             Map<String, String> userProperties) {
-        return new PromptCommitSource<>(
-                KafkaSource.<T>builder()
-                        .setBootstrapServers(bootstrapServers)
-                        .setTopics(topics)
-                        .setGroupId(groupId)
-                        .setStartingOffsets(offsets(start))
-                        .setDeserializer(deserializer)
-                        .setProperties(consumerProperties(userProperties))
-                        .build());
+        return KafkaSource.<T>builder()
+                .setBootstrapServers(bootstrapServers)
+                .setTopics(topics)
+                .setGroupId(groupId)
+                .setStartingOffsets(offsets(start))
+                .setDeserializer(deserializer)
+                .setProperties(consumerProperties(userProperties))
+                .build();
     }
 
     /**

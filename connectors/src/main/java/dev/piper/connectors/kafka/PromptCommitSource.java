@@ -51,19 +51,40 @@ public final class PromptCommitSource<T>
 
     private static final long serialVersionUID = 1L;
 
+    /** How long a split must give nothing before it no longer holds back a split ahead of it. */
+    static final long QUIET_MS = 1000;
+
     private final KafkaSource<T> kafka;
+    private final ReadAheadReader.EventTime<T> time;
+    private final long readAheadMs;
 
     /**
      * @param kafka an unbounded Kafka source without stopping offsets
      * @throws IllegalArgumentException if the source is bounded
      */
     public PromptCommitSource(KafkaSource<T> kafka) {
+        this(kafka, null, 0);
+    }
+
+    /**
+     * A source whose readers also keep their partitions within {@code readAheadMs} of each other in
+     * event time ({@link ReadAheadReader}), each record's time as {@code time} reads it; 0: no
+     * bound.
+     */
+    PromptCommitSource(KafkaSource<T> kafka, ReadAheadReader.EventTime<T> time, long readAheadMs) {
         if (kafka.getBoundedness() != Boundedness.CONTINUOUS_UNBOUNDED) {
             throw new IllegalArgumentException(
                     "prompt offset commits need an unbounded Kafka source, not "
                             + kafka.getBoundedness());
         }
+        if (readAheadMs < 0 || (readAheadMs > 0 && time == null)) {
+            throw new IllegalArgumentException(
+                    "a read-ahead bound is 0 (none) or more ms with an event time, not "
+                            + readAheadMs);
+        }
         this.kafka = kafka;
+        this.time = time;
+        this.readAheadMs = readAheadMs;
     }
 
     @Override
@@ -74,7 +95,15 @@ public final class PromptCommitSource<T>
     @Override
     public SourceReader<T, KafkaPartitionSplit> createReader(SourceReaderContext context)
             throws Exception {
-        return new Reader<>(kafka.createReader(context));
+        Reader<T> prompt = new Reader<>(kafka.createReader(context));
+        if (readAheadMs == 0) {
+            return prompt;
+        }
+        ReadAheadReader<T, KafkaPartitionSplit> bounded =
+                new ReadAheadReader<>(
+                        prompt, time, readAheadMs, QUIET_MS, System::currentTimeMillis);
+        context.metricGroup().gauge("readAheadPausedSplits", bounded::pausedHere);
+        return bounded;
     }
 
     @Override

@@ -1,0 +1,387 @@
+package dev.piper.connectors.kafka;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.core.io.InputStatus;
+
+/**
+ * A source reader that keeps its splits within {@code aheadMs} of each other in event time: a split
+ * whose latest record is more than that ahead of another split of the same reader that is still
+ * delivering records is paused until that one catches up or runs dry.
+ *
+ * <p>Why: the label join holds every action until the watermark, the least of every partition's,
+ * passes its time. Read as fast as Kafka gives them, a clicks topic (small records) runs far ahead
+ * of its impressions topic (large ones) whenever the join catches up on a backlog, and every click
+ * read ahead waits in the join's state: at 600,000 impressions, 100,000 actions at once (and a heap
+ * grown to 5 GB), against a few hundred when both topics are read side by side
+ * (docs/PERFORMANCE.md, "The label join").
+ *
+ * <p>Flink's watermark alignment ({@code WatermarkStrategy#withWatermarkAlignment}) pauses a split
+ * ahead of the slowest split's watermark, and stalls for ever once a topic has no more records (its
+ * watermark stops, and everything ahead of it stays paused): a quiet action stream is normal. Here
+ * a split counts as behind only while it delivers: one that has given nothing for {@code quietMs}
+ * while the reader ran dry no longer holds the others back. The split with the least latest time
+ * among those delivering is never paused, so the reader always makes progress.
+ *
+ * <p>Only the reading pace changes: which records are read, their order within a partition, the
+ * watermarks and so every row are the same with or without it. The bound holds between the splits
+ * of one reader (the join's source gives each reader a partition of each topic where the counts
+ * allow, {@link KafkaConnectors#readersWithAPartitionEach}); records already fetched when a split
+ * is paused are still emitted, so the bound is approximate by a fetch. Flink's own pauses
+ * (alignment) pass through and win: a split it paused is never resumed here.
+ */
+final class ReadAheadReader<T, S extends SourceSplit> implements SourceReader<T, S> {
+
+    /** A record's event time, in milliseconds; {@link Long#MIN_VALUE} for a record without one. */
+    @FunctionalInterface
+    interface EventTime<T> extends Serializable {
+        long of(T record);
+    }
+
+    /** Records between two looks at the splits' times. */
+    private static final int CHECK_EVERY = 128;
+
+    private final SourceReader<T, S> reader;
+    private final EventTime<T> time;
+    private final long aheadMs;
+    private final long quietMs;
+    private final LongSupplier clockMs;
+    private final Map<String, Split> splits = new LinkedHashMap<>();
+
+    private Output output;
+    private int sinceCheck;
+
+    /** When the reader last had nothing to give (clock ms), or {@link Long#MIN_VALUE}. */
+    private long dryAtMs = Long.MIN_VALUE;
+
+    /** One split's reading: its first and latest event time, and when it last delivered. */
+    private static final class Split {
+        final String id;
+        long firstMs = Long.MIN_VALUE;
+        long latestMs = Long.MIN_VALUE;
+        long records;
+        long recordsSeen;
+
+        /** When it last delivered a record, or was assigned (clock ms). */
+        long deliveredAtMs;
+
+        /** The time at which it holds the others back, as of the last look; MIN_VALUE: none. */
+        long holdsAtMs = Long.MIN_VALUE;
+
+        boolean pausedHere;
+        boolean pausedByFlink;
+
+        Split(String id, long assignedAtMs) {
+            this.id = id;
+            this.deliveredAtMs = assignedAtMs;
+        }
+
+        boolean hasTime() {
+            return latestMs != Long.MIN_VALUE;
+        }
+    }
+
+    /**
+     * @param aheadMs how far in event time a split may read ahead of the most-behind delivering
+     *     split, at least 1
+     * @param quietMs how long a split must have delivered nothing, while the reader ran dry, before
+     *     it no longer holds the others back
+     * @param clockMs the wall clock, in milliseconds
+     */
+    ReadAheadReader(
+            SourceReader<T, S> reader,
+            EventTime<T> time,
+            long aheadMs,
+            long quietMs,
+            LongSupplier clockMs) {
+        if (aheadMs < 1 || quietMs < 1) {
+            throw new IllegalArgumentException(
+                    "read-ahead bound and quiet time are at least 1 ms, not "
+                            + aheadMs
+                            + " and "
+                            + quietMs);
+        }
+        this.reader = Objects.requireNonNull(reader);
+        this.time = Objects.requireNonNull(time);
+        this.aheadMs = aheadMs;
+        this.quietMs = quietMs;
+        this.clockMs = clockMs;
+    }
+
+    /** The splits paused here, as of the last look: read by the metrics' thread too. */
+    private volatile int pausedCount;
+
+    /** The splits this reader holds paused to bound the read-ahead: for the metric and tests. */
+    int pausedHere() {
+        return pausedCount;
+    }
+
+    @Override
+    public void start() {
+        reader.start();
+    }
+
+    @Override
+    public InputStatus pollNext(ReaderOutput<T> out) throws Exception {
+        if (output == null || output.main != out) {
+            output = new Output(out);
+        }
+        InputStatus status = reader.pollNext(output);
+        if (status == InputStatus.NOTHING_AVAILABLE) {
+            dryAtMs = clockMs.getAsLong();
+        }
+        if (++sinceCheck >= CHECK_EVERY || status != InputStatus.MORE_AVAILABLE) {
+            sinceCheck = 0;
+            check();
+        }
+        return status;
+    }
+
+    /**
+     * While a split is paused here, the reader is also available again after {@code quietMs}: the
+     * split holding it back may have run dry, which only a look at the clock tells.
+     */
+    @Override
+    public CompletableFuture<Void> isAvailable() {
+        CompletableFuture<Void> available = reader.isAvailable();
+        if (pausedCount == 0 || available.isDone()) {
+            return available;
+        }
+        CompletableFuture<Void> later =
+                CompletableFuture.runAsync(
+                        () -> {},
+                        CompletableFuture.delayedExecutor(quietMs, TimeUnit.MILLISECONDS));
+        return CompletableFuture.anyOf(available, later).thenApply(x -> null);
+    }
+
+    /**
+     * Pauses the splits too far ahead and resumes those no longer so. A split holds the others back
+     * at its latest time while it delivers (or is paused here, and so would); one that has not
+     * delivered yet, until it is quiet, at the earliest first time of the others (it is taken to
+     * start where they did, or the first split read would run ahead of all the others).
+     */
+    void check() {
+        long now = clockMs.getAsLong();
+        long earliestStart = Long.MAX_VALUE;
+        for (Split s : splits.values()) {
+            if (s.records != s.recordsSeen) {
+                s.recordsSeen = s.records;
+                s.deliveredAtMs = now;
+            }
+            if (s.hasTime()) {
+                earliestStart = Math.min(earliestStart, s.firstMs);
+            }
+        }
+        for (Split s : splits.values()) {
+            boolean quiet = s.deliveredAtMs < dryAtMs && now - s.deliveredAtMs >= quietMs;
+            s.holdsAtMs = Long.MIN_VALUE;
+            if (s.pausedHere || !quiet) {
+                if (s.hasTime()) {
+                    s.holdsAtMs = s.latestMs;
+                } else if (earliestStart != Long.MAX_VALUE) {
+                    s.holdsAtMs = earliestStart;
+                }
+            }
+        }
+        List<String> pause = new ArrayList<>();
+        List<String> resume = new ArrayList<>();
+        int paused = 0;
+        for (Split s : splits.values()) {
+            boolean ahead = false;
+            for (Split behind : splits.values()) {
+                if (behind != s
+                        && s.hasTime()
+                        && behind.holdsAtMs != Long.MIN_VALUE
+                        && s.latestMs - behind.holdsAtMs > aheadMs) {
+                    ahead = true;
+                    break;
+                }
+            }
+            if (ahead && !s.pausedHere) {
+                s.pausedHere = true;
+                if (!s.pausedByFlink) {
+                    pause.add(s.id);
+                }
+            } else if (!ahead && s.pausedHere) {
+                s.pausedHere = false;
+                if (!s.pausedByFlink) {
+                    resume.add(s.id);
+                }
+            }
+            paused += s.pausedHere ? 1 : 0;
+        }
+        pausedCount = paused;
+        if (!pause.isEmpty() || !resume.isEmpty()) {
+            reader.pauseOrResumeSplits(pause, resume);
+        }
+    }
+
+    @Override
+    public List<S> snapshotState(long checkpointId) {
+        return reader.snapshotState(checkpointId);
+    }
+
+    @Override
+    public void addSplits(List<S> added) {
+        reader.addSplits(added);
+        for (S split : added) {
+            split(split.splitId());
+        }
+    }
+
+    @Override
+    public void notifyNoMoreSplits() {
+        reader.notifyNoMoreSplits();
+    }
+
+    @Override
+    public void handleSourceEvents(SourceEvent event) {
+        reader.handleSourceEvents(event);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        reader.notifyCheckpointComplete(checkpointId);
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) throws Exception {
+        reader.notifyCheckpointAborted(checkpointId);
+    }
+
+    /**
+     * Flink's pauses (alignment) pass through; a split paused here stays so when Flink resumes it.
+     */
+    @Override
+    public void pauseOrResumeSplits(
+            Collection<String> splitsToPause, Collection<String> splitsToResume) {
+        List<String> resume = new ArrayList<>();
+        for (String id : splitsToPause) {
+            split(id).pausedByFlink = true;
+        }
+        for (String id : splitsToResume) {
+            Split s = split(id);
+            s.pausedByFlink = false;
+            if (!s.pausedHere) {
+                resume.add(id);
+            }
+        }
+        reader.pauseOrResumeSplits(splitsToPause, resume);
+    }
+
+    private Split split(String id) {
+        return splits.computeIfAbsent(id, k -> new Split(k, clockMs.getAsLong()));
+    }
+
+    @Override
+    public void close() throws Exception {
+        reader.close();
+    }
+
+    /** The reader's output, each split's records timed on their way through. */
+    private final class Output implements ReaderOutput<T> {
+        final ReaderOutput<T> main;
+
+        Output(ReaderOutput<T> main) {
+            this.main = main;
+        }
+
+        @Override
+        public void collect(T record) {
+            main.collect(record);
+        }
+
+        @Override
+        public void collect(T record, long timestamp) {
+            main.collect(record, timestamp);
+        }
+
+        @Override
+        public void emitWatermark(Watermark watermark) {
+            main.emitWatermark(watermark);
+        }
+
+        @Override
+        public void markIdle() {
+            main.markIdle();
+        }
+
+        @Override
+        public void markActive() {
+            main.markActive();
+        }
+
+        @Override
+        public SourceOutput<T> createOutputForSplit(String splitId) {
+            return new SplitOutput(main.createOutputForSplit(splitId), split(splitId));
+        }
+
+        @Override
+        public void releaseOutputForSplit(String splitId) {
+            main.releaseOutputForSplit(splitId);
+        }
+    }
+
+    /** A split's output: notes each record's event time and passes it on. */
+    private final class SplitOutput implements SourceOutput<T> {
+        private final SourceOutput<T> out;
+        private final Split split;
+
+        SplitOutput(SourceOutput<T> out, Split split) {
+            this.out = out;
+            this.split = split;
+        }
+
+        @Override
+        public void collect(T record) {
+            note(record);
+            out.collect(record);
+        }
+
+        @Override
+        public void collect(T record, long timestamp) {
+            note(record);
+            out.collect(record, timestamp);
+        }
+
+        private void note(T record) {
+            split.records++;
+            long t = time.of(record);
+            if (t > split.latestMs) {
+                if (split.latestMs == Long.MIN_VALUE) {
+                    split.firstMs = t;
+                }
+                split.latestMs = t;
+            }
+        }
+
+        @Override
+        public void emitWatermark(Watermark watermark) {
+            out.emitWatermark(watermark);
+        }
+
+        @Override
+        public void markIdle() {
+            out.markIdle();
+        }
+
+        @Override
+        public void markActive() {
+            out.markActive();
+        }
+    }
+}
