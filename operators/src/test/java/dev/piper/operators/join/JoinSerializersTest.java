@@ -51,6 +51,19 @@ class JoinSerializersTest {
                     bytes("{\"rid\":\"r1\"}"),
                     false);
 
+    private static final JoinInput DUPLICATE =
+            new JoinInput(
+                    -1,
+                    IMPRESSION.key(),
+                    IMPRESSION.timeMs(),
+                    IMPRESSION.partition(),
+                    IMPRESSION.offset() + 1,
+                    IMPRESSION.watermark(),
+                    null,
+                    0,
+                    IMPRESSION.bytes(),
+                    false);
+
     private static final JoinInput CLICK =
             new JoinInput(0, "r1", 5_000, 0, 3, 900, "c1", 2.5, bytes("{\"c\":1}"), true);
 
@@ -83,6 +96,8 @@ class JoinSerializersTest {
                                 100)
                         .of(key.pending, new Collecting());
         key.join.impression(StreamJoinOutput.impression(IMPRESSION), out);
+        // a second of its time (a duplicate, refused at 1000) has the first placed at 1001
+        key.join.impression(StreamJoinOutput.impression(DUPLICATE), out);
         key.pending.put(StreamJoinOutput.action(CLICK).position(), CLICK);
         key.join.action(StreamJoinOutput.action(CLICK), out);
         key.join.advance(1_001, out); // the impression placed, the click still waiting

@@ -81,8 +81,13 @@ public final class KeyJoin<T> {
         if (impression.timeMs() < impression.watermark() || impression.timeMs() < watermark) {
             out.rejected(impression, JoinReason.LATE_IMPRESSION);
         } else {
+            boolean alone = arrivedImpressions.isEmpty() && placed.isEmpty();
             arrivedImpressions.add(impression);
-            nextDueMs = Math.min(nextDueMs(), impression.timeMs());
+            // alone, its row is its first due; beside another, found afresh (as on a restore)
+            nextDueMs =
+                    alone
+                            ? Math.min(nextDueMs(), impression.timeMs() + firstEmissionDelayMs)
+                            : UNKNOWN;
         }
     }
 
@@ -112,7 +117,7 @@ public final class KeyJoin<T> {
         Next next = new Next();
         while (true) {
             if (!next.find() || next.timeMs >= this.watermark) {
-                nextDueMs = next.found ? next.timeMs : Long.MAX_VALUE;
+                nextDueMs = next.dueMs;
                 return;
             }
             switch (next.kind) {
@@ -124,11 +129,18 @@ public final class KeyJoin<T> {
         }
     }
 
-    /** The time of the next thing to do, or {@link Long#MAX_VALUE}: when to advance again. */
+    /**
+     * When to advance again, or {@link Long#MAX_VALUE}: the time of the next thing to do that has
+     * an outcome. An impression alone in its key is placed when something else is due (an action,
+     * its row), not at its own time: placing it sooner decides nothing sooner, and costs the stream
+     * a look at the key's state per impression. Advancing later than the things it would do changes
+     * nothing, since they are done in the same order whenever the watermark passes them.
+     */
     public long nextDueMs() {
         if (nextDueMs == UNKNOWN) {
             Next next = new Next();
-            nextDueMs = next.find() ? next.timeMs : Long.MAX_VALUE;
+            next.find();
+            nextDueMs = next.dueMs;
         }
         return nextDueMs;
     }
@@ -162,11 +174,18 @@ public final class KeyJoin<T> {
         int index;
         boolean found;
 
+        /** When the key must be advanced next ({@link #nextDueMs()}); MAX_VALUE if never. */
+        long dueMs;
+
         boolean find() {
             found = false;
+            dueMs = Long.MAX_VALUE;
+            boolean alone = arrivedImpressions.size() == 1 && placed.isEmpty();
             for (int i = 0; i < arrivedImpressions.size(); i++) {
                 Impression<T> m = arrivedImpressions.get(i);
                 consider(m.timeMs(), IMPRESSION, m.position(), -1, i);
+                // alone, nothing is decided before its row; beside another, whether a duplicate
+                dueMs = Math.min(dueMs, m.timeMs() + (alone ? firstEmissionDelayMs : 0));
             }
             for (int i = 0; i < arrivedActions.size(); i++) {
                 Action a = arrivedActions.get(i);
@@ -191,6 +210,9 @@ public final class KeyJoin<T> {
         }
 
         private void consider(long t, int k, Position p, int s, int i) {
+            if (k != IMPRESSION) {
+                dueMs = Math.min(dueMs, t);
+            }
             if (found && !before(t, k, p, s)) {
                 return;
             }

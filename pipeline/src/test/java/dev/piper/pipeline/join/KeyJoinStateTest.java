@@ -102,6 +102,10 @@ class KeyJoinStateTest {
         join.impression(
                 new Impression<>("k", 1_000, new Position(0, 0, 0), Long.MIN_VALUE, "m"),
                 record(new ArrayList<>()));
+        // a click places the impression: its state then holds its joins with 2 streams
+        join.action(
+                new Action(0, "k", 1_500, null, 0, new Position(1, 0, 0), Long.MIN_VALUE),
+                record(new ArrayList<>()));
         join.advance(2_000, record(new ArrayList<>()));
         byte[] bytes = bytes(join);
         JoinSettings one =
