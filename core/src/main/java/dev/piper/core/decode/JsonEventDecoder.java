@@ -145,6 +145,29 @@ public final class JsonEventDecoder implements BlockDecoder {
     }
 
     /**
+     * Whether {@link #decode} would take the one line {@code b[s, e)} (no line break in it) as a
+     * row, read as {@link #decode} reads it but without making a block: its event time if so, else
+     * {@link Long#MIN_VALUE} (then {@link #decode} of the line says why). For the label join, which
+     * decodes each impression it reads to know whether it may join, and when.
+     */
+    public long rowTime(byte[] b, int s, int e) {
+        if (rows.time == null) {
+            throw new IllegalStateException("the events have no time (input.timestamp)");
+        }
+        blockEnd = e;
+        int lineEnd = readFast(b, s, e);
+        boolean row;
+        if (lineEnd >= 0) {
+            row = lineEnd == e;
+        } else {
+            int contentEnd = e > s && b[e - 1] == '\r' ? e - 1 : e;
+            row = Swar.indexOf(b, (byte) '\n', s, e) < 0 && parseLine(b, s, contentEnd);
+            closeShared();
+        }
+        return row && values.timeComplete() ? rows.lineTime : Long.MIN_VALUE;
+    }
+
+    /**
      * Reads the line at {@code s} with the {@link JsonFastPath}, if this decoder has one.
      *
      * @return the line's end (its {@code \n}, or {@code end}) if it read the line as a row, else -1

@@ -6,6 +6,7 @@ import dev.piper.core.block.Origin;
 import dev.piper.core.block.RawChunk;
 import dev.piper.core.decode.BlockDecoder;
 import dev.piper.core.decode.CriteoDecoder;
+import dev.piper.core.decode.JsonEventDecoder;
 import dev.piper.pipeline.join.LabelSpec;
 import dev.piper.pipeline.layout.Reason;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -23,6 +24,13 @@ public final class StreamJoinReader {
     private final LabelSpec labels;
     private final DecodeOptions options;
     private final BlockDecoder decoder;
+
+    /**
+     * The decoder, which reads one impression without making a block of it ({@link
+     * JsonEventDecoder#rowTime}): the impressions are JSON.
+     */
+    private final JsonEventDecoder json;
+
     private final ImpressionKeys keys;
     private final ActionFields[] actions;
     private final int impressionLimit;
@@ -32,6 +40,7 @@ public final class StreamJoinReader {
         this.labels = labels;
         this.options = options;
         this.decoder = BlockDecoder.of(options, false);
+        this.json = decoder instanceof JsonEventDecoder j ? j : null;
         this.keys = new ImpressionKeys(labels);
         this.actions = new ActionFields[labels.sources().size()];
         for (int s = 0; s < actions.length; s++) {
@@ -65,16 +74,20 @@ public final class StreamJoinReader {
                             options.maxLineBytes(),
                             options.maxLineBytes() - impressionLimit));
         }
-        byte[] data = Arrays.copyOf(line, line.length + 1);
-        data[line.length] = '\n';
-        CriteoDecoder.Decoded d =
-                decoder.decode(
-                        new RawChunk(0, seq++, 0, data, data.length, -1, Origin.NONE), false);
-        DeadLetter[] rejected = d.dense().deadLetters();
-        if (rejected.length > 0) {
-            return refuse(0, partition, offset, line, rejected[0].reason(), rejected[0].detail());
+        long t = json == null ? Long.MIN_VALUE : json.rowTime(line, 0, line.length);
+        if (t == Long.MIN_VALUE) { // refused, or no JSON decoder: a block of the line says why
+            byte[] data = Arrays.copyOf(line, line.length + 1);
+            data[line.length] = '\n';
+            CriteoDecoder.Decoded d =
+                    decoder.decode(
+                            new RawChunk(0, seq++, 0, data, data.length, -1, Origin.NONE), false);
+            DeadLetter[] rejected = d.dense().deadLetters();
+            if (rejected.length > 0) {
+                return refuse(
+                        0, partition, offset, line, rejected[0].reason(), rejected[0].detail());
+            }
+            t = d.dense().eventTimes()[0];
         }
-        long t = d.dense().eventTimes()[0];
         String k = keys.read(line, 0, line.length);
         if (k == null) {
             return refuse(0, partition, offset, line, keys.reason(), keys.detail());

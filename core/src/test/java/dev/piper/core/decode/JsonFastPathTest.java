@@ -174,6 +174,59 @@ class JsonFastPathTest {
         }
     }
 
+    /**
+     * {@link JsonEventDecoder#rowTime}, the label join's reading of one impression, against a block
+     * of that line alone: the row's time where the block holds a row, none where it holds a dead
+     * letter, on seeded and mutated events with and without their time; one decoder does both in
+     * turn, so neither leaves anything behind for the other.
+     */
+    @Test
+    void oneLinesRowTimeIsThatOfItsBlock() throws Exception {
+        String timed =
+                SPEC.replace(
+                        "\"format\": \"json\",", "\"format\": \"json\", \"timestamp\": \"ts\",");
+        DecodeOptions options =
+                SpecCompiler.decodeOptions(
+                        SpecParser.parse(timed.getBytes(StandardCharsets.UTF_8), "test"), 256);
+        JsonEventDecoder decoder = new JsonEventDecoder(options, false, true);
+        Random random = new Random(20261207);
+        int rows = 0;
+        int refused = 0;
+        for (int n = 0; n < 20_000; n++) {
+            String line = event(random);
+            if (random.nextInt(10) > 0) {
+                String ts =
+                        random.nextInt(20) == 0
+                                ? VALUES[random.nextInt(VALUES.length)]
+                                : String.valueOf(1_795_737_600_000L + random.nextInt(1 << 30));
+                line = line.replaceFirst("\\{", "{\"ts\": " + ts + ", ");
+            }
+            if (random.nextInt(3) == 0) {
+                line = mutate(line, random);
+            }
+            if (line.indexOf('\n') >= 0) {
+                continue; // a record's line breaks are read as spaces before it gets here
+            }
+            byte[] b = line.getBytes(StandardCharsets.UTF_8);
+            byte[] block = Arrays.copyOf(b, b.length + 1);
+            block[b.length] = '\n';
+            CriteoDecoder.Decoded d =
+                    decoder.decode(new RawChunk(0, n, block, block.length, -1), false);
+            long expected =
+                    d.dense().deadLetters().length > 0 ? Long.MIN_VALUE : d.dense().eventTimes()[0];
+            assertThat(decoder.rowTime(b, 0, b.length))
+                    .as("line %d: %s", n, line)
+                    .isEqualTo(expected);
+            if (expected == Long.MIN_VALUE) {
+                refused++;
+            } else {
+                rows++;
+            }
+        }
+        assertThat(rows).isGreaterThan(10_000);
+        assertThat(refused).isGreaterThan(2_000);
+    }
+
     /** The fast path's decoding, and how many lines it read itself. */
     private record Outcome(CriteoDecoder.Decoded decoded, long fastLines) {}
 
