@@ -60,18 +60,27 @@ public final class TestReaders {
         }
     }
 
-    /** Collects what a reader emits. */
+    /**
+     * Collects what a reader emits: each record, and in {@link #bySplit} each as {@code
+     * split:record} ({@code main:record} for one emitted outside a split's output).
+     */
     public static final class Output<T> implements ReaderOutput<T> {
         public final List<T> records = new ArrayList<>();
+        public final List<String> bySplit = new ArrayList<>();
 
         @Override
         public void collect(T record) {
-            records.add(record);
+            collect(record, "main");
         }
 
         @Override
         public void collect(T record, long timestamp) {
+            collect(record, "main");
+        }
+
+        private void collect(T record, String split) {
             records.add(record);
+            bySplit.add(split + ":" + record);
         }
 
         @Override
@@ -85,7 +94,26 @@ public final class TestReaders {
 
         @Override
         public SourceOutput<T> createOutputForSplit(String splitId) {
-            return this;
+            return new SourceOutput<>() {
+                @Override
+                public void collect(T record) {
+                    Output.this.collect(record, splitId);
+                }
+
+                @Override
+                public void collect(T record, long timestamp) {
+                    Output.this.collect(record, splitId);
+                }
+
+                @Override
+                public void emitWatermark(Watermark watermark) {}
+
+                @Override
+                public void markIdle() {}
+
+                @Override
+                public void markActive() {}
+            };
         }
 
         @Override

@@ -3,14 +3,10 @@ package dev.piper.connectors.kafka;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
-import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SplitEnumerator;
@@ -19,7 +15,6 @@ import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.KafkaSourceEnumState;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
-import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.streaming.api.lineage.LineageVertex;
 import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
@@ -143,38 +138,18 @@ public final class PromptCommitSource<T>
      * Kafka's reader, woken after each completed checkpoint so that its offset commit runs. Package
      * private for its test.
      */
-    static final class Reader<T> implements SourceReader<T, KafkaPartitionSplit> {
-
-        private final SourceReader<T, KafkaPartitionSplit> reader;
+    static final class Reader<T> extends ForwardingReader<T, KafkaPartitionSplit> {
 
         /** The ids of the splits assigned to this reader. */
         private final Set<String> splits = new LinkedHashSet<>();
 
-        /** Those of them Flink has paused (watermark alignment): never resumed here. */
+        /**
+         * Those of them paused from outside (watermark alignment, read-ahead): never resumed here.
+         */
         private final Set<String> paused = new LinkedHashSet<>();
 
         Reader(SourceReader<T, KafkaPartitionSplit> reader) {
-            this.reader = Objects.requireNonNull(reader);
-        }
-
-        @Override
-        public void start() {
-            reader.start();
-        }
-
-        @Override
-        public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
-            return reader.pollNext(output);
-        }
-
-        @Override
-        public List<KafkaPartitionSplit> snapshotState(long checkpointId) {
-            return reader.snapshotState(checkpointId);
-        }
-
-        @Override
-        public CompletableFuture<Void> isAvailable() {
-            return reader.isAvailable();
+            super(reader);
         }
 
         @Override
@@ -183,16 +158,6 @@ public final class PromptCommitSource<T>
             for (KafkaPartitionSplit split : added) {
                 splits.add(split.splitId());
             }
-        }
-
-        @Override
-        public void notifyNoMoreSplits() {
-            reader.notifyNoMoreSplits();
-        }
-
-        @Override
-        public void handleSourceEvents(SourceEvent event) {
-            reader.handleSourceEvents(event);
         }
 
         /**
@@ -209,21 +174,11 @@ public final class PromptCommitSource<T>
         }
 
         @Override
-        public void notifyCheckpointAborted(long checkpointId) throws Exception {
-            reader.notifyCheckpointAborted(checkpointId);
-        }
-
-        @Override
         public void pauseOrResumeSplits(
                 Collection<String> splitsToPause, Collection<String> splitsToResume) {
             reader.pauseOrResumeSplits(splitsToPause, splitsToResume);
             paused.addAll(splitsToPause);
             paused.removeAll(splitsToResume);
-        }
-
-        @Override
-        public void close() throws Exception {
-            reader.close();
         }
     }
 }

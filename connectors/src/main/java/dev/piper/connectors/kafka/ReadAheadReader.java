@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderOutput;
-import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceSplit;
@@ -44,7 +43,7 @@ import org.apache.flink.core.io.InputStatus;
  * is paused are still emitted, so the bound is approximate by a fetch. Flink's own pauses
  * (alignment) pass through and win: a split it paused is never resumed here.
  */
-final class ReadAheadReader<T, S extends SourceSplit> implements SourceReader<T, S> {
+final class ReadAheadReader<T, S extends SourceSplit> extends ForwardingReader<T, S> {
 
     /** A record's event time, in milliseconds; {@link Long#MIN_VALUE} for a record without one. */
     @FunctionalInterface
@@ -55,7 +54,6 @@ final class ReadAheadReader<T, S extends SourceSplit> implements SourceReader<T,
     /** Records between two looks at the splits' times. */
     private static final int CHECK_EVERY = 128;
 
-    private final SourceReader<T, S> reader;
     private final EventTime<T> time;
     private final long aheadMs;
     private final long quietMs;
@@ -108,6 +106,7 @@ final class ReadAheadReader<T, S extends SourceSplit> implements SourceReader<T,
             long aheadMs,
             long quietMs,
             LongSupplier clockMs) {
+        super(reader);
         if (aheadMs < 1 || quietMs < 1) {
             throw new IllegalArgumentException(
                     "read-ahead bound and quiet time are at least 1 ms, not "
@@ -115,7 +114,6 @@ final class ReadAheadReader<T, S extends SourceSplit> implements SourceReader<T,
                             + " and "
                             + quietMs);
         }
-        this.reader = Objects.requireNonNull(reader);
         this.time = Objects.requireNonNull(time);
         this.aheadMs = aheadMs;
         this.quietMs = quietMs;
@@ -128,11 +126,6 @@ final class ReadAheadReader<T, S extends SourceSplit> implements SourceReader<T,
     /** The splits this reader holds paused to bound the read-ahead: for the metric and tests. */
     int pausedHere() {
         return pausedCount;
-    }
-
-    @Override
-    public void start() {
-        reader.start();
     }
 
     @Override
@@ -231,36 +224,11 @@ final class ReadAheadReader<T, S extends SourceSplit> implements SourceReader<T,
     }
 
     @Override
-    public List<S> snapshotState(long checkpointId) {
-        return reader.snapshotState(checkpointId);
-    }
-
-    @Override
     public void addSplits(List<S> added) {
         reader.addSplits(added);
         for (S split : added) {
             split(split.splitId());
         }
-    }
-
-    @Override
-    public void notifyNoMoreSplits() {
-        reader.notifyNoMoreSplits();
-    }
-
-    @Override
-    public void handleSourceEvents(SourceEvent event) {
-        reader.handleSourceEvents(event);
-    }
-
-    @Override
-    public void notifyCheckpointComplete(long checkpointId) throws Exception {
-        reader.notifyCheckpointComplete(checkpointId);
-    }
-
-    @Override
-    public void notifyCheckpointAborted(long checkpointId) throws Exception {
-        reader.notifyCheckpointAborted(checkpointId);
     }
 
     /**
@@ -285,11 +253,6 @@ final class ReadAheadReader<T, S extends SourceSplit> implements SourceReader<T,
 
     private Split split(String id) {
         return splits.computeIfAbsent(id, k -> new Split(k, clockMs.getAsLong()));
-    }
-
-    @Override
-    public void close() throws Exception {
-        reader.close();
     }
 
     /** The reader's output, each split's records timed on their way through. */

@@ -3,6 +3,7 @@ package dev.piper.connectors.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.piper.connectors.TestReaders;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,7 +15,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceOutput;
@@ -98,60 +98,9 @@ class ReadAheadReaderTest {
         public void close() {}
     }
 
-    /** The records as they reach the task: "split:time". */
-    private static final class Collected implements ReaderOutput<Long> {
-        final List<String> records = new ArrayList<>();
-
-        @Override
-        public void collect(Long record) {
-            records.add("main:" + record);
-        }
-
-        @Override
-        public void collect(Long record, long timestamp) {
-            collect(record);
-        }
-
-        @Override
-        public void emitWatermark(Watermark watermark) {}
-
-        @Override
-        public void markIdle() {}
-
-        @Override
-        public void markActive() {}
-
-        @Override
-        public SourceOutput<Long> createOutputForSplit(String splitId) {
-            return new SourceOutput<>() {
-                @Override
-                public void collect(Long record) {
-                    records.add(splitId + ":" + record);
-                }
-
-                @Override
-                public void collect(Long record, long timestamp) {
-                    collect(record);
-                }
-
-                @Override
-                public void emitWatermark(Watermark watermark) {}
-
-                @Override
-                public void markIdle() {}
-
-                @Override
-                public void markActive() {}
-            };
-        }
-
-        @Override
-        public void releaseOutputForSplit(String splitId) {}
-    }
-
     private final SplitsReader kafka = new SplitsReader();
     private final AtomicLong clock = new AtomicLong(1_000_000);
-    private final Collected out = new Collected();
+    private final TestReaders.Output<Long> out = new TestReaders.Output<>();
 
     private ReadAheadReader<Long, Split> reader(long aheadMs, long quietMs, String... splits) {
         ReadAheadReader<Long, Split> r =
@@ -161,7 +110,7 @@ class ReadAheadReaderTest {
     }
 
     /** Polls {@code n} times, then looks at the splits. */
-    private static void poll(ReadAheadReader<Long, Split> r, Collected out, int n)
+    private static void poll(ReadAheadReader<Long, Split> r, TestReaders.Output<Long> out, int n)
             throws Exception {
         for (int k = 0; k < n; k++) {
             r.pollNext(out);
@@ -192,7 +141,7 @@ class ReadAheadReaderTest {
                         "pause [clicks] resume []",
                         "pause [impressions] resume [clicks]",
                         "pause [] resume [impressions]");
-        assertThat(out.records)
+        assertThat(out.bySplit)
                 .containsExactly(
                         "clicks:0",
                         "impressions:0",
@@ -222,7 +171,7 @@ class ReadAheadReaderTest {
         assertThat(kafka.paused).isEmpty();
         kafka.add("clicks", 6000);
         poll(r, out, 1);
-        assertThat(out.records).endsWith("clicks:5000", "clicks:6000");
+        assertThat(out.bySplit).endsWith("clicks:5000", "clicks:6000");
     }
 
     @Test
@@ -249,7 +198,7 @@ class ReadAheadReaderTest {
         kafka.add("clicks", 1000, 1050, 1101, 1200);
         poll(r, out, 3);
         assertThat(kafka.paused).containsExactly("clicks");
-        assertThat(out.records).containsExactly("clicks:1000", "clicks:1050", "clicks:1101");
+        assertThat(out.bySplit).containsExactly("clicks:1000", "clicks:1050", "clicks:1101");
 
         // quiet from its assignment on: a second, and a dry reader
         clock.addAndGet(1000);
@@ -267,7 +216,7 @@ class ReadAheadReaderTest {
         assertThat(kafka.paused).containsExactlyInAnyOrder("a", "b");
 
         poll(r, out, 6); // c alone reads on
-        assertThat(out.records).endsWith("c:60");
+        assertThat(out.bySplit).endsWith("c:60");
         assertThat(kafka.paused).containsExactlyInAnyOrder("a", "b");
     }
 
