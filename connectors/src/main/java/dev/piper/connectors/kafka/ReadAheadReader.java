@@ -25,9 +25,9 @@ import org.apache.flink.core.io.InputStatus;
  * <p>Why: the label join holds every action until the watermark, the least of every partition's,
  * passes its time. Read as fast as Kafka gives them, a clicks topic (small records) runs far ahead
  * of its impressions topic (large ones) whenever the join catches up on a backlog, and every click
- * read ahead waits in the join's state: at 600,000 impressions, 100,000 actions at once (and a heap
- * grown to 5 GB), against a few hundred when both topics are read side by side
- * (docs/PERFORMANCE.md, "The label join").
+ * read ahead waits in the join's state: at 600,000 impressions, 103,551 actions at once, against
+ * 15,897 with a bound of 30 s, most of them what was fetched before a pause (docs/PERFORMANCE.md,
+ * "The label join").
  *
  * <p>Flink's watermark alignment ({@code WatermarkStrategy#withWatermarkAlignment}) pauses a split
  * ahead of the slowest split's watermark, and stalls for ever once a topic has no more records (its
@@ -65,6 +65,9 @@ final class ReadAheadReader<T, S extends SourceSplit> extends ForwardingReader<T
 
     /** When the reader last had nothing to give (clock ms), or {@link Long#MIN_VALUE}. */
     private long dryAtMs = Long.MIN_VALUE;
+
+    /** The splits paused here, as of the last look: read by the metrics' thread too. */
+    private volatile int pausedCount;
 
     /** One split's reading: its first and latest event time, and when it last delivered. */
     private static final class Split {
@@ -119,9 +122,6 @@ final class ReadAheadReader<T, S extends SourceSplit> extends ForwardingReader<T
         this.quietMs = quietMs;
         this.clockMs = clockMs;
     }
-
-    /** The splits paused here, as of the last look: read by the metrics' thread too. */
-    private volatile int pausedCount;
 
     /** The splits this reader holds paused to bound the read-ahead: for the metric and tests. */
     int pausedHere() {
