@@ -96,7 +96,7 @@ record LabelJoinGraph(
 
         @Override
         public long extractTimestamp(JoinRead r, long recordTimestamp) {
-            return r instanceof JoinInput i ? i.timeMs() : Long.MIN_VALUE;
+            return JoinRead.eventTimeMs(r);
         }
     }
 

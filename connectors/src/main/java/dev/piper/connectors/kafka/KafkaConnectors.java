@@ -3,7 +3,6 @@ package dev.piper.connectors.kafka;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.LogRecord;
 import dev.piper.core.control.ControlMessage;
-import dev.piper.core.join.JoinInput;
 import dev.piper.core.join.JoinRead;
 import dev.piper.pipeline.join.LabelSpec;
 import dev.piper.pipeline.ops.DecodeOptions;
@@ -93,18 +92,8 @@ public final class KafkaConnectors {
                         start,
                         new JoinRecordDeserializer(sourceOfTopic, labels, options),
                         userProperties),
-                new JoinReadTime(),
+                JoinRead::eventTimeMs,
                 readAheadMs);
-    }
-
-    /** A join record's event time; a dead letter has none. */
-    private static final class JoinReadTime implements ReadAheadReader.EventTime<JoinRead> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public long of(JoinRead r) {
-            return r instanceof JoinInput i ? i.timeMs() : Long.MIN_VALUE;
-        }
     }
 
     /** Kafka's source of {@code topics} read by {@code deserializer}, committed input only. */
