@@ -79,4 +79,68 @@ class JoinBenchITCase {
                     .noneMatch(t -> t.startsWith("piper-bench-join-"));
         }
     }
+
+    /**
+     * {@code --freshness}: the logs sent live, one cold stream, and every impression decided while
+     * they flowed committed as a row no sooner than its decision could be made.
+     */
+    @Test
+    void freshnessTimesEveryRowDecidedWhileTheImpressionsFlowLive() throws Exception {
+        Path json = tmp.resolve("fresh.json");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        int code;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            code =
+                    PiperCli.execute(
+                            "bench",
+                            "--join",
+                            kafka.bootstrapServers(),
+                            "--freshness",
+                            "1000",
+                            "--freshness-window",
+                            "1s",
+                            "--freshness-warmup",
+                            "4s",
+                            "--checkpoint-interval",
+                            "1s",
+                            "--rows",
+                            "6000",
+                            "--data-dir",
+                            tmp.resolve("data").toString(),
+                            "--json",
+                            json.toString());
+        } finally {
+            System.setOut(saved);
+        }
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(printed).isZero();
+        assertThat(printed).startsWith("join freshness: p99 ");
+        JsonNode r = new ObjectMapper().readTree(json.toFile());
+        assertThat(r.get("impressions_sent").asLong()).isEqualTo(6_000);
+        assertThat(r.get("window_ms").asLong()).isEqualTo(1_000);
+        assertThat(r.get("checkpoint_interval_ms").asLong()).isEqualTo(1_000);
+        assertThat(r.get("target_s").asDouble()).isEqualTo(2.0);
+        // 6 s of impressions, 3 s of window and bound: about 2 s of them are decided in flight,
+        // and each one's row is committed (the generated impressions are all valid); those
+        // decided in the first 4 s are left out of the figure
+        JsonNode all = r.get("all");
+        assertThat(r.get("rows_expected").asLong()).isBetween(1_000L, 3_000L);
+        assertThat(all.get("rows").asLong()).isEqualTo(r.get("rows_expected").asLong());
+        assertThat(r.get("steady").get("rows").asLong())
+                .isPositive()
+                .isLessThan(all.get("rows").asLong());
+        // a row is decided once a record at least window + bound after it was sent: never sooner
+        assertThat(all.get("min_s").asDouble()).isPositive();
+        assertThat(all.get("p50_s").asDouble()).isLessThanOrEqualTo(all.get("p99_s").asDouble());
+        assertThat(all.get("p99_s").asDouble()).isLessThanOrEqualTo(all.get("max_s").asDouble());
+        assertThat(r.get("p99_s").asDouble()).isEqualTo(r.get("steady").get("p99_s").asDouble());
+        Properties props = new Properties();
+        props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        try (Admin admin = Admin.create(props)) {
+            assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS))
+                    .noneMatch(t -> t.startsWith("piper-bench-join-"));
+        }
+    }
 }

@@ -137,6 +137,40 @@ public final class BenchProgram implements Program {
                             + " labels, --repeat pairs; prints the median ratio of their"
                             + " impressions/s to all input committed, writes --json (default"
                             + " bench-join.json). The bench's topics are deleted at its end.");
+    static final JobOption FRESHNESS =
+            JobOption.value(
+                    "--freshness",
+                    "RATE",
+                    "With --join: measure the label freshness instead of the ratio: the generated"
+                            + " impressions and clicks re-timed to the wall clock and sent live,"
+                            + " the impressions at RATE a second, to one cold piper stream; prints"
+                            + " the percentiles of (row committed - window close -"
+                            + " max_out_of_orderness) against the checkpoint interval + 1 s,"
+                            + " writes --json (default bench-join-freshness.json).");
+    static final JobOption FRESHNESS_WINDOW =
+            JobOption.value(
+                    "--freshness-window",
+                    "DURATION",
+                    "10s",
+                    "With --freshness: the click window the stream joins in (default:"
+                            + " ${DEFAULT-VALUE}; the impressions waiting are about RATE x"
+                            + " DURATION).");
+    static final JobOption FRESHNESS_WARMUP =
+            JobOption.value(
+                    "--freshness-warmup",
+                    "DURATION",
+                    "30s",
+                    "With --freshness: the rows whose decision falls within DURATION of the first"
+                            + " impression are printed apart from the figure (the cold stream's"
+                            + " JIT and heap warm up as the first windows fill; default:"
+                            + " ${DEFAULT-VALUE}).");
+    static final JobOption CHECKPOINT_INTERVAL =
+            JobOption.value(
+                    "--checkpoint-interval",
+                    "DURATION",
+                    "5s",
+                    "With --freshness: the stream's checkpoint interval, when its rows become"
+                            + " visible (default: ${DEFAULT-VALUE}, the stream's).");
     static final JobOption CHART_FROM =
             JobOption.value(
                     "--chart-from",
@@ -164,6 +198,10 @@ public final class BenchProgram implements Program {
                     YARDSTICK,
                     PRESET,
                     JOIN,
+                    FRESHNESS,
+                    FRESHNESS_WINDOW,
+                    FRESHNESS_WARMUP,
+                    CHECKPOINT_INTERVAL,
                     CHART_FROM);
 
     @Override
@@ -391,6 +429,15 @@ public final class BenchProgram implements Program {
             return 0;
         }
         Options o = Options.of(args);
+        for (JobOption only : List.of(FRESHNESS_WINDOW, FRESHNESS_WARMUP, CHECKPOINT_INTERVAL)) {
+            if (args.given(only.name()) && !args.given(FRESHNESS.name())) {
+                throw new JobArgumentException(only.name() + " goes with " + FRESHNESS.name());
+            }
+        }
+        if (args.given(FRESHNESS.name()) && !args.given(JOIN.name())) {
+            throw new JobArgumentException(
+                    FRESHNESS.name() + " measures the label join: give " + JOIN.name() + " too");
+        }
         if (args.given(JOIN.name())) {
             return join(args, o, context);
         }
@@ -431,6 +478,28 @@ public final class BenchProgram implements Program {
                         o.dataDir(),
                         context.relaunch(),
                         System.err);
+        if (args.given(FRESHNESS.name())) {
+            double rate = args.decimal(FRESHNESS.name());
+            if (!(rate > 0) || Double.isInfinite(rate)) {
+                throw JobArgumentException.of(
+                        FRESHNESS.name(), "'" + rate + "' is not a rate of impressions/s above 0");
+            }
+            JoinFreshness freshness =
+                    new JoinFreshness(
+                            args.string(JOIN.name()),
+                            rate,
+                            args.duration(FRESHNESS_WINDOW.name(), "").toMillis() + "ms",
+                            args.duration(CHECKPOINT_INTERVAL.name(), ""),
+                            args.duration(FRESHNESS_WARMUP.name(), ""),
+                            context.relaunch(),
+                            System.err);
+            JoinFreshness.Result r = bench.freshness(freshness);
+            Path json = args.given(JSON.name()) ? o.json() : Path.of("bench-join-freshness.json");
+            JoinFreshness.print(r, context.out());
+            JoinFreshness.writeJson(r, json);
+            context.out().printf("Results in %s%n", json);
+            return 0;
+        }
         List<JoinBench.Pair> pairs = bench.run();
         Path json = args.given(JSON.name()) ? o.json() : Path.of("bench-join.json");
         bench.print(pairs, context.out());

@@ -87,8 +87,11 @@ final class JoinBench {
         this.progress = progress;
     }
 
-    /** Generates (or finds) the logs, sends them and runs {@code repeat} alternated pairs. */
-    List<Pair> run() throws Exception {
+    /**
+     * The directory of the generated impressions and clicks ({@code generate --events json
+     * --actions} of {@code --rows} and {@code --seed}), generated on first use.
+     */
+    Path logs() throws Exception {
         Path logs = dataDir.resolve("join-" + impressions + "-" + seed);
         if (!Files.isRegularFile(logs.resolve("model.json"))) {
             Files.createDirectories(dataDir);
@@ -98,6 +101,29 @@ final class JoinBench {
                     logs.resolveSibling(logs.getFileName() + ".log"),
                     "piper generate");
         }
+        return logs;
+    }
+
+    /**
+     * The label freshness of {@code freshness} over the logs: one cold stream with the impressions
+     * and clicks sent live ({@link JoinFreshness}); the run's topics are deleted at its end.
+     */
+    JoinFreshness.Result freshness(JoinFreshness freshness) throws Exception {
+        Path logs = logs();
+        String run = "piper-bench-join-" + ProcessHandle.current().pid();
+        try {
+            Path work = Files.createDirectories(dataDir.resolve(run));
+            JoinFreshness.Result r = freshness.run(logs, work, run);
+            Yardstick.deleteTree(work);
+            return r;
+        } finally {
+            deleteTopics(run + "-");
+        }
+    }
+
+    /** Generates (or finds) the logs, sends them and runs {@code repeat} alternated pairs. */
+    List<Pair> run() throws Exception {
+        Path logs = logs();
         String run = "piper-bench-join-" + ProcessHandle.current().pid();
         String impressionsTopic = run + "-impressions";
         String clicksTopic = run + "-clicks";

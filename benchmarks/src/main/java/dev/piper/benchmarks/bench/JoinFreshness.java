@@ -1,0 +1,739 @@
+package dev.piper.benchmarks.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.piper.feed.RowsRecord;
+import dev.piper.feed.TopicCreation;
+import dev.piper.pipeline.join.ActionStream;
+import dev.piper.pipeline.join.JoinSettings;
+import dev.piper.pipeline.spec.SpecParser;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * {@code piper bench --join B --freshness RATE}: how soon after its window closes a labelled
+ * impression is committed, with the impressions arriving live. The logs of {@code generate --events
+ * json --actions} are re-timed to the wall clock, every event time scaled by one factor so that the
+ * impressions' times advance at RATE a second (the clicks' delays scale with them), and sent to
+ * their topics as the wall clock reaches each record's time (a record that the log has out of order
+ * goes out right after its predecessor, so it arrives late as it would); one cold {@code piper
+ * stream} joins them, and a read_committed consumer notes when each row of the output arrives. A
+ * row's impression at time t can be decided once the watermark passes t + window, which the join's
+ * reading reaches at wall time t + window + max_out_of_orderness (the spec's bound on disorder is a
+ * wait the user declares); the figure is, per row, the arrival less that moment, its percentiles
+ * over every row whose decision falls while the input still flows (the watermark of a log that
+ * stops does not advance, so the last window's rows stay in state, as in production).
+ */
+final class JoinFreshness {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * How long after the last record is sent the decisions are no longer counted: the join sees the
+     * end of a partition's records only through its watermark, which the last records move.
+     */
+    private static final long TAIL_MARGIN_MS = 1_000;
+
+    /** The partitions of each topic, as {@code bench --join}'s. */
+    private static final int PARTITIONS = 2;
+
+    /**
+     * Per row counted, how long after its earliest decision it was committed, in seconds, sorted.
+     */
+    record Lateness(double[] sorted) {
+
+        double at(double q) {
+            return percentile(sorted, q);
+        }
+
+        double min() {
+            return sorted.length == 0 ? Double.NaN : sorted[0];
+        }
+
+        double max() {
+            return sorted.length == 0 ? Double.NaN : sorted[sorted.length - 1];
+        }
+
+        int rows() {
+            return sorted.length;
+        }
+    }
+
+    /**
+     * The outcome of a run.
+     *
+     * @param steady the rows whose decision fell after the warm-up
+     * @param all every row decided while the input flowed
+     * @param lastRowBeforeEndSeconds the latest row's impression time before the end of the input
+     */
+    record Result(
+            double rate,
+            long windowMs,
+            long boundMs,
+            long checkpointMs,
+            long warmupMs,
+            long impressionsSent,
+            long clicksSent,
+            double sendSeconds,
+            double impressionSeconds,
+            long rowsExpected,
+            long rowsLater,
+            Lateness steady,
+            Lateness all,
+            double lastRowBeforeEndSeconds) {
+
+        double achievedRate() {
+            return impressionsSent / impressionSeconds;
+        }
+
+        double p99() {
+            return steady.at(0.99);
+        }
+
+        /** The acceptance's bound: the checkpoint interval and one second. */
+        double targetSeconds() {
+            return checkpointMs / 1000.0 + 1.0;
+        }
+    }
+
+    /** A log's lines in order, with their original event times. */
+    private record Log(byte[][] lines, long[] times, int[] timeAt, int[] timeEnd) {}
+
+    private final String bootstrap;
+    private final double rate;
+    private final String window; // the click window the spec gets, or null: the generated one
+    private final Duration checkpoint;
+    private final Duration warmup;
+    private final List<String> relaunch;
+    private final PrintStream progress;
+
+    JoinFreshness(
+            String bootstrap,
+            double rate,
+            String window,
+            Duration checkpoint,
+            Duration warmup,
+            List<String> relaunch,
+            PrintStream progress) {
+        if (!(rate > 0)) {
+            throw new IllegalArgumentException("--freshness must be impressions/s > 0: " + rate);
+        }
+        this.bootstrap = bootstrap;
+        this.rate = rate;
+        this.window = window;
+        this.checkpoint = checkpoint;
+        this.warmup = warmup;
+        this.relaunch = List.copyOf(relaunch);
+        this.progress = progress;
+    }
+
+    /**
+     * Runs one cold stream over the logs in {@code logs} (as {@link JoinBench#logs} makes them).
+     */
+    Result run(Path logs, Path work, String run) throws Exception {
+        String impressionsTopic = run + "-impressions";
+        String clicksTopic = run + "-clicks";
+        String id = run + "-fresh";
+        Path spec = work.resolve("fresh.json");
+        JsonNode generated = JSON.readTree(logs.resolve("impressions.spec.json").toFile());
+        ObjectNode s = spec(generated, clicksTopic, window);
+        JSON.writerWithDefaultPrettyPrinter().writeValue(spec.toFile(), s);
+        String timeField = s.path("input").path("timestamp").asText();
+        JoinSettings join = SpecParser.parse(spec).labels().join();
+        long windowMs = join.streams().stream().mapToLong(ActionStream::windowMs).max().orElse(0);
+        long boundMs = join.maxOutOfOrdernessMs();
+        progress.printf("bench: reading %s into memory%n", logs);
+        Log impressions = read(logs.resolve("impressions.jsonl"), timeField);
+        Log clicks = read(logs.resolve("clicks.jsonl"), timeField);
+        double sendMs = impressions.lines().length / rate * 1000.0;
+        if (sendMs <= warmup.toMillis() + TAIL_MARGIN_MS
+                || sendMs <= windowMs + boundMs + TAIL_MARGIN_MS) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "%,d impressions at %,.0f/s are sent in %.1f s, within the warm-up"
+                                    + " (%d ms) or the window and max_out_of_orderness (%d ms):"
+                                    + " no row would be counted; give more --rows",
+                            impressions.lines().length,
+                            rate,
+                            sendMs / 1000,
+                            warmup.toMillis(),
+                            windowMs + boundMs));
+        }
+        long first = Arrays.stream(impressions.times()).min().orElseThrow();
+        long last = Arrays.stream(impressions.times()).max().orElseThrow();
+        // one factor for every time: the impressions' times then advance at `rate` a second
+        double scale = sendMs / Math.max(1, last - first);
+        TopicCreation.createIfAbsent(bootstrap, Map.of(), impressionsTopic, PARTITIONS, progress);
+        TopicCreation.createIfAbsent(bootstrap, Map.of(), clicksTopic, PARTITIONS, progress);
+
+        List<String> command = new ArrayList<>(relaunch);
+        command.addAll(
+                List.of(
+                        "stream",
+                        "--bootstrap-servers",
+                        bootstrap,
+                        "--spec",
+                        spec.toString(),
+                        "--input-topic",
+                        impressionsTopic,
+                        "--output-topic",
+                        id + "-rows",
+                        "--vocab-topic",
+                        id + "-vocab",
+                        "--checkpoint-dir",
+                        work.resolve(id + "-checkpoints").toString(),
+                        "--checkpoint-interval",
+                        checkpoint.toMillis() + "ms",
+                        "--group-id",
+                        id,
+                        "--transactional-id-prefix",
+                        id,
+                        "--until-idle",
+                        "3s"));
+        Path log = work.resolve(id + ".log");
+        progress.printf(
+                "bench: cold piper stream, the impressions live at %,.0f/s (window %d ms,"
+                        + " max_out_of_orderness %d ms, checkpoint every %d ms)%n",
+                rate, windowMs, boundMs, checkpoint.toMillis());
+        Process stream =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
+                        .start();
+        try {
+            awaitRunning(stream, log);
+            Arrivals arrivals = new Arrivals(bootstrap, id + "-rows");
+            Thread reader = new Thread(arrivals, "freshness-reader");
+            reader.start();
+            long t0 = System.currentTimeMillis() + 1_000;
+            Sent sent = send(impressions, clicks, impressionsTopic, clicksTopic, first, scale, t0);
+            progress.printf(
+                    "bench: sent %,d impressions and %,d clicks in %.1f s (%,.0f impressions/s)%n",
+                    sent.impressions,
+                    sent.clicks,
+                    sent.seconds,
+                    sent.impressions / sent.impressionSeconds);
+            int code = waitFor(stream, log);
+            if (code != 0) {
+                throw new IllegalStateException(
+                        "piper stream exited with " + code + "; its output is in " + log);
+            }
+            arrivals.finish();
+            reader.join(TimeUnit.MINUTES.toMillis(2));
+            if (arrivals.failure.get() != null) {
+                throw new IllegalStateException(
+                        "reading " + id + "-rows failed", arrivals.failure.get());
+            }
+            long decidedBy = sent.lastSentMs - TAIL_MARGIN_MS;
+            long expected = 0;
+            for (long t : impressions.times()) {
+                if (at(t, first, scale, t0) + windowMs + boundMs <= decidedBy) {
+                    expected++;
+                }
+            }
+            return result(
+                    arrivals, expected, decidedBy, t0 + warmup.toMillis(), windowMs, boundMs, sent);
+        } finally {
+            stream.destroyForcibly();
+            deleteQuietly(work.resolve(id + "-checkpoints"));
+        }
+    }
+
+    private Result result(
+            Arrivals arrivals,
+            long expected,
+            long decidedBy,
+            long warmedAt,
+            long windowMs,
+            long boundMs,
+            Sent sent) {
+        int n = arrivals.count;
+        double[] all = new double[n];
+        double[] steady = new double[n];
+        int m = 0;
+        int k = 0;
+        long later = 0;
+        long latest = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            latest = Math.max(latest, arrivals.eventTimes[i]);
+            long close = arrivals.eventTimes[i] + windowMs + boundMs;
+            if (close > decidedBy) {
+                later++;
+                continue;
+            }
+            double late = (arrivals.arrivedMs[i] - close) / 1000.0;
+            all[m++] = late;
+            if (close >= warmedAt) {
+                steady[k++] = late;
+            }
+        }
+        all = Arrays.copyOf(all, m);
+        steady = Arrays.copyOf(steady, k);
+        Arrays.sort(all);
+        Arrays.sort(steady);
+        return new Result(
+                rate,
+                windowMs,
+                boundMs,
+                checkpoint.toMillis(),
+                warmup.toMillis(),
+                sent.impressions,
+                sent.clicks,
+                sent.seconds,
+                sent.impressionSeconds,
+                expected,
+                later,
+                new Lateness(steady),
+                new Lateness(all),
+                n == 0 ? Double.NaN : (sent.lastSentMs - latest) / 1000.0);
+    }
+
+    /** The value at quantile {@code q} of the sorted {@code v} (nearest rank), NaN for none. */
+    static double percentile(double[] v, double q) {
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        int rank = (int) Math.ceil(q * v.length);
+        return v[Math.min(v.length, Math.max(1, rank)) - 1];
+    }
+
+    /** Prints the figure against its target first, then the details. */
+    static void print(Result r, PrintWriter out) {
+        out.printf(
+                "join freshness: p99 %.2f s from the earliest decision (window close +"
+                        + " max_out_of_orderness) to the row committed, target <= %.2f s"
+                        + " (checkpoint interval + 1 s): %s; at %,.0f impressions/s (asked"
+                        + " %,.0f), after a %d s warm-up, %d cores%n",
+                r.p99(),
+                r.targetSeconds(),
+                r.p99() <= r.targetSeconds() ? "met" : "NOT met",
+                r.achievedRate(),
+                r.rate(),
+                r.warmupMs() / 1000,
+                Runtime.getRuntime().availableProcessors());
+        for (String what : List.of("after the warm-up", "every row")) {
+            Lateness l = what.equals("every row") ? r.all() : r.steady();
+            out.printf(
+                    "  %-17s %,9d rows: p50 %.2f s, p90 %.2f s, p99 %.2f s, p99.9 %.2f s, max"
+                            + " %.2f s%n",
+                    what, l.rows(), l.at(0.5), l.at(0.9), l.at(0.99), l.at(0.999), l.max());
+        }
+        out.printf(
+                "  window %d ms, max_out_of_orderness %d ms, checkpoint interval %d ms; %,d"
+                        + " impressions and %,d clicks sent in %.1f s; %,d rows decided while"
+                        + " they flowed, of %,d impressions (%,d rows of later windows); the"
+                        + " last row committed of an impression %.2f s before the input's end%n",
+                r.windowMs(),
+                r.boundMs(),
+                r.checkpointMs(),
+                r.impressionsSent(),
+                r.clicksSent(),
+                r.sendSeconds(),
+                r.all().rows(),
+                r.rowsExpected(),
+                r.rowsLater(),
+                r.lastRowBeforeEndSeconds());
+        if (r.all().rows() != r.rowsExpected()) {
+            out.printf(
+                    "  note: %,d impressions decided while the input flowed have no committed"
+                            + " row (dead letters, and negatives sampled out, are not rows)%n",
+                    r.rowsExpected() - r.all().rows());
+        }
+    }
+
+    /** Writes {@code r} as JSON to {@code json}. */
+    static void writeJson(Result r, Path json) throws IOException {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("asked_impressions_per_s", r.rate());
+        root.put("impressions_per_s", r.achievedRate());
+        root.put("cores", Runtime.getRuntime().availableProcessors());
+        root.put("window_ms", r.windowMs());
+        root.put("max_out_of_orderness_ms", r.boundMs());
+        root.put("checkpoint_interval_ms", r.checkpointMs());
+        root.put("warmup_ms", r.warmupMs());
+        root.put("target_s", r.targetSeconds());
+        root.put("p99_s", r.p99());
+        for (String what : List.of("steady", "all")) {
+            Lateness l = what.equals("all") ? r.all() : r.steady();
+            ObjectNode n = root.putObject(what);
+            n.put("rows", l.rows());
+            n.put("min_s", l.min());
+            n.put("p50_s", l.at(0.5));
+            n.put("p90_s", l.at(0.9));
+            n.put("p99_s", l.at(0.99));
+            n.put("p999_s", l.at(0.999));
+            n.put("max_s", l.max());
+        }
+        root.put("rows_expected", r.rowsExpected());
+        root.put("rows_of_later_windows", r.rowsLater());
+        root.put("impressions_sent", r.impressionsSent());
+        root.put("clicks_sent", r.clicksSent());
+        root.put("send_s", r.sendSeconds());
+        root.put("last_row_before_end_s", r.lastRowBeforeEndSeconds());
+        Path parent = json.toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        JSON.writerWithDefaultPrettyPrinter().writeValue(json.toFile(), root);
+    }
+
+    /** The generated spec with its clicks read from {@code clicksTopic} within {@code window}. */
+    static ObjectNode spec(JsonNode generated, String clicksTopic, String window) {
+        ObjectNode spec = generated.deepCopy();
+        ObjectNode click = (ObjectNode) spec.path("labels").path("streams").path("click");
+        if (click.isMissingNode() || !click.has("topic")) {
+            throw new IllegalStateException(
+                    "the generated spec has no labels.streams.click.topic, as generate --actions"
+                            + " writes");
+        }
+        click.put("topic", clicksTopic);
+        if (window != null) {
+            click.put("window", window);
+        }
+        return spec;
+    }
+
+    /** The wall time a record of original time {@code t} is sent at (and carries). */
+    private static long at(long t, long first, double scale, long t0) {
+        return t0 + Math.round((t - first) * scale);
+    }
+
+    /**
+     * What was sent: its counts, how long it took, and the time of the last record of the topic
+     * whose records end first (the join's watermark, the slowest partition's, goes no further).
+     */
+    private record Sent(
+            long impressions,
+            long clicks,
+            double seconds,
+            double impressionSeconds,
+            long lastSentMs) {}
+
+    /**
+     * Sends both logs in their order, each record when the wall clock reaches its re-timed event
+     * time (or right after its predecessor in its log, if that is later), carrying that time.
+     */
+    private Sent send(
+            Log impressions,
+            Log clicks,
+            String impressionsTopic,
+            String clicksTopic,
+            long first,
+            double scale,
+            long t0)
+            throws Exception {
+        Map<String, Object> conf = new HashMap<>();
+        conf.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        conf.put(ProducerConfig.ACKS_CONFIG, "all");
+        conf.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        conf.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        conf.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        conf.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        conf.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        Log[] logs = {impressions, clicks};
+        String[] topics = {impressionsTopic, clicksTopic};
+        int[] next = new int[2];
+        long[] due = {Long.MIN_VALUE, Long.MIN_VALUE};
+        long[] count = new long[2];
+        long start = System.nanoTime();
+        long nextReport = start + 5_000_000_000L;
+        long[] lastSent = {Long.MIN_VALUE, Long.MIN_VALUE};
+        long impressionsDone = 0;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(conf)) {
+            while (failure.get() == null) {
+                int pick = -1;
+                long pickAt = Long.MAX_VALUE;
+                long[] times = new long[2];
+                for (int i = 0; i < 2; i++) {
+                    if (next[i] < logs[i].lines().length) {
+                        times[i] = at(logs[i].times()[next[i]], first, scale, t0);
+                        long when = Math.max(times[i], due[i]);
+                        if (when < pickAt) {
+                            pickAt = when;
+                            pick = i;
+                        }
+                    }
+                }
+                if (pick < 0) {
+                    break;
+                }
+                long wait = pickAt - System.currentTimeMillis();
+                if (wait > 0) {
+                    LockSupport.parkNanos(wait * 1_000_000L);
+                }
+                Log l = logs[pick];
+                int k = next[pick]++;
+                due[pick] = pickAt;
+                // round robin over the partitions: a partition that receives nothing holds the
+                // join's watermark back (Kafka's sticky partitioner fills one at a time)
+                producer.send(
+                        new ProducerRecord<>(
+                                topics[pick],
+                                (int) (count[pick] % PARTITIONS),
+                                null,
+                                retimed(l, k, times[pick])),
+                        (metadata, e) -> {
+                            if (e != null) {
+                                failure.compareAndSet(null, e);
+                            }
+                        });
+                count[pick]++;
+                if (pick == 0 && next[0] == impressions.lines().length) {
+                    impressionsDone = System.currentTimeMillis();
+                }
+                lastSent[pick] = Math.max(lastSent[pick], times[pick]);
+                long now = System.nanoTime();
+                if (now > nextReport) {
+                    progress.printf(
+                            "bench: %,d impressions and %,d clicks sent%n", count[0], count[1]);
+                    nextReport = now + 5_000_000_000L;
+                }
+            }
+            producer.flush();
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("sending the logs failed", failure.get());
+        }
+        // the join's watermark is its slowest partition's: the topic whose records end first
+        return new Sent(
+                count[0],
+                count[1],
+                (System.currentTimeMillis() - t0) / 1e3,
+                (impressionsDone - t0) / 1e3,
+                Math.min(lastSent[0], lastSent[1]));
+    }
+
+    /** Line {@code k} of {@code log} with its time replaced by {@code t}. */
+    private static byte[] retimed(Log log, int k, long t) {
+        byte[] line = log.lines()[k];
+        byte[] digits = Long.toString(t).getBytes(StandardCharsets.US_ASCII);
+        int from = log.timeAt()[k];
+        int to = log.timeEnd()[k];
+        byte[] out = new byte[line.length - (to - from) + digits.length];
+        System.arraycopy(line, 0, out, 0, from);
+        System.arraycopy(digits, 0, out, from, digits.length);
+        System.arraycopy(line, to, out, from + digits.length, line.length - to);
+        return out;
+    }
+
+    /**
+     * Reads {@code file}'s lines and where each one's top-level {@code field} holds its time (the
+     * layout {@code generate --events json} writes: {@code "field": digits}).
+     */
+    static Log read(Path file, String field) throws IOException {
+        byte[] name = ("\"" + field + "\":").getBytes(StandardCharsets.UTF_8);
+        List<byte[]> lines = new ArrayList<>();
+        List<long[]> spans = new ArrayList<>();
+        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            String text;
+            long number = 0;
+            while ((text = in.readLine()) != null) {
+                number++;
+                byte[] b = text.getBytes(StandardCharsets.UTF_8);
+                int at = indexOf(b, name);
+                int from = at < 0 ? -1 : at + name.length;
+                while (from >= 0 && from < b.length && b[from] == ' ') {
+                    from++;
+                }
+                int to = from;
+                while (to >= 0 && to < b.length && b[to] >= '0' && b[to] <= '9') {
+                    to++;
+                }
+                if (at < 0 || to == from) {
+                    throw new IOException(
+                            file
+                                    + ":"
+                                    + number
+                                    + ": no \""
+                                    + field
+                                    + "\": digits, as generate"
+                                    + " --events json --actions writes");
+                }
+                long t = Long.parseLong(new String(b, from, to - from, StandardCharsets.US_ASCII));
+                lines.add(b);
+                spans.add(new long[] {t, from, to});
+            }
+        }
+        int n = lines.size();
+        long[] times = new long[n];
+        int[] timeAt = new int[n];
+        int[] timeEnd = new int[n];
+        for (int i = 0; i < n; i++) {
+            long[] s = spans.get(i);
+            times[i] = s[0];
+            timeAt[i] = (int) s[1];
+            timeEnd[i] = (int) s[2];
+        }
+        if (n == 0) {
+            throw new IOException(file + " has no lines");
+        }
+        return new Log(lines.toArray(byte[][]::new), times, timeAt, timeEnd);
+    }
+
+    private static int indexOf(byte[] b, byte[] what) {
+        outer:
+        for (int i = 0; i + what.length <= b.length; i++) {
+            for (int j = 0; j < what.length; j++) {
+                if (b[i + j] != what[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
+    /** Waits until the stream says its job runs; fails if it exits first. */
+    private static void awaitRunning(Process stream, Path log) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (System.nanoTime() < deadline) {
+            String printed = Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+            if (printed.contains(" running\n")) {
+                return;
+            }
+            if (stream.waitFor(100, TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException(
+                        "piper stream exited with "
+                                + stream.exitValue()
+                                + " before its job ran; its output is in "
+                                + log);
+            }
+        }
+        throw new IllegalStateException(
+                "piper stream did not say its job is running within 3 minutes; see " + log);
+    }
+
+    private static int waitFor(Process stream, Path log) throws Exception {
+        if (!stream.waitFor(10, TimeUnit.MINUTES)) {
+            throw new IllegalStateException(
+                    "piper stream did not stop within 10 minutes of the input's end; see " + log);
+        }
+        return stream.exitValue();
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try {
+            Yardstick.deleteTree(dir);
+        } catch (IOException e) {
+            // scratch space; the bench's data directory holds it
+        }
+    }
+
+    /** Reads the committed rows as they come, noting each row's arrival and event time. */
+    private static final class Arrivals implements Runnable {
+        private final String bootstrap;
+        private final String topic;
+        private final AtomicBoolean finishing = new AtomicBoolean();
+        final AtomicReference<Exception> failure = new AtomicReference<>();
+        long[] arrivedMs = new long[1 << 16];
+        long[] eventTimes = new long[1 << 16];
+        int count;
+
+        Arrivals(String bootstrap, String topic) {
+            this.bootstrap = bootstrap;
+            this.topic = topic;
+        }
+
+        /** The stream has stopped: read what is committed to its end, then stop. */
+        void finish() {
+            finishing.set(true);
+        }
+
+        @Override
+        public void run() {
+            Map<String, Object> conf = new HashMap<>();
+            conf.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            conf.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            conf.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            conf.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+            conf.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+            try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(conf)) {
+                List<TopicPartition> parts = new ArrayList<>();
+                for (PartitionInfo p : c.partitionsFor(topic, Duration.ofSeconds(30))) {
+                    parts.add(new TopicPartition(topic, p.partition()));
+                }
+                c.assign(parts);
+                c.seekToBeginning(parts);
+                Map<TopicPartition, Long> end = null; // once the stream stopped: where it ends
+                long deadline = Long.MAX_VALUE;
+                while (true) {
+                    if (end == null && finishing.get()) {
+                        end = c.endOffsets(parts); // read_committed: the last stable offsets
+                        deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+                    }
+                    var records = c.poll(Duration.ofMillis(100));
+                    long now = System.currentTimeMillis();
+                    for (ConsumerRecord<byte[], byte[]> r : records) {
+                        long[] times = RowsRecord.of(r).eventTimes();
+                        if (times == null) {
+                            throw new IllegalStateException(
+                                    r.topic()
+                                            + "/"
+                                            + r.partition()
+                                            + "@"
+                                            + r.offset()
+                                            + ": a rows record without event times");
+                        }
+                        for (long t : times) {
+                            note(now, t);
+                        }
+                    }
+                    if (end != null && readTo(c, end)) {
+                        return;
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException(
+                                topic + ": not read to its end " + end + " within 2 minutes");
+                    }
+                }
+            } catch (Exception e) {
+                failure.set(e);
+            }
+        }
+
+        private static boolean readTo(
+                KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, Long> end) {
+            for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+                if (c.position(e.getKey()) < e.getValue()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private void note(long now, long t) {
+            if (count == arrivedMs.length) {
+                arrivedMs = Arrays.copyOf(arrivedMs, count * 2);
+                eventTimes = Arrays.copyOf(eventTimes, count * 2);
+            }
+            arrivedMs[count] = now;
+            eventTimes[count] = t;
+            count++;
+        }
+    }
+}
