@@ -184,10 +184,15 @@ class LabelJoinStreamITCase {
 
     /** The stream's configuration at {@code parallelism}, its topics named after {@code name}. */
     private static Configuration streamConf(String name, int parallelism) {
+        return streamConf(name, parallelism, StateBackend.hashmap);
+    }
+
+    /** As above, its keyed state in {@code backend}. */
+    private static Configuration streamConf(String name, int parallelism, StateBackend backend) {
         Configuration conf =
                 Streaming.configuration(
                         parallelism,
-                        StateBackend.hashmap,
+                        backend,
                         tmp.resolve(name + "-checkpoints"),
                         Duration.ofSeconds(1));
         conf.set(StreamOptions.BOOTSTRAP_SERVERS, kafka.bootstrapServers());
@@ -286,6 +291,36 @@ class LabelJoinStreamITCase {
         Streaming.restoreFrom(next, Path.of(java.net.URI.create(savepoint)), false);
         StreamRunner.run(Streaming.job(next), next, Duration.ofSeconds(3), TestClusters.QUIET);
         assertCommittedIsTheBatchJoin("resumed", next);
+    }
+
+    /**
+     * The same with the join's state in RocksDB (a conversion window holds days of impressions,
+     * more than a heap): each key's join is read and written through its serializer at every step,
+     * the savepoint holds it in RocksDB's format, and the restore at parallelism 3 rebuilds the due
+     * keys' queue by iterating RocksDB's keys.
+     */
+    @Test
+    void aStreamWithItsJoinInRocksDbRestoredAtAnotherParallelismCommitsTheSameRows()
+            throws Exception {
+        batch();
+        kafka.createTopic("rocks-impressions", 2);
+        kafka.createTopic("rocks-clicks", 2);
+        publish("rocks", 0, 0.4);
+        Configuration conf = streamConf("rocks", 2, StateBackend.rocksdb);
+        StreamTopics.prepareTopics(conf, TestClusters.QUIET);
+        String savepoint =
+                StreamRunner.run(
+                                Streaming.job(conf),
+                                conf,
+                                Duration.ofSeconds(3),
+                                TestClusters.QUIET)
+                        .savepoint()
+                        .orElseThrow();
+        publish("rocks", 0.4, 1);
+        Configuration next = streamConf("rocks", 3, StateBackend.rocksdb);
+        Streaming.restoreFrom(next, Path.of(java.net.URI.create(savepoint)), false);
+        StreamRunner.run(Streaming.job(next), next, Duration.ofSeconds(3), TestClusters.QUIET);
+        assertCommittedIsTheBatchJoin("rocks", next);
     }
 
     /**
