@@ -32,29 +32,18 @@ class JoinBenchITCase {
     @Test
     void aPairOfColdStreamsWithAndWithoutTheJoinGivesTheirRatio() throws Exception {
         Path json = tmp.resolve("join.json");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        PrintStream saved = System.out;
-        int code;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            code =
-                    PiperCli.execute(
-                            "bench",
-                            "--join",
-                            kafka.bootstrapServers(),
-                            "--rows",
-                            "10000",
-                            "--repeat",
-                            "1",
-                            "--data-dir",
-                            tmp.resolve("data").toString(),
-                            "--json",
-                            json.toString());
-        } finally {
-            System.setOut(saved);
-        }
-        String printed = out.toString(StandardCharsets.UTF_8);
-        assertThat(code).as(printed).isZero();
+        String printed =
+                bench(
+                        "--join",
+                        kafka.bootstrapServers(),
+                        "--rows",
+                        "10000",
+                        "--repeat",
+                        "1",
+                        "--data-dir",
+                        tmp.resolve("data").toString(),
+                        "--json",
+                        json.toString());
         JsonNode result = new ObjectMapper().readTree(json.toFile());
         assertThat(result.get("impressions").asLong()).isEqualTo(10_000);
         JsonNode pair = result.get("pairs").get(0);
@@ -72,12 +61,7 @@ class JoinBenchITCase {
         assertThat(printed)
                 .startsWith(
                         String.format("join: median ratio join/plain %.2f over 1 pairs", ratio));
-        Properties props = new Properties();
-        props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        try (Admin admin = Admin.create(props)) {
-            assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS))
-                    .noneMatch(t -> t.startsWith("piper-bench-join-"));
-        }
+        assertTheBenchTopicsAreGone();
     }
 
     /**
@@ -87,35 +71,24 @@ class JoinBenchITCase {
     @Test
     void freshnessTimesEveryRowDecidedWhileTheImpressionsFlowLive() throws Exception {
         Path json = tmp.resolve("fresh.json");
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        PrintStream saved = System.out;
-        int code;
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            code =
-                    PiperCli.execute(
-                            "bench",
-                            "--join",
-                            kafka.bootstrapServers(),
-                            "--freshness",
-                            "1000",
-                            "--freshness-window",
-                            "1s",
-                            "--freshness-warmup",
-                            "4s",
-                            "--checkpoint-interval",
-                            "1s",
-                            "--rows",
-                            "6000",
-                            "--data-dir",
-                            tmp.resolve("data").toString(),
-                            "--json",
-                            json.toString());
-        } finally {
-            System.setOut(saved);
-        }
-        String printed = out.toString(StandardCharsets.UTF_8);
-        assertThat(code).as(printed).isZero();
+        String printed =
+                bench(
+                        "--join",
+                        kafka.bootstrapServers(),
+                        "--freshness",
+                        "1000",
+                        "--freshness-window",
+                        "1s",
+                        "--freshness-warmup",
+                        "4s",
+                        "--checkpoint-interval",
+                        "1s",
+                        "--rows",
+                        "6000",
+                        "--data-dir",
+                        tmp.resolve("data").toString(),
+                        "--json",
+                        json.toString());
         assertThat(printed).startsWith("join freshness: p99 ");
         JsonNode r = new ObjectMapper().readTree(json.toFile());
         assertThat(r.get("impressions_sent").asLong()).isEqualTo(6_000);
@@ -136,6 +109,29 @@ class JoinBenchITCase {
         assertThat(all.get("p50_s").asDouble()).isLessThanOrEqualTo(all.get("p99_s").asDouble());
         assertThat(all.get("p99_s").asDouble()).isLessThanOrEqualTo(all.get("max_s").asDouble());
         assertThat(r.get("p99_s").asDouble()).isEqualTo(r.get("steady").get("p99_s").asDouble());
+        assertTheBenchTopicsAreGone();
+    }
+
+    /** Runs {@code piper bench} with {@code args}: what it printed; it must exit with 0. */
+    private static String bench(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        int code;
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            String[] command = new String[args.length + 1];
+            command[0] = "bench";
+            System.arraycopy(args, 0, command, 1, args.length);
+            code = PiperCli.execute(command);
+        } finally {
+            System.setOut(saved);
+        }
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(printed).isZero();
+        return printed;
+    }
+
+    private static void assertTheBenchTopicsAreGone() throws Exception {
         Properties props = new Properties();
         props.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         try (Admin admin = Admin.create(props)) {

@@ -272,25 +272,7 @@ class LabelJoinStreamITCase {
      */
     @Test
     void aStreamRestoredAtAnotherParallelismCommitsTheSameRows() throws Exception {
-        batch();
-        kafka.createTopic("resumed-impressions", 2);
-        kafka.createTopic("resumed-clicks", 2);
-        publish("resumed", 0, 0.4);
-        Configuration conf = streamConf("resumed", 2);
-        StreamTopics.prepareTopics(conf, TestClusters.QUIET);
-        String savepoint =
-                StreamRunner.run(
-                                Streaming.job(conf),
-                                conf,
-                                Duration.ofSeconds(3),
-                                TestClusters.QUIET)
-                        .savepoint()
-                        .orElseThrow();
-        publish("resumed", 0.4, 1);
-        Configuration next = streamConf("resumed", 3);
-        Streaming.restoreFrom(next, Path.of(java.net.URI.create(savepoint)), false);
-        StreamRunner.run(Streaming.job(next), next, Duration.ofSeconds(3), TestClusters.QUIET);
-        assertCommittedIsTheBatchJoin("resumed", next);
+        stopWithWindowsOpenAndRestoreAtThree("resumed", StateBackend.hashmap);
     }
 
     /**
@@ -302,11 +284,20 @@ class LabelJoinStreamITCase {
     @Test
     void aStreamWithItsJoinInRocksDbRestoredAtAnotherParallelismCommitsTheSameRows()
             throws Exception {
+        stopWithWindowsOpenAndRestoreAtThree("rocks", StateBackend.rocksdb);
+    }
+
+    /**
+     * Streams the first 40% of the logs to {@code name}'s topics at parallelism 2, stops with a
+     * savepoint, restores it at parallelism 3 over the rest, and checks the committed rows.
+     */
+    private static void stopWithWindowsOpenAndRestoreAtThree(String name, StateBackend backend)
+            throws Exception {
         batch();
-        kafka.createTopic("rocks-impressions", 2);
-        kafka.createTopic("rocks-clicks", 2);
-        publish("rocks", 0, 0.4);
-        Configuration conf = streamConf("rocks", 2, StateBackend.rocksdb);
+        kafka.createTopic(name + "-impressions", 2);
+        kafka.createTopic(name + "-clicks", 2);
+        publish(name, 0, 0.4);
+        Configuration conf = streamConf(name, 2, backend);
         StreamTopics.prepareTopics(conf, TestClusters.QUIET);
         String savepoint =
                 StreamRunner.run(
@@ -316,11 +307,11 @@ class LabelJoinStreamITCase {
                                 TestClusters.QUIET)
                         .savepoint()
                         .orElseThrow();
-        publish("rocks", 0.4, 1);
-        Configuration next = streamConf("rocks", 3, StateBackend.rocksdb);
+        publish(name, 0.4, 1);
+        Configuration next = streamConf(name, 3, backend);
         Streaming.restoreFrom(next, Path.of(java.net.URI.create(savepoint)), false);
         StreamRunner.run(Streaming.job(next), next, Duration.ofSeconds(3), TestClusters.QUIET);
-        assertCommittedIsTheBatchJoin("rocks", next);
+        assertCommittedIsTheBatchJoin(name, next);
     }
 
     /**

@@ -267,9 +267,19 @@ final class JoinBench {
         JSON.writerWithDefaultPrettyPrinter().writeValue(plain.toFile(), without);
     }
 
-    /** One cold {@code piper stream} process of {@code spec} over the impressions' topic. */
-    private Run stream(String kind, int i, Path spec, String input, Path work) throws Exception {
-        String id = work.getFileName() + "-" + kind + "-" + i;
+    /**
+     * The command line of one {@code piper stream} of {@code spec} over {@code input} from its
+     * start, stopping once idle for 3 s: its topics, group, transactional ids named {@code id}, its
+     * checkpoints in {@code work}; {@code extra} arguments at its end.
+     */
+    static List<String> streamCommand(
+            List<String> relaunch,
+            String bootstrap,
+            Path spec,
+            String input,
+            String id,
+            Path work,
+            String... extra) {
         List<String> command = new ArrayList<>(relaunch);
         command.addAll(
                 List.of(
@@ -292,6 +302,14 @@ final class JoinBench {
                         id,
                         "--until-idle",
                         "3s"));
+        command.addAll(List.of(extra));
+        return command;
+    }
+
+    /** One cold {@code piper stream} process of {@code spec} over the impressions' topic. */
+    private Run stream(String kind, int i, Path spec, String input, Path work) throws Exception {
+        String id = work.getFileName() + "-" + kind + "-" + i;
+        List<String> command = streamCommand(relaunch, bootstrap, spec, input, id, work);
         progress.printf("bench: cold piper stream, %s, run %d%n", kind, i);
         Path log = work.resolve(id + ".log");
         double wall = JobRuns.run(command, log, "piper stream (" + kind + ")");

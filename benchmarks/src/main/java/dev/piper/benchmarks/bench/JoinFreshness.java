@@ -192,30 +192,16 @@ final class JoinFreshness {
         TopicCreation.createIfAbsent(bootstrap, Map.of(), impressionsTopic, PARTITIONS, progress);
         TopicCreation.createIfAbsent(bootstrap, Map.of(), clicksTopic, PARTITIONS, progress);
 
-        List<String> command = new ArrayList<>(relaunch);
-        command.addAll(
-                List.of(
-                        "stream",
-                        "--bootstrap-servers",
+        List<String> command =
+                JoinBench.streamCommand(
+                        relaunch,
                         bootstrap,
-                        "--spec",
-                        spec.toString(),
-                        "--input-topic",
+                        spec,
                         impressionsTopic,
-                        "--output-topic",
-                        id + "-rows",
-                        "--vocab-topic",
-                        id + "-vocab",
-                        "--checkpoint-dir",
-                        work.resolve(id + "-checkpoints").toString(),
+                        id,
+                        work,
                         "--checkpoint-interval",
-                        checkpoint.toMillis() + "ms",
-                        "--group-id",
-                        id,
-                        "--transactional-id-prefix",
-                        id,
-                        "--until-idle",
-                        "3s"));
+                        checkpoint.toMillis() + "ms");
         Path log = work.resolve(id + ".log");
         progress.printf(
                 "bench: cold piper stream, the impressions live at %,.0f/s (window %d ms,"
