@@ -675,15 +675,11 @@ final class JoinFreshness {
                     var records = c.poll(Duration.ofMillis(100));
                     long now = System.currentTimeMillis();
                     for (ConsumerRecord<byte[], byte[]> r : records) {
-                        long[] times = RowsRecord.of(r).eventTimes();
+                        RowsRecord rows = RowsRecord.of(r);
+                        long[] times = rows.eventTimes();
                         if (times == null) {
                             throw new IllegalStateException(
-                                    r.topic()
-                                            + "/"
-                                            + r.partition()
-                                            + "@"
-                                            + r.offset()
-                                            + ": a rows record without event times");
+                                    rows.where() + ": a rows record without event times");
                         }
                         for (long t : times) {
                             note(now, t);
