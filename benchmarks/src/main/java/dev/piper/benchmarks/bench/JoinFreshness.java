@@ -231,7 +231,11 @@ final class JoinFreshness {
                         "piper stream exited with " + code + "; its output is in " + log);
             }
             arrivals.finish();
-            reader.join(TimeUnit.MINUTES.toMillis(2));
+            reader.join(TimeUnit.MINUTES.toMillis(3)); // it gives up itself after 2
+            if (reader.isAlive()) {
+                throw new IllegalStateException(
+                        "reading " + id + "-rows did not end within 3 minutes of the stream's");
+            }
             if (arrivals.failure.get() != null) {
                 throw new IllegalStateException(
                         "reading " + id + "-rows failed", arrivals.failure.get());
