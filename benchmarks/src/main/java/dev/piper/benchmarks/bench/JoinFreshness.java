@@ -3,12 +3,10 @@ package dev.piper.benchmarks.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.piper.feed.RowsRecord;
 import dev.piper.feed.TopicCreation;
 import dev.piper.pipeline.join.ActionStream;
 import dev.piper.pipeline.join.JoinSettings;
 import dev.piper.pipeline.spec.SpecParser;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -16,24 +14,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -122,9 +112,6 @@ final class JoinFreshness {
         }
     }
 
-    /** A log's lines in order, with their original event times. */
-    private record Log(byte[][] lines, long[] times, int[] timeAt, int[] timeEnd) {}
-
     private final String bootstrap;
     private final double rate;
     private final String window; // the click window the spec gets, or null: the generated one
@@ -169,94 +156,108 @@ final class JoinFreshness {
         long windowMs = join.streams().stream().mapToLong(ActionStream::windowMs).max().orElse(0);
         long boundMs = join.maxOutOfOrdernessMs();
         progress.printf("bench: reading %s into memory%n", logs);
-        Log impressions = read(logs.resolve("impressions.jsonl"), timeField);
-        Log clicks = read(logs.resolve("clicks.jsonl"), timeField);
-        double sendMs = impressions.lines().length / rate * 1000.0;
-        if (sendMs <= warmup.toMillis() + TAIL_MARGIN_MS
-                || sendMs <= windowMs + boundMs + TAIL_MARGIN_MS) {
-            throw new IllegalArgumentException(
-                    String.format(
-                            "%,d impressions at %,.0f/s are sent in %.1f s, within the warm-up"
-                                    + " (%d ms) or the window and max_out_of_orderness (%d ms):"
-                                    + " no row would be counted; give more --rows",
-                            impressions.lines().length,
-                            rate,
-                            sendMs / 1000,
-                            warmup.toMillis(),
-                            windowMs + boundMs));
-        }
-        long first = Arrays.stream(impressions.times()).min().orElseThrow();
-        long last = Arrays.stream(impressions.times()).max().orElseThrow();
-        // one factor for every time: the impressions' times then advance at `rate` a second
-        double scale = sendMs / Math.max(1, last - first);
+        LiveLog impressions = LiveLog.read(logs.resolve("impressions.jsonl"), timeField);
+        LiveLog clicks = LiveLog.read(logs.resolve("clicks.jsonl"), timeField);
+        double sendMs = checkLength(impressions.size(), windowMs + boundMs);
         TopicCreation.createIfAbsent(bootstrap, Map.of(), impressionsTopic, PARTITIONS, progress);
         TopicCreation.createIfAbsent(bootstrap, Map.of(), clicksTopic, PARTITIONS, progress);
-
-        List<String> command =
-                JoinBench.streamCommand(
-                        relaunch,
-                        bootstrap,
-                        spec,
-                        impressionsTopic,
-                        id,
-                        work,
-                        "--checkpoint-interval",
-                        checkpoint.toMillis() + "ms");
-        Path log = work.resolve(id + ".log");
         progress.printf(
                 "bench: cold piper stream, the impressions live at %,.0f/s (window %d ms,"
                         + " max_out_of_orderness %d ms, checkpoint every %d ms)%n",
                 rate, windowMs, boundMs, checkpoint.toMillis());
+        Path log = work.resolve(id + ".log");
         Process stream =
-                new ProcessBuilder(command)
+                new ProcessBuilder(
+                                JoinBench.streamCommand(
+                                        relaunch,
+                                        bootstrap,
+                                        spec,
+                                        impressionsTopic,
+                                        id,
+                                        work,
+                                        "--checkpoint-interval",
+                                        checkpoint.toMillis() + "ms"))
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile())
                         .start();
         try {
             awaitRunning(stream, log);
-            Arrivals arrivals = new Arrivals(bootstrap, id + "-rows");
+            RowArrivals arrivals = new RowArrivals(bootstrap, id + "-rows");
             Thread reader = new Thread(arrivals, "freshness-reader");
             reader.start();
-            long t0 = System.currentTimeMillis() + 1_000;
-            Sent sent = send(impressions, clicks, impressionsTopic, clicksTopic, first, scale, t0);
+            Timing timing = Timing.of(impressions, sendMs, System.currentTimeMillis() + 1_000);
+            Sent sent =
+                    send(
+                            new LiveLog[] {impressions, clicks},
+                            impressionsTopic,
+                            clicksTopic,
+                            timing);
             progress.printf(
                     "bench: sent %,d impressions and %,d clicks in %.1f s (%,.0f impressions/s)%n",
                     sent.impressions,
                     sent.clicks,
                     sent.seconds,
                     sent.impressions / sent.impressionSeconds);
-            int code = waitFor(stream, log);
-            if (code != 0) {
-                throw new IllegalStateException(
-                        "piper stream exited with " + code + "; its output is in " + log);
-            }
-            arrivals.finish();
-            reader.join(TimeUnit.MINUTES.toMillis(3)); // it gives up itself after 2
-            if (reader.isAlive()) {
-                throw new IllegalStateException(
-                        "reading " + id + "-rows did not end within 3 minutes of the stream's");
-            }
-            if (arrivals.failure.get() != null) {
-                throw new IllegalStateException(
-                        "reading " + id + "-rows failed", arrivals.failure.get());
-            }
+            awaitEnd(stream, log, arrivals, reader);
             long decidedBy = sent.lastSentMs - TAIL_MARGIN_MS;
             long expected = 0;
             for (long t : impressions.times()) {
-                if (at(t, first, scale, t0) + windowMs + boundMs <= decidedBy) {
+                if (timing.at(t) + windowMs + boundMs <= decidedBy) {
                     expected++;
                 }
             }
             return result(
-                    arrivals, expected, decidedBy, t0 + warmup.toMillis(), windowMs, boundMs, sent);
+                    arrivals,
+                    expected,
+                    decidedBy,
+                    timing.t0() + warmup.toMillis(),
+                    windowMs,
+                    boundMs,
+                    sent);
         } finally {
             stream.destroyForcibly();
             deleteQuietly(work.resolve(id + "-checkpoints"));
         }
     }
 
+    /**
+     * How long {@code impressions} take at the rate, in ms; refused where no row would be counted
+     * (all decided within the warm-up, or none while the input flows).
+     */
+    private double checkLength(int impressions, long decisionMs) {
+        double sendMs = impressions / rate * 1000.0;
+        if (sendMs <= warmup.toMillis() + TAIL_MARGIN_MS || sendMs <= decisionMs + TAIL_MARGIN_MS) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "%,d impressions at %,.0f/s are sent in %.1f s, within the warm-up"
+                                    + " (%d ms) or the window and max_out_of_orderness (%d ms):"
+                                    + " no row would be counted; give more --rows",
+                            impressions, rate, sendMs / 1000, warmup.toMillis(), decisionMs));
+        }
+        return sendMs;
+    }
+
+    /** Waits for the stream's end (exit code 0), then for the reader's, which reads to the end. */
+    private static void awaitEnd(Process stream, Path log, RowArrivals arrivals, Thread reader)
+            throws Exception {
+        int code = waitFor(stream, log);
+        if (code != 0) {
+            throw new IllegalStateException(
+                    "piper stream exited with " + code + "; its output is in " + log);
+        }
+        arrivals.finish();
+        reader.join(TimeUnit.MINUTES.toMillis(3)); // it gives up itself after 2
+        if (reader.isAlive()) {
+            throw new IllegalStateException(
+                    "reading the rows did not end within 3 minutes of the stream's end");
+        }
+        if (arrivals.failure.get() != null) {
+            throw new IllegalStateException("reading the rows failed", arrivals.failure.get());
+        }
+    }
+
     private Result result(
-            Arrivals arrivals,
+            RowArrivals arrivals,
             long expected,
             long decidedBy,
             long warmedAt,
@@ -407,9 +408,22 @@ final class JoinFreshness {
         return spec;
     }
 
-    /** The wall time a record of original time {@code t} is sent at (and carries). */
-    private static long at(long t, long first, double scale, long t0) {
-        return t0 + Math.round((t - first) * scale);
+    /**
+     * The re-timing: a record of original time {@code t} is sent at (and carries) wall time {@code
+     * t0 + (t - first) * scale}.
+     */
+    private record Timing(long first, double scale, long t0) {
+
+        /** One factor for every time: the impressions' times then span {@code sendMs}. */
+        static Timing of(LiveLog impressions, double sendMs, long t0) {
+            long first = Arrays.stream(impressions.times()).min().orElseThrow();
+            long last = Arrays.stream(impressions.times()).max().orElseThrow();
+            return new Timing(first, sendMs / Math.max(1, last - first), t0);
+        }
+
+        long at(long t) {
+            return t0 + Math.round((t - first) * scale);
+        }
     }
 
     /**
@@ -424,45 +438,28 @@ final class JoinFreshness {
             long lastSentMs) {}
 
     /**
-     * Sends both logs in their order, each record when the wall clock reaches its re-timed event
-     * time (or right after its predecessor in its log, if that is later), carrying that time.
+     * Sends both logs ({@code logs}: the impressions', the clicks') in their order, each record
+     * when the wall clock reaches its re-timed event time (or right after its predecessor in its
+     * log, if that is later), carrying that time, round robin over each topic's partitions: a
+     * partition that receives nothing holds the join's watermark back (Kafka's producer, given no
+     * key, fills one partition's batch at a time).
      */
-    private Sent send(
-            Log impressions,
-            Log clicks,
-            String impressionsTopic,
-            String clicksTopic,
-            long first,
-            double scale,
-            long t0)
+    private Sent send(LiveLog[] logs, String impressionsTopic, String clicksTopic, Timing timing)
             throws Exception {
-        Map<String, Object> conf = new HashMap<>();
-        conf.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        conf.put(ProducerConfig.ACKS_CONFIG, "all");
-        conf.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        conf.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-        conf.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        conf.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-        conf.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         AtomicReference<Exception> failure = new AtomicReference<>();
-        Log[] logs = {impressions, clicks};
         String[] topics = {impressionsTopic, clicksTopic};
         int[] next = new int[2];
         long[] due = {Long.MIN_VALUE, Long.MIN_VALUE};
-        long[] count = new long[2];
-        long start = System.nanoTime();
-        long nextReport = start + 5_000_000_000L;
         long[] lastSent = {Long.MIN_VALUE, Long.MIN_VALUE};
         long impressionsDone = 0;
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(conf)) {
+        long nextReport = System.nanoTime() + 5_000_000_000L;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig())) {
             while (failure.get() == null) {
                 int pick = -1;
                 long pickAt = Long.MAX_VALUE;
-                long[] times = new long[2];
                 for (int i = 0; i < 2; i++) {
-                    if (next[i] < logs[i].lines().length) {
-                        times[i] = at(logs[i].times()[next[i]], first, scale, t0);
-                        long when = Math.max(times[i], due[i]);
+                    if (next[i] < logs[i].size()) {
+                        long when = Math.max(timing.at(logs[i].times()[next[i]]), due[i]);
                         if (when < pickAt) {
                             pickAt = when;
                             pick = i;
@@ -472,36 +469,26 @@ final class JoinFreshness {
                 if (pick < 0) {
                     break;
                 }
-                long wait = pickAt - System.currentTimeMillis();
-                if (wait > 0) {
-                    LockSupport.parkNanos(wait * 1_000_000L);
-                }
-                Log l = logs[pick];
+                LockSupport.parkNanos((pickAt - System.currentTimeMillis()) * 1_000_000L);
                 int k = next[pick]++;
+                long time = timing.at(logs[pick].times()[k]);
                 due[pick] = pickAt;
-                // round robin over the partitions: a partition that receives nothing holds the
-                // join's watermark back (Kafka's sticky partitioner fills one at a time)
                 producer.send(
                         new ProducerRecord<>(
-                                topics[pick],
-                                (int) (count[pick] % PARTITIONS),
-                                null,
-                                retimed(l, k, times[pick])),
+                                topics[pick], k % PARTITIONS, null, logs[pick].retimed(k, time)),
                         (metadata, e) -> {
                             if (e != null) {
                                 failure.compareAndSet(null, e);
                             }
                         });
-                count[pick]++;
-                if (pick == 0 && next[0] == impressions.lines().length) {
+                if (pick == 0 && next[0] == logs[0].size()) {
                     impressionsDone = System.currentTimeMillis();
                 }
-                lastSent[pick] = Math.max(lastSent[pick], times[pick]);
-                long now = System.nanoTime();
-                if (now > nextReport) {
+                lastSent[pick] = Math.max(lastSent[pick], time);
+                if (System.nanoTime() > nextReport) {
                     progress.printf(
-                            "bench: %,d impressions and %,d clicks sent%n", count[0], count[1]);
-                    nextReport = now + 5_000_000_000L;
+                            "bench: %,d impressions and %,d clicks sent%n", next[0], next[1]);
+                    nextReport = System.nanoTime() + 5_000_000_000L;
                 }
             }
             producer.flush();
@@ -511,91 +498,23 @@ final class JoinFreshness {
         }
         // the join's watermark is its slowest partition's: the topic whose records end first
         return new Sent(
-                count[0],
-                count[1],
-                (System.currentTimeMillis() - t0) / 1e3,
-                (impressionsDone - t0) / 1e3,
+                next[0],
+                next[1],
+                (System.currentTimeMillis() - timing.t0()) / 1e3,
+                (impressionsDone - timing.t0()) / 1e3,
                 Math.min(lastSent[0], lastSent[1]));
     }
 
-    /** Line {@code k} of {@code log} with its time replaced by {@code t}. */
-    private static byte[] retimed(Log log, int k, long t) {
-        byte[] line = log.lines()[k];
-        byte[] digits = Long.toString(t).getBytes(StandardCharsets.US_ASCII);
-        int from = log.timeAt()[k];
-        int to = log.timeEnd()[k];
-        byte[] out = new byte[line.length - (to - from) + digits.length];
-        System.arraycopy(line, 0, out, 0, from);
-        System.arraycopy(digits, 0, out, from, digits.length);
-        System.arraycopy(line, to, out, from + digits.length, line.length - to);
-        return out;
-    }
-
-    /**
-     * Reads {@code file}'s lines and where each one's top-level {@code field} holds its time (the
-     * layout {@code generate --events json} writes: {@code "field": digits}).
-     */
-    static Log read(Path file, String field) throws IOException {
-        byte[] name = ("\"" + field + "\":").getBytes(StandardCharsets.UTF_8);
-        List<byte[]> lines = new ArrayList<>();
-        List<long[]> spans = new ArrayList<>();
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String text;
-            long number = 0;
-            while ((text = in.readLine()) != null) {
-                number++;
-                byte[] b = text.getBytes(StandardCharsets.UTF_8);
-                int at = indexOf(b, name);
-                int from = at < 0 ? -1 : at + name.length;
-                while (from >= 0 && from < b.length && b[from] == ' ') {
-                    from++;
-                }
-                int to = from;
-                while (to >= 0 && to < b.length && b[to] >= '0' && b[to] <= '9') {
-                    to++;
-                }
-                if (at < 0 || to == from) {
-                    throw new IOException(
-                            file
-                                    + ":"
-                                    + number
-                                    + ": no \""
-                                    + field
-                                    + "\": digits, as generate"
-                                    + " --events json --actions writes");
-                }
-                long t = Long.parseLong(new String(b, from, to - from, StandardCharsets.US_ASCII));
-                lines.add(b);
-                spans.add(new long[] {t, from, to});
-            }
-        }
-        int n = lines.size();
-        long[] times = new long[n];
-        int[] timeAt = new int[n];
-        int[] timeEnd = new int[n];
-        for (int i = 0; i < n; i++) {
-            long[] s = spans.get(i);
-            times[i] = s[0];
-            timeAt[i] = (int) s[1];
-            timeEnd[i] = (int) s[2];
-        }
-        if (n == 0) {
-            throw new IOException(file + " has no lines");
-        }
-        return new Log(lines.toArray(byte[][]::new), times, timeAt, timeEnd);
-    }
-
-    private static int indexOf(byte[] b, byte[] what) {
-        outer:
-        for (int i = 0; i + what.length <= b.length; i++) {
-            for (int j = 0; j < what.length; j++) {
-                if (b[i + j] != what[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
+    private Map<String, Object> producerConfig() {
+        Map<String, Object> conf = new HashMap<>();
+        conf.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        conf.put(ProducerConfig.ACKS_CONFIG, "all");
+        conf.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        conf.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        conf.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        conf.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        conf.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        return conf;
     }
 
     /** Waits until the stream says its job runs; fails if it exits first. */
@@ -631,95 +550,6 @@ final class JoinFreshness {
             Yardstick.deleteTree(dir);
         } catch (IOException e) {
             // scratch space; the bench's data directory holds it
-        }
-    }
-
-    /** Reads the committed rows as they come, noting each row's arrival and event time. */
-    private static final class Arrivals implements Runnable {
-        private final String bootstrap;
-        private final String topic;
-        private final AtomicBoolean finishing = new AtomicBoolean();
-        final AtomicReference<Exception> failure = new AtomicReference<>();
-        long[] arrivedMs = new long[1 << 16];
-        long[] eventTimes = new long[1 << 16];
-        int count;
-
-        Arrivals(String bootstrap, String topic) {
-            this.bootstrap = bootstrap;
-            this.topic = topic;
-        }
-
-        /** The stream has stopped: read what is committed to its end, then stop. */
-        void finish() {
-            finishing.set(true);
-        }
-
-        @Override
-        public void run() {
-            Map<String, Object> conf = new HashMap<>();
-            conf.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            conf.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-            conf.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-            conf.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-            conf.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-            try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(conf)) {
-                List<TopicPartition> parts = new ArrayList<>();
-                for (PartitionInfo p : c.partitionsFor(topic, Duration.ofSeconds(30))) {
-                    parts.add(new TopicPartition(topic, p.partition()));
-                }
-                c.assign(parts);
-                c.seekToBeginning(parts);
-                Map<TopicPartition, Long> end = null; // once the stream stopped: where it ends
-                long deadline = Long.MAX_VALUE;
-                while (true) {
-                    if (end == null && finishing.get()) {
-                        end = c.endOffsets(parts); // read_committed: the last stable offsets
-                        deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-                    }
-                    var records = c.poll(Duration.ofMillis(100));
-                    long now = System.currentTimeMillis();
-                    for (ConsumerRecord<byte[], byte[]> r : records) {
-                        RowsRecord rows = RowsRecord.of(r);
-                        long[] times = rows.eventTimes();
-                        if (times == null) {
-                            throw new IllegalStateException(
-                                    rows.where() + ": a rows record without event times");
-                        }
-                        for (long t : times) {
-                            note(now, t);
-                        }
-                    }
-                    if (end != null && readTo(c, end)) {
-                        return;
-                    }
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException(
-                                topic + ": not read to its end " + end + " within 2 minutes");
-                    }
-                }
-            } catch (Exception e) {
-                failure.set(e);
-            }
-        }
-
-        private static boolean readTo(
-                KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, Long> end) {
-            for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
-                if (c.position(e.getKey()) < e.getValue()) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        private void note(long now, long t) {
-            if (count == arrivedMs.length) {
-                arrivedMs = Arrays.copyOf(arrivedMs, count * 2);
-                eventTimes = Arrays.copyOf(eventTimes, count * 2);
-            }
-            arrivedMs[count] = now;
-            eventTimes[count] = t;
-            count++;
         }
     }
 }
