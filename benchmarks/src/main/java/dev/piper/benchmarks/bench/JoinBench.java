@@ -210,9 +210,7 @@ final class JoinBench {
             n.put("join_wall_s", p.join().wallSeconds());
             n.put("plain_wall_s", p.plain().wallSeconds());
         }
-        Path parent = json.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        JSON.writerWithDefaultPrettyPrinter().writeValue(json.toFile(), root);
+        writeResult(root, json);
     }
 
     private List<String> generateCommand(Path logs) {
@@ -250,6 +248,22 @@ final class JoinBench {
      */
     static void writeSpecs(Path generated, String clicksTopic, Path join, Path plain)
             throws IOException {
+        ObjectNode spec = joinSpec(generated, clicksTopic);
+        writeResult(spec, join);
+        ObjectNode without = spec.deepCopy();
+        without.remove("labels");
+        ObjectNode input = (ObjectNode) without.path("input");
+        input.remove("key");
+        ((ObjectNode) input.path("fields")).put("label", "price_cents");
+        without.put("name", spec.path("name").asText() + "-without-join");
+        writeResult(without, plain);
+    }
+
+    /**
+     * The spec {@code generate} wrote to {@code generated}, its clicks read from {@code
+     * clicksTopic}.
+     */
+    static ObjectNode joinSpec(Path generated, String clicksTopic) throws IOException {
         ObjectNode spec = (ObjectNode) JSON.readTree(generated.toFile());
         ObjectNode click = (ObjectNode) spec.path("labels").path("streams").path("click");
         if (click.isMissingNode() || !click.has("topic")) {
@@ -257,14 +271,13 @@ final class JoinBench {
                     generated + ": no labels.streams.click.topic, as generate --actions writes");
         }
         click.put("topic", clicksTopic);
-        JSON.writerWithDefaultPrettyPrinter().writeValue(join.toFile(), spec);
-        ObjectNode without = spec.deepCopy();
-        without.remove("labels");
-        ObjectNode input = (ObjectNode) without.path("input");
-        input.remove("key");
-        ((ObjectNode) input.path("fields")).put("label", "price_cents");
-        without.put("name", spec.path("name").asText() + "-without-join");
-        JSON.writerWithDefaultPrettyPrinter().writeValue(plain.toFile(), without);
+        return spec;
+    }
+
+    /** Writes {@code json} to {@code file}, indented, its folder made where it is missing. */
+    static void writeResult(ObjectNode json, Path file) throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        JSON.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), json);
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.piper.benchmarks.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.piper.feed.TopicCreation;
@@ -18,6 +17,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -114,7 +114,7 @@ final class JoinFreshness {
 
     private final String bootstrap;
     private final double rate;
-    private final String window; // the click window the spec gets, or null: the generated one
+    private final String window; // the click window the spec gets
     private final Duration checkpoint;
     private final Duration warmup;
     private final List<String> relaunch;
@@ -133,7 +133,7 @@ final class JoinFreshness {
         }
         this.bootstrap = bootstrap;
         this.rate = rate;
-        this.window = window;
+        this.window = Objects.requireNonNull(window, "window");
         this.checkpoint = checkpoint;
         this.warmup = warmup;
         this.relaunch = List.copyOf(relaunch);
@@ -148,9 +148,9 @@ final class JoinFreshness {
         String clicksTopic = run + "-clicks";
         String id = run + "-fresh";
         Path spec = work.resolve("fresh.json");
-        JsonNode generated = JSON.readTree(logs.resolve("impressions.spec.json").toFile());
-        ObjectNode s = spec(generated, clicksTopic, window);
-        JSON.writerWithDefaultPrettyPrinter().writeValue(spec.toFile(), s);
+        ObjectNode s = JoinBench.joinSpec(logs.resolve("impressions.spec.json"), clicksTopic);
+        ((ObjectNode) s.path("labels").path("streams").path("click")).put("window", window);
+        JoinBench.writeResult(s, spec);
         String timeField = s.path("input").path("timestamp").asText();
         JoinSettings join = SpecParser.parse(spec).labels().join();
         long windowMs = join.streams().stream().mapToLong(ActionStream::windowMs).max().orElse(0);
@@ -387,25 +387,7 @@ final class JoinFreshness {
         root.put("clicks_sent", r.clicksSent());
         root.put("send_s", r.sendSeconds());
         root.put("last_row_before_end_s", r.lastRowBeforeEndSeconds());
-        Path parent = json.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        JSON.writerWithDefaultPrettyPrinter().writeValue(json.toFile(), root);
-    }
-
-    /** The generated spec with its clicks read from {@code clicksTopic} within {@code window}. */
-    static ObjectNode spec(JsonNode generated, String clicksTopic, String window) {
-        ObjectNode spec = generated.deepCopy();
-        ObjectNode click = (ObjectNode) spec.path("labels").path("streams").path("click");
-        if (click.isMissingNode() || !click.has("topic")) {
-            throw new IllegalStateException(
-                    "the generated spec has no labels.streams.click.topic, as generate --actions"
-                            + " writes");
-        }
-        click.put("topic", clicksTopic);
-        if (window != null) {
-            click.put("window", window);
-        }
-        return spec;
+        JoinBench.writeResult(root, json);
     }
 
     /**
