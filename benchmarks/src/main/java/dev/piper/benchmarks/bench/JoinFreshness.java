@@ -328,8 +328,12 @@ final class JoinFreshness {
                 r.rate(),
                 r.warmupMs() / 1000,
                 Runtime.getRuntime().availableProcessors());
-        for (String what : List.of("after the warm-up", "every row")) {
-            Lateness l = what.equals("every row") ? r.all() : r.steady();
+        for (Map.Entry<String, Lateness> e :
+                List.of(
+                        Map.entry("after the warm-up", r.steady()),
+                        Map.entry("every row", r.all()))) {
+            String what = e.getKey();
+            Lateness l = e.getValue();
             out.printf(
                     "  %-17s %,9d rows: p50 %.2f s, p90 %.2f s, p99 %.2f s, p99.9 %.2f s, max"
                             + " %.2f s%n",
@@ -370,9 +374,10 @@ final class JoinFreshness {
         root.put("warmup_ms", r.warmupMs());
         root.put("target_s", r.targetSeconds());
         root.put("p99_s", r.p99());
-        for (String what : List.of("steady", "all")) {
-            Lateness l = what.equals("all") ? r.all() : r.steady();
-            ObjectNode n = root.putObject(what);
+        for (Map.Entry<String, Lateness> e :
+                List.of(Map.entry("steady", r.steady()), Map.entry("all", r.all()))) {
+            Lateness l = e.getValue();
+            ObjectNode n = root.putObject(e.getKey());
             n.put("rows", l.rows());
             n.put("min_s", l.min());
             n.put("p50_s", l.at(0.5));
