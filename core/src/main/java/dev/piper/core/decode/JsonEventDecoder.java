@@ -72,6 +72,25 @@ public final class JsonEventDecoder implements BlockDecoder {
      * that {@link JsonFastPath}'s readings are tested against.
      */
     JsonEventDecoder(DecodeOptions options, boolean measure, boolean fastPath) {
+        this(options, measure, fastPath, null, null);
+    }
+
+    /**
+     * A decoder of the label join's impressions ({@link #rowTime}, {@link #keyStart}): its fast
+     * path also notes where the value of {@code key} lies, and leaves a line with the top-level
+     * field {@code refusedTop} to Jackson.
+     */
+    public static JsonEventDecoder withJoinKey(
+            DecodeOptions options, FieldPath key, String refusedTop) {
+        return new JsonEventDecoder(options, false, true, key, refusedTop);
+    }
+
+    private JsonEventDecoder(
+            DecodeOptions options,
+            boolean measure,
+            boolean fastPath,
+            FieldPath key,
+            String refusedTop) {
         EventFields events = options.events();
         if (events == null) {
             throw new IllegalArgumentException("options without event fields");
@@ -83,7 +102,19 @@ public final class JsonEventDecoder implements BlockDecoder {
         this.rows = new EventRows(program, events.time(), measure);
         this.values = new JsonValues(program, events, rows, options.maxRawBytes());
         this.root = PathTree.of(events, layout.fields());
-        this.fast = fastPath ? new JsonFastPath(root, values.hashes(), rows) : null;
+        PathTree keyed = null;
+        if (key != null && fastPath && events.timePath() != null) {
+            try {
+                keyed = PathTree.withKey(events, layout.fields(), key, refusedTop);
+            } catch (IllegalArgumentException e) {
+                keyed = null; // the key inside a column's value, or around it: Jackson reads it
+            }
+        }
+        this.fast =
+                fastPath
+                        ? new JsonFastPath(
+                                keyed == null ? root : keyed, values.hashes(), rows, keyed != null)
+                        : null;
     }
 
     /**
@@ -155,16 +186,39 @@ public final class JsonEventDecoder implements BlockDecoder {
             throw new IllegalStateException("the events have no time (input.timestamp)");
         }
         blockEnd = e;
+        keyStart = -1;
         int lineEnd = readFast(b, s, e);
         boolean row;
         if (lineEnd >= 0) {
             row = lineEnd == e;
+            if (row) {
+                keyStart = fast.keyStart;
+                keyEnd = fast.keyEnd;
+            }
         } else {
             int contentEnd = e > s && b[e - 1] == '\r' ? e - 1 : e;
             row = Swar.indexOf(b, (byte) '\n', s, e) < 0 && parseLine(b, s, contentEnd);
             closeShared();
         }
         return row && values.timeComplete() ? rows.lineTime : Long.MIN_VALUE;
+    }
+
+    private int keyStart = -1;
+    private int keyEnd;
+
+    /**
+     * Where the join key's text starts in the line {@link #rowTime} read last, for a decoder {@link
+     * #withJoinKey}: -1 unless the fast path read the line as a row and the key as a non-empty
+     * string or an integer (then {@code b[keyStart(), keyEnd())} is the key, ASCII, as Jackson
+     * reads it); else the key is left to Jackson's reading, which says why it is missing or bad.
+     */
+    public int keyStart() {
+        return keyStart;
+    }
+
+    /** Where the key's text ends; see {@link #keyStart()}. */
+    public int keyEnd() {
+        return keyEnd;
     }
 
     /**

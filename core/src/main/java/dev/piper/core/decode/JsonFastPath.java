@@ -62,12 +62,24 @@ final class JsonFastPath {
     private final int timeField;
     private final EventTime time;
 
+    /**
+     * The field of the label join's key (-1: none), {@code timeField + 1}; where its value's text
+     * lies in the line read last ({@link #keyStart} -1 if the line has none, or it was null).
+     */
+    private final int keyField;
+
+    int keyStart;
+    int keyEnd;
+
     // The last number read: its value and digits (sign not counted).
     private long number;
     private int digits;
 
-    /** A fast path along {@code root} into the line arrays of {@code rows}. */
-    JsonFastPath(PathTree root, boolean[] hashes, EventRows rows) {
+    /**
+     * A fast path along {@code root} into the line arrays of {@code rows}; with {@code key}, it
+     * notes where the value of field {@code rows.timeField + 1} lies: the label join's key.
+     */
+    JsonFastPath(PathTree root, boolean[] hashes, EventRows rows, boolean key) {
         this.root = root;
         this.width = rows.width;
         this.hashes = hashes;
@@ -80,6 +92,7 @@ final class JsonFastPath {
         this.rows = rows;
         this.timeField = rows.timeField;
         this.time = rows.time;
+        this.keyField = key ? rows.timeField + 1 : -1;
     }
 
     /**
@@ -94,6 +107,7 @@ final class JsonFastPath {
         this.b = bytes;
         this.e = end;
         this.i = s;
+        keyStart = -1;
         space();
         if (i >= e || b[i] != '{') {
             return -1;
@@ -280,6 +294,9 @@ final class JsonFastPath {
             return false;
         }
         byte c = b[i];
+        if (node.refused) {
+            return false; // Jackson's reading refuses it
+        }
         if (c == 'n') {
             return literal("null"); // missing, as if absent
         }
@@ -333,7 +350,11 @@ final class JsonFastPath {
             }
             int end = i - 1;
             for (int f : targets) {
-                if (f == timeField) {
+                if (f == keyField) {
+                    if (!key(s, end)) {
+                        return false;
+                    }
+                } else if (f == timeField) {
                     if (end > s && !time(time.millis(b, s, end))) {
                         return false; // no time: Jackson's reading names it
                     }
@@ -361,10 +382,17 @@ final class JsonFastPath {
             return true;
         }
         if (c == '-' || (c >= '0' && c <= '9')) {
+            int s = i;
             if (!integer()) {
                 return false;
             }
             for (int f : targets) {
+                if (f == keyField) {
+                    if (!key(s, i)) {
+                        return false;
+                    }
+                    continue;
+                }
                 if (f == timeField) {
                     if (!time(time.millis(number))) {
                         return false;
@@ -390,10 +418,23 @@ final class JsonFastPath {
         return false;
     }
 
+    /**
+     * Notes {@code b[s, end)} as the key's text; false (Jackson's reading decides) for an empty
+     * one, which is no key, or the field given twice.
+     */
+    private boolean key(int s, int end) {
+        if (end == s || keyStart >= 0) {
+            return false;
+        }
+        keyStart = s;
+        keyEnd = end;
+        return true;
+    }
+
     /** A list column's array, '[' read: into the first target's list, copied to the others. */
     private boolean list(int[] targets) {
         for (int f : targets) {
-            if (f < width || f == timeField || lineLists[f - width] == null) {
+            if (f < width || f == timeField || f == keyField || lineLists[f - width] == null) {
                 return false;
             }
         }

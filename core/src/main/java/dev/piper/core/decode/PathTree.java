@@ -18,6 +18,12 @@ final class PathTree {
     /** Layout fields whose value is this node's value. */
     int[] targets = new int[0];
 
+    /**
+     * Whether an event holding this field is left to Jackson by {@link JsonFastPath}: the label
+     * join's impressions may not have the field its labels go into.
+     */
+    boolean refused;
+
     Map<String, PathTree> fields;
     Map<Integer, PathTree> elements;
 
@@ -72,8 +78,30 @@ final class PathTree {
         return root;
     }
 
+    /**
+     * {@link #of(EventFields, int)} with the label join's key as field {@code fields + 1} (after
+     * the time's) and the top-level field {@code refusedTop} {@link #refused}.
+     *
+     * @throws IllegalArgumentException if a path lies inside another's value, the key's included
+     */
+    static PathTree withKey(EventFields events, int fields, FieldPath key, String refusedTop) {
+        PathTree root = of(events, fields);
+        root.add(key, 0, fields + 1);
+        root.add(FieldPath.parse(refusedTop), 0, -1);
+        root.checkLeaves();
+        return root;
+    }
+
+    /**
+     * Adds {@code path} from segment {@code depth} on, its value read into layout field {@code
+     * field}; a {@code field} of -1 marks its node {@link #refused} instead.
+     */
     void add(FieldPath path, int depth, int field) {
         if (depth == path.segments().size()) {
+            if (field < 0) {
+                refused = true;
+                return;
+            }
             targets = Arrays.copyOf(targets, targets.length + 1);
             targets[targets.length - 1] = field;
             return;

@@ -7,9 +7,12 @@ import dev.piper.core.block.RawChunk;
 import dev.piper.core.decode.BlockDecoder;
 import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.core.decode.JsonEventDecoder;
+import dev.piper.pipeline.input.FieldPath;
+import dev.piper.pipeline.join.LabelFields;
 import dev.piper.pipeline.join.LabelSpec;
 import dev.piper.pipeline.layout.Reason;
 import dev.piper.pipeline.ops.DecodeOptions;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -27,7 +30,10 @@ public final class StreamJoinReader {
 
     /**
      * The decoder, which reads one impression without making a block of it ({@link
-     * JsonEventDecoder#rowTime}): the impressions are JSON.
+     * JsonEventDecoder#rowTime}), and its key as it goes ({@link JsonEventDecoder#keyStart}) on the
+     * fast path: the impressions are JSON. Jackson's reading of the key ({@link ImpressionKeys}),
+     * the reference, took a quarter of the source thread's time when every impression had it
+     * ({@code docs/PERFORMANCE.md}, "The label join").
      */
     private final JsonEventDecoder json;
 
@@ -37,10 +43,24 @@ public final class StreamJoinReader {
     private long seq;
 
     public StreamJoinReader(LabelSpec labels, DecodeOptions options) {
+        this(labels, options, true);
+    }
+
+    /**
+     * A reader whose impressions' keys are all read by Jackson when {@code fastKey} is false: the
+     * reference the fast path's keys are tested against.
+     */
+    StreamJoinReader(LabelSpec labels, DecodeOptions options, boolean fastKey) {
         this.labels = labels;
         this.options = options;
         this.decoder = BlockDecoder.of(options, false);
-        this.json = decoder instanceof JsonEventDecoder j ? j : null;
+        this.json =
+                !(decoder instanceof JsonEventDecoder)
+                        ? null
+                        : !fastKey
+                                ? (JsonEventDecoder) BlockDecoder.of(options, false)
+                                : JsonEventDecoder.withJoinKey(
+                                        options, FieldPath.parse(labels.key()), LabelFields.OBJECT);
         this.keys = new ImpressionKeys(labels);
         this.actions = new ActionFields[labels.sources().size()];
         for (int s = 0; s < actions.length; s++) {
@@ -88,7 +108,11 @@ public final class StreamJoinReader {
             }
             t = d.dense().eventTimes()[0];
         }
-        String k = keys.read(line, 0, line.length);
+        int ks = json == null ? -1 : json.keyStart();
+        String k =
+                ks >= 0
+                        ? new String(line, ks, json.keyEnd() - ks, StandardCharsets.ISO_8859_1)
+                        : keys.read(line, 0, line.length);
         if (k == null) {
             return refuse(0, partition, offset, line, keys.reason(), keys.detail());
         }
