@@ -11,7 +11,8 @@ import java.util.Comparator;
  * @param copyOf -1 for the first emission, else the stream whose positive copy it is
  * @param partition the impression's partition
  * @param offset the impression's offset there
- * @param line the labelled line, ending in a line break
+ * @param line the labelled line, without a line break (one restored from a checkpoint of an earlier
+ *     build may end in one)
  */
 public record JoinedLine(
         long emitTimeMs, String key, int copyOf, int partition, long offset, byte[] line) {

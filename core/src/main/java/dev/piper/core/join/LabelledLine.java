@@ -11,13 +11,24 @@ import java.util.List;
  * "labels":{...}} ({@link LabelFields}), the rest of the object byte for byte as the impression had
  * it: what the decoder then reads the spec's columns from.
  */
-final class LabelledLine {
+final class LabelledLine implements LabelFields.Values {
 
     /** The most bytes a number of the labels object takes ({@code -9223372036854775808}). */
     private static final int NUMBER_BYTES = 24;
 
+    /** The labels object's name and opening brace. */
+    private static final byte[] OPEN =
+            ("\"" + LabelFields.OBJECT + "\":{").getBytes(StandardCharsets.UTF_8);
+
     private final byte[][] names; // "name": per label field, UTF-8
+
+    /** The digits of a number being written, from its end. */
+    private final byte[] digits = new byte[20];
+
     private final int extraBytes;
+
+    /** Where {@link #write} writes, while it does. */
+    private ByteArrayOutputStream out;
 
     LabelledLine(List<String> streams) {
         List<String> fields = LabelFields.names(streams);
@@ -42,20 +53,29 @@ final class LabelledLine {
 
     /**
      * Writes the object of {@code line} (its first {@code length} bytes: one JSON object, as the
-     * decoder accepted it) with {@code row}'s labels, and a line break.
+     * decoder accepted it) with {@code row}'s labels, and a line break: a line of the batch join's
+     * joined file.
      */
     void write(byte[] line, int length, JoinedRow<?> row, ByteArrayOutputStream out) {
+        writeObject(line, length, row, out);
+        out.write('\n');
+    }
+
+    /**
+     * Writes the object of {@code line} with {@code row}'s labels, without a line break: a record
+     * of the stream's join. Allocates nothing: it runs once per row ({@code docs/PERFORMANCE.md},
+     * "The label join").
+     */
+    void writeObject(byte[] line, int length, JoinedRow<?> row, ByteArrayOutputStream out) {
         int open = 0;
         while (line[open] != '{') {
             open++; // whitespace before the object
         }
         out.write(line, 0, open + 1);
-        out.writeBytes(("\"" + LabelFields.OBJECT + "\":{").getBytes(StandardCharsets.UTF_8));
-        List<Number> values = LabelFields.values(row);
-        for (int i = 0; i < names.length; i++) {
-            out.writeBytes(names[i]);
-            out.writeBytes(number(values.get(i)).getBytes(StandardCharsets.US_ASCII));
-        }
+        out.write(OPEN, 0, OPEN.length);
+        this.out = out;
+        LabelFields.values(row, this);
+        this.out = null;
         out.write('}');
         int next = open + 1;
         while (next < length && isSpace(line[next])) {
@@ -65,18 +85,43 @@ final class LabelledLine {
             out.write(',');
         }
         out.write(line, open + 1, length - open - 1);
-        out.write('\n');
     }
 
-    /** A JSON number: an integer as its digits, a whole double too, any other double as Java's. */
-    static String number(Number n) {
-        if (n instanceof Double d) {
-            if (d == Math.rint(d) && Math.abs(d) < 0x1p53) {
-                return Long.toString(d.longValue());
-            }
-            return Double.toString(d);
+    @Override
+    public void integer(int field, long value) {
+        out.write(names[field], 0, names[field].length);
+        writeDigits(value);
+    }
+
+    /** A whole double as its digits, any other as Java's. */
+    @Override
+    public void decimal(int field, double value) {
+        out.write(names[field], 0, names[field].length);
+        if (value == Math.rint(value) && Math.abs(value) < 0x1p53) {
+            writeDigits((long) value);
+        } else {
+            byte[] text = Double.toString(value).getBytes(StandardCharsets.US_ASCII);
+            out.write(text, 0, text.length);
         }
-        return n.toString();
+    }
+
+    /** {@code Long.toString(v)}, written without making the string. */
+    private void writeDigits(long v) {
+        if (v == Long.MIN_VALUE) {
+            byte[] text = Long.toString(v).getBytes(StandardCharsets.US_ASCII);
+            out.write(text, 0, text.length);
+            return;
+        }
+        if (v < 0) {
+            out.write('-');
+            v = -v;
+        }
+        int n = digits.length;
+        do {
+            digits[--n] = (byte) ('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+        out.write(digits, n, digits.length - n);
     }
 
     private static boolean isSpace(byte b) {

@@ -51,7 +51,7 @@ public final class StreamJoinOutput {
             public void row(JoinedRow<byte[]> row) {
                 Impression<byte[]> m = row.impression();
                 line.reset();
-                labelled.write(m.payload(), m.payload().length, row, line);
+                labelled.writeObject(m.payload(), m.payload().length, row, line);
                 sink.row(
                         new JoinedLine(
                                 row.emitTimeMs(),

@@ -97,14 +97,18 @@ public final class JoinOrderOperator extends AbstractStreamOperator<LogRecord>
         super.processWatermark(mark);
     }
 
-    /** Hands {@code l} on as the lane's next record, without its line break. */
+    /**
+     * Hands {@code l} on as the lane's next record, without a line break: a row of a checkpoint
+     * taken by an earlier build, which wrote one, loses it.
+     */
     private void emit(JoinedLine l) {
         byte[] line = l.line();
-        int n = line.length > 0 && line[line.length - 1] == '\n' ? line.length - 1 : line.length;
+        if (line.length > 0 && line[line.length - 1] == '\n') {
+            line = Arrays.copyOf(line, line.length - 1);
+        }
         output.collect(
                 new StreamRecord<>(
-                        new LogRecord(LANE, next++, l.emitTimeMs(), Arrays.copyOf(line, n)),
-                        l.emitTimeMs()));
+                        new LogRecord(LANE, next++, l.emitTimeMs(), line), l.emitTimeMs()));
     }
 
     /** The rows waiting for the watermark. */

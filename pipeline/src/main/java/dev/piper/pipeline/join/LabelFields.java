@@ -42,20 +42,27 @@ public final class LabelFields {
         return OBJECT + "." + name;
     }
 
+    /** Takes the values of a row's fields, each by its index in {@link #names}. */
+    public interface Values {
+        void integer(int field, long value);
+
+        /** A stream's value: the sum of its actions' values. */
+        void decimal(int field, double value);
+    }
+
     /**
-     * The values of the fields of {@code row}, in {@link #names}' order: integers, but a stream's
-     * value, which is the sum of its actions' values.
+     * Hands {@code to} the values of the fields of {@code row}, in {@link #names}' order: integers,
+     * but a stream's value. Allocates nothing: the stream's join writes every row's through it.
      */
-    public static List<Number> values(JoinedRow<?> row) {
-        List<Number> values = new ArrayList<>();
+    public static void values(JoinedRow<?> row, Values to) {
+        int field = 0;
         for (StreamLabel l : row.labels()) {
-            values.add(l.label() ? 1 : 0);
-            values.add(l.delayMs());
-            values.add(l.actions());
-            values.add(l.value());
+            to.integer(field++, l.label() ? 1 : 0);
+            to.integer(field++, l.delayMs());
+            to.integer(field++, l.actions());
+            to.decimal(field++, l.value());
         }
-        values.add(Math.round(row.weight()));
-        values.add(row.copyOf() >= 0 ? 1 : 0);
-        return values;
+        to.integer(field++, Math.round(row.weight()));
+        to.integer(field, row.copyOf() >= 0 ? 1 : 0);
     }
 }
