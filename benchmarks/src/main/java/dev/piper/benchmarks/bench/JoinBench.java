@@ -40,6 +40,12 @@ final class JoinBench {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * The young generation bin/piper gives a stream ({@code -XX:MaxNewSize}), which the streams of
+     * this bench, started with the bench's own JVM flags, are given too.
+     */
+    static final String STREAM_YOUNG = "piper.stream.max-new-size";
+
     /** One cold process: what it consumed, when all of it was committed, how long it ran. */
     record Run(String kind, long consumed, double committedSeconds, double wallSeconds) {}
 
@@ -294,6 +300,11 @@ final class JoinBench {
             Path work,
             String... extra) {
         List<String> command = new ArrayList<>(relaunch);
+        String young = System.getProperty(STREAM_YOUNG);
+        int classPath = command.indexOf("-cp");
+        if (young != null && classPath > 0) { // as bin/piper starts a stream
+            command.add(classPath, "-XX:MaxNewSize=" + young);
+        }
         command.addAll(
                 List.of(
                         "stream",
