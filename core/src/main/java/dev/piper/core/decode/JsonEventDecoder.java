@@ -102,18 +102,15 @@ public final class JsonEventDecoder implements BlockDecoder {
         this.rows = new EventRows(program, events.time(), measure);
         this.values = new JsonValues(program, events, rows, options.maxRawBytes());
         this.root = PathTree.of(events, layout.fields());
-        PathTree keyed = null;
-        if (key != null && fastPath && events.timePath() != null) {
-            try {
-                keyed = PathTree.withKey(events, layout.fields(), key, refusedTop);
-            } catch (IllegalArgumentException e) {
-                keyed = null; // the key inside a column's value, or around it: Jackson reads it
-            }
-        }
         this.fast =
                 fastPath
                         ? new JsonFastPath(
-                                keyed == null ? root : keyed, values.hashes(), rows, keyed != null)
+                                key == null
+                                        ? root
+                                        : PathTree.withKey(
+                                                events, layout.fields(), key, refusedTop),
+                                values.hashes(),
+                                rows)
                         : null;
     }
 

@@ -3,7 +3,6 @@ package dev.piper.core.decode;
 import dev.piper.pipeline.input.EventTime;
 import dev.piper.pipeline.input.StringIds;
 import dev.piper.pipeline.layout.HexIds;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -62,24 +61,17 @@ final class JsonFastPath {
     private final int timeField;
     private final EventTime time;
 
-    /**
-     * The field of the label join's key (-1: none), {@code timeField + 1}; where its value's text
-     * lies in the line read last ({@link #keyStart} -1 if the line has none, or it was null).
-     */
-    private final int keyField;
-
+    /** Where the join key's text lies in the line read last ({@link PathTree#key}); -1: none. */
     int keyStart;
+
     int keyEnd;
 
     // The last number read: its value and digits (sign not counted).
     private long number;
     private int digits;
 
-    /**
-     * A fast path along {@code root} into the line arrays of {@code rows}; with {@code key}, it
-     * notes where the value of field {@code rows.timeField + 1} lies: the label join's key.
-     */
-    JsonFastPath(PathTree root, boolean[] hashes, EventRows rows, boolean key) {
+    /** A fast path along {@code root} into the line arrays of {@code rows}. */
+    JsonFastPath(PathTree root, boolean[] hashes, EventRows rows) {
         this.root = root;
         this.width = rows.width;
         this.hashes = hashes;
@@ -92,7 +84,6 @@ final class JsonFastPath {
         this.rows = rows;
         this.timeField = rows.timeField;
         this.time = rows.time;
-        this.keyField = key ? rows.timeField + 1 : -1;
     }
 
     /**
@@ -217,37 +208,6 @@ final class JsonFastPath {
     }
 
     /**
-     * The bytes of a field name for matching, or null if any of its characters may not stand in a
-     * JSON string as it is (a quote, a backslash, a control character, anything beyond ASCII): an
-     * event holding such a name holds it escaped or beyond ASCII, which the fast path leaves to
-     * Jackson.
-     */
-    static byte[] plainName(String name) {
-        for (int k = 0; k < name.length(); k++) {
-            char c = name.charAt(k);
-            if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
-                return null;
-            }
-        }
-        return name.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /**
-     * A name of up to 7 bytes and its closing quote as the little-endian word of 8 input bytes that
-     * start with them reads, bytes past the quote zero; 0 for a longer name or none.
-     */
-    static long nameWord(byte[] name) {
-        if (name == null || name.length >= Long.BYTES) {
-            return 0;
-        }
-        long w = '"';
-        for (int k = name.length - 1; k >= 0; k--) {
-            w = w << 8 | (name[k] & 0xff);
-        }
-        return w;
-    }
-
-    /**
      * Whether the name at {@code i} is {@code name} ({@code word} its {@link #nameWord}) with its
      * closing quote; if so, skips both.
      */
@@ -294,11 +254,14 @@ final class JsonFastPath {
             return false;
         }
         byte c = b[i];
-        if (node.refused) {
-            return false; // Jackson's reading refuses it
+        if (node.refused) { // Jackson's reading refuses it
+            return false;
         }
         if (c == 'n') {
             return literal("null"); // missing, as if absent
+        }
+        if (node.key) {
+            return joinKey(node, c);
         }
         if (node.targets.length > 0) {
             return targets(node.targets, c);
@@ -350,11 +313,7 @@ final class JsonFastPath {
             }
             int end = i - 1;
             for (int f : targets) {
-                if (f == keyField) {
-                    if (!key(s, end)) {
-                        return false;
-                    }
-                } else if (f == timeField) {
+                if (f == timeField) {
                     if (end > s && !time(time.millis(b, s, end))) {
                         return false; // no time: Jackson's reading names it
                     }
@@ -382,17 +341,10 @@ final class JsonFastPath {
             return true;
         }
         if (c == '-' || (c >= '0' && c <= '9')) {
-            int s = i;
             if (!integer()) {
                 return false;
             }
             for (int f : targets) {
-                if (f == keyField) {
-                    if (!key(s, i)) {
-                        return false;
-                    }
-                    continue;
-                }
                 if (f == timeField) {
                     if (!time(time.millis(number))) {
                         return false;
@@ -419,22 +371,29 @@ final class JsonFastPath {
     }
 
     /**
-     * Notes {@code b[s, end)} as the key's text; false (Jackson's reading decides) for an empty
-     * one, which is no key, or the field given twice.
+     * The join key at {@code i}, into its node's fields too: a non-empty string or integer, once.
      */
-    private boolean key(int s, int end) {
-        if (end == s || keyStart >= 0) {
+    private boolean joinKey(PathTree node, byte c) {
+        int s = i;
+        boolean text = c == '"';
+        boolean read =
+                node.targets.length > 0
+                        ? targets(node.targets, c)
+                        : text
+                                ? ++i > s && string()
+                                : (c == '-' || c >= '0' && c <= '9') && integer();
+        if (!read || keyStart >= 0 || !(text || c == '-' || c >= '0' && c <= '9')) {
             return false;
         }
-        keyStart = s;
-        keyEnd = end;
-        return true;
+        keyStart = text ? s + 1 : s;
+        keyEnd = text ? i - 1 : i;
+        return keyEnd > keyStart;
     }
 
     /** A list column's array, '[' read: into the first target's list, copied to the others. */
     private boolean list(int[] targets) {
         for (int f : targets) {
-            if (f < width || f == timeField || f == keyField || lineLists[f - width] == null) {
+            if (f < width || f == timeField || lineLists[f - width] == null) {
                 return false;
             }
         }

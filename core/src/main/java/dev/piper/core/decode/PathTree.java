@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.io.SerializedString;
 import dev.piper.pipeline.input.EventFields;
 import dev.piper.pipeline.input.FieldPath;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -24,6 +25,14 @@ final class PathTree {
      */
     boolean refused;
 
+    /** Whether this is the label join's key, whose text {@link JsonFastPath} notes. */
+    boolean key;
+
+    /** {@link #add}'s field of a path {@link #refused}, and of the {@link #key}. */
+    static final int REFUSED = -1;
+
+    static final int KEY = -2;
+
     Map<String, PathTree> fields;
     Map<Integer, PathTree> elements;
 
@@ -36,7 +45,7 @@ final class PathTree {
 
     /**
      * The names of {@link #expected} as {@link JsonFastPath} matches them: their bytes, or null for
-     * a name it leaves to Jackson ({@link JsonFastPath#plainName}).
+     * a name it leaves to Jackson ({@link #plainName}).
      */
     byte[][] nameBytes = new byte[0][];
 
@@ -79,27 +88,25 @@ final class PathTree {
     }
 
     /**
-     * {@link #of(EventFields, int)} with the label join's key as field {@code fields + 1} (after
-     * the time's) and the top-level field {@code refusedTop} {@link #refused}.
-     *
-     * @throws IllegalArgumentException if a path lies inside another's value, the key's included
+     * {@link #of(EventFields, int)} with the label join's key marked {@link #key} and the top-level
+     * field {@code refusedTop} {@link #refused}.
      */
     static PathTree withKey(EventFields events, int fields, FieldPath key, String refusedTop) {
         PathTree root = of(events, fields);
-        root.add(key, 0, fields + 1);
-        root.add(FieldPath.parse(refusedTop), 0, -1);
-        root.checkLeaves();
+        root.add(key, 0, KEY);
+        root.add(FieldPath.parse(refusedTop), 0, REFUSED);
         return root;
     }
 
     /**
      * Adds {@code path} from segment {@code depth} on, its value read into layout field {@code
-     * field}; a {@code field} of -1 marks its node {@link #refused} instead.
+     * field}; a {@code field} of {@link #REFUSED} or {@link #KEY} marks its node so instead.
      */
     void add(FieldPath path, int depth, int field) {
         if (depth == path.segments().size()) {
             if (field < 0) {
-                refused = true;
+                refused |= field == REFUSED;
+                key |= field == KEY;
                 return;
             }
             targets = Arrays.copyOf(targets, targets.length + 1);
@@ -120,10 +127,9 @@ final class PathTree {
                 expected = Arrays.copyOf(expected, expected.length + 1);
                 expected[expected.length - 1] = new SerializedString(s.name());
                 nameBytes = Arrays.copyOf(nameBytes, nameBytes.length + 1);
-                nameBytes[nameBytes.length - 1] = JsonFastPath.plainName(s.name());
+                nameBytes[nameBytes.length - 1] = plainName(s.name());
                 nameWords = Arrays.copyOf(nameWords, nameWords.length + 1);
-                nameWords[nameWords.length - 1] =
-                        JsonFastPath.nameWord(nameBytes[nameBytes.length - 1]);
+                nameWords[nameWords.length - 1] = nameWord(nameBytes[nameBytes.length - 1]);
             }
         } else {
             elements = elements == null ? new HashMap<>() : elements;
@@ -159,5 +165,36 @@ final class PathTree {
             }
         }
         return best;
+    }
+
+    /**
+     * The bytes of a field name for matching, or null if any of its characters may not stand in a
+     * JSON string as it is (a quote, a backslash, a control character, anything beyond ASCII): an
+     * event holding such a name holds it escaped or beyond ASCII, which the fast path leaves to
+     * Jackson ({@link JsonFastPath}).
+     */
+    static byte[] plainName(String name) {
+        for (int k = 0; k < name.length(); k++) {
+            char c = name.charAt(k);
+            if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+                return null;
+            }
+        }
+        return name.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * A name of up to 7 bytes and its closing quote as the little-endian word of 8 input bytes that
+     * start with them reads, bytes past the quote zero; 0 for a longer name or none.
+     */
+    static long nameWord(byte[] name) {
+        if (name == null || name.length >= Long.BYTES) {
+            return 0;
+        }
+        long w = '"';
+        for (int k = name.length - 1; k >= 0; k--) {
+            w = w << 8 | (name[k] & 0xff);
+        }
+        return w;
     }
 }
