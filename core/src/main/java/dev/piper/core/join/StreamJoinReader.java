@@ -55,12 +55,12 @@ public final class StreamJoinReader {
         this.options = options;
         this.decoder = BlockDecoder.of(options, false);
         this.json =
-                !(decoder instanceof JsonEventDecoder)
+                !(decoder instanceof JsonEventDecoder plain)
                         ? null
-                        : !fastKey
-                                ? (JsonEventDecoder) BlockDecoder.of(options, false)
-                                : JsonEventDecoder.withJoinKey(
-                                        options, FieldPath.parse(labels.key()), LabelFields.OBJECT);
+                        : fastKey
+                                ? JsonEventDecoder.withJoinKey(
+                                        options, FieldPath.parse(labels.key()), LabelFields.OBJECT)
+                                : plain;
         this.keys = new ImpressionKeys(labels);
         this.actions = new ActionFields[labels.sources().size()];
         for (int s = 0; s < actions.length; s++) {
