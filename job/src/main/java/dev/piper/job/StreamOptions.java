@@ -207,9 +207,10 @@ public final class StreamOptions {
                     .defaultValue(Duration.ofSeconds(30))
                     .withDescription(
                             "How far in event time the label join's source reads one partition"
-                                    + " ahead of another of its partitions that still delivers"
-                                    + " records: an action read ahead waits in the join's state"
-                                    + " until the watermark passes it. 0: no bound.");
+                                    + " ahead of another that still delivers records, of the same"
+                                    + " reader or another: an impression or action read ahead"
+                                    + " waits in the join's state until the watermark passes it."
+                                    + " 0: no bound.");
 
     /**
      * The {@code stream} options that set one of these settings as given (the program checks the
@@ -258,10 +259,10 @@ public final class StreamOptions {
                             "--join-read-ahead",
                             "DURATION",
                             JOIN_READ_AHEAD,
-                            "Label join: how far in event time one topic's partition is read ahead of"
-                                    + " another's that the same reader still receives records from; an"
-                                    + " action read ahead waits in the join's state (default:"
-                                    + " ${DEFAULT-VALUE}; 0: read each as fast as it comes)."),
+                            "Label join: how far in event time one partition is read ahead of another"
+                                    + " that still delivers records, by any reader; a record read"
+                                    + " ahead waits in the join's state (default: ${DEFAULT-VALUE};"
+                                    + " 0: read each as fast as it comes)."),
                     JobOption.setting(
                             "--transactional-id-prefix",
                             "P",

@@ -72,8 +72,9 @@ public final class KafkaConnectors {
      *
      * @param sourceOfTopic each topic's source: 0 for the impressions, {@code 1 + s} for action
      *     stream {@code s}
-     * @param readAheadMs how far in event time a reader's partition may be read ahead of another of
-     *     its partitions that still delivers ({@link ReadAheadReader}); 0: no bound
+     * @param readAheadMs how far in event time a partition may be read ahead of another that still
+     *     delivers, of the same reader ({@link ReadAheadReader}) or another ({@link
+     *     ReadAheadEnumerator}); 0: no bound
      */
     public static PromptCommitSource<JoinRead> joinSource(
             String bootstrapServers,

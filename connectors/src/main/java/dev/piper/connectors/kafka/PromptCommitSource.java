@@ -34,10 +34,12 @@ import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
  * <p>The source must be unbounded, as the job's is: its splits never finish, so every split resumed
  * here is still assigned to the consumer (resuming one it had released would fail the fetch).
  *
- * <p>Everything else is Kafka's source unchanged: the same enumerator, splits, serializers and
- * state, so a savepoint of the plain source restores with the wrapper (SavepointCompatibilityITCase
- * restores one taken before it) and, the state being the same, the other way round. The offsets
- * committed to Kafka serve monitoring only; exactly-once rests on the offsets in the checkpoint.
+ * <p>Everything else is Kafka's source unchanged: the same enumerator (with a read-ahead bound,
+ * wrapped to pass the readers' holds between them: {@link ReadAheadEnumerator}), splits,
+ * serializers and state, so a savepoint of the plain source restores with the wrapper
+ * (SavepointCompatibilityITCase restores one taken before it) and, the state being the same, the
+ * other way round. The offsets committed to Kafka serve monitoring only; exactly-once rests on the
+ * offsets in the checkpoint.
  */
 public final class PromptCommitSource<T>
         implements Source<T, KafkaPartitionSplit, KafkaSourceEnumState>,
@@ -96,7 +98,14 @@ public final class PromptCommitSource<T>
         }
         ReadAheadReader<T, KafkaPartitionSplit> bounded =
                 new ReadAheadReader<>(
-                        prompt, time, readAheadMs, QUIET_MS, System::currentTimeMillis);
+                        prompt,
+                        time,
+                        readAheadMs,
+                        QUIET_MS,
+                        System::currentTimeMillis,
+                        hold ->
+                                context.sendSourceEventToCoordinator(
+                                        new ReadAheadEnumerator.ReaderHold(hold)));
         context.metricGroup().gauge("readAheadPausedSplits", bounded::pausedHere);
         return bounded;
     }
@@ -104,14 +113,24 @@ public final class PromptCommitSource<T>
     @Override
     public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> createEnumerator(
             SplitEnumeratorContext<KafkaPartitionSplit> context) throws Exception {
-        return kafka.createEnumerator(context);
+        return bounded(kafka.createEnumerator(context), context);
     }
 
     @Override
     public SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> restoreEnumerator(
             SplitEnumeratorContext<KafkaPartitionSplit> context, KafkaSourceEnumState checkpoint)
             throws Exception {
-        return kafka.restoreEnumerator(context, checkpoint);
+        return bounded(kafka.restoreEnumerator(context, checkpoint), context);
+    }
+
+    /**
+     * Kafka's enumerator, which with a read-ahead bound also tells each reader the others' holds
+     * ({@link ReadAheadEnumerator}); its state is Kafka's either way.
+     */
+    private SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> bounded(
+            SplitEnumerator<KafkaPartitionSplit, KafkaSourceEnumState> enumerator,
+            SplitEnumeratorContext<KafkaPartitionSplit> context) {
+        return readAheadMs == 0 ? enumerator : new ReadAheadEnumerator<>(enumerator, context);
     }
 
     @Override

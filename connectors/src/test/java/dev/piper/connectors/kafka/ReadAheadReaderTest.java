@@ -6,21 +6,29 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.piper.connectors.TestReaders;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.connector.source.SplitsAssignment;
 import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
 import org.junit.jupiter.api.Test;
 
 class ReadAheadReaderTest {
@@ -85,7 +93,9 @@ class ReadAheadReaderTest {
         public void notifyNoMoreSplits() {}
 
         @Override
-        public void handleSourceEvents(SourceEvent event) {}
+        public void handleSourceEvents(SourceEvent event) {
+            calls.add("event " + event);
+        }
 
         @Override
         public void pauseOrResumeSplits(Collection<String> pause, Collection<String> resume) {
@@ -105,7 +115,18 @@ class ReadAheadReaderTest {
     private ReadAheadReader<Long, Split> reader(long aheadMs, long quietMs, String... splits) {
         ReadAheadReader<Long, Split> r =
                 new ReadAheadReader<>(kafka, TIME, aheadMs, quietMs, clock::get);
-        r.addSplits(java.util.Arrays.stream(splits).map(Split::new).toList());
+        r.addSplits(Arrays.stream(splits).map(Split::new).toList());
+        return r;
+    }
+
+    /** The holds a linked reader reported, MAX_VALUE for "none". */
+    private final List<Long> reports = new ArrayList<>();
+
+    /** A reader bounded against other readers too, its reports in {@link #reports}. */
+    private ReadAheadReader<Long, Split> linked(long aheadMs, long quietMs, String... splits) {
+        ReadAheadReader<Long, Split> r =
+                new ReadAheadReader<>(kafka, TIME, aheadMs, quietMs, clock::get, reports::add);
+        r.addSplits(Arrays.stream(splits).map(Split::new).toList());
         return r;
     }
 
@@ -254,6 +275,258 @@ class ReadAheadReaderTest {
 
         r.pauseOrResumeSplits(List.of(), List.of("impressions"));
         assertThat(kafka.paused).isEmpty();
+    }
+
+    @Test
+    void aSplitAheadOfAnotherReadersHoldWaitsUntilThatReaderCatchesUp() throws Exception {
+        ReadAheadReader<Long, Split> r = linked(100, 1000, "impressions-0");
+        kafka.add("impressions-0", 0, 50, 200, 250);
+        poll(r, out, 2);
+        r.handleSourceEvents(new ReadAheadEnumerator.OthersHold(0));
+        assertThat(kafka.paused).isEmpty(); // 50 is within 100 of the other reader's 0
+
+        poll(r, out, 1); // 200: the reader's only split, paused all the same
+        assertThat(kafka.paused).containsExactly("impressions-0");
+        poll(r, out, 1);
+        assertThat(out.bySplit).last().isEqualTo("impressions-0:200");
+
+        r.handleSourceEvents(new ReadAheadEnumerator.OthersHold(150));
+        assertThat(kafka.paused).isEmpty();
+        r.handleSourceEvents(new ReadAheadEnumerator.OthersHold(Long.MAX_VALUE)); // none holds
+        poll(r, out, 1);
+        assertThat(out.bySplit).last().isEqualTo("impressions-0:250");
+        assertThat(kafka.calls)
+                .containsExactly(
+                        "pause [impressions-0] resume []", "pause [] resume [impressions-0]");
+    }
+
+    @Test
+    void reportsItsHoldAtOnceWhereItStartsOrStopsHoldingElseAtMostEvery25Ms() throws Exception {
+        ReadAheadReader<Long, Split> r = linked(100, 1000, "a");
+        kafka.add("a", 0, 10, 20);
+        poll(r, out, 1);
+        assertThat(reports).containsExactly(0L); // starts holding: at once
+        poll(r, out, 1);
+        assertThat(reports).containsExactly(0L); // moved to 10 within 25 ms: not yet
+
+        clock.addAndGet(ReadAheadReader.REPORT_EVERY_MS);
+        poll(r, out, 1);
+        assertThat(reports).containsExactly(0L, 20L);
+
+        // a runs dry: a second after the reader found nothing, it holds nothing, told at once
+        poll(r, out, 1);
+        clock.addAndGet(1000);
+        poll(r, out, 1);
+        assertThat(reports).containsExactly(0L, 20L, Long.MAX_VALUE);
+        assertThat(r.isAvailable()).isSameAs(kafka.available); // holding nothing, no timer
+    }
+
+    @Test
+    void whileItsMovedHoldWaitsToBeReportedTheReaderIsAvailableWhenTheReportIsDue()
+            throws Exception {
+        ReadAheadReader<Long, Split> r = linked(100, 60_000, "a");
+        kafka.add("a", 0, 10);
+        poll(r, out, 1);
+        poll(r, out, 1); // at 10 within 25 ms of the report of 0
+        assertThat(reports).containsExactly(0L);
+
+        // nothing more from Kafka, the quiet time a minute: only the report's turn wakes it
+        r.isAvailable().get(10, TimeUnit.SECONDS);
+        assertThat(kafka.available).isNotDone();
+        clock.addAndGet(ReadAheadReader.REPORT_EVERY_MS);
+        poll(r, out, 1);
+        assertThat(reports).containsExactly(0L, 10L);
+    }
+
+    @Test
+    void whileItHoldsOthersADryReaderIsAvailableAgainAfterTheQuietTime() throws Exception {
+        ReadAheadReader<Long, Split> r = linked(100, 20, "a");
+        kafka.add("a", 0);
+        poll(r, out, 2);
+        assertThat(reports).containsExactly(0L);
+
+        r.isAvailable().get(10, TimeUnit.SECONDS); // the clock's turn: a may have run dry
+        assertThat(kafka.available).isNotDone();
+        clock.addAndGet(20);
+        poll(r, out, 1);
+        assertThat(reports).containsExactly(0L, Long.MAX_VALUE);
+    }
+
+    @Test
+    void otherSourceEventsGoToTheReaderUnderneath() {
+        ReadAheadReader<Long, Split> r = linked(100, 1000, "a");
+        r.handleSourceEvents(new ReadAheadEnumerator.ReaderHold(5));
+        assertThat(kafka.calls).containsExactly("event ReaderHold[ms=5]");
+    }
+
+    /**
+     * Two readers of two splits each, one read three times as fast: linked through the enumerator
+     * they stay within the bound of each other (plus what one reads between two looks and a
+     * report's delay) and both read everything; unlinked, the fast one runs far ahead.
+     */
+    @Test
+    void twoLinkedReadersStayWithinTheBoundOfEachOtherAndReadEverything() throws Exception {
+        long bound = 5_000;
+        Drift linked = drift(bound, true);
+        assertThat(linked.delivered).isEqualTo(4 * 3_000);
+        assertThat(linked.widest).isLessThan(bound + 4_000);
+
+        Drift alone = drift(bound, false);
+        assertThat(alone.delivered).isEqualTo(4 * 3_000);
+        assertThat(alone.widest).isGreaterThan(3 * bound);
+    }
+
+    /** What {@link #drift} saw: records delivered, the widest gap between the readers' times. */
+    private record Drift(long delivered, long widest) {}
+
+    private Drift drift(long bound, boolean link) throws Exception {
+        Random random = new Random(42);
+        SplitsReader[] kafkas = {new SplitsReader(), new SplitsReader()};
+        List<ReadAheadReader<Long, Split>> readers = new ArrayList<>();
+        ArrayDeque<Runnable> events = new ArrayDeque<>();
+        Coordinator coordinator = new Coordinator(readers, events);
+        ReadAheadEnumerator<Split, String> enumerator =
+                new ReadAheadEnumerator<>(new NoSplits(), coordinator);
+        List<TestReaders.Output<Long>> outs = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            int subtask = i;
+            LongConsumer report =
+                    hold ->
+                            events.add(
+                                    () ->
+                                            enumerator.handleSourceEvent(
+                                                    subtask,
+                                                    new ReadAheadEnumerator.ReaderHold(hold)));
+            var r =
+                    new ReadAheadReader<>(
+                            kafkas[i], TIME, bound, 1000, clock::get, link ? report : null);
+            for (String split : List.of("impressions-" + i, "clicks-" + i)) {
+                r.addSplits(List.of(new Split(split)));
+                long t = 0;
+                for (int k = 0; k < 3_000; k++) {
+                    kafkas[i].add(split, t += random.nextInt(20));
+                }
+            }
+            readers.add(r);
+            outs.add(new TestReaders.Output<>());
+            coordinator.register(i);
+            enumerator.addReader(i);
+        }
+        long widest = 0;
+        long[] latest = {Long.MIN_VALUE, Long.MIN_VALUE};
+        int[] seen = new int[2];
+        int all = 4 * 3_000;
+        for (int step = 0; step < 200_000 && seen[0] + seen[1] < all; step++) {
+            clock.incrementAndGet();
+            for (int k = 0; k < 3; k++) {
+                readers.get(0).pollNext(outs.get(0)); // the fast reader
+            }
+            readers.get(1).pollNext(outs.get(1));
+            while (!events.isEmpty()) {
+                events.poll().run();
+            }
+            for (int i = 0; i < 2; i++) {
+                List<Long> records = outs.get(i).records;
+                for (; seen[i] < records.size(); seen[i]++) {
+                    latest[i] = Math.max(latest[i], records.get(seen[i]));
+                }
+            }
+            boolean bothRead = latest[0] != Long.MIN_VALUE && latest[1] != Long.MIN_VALUE;
+            if (bothRead && seen[0] + seen[1] < all) {
+                widest = Math.max(widest, Math.abs(latest[0] - latest[1]));
+            }
+        }
+        return new Drift(seen[0] + seen[1], widest);
+    }
+
+    /** An enumerator with nothing to assign: the readers above already have their splits. */
+    private static final class NoSplits implements SplitEnumerator<Split, String> {
+        @Override
+        public void start() {}
+
+        @Override
+        public void handleSplitRequest(int subtaskId, String host) {}
+
+        @Override
+        public void addSplitsBack(List<Split> splits, int subtaskId) {}
+
+        @Override
+        public void addReader(int subtaskId) {}
+
+        @Override
+        public String snapshotState(long checkpointId) {
+            return "";
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    /** The coordinator's side: an event to a reader is handed over after the readers' turn. */
+    private static final class Coordinator implements SplitEnumeratorContext<Split> {
+        private final List<ReadAheadReader<Long, Split>> readers;
+        private final ArrayDeque<Runnable> events;
+        private final Map<Integer, ReaderInfo> registered = new LinkedHashMap<>();
+
+        Coordinator(List<ReadAheadReader<Long, Split>> readers, ArrayDeque<Runnable> events) {
+            this.readers = readers;
+            this.events = events;
+        }
+
+        void register(int subtask) {
+            registered.put(subtask, new ReaderInfo(subtask, "localhost"));
+        }
+
+        @Override
+        public SplitEnumeratorMetricGroup metricGroup() {
+            throw new UnsupportedOperationException("no metrics here");
+        }
+
+        @Override
+        public void sendEventToSourceReader(int subtaskId, SourceEvent event) {
+            events.add(() -> readers.get(subtaskId).handleSourceEvents(event));
+        }
+
+        @Override
+        public int currentParallelism() {
+            return registered.size();
+        }
+
+        @Override
+        public Map<Integer, ReaderInfo> registeredReaders() {
+            return registered;
+        }
+
+        @Override
+        public void assignSplits(SplitsAssignment<Split> assignment) {
+            throw new UnsupportedOperationException("the readers have their splits");
+        }
+
+        @Override
+        public void signalNoMoreSplits(int subtask) {
+            throw new UnsupportedOperationException("unbounded");
+        }
+
+        @Override
+        public <T> void callAsync(
+                java.util.concurrent.Callable<T> callable,
+                java.util.function.BiConsumer<T, Throwable> handler) {
+            throw new UnsupportedOperationException("not asked");
+        }
+
+        @Override
+        public <T> void callAsync(
+                java.util.concurrent.Callable<T> callable,
+                java.util.function.BiConsumer<T, Throwable> handler,
+                long delay,
+                long period) {
+            throw new UnsupportedOperationException("not asked");
+        }
+
+        @Override
+        public void runInCoordinatorThread(Runnable runnable) {
+            runnable.run();
+        }
     }
 
     @Test
