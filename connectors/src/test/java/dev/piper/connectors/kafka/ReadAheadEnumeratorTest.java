@@ -4,17 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.Callable;
-import java.util.function.BiConsumer;
-import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
-import org.apache.flink.api.connector.source.SplitEnumeratorContext;
-import org.apache.flink.api.connector.source.SplitsAssignment;
-import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
 import org.junit.jupiter.api.Test;
 
 class ReadAheadEnumeratorTest {
@@ -75,65 +67,20 @@ class ReadAheadEnumeratorTest {
         }
     }
 
-    /** The coordinator's side as the enumerator sees it: its readers and the events sent them. */
-    private static final class Context implements SplitEnumeratorContext<Split> {
-        final Map<Integer, ReaderInfo> readers = new TreeMap<>();
-        final List<String> sent = new ArrayList<>();
-
-        void register(int subtask) {
-            readers.put(subtask, new ReaderInfo(subtask, "localhost"));
-        }
-
-        @Override
-        public SplitEnumeratorMetricGroup metricGroup() {
-            throw new UnsupportedOperationException("no metrics here");
-        }
-
-        @Override
-        public void sendEventToSourceReader(int subtaskId, SourceEvent event) {
-            long ms = ((ReadAheadEnumerator.OthersHold) event).ms();
-            sent.add(subtaskId + ":" + (ms == Long.MAX_VALUE ? "none" : Long.toString(ms)));
-        }
-
-        @Override
-        public int currentParallelism() {
-            return readers.size();
-        }
-
-        @Override
-        public Map<Integer, ReaderInfo> registeredReaders() {
-            return readers;
-        }
-
-        @Override
-        public void assignSplits(SplitsAssignment<Split> assignment) {
-            throw new UnsupportedOperationException("the enumerator underneath assigns");
-        }
-
-        @Override
-        public void signalNoMoreSplits(int subtask) {
-            throw new UnsupportedOperationException("unbounded");
-        }
-
-        @Override
-        public <T> void callAsync(Callable<T> callable, BiConsumer<T, Throwable> handler) {
-            throw new UnsupportedOperationException("not asked");
-        }
-
-        @Override
-        public <T> void callAsync(
-                Callable<T> callable, BiConsumer<T, Throwable> handler, long delay, long period) {
-            throw new UnsupportedOperationException("not asked");
-        }
-
-        @Override
-        public void runInCoordinatorThread(Runnable runnable) {
-            runnable.run();
-        }
-    }
-
     private final Inner inner = new Inner();
-    private final Context context = new Context();
+
+    /** The events sent to the readers, as "subtask:hold" ("none" for no hold). */
+    private final List<String> sent = new ArrayList<>();
+
+    private final TestEnumeratorContext<Split> context =
+            new TestEnumeratorContext<>(
+                    (subtask, event) -> {
+                        long ms = ((ReadAheadEnumerator.OthersHold) event).ms();
+                        sent.add(
+                                subtask
+                                        + ":"
+                                        + (ms == Long.MAX_VALUE ? "none" : Long.toString(ms)));
+                    });
     private final ReadAheadEnumerator<Split, String> enumerator =
             new ReadAheadEnumerator<>(inner, context);
 
@@ -151,24 +98,24 @@ class ReadAheadEnumeratorTest {
     @Test
     void eachReaderIsToldTheLeastHoldOfTheOthersWhereItChanged() {
         register(0, 1, 2);
-        assertThat(context.sent).isEmpty(); // nobody holds yet
+        assertThat(sent).isEmpty(); // nobody holds yet
 
         hold(0, 1000);
-        assertThat(context.sent).containsExactly("1:1000", "2:1000");
+        assertThat(sent).containsExactly("1:1000", "2:1000");
 
         hold(1, 900); // 0 now sees 900; 2 sees the least of 0 and 1: 900
-        assertThat(context.sent).endsWith("0:900", "2:900");
+        assertThat(sent).endsWith("0:900", "2:900");
 
-        context.sent.clear();
+        sent.clear();
         hold(2, 5000); // the others' least holds stay 900 and 1000 for 0 and 1, 900 for 2
-        assertThat(context.sent).isEmpty();
+        assertThat(sent).isEmpty();
 
         hold(1, 2000); // 0: least of 1 and 2 = 2000; 2: least of 0 and 1 = 1000
-        assertThat(context.sent).containsExactly("0:2000", "2:1000");
+        assertThat(sent).containsExactly("0:2000", "2:1000");
 
-        context.sent.clear();
+        sent.clear();
         hold(0, Long.MAX_VALUE); // 0 stops holding: 1 sees 5000, 2 sees 2000
-        assertThat(context.sent).containsExactly("1:5000", "2:2000");
+        assertThat(sent).containsExactly("1:5000", "2:2000");
     }
 
     @Test
@@ -176,11 +123,11 @@ class ReadAheadEnumeratorTest {
         register(0, 1);
         hold(0, 1000);
         hold(1, 3000);
-        assertThat(context.sent).containsExactly("1:1000", "0:3000");
+        assertThat(sent).containsExactly("1:1000", "0:3000");
 
-        context.sent.clear();
+        sent.clear();
         enumerator.addReader(0); // restarted: its old hold goes, and it is told the others' again
-        assertThat(context.sent).containsExactly("0:3000", "1:none");
+        assertThat(sent).containsExactly("0:3000", "1:none");
         assertThat(inner.calls).endsWith("reader 0");
     }
 

@@ -18,17 +18,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
-import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
-import org.apache.flink.api.connector.source.SplitEnumeratorContext;
-import org.apache.flink.api.connector.source.SplitsAssignment;
 import org.apache.flink.core.io.InputStatus;
-import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
 import org.junit.jupiter.api.Test;
 
 class ReadAheadReaderTest {
@@ -384,7 +380,11 @@ class ReadAheadReaderTest {
         SplitsReader[] kafkas = {new SplitsReader(), new SplitsReader()};
         List<ReadAheadReader<Long, Split>> readers = new ArrayList<>();
         ArrayDeque<Runnable> events = new ArrayDeque<>();
-        Coordinator coordinator = new Coordinator(readers, events);
+        // an event to a reader is handed over after the readers' turn, as the coordinator's RPC
+        TestEnumeratorContext<Split> coordinator =
+                new TestEnumeratorContext<>(
+                        (subtask, event) ->
+                                events.add(() -> readers.get(subtask).handleSourceEvents(event)));
         ReadAheadEnumerator<Split, String> enumerator =
                 new ReadAheadEnumerator<>(new NoSplits(), coordinator);
         List<TestReaders.Output<Long>> outs = new ArrayList<>();
@@ -460,73 +460,6 @@ class ReadAheadReaderTest {
 
         @Override
         public void close() {}
-    }
-
-    /** The coordinator's side: an event to a reader is handed over after the readers' turn. */
-    private static final class Coordinator implements SplitEnumeratorContext<Split> {
-        private final List<ReadAheadReader<Long, Split>> readers;
-        private final ArrayDeque<Runnable> events;
-        private final Map<Integer, ReaderInfo> registered = new LinkedHashMap<>();
-
-        Coordinator(List<ReadAheadReader<Long, Split>> readers, ArrayDeque<Runnable> events) {
-            this.readers = readers;
-            this.events = events;
-        }
-
-        void register(int subtask) {
-            registered.put(subtask, new ReaderInfo(subtask, "localhost"));
-        }
-
-        @Override
-        public SplitEnumeratorMetricGroup metricGroup() {
-            throw new UnsupportedOperationException("no metrics here");
-        }
-
-        @Override
-        public void sendEventToSourceReader(int subtaskId, SourceEvent event) {
-            events.add(() -> readers.get(subtaskId).handleSourceEvents(event));
-        }
-
-        @Override
-        public int currentParallelism() {
-            return registered.size();
-        }
-
-        @Override
-        public Map<Integer, ReaderInfo> registeredReaders() {
-            return registered;
-        }
-
-        @Override
-        public void assignSplits(SplitsAssignment<Split> assignment) {
-            throw new UnsupportedOperationException("the readers have their splits");
-        }
-
-        @Override
-        public void signalNoMoreSplits(int subtask) {
-            throw new UnsupportedOperationException("unbounded");
-        }
-
-        @Override
-        public <T> void callAsync(
-                java.util.concurrent.Callable<T> callable,
-                java.util.function.BiConsumer<T, Throwable> handler) {
-            throw new UnsupportedOperationException("not asked");
-        }
-
-        @Override
-        public <T> void callAsync(
-                java.util.concurrent.Callable<T> callable,
-                java.util.function.BiConsumer<T, Throwable> handler,
-                long delay,
-                long period) {
-            throw new UnsupportedOperationException("not asked");
-        }
-
-        @Override
-        public void runInCoordinatorThread(Runnable runnable) {
-            runnable.run();
-        }
     }
 
     @Test
