@@ -212,7 +212,7 @@ final class ReadAheadReader<T, S extends SourceSplit> extends ForwardingReader<T
         if (wake == null || wake.isDone()) { // one timer at a time, however often asked
             wake = after(quietMs);
         }
-        return CompletableFuture.anyOf(available, wake).thenApply(x -> null);
+        return available.applyToEither(wake, x -> null);
     }
 
     private static CompletableFuture<Void> after(long ms) {

@@ -376,13 +376,12 @@ final class JsonFastPath {
     private boolean joinKey(PathTree node, byte c) {
         int s = i;
         boolean text = c == '"';
+        boolean number = c == '-' || c >= '0' && c <= '9';
         boolean read =
                 node.targets.length > 0
                         ? targets(node.targets, c)
-                        : text
-                                ? ++i > s && string()
-                                : (c == '-' || c >= '0' && c <= '9') && integer();
-        if (!read || keyStart >= 0 || !(text || c == '-' || c >= '0' && c <= '9')) {
+                        : text ? ++i > s && string() : number && integer();
+        if (!read || keyStart >= 0 || !(text || number)) {
             return false;
         }
         keyStart = text ? s + 1 : s;

@@ -8,6 +8,7 @@ import dev.piper.core.decode.BlockDecoder;
 import dev.piper.core.decode.CriteoDecoder;
 import dev.piper.core.decode.JsonEventDecoder;
 import dev.piper.pipeline.input.FieldPath;
+import dev.piper.pipeline.input.InputFormat;
 import dev.piper.pipeline.join.LabelFields;
 import dev.piper.pipeline.join.LabelSpec;
 import dev.piper.pipeline.layout.Reason;
@@ -53,14 +54,17 @@ public final class StreamJoinReader {
     StreamJoinReader(LabelSpec labels, DecodeOptions options, boolean fastKey) {
         this.labels = labels;
         this.options = options;
-        this.decoder = BlockDecoder.of(options, false);
-        this.json =
-                !(decoder instanceof JsonEventDecoder plain)
-                        ? null
-                        : fastKey
-                                ? JsonEventDecoder.withJoinKey(
-                                        options, FieldPath.parse(labels.key()), LabelFields.OBJECT)
-                                : plain;
+        if (fastKey && options.events() != null && options.events().format() == InputFormat.JSON) {
+            // one decoder for both: its blocks are what the plain decoder's would be, the fast
+            // path leaving to Jackson, the reference, whatever it does not read itself
+            this.json =
+                    JsonEventDecoder.withJoinKey(
+                            options, FieldPath.parse(labels.key()), LabelFields.OBJECT);
+            this.decoder = json;
+        } else {
+            this.decoder = BlockDecoder.of(options, false);
+            this.json = decoder instanceof JsonEventDecoder plain ? plain : null;
+        }
         this.keys = new ImpressionKeys(labels);
         this.actions = new ActionFields[labels.sources().size()];
         for (int s = 0; s < actions.length; s++) {
