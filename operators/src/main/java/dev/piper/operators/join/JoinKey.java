@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * One join key's state in the stream: its {@link KeyJoin} and, of the actions waiting there for the
- * watermark, the records as read (their dead letters keep their bytes).
+ * watermark, the records as read (their dead letters keep their bytes). The operator works on it
+ * and keeps it encoded ({@link JoinKeyCodec}) between records.
  */
 public final class JoinKey {
 

@@ -1,92 +1,88 @@
 package dev.piper.operators.join;
 
-import dev.piper.core.join.JoinInput;
-import dev.piper.core.join.StreamJoinOutput;
 import dev.piper.pipeline.join.ActionStream;
 import dev.piper.pipeline.join.EmitPolicy;
 import dev.piper.pipeline.join.JoinSettings;
-import dev.piper.pipeline.join.KeyJoin;
-import dev.piper.pipeline.join.KeyJoinState;
-import dev.piper.pipeline.join.Position;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of a join key's state ({@link JoinKey}), the stream's hot state for as long as a
- * window is open. Format 1: the {@link KeyJoinState} bytes with each impression's payload, its
- * line, as int32 length and bytes; then the waiting actions' records (int32 count, then each as
- * {@code JoinRecordSerializers.writeInput} writes it, in order of position).
+ * Serializer of a join key's state, the stream's hot state for as long as a window is open. The
+ * state is kept as one byte array per key, {@link JoinKeyCodec}'s encoding of its {@link JoinKey},
+ * not as the objects themselves: at 50,000 impressions a second a 10 s window and its retention
+ * hold a million of them, which as a dozen objects each cost the stream more in garbage collection
+ * (each young collection copying the new ones, G1 refining every reference from the old generation
+ * to them) and in checkpoints (every key serialized again, and each one touched while a snapshot
+ * runs copied first) than the join itself ({@code docs/PERFORMANCE.md}, "The label join"). An array
+ * is never changed once kept (the type is immutable, so the heap backend's snapshots share it), and
+ * a snapshot writes it as it is.
+ *
+ * <p>Format 2: int32 length, then the key's encoding. Format 1 (until 2026-12-07, when the state
+ * was kept as the objects): the same encoding without the length and with every line present; a
+ * savepoint of it is read into format 2 as it is restored.
  *
  * <p>Its snapshot holds the join's settings, which the state is read under: a restore under other
  * settings (a changed {@code labels} section) is incompatible, since the windows and streams that
  * placed the waiting impressions are no longer the ones that would judge them.
  */
-public final class JoinKeySerializer extends TypeSerializer<JoinKey> {
+public final class JoinKeySerializer extends TypeSerializer<byte[]> {
 
     private static final long serialVersionUID = 1L;
 
-    /** The byte format this class writes and reads. */
-    static final int FORMAT = 1;
+    /** The byte format this class writes. */
+    static final int FORMAT = 2;
 
-    static final KeyJoinState.PayloadIO<byte[]> LINES =
-            new KeyJoinState.PayloadIO<>() {
-                @Override
-                public void write(byte[] payload, java.io.DataOutput out) throws IOException {
-                    JoinRecordSerializers.writeBytes(payload, out);
-                }
+    /** The first format: the encoding without its length. */
+    static final int FORMAT_OBJECTS = 1;
 
-                @Override
-                public byte[] read(java.io.DataInput in) throws IOException {
-                    return JoinRecordSerializers.readBytes(in);
-                }
-            };
+    private static final byte[] EMPTY = {};
 
     private final JoinSettings settings;
 
+    /** The format this instance reads: {@link #FORMAT}, or 1 to restore a savepoint of format 1. */
+    private final int readFormat;
+
     public JoinKeySerializer(JoinSettings settings) {
+        this(settings, FORMAT);
+    }
+
+    private JoinKeySerializer(JoinSettings settings, int readFormat) {
         this.settings = Objects.requireNonNull(settings);
+        this.readFormat = readFormat;
     }
 
     @Override
     public boolean isImmutableType() {
-        return false;
+        return true; // a key's array is replaced, never changed
     }
 
     @Override
-    public TypeSerializer<JoinKey> duplicate() {
+    public TypeSerializer<byte[]> duplicate() {
         return this; // stateless: every call uses its own streams
     }
 
+    /** An empty array: a key is kept only while it holds something, so never one with nothing. */
     @Override
-    public JoinKey createInstance() {
-        return JoinKey.empty(settings);
+    public byte[] createInstance() {
+        return EMPTY;
     }
 
     @Override
-    public JoinKey copy(JoinKey from) {
-        try {
-            DataOutputSerializer out = new DataOutputSerializer(256);
-            serialize(from, out);
-            return deserialize(new DataInputDeserializer(out.getSharedBuffer(), 0, out.length()));
-        } catch (IOException e) {
-            throw new IllegalStateException("a join key's state does not copy: " + e, e);
-        }
+    public byte[] copy(byte[] from) {
+        return from;
     }
 
     @Override
-    public JoinKey copy(JoinKey from, JoinKey reuse) {
-        return copy(from);
+    public byte[] copy(byte[] from, byte[] reuse) {
+        return from;
     }
 
     @Override
@@ -95,33 +91,29 @@ public final class JoinKeySerializer extends TypeSerializer<JoinKey> {
     }
 
     @Override
-    public void serialize(JoinKey key, DataOutputView out) throws IOException {
-        KeyJoinState.write(key.join, out, LINES);
-        List<Position> at = new ArrayList<>(key.pending.keySet());
-        at.sort(null);
-        out.writeInt(at.size());
-        for (Position p : at) {
-            JoinRecordSerializers.writeInput(key.pending.get(p), out);
-        }
+    public void serialize(byte[] key, DataOutputView out) throws IOException {
+        out.writeInt(key.length);
+        out.write(key);
     }
 
     @Override
-    public JoinKey deserialize(DataInputView in) throws IOException {
-        KeyJoin<byte[]> join = KeyJoinState.read(settings, in, LINES);
+    public byte[] deserialize(DataInputView in) throws IOException {
+        if (readFormat == FORMAT_OBJECTS) {
+            DataOutputSerializer encoded = new DataOutputSerializer(256);
+            JoinKeyCodec.write(JoinKeyCodec.read(settings, in), encoded);
+            return encoded.getCopyOfBuffer();
+        }
         int n = in.readInt();
         if (n < 0) {
-            throw new IOException("corrupt join key state: " + n + " waiting actions");
+            throw new IOException("corrupt join key state: " + n + " bytes");
         }
-        Map<Position, JoinInput> pending = new HashMap<>();
-        for (int i = 0; i < n; i++) {
-            JoinInput r = JoinRecordSerializers.readInput(in);
-            pending.put(StreamJoinOutput.action(r).position(), r);
-        }
-        return new JoinKey(join, pending);
+        byte[] b = new byte[n];
+        in.readFully(b);
+        return b;
     }
 
     @Override
-    public JoinKey deserialize(JoinKey reuse, DataInputView in) throws IOException {
+    public byte[] deserialize(byte[] reuse, DataInputView in) throws IOException {
         return deserialize(in);
     }
 
@@ -132,16 +124,18 @@ public final class JoinKeySerializer extends TypeSerializer<JoinKey> {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof JoinKeySerializer s && s.settings.equals(settings);
+        return o instanceof JoinKeySerializer s
+                && s.settings.equals(settings)
+                && s.readFormat == readFormat;
     }
 
     @Override
     public int hashCode() {
-        return settings.hashCode();
+        return settings.hashCode() * 31 + readFormat;
     }
 
     @Override
-    public TypeSerializerSnapshot<JoinKey> snapshotConfiguration() {
+    public TypeSerializerSnapshot<byte[]> snapshotConfiguration() {
         return new Snapshot(settings);
     }
 
@@ -150,7 +144,7 @@ public final class JoinKeySerializer extends TypeSerializer<JoinKey> {
      * settings (the streams' names, windows and policies, the max out-of-orderness, the retention
      * and the negative sample rate).
      */
-    public static final class Snapshot implements TypeSerializerSnapshot<JoinKey> {
+    public static final class Snapshot implements TypeSerializerSnapshot<byte[]> {
 
         private JoinSettings settings;
         private int readFormat = FORMAT;
@@ -198,26 +192,34 @@ public final class JoinKeySerializer extends TypeSerializer<JoinKey> {
         }
 
         @Override
-        public TypeSerializer<JoinKey> restoreSerializer() {
-            if (readFormat != FORMAT) {
+        public TypeSerializer<byte[]> restoreSerializer() {
+            if (readFormat != FORMAT && readFormat != FORMAT_OBJECTS) {
                 throw new IllegalStateException(
                         "label join state was written in format "
                                 + readFormat
-                                + "; this build reads only format "
+                                + "; this build reads formats "
+                                + FORMAT_OBJECTS
+                                + " and "
                                 + FORMAT);
             }
-            return new JoinKeySerializer(settings);
+            return new JoinKeySerializer(settings, readFormat);
         }
 
+        /**
+         * As is for the same settings in this format; after migration for the same settings in
+         * format 1 (each key read into this format); else incompatible.
+         */
         @Override
-        public TypeSerializerSchemaCompatibility<JoinKey> resolveSchemaCompatibility(
-                TypeSerializerSnapshot<JoinKey> old) {
-            if (!(old instanceof Snapshot s) || s.readFormat != FORMAT) {
+        public TypeSerializerSchemaCompatibility<byte[]> resolveSchemaCompatibility(
+                TypeSerializerSnapshot<byte[]> old) {
+            if (!(old instanceof Snapshot s) || !s.settings.equals(settings)) {
                 return TypeSerializerSchemaCompatibility.incompatible();
             }
-            return s.settings.equals(settings)
-                    ? TypeSerializerSchemaCompatibility.compatibleAsIs()
-                    : TypeSerializerSchemaCompatibility.incompatible();
+            return switch (s.readFormat) {
+                case FORMAT -> TypeSerializerSchemaCompatibility.compatibleAsIs();
+                case FORMAT_OBJECTS -> TypeSerializerSchemaCompatibility.compatibleAfterMigration();
+                default -> TypeSerializerSchemaCompatibility.incompatible();
+            };
         }
     }
 }

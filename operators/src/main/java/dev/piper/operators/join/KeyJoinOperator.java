@@ -48,7 +48,11 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
 
     private final LabelSpec labels;
     private final int maxRawBytes;
-    private transient ValueState<JoinKey> state;
+
+    /** Each key's state, encoded ({@link JoinKeySerializer} says why). */
+    private transient ValueState<byte[]> state;
+
+    private transient JoinKeyCodec codec;
     private transient StreamJoinOutput lines;
     private transient LabelJoinMetrics metrics;
     private transient Outcomes sink;
@@ -79,6 +83,7 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
         super.initializeState(context);
         watermark = Long.MIN_VALUE;
         due = new DueQueue();
+        codec = new JoinKeyCodec(labels.join());
         state =
                 getPartitionedState(
                         new ValueStateDescriptor<>(STATE, new JoinKeySerializer(labels.join())));
@@ -120,7 +125,7 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
         }
         for (String k : keys) {
             setCurrentKey(k);
-            JoinKey key = state.value();
+            JoinKey key = read();
             long next = key == null ? Long.MAX_VALUE : key.join.nextDueMs();
             if (next != Long.MAX_VALUE) {
                 due.add(next, k);
@@ -151,7 +156,7 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
     @Override
     public void processElement(StreamRecord<JoinInput> element) throws Exception {
         JoinInput r = element.getValue();
-        JoinKey key = state.value();
+        JoinKey key = read();
         boolean fresh = key == null;
         long before = Long.MAX_VALUE;
         if (fresh) {
@@ -189,7 +194,7 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
             String k = due.firstKey();
             due.removeFirst();
             setCurrentKey(k);
-            JoinKey key = state.value();
+            JoinKey key = read();
             if (key == null || key.join.nextDueMs() != at) {
                 continue; // stale: the key went, or fell due at another time, queued again then
             }
@@ -198,6 +203,12 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
             save(k, key, held, at);
         }
         super.processWatermark(mark);
+    }
+
+    /** The current key's state, or null if it holds nothing. */
+    private JoinKey read() throws Exception {
+        byte[] kept = state.value();
+        return kept == null ? null : codec.decode(kept);
     }
 
     /** The impressions this subtask's keys hold, as its gauge says. */
@@ -225,7 +236,7 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
             state.clear();
             return;
         }
-        state.update(key);
+        state.update(codec.encode(key));
         long next = key.join.nextDueMs();
         if (next != before && next != Long.MAX_VALUE) {
             due.add(next, k);

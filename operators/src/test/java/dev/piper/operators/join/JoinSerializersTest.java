@@ -1,6 +1,7 @@
 package dev.piper.operators.join;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.piper.core.join.JoinDeadLetter;
 import dev.piper.core.join.JoinInput;
@@ -17,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
@@ -89,12 +89,7 @@ class JoinSerializersTest {
     /** A key with a placed impression (its click joined) and a click waiting for the watermark. */
     private static JoinKey key() {
         JoinKey key = JoinKey.empty(SETTINGS);
-        JoinOutput<byte[]> out =
-                new StreamJoinOutput(
-                                new dev.piper.pipeline.join.LabelSpec(
-                                        "rid", SETTINGS, List.of(source(), source())),
-                                100)
-                        .of(key.pending, new Collecting());
+        JoinOutput<byte[]> out = output(key, new Collecting());
         key.join.impression(StreamJoinOutput.impression(IMPRESSION), out);
         // a second of its time (a duplicate, refused at 1000) has the first placed at 1001
         key.join.impression(StreamJoinOutput.impression(DUPLICATE), out);
@@ -102,6 +97,14 @@ class JoinSerializersTest {
         key.join.action(StreamJoinOutput.action(CLICK), out);
         key.join.advance(1_001, out); // the impression placed, the click still waiting
         return key;
+    }
+
+    private static JoinOutput<byte[]> output(JoinKey key, Collecting sink) {
+        return new StreamJoinOutput(
+                        new dev.piper.pipeline.join.LabelSpec(
+                                "rid", SETTINGS, List.of(source(), source())),
+                        100)
+                .of(key.pending, sink);
     }
 
     /** A JSON action stream keyed by {@code rid}, timed by {@code ts}, its ids in {@code cid}. */
@@ -163,19 +166,103 @@ class JoinSerializersTest {
 
     @Test
     void aKeysStateReadsBackAndItsBytesAreFrozen() throws IOException {
+        JoinKeyCodec codec = new JoinKeyCodec(SETTINGS);
+        byte[] encoded = codec.encode(key());
+        assertThat(codec.encode(codec.decode(encoded))).isEqualTo(encoded);
         JoinKeySerializer serializer = new JoinKeySerializer(SETTINGS);
-        JoinKey key = key();
-        assertThat(hex(serializer, back(serializer, key))).isEqualTo(hex(serializer, key));
-        assertThat(hex(serializer, serializer.copy(key))).isEqualTo(hex(serializer, key));
-        assertThat(JoinKeySerializer.FORMAT).isEqualTo(1);
-        assertThat(hex(serializer, key)).isEqualTo(KEY_FROZEN);
+        assertThat(back(serializer, encoded)).isEqualTo(encoded);
+        assertThat(serializer.copy(encoded)).isSameAs(encoded); // never changed once kept
+        assertThat(JoinKeySerializer.FORMAT).isEqualTo(2);
+        assertThat(HexFormat.of().formatHex(encoded)).isEqualTo(KEY_FROZEN);
+        assertThat(hex(serializer, encoded))
+                .isEqualTo("%08x".formatted(encoded.length) + KEY_FROZEN);
+    }
+
+    /** A savepoint of format 1 (the key's objects) is read into format 2 as it is restored. */
+    @Test
+    void aKeyOfFormatOneIsReadIntoFormatTwo() throws IOException {
+        JoinKeySerializer.Snapshot one = snapshotAs(JoinKeySerializer.FORMAT_OBJECTS);
+        TypeSerializer<byte[]> restoring = one.restoreSerializer();
+        DataInputDeserializer in = new DataInputDeserializer(HexFormat.of().parseHex(KEY_FROZEN));
+        assertThat(restoring.deserialize(in)).isEqualTo(new JoinKeyCodec(SETTINGS).encode(key()));
+        assertThat(in.available()).isZero();
+        assertThat(
+                        new JoinKeySerializer(SETTINGS)
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(one)
+                                .isCompatibleAfterMigration())
+                .isTrue();
     }
 
     /**
-     * Format 1 of {@link #key()}: watermark 1001; no impression arrived; one action arrived (stream
-     * 0, "r1", 5000, "c1", 2.5, at 1/0@3, watermark 900); one placed impression ("r1", 1000, at
-     * 0/1@7, watermark MIN, its 12-byte line), not emitted, two streams of nothing; one waiting
-     * record (the click as read).
+     * Once the impression's rows are out (its first at the click window's close, then its positive
+     * copy for a purchase), its line is released: length -1 where its 12 bytes were.
+     */
+    @Test
+    void aReleasedLineIsFrozenToo() throws IOException {
+        JoinKey key = key();
+        Collecting sink = new Collecting();
+        JoinOutput<byte[]> out = output(key, sink);
+        JoinInput buy =
+                new JoinInput(1, "r1", 100_000, 0, 4, 900, "o1", 7, bytes("{\"o\":1}"), false);
+        key.pending.put(StreamJoinOutput.action(buy).position(), buy);
+        key.join.action(StreamJoinOutput.action(buy), out);
+        key.join.advance(100_001, out);
+        assertThat(sink.out).filteredOn(JoinedLine.class::isInstance).hasSize(2);
+        byte[] encoded = new JoinKeyCodec(SETTINGS).encode(key);
+        assertThat(HexFormat.of().formatHex(encoded))
+                .isEqualTo(
+                        "00000000000186a1" // watermark 100,001
+                                + "00000000"
+                                + "00000000"
+                                + "00000001"
+                                + "00000002"
+                                + "7231"
+                                + "00000000000003e8"
+                                + "00000000"
+                                + "00000001"
+                                + "0000000000000007"
+                                + "8000000000000000"
+                                + "ffffffff" // its line, released
+                                + "01" // its first row out
+                                + "00000002"
+                                + "0000000000001388" // the click at 5,000, 2.5, "c1"
+                                + "00000001"
+                                + "4004000000000000"
+                                + "00000001"
+                                + "00000002"
+                                + "6331"
+                                + "8000000000000000"
+                                + "00"
+                                + "00000000000186a0" // the purchase at 100,000, 7, "o1"
+                                + "00000001"
+                                + "401c000000000000"
+                                + "00000001"
+                                + "00000002"
+                                + "6f31"
+                                + "00000000000186a0" // its positive copy at 100,000, out
+                                + "01"
+                                + "00000000"); // no action waits
+        assertThat(new JoinKeyCodec(SETTINGS).encode(new JoinKeyCodec(SETTINGS).decode(encoded)))
+                .isEqualTo(encoded);
+    }
+
+    private static JoinKeySerializer.Snapshot snapshotAs(int version) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        new JoinKeySerializer(SETTINGS).snapshotConfiguration().writeSnapshot(out);
+        JoinKeySerializer.Snapshot read = new JoinKeySerializer.Snapshot();
+        read.readSnapshot(
+                version,
+                new DataInputDeserializer(out.getCopyOfBuffer()),
+                JoinSerializersTest.class.getClassLoader());
+        return read;
+    }
+
+    /**
+     * The encoding of {@link #key()}, which is format 1 as it stands and format 2 after its length:
+     * watermark 1001; no impression arrived; one action arrived (stream 0, "r1", 5000, "c1", 2.5,
+     * at 1/0@3, watermark 900); one placed impression ("r1", 1000, at 0/1@7, watermark MIN, its
+     * 12-byte line), not emitted, two streams of nothing; one waiting record (the click as read).
      */
     private static final String KEY_FROZEN =
             "00000000000003e9"
@@ -234,14 +321,8 @@ class JoinSerializersTest {
     @Test
     void theSnapshotHoldsTheSettingsAndRefusesOthers() throws IOException {
         JoinKeySerializer serializer = new JoinKeySerializer(SETTINGS);
-        TypeSerializerSnapshot<JoinKey> written = serializer.snapshotConfiguration();
-        DataOutputSerializer out = new DataOutputSerializer(64);
-        written.writeSnapshot(out);
-        JoinKeySerializer.Snapshot read = new JoinKeySerializer.Snapshot();
-        read.readSnapshot(
-                written.getCurrentVersion(),
-                new DataInputDeserializer(out.getCopyOfBuffer()),
-                getClass().getClassLoader());
+        JoinKeySerializer.Snapshot read =
+                snapshotAs(serializer.snapshotConfiguration().getCurrentVersion());
         assertThat(read.restoreSerializer()).isEqualTo(serializer);
         assertThat(
                         serializer
@@ -257,5 +338,9 @@ class JoinSerializersTest {
                                 .resolveSchemaCompatibility(read)
                                 .isIncompatible())
                 .isTrue();
+        assertThatThrownBy(() -> snapshotAs(3).restoreSerializer())
+                .hasMessage(
+                        "label join state was written in format 3; this build reads formats 1"
+                                + " and 2");
     }
 }

@@ -9,13 +9,19 @@ import dev.piper.pipeline.join.EmitPolicy;
 import dev.piper.pipeline.join.JoinSettings;
 import dev.piper.pipeline.join.LabelSpec;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.contrib.streaming.state.EmbeddedRocksDBStateBackend;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.OperatorSnapshotUtil;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The stream's key join under Flink's harness: rows as the watermark closes their windows, and the
@@ -130,6 +136,60 @@ class KeyJoinOperatorTest {
             assertThat(h.getSideOutput(KeyJoinOperator.DEAD_LETTERS))
                     .extracting(r -> r.getValue().reason())
                     .containsExactly("orphan_action");
+        }
+    }
+
+    /**
+     * Snapshots of the key join written by the build whose state was the keys' objects (format 1,
+     * 58a09163), on the heap and in RocksDB, restore in this one, each key read into format 2: four
+     * impressions k0 to k3 at 1 to 4 s, clicks for k1 at 2.5 s, k2 at 3.5 s and k3 at 63.5 s, the
+     * watermark at 62 s (k0's and k1's rows out and forgotten; k2 placed with its click joined, k3
+     * alone with its click waiting). Written with this test's harness and operator by a test of
+     * that build, {@code OperatorSnapshotUtil.writeStateHandle} of {@code snapshot(1, 1)}.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"heap", "rocksdb"})
+    void aSnapshotOfFormatOneRestoresAndGoesOn(String backend) throws Exception {
+        String resource =
+                Path.of(
+                                getClass()
+                                        .getResource("key-join-format-1-" + backend + ".snapshot")
+                                        .toURI())
+                        .toString();
+        KeyJoinOperator restored = new KeyJoinOperator(LABELS, 100);
+        OperatorSubtaskState again;
+        try (var h = harness(restored, 1, 0)) {
+            h.setStateBackend(
+                    backend.equals("heap")
+                            ? new HashMapStateBackend()
+                            : new EmbeddedRocksDBStateBackend());
+            h.initializeState(OperatorSnapshotUtil.readStateHandle(resource));
+            h.open();
+            assertThat(restored.impressionsHeld()).isEqualTo(2);
+            h.processWatermark(63_000); // k2's window closes at 63 s, k3's click still waits
+            assertThat(h.extractOutputValues())
+                    .extracting(l -> new String(l.line(), StandardCharsets.UTF_8))
+                    .containsExactly(
+                            "{\"labels\":{\"click\":1,\"click_delay_ms\":500,\"click_count\":1,"
+                                    + "\"click_value\":0,\"weight\":1,\"copy\":0},\"rid\":\"k2\",\"ts\":3000}");
+            again = h.snapshot(2, 2); // in format 2
+        }
+        try (var h = harness(new KeyJoinOperator(LABELS, 100), 1, 0)) {
+            h.setStateBackend(
+                    backend.equals("heap")
+                            ? new HashMapStateBackend()
+                            : new EmbeddedRocksDBStateBackend());
+            h.initializeState(again);
+            h.open();
+            h.processWatermark(Long.MAX_VALUE); // k3's click, 59.5 s after it, joins
+            assertThat(h.extractOutputValues())
+                    .extracting(JoinedLine::key, l -> new String(l.line(), StandardCharsets.UTF_8))
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple(
+                                    "k3",
+                                    "{\"labels\":{\"click\":1,\"click_delay_ms\":59500,"
+                                            + "\"click_count\":1,\"click_value\":0,\"weight\":1,\"copy\":0},"
+                                            + "\"rid\":\"k3\",\"ts\":4000}"));
         }
     }
 }

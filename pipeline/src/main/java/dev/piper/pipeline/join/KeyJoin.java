@@ -44,9 +44,13 @@ public final class KeyJoin<T> {
      */
     private long nextDueMs = UNKNOWN;
 
-    /** An impression the watermark has passed, until it is forgotten. */
+    /**
+     * An impression the watermark has passed, until it is forgotten. Its payload goes once no row
+     * can be made of it any more ({@link #release}): for the rest of its retention it only judges
+     * the actions and impressions of its key, by its time.
+     */
     static final class Placed<T> {
-        final Impression<T> impression;
+        Impression<T> impression;
         final Joined[] streams;
         boolean emitted;
 
@@ -118,6 +122,7 @@ public final class KeyJoin<T> {
         while (true) {
             if (!next.find() || next.timeMs >= this.watermark) {
                 nextDueMs = next.dueMs;
+                release();
                 return;
             }
             switch (next.kind) {
@@ -143,6 +148,45 @@ public final class KeyJoin<T> {
             nextDueMs = next.dueMs;
         }
         return nextDueMs;
+    }
+
+    /**
+     * Drops the payload of every placed impression no row can be made of any more: its row went
+     * out, and of each {@link EmitPolicy#NEGATIVE_FIRST} stream its positive copy went out too, or
+     * no first action can join any more (the watermark is past the impression's window of that
+     * stream, so every action of the window has been taken). Called once every record before the
+     * watermark is placed, so the actions of those times are known; what the key emits is the same
+     * with or without it, only its state is smaller. A {@link EmitPolicy#WAIT} impression's line
+     * goes with its row; one that may have a positive copy keeps it until the key is next advanced
+     * after that is decided, or until it is forgotten (no advance is scheduled for this alone).
+     */
+    private void release() {
+        for (Placed<T> p : placed) {
+            if (p.impression.payload() != null && !rowsLeft(p)) {
+                Impression<T> m = p.impression;
+                p.impression =
+                        new Impression<>(m.key(), m.timeMs(), m.position(), m.watermark(), null);
+            }
+        }
+    }
+
+    /** Whether a row may still be made of {@code p}: a first emission or a positive copy. */
+    private boolean rowsLeft(Placed<T> p) {
+        if (!p.emitted) {
+            return true;
+        }
+        for (int s = 0; s < p.streams.length; s++) {
+            Joined j = p.streams[s];
+            if (j.copyAtMs != Long.MIN_VALUE) {
+                if (!j.copied) {
+                    return true; // its positive copy is due
+                }
+            } else if (settings.streams().get(s).policy() == EmitPolicy.NEGATIVE_FIRST
+                    && watermark <= p.impression.timeMs() + settings.streams().get(s).windowMs()) {
+                return true; // a first action of its window may come
+            }
+        }
+        return false;
     }
 
     /** Whether the key holds nothing: its state can go. */

@@ -22,7 +22,10 @@ import java.util.HashSet;
  */
 public final class KeyJoinState {
 
-    /** Writes and reads an impression's payload. */
+    /**
+     * Writes and reads an impression's payload, which is null once no row can be made of the
+     * impression any more ({@code KeyJoin}'s release): each writes null as a value of its own.
+     */
     public interface PayloadIO<T> {
         void write(T payload, DataOutput out) throws IOException;
 

@@ -323,6 +323,8 @@ class LabelJoinTest {
         return new JoinOutput<>() {
             @Override
             public void row(JoinedRow<String> row) {
+                // a payload released too soon would be missing from its row
+                assertThat(row.impression().payload()).isNotNull();
                 rows.add(row);
             }
 
