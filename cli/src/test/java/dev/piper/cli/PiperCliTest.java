@@ -108,7 +108,10 @@ class PiperCliTest {
             {"--parallelism", "0"},
             {"--block-bytes", "0"},
             {"--with-hotline", "lots"},
-            {"--chart-from", "no-such-results.json"}
+            {"--chart-from", "no-such-results.json"},
+            {"--freshness-window", "5s"},
+            {"--freshness", "1000"},
+            {"--join", "127.0.0.1:9", "--freshness", "1000", "--repeat", "3"}
         };
         String[] said = {
             "--rows: must be at least 2, not 1",
@@ -117,7 +120,11 @@ class PiperCliTest {
             "--parallelism: must be at least 1, not 0",
             "--block-bytes: ",
             "--with-hotline: \"lots\" is not a size in bytes (e.g. 1m)",
-            "--chart-from: no-such-results.json is not a readable file"
+            "--chart-from: no-such-results.json is not a readable file",
+            "--freshness-window goes with --freshness",
+            "--freshness measures the label join: give --join too",
+            "--repeat: not with --freshness, which measures one live run per command: run it"
+                    + " again for another"
         };
         for (int i = 0; i < bad.length; i++) {
             err.reset();

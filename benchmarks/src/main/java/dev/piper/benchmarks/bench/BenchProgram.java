@@ -143,7 +143,8 @@ public final class BenchProgram implements Program {
                     "RATE",
                     "With --join: measure the label freshness instead of the ratio: the generated"
                             + " impressions and clicks re-timed to the wall clock and sent live,"
-                            + " the impressions at RATE a second, to one cold piper stream; prints"
+                            + " the impressions at RATE a second, to one cold piper stream (one"
+                            + " run: not with --repeat); prints"
                             + " the percentiles of (row committed - window close -"
                             + " max_out_of_orderness) against the checkpoint interval + 1 s,"
                             + " writes --json (default bench-join-freshness.json).");
@@ -437,6 +438,14 @@ public final class BenchProgram implements Program {
         if (args.given(FRESHNESS.name()) && !args.given(JOIN.name())) {
             throw new JobArgumentException(
                     FRESHNESS.name() + " measures the label join: give " + JOIN.name() + " too");
+        }
+        if (args.given(FRESHNESS.name()) && args.given(REPEAT.name())) {
+            throw JobArgumentException.of(
+                    REPEAT.name(),
+                    "not with "
+                            + FRESHNESS.name()
+                            + ", which measures one live run per command: run it again for"
+                            + " another");
         }
         if (args.given(JOIN.name())) {
             return join(args, o, context);
