@@ -46,6 +46,12 @@ final class JoinBench {
      */
     static final String STREAM_YOUNG = "piper.stream.max-new-size";
 
+    /**
+     * The collector flag bin/piper gives a stream ({@code -XX:+UseParallelGC}), which the streams
+     * of this bench are given too; absent where PIPER_GC or PIPER_JAVA_OPTS chose another.
+     */
+    static final String STREAM_GC = "piper.stream.gc";
+
     /** One cold process: what it consumed, when all of it was committed, how long it ran. */
     record Run(String kind, long consumed, double committedSeconds, double wallSeconds) {}
 
@@ -304,6 +310,10 @@ final class JoinBench {
         int classPath = command.indexOf("-cp");
         if (young != null && classPath > 0) { // as bin/piper starts a stream
             command.add(classPath, "-XX:MaxNewSize=" + young);
+        }
+        String collector = System.getProperty(STREAM_GC);
+        if (collector != null && classPath > 0) { // as bin/piper starts a stream
+            command.add(classPath, collector);
         }
         command.addAll(
                 List.of(
