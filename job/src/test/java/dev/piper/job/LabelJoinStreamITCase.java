@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.piper.feed.OutputConsumer;
 import dev.piper.feed.TestKafka;
 import dev.piper.job.EmbeddedRunner.StateBackend;
+import dev.piper.pipeline.join.NegativeSampling;
 import java.io.BufferedWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,6 +54,25 @@ class LabelJoinStreamITCase {
     private static final String SPEC =
             LabelJoinITCase.SPEC.replace(
                     "\"window\": \"1m\"", "\"window\": \"1m\", \"topic\": \"clicks\"");
+
+    /**
+     * The same, the clicks joined {@code negative-first} and the negatives sampled at 0.5: the rows
+     * carry their weight ({@code I4}) and whether each is a positive copy ({@code I5}).
+     */
+    private static final String NEGATIVE_FIRST_SPEC =
+            SPEC.replace("\"dense\": 3", "\"dense\": 5")
+                    .replace(
+                            "\"C1\": \"user\"}",
+                            "\"I4\": \"labels.weight\", \"I5\": \"labels.copy\", \"C1\": \"user\"}")
+                    .replace("\"I1..I3\"", "\"I1..I5\"")
+                    .replace(
+                            "\"window\": \"1m\"",
+                            "\"window\": \"1m\", \"policy\": \"negative-first\"")
+                    .replace(
+                            "{\"max_out_of_orderness\": \"2s\",",
+                            "{\"max_out_of_orderness\": \"2s\", \"negative_sample_rate\": 0.5,");
+
+    private static final double NEGATIVE_RATE = 0.5;
 
     @TempDir static Path tmp;
 
@@ -158,13 +178,18 @@ class LabelJoinStreamITCase {
     }
 
     /** The batch join of the logs, once: its output directory. */
-    private static synchronized Path batch() throws Exception {
-        Path batch = tmp.resolve("batch");
+    private static Path batch() throws Exception {
+        return batch(SPEC, "batch");
+    }
+
+    /** The batch join of the logs under {@code spec}, once, into {@code dir}. */
+    private static synchronized Path batch(String spec, String dir) throws Exception {
+        Path batch = tmp.resolve(dir);
         if (Files.exists(batch.resolve("metadata.json"))) {
             return batch;
         }
         Configuration pre = new Configuration();
-        pre.set(PiperOptions.SPEC, SPEC);
+        pre.set(PiperOptions.SPEC, spec);
         pre.set(
                 PiperOptions.LABEL_ACTIONS,
                 "click="
@@ -189,6 +214,12 @@ class LabelJoinStreamITCase {
 
     /** As above, its keyed state in {@code backend}. */
     private static Configuration streamConf(String name, int parallelism, StateBackend backend) {
+        return streamConf(name, parallelism, backend, SPEC);
+    }
+
+    /** As above, under {@code spec} (whose clicks' topic is {@code clicks}). */
+    private static Configuration streamConf(
+            String name, int parallelism, StateBackend backend, String spec) {
         Configuration conf =
                 Streaming.configuration(
                         parallelism,
@@ -202,7 +233,7 @@ class LabelJoinStreamITCase {
         conf.set(StreamOptions.OUTPUT_PARTITIONS, 2);
         conf.set(StreamOptions.GROUP_ID, name);
         conf.set(StreamOptions.TRANSACTIONAL_ID_PREFIX, name);
-        conf.set(PiperOptions.SPEC, SPEC.replace("\"clicks\"", "\"" + name + "-clicks\""));
+        conf.set(PiperOptions.SPEC, spec.replace("\"clicks\"", "\"" + name + "-clicks\""));
         return conf;
     }
 
@@ -262,6 +293,47 @@ class LabelJoinStreamITCase {
         }
         batchDead.values().removeIf(n -> n == 0);
         assertThat(streamDead).isEqualTo(batchDead);
+    }
+
+    /**
+     * The clicks joined {@code negative-first}, the negatives sampled at 0.5: each impression's row
+     * goes out once the watermark passes it, as a negative kept by its key's hash (weight 2), and
+     * again as a positive copy when a click joins it in its window (its line kept until then). The
+     * stream commits the batch join's rows, weights and copies included, byte for byte.
+     */
+    @Test
+    void negativeFirstWithSampledNegativesCommitsTheBatchJoin() throws Exception {
+        Path batch = batch(NEGATIVE_FIRST_SPEC, "negative-first-batch");
+        JsonNode join =
+                new ObjectMapper()
+                        .readTree(batch.resolve("metadata.json").toFile())
+                        .get("label_join");
+        assertThat(join.get("sampled_out").asLong()).isPositive();
+        assertThat(join.get("positive_copies").asLong()).isPositive();
+        kafka.createTopic("first-impressions", 2);
+        kafka.createTopic("first-clicks", 2);
+        publish("first", 0, 1);
+        Configuration conf = streamConf("first", 2, StateBackend.hashmap, NEGATIVE_FIRST_SPEC);
+        StreamTopics.prepareTopics(conf, TestClusters.QUIET);
+        StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(3), TestClusters.QUIET);
+        // the closing impressions' rows wait in the stream: each one's positive copy (its closing
+        // click joins it) and its negative where the sampling keeps it
+        int waiting = 2;
+        for (String key : List.of("end0", "end1")) {
+            waiting += NegativeSampling.keeps(key, NEGATIVE_RATE) ? 1 : 0;
+        }
+        byte[] rows = assertCommittedIsTheBatchJoin("first", conf, batch, waiting, 7);
+        // weights of 2 (kept negatives) and positive copies are among them
+        java.nio.ByteBuffer b =
+                java.nio.ByteBuffer.wrap(rows).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        int weighted = 0;
+        int copies = 0;
+        for (int r = 0; r < rows.length / (7 * 4); r++) {
+            weighted += b.getInt((r * 7 + 4) * 4) > 0 ? 1 : 0;
+            copies += b.getInt((r * 7 + 5) * 4) > 0 ? 1 : 0;
+        }
+        assertThat(weighted).isPositive();
+        assertThat(copies).isPositive();
     }
 
     /**
@@ -340,7 +412,7 @@ class LabelJoinStreamITCase {
         Configuration conf = streamConf("one", 3);
         StreamTopics.prepareTopics(conf, TestClusters.QUIET);
         StreamRunner.run(Streaming.job(conf), conf, Duration.ofSeconds(3), TestClusters.QUIET);
-        assertCommittedIsTheBatchJoin("one", conf, batch, 1);
+        assertCommittedIsTheBatchJoin("one", conf, batch, 1, 5);
     }
 
     /**
@@ -349,14 +421,18 @@ class LabelJoinStreamITCase {
      */
     private static void assertCommittedIsTheBatchJoin(String name, Configuration conf)
             throws Exception {
-        assertCommittedIsTheBatchJoin(name, conf, batch(), 2);
+        assertCommittedIsTheBatchJoin(name, conf, batch(), 2, 5);
     }
 
-    /** As above, against {@code batch}, whose last {@code waiting} rows wait in the stream. */
-    private static void assertCommittedIsTheBatchJoin(
-            String name, Configuration conf, Path batch, int waiting) throws Exception {
+    /**
+     * As above, against {@code batch} of rows of {@code columns} 4-byte values, whose last {@code
+     * waiting} rows wait in the stream: returns the rows committed.
+     */
+    private static byte[] assertCommittedIsTheBatchJoin(
+            String name, Configuration conf, Path batch, int waiting, int columns)
+            throws Exception {
         byte[] batchRows = Files.readAllBytes(batch.resolve("rows.bin"));
-        long rows = batchRows.length / (5 * 4) - waiting;
+        long rows = batchRows.length / (columns * 4) - waiting;
         Path consumed = tmp.resolve(name + "-consumed");
         OutputConsumer.Result r =
                 new OutputConsumer(
@@ -368,9 +444,10 @@ class LabelJoinStreamITCase {
                         .spec(PiperOptions.decodeOptions(conf))
                         .consume(consumed, rows, Duration.ofSeconds(20), TestClusters.QUIET);
         assertThat(r.rows()).isEqualTo(rows);
-        assertThat(Files.readAllBytes(consumed.resolve("rows.bin")))
-                .isEqualTo(Arrays.copyOf(batchRows, (int) rows * 5 * 4));
+        byte[] committed = Files.readAllBytes(consumed.resolve("rows.bin"));
+        assertThat(committed).isEqualTo(Arrays.copyOf(batchRows, (int) rows * columns * 4));
         assertThat(Files.readAllBytes(consumed.resolve("vocab/C1.tsv")))
                 .isEqualTo(Files.readAllBytes(batch.resolve("vocab/C1.tsv")));
+        return committed;
     }
 }
