@@ -42,15 +42,9 @@ final class JoinKeyCodec {
                 @Override
                 public byte[] read(DataInput in) throws IOException {
                     int n = in.readInt();
-                    if (n == -1) {
-                        return null;
-                    }
-                    if (n < 0) {
-                        throw new IOException("corrupt join key state: a line of " + n + " bytes");
-                    }
-                    byte[] b = new byte[n];
-                    in.readFully(b);
-                    return b;
+                    return n == -1
+                            ? null
+                            : JoinRecordSerializers.readBytes(in, n, "join key state, a line");
                 }
             };
 

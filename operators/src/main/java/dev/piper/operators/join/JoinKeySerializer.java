@@ -103,13 +103,7 @@ public final class JoinKeySerializer extends TypeSerializer<byte[]> {
             JoinKeyCodec.write(JoinKeyCodec.read(settings, in), encoded);
             return encoded.getCopyOfBuffer();
         }
-        int n = in.readInt();
-        if (n < 0) {
-            throw new IOException("corrupt join key state: " + n + " bytes");
-        }
-        byte[] b = new byte[n];
-        in.readFully(b);
-        return b;
+        return JoinRecordSerializers.readBytes(in, in.readInt(), "join key state");
     }
 
     @Override

@@ -78,9 +78,16 @@ public final class JoinRecordSerializers {
     }
 
     static byte[] readBytes(DataInput in) throws IOException {
-        int n = in.readInt();
+        return readBytes(in, in.readInt(), "join record");
+    }
+
+    /**
+     * The {@code n} bytes that follow in {@code in}, {@code n} their length as just read there; a
+     * negative one is refused as a corrupt {@code what}.
+     */
+    static byte[] readBytes(DataInput in, int n, String what) throws IOException {
         if (n < 0) {
-            throw new IOException("corrupt join record: " + n + " bytes");
+            throw new IOException("corrupt " + what + ": " + n + " bytes");
         }
         byte[] b = new byte[n];
         in.readFully(b);
