@@ -3,6 +3,7 @@ package dev.piper.job;
 import dev.piper.connectors.kafka.JoinDeadLetterEncoder;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.core.block.LogRecord;
+import dev.piper.core.join.ImpressionLines;
 import dev.piper.core.join.JoinInput;
 import dev.piper.core.join.JoinRead;
 import dev.piper.core.join.JoinedLine;
@@ -30,7 +31,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * join source (impressions' and actions' topics; each record read, its event time the watermark's
  *   per partition)   -> stamp: its partition's watermark as read            (chained, parallel)
  *   -> keyBy(join key) -> key join: keyed state, advanced as the watermark passes (parallel)
- *   -> order: the rows in the batch join's order as the watermark passes   (parallelism 1)
+ *   -> order: the rows in the batch join's order as the watermark passes, each impression's
+ *      line read back from its topic where the join held its position   (parallelism 1)
  *   -> the pipeline's one lane
  * dead letters of the read and of the join -> the pipeline's dead-letter topic
  * </pre>
@@ -44,7 +46,9 @@ record LabelJoinGraph(
     /**
      * The join of {@code source}'s records under {@code labels}; a dead letter keeps {@code
      * maxRawBytes} of its record; {@code topics} are the sources' topics, the impressions' first;
-     * {@code readers} subtasks read them (0: the job's parallelism).
+     * {@code readers} subtasks read them (0: the job's parallelism); {@code lines} opens the
+     * impressions' lines where the join held an impression by its position, for the rows, and
+     * {@code deadLetterLines} for the refused impressions' dead letters.
      */
     static LabelJoinGraph of(
             StreamExecutionEnvironment env,
@@ -52,7 +56,9 @@ record LabelJoinGraph(
             LabelSpec labels,
             int maxRawBytes,
             String[] topics,
-            int readers) {
+            int readers,
+            ImpressionLines.Opener lines,
+            ImpressionLines.Opener deadLetterLines) {
         long bound = labels.join().maxOutOfOrdernessMs();
         WatermarkStrategy<JoinRead> watermarks =
                 WatermarkStrategy.<JoinRead>forBoundedOutOfOrderness(Duration.ofMillis(bound))
@@ -77,16 +83,23 @@ record LabelJoinGraph(
                                 JoinRecordSerializers.JOINED_LINE,
                                 new KeyJoinOperator(labels, maxRawBytes))
                         .uid("label-join");
-        DataStream<KafkaOut> dead =
-                read.getSideOutput(JoinStampFunction.DEAD_LETTERS)
-                        .union(joined.getSideOutput(KeyJoinOperator.DEAD_LETTERS))
-                        .map(new JoinDeadLetterEncoder(topics), BlockTypes.KAFKA_OUT)
-                        .name("label-join-dead-letters")
-                        .uid("label-join-dead-letters");
         SingleOutputStreamOperator<LogRecord> rows =
-                joined.transform("label-join-order", BlockTypes.LOG_RECORD, new JoinOrderOperator())
+                joined.transform(
+                                "label-join-order",
+                                BlockTypes.LOG_RECORD,
+                                new JoinOrderOperator(lines))
                         .setParallelism(1)
                         .uid("label-join-order");
+        DataStream<KafkaOut> dead =
+                read.getSideOutput(JoinStampFunction.DEAD_LETTERS)
+                        .union(
+                                joined.getSideOutput(KeyJoinOperator.DEAD_LETTERS),
+                                rows.getSideOutput(JoinOrderOperator.DEAD_LETTERS))
+                        .map(
+                                new JoinDeadLetterEncoder(topics, deadLetterLines, maxRawBytes),
+                                BlockTypes.KAFKA_OUT)
+                        .name("label-join-dead-letters")
+                        .uid("label-join-dead-letters");
         return new LabelJoinGraph(rows, dead);
     }
 

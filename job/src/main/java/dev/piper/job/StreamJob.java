@@ -15,6 +15,7 @@ import dev.piper.core.control.ActiveSpec;
 import dev.piper.core.control.ControlMessage;
 import dev.piper.core.control.SwitchLimits;
 import dev.piper.core.cost.ReportSettings;
+import dev.piper.core.join.ImpressionLines;
 import dev.piper.core.join.JoinRead;
 import dev.piper.operators.block.BlockTypes;
 import dev.piper.operators.block.SerializerTypeInfo;
@@ -204,7 +205,12 @@ public final class StreamJob {
      * subtasks read them: at most their partitions, since a reader without a partition would hold
      * the join's watermark back for ever (0: the job's parallelism).
      */
-    public record LabelJoinSource(Source<JoinRead, ?, ?> source, String[] topics, int readers) {}
+    public record LabelJoinSource(
+            Source<JoinRead, ?, ?> source,
+            String[] topics,
+            int readers,
+            ImpressionLines.Opener lines,
+            ImpressionLines.Opener deadLetterLines) {}
 
     /**
      * Joins the pipeline's impressions with its spec's action streams before the pipeline reads
@@ -580,7 +586,9 @@ public final class StreamJob {
                         starts.specs()[0].spec().labels(),
                         maxRawBytes,
                         labelJoin.topics(),
-                        labelJoin.readers());
+                        labelJoin.readers(),
+                        labelJoin.lines(),
+                        labelJoin.deadLetterLines());
         joinDeadLetters = graph.deadLetters();
         return graph.rows();
     }

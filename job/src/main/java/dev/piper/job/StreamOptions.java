@@ -212,6 +212,29 @@ public final class StreamOptions {
                                     + " waits in the join's state until the watermark passes it."
                                     + " 0: no bound.");
 
+    /** Where the label join keeps the lines of the impressions waiting for their windows. */
+    public enum JoinLines {
+        /** In the join's keyed state, whole: every checkpoint writes them. */
+        state,
+        /**
+         * In the impressions' topic: the join holds each one's position (tens of bytes) and reads
+         * the line back when its row goes out; the topic's retention must outlast the longest
+         * window.
+         */
+        topic
+    }
+
+    public static final ConfigOption<JoinLines> JOIN_LINES =
+            ConfigOptions.key("piper.stream.join-lines")
+                    .enumType(JoinLines.class)
+                    .defaultValue(JoinLines.state)
+                    .withDescription(
+                            "Where the label join keeps a waiting impression's line: state (the"
+                                    + " line in keyed state, written by every checkpoint) or"
+                                    + " topic (its position only, the line read back from the"
+                                    + " impressions' topic when its row goes out; the topic must"
+                                    + " keep it past the longest window; for long windows).");
+
     /**
      * The {@code stream} options that set one of these settings as given (the program checks the
      * rest of its options itself): a new one is a setting above and its line here.
@@ -263,6 +286,15 @@ public final class StreamOptions {
                                     + " that still delivers records, by any reader; a record read"
                                     + " ahead waits in the join's state (default: ${DEFAULT-VALUE};"
                                     + " 0: read each as fast as it comes)."),
+                    JobOption.setting(
+                            "--join-lines",
+                            "WHERE",
+                            JOIN_LINES,
+                            "Label join: where a waiting impression's line is kept: state (whole, in"
+                                    + " every checkpoint) or topic (its position only, the line read back"
+                                    + " from the impressions' topic as its row goes out; the topic's"
+                                    + " retention must outlast the longest window) (default:"
+                                    + " ${DEFAULT-VALUE})."),
                     JobOption.setting(
                             "--transactional-id-prefix",
                             "P",

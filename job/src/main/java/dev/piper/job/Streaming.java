@@ -5,6 +5,7 @@ import dev.piper.connectors.kafka.KafkaConnectors;
 import dev.piper.core.block.FastForward;
 import dev.piper.core.block.KafkaOut;
 import dev.piper.feed.InputProbe;
+import dev.piper.feed.KafkaImpressionLines;
 import dev.piper.job.EmbeddedRunner.StateBackend;
 import dev.piper.pipeline.hotline.HotlineSettings;
 import java.nio.file.Path;
@@ -220,9 +221,15 @@ public final class Streaming {
                                 StreamOptions.groupId(conf),
                                 conf.get(StreamOptions.START_FROM),
                                 props,
-                                conf.get(StreamOptions.JOIN_READ_AHEAD).toMillis()),
+                                conf.get(StreamOptions.JOIN_READ_AHEAD).toMillis(),
+                                conf.get(StreamOptions.JOIN_LINES)
+                                        == StreamOptions.JoinLines.topic),
                         topics.toArray(String[]::new),
-                        readers(conf)));
+                        readers(conf),
+                        // whichever way this run holds them: a restored checkpoint may hold
+                        // positions
+                        KafkaImpressionLines.opener(bootstrap, topics.get(0), props, true),
+                        KafkaImpressionLines.opener(bootstrap, topics.get(0), props, false)));
     }
 
     /**

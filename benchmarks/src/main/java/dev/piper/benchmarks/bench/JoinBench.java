@@ -52,6 +52,13 @@ final class JoinBench {
      */
     static final String STREAM_GC = "piper.stream.gc";
 
+    /**
+     * More {@code stream} options for this bench's streams, separated by spaces (e.g. {@code
+     * -Dpiper.bench.stream-args=--join-lines=state} in {@code PIPER_JAVA_OPTS}): an experiment on
+     * the stream compared in one run of the bench.
+     */
+    static final String STREAM_ARGS = "piper.bench.stream-args";
+
     /** One cold process: what it consumed, when all of it was committed, how long it ran. */
     record Run(String kind, long consumed, double committedSeconds, double wallSeconds) {}
 
@@ -337,6 +344,10 @@ final class JoinBench {
                         "--until-idle",
                         "3s"));
         command.addAll(List.of(extra));
+        String more = System.getProperty(STREAM_ARGS, "").trim();
+        if (!more.isEmpty()) {
+            command.addAll(List.of(more.split("\\s+")));
+        }
         return command;
     }
 

@@ -26,17 +26,24 @@ public final class JoinRecordDeserializer implements KafkaRecordDeserializationS
     private final HashMap<String, Integer> sourceOfTopic;
     private final LabelSpec labels;
     private final DecodeOptions options;
+    private final boolean linesInTopic;
     private transient StreamJoinReader reader;
 
     /**
      * @param sourceOfTopic each topic's source: 0 for the impressions, {@code 1 + s} for action
      *     stream {@code s}
+     * @param linesInTopic whether an impression goes to the join by its position only, its line
+     *     read back from the topic when its row is made ({@link StreamJoinReader#IN_TOPIC})
      */
     public JoinRecordDeserializer(
-            Map<String, Integer> sourceOfTopic, LabelSpec labels, DecodeOptions options) {
+            Map<String, Integer> sourceOfTopic,
+            LabelSpec labels,
+            DecodeOptions options,
+            boolean linesInTopic) {
         this.sourceOfTopic = new HashMap<>(sourceOfTopic);
         this.labels = labels;
         this.options = options;
+        this.linesInTopic = linesInTopic;
     }
 
     @Override
@@ -47,7 +54,7 @@ public final class JoinRecordDeserializer implements KafkaRecordDeserializationS
                     "a record of topic " + record.topic() + ", which the label join does not read");
         }
         if (reader == null) {
-            reader = new StreamJoinReader(labels, options); // one per reading subtask
+            reader = new StreamJoinReader(labels, options, linesInTopic); // one per subtask
         }
         byte[] value = record.value();
         out.collect(

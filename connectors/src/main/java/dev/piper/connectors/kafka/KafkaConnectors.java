@@ -75,6 +75,9 @@ public final class KafkaConnectors {
      * @param readAheadMs how far in event time a partition may be read ahead of another that still
      *     delivers, of the same reader ({@link ReadAheadReader}) or another ({@link
      *     ReadAheadEnumerator}); 0: no bound
+     * @param linesInTopic whether the join holds an impression's position, its line read back from
+     *     the topic when its row is made ({@code dev.piper.feed.KafkaImpressionLines}), rather than
+     *     its line
      */
     public static PromptCommitSource<JoinRead> joinSource(
             String bootstrapServers,
@@ -84,14 +87,15 @@ public final class KafkaConnectors {
             String groupId,
             StartFrom start,
             Map<String, String> userProperties,
-            long readAheadMs) {
+            long readAheadMs,
+            boolean linesInTopic) {
         return new PromptCommitSource<>(
                 kafkaSource(
                         bootstrapServers,
                         List.copyOf(new java.util.TreeSet<>(sourceOfTopic.keySet())),
                         groupId,
                         start,
-                        new JoinRecordDeserializer(sourceOfTopic, labels, options),
+                        new JoinRecordDeserializer(sourceOfTopic, labels, options, linesInTopic),
                         userProperties),
                 JoinRead::eventTimeMs,
                 readAheadMs);

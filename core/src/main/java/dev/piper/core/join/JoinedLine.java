@@ -12,10 +12,38 @@ import java.util.Comparator;
  * @param partition the impression's partition
  * @param offset the impression's offset there
  * @param line the labelled line, without a line break (one restored from a checkpoint of an earlier
- *     build may end in one)
+ *     build may end in one); or, if {@code labelsOnly}, only its labels member {@code
+ *     "labels":{...}}
+ * @param labelsOnly whether the impression's line is not here but in its topic at {@code partition}
+ *     and {@code offset}, to be read back ({@link ImpressionLines}) and {@link #spliceInto spliced}
+ *     with the labels when the row goes out
  */
 public record JoinedLine(
-        long emitTimeMs, String key, int copyOf, int partition, long offset, byte[] line) {
+        long emitTimeMs,
+        String key,
+        int copyOf,
+        int partition,
+        long offset,
+        byte[] line,
+        boolean labelsOnly) {
+
+    /** A row with its whole line. */
+    public JoinedLine(
+            long emitTimeMs, String key, int copyOf, int partition, long offset, byte[] line) {
+        this(emitTimeMs, key, copyOf, partition, offset, line, false);
+    }
+
+    /**
+     * The labelled line of a {@link #labelsOnly} row, its impression's {@code impressionLine} read
+     * back: byte for byte what the join would have made holding the line; null if that line holds
+     * no JSON object (its topic no longer has what the join read).
+     */
+    public byte[] spliceInto(byte[] impressionLine) {
+        if (!labelsOnly) {
+            throw new IllegalStateException("row " + key + " has its line already");
+        }
+        return LabelledLine.splice(impressionLine, line);
+    }
 
     /**
      * The order of {@code JoinedRow.ORDER}: emission time, key, copy, position. Written out rather

@@ -67,16 +67,55 @@ final class LabelledLine implements LabelFields.Values {
      * "The label join").
      */
     void writeObject(byte[] line, int length, JoinedRow<?> row, ByteArrayOutputStream out) {
-        int open = 0;
-        while (line[open] != '{') {
-            open++; // whitespace before the object
+        int open = objectStart(line, length);
+        if (open < 0) {
+            throw new IllegalArgumentException("not a JSON object: the decoder accepted the line");
         }
         out.write(line, 0, open + 1);
+        writeLabels(row, out);
+        writeRest(line, length, open, out);
+    }
+
+    /**
+     * Writes {@code row}'s labels as the member {@code "labels":{...}}: what {@link #splice} later
+     * puts into the impression's object when the join holds its position, not its line.
+     */
+    void writeLabels(JoinedRow<?> row, ByteArrayOutputStream out) {
         out.write(OPEN, 0, OPEN.length);
         this.out = out;
         LabelFields.values(row, this);
         this.out = null;
         out.write('}');
+    }
+
+    /**
+     * The object of {@code line} with {@code labels} ({@link #writeLabels}) as its first member,
+     * without a line break, as {@link #writeObject} would have written it; null if {@code line}
+     * holds no JSON object.
+     */
+    static byte[] splice(byte[] line, byte[] labels) {
+        int open = objectStart(line, line.length);
+        if (open < 0) {
+            return null;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(line.length + labels.length + 1);
+        out.write(line, 0, open + 1);
+        out.write(labels, 0, labels.length);
+        writeRest(line, line.length, open, out);
+        return out.toByteArray();
+    }
+
+    /** Where the object of {@code line} opens (whitespace may come before), or -1 for none. */
+    private static int objectStart(byte[] line, int length) {
+        int open = 0;
+        while (open < length && line[open] != '{') {
+            open++;
+        }
+        return open < length ? open : -1;
+    }
+
+    /** The object's members after the labels, the comma between if it has any. */
+    private static void writeRest(byte[] line, int length, int open, ByteArrayOutputStream out) {
         int next = open + 1;
         while (next < length && isSpace(line[next])) {
             next++;

@@ -13,7 +13,10 @@ import java.util.Map;
 
 /**
  * Where a key's join of the stream puts its outcomes: rows as labelled lines ({@link JoinedLine}),
- * refused records as {@link JoinDeadLetter}s with the batch join's details, and the counts.
+ * refused records as {@link JoinDeadLetter}s with the batch join's details, and the counts. An
+ * impression whose payload is empty is held by its position only ({@link
+ * StreamJoinReader#IN_TOPIC}): its row carries the labels alone, and its dead letter no bytes, both
+ * read back from the topic downstream.
  */
 public final class StreamJoinOutput {
 
@@ -51,7 +54,12 @@ public final class StreamJoinOutput {
             public void row(JoinedRow<byte[]> row) {
                 Impression<byte[]> m = row.impression();
                 line.reset();
-                labelled.writeObject(m.payload(), m.payload().length, row, line);
+                boolean inTopic = m.payload().length == 0;
+                if (inTopic) {
+                    labelled.writeLabels(row, line);
+                } else {
+                    labelled.writeObject(m.payload(), m.payload().length, row, line);
+                }
                 sink.row(
                         new JoinedLine(
                                 row.emitTimeMs(),
@@ -59,7 +67,8 @@ public final class StreamJoinOutput {
                                 row.copyOf(),
                                 m.position().partition(),
                                 m.position().offset(),
-                                line.toByteArray()));
+                                line.toByteArray(),
+                                inTopic));
             }
 
             @Override

@@ -25,6 +25,13 @@ import java.util.Arrays;
  */
 public final class StreamJoinReader {
 
+    /**
+     * An impression's bytes when the join holds its position and not its line ({@code --join-lines
+     * topic}): the line stays in its topic, read back when its row is made ({@link
+     * ImpressionLines}). A line the join reads is never empty (the decoder refuses one).
+     */
+    public static final byte[] IN_TOPIC = new byte[0];
+
     private final LabelSpec labels;
     private final DecodeOptions options;
     private final BlockDecoder decoder;
@@ -41,17 +48,24 @@ public final class StreamJoinReader {
     private final ImpressionKeys keys;
     private final ActionFields[] actions;
     private final int impressionLimit;
+    private final boolean linesInTopic;
     private long seq;
 
-    public StreamJoinReader(LabelSpec labels, DecodeOptions options) {
-        this(labels, options, true);
+    /**
+     * @param linesInTopic whether an impression goes to the join with its position only, its bytes
+     *     {@link #IN_TOPIC}; else with its line
+     */
+    public StreamJoinReader(LabelSpec labels, DecodeOptions options, boolean linesInTopic) {
+        this(labels, options, true, linesInTopic);
     }
 
     /**
      * A reader whose impressions' keys are all read by Jackson when {@code fastKey} is false: the
      * reference the fast path's keys are tested against.
      */
-    StreamJoinReader(LabelSpec labels, DecodeOptions options, boolean fastKey) {
+    StreamJoinReader(
+            LabelSpec labels, DecodeOptions options, boolean fastKey, boolean linesInTopic) {
+        this.linesInTopic = linesInTopic;
         this.labels = labels;
         this.options = options;
         if (fastKey && options.events() != null && options.events().format() == InputFormat.JSON) {
@@ -120,7 +134,17 @@ public final class StreamJoinReader {
         if (k == null) {
             return refuse(0, partition, offset, line, keys.reason(), keys.detail());
         }
-        return new JoinInput(-1, k, t, partition, offset, Long.MIN_VALUE, null, 0, line, false);
+        return new JoinInput(
+                -1,
+                k,
+                t,
+                partition,
+                offset,
+                Long.MIN_VALUE,
+                null,
+                0,
+                linesInTopic ? IN_TOPIC : line,
+                false);
     }
 
     private JoinRead action(int stream, int partition, long offset, byte[] value) {

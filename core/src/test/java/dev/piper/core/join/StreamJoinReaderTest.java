@@ -112,8 +112,8 @@ class StreamJoinReaderTest {
     private static void agree(String keyPath, List<String> lines) throws Exception {
         PipelineSpec spec = spec(keyPath);
         var options = SpecCompiler.decodeOptions(spec, 1024);
-        StreamJoinReader fast = new StreamJoinReader(spec.labels(), options, true);
-        StreamJoinReader reference = new StreamJoinReader(spec.labels(), options, false);
+        StreamJoinReader fast = new StreamJoinReader(spec.labels(), options, true, false);
+        StreamJoinReader reference = new StreamJoinReader(spec.labels(), options, false, false);
         for (int n = 0; n < lines.size(); n++) {
             byte[] line = lines.get(n).getBytes(StandardCharsets.UTF_8);
             assertThat(reading(fast.read(0, 0, n, line)))

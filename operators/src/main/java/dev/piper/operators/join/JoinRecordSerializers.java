@@ -6,6 +6,7 @@ import dev.piper.core.join.JoinRead;
 import dev.piper.core.join.JoinedLine;
 import dev.piper.operators.block.BlockSerializer;
 import dev.piper.operators.block.BlockSerializerSnapshot;
+import dev.piper.operators.block.FormatSnapshot;
 import dev.piper.operators.block.SerializerTypeInfo;
 import dev.piper.pipeline.join.KeyJoinState;
 import java.io.DataInput;
@@ -253,13 +254,27 @@ public final class JoinRecordSerializers {
     }
 
     /**
-     * Serializer of {@link JoinedLine}, format 1: emission time (int64), key (string), copy of,
-     * partition (int32), offset (int64), the line (int32 length and bytes).
+     * Serializer of {@link JoinedLine}, format 2: emission time (int64), key (string), copy of,
+     * partition (int32), offset (int64), the line (int32 length and bytes), labels only (a byte).
+     * Format 1, which it reads (a row restored in the order lane's state), had no last byte: every
+     * row had its line.
      */
     public static final class LineSerializer extends BlockSerializer<JoinedLine> {
         private static final long serialVersionUID = 1L;
-        public static final LineSerializer INSTANCE = new LineSerializer();
-        static final int FORMAT = 1;
+        static final int FORMAT = 2;
+        public static final LineSerializer INSTANCE = new LineSerializer(FORMAT);
+
+        /** The format it reads: {@link #FORMAT}, or an older one restored. */
+        private final int reads;
+
+        private LineSerializer(int reads) {
+            this.reads = reads;
+        }
+
+        /** The serializer that reads format {@code format}. */
+        static LineSerializer reading(int format) {
+            return format == FORMAT ? INSTANCE : new LineSerializer(format);
+        }
 
         @Override
         public JoinedLine createInstance() {
@@ -279,6 +294,7 @@ public final class JoinRecordSerializers {
             out.writeInt(r.partition());
             out.writeLong(r.offset());
             writeBytes(r.line(), out);
+            out.writeBoolean(r.labelsOnly());
         }
 
         @Override
@@ -289,7 +305,8 @@ public final class JoinRecordSerializers {
                     in.readInt(),
                     in.readInt(),
                     in.readLong(),
-                    readBytes(in));
+                    readBytes(in),
+                    reads >= 2 && in.readBoolean());
         }
 
         @Override
@@ -297,10 +314,10 @@ public final class JoinRecordSerializers {
             return new Snapshot();
         }
 
-        /** Snapshot of {@link LineSerializer}. */
-        public static final class Snapshot extends BlockSerializerSnapshot<JoinedLine> {
+        /** Snapshot of {@link LineSerializer}: reads formats 1 and 2. */
+        public static final class Snapshot extends FormatSnapshot<JoinedLine> {
             public Snapshot() {
-                super("joined line", FORMAT, () -> INSTANCE);
+                super("joined line", FORMAT, 1, LineSerializer::reading);
             }
         }
     }

@@ -164,6 +164,50 @@ class JoinSerializersTest {
                 .isEqualTo(line);
     }
 
+    /**
+     * A row's bytes, format 2: a labels-only row ends in 01, a whole one in 00; a row of format 1
+     * (an order lane's state of an earlier build, without the last byte) is read as a whole one.
+     */
+    @Test
+    void aRowsBytesAreFrozenAndFormatOneIsRead() throws IOException {
+        String head = "000000000000ee48" + "00000002" + "7231" + "ffffffff" + "00000001";
+        String whole = head + "0000000000000007" + "00000002" + "7b7d";
+        JoinedLine labels = new JoinedLine(61_000, "r1", -1, 1, 7, bytes("\"labels\":{}"), true);
+        assertThat(JoinRecordSerializers.LineSerializer.FORMAT).isEqualTo(2);
+        assertThat(hex(JoinRecordSerializers.LineSerializer.INSTANCE, labels))
+                .isEqualTo(
+                        head + "0000000000000007" + "0000000b" + "226c6162656c73223a7b7d" + "01");
+        assertThat(
+                        hex(
+                                JoinRecordSerializers.LineSerializer.INSTANCE,
+                                new JoinedLine(61_000, "r1", -1, 1, 7, bytes("{}"))))
+                .isEqualTo(whole + "00");
+        assertThat(back(JoinRecordSerializers.LineSerializer.INSTANCE, labels))
+                .usingRecursiveComparison()
+                .isEqualTo(labels);
+
+        DataOutputSerializer snapshot = new DataOutputSerializer(16);
+        JoinRecordSerializers.LineSerializer.INSTANCE
+                .snapshotConfiguration()
+                .writeSnapshot(snapshot);
+        var one = new JoinRecordSerializers.LineSerializer.Snapshot();
+        one.readSnapshot(
+                1,
+                new DataInputDeserializer(snapshot.getCopyOfBuffer()),
+                JoinSerializersTest.class.getClassLoader());
+        DataInputDeserializer in = new DataInputDeserializer(HexFormat.of().parseHex(whole));
+        JoinedLine restored = one.restoreSerializer().deserialize(in);
+        assertThat(in.available()).isZero();
+        assertThat(restored.labelsOnly()).isFalse();
+        assertThat(new String(restored.line(), StandardCharsets.UTF_8)).isEqualTo("{}");
+        assertThat(
+                        JoinRecordSerializers.LineSerializer.INSTANCE
+                                .snapshotConfiguration()
+                                .resolveSchemaCompatibility(one)
+                                .isCompatibleAfterMigration())
+                .isTrue();
+    }
+
     @Test
     void aKeysStateReadsBackAndItsBytesAreFrozen() throws IOException {
         JoinKeyCodec codec = new JoinKeyCodec(SETTINGS);
