@@ -217,7 +217,7 @@ public final class KafkaImpressionLines implements ImpressionLines {
                         i++;
                     }
                 }
-                if (System.nanoTime() > giveUp) {
+                if (i < offsets.length && System.nanoTime() > giveUp) {
                     throw failure(tp, offsets[i], null);
                 }
                 continue;
@@ -368,19 +368,24 @@ public final class KafkaImpressionLines implements ImpressionLines {
         }
     }
 
+    /** The first offset {@code tp} has; {@code offset} is the one asked for, for the message. */
     private long startOf(KafkaConsumer<byte[], byte[]> c, TopicPartition tp, long offset)
             throws IOException {
-        try {
-            return c.beginningOffsets(List.of(tp), deadline).get(tp);
-        } catch (KafkaException e) {
-            throw failure(tp, offset, e);
-        }
+        return bound(c, tp, offset, true);
     }
 
+    /** The offset after the last {@code tp} has. */
     private long endOf(KafkaConsumer<byte[], byte[]> c, TopicPartition tp, long offset)
             throws IOException {
+        return bound(c, tp, offset, false);
+    }
+
+    private long bound(
+            KafkaConsumer<byte[], byte[]> c, TopicPartition tp, long offset, boolean start)
+            throws IOException {
         try {
-            return c.endOffsets(List.of(tp), deadline).get(tp);
+            var of = List.of(tp);
+            return (start ? c.beginningOffsets(of, deadline) : c.endOffsets(of, deadline)).get(tp);
         } catch (KafkaException e) {
             throw failure(tp, offset, e);
         }

@@ -104,26 +104,15 @@ public final class JoinDeadLetterEncoder extends RichMapFunction<JoinDeadLetter,
             lines = opener.open();
         }
         byte[] line = lines.read(d.partition(), new long[] {d.offset()})[0];
-        if (line == null) {
-            return new JoinDeadLetter(
-                    d.source(),
-                    d.sourceIndex(),
-                    d.partition(),
-                    d.offset(),
-                    d.reason(),
-                    d.detail() + "; its bytes are no longer in its topic",
-                    d.raw(),
-                    false);
-        }
-        int keep = Math.min(line.length, maxRawBytes);
+        int keep = line == null ? 0 : Math.min(line.length, maxRawBytes);
         return new JoinDeadLetter(
                 d.source(),
                 d.sourceIndex(),
                 d.partition(),
                 d.offset(),
                 d.reason(),
-                d.detail(),
-                Arrays.copyOf(line, keep),
-                keep < line.length);
+                line == null ? d.detail() + "; its bytes are no longer in its topic" : d.detail(),
+                line == null ? d.raw() : Arrays.copyOf(line, keep),
+                line != null && keep < line.length);
     }
 }
