@@ -69,8 +69,6 @@ public final class KafkaImpressionLines implements ImpressionLines {
     /** Each partition's lines read past, not yet asked for, by offset. */
     private final Map<Integer, Ahead> ahead = new HashMap<>();
 
-    private long aheadBytes;
-
     /** The partitions the forward consumer is assigned. */
     private final List<TopicPartition> assigned = new ArrayList<>();
 
@@ -160,7 +158,6 @@ public final class KafkaImpressionLines implements ImpressionLines {
             int at = a.find(offsets[i]);
             if (at >= 0) {
                 lines[i] = a.take(at);
-                aheadBytes -= lines[i].length;
                 done[i] = true;
                 left--;
             }
@@ -239,7 +236,6 @@ public final class KafkaImpressionLines implements ImpressionLines {
                     i++;
                 } else {
                     a.add(o, line);
-                    aheadBytes += line.length;
                 }
             }
             a.next = records.get(records.size() - 1).offset() + 1;
@@ -353,7 +349,11 @@ public final class KafkaImpressionLines implements ImpressionLines {
 
     /** Drops the oldest lines read past while they are more than the limit. */
     private void evict() {
-        while (aheadBytes > aheadLimit) {
+        long kept = 0;
+        for (Ahead a : ahead.values()) {
+            kept += a.bytes;
+        }
+        while (kept > aheadLimit) {
             Ahead fullest = null;
             for (Ahead a : ahead.values()) {
                 if (fullest == null || a.bytes > fullest.bytes) {
@@ -364,7 +364,7 @@ public final class KafkaImpressionLines implements ImpressionLines {
             if (dropped == 0) {
                 return; // nothing left to drop
             }
-            aheadBytes -= dropped;
+            kept -= dropped;
         }
     }
 

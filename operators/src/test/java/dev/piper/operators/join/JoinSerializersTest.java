@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
@@ -186,15 +187,11 @@ class JoinSerializersTest {
                 .usingRecursiveComparison()
                 .isEqualTo(labels);
 
-        DataOutputSerializer snapshot = new DataOutputSerializer(16);
-        JoinRecordSerializers.LineSerializer.INSTANCE
-                .snapshotConfiguration()
-                .writeSnapshot(snapshot);
-        var one = new JoinRecordSerializers.LineSerializer.Snapshot();
-        one.readSnapshot(
-                1,
-                new DataInputDeserializer(snapshot.getCopyOfBuffer()),
-                JoinSerializersTest.class.getClassLoader());
+        var one =
+                readAs(
+                        JoinRecordSerializers.LineSerializer.INSTANCE.snapshotConfiguration(),
+                        new JoinRecordSerializers.LineSerializer.Snapshot(),
+                        1);
         DataInputDeserializer in = new DataInputDeserializer(HexFormat.of().parseHex(whole));
         JoinedLine restored = one.restoreSerializer().deserialize(in);
         assertThat(in.available()).isZero();
@@ -292,14 +289,22 @@ class JoinSerializersTest {
     }
 
     private static JoinKeySerializer.Snapshot snapshotAs(int version) throws IOException {
+        return readAs(
+                new JoinKeySerializer(SETTINGS).snapshotConfiguration(),
+                new JoinKeySerializer.Snapshot(),
+                version);
+    }
+
+    /** {@code written}'s bytes read into {@code into} as a snapshot of version {@code version}. */
+    private static <S extends TypeSerializerSnapshot<?>> S readAs(
+            TypeSerializerSnapshot<?> written, S into, int version) throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(64);
-        new JoinKeySerializer(SETTINGS).snapshotConfiguration().writeSnapshot(out);
-        JoinKeySerializer.Snapshot read = new JoinKeySerializer.Snapshot();
-        read.readSnapshot(
+        written.writeSnapshot(out);
+        into.readSnapshot(
                 version,
                 new DataInputDeserializer(out.getCopyOfBuffer()),
                 JoinSerializersTest.class.getClassLoader());
-        return read;
+        return into;
     }
 
     /**
