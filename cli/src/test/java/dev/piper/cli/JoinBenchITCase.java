@@ -83,6 +83,7 @@ class JoinBenchITCase {
                         "4s",
                         "--checkpoint-interval",
                         "1s",
+                        "--stream-arg=--join-lines=topic", // the lines read back from the topic
                         "--rows",
                         "6000",
                         "--data-dir",
@@ -109,6 +110,15 @@ class JoinBenchITCase {
         assertThat(all.get("p50_s").asDouble()).isLessThanOrEqualTo(all.get("p99_s").asDouble());
         assertThat(all.get("p99_s").asDouble()).isLessThanOrEqualTo(all.get("max_s").asDouble());
         assertThat(r.get("p99_s").asDouble()).isEqualTo(r.get("steady").get("p99_s").asDouble());
+        // the split: a row is written after its decision and read committed after its write, and
+        // the two parts' maxima bound the whole's
+        JsonNode written = r.get("steady_written");
+        JsonNode commitWait = r.get("steady_commit_wait");
+        assertThat(written.get("p50_s").asDouble()).isPositive();
+        assertThat(commitWait.get("p50_s").asDouble()).isNotNegative();
+        assertThat(written.get("max_s").asDouble() + commitWait.get("max_s").asDouble())
+                .isGreaterThanOrEqualTo(r.get("steady").get("max_s").asDouble() - 1e-9);
+        assertThat(printed).contains("after the warm-up, split: written by the stream p50 ");
         assertTheBenchTopicsAreGone();
     }
 

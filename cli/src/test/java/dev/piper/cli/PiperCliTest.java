@@ -111,7 +111,8 @@ class PiperCliTest {
             {"--chart-from", "no-such-results.json"},
             {"--freshness-window", "5s"},
             {"--freshness", "1000"},
-            {"--join", "127.0.0.1:9", "--freshness", "1000", "--repeat", "3"}
+            {"--join", "127.0.0.1:9", "--freshness", "1000", "--repeat", "3"},
+            {"--stream-arg=--join-lines=topic"}
         };
         String[] said = {
             "--rows: must be at least 2, not 1",
@@ -124,7 +125,8 @@ class PiperCliTest {
             "--freshness-window goes with --freshness",
             "--freshness measures the label join: give --join too",
             "--repeat: not with --freshness, which measures one live run per command: run it"
-                    + " again for another"
+                    + " again for another",
+            "--stream-arg goes with --join"
         };
         for (int i = 0; i < bad.length; i++) {
             err.reset();

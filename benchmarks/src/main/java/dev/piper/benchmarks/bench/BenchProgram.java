@@ -172,6 +172,14 @@ public final class BenchProgram implements Program {
                     "5s",
                     "With --freshness: the stream's checkpoint interval, when its rows become"
                             + " visible (default: ${DEFAULT-VALUE}, the stream's).");
+    static final JobOption STREAM_ARG =
+            JobOption.repeatable(
+                    "--stream-arg",
+                    "ARG",
+                    "With --join: one more argument for each piper stream the bench starts, after"
+                            + " its own, as --stream-arg=ARG (e.g. --stream-arg=--join-lines=topic,"
+                            + " or --stream-arg=--flink-conf --stream-arg=KEY=VALUE); repeat it for"
+                            + " more. Both streams of a ratio's pair get them.");
     static final JobOption CHART_FROM =
             JobOption.value(
                     "--chart-from",
@@ -203,6 +211,7 @@ public final class BenchProgram implements Program {
                     FRESHNESS_WINDOW,
                     FRESHNESS_WARMUP,
                     CHECKPOINT_INTERVAL,
+                    STREAM_ARG,
                     CHART_FROM);
 
     @Override
@@ -435,6 +444,9 @@ public final class BenchProgram implements Program {
                 throw new JobArgumentException(only.name() + " goes with " + FRESHNESS.name());
             }
         }
+        if (args.given(STREAM_ARG.name()) && !args.given(JOIN.name())) {
+            throw new JobArgumentException(STREAM_ARG.name() + " goes with " + JOIN.name());
+        }
         if (args.given(FRESHNESS.name()) && !args.given(JOIN.name())) {
             throw new JobArgumentException(
                     FRESHNESS.name() + " measures the label join: give " + JOIN.name() + " too");
@@ -486,6 +498,7 @@ public final class BenchProgram implements Program {
                         o.repeat(),
                         o.dataDir(),
                         context.relaunch(),
+                        args.strings(STREAM_ARG.name()),
                         System.err);
         if (args.given(FRESHNESS.name())) {
             double rate = args.decimal(FRESHNESS.name());
@@ -501,6 +514,7 @@ public final class BenchProgram implements Program {
                             args.duration(CHECKPOINT_INTERVAL.name(), ""),
                             args.duration(FRESHNESS_WARMUP.name(), ""),
                             context.relaunch(),
+                            args.strings(STREAM_ARG.name()),
                             System.err);
             JoinFreshness.Result r = bench.freshness(freshness);
             Path json = args.given(JSON.name()) ? o.json() : Path.of("bench-join-freshness.json");

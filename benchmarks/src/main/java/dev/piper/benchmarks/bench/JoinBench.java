@@ -52,13 +52,6 @@ final class JoinBench {
      */
     static final String STREAM_GC = "piper.stream.gc";
 
-    /**
-     * More {@code stream} options for this bench's streams, separated by spaces (e.g. {@code
-     * -Dpiper.bench.stream-args=--join-lines=state} in {@code PIPER_JAVA_OPTS}): an experiment on
-     * the stream compared in one run of the bench.
-     */
-    static final String STREAM_ARGS = "piper.bench.stream-args";
-
     /** One cold process: what it consumed, when all of it was committed, how long it ran. */
     record Run(String kind, long consumed, double committedSeconds, double wallSeconds) {}
 
@@ -87,8 +80,14 @@ final class JoinBench {
     private final int repeat;
     private final Path dataDir;
     private final List<String> relaunch;
+    private final List<String> streamArgs;
     private final PrintStream progress;
 
+    /**
+     * @param relaunch the command that starts a piper process as this one was started
+     * @param streamArgs more {@code stream} options, for each stream of the bench ({@code
+     *     --stream-arg})
+     */
     JoinBench(
             String bootstrap,
             long impressions,
@@ -96,6 +95,7 @@ final class JoinBench {
             int repeat,
             Path dataDir,
             List<String> relaunch,
+            List<String> streamArgs,
             PrintStream progress) {
         this.bootstrap = bootstrap;
         this.impressions = impressions;
@@ -103,6 +103,7 @@ final class JoinBench {
         this.repeat = repeat;
         this.dataDir = dataDir;
         this.relaunch = List.copyOf(relaunch);
+        this.streamArgs = List.copyOf(streamArgs);
         this.progress = progress;
     }
 
@@ -302,10 +303,11 @@ final class JoinBench {
     /**
      * The command line of one {@code piper stream} of {@code spec} over {@code input} from its
      * start, stopping once idle for 3 s: its topics, group, transactional ids named {@code id}, its
-     * checkpoints in {@code work}; {@code extra} arguments at its end.
+     * checkpoints in {@code work}; {@code extra} arguments, then {@code streamArgs}, at its end.
      */
     static List<String> streamCommand(
             List<String> relaunch,
+            List<String> streamArgs,
             String bootstrap,
             Path spec,
             String input,
@@ -344,17 +346,15 @@ final class JoinBench {
                         "--until-idle",
                         "3s"));
         command.addAll(List.of(extra));
-        String more = System.getProperty(STREAM_ARGS, "").trim();
-        if (!more.isEmpty()) {
-            command.addAll(List.of(more.split("\\s+")));
-        }
+        command.addAll(streamArgs);
         return command;
     }
 
     /** One cold {@code piper stream} process of {@code spec} over the impressions' topic. */
     private Run stream(String kind, int i, Path spec, String input, Path work) throws Exception {
         String id = work.getFileName() + "-" + kind + "-" + i;
-        List<String> command = streamCommand(relaunch, bootstrap, spec, input, id, work);
+        List<String> command =
+                streamCommand(relaunch, streamArgs, bootstrap, spec, input, id, work);
         progress.printf("bench: cold piper stream, %s, run %d%n", kind, i);
         Path log = work.resolve(id + ".log");
         double wall = JobRuns.run(command, log, "piper stream (" + kind + ")");

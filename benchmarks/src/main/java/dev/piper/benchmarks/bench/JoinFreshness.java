@@ -80,6 +80,10 @@ final class JoinFreshness {
      *
      * @param steady the rows whose decision fell after the warm-up
      * @param all every row decided while the input flowed
+     * @param written of the steady rows: from the decision to their record's write by the stream's
+     *     sink (the join's own lag: watermark, key join, order, blocks)
+     * @param commitWait of the steady rows: from their record's write to its arrival as committed
+     *     (the checkpoint that commits the transaction, and the read)
      * @param lastRowBeforeEndSeconds the latest row's impression time before the end of the input
      */
     record Result(
@@ -96,6 +100,8 @@ final class JoinFreshness {
             long rowsLater,
             Lateness steady,
             Lateness all,
+            Lateness written,
+            Lateness commitWait,
             double lastRowBeforeEndSeconds) {
 
         double achievedRate() {
@@ -118,6 +124,7 @@ final class JoinFreshness {
     private final Duration checkpoint;
     private final Duration warmup;
     private final List<String> relaunch;
+    private final List<String> streamArgs;
     private final PrintStream progress;
 
     JoinFreshness(
@@ -127,6 +134,7 @@ final class JoinFreshness {
             Duration checkpoint,
             Duration warmup,
             List<String> relaunch,
+            List<String> streamArgs,
             PrintStream progress) {
         if (!(rate > 0)) {
             throw new IllegalArgumentException("--freshness must be impressions/s > 0: " + rate);
@@ -137,6 +145,7 @@ final class JoinFreshness {
         this.checkpoint = checkpoint;
         this.warmup = warmup;
         this.relaunch = List.copyOf(relaunch);
+        this.streamArgs = List.copyOf(streamArgs);
         this.progress = progress;
     }
 
@@ -170,6 +179,7 @@ final class JoinFreshness {
                 new ProcessBuilder(
                                 JoinBench.streamCommand(
                                         relaunch,
+                                        streamArgs,
                                         bootstrap,
                                         spec,
                                         impressionsTopic,
@@ -267,6 +277,8 @@ final class JoinFreshness {
         int n = arrivals.count;
         double[] all = new double[n];
         double[] steady = new double[n];
+        double[] written = new double[n];
+        double[] commitWait = new double[n];
         int m = 0;
         int k = 0;
         long later = 0;
@@ -281,13 +293,19 @@ final class JoinFreshness {
             double late = (arrivals.arrivedMs[i] - close) / 1000.0;
             all[m++] = late;
             if (close >= warmedAt) {
+                written[k] = (arrivals.writtenMs[i] - close) / 1000.0;
+                commitWait[k] = (arrivals.arrivedMs[i] - arrivals.writtenMs[i]) / 1000.0;
                 steady[k++] = late;
             }
         }
         all = Arrays.copyOf(all, m);
         steady = Arrays.copyOf(steady, k);
+        written = Arrays.copyOf(written, k);
+        commitWait = Arrays.copyOf(commitWait, k);
         Arrays.sort(all);
         Arrays.sort(steady);
+        Arrays.sort(written);
+        Arrays.sort(commitWait);
         return new Result(
                 rate,
                 windowMs,
@@ -302,6 +320,8 @@ final class JoinFreshness {
                 later,
                 new Lateness(steady),
                 new Lateness(all),
+                new Lateness(written),
+                new Lateness(commitWait),
                 n == 0 ? Double.NaN : (sent.lastSentMs - latest) / 1000.0);
     }
 
@@ -339,6 +359,14 @@ final class JoinFreshness {
                             + " %.2f s%n",
                     what, l.rows(), l.at(0.5), l.at(0.9), l.at(0.99), l.at(0.999), l.max());
         }
+        out.printf(
+                "  after the warm-up, split: written by the stream p50 %.2f s, p99 %.2f s after"
+                        + " the decision; then committed and read p50 %.2f s, p99 %.2f s after"
+                        + " written (a record's write time is its Kafka timestamp)%n",
+                r.written().at(0.5),
+                r.written().at(0.99),
+                r.commitWait().at(0.5),
+                r.commitWait().at(0.99));
         out.printf(
                 "  window %d ms, max_out_of_orderness %d ms, checkpoint interval %d ms; %,d"
                         + " impressions and %,d clicks sent in %.1f s; %,d rows decided while"
@@ -385,6 +413,15 @@ final class JoinFreshness {
             n.put("p99_s", l.at(0.99));
             n.put("p999_s", l.at(0.999));
             n.put("max_s", l.max());
+        }
+        for (Map.Entry<String, Lateness> e :
+                List.of(
+                        Map.entry("steady_written", r.written()),
+                        Map.entry("steady_commit_wait", r.commitWait()))) {
+            ObjectNode n = root.putObject(e.getKey());
+            n.put("p50_s", e.getValue().at(0.5));
+            n.put("p99_s", e.getValue().at(0.99));
+            n.put("max_s", e.getValue().max());
         }
         root.put("rows_expected", r.rowsExpected());
         root.put("rows_of_later_windows", r.rowsLater());

@@ -19,9 +19,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * {@link JoinFreshness}'s reader of a stream's committed rows (read_committed, from the beginning),
- * noting each row's arrival (the wall clock when its record's poll returned) and event time, on a
- * thread of its own; {@link #finish} once the stream has stopped, and it reads to the topic's end
- * and ends. Its arrays are read after the thread has ended.
+ * noting each row's arrival (the wall clock when its record's poll returned), the time its record
+ * was written (the record's timestamp, which the stream's producer sets when its sink hands the
+ * record over, before the transaction commits) and its event time, on a thread of its own; {@link
+ * #finish} once the stream has stopped, and it reads to the topic's end and ends. Its arrays are
+ * read after the thread has ended.
  */
 final class RowArrivals implements Runnable {
     private final String bootstrap;
@@ -29,6 +31,7 @@ final class RowArrivals implements Runnable {
     private final AtomicBoolean finishing = new AtomicBoolean();
     final AtomicReference<Exception> failure = new AtomicReference<>();
     long[] arrivedMs = new long[1 << 16];
+    long[] writtenMs = new long[1 << 16];
     long[] eventTimes = new long[1 << 16];
     int count;
 
@@ -74,7 +77,7 @@ final class RowArrivals implements Runnable {
                                 rows.where() + ": a rows record without event times");
                     }
                     for (long t : times) {
-                        note(now, t);
+                        note(now, r.timestamp(), t);
                     }
                 }
                 if (end != null && readTo(c, end)) {
@@ -99,12 +102,14 @@ final class RowArrivals implements Runnable {
         return true;
     }
 
-    private void note(long now, long t) {
+    private void note(long now, long written, long t) {
         if (count == arrivedMs.length) {
             arrivedMs = Arrays.copyOf(arrivedMs, count * 2);
+            writtenMs = Arrays.copyOf(writtenMs, count * 2);
             eventTimes = Arrays.copyOf(eventTimes, count * 2);
         }
         arrivedMs[count] = now;
+        writtenMs[count] = written;
         eventTimes[count] = t;
         count++;
     }
