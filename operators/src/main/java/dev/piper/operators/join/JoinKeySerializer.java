@@ -3,6 +3,7 @@ package dev.piper.operators.join;
 import dev.piper.pipeline.join.ActionStream;
 import dev.piper.pipeline.join.EmitPolicy;
 import dev.piper.pipeline.join.JoinSettings;
+import dev.piper.pipeline.join.KeyJoinState;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.Objects;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
@@ -25,9 +27,11 @@ import org.apache.flink.core.memory.DataOutputView;
  * is never changed once kept (the type is immutable, so the heap backend's snapshots share it), and
  * a snapshot writes it as it is.
  *
- * <p>Format 2: int32 length, then the key's encoding. Format 1 (until 2026-12-07, when the state
- * was kept as the objects): the same encoding without the length and with every line present; a
- * savepoint of it is read into format 2 as it is restored.
+ * <p>Format 3 (since 2026-12-08): the encoding's length (a varint), then the encoding ({@link
+ * JoinKeyCodec}'s format 2, compact). Format 2 (until 2026-12-08): int32 length, then the codec's
+ * format 1. Format 1 (until 2026-12-07, when the state was kept as the objects): the codec's format
+ * 1 without the length and with every line present. A savepoint of format 1 or 2 is read into
+ * format 3 as it is restored.
  *
  * <p>Its snapshot holds the join's settings, which the state is read under: a restore under other
  * settings (a changed {@code labels} section) is incompatible, since the windows and streams that
@@ -38,16 +42,19 @@ public final class JoinKeySerializer extends TypeSerializer<byte[]> {
     private static final long serialVersionUID = 1L;
 
     /** The byte format this class writes. */
-    static final int FORMAT = 2;
+    static final int FORMAT = 3;
 
-    /** The first format: the encoding without its length. */
+    /** The first format: the codec's format 1 without its length. */
     static final int FORMAT_OBJECTS = 1;
+
+    /** The second format: int32 length, then the codec's format 1. */
+    static final int FORMAT_FIXED = 2;
 
     private static final byte[] EMPTY = {};
 
     private final JoinSettings settings;
 
-    /** The format this instance reads: {@link #FORMAT}, or 1 to restore a savepoint of format 1. */
+    /** The format this instance reads: {@link #FORMAT}, or 1 or 2 to restore a savepoint of one. */
     private final int readFormat;
 
     public JoinKeySerializer(JoinSettings settings) {
@@ -92,18 +99,45 @@ public final class JoinKeySerializer extends TypeSerializer<byte[]> {
 
     @Override
     public void serialize(byte[] key, DataOutputView out) throws IOException {
-        out.writeInt(key.length);
+        KeyJoinState.writeVarLong(key.length, out);
         out.write(key);
     }
 
     @Override
     public byte[] deserialize(DataInputView in) throws IOException {
-        if (readFormat == FORMAT_OBJECTS) {
-            DataOutputSerializer encoded = new DataOutputSerializer(256);
-            JoinKeyCodec.write(JoinKeyCodec.read(settings, in), encoded);
-            return encoded.getCopyOfBuffer();
-        }
-        return JoinRecordSerializers.readBytes(in, in.readInt(), "join key state");
+        return switch (readFormat) {
+            case FORMAT_OBJECTS -> migrated(JoinKeyCodec.readFormat1(settings, in));
+            case FORMAT_FIXED -> {
+                byte[] old = JoinRecordSerializers.readBytes(in, in.readInt(), "join key state");
+                DataInputDeserializer bytes = new DataInputDeserializer(old);
+                JoinKey key = JoinKeyCodec.readFormat1(settings, bytes);
+                if (bytes.available() != 0) {
+                    throw new IOException(
+                            "corrupt join key state of format 2: "
+                                    + bytes.available()
+                                    + " bytes left after the key's "
+                                    + (old.length - bytes.available()));
+                }
+                yield migrated(key);
+            }
+            default -> {
+                long n = KeyJoinState.readVarLong(in);
+                if (n < 0 || n > Integer.MAX_VALUE) {
+                    throw new IOException("corrupt join key state: a length of " + n);
+                }
+                yield JoinRecordSerializers.readBytes(in, (int) n, "join key state");
+            }
+        };
+    }
+
+    /**
+     * A key read from an older format in this one's encoding: its records carry their key, which
+     * this encoding leaves to the state's (every record of a key's state is of that key).
+     */
+    private static byte[] migrated(JoinKey key) throws IOException {
+        DataOutputSerializer encoded = new DataOutputSerializer(256);
+        JoinKeyCodec.write(key, JoinKeyCodec.keyOf(key), encoded);
+        return encoded.getCopyOfBuffer();
     }
 
     @Override
@@ -187,13 +221,13 @@ public final class JoinKeySerializer extends TypeSerializer<byte[]> {
 
         @Override
         public TypeSerializer<byte[]> restoreSerializer() {
-            if (readFormat != FORMAT && readFormat != FORMAT_OBJECTS) {
+            if (readFormat < FORMAT_OBJECTS || readFormat > FORMAT) {
                 throw new IllegalStateException(
                         "label join state was written in format "
                                 + readFormat
                                 + "; this build reads formats "
                                 + FORMAT_OBJECTS
-                                + " and "
+                                + " to "
                                 + FORMAT);
             }
             return new JoinKeySerializer(settings, readFormat);
@@ -201,7 +235,7 @@ public final class JoinKeySerializer extends TypeSerializer<byte[]> {
 
         /**
          * As is for the same settings in this format; after migration for the same settings in
-         * format 1 (each key read into this format); else incompatible.
+         * format 1 or 2 (each key read into this format); else incompatible.
          */
         @Override
         public TypeSerializerSchemaCompatibility<byte[]> resolveSchemaCompatibility(
@@ -211,7 +245,8 @@ public final class JoinKeySerializer extends TypeSerializer<byte[]> {
             }
             return switch (s.readFormat) {
                 case FORMAT -> TypeSerializerSchemaCompatibility.compatibleAsIs();
-                case FORMAT_OBJECTS -> TypeSerializerSchemaCompatibility.compatibleAfterMigration();
+                case FORMAT_OBJECTS, FORMAT_FIXED ->
+                        TypeSerializerSchemaCompatibility.compatibleAfterMigration();
                 default -> TypeSerializerSchemaCompatibility.incompatible();
             };
         }

@@ -125,7 +125,7 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
         }
         for (String k : keys) {
             setCurrentKey(k);
-            JoinKey key = read();
+            JoinKey key = read(k);
             long next = key == null ? Long.MAX_VALUE : key.join.nextDueMs();
             if (next != Long.MAX_VALUE) {
                 due.add(next, k);
@@ -156,7 +156,7 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
     @Override
     public void processElement(StreamRecord<JoinInput> element) throws Exception {
         JoinInput r = element.getValue();
-        JoinKey key = read();
+        JoinKey key = read(r.key());
         boolean fresh = key == null;
         long before = Long.MAX_VALUE;
         if (fresh) {
@@ -194,7 +194,7 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
             String k = due.firstKey();
             due.removeFirst();
             setCurrentKey(k);
-            JoinKey key = read();
+            JoinKey key = read(k);
             if (key == null || key.join.nextDueMs() != at) {
                 continue; // stale: the key went, or fell due at another time, queued again then
             }
@@ -205,10 +205,10 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
         super.processWatermark(mark);
     }
 
-    /** The current key's state, or null if it holds nothing. */
-    private JoinKey read() throws Exception {
+    /** The state of {@code k}, the current key, or null if it holds nothing. */
+    private JoinKey read(String k) throws Exception {
         byte[] kept = state.value();
-        return kept == null ? null : codec.decode(kept);
+        return kept == null ? null : codec.decode(kept, k);
     }
 
     /** The impressions this subtask's keys hold, as its gauge says. */
@@ -236,7 +236,7 @@ public final class KeyJoinOperator extends AbstractStreamOperator<JoinedLine>
             state.clear();
             return;
         }
-        state.update(codec.encode(key));
+        state.update(codec.encode(key, k));
         long next = key.join.nextDueMs();
         if (next != before && next != Long.MAX_VALUE) {
             due.add(next, k);

@@ -208,39 +208,93 @@ class JoinSerializersTest {
     @Test
     void aKeysStateReadsBackAndItsBytesAreFrozen() throws IOException {
         JoinKeyCodec codec = new JoinKeyCodec(SETTINGS);
-        byte[] encoded = codec.encode(key());
-        assertThat(codec.encode(codec.decode(encoded))).isEqualTo(encoded);
+        byte[] encoded = codec.encode(key(), "r1");
+        assertThat(codec.encode(codec.decode(encoded, "r1"), "r1")).isEqualTo(encoded);
         JoinKeySerializer serializer = new JoinKeySerializer(SETTINGS);
         assertThat(back(serializer, encoded)).isEqualTo(encoded);
         assertThat(serializer.copy(encoded)).isSameAs(encoded); // never changed once kept
-        assertThat(JoinKeySerializer.FORMAT).isEqualTo(2);
+        assertThat(JoinKeySerializer.FORMAT).isEqualTo(3);
         assertThat(HexFormat.of().formatHex(encoded)).isEqualTo(KEY_FROZEN);
-        assertThat(hex(serializer, encoded))
-                .isEqualTo("%08x".formatted(encoded.length) + KEY_FROZEN);
+        assertThat(encoded).hasSize(123); // 198 bytes in format 1
+        assertThat(hex(serializer, encoded)).isEqualTo("7b" + KEY_FROZEN); // a varint of 123
     }
 
-    /** A savepoint of format 1 (the key's objects) is read into format 2 as it is restored. */
+    /** A savepoint of format 1 (the key's objects) is read into format 3 as it is restored. */
     @Test
-    void aKeyOfFormatOneIsReadIntoFormatTwo() throws IOException {
-        JoinKeySerializer.Snapshot one = snapshotAs(JoinKeySerializer.FORMAT_OBJECTS);
-        TypeSerializer<byte[]> restoring = one.restoreSerializer();
-        DataInputDeserializer in = new DataInputDeserializer(HexFormat.of().parseHex(KEY_FROZEN));
-        assertThat(restoring.deserialize(in)).isEqualTo(new JoinKeyCodec(SETTINGS).encode(key()));
+    void aKeyOfFormatOneIsReadIntoFormatThree() throws IOException {
+        assertMigrated(JoinKeySerializer.FORMAT_OBJECTS, KEY_FORMAT_1, key());
+    }
+
+    /** A savepoint of format 2 (int32 length, fixed widths) is read into format 3 as restored. */
+    @Test
+    void aKeyOfFormatTwoIsReadIntoFormatThree() throws IOException {
+        assertMigrated(
+                JoinKeySerializer.FORMAT_FIXED,
+                "%08x".formatted(KEY_FORMAT_1.length() / 2) + KEY_FORMAT_1,
+                key());
+    }
+
+    /**
+     * What a key of format {@code version} whose bytes are {@code hex} restores to: {@code key}.
+     */
+    private static void assertMigrated(int version, String hex, JoinKey key) throws IOException {
+        JoinKeySerializer.Snapshot old = snapshotAs(version);
+        TypeSerializer<byte[]> restoring = old.restoreSerializer();
+        DataInputDeserializer in = new DataInputDeserializer(HexFormat.of().parseHex(hex));
+        assertThat(restoring.deserialize(in))
+                .isEqualTo(new JoinKeyCodec(SETTINGS).encode(key, "r1"));
         assertThat(in.available()).isZero();
         assertThat(
                         new JoinKeySerializer(SETTINGS)
                                 .snapshotConfiguration()
-                                .resolveSchemaCompatibility(one)
+                                .resolveSchemaCompatibility(old)
                                 .isCompatibleAfterMigration())
                 .isTrue();
     }
 
     /**
      * Once the impression's rows are out (its first at the click window's close, then its positive
-     * copy for a purchase), its line is released: length -1 where its 12 bytes were.
+     * copy for a purchase), its line is released: 0 where its 12 bytes were. What a decided key
+     * keeps for the rest of its retention: 63 bytes, against 134 in format 1.
      */
     @Test
     void aReleasedLineIsFrozenToo() throws IOException {
+        JoinKey key = released();
+        byte[] encoded = new JoinKeyCodec(SETTINGS).encode(key, "r1");
+        assertThat(HexFormat.of().formatHex(encoded))
+                .isEqualTo(
+                        "c29a0c" // watermark 100,001
+                                + "00" // no impression arrived
+                                + "00" // no action arrived
+                                + "01" // one placed: "r1" (the state's key)
+                                + "00"
+                                + "f18a0c" // at 1,000 (-99,001)
+                                + "00020e" // 0/1@7
+                                + "b0f0ffffffffffffff01" // watermark MIN (- 1,000)
+                                + "00" // its line, released
+                                + "01" // its first row out
+                                + "02" // two streams
+                                + "0f" // the click: a first time, count, value, ids
+                                + "c03e" // at 5,000 (+4,000)
+                                + "02" // 1
+                                + "4004000000000000" // 2.5
+                                + "01026331" // "c1"
+                                + "3f" // the purchase: every flag, its positive copy out
+                                + "f08a0c" // at 100,000 (+99,000)
+                                + "f08a0c" // its copy at 100,000
+                                + "02" // 1
+                                + "401c000000000000" // 7
+                                + "01026f31" // "o1"
+                                + "00"); // no action waits
+        assertThat(
+                        new JoinKeyCodec(SETTINGS)
+                                .encode(new JoinKeyCodec(SETTINGS).decode(encoded, "r1"), "r1"))
+                .isEqualTo(encoded);
+        assertMigrated(JoinKeySerializer.FORMAT_OBJECTS, RELEASED_FORMAT_1, released());
+    }
+
+    /** {@link #key()} once a purchase has come and the watermark passed its copy. */
+    private static JoinKey released() {
         JoinKey key = key();
         Collecting sink = new Collecting();
         JoinOutput<byte[]> out = output(key, sink);
@@ -250,43 +304,42 @@ class JoinSerializersTest {
         key.join.action(StreamJoinOutput.action(buy), out);
         key.join.advance(100_001, out);
         assertThat(sink.out).filteredOn(JoinedLine.class::isInstance).hasSize(2);
-        byte[] encoded = new JoinKeyCodec(SETTINGS).encode(key);
-        assertThat(HexFormat.of().formatHex(encoded))
-                .isEqualTo(
-                        "00000000000186a1" // watermark 100,001
-                                + "00000000"
-                                + "00000000"
-                                + "00000001"
-                                + "00000002"
-                                + "7231"
-                                + "00000000000003e8"
-                                + "00000000"
-                                + "00000001"
-                                + "0000000000000007"
-                                + "8000000000000000"
-                                + "ffffffff" // its line, released
-                                + "01" // its first row out
-                                + "00000002"
-                                + "0000000000001388" // the click at 5,000, 2.5, "c1"
-                                + "00000001"
-                                + "4004000000000000"
-                                + "00000001"
-                                + "00000002"
-                                + "6331"
-                                + "8000000000000000"
-                                + "00"
-                                + "00000000000186a0" // the purchase at 100,000, 7, "o1"
-                                + "00000001"
-                                + "401c000000000000"
-                                + "00000001"
-                                + "00000002"
-                                + "6f31"
-                                + "00000000000186a0" // its positive copy at 100,000, out
-                                + "01"
-                                + "00000000"); // no action waits
-        assertThat(new JoinKeyCodec(SETTINGS).encode(new JoinKeyCodec(SETTINGS).decode(encoded)))
-                .isEqualTo(encoded);
+        return key;
     }
+
+    /** {@link #released()} in format 1, as format 2 held it after its length. */
+    private static final String RELEASED_FORMAT_1 =
+            "00000000000186a1" // watermark 100,001
+                    + "00000000"
+                    + "00000000"
+                    + "00000001"
+                    + "00000002"
+                    + "7231"
+                    + "00000000000003e8"
+                    + "00000000"
+                    + "00000001"
+                    + "0000000000000007"
+                    + "8000000000000000"
+                    + "ffffffff" // its line, released
+                    + "01" // its first row out
+                    + "00000002"
+                    + "0000000000001388" // the click at 5,000, 2.5, "c1"
+                    + "00000001"
+                    + "4004000000000000"
+                    + "00000001"
+                    + "00000002"
+                    + "6331"
+                    + "8000000000000000"
+                    + "00"
+                    + "00000000000186a0" // the purchase at 100,000, 7, "o1"
+                    + "00000001"
+                    + "401c000000000000"
+                    + "00000001"
+                    + "00000002"
+                    + "6f31"
+                    + "00000000000186a0" // its positive copy at 100,000, out
+                    + "01"
+                    + "00000000"; // no action waits
 
     private static JoinKeySerializer.Snapshot snapshotAs(int version) throws IOException {
         return readAs(
@@ -308,12 +361,56 @@ class JoinSerializersTest {
     }
 
     /**
-     * The encoding of {@link #key()}, which is format 1 as it stands and format 2 after its length:
+     * The encoding of {@link #key()} in format 3 after its length: watermark 1001 (zigzag varint);
+     * no impression arrived; one action arrived (flags: an id and a value; stream 0; its key the
+     * state's, "r1"; 5000, +3999 from the watermark; "c1"; 2.5; at 1/0@3; watermark 900, -4100);
+     * one placed impression (its key the state's; 1000, -4000; at 0/1@7; watermark MIN; its 12-byte
+     * line), not emitted, two streams of nothing; one waiting record (the click as read, in the
+     * records' fixed widths).
+     */
+    private static final String KEY_FROZEN =
+            "d20f"
+                    + "00"
+                    + "01"
+                    + "06"
+                    + "00"
+                    + "be3e"
+                    + "026331"
+                    + "4004000000000000"
+                    + "020006"
+                    + "8740"
+                    + "01"
+                    + "00"
+                    + "bf3e"
+                    + "00020e"
+                    + "b0f0ffffffffffffff01"
+                    + "0d7b22726964223a227231227d"
+                    + "00"
+                    + "02"
+                    + "00"
+                    + "00"
+                    + "01"
+                    + "00000000"
+                    + "00000002"
+                    + "7231"
+                    + "0000000000001388"
+                    + "00000000"
+                    + "0000000000000003"
+                    + "0000000000000384"
+                    + "00000002"
+                    + "6331"
+                    + "4004000000000000"
+                    + "00000007"
+                    + "7b2263223a317d"
+                    + "01";
+
+    /**
+     * The encoding of {@link #key()} in format 1 as it stands and format 2 after its length:
      * watermark 1001; no impression arrived; one action arrived (stream 0, "r1", 5000, "c1", 2.5,
      * at 1/0@3, watermark 900); one placed impression ("r1", 1000, at 0/1@7, watermark MIN, its
      * 12-byte line), not emitted, two streams of nothing; one waiting record (the click as read).
      */
-    private static final String KEY_FROZEN =
+    private static final String KEY_FORMAT_1 =
             "00000000000003e9"
                     + "00000000"
                     + "00000001"
@@ -387,9 +484,9 @@ class JoinSerializersTest {
                                 .resolveSchemaCompatibility(read)
                                 .isIncompatible())
                 .isTrue();
-        assertThatThrownBy(() -> snapshotAs(3).restoreSerializer())
+        assertThatThrownBy(() -> snapshotAs(4).restoreSerializer())
                 .hasMessage(
-                        "label join state was written in format 3; this build reads formats 1"
-                                + " and 2");
+                        "label join state was written in format 4; this build reads formats 1"
+                                + " to 3");
     }
 }

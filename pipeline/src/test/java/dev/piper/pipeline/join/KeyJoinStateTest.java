@@ -11,6 +11,7 @@ import java.io.DataOutput;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -115,22 +116,101 @@ class KeyJoinStateTest {
                         () ->
                                 KeyJoinState.read(
                                         one,
+                                        "k",
                                         new DataInputStream(new ByteArrayInputStream(bytes)),
                                         TEXT))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("joined to 2 action streams, but the join has 1");
     }
 
+    /**
+     * A record whose key is not the state's (the stream keys every record by its own, so none is; a
+     * state read from format 1, which wrote each record's key, is written under the first one's)
+     * keeps its key; the others are written without theirs.
+     */
+    @Test
+    void aRecordOfAnotherKeyKeepsItsKey() throws IOException {
+        KeyJoin<String> join = new KeyJoin<>(SETTINGS);
+        List<String> out = new ArrayList<>();
+        join.impression(
+                new Impression<>("k", 1_000, new Position(0, 0, 0), Long.MIN_VALUE, "m"),
+                record(out));
+        join.action(
+                new Action(0, "other", 1_500, "c", 0, new Position(1, 0, 0), Long.MIN_VALUE),
+                record(out));
+        byte[] asK = bytes(join, "k");
+        byte[] asNone = bytes(join, null);
+        assertThat(asNone.length).isEqualTo(asK.length + 2); // "k" once more: its length and byte
+        KeyJoin<String> back =
+                KeyJoinState.read(
+                        SETTINGS, "k", new DataInputStream(new ByteArrayInputStream(asK)), TEXT);
+        assertThat(back.arrivedImpressions.get(0).key()).isEqualTo("k");
+        assertThat(back.arrivedActions.get(0).key()).isEqualTo("other");
+        assertThat(bytes(back, "k")).isEqualTo(asK);
+        assertThat(KeyJoinState.keyOf(back)).isEqualTo("k");
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            longs = {
+                0,
+                1,
+                -1,
+                63,
+                -64,
+                64,
+                127,
+                128,
+                300,
+                -300,
+                1_795_737_600_000L,
+                Long.MAX_VALUE,
+                Long.MIN_VALUE
+            })
+    void varintsReadBackWhatWasWritten(long v) throws IOException {
+        ByteArrayOutputStream signed = new ByteArrayOutputStream();
+        KeyJoinState.writeSigned(v, new DataOutputStream(signed));
+        ByteArrayOutputStream unsigned = new ByteArrayOutputStream();
+        KeyJoinState.writeVarLong(v, new DataOutputStream(unsigned));
+        assertThat(KeyJoinState.readSigned(in(signed))).isEqualTo(v);
+        assertThat(KeyJoinState.readVarLong(in(unsigned))).isEqualTo(v);
+        // 7 bits a byte: small magnitudes either side of 0 in one byte, a long in at most 10
+        assertThat(signed.size()).isBetween(1, 10);
+        if (v >= -64 && v <= 63) {
+            assertThat(signed.size()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aVarintOfMoreThanTenBytesIsRefused() {
+        byte[] b = new byte[11];
+        Arrays.fill(b, (byte) 0x80);
+        assertThatThrownBy(
+                        () ->
+                                KeyJoinState.readVarLong(
+                                        new DataInputStream(new ByteArrayInputStream(b))))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("more than 10 bytes");
+    }
+
+    private static DataInputStream in(ByteArrayOutputStream out) {
+        return new DataInputStream(new ByteArrayInputStream(out.toByteArray()));
+    }
+
     private static byte[] bytes(KeyJoin<String> join) throws IOException {
+        return bytes(join, "k");
+    }
+
+    private static byte[] bytes(KeyJoin<String> join, String key) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        KeyJoinState.write(join, new DataOutputStream(out), TEXT);
+        KeyJoinState.write(join, key, new DataOutputStream(out), TEXT);
         return out.toByteArray();
     }
 
     private static KeyJoin<String> roundTrip(KeyJoin<String> join) throws IOException {
         byte[] b = bytes(join);
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(b));
-        KeyJoin<String> back = KeyJoinState.read(SETTINGS, in, TEXT);
+        KeyJoin<String> back = KeyJoinState.read(SETTINGS, "k", in, TEXT);
         assertThat(in.read()).as("every byte read").isEqualTo(-1);
         assertThat(bytes(back)).isEqualTo(b);
         return back;
