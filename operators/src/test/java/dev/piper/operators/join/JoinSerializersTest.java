@@ -361,6 +361,26 @@ class JoinSerializersTest {
     }
 
     /**
+     * The click waiting in {@link #key()} as its record was read, in the records' fixed widths
+     * (stream 0, "r1", 5000, partition 0, offset 3, watermark 900, "c1", 2.5, its 7 bytes, cut
+     * short), as every format of the key's state holds it.
+     */
+    private static final String CLICK_AS_READ =
+            "00000000"
+                    + "00000002"
+                    + "7231"
+                    + "0000000000001388"
+                    + "00000000"
+                    + "0000000000000003"
+                    + "0000000000000384"
+                    + "00000002"
+                    + "6331"
+                    + "4004000000000000"
+                    + "00000007"
+                    + "7b2263223a317d"
+                    + "01";
+
+    /**
      * The encoding of {@link #key()} in format 3 after its length: watermark 1001 (zigzag varint);
      * no impression arrived; one action arrived (flags: an id and a value; stream 0; its key the
      * state's, "r1"; 5000, +3999 from the watermark; "c1"; 2.5; at 1/0@3; watermark 900, -4100);
@@ -390,19 +410,7 @@ class JoinSerializersTest {
                     + "00"
                     + "00"
                     + "01"
-                    + "00000000"
-                    + "00000002"
-                    + "7231"
-                    + "0000000000001388"
-                    + "00000000"
-                    + "0000000000000003"
-                    + "0000000000000384"
-                    + "00000002"
-                    + "6331"
-                    + "4004000000000000"
-                    + "00000007"
-                    + "7b2263223a317d"
-                    + "01";
+                    + CLICK_AS_READ;
 
     /**
      * The encoding of {@link #key()} in format 1 as it stands and format 2 after its length:
@@ -450,19 +458,7 @@ class JoinSerializersTest {
                     + "8000000000000000"
                     + "00"
                     + "00000001"
-                    + "00000000"
-                    + "00000002"
-                    + "7231"
-                    + "0000000000001388"
-                    + "00000000"
-                    + "0000000000000003"
-                    + "0000000000000384"
-                    + "00000002"
-                    + "6331"
-                    + "4004000000000000"
-                    + "00000007"
-                    + "7b2263223a317d"
-                    + "01";
+                    + CLICK_AS_READ;
 
     @Test
     void theSnapshotHoldsTheSettingsAndRefusesOthers() throws IOException {
