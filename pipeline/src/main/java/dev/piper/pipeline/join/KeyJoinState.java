@@ -27,18 +27,19 @@ import java.util.HashSet;
  * 0, 4: a sum of values other than 0, 8: the ids kept, 16: a positive copy due, 32: that copy out),
  * then as flagged the first time and the copy's time (each from the impression's time), the count,
  * the sum (float64), the ids (count, each a string, in order). A string: its UTF-8 length and
- * bytes. A key's state at 50,000 impressions/s in 10 s windows took 110 to 130 bytes in format 1
- * and takes about 40 in format 2 ({@code docs/PERFORMANCE.md}, "The label join's state").
+ * bytes. A decided impression's state with its click took 110 to 130 bytes in format 1 and takes 40
+ * to 60 in format 2 ({@code docs/PERFORMANCE.md}, "The label join's state, compact").
  *
  * <p>Format 1 ({@link #readFormat1}, read to restore a savepoint written until 2026-12-08),
  * big-endian, fixed widths: the key's watermark (int64); the impressions that arrived (int32 count,
- * each an {@linkplain #readImpression impression}); the actions that arrived (int32 count, each an
- * {@linkplain #writeAction action}); the placed impressions (int32 count, each an impression, then
- * whether its first row went out (a byte), then the int32 count of action streams and per stream:
- * the first joined action's time (int64, -1 for none), the actions joined (int32), the sum of their
- * values (float64), their ids (int32 count, -1 for none kept, then each a {@linkplain #writeString
- * string}), when its positive copy is due (int64, {@link Long#MIN_VALUE} for none) and whether it
- * went out (a byte)).
+ * each its key as a string, time (int64), position (source and partition int32, offset int64),
+ * watermark (int64) and payload); the actions that arrived (int32 count, each its stream (int32),
+ * key, time, id (a string, null for none), value (float64), position and watermark); the placed
+ * impressions (int32 count, each an impression, then whether its first row went out (a byte), then
+ * the int32 count of action streams and per stream: the first joined action's time (int64, -1 for
+ * none), the actions joined (int32), the sum of their values (float64), their ids (int32 count, -1
+ * for none kept, then each a {@linkplain #writeString string}), when its positive copy is due
+ * (int64, {@link Long#MIN_VALUE} for none) and whether it went out (a byte)).
  */
 public final class KeyJoinState {
 
