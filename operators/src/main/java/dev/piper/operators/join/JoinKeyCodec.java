@@ -124,11 +124,8 @@ final class JoinKeyCodec {
     /** Reads the state of {@code stateKey} written by {@link #write} under {@code settings}. */
     static JoinKey read(JoinSettings settings, String stateKey, DataInput in) throws IOException {
         KeyJoin<byte[]> join = KeyJoinState.read(settings, stateKey, in, LINES);
-        long n = KeyJoinState.readVarLong(in);
-        if (n < 0 || n > Integer.MAX_VALUE) {
-            throw new IOException("corrupt join key state: " + n + " waiting actions");
-        }
-        return new JoinKey(join, pending((int) n, in));
+        int n = KeyJoinState.readCount(in, "waiting actions in a join key's state");
+        return new JoinKey(join, pending(n, in));
     }
 
     /** Reads a key's state of format 1 (the savepoints written until 2026-12-08). */

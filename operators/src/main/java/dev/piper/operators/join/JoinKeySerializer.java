@@ -121,11 +121,8 @@ public final class JoinKeySerializer extends TypeSerializer<byte[]> {
                 yield migrated(key);
             }
             default -> {
-                long n = KeyJoinState.readVarLong(in);
-                if (n < 0 || n > Integer.MAX_VALUE) {
-                    throw new IOException("corrupt join key state: a length of " + n);
-                }
-                yield JoinRecordSerializers.readBytes(in, (int) n, "join key state");
+                int n = KeyJoinState.readCount(in, "bytes of a join key's state");
+                yield JoinRecordSerializers.readBytes(in, n, "join key state");
             }
         };
     }

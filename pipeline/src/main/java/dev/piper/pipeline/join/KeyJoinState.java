@@ -221,20 +221,20 @@ public final class KeyJoinState {
             KeyJoin<T> join = new KeyJoin<>(settings);
             join.watermark = readSigned(in);
             base = join.watermark == Long.MIN_VALUE ? 0 : join.watermark;
-            int n = count(in, "arrived impressions");
+            int n = readCount(in, "arrived impressions");
             for (int i = 0; i < n; i++) {
                 join.arrivedImpressions.add(impression());
             }
-            n = count(in, "arrived actions");
+            n = readCount(in, "arrived actions");
             for (int i = 0; i < n; i++) {
                 join.arrivedActions.add(checked(action(), settings));
             }
-            n = count(in, "placed impressions");
+            n = readCount(in, "placed impressions");
             for (int i = 0; i < n; i++) {
                 Impression<T> m = impression();
                 int flags = in.readUnsignedByte();
                 KeyJoin.Placed<T> p =
-                        new KeyJoin.Placed<>(m, streams(count(in, "action streams"), settings));
+                        new KeyJoin.Placed<>(m, streams(readCount(in, "action streams"), settings));
                 p.emitted = (flags & EMITTED) != 0;
                 for (KeyJoin.Joined j : p.streams) {
                     joined(j, m.timeMs());
@@ -255,7 +255,7 @@ public final class KeyJoinState {
 
         private Action action() throws IOException {
             int flags = in.readUnsignedByte();
-            int stream = count(in, "an action's stream");
+            int stream = readCount(in, "an action's stream");
             String k = (flags & OWN_KEY) != 0 ? readUtf8(in) : key;
             long time = time();
             String id = (flags & ACTION_ID) != 0 ? readUtf8(in) : null;
@@ -279,7 +279,7 @@ public final class KeyJoinState {
                 j.value = in.readDouble();
             }
             if ((flags & IDS) != 0) {
-                int ids = count(in, "action ids");
+                int ids = readCount(in, "action ids");
                 j.ids = new HashSet<>();
                 for (int k = 0; k < ids; k++) {
                     j.ids.add(readUtf8(in));
@@ -449,7 +449,12 @@ public final class KeyJoinState {
         return n;
     }
 
-    private static int count(DataInput in, String what) throws IOException {
+    /**
+     * A count or length written as a varint ({@link #writeVarLong}).
+     *
+     * @throws IOException where it is past an int32: the message is the number, then {@code what}
+     */
+    public static int readCount(DataInput in, String what) throws IOException {
         long n = readVarLong(in);
         if (n < 0 || n > Integer.MAX_VALUE) {
             throw new IOException(Long.toUnsignedString(n) + " " + what);
@@ -465,7 +470,7 @@ public final class KeyJoinState {
     }
 
     static String readUtf8(DataInput in) throws IOException {
-        byte[] b = new byte[count(in, "bytes of a string")];
+        byte[] b = new byte[readCount(in, "bytes of a string")];
         in.readFully(b);
         return new String(b, StandardCharsets.UTF_8);
     }
